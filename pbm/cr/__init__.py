@@ -1,0 +1,1 @@
+"""Continental Rails II: map, rules engine, orders, computer players."""

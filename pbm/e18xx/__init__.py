@@ -1,0 +1,1 @@
+"""18xx family engine: titles as data plus hooks, games as replays of an action log."""

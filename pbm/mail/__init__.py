@@ -1,0 +1,1 @@
+"""Mail: raw intake, authentication, replies, outbox."""

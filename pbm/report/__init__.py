@@ -1,0 +1,1 @@
+"""Turn reports: per-player PDFs, moderator report, archive."""
