@@ -1,0 +1,167 @@
+"""The ``pbm`` command line.
+
+Core commands live here; each part of the product adds its own commands from
+its own module (``register(app)``), listed in :data:`PARTS`, so parts can grow
+without editing this file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from pbm import __version__
+from pbm.cliutil import GAME_ARG, pick_game, session
+from pbm.errors import PbmError
+
+app = typer.Typer(
+    help="pbm: the turn processor for play-by-mail railroad games "
+    "(Continental Rails II; 18xx titles by email).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+# Modules that add commands: each has ``register(app: typer.Typer) -> None``.
+PARTS = ["pbm.cr.cli", "pbm.mail.cli", "pbm.report.cli", "pbm.e18xx.cli"]
+
+TITLES = {"continental-rails": "Continental Rails II", "18GA": "18GA"}
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"pbm {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    db: Optional[str] = typer.Option(
+        None, "--db", envvar="PBM_DATABASE_URL",
+        help="Database URL (default: sqlite:///pbm.db; postgresql://user@host/name works).",
+    ),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Global options."""
+    ctx.obj = {"db": db}
+
+
+@app.command("new-game")
+def new_game(
+    ctx: typer.Context,
+    title: str = typer.Argument(..., help="Title: continental-rails (18GA: see `pbm 18xx new-game`)."),
+    seed: int = typer.Option(1841, "--seed", help="Game seed: every random draw derives from it."),
+    players: Optional[Path] = typer.Option(
+        None, "--players", help="CSV: name,email[,character,phone,address,anonymous,hide_address,hide_phone]."
+    ),
+    name: Optional[str] = typer.Option(None, "--name", help="Game name (default: cr-SEED)."),
+    anonymous: bool = typer.Option(False, "--anonymous", help="Hide players' names and contacts (§3.1)."),
+) -> None:
+    """Create a new game: 15 positions, humans from --players, the rest computer-played."""
+    from pbm.cr import setup
+
+    if title.lower() in ("18ga",):
+        raise PbmError("18GA games are created with `pbm 18xx new-game`")
+    if title.lower() not in ("continental-rails", "continental-rails-ii", "cr", "cr2"):
+        raise PbmError(f"unknown title {title!r}; known: continental-rails (and 18GA via `pbm 18xx`)")
+    seats = setup.read_players_file(players) if players else []
+    with session(ctx) as s:
+        created = setup.create_game(s, seed=seed, name=name, seats=seats, anonymous=anonymous)
+        game = created.game
+        typer.echo(f"Created game {game.name} (id {game.id}): Continental Rails II, seed {game.seed}, "
+                   f"turn {game.turn} ({game.year}), climate {game.climate}.")
+        typer.echo(f"{len(seats)} human player(s); {setup.POSITIONS - len(seats)} position(s) played by the computer.")
+        for note in created.notes:
+            typer.echo(f"note: {note}")
+        if created.secrets:
+            typer.echo("Player secrets (shown once; pbm stores only a hash — give each to its player):")
+            for player in sorted(game.players, key=lambda p: p.number):
+                if player.number in created.secrets:
+                    typer.echo(f"  #{player.number:2d} {player.name} <{player.email}> as "
+                               f"{player.character}: {created.secrets[player.number]}")
+
+
+@app.command("games")
+def games(ctx: typer.Context) -> None:
+    """List the games in the database."""
+    from sqlalchemy import select
+
+    from pbm.models import Game
+
+    with session(ctx) as s:
+        rows = list(s.scalars(select(Game).order_by(Game.id)))
+        if not rows:
+            typer.echo("No games. Create one with `pbm new-game continental-rails`.")
+            return
+        typer.echo(f"{'id':>3}  {'name':<24} {'title':<20} {'turn':>4} {'status':<9} climate")
+        for g in rows:
+            typer.echo(f"{g.id:>3}  {g.name:<24} {g.title:<20} {g.turn:>4} {g.status:<9} {g.climate}")
+
+
+@app.command("show")
+def show(ctx: typer.Context, game: Optional[str] = GAME_ARG) -> None:
+    """A readable summary of a game: climate, players, railroads, PCs for sale."""
+    from pbm.cr.show import summary
+
+    with session(ctx) as s:
+        g = pick_game(s, game)
+        typer.echo(summary(s, g), nl=False)
+
+
+@app.command("export")
+def export(
+    ctx: typer.Context,
+    game: Optional[str] = GAME_ARG,
+    as_json: bool = typer.Option(True, "--json", help="JSON (the only format for now)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
+) -> None:
+    """The complete state of a game as canonical JSON."""
+    from pbm.cr.state import dumps, export_game
+
+    with session(ctx) as s:
+        g = pick_game(s, game)
+        text = dumps(export_game(s, g))
+    if output:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"Wrote {output}")
+    else:
+        typer.echo(text, nl=False)
+
+
+@app.command("map")
+def map_command(
+    as_json: bool = typer.Option(False, "--json", help="Print towns and routes as JSON."),
+) -> None:
+    """The Continental Rails route list, as on the back of the printed map."""
+    from pbm.cr import mapdata
+
+    game_map = mapdata.load_map()
+    if as_json:
+        typer.echo(json.dumps(mapdata.map_json(game_map), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(mapdata.route_list_text(game_map), nl=False)
+
+
+def _register_parts() -> None:
+    for module_name in PARTS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # that part has no commands yet
+            raise
+        module.register(app)
+
+
+_register_parts()
+
+
+def main() -> None:
+    """Entry point of the ``pbm`` console script and ``python -m pbm``."""
+    app()

@@ -1,0 +1,49 @@
+"""Small helpers shared by the CLI commands: the database and the game argument."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pbm.db import session_scope
+from pbm.errors import PbmError
+from pbm.models import Game
+
+GAME_ARG = typer.Argument(None, help="Game name or id; may be omitted when the database holds one game.")
+
+
+def db_url(ctx: typer.Context) -> str | None:
+    """The ``--db`` given to the root command (None: PBM_DATABASE_URL or pbm.db)."""
+    root = ctx.find_root()
+    return (root.obj or {}).get("db")
+
+
+@contextmanager
+def session(ctx: typer.Context) -> Iterator[Session]:
+    """One transaction on the chosen database."""
+    with session_scope(db_url(ctx)) as s:
+        yield s
+
+
+def pick_game(s: Session, game: str | None, title: str | None = None) -> Game:
+    """The game named (by name or id), or the only game in the database."""
+    query = select(Game).order_by(Game.id)
+    if title is not None:
+        query = query.where(Game.title == title)
+    games = list(s.scalars(query))
+    if game is None:
+        if len(games) == 1:
+            return games[0]
+        if not games:
+            raise PbmError("no game in this database (create one with `pbm new-game`)")
+        names = ", ".join(g.name for g in games)
+        raise PbmError(f"this database holds {len(games)} games ({names}); name one")
+    for g in games:
+        if g.name == game or str(g.id) == game:
+            return g
+    known = ", ".join(g.name for g in games) or "none"
+    raise PbmError(f"no game {game!r} (games: {known})")

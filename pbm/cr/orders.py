@@ -1,0 +1,137 @@
+"""One tycoon's orders for one turn of Continental Rails (§10), as values.
+
+An :class:`Orders` holds the personal actions of §10.1 and one
+:class:`RailroadOrders` per railroad the tycoon presides (§10.2).  Orders are
+plain dataclasses: they round-trip through JSON (``to_dict``/``from_dict``) so
+they can be stored in the database (``OrderSet.orders``), produced by the
+turnsheet parsers and by the computer players, and checked by the validator
+(``pbm.cr.validate``) against the start-of-turn state.
+
+Blank means "no order", except where the rules give a standing order: control
+slots left blank keep the same railroads (§10.1D) and a blank dividend leaves
+the rate unchanged (§10.2H); both are ``None`` here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Literal
+
+PCActionKind = Literal["sell", "merge", "incorporate"]
+StockAction = Literal["sell", "short", "buy"]
+
+MAX_STOCK_ORDERS = 6  # §6.1A
+MAX_MESSAGE = 80  # §10.1G
+MAX_DIVIDEND = 99  # §4.12
+
+
+@dataclass
+class PCAction:
+    """§10.1B: for a PC the tycoon owns, ONE of sell (or re-price), merge, incorporate."""
+
+    pc: str
+    action: PCActionKind
+    price: int | None = None  # sell: minimum asking price (whole dollars)
+    railroad: str | None = None  # merge: the railroad it merges into
+    president: bool = False  # incorporate: ask to be president (§10.1B3d)
+
+
+@dataclass
+class PCBid:
+    """§10.1B: a bid for an available PC; ``sequence`` 1 or 2."""
+
+    pc: str
+    amount: int
+    sequence: int = 1
+
+
+@dataclass
+class StockOrder:
+    """§6.1, §10.1C: one of up to six stock transactions, in ``priority`` order (1 first)."""
+
+    railroad: str
+    action: StockAction
+    shares: int
+    priority: int = 0
+
+
+@dataclass
+class RateWar:
+    """§4.16: cut revenues on parallel routes with ``target`` by ``percent``."""
+
+    target: str
+    percent: int
+
+
+@dataclass
+class RailroadOrders:
+    """§10.2: what a president orders for one railroad."""
+
+    railroad: str
+    lend: int = 0  # A: president lends to the railroad
+    repay_president: int = 0  # A: railroad repays the president
+    repay_debt: int = 0  # B: repay bank loans, then bonds
+    treasury_to_president: int = 0  # C2: shares sold to the president at 50 %
+    treasury_to_market: int = 0  # C3: shares offered on the stock market
+    capital_per_mile: int = 0  # D: capital improvements, $ per mile (§4.5)
+    build_per_mile: int | None = None  # E: build the owned RoW at this cost per mile
+    abandon: bool = False  # E3: abandon the owned RoW
+    double_track: list[str] = field(default_factory=list)  # §4.15: line codes
+    rate_wars: list[RateWar] = field(default_factory=list)  # §4.16
+    locomotive: int | None = None  # §4.17: engine number to upgrade to
+    technology: str | None = None  # §4.18: letter A–J (A = Grand Station)
+    political: int = 0  # F: total dollars for political influence
+    row_first: str | None = None  # G: first-choice RoW (may be a write-in, G3)
+    row_alternate: str | None = None  # G: alternate RoW
+    dividend: int | None = None  # H: per share; None = unchanged
+
+
+@dataclass
+class Orders:
+    """Everything one tycoon orders for one turn."""
+
+    borrow: int = 0  # §10.1A1
+    repay: int = 0  # §10.1A2
+    pc_actions: list[PCAction] = field(default_factory=list)
+    pc_bids: list[PCBid] = field(default_factory=list)
+    stock: list[StockOrder] = field(default_factory=list)
+    control: list[str | None] | None = None  # §10.1D: [slot1, slot2]; None = unchanged
+    resign: list[str] = field(default_factory=list)  # §10.1D resignations
+    merge: tuple[str, str] | None = None  # §10.1E: (merging railroad, surviving railroad)
+    spy_player: int | None = None  # §10.1F
+    spy_railroad: str | None = None  # §10.1F
+    message: str = ""  # §10.1G
+    prodigal: int = 0  # §1.2 Rail Prodigal spending
+    character: str | None = None  # §3.2
+    railroads: list[RailroadOrders] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; ``from_dict(to_dict(o)) == o``."""
+        data = asdict(self)
+        if self.merge is not None:
+            data["merge"] = list(self.merge)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Orders:
+        data = dict(data)
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown order fields: {', '.join(sorted(unknown))}")
+        data["pc_actions"] = [PCAction(**x) for x in data.get("pc_actions", [])]
+        data["pc_bids"] = [PCBid(**x) for x in data.get("pc_bids", [])]
+        data["stock"] = [StockOrder(**x) for x in data.get("stock", [])]
+        data["railroads"] = [
+            RailroadOrders(**{**r, "rate_wars": [RateWar(**w) for w in r.get("rate_wars", [])]})
+            for r in data.get("railroads", [])
+        ]
+        if data.get("merge") is not None:
+            data["merge"] = tuple(data["merge"])
+        return cls(**data)
+
+    def for_railroad(self, code: str) -> RailroadOrders | None:
+        for r in self.railroads:
+            if r.railroad == code:
+                return r
+        return None

@@ -1,0 +1,341 @@
+"""Creating a Continental Rails game (§2.4, §3.1–§3.3, Appendix C).
+
+A new game has 15 positions (§3.1): the humans of the players file, the rest
+played by the computer.  Every tycoon starts with identical cash and identical
+stock in each initial railroad (§3.3).  About six railroads are active in 1841
+and about twenty PCs are offered by the bank on turn 1 (Appendix C).  The
+numbers chosen where the rulebook is silent are house rulings, written in
+``docs/rulings.md``.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pbm.cr import mapdata
+from pbm.errors import PbmError
+from pbm.models import Game, Holding, Line, Player, PrivateCompany, Railroad, Route, Town
+from pbm.rng import generator
+
+TITLE = "continental-rails"
+POSITIONS = 15  # §3.1
+START_YEAR = 1841  # §1.1
+START_CLIMATE = "Normal"  # ruling R3.3-c
+START_CASH = 2000  # ruling R3.3-a: identical starting cash (§3.3)
+START_STOCK_PCT = 4  # ruling R3.3-b: each tycoon holds 4 % of each initial railroad's issued stock
+SHARES_PER_MILE = 5  # §4.3A
+TREASURY_PCT = 10  # §4.3A1: 10 % retained as treasury stock
+PCS_ON_TURN_ONE = 20  # Appendix C: "about 20 Private Companies available"
+BANK_PRICE_PER_MILE = 5  # §2.4D
+
+# §3.2: random historical characters, assigned where no name is chosen.
+HISTORICAL_CHARACTERS = [
+    "Cornelius Vanderbilt", "Jay Gould", "Jim Fisk", "Daniel Drew", "James J. Hill",
+    "E. H. Harriman", "Collis P. Huntington", "Leland Stanford", "Charles Crocker",
+    "Mark Hopkins", "Thomas A. Scott", "J. Edgar Thomson", "John W. Garrett",
+    "Erastus Corning", "John Murray Forbes", "Henry Villard", "Jay Cooke",
+    "Russell Sage", "Charles E. Perkins", "Thomas C. Durant", "Oakes Ames",
+    "Grenville Dodge", "Theodore Judah", "Henry Flagler", "Henry B. Plant",
+    "A. B. Stickney", "William Vanderbilt", "Cyrus K. Holliday", "William J. Palmer",
+    "Moses Taylor", "John Insley Blair", "Frederick Billings", "Tom Scott",
+    "George Pullman", "Andrew Carnegie", "J. P. Morgan", "Edward Payson Weston",
+    "Josiah Perham", "Asa Whitney", "Ezra Cornell",
+]
+
+
+class SetupError(PbmError):
+    """A new game cannot be created; the message names the problem."""
+
+
+@dataclass
+class SeatRequest:
+    """One row of the players file."""
+
+    line: int
+    name: str
+    email: str
+    character: str = ""
+    phone: str = ""
+    address: str = ""
+    hide_address: bool = False
+    hide_phone: bool = False
+
+
+@dataclass
+class NewGame:
+    game: Game
+    secrets: dict[int, str] = field(default_factory=dict)  # player number -> secret (shown once)
+    notes: list[str] = field(default_factory=list)
+
+
+_TRUE = {"1", "y", "yes", "true", "x"}
+_FALSE = {"", "0", "n", "no", "false"}
+
+
+def _flag(value: str | None, where: str, column: str) -> bool:
+    text = (value or "").strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise SetupError(f"{where}: column {column!r} must be yes or no, not {value!r}")
+
+
+def read_players_file(path: Path) -> list[SeatRequest]:
+    """Read the players CSV: name, email, and optionally character, phone, address,
+    anonymous (hides address and phone), hide_address, hide_phone."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SetupError(f"{path}: no such players file") from None
+    except OSError as exc:
+        raise SetupError(f"{path}: cannot read players file: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SetupError(f"{path}: not a UTF-8 text file") from None
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+        header = [h.strip().lower() for h in (reader.fieldnames or [])]
+    except csv.Error as exc:
+        raise SetupError(f"{path}: not a valid CSV file: {exc}") from None
+    if not header:
+        raise SetupError(f"{path}: empty players file (expected a header line: name,email,...)")
+    for required in ("name", "email"):
+        if required not in header:
+            raise SetupError(f"{path}:1: header must have a {required!r} column (found: {', '.join(header)})")
+    known = {"name", "email", "character", "phone", "address", "anonymous", "hide_address", "hide_phone"}
+    unknown = [h for h in header if h not in known]
+    if unknown:
+        raise SetupError(f"{path}:1: unknown column(s) {', '.join(unknown)}; allowed: {', '.join(sorted(known))}")
+    reader.fieldnames = header
+    seats: list[SeatRequest] = []
+    seen_names: dict[str, int] = {}
+    seen_emails: dict[str, int] = {}
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise SetupError(f"{path}:{reader.line_num}: bad CSV: {exc}") from None
+    for index, row in enumerate(rows, start=2):
+        where = f"{path}:{index}"
+        if None in row:
+            raise SetupError(f"{where}: more fields than the header has columns")
+        values = {k: (v or "").strip() for k, v in row.items()}
+        if not any(values.values()):
+            continue
+        name, email = values.get("name", ""), values.get("email", "")
+        if not name:
+            raise SetupError(f"{where}: missing name")
+        if not email:
+            raise SetupError(f"{where}: missing email for {name!r}")
+        if "@" not in email or " " in email or email.startswith("@") or email.endswith("@"):
+            raise SetupError(f"{where}: {email!r} is not an email address")
+        if name.lower() in seen_names:
+            raise SetupError(f"{where}: duplicate name {name!r} (first on line {seen_names[name.lower()]})")
+        if email.lower() in seen_emails:
+            raise SetupError(f"{where}: duplicate email {email!r} (first on line {seen_emails[email.lower()]})")
+        seen_names[name.lower()] = index
+        seen_emails[email.lower()] = index
+        anonymous = _flag(values.get("anonymous"), where, "anonymous")
+        character = values.get("character", "")
+        if len(character) > 40:
+            raise SetupError(f"{where}: character name longer than 40 characters")
+        seats.append(
+            SeatRequest(
+                line=index,
+                name=name,
+                email=email,
+                character=character,
+                phone=values.get("phone", ""),
+                address=values.get("address", ""),
+                hide_address=anonymous or _flag(values.get("hide_address"), where, "hide_address"),
+                hide_phone=anonymous or _flag(values.get("hide_phone"), where, "hide_phone"),
+            )
+        )
+        if len(seats) > POSITIONS:
+            raise SetupError(f"{where}: more than {POSITIONS} players (§3.1 has 15 positions)")
+    return seats
+
+
+def new_secret() -> str:
+    """A player secret: 12 unambiguous characters in three groups, e.g. ``K7QM-2XRP-HW4T``."""
+    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    chars = "".join(secrets.choice(alphabet) for _ in range(12))
+    return f"{chars[:4]}-{chars[4:8]}-{chars[8:]}"
+
+
+def hash_secret(secret: str, salt: str | None = None) -> str:
+    """A salted PBKDF2 hash of a secret, as ``pbkdf2$iterations$salt$hex``."""
+    salt = salt or secrets.token_hex(8)
+    digest = hashlib.pbkdf2_hmac("sha256", normalize_secret(secret).encode(), salt.encode(), 60_000)
+    return f"pbkdf2$60000${salt}${digest.hex()}"
+
+
+def normalize_secret(secret: str) -> str:
+    return "".join(ch for ch in secret.upper() if ch.isalnum())
+
+
+def check_secret(secret: str, stored: str) -> bool:
+    try:
+        _, _, salt, _ = stored.split("$")
+    except ValueError:
+        return False
+    return secrets.compare_digest(hash_secret(secret, salt), stored)
+
+
+def _initial_railroads(game_map: mapdata.GameMap) -> list[dict[str, str]]:
+    rows = mapdata.initial_railroads()
+    for row in rows:
+        if row["code"] not in game_map.routes:
+            raise SetupError(f"initial railroad {row['code']!r} is not a route of the map")
+    return rows
+
+
+def create_game(
+    session: Session,
+    *,
+    seed: int,
+    name: str | None = None,
+    seats: list[SeatRequest] | None = None,
+    anonymous: bool = False,
+) -> NewGame:
+    """Create a game in ``session`` (the caller commits)."""
+    seats = seats or []
+    if len(seats) > POSITIONS:
+        raise SetupError(f"more than {POSITIONS} players")
+    name = name or f"cr-{seed}"
+    if session.scalar(select(Game.id).where(Game.name == name)) is not None:
+        raise SetupError(f"a game named {name!r} already exists (choose another --name)")
+    game_map = mapdata.load_map()
+    game = Game(
+        title=TITLE, name=name, seed=seed, turn=1, status="open", climate=START_CLIMATE,
+        year=START_YEAR, anonymous=anonymous, options={}, state={}, turn_key=secrets.token_hex(16),
+    )
+    session.add(game)
+    session.flush()
+    result = NewGame(game=game)
+
+    towns: dict[str, Town] = {}
+    for t in game_map.towns.values():
+        town = Town(game_id=game.id, name=t.name, state=t.state, lat=t.lat, lon=t.lon,
+                    size=t.size, star=t.star, region=t.region)
+        towns[t.name] = town
+    session.add_all(towns.values())
+    session.flush()
+    routes: dict[str, Route] = {}
+    for r in sorted(game_map.routes.values(), key=lambda r: r.number):
+        route = Route(game_id=game.id, number=r.number, code=r.code, kind=r.kind, miles=r.miles,
+                      name=r.name, a_id=towns[r.a].id, b_id=towns[r.b].id,
+                      double_with=r.double_with, era=r.era)
+        routes[r.code] = route
+    session.add_all(routes.values())
+    session.flush()
+
+    _create_players(session, game, seats, result)
+    rng = generator(seed, 0, "setup")
+    initial = _initial_railroads(game_map)
+    pcs: dict[str, PrivateCompany] = {}
+    for r in sorted(game_map.routes.values(), key=lambda r: r.number):
+        if r.kind == "PC":
+            pcs[r.code] = PrivateCompany(game_id=game.id, route_id=routes[r.code].id, status="unavailable")
+    session.add_all(pcs.values())
+    session.flush()
+
+    players = sorted(game.players, key=lambda p: p.number)
+    for number, row in enumerate(initial, start=1):
+        code = row["code"]
+        route = routes[code]
+        price = float(row.get("price") or int(rng.integers(10, 19)))  # §4.3A1: $10–18
+        efficiency = int(row.get("efficiency") or int(rng.integers(80, 91)))
+        authorized = SHARES_PER_MILE * route.miles
+        treasury = authorized * TREASURY_PCT // 100
+        issued = authorized - treasury
+        each = issued * START_STOCK_PCT // 100
+        railroad = Railroad(
+            game_id=game.id, code=code, name=route.name, number=number, status="active", founded_turn=0,
+            price=price, shares_authorized=authorized, shares_issued=issued,
+            shares_public=issued - each * len(players), treasury_shares=treasury,
+            # Ruling R3.3-d: the 70 % brokered to the public at 10 % under price is its starting cash.
+            cash=int(authorized * 70 // 100 * price * 0.9), efficiency=efficiency, locomotive=1,
+            technologies=[], dividend=int(row.get("dividend") or 1),
+        )
+        session.add(railroad)
+        session.flush()
+        session.add(Line(railroad_id=railroad.id, route_id=route.id, built_turn=0))
+        route.owner_id = railroad.id
+        pc = pcs[code]
+        pc.status, pc.railroad_id = "incorporated", railroad.id
+        for player in players:
+            session.add(Holding(player_id=player.id, railroad_id=railroad.id, shares=each))
+    session.flush()
+
+    # Turn 1's PCs (§2.4C, Appendix C): era-1 PCs that are not railroads, drawn by the seed.
+    candidates = [pcs[r.code] for r in sorted(game_map.routes.values(), key=lambda r: r.number)
+                  if r.kind == "PC" and r.era == 1 and pcs[r.code].status == "unavailable"]
+    order = rng.permutation(len(candidates))
+    for index in order[:PCS_ON_TURN_ONE]:
+        pc = candidates[int(index)]
+        pc.status, pc.appeared_turn = "bank", 1
+        pc.asking_price = BANK_PRICE_PER_MILE * game_map.routes[pc.route.code].miles if pc.route else None
+    for index in order[PCS_ON_TURN_ONE:]:
+        candidates[int(index)].eligible_turns = 1
+    session.flush()
+    for player in players:
+        player.net_worth = net_worth(player)
+    return result
+
+
+def net_worth(player: Player) -> int:
+    """§3.5A: cash + stock value + PC value (at most $20/mile) − debt."""
+    stock = sum(int(h.shares * h.railroad.price) for h in player.holdings)
+    return player.cash + stock - player.loan
+
+
+def _create_players(session: Session, game: Game, seats: list[SeatRequest], result: NewGame) -> None:
+    rng = generator(game.seed, 0, "characters")
+    taken: set[str] = set()
+    pool = [HISTORICAL_CHARACTERS[int(i)] for i in rng.permutation(len(HISTORICAL_CHARACTERS))]
+
+    def random_character() -> str:
+        while pool:
+            candidate = pool.pop(0)
+            if candidate.lower() not in taken:
+                return candidate
+        raise SetupError("ran out of historical character names")
+
+    for number in range(1, POSITIONS + 1):
+        seat = seats[number - 1] if number <= len(seats) else None
+        if seat is not None:
+            character = seat.character
+            if not character or character.lower() in taken:
+                if character:
+                    result.notes.append(
+                        f"line {seat.line}: character {character!r} is taken; "
+                        "a random historical name was assigned (§3.2)"
+                    )
+                character = random_character()
+            secret = new_secret()
+            result.secrets[number] = secret
+            player = Player(
+                game_id=game.id, number=number, name=seat.name, email=seat.email, phone=seat.phone,
+                address=seat.address, hide_address=seat.hide_address, hide_phone=seat.hide_phone,
+                character=character, human=True, personality="human", secret_hash=hash_secret(secret),
+                cash=START_CASH,
+            )
+        else:
+            character = random_character()
+            player = Player(
+                game_id=game.id, number=number, character=character, human=False,
+                personality="builder" if number % 2 else "speculator", cash=START_CASH,
+            )
+        taken.add(character.lower())
+        session.add(player)
+    session.flush()

@@ -1,0 +1,115 @@
+"""Database access: URL choice, engine, sessions, and automatic migrations.
+
+The schema is made only by the Alembic migrations under ``migrations/``; they
+are applied automatically the first time a database is opened.  The default
+database is the SQLite file ``pbm.db`` in the working directory;
+``--db URL`` or ``PBM_DATABASE_URL`` selects another, and a plain
+``postgresql://`` URL is accepted (it is driven by psycopg 3).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+from pbm.errors import PbmError
+
+DEFAULT_URL = "sqlite:///pbm.db"
+ROOT = Path(__file__).resolve().parent.parent
+MIGRATIONS = ROOT / "migrations"
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every pbm table."""
+
+
+class DatabaseError(PbmError):
+    """The database could not be opened or prepared; the message says why."""
+
+
+def database_url(url: str | None = None) -> str:
+    """The URL to use: the argument, else ``PBM_DATABASE_URL``, else ``pbm.db``."""
+    chosen = url or os.environ.get("PBM_DATABASE_URL") or DEFAULT_URL
+    return normalize_url(chosen)
+
+
+def normalize_url(url: str) -> str:
+    """Map plain ``postgresql://`` (and ``postgres://``) onto the psycopg 3 driver."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:  # pragma: no cover - driver hook
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+@cache
+def _engine(url: str) -> Engine:
+    try:
+        engine = create_engine(url, future=True)
+    except (ArgumentError, NoSuchModuleError) as exc:
+        raise DatabaseError(f"not a usable database URL {url!r}: {exc}") from None
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def get_engine(url: str | None = None, *, migrate: bool = True) -> Engine:
+    """An engine for ``url`` whose schema is at the newest migration."""
+    engine = _engine(database_url(url))
+    if migrate:
+        upgrade(engine)
+    return engine
+
+
+_migrated: set[str] = set()
+
+
+def upgrade(engine: Engine) -> None:
+    """Apply every pending Alembic migration (once per process and URL)."""
+    key = str(engine.url)
+    if key in _migrated:
+        return
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    try:
+        with engine.begin() as connection:
+            cfg.attributes["connection"] = connection
+            command.upgrade(cfg, "head")
+    except OperationalError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        raise DatabaseError(f"cannot open database {engine.url.render_as_string(hide_password=True)}: {reason}") from None
+    _migrated.add(key)
+
+
+def table_names(engine: Engine) -> list[str]:
+    return sorted(inspect(engine).get_table_names())
+
+
+@contextmanager
+def session_scope(url: str | None = None) -> Iterator[Session]:
+    """One transaction: committed if the block succeeds, rolled back otherwise."""
+    factory = sessionmaker(bind=get_engine(url), expire_on_commit=False)
+    session = factory()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
