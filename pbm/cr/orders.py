@@ -135,3 +135,26 @@ class Orders:
             if r.railroad == code:
                 return r
         return None
+
+
+@dataclass
+class Problem:
+    """One thing wrong with an order, precise enough to email to a player.
+
+    ``where`` names the order (e.g. ``"stock 4"``, ``"B&O build"``, ``"loan"``);
+    ``message`` says what is wrong; ``allowed`` says what would be accepted
+    (a range, the valid targets); ``line`` is the turnsheet line when known.
+    ``adjusted`` is True when the order was cut to what is allowed rather than
+    refused (e.g. a stock bid lowered to the maximum, §6.1A).
+    """
+
+    where: str
+    message: str
+    allowed: str = ""
+    line: int | None = None
+    adjusted: bool = False
+
+    def __str__(self) -> str:
+        head = f"line {self.line}: " if self.line is not None else ""
+        tail = f" (allowed: {self.allowed})" if self.allowed else ""
+        return f"{head}{self.where}: {self.message}{tail}"
