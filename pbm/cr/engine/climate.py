@@ -17,7 +17,8 @@ def next_rank(rank: int, u: float, v: float) -> int:
     Otherwise the climate drifts: from a Panic it recovers (+1 at 55 %, +2 at
     25 %); elsewhere it improves at 45 %, stays at 30 %, slips at 25 %; a
     Boom stays at 45 % and slips at 25 %.  So it generally improves until a
-    peak, often followed by a panic (§5).
+    peak, often followed by a panic (§5).  A slide never reaches Panic: panics
+    come only after Good or better.
     """
     if u < PANIC_CHANCE.get(rank, 0.0):
         return 0
@@ -25,7 +26,7 @@ def next_rank(rank: int, u: float, v: float) -> int:
         return 1 if v < 0.55 else 2 if v < 0.80 else 0
     if rank == 8:
         return 8 if v < 0.6428 else 7  # 45/(45+25) of the non-panic draws stay
-    return rank + 1 if v < 0.45 else rank if v < 0.75 else rank - 1
+    return rank + 1 if v < 0.45 else rank if v < 0.75 else max(1, rank - 1)
 
 
 def change_climate(ctx: TurnContext) -> None:
