@@ -556,15 +556,18 @@ def may_bid_for_row(view: View, railroad: Railroad, building_or_abandoning: bool
     return None
 
 
-def row_status(view: View, railroad: Railroad, route: Route) -> str | None:
-    """§4.7C/D, §4.8: None if ``route`` is a valid RoW bid for the railroad now, else why not."""
+def row_status(view: View, railroad: Railroad, route: Route, *, abandoning: bool = False) -> str | None:
+    """§4.7C/D, §4.8: None if ``route`` is a valid RoW bid for the railroad now, else why not.
+
+    ``abandoning``: the railroad abandons its RoW this turn, so a RoW reached
+    only through it is no longer connected (§4.7C)."""
     if route.kind != "RoW":
         return f"{route.code} is a private company, not a RoW (§2.2)"
     if route.owner_id is not None:
         owner = view.railroads.get(route.owner_id)
         who = owner.code if owner else "another railroad"
         return f"{route.code} is owned by {who}"
-    reach = _holding_routes(view, railroad)
+    reach = list(view.lines_of.get(railroad.id, [])) if abandoning else _holding_routes(view, railroad)
     if not _shared_towns([route], reach):
         return f"{route.code} does not connect to a line or the RoW of {railroad.code} (§4.7C)"
     return prohibited_reason(view, reach, route)
