@@ -132,3 +132,22 @@ def build_small(session: Session, *, climate: str = "Normal", turn: int = 2, see
     session.flush()
     session.expire_all()
     return Small(game=game, players=players, railroads=rrs, routes=routes, pcs=pcs)
+
+
+def real_game(session: Session, seed: int = 7, name: str | None = None) -> Game:
+    """A full new Continental Rails game (the real map), all 15 seats computer-played.
+
+    ``setup.create_game`` reads ``mapdata.initial_railroads()``; until the map
+    and setup branches agree on that name, it is supplied from
+    ``load_map().initial_railroads`` here (only when missing)."""
+    from pbm.cr import mapdata, setup
+
+    if not hasattr(mapdata, "initial_railroads"):
+        def initial_railroads() -> list[dict[str, str]]:
+            return [{"code": r.code, "price": str(r.price), "efficiency": str(r.efficiency)}
+                    for r in mapdata.load_map().initial_railroads]
+
+        mapdata.initial_railroads = initial_railroads  # type: ignore[attr-defined]
+    new = setup.create_game(session, seed=seed, name=name or f"ai-{seed}")
+    session.flush()
+    return new.game
