@@ -140,7 +140,17 @@ def real_game(session: Session, seed: int = 7, name: str | None = None) -> Game:
     ``setup.create_game`` reads ``mapdata.initial_railroads()``; until the map
     and setup branches agree on that name, it is supplied from
     ``load_map().initial_railroads`` here (only when missing)."""
-    from pbm.cr import mapdata, setup
+    from pbm.cr import setup
+
+    ensure_setup_works()
+    new = setup.create_game(session, seed=seed, name=name or f"ai-{seed}")
+    session.flush()
+    return new.game
+
+
+def ensure_setup_works() -> None:
+    """Supply ``mapdata.initial_railroads()`` from the map's loader if the function is missing."""
+    from pbm.cr import mapdata
 
     if not hasattr(mapdata, "initial_railroads"):
         def initial_railroads() -> list[dict[str, str]]:
@@ -148,6 +158,3 @@ def real_game(session: Session, seed: int = 7, name: str | None = None) -> Game:
                     for r in mapdata.load_map().initial_railroads]
 
         mapdata.initial_railroads = initial_railroads  # type: ignore[attr-defined]
-    new = setup.create_game(session, seed=seed, name=name or f"ai-{seed}")
-    session.flush()
-    return new.game
