@@ -214,9 +214,10 @@ class View:
         return h.shares if h else 0
 
     def is_director(self, player: Player, railroad: Railroad) -> bool:
-        """§4.14A: a Director holds 10 % of the issued stock (as elected at the start of the turn)."""
+        """§4.14A: a Director holds 10 % of the issued stock; the Directors of a turn are those
+        elected at the end of the last one (``Holding.director``, ruling R-O15)."""
         h = self.holding(player, railroad)
-        return bool(h and (h.director or (railroad.shares_issued and h.shares >= DIRECTOR_PCT * railroad.shares_issued)))
+        return bool(h and h.director)
 
     def directors(self, railroad: Railroad) -> list[Player]:
         return [self.players[pid] for pid, h in sorted(self.holdings_of.get(railroad.id, {}).items())
@@ -647,9 +648,11 @@ def merge_check(view: View, player: Player | None, merging: Railroad, surviving:
             other = by_code[twin]
             done.update({r.code.upper(), twin})
             pair = [r, other]
+            merging_ids = {x.id for x in _holding_routes(view, merging)}
             unbuilt = [x for x in pair if x.id not in view.built_route_ids]
             rows = [x for x in pair if x.kind == "RoW"]
-            victim = (unbuilt or rows or [other])[0]
+            theirs = [x for x in pair if x.id in merging_ids]  # ruling R-O13: two PC lines: the merging road's
+            victim = (unbuilt or rows or theirs or [other])[0]
             dropped.append(victim.code)
     return MergeCheck(True, "", tuple(dropped))
 
