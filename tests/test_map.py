@@ -40,9 +40,9 @@ def _shared_csv() -> Path | None:
     return None
 
 
-def _package_rows(name: str) -> list[dict[str, str]]:
+def _package_rows(name: str) -> list[list[str]]:
     text = resources.files("pbm.cr").joinpath("data", name).read_text(encoding="utf-8")
-    return list(csv.reader(text.splitlines()))  # type: ignore[return-value]
+    return list(csv.reader(text.splitlines()))
 
 
 # --- the route list -------------------------------------------------------

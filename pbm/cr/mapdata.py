@@ -283,7 +283,7 @@ class GameMap:
     def pcs(self) -> list[Route]:
         return [r for r in sorted(self.routes.values(), key=lambda r: r.number) if r.is_pc]
 
-    def rows(self) -> list[Route]:
+    def rights_of_way(self) -> list[Route]:
         return [r for r in sorted(self.routes.values(), key=lambda r: r.number) if not r.is_pc]
 
 
@@ -351,7 +351,7 @@ def route_list_text(game_map: GameMap) -> str:
         lines.append("")
 
     section("PRIVATE COMPANIES", game_map.pcs())
-    section("RIGHTS-OF-WAY", game_map.rows())
+    section("RIGHTS-OF-WAY", game_map.rights_of_way())
     return "\n".join(lines).rstrip() + "\n"
 
 
