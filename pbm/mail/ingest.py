@@ -387,7 +387,7 @@ def retry_errors(session: Session, ctx: Context) -> list[Outcome]:
 def find_message(session: Session, ref: str) -> InboundMessage | None:
     """A stored message by its arrival number (``12`` or ``#12``) or its Message-ID (with or without <>)."""
     text = ref.strip()
-    if text.lstrip("#").isdigit():
+    if text.lstrip("#").isascii() and text.lstrip("#").isdigit():
         return session.scalar(select(InboundMessage).where(InboundMessage.seq == int(text.lstrip("#"))))
     mid = text if text.startswith("<") else f"<{text}>"
     return session.scalar(select(InboundMessage).where(InboundMessage.message_id == mid)
