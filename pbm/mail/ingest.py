@@ -40,6 +40,7 @@ from pbm.mail.message import (
     header,
     message_id,
     parse_bytes,
+    sender_address,
 )
 from pbm.mail.policy import deadline_for, supersede_older
 from pbm.models import Game, InboundMessage, OrderSet, Player, Railroad
@@ -238,7 +239,7 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
     if not kind.answerable:
         _finish(row, "ignored", f"{kind.reason}; stored, not answered")
         return Outcome(row.id, row.seq, "ignored", row.outcome["reason"])
-    sender = clean_address(header(msg, "Reply-To")) or clean_address(header(msg, "From"))
+    sender = sender_address(msg, "Reply-To") or sender_address(msg, "From")
     assert sender is not None  # classify() refuses mail without a usable From
     subject_tag = "pbm"
     if len(row.raw) > MAX_MESSAGE_BYTES:
