@@ -217,7 +217,7 @@ def _problem_lines(problems: list[Problem]) -> list[str]:
     for p in problems:
         where = f"line {p.line}, " if p.line is not None else ""
         allowed = f" — allowed: {p.allowed}" if p.allowed else ""
-        tag = "ADJUSTED" if p.adjusted else "NOT USED"
+        tag = "ADJUSTED" if p.adjusted else "NOTE" if getattr(p, "warning", False) else "NOT USED"
         out.append(f"  [{tag}] {where}{p.where}: {p.message}{allowed}")
     return out
 
@@ -364,7 +364,7 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
     lines.append("")
     if problems:
         lines.append(f"PROBLEMS ({len(problems)}): orders marked NOT USED are left out above; ADJUSTED ones "
-                     "were cut to what is allowed.")
+                     "were cut to what is allowed; a NOTE changes nothing.")
         lines += _problem_lines(problems)
     else:
         lines.append("No problems found.")
