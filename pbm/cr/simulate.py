@@ -45,6 +45,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from pbm.db import session_scope
+from pbm.errors import PbmError
 from pbm.models import Event, Game, LedgerEntry, PlayerTurn, RailroadTurn, Snapshot
 
 CLIMATE_RANK = {"panic": 0, "depression": 1, "mild depression": 2, "recession": 3, "normal": 4,
@@ -138,7 +139,13 @@ def run_season(url: str | None, seed: int, name: str, turns: int | None) -> Seas
             game = session.get(Game, game_id)
             if game.status != "open":
                 break
-            run_turn(session, game)
+            try:
+                run_turn(session, game)
+            except PbmError:
+                raise
+            except Exception as exc:  # an engine bug: say where, so it can be replayed
+                raise PbmError(f"season {name} (seed {seed}) failed in turn {game.turn}: "
+                               f"{type(exc).__name__}: {exc}; replay with `python scripts/simulate.py --seasons 1 --seed {seed}`") from exc
             played += 1
         if played > 60:  # §1.3 ends with probability 1; a runaway game is a bug worth seeing
             break
@@ -491,8 +498,6 @@ def main(ctx: Any = None, *, seasons: int = 1, turns: int | None = None, seed: i
     from pathlib import Path
 
     import typer
-
-    from pbm.errors import PbmError
 
     if seasons < 1 or (turns is not None and turns < 1):
         raise PbmError("--seasons and --turns must be 1 or more")
