@@ -190,6 +190,29 @@ def _validate(session: Session, game: Game, player: Player, orders: Orders) -> t
     return validate.validate(session, game, player, orders)
 
 
+def computer_seated(player: Player, game: Game) -> bool:
+    """§3.1: a computer seat, or a human seat the computer has taken over after too many
+    missed turns (ruling M3 in docs/rulings/mail.md) until the player sends a sheet again."""
+    from pbm.mail.policy import computer_seated as seated
+
+    return seated(player, game)
+
+
+def count_missed_turns(session: Session, game: Game) -> None:
+    """Ruling M3: a human who sent a sheet for this turn is back to 0 missed turns (and back in
+    the seat); one who did not has missed one more.  Part of the turn, so a rerun repeats it."""
+    session.flush()
+    stored = stored_orders(session, game, game.turn)
+    for player in game.players:
+        if not player.human:
+            continue
+        row = stored.get(player.number)
+        if row is not None and row.source not in ("computer", "standing"):
+            player.missed_turns = 0
+        else:
+            player.missed_turns += 1
+
+
 def stored_orders(session: Session, game: Game, turn: int) -> dict[int, OrderSet]:
     """Each player's newest accepted order set for ``turn`` (by arrival)."""
     rows = session.scalars(select(OrderSet).where(OrderSet.game_id == game.id, OrderSet.turn == turn,
@@ -217,7 +240,7 @@ def gather_orders(session: Session, game: Game, computer_for_missing: bool = Fal
             except (TypeError, ValueError) as exc:
                 raise PbmError(f"stored orders of player {player.number} for turn {game.turn} are unreadable: "
                                f"{exc}") from None
-        elif not player.human or computer_for_missing:
+        elif computer_seated(player, game) or computer_for_missing:
             given = _computer_orders(session, game, player)
             seq += 1
             session.add(OrderSet(game_id=game.id, turn=game.turn, player_id=player.id, source="computer",
@@ -259,6 +282,7 @@ def run_turn(session: Session, game: Game, *, computer_for_missing: bool = False
     else:
         result = resolver(session, game, orders)
     result.problems = problems
+    count_missed_turns(session, game)
     if game.status == "open":
         game.turn += 1
         game.year = tables.year_of(game.turn)

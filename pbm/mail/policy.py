@@ -2,11 +2,9 @@
 
 For the turn engine::
 
-    from pbm.mail.policy import orders_for_turn, note_missed_turns
+    from pbm.mail.policy import orders_for_turn
 
     plan = orders_for_turn(session, game)          # {player_number: (Orders, source)}
-    ...resolve the turn with them...
-    note_missed_turns(session, game, turn)         # after resolving: update the missed-turn counters
 
 ``source`` is one of:
 
@@ -18,8 +16,8 @@ For the turn engine::
   ``missed_turns_limit`` turns in a row (ruling M3; default 2, ``Game.options``): the engine
   must replace the blank orders given here by its computer player's orders.
 
-:func:`orders_for_turn` only reads; :func:`note_missed_turns` is the one place the
-counter changes, once per turn (recorded in the turn's TurnState history).
+:func:`orders_for_turn` only reads.  The missed-turn counter changes in one place, as part
+of the turn itself: ``pbm.cr.resolve.count_missed_turns`` (so a rerun repeats it exactly).
 """
 
 from __future__ import annotations
@@ -109,25 +107,3 @@ def orders_for_turn(session: Session, game: Game, turn: int | None = None) -> di
         else:
             plan[player.number] = (Orders(), "standing")
     return plan
-
-
-def note_missed_turns(session: Session, game: Game, turn: int) -> dict[int, int]:
-    """After resolving ``turn``: a human who sent a sheet is back to 0 missed turns (and back in
-    their seat); one who did not has one more.  Done once per turn.  Returns {number: missed}."""
-    state = turn_state(session, game, turn, create=True)
-    assert state is not None
-    history = list(state.history or [])
-    players = session.scalars(select(Player).where(Player.game_id == game.id, Player.human.is_(True))
-                              .order_by(Player.number)).all()
-    if any(h.get("event") == "missed-turns-counted" for h in history):
-        return {p.number: p.missed_turns for p in players}
-    counts: dict[int, int] = {}
-    for player in players:
-        chosen = accepted_orderset(session, game, player, turn)
-        if chosen is not None and chosen.source not in ("computer", "standing"):  # a sheet the player sent
-            player.missed_turns = 0
-        else:
-            player.missed_turns += 1
-        counts[player.number] = player.missed_turns
-    state.history = [*history, {"event": "missed-turns-counted", "counts": {str(k): v for k, v in counts.items()}}]
-    return counts

@@ -9,7 +9,8 @@ from sqlalchemy import select
 from pbm.cr.orders import Orders
 from pbm.db import session_scope
 from pbm.mail.ingest import Context, ingest
-from pbm.mail.policy import note_missed_turns, orders_for_turn, set_deadline
+from pbm.cr.resolve import count_missed_turns
+from pbm.mail.policy import orders_for_turn, set_deadline
 from pbm.models import Game, InboundMessage, OrderSet, OutboxMessage, Player
 from tests.mail.game import sheet
 from tests.mail.helpers import mk, reply_for
@@ -171,21 +172,26 @@ def test_deadline_command(cli, game):
     assert "is not a date and time" in cli("deadline", "friday", expect=2).stderr
 
 
+def _count(s, g):
+    """What run_turn does after resolving: count missed turns of human seats."""
+    count_missed_turns(s, g)
+    return {p.number: p.missed_turns for p in g.players if p.human}
+
+
 def test_missed_turns_hand_the_seat_to_the_computer_and_back(db_url, game):
     """§3.1 and ruling M3: after 2 missed turns the computer plays the seat until the player returns."""
     with session_scope(db_url) as s:
         g = s.get(Game, game.game_id)
         ingest(s, mk(sheet(s, game.game_id, 1, "BORROW: 5\n")), _ctx())
-        assert note_missed_turns(s, g, g.turn) == {1: 0, 2: 1, 3: 1}
-        assert note_missed_turns(s, g, g.turn) == {1: 0, 2: 1, 3: 1}  # once per turn
+        assert _count(s, g) == {1: 0, 2: 1, 3: 1}
         g.turn += 1
         assert orders_for_turn(s, g)[2][1] == "standing"
-        note_missed_turns(s, g, g.turn)
+        _count(s, g)
         g.turn += 1
         plan = orders_for_turn(s, g)
         assert plan[2][1] == "computer" and plan[1][1] == "standing"  # player 1 missed only turn 4
         ingest(s, mk(sheet(s, game.game_id, 2, "BORROW: 7\n"), sender="ike@example.org"), _ctx())
         assert orders_for_turn(s, g)[2] == (Orders(borrow=7), "email")  # the player is back
-        note_missed_turns(s, g, g.turn)
+        _count(s, g)
         assert s.scalar(select(Player).where(Player.game_id == g.id, Player.number == 2)).missed_turns == 0
         set_deadline(s, g, None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sqlalchemy import inspect
+
 import math
 
 from pbm.cr.engine import tables
@@ -70,7 +72,10 @@ def merge(ctx: TurnContext, m: Railroad, s: Railroad) -> None:
         line = next(x for x in list(m.lines) + list(s.lines) if x.route_id == route.id)
         owner = line.railroad
         owner.lines.remove(line)
-        ctx.session.delete(line)
+        if inspect(line).pending:  # built earlier this turn and not yet flushed
+            ctx.session.expunge(line)
+        else:
+            ctx.session.delete(line)
         route.owner_id = None
         ctx.routes_changed()
         pc = ctx.pcs.get(route.code)
