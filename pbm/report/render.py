@@ -1,0 +1,112 @@
+"""Rendering a turn's reports to files: reports/<game>/turn-<T>/player-<N>.pdf and moderator.pdf.
+
+Files are written atomically (a temporary file renamed into place), so a crash
+never leaves half a PDF, and rendering twice gives the same bytes (§9;
+reportlab invariant mode), so rerunning after a crash is harmless.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.orm import Session
+
+from pbm.errors import PbmError
+from pbm.models import Game
+from pbm.report import pdf
+from pbm.report.view import TurnData, load_turn
+
+ProgressFn = Callable[[Iterable], Iterable]
+
+
+def slug(name: str) -> str:
+    """A game name made safe as one path component."""
+    text = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
+    return text or "game"
+
+
+def turn_dir(base: Path, game_name: str, turn: int) -> Path:
+    return Path(base) / slug(game_name) / f"turn-{turn}"
+
+
+def write_atomic(path: Path, content: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def turnsheet_flowables(session: Session, game: Game, data: TurnData, player: int) -> list:
+    """The next turn's turnsheet for ``player`` as flowables, from the mail part if present (§10)."""
+    try:
+        from pbm.mail import turnsheet  # type: ignore[attr-defined]
+    except ImportError:
+        return []
+    if data.turn != game.turn - 1 or game.status != "open":
+        return []  # §10: no sheet with an old turn's report, nor after the final turn
+    text_fn = getattr(turnsheet, "render_text", None) or getattr(turnsheet, "turnsheet_text", None)
+    if text_fn is None:
+        return []
+    from sqlalchemy import select
+
+    from pbm.models import Player
+
+    row = session.scalar(select(Player).where(Player.game_id == game.id, Player.number == player))
+    try:
+        text = text_fn(session, game, row)
+    except TypeError:
+        return []
+    from reportlab.platypus import Paragraph, Preformatted
+
+    return [Paragraph(f"Turnsheet for turn {game.turn}", pdf.H2),
+            Preformatted(str(text), pdf.MONO, maxLineLength=110)]
+
+
+@dataclass
+class Rendered:
+    turn: int
+    paths: list[Path]
+
+
+def render_turn(
+    session: Session,
+    game: Game,
+    *,
+    turn: int | None = None,
+    players: list[int] | None = None,
+    moderator: bool = False,
+    out: Path = Path("reports"),
+    with_turnsheet: bool = True,
+    progress: ProgressFn | None = None,
+) -> Rendered:
+    """Render the reports of ``turn`` (default: the last resolved) for ``players`` (default: every human)."""
+    data = load_turn(session, game, turn)
+    numbers = data.human_numbers() if players is None else players
+    known = {p["number"] for p in data.players}
+    for n in numbers:
+        if n not in known:
+            raise PbmError(f"no player {n} in game {game.name} (positions are 1–{max(known)})")
+    folder = turn_dir(out, game.name, data.turn)
+    paths: list[Path] = []
+    items: Iterable[int] = progress(numbers) if progress else numbers
+    for n in items:
+        sheet = turnsheet_flowables(session, game, data, n) if with_turnsheet else []
+        path = folder / f"player-{n}.pdf"
+        write_atomic(path, pdf.player_report(data, n, sheet))
+        paths.append(path)
+    if moderator:
+        path = folder / "moderator.pdf"
+        write_atomic(path, pdf.moderator_report(data))
+        paths.append(path)
+    return Rendered(turn=data.turn, paths=paths)
