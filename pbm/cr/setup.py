@@ -20,7 +20,6 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbm.cr import mapdata
 from pbm.errors import PbmError
 from pbm.models import Game, Holding, Line, Player, PrivateCompany, Railroad, Route, Town
 from pbm.rng import generator
@@ -191,7 +190,9 @@ def check_secret(secret: str, stored: str) -> bool:
     return secrets.compare_digest(hash_secret(secret, salt), stored)
 
 
-def _initial_railroads(game_map: mapdata.GameMap) -> list[dict[str, str]]:
+def _initial_railroads(game_map) -> list[dict[str, str]]:
+    from pbm.cr import mapdata
+
     rows = mapdata.initial_railroads()
     for row in rows:
         if row["code"] not in game_map.routes:
@@ -214,6 +215,8 @@ def create_game(
     name = name or f"cr-{seed}"
     if session.scalar(select(Game.id).where(Game.name == name)) is not None:
         raise SetupError(f"a game named {name!r} already exists (choose another --name)")
+    from pbm.cr import mapdata
+
     game_map = mapdata.load_map()
     game = Game(
         title=TITLE, name=name, seed=seed, turn=1, status="open", climate=START_CLIMATE,
