@@ -1,0 +1,3 @@
+from tests.mail.stubs import ensure_mapdata
+
+ensure_mapdata()
