@@ -48,29 +48,30 @@ def write_atomic(path: Path, content: bytes) -> None:
 
 
 def turnsheet_flowables(session: Session, game: Game, data: TurnData, player: int) -> list:
-    """The next turn's turnsheet for ``player`` as flowables, from the mail part if present (§10)."""
-    try:
-        from pbm.mail import turnsheet  # type: ignore[attr-defined]
-    except ImportError:
-        return []
+    """The next turn's turnsheet for ``player`` (plain-text form, §10), appended to the report.
+
+    Only with the report of the last resolved turn of a game still being
+    played (§10: "attached to each turn, except the final turn").
+    """
     if data.turn != game.turn - 1 or game.status != "open":
-        return []  # §10: no sheet with an old turn's report, nor after the final turn
-    text_fn = getattr(turnsheet, "render_text", None) or getattr(turnsheet, "turnsheet_text", None)
-    if text_fn is None:
         return []
+    try:
+        from pbm.turnsheet.facts import sheet_facts
+        from pbm.turnsheet.text import render_text
+    except ImportError:  # the turnsheet part is not installed
+        return []
+    from reportlab.platypus import Paragraph, Preformatted
     from sqlalchemy import select
 
     from pbm.models import Player
 
     row = session.scalar(select(Player).where(Player.game_id == game.id, Player.number == player))
-    try:
-        text = text_fn(session, game, row)
-    except TypeError:
+    if row is None or not row.human:
         return []
-    from reportlab.platypus import Paragraph, Preformatted
-
-    return [Paragraph(f"Turnsheet for turn {game.turn}", pdf.H2),
-            Preformatted(str(text), pdf.MONO, maxLineLength=110)]
+    text = render_text(sheet_facts(session, game, row))
+    return [Paragraph(f"Turnsheet for turn {pdf.esc(game.turn)} (§10)", pdf.H2),
+            Paragraph("Fill in the attached PDF form, or reply with this text filled in.", pdf.SMALL),
+            Preformatted(text, pdf.MONO, maxLineLength=120)]
 
 
 @dataclass
