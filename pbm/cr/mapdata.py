@@ -93,6 +93,16 @@ STATE_REGIONS: dict[str, tuple[str, ...]] = {
 
 EARTH_RADIUS_MILES = 3958.8
 
+# A route's printed miles must lie within these factors of the great-circle
+# distance between its end towns (railroads wind; the map is schematic).
+MILES_FACTOR_LO = 0.85
+MILES_FACTOR_HI = 1.90
+# Routes allowed outside the band, with the reason.
+MILES_FACTOR_EXCEPTIONS: dict[str, str] = {
+    "FW&C": "Ft. Wayne & Chicago keeps its historical end towns; the printed "
+            "114 miles is shorter than the 140-mile crow flight (factor 0.81).",
+}
+
 
 @dataclass(frozen=True)
 class Town:
@@ -168,6 +178,25 @@ def country_of_state(state: str) -> str:
     return "US"
 
 
+def row_prefix(code: str) -> str:
+    """The letters before the number of a RoW code: 'NY' for NY3, 'C' for C10."""
+    return code.rstrip("0123456789")
+
+
+def row_home_ok(code: str, states: tuple[str, ...]) -> bool:
+    """Whether a RoW with this code may have end towns in these states.
+
+    Rule 2.3: the prefix is a two-letter state, or C (Canada) / M (Mexico);
+    at least one end must lie in it.
+    """
+    prefix = row_prefix(code)
+    if prefix == "C":
+        return any(country_of_state(s) == "CA" for s in states)
+    if prefix == "M":
+        return any(country_of_state(s) == "MX" for s in states)
+    return prefix in states
+
+
 def haversine_miles(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     p1, p2 = math.radians(lat1), math.radians(lat2)
     dp, dl = p2 - p1, math.radians(lon2 - lon1)
@@ -199,6 +228,10 @@ class GameMap:
     def great_circle_miles(self, a: str, b: str) -> float:
         ta, tb = self.towns[a], self.towns[b]
         return haversine_miles(ta.lat, ta.lon, tb.lat, tb.lon)
+
+    def miles_factor(self, route: Route) -> float:
+        """Printed miles divided by the great-circle distance of the ends."""
+        return route.miles / self.great_circle_miles(route.a, route.b)
 
     def region_of(self, town: str) -> str:
         return self.towns[town].region
@@ -250,7 +283,7 @@ class GameMap:
     def pcs(self) -> list[Route]:
         return [r for r in sorted(self.routes.values(), key=lambda r: r.number) if r.is_pc]
 
-    def rows(self) -> list[Route]:
+    def rights_of_way(self) -> list[Route]:
         return [r for r in sorted(self.routes.values(), key=lambda r: r.number) if not r.is_pc]
 
 
@@ -318,7 +351,7 @@ def route_list_text(game_map: GameMap) -> str:
         lines.append("")
 
     section("PRIVATE COMPANIES", game_map.pcs())
-    section("RIGHTS-OF-WAY", game_map.rows())
+    section("RIGHTS-OF-WAY", game_map.rights_of_way())
     return "\n".join(lines).rstrip() + "\n"
 
 

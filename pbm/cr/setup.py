@@ -190,13 +190,12 @@ def check_secret(secret: str, stored: str) -> bool:
     return secrets.compare_digest(hash_secret(secret, salt), stored)
 
 
-def _initial_railroads(game_map) -> list[dict[str, str]]:
-    from pbm.cr import mapdata
-
-    rows = mapdata.initial_railroads()
+def _initial_railroads(game_map):
+    rows = list(game_map.initial_railroads)
     for row in rows:
-        if row["code"] not in game_map.routes:
-            raise SetupError(f"initial railroad {row['code']!r} is not a route of the map")
+        route = game_map.routes.get(row.code)
+        if route is None or route.kind != "PC":
+            raise SetupError(f"initial railroad {row.code!r} is not a PC of the map")
     return rows
 
 
@@ -254,12 +253,12 @@ def create_game(
 
     players = sorted(game.players, key=lambda p: p.number)
     for number, row in enumerate(initial, start=1):
-        code = row["code"]
+        code = row.code
         route = routes[code]
-        price = float(row.get("price") or int(rng.integers(10, 19)))  # §4.3A1: $10–18
-        efficiency = int(row.get("efficiency") or int(rng.integers(80, 91)))
+        price = float(row.price)  # §4.3A1: $10–18 (pbm/cr/data/initial_railroads.csv)
+        efficiency = int(row.efficiency)
         authorized = SHARES_PER_MILE * route.miles
-        treasury = authorized * TREASURY_PCT // 100
+        treasury = authorized * (row.treasury_pct or TREASURY_PCT) // 100
         issued = authorized - treasury
         each = issued * START_STOCK_PCT // 100
         railroad = Railroad(
@@ -268,7 +267,7 @@ def create_game(
             shares_public=issued - each * len(players), treasury_shares=treasury,
             # Ruling R3.3-d: the 70 % brokered to the public at 10 % under price is its starting cash.
             cash=int(authorized * 70 // 100 * price * 0.9), efficiency=efficiency, locomotive=1,
-            technologies=[], dividend=int(row.get("dividend") or 1),
+            technologies=[], dividend=1,
         )
         session.add(railroad)
         session.flush()
