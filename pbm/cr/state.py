@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from pbm.models import Game, Player, PrivateCompany, Railroad, Route
@@ -160,3 +160,102 @@ def export_game(session: Session, game: Game) -> dict[str, Any]:
 def dumps(state: dict[str, Any]) -> str:
     """Canonical JSON text: the same state always gives the same bytes."""
     return json.dumps(state, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def restore_game(session: Session, game: Game, state: dict[str, Any]) -> None:
+    """The inverse of :func:`export_game`: put the game back as ``state`` describes it.
+
+    Identity and contact fields (names, e-mail, secrets) are left alone; all the
+    game's playing state — turn, climate, players' money and points, railroads,
+    lines, rights-of-way, holdings, private companies — is restored.  Railroads
+    that did not exist in ``state`` (incorporated later) are removed.
+    """
+    from pbm.models import Holding, Line
+
+    if state.get("format") != "pbm-continental-rails/1":
+        raise ValueError("not a Continental Rails export")
+    g = state["game"]
+    game.turn, game.year, game.status, game.climate = g["turn"], g["year"], g["status"], g["climate"]
+    game.options, game.state = dict(g["options"] or {}), json.loads(json.dumps(g["state"] or {}))
+    session.flush()
+
+    players = {p.number: p for p in session.scalars(select(Player).where(Player.game_id == game.id))}
+    routes = {r.code: r for r in session.scalars(select(Route).where(Route.game_id == game.id))}
+    railroads = {r.code: r for r in session.scalars(select(Railroad).where(Railroad.game_id == game.id))}
+    wanted = {r["code"]: r for r in state["railroads"]}
+
+    # Clear every reference to railroads, then drop lines, holdings and late railroads.
+    for p in players.values():
+        p.slot1_id = p.slot2_id = None
+    for r in routes.values():
+        r.owner_id, r.land_grant = None, 0
+    pcs = list(session.scalars(select(PrivateCompany).where(PrivateCompany.game_id == game.id)))
+    for pc in pcs:
+        pc.railroad_id = None
+    for rr in railroads.values():
+        rr.merged_into_id = rr.president_id = rr.chairman_id = None
+    session.flush()
+    ids = [r.id for r in railroads.values()]
+    if ids:
+        session.execute(delete(Line).where(Line.railroad_id.in_(ids)))
+        session.execute(delete(Holding).where(Holding.railroad_id.in_(ids)))
+    for code, rr in list(railroads.items()):
+        if code not in wanted:
+            session.delete(rr)
+            del railroads[code]
+    session.flush()
+    session.expire_all()
+
+    players = {p.number: p for p in session.scalars(select(Player).where(Player.game_id == game.id))}
+    routes = {r.code: r for r in session.scalars(select(Route).where(Route.game_id == game.id))}
+    railroads = {r.code: r for r in session.scalars(select(Railroad).where(Railroad.game_id == game.id))}
+    for data in state["railroads"]:
+        rr = railroads[data["code"]]
+        for key in ("name", "number", "status", "founded_turn", "price", "shares_authorized", "shares_issued",
+                    "shares_public", "treasury_shares", "cash", "bond_debt", "loan_debt", "president_debt", "land",
+                    "efficiency", "locomotive", "grand_station", "dividend", "insolvent_turns"):
+            setattr(rr, key, data[key])
+        rr.technologies = list(data["technologies"])
+        rr.regions_at_start = list(data["regions_at_start"])
+        last = data["last"]
+        rr.last_revenue, rr.last_expenses = last["revenue"], last["expenses"]
+        rr.last_profit, rr.last_dividend = last["profit"], last["dividend"]
+        rr.merged_into_id = railroads[data["merged_into"]].id if data["merged_into"] else None
+        rr.president_id = players[data["president"]].id if data["president"] else None
+        rr.chairman_id = players[data["chairman"]].id if data["chairman"] else None
+        for line in data["lines"]:
+            route = routes[line["code"]]
+            session.add(Line(railroad_id=rr.id, route_id=route.id, built_turn=line["built_turn"],
+                             double_tracked=line["double_tracked"]))
+            route.owner_id = rr.id
+        if data["row"]:
+            route = routes[data["row"]["code"]]
+            route.owner_id, route.land_grant = rr.id, data["row"]["land_grant"]
+    for data in state["players"]:
+        p = players[data["number"]]
+        for key in ("character", "human", "personality", "cash", "loan", "recall", "net_worth", "credit_limit",
+                    "bankruptcies", "missed_turns", "million_bonus"):
+            setattr(p, key, data[key])
+        vp = data["vp"]
+        p.vp_robber, p.vp_mogul, p.mogul_fraction = vp["robber_baron"], vp["rail_mogul"], vp["mogul_fraction"]
+        p.vp_builder, p.vp_magnate = vp["rail_builder"], vp["rail_magnate"]
+        p.vp_prodigal, p.vp_baron = vp["rail_prodigal"], vp["rail_baron"]
+        p.bonuses_claimed = list(data["bonuses_claimed"])
+        slots = data["slots"]
+        p.slot1_id = railroads[slots[0]].id if slots[0] else None
+        p.slot2_id = railroads[slots[1]].id if slots[1] else None
+        for h in data["holdings"]:
+            session.add(Holding(player_id=p.id, railroad_id=railroads[h["railroad"]].id, shares=h["shares"],
+                                short=h["short"], director=h["director"]))
+    by_code = {pc_data["code"]: pc_data for pc_data in state["private_companies"]}
+    route_code = {r.id: r.code for r in routes.values()}
+    for pc in session.scalars(select(PrivateCompany).where(PrivateCompany.game_id == game.id)):
+        data = by_code[route_code[pc.route_id]]
+        pc.status, pc.paid = data["status"], data["paid"]
+        pc.owner_id = players[data["owner"]].id if data["owner"] else None
+        pc.for_sale = bool(data["for_sale"]) and data["status"] == "owned"
+        pc.asking_price, pc.offered_turn = data["asking_price"], data["offered_turn"]
+        pc.appeared_turn, pc.eligible_turns = data["appeared_turn"], data["eligible_turns"]
+        pc.railroad_id = railroads[data["railroad"]].id if data["railroad"] else None
+    session.flush()
+    session.expire_all()

@@ -1,0 +1,71 @@
+"""Continental Rails commands of the ``pbm`` CLI: ``run-turn``, ``rerun-turn`` (and
+``simulate`` when the cr-orders part provides ``pbm.cr.simulate``)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from pbm.cliutil import GAME_ARG, pick_game, session
+from pbm.errors import PbmError
+
+MAX_TURNS = 200  # a safety stop for --until-end (§1.3 ends games long before)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run-turn")(run_turn_command)
+    app.command("rerun-turn")(rerun_turn_command)
+    try:
+        import importlib.util
+
+        if importlib.util.find_spec("pbm.cr.simulate") is not None:
+            app.command("simulate")(simulate_command)
+    except (ImportError, ValueError):  # pragma: no cover
+        pass
+
+
+def run_turn_command(
+    ctx: typer.Context,
+    game: Optional[str] = GAME_ARG,
+    until_end: bool = typer.Option(False, "--until-end",
+                                   help="Computer orders for every seat without orders; keep going until the game ends."),
+) -> None:
+    """Resolve the current turn (Appendix A) with the orders received; one line per turn."""
+    from pbm.cr.resolve import run_turn
+
+    for _ in range(MAX_TURNS):
+        with session(ctx) as s:
+            g = pick_game(s, game, title="continental-rails")
+            name = g.name
+            result = run_turn(s, g, computer_for_missing=until_end)
+        typer.echo(result.line())
+        if not until_end or result.game_over:
+            return
+        game = name
+    raise PbmError(f"stopped after {MAX_TURNS} turns without the game ending")
+
+
+def rerun_turn_command(
+    ctx: typer.Context,
+    game: Optional[str] = GAME_ARG,
+    turn: int = typer.Argument(..., help="The turn to resolve again (later resolved turns are redone too)."),
+) -> None:
+    """Restore the snapshot taken before TURN and resolve it (and later turns) again with the stored orders."""
+    from pbm.cr.resolve import rerun_turn
+
+    with session(ctx) as s:
+        g = pick_game(s, game, title="continental-rails")
+        results = rerun_turn(s, g, turn)
+    for result in results:
+        typer.echo(result.line())
+
+
+def simulate_command(
+    ctx: typer.Context,
+    seasons: int = typer.Option(1, "--seasons", help="How many whole games to simulate."),
+) -> None:
+    """Simulate whole all-computer games (provided by pbm.cr.simulate)."""
+    from pbm.cr import simulate  # type: ignore[attr-defined]
+
+    simulate.main(ctx, seasons=seasons)  # pragma: no cover - depends on the cr-orders part

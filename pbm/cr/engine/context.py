@@ -1,0 +1,313 @@
+"""The turn context: everything one turn's resolution reads and writes.
+
+A :class:`TurnContext` loads a game's rows once (a handful of queries, no
+query per row afterwards), gives each step of Appendix A the same indexed
+view, and records what happens:
+
+* ``rng(purpose)`` — the only source of randomness (``pbm.rng.generator``
+  seeded by game seed, turn and purpose);
+* ``pay(source, target, amount, step, memo)`` — the ledger: every movement of
+  money goes through it, between the accounts ``"bank"``, ``"public"``,
+  ``"player:N"`` and ``"rr:CODE"`` (bank and public are unbounded sources);
+* ``event(step, rule, kind, text, ...)`` — the log the reports are made from;
+  ``text`` is a sentence fit for the headlines or a private report.
+
+Ledger entries and events are written in two bulk inserts at the end of the
+turn (:meth:`TurnContext.flush_log`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session, selectinload
+
+from pbm.cr.engine import tables
+from pbm.cr.orders import Orders, RailroadOrders
+from pbm.models import Event, Game, Holding, LedgerEntry, Line, Player, PrivateCompany, Railroad, Route, Town
+from pbm.rng import generator
+
+SOURCES = ("bank", "public")
+
+
+class EngineError(RuntimeError):
+    """A bug or a corrupt state found while resolving a turn (never a player's mistake)."""
+
+
+@dataclass
+class Trade:
+    """One tycoon's (or a railroad's) result in one railroad's market (§6.3)."""
+
+    account: str
+    railroad: str
+    bought: int = 0
+    sold: int = 0  # owned shares sold
+    shorted: int = 0  # shares sold short (§6.2)
+    price: float = 0.0  # trade price
+    cover_price: float = 0.0  # end price, for covering shorts
+
+
+@dataclass
+class Scratch:
+    """What one turn remembers between steps (nothing here is stored)."""
+
+    start_price: dict[str, float] = field(default_factory=dict)
+    start_miles: dict[str, int] = field(default_factory=dict)
+    start_regions: dict[str, set[str]] = field(default_factory=dict)
+    start_towns: dict[str, set[int]] = field(default_factory=dict)
+    start_row: dict[str, str | None] = field(default_factory=dict)
+    directors_at_start: dict[str, list[int]] = field(default_factory=dict)  # player numbers
+    president_at_start: dict[str, int | None] = field(default_factory=dict)
+    active_at_start: list[str] = field(default_factory=list)
+    bankrupt_at_start: set[str] = field(default_factory=set)
+    insolvent_at_start: set[str] = field(default_factory=set)
+    became_solvent: set[str] = field(default_factory=set)
+    incorporated: list[str] = field(default_factory=list)
+    influence: dict[str, int] = field(default_factory=dict)
+    political_spent: dict[str, int] = field(default_factory=dict)
+    trades: list[Trade] = field(default_factory=list)
+    market: dict[str, dict[str, Any]] = field(default_factory=dict)
+    prodigal: dict[int, int] = field(default_factory=dict)
+    dividends_paid: dict[str, int] = field(default_factory=dict)  # per share
+    operations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    failed_roads: set[str] = field(default_factory=set)  # bankrupt or reorganized this turn (§1.2)
+    bankrupt_players: set[int] = field(default_factory=set)
+    merged_into: dict[str, str] = field(default_factory=dict)
+    president_wants: dict[str, list[int]] = field(default_factory=dict)
+    game_over: bool = False
+
+
+class TurnContext:
+    """One game's state, loaded once, plus the turn's ledger and event log."""
+
+    def __init__(self, session: Session, game: Game, orders: dict[int, Orders] | None = None) -> None:
+        self.session = session
+        self.game = game
+        self.turn = game.turn
+        self.climate = tables.climate(game.climate)  # §5: the start-of-turn climate
+        self.new_climate: tables.Climate = self.climate
+        self.orders: dict[int, Orders] = dict(orders or {})
+        self.rr_orders: dict[str, RailroadOrders] = {}  # what each railroad was ordered to do
+        self.scratch = Scratch()
+        self._ledger: list[dict[str, Any]] = []
+        self._events: list[dict[str, Any]] = []
+        self._load()
+        self.start_balances = self.balances()
+
+    # ------------------------------------------------------------------ loading
+    def _load(self) -> None:
+        s, gid = self.session, self.game.id
+        self.towns: dict[int, Town] = {t.id: t for t in s.scalars(select(Town).where(Town.game_id == gid))}
+        routes = list(s.scalars(select(Route).where(Route.game_id == gid).order_by(Route.number)))
+        self.routes: dict[str, Route] = {r.code: r for r in routes}
+        self.route_by_id: dict[int, Route] = {r.id: r for r in routes}
+        players = list(s.scalars(select(Player).where(Player.game_id == gid).order_by(Player.number)
+                                 .options(selectinload(Player.holdings))))
+        self.players: dict[int, Player] = {p.number: p for p in players}
+        self.player_by_id: dict[int, Player] = {p.id: p for p in players}
+        railroads = list(s.scalars(select(Railroad).where(Railroad.game_id == gid).order_by(Railroad.id)
+                                   .options(selectinload(Railroad.lines), selectinload(Railroad.holdings))))
+        self.railroads: dict[str, Railroad] = {r.code: r for r in railroads}
+        self.railroad_by_id: dict[int, Railroad] = {r.id: r for r in railroads}
+        self.pcs: dict[str, PrivateCompany] = {}
+        for pc in s.scalars(select(PrivateCompany).where(PrivateCompany.game_id == gid).order_by(PrivateCompany.id)):
+            self.pcs[self.route_by_id[pc.route_id].code] = pc
+        self.holdings: dict[tuple[int, int], Holding] = {}
+        for r in railroads:
+            for h in r.holdings:
+                self.holdings[(h.player_id, h.railroad_id)] = h
+
+    # ---------------------------------------------------------------- randomness
+    def rng(self, purpose: str) -> np.random.Generator:
+        """A generator for one purpose of this turn (``pbm.rng``)."""
+        return generator(self.game.seed, self.turn, purpose)
+
+    # ------------------------------------------------------------------- queries
+    def active(self) -> list[Railroad]:
+        """Railroads that operate (active or bankrupt), in founding order."""
+        return [r for r in self.railroads.values() if r.status in ("active", "bankrupt")]
+
+    def player(self, number: int | None) -> Player | None:
+        return self.players.get(number) if number is not None else None
+
+    def lines_of(self, rr: Railroad) -> list[Line]:
+        return sorted(rr.lines, key=lambda line: self.route_by_id[line.route_id].number)
+
+    def line_routes(self, rr: Railroad) -> list[Route]:
+        return [self.route_by_id[line.route_id] for line in self.lines_of(rr)]
+
+    def miles(self, rr: Railroad) -> int:
+        return sum(self.route_by_id[line.route_id].miles for line in rr.lines)
+
+    def row_of(self, rr: Railroad) -> Route | None:
+        """The railroad's one unbuilt RoW (§4.7A), if any."""
+        built = {line.route_id for line in rr.lines}
+        for route in self.routes.values():
+            if route.owner_id == rr.id and route.kind == "RoW" and route.id not in built:
+                return route
+        return None
+
+    def towns_of(self, rr: Railroad) -> set[int]:
+        out: set[int] = set()
+        for line in rr.lines:
+            route = self.route_by_id[line.route_id]
+            out.update((route.a_id, route.b_id))
+        return out
+
+    def regions_of(self, rr: Railroad) -> set[str]:
+        """§2.7B: regions whose starred towns the railroad's built lines reach."""
+        return {self.towns[t].region for t in self.towns_of(rr) if self.towns[t].star and self.towns[t].region}
+
+    def holding(self, player: Player, rr: Railroad) -> Holding:
+        """The player's holding in ``rr`` (created empty when needed)."""
+        key = (player.id, rr.id)
+        h = self.holdings.get(key)
+        if h is None:
+            h = Holding(player_id=player.id, railroad_id=rr.id, player=player, railroad=rr,
+                        shares=0, short=0, director=False)
+            self.session.add(h)
+            self.holdings[key] = h
+        return h
+
+    def shares(self, player: Player, rr: Railroad) -> int:
+        h = self.holdings.get((player.id, rr.id))
+        return h.shares if h else 0
+
+    def player_shares(self, rr: Railroad) -> int:
+        return sum(h.shares for h in rr.holdings)
+
+    def directors(self, rr: Railroad) -> list[Player]:
+        """Directors as elected at the end of last turn (§4.14A), by player number."""
+        return sorted((self.player_by_id[h.player_id] for h in rr.holdings if h.director), key=lambda p: p.number)
+
+    def president_orders(self, rr: Railroad) -> RailroadOrders | None:
+        """The orders given to the railroad this turn (§10.2): by its president, or by the
+        computer for a road without a player president; None for standing orders."""
+        return self.rr_orders.get(rr.code)
+
+    def pc_value(self, pc: PrivateCompany) -> int:
+        """§3.5A: what was paid, never above $20/mile."""
+        return min(pc.paid, tables.PC_APPRAISAL_PER_MILE * self.route_by_id[pc.route_id].miles)
+
+    def net_worth(self, player: Player) -> int:
+        """§3.5A: cash + stock (at current prices) + PCs − loan; the president loan is left out (§4.4E)."""
+        stock = 0
+        for h in player.holdings:
+            rr = self.railroad_by_id[h.railroad_id]
+            stock += int(h.shares * rr.price) - int(h.short * rr.price)
+        pcs = sum(self.pc_value(pc) for pc in self.pcs.values() if pc.owner_id == player.id and pc.status == "owned")
+        return player.cash + stock + pcs - player.loan
+
+    # --------------------------------------------------------------------- money
+    def balances(self) -> dict[str, int]:
+        out = {f"player:{p.number}": p.cash for p in self.players.values()}
+        out.update({f"rr:{r.code}": r.cash for r in self.railroads.values()})
+        return out
+
+    def _adjust(self, account: str, delta: int) -> None:
+        if account in SOURCES:
+            return
+        kind, _, key = account.partition(":")
+        if kind == "player":
+            self.players[int(key)].cash += delta
+        elif kind == "rr":
+            self.railroads[key].cash += delta
+        else:
+            raise EngineError(f"unknown ledger account {account!r}")
+
+    def pay(self, source: str, target: str, amount: int, step: str, memo: str) -> int:
+        """Move ``amount`` dollars from ``source`` to ``target`` and record it. Returns the amount."""
+        amount = int(amount)
+        if amount < 0:
+            raise EngineError(f"negative payment {amount} from {source} to {target} ({memo})")
+        if amount == 0:
+            return 0
+        if source == target:
+            raise EngineError(f"payment from {source} to itself ({memo})")
+        self._adjust(source, -amount)
+        self._adjust(target, amount)
+        self._ledger.append({"game_id": self.game.id, "turn": self.turn, "seq": len(self._ledger) + 1,
+                             "step": step, "source": source, "target": target, "amount": amount,
+                             "memo": memo[:120]})
+        return amount
+
+    @property
+    def ledger(self) -> list[dict[str, Any]]:
+        return self._ledger
+
+    # -------------------------------------------------------------------- events
+    def event(self, step: str, rule: str, kind: str, text: str, *, player: int | None = None,
+              railroad: str | None = None, amount: int | None = None, headline: bool = False,
+              private_to: list[int] | None = None, data: dict[str, Any] | None = None) -> None:
+        """Record one thing that happened (for the headlines or a private report)."""
+        self._events.append({"game_id": self.game.id, "turn": self.turn, "seq": len(self._events) + 1,
+                             "step": step, "rule": rule, "kind": kind, "player_number": player,
+                             "railroad": railroad, "amount": None if amount is None else int(amount),
+                             "headline": headline,
+                             "private_to": sorted(set(private_to)) if private_to is not None else None,
+                             "text": text, "data": data or {}})
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return self._events
+
+    def flush_log(self) -> None:
+        """Write the turn's ledger and events in two bulk inserts."""
+        if self._ledger:
+            self.session.execute(insert(LedgerEntry), self._ledger)
+        if self._events:
+            self.session.execute(insert(Event), self._events)
+
+
+def account(obj: Player | Railroad) -> str:
+    """The ledger account of a player or a railroad."""
+    if isinstance(obj, Player):
+        return f"player:{obj.number}"
+    return f"rr:{obj.code}"
+
+
+def ceil_money(x: float) -> int:
+    """The bank rounds up when it charges interest (§1.0)."""
+    import math
+
+    return int(math.ceil(x - 1e-9))
+
+
+def floor_money(x: float) -> int:
+    """Fractions are rounded down (§1.0)."""
+    import math
+
+    return int(math.floor(x + 1e-9))
+
+
+def floor_cents(x: float) -> float:
+    import math
+
+    return math.floor(x * 100 + 1e-6) / 100
+
+
+def ceil_cents(x: float) -> float:
+    import math
+
+    return math.ceil(x * 100 - 1e-6) / 100
+
+
+def group_by(items, key) -> dict:
+    out: dict = defaultdict(list)
+    for item in items:
+        out[key(item)].append(item)
+    return out
+
+
+def _president_is_computer(self: TurnContext, rr: Railroad) -> bool:
+    """A road run by an anonymous president or a computer-played tycoon (§3.1, §4.12)."""
+    if rr.president_id is None:
+        return True
+    return not self.player_by_id[rr.president_id].human
+
+
+TurnContext.president_is_computer = _president_is_computer  # type: ignore[attr-defined]
