@@ -50,10 +50,9 @@ class SmtpConfig:
 
 @dataclass(frozen=True)
 class MailSettings:
-    """Intake policy (``[mail]``): the moderator's address and the no-orders policy."""
+    """``[mail]`` settings besides IMAP: the moderator's address."""
 
-    moderator: str = ""  # copies of nothing; shown in replies as whom to ask
-    missed_turns_limit: int = 2  # §3.1 ruling M3: computer takes the seat after this many missed turns
+    moderator: str = ""  # named in replies as the person to ask
 
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -149,13 +148,7 @@ def smtp_config(path: Path | None = None) -> SmtpConfig:
 
 def mail_settings(path: Path | None = None) -> MailSettings:
     section = _section(load_file(path), "mail")
-    limit = _int(_get(section, "missed_turns_limit", "PBM_MISSED_TURNS_LIMIT", 2), "missed_turns_limit")
-    if limit < 1:
-        raise ConfigError("missed_turns_limit must be at least 1")
-    return MailSettings(
-        moderator=str(_get(section, "moderator", "PBM_MODERATOR", "")),
-        missed_turns_limit=limit,
-    )
+    return MailSettings(moderator=str(_get(section, "moderator", "PBM_MODERATOR", "")))
 
 
 def reply_sender(path: Path | None = None) -> str:

@@ -43,7 +43,7 @@ def resolve_numbers(session: Session, game: Game, orders: Orders) -> list[Proble
     problems: list[Problem] = []
 
     def code(value: str | None, where: str) -> str | None:
-        if value is not None and value.isdigit():
+        if value is not None and value.isascii() and value.isdigit():
             if value in numbers:
                 return numbers[value]
             problems.append(Problem(where=where, message=f"there is no railroad number {value}",

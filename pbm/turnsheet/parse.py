@@ -257,7 +257,7 @@ class _Builder:
             if _is_blank(value):
                 return
             for token in value.replace(",", " ").split():
-                if token.isdigit() and key != "SPY RAILROAD":
+                if (token.isascii() and token.isdigit()) and key != "SPY RAILROAD":
                     number = int(token)
                     if not 1 <= number <= 15:
                         raise _Bad(f"there is no player {number}", "a player number 1-15 (§3.1)")
@@ -338,7 +338,7 @@ class _Builder:
             if priority is None:
                 raise _Bad("a seventh stock order", f"at most {MAX_STOCK_ORDERS} (§10.1C2)")
         else:
-            if not arg.isdigit() or not 1 <= int(arg) <= MAX_STOCK_ORDERS:
+            if not (arg.isascii() and arg.isdigit()) or not 1 <= int(arg) <= MAX_STOCK_ORDERS:
                 raise _Bad(f"there is no stock line {arg}", f"STOCK 1 to STOCK {MAX_STOCK_ORDERS} (§10.1C2)")
             priority = int(arg)
         where = f"stock {priority}"
@@ -356,7 +356,7 @@ class _Builder:
                 action = "short"
             elif token in ("SHARES", "SHARE", "OF", "IN", "SELL SHORT"):
                 continue
-            elif token.isdigit() and shares is None:
+            elif (token.isascii() and token.isdigit()) and shares is None:
                 shares = _amount(token, "a number of shares")
             elif railroad is None:
                 railroad = _code(token, "railroad code")
@@ -411,7 +411,7 @@ class _Builder:
                     words = part.replace("%", " ").split()
                     if not words:
                         continue
-                    if len(words) != 2 or not words[1].isdigit():
+                    if len(words) != 2 or not (words[1].isascii() and words[1].isdigit()):
                         raise _Bad(f"{part.strip()!r} is not a rate war", "<railroad> <percent>, e.g. ERIE 25 (§4.16)")
                     percent = int(words[1])
                     if not 1 <= percent <= 99:

@@ -1,0 +1,224 @@
+"""Commands for turnsheets and mail: turnsheet, ingest, status, remind, accept-late, deadline, send-mail."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from pbm.cliutil import GAME_ARG, pick_game, session
+from pbm.errors import PbmError
+
+CONFIG_OPT = typer.Option(None, "--config", help="Config file (default: PBM_CONFIG or ./pbm.toml).")
+
+
+def parse_when(text: str) -> datetime:
+    """An ISO date-time (``2026-12-01 18:00``, ``2026-12-01T18:00+01:00``); no zone means UTC."""
+    try:
+        when = datetime.fromisoformat(text.strip().replace(" UTC", "").replace("Z", "+00:00"))
+    except ValueError:
+        raise PbmError(f"{text!r} is not a date and time; write e.g. 2026-12-01 18:00 (UTC) "
+                       "or 2026-12-01T18:00+01:00") from None
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC).replace(tzinfo=None)
+    return when
+
+
+def _two_args(args: list[str], what: str) -> tuple[str | None, str]:
+    if len(args) == 1:
+        return None, args[0]
+    if len(args) == 2:
+        return args[0], args[1]
+    raise PbmError(f"expected [GAME] {what}")
+
+
+def _context(s, game, config: Path | None, at: str | None = None):
+    from pbm.mail.config import load_file, mail_settings, reply_sender
+    from pbm.mail.ingest import Context
+
+    load_file(config)  # a named config file must exist and parse
+    return Context(sender=reply_sender(config), game=game, now=parse_when(at) if at else None,
+                   moderator=mail_settings(config).moderator)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("turnsheet")
+    def turnsheet(
+        ctx: typer.Context,
+        game: Optional[str] = GAME_ARG,
+        player: Optional[int] = typer.Option(None, "--player", help="One player's sheet (default: every human)."),
+        fmt: str = typer.Option("both", "--format", help="pdf, text or both."),
+        out: Optional[Path] = typer.Option(None, "--out", help="Folder (default: turnsheets/<game>/turn-<T>/)."),
+        mail: bool = typer.Option(False, "--mail", help="Also queue each sheet to its player (pbm send-mail sends)."),
+        config: Optional[Path] = CONFIG_OPT,
+    ) -> None:
+        """Write the turnsheets (§10) of the current turn: fillable PDF and plain-text form."""
+        from pbm.mail.config import reply_sender
+        from pbm.mail.notify import queue_turnsheets
+        from pbm.turnsheet.files import default_dir, make_sheets, write_sheets
+
+        with session(ctx) as s:
+            g = pick_game(s, game)
+            sheets = make_sheets(s, g, player, fmt.lower())
+            folder = out or default_dir(g)
+            written = write_sheets(sheets, folder)
+            for path in written:
+                typer.echo(f"Wrote {path}")
+            if mail:
+                queued = queue_turnsheets(s, g, sheets, reply_sender(config))
+                typer.echo(f"Queued {len(queued)} turnsheet message(s); `pbm send-mail` sends them.")
+
+    @app.command("ingest")
+    def ingest(
+        ctx: typer.Context,
+        game: Optional[str] = GAME_ARG,
+        maildir: Optional[Path] = typer.Option(None, "--maildir", help="Read a Maildir folder."),
+        mbox: Optional[Path] = typer.Option(None, "--mbox", help="Read an mbox file."),
+        eml_dir: Optional[Path] = typer.Option(None, "--eml-dir", help="Read every *.eml file of a folder."),
+        imap: bool = typer.Option(False, "--imap", help="Read the IMAP mailbox of [mail] in pbm.toml / PBM_IMAP_*."),
+        retry: bool = typer.Option(False, "--retry", help="Handle again messages left stored or in error."),
+        send: bool = typer.Option(False, "--send", help="Send the answers at once (needs [smtp])."),
+        at: Optional[str] = typer.Option(None, "--at", hidden=True, help="Arrival time for sources without one."),
+        config: Optional[Path] = CONFIG_OPT,
+    ) -> None:
+        """Read emailed turnsheets: store each message, authenticate, check, store orders, queue the answer."""
+        from pbm.mail import sources
+        from pbm.mail.config import imap_config, smtp_config
+        from pbm.mail.ingest import ingest as ingest_one
+        from pbm.mail.ingest import retry_errors
+        from pbm.mail.outbox import flush
+
+        chosen = [x for x in (maildir, mbox, eml_dir) if x is not None] + ([True] if imap else [])
+        if len(chosen) != 1 and not retry:
+            raise PbmError("name one source: --maildir DIR, --mbox FILE, --eml-dir DIR or --imap")
+        with session(ctx) as s:
+            g = pick_game(s, game) if game is not None else None
+            context = _context(s, g, config, at)
+            outcomes = []
+            if retry:
+                outcomes += retry_errors(s, context)
+            if chosen:
+                if maildir is not None:
+                    items = sources.read_maildir(maildir)
+                elif mbox is not None:
+                    items = sources.read_mbox(mbox)
+                elif eml_dir is not None:
+                    items = sources.read_eml_dir(eml_dir)
+                else:
+                    items = sources.read_imap(imap_config(config))
+                for item in items:
+                    outcome = ingest_one(s, item.raw, context, source=item.source, received_at=item.received_at)
+                    if item.done is not None:
+                        item.done()
+                    outcomes.append(outcome)
+            for o in outcomes:
+                typer.echo(o.line())
+            counts: dict[str, int] = {}
+            for o in outcomes:
+                counts[o.status] = counts.get(o.status, 0) + 1
+            summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+            typer.echo(f"{len(outcomes)} message(s): {summary}.")
+            if send:
+                result = flush(s, smtp_config(config))
+                typer.echo(f"Mail: {result.summary()}.")
+                if result.errors:
+                    raise PbmError("some mail was not sent: " + "; ".join(result.errors[:3]))
+
+    @app.command("status")
+    def status(
+        ctx: typer.Context,
+        game: Optional[str] = GAME_ARG,
+        messages: bool = typer.Option(False, "--messages", help="Also list every stored message of this turn."),
+    ) -> None:
+        """Who has sent orders for the current turn, when, with how many problems; late sheets; the outbox."""
+        from pbm.mail.status import status_text
+
+        with session(ctx) as s:
+            g = pick_game(s, game)
+            typer.echo(status_text(s, g, messages=messages), nl=False)
+
+    @app.command("remind")
+    def remind(
+        ctx: typer.Context,
+        game: Optional[str] = GAME_ARG,
+        send: bool = typer.Option(False, "--send", help="Send at once (needs [smtp])."),
+        config: Optional[Path] = CONFIG_OPT,
+    ) -> None:
+        """Queue a reminder to each human player without orders for the current turn."""
+        from pbm.mail.config import reply_sender, smtp_config
+        from pbm.mail.notify import remind as remind_players
+        from pbm.mail.outbox import flush
+
+        with session(ctx) as s:
+            g = pick_game(s, game)
+            numbers = remind_players(s, g, reply_sender(config))
+            if numbers:
+                typer.echo(f"Reminders queued for player(s) {', '.join(map(str, numbers))}.")
+            else:
+                typer.echo("Every human player has sent orders (or has no address): no reminder.")
+            if send:
+                typer.echo(f"Mail: {flush(s, smtp_config(config)).summary()}.")
+
+    @app.command("accept-late")
+    def accept_late(
+        ctx: typer.Context,
+        args: list[str] = typer.Argument(..., metavar="[GAME] MESSAGE", help="Message number or Message-ID."),
+        config: Optional[Path] = CONFIG_OPT,
+    ) -> None:
+        """Accept a sheet that arrived after the deadline: it counts as if on time."""
+        from pbm.mail.ingest import accept_late as accept
+
+        game, ref = _two_args(args, "MESSAGE")
+        with session(ctx) as s:
+            g = pick_game(s, game)
+            outcome = accept(s, g, ref, _context(s, g, config))
+            typer.echo(f"Message #{outcome.seq} of player {outcome.player}: {outcome.status}.")
+
+    @app.command("deadline")
+    def deadline(
+        ctx: typer.Context,
+        args: list[str] = typer.Argument(..., metavar="[GAME] WHEN",
+                                         help="e.g. '2026-12-01 18:00' (UTC), or 'none' to clear."),
+        missed_limit: Optional[int] = typer.Option(
+            None, "--missed-limit", help="Missed turns before the computer takes a seat (§3.1; default 2)."),
+    ) -> None:
+        """Set the current turn's deadline: sheets after it are answered 'late — not used'."""
+        from pbm.mail.policy import missed_turns_limit, set_deadline
+
+        game, when_text = _two_args(args, "WHEN")
+        when = None if when_text.strip().lower() in ("none", "clear", "-") else parse_when(when_text)
+        with session(ctx) as s:
+            g = pick_game(s, game)
+            set_deadline(s, g, when)
+            if missed_limit is not None:
+                if missed_limit < 1:
+                    raise PbmError("--missed-limit must be at least 1")
+                g.options = {**(g.options or {}), "missed_turns_limit": missed_limit}
+            shown = when.strftime("%Y-%m-%d %H:%M UTC") if when else "none"
+            typer.echo(f"Game {g.name}, turn {g.turn}: deadline {shown}; the computer takes a seat after "
+                       f"{missed_turns_limit(g)} missed turn(s).")
+
+    @app.command("send-mail")
+    def send_mail(
+        ctx: typer.Context,
+        config: Optional[Path] = CONFIG_OPT,
+        retry_uncertain: bool = typer.Option(
+            False, "--retry-uncertain", help="Also resend deliveries interrupted mid-send (may duplicate)."),
+    ) -> None:
+        """Send every queued message not yet sent (each recipient at most once)."""
+        from pbm.mail.config import smtp_config
+        from pbm.mail.outbox import flush
+
+        cfg = smtp_config(config)
+        with session(ctx) as s:
+            result = flush(s, cfg, retry_uncertain=retry_uncertain)
+            typer.echo(f"Mail: {result.summary()}.")
+            for error in result.errors:
+                typer.echo(f"  {error}")
+            if result.uncertain:
+                typer.echo(f"  {result.uncertain} delivery(ies) were interrupted mid-send earlier; check and use "
+                           "--retry-uncertain to resend them.")
+            if result.failed:
+                raise PbmError(f"{result.failed} delivery(ies) failed; they will be retried by the next send-mail")

@@ -1,0 +1,430 @@
+"""Orders in: every arrived message is stored raw first, then read, authenticated, checked and answered.
+
+For each message (§10, docs/mail.md):
+
+1. store the raw bytes (:class:`InboundMessage`: sha256, Message-ID, arrival
+   number) and commit — nothing is lost whatever happens next.  The same bytes
+   again are recognised by their hash; the same Message-ID with other bytes (a
+   redelivery) is stored as ``duplicate``; neither is applied twice;
+2. bounces, auto-replies and our own mail are stored (``ignored``), never answered;
+3. find the sheet: text body, text attachment, HTML body, filled PDF form;
+4. authenticate by what is inside: the player's secret and the turn's code;
+   the From: address only receives a copy of the answer;
+5. check the orders (the engine's validator) and store them as an
+   :class:`OrderSet`; the later sheet supersedes the earlier by arrival;
+   after the deadline it is stored ``late`` and not used unless the moderator
+   accepts it (``pbm accept-late``);
+6. answer: to the address on file and to the sender if different, with the
+   echo of every order that will be resolved, each problem with its line, and a
+   receipt hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from pbm.cr.orders import Orders, Problem
+from pbm.mail import outbox
+from pbm.mail.compose import make_message, one_line
+from pbm.mail.message import (
+    MAX_MESSAGE_BYTES,
+    classify,
+    clean_address,
+    contents,
+    header,
+    message_id,
+    parse_bytes,
+)
+from pbm.mail.policy import deadline_for, supersede_older
+from pbm.models import Game, InboundMessage, OrderSet, Player, Railroad
+from pbm.turnsheet.parse import ParsedSheet, parse_pdf, parse_text
+
+
+@dataclass
+class Context:
+    """What ingestion needs from the configuration."""
+
+    sender: str = "pbm@localhost"  # From: of replies
+    own_addresses: tuple[str, ...] = ()  # mail from these is ours: never answered
+    game: Game | None = None  # this mailbox serves only this game (None: any game named in a sheet)
+    now: datetime | None = None  # arrival time when the source does not give one (tests)
+    moderator: str = ""
+
+
+@dataclass
+class Outcome:
+    inbound_id: int
+    seq: int
+    status: str  # accepted, superseded, late, rejected, ignored, duplicate, error
+    reason: str = ""
+    replied_to: list[str] = field(default_factory=list)
+    problems: int = 0
+    player: int | None = None
+
+    def line(self) -> str:
+        who = f" player {self.player}" if self.player is not None else ""
+        extra = f": {self.reason}" if self.reason else ""
+        probs = f" ({self.problems} problem(s))" if self.problems else ""
+        return f"#{self.seq}{who} {self.status}{probs}{extra}"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def store_raw(session: Session, raw: bytes, source: str = "", received_at: datetime | None = None
+              ) -> tuple[InboundMessage, bool]:
+    """Store the message as it came; (row, True) if new, (existing row, False) if these bytes were seen."""
+    digest = hashlib.sha256(raw).hexdigest()
+    existing = session.scalar(select(InboundMessage).where(InboundMessage.sha256 == digest))
+    if existing is not None:
+        return existing, False
+    msg = parse_bytes(raw)
+    seq = (session.scalar(select(func.max(InboundMessage.seq))) or 0) + 1
+    row = InboundMessage(
+        sha256=digest, message_id=message_id(msg), raw=raw, source=one_line(source, 200),
+        received_at=received_at or _now(), seq=seq, from_addr=one_line(header(msg, "From"), 300),
+        subject=one_line(header(msg, "Subject"), 500), status="stored", outcome={},
+    )
+    session.add(row)
+    session.flush()
+    return row, True
+
+
+def receipt_hash(game: Game, player: int, turn: int, orders: Orders) -> str:
+    """A short fingerprint of exactly what will be resolved (compare it with the turn report)."""
+    canonical = json.dumps({"game": game.name, "player": player, "turn": turn, "orders": orders.to_dict()},
+                           sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def ingest(session: Session, raw: bytes, ctx: Context, *, source: str = "",
+           received_at: datetime | None = None) -> Outcome:
+    """Store, commit, then handle one message (committing again); never raises for bad mail."""
+    row, new = store_raw(session, raw, source, received_at or ctx.now)
+    session.commit()
+    if not new:
+        return Outcome(row.id, row.seq, "duplicate", f"the same message as #{row.seq} (already handled)")
+    return handle(session, row, ctx)
+
+
+def handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
+    """Handle a stored message; a bug here marks it ``error`` (for the moderator) and loses nothing."""
+    try:
+        outcome = _handle(session, row, ctx)
+        session.commit()
+        return outcome
+    except Exception as exc:  # the message stays stored; `pbm status` shows it, `pbm ingest --retry` redoes it
+        session.rollback()
+        row = session.get(InboundMessage, row.id)
+        assert row is not None
+        row.status = "error"
+        row.outcome = {"reason": f"internal error {exc.__class__.__name__}: {str(exc)[:300]}"}
+        session.commit()
+        return Outcome(row.id, row.seq, "error", row.outcome["reason"])
+
+
+def _finish(row: InboundMessage, status: str, reason: str, **extra) -> None:
+    row.status = status
+    row.outcome = {"reason": reason, **extra}
+
+
+def _reply(session: Session, ctx: Context, row: InboundMessage, recipients: list[str], subject: str, body: str,
+           game: Game | None) -> list[str]:
+    unique: list[str] = []
+    for r in recipients:
+        if r and r.lower() not in {u.lower() for u in unique}:
+            unique.append(r)
+    if not unique:
+        return []
+    msg = make_message(ctx.sender, unique, subject, body, in_reply_to=row.message_id)
+    outbox.queue(session, f"receipt:{row.sha256[:24]}", "receipt", unique, msg, game=game)
+    return unique
+
+
+def _find_sheet(msg) -> tuple[ParsedSheet | None, list[str], str]:
+    found = contents(msg)
+    notes = list(found.skipped)
+    for candidate in found.candidates:
+        if candidate.kind == "pdf":
+            parsed = parse_pdf(candidate.data or b"")
+            if parsed is None:
+                notes.append(f"{candidate.name}: a PDF without pbm turnsheet form fields")
+                continue
+        else:
+            parsed = parse_text(candidate.text or "")
+        if parsed.found:
+            return parsed, notes, candidate.name
+        notes.append(f"{candidate.name}: no GAME/PLAYER/TURN lines")
+    return None, notes, ""
+
+
+HELP = ("A turnsheet starts with the lines GAME, PLAYER, TURN, CODE and SECRET as printed on your sheet; "
+        "paste the text sheet into the body of a plain-text email, attach it as a .txt file, "
+        "or attach the filled and saved PDF.")
+
+
+def _authenticate(session: Session, ctx: Context, parsed: ParsedSheet) -> tuple[Game, Player] | str:
+    """(game, player), or the reason the sheet is refused."""
+    from pbm.auth import check_secret, check_turn_code
+
+    h = parsed.header
+    if not h.game:
+        return "the GAME line is missing or empty"
+    games = session.scalars(select(Game).order_by(Game.id)).all()
+    game = next((g for g in games if g.name.lower() == h.game.strip().lower()), None)
+    if game is None:
+        return f"there is no game {one_line(h.game, 60)!r} here; copy the GAME line from your sheet"
+    if ctx.game is not None and game.id != ctx.game.id:
+        return (f"your sheet is for game {game.name}, but this address takes sheets for game {ctx.game.name}; "
+                "send it to the address given for your game")
+    if game.status != "open":
+        return f"game {game.name} is {game.status}; it takes no more orders"
+    if h.player is None:
+        return "the PLAYER line is missing or not a number"
+    player = session.scalar(select(Player).where(Player.game_id == game.id, Player.number == h.player))
+    if player is None:
+        return f"game {game.name} has no player {h.player} (players are 1-15)"
+    if not h.secret:
+        return "the SECRET line is empty: write the secret you were given at the start of the game after SECRET:"
+    if not player.human or not player.secret_hash or not check_secret(h.secret, player.secret_hash):
+        return (f"the secret does not match player {player.number}'s secret (only letters and digits count; "
+                "check for typing slips, or ask the moderator)")
+    if h.turn is None:
+        return "the TURN line is missing or not a number"
+    if h.turn != game.turn:
+        if h.turn < game.turn:
+            return (f"this sheet is for turn {h.turn}, which is over; turn {game.turn} is being played now: "
+                    f"use your turn-{game.turn} sheet")
+        return f"this sheet is for turn {h.turn}, which has not started; turn {game.turn} is being played now"
+    if not h.code:
+        return f"the CODE line is empty: copy it from your turn-{game.turn} sheet"
+    if not check_turn_code(game, player.number, game.turn, h.code):
+        return (f"the code {one_line(h.code, 20)} is not player {player.number}'s code for turn {game.turn}: "
+                "each player's sheet has its own code; use your own turn sheet")
+    return game, player
+
+
+def _problem_lines(problems: list[Problem]) -> list[str]:
+    out = []
+    for p in problems:
+        where = f"line {p.line}, " if p.line is not None else ""
+        allowed = f" — allowed: {p.allowed}" if p.allowed else ""
+        tag = "ADJUSTED" if p.adjusted else "NOT USED"
+        out.append(f"  [{tag}] {where}{p.where}: {p.message}{allowed}")
+    return out
+
+
+def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
+    from pbm.turnsheet.check import check
+    from pbm.turnsheet.text import format_orders
+
+    msg = parse_bytes(row.raw)
+    # a redelivery of a message already stored under another hash
+    if row.message_id:
+        earlier = session.scalar(select(InboundMessage).where(
+            InboundMessage.message_id == row.message_id, InboundMessage.id != row.id,
+            InboundMessage.seq < row.seq).order_by(InboundMessage.seq).limit(1))
+        if earlier is not None:
+            _finish(row, "duplicate", f"redelivery of message #{earlier.seq} (same Message-ID); not applied again")
+            return Outcome(row.id, row.seq, "duplicate", row.outcome["reason"])
+    kind = classify(msg, (*ctx.own_addresses, ctx.sender))
+    if not kind.answerable:
+        _finish(row, "ignored", f"{kind.reason}; stored, not answered")
+        return Outcome(row.id, row.seq, "ignored", row.outcome["reason"])
+    sender = clean_address(header(msg, "Reply-To")) or clean_address(header(msg, "From"))
+    assert sender is not None  # classify() refuses mail without a usable From
+    subject_tag = "pbm"
+    if len(row.raw) > MAX_MESSAGE_BYTES:
+        reason = f"the message is {len(row.raw) // 1024 // 1024} MB; at most {MAX_MESSAGE_BYTES // 1024 // 1024} MB is read"
+        _finish(row, "rejected", reason)
+        replied = _reply(session, ctx, row, [sender], f"[{subject_tag}] Not accepted: message too large",
+                         _refusal_text(row, reason, []), None)
+        return Outcome(row.id, row.seq, "rejected", reason, replied)
+    parsed, notes, where = _find_sheet(msg)
+    if parsed is None:
+        reason = "no turnsheet found in the message"
+        _finish(row, "rejected", reason, notes=notes)
+        replied = _reply(session, ctx, row, [sender], f"[{subject_tag}] Not accepted: no turnsheet found",
+                         _refusal_text(row, reason + ". " + HELP, notes), None)
+        return Outcome(row.id, row.seq, "rejected", reason, replied)
+    auth = _authenticate(session, ctx, parsed)
+    if isinstance(auth, str):
+        _finish(row, "rejected", auth, sheet_in=where)
+        head = parsed.header
+        row.player_number = head.player if isinstance(head.player, int) and 0 < head.player < 100 else None
+        row.turn = head.turn if isinstance(head.turn, int) and 0 <= head.turn < 100000 else None
+        replied = _reply(session, ctx, row, [sender], f"[{subject_tag}] Not accepted: {auth[:60]}",
+                         _refusal_text(row, auth, []), None)
+        return Outcome(row.id, row.seq, "rejected", auth, replied, player=row.player_number)
+    game, player = auth
+    row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
+    orders, problems = check(session, game, player, parsed.orders, parsed)
+    problems = sorted(parsed.problems + problems, key=lambda p: (p.line is None, p.line or 0))
+    deadline = deadline_for(session, game, game.turn)
+    arrived = row.received_at or _now()
+    late = deadline is not None and arrived > deadline
+    orderset = OrderSet(game_id=game.id, turn=game.turn, player_id=player.id, source="email",
+                        status="late" if late else "accepted", orders=orders.to_dict(),
+                        problems=[asdict(p) for p in problems], message_id=row.id, received_seq=row.seq,
+                        received_at=arrived)
+    session.add(orderset)
+    session.flush()
+    replaced = []
+    if not late:
+        before = {o.id for o in _accepted(session, game, player)}
+        supersede_older(session, orderset)
+        replaced = [o for o in _accepted_or_superseded(session, game, player) if o.id in before
+                    and o.status == "superseded"]
+    digest = receipt_hash(game, player.number, game.turn, orders)
+    status = "late" if late else orderset.status
+    _finish(row, status, "late: after the deadline" if late else "", receipt=digest, problems=len(problems),
+            orderset=orderset.id, sheet_in=where)
+    presided = sorted(session.scalars(select(Railroad.code).where(Railroad.game_id == game.id,
+                                                                Railroad.president_id == player.id)))
+    body = _receipt_text(row, game, player, orders, problems, digest, presided=presided, status=status, deadline=deadline,
+                         replaced=replaced, where=where, echo=format_orders(orders), ctx=ctx)
+    recipients = [player.email] if clean_address(player.email or "") else []
+    recipients.append(sender)
+    label = {"accepted": "Receipt", "late": "LATE — not used", "superseded": "Received, but a later sheet counts"}
+    subject = f"[{one_line(game.name, 40)}] Turn {game.turn} player {player.number}: {label.get(status, status)}"
+    replied = _reply(session, ctx, row, recipients, subject, body, game)
+    return Outcome(row.id, row.seq, status, row.outcome.get("reason", ""), replied, len(problems), player.number)
+
+
+def _accepted(session: Session, game: Game, player: Player) -> list[OrderSet]:
+    return list(session.scalars(select(OrderSet).where(
+        OrderSet.game_id == game.id, OrderSet.turn == game.turn, OrderSet.player_id == player.id,
+        OrderSet.status == "accepted")))
+
+
+def _accepted_or_superseded(session: Session, game: Game, player: Player) -> list[OrderSet]:
+    return list(session.scalars(select(OrderSet).where(
+        OrderSet.game_id == game.id, OrderSet.turn == game.turn, OrderSet.player_id == player.id,
+        OrderSet.status.in_(("accepted", "superseded")))))
+
+
+def _refusal_text(row: InboundMessage, reason: str, notes: list[str]) -> str:
+    lines = [
+        f"Your message #{row.seq} was received and stored, but it was NOT accepted as a turnsheet.",
+        "",
+        f"Why: {reason}",
+    ]
+    if notes:
+        lines += ["", "What we found in the message:"] + [f"  - {one_line(n, 160)}" for n in notes]
+    lines += ["", "Nothing in it will be used. Please correct the sheet and send it again before the deadline.",
+              "", "-- ", "pbm (automatic answer; replies to this message are read as turnsheets)"]
+    return "\n".join(lines) + "\n"
+
+
+def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Orders, problems: list[Problem],
+                  digest: str, *, presided: list[str], status: str, deadline: datetime | None, replaced: list[OrderSet], where: str,
+                  echo: list[str], ctx: Context) -> str:
+    from pbm.auth import turn_code
+
+    when = row.received_at.strftime("%Y-%m-%d %H:%M UTC") if row.received_at else "?"
+    dl = deadline.strftime("%Y-%m-%d %H:%M UTC") if deadline else "none set"
+    lines = [
+        f"Continental Rails II — game {game.name}, turn {game.turn} ({game.year})",
+        f"Player {player.number}: {one_line(player.character, 80)}",
+        f"Your message #{row.seq}, received {when} (sheet read from: {where})",
+        f"Deadline: {dl}",
+        "",
+    ]
+    if status == "accepted":
+        lines.append("ACCEPTED. These are the orders that will be resolved, unless you send a later sheet "
+                     "before the deadline (the last sheet counts, and it replaces the whole earlier sheet).")
+    elif status == "late":
+        lines.append("LATE — NOT USED. This sheet arrived after the deadline. It is stored; it will be used only "
+                     "if the moderator accepts it. Until then your earlier sheet (if any) counts.")
+    else:
+        lines.append("Received, but a sheet of yours that arrived later already counts; this one is not used.")
+    if replaced:
+        lines.append("It replaces your earlier sheet(s): " + ", ".join(
+            f"message #{o.received_seq}" for o in sorted(replaced, key=lambda o: o.received_seq)) + ".")
+    lines += ["", f"Receipt: {digest}", "", "ORDERS (as they will be read):"]
+    if echo:
+        lines += [f"  {e}" for e in echo]
+    else:
+        lines.append("  (no orders: control of your railroads and their dividends stay unchanged, §10.1D, §10.2H)")
+    standing = []
+    if orders.control is None:
+        standing.append("control: unchanged (§10.1D)")
+    given = {r.railroad for r in orders.railroads if r.dividend is not None}
+    standing += [f"{code} dividend: unchanged (§10.2H)" for code in presided if code not in given]
+    if standing:
+        lines.append("  standing: " + "; ".join(standing))
+    lines.append("")
+    if problems:
+        lines.append(f"PROBLEMS ({len(problems)}): orders marked NOT USED are left out above; ADJUSTED ones "
+                     "were cut to what is allowed.")
+        lines += _problem_lines(problems)
+    else:
+        lines.append("No problems found.")
+    lines += ["", "To change your orders, send a complete new sheet (you may edit and send back the lines above "
+                  "with the header below and your SECRET).",
+              f"GAME: {game.name}", f"PLAYER: {player.number}", f"TURN: {game.turn}",
+              f"CODE: {turn_code(game, player.number, game.turn)}", "SECRET:", "",
+              "-- ", "pbm (automatic answer)"]
+    if ctx.moderator:
+        lines.append(f"Questions: {ctx.moderator}")
+    return "\n".join(lines) + "\n"
+
+
+def retry_errors(session: Session, ctx: Context) -> list[Outcome]:
+    """Handle again every message left ``stored`` or ``error`` (after a crash or a bug fix)."""
+    rows = session.scalars(select(InboundMessage).where(InboundMessage.status.in_(("stored", "error")))
+                           .order_by(InboundMessage.seq)).all()
+    return [handle(session, row, ctx) for row in rows]
+
+
+def find_message(session: Session, ref: str) -> InboundMessage | None:
+    """A stored message by its arrival number (``12`` or ``#12``) or its Message-ID (with or without <>)."""
+    text = ref.strip()
+    if text.lstrip("#").isascii() and text.lstrip("#").isdigit():
+        return session.scalar(select(InboundMessage).where(InboundMessage.seq == int(text.lstrip("#"))))
+    mid = text if text.startswith("<") else f"<{text}>"
+    return session.scalar(select(InboundMessage).where(InboundMessage.message_id == mid)
+                          .order_by(InboundMessage.seq).limit(1))
+
+
+def accept_late(session: Session, game: Game, ref: str, ctx: Context) -> Outcome:
+    """The moderator accepts a late sheet: it counts as if on time (the last sheet by arrival wins)."""
+    from pbm.errors import PbmError
+
+    row = find_message(session, ref)
+    if row is None:
+        raise PbmError(f"no stored message {ref!r} (give its number from `pbm status` or its Message-ID)")
+    orderset = session.scalar(select(OrderSet).where(OrderSet.message_id == row.id))
+    if orderset is None or row.game_id != game.id:
+        raise PbmError(f"message #{row.seq} holds no sheet of game {game.name} (its status: {row.status})")
+    if orderset.status != "late":
+        raise PbmError(f"message #{row.seq} is not a late sheet (its sheet is {orderset.status})")
+    if orderset.turn != game.turn:
+        raise PbmError(f"message #{row.seq} is for turn {orderset.turn}, which is over (turn {game.turn} now)")
+    orderset.status = "accepted"
+    supersede_older(session, orderset)
+    row.status = orderset.status
+    row.outcome = {**(row.outcome or {}), "reason": "late; accepted by the moderator"}
+    player = session.get(Player, orderset.player_id)
+    assert player is not None
+    text = (f"The moderator has accepted your late sheet (message #{row.seq}) for game {game.name}, turn "
+            f"{game.turn}. " + ("It counts: it will be resolved as shown in its receipt "
+                                f"(receipt {row.outcome.get('receipt', '?')})."
+                                if orderset.status == "accepted" else
+                                "But a sheet of yours that arrived later counts instead.") + "\n")
+    recipients = [a for a in (clean_address(player.email or ""),) if a]
+    replied = []
+    if recipients:
+        msg = make_message(ctx.sender, recipients, f"[{one_line(game.name, 40)}] Turn {game.turn}: late sheet accepted",
+                           text, in_reply_to=row.message_id)
+        outbox.queue(session, f"accept-late:{row.sha256[:24]}", "notice", recipients, msg, game=game)
+        replied = recipients
+    return Outcome(row.id, row.seq, orderset.status, "late; accepted by the moderator", replied,
+                   len(orderset.problems or []), player.number)

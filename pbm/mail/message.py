@@ -1,0 +1,261 @@
+"""Reading an arrived message safely: headers, kind (bounce, auto-reply, loop), and the sheet in it.
+
+Nothing here trusts the message: headers may be malformed, charsets wrong,
+parts huge or binary.  Every accessor returns plain values and never raises.
+"""
+
+from __future__ import annotations
+
+import codecs
+import email
+import email.policy
+import email.utils
+import re
+from dataclasses import dataclass, field
+from email.message import EmailMessage, Message
+from html.parser import HTMLParser
+
+LOOP_MARK = "pbm-turn-processor"  # our X-Loop value: a message carrying it is one of ours
+MAX_MESSAGE_BYTES = 15 * 1024 * 1024
+MAX_TEXT_PART = 1024 * 1024
+MAX_PDF_PART = 10 * 1024 * 1024
+_ADDRESS = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")
+_MSGID = re.compile(r"^<[\x21-\x3b\x3d\x3f-\x7e]{1,250}>$")
+
+
+def parse_bytes(raw: bytes) -> Message:
+    """The message object; the default policy, falling back to compat32 if that fails."""
+    try:
+        return email.message_from_bytes(raw, policy=email.policy.default)
+    except Exception:  # pragma: no cover - the parser is lenient; this is belt and braces
+        return email.message_from_bytes(raw, policy=email.policy.compat32)
+
+
+def header(msg: Message, name: str) -> str:
+    """A header's value as one clean line ('' if absent or unreadable)."""
+    try:
+        value = msg.get(name)
+        text = "" if value is None else str(value)
+    except Exception:
+        try:
+            raw = msg.get_all(name, failobj=[])
+            text = str(raw[0]) if raw else ""
+        except Exception:
+            text = ""
+    return " ".join("".join(ch for ch in text if ch.isprintable() or ch in " \t").split())
+
+
+def all_headers(msg: Message, name: str) -> list[str]:
+    try:
+        return [" ".join(str(v).split()) for v in (msg.get_all(name) or [])]
+    except Exception:
+        return []
+
+
+def clean_address(text: str) -> str | None:
+    """The one plain address in a From/Reply-To value, or None if there is not exactly one usable one."""
+    try:
+        pairs = email.utils.getaddresses([text])
+    except Exception:
+        return None
+    addresses = [addr.strip() for _, addr in pairs if addr and addr.strip()]
+    if len(addresses) != 1:
+        return None
+    address = addresses[0]
+    if len(address) > 254 or not _ADDRESS.match(address):
+        return None
+    return address
+
+
+def message_id(msg: Message) -> str | None:
+    value = header(msg, "Message-ID").strip()
+    return value if _MSGID.match(value) else None
+
+
+@dataclass
+class Kind:
+    """Why a message must not be answered (empty ``reason``: it may be answered)."""
+
+    reason: str = ""
+
+    @property
+    def answerable(self) -> bool:
+        return not self.reason
+
+
+def classify(msg: Message, own_addresses: tuple[str, ...] = ()) -> Kind:
+    """Bounces, auto-replies and our own mail are stored but never answered (RFC 3834)."""
+    sender = (clean_address(header(msg, "From")) or "").lower()
+    local = sender.split("@", 1)[0]
+    ctype = header(msg, "Content-Type").lower()
+    if any(LOOP_MARK in v.lower() for v in all_headers(msg, "X-Loop")) or header(msg, "X-PBM"):
+        return Kind("our own message came back (mail loop)")
+    if sender and sender in {a.lower() for a in own_addresses if a}:
+        return Kind("sent from pbm's own address (mail loop)")
+    if local in ("mailer-daemon", "postmaster", "mail-daemon") or ctype.startswith("multipart/report"):
+        return Kind("a delivery report (bounce)")
+    return_path = header(msg, "Return-Path").strip()
+    if return_path in ("<>", "") and "Return-Path" in msg.keys():
+        return Kind("an empty return path (bounce or notification)")
+    auto = header(msg, "Auto-Submitted").lower()
+    if auto and auto != "no":
+        return Kind(f"an automatic message (Auto-Submitted: {auto[:40]})")
+    precedence = header(msg, "Precedence").lower()
+    if precedence in ("bulk", "junk", "list", "auto_reply"):
+        return Kind(f"bulk or list mail (Precedence: {precedence})")
+    for name in ("X-Autoreply", "X-Autorespond", "X-Auto-Response-Suppress", "List-Id", "List-Unsubscribe"):
+        if header(msg, name):
+            return Kind(f"an automatic or list message ({name})")
+    if not sender:
+        return Kind("no usable sender address")
+    return Kind()
+
+
+class _HtmlText(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self.skip += 1
+        if tag in ("br", "p", "div", "tr", "li", "pre", "h1", "h2", "h3"):
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self.skip:
+            self.skip -= 1
+        if tag in ("p", "div", "tr", "li", "pre"):
+            self.parts.append("\n")
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.parts.append(data)
+
+
+def html_to_text(html: str) -> str:
+    parser = _HtmlText()
+    try:
+        parser.feed(html)
+        parser.close()
+    except Exception:
+        return re.sub(r"<[^>]*>", " ", html)
+    return "".join(parser.parts).replace("\xa0", " ")
+
+
+def decode_text(part: Message) -> str | None:
+    """A text part's content as str, tolerating wrong or unknown charsets."""
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:
+        payload = None
+    if payload is None:
+        try:
+            payload = str(part.get_payload()).encode("utf-8", "replace")
+        except Exception:
+            return None
+    if not isinstance(payload, bytes):
+        return None
+    if len(payload) > MAX_TEXT_PART:
+        return None
+    charset = None
+    try:
+        charset = part.get_content_charset()
+    except Exception:
+        charset = None
+    if charset:
+        try:
+            codecs.lookup(charset)
+        except LookupError:
+            charset = None
+    for candidate in ([charset] if charset else []) + ["utf-8"]:
+        try:
+            return payload.decode(candidate)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    return payload.decode(charset or "latin-1", errors="replace")
+
+
+@dataclass
+class Candidate:
+    """One place a sheet may be: ``kind`` is body, attachment, html or pdf."""
+
+    kind: str
+    name: str
+    text: str | None = None
+    data: bytes | None = None
+
+
+@dataclass
+class Contents:
+    candidates: list[Candidate] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # what was there but not read, and why
+
+
+def _filename(part: Message) -> str:
+    try:
+        name = part.get_filename() or ""
+    except Exception:
+        name = ""
+    return " ".join(name.split())[:80]
+
+
+def contents(msg: Message) -> Contents:
+    """Where a sheet may be, in the order they are tried: text body, text attachments, HTML, PDF."""
+    out = Contents()
+    bodies: list[Candidate] = []
+    attachments: list[Candidate] = []
+    htmls: list[Candidate] = []
+    pdfs: list[Candidate] = []
+    try:
+        parts = list(msg.walk())
+    except Exception:
+        parts = [msg]
+    for part in parts[:200]:
+        try:
+            if part.is_multipart():
+                continue
+            ctype = (part.get_content_type() or "text/plain").lower()
+            disposition = (part.get_content_disposition() or "").lower()
+        except Exception:
+            continue
+        name = _filename(part)
+        label = name or ctype
+        if ctype == "application/pdf" or name.lower().endswith(".pdf"):
+            try:
+                data = part.get_payload(decode=True)
+            except Exception:
+                data = None
+            if not isinstance(data, bytes) or not data:
+                out.skipped.append(f"{label}: an empty or unreadable PDF")
+            elif len(data) > MAX_PDF_PART:
+                out.skipped.append(f"{label}: a PDF of {len(data) // 1024} KB, larger than we read")
+            else:
+                pdfs.append(Candidate("pdf", label, data=data))
+        elif ctype in ("text/plain", "text/x-turnsheet") or (ctype.startswith("text/") and name.lower().endswith(".txt")):
+            text = decode_text(part)
+            if text is None:
+                out.skipped.append(f"{label}: a text part too large or unreadable")
+            elif disposition == "attachment" or name:
+                attachments.append(Candidate("attachment", label, text=text))
+            else:
+                bodies.append(Candidate("body", "message body", text=text))
+        elif ctype == "text/html":
+            text = decode_text(part)
+            if text is not None:
+                htmls.append(Candidate("html", label if name else "HTML body", text=html_to_text(text)))
+        else:
+            out.skipped.append(f"{label} ({ctype}): attachments of this kind are not opened")
+    out.candidates = bodies + attachments + htmls + pdfs
+    return out
+
+
+def loop_headers(msg: EmailMessage, kind: str, auto: str = "auto-replied") -> None:
+    """Loop protection on every message pbm sends (RFC 3834): marked automatic and ours."""
+    for name in ("Auto-Submitted", "X-Loop", "X-PBM", "X-Auto-Response-Suppress"):
+        del msg[name]
+    msg["Auto-Submitted"] = auto
+    msg["X-Loop"] = LOOP_MARK
+    msg["X-PBM"] = kind
+    msg["X-Auto-Response-Suppress"] = "All"

@@ -1,0 +1,201 @@
+"""The outbox: every message pbm sends is queued here first, then sent once per recipient.
+
+The API other parts use (receipts, reminders, turnsheets, turn reports)::
+
+    from pbm.mail.outbox import queue, flush
+
+    msg = EmailMessage()                      # build it with email.message.EmailMessage
+    msg["To"] = "ada@example.org"             # To/Subject as you like; From is filled in at
+    msg["Subject"] = "Turn 3 report"          #   sending time from [smtp] from if absent
+    msg.set_content("...")                    # attachments with msg.add_attachment(...)
+    queue(session, key="report:cr-7:3:1", kind="report", recipients=["ada@example.org"],
+          message=msg, game=game)             # same key again: nothing new is queued
+    ...
+    flush(session, smtp_config("pbm.toml"))   # sends what is not sent yet; returns a FlushResult
+
+``queue`` is idempotent by ``key`` (choose keys that name the thing sent:
+``report:<game>:<turn>:<player>``).  ``flush`` writes a :class:`SendLog` row per
+recipient *before* talking to the server and marks it ``sent`` after, committing
+each step: a retry never sends a message twice to anyone.  A crash in between
+leaves the row ``sending`` (uncertain); such rows are not retried unless asked
+(``pbm send-mail --retry-uncertain``).
+"""
+
+from __future__ import annotations
+
+import email.policy
+import email.utils
+import hashlib
+import smtplib
+import ssl
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.message import EmailMessage
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from pbm.errors import PbmError
+from pbm.mail.config import SmtpConfig
+from pbm.mail.message import clean_address, loop_headers, parse_bytes
+from pbm.models import Game, OutboxMessage, SendLog
+
+KINDS = ("receipt", "reminder", "report", "turnsheet", "notice", "18xx")
+
+
+class OutboxError(PbmError):
+    """A message cannot be queued or the mail server cannot be reached."""
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def message_id_for(key: str, domain: str = "pbm.invalid") -> str:
+    """A stable Message-ID derived from the outbox key."""
+    return f"<{hashlib.sha256(key.encode()).hexdigest()[:32]}@{domain}>"
+
+
+def queue(session: Session, key: str, kind: str, recipients: list[str], message: EmailMessage,
+          *, game: Game | None = None) -> OutboxMessage:
+    """Queue ``message`` for ``recipients`` under ``key`` (idempotent: an existing key is returned as is)."""
+    existing = session.scalar(select(OutboxMessage).where(OutboxMessage.key == key))
+    if existing is not None:
+        return existing
+    if kind not in KINDS:
+        raise OutboxError(f"unknown outbox kind {kind!r}; known: {', '.join(KINDS)}")
+    if not key or len(key) > 200:
+        raise OutboxError("an outbox key must be 1 to 200 characters")
+    clean: list[str] = []
+    for r in recipients:
+        address = clean_address(r)
+        if address is None:
+            raise OutboxError(f"{r!r} is not a usable email address")
+        if address.lower() not in {c.lower() for c in clean}:
+            clean.append(address)
+    if not clean:
+        raise OutboxError("a message needs at least one recipient")
+    if message["Message-ID"] is None:
+        sender = clean_address(str(message["From"] or "")) or ""
+        message["Message-ID"] = message_id_for(key, sender.split("@", 1)[1] if "@" in sender else "pbm.invalid")
+    if message["Date"] is None:
+        message["Date"] = email.utils.format_datetime(datetime.now(UTC))
+    if message["To"] is None:
+        message["To"] = ", ".join(clean)
+    loop_headers(message, kind, "auto-replied" if kind == "receipt" else "auto-generated")
+    seq = (session.scalar(select(func.max(OutboxMessage.created_seq))) or 0) + 1
+    row = OutboxMessage(key=key, game_id=game.id if game is not None else None, kind=kind, recipients=clean,
+                        raw=message.as_bytes(policy=email.policy.SMTP), created_seq=seq)
+    session.add(row)
+    session.flush()
+    return row
+
+
+@dataclass
+class FlushResult:
+    sent: int = 0
+    failed: int = 0
+    already: int = 0
+    uncertain: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        text = f"sent {self.sent}, failed {self.failed}, already sent {self.already}, uncertain {self.uncertain}"
+        return text
+
+
+def pending(session: Session) -> list[tuple[OutboxMessage, str, str]]:
+    """(message, recipient, state) for every delivery not yet sent; state is new, failed or sending."""
+    rows = session.scalars(select(OutboxMessage).order_by(OutboxMessage.created_seq)).all()
+    logs = {(log.outbox_id, log.recipient.lower()): log for log in session.scalars(select(SendLog))}
+    out = []
+    for m in rows:
+        for r in m.recipients:
+            log = logs.get((m.id, r.lower()))
+            if log is None:
+                out.append((m, r, "new"))
+            elif log.status != "sent":
+                out.append((m, r, log.status))
+    return out
+
+
+def _connect(cfg: SmtpConfig) -> smtplib.SMTP:
+    try:
+        if cfg.ssl:
+            server: smtplib.SMTP = smtplib.SMTP_SSL(cfg.host, cfg.port, timeout=cfg.timeout,
+                                                   context=ssl.create_default_context())
+        else:
+            server = smtplib.SMTP(cfg.host, cfg.port, timeout=cfg.timeout)
+            if cfg.starttls:
+                server.starttls(context=ssl.create_default_context())
+        if cfg.user:
+            server.login(cfg.user, cfg.password)
+        return server
+    except (OSError, smtplib.SMTPException) as exc:
+        raise OutboxError(f"cannot send through {cfg.host}:{cfg.port}: {exc.__class__.__name__}: {exc}") from None
+
+
+def _with_sender(m: OutboxMessage, sender: str) -> bytes:
+    msg = parse_bytes(m.raw)
+    if msg["From"] is None:
+        msg["From"] = sender
+        m.raw = msg.as_bytes(policy=email.policy.SMTP)
+    return m.raw
+
+
+def flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool = False, limit: int | None = None) -> FlushResult:
+    """Send every queued delivery not yet sent; commits after each recipient (see the module docstring)."""
+    result = FlushResult()
+    server: smtplib.SMTP | None = None
+    todo = pending(session)
+    result.already = sum(len(m.recipients) for m in session.scalars(select(OutboxMessage))) - len(todo)
+    try:
+        for m, recipient, state in todo:
+            if limit is not None and result.sent >= limit:
+                break
+            if state == "sending" and not retry_uncertain:
+                result.uncertain += 1
+                continue
+            log = session.scalar(select(SendLog).where(SendLog.outbox_id == m.id, SendLog.recipient == recipient))
+            if log is None:
+                log = SendLog(outbox_id=m.id, recipient=recipient, status="sending", attempts=0, error="")
+                session.add(log)
+            raw = _with_sender(m, smtp.sender)
+            log.status, log.attempts = "sending", log.attempts + 1
+            session.commit()  # the attempt is on record before the server sees anything
+            if server is None:
+                try:
+                    server = _connect(smtp)
+                except OutboxError as exc:
+                    log.status, log.error = "failed", str(exc)
+                    session.commit()
+                    result.failed += 1
+                    result.errors.append(str(exc))
+                    break
+            try:
+                refused = server.sendmail(smtp.sender, [recipient], raw)
+                if refused:
+                    raise smtplib.SMTPRecipientsRefused(refused)
+            except (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError, smtplib.SMTPSenderRefused) as exc:
+                log.status, log.error = "failed", f"{exc.__class__.__name__}: {exc}"[:2000]
+                session.commit()
+                result.failed += 1
+                result.errors.append(f"{recipient}: {log.error}")
+                continue
+            except (OSError, smtplib.SMTPException) as exc:
+                log.status, log.error = "failed", f"{exc.__class__.__name__}: {exc}"[:2000]
+                session.commit()
+                result.failed += 1
+                result.errors.append(f"{recipient}: {log.error}")
+                server = None
+                break
+            log.status, log.sent_at, log.error = "sent", _now(), ""
+            session.commit()
+            result.sent += 1
+    finally:
+        if server is not None:
+            try:
+                server.quit()
+            except (OSError, smtplib.SMTPException):
+                pass
+    return result

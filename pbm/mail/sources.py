@@ -1,0 +1,114 @@
+"""Where messages come from: a Maildir, an mbox file, a folder of .eml files, or an IMAP mailbox.
+
+Each source yields :class:`Arrived` items in arrival order.  Reading is
+idempotent: a message already stored (same bytes) is recognised by its hash,
+so reading a folder twice applies nothing twice.  Maildir, mbox and .eml
+folders are left as they are.  On IMAP, a stored message gets the keyword
+``PbmStored`` (and is moved to ``imap_processed_folder`` if one is set), so the
+next run fetches only new mail; the moderator's own reading (\\Seen) does not
+matter.
+"""
+
+from __future__ import annotations
+
+import mailbox
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pbm.errors import PbmError
+from pbm.mail.config import ImapConfig
+
+STORED_KEYWORD = "PbmStored"
+
+
+class SourceError(PbmError):
+    """A mail source cannot be read; the message says which and why."""
+
+
+@dataclass
+class Arrived:
+    raw: bytes
+    source: str  # where it was read: "maildir:<key>", "imap:INBOX:<uid>", ...
+    received_at: datetime | None = None  # when the source says it arrived (UTC, naive)
+    done: Callable[[], None] | None = None  # call after the message is safely stored
+
+
+def _mtime(path: Path) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC).replace(tzinfo=None)
+    except OSError:
+        return None
+
+
+def read_maildir(path: Path) -> Iterator[Arrived]:
+    """Messages in ``new/`` and ``cur/``, oldest delivery first."""
+    if not (path / "cur").is_dir() or not (path / "new").is_dir():
+        raise SourceError(f"{path}: not a Maildir (it needs cur/ and new/ folders)")
+    files = [p for sub in ("new", "cur") for p in (path / sub).iterdir() if p.is_file() and not p.name.startswith(".")]
+    files.sort(key=lambda p: (p.stat().st_mtime, p.name))
+    for p in files:
+        yield Arrived(p.read_bytes(), f"maildir:{p.name}"[:200], _mtime(p))
+
+
+def read_mbox(path: Path) -> Iterator[Arrived]:
+    if not path.is_file():
+        raise SourceError(f"{path}: no such mbox file")
+    box = mailbox.mbox(str(path), create=False)
+    try:
+        for index, key in enumerate(box.keys()):
+            yield Arrived(box.get_bytes(key), f"mbox:{path.name}:{index + 1}")
+    finally:
+        box.close()
+
+
+def read_eml_dir(path: Path) -> Iterator[Arrived]:
+    """Every ``*.eml`` file of a folder, by name."""
+    if not path.is_dir():
+        raise SourceError(f"{path}: no such folder")
+    for p in sorted(path.glob("*.eml")):
+        yield Arrived(p.read_bytes(), f"eml:{p.name}"[:200])
+
+
+def read_imap(cfg: ImapConfig) -> Iterator[Arrived]:
+    """New messages of the configured folder, by UID; each marked stored once pbm has it."""
+    import imapclient
+    from imapclient.exceptions import IMAPClientError
+
+    try:
+        client = imapclient.IMAPClient(cfg.host, port=cfg.port, ssl=cfg.ssl, timeout=60)
+        if cfg.starttls and not cfg.ssl:
+            client.starttls()
+        client.login(cfg.user, cfg.password)
+        client.select_folder(cfg.folder)
+    except (OSError, IMAPClientError) as exc:
+        raise SourceError(f"cannot read IMAP {cfg.user}@{cfg.host}:{cfg.port}/{cfg.folder}: "
+                          f"{exc.__class__.__name__}: {exc}") from None
+    try:
+        uids = sorted(client.search(["NOT", "KEYWORD", STORED_KEYWORD, "NOT", "DELETED"]))
+        for start in range(0, len(uids), 50):
+            batch = uids[start:start + 50]
+            fetched = client.fetch(batch, ["BODY.PEEK[]", "INTERNALDATE"])
+            for uid in batch:
+                data = fetched.get(uid)
+                if not data or b"BODY[]" not in data:
+                    continue
+                when = data.get(b"INTERNALDATE")
+                if isinstance(when, datetime):
+                    when = (when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)).replace(tzinfo=None)
+
+                def done(uid: int = uid) -> None:
+                    client.add_flags([uid], [STORED_KEYWORD])
+                    if cfg.processed_folder:
+                        client.move([uid], cfg.processed_folder)
+
+                yield Arrived(data[b"BODY[]"], f"imap:{cfg.folder}:{uid}", when, done)
+    except IMAPClientError as exc:
+        raise SourceError(f"IMAP error on {cfg.host}: {exc}") from None
+    finally:
+        try:
+            client.logout()
+        except (OSError, IMAPClientError):
+            pass
+

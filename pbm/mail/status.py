@@ -1,0 +1,88 @@
+"""``pbm status``: who has sent orders for the current turn, late sheets, rejected mail, the outbox."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from pbm.mail.outbox import pending
+from pbm.mail.policy import accepted_orderset, computer_seated, deadline_for, missed_turns_limit
+from pbm.models import Game, InboundMessage, OrderSet, OutboxMessage, Player
+
+
+def _when(dt: datetime | None) -> str:
+    return dt.strftime("%Y-%m-%d %H:%M") if dt else "-"
+
+
+def status_text(session: Session, game: Game, *, messages: bool = False, now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC).replace(tzinfo=None)
+    deadline = deadline_for(session, game)
+    out: list[str] = []
+    if deadline is None:
+        dl = "no deadline set (pbm deadline)"
+    else:
+        hours = (deadline - now).total_seconds() / 3600
+        dl = f"deadline {_when(deadline)} UTC ({'passed' if hours < 0 else f'in {hours:.0f} h'})"
+    out.append(f"Game {game.name}, turn {game.turn} ({game.year}): {dl}")
+    out.append("")
+    out.append(f"  {'#':>2}  {'character':<24} {'email':<26} {'sheet':<7} {'received (UTC)':<16} "
+               f"{'probs':>5} {'sheets':>6}  seat")
+    players = session.scalars(select(Player).where(Player.game_id == game.id).order_by(Player.number)).all()
+    sent = 0
+    humans = 0
+    limit = missed_turns_limit(game)
+    for p in players:
+        if not p.human:
+            continue
+        humans += 1
+        chosen = accepted_orderset(session, game, p, game.turn)
+        count = session.scalar(select(func.count()).select_from(OrderSet).where(
+            OrderSet.game_id == game.id, OrderSet.turn == game.turn, OrderSet.player_id == p.id)) or 0
+        if chosen is not None:
+            sent += 1
+            msg = session.get(InboundMessage, chosen.message_id) if chosen.message_id else None
+            ref = f"#{msg.seq}" if msg else chosen.source
+            problems = str(len(chosen.problems or []))
+            when = _when(chosen.received_at)
+        else:
+            ref, problems, when = "NONE", "-", "-"
+        seat = (f"computer (missed {p.missed_turns})" if computer_seated(p, game)
+                else f"human (missed {p.missed_turns}/{limit})" if p.missed_turns else "human")
+        character = " ".join(p.character.split())[:24]
+        email = (p.email or "-")[:26]
+        out.append(f"  {p.number:>2}  {character:<24} {email:<26} {ref:<7} {when:<16} {problems:>5} {count:>6}  {seat}")
+    computers = len(players) - humans
+    out.append(f"  {sent} of {humans} human player(s) have orders in; {computers} seat(s) played by the computer.")
+    late = session.execute(select(OrderSet, InboundMessage).join(InboundMessage, OrderSet.message_id == InboundMessage.id)
+                           .where(OrderSet.game_id == game.id, OrderSet.turn == game.turn, OrderSet.status == "late")
+                           .order_by(InboundMessage.seq)).all()
+    if late:
+        out.append("")
+        out.append("Late sheets (not used; `pbm accept-late MESSAGE` to use one):")
+        numbers = {p.id: p.number for p in players}
+        for orderset, msg in late:
+            out.append(f"  #{msg.seq} player {numbers.get(orderset.player_id)} received {_when(msg.received_at)}")
+    rows = session.scalars(select(InboundMessage).where(
+        (InboundMessage.game_id == game.id) | InboundMessage.game_id.is_(None)).order_by(InboundMessage.seq)).all()
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    out.append("")
+    out.append("Messages: " + (", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"))
+    problems = [r for r in rows if r.status in ("error", "stored")]
+    for r in problems:
+        out.append(f"  #{r.seq} {r.status}: {(r.outcome or {}).get('reason', 'not handled yet')} (pbm ingest --retry)")
+    if messages:
+        for r in rows:
+            if r.game_id not in (None, game.id) or (r.turn not in (None, game.turn)):
+                continue
+            who = f"player {r.player_number}" if r.player_number is not None else "?"
+            reason = (r.outcome or {}).get("reason", "")
+            out.append(f"  #{r.seq} {_when(r.received_at)} {r.status:<10} {who:<10} {r.from_addr[:40]:<40} "
+                       f"{reason[:60]}")
+    waiting = pending(session)
+    total = session.scalar(select(func.count()).select_from(OutboxMessage)) or 0
+    out.append(f"Outbox: {total} message(s); {len(waiting)} delivery(ies) not yet sent (pbm send-mail).")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,120 @@
+"""The outbox (queue/flush) against a real SMTP server on loopback: every recipient gets a message once."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from email.message import EmailMessage
+
+import pytest
+from sqlalchemy import select
+
+from pbm.db import session_scope
+from pbm.mail.config import SmtpConfig
+from pbm.mail.outbox import OutboxError, flush, pending, queue
+from pbm.models import OutboxMessage, SendLog
+from tests.mail.smtp import SmtpServer, free_port
+
+
+@pytest.fixture
+def smtp():
+    with SmtpServer() as server:
+        yield server
+
+
+def _cfg(server: SmtpServer) -> SmtpConfig:
+    return SmtpConfig(host="127.0.0.1", port=server.port, starttls=False, sender="moderator@pbm.example", timeout=10)
+
+
+def _msg(subject: str = "Turn 3 report") -> EmailMessage:
+    m = EmailMessage()
+    m["Subject"] = subject
+    m.set_content("The report.\n")
+    return m
+
+
+def test_queue_is_idempotent_and_flush_sends_once(db_url, smtp):
+    with session_scope(db_url) as s:
+        first = queue(s, "report:g:3:1", "report", ["ada@example.org", "ADA@example.org", "ike@example.org"], _msg())
+        again = queue(s, "report:g:3:1", "report", ["someone@else.org"], _msg("other"))
+        assert again.id == first.id and first.recipients == ["ada@example.org", "ike@example.org"]
+    with session_scope(db_url) as s:
+        result = flush(s, _cfg(smtp))
+        assert (result.sent, result.failed) == (2, 0)
+    with session_scope(db_url) as s:
+        result = flush(s, _cfg(smtp))
+        assert (result.sent, result.already) == (0, 2)
+        assert pending(s) == []
+    assert [m.rcpt_tos for m in smtp.messages] == [["ada@example.org"], ["ike@example.org"]]
+    got = email.message_from_bytes(smtp.messages[0].data, policy=email.policy.default)
+    assert got["From"] == "moderator@pbm.example"  # filled in at sending time
+    assert got["Subject"] == "Turn 3 report"
+    assert got["Auto-Submitted"] == "auto-generated" and got["X-Loop"] == "pbm-turn-processor"
+    assert got["Message-ID"].endswith("@pbm.invalid>")
+
+
+def test_refused_recipient_is_retried_alone(db_url, smtp):
+    smtp.recorder.refuse.add("ike@example.org")
+    with session_scope(db_url) as s:
+        queue(s, "k1", "notice", ["ada@example.org", "ike@example.org"], _msg())
+    with session_scope(db_url) as s:
+        result = flush(s, _cfg(smtp))
+        assert (result.sent, result.failed) == (1, 1)
+        assert "550" in result.errors[0]
+        log = s.scalar(select(SendLog).where(SendLog.recipient == "ike@example.org"))
+        assert (log.status, log.attempts) == ("failed", 1)
+    smtp.recorder.refuse.clear()
+    with session_scope(db_url) as s:
+        result = flush(s, _cfg(smtp))
+        assert (result.sent, result.failed) == (1, 0)
+    assert [m.rcpt_tos for m in smtp.messages] == [["ada@example.org"], ["ike@example.org"]]
+
+
+def test_server_down_records_failure_and_nothing_is_lost(db_url):
+    with session_scope(db_url) as s:
+        queue(s, "k2", "notice", ["ada@example.org"], _msg())
+    with session_scope(db_url) as s:
+        result = flush(s, SmtpConfig(host="127.0.0.1", port=free_port(), starttls=False, sender="m@pbm.example",
+                                     timeout=2))
+        assert result.failed == 1 and "cannot send through 127.0.0.1" in result.errors[0]
+        assert [(m.key, r, state) for m, r, state in pending(s)] == [("k2", "ada@example.org", "failed")]
+
+
+def test_interrupted_send_is_not_repeated_unless_asked(db_url, smtp):
+    with session_scope(db_url) as s:
+        row = queue(s, "k3", "notice", ["ada@example.org"], _msg())
+        s.add(SendLog(outbox_id=row.id, recipient="ada@example.org", status="sending", attempts=1, error=""))
+    with session_scope(db_url) as s:
+        result = flush(s, _cfg(smtp))
+        assert (result.sent, result.uncertain) == (0, 1)
+    with session_scope(db_url) as s:
+        assert flush(s, _cfg(smtp), retry_uncertain=True).sent == 1
+    assert len(smtp.messages) == 1
+
+
+def test_queue_refuses_bad_input(db_url):
+    with session_scope(db_url) as s:
+        with pytest.raises(OutboxError, match="not a usable email address"):
+            queue(s, "k4", "notice", ["ada@example.org\r\nBcc: all@x.org"], _msg())
+        with pytest.raises(OutboxError, match="unknown outbox kind"):
+            queue(s, "k5", "spam", ["ada@example.org"], _msg())
+        with pytest.raises(OutboxError, match="at least one recipient"):
+            queue(s, "k6", "notice", [], _msg())
+        assert s.scalar(select(OutboxMessage)) is None
+
+
+def test_cli_send_mail(cli, smtp, tmp_path, monkeypatch):
+    config = tmp_path / "pbm.toml"
+    config.write_text(smtp.config_toml(), encoding="utf-8")
+    with session_scope(cli.url) as s:
+        queue(s, "k7", "notice", ["ada@example.org"], _msg())
+    result = cli("send-mail", "--config", str(config))
+    assert "Mail: sent 1, failed 0" in result.stdout
+    result = cli("send-mail", "--config", str(config))
+    assert "Mail: sent 0, failed 0, already sent 1" in result.stdout
+    result = cli("send-mail", "--config", str(tmp_path / "missing.toml"), expect=2)
+    assert "no such config file" in result.stderr
+    monkeypatch.setenv("PBM_SMTP_HOST", "")
+    (tmp_path / "empty.toml").write_text("[smtp]\n", encoding="utf-8")
+    result = cli("send-mail", "--config", str(tmp_path / "empty.toml"), expect=2)
+    assert "no SMTP host" in result.stderr
