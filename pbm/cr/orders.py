@@ -145,7 +145,11 @@ class Problem:
     ``message`` says what is wrong; ``allowed`` says what would be accepted
     (a range, the valid targets); ``line`` is the turnsheet line when known.
     ``adjusted`` is True when the order was cut to what is allowed rather than
-    refused (e.g. a stock bid lowered to the maximum, §6.1A).
+    refused (e.g. a stock bid lowered to the maximum, §6.1A).  ``warning`` is
+    True when the order stands as written but may not work out as the player
+    hopes (e.g. a stock purchase that §6.1C order checking may cut if PC bids
+    win, a write-in RoW that is not available yet, §10.2G3).  A problem that
+    is neither adjusted nor a warning means the order was refused (dropped).
     """
 
     where: str
@@ -153,6 +157,19 @@ class Problem:
     allowed: str = ""
     line: int | None = None
     adjusted: bool = False
+    warning: bool = False
+
+    @property
+    def refused(self) -> bool:
+        return not (self.adjusted or self.warning)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Problem:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
 
     def __str__(self) -> str:
         head = f"line {self.line}: " if self.line is not None else ""

@@ -1,0 +1,459 @@
+"""Computer players (§3.1): orders for the positions no human plays.
+
+``computer_orders(session, game, player)`` returns legal orders for one
+computer-played tycoon: they are built from the rule queries
+(:mod:`pbm.cr.queries`) and passed through the validator
+(:mod:`pbm.cr.validate`), so they contain nothing the rules forbid.  Every
+random choice comes from ``pbm.rng.generator(game.seed, game.turn,
+f"ai:{player.number}")``, so the same game gives the same orders.
+
+Two personalities (``Player.personality``), following Appendix C:
+
+``builder`` — the builder-president.  Buys PCs, incorporates them (asking to
+be President) or merges them into its railroads, seeks the presidency of a
+starting railroad with maximum stock bids, borrows in good times, and runs its
+railroads for the long term: capital improvements of about $10–15 a mile,
+RoWs toward regions it does not reach yet (westward first), building at the
+minimum cost, political influence, new engines and technologies when cash
+allows, a dividend of about half the profit per share.
+
+``speculator`` — the market speculator.  Trades stock on price against
+dividend and profit, buys maximum bids to win directorships and presidencies,
+sells what is dear, sells short in bad climates, borrows only in good ones,
+buys cheap PCs to resell or to merge for a stock bonus.  When it presides a
+railroad it runs it like a builder, with a richer dividend.
+
+Any other personality (e.g. "human" left to the computer) plays as a builder.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from sqlalchemy.orm import Session
+
+from pbm.cr import queries as q
+from pbm.cr.orders import Orders, PCAction, PCBid, RailroadOrders, StockOrder
+from pbm.cr.validate import check
+from pbm.models import Game, Player, Railroad, Route
+from pbm.rng import generator
+
+PERSONALITIES = ("builder", "speculator")
+
+
+def computer_orders(session: Session, game: Game, player: Player) -> Orders:
+    """Legal orders for a computer-played tycoon this turn (deterministic)."""
+    view = q.load(session, game)
+    return orders_for(view, view.players[player.id])
+
+
+def orders_for(view: q.View, player: Player) -> Orders:
+    """:func:`computer_orders` on a loaded view (the engine may share one view for all seats)."""
+    rng = generator(view.game.seed, view.game.turn, f"ai:{player.number}")
+    style = player.personality if player.personality in PERSONALITIES else "builder"
+    planner = Planner(view, player, rng, style)
+    orders = planner.plan()
+    out, _ = check(view, player, orders)
+    return out
+
+
+class Planner:
+    """Builds one tycoon's orders, following his cash through the turn as the validator does."""
+
+    def __init__(self, view: q.View, player: Player, rng: np.random.Generator, style: str) -> None:
+        self.view, self.player, self.rng, self.style = view, player, rng, style
+        self.o = Orders()
+        self.cash = player.cash
+        self.rank = view.climate.rank  # 0 Panic … 4 Normal … 8 Boom
+        self.presided = view.presided_by(player)
+
+    # ------------------------------------------------------------------
+
+    def plan(self) -> Orders:
+        self.loan()
+        for rr in self.presided:
+            self.o.railroads.append(self.run_railroad(rr))
+        self.pc_actions()
+        self.pc_bids()
+        self.stock()
+        self.merge_railroads()
+        self.spy()
+        self.prodigal()
+        return self.o
+
+    # -- §10.1A ---------------------------------------------------------
+
+    def loan(self) -> None:
+        p, view = self.player, self.view
+        credit = q.available_credit(view, p)
+        if p.recall:
+            self.o.repay = min(p.cash, p.loan, max(p.recall, 0))
+        elif self.style == "builder":
+            if self.rank >= 4 and credit > 0:
+                share = 0.5 + 0.1 * self.rng.random() + 0.05 * (self.rank - 4)
+                self.o.borrow = int(credit * share)
+            elif self.rank <= 2 and p.loan and p.cash > 500:
+                self.o.repay = min(p.loan, p.cash // 2)
+        else:
+            if self.rank >= 5 and credit > 0:
+                self.o.borrow = int(credit * (0.6 + 0.2 * self.rng.random()))
+            elif self.rank == 4 and credit > 0:
+                self.o.borrow = int(credit * 0.3 * self.rng.random())
+            elif self.rank <= 3 and p.loan and p.cash > 0:
+                self.o.repay = min(p.loan, int(p.cash * 0.6))
+        self.cash += self.o.borrow - self.o.repay
+
+    # -- §10.2: running a railroad ------------------------------------------
+
+    def run_railroad(self, rr: Railroad) -> RailroadOrders:
+        view, rng = self.view, self.rng
+        ro = RailroadOrders(rr.code)
+        miles = max(1, view.miles(rr))
+        cash = rr.cash
+        bankrupt = rr.status == "bankrupt"
+        # §4.4: help an insolvent road (lend what it lacks, if affordable); take repayment when it is rich.
+        if cash < 0 and self.cash > 0:
+            ro.lend = min(self.cash // 2, -cash + 500)
+            self.cash -= ro.lend
+            cash += ro.lend
+        elif rr.president_debt and cash > 3 * miles * 20:
+            ro.repay_president = min(rr.president_debt, cash // 3)
+            self.cash += ro.repay_president
+            cash -= ro.repay_president
+        if bankrupt:
+            ro.dividend = 0 if rr.dividend else None
+            return ro
+        # §10.2C2: cheap treasury stock keeps the presidency safe.
+        if rr.treasury_shares and self.cash > 0:
+            price = q.treasury_price_to_president(rr)
+            if price > 0:
+                want = min(rr.treasury_shares, int(self.cash * 0.25 / price))
+                if want > 0:
+                    ro.treasury_to_president = want
+                    self.cash -= math.ceil(want * price)
+        # D: capital improvements — about $10–15 a mile, more when efficiency is low.
+        per_mile = 10 + int(rng.integers(0, 6))
+        if rr.efficiency < 75:
+            per_mile += 5
+        if rr.efficiency >= 95:
+            per_mile = 8
+        ro.capital_per_mile = min(per_mile, q.CAPITAL_MAX_PER_MILE)
+        # E: build the owned RoW (not in the Civil War), at the minimum cost (a little overspend for the greedy).
+        row = view.row_of.get(rr.id)
+        building = False
+        if row is not None and not q.is_civil_war(view.turn):
+            low, high = q.build_cost_range(view.game.climate)
+            over = 0 if self.style == "builder" else int(low * 0.1 * rng.random())
+            ro.build_per_mile = min(high, low + over)
+            building = True
+        # G: a RoW toward a new region.
+        if row is None or building:
+            choice = self.choose_rows(rr)
+            if choice:
+                ro.row_first = choice[0]
+                ro.row_alternate = choice[1] if len(choice) > 1 else None
+                # F: political influence when bidding (1–3 levels, from cash only).
+                minimum = q.political_minimum(view, rr)
+                levels = 1 + int(rng.integers(0, 3))
+                spend = min(minimum * levels, max(0, cash) // 4)
+                if spend >= minimum:
+                    ro.political = spend - spend % minimum
+                    cash -= ro.political
+        # §4.17, §4.18: equipment when the cash is comfortably there.
+        upgrades = q.locomotive_upgrades(view, rr)
+        if upgrades:
+            best = max(upgrades)
+            if upgrades[best] * 2 <= cash:
+                ro.locomotive = best
+                cash -= upgrades[best]
+        techs = q.technology_options(view, rr)
+        for letter in sorted(techs, key=lambda t: (t != "A", t)):
+            if techs[letter] * 2 <= cash:
+                ro.technology = letter
+                cash -= techs[letter]
+                break
+        # H: dividend about half the profit per share (speculators pay more).
+        issued = max(1, rr.shares_issued)
+        per_share = rr.last_profit / issued
+        share = 0.5 if self.style == "builder" else 0.75
+        div = int(max(0.0, per_share * share))
+        if rr.last_profit <= 0 and cash > 0:
+            div = min(rr.dividend, 1)
+        ro.dividend = max(0, min(q.MAX_DIVIDEND, div))
+        if ro.dividend * issued > max(0, cash) // 2:
+            ro.dividend = max(0, min(ro.dividend, max(0, cash) // 2 // issued))
+        return ro
+
+    def choose_rows(self, rr: Railroad) -> list[str]:
+        """Valid RoWs, best first: new regions (doubly so if unclaimed), big towns, westward."""
+        view = self.view
+        have_regions = view.regions_of(rr)
+        have_towns = view.towns_of(rr)
+        reached = set()
+        for other in view.active_railroads():
+            if other.id != rr.id:
+                reached |= view.regions_of(other)
+        scored: list[tuple[float, str]] = []
+        for code in q.valid_rows(view, rr):
+            route = view.route_by_code[code.upper()]
+            score = 0.0
+            for tid in (route.a_id, route.b_id):
+                town = view.towns[tid]
+                if tid in have_towns:
+                    continue
+                score += town.value
+                if town.star and town.region not in have_regions:
+                    score += 40 if town.region not in reached else 20
+                score += max(0.0, -town.lon - 70) * 0.5  # westward
+            score -= route.miles / 50
+            score += float(self.rng.random()) * 3
+            scored.append((score, code))
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        return [c for _, c in scored[:2]]
+
+    # -- §10.1B ---------------------------------------------------------
+
+    def pc_actions(self) -> None:
+        view = self.view
+        slots_free = 2 - len(self.presided)
+        my_rrs = {r.code for r in self.presided}
+        director_of = {r.code for r in view.active_railroads() if view.is_director(self.player, r)}
+        control: list[str | None] = [None, None]
+        for pc in view.pcs_owned(self.player):
+            code = q.pc_code(view, pc)
+            targets = q.mergeable_railroads(view, pc) if not pc.for_sale else []
+            mine = [t for t in targets if t in my_rrs]
+            friendly = [t for t in targets if t in director_of]
+            if mine:
+                self.o.pc_actions.append(PCAction(code, "merge", railroad=mine[0]))
+            elif slots_free > 0 and not pc.for_sale and (self.style == "builder" or not friendly):
+                self.o.pc_actions.append(PCAction(code, "incorporate", president=True))
+                slot = 0 if control[0] is None and not self.player.slot1_id else 1
+                if control[slot] is None:
+                    control[slot] = code
+                slots_free -= 1
+            elif friendly or targets:
+                self.o.pc_actions.append(PCAction(code, "merge", railroad=(friendly or targets)[0]))
+            elif self.style == "speculator" and not pc.for_sale and pc.paid:
+                low, high = q.pc_ask_range(view, pc)
+                floor = q.PC_PRICE_FLOOR_PER_MILE * view.routes[pc.route_id].miles
+                self.o.pc_actions.append(PCAction(code, "sell", price=max(high, floor, low)))
+        if any(control):
+            self.o.control = control
+
+    def pc_bids(self) -> None:
+        view, rng = self.view, self.rng
+        allowed = q.pc_bids_allowed(view, self.player)
+        incorporating = sum(a.action == "incorporate" for a in self.o.pc_actions)
+        if allowed == 0 or self.cash <= 0:
+            return
+        if self.style == "speculator":
+            allowed = min(allowed, 1)
+        offers = [o for o in q.pcs_for_sale(view) if o.seller != self.player.number]
+        if not offers:
+            return
+        my_rrs = [r for r in self.presided]
+        scored = []
+        for offer in offers:
+            pc = view.pc(offer.code)
+            route = view.routes[pc.route_id]
+            score = 0.0
+            for tid in (route.a_id, route.b_id):
+                town = view.towns[tid]
+                score += town.value + (15 if town.star else 0)
+            merge = q.mergeable_railroads(view, pc)
+            if any(r.code in merge for r in my_rrs):
+                score += 30
+            elif merge:
+                score += 8
+            score /= max(1.0, offer.asking / 500)
+            score += float(rng.random()) * 10
+            scored.append((score, offer))
+        scored.sort(key=lambda x: (-x[0], x[1].code))
+        budget = int(self.cash * (0.7 if self.style == "builder" else 0.4))
+        if incorporating:
+            budget //= 2
+        seq = 0
+        for _, offer in scored:
+            if seq >= allowed:
+                break
+            markup = 1.0 + float(rng.random()) * (0.5 if self.style == "builder" else 0.15)
+            amount = int(offer.min_bid * markup)
+            if amount > budget:
+                amount = budget if budget >= offer.min_bid else 0
+            if amount <= 0:
+                continue
+            seq += 1
+            self.o.pc_bids.append(PCBid(offer.code, amount, seq))
+            budget -= amount
+            self.cash -= amount
+
+    # -- §6.1, §6.2 -------------------------------------------------------
+
+    def stock(self) -> None:
+        view, rng, player = self.view, self.rng, self.player
+        active = sorted(view.active_railroads(), key=lambda r: r.number)
+        if not active:
+            return
+        bids_allowed = q.stock_bid_count_limit(len(active))
+        sells: list[StockOrder] = []
+        buys: list[StockOrder] = []
+        used: set[str] = set()
+
+        def value(rr: Railroad) -> float:
+            """Yield of dividend and profit on the price (higher = cheaper stock)."""
+            price = max(rr.price, 1.0)
+            issued = max(1, rr.shares_issued)
+            return (rr.dividend + max(0, rr.last_profit) / issued * 0.5) / price
+
+        ranked = sorted(active, key=lambda r: (-value(r), r.number))
+        my_rrs = {r.id for r in self.presided}
+        # Presidency / directorship target.
+        target = self.control_target(active)
+        if target is not None:
+            most = q.max_stock_bid(view, player, target)
+            if most > 0:
+                buys.append(StockOrder(target.code, "buy", most))
+                used.add(target.code)
+        # Sales: speculators take profits on dear stock; everyone raises cash when a target needs it.
+        for rr in sorted(active, key=lambda r: (value(r), r.number)):
+            own = view.shares(player, rr)
+            if not own or rr.code in used or rr.id in my_rrs or view.is_director(player, rr):
+                continue
+            dear = value(rr) < 0.03 or rr.status == "bankrupt"
+            if (self.style == "speculator" and (dear or self.rank <= 2)) or (target is not None and rng.random() < 0.5):
+                sells.append(StockOrder(rr.code, "sell", own))
+                used.add(rr.code)
+            if len(sells) >= 3:
+                break
+        # Short sales in bad climates (speculators).
+        if self.style == "speculator" and self.rank <= 3:
+            for rr in sorted(active, key=lambda r: (-r.price, r.number)):
+                if rr.code in used or view.shares(player, rr):
+                    continue
+                short = q.max_short(view, player, rr)
+                if short > 0 and value(rr) < 0.08:
+                    sells.append(StockOrder(rr.code, "short", short))
+                    used.add(rr.code)
+                    break
+        # Value buys with what is left.
+        want = 1 if self.style == "builder" else bids_allowed
+        for rr in ranked:
+            if len(buys) >= min(want, bids_allowed):
+                break
+            if rr.code in used or rr.status == "bankrupt":
+                continue
+            if self.rank <= 1 and rr.price > 30:
+                continue  # Appendix C: no dear stock in panics and depressions
+            most = q.max_stock_bid(view, player, rr)
+            if most > 0:
+                buys.append(StockOrder(rr.code, "buy", most))
+                used.add(rr.code)
+        orders = (sells + buys)[: q.MAX_STOCK_ORDERS]
+        # §6.1C: keep only what the cash (after all PC bids are paid) can fund.
+        rows = [(o.railroad, o.action, o.shares, view.shares(player, view.rr_by_code[o.railroad.upper()]))
+                for o in orders]
+        prices = {o.railroad: view.rr_by_code[o.railroad.upper()].price for o in orders}
+        checks = q.check_stock_cash(max(0, self.cash), rows, prices)
+        final: list[StockOrder] = []
+        for c, o in zip(checks, orders):
+            if c.allowed > 0:
+                final.append(StockOrder(o.railroad, o.action, c.allowed, len(final) + 1))
+        self.o.stock = final
+        self.request_control(active, final)
+
+    def control_target(self, active: list[Railroad]) -> Railroad | None:
+        """A railroad whose presidency (or directorship) a maximum bid can win."""
+        view, player = self.view, self.player
+        if len(self.presided) >= 2 or self.rank <= 1:
+            return None
+        best: tuple[float, Railroad] | None = None
+        for rr in active:
+            if rr.status == "bankrupt" or rr.id in {r.id for r in self.presided}:
+                continue
+            own = view.shares(player, rr)
+            bid = q.max_stock_bid(view, player, rr)
+            if bid <= 0:
+                continue
+            after = own + bid
+            if after < q.DIRECTOR_PCT * rr.shares_issued:
+                continue
+            rivals = max((h.shares for pid, h in view.holdings_of.get(rr.id, {}).items() if pid != player.id),
+                         default=0)
+            cost = bid * rr.price
+            if cost > max(0, self.cash) * 1.2:
+                continue
+            score = (after - rivals) / max(1, rr.shares_issued) + (0.5 if rr.president_id is None else 0.0)
+            score += float(self.rng.random()) * 0.1
+            if best is None or score > best[0]:
+                best = (score, rr)
+        return best[1] if best else None
+
+    def request_control(self, active: list[Railroad], stock: list[StockOrder]) -> None:
+        """§10.1D: keep the railroads presided; seek one where we are (or will be) the leading Director."""
+        view, player = self.view, self.player
+        current = list(self.o.control or [None, None])
+        presided_codes = [r.code for r in self.presided]
+        wanted = [c for c in current if c]
+        for code in presided_codes:
+            if code not in wanted:
+                wanted.append(code)
+        bought = {o.railroad for o in stock if o.action == "buy"}
+        for rr in sorted(active, key=lambda r: -view.shares(player, r)):
+            if len(wanted) >= 2:
+                break
+            if rr.code in wanted or rr.status == "bankrupt":
+                continue
+            if view.is_director(player, rr) or rr.code in bought:
+                wanted.append(rr.code)
+        slots: list[str | None] = [None, None]
+        # keep each presided railroad in its own slot
+        for code in wanted:
+            rr = view.railroad(code)
+            if rr is not None and rr.id == player.slot1_id and slots[0] is None:
+                slots[0] = code
+            elif rr is not None and rr.id == player.slot2_id and slots[1] is None:
+                slots[1] = code
+        for code in wanted:
+            if code in slots:
+                continue
+            if slots[0] is None:
+                slots[0] = code
+            elif slots[1] is None:
+                slots[1] = code
+        self.o.control = slots if any(slots) else None
+
+    # -- §10.1E–F, §1.2 ----------------------------------------------------
+
+    def merge_railroads(self) -> None:
+        if len(self.presided) < 2:
+            return
+        a, b = self.presided[0], self.presided[1]
+        for merging, surviving in ((b, a), (a, b)):
+            check_ = q.merge_check(self.view, self.player, merging, surviving)
+            if check_.allowed and not check_.dropped:
+                self.o.merge = (merging.code, surviving.code)
+                # the merging road's orders stop mattering after step 12; keep them simple
+                return
+
+    def spy(self) -> None:
+        view = self.view
+        others = [n for n in view.by_number if n != self.player.number]
+        if others:
+            self.o.spy_player = int(self.rng.choice(others))
+        mine = {r.id for r in self.presided}
+        targets = [r for r in sorted(view.active_railroads(), key=lambda r: r.number) if r.id not in mine]
+        if targets:
+            self.o.spy_railroad = targets[int(self.rng.integers(0, len(targets)))].code
+
+    def prodigal(self) -> None:
+        """§1.2: the rich buy a little fame (never below $1,000, never past half the cash left)."""
+        if self.cash > 20_000 and self.rng.random() < 0.5:
+            self.o.prodigal = int(max(1000, self.cash * 0.05))
+            if self.o.prodigal > self.cash // 2:
+                self.o.prodigal = 0
+
+
+def route_towns(route: Route) -> tuple[int, int]:
+    return route.a_id, route.b_id

@@ -1,0 +1,121 @@
+"""Computer players (pbm.cr.ai): legal, deterministic, and in character."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy.orm import Session
+
+from pbm.cr import queries as q
+from pbm.cr.ai import computer_orders
+from pbm.cr.validate import validate
+from pbm.db import get_engine
+from tests.cr.orders_helpers import build_small, real_game
+
+
+def assert_legal(session, game, player, orders):
+    out, problems = validate(session, game, player, orders)
+    assert problems == [], f"player {player.number} ({player.personality}): {[str(p) for p in problems]}"
+    assert out == orders
+
+
+@pytest.fixture
+def session(db_url):
+    s = Session(get_engine(db_url))
+    try:
+        yield s
+    finally:
+        s.rollback()
+        s.close()
+
+
+def test_every_seat_of_a_new_game_gives_legal_orders(session):
+    game = real_game(session, seed=11)
+    all_orders = {}
+    for player in game.players:
+        orders = computer_orders(session, game, player)
+        assert_legal(session, game, player, orders)
+        all_orders[player.number] = orders
+    # alive: PCs are bid for, stock is traded, presidencies are sought, loans taken
+    assert sum(len(o.pc_bids) for o in all_orders.values()) >= 10
+    assert sum(1 for o in all_orders.values() if any(s.action == "buy" for s in o.stock)) >= 10
+    assert sum(1 for o in all_orders.values() if o.control and any(o.control)) >= 8
+    assert sum(1 for o in all_orders.values() if o.borrow > 0) >= 7
+
+
+def test_orders_are_deterministic(session):
+    game = real_game(session, seed=5)
+    first = [computer_orders(session, game, p).to_dict() for p in game.players]
+    second = [computer_orders(session, game, p).to_dict() for p in game.players]
+    assert first == second
+    game.turn = 2
+    third = [computer_orders(session, game, p).to_dict() for p in game.players]
+    assert third != first
+
+
+def test_builder_runs_its_railroads(session):
+    s = build_small(session, climate="Good")
+    p1 = s.players[1]  # builder, presides NYC and BA
+    s.railroads["NYC"].last_profit = 4000
+    orders = computer_orders(session, s.game, p1)
+    assert_legal(session, s.game, p1, orders)
+    nyc = orders.for_railroad("NYC")
+    assert 10 <= nyc.capital_per_mile <= 15
+    view = q.load(session, s.game)
+    assert nyc.row_first in q.valid_rows(view, s.railroads["NYC"])
+    assert nyc.dividend == 2  # half of $4 profit per share
+    assert orders.borrow > 0
+    assert orders.control and set(orders.control) >= {"NYC", "BA"}
+    # two connected railroads under one President are merged (§4.13)
+    assert orders.merge in (("BA", "NYC"), ("NYC", "BA"))
+
+
+def test_builder_builds_its_row_but_not_in_the_civil_war(session):
+    s = build_small(session, turn=11)
+    p2 = s.players[2]
+    p2.personality = "builder"
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    assert orders.for_railroad("PENN").build_per_mile is None
+    s.game.turn = 13
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    penn = orders.for_railroad("PENN")
+    assert penn.build_per_mile == 300 and penn.row_first is not None
+
+
+def test_speculator_sells_short_in_bad_climates(session):
+    s = build_small(session, climate="Depression")
+    p3 = s.players[3]  # speculator in this state? make sure
+    p3.personality = "speculator"
+    s.railroads["BA"].price = 90.0
+    orders = computer_orders(session, s.game, p3)
+    assert_legal(session, s.game, p3, orders)
+    assert any(o.action == "short" for o in orders.stock)
+    assert orders.borrow == 0
+
+
+def test_owned_pc_is_incorporated_or_merged(session):
+    s = build_small(session)
+    p2 = s.players[2]  # owns B&O, presides PENN (B&O connects to PENN at Pittsburgh)
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    assert [(a.pc, a.action, a.railroad) for a in orders.pc_actions] == [("B&O", "merge", "PENN")]
+    s.railroads["PENN"].president_id = None
+    p2.personality = "builder"
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    assert [(a.pc, a.action) for a in orders.pc_actions] == [("B&O", "incorporate")]
+    assert "B&O" in orders.control
+
+
+def test_bankrupt_railroad_and_recall(session):
+    s = build_small(session, climate="Recession")
+    p1 = s.players[1]
+    s.railroads["NYC"].status = "bankrupt"
+    s.railroads["NYC"].cash = -800
+    p1.loan, p1.recall = 4000, 500
+    orders = computer_orders(session, s.game, p1)
+    assert_legal(session, s.game, p1, orders)
+    assert orders.repay >= 500
+    nyc = orders.for_railroad("NYC")
+    assert nyc.lend > 0 and nyc.capital_per_mile == 0 and nyc.row_first is None
