@@ -59,6 +59,8 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"Wrote {len(result.paths)} report(s) for turn {result.turn} of {g.name}:")
         for path in result.paths:
             typer.echo(f"  {path}")
+        for warning in result.warnings:
+            typer.echo(f"warning: {warning}", err=True)
 
     @app.command("send")
     def send(

@@ -125,14 +125,22 @@ def default_resolver(session: Session, game: Game) -> Any:
     return run_turn(session, game)
 
 
-def default_ingester(session: Session, maildir: Path) -> str:
-    """Read new mail from a Maildir through the mail part; returns a one-line summary."""
+def default_ingester(session: Session, maildir: Path, config: Path | None = None) -> str:
+    """Read new mail from a Maildir through the mail part (``pbm ingest --maildir``); a one-line summary."""
     try:
-        from pbm.mail import intake  # type: ignore[attr-defined]
+        from pbm.mail import sources
+        from pbm.mail.config import mail_settings, reply_sender
+        from pbm.mail.ingest import Context, ingest
     except ImportError:
-        raise PbmError("the mail part (pbm.mail.intake) is not installed; cannot read mail") from None
-    outcome = intake.ingest_maildir(session, maildir)
-    return getattr(outcome, "summary", lambda: str(outcome))()
+        raise PbmError("the mail part (pbm.mail) is not installed; cannot read mail") from None
+    context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
+    counts: dict[str, int] = {}
+    for item in sources.read_maildir(maildir):
+        outcome = ingest(session, item.raw, context, source=item.source, received_at=item.received_at)
+        if item.done is not None:
+            item.done()
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    return ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
 
 
 @dataclass
@@ -190,7 +198,10 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
             if opts.maildir is not None:
-                summary = (opts.ingester or default_ingester)(s, opts.maildir)
+                if opts.ingester is not None:
+                    summary = opts.ingester(s, opts.maildir)
+                else:
+                    summary = default_ingester(s, opts.maildir, opts.mail_config)
                 _note(opts, game_name, f"turn {turn}: mail read: {summary}")
             row = turn_state(s, game, turn)
             advance(row, "closed", opts.now, "deadline passed" if not opts.force else "closed by the moderator")
@@ -200,9 +211,9 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
     if state == "closed":
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
-            if game.turn == turn:  # not yet resolved (the resolution and this state move are one transaction)
+            if game.turn == turn and game.status == "open":  # not yet resolved (same transaction as the move)
                 (opts.resolver or default_resolver)(s, game)
-                if game.turn != turn + 1:
+                if game.turn != turn + 1 and game.status == "open":
                     raise PbmError(f"{game_name}: resolving turn {turn} did not advance the game")
             row = turn_state(s, game, turn)
             advance(row, "resolved", opts.now)
@@ -218,6 +229,8 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
             advance(turn_state(s, game, turn), "reported", opts.now, f"{len(rendered.paths)} PDF(s)")
         state = "reported"
         _note(opts, game_name, f"turn {turn}: {len(rendered.paths)} report(s) written")
+        for warning in rendered.warnings:
+            _note(opts, game_name, f"warning: {warning}")
         step(state)
     if state == "reported":
         with session_scope(url) as s:

@@ -11,7 +11,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy.orm import Session
@@ -68,16 +68,25 @@ def turnsheet_flowables(session: Session, game: Game, data: TurnData, player: in
     row = session.scalar(select(Player).where(Player.game_id == game.id, Player.number == player))
     if row is None or not row.human:
         return []
-    text = render_text(sheet_facts(session, game, row))
+    try:
+        with session.begin_nested():
+            text = render_text(sheet_facts(session, game, row))
+    except Exception as exc:  # a fault in the turnsheet part must not stop the reports: say it on the page
+        raise TurnsheetUnavailable(f"{exc.__class__.__name__}: {exc}") from exc
     return [Paragraph(f"Turnsheet for turn {pdf.esc(game.turn)} (§10)", pdf.H2),
             Paragraph("Fill in the attached PDF form, or reply with this text filled in.", pdf.SMALL),
             Preformatted(text, pdf.MONO, maxLineLength=120)]
+
+
+class TurnsheetUnavailable(Exception):
+    """The turnsheet part failed for a player; the report says so instead of carrying the sheet."""
 
 
 @dataclass
 class Rendered:
     turn: int
     paths: list[Path]
+    warnings: list[str] = field(default_factory=list)
 
 
 def render_turn(
@@ -100,9 +109,17 @@ def render_turn(
             raise PbmError(f"no player {n} in game {game.name} (positions are 1–{max(known)})")
     folder = turn_dir(out, game.name, data.turn)
     paths: list[Path] = []
+    warnings: list[str] = []
     items: Iterable[int] = progress(numbers) if progress else numbers
     for n in items:
-        sheet = turnsheet_flowables(session, game, data, n) if with_turnsheet else []
+        try:
+            sheet = turnsheet_flowables(session, game, data, n) if with_turnsheet else []
+        except TurnsheetUnavailable as exc:
+            warnings.append(f"player {n}: no turnsheet appended ({exc})")
+            from reportlab.platypus import Paragraph
+
+            sheet = [Paragraph("Your turnsheet for the next turn could not be printed here; "
+                               "the moderator will send it separately.", pdf.BODY)]
         path = folder / f"player-{n}.pdf"
         write_atomic(path, pdf.player_report(data, n, sheet))
         paths.append(path)
@@ -110,4 +127,4 @@ def render_turn(
         path = folder / "moderator.pdf"
         write_atomic(path, pdf.moderator_report(data))
         paths.append(path)
-    return Rendered(turn=data.turn, paths=paths)
+    return Rendered(turn=data.turn, paths=paths, warnings=warnings)

@@ -112,7 +112,10 @@ def headlines(data: TurnData, vis: Visibility | None) -> Headlines:
         if important and _event_visible(e, viewer) and e["text"] and e["text"] not in seen:
             seen.add(e["text"])
             out.news.append(e["text"])
+    announced = {e["railroad"] for e in data.events if e["kind"] == "cornered"}
     for code in cornered(data):
+        if code in announced:
+            continue  # the engine's own announcement (§6.4) is already among the headlines
         r = data.railroad(code)
         line = f"{code} ({r['name']}) stock is cornered: its directors own more than half the issued shares."
         if line not in seen:
@@ -222,10 +225,46 @@ def _trade_sign(kind: str) -> int:
 
 
 def your_trades(data: TurnData, viewer: int) -> list[dict[str, Any]]:
-    """The viewer's stock market events (Appendix A step 6)."""
-    return [e for e in data.events
-            if e["player"] == viewer and e["railroad"] and str(e["step"]).startswith("6")
-            and _trade_sign(e["kind"]) and isinstance(e["data"].get("shares"), int)]
+    """The viewer's stock trades: the engine's ``stock-trade`` events (step 7.1, data bought/sold/short),
+    or step-6 events whose kind says buy or sell with ``data['shares']``."""
+    out = []
+    for e in data.events:
+        if e["player"] != viewer or not e["railroad"]:
+            continue
+        d = e["data"]
+        if e["kind"] == "stock-trade":
+            out.append({**e, "bought": int(d.get("bought", 0) or 0),
+                        "sold": int(d.get("sold", 0) or 0) + int(d.get("short", 0) or 0)})
+        elif str(e["step"]).startswith("6") and _trade_sign(e["kind"]) and isinstance(d.get("shares"), int):
+            sign = _trade_sign(e["kind"])
+            out.append({**e, "bought": d["shares"] if sign > 0 else 0, "sold": d["shares"] if sign < 0 else 0})
+    return out
+
+
+def market_figures(row: dict[str, Any] | None) -> tuple[str, str, str, str]:
+    """(public offered, public bid, players offered, players bid) from a RailroadTurn's data."""
+    if not row:
+        return ("-", "-", "-", "-")
+    d = row.get("data") or {}
+    m = d.get("market") if isinstance(d.get("market"), dict) else d
+    if not m:
+        return ("-", "-", "-", "-")
+
+    def pick(*keys: str) -> Any:
+        for k in keys:
+            if k in m:
+                return m[k]
+        return None
+
+    pub_off = pick("public_offer", "public_offered")
+    pub_bid = pick("public_bid")
+    if "player_sales" in m or "short_sales" in m:
+        plr_off: Any = int(m.get("player_sales", 0) or 0) + int(m.get("short_sales", 0) or 0)
+    else:
+        plr_off = pick("players_offered")
+    plr_bid = pick("player_bids", "players_bid")
+    return tuple("-" if v is None else f"{v:,}" if isinstance(v, int) else str(v)
+                 for v in (pub_off, pub_bid, plr_off, plr_bid))  # type: ignore[return-value]
 
 
 def max_bid(data: TurnData, railroad: dict[str, Any], viewer: int) -> int:
@@ -253,15 +292,14 @@ def stock_report(data: TurnData, vis: Visibility) -> tuple[list[str], list[list[
         if r["status"] == "merged":
             continue  # §9.4: merged railroads' market activity is not shown
         rt = data.railroad_turn(r["code"]) or {}
-        d = rt.get("data", {})
-        bought = sum(e["data"]["shares"] for e in trades if e["railroad"] == r["code"] and _trade_sign(e["kind"]) > 0)
-        sold = sum(e["data"]["shares"] for e in trades if e["railroad"] == r["code"] and _trade_sign(e["kind"]) < 0)
+        pub_off, pub_bid, plr_off, plr_bid = market_figures(rt)
+        bought = sum(e["bought"] for e in trades if e["railroad"] == r["code"])
+        sold = sum(e["sold"] for e in trades if e["railroad"] == r["code"])
         own = mine.get(r["code"], {})
         own_text = str(own.get("shares", 0)) + (f" (-{own['short']})" if own.get("short") else "")
         row = [
             r["code"], price(rt.get("start_price", r["price"])),
-            str(d.get("public_offered", "-")), str(d.get("public_bid", "-")),
-            str(d.get("players_offered", "-")), str(d.get("players_bid", "-")),
+            pub_off, pub_bid, plr_off, plr_bid,
             price(r["price"]), f"{r['shares_issued']:,}", f"{r['treasury_shares']:,}",
             str(bought or "-"), str(sold or "-"), own_text,
             str(max_bid(data, r, vis.viewer)) if r["status"] == "active" else "-",

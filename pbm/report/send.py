@@ -39,7 +39,11 @@ def _turnsheet_pdf(session: Session, game: Game, player: Player) -> bytes | None
         from pbm.turnsheet.pdf import render_pdf
     except ImportError:
         return None
-    return render_pdf(sheet_facts(session, game, player))
+    try:
+        with session.begin_nested():
+            return render_pdf(sheet_facts(session, game, player))
+    except Exception:  # the turnsheet part failed: the mail goes without it and says so
+        return None
 
 
 def build_message(session: Session, game: Game, turn: int, player: Player, report: bytes) -> EmailMessage:
@@ -52,6 +56,8 @@ def build_message(session: Session, game: Game, turn: int, player: Player, repor
         f"Continental Rails II, game {game.name}.",
         f"Attached: your report of turn {turn}" + (f" and your turnsheet for turn {game.turn}." if sheet else "."),
     ]
+    if game.status == "open" and turn == game.turn - 1 and not sheet:
+        body.append(f"Your turnsheet for turn {game.turn} will follow in a separate message.")
     if sheet:
         deadline = f" by {game.deadline:%A %d %B %Y %H:%M}" if game.deadline else ""
         body.append(f"Fill in the turnsheet and send it back{deadline}, as an attachment or as text in the reply.")

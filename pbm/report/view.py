@@ -122,8 +122,9 @@ class TurnData:
 
 
 def last_resolved_turn(game: Game) -> int:
-    """``Game.turn`` is the turn to be played next; the one before it was resolved last."""
-    return game.turn - 1
+    """``Game.turn`` is the turn to be played next, so the one before it was resolved last;
+    when the game has ended (§1.3) the engine leaves ``Game.turn`` on the final turn."""
+    return game.turn - 1 if game.status == "open" else game.turn
 
 
 def _state_at(session: Session, game: Game, turn: int) -> dict[str, Any]:
