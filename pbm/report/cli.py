@@ -171,3 +171,23 @@ def register(app: typer.Typer) -> None:
             for r in rows:
                 label = RECORD_NAMES.get(r.category, r.category)
                 typer.echo(f"{label:<14} {r.value:>7g}  {r.holder[:40]:<40} {r.game_name} ({r.turn})")
+
+    @app.command("demo")
+    def demo(
+        ctx: typer.Context,
+        folder: Path = typer.Option(Path("pbm-demo"), "--dir", help="Folder for the demo (its own database)."),
+        turns: int = typer.Option(3, "--turns", min=1, max=30, help="Turns to play."),
+        seed: int = typer.Option(1841, "--seed", help="Game seed."),
+    ) -> None:
+        """A whole game week by week in one command: players' mails in, PDFs, mails and archive out."""
+        from pbm.cliutil import db_url
+        from pbm.report.demo import run_demo
+
+        result = run_demo(folder, url=db_url(ctx), turns=turns, seed=seed, log=typer.echo,
+                          progress=_progress("Rendering reports", _interactive()))
+        typer.echo("")
+        typer.echo(f"Demo ready in {result.folder}: game {result.game}, {result.turns} turn(s) played.")
+        typer.echo(f"  reports:  {result.folder / 'reports' / result.game}  ({len(result.reports)} PDFs)")
+        typer.echo(f"  archive:  {result.folder / 'archive' / result.game}")
+        typer.echo(f"  site:     {result.folder / 'archive' / result.game / 'site' / 'index.html'}")
+        typer.echo(f"  mail out: {result.folder / 'outbox'}   mail in: {result.folder / 'maildir'}")

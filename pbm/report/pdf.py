@@ -208,26 +208,26 @@ def _flow_table(flow: sections.CashFlow) -> Table:
     rows = [["start", sections.money(flow.start)]]
     rows += [[text, sections.money(amount)] for text, amount in flow.lines]
     rows.append(["end", sections.money(flow.end)])
-    t = table([flow.title, ""], rows, [150, 60], wrap={0}, align_right={1})
+    t = table([flow.title, ""], rows, [260, 70], wrap={0}, align_right={1})
     t.setStyle(TableStyle([("FONT", (0, -1), (-1, -1), "Helvetica-Bold", 6.8)]))
     return t
 
 
 def _private(story: list, data: TurnData, vis: Visibility) -> None:
-    story.append(CondPageBreak(2 * inch))
-    story.append(Paragraph("9.6 Private report", H2))
     pr = sections.private_report(data, vis)
-    left = [_flow_table(pr.flow), Spacer(1, 6),
-            table(["Assets and debt", ""], [list(a) for a in pr.assets], [150, 60], align_right={1}),
-            Spacer(1, 6), table(["Victory points", ""], [list(v) for v in pr.vp], [150, 60], align_right={1})]
-    right = []
+    story.append(KeepTogether([Paragraph("9.6 Private report", H2), _flow_table(pr.flow)]))
+    story.append(Spacer(1, 6))
+    side = Table([[table(["Assets and debt", ""], [list(a) for a in pr.assets], [150, 60], align_right={1}),
+                   table(["Victory points", ""], [list(v) for v in pr.vp], [150, 60], align_right={1})]],
+                 colWidths=[TEXT_W / 2, TEXT_W / 2], hAlign="LEFT")
+    side.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
+    story.append(side)
+    story.append(Paragraph("Cash flows of the railroads you direct or spied on", H3))
+    if not pr.railroad_flows:
+        story.append(para("You direct no railroad and spied on none this turn.", SMALL))
     for flow in pr.railroad_flows:
-        right += [_flow_table(flow), Spacer(1, 6)]
-    if not right:
-        right = [para("You direct no railroad and spied on none this turn.", SMALL)]
-    t = Table([[left, right]], colWidths=[TEXT_W / 2, TEXT_W / 2], hAlign="LEFT")
-    t.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
-    story.append(t)
+        story.append(_flow_table(flow))
+        story.append(Spacer(1, 5))
     if pr.news:
         story.append(Paragraph("Your news", H3))
         for line in pr.news:

@@ -351,7 +351,10 @@ def cash_flow(data: TurnData, account: str, end: int, title: str) -> CashFlow:
         elif x["source"] == account:
             lines.append((f"{x['step']} {x['memo'] or 'to ' + x['target']}", -x["amount"]))
     start = end - sum(a for _, a in lines)
-    return CashFlow(title=title, start=start, lines=lines, end=end)
+    merged: dict[tuple[str, bool], int] = {}  # same label and direction: one line (e.g. a dividend to each holder)
+    for text, amount in lines:
+        merged[(text, amount >= 0)] = merged.get((text, amount >= 0), 0) + amount
+    return CashFlow(title=title, start=start, lines=[(text, amount) for (text, _), amount in merged.items()], end=end)
 
 
 @dataclass
