@@ -248,7 +248,10 @@ def _map_page(story: list, data: TurnData, title: str) -> None:
     legend.append(["- -", "PC in play"])
     t_legend = Table(legend, colWidths=[14, 112], hAlign="LEFT")
     t_legend.setStyle(style)
-    outer = Table([[draw_map(data, width, height), t_legend]], colWidths=[width + 4, 128])
+    key = f"map:{width:.1f}x{height:.1f}"
+    if key not in data.cache:  # the same map for every player of the turn: drawn once
+        data.cache[key] = draw_map(data, width, height)
+    outer = Table([[data.cache[key], t_legend]], colWidths=[width + 4, 128])
     outer.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
     story.append(outer)
     story.append(NextPageTemplate("portrait"))

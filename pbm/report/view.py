@@ -85,6 +85,7 @@ class TurnData:
     order_sets: list[dict[str, Any]]  # every order set of ``turn`` (moderator)
     player_history: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     railroad_history: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # e.g. the map drawing
 
     # -- conveniences -------------------------------------------------------------
     @property
