@@ -27,8 +27,9 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-# Modules that add commands: each has ``register(app: typer.Typer) -> None``.
-PARTS = ["pbm.cr.cli", "pbm.mail.cli", "pbm.report.cli", "pbm.e18xx.cli"]
+# Modules that add commands: each has ``register(app: typer.Typer) -> None``,
+# or an ``app`` of its own mounted under the group name given here.
+PARTS = {"pbm.cr.cli": None, "pbm.mail.cli": None, "pbm.report.cli": None, "pbm.e18xx.cli": "18xx"}
 
 TITLES = {"continental-rails": "Continental Rails II", "18GA": "18GA"}
 
@@ -149,14 +150,17 @@ def map_command(
 
 
 def _register_parts() -> None:
-    for module_name in PARTS:
+    for module_name, group in PARTS.items():
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
             if exc.name == module_name:
                 continue  # that part has no commands yet
             raise
-        module.register(app)
+        if hasattr(module, "register"):
+            module.register(app)
+        else:
+            app.add_typer(module.app, name=group)
 
 
 _register_parts()

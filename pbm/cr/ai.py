@@ -87,21 +87,21 @@ class Planner:
     def loan(self) -> None:
         p, view = self.player, self.view
         credit = q.available_credit(view, p)
+        # Appendix C: borrow a safe amount — a target loan as a share of net worth that
+        # shrinks as the climate worsens (nothing below Normal); repay what is over it.
+        if self.style == "builder":
+            share = {8: 0.45, 7: 0.45, 6: 0.40, 5: 0.35, 4: 0.25}.get(self.rank, 0.0)
+        else:
+            share = {8: 0.55, 7: 0.50, 6: 0.45, 5: 0.35, 4: 0.15}.get(self.rank, 0.0)
+        share *= 0.85 + 0.3 * float(self.rng.random())
+        target = int(max(0, p.net_worth) * share)
         if p.recall:
             self.o.repay = min(p.cash, p.loan, max(p.recall, 0))
-        elif self.style == "builder":
-            if self.rank >= 4 and credit > 0:
-                share = 0.5 + 0.1 * self.rng.random() + 0.05 * (self.rank - 4)
-                self.o.borrow = int(credit * share)
-            elif self.rank <= 2 and p.loan and p.cash > 500:
-                self.o.repay = min(p.loan, p.cash // 2)
-        else:
-            if self.rank >= 5 and credit > 0:
-                self.o.borrow = int(credit * (0.6 + 0.2 * self.rng.random()))
-            elif self.rank == 4 and credit > 0:
-                self.o.borrow = int(credit * 0.3 * self.rng.random())
-            elif self.rank <= 3 and p.loan and p.cash > 0:
-                self.o.repay = min(p.loan, int(p.cash * 0.6))
+        elif p.loan < target and credit > 0:
+            self.o.borrow = min(credit, target - p.loan)
+        elif p.loan > target and p.cash > 0:
+            keep = 0.3 if self.rank >= 4 else 0.1
+            self.o.repay = max(0, min(p.loan - target, int(p.cash * (1 - keep))))
         self.cash += self.o.borrow - self.o.repay
 
     # -- §10.2: running a railroad ------------------------------------------

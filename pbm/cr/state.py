@@ -209,6 +209,12 @@ def restore_game(session: Session, game: Game, state: dict[str, Any]) -> None:
     players = {p.number: p for p in session.scalars(select(Player).where(Player.game_id == game.id))}
     routes = {r.code: r for r in session.scalars(select(Route).where(Route.game_id == game.id))}
     railroads = {r.code: r for r in session.scalars(select(Railroad).where(Railroad.game_id == game.id))}
+    for data in state["railroads"]:  # railroads of the state that no longer exist are made again
+        if data["code"] not in railroads:
+            rr = Railroad(game_id=game.id, code=data["code"], name=data["name"], number=data["number"])
+            session.add(rr)
+            railroads[data["code"]] = rr
+    session.flush()
     for data in state["railroads"]:
         rr = railroads[data["code"]]
         for key in ("name", "number", "status", "founded_turn", "price", "shares_authorized", "shares_issued",

@@ -40,6 +40,7 @@ from pbm.mail.message import (
     header,
     message_id,
     parse_bytes,
+    sender_address,
 )
 from pbm.mail.policy import deadline_for, supersede_older
 from pbm.models import Game, InboundMessage, OrderSet, Player, Railroad
@@ -216,7 +217,7 @@ def _problem_lines(problems: list[Problem]) -> list[str]:
     for p in problems:
         where = f"line {p.line}, " if p.line is not None else ""
         allowed = f" — allowed: {p.allowed}" if p.allowed else ""
-        tag = "ADJUSTED" if p.adjusted else "NOT USED"
+        tag = "ADJUSTED" if p.adjusted else "NOTE" if getattr(p, "warning", False) else "NOT USED"
         out.append(f"  [{tag}] {where}{p.where}: {p.message}{allowed}")
     return out
 
@@ -238,7 +239,7 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
     if not kind.answerable:
         _finish(row, "ignored", f"{kind.reason}; stored, not answered")
         return Outcome(row.id, row.seq, "ignored", row.outcome["reason"])
-    sender = clean_address(header(msg, "Reply-To")) or clean_address(header(msg, "From"))
+    sender = sender_address(msg, "Reply-To") or sender_address(msg, "From")
     assert sender is not None  # classify() refuses mail without a usable From
     subject_tag = "pbm"
     if len(row.raw) > MAX_MESSAGE_BYTES:
@@ -363,7 +364,7 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
     lines.append("")
     if problems:
         lines.append(f"PROBLEMS ({len(problems)}): orders marked NOT USED are left out above; ADJUSTED ones "
-                     "were cut to what is allowed.")
+                     "were cut to what is allowed; a NOTE changes nothing.")
         lines += _problem_lines(problems)
     else:
         lines.append("No problems found.")

@@ -31,17 +31,24 @@ def parse_bytes(raw: bytes) -> Message:
         return email.message_from_bytes(raw, policy=email.policy.compat32)
 
 
+def raw_header(msg: Message, name: str) -> str:
+    """A header's value as it came, encoded words left encoded ('' if absent)."""
+    try:
+        for key, value in msg.raw_items():
+            if key.lower() == name.lower():
+                return str(value)
+    except Exception:
+        pass
+    return ""
+
+
 def header(msg: Message, name: str) -> str:
-    """A header's value as one clean line ('' if absent or unreadable)."""
+    """A header's value as one clean line ('' if absent); undecodable headers are given raw."""
     try:
         value = msg.get(name)
         text = "" if value is None else str(value)
     except Exception:
-        try:
-            raw = msg.get_all(name, failobj=[])
-            text = str(raw[0]) if raw else ""
-        except Exception:
-            text = ""
+        text = raw_header(msg, name)
     return " ".join("".join(ch for ch in text if ch.isprintable() or ch in " \t").split())
 
 
@@ -67,6 +74,22 @@ def clean_address(text: str) -> str | None:
     return address
 
 
+def sender_address(msg: Message, name: str = "From") -> str | None:
+    """The one usable address of an address header, read structurally where the parser can."""
+    try:
+        parsed = msg[name]
+        addresses = getattr(parsed, "addresses", None)
+        if addresses is not None:
+            specs = [a.addr_spec for a in addresses if a.addr_spec and a.addr_spec != "<>"]
+            if len(specs) == 1 and len(specs[0]) <= 254 and _ADDRESS.match(specs[0]):
+                return specs[0]
+            if len(specs) != 1:
+                return None
+    except Exception:  # e.g. an encoded CR/LF in a display name: read the raw header instead
+        return clean_address(" ".join(raw_header(msg, name).split()))
+    return clean_address(header(msg, name))
+
+
 def message_id(msg: Message) -> str | None:
     value = header(msg, "Message-ID").strip()
     return value if _MSGID.match(value) else None
@@ -85,7 +108,7 @@ class Kind:
 
 def classify(msg: Message, own_addresses: tuple[str, ...] = ()) -> Kind:
     """Bounces, auto-replies and our own mail are stored but never answered (RFC 3834)."""
-    sender = (clean_address(header(msg, "From")) or "").lower()
+    sender = (sender_address(msg, "From") or "").lower()
     local = sender.split("@", 1)[0]
     ctype = header(msg, "Content-Type").lower()
     if any(LOOP_MARK in v.lower() for v in all_headers(msg, "X-Loop")) or header(msg, "X-PBM"):
@@ -174,7 +197,8 @@ def decode_text(part: Message) -> str | None:
             return payload.decode(candidate)
         except (UnicodeDecodeError, LookupError):
             continue
-    return payload.decode(charset or "latin-1", errors="replace")
+    # a wrong declaration: most often Windows/Latin-1 text declared (or defaulted) as UTF-8
+    return payload.decode("cp1252", errors="replace")
 
 
 @dataclass

@@ -123,7 +123,8 @@ def note_missed_turns(session: Session, game: Game, turn: int) -> dict[int, int]
         return {p.number: p.missed_turns for p in players}
     counts: dict[int, int] = {}
     for player in players:
-        if accepted_orderset(session, game, player, turn) is not None:
+        chosen = accepted_orderset(session, game, player, turn)
+        if chosen is not None and chosen.source not in ("computer", "standing"):  # a sheet the player sent
             player.missed_turns = 0
         else:
             player.missed_turns += 1

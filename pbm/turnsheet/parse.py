@@ -200,6 +200,10 @@ class _Builder:
         self.where_lines[key] = line
         return True
 
+    def alias(self, name: str, line: int) -> None:
+        """Another name the validator may use for the order on ``line`` (pbm.cr.validate's ``where``)."""
+        self.where_lines[name.lower()] = line
+
     # --- header -----------------------------------------------------------------------
     def header_line(self, key: str, value: str, line: int) -> None:
         value = value.split("#", 1)[0].strip() if key != "SECRET" else value.strip().split("#", 1)[0].strip()
@@ -231,10 +235,14 @@ class _Builder:
         where = key.lower()
         if key in ("BORROW", "REPAY", "PRODIGAL"):
             self.note(where, line)
+            if key == "BORROW" or "loan" not in self.where_lines:
+                self.alias("loan", line)
             setattr(o, PERSONAL_KEYS[key], _amount(value))
         elif key in ("RR1", "RR2"):
             self.note(f"control {key}", line)
             slot = 0 if key == "RR1" else 1
+            self.alias(f"control slot {slot + 1}", line)
+            self.alias("control", line)
             if _is_blank(value):
                 self.control[slot] = None
                 return
@@ -243,6 +251,8 @@ class _Builder:
         elif key == "RESIGN":
             self.note(where, line)
             o.resign = [] if _is_blank(value) else _codes(value, "railroad code")
+            for code in o.resign:
+                self.alias(f"resign {code}", line)
         elif key == "MERGE":
             self.note(where, line)
             if _is_blank(value):
@@ -285,6 +295,8 @@ class _Builder:
         pc = _code(arg, "PC code")
         where = f"PC {pc}"
         self.note(where, line)
+        for verb in ("sell", "merge", "incorporate"):
+            self.alias(f"PC {pc} {verb}", line)
         value = value.split("#", 1)[0]
         words = normalize_key(value).split()
         if not words:
@@ -313,6 +325,7 @@ class _Builder:
         pc = _code(arg, "PC code")
         where = f"bid {pc}"
         self.note(where, line)
+        self.alias(f"PC bid {pc}", line)
         value = value.split("#", 1)[0]
         if _is_blank(value):
             self.bids = [b for b in self.bids if b[1].pc != pc]
@@ -372,12 +385,18 @@ class _Builder:
             self.stock.pop(priority, None)
             return
         self.stock[priority] = StockOrder(railroad=railroad, action=action, shares=shares, priority=priority)
+        self.alias(f"stock {action} {railroad}", line)
 
     def railroad(self, field_key: str, rr: str, value: str, line: int) -> None:
         code = _code(rr, "railroad code or number")
         attr, kind = RR_FIELDS[field_key]
         where = f"{code} {field_key.lower()}"
         self.note(where, line)
+        for other in {"LEND": ["president loan"], "REPAY PRESIDENT": ["president loan"],
+                      "ROW 1": ["RoW first", "RoW bid"], "ROW 2": ["RoW alternate", "RoW bid"]}.get(field_key, []):
+            self.alias(f"{code} {other}", line)
+        self.alias(f"railroad {code}", line)
+        self.alias(f"{code} orders", line)
         value = value.split("#", 1)[0].strip()
         orders = self.railroads.setdefault(code, RailroadOrders(railroad=code))
         if kind == "money" or kind == "count":

@@ -77,8 +77,11 @@ def railroad_lines(b: RailroadBlock) -> list[tuple[str, str]]:
         (f"{c} DOUBLE TRACK", f"lines: {', '.join(b.lines) or 'none'} (§4.15)"),
         (f"{c} RATE WAR", "<railroad> <percent> (§4.16)"
          + (f"; parallel: {', '.join(b.rate_war_targets)}" if b.rate_war_targets else "")),
-        (f"{c} LOCOMOTIVE", f"now engine {b.locomotive}; an engine number to upgrade to (§4.17)"),
-        (f"{c} TECHNOLOGY", f"has {''.join(b.technologies) or 'none'}; one letter A-J (§4.18)"),
+        (f"{c} LOCOMOTIVE", f"now engine {b.locomotive}; " + (", ".join(
+            f"{n} for {money(cost)}" for n, cost in sorted(b.locomotives.items())) or "no upgrade now") + " (§4.17)"),
+        (f"{c} TECHNOLOGY", f"has {''.join(b.technologies) or 'none'}; " + (", ".join(
+            f"{t} for {money(cost)}" for t, cost in sorted(b.technology_options.items())) or "none to buy now")
+         + " (§4.18)"),
         (f"{c} POLITICAL", f"total $; at least {money(b.political_min)}, multiples count (§10.2F)"),
         (f"{c} ROW 1", "first choice (§10.2G)"),
         (f"{c} ROW 2", "alternate (§10.2G)"),

@@ -63,7 +63,7 @@ def build_game(session: Session, name: str = "cr-test", turn: int = 3) -> Built:
                    email=EMAILS.get(n, ""), character=CHARACTERS.get(n, f"Tycoon {n}"), human=human,
                    personality="human" if human else "builder",
                    secret_hash=hash_secret(SECRETS[n], salt=f"salt{n}") if human else "",
-                   cash=2000, loan=500 if n == 1 else 0, credit_limit=3000 if n == 1 else 1000)
+                   cash=2000, loan=500 if n == 1 else 0, net_worth=3929 if n == 1 else 1000)  # §3.5A credit
         players.append(p)
     session.add_all(players)
     session.flush()

@@ -31,10 +31,11 @@ def test_accepted_sheet_is_answered_and_used(db_url, game):
         assert msg["To"] == "ada@example.org" and msg["In-Reply-To"] == "<m1@x>"
         assert msg["Auto-Submitted"] == "auto-replied" and msg["X-Loop"] == "pbm-turn-processor"
         assert "ACCEPTED" in text and "Receipt: " in text
-        assert "  BORROW: 1000\n  PC VA2: MERGE B&O\n  STOCK 1: BUY 121 ERIE\n  B&O CAPITAL: 10\n" in text
-        assert "[ADJUSTED] line 8, stock 1: 500 shares is more than allowed; lowered to 121 (§6.1A)" in text
-        assert "[NOT USED] line 9, B&O dividend: $120 per share is above the maximum — allowed: $0 to $99" in text
-        assert "standing: control: unchanged (§10.1D); B&O dividend: unchanged (§10.2H); ERIE dividend" in text
+        assert ("  BORROW: 1000\n  PC VA2: MERGE B&O\n  STOCK 1: BUY 121 ERIE\n  B&O CAPITAL: 10\n"
+                "  B&O DIVIDEND: 99\n") in text
+        assert "[ADJUSTED] line 8, stock buy ERIE: 500 shares is more than your maximum bid; lowered to 121" in text
+        assert "[ADJUSTED] line 9, B&O dividend: $120 per share is over the maximum; lowered to $99 (§4.12)" in text
+        assert "standing: control: unchanged (§10.1D); ERIE dividend: unchanged (§10.2H)\n" in text
         g = s.get(Game, game.game_id)
         plan = orders_for_turn(s, g)
         orders, source = plan[1]

@@ -31,7 +31,8 @@ def test_text_sheet_shows_limits(db_url, game):
     assert "PC VA2:" in text and "MERGE B&O" in text  # §10.1B2c: railroads the PC may merge into
     assert "BID VA1:" in text and "asking $400 (bank)" in text and "asking $700 (player 2)" in text
     assert "max bid  144" in text  # §6.1A: 20 % of (810 issued − 0 other directors − 90 own)
-    assert "MERGE:                             # you may: B&O INTO ERIE, ERIE INTO B&O (§10.1E)" in text
+    assert "MERGE:                             # you may not merge railroads this turn (§10.1E)" in text  # not joined
+    assert "B&O TECHNOLOGY:                    # has none; A for $10,000 (§4.18)" in text  # Baltimore is size 4
     assert "# valid RoWs: NY2\n" in text and "# valid RoWs: NY2, PA1\n" in text  # §10.2G2
     assert "B&O POLITICAL:" in text and "at least $180" in text  # §10.2F2 $1/mile
     assert "blank = unchanged (now $2, §10.2H)" in text

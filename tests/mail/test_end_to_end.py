@@ -1,0 +1,48 @@
+"""End to end: a new game's text sheet, filled and emailed, is answered and used by `pbm run-turn`."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+
+from pbm.db import session_scope
+from pbm.models import Game, LedgerEntry, OrderSet, Player
+from tests.mail.helpers import mk, reply_for
+
+
+def test_sheet_to_receipt_to_resolved_turn(cli, players_csv, tmp_path):
+    created = cli("new-game", "continental-rails", "--seed", "7", "--players", str(players_csv)).stdout
+    secret = re.search(r"#\s*1 Ada Lovelace .*: (\S+)$", created, re.MULTILINE).group(1)
+    out = tmp_path / "sheets"
+    cli("turnsheet", "--player", "1", "--format", "both", "--out", str(out))
+    text = (out / "player-01.txt").read_text(encoding="utf-8")
+    assert (out / "player-01.pdf").read_bytes().startswith(b"%PDF")
+    credit = int(re.search(r"^BORROW: +# 0 to \$([\d,]+)", text, re.MULTILINE).group(1).replace(",", ""))
+    assert credit > 100
+    filled = text.replace("SECRET:", f"SECRET: {secret}", 1).replace("BORROW:", "BORROW: 100", 1)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "1.eml").write_bytes(mk("My orders:\n\n" + filled, sender="Ada Lovelace <ada@example.org>"))
+    result = cli("ingest", "--eml-dir", str(inbox))
+    assert "#1 player 1 accepted" in result.stdout
+    with session_scope(cli.url) as s:
+        game = s.scalar(select(Game))
+        row = s.scalar(select(OrderSet).where(OrderSet.source == "email"))
+        _, receipt = reply_for(s, row.message_id)
+        assert "ACCEPTED" in receipt and "  BORROW: 100\n" in receipt and "No problems found." in receipt
+        loan_before = s.scalar(select(Player.loan).where(Player.game_id == game.id, Player.number == 1))
+    assert "   1  " in cli("status").stdout and "1 of 3 human player(s) have orders in" in cli("status").stdout
+    cli("run-turn")
+    with session_scope(cli.url) as s:
+        game = s.scalar(select(Game))
+        assert game.turn == 2
+        ada = s.scalar(select(Player).where(Player.game_id == game.id, Player.number == 1))
+        assert ada.loan >= loan_before + 100
+        assert s.scalar(select(LedgerEntry).where(LedgerEntry.target == "player:1", LedgerEntry.amount == 100,
+                                                  LedgerEntry.turn == 1)) is not None
+    # the turn-1 sheet is now for a turn that is over
+    (inbox / "2.eml").write_bytes(mk("again\n" + filled.replace("BORROW: 100", "BORROW: 50"),
+                                     sender="ada@example.org"))
+    result = cli("ingest", "--eml-dir", str(inbox))
+    assert "#2 player 1 rejected: this sheet is for turn 1, which is over; turn 2 is being played now" in result.stdout

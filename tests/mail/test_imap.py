@@ -1,0 +1,76 @@
+"""IMAP intake against a real Dovecot server started for the test (no system service)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import imapclient
+import pytest
+
+from pbm.db import session_scope
+from tests.mail.dovecot import PASSWORD, USER, Dovecot, available
+from tests.mail.game import sheet
+from tests.mail.helpers import mk
+
+pytestmark = pytest.mark.skipif(available() is not None, reason=available() or "")
+
+
+@pytest.fixture
+def dovecot(tmp_path_factory):
+    server = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _client(server: Dovecot) -> imapclient.IMAPClient:
+    c = imapclient.IMAPClient("127.0.0.1", port=server.port, ssl=False)
+    c.login(USER, PASSWORD)
+    return c
+
+
+def test_ingest_from_imap(cli, game, dovecot, monkeypatch):
+    for key, value in {"HOST": "127.0.0.1", "PORT": str(dovecot.port), "USER": USER, "PASSWORD": PASSWORD,
+                       "SSL": "false", "FOLDER": "INBOX"}.items():
+        monkeypatch.setenv(f"PBM_IMAP_{key}", value)
+    cli("deadline", "2025-01-01 12:00")  # Dovecot keeps only past INTERNALDATEs
+    c = _client(dovecot)
+    with session_scope(cli.url) as s:
+        c.append("INBOX", mk(sheet(s, game.game_id, 1, "BORROW: 5\n")),
+                 msg_time=datetime(2025, 1, 1, 11, 0, tzinfo=timezone.utc))
+        c.append("INBOX", mk("Delivery failed", sender="MAILER-DAEMON@mx.example"))
+        # INTERNALDATE (when the server got it) decides lateness, not when pbm reads it
+        c.append("INBOX", mk(sheet(s, game.game_id, 2, "BORROW: 6\n"), sender="ike@example.org"),
+                 msg_time=datetime(2025, 1, 1, 13, 0, tzinfo=timezone.utc))
+    c.logout()
+    result = cli("ingest", "--imap")
+    assert "#1 player 1 accepted" in result.stdout
+    assert "#2 ignored: a delivery report (bounce)" in result.stdout
+    assert "#3 player 2 late" in result.stdout
+    assert "nothing new" in cli("ingest", "--imap").stdout  # marked PbmStored on the server
+    c = _client(dovecot)
+    c.select_folder("INBOX")
+    assert sorted(c.search(["KEYWORD", "PbmStored"])) == [1, 2, 3]
+    c.create_folder("Done")
+    with session_scope(cli.url) as s:
+        c.append("INBOX", mk(sheet(s, game.game_id, 3, "BORROW: 7\n"), sender="carl@example.org"),
+                 msg_time=datetime(2025, 1, 1, 9, 0, tzinfo=timezone.utc))
+    monkeypatch.setenv("PBM_IMAP_PROCESSED_FOLDER", "Done")
+    assert "#4 player 3 accepted" in cli("ingest", "cr-test", "--imap").stdout
+    c.select_folder("INBOX")
+    assert len(c.search(["ALL"])) == 3  # moved out of the INBOX
+    c.select_folder("Done")
+    assert len(c.search(["ALL"])) == 1
+    c.logout()
+
+
+def test_imap_errors_are_one_line(cli, game, dovecot, monkeypatch, tmp_path):
+    config = tmp_path / "pbm.toml"
+    config.write_text(f'[mail]\nimap_host = "127.0.0.1"\nimap_port = {dovecot.port}\nimap_user = "{USER}"\n'
+                      'imap_password = "wrong"\nimap_ssl = false\n', encoding="utf-8")
+    result = cli("ingest", "--imap", "--config", str(config), expect=2)
+    assert "cannot read IMAP moderator@127.0.0.1" in result.stderr and "Traceback" not in result.stderr
+    config.write_text("[mail]\n", encoding="utf-8")
+    result = cli("ingest", "--imap", "--config", str(config), expect=2)
+    assert "no IMAP host" in result.stderr
