@@ -103,6 +103,10 @@ class Planner:
             keep = 0.3 if self.rank >= 4 else 0.1
             self.o.repay = max(0, min(p.loan - target, int(p.cash * (1 - keep))))
         self.cash += self.o.borrow - self.o.repay
+        # Keep enough cash to pay next interest (§3.4) so it never turns into emergency loans.
+        loan_after = p.loan + self.o.borrow - self.o.repay
+        self.reserve = math.ceil(loan_after * view.climate.loan_rate * 1.2)
+        self.overloaded = loan_after > max(0, p.net_worth) * (0.6 if self.style == "builder" else 0.7)
 
     # -- §10.2: running a railroad ------------------------------------------
 
@@ -128,7 +132,7 @@ class Planner:
         if rr.treasury_shares and self.cash > 0:
             price = q.treasury_price_to_president(rr)
             if price > 0:
-                want = min(rr.treasury_shares, int(self.cash * 0.25 / price))
+                want = min(rr.treasury_shares, int(max(0, self.cash - self.reserve) * 0.25 / price))
                 if want > 0:
                     ro.treasury_to_president = want
                     self.cash -= math.ceil(want * price)
@@ -271,7 +275,9 @@ class Planner:
             score += float(rng.random()) * 10
             scored.append((score, offer))
         scored.sort(key=lambda x: (-x[0], x[1].code))
-        budget = int(self.cash * (0.7 if self.style == "builder" else 0.4))
+        if self.overloaded:
+            return
+        budget = int(max(0, self.cash - self.reserve) * (0.7 if self.style == "builder" else 0.4))
         if incorporating:
             budget //= 2
         seq = 0
@@ -310,7 +316,7 @@ class Planner:
         ranked = sorted(active, key=lambda r: (-value(r), r.number))
         my_rrs = {r.id for r in self.presided}
         # Presidency / directorship target.
-        target = self.control_target(active)
+        target = None if self.overloaded else self.control_target(active)
         if target is not None:
             most = q.max_stock_bid(view, player, target)
             if most > 0:
@@ -322,13 +328,14 @@ class Planner:
             if not own or rr.code in used or rr.id in my_rrs or view.is_director(player, rr):
                 continue
             dear = value(rr) < 0.03 or rr.status == "bankrupt"
-            if (self.style == "speculator" and (dear or self.rank <= 2)) or (target is not None and rng.random() < 0.5):
+            if self.overloaded or (self.style == "speculator" and (dear or self.rank <= 2)) or \
+                    (target is not None and rng.random() < 0.5):
                 sells.append(StockOrder(rr.code, "sell", own))
                 used.add(rr.code)
             if len(sells) >= 3:
                 break
         # Short sales in bad climates (speculators).
-        if self.style == "speculator" and self.rank <= 3:
+        if self.style == "speculator" and self.rank <= 3 and not self.overloaded:
             for rr in sorted(active, key=lambda r: (-r.price, r.number)):
                 if rr.code in used or view.shares(player, rr):
                     continue
@@ -337,8 +344,8 @@ class Planner:
                     sells.append(StockOrder(rr.code, "short", short))
                     used.add(rr.code)
                     break
-        # Value buys with what is left.
-        want = 1 if self.style == "builder" else bids_allowed
+        # Value buys with what is left (none while deleveraging).
+        want = 0 if self.overloaded else (1 if self.style == "builder" else bids_allowed)
         for rr in ranked:
             if len(buys) >= min(want, bids_allowed):
                 break
@@ -355,7 +362,7 @@ class Planner:
         rows = [(o.railroad, o.action, o.shares, view.shares(player, view.rr_by_code[o.railroad.upper()]))
                 for o in orders]
         prices = {o.railroad: view.rr_by_code[o.railroad.upper()].price for o in orders}
-        checks = q.check_stock_cash(max(0, self.cash), rows, prices)
+        checks = q.check_stock_cash(max(0, self.cash - self.reserve), rows, prices)
         final: list[StockOrder] = []
         for c, o in zip(checks, orders):
             if c.allowed > 0:

@@ -105,9 +105,15 @@ def solvency_after_market(ctx: TurnContext) -> None:
             ctx.scratch.became_solvent.add(code)
 
 
-def resolve_turn(session: Session, game: Game, orders: dict[int, Orders]) -> TurnResult:
-    """Resolve one turn of Appendix A (orders already validated) and check conservation."""
-    ctx = TurnContext(session, game, orders)
+def resolve_turn(session: Session, game: Game, orders: dict[int, Orders],
+                 ctx: TurnContext | None = None) -> TurnResult:
+    """Resolve one turn of Appendix A (orders already validated) and check conservation.
+
+    ``ctx`` may be a context already loaded for this game and turn (by :func:`run_turn`)."""
+    if ctx is None:
+        ctx = TurnContext(session, game, orders)
+    else:
+        ctx.orders = dict(orders)
     climate_before = ctx.climate.name
     begin_turn(ctx)
     tycoons_borrow_or_repay(ctx)  # 1
@@ -245,9 +251,13 @@ def run_turn(session: Session, game: Game, *, computer_for_missing: bool = False
         raise PbmError(f"{game.name} is not a Continental Rails game")
     if game.status != "open":
         raise PbmError(f"game {game.name} is {game.status}; no more turns can be run")
+    ctx = TurnContext(session, game)  # loads the game once; the export below reuses the rows
     take_snapshot(session, game)
     orders, problems = gather_orders(session, game, computer_for_missing)
-    result = (resolver or resolve_turn)(session, game, orders)
+    if resolver is None:
+        result = resolve_turn(session, game, orders, ctx=ctx)
+    else:
+        result = resolver(session, game, orders)
     result.problems = problems
     if game.status == "open":
         game.turn += 1

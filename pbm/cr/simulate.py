@@ -480,3 +480,26 @@ def _failure_fraction(m: Measured, e: Event) -> float | None:
         if entry.source == account:
             cash -= entry.amount
     return None
+
+
+def main(ctx: Any = None, *, seasons: int = 1, turns: int | None = None, seed: int = 1,
+         url: str | None = None) -> SimReport:
+    """``pbm simulate --seasons N``: run the seasons in a scratch SQLite database (never the
+    moderator's games database unless ``url`` is given) and print the calibration table.
+    Exits with code 1 when a stated fact fails."""
+    import tempfile
+    from pathlib import Path
+
+    import typer
+
+    from pbm.errors import PbmError
+
+    if seasons < 1 or (turns is not None and turns < 1):
+        raise PbmError("--seasons and --turns must be 1 or more")
+    with tempfile.TemporaryDirectory() as tmp:
+        report = simulate(seasons, turns, seed, url or f"sqlite:///{Path(tmp) / 'simulate.db'}",
+                          progress=lambda s: typer.echo(f"  {s.name}: {s.turns} turns, {s.seconds:.0f}s"))
+    typer.echo(report.render())
+    if report.failed:
+        raise typer.Exit(1)
+    return report

@@ -101,3 +101,18 @@ def test_full_calibration(tmp_path):
     report = simulate(seasons, None, 1, f"sqlite:///{tmp_path / 'sim.db'}")
     print(report.render())
     assert not report.failed, report.render()
+
+
+def test_pbm_simulate_command(cli, monkeypatch):
+    """`pbm simulate --seasons 1` runs through the engine's CLI into pbm.cr.simulate.main."""
+    from pbm.cr import simulate as sim
+
+    calls = {}
+
+    def fake(seasons, turns, seed, url, progress=None):
+        calls.update(seasons=seasons, url=url)
+        return sim.SimReport(seed=seed, facts=[sim.Fact("x", "§0", "a", "a", True, 1)])
+
+    monkeypatch.setattr(sim, "simulate", fake)
+    result = cli("simulate", "--seasons", "2")
+    assert calls["seasons"] == 2 and calls["url"].startswith("sqlite:///") and "1 of 1 facts pass" in result.stdout

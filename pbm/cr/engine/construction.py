@@ -79,6 +79,7 @@ def _add_line(ctx: TurnContext, rr: Railroad, route: Route) -> None:
     line = Line(railroad=rr, route_id=route.id, built_turn=ctx.turn, double_tracked=False)
     ctx.session.add(line)
     route.owner_id = rr.id
+    ctx.routes_changed()
 
 
 # --------------------------------------------------------------------------- step 9.1
@@ -100,6 +101,7 @@ def _pc_actions(ctx: TurnContext, kind: str):
 def incorporate_private_companies(ctx: TurnContext) -> None:
     """Step 9.1 (§4.3A1, §10.1B3): the PC becomes a railroad; 20 % of the new stock to its
     owner, 10 % treasury, 70 % brokered to the Public at 10 % under the $10–18 start price."""
+    launched: list[tuple[Player, PrivateCompany, Route, Railroad, bool]] = []
     for player, action in _pc_actions(ctx, "incorporate"):
         pc = ctx.pcs.get(action.pc)
         if pc is None or pc.owner_id != player.id or pc.status != "owned":
@@ -111,22 +113,26 @@ def incorporate_private_companies(ctx: TurnContext) -> None:
         price = float(int(rng.integers(10, 19)))
         best = tables.best_locomotive(ctx.turn)
         efficiency = min(int(rng.integers(85, 96)), tables.max_efficiency(route.miles, best, best))
-        number = max((r.number for r in ctx.railroads.values()), default=0) + 1
+        number = max((r.number for r in ctx.railroads.values()), default=0) + 1 + len(launched)
         rr = Railroad(game_id=ctx.game.id, code=route.code, name=route.name or route.code, number=number,
                       status="active", founded_turn=ctx.turn, price=price, shares_authorized=0, shares_issued=0,
                       shares_public=0, treasury_shares=0, cash=0, efficiency=efficiency, locomotive=best,
                       technologies=[t for t in tables.technologies_available(ctx.turn) if t != "A"],
-                      grand_station=False, dividend=0, regions_at_start=[])
+                      grand_station=False, dividend=0, regions_at_start=[], lines=[], holdings=[])
         ctx.session.add(rr)
-        ctx.session.flush()
-        rr.lines, rr.holdings = [], []
+        pc.status = "incorporated"  # taken now, so a second order for it is void
+        launched.append((player, pc, route, rr, action.president))
+    if not launched:
+        return
+    ctx.session.flush()  # one flush gives every new railroad its id
+    for player, pc, route, rr, wants in launched:
         ctx.railroads[rr.code] = rr
         ctx.railroad_by_id[rr.id] = rr
         ctx.start_balances.setdefault(f"rr:{rr.code}", 0)
         ctx.scratch.incorporated.append(rr.code)
-        ctx.scratch.start_price[rr.code] = price
+        ctx.scratch.start_price[rr.code] = rr.price
         _add_line(ctx, rr, route)
-        pc.status, pc.owner_id, pc.railroad_id, pc.for_sale, pc.asking_price = "incorporated", None, rr.id, False, None
+        pc.owner_id, pc.railroad_id, pc.for_sale, pc.asking_price = None, rr.id, False, None
         new = tables.SHARES_PER_MILE * route.miles
         treasury = new * tables.TREASURY_PCT // 100
         owner = new * tables.PC_OWNER_PCT // 100
@@ -134,12 +140,12 @@ def incorporate_private_companies(ctx: TurnContext) -> None:
         rr.shares_authorized, rr.treasury_shares = new, treasury
         rr.shares_issued, rr.shares_public = new - treasury, public
         ctx.holding(player, rr).shares += owner
-        cash = floor_money(public * price * tables.BROKER_DISCOUNT)
+        cash = floor_money(public * rr.price * tables.BROKER_DISCOUNT)
         ctx.pay("public", account(rr), cash, "9.1", f"{public} shares brokered to the public at launch")
-        if action.president:
+        if wants:
             ctx.scratch.president_wants.setdefault(rr.code, []).append(player.number)
         ctx.event("9.1", "§4.3A1", "incorporated", f"{player.character} incorporated the {rr.code} ({rr.name}): "
-                  f"{new} shares at ${price:.0f}, ${cash:,} raised from the public.", player=player.number,
+                  f"{new} shares at ${rr.price:.0f}, ${cash:,} raised from the public.", player=player.number,
                   railroad=rr.code, amount=cash, headline=True)
 
 
@@ -190,6 +196,7 @@ def build_or_abandon_rows(ctx: TurnContext) -> None:
             continue
         if ro.abandon:
             route.owner_id, route.land_grant = None, 0
+            ctx.routes_changed()
             ctx.event("9.1", "§4.6", "row-abandoned", f"The {rr.code} abandoned its right-of-way {code}.",
                       railroad=rr.code, headline=True)
             continue

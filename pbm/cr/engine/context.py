@@ -95,7 +95,9 @@ class TurnContext:
         self.scratch = Scratch()
         self._ledger: list[dict[str, Any]] = []
         self._events: list[dict[str, Any]] = []
+        self._rows: dict[int, Route] | None = None
         self._load()
+        self._preload_for_export()
         self.start_balances = self.balances()
 
     # ------------------------------------------------------------------ loading
@@ -121,6 +123,22 @@ class TurnContext:
             for h in r.holdings:
                 self.holdings[(h.player_id, h.railroad_id)] = h
 
+    def _preload_for_export(self) -> None:
+        """Touch the relationships ``export_game`` walks so that it needs no query per row."""
+        from sqlalchemy.orm import attributes
+
+        for pc in self.pcs.values():
+            attributes.set_committed_value(pc, "route", self.route_by_id[pc.route_id])
+        for route in self.routes.values():
+            attributes.set_committed_value(route, "a", self.towns[route.a_id])
+            attributes.set_committed_value(route, "b", self.towns[route.b_id])
+        for rr in self.railroads.values():
+            for line in rr.lines:
+                attributes.set_committed_value(line, "route", self.route_by_id[line.route_id])
+            for h in rr.holdings:
+                attributes.set_committed_value(h, "railroad", rr)
+                attributes.set_committed_value(h, "player", self.player_by_id[h.player_id])
+
     # ---------------------------------------------------------------- randomness
     def rng(self, purpose: str) -> np.random.Generator:
         """A generator for one purpose of this turn (``pbm.rng``)."""
@@ -145,11 +163,17 @@ class TurnContext:
 
     def row_of(self, rr: Railroad) -> Route | None:
         """The railroad's one unbuilt RoW (§4.7A), if any."""
-        built = {line.route_id for line in rr.lines}
-        for route in self.routes.values():
-            if route.owner_id == rr.id and route.kind == "RoW" and route.id not in built:
-                return route
-        return None
+        if self._rows is None:
+            built = {line.route_id for r in self.railroads.values() for line in r.lines}
+            self._rows = {}
+            for route in self.routes.values():
+                if route.owner_id is not None and route.kind == "RoW" and route.id not in built:
+                    self._rows[route.owner_id] = route
+        return self._rows.get(rr.id)
+
+    def routes_changed(self) -> None:
+        """Call after any change of a route's owner or a railroad's lines."""
+        self._rows = None
 
     def towns_of(self, rr: Railroad) -> set[int]:
         out: set[int] = set()
@@ -257,10 +281,11 @@ class TurnContext:
 
     def flush_log(self) -> None:
         """Write the turn's ledger and events in two bulk inserts."""
+        connection = self.session.connection()
         if self._ledger:
-            self.session.execute(insert(LedgerEntry), self._ledger)
+            connection.execute(insert(LedgerEntry.__table__), self._ledger)
         if self._events:
-            self.session.execute(insert(Event), self._events)
+            connection.execute(insert(Event.__table__), self._events)
 
 
 def account(obj: Player | Railroad) -> str:

@@ -72,6 +72,7 @@ def merge(ctx: TurnContext, m: Railroad, s: Railroad) -> None:
         owner.lines.remove(line)
         ctx.session.delete(line)
         route.owner_id = None
+        ctx.routes_changed()
         pc = ctx.pcs.get(route.code)
         if pc is not None:
             pc.status, pc.railroad_id, pc.owner_id = "bank", None, None
@@ -100,6 +101,7 @@ def merge(ctx: TurnContext, m: Railroad, s: Railroad) -> None:
     s.land += m.land
     m.bond_debt = m.loan_debt = m.president_debt = m.land = 0
     # RoW (§4.13D)
+    ctx.routes_changed()
     m_row, s_row = ctx.row_of(m), ctx.row_of(s)
     if m_row is not None:
         if s_row is None and prohibited_reason(ctx, ctx.line_routes(s), m_row) is None:
@@ -134,6 +136,7 @@ def merge(ctx: TurnContext, m: Railroad, s: Railroad) -> None:
     m.status, m.merged_into_id = "merged", s.id
     m.president_id = m.chairman_id = None
     ctx.scratch.merged_into[m.code] = s.code
+    ctx.routes_changed()
     ctx.event("12", "§4.13", "railroads-merged", f"The {m.code} merged into the {s.code}; its shareholders "
               f"receive one {s.code} share for each share.", railroad=s.code, headline=True,
               data={"merging": m.code, "upgrade_cost": upgrade})

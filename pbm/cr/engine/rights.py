@@ -78,8 +78,10 @@ def row_bid_problem(ctx: TurnContext, rr: Railroad, code: str | None) -> str | N
 
 def valid_rows(ctx: TurnContext, rr: Railroad) -> list[Route]:
     """Every RoW the railroad could get right now, by route number."""
+    held = holding_routes(ctx, rr)
+    towns = {t for r in held for t in (r.a_id, r.b_id)}
     return [r for r in ctx.routes.values() if r.kind == "RoW" and r.owner_id is None
-            and row_bid_problem(ctx, rr, r.code) is None]
+            and connects(r, towns) and prohibited_reason(ctx, held, r) is None]
 
 
 def may_bid(ctx: TurnContext, rr: Railroad) -> bool:
@@ -145,6 +147,7 @@ def rights_of_way(ctx: TurnContext) -> None:
 
 def _award_row(ctx: TurnContext, rr: Railroad, route: Route, draw: float) -> None:
     route.owner_id = rr.id
+    ctx.routes_changed()
     grant = land_grant(ctx, route, ctx.scratch.influence.get(rr.code, 0), draw)
     route.land_grant = grant
     a, b = ctx.towns[route.a_id].name, ctx.towns[route.b_id].name

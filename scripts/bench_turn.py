@@ -1,0 +1,102 @@
+"""Benchmark of the turn engine (targets: a late-game turn ≤ 250 ms; a 25-turn season ≤ 15 s).
+
+    python scripts/bench_turn.py [--runs 7] [--turns 25]
+
+1. One late-game turn: a generated map with 60 railroads and 15 tycoons, a few
+   busy turns played first (presidents, PCs, RoWs), then the same turn resolved
+   several times (each rolled back); the median is printed, for ``run_turn``
+   (snapshot + orders + resolution + history) and for the resolution alone.
+2. A 25-turn all-computer season on SQLite, one transaction per turn, as
+   ``pbm run-turn --until-end`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+from sqlalchemy import select  # noqa: E402
+from sqlalchemy.orm import sessionmaker  # noqa: E402
+
+from pbm.cr import resolve as resolve_module  # noqa: E402
+from pbm.cr.resolve import run_turn  # noqa: E402
+from pbm.db import get_engine, session_scope  # noqa: E402
+from pbm.models import Game, Railroad  # noqa: E402
+from tests.cr.helpers import scripted_orders, synthetic_game  # noqa: E402
+
+
+def late_game_turn(url: str, runs: int) -> tuple[float, float, int]:
+    with session_scope(url) as s:
+        synthetic_game(s, name="late", railroads=60, players=15, cols=18, rows=12, turn=18)
+    rng = np.random.default_rng(1)
+    for _ in range(3):  # make it a played game: presidents, PCs bought, RoWs
+        with session_scope(url) as s:
+            g = s.scalar(select(Game).where(Game.name == "late"))
+            orders = scripted_orders(s, g, rng)
+            resolve_module.resolve_turn(s, g, orders)
+            g.turn += 1
+    with session_scope(url) as s:
+        g = s.scalar(select(Game).where(Game.name == "late"))
+        active = sum(1 for r in s.scalars(select(Railroad).where(Railroad.game_id == g.id))
+                     if r.status in ("active", "bankrupt"))
+        orders = scripted_orders(s, g, rng)
+    factory = sessionmaker(bind=get_engine(url), expire_on_commit=False)
+    whole, engine_only = [], []
+    for i in range(2 * runs):
+        s = factory()
+        try:
+            g = s.scalar(select(Game).where(Game.name == "late"))
+            t = time.perf_counter()
+            if i % 2:
+                run_turn(s, g, computer_for_missing=True)
+                whole.append(time.perf_counter() - t)
+            else:
+                resolve_module.resolve_turn(s, g, orders)
+                engine_only.append(time.perf_counter() - t)
+        finally:
+            s.rollback()
+            s.close()
+    return statistics.median(whole), statistics.median(engine_only), active
+
+
+def season(url: str, turns: int) -> tuple[float, int]:
+    with session_scope(url) as s:
+        synthetic_game(s, name="season", railroads=6, players=15)
+    t = time.perf_counter()
+    played = 0
+    for _ in range(turns):
+        with session_scope(url) as s:
+            g = s.scalar(select(Game).where(Game.name == "season"))
+            if g.status != "open":
+                break
+            run_turn(s, g, computer_for_missing=True)
+            played += 1
+    return time.perf_counter() - t, played
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--turns", type=int, default=25)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        whole, engine, active = late_game_turn(url, args.runs)
+        print(f"late-game turn ({active} railroads, 15 tycoons), median of {args.runs} runs: "
+              f"resolve_turn {engine * 1000:.0f} ms (target ≤ 250 ms); "
+              f"run_turn with snapshot, computer orders and history {whole * 1000:.0f} ms")
+        url2 = f"sqlite:///{Path(tmp) / 'season.db'}"
+        total, played = season(url2, args.turns)
+        print(f"all-computer season: {played} turns in {total:.1f} s on SQLite (target ≤ 15 s)")
+
+
+if __name__ == "__main__":
+    main()
