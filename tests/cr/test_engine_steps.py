@@ -387,3 +387,46 @@ def test_dividend_and_mogul_points(db_url):
         g.turn += 1
         resolve_turn(s, g, {1: resolve_turn_again})
         assert nyc.dividend == 4
+
+
+def test_president_loan_debt_repayment_and_treasury_purchase(db_url):
+    """Steps 2–4 (§4.4A–C, §10.2B, §10.2C2)."""
+    with session_scope(db_url) as s:
+        g = tiny_game(s, humans=1)
+        nyc = _rr(s, g, "NYC")
+        p1 = g.players[0]
+        _make_directors(s, g, "NYC", {1}, 200)
+        nyc.president_id, p1.slot1_id = p1.id, nyc.id
+        nyc.loan_debt, nyc.bond_debt, nyc.cash = 300, 1000, 500
+        s.flush()
+        ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", lend=700, repay_debt=1000,
+                                                              treasury_to_president=30)])})
+        from pbm.cr.engine.loans import presidents_lend_or_are_repaid, railroads_repay_bank_debt
+        from pbm.cr.engine.treasury import treasury_stock_to_presidents
+
+        presidents_lend_or_are_repaid(ctx)
+        assert nyc.president_debt == 700 and nyc.cash == 1200 and p1.cash == 1300
+        railroads_repay_bank_debt(ctx)
+        assert (nyc.loan_debt, nyc.bond_debt, nyc.cash) == (0, 300, 200)  # loans first (§10.2B)
+        treasury = nyc.treasury_shares
+        treasury_stock_to_presidents(ctx)
+        assert nyc.treasury_shares == treasury - 30 and ctx.shares(p1, nyc) == 230
+        assert p1.cash == 1300 - 30 * 10  # half of the $20 start price
+        assert not check_money(ctx) and not check_shares(ctx)
+
+
+def test_rail_builder_points_for_a_new_region(sqlite_url):
+    """§1.2 Rail Builder: NYC reaches Buffalo (Great Lakes), the first railroad to do so: 2 × 2 VP."""
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, humans=1)
+        nyc = _rr(s, g, "NYC")
+        p1 = g.players[0]
+        _make_directors(s, g, "NYC", {1}, 200)
+        nyc.president_id, p1.slot1_id, nyc.cash = p1.id, nyc.id, 100_000
+        ny2 = s.query(Route).filter_by(game_id=g.id, code="NY2").one()
+        ny2.owner_id = nyc.id
+        s.flush()
+        resolve_turn(s, g, {1: Orders(railroads=[RailroadOrders("NYC", build_per_mile=300)])})
+        assert "NY2" in {s.get(Route, x.route_id).code for x in nyc.lines}
+        assert p1.vp_builder == 4
+        assert "great lakes" in g.state["regions_linked"]

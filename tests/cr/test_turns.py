@@ -192,3 +192,43 @@ def test_cli_until_end(sqlite_url):
     assert out[0].startswith("Turn 20 (1879)")
     err = cli("run-turn", expect=2)
     assert "finished" in err.stderr
+
+
+# --------------------------------------------------------------------------- real games (the map)
+def _new_game(url: str, name: str, seed: int) -> None:
+    from pbm.cr.setup import create_game
+
+    with session_scope(url) as s:
+        create_game(s, seed=seed, name=name)
+
+
+def test_real_game_busy_turns_conserve_and_are_deterministic(tmp_path):
+    urls = [f"sqlite:///{tmp_path / f'r{i}.db'}" for i in range(2)]
+    for url in urls:
+        _new_game(url, "real", seed=1841)
+        _play(url, "real", 8, seed=21)  # conservation is checked at the end of every turn
+    a, b = (_export(url, "real") for url in urls)
+    assert a == b
+    state = json.loads(a)
+    assert state["game"]["turn"] == 9
+    assert any(r["founded_turn"] >= 1 for r in state["railroads"])  # PCs were incorporated
+
+
+def test_real_game_rerun_is_byte_identical(db_url):
+    _new_game(db_url, "real-rerun", seed=99)
+    _play(db_url, "real-rerun", 3, seed=4)
+    before = _export(db_url, "real-rerun")
+    with session_scope(db_url) as s:
+        g = s.scalar(select(Game).where(Game.name == "real-rerun"))
+        rerun_turn(s, g, 1)
+    assert _export(db_url, "real-rerun") == before
+
+
+def test_cli_real_game_until_end(sqlite_url):
+    from tests.conftest import Cli
+
+    cli = Cli(sqlite_url)
+    cli("new-game", "continental-rails", "--seed", "7")
+    out = cli("run-turn", "--until-end").stdout.strip().splitlines()
+    assert len(out) >= 21 and out[-1].endswith("GAME OVER.")
+    assert all(line.startswith(f"Turn {i} (") for i, line in enumerate(out, start=1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pbm.cr.engine import tables
 from pbm.cr.engine.context import TurnContext, account, floor_money
 
-PANIC_CHANCE = {6: 0.12, 7: 0.20, 8: 0.30}  # ruling E-5: a panic only after Good or better
+PANIC_CHANCE = {6: 0.15, 7: 0.25, 8: 0.40}  # ruling E-5: a panic only after Good or better
 BANK_FAILURE_CHANCE = {3: 0.05, 2: 0.10, 1: 0.15, 0: 0.20}  # ruling E-11.1, by start climate rank
 BANK_FAILURE_MIN = 0.05
 
@@ -13,20 +13,20 @@ BANK_FAILURE_MIN = 0.05
 def next_rank(rank: int, u: float, v: float) -> int:
     """Ruling E-5: the next climate rank from two uniform draws.
 
-    From Good or better a Panic strikes with chance 12 %/20 %/30 %.
-    Otherwise the climate drifts: from a Panic it recovers (+1 at 55 %, +2 at
-    25 %); elsewhere it improves at 45 %, stays at 30 %, slips at 25 %; a
-    Boom stays at 45 % and slips at 25 %.  So it generally improves until a
+    From Good or better a Panic strikes with chance 15 %/25 %/40 %.
+    Otherwise the climate drifts: from a Panic it recovers (+1 at 50 %, +2 at
+    35 %); elsewhere it improves at 55 %, stays at 30 %, slips at 15 %; a
+    Boom stays at 60 % and slips at 40 %.  So it generally improves until a
     peak, often followed by a panic (§5).  A slide never reaches Panic: panics
     come only after Good or better.
     """
     if u < PANIC_CHANCE.get(rank, 0.0):
         return 0
     if rank == 0:
-        return 1 if v < 0.55 else 2 if v < 0.80 else 0
+        return 1 if v < 0.50 else 2 if v < 0.85 else 0
     if rank == 8:
-        return 8 if v < 0.6428 else 7  # 45/(45+25) of the non-panic draws stay
-    return rank + 1 if v < 0.45 else rank if v < 0.75 else max(1, rank - 1)
+        return 8 if v < 0.60 else 7
+    return rank + 1 if v < 0.55 else rank if v < 0.85 else max(1, rank - 1)
 
 
 def change_climate(ctx: TurnContext) -> None:
