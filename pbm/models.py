@@ -473,3 +473,19 @@ class Action18(Base):
     player_number: Mapped[int | None] = mapped_column(Integer, nullable=True)
     action: Mapped[dict[str, Any]] = mapped_column(JSON)
     message_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"), nullable=True)
+
+
+class CycleLock(Base):
+    """A running ``pbm cycle`` (one row per lock name): stops two weekly cycles overlapping.
+
+    ``holder`` is a random token of the run; ``host``/``pid`` let a later run
+    recognise a lock left by a process that died (then it is taken over).
+    """
+
+    __tablename__ = "cycle_locks"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(64))
+    host: Mapped[str] = mapped_column(String(200), default="")
+    pid: Mapped[int] = mapped_column(Integer, default=0)
+    acquired_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)

@@ -1,0 +1,246 @@
+"""The archive: an immutable bundle per turn, the record of a finished game, the hall of records.
+
+``archive/<game>/turn-<T>/`` holds the turn's raw mails (``mails/*.eml``), its
+orders (``orders.json``), the ``pbm export`` state at the end of the turn
+(``state.json``), its events and ledger (``log.json``), the PDFs
+(``reports/``) and ``MANIFEST.sha256`` (``sha256sum -c`` format).  A bundle is
+built in a temporary folder and renamed into place, then made read-only; a
+second archiving of the same turn checks that it would be identical and
+leaves it alone, and refuses if it would differ (archives are never rewritten).
+
+For a finished game ``archive/<game>/final/`` adds CSV tables (VP per category
+per turn, net worth per turn, stock prices), the final state and the static
+HTML site (``site/``, see :mod:`pbm.report.site`); the game's scores enter the
+hall of records (§11.3, :class:`~pbm.models.GameRecord`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pbm.cr.state import dumps
+from pbm.errors import PbmError
+from pbm.models import Game, GameRecord, InboundMessage, PlayerTurn, RailroadTurn
+from pbm.report.render import slug, turn_dir
+from pbm.report.view import TurnData, load_turn
+
+MANIFEST = "MANIFEST.sha256"
+
+VP_KEYS = ["robber_baron", "rail_mogul", "rail_builder", "rail_magnate", "rail_prodigal", "rail_baron"]
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 16), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def manifest_text(folder: Path) -> str:
+    """``<sha256>  <path>`` for every file under ``folder`` (but the manifest), sorted by path."""
+    lines = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST):
+        lines.append(f"{sha256_file(path)}  {path.relative_to(folder).as_posix()}")
+    return "\n".join(lines) + "\n"
+
+
+def verify(folder: Path) -> list[str]:
+    """Problems with an archived bundle: missing, changed or extra files (empty: intact)."""
+    manifest = folder / MANIFEST
+    if not manifest.exists():
+        return [f"{folder}: no {MANIFEST}"]
+    expected = {}
+    for line in manifest.read_text(encoding="utf-8").splitlines():
+        digest, _, name = line.partition("  ")
+        expected[name] = digest
+    problems = []
+    actual = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST}
+    for name, digest in sorted(expected.items()):
+        if name not in actual:
+            problems.append(f"{folder / name}: missing")
+        elif sha256_file(actual[name]) != digest:
+            problems.append(f"{folder / name}: changed since it was archived")
+    for name in sorted(set(actual) - set(expected)):
+        problems.append(f"{folder / name}: not in the manifest")
+    return problems
+
+
+def _json(value: Any) -> bytes:
+    return (json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+
+
+def _write(folder: Path, name: str, content: bytes) -> None:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+
+
+def _freeze(folder: Path) -> None:
+    for path in folder.rglob("*"):
+        if path.is_file():
+            path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+
+
+def _install(tmp: Path, target: Path) -> str:
+    """Move the finished bundle ``tmp`` to ``target`` unless an identical one is there."""
+    (tmp / MANIFEST).write_text(manifest_text(tmp), encoding="utf-8")
+    if target.exists():
+        old = (target / MANIFEST).read_text(encoding="utf-8") if (target / MANIFEST).exists() else ""
+        new = (tmp / MANIFEST).read_text(encoding="utf-8")
+        shutil.rmtree(tmp)
+        problems = verify(target)
+        if problems:
+            raise PbmError(f"the archive {target} has been tampered with: {problems[0]}"
+                           + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+        if old != new:
+            raise PbmError(f"{target} is already archived with different contents; archives are never "
+                           "rewritten (move it away to archive this turn again)")
+        return "unchanged"
+    _freeze(tmp)
+    os.replace(tmp, target)
+    return "written"
+
+
+@dataclass
+class Archived:
+    path: Path
+    outcome: str  # written | unchanged
+
+
+def archive_turn(session: Session, game: Game, turn: int, *, reports: Path, archive: Path,
+                 data: TurnData | None = None) -> Archived:
+    """Bundle turn ``turn`` of ``game`` under ``archive/<game>/turn-<T>/``."""
+    data = data or load_turn(session, game, turn)
+    target = turn_dir(archive, game.name, turn)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    try:
+        mails = session.scalars(select(InboundMessage).where(InboundMessage.game_id == game.id,
+                                                             InboundMessage.turn == turn)
+                                .order_by(InboundMessage.seq, InboundMessage.id))
+        for m in mails:
+            _write(tmp, f"mails/{m.seq:05d}-{m.sha256[:12]}.eml", bytes(m.raw))
+        _write(tmp, "orders.json", _json(data.order_sets))
+        _write(tmp, "state.json", dumps(data.state).encode("utf-8"))
+        _write(tmp, "log.json", _json({"turn": turn, "events": data.events, "ledger": data.ledger}))
+        source = turn_dir(reports, game.name, turn)
+        if source.is_dir():
+            for pdf_path in sorted(source.glob("*.pdf")):
+                _write(tmp, f"reports/{pdf_path.name}", pdf_path.read_bytes())
+        outcome = _install(tmp, target)
+    except BaseException:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return Archived(target, outcome)
+
+
+# -- a finished game ---------------------------------------------------------------------
+
+def tables(session: Session, game: Game) -> dict[str, Any]:
+    """pandas DataFrames: VP per category per turn, net worth per turn, stock prices per turn."""
+    import pandas as pd
+
+    rows = list(session.scalars(select(PlayerTurn).where(PlayerTurn.game_id == game.id)
+                                .order_by(PlayerTurn.turn, PlayerTurn.player_number)))
+    vp = pd.DataFrame(
+        [{"turn": r.turn, "player": r.player_number, **{k: (r.vp or {}).get(k, 0) for k in VP_KEYS}} for r in rows],
+        columns=["turn", "player", *VP_KEYS],
+    )
+    worth = pd.DataFrame([{"turn": r.turn, "player": r.player_number, "net_worth": r.net_worth} for r in rows],
+                         columns=["turn", "player", "net_worth"])
+    if not worth.empty:
+        worth = worth.pivot(index="turn", columns="player", values="net_worth")
+        worth.columns = [f"player_{c}" for c in worth.columns]
+        worth = worth.reset_index()
+    rts = list(session.scalars(select(RailroadTurn).where(RailroadTurn.game_id == game.id)
+                               .order_by(RailroadTurn.turn, RailroadTurn.code)))
+    prices = pd.DataFrame([{"turn": r.turn, "railroad": r.code, "end_price": r.end_price} for r in rts],
+                          columns=["turn", "railroad", "end_price"])
+    if not prices.empty:
+        prices = prices.pivot(index="turn", columns="railroad", values="end_price").reset_index()
+        prices.columns.name = None
+    return {"vp": vp, "net_worth": worth, "prices": prices}
+
+
+def archive_final(session: Session, game: Game, *, reports: Path, archive: Path) -> Archived:
+    """The whole record of a finished game: CSV tables, final state, site; and the hall of records."""
+    from pbm.report.site import build_site
+
+    if game.status not in ("finished", "archived"):
+        raise PbmError(f"{game.name} is not finished (status {game.status}); only turn bundles can be archived")
+    data = load_turn(session, game)
+    target = Path(archive) / slug(game.name) / "final"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".final.", suffix=".tmp"))
+    try:
+        for name, frame in tables(session, game).items():
+            _write(tmp, f"tables/{name}.csv", frame.to_csv(index=False, lineterminator="\n").encode("utf-8"))
+        _write(tmp, "state.json", dumps(data.state).encode("utf-8"))
+        build_site(session, game, tmp / "site", data=data)
+        outcome = _install(tmp, target)
+    except BaseException:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return Archived(target, outcome)
+
+
+RECORD_NAMES = {"robber_baron": "Robber Baron", "rail_mogul": "Rail Mogul", "rail_builder": "Rail Builder",
+                "rail_magnate": "Rail Magnate", "rail_prodigal": "Rail Prodigal", "rail_baron": "Rail Baron"}
+BARON_MAXIMUM = 500  # §1.2: 100 points in each of five categories
+
+
+def holder_name(player: dict[str, Any], game: dict[str, Any], real_name: str) -> str:
+    """How a record holder is named: the character, with the real name unless the game was anonymous (§3.1)."""
+    if player["human"] and real_name and not game.get("anonymous"):
+        return f"{player['character']} ({real_name})"[:120]
+    return player["character"][:120]
+
+
+def update_records(session: Session, game: Game, data: TurnData | None = None) -> list[str]:
+    """§11.3: enter a finished game's final scores in the hall of records; returns what changed.
+
+    A score beats the record when it is higher; a Rail Baron score of 500 (the
+    maximum) also replaces an equal record held from another game (ruling
+    R11-1, §11.3's "a score of 500 ... will replace the record of any prior
+    record holder").
+    """
+    data = data or load_turn(session, game)
+    changes = []
+    for key, label in RECORD_NAMES.items():
+        best = None
+        for p in sorted(data.players, key=lambda p: p["number"]):
+            value = float(p["vp"].get(key, 0) or 0)
+            if best is None or value > best[0]:
+                best = (value, p)
+        if best is None or best[0] <= 0:
+            continue
+        value, p = best
+        record = session.scalar(select(GameRecord).where(GameRecord.title == game.title, GameRecord.category == key))
+        contact = data.contacts.get(p["number"])
+        holder = holder_name(p, data.game, contact.name if contact else "")
+        beats = record is None or value > record.value or (
+            key == "rail_baron" and value >= BARON_MAXIMUM and record.value >= BARON_MAXIMUM
+            and record.game_name != game.name)
+        if not beats:
+            continue
+        if record is None:
+            record = GameRecord(title=game.title, category=key)
+            session.add(record)
+        record.value, record.holder, record.game_name, record.turn = value, holder, game.name, data.turn
+        changes.append(f"{label}: {value:g} by {holder} in {game.name}")
+    session.flush()
+    return changes

@@ -1,0 +1,127 @@
+"""``pbm demo``: the whole product in one command.
+
+Creates a game with a few human seats in its own folder, writes each human's
+filled-in turnsheet as an email into a local Maildir (orders chosen by the
+computer player's logic, so they are legal), runs the weekly cycle for a few
+turns (ingest → close → resolve → render → send → archive), and leaves:
+
+* ``reports/<game>/turn-<T>/player-<N>.pdf`` and ``moderator.pdf``;
+* ``archive/<game>/turn-<T>/`` bundles and the static site ``archive/<game>/site/``;
+* ``outbox/`` — every mail pbm would have sent (receipts, reports), as .eml files;
+* ``maildir/`` — the players' mails as they arrived; ``players.txt`` — the seats and secrets.
+"""
+
+from __future__ import annotations
+
+import mailbox
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+from pathlib import Path
+
+from sqlalchemy import select
+
+from pbm.db import session_scope
+from pbm.errors import PbmError
+from pbm.models import Game, OutboxMessage, Player
+
+DEMO_PLAYERS = [
+    ("Ada Lovelace", "ada@example.org", "Countess of Rails", "555-0101"),
+    ("Isambard Brunel", "ike@example.org", "<b>Evil & Co</b>", ""),
+    ("Carl Benz", "carl@example.org", "", "555-0103"),
+    ("Dora Dining", "dora@example.org", "Dora of the Diner Car", "555-0104"),
+]
+MESSAGES = ["All aboard!", "My rails will reach Chicago first.", "Buy <font>B&O</font> & prosper!",
+            "Watch the Erie.", "Gold in California, friends."]
+GAME_ADDRESS = "pbm@demo.invalid"
+
+
+@dataclass
+class DemoResult:
+    folder: Path
+    game: str
+    turns: int
+    reports: list[Path]
+
+
+def _sheet_text(session, game: Game, player: Player, secret: str, turn: int) -> str:
+    from pbm.auth import turn_code
+    from pbm.cr.ai import computer_orders
+    from pbm.turnsheet.text import format_orders
+
+    orders = computer_orders(session, game, player)
+    orders.message = MESSAGES[(player.number + turn) % len(MESSAGES)]
+    lines = [f"GAME: {game.name}", f"PLAYER: {player.number}", f"TURN: {turn}",
+             f"CODE: {turn_code(game, player.number, turn)}", f"SECRET: {secret}", ""]
+    lines += format_orders(orders)
+    lines.append("END")
+    return "\n".join(lines) + "\n"
+
+
+def _write_mails(url: str, game_name: str, secrets: dict[int, str], box: mailbox.Maildir, turn: int) -> int:
+    count = 0
+    with session_scope(url) as s:
+        game = s.scalar(select(Game).where(Game.name == game_name))
+        for player in s.scalars(select(Player).where(Player.game_id == game.id, Player.human.is_(True))
+                                .order_by(Player.number)):
+            msg = EmailMessage()
+            msg["From"] = player.email
+            msg["To"] = GAME_ADDRESS
+            msg["Subject"] = f"Orders for {game.name}, turn {turn}"
+            msg["Message-ID"] = f"<demo-{game.name}-{turn}-{player.number}@example.org>"
+            msg.set_content(_sheet_text(s, game, player, secrets[player.number], turn))
+            box.add(mailbox.MaildirMessage(msg))
+            count += 1
+    return count
+
+
+def run_demo(folder: Path, *, url: str | None = None, turns: int = 3, seed: int = 1841,
+             log: Callable[[str], None] = print, progress: Callable | None = None) -> DemoResult:
+    """Build the demo in ``folder`` (its own SQLite database unless ``url`` is given)."""
+    from pbm.cr.setup import SeatRequest, create_game
+    from pbm.report.cycle import CycleOptions, run_cycle
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    url = url or f"sqlite:///{(folder / 'pbm.db').resolve()}"
+    name = f"demo-{seed}"
+    seats = [SeatRequest(line=i + 2, name=n, email=e, character=c, phone=ph)
+             for i, (n, e, c, ph) in enumerate(DEMO_PLAYERS)]
+    with session_scope(url) as s:
+        if s.scalar(select(Game.id).where(Game.name == name)) is not None:
+            raise PbmError(f"{folder} already holds the demo game {name}; choose another --dir or remove it")
+        created = create_game(s, seed=seed, name=name, seats=seats)
+        created.game.deadline = datetime.now().replace(microsecond=0) + timedelta(days=7)
+        secrets = dict(created.secrets)
+        players_txt = ["The demo's human seats (secrets are shown once, as `pbm new-game` does):"]
+        for p in sorted(created.game.players, key=lambda p: p.number):
+            if p.human:
+                players_txt.append(f"#{p.number} {p.name} <{p.email}> as {p.character}: secret {secrets[p.number]}")
+    (folder / "players.txt").write_text("\n".join(players_txt) + "\n", encoding="utf-8")
+    log(f"Created game {name} with {len(seats)} human players and {15 - len(seats)} computer players.")
+    box = mailbox.Maildir(str(folder / "maildir"), create=True)
+    opts = CycleOptions(reports=folder / "reports", archive=folder / "archive", maildir=folder / "maildir",
+                        force=True, log=log, progress=progress)
+    for turn in range(1, turns + 1):
+        with session_scope(url) as s:
+            game = s.scalar(select(Game).where(Game.name == name))
+            if game.status != "open":
+                break
+        n = _write_mails(url, name, secrets, box, turn)
+        log(f"Turn {turn}: {n} players mailed their turnsheets to {folder / 'maildir'}.")
+        opts.now = datetime.now()
+        run_cycle(url, opts, [name])
+    from pbm.report.site import build_site
+
+    with session_scope(url) as s:
+        game = s.scalar(select(Game).where(Game.name == name))
+        build_site(s, game, folder / "archive" / name / "site")
+        outbox = folder / "outbox"
+        outbox.mkdir(exist_ok=True)
+        for m in s.scalars(select(OutboxMessage).order_by(OutboxMessage.id)):
+            safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in m.key)
+            (outbox / f"{m.id:04d}-{safe}.eml").write_bytes(bytes(m.raw))
+        played = game.turn - 1 if game.status == "open" else game.turn
+    reports = sorted((folder / "reports").rglob("*.pdf"))
+    return DemoResult(folder=folder, game=name, turns=played, reports=reports)

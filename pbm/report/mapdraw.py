@@ -1,0 +1,133 @@
+"""The small laser-printed map of the turn report (§2.1).
+
+"During the game, you will receive a smaller 8x11 laser printed map showing
+the current lines in each railroad and all active PCs."  Drawn with reportlab
+graphics: a plain land outline of the United States (a few dozen public
+coordinates, :data:`OUTLINE`), every railroad's lines in its own colour, the
+PCs still in play (offered by the bank or owned by a player) dashed, towns as
+dots sized by their size (§2.6) and the big towns labelled.
+
+The projection is equirectangular, shrunk east-west by the cosine of the middle
+latitude, which is faithful enough for a page-sized map of the country.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from reportlab.graphics.shapes import Circle, Drawing, Group, Line, Polygon, Rect, String
+from reportlab.lib import colors
+
+from pbm.report.view import TurnData
+
+# A coarse outline of the contiguous United States, (lat, lon), clockwise from Cape Flattery.
+OUTLINE: list[tuple[float, float]] = [
+    (48.4, -124.7), (46.3, -124.0), (43.0, -124.5), (40.4, -124.4), (38.0, -123.0), (36.6, -121.9),
+    (34.5, -120.5), (34.0, -118.5), (32.5, -117.1), (32.7, -114.7), (31.3, -111.0), (31.3, -108.2),
+    (31.8, -106.5), (29.6, -104.4), (29.8, -101.4), (28.0, -99.5), (25.9, -97.4), (27.8, -97.1),
+    (29.3, -94.8), (29.7, -93.8), (29.2, -90.9), (29.0, -89.2), (30.2, -89.6), (30.4, -88.0),
+    (30.4, -86.5), (29.7, -85.0), (30.0, -84.0), (29.0, -82.7), (27.8, -82.7), (26.5, -82.0),
+    (25.2, -81.1), (25.8, -80.1), (27.0, -80.1), (29.0, -80.9), (30.7, -81.4), (32.0, -80.8),
+    (32.8, -79.8), (33.8, -78.0), (34.7, -76.6), (35.2, -75.5), (36.9, -76.0), (37.9, -75.4),
+    (38.9, -74.9), (39.5, -74.3), (40.5, -74.0), (41.2, -72.0), (41.5, -71.0), (41.7, -70.0),
+    (42.0, -70.7), (42.6, -70.7), (43.6, -70.2), (44.3, -68.5), (44.8, -67.0), (45.2, -67.3),
+    (47.1, -67.8), (47.4, -69.2), (45.3, -71.1), (45.0, -74.7), (43.6, -76.2), (43.3, -79.1),
+    (42.3, -79.8), (41.7, -83.4), (42.3, -82.9), (43.0, -82.4), (45.8, -82.9), (46.5, -84.4),
+    (48.0, -89.6), (48.6, -93.4), (49.0, -95.2), (49.0, -123.0),
+]
+
+# Distinct, print-friendly colours; railroad number n gets PALETTE[(n - 1) % len].
+PALETTE = [
+    colors.HexColor(h) for h in (
+        "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
+        "#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
+        "#31a354", "#756bb1", "#636363", "#ad494a",
+    )
+]
+LAND = colors.HexColor("#f4f1e6")
+WATER = colors.HexColor("#dfeaf2")
+PC_COLOUR = colors.HexColor("#7f7f7f")
+
+
+def railroad_colour(number: int) -> colors.Color:
+    return PALETTE[(max(number, 1) - 1) % len(PALETTE)]
+
+
+class Projection:
+    """Maps (lat, lon) onto a box of ``width`` x ``height`` points, keeping the aspect."""
+
+    def __init__(self, points: Iterable[tuple[float, float]], width: float, height: float, margin: float = 6):
+        pts = list(points)
+        lats = [p[0] for p in pts]
+        lons = [p[1] for p in pts]
+        self.k = math.cos(math.radians((min(lats) + max(lats)) / 2))
+        self.x0, self.x1 = min(lons) * self.k, max(lons) * self.k
+        self.y0, self.y1 = min(lats), max(lats)
+        span_x = max(self.x1 - self.x0, 1e-6)
+        span_y = max(self.y1 - self.y0, 1e-6)
+        self.scale = min((width - 2 * margin) / span_x, (height - 2 * margin) / span_y)
+        self.ox = margin + ((width - 2 * margin) - span_x * self.scale) / 2
+        self.oy = margin + ((height - 2 * margin) - span_y * self.scale) / 2
+
+    def __call__(self, lat: float, lon: float) -> tuple[float, float]:
+        return (round(self.ox + (lon * self.k - self.x0) * self.scale, 2),
+                round(self.oy + (lat - self.y0) * self.scale, 2))
+
+
+def draw_map(data: TurnData, width: float, height: float, label_size: int = 4) -> Drawing:
+    """The map of ``data``'s state: lines by railroad colour, active PCs dashed, towns by size."""
+    d = Drawing(width, height)
+    d.add(Rect(0, 0, width, height, fillColor=WATER, strokeColor=colors.grey, strokeWidth=0.5))
+    towns = {t.name: t for t in data.towns}
+    points = [(t.lat, t.lon) for t in towns.values()] + OUTLINE
+    proj = Projection(points, width, height)
+    outline: list[float] = []
+    for lat, lon in OUTLINE:
+        outline.extend(proj(lat, lon))
+    d.add(Polygon(outline, fillColor=LAND, strokeColor=colors.HexColor("#b8b09a"), strokeWidth=0.6))
+
+    routes = {r.code: r for r in data.routes}
+    # Unowned routes: faint, so the map shows where railroads could go.
+    owned = {line["code"] for r in data.railroads if r["status"] != "merged" for line in r["lines"]}
+    active_pcs = {pc["code"] for pc in data.state["private_companies"] if pc["status"] in ("bank", "owned")}
+    faint = Group()
+    for r in data.routes:
+        if r.code in owned or r.code in active_pcs or r.a not in towns or r.b not in towns:
+            continue
+        ax, ay = proj(towns[r.a].lat, towns[r.a].lon)
+        bx, by = proj(towns[r.b].lat, towns[r.b].lon)
+        faint.add(Line(ax, ay, bx, by, strokeColor=colors.HexColor("#d9d4c4"), strokeWidth=0.3))
+    d.add(faint)
+    for code in sorted(active_pcs):
+        r = routes.get(code)
+        if r is None or r.a not in towns or r.b not in towns:
+            continue
+        ax, ay = proj(towns[r.a].lat, towns[r.a].lon)
+        bx, by = proj(towns[r.b].lat, towns[r.b].lon)
+        d.add(Line(ax, ay, bx, by, strokeColor=PC_COLOUR, strokeWidth=0.9, strokeDashArray=[2.5, 1.8]))
+    for rr in data.railroads:
+        if rr["status"] == "merged":
+            continue
+        colour = railroad_colour(rr["number"])
+        for line in rr["lines"]:
+            if line["a"] not in towns or line["b"] not in towns:
+                continue
+            ax, ay = proj(towns[line["a"]].lat, towns[line["a"]].lon)
+            bx, by = proj(towns[line["b"]].lat, towns[line["b"]].lon)
+            d.add(Line(ax, ay, bx, by, strokeColor=colour, strokeWidth=2.2 if line.get("double_tracked") else 1.4))
+    for t in sorted(towns.values(), key=lambda t: (t.size, t.name)):
+        x, y = proj(t.lat, t.lon)
+        radius = 0.7 + 0.45 * t.size
+        d.add(Circle(x, y, radius, fillColor=colors.white if t.size < 3 else colors.black,
+                     strokeColor=colors.black, strokeWidth=0.4))
+        if t.size >= label_size:
+            d.add(String(x + radius + 1, y - 2, t.name, fontName="Helvetica", fontSize=5.5,
+                         fillColor=colors.HexColor("#222222")))
+    return d
+
+
+def legend_rows(data: TurnData) -> list[tuple[colors.Color, str, str]]:
+    """(colour, code, name) of every railroad on the map, in turnsheet number order."""
+    return [(railroad_colour(r["number"]), r["code"], r["name"])
+            for r in sorted(data.railroads, key=lambda r: r["number"]) if r["status"] != "merged"]

@@ -1,0 +1,376 @@
+"""The PDF turn report (§9) and the moderator's report, with reportlab Platypus.
+
+Every player-written string (character names, messages, railroad names a
+player chose, problems quoting his sheet) goes through :func:`esc` before it
+becomes Paragraph markup; table cells that are plain strings are drawn as
+text, never parsed.  Documents are built with ``invariant=1``, so the same
+input gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from typing import Any
+from xml.sax.saxutils import escape
+
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_CENTER
+from reportlab.lib.pagesizes import landscape, letter
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.units import inch
+from reportlab.platypus import (
+    BaseDocTemplate,
+    CondPageBreak,
+    Frame,
+    KeepTogether,
+    NextPageTemplate,
+    PageBreak,
+    PageTemplate,
+    Paragraph,
+    Preformatted,
+    Spacer,
+    Table,
+    TableStyle,
+)
+
+from pbm import __version__
+from pbm.report import charts, sections
+from pbm.report.mapdraw import draw_map, legend_rows
+from pbm.report.view import TurnData
+from pbm.report.visibility import Visibility, visibility
+
+_styles = getSampleStyleSheet()
+H1 = ParagraphStyle("h1", parent=_styles["Heading1"], fontSize=15, spaceAfter=4, spaceBefore=0)
+H2 = ParagraphStyle("h2", parent=_styles["Heading2"], fontSize=11.5, spaceBefore=8, spaceAfter=3,
+                    textColor=colors.HexColor("#1a3550"))
+H3 = ParagraphStyle("h3", parent=_styles["Heading3"], fontSize=9.5, spaceBefore=4, spaceAfter=2)
+BODY = ParagraphStyle("body", parent=_styles["BodyText"], fontSize=8.5, leading=10.5, spaceAfter=1)
+SMALL = ParagraphStyle("small", parent=BODY, fontSize=7, leading=8.5)
+CELL = ParagraphStyle("cell", parent=BODY, fontSize=6.8, leading=8, spaceAfter=0)
+CENTER = ParagraphStyle("center", parent=BODY, alignment=TA_CENTER)
+MONO = ParagraphStyle("mono", parent=BODY, fontName="Courier", fontSize=6.5, leading=7.6)
+
+TABLE_STYLE = TableStyle([
+    ("FONT", (0, 0), (-1, -1), "Helvetica", 6.8),
+    ("FONT", (0, 0), (-1, 0), "Helvetica-Bold", 6.8),
+    ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#dde6ee")),
+    ("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.HexColor("#7a8a99")),
+    ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, colors.HexColor("#f5f7f9")]),
+    ("VALIGN", (0, 0), (-1, -1), "TOP"),
+    ("TOPPADDING", (0, 0), (-1, -1), 1.2),
+    ("BOTTOMPADDING", (0, 0), (-1, -1), 1.2),
+    ("LEFTPADDING", (0, 0), (-1, -1), 2.5),
+    ("RIGHTPADDING", (0, 0), (-1, -1), 2.5),
+])
+
+PAGE_W, PAGE_H = letter
+MARGIN = 0.55 * inch
+TEXT_W = PAGE_W - 2 * MARGIN
+LAND_W, LAND_H = landscape(letter)
+
+
+def esc(text: Any) -> str:
+    """Text safe inside reportlab Paragraph markup."""
+    return escape(str(text))
+
+
+def para(text: Any, style: ParagraphStyle = BODY) -> Paragraph:
+    return Paragraph(esc(text), style)
+
+
+def cell(text: Any) -> Paragraph:
+    return Paragraph(esc(text), CELL)
+
+
+def table(header: list[str], rows: list[list[Any]], widths: list[float] | None = None,
+          wrap: set[int] | None = None, align_right: set[int] | None = None) -> Table:
+    """A styled table; columns in ``wrap`` become escaped Paragraphs so long text wraps."""
+    wrap = wrap or set()
+    body = [[cell(v) if i in wrap else str(v) for i, v in enumerate(row)] for row in rows]
+    t = Table([header] + body, colWidths=widths, repeatRows=1, hAlign="LEFT")
+    style = TableStyle(TABLE_STYLE.getCommands())
+    for i in align_right or set():
+        style.add("ALIGN", (i, 0), (i, -1), "RIGHT")
+    t.setStyle(style)
+    return t
+
+
+class ReportDoc(BaseDocTemplate):
+    """Portrait pages for text, a landscape page for the map; a running header on every page."""
+
+    def __init__(self, buffer: io.BytesIO, header: str, title: str) -> None:
+        super().__init__(buffer, pagesize=letter, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN + 10,
+                         bottomMargin=MARGIN, title=title, author=f"pbm {__version__}", subject=header,
+                         creator="pbm", invariant=1)
+        self.header = header
+        portrait = Frame(MARGIN, MARGIN, TEXT_W, PAGE_H - 2 * MARGIN - 10, id="portrait")
+        land = Frame(MARGIN * 0.7, MARGIN * 0.7, LAND_W - 1.4 * MARGIN, LAND_H - 1.4 * MARGIN - 10, id="land")
+        self.addPageTemplates([
+            PageTemplate("portrait", [portrait], onPage=self._decorate, pagesize=letter),
+            PageTemplate("landscape", [land], onPage=self._decorate, pagesize=landscape(letter)),
+        ])
+
+    def _decorate(self, canvas, doc) -> None:
+        width, height = canvas._pagesize
+        canvas.saveState()
+        canvas.setFont("Helvetica", 7)
+        canvas.setFillColor(colors.HexColor("#555555"))
+        canvas.drawString(MARGIN * 0.7, height - MARGIN * 0.6, self.header)
+        canvas.drawRightString(width - MARGIN * 0.7, height - MARGIN * 0.6, f"page {doc.page}")
+        canvas.restoreState()
+
+
+def _title_lines(data: TurnData) -> tuple[str, str]:
+    g = data.game
+    if data.turn == 0:
+        when = f"Start of game — turn 1 ({g['year']}) to be played"
+    else:
+        when = f"Report of turn {data.turn} — turn {g['turn']} ({g['year']}) to be played"
+    return when, f"climate {g['climate']}"
+
+
+# -- the player's report ------------------------------------------------------------------
+
+def _headlines(story: list, data: TurnData, vis: Visibility | None) -> None:
+    story.append(Paragraph("9.1 Headlines", H2))
+    h = sections.headlines(data, vis)
+    if h.news:
+        for line in h.news:
+            story.append(Paragraph("• " + esc(line), BODY))
+    else:
+        story.append(para("No great news this turn.", BODY))
+    if h.messages:
+        story.append(Paragraph("Messages from the tycoons", H3))
+        for who, text in h.messages:
+            story.append(Paragraph(f"<b>{esc(who)}:</b> {esc(text)}", BODY))
+    story.append(Paragraph("World &amp; National News", H3))
+    story.append(Paragraph(f"<i>{esc(data.game['year'])}: {esc(h.world)}</i>", BODY))
+
+
+def _player_summary(story: list, data: TurnData, vis: Visibility) -> None:
+    story.append(Paragraph("9.2 Player summary (by net worth)", H2))
+    rows = sections.player_summary(data, vis)
+    widths = [18, 92, 56, 62, 150, 82, 60]
+    story.append(table(sections.PLAYER_HEADER, rows, widths, wrap={1, 2, 3, 4, 5, 6}))
+    if vis.spied_player:
+        addr = vis.address(data, vis.spied_player)
+        if addr:
+            story.append(Paragraph(f"Your Pinkertons report the address of #{vis.spied_player}: {esc(addr)}", SMALL))
+
+
+def _railroad_summary(story: list, data: TurnData, vis: Visibility | None) -> None:
+    story.append(CondPageBreak(1.5 * inch))
+    story.append(Paragraph("9.3 Railroad summary", H2))
+    blocks = sections.railroad_summary(data, vis)
+    if not blocks:
+        story.append(para("No active railroads."))
+        return
+    widths = [30, 32, 44, 44, 42, 40, 30, 28, 30, 30, 66, 66, 58]
+    story.append(table(sections.RAILROAD_HEADER, [b.row for b in blocks], widths,
+                       wrap={10, 11, 12}, align_right={1, 2, 3, 4, 5, 6, 7, 8, 9}))
+    story.append(Paragraph("Lines", H3))
+    for b in blocks:
+        text = f"<b>{esc(b.row[0])}</b> {esc(b.name)}: {esc('; '.join(b.lines) or 'no lines')}"
+        story.append(Paragraph(text, SMALL))
+        if b.confidential:
+            story.append(Paragraph("&nbsp;&nbsp;&nbsp;<i>confidential: " + esc(", ".join(b.confidential)) + "</i>",
+                                   SMALL))
+
+
+def _stock_report(story: list, data: TurnData, vis: Visibility) -> None:
+    story.append(CondPageBreak(1.5 * inch))
+    story.append(Paragraph("9.4 Stock report", H2))
+    header, rows, notes = sections.stock_report(data, vis)
+    n = len(header)
+    widths = [34] + [(TEXT_W - 34) / (n - 1)] * (n - 1)
+    story.append(table(header, rows, widths, align_right=set(range(1, n))))
+    story.append(Paragraph("Start/End: price per share; Pub./Plr. off./bid: shares offered and bid for by the "
+                           "public and by players; Bought/Sold: your trades; Max. Bid: the most shares you may "
+                           "bid for next turn (20 % of the issued shares not held by directors or you).", SMALL))
+    for note in notes:
+        story.append(Paragraph("• " + esc(note), SMALL))
+
+
+def _pcs(story: list, data: TurnData) -> None:
+    story.append(CondPageBreak(1.2 * inch))
+    story.append(Paragraph("9.5 Private companies available", H2))
+    rows = sections.pcs_available(data)
+    if not rows:
+        story.append(para("No private companies are for sale."))
+        return
+    story.append(table(sections.PC_HEADER, rows, [40, 220, 40, 120, 70], wrap={1, 3}, align_right={2, 4}))
+    story.append(Paragraph("A player offering a PC may raise his asking price by 20 % this turn (§9.5).", SMALL))
+
+
+def _flow_table(flow: sections.CashFlow) -> Table:
+    rows = [["start", sections.money(flow.start)]]
+    rows += [[text, sections.money(amount)] for text, amount in flow.lines]
+    rows.append(["end", sections.money(flow.end)])
+    t = table([flow.title, ""], rows, [260, 70], wrap={0}, align_right={1})
+    t.setStyle(TableStyle([("FONT", (0, -1), (-1, -1), "Helvetica-Bold", 6.8)]))
+    return t
+
+
+def _private(story: list, data: TurnData, vis: Visibility) -> None:
+    pr = sections.private_report(data, vis)
+    story.append(KeepTogether([Paragraph("9.6 Private report", H2), _flow_table(pr.flow)]))
+    story.append(Spacer(1, 6))
+    side = Table([[table(["Assets and debt", ""], [list(a) for a in pr.assets], [150, 60], align_right={1}),
+                   table(["Victory points", ""], [list(v) for v in pr.vp], [150, 60], align_right={1})]],
+                 colWidths=[TEXT_W / 2, TEXT_W / 2], hAlign="LEFT")
+    side.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
+    story.append(side)
+    story.append(Paragraph("Cash flows of the railroads you direct or spied on", H3))
+    if not pr.railroad_flows:
+        story.append(para("You direct no railroad and spied on none this turn.", SMALL))
+    for flow in pr.railroad_flows:
+        story.append(_flow_table(flow))
+        story.append(Spacer(1, 5))
+    if pr.news:
+        story.append(Paragraph("Your news", H3))
+        for line in pr.news:
+            story.append(Paragraph("• " + esc(line), SMALL))
+
+
+def _map_page(story: list, data: TurnData, title: str) -> None:
+    story.append(NextPageTemplate("landscape"))
+    story.append(PageBreak())
+    story.append(Paragraph(esc(title), H2))
+    width = LAND_W - 1.4 * MARGIN - 130
+    height = LAND_H - 1.4 * MARGIN - 60
+    legend = [["", "Railroad"]]
+    style = TableStyle(TABLE_STYLE.getCommands())
+    for i, (colour, code, name) in enumerate(legend_rows(data), start=1):
+        legend.append(["", f"{code} {name}"[:28]])
+        style.add("BACKGROUND", (0, i), (0, i), colour)
+    legend.append(["- -", "PC in play"])
+    t_legend = Table(legend, colWidths=[14, 112], hAlign="LEFT")
+    t_legend.setStyle(style)
+    key = f"map:{width:.1f}x{height:.1f}"
+    if key not in data.cache:  # the same map for every player of the turn: drawn once
+        data.cache[key] = draw_map(data, width, height)
+    outer = Table([[data.cache[key], t_legend]], colWidths=[width + 4, 128])
+    outer.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
+    story.append(outer)
+    story.append(NextPageTemplate("portrait"))
+
+
+def _charts_page(story: list, data: TurnData, vis: Visibility) -> None:
+    story.append(PageBreak())
+    story.append(Paragraph("Your record", H2))
+    history = data.player_history.get(vis.viewer, [])
+    story.append(charts.net_worth_chart(history, TEXT_W, 190))
+    story.append(Spacer(1, 8))
+    story.append(charts.vp_chart(history, TEXT_W, 190))
+    story.append(Spacer(1, 8))
+    mine = sorted(h["railroad"] for h in data.player(vis.viewer)["holdings"] if h["shares"])
+    story.append(charts.price_chart(data.railroad_history, mine[:12], TEXT_W, 190))
+
+
+def _build(story: list, header: str, title: str) -> bytes:
+    buffer = io.BytesIO()
+    doc = ReportDoc(buffer, header, title)
+    doc.build(story)
+    return buffer.getvalue()
+
+
+TurnsheetHook = Callable[[TurnData, int], list]
+
+
+def player_report(data: TurnData, player: int, turnsheet: list | None = None) -> bytes:
+    """The §9 report of ``data.turn`` for player ``player``, as PDF bytes."""
+    vis = visibility(data, player)
+    me = data.player(player)
+    when, climate = _title_lines(data)
+    header = f"Continental Rails II — {data.game_name} — {when} — #{player} {me['character']}"
+    story: list = [
+        Paragraph(f"Continental Rails II — game {esc(data.game_name)}", H1),
+        Paragraph(f"<b>{esc(when)}</b>, {esc(climate)}", BODY),
+        Paragraph(f"Turn report for player #{player}: <b>{esc(me['character'])}</b>", BODY),
+    ]
+    _headlines(story, data, vis)
+    _player_summary(story, data, vis)
+    _railroad_summary(story, data, vis)
+    _stock_report(story, data, vis)
+    _pcs(story, data)
+    _private(story, data, vis)
+    _map_page(story, data, f"The map after turn {data.turn}: lines of every railroad, PCs in play dashed")
+    _charts_page(story, data, vis)
+    if turnsheet:
+        story.append(PageBreak())
+        story.extend(turnsheet)
+    return _build(story, header, f"{data.game_name} turn {data.turn} player {player}")
+
+
+# -- the moderator's report --------------------------------------------------------------
+
+def moderator_report(data: TurnData) -> bytes:
+    """Everything: the full state (contacts included), every order set, the whole event log and ledger."""
+    when, climate = _title_lines(data)
+    header = f"Continental Rails II — {data.game_name} — {when} — MODERATOR"
+    story: list = [
+        Paragraph(f"Moderator's report — game {esc(data.game_name)}", H1),
+        Paragraph(f"<b>{esc(when)}</b>, {esc(climate)}; seed {esc(data.game['seed'])}, status "
+                  f"{esc(data.game['status'])}{', anonymous game' if data.game.get('anonymous') else ''}", BODY),
+    ]
+    _headlines(story, data, None)
+    story.append(Paragraph("Players", H2))
+    rows = []
+    for p in sorted(data.players, key=lambda p: p["number"]):
+        c = data.contacts.get(p["number"])
+        contact = "; ".join(x for x in (c.name, c.email, c.phone, c.address) if x) if c and c.human else "computer"
+        rows.append([p["number"], p["character"], contact, sections.money(p["cash"]), sections.money(p["loan"]),
+                     sections.money(p["net_worth"]), sections.money(p["credit_limit"]),
+                     " ".join(x or "-" for x in p["slots"]), ", ".join(p["private_companies"]) or "-",
+                     sum(v for k, v in p["vp"].items() if k not in ("mogul_fraction", "rail_baron"))])
+    story.append(table(["#", "Character", "Person", "Cash", "Loan", "Net worth", "Credit", "Slots", "PCs", "VP"],
+                       rows, [16, 78, 140, 44, 40, 48, 40, 40, 50, 22], wrap={1, 2, 8},
+                       align_right={3, 4, 5, 6, 9}))
+    story.append(Paragraph("Shareholdings (shares; short sales negative)", H2))
+    codes = [r["code"] for r in sorted(data.railroads, key=lambda r: r["number"]) if r["status"] != "merged"]
+    hold_rows = []
+    for p in sorted(data.players, key=lambda p: p["number"]):
+        held = {h["railroad"]: h for h in p["holdings"]}
+        hold_rows.append([p["number"]] + [
+            (str(held[c]["shares"]) + (f"/-{held[c]['short']}" if held[c]["short"] else "")) if c in held else ""
+            for c in codes])
+    for start in range(0, len(codes), 16):
+        chunk = codes[start:start + 16]
+        story.append(table(["#"] + chunk, [[r[0]] + r[1 + start:1 + start + len(chunk)] for r in hold_rows],
+                           [18] + [32] * len(chunk), align_right=set(range(1, len(chunk) + 1))))
+        story.append(Spacer(1, 4))
+    _railroad_summary(story, data, None)
+    _pcs(story, data)
+    story.append(PageBreak())
+    story.append(Paragraph(f"Orders of turn {data.turn}", H2))
+    if not data.order_sets:
+        story.append(para("No order sets were recorded for this turn."))
+    for o in data.order_sets:
+        who = f"#{o['player']} {sections.character(data, o['player'])}"
+        story.append(Paragraph(f"<b>{esc(who)}</b> — {esc(o['source'])}, {esc(o['status'])}, "
+                               f"arrival {esc(o['received_seq'])}", BODY))
+        for problem in o["problems"]:
+            story.append(Paragraph("problem: " + esc(problem.get("where", "")) + ": " + esc(problem.get("message", ""))
+                                   + (f" (allowed: {esc(problem['allowed'])})" if problem.get("allowed") else ""),
+                                   SMALL))
+        compact = {k: v for k, v in sorted(o["orders"].items()) if v not in (None, 0, "", [], {}, False)}
+        story.append(Preformatted(json.dumps(compact, sort_keys=True, ensure_ascii=False, indent=1), MONO,
+                                  maxLineLength=150))
+    story.append(PageBreak())
+    story.append(Paragraph(f"Event log of turn {data.turn} ({len(data.events)} events)", H2))
+    ev_rows = [[e["seq"], e["step"], e["rule"], e["kind"], e["player"] or "", e["railroad"] or "",
+                "" if e["amount"] is None else sections.money(e["amount"]),
+                ("H " if e["headline"] else "") + ("to " + ",".join(map(str, e["private_to"]))
+                                                    if e["private_to"] is not None else "public"),
+                e["text"]] for e in data.events]
+    story.append(table(["seq", "step", "rule", "kind", "pl.", "RR", "amount", "seen by", "text"], ev_rows,
+                       [22, 24, 34, 62, 18, 30, 44, 40, 230], wrap={3, 8}, align_right={0, 6}))
+    story.append(Paragraph(f"Ledger of turn {data.turn} ({len(data.ledger)} movements)", H2))
+    led_rows = [[x["seq"], x["step"], x["source"], x["target"], sections.money(x["amount"]), x["memo"]]
+                for x in data.ledger]
+    story.append(table(["seq", "step", "from", "to", "amount", "memo"], led_rows,
+                       [24, 28, 70, 70, 56, 250], wrap={5}, align_right={0, 4}))
+    _map_page(story, data, f"The map after turn {data.turn}")
+    return _build(story, header, f"{data.game_name} turn {data.turn} moderator")

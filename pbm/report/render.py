@@ -1,0 +1,130 @@
+"""Rendering a turn's reports to files: reports/<game>/turn-<T>/player-<N>.pdf and moderator.pdf.
+
+Files are written atomically (a temporary file renamed into place), so a crash
+never leaves half a PDF, and rendering twice gives the same bytes (§9;
+reportlab invariant mode), so rerunning after a crash is harmless.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy.orm import Session
+
+from pbm.errors import PbmError
+from pbm.models import Game
+from pbm.report import pdf
+from pbm.report.view import TurnData, load_turn
+
+ProgressFn = Callable[[Iterable], Iterable]
+
+
+def slug(name: str) -> str:
+    """A game name made safe as one path component."""
+    text = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
+    return text or "game"
+
+
+def turn_dir(base: Path, game_name: str, turn: int) -> Path:
+    return Path(base) / slug(game_name) / f"turn-{turn}"
+
+
+def write_atomic(path: Path, content: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def turnsheet_flowables(session: Session, game: Game, data: TurnData, player: int) -> list:
+    """The next turn's turnsheet for ``player`` (plain-text form, §10), appended to the report.
+
+    Only with the report of the last resolved turn of a game still being
+    played (§10: "attached to each turn, except the final turn").
+    """
+    if data.turn != game.turn - 1 or game.status != "open":
+        return []
+    try:
+        from pbm.turnsheet.facts import sheet_facts
+        from pbm.turnsheet.text import render_text
+    except ImportError:  # the turnsheet part is not installed
+        return []
+    from reportlab.platypus import Paragraph, Preformatted
+    from sqlalchemy import select
+
+    from pbm.models import Player
+
+    row = session.scalar(select(Player).where(Player.game_id == game.id, Player.number == player))
+    if row is None or not row.human:
+        return []
+    try:
+        with session.begin_nested():
+            text = render_text(sheet_facts(session, game, row))
+    except Exception as exc:  # a fault in the turnsheet part must not stop the reports: say it on the page
+        raise TurnsheetUnavailable(f"{exc.__class__.__name__}: {exc}") from exc
+    return [Paragraph(f"Turnsheet for turn {pdf.esc(game.turn)} (§10)", pdf.H2),
+            Paragraph("Fill in the attached PDF form, or reply with this text filled in.", pdf.SMALL),
+            Preformatted(text, pdf.MONO, maxLineLength=120)]
+
+
+class TurnsheetUnavailable(Exception):
+    """The turnsheet part failed for a player; the report says so instead of carrying the sheet."""
+
+
+@dataclass
+class Rendered:
+    turn: int
+    paths: list[Path]
+    warnings: list[str] = field(default_factory=list)
+
+
+def render_turn(
+    session: Session,
+    game: Game,
+    *,
+    turn: int | None = None,
+    players: list[int] | None = None,
+    moderator: bool = False,
+    out: Path = Path("reports"),
+    with_turnsheet: bool = True,
+    progress: ProgressFn | None = None,
+) -> Rendered:
+    """Render the reports of ``turn`` (default: the last resolved) for ``players`` (default: every human)."""
+    data = load_turn(session, game, turn)
+    numbers = data.human_numbers() if players is None else players
+    known = {p["number"] for p in data.players}
+    for n in numbers:
+        if n not in known:
+            raise PbmError(f"no player {n} in game {game.name} (positions are 1–{max(known)})")
+    folder = turn_dir(out, game.name, data.turn)
+    paths: list[Path] = []
+    warnings: list[str] = []
+    items: Iterable[int] = progress(numbers) if progress else numbers
+    for n in items:
+        try:
+            sheet = turnsheet_flowables(session, game, data, n) if with_turnsheet else []
+        except TurnsheetUnavailable as exc:
+            warnings.append(f"player {n}: no turnsheet appended ({exc})")
+            from reportlab.platypus import Paragraph
+
+            sheet = [Paragraph("Your turnsheet for the next turn could not be printed here; "
+                               "the moderator will send it separately.", pdf.BODY)]
+        path = folder / f"player-{n}.pdf"
+        write_atomic(path, pdf.player_report(data, n, sheet))
+        paths.append(path)
+    if moderator:
+        path = folder / "moderator.pdf"
+        write_atomic(path, pdf.moderator_report(data))
+        paths.append(path)
+    return Rendered(turn=data.turn, paths=paths, warnings=warnings)

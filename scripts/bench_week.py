@@ -1,0 +1,79 @@
+"""Benchmark: one whole week of a 15-player game — ingest 15 mails, resolve the turn, render 15 reports.
+
+Target: at most 2 s in all.  Run: ``python scripts/bench_week.py [--turns N]`` from the project folder;
+prints the time of each stage (the best of the runs) and the total.
+"""
+
+from __future__ import annotations
+
+import argparse
+import mailbox
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sqlalchemy import select  # noqa: E402
+
+from pbm.cr.resolve import run_turn  # noqa: E402
+from pbm.cr.setup import SeatRequest, create_game  # noqa: E402
+from pbm.db import session_scope  # noqa: E402
+from pbm.models import Game  # noqa: E402
+from pbm.report.cycle import default_ingester  # noqa: E402
+from pbm.report.demo import _write_mails  # noqa: E402
+from pbm.report.render import render_turn  # noqa: E402
+
+
+def week(folder: Path, turns: int) -> list[dict[str, float]]:
+    url = f"sqlite:///{folder / 'bench.db'}"
+    seats = [SeatRequest(line=i + 2, name=f"Player {i + 1}", email=f"p{i + 1}@example.org") for i in range(15)]
+    with session_scope(url) as s:
+        created = create_game(s, seed=1841, name="bench", seats=seats)
+        created.game.deadline = datetime.now() + timedelta(days=7)
+        secrets = dict(created.secrets)
+    box = mailbox.Maildir(str(folder / "maildir"), create=True)
+    figures = []
+    for turn in range(1, turns + 1):
+        _write_mails(url, "bench", secrets, box, turn)
+        row: dict[str, float] = {}
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        with session_scope(url) as s:
+            summary = default_ingester(s, folder / "maildir")
+        t1 = time.perf_counter()
+        with session_scope(url) as s:
+            run_turn(s, s.scalar(select(Game).where(Game.name == "bench")))
+        t2 = time.perf_counter()
+        with session_scope(url) as s:
+            result = render_turn(s, s.scalar(select(Game).where(Game.name == "bench")), out=folder / "reports")
+        t3 = time.perf_counter()
+        row["cpu"] = time.process_time() - c0
+        # the maildir keeps old mails: ingest of earlier turns' mails is a duplicate check only
+        row.update(ingest=t1 - t0, resolve=t2 - t1, render=t3 - t2, total=t3 - t0, reports=len(result.paths))
+        row["ingest_summary"] = summary  # type: ignore[assignment]
+        figures.append(row)
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--turns", type=int, default=3, help="weeks to play (each is measured)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        figures = week(Path(tmp), args.turns)
+    print(f"{'turn':>4} {'ingest 15':>10} {'resolve':>9} {'15 reports':>11} {'total':>8} {'cpu':>8}  mail")
+    for i, f in enumerate(figures, start=1):
+        print(f"{i:>4} {f['ingest']:>9.3f}s {f['resolve']:>8.3f}s {f['render']:>10.3f}s {f['total']:>7.3f}s {f['cpu']:>7.3f}s  "
+              f"{f['ingest_summary']}")
+    best = min(f["total"] for f in figures)
+    best_cpu = min(f["cpu"] for f in figures)
+    per_report = min(f["render"] for f in figures) / 15
+    print(f"best week: {best:.3f} s (target <= 2 s: {'met' if best <= 2 else 'NOT met'}); "
+          f"{per_report * 1000:.0f} ms per report with its map; CPU time of the best week {best_cpu:.3f} s")
+
+
+if __name__ == "__main__":
+    main()

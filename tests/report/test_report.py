@@ -1,0 +1,163 @@
+"""`pbm report`: the §9 turn report as a PDF, what each player may see, escaping, identical bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import select
+
+from pbm.db import session_scope
+from pbm.models import Game, Holding, OrderSet, Player, Railroad
+from tests.conftest import Cli
+from tests.report.conftest import pdf_text
+from tests.report.helpers import EVIL, FONT_MESSAGE, build_game
+
+
+def _render(url: str, tmp_path: Path, *args: str) -> Path:
+    out = tmp_path / "reports"
+    Cli(url)("report", "test-game", "--out", str(out), *args)
+    return out / "test-game" / "turn-3"
+
+
+def test_every_human_gets_a_report_with_all_sections(game_url, tmp_path):
+    result = Cli(game_url)("report", "--out", str(tmp_path / "r"))
+    folder = tmp_path / "r" / "test-game" / "turn-3"
+    assert sorted(p.name for p in folder.iterdir()) == ["player-1.pdf", "player-2.pdf", "player-3.pdf"]
+    assert "Wrote 3 report(s) for turn 3 of test-game" in result.stdout
+    text = pdf_text(folder / "player-1.pdf")
+    for heading in ("9.1 Headlines", "9.2 Player summary", "9.3 Railroad summary", "9.4 Stock report",
+                    "9.5 Private companies available", "9.6 Private report", "The map after turn 3",
+                    "Your net worth", "Prices of your stocks", "World & National News"):
+        assert heading in text, heading
+    # §9.3 columns, then the lines of each railroad.
+    for column in ("Track", "Revenues", "Op. Expense", "Bond Debt", "Loan Debt", "Pft/sh", "Div/sh", "Land",
+                   "Grant", "Pres", "Chr", "Other Directors"):
+        assert column in text, column
+    assert "MD2 Baltimore–Pittsburgh 210 mi (double track)" in text
+    assert "RoW owned (unbuilt): PA1" in text
+    # §9.1: the year's world news (1847) and the new PC of next turn.
+    assert "Mormon pioneers" in text
+    assert "New private companies offered by the bank: LS." in text
+    # §9.5: asking prices.
+    assert "$1,700" in text and "Boston–Albany" in text
+
+
+def test_player_text_is_escaped_not_interpreted(game_url, tmp_path):
+    folder = _render(game_url, tmp_path)
+    text = pdf_text(folder / "player-1.pdf")
+    assert EVIL in text  # the character name, tags and all, printed literally
+    assert '<font size="40">B&O</font> now & often!' in text
+    # §10.1G: messages are cut to 80 characters.
+    message_line = next(line for line in text.splitlines() if "font size" in line)
+    cut = (FONT_MESSAGE + " " + "x" * 100)[:80]
+    assert message_line.endswith(cut) and len(cut) == 80
+
+
+def test_two_renders_are_byte_identical(game_url, tmp_path):
+    first = _render(game_url, tmp_path / "a", "--moderator")
+    second = _render(game_url, tmp_path / "b", "--moderator")
+    for name in ("player-1.pdf", "player-2.pdf", "player-3.pdf", "moderator.pdf"):
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_visibility_presidents_directors_and_spies(game_url, tmp_path):
+    folder = _render(game_url, tmp_path)
+    p1, p2, p3 = (pdf_text(folder / f"player-{n}.pdf") for n in (1, 2, 3))
+    # Player 1 spied on player 2: his holdings everywhere, and a column of them in the stock report.
+    assert "B&O 10 (short 5), NYC 70" in p1
+    assert "#2 owns" in p1
+    # Player 3 presides PRR only: he does not see player 2's NYC shares, nor B&O's confidential data.
+    assert "NYC 70" not in p3
+    assert "#2 owns" not in p3
+    # §4.14A: directors see confidential data: player 3 holds 11 % of B&O, so he sees it.
+    assert "efficiency 88 (Good)" in p3
+    # Player 2 is not a director of B&O (10 of 180 shares) and did not spy on it.
+    assert "efficiency 88" not in p2
+    # Player 2 directs NYC (70 of 630 shares): NYC's cash flow is in his private report.
+    assert "NYC (director)" in p2
+    # Player 1 spied on NYC: its cash flow, marked as spied on.
+    assert "NYC (spied on)" in p1
+    # Private events reach only their addressee.
+    assert "SECRET-FOR-2" in p2
+    assert "SECRET-FOR-2" not in p1 and "SECRET-FOR-2" not in p3
+    assert "A bank failure costs you $120." in p3 and "bank failure" not in p1
+    # B&O's president (player 1) sees every holder of B&O: player 3's 20 shares.
+    assert "B&O 20" in p1
+
+
+def test_contacts_phone_hidden_and_spied_address(game_url, tmp_path):
+    folder = _render(game_url, tmp_path)
+    p1 = pdf_text(folder / "player-1.pdf")
+    assert "Carl Benz" in p1 and "555-0103" in p1
+    assert "555-0102" not in p1  # player 2 hides his phone
+    assert "Bristol" not in p1  # ... and his address, even from a spy (ruling R9-2)
+    with session_scope(game_url) as s:
+        game = s.scalar(select(Game))
+        order = s.scalar(select(OrderSet).where(OrderSet.game_id == game.id, OrderSet.received_seq == 1))
+        order.orders = {**order.orders, "spy_player": 3}
+    folder = _render(game_url, tmp_path / "again")
+    p1 = pdf_text(folder / "player-1.pdf")
+    assert "3 Motorweg, Mannheim" in p1  # §3.1: spying finds the address
+
+
+def test_anonymous_game_hides_names_and_contacts(db_url, tmp_path):
+    with session_scope(db_url) as s:
+        build_game(s, anonymous=True)
+    folder = _render(db_url, tmp_path, "--moderator")
+    p1 = pdf_text(folder / "player-1.pdf")
+    assert "Ada Lovelace" in p1 and "555-0101" in p1  # his own
+    for hidden in ("Carl Benz", "555-0103", "Brunel Isambard", "Mannheim"):
+        assert hidden not in p1
+    assert "(anonymous)" in p1
+    moderator = pdf_text(folder / "moderator.pdf")
+    assert "Carl Benz" in moderator and "carl@example.org" in moderator
+
+
+def test_moderator_report_has_everything(game_url, tmp_path):
+    folder = _render(game_url, tmp_path, "--moderator", "--player", "1")
+    assert sorted(p.name for p in folder.iterdir()) == ["moderator.pdf", "player-1.pdf"]
+    text = pdf_text(folder / "moderator.pdf")
+    assert "SECRET-FOR-2" in text  # the whole event log
+    assert "OLD MESSAGE" in text and "superseded" in text  # every order set
+    assert "bid <lowered> & adjusted" in text  # problems, escaped
+    assert "ike@example.org" in text and "Shareholdings" in text
+    assert "operating expenses" in text  # the ledger
+
+
+def test_cornered_stock_is_a_headline(game_url, tmp_path):
+    with session_scope(game_url) as s:
+        nyc = s.scalar(select(Railroad).where(Railroad.code == "NYC"))
+        holder = s.scalar(select(Holding).where(Holding.railroad_id == nyc.id, Holding.shares == 100))
+        holder.shares = 400
+    text = pdf_text(_render(game_url, tmp_path) / "player-3.pdf")
+    assert "NYC (New York Central) stock is cornered" in text
+
+
+def test_bad_arguments_get_clear_errors(game_url, tmp_path):
+    cli = Cli(game_url)
+    result = cli("report", "--turn", "9", "--out", str(tmp_path), expect=2)
+    assert "turn 9 of test-game has not been resolved" in result.stderr
+    result = cli("report", "--player", "16", "--out", str(tmp_path), expect=2)
+    assert "no player 16" in result.stderr
+    result = cli("report", "nosuch", "--out", str(tmp_path), expect=2)
+    assert "no game 'nosuch'" in result.stderr
+    result = cli("report", "--turn", "1", "--out", str(tmp_path), expect=2)
+    assert "not kept" in result.stderr
+
+
+def test_start_of_game_report(db_url, tmp_path):
+    with session_scope(db_url) as s:
+        build_game(s, turns=0)
+    folder = tmp_path / "reports" / "test-game" / "turn-0"
+    Cli(db_url)("report", "--out", str(tmp_path / "reports"), "--player", "2")
+    text = pdf_text(folder / "player-2.pdf")
+    assert "Start of game — turn 1 (1841) to be played" in text
+    assert "the chart starts once two turns have been played" in text
+
+
+def test_computer_seat_report_on_request(game_url, tmp_path):
+    folder = _render(game_url, tmp_path, "--player", "7")
+    text = pdf_text(folder / "player-7.pdf")
+    assert "Computer Tycoon 7" in text
+    with session_scope(game_url) as s:
+        assert s.scalar(select(Player).where(Player.number == 7)).human is False
