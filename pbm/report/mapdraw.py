@@ -2,7 +2,7 @@
 
 "During the game, you will receive a smaller 8x11 laser printed map showing
 the current lines in each railroad and all active PCs."  Drawn with reportlab
-graphics: a plain land outline of the United States (a few dozen public
+(the PDF straight on the canvas, the web site's SVG through reportlab graphics): a plain land outline of the United States (a few dozen public
 coordinates, :data:`OUTLINE`), every railroad's lines in its own colour, the
 PCs still in play (offered by the bank or owned by a player) dashed, towns as
 dots sized by their size (§2.6) and the big towns labelled.
@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from reportlab.graphics.shapes import Circle, Drawing, Group, Line, Polygon, Rect, String
 from reportlab.lib import colors
+from reportlab.platypus import Flowable
 
 from pbm.report.view import TurnData
 
@@ -48,6 +50,9 @@ PALETTE = [
 LAND = colors.HexColor("#f4f1e6")
 WATER = colors.HexColor("#dfeaf2")
 PC_COLOUR = colors.HexColor("#7f7f7f")
+FAINT = colors.HexColor("#d9d4c4")
+COAST = colors.HexColor("#b8b09a")
+LABEL = colors.HexColor("#222222")
 
 
 def railroad_colour(number: int) -> colors.Color:
@@ -75,56 +80,145 @@ class Projection:
                 round(self.oy + (lat - self.y0) * self.scale, 2))
 
 
-def draw_map(data: TurnData, width: float, height: float, label_size: int = 4) -> Drawing:
+@dataclass
+class Stroke:
+    """Line segments drawn with one pen: one path in the PDF."""
+
+    colour: colors.Color
+    width: float
+    segments: list[tuple[float, float, float, float]] = field(default_factory=list)
+    dash: tuple[float, float] | None = None
+
+
+@dataclass
+class MapPicture:
+    """The map as plain primitives, computed once per turn and drawn by either renderer."""
+
+    width: float
+    height: float
+    outline: list[float]
+    strokes: list[Stroke]
+    towns: list[tuple[float, float, float, bool]]  # x, y, radius, filled
+    labels: list[tuple[float, float, str]]
+
+
+def map_picture(data: TurnData, width: float, height: float, label_size: int = 4) -> MapPicture:
     """The map of ``data``'s state: lines by railroad colour, active PCs dashed, towns by size."""
-    d = Drawing(width, height)
-    d.add(Rect(0, 0, width, height, fillColor=WATER, strokeColor=colors.grey, strokeWidth=0.5))
     towns = {t.name: t for t in data.towns}
     points = [(t.lat, t.lon) for t in towns.values()] + OUTLINE
     proj = Projection(points, width, height)
     outline: list[float] = []
     for lat, lon in OUTLINE:
         outline.extend(proj(lat, lon))
-    d.add(Polygon(outline, fillColor=LAND, strokeColor=colors.HexColor("#b8b09a"), strokeWidth=0.6))
+
+    def segment(a: str, b: str) -> tuple[float, float, float, float] | None:
+        if a not in towns or b not in towns:
+            return None
+        return (*proj(towns[a].lat, towns[a].lon), *proj(towns[b].lat, towns[b].lon))
 
     routes = {r.code: r for r in data.routes}
-    # Unowned routes: faint, so the map shows where railroads could go.
     owned = {line["code"] for r in data.railroads if r["status"] != "merged" for line in r["lines"]}
     active_pcs = {pc["code"] for pc in data.state["private_companies"] if pc["status"] in ("bank", "owned")}
-    faint = Group()
+    # Unowned routes: faint, so the map shows where railroads could go.
+    faint = Stroke(FAINT, 0.3)
     for r in data.routes:
-        if r.code in owned or r.code in active_pcs or r.a not in towns or r.b not in towns:
-            continue
-        ax, ay = proj(towns[r.a].lat, towns[r.a].lon)
-        bx, by = proj(towns[r.b].lat, towns[r.b].lon)
-        faint.add(Line(ax, ay, bx, by, strokeColor=colors.HexColor("#d9d4c4"), strokeWidth=0.3))
-    d.add(faint)
+        if r.code not in owned and r.code not in active_pcs and (seg := segment(r.a, r.b)):
+            faint.segments.append(seg)
+    pcs = Stroke(PC_COLOUR, 0.9, dash=(2.5, 1.8))
     for code in sorted(active_pcs):
         r = routes.get(code)
-        if r is None or r.a not in towns or r.b not in towns:
-            continue
-        ax, ay = proj(towns[r.a].lat, towns[r.a].lon)
-        bx, by = proj(towns[r.b].lat, towns[r.b].lon)
-        d.add(Line(ax, ay, bx, by, strokeColor=PC_COLOUR, strokeWidth=0.9, strokeDashArray=[2.5, 1.8]))
+        if r is not None and (seg := segment(r.a, r.b)):
+            pcs.segments.append(seg)
+    strokes = [faint, pcs]
     for rr in data.railroads:
         if rr["status"] == "merged":
             continue
         colour = railroad_colour(rr["number"])
+        single, double = Stroke(colour, 1.4), Stroke(colour, 2.2)
         for line in rr["lines"]:
-            if line["a"] not in towns or line["b"] not in towns:
-                continue
-            ax, ay = proj(towns[line["a"]].lat, towns[line["a"]].lon)
-            bx, by = proj(towns[line["b"]].lat, towns[line["b"]].lon)
-            d.add(Line(ax, ay, bx, by, strokeColor=colour, strokeWidth=2.2 if line.get("double_tracked") else 1.4))
+            if seg := segment(line["a"], line["b"]):
+                (double if line.get("double_tracked") else single).segments.append(seg)
+        strokes += [single, double]
+    dots: list[tuple[float, float, float, bool]] = []
+    labels: list[tuple[float, float, str]] = []
     for t in sorted(towns.values(), key=lambda t: (t.size, t.name)):
         x, y = proj(t.lat, t.lon)
         radius = 0.7 + 0.45 * t.size
-        d.add(Circle(x, y, radius, fillColor=colors.white if t.size < 3 else colors.black,
-                     strokeColor=colors.black, strokeWidth=0.4))
+        dots.append((x, y, radius, t.size >= 3))
         if t.size >= label_size:
-            d.add(String(x + radius + 1, y - 2, t.name, fontName="Helvetica", fontSize=5.5,
-                         fillColor=colors.HexColor("#222222")))
+            labels.append((x + radius + 1, y - 2, t.name))
+    return MapPicture(width, height, outline, [s for s in strokes if s.segments], dots, labels)
+
+
+def draw_map(data: TurnData, width: float, height: float, label_size: int = 4) -> Drawing:
+    """The map as a reportlab Drawing (used for the SVG of the archive's web site)."""
+    pic = map_picture(data, width, height, label_size)
+    d = Drawing(width, height)
+    d.add(Rect(0, 0, width, height, fillColor=WATER, strokeColor=colors.grey, strokeWidth=0.5))
+    d.add(Polygon(pic.outline, fillColor=LAND, strokeColor=COAST, strokeWidth=0.6))
+    for stroke in pic.strokes:
+        group = Group()
+        for ax, ay, bx, by in stroke.segments:
+            group.add(Line(ax, ay, bx, by, strokeColor=stroke.colour, strokeWidth=stroke.width,
+                           strokeDashArray=list(stroke.dash) if stroke.dash else None))
+        d.add(group)
+    for x, y, radius, filled in pic.towns:
+        d.add(Circle(x, y, radius, fillColor=colors.black if filled else colors.white,
+                     strokeColor=colors.black, strokeWidth=0.4))
+    for x, y, name in pic.labels:
+        d.add(String(x, y, name, fontName="Helvetica", fontSize=5.5, fillColor=LABEL))
     return d
+
+
+class MapFlowable(Flowable):
+    """The map drawn straight onto the PDF canvas: one path per pen, so a report page with
+    hundreds of routes renders in a few milliseconds."""
+
+    def __init__(self, picture: MapPicture) -> None:
+        super().__init__()
+        self.picture = picture
+        self.width, self.height = picture.width, picture.height
+
+    def draw(self) -> None:
+        pic, c = self.picture, self.canv
+        c.saveState()
+        c.setStrokeColor(colors.grey)
+        c.setFillColor(WATER)
+        c.setLineWidth(0.5)
+        c.rect(0, 0, pic.width, pic.height, stroke=1, fill=1)
+        land = c.beginPath()
+        land.moveTo(pic.outline[0], pic.outline[1])
+        for i in range(2, len(pic.outline), 2):
+            land.lineTo(pic.outline[i], pic.outline[i + 1])
+        land.close()
+        c.setFillColor(LAND)
+        c.setStrokeColor(COAST)
+        c.setLineWidth(0.6)
+        c.drawPath(land, stroke=1, fill=1)
+        for stroke in pic.strokes:
+            path = c.beginPath()
+            for ax, ay, bx, by in stroke.segments:
+                path.moveTo(ax, ay)
+                path.lineTo(bx, by)
+            c.setStrokeColor(stroke.colour)
+            c.setLineWidth(stroke.width)
+            c.setDash(list(stroke.dash) if stroke.dash else [])
+            c.drawPath(path, stroke=1, fill=0)
+        c.setDash([])
+        c.setLineWidth(0.4)
+        c.setStrokeColor(colors.black)
+        for filled in (False, True):
+            c.setFillColor(colors.black if filled else colors.white)
+            dots = c.beginPath()
+            for x, y, radius, is_filled in pic.towns:
+                if is_filled == filled:
+                    dots.circle(x, y, radius)
+            c.drawPath(dots, stroke=1, fill=1)
+        c.setFillColor(LABEL)
+        c.setFont("Helvetica", 5.5)
+        for x, y, name in pic.labels:
+            c.drawString(x, y, name)
+        c.restoreState()
 
 
 def legend_rows(data: TurnData) -> list[tuple[colors.Color, str, str]]:

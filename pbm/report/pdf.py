@@ -37,7 +37,7 @@ from reportlab.platypus import (
 
 from pbm import __version__
 from pbm.report import charts, sections
-from pbm.report.mapdraw import draw_map, legend_rows
+from pbm.report.mapdraw import MapFlowable, legend_rows, map_picture
 from pbm.report.view import TurnData
 from pbm.report.visibility import Visibility, visibility
 
@@ -250,8 +250,8 @@ def _map_page(story: list, data: TurnData, title: str) -> None:
     t_legend.setStyle(style)
     key = f"map:{width:.1f}x{height:.1f}"
     if key not in data.cache:  # the same map for every player of the turn: drawn once
-        data.cache[key] = draw_map(data, width, height)
-    outer = Table([[data.cache[key], t_legend]], colWidths=[width + 4, 128])
+        data.cache[key] = map_picture(data, width, height)
+    outer = Table([[MapFlowable(data.cache[key]), t_legend]], colWidths=[width + 4, 128])
     outer.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
     story.append(outer)
     story.append(NextPageTemplate("portrait"))
