@@ -29,7 +29,8 @@ app = typer.Typer(
 
 # Modules that add commands: each has ``register(app: typer.Typer) -> None``,
 # or an ``app`` of its own mounted under the group name given here.
-PARTS = {"pbm.cr.cli": None, "pbm.mail.cli": None, "pbm.report.cli": None, "pbm.e18xx.cli": "18xx"}
+PARTS = {"pbm.cr.cli": None, "pbm.mail.cli": None, "pbm.report.cli": None, "pbm.e18xx.cli": "18xx",
+         "pbm.e18xx.pbem_cli": None}
 
 TITLES = {"continental-rails": "Continental Rails II", "18GA": "18GA"}
 
