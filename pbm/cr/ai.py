@@ -42,9 +42,13 @@ from pbm.rng import generator
 PERSONALITIES = ("builder", "speculator")
 
 
-def computer_orders(session: Session, game: Game, player: Player) -> Orders:
-    """Legal orders for a computer-played tycoon this turn (deterministic)."""
-    view = q.load(session, game)
+def computer_orders(session: Session, game: Game, player: Player, *, view: q.View | None = None) -> Orders:
+    """Legal orders for a computer-played tycoon this turn (deterministic).
+
+    ``view`` may be a :func:`pbm.cr.queries.load` of this game at this turn, shared by
+    every seat of the turn (the engine loads the game once for all 15)."""
+    if view is None:
+        view = q.load(session, game)
     return orders_for(view, view.players[player.id])
 
 

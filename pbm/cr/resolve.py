@@ -171,23 +171,39 @@ def write_history(ctx: TurnContext) -> None:
 
 
 # --------------------------------------------------------------------------- orders
-def _computer_orders(session: Session, game: Game, player: Player) -> Orders:
-    """Computer orders from ``pbm.cr.ai`` (the cr-orders branch); standing orders until it exists."""
-    try:
-        from pbm.cr import ai  # type: ignore[attr-defined]
-    except ImportError:
-        return Orders()
-    return ai.computer_orders(session, game, player)
+class SeatChecks:
+    """The computer players and the validator for every seat of one turn, on ONE view of the
+    game (:func:`pbm.cr.queries.load`, read lazily the first time a seat needs it): the
+    start-of-turn state does not change while orders are gathered, so the 15 seats share it."""
 
+    def __init__(self, session: Session, game: Game) -> None:
+        self.session, self.game = session, game
+        self._view = None
+        self._bankrupt: set[int] | None = None
 
-def _validate(session: Session, game: Game, player: Player, orders: Orders) -> tuple[Orders, list[Problem]]:
-    """``pbm.cr.validate.validate`` (cr-orders branch); accepted as is until it exists.
-    The engine itself re-checks every limit when it acts, so nothing invalid can pass."""
-    try:
-        from pbm.cr import validate  # type: ignore[attr-defined]
-    except ImportError:
-        return orders, []
-    return validate.validate(session, game, player, orders)
+    @property
+    def view(self):
+        from pbm.cr import queries
+
+        if self._view is None:
+            self._view = queries.load(self.session, self.game)
+        return self._view
+
+    def computer_orders(self, player: Player) -> Orders:
+        """Computer orders (``pbm.cr.ai``, §3.1) for one seat."""
+        from pbm.cr import ai
+
+        return ai.computer_orders(self.session, self.game, player, view=self.view)
+
+    def validate(self, player: Player, orders: Orders) -> tuple[Orders, list[Problem]]:
+        """``pbm.cr.validate.validate`` for one seat.  The engine itself re-checks every
+        limit when it acts, so nothing invalid can pass."""
+        from pbm.cr import validate
+
+        if self._bankrupt is None:
+            self._bankrupt = validate.recently_bankrupt(self.session, self.game)
+        return validate.validate(self.session, self.game, player, orders, view=self.view,
+                                 recently_bankrupt=self._bankrupt)
 
 
 def computer_seated(player: Player, game: Game) -> bool:
@@ -231,6 +247,7 @@ def gather_orders(session: Session, game: Game, computer_for_missing: bool = Fal
     stored = stored_orders(session, game, game.turn)
     orders: dict[int, Orders] = {}
     problems: dict[int, list[Problem]] = {}
+    seats = SeatChecks(session, game)
     seq = max((o.received_seq for o in stored.values()), default=0)
     for player in sorted(game.players, key=lambda p: p.number):
         row = stored.get(player.number)
@@ -241,13 +258,13 @@ def gather_orders(session: Session, game: Game, computer_for_missing: bool = Fal
                 raise PbmError(f"stored orders of player {player.number} for turn {game.turn} are unreadable: "
                                f"{exc}") from None
         elif computer_seated(player, game) or computer_for_missing:
-            given = _computer_orders(session, game, player)
+            given = seats.computer_orders(player)
             seq += 1
             session.add(OrderSet(game_id=game.id, turn=game.turn, player_id=player.id, source="computer",
                                  status="accepted", orders=given.to_dict(), problems=[], received_seq=seq))
         else:
             given = Orders()
-        checked, found = _validate(session, game, player, given)
+        checked, found = seats.validate(player, given)
         orders[player.number], problems[player.number] = checked, found
     return orders, problems
 
