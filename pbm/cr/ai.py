@@ -42,9 +42,13 @@ from pbm.rng import generator
 PERSONALITIES = ("builder", "speculator")
 
 
-def computer_orders(session: Session, game: Game, player: Player) -> Orders:
-    """Legal orders for a computer-played tycoon this turn (deterministic)."""
-    view = q.load(session, game)
+def computer_orders(session: Session, game: Game, player: Player, *, view: q.View | None = None) -> Orders:
+    """Legal orders for a computer-played tycoon this turn (deterministic).
+
+    ``view`` may be a :func:`pbm.cr.queries.load` of this game at this turn, shared by
+    every seat of the turn (the engine loads the game once for all 15)."""
+    if view is None:
+        view = q.load(session, game)
     return orders_for(view, view.players[player.id])
 
 
@@ -89,10 +93,13 @@ class Planner:
         credit = q.available_credit(view, p)
         # Appendix C: borrow a safe amount — a target loan as a share of net worth that
         # shrinks as the climate worsens (nothing below Normal); repay what is over it.
+        # Appendix C: "while the economy is enjoying above normal times, borrowing is relatively
+        # safe" — but Great and Boom are when panics strike (§5: 25 % and 40 % a turn), so the
+        # prudent computer borrows most in Improved/Good and pays down in Great and Boom.
         if self.style == "builder":
-            share = {8: 0.45, 7: 0.45, 6: 0.40, 5: 0.35, 4: 0.25}.get(self.rank, 0.0)
+            share = {8: 0.10, 7: 0.20, 6: 0.35, 5: 0.35, 4: 0.25}.get(self.rank, 0.0)
         else:
-            share = {8: 0.55, 7: 0.50, 6: 0.45, 5: 0.35, 4: 0.15}.get(self.rank, 0.0)
+            share = {8: 0.15, 7: 0.25, 6: 0.40, 5: 0.35, 4: 0.15}.get(self.rank, 0.0)
         share *= 0.85 + 0.3 * float(self.rng.random())
         target = int(max(0, p.net_worth) * share)
         if p.recall:
@@ -100,7 +107,7 @@ class Planner:
         elif p.loan < target and credit > 0:
             self.o.borrow = min(credit, target - p.loan)
         elif p.loan > target and p.cash > 0:
-            keep = 0.3 if self.rank >= 4 else 0.1
+            keep = 0.3 if 4 <= self.rank <= 6 else 0.1  # repay harder in bad times and at the peak
             self.o.repay = max(0, min(p.loan - target, int(p.cash * (1 - keep))))
         self.cash += self.o.borrow - self.o.repay
         # Keep enough cash to pay next interest (§3.4) so it never turns into emergency loans.

@@ -170,6 +170,9 @@ class View:
     holdings_of: dict[int, dict[int, Holding]] = field(default_factory=dict)  # rr id -> player id -> holding
     routes_at: dict[int, list[Route]] = field(default_factory=dict)  # town id -> routes touching it
     built_route_ids: set[int] = field(default_factory=set)
+    # answers already computed on this (unchanging, start-of-turn) state: the computer
+    # players and the validator of all 15 seats ask the same questions of one shared view
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     # -- basic facts ---------------------------------------------------------
 
@@ -234,10 +237,12 @@ class View:
 
     def towns_of(self, railroad: Railroad) -> set[int]:
         """Towns on the railroad's built lines."""
-        out: set[int] = set()
-        for r in self.lines_of.get(railroad.id, []):
-            out.update((r.a_id, r.b_id))
-        return out
+        key = ("towns_of", railroad.id)
+        cached = self.memo.get(key)
+        if cached is None:
+            cached = frozenset(t for r in self.lines_of.get(railroad.id, []) for t in (r.a_id, r.b_id))
+            self.memo[key] = cached
+        return set(cached)
 
     def regions_of(self, railroad: Railroad, extra: Iterable[Route] = ()) -> set[str]:
         """§2.7B: regions connected by built lines to a starred (named) town."""
@@ -520,16 +525,19 @@ def pc_merge_targets(view: View, pc: PrivateCompany) -> dict[str, str | None]:
     The PC must connect to one of the railroad's lines at the start of the
     turn, must not make a prohibited route, and (ruling R-O7) the railroad
     must not be bankrupt (§4.11B: a bankrupt railroad cannot build track)."""
+    key = ("pc_merge_targets", pc.id)
+    if key in view.memo:
+        return dict(view.memo[key])
     route = view.routes[pc.route_id]
     out: dict[str, str | None] = {}
     for rr in sorted(view.active_railroads(), key=lambda r: r.number):
-        lines = view.lines_of.get(rr.id, [])
         if rr.status == "bankrupt":
             out[rr.code] = f"{rr.code} is bankrupt (§4.11B)"
-        elif not _shared_towns([route], lines):
+        elif route.a_id not in view.towns_of(rr) and route.b_id not in view.towns_of(rr):
             out[rr.code] = f"{pc_code(view, pc)} does not connect to a line of {rr.code} at the start of the turn"
         else:
             out[rr.code] = prohibited_reason(view, _holding_routes(view, rr), route)
+    view.memo[key] = dict(out)
     return out
 
 

@@ -41,18 +41,29 @@ def money(amount: float) -> str:
     return f"${amount:,.0f}"
 
 
-def validate(session: Session, game: Game, player: Player, orders: Orders) -> tuple[Orders, list[Problem]]:
+def validate(session: Session, game: Game, player: Player, orders: Orders, *, view: q.View | None = None,
+             recently_bankrupt: set[int] | None = None) -> tuple[Orders, list[Problem]]:
     """Check ``orders`` of ``player`` against the start-of-turn state of ``game``.
 
-    Returns (orders as they will be resolved, problems).  Nothing is written."""
-    view = q.load(session, game)
-    view_bankrupt = _recently_bankrupt(session, game)
-    return Checker(view, view.players[player.id], orders, recently_bankrupt=player.number in view_bankrupt).run()
+    Returns (orders as they will be resolved, problems).  Nothing is written.
+    ``view`` (a :func:`pbm.cr.queries.load` of this game at this turn) and
+    ``recently_bankrupt`` (:func:`recently_bankrupt`) may be given by a caller that
+    checks every seat of a turn, so the game is read once for all of them."""
+    if view is None:
+        view = q.load(session, game)
+    if recently_bankrupt is None:
+        recently_bankrupt = _recently_bankrupt(session, game)
+    return Checker(view, view.players[player.id], orders, recently_bankrupt=player.number in recently_bankrupt).run()
 
 
 def check(view: q.View, player: Player, orders: Orders, *, recently_bankrupt: bool = False) -> tuple[Orders, list[Problem]]:
     """Like :func:`validate` on an already loaded :class:`~pbm.cr.queries.View`."""
     return Checker(view, player, orders, recently_bankrupt=recently_bankrupt).run()
+
+
+def recently_bankrupt(session: Session, game: Game) -> set[int]:
+    """Players who went bankrupt last turn (they may pick a new character name, §3.2)."""
+    return _recently_bankrupt(session, game)
 
 
 def _recently_bankrupt(session: Session, game: Game) -> set[int]:

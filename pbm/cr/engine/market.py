@@ -23,6 +23,10 @@ BID_PCT = 0.20  # §6.1A/B
 CAP_PCT = 0.51  # §6.1A
 SHORT_PCT = 0.10  # §6.2A
 DIRECTOR_PCT = 0.10  # §4.14A
+# The Public's valuation (§6.3A, ruling E-6.3A; calibration in docs/cr/calibration.md):
+CAPITALISATION = 0.45  # fair price = (½ dividend + ½ profit a share) / (0.45 × loan rate): it pays for growth
+VALUE_WEIGHT = 1.0  # how strongly a price away from fair pulls the Public's orders back toward it
+MOOD_STEP = 0.09  # the climate's push on sentiment per rank above or below Normal
 
 
 # --------------------------------------------------------------------------- pure functions
@@ -123,18 +127,19 @@ def public_orders(public_shares: int, price: float, dividend: float, earnings: f
     """§6.1B, §6.3A (ruling E-6.3A): what the Public offers and bids.
 
     The Public compares the price with a "fair" price, the dividend and
-    earnings per share capitalised at the loan rate; it leans to buying in
+    earnings per share capitalised at 0.45 × the loan rate (``CAPITALISATION``); it leans to buying in
     good climates (``mood``) and has a large random factor (``noise``).  It
     never offers more than half its shares, and bids for 10 %–300 % of what it
     offers.  See docs/cr/formulas.md.
     """
-    fair = max(0.5, (0.5 * dividend + 0.5 * max(0.0, earnings)) / max(rate, 0.01))
+    fair = max(0.5, (0.5 * dividend + 0.5 * max(0.0, earnings)) / max(rate * CAPITALISATION, 0.005))
     value = max(-1.5, min(1.5, math.log(fair / max(price, 0.01))))
-    sentiment = mood + 0.5 * value + noise
+    sentiment = mood + VALUE_WEIGHT * value + noise
     offer_fraction = min(0.5, max(0.02, 0.15 * math.exp(-0.8 * sentiment)))
     offer = math.floor(public_shares * offer_fraction)
     ratio = min(3.0, max(0.1, math.exp(sentiment + noise2)))
-    return offer, math.floor(offer * ratio)
+    # rounded down, but never below 10 % of the offer (a floor of a small offer could fall under it)
+    return offer, max(math.ceil(offer * 0.1 - 1e-9), math.floor(offer * ratio + 1e-9))
 
 
 # --------------------------------------------------------------------------- the engine step
@@ -248,7 +253,7 @@ def check_all_orders(ctx: TurnContext) -> dict[int, list[CheckedLine]]:
 def trade_all(ctx: TurnContext, checked: dict[int, list[CheckedLine]]) -> None:
     """Step 6.2 (§6.2, §6.3, §6.4): simultaneous trading, railroad by railroad."""
     rng = ctx.rng("public-market")
-    mood = (ctx.new_climate.rank - tables.NORMAL) * 0.12
+    mood = (ctx.new_climate.rank - tables.NORMAL) * MOOD_STEP
     for code in ctx.scratch.active_at_start:
         rr = ctx.railroads[code]
         noise, noise2 = float(rng.normal(0, 0.35)), float(rng.normal(0, 0.2))

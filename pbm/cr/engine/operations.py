@@ -56,12 +56,16 @@ def revenue_parts(ctx: TurnContext, rr: Railroad, noise: float = 1.0) -> dict[st
 
 
 def operating_expenses(rr: Railroad, gross: int) -> int:
-    """§4.10B, §4.18: by efficiency, less 3 % for each cost-saving technology."""
+    """§4.10B, §4.18: by efficiency, less 3 % for each cost-saving technology — but never
+    below the revenue at efficiency 50 or less (§4.10B)."""
     cut = 1.0
     for letter, saving in tables.COST_TECHS.items():
         if letter in (rr.technologies or []):
             cut *= 1 - saving
-    return floor_money(gross * expense_ratio(rr.efficiency) * cut)
+    ratio = expense_ratio(rr.efficiency) * cut
+    if rr.efficiency <= 50:
+        ratio = max(1.0, ratio)  # §4.10B: at 50 or less costs equal or exceed revenue, technology or not
+    return floor_money(gross * ratio)
 
 
 def projected_profit(ctx: TurnContext, rr: Railroad) -> int:
