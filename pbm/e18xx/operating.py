@@ -106,8 +106,13 @@ class OperatingMixin:
         c = s.corporations[corp]
         if step == "home_token":
             return ["place_token"] if s.pending_tokens else []
+        if step == "discard_train":
+            return []
         if step == "track":
-            return ["lay_tile", "pass"] if r.tile_lays < self._tile_lays_allowed(corp) else []
+            if r.tile_lays < self._tile_lays_allowed(corp):
+                return ["lay_tile", "pass"]
+            # the step stays open while a tile-laying private could still be bought
+            return ["pass"] if self._can_buy_tile_company(corp) or self._owned_tile_ability(corp) else []
         if step == "token":
             if corp in r.tokened:
                 return []
@@ -138,8 +143,8 @@ class OperatingMixin:
         for step in BLOCKING:
             if step in r.steps_done:
                 continue
-            if step == "discard_train":
-                if self.crowded_corps():
+            if step in ("discard_train", "home_token"):
+                if self._step_actions(step, corp) or (step == "discard_train" and self.crowded_corps()):
                     return
                 continue
             if self._step_actions(step, corp):
@@ -218,9 +223,11 @@ class OperatingMixin:
             assert block
             r.steps_done.add(block)
         elif isinstance(action, A.LayTile):
+            if r.tile_lays >= self._tile_lays_allowed(corp):
+                raise IllegalAction(f"{corp} has already laid its tile this turn")
             self._lay_tile(corp, action)
             r.tile_lays += 1
-            if r.tile_lays >= self._tile_lays_allowed(corp):
+            if not self._step_actions("track", corp):
                 r.steps_done.add("track")
         elif isinstance(action, A.PlaceToken):
             if block == "home_token":
@@ -396,7 +403,7 @@ class OperatingMixin:
         ab = self.company_ability(company, "tile_lay")
         if not ab or comp.closed or comp.uses.get("tile_lay", 0) >= ab.get("count", 1):
             return False
-        if block not in ("track", "token"):
+        if block != "track":
             return False
         return any(self.title.tiles[t].color in self.phase.tiles and self.state.tile_supply.get(t) for t in ab["tiles"])
 
@@ -819,6 +826,21 @@ class OperatingMixin:
     def _purchasable_companies(self: "Game") -> list[str]:
         return [c.sym for c in self.state.companies.values()
                 if c.owner and c.owner.startswith("P:") and not c.closed]
+
+    def _owned_tile_ability(self: "Game", corp: str) -> str | None:
+        """A private owned by ``corp`` whose special tile lay is still unused."""
+        for comp in self.state.companies.values():
+            ab = self.company_ability(comp.sym, "tile_lay")
+            if ab and comp.owner == f"C:{corp}" and not comp.closed and comp.uses.get("tile_lay", 0) < ab.get("count", 1):
+                return comp.sym
+        return None
+
+    def _can_buy_tile_company(self: "Game", corp: str) -> bool:
+        if "can_buy_companies" not in self.phase.status:
+            return False
+        cash = self.state.cash[f"C:{corp}"]
+        return any(self.company_ability(c, "tile_lay") and self.company_price_range(c)[0] <= cash
+                   for c in self._purchasable_companies())
 
     def _can_buy_company(self: "Game", corp: str) -> bool:
         if "can_buy_companies" not in self.phase.status:

@@ -245,11 +245,23 @@ class StockMixin:
             out.append("buy_shares")
         if self._can_par_any(player):
             out.append("par")
+        if self._player_companies_for_sale(player):
+            out.append("buy_company")
         if self._can_sell_any(player):
             out.append("sell_shares")
         if out:
             out.append("pass")
         return out
+
+    def _player_companies_for_sale(self: "Game", player: str) -> list[str]:
+        """Privates of other players that ``player`` may buy (phase status permitting)."""
+        s = self.state
+        if self._bought() or s.cash[f"P:{player}"] <= 0:
+            return []
+        if "can_buy_companies_from_other_players" not in self.phase.status:
+            return []
+        return [c.sym for c in s.companies.values()
+                if c.owner and c.owner.startswith("P:") and c.owner != f"P:{player}" and not c.closed]
 
     def _must_sell(self: "Game", player: str) -> bool:
         if not self._can_sell_any(player):
@@ -391,6 +403,18 @@ class StockMixin:
         elif isinstance(action, A.SellShares):
             corp = self._do_sell(player, action)
             r.turn_actions.append(("sell", corp))
+        elif isinstance(action, A.BuyCompany):
+            comp = self.company(action.company)
+            if comp.sym not in self._player_companies_for_sale(player):
+                raise IllegalAction(f"{player} cannot buy {comp.sym} now")
+            if not 0 < action.price <= s.cash[f"P:{player}"]:
+                raise InsufficientFunds(f"{player} has {s.cash[f'P:{player}']}; the price must be 1..that")
+            seller = comp.owner
+            assert seller
+            self.transfer(f"P:{player}", seller, action.price)
+            comp.owner = f"P:{player}"
+            self.log(f"{player} buys {comp.sym} from {seller[2:]} for {action.price}")
+            r.turn_actions.append(("buy", comp.sym))
         else:
             raise IllegalAction(f"{action.type} is not a stock round action")
         r.last_to_act = player

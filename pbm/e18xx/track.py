@@ -74,6 +74,8 @@ class MapState:
         slots = self.tokens.get(key, [])
         if corp is not None and self.city_has(key, corp):
             return False
+        if NEUTRAL in slots:  # neutral tokens fill a slot but never block
+            return False
         return bool(slots) and all(s is not None for s in slots)
 
     def free_slots(self, key: NodeKey, corp: str) -> list[int]:
