@@ -112,7 +112,7 @@ class Segment:
     """Track between two stops with no stop in between."""
     a: NodeKey
     b: NodeKey
-    mask: int  # bit set of path ids
+    mask: int  # bit set of track-use keys (hex sides per hex, node-to-node paths)
     hexes: tuple[str, ...]
 
 
@@ -133,6 +133,18 @@ class TrackGraph:
                         self.by_side.setdefault((coord, end[1]), []).append(pid)
                     else:
                         self.by_node.setdefault((coord, end[1]), []).append(pid)
+        # Track-use keys (rule: no section of track used twice): each hex side a
+        # path touches, per hex, as on 18xx.games; plus node-to-node paths.
+        keys: dict[tuple, int] = {}
+        self.path_mask: list[int] = []
+        for pid, (coord, a, b) in enumerate(self.paths):
+            mask = 0
+            for end in (a, b):
+                if end[0] == "e":
+                    mask |= 1 << keys.setdefault((coord, end[1]), len(keys))
+            if a[0] == "n" and b[0] == "n":
+                mask |= 1 << keys.setdefault((coord, pid), len(keys))
+            self.path_mask.append(mask)
         self._segments: dict[NodeKey, list[Segment]] = {}
 
     def other_end(self, pid: int, end: tuple[str, int]) -> tuple[str, int]:
@@ -153,7 +165,7 @@ class TrackGraph:
         out: list[Segment] = []
         coord = node[0]
         for pid in self.by_node.get(node, []):
-            self._walk_segment(node, coord, pid, ("n", node[1]), 1 << pid, [coord], out)
+            self._walk_segment(node, coord, pid, ("n", node[1]), self.path_mask[pid], [coord], out)
         self._segments[node] = out
         return out
 
@@ -170,9 +182,12 @@ class TrackGraph:
             return
         nb, opp, pids = across
         for nxt in pids:
-            if mask >> nxt & 1:
+            pm = self.path_mask[nxt]
+            # the side we enter by is shared with the path we come from's hex; only
+            # the entered hex's own keys must be new
+            if pm & mask:
                 continue
-            self._walk_segment(start, nb, nxt, ("e", opp), mask | (1 << nxt),
+            self._walk_segment(start, nb, nxt, ("e", opp), mask | pm,
                                hexes + ([nb] if hexes[-1] != nb else []), out)
 
     # -- what a company reaches (tile lays, tokens) ---------------------
