@@ -7,14 +7,13 @@ The engine does no I/O.
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from . import actions as A
 from .errors import GameError, IllegalAction, NotYourTurn
 from .operating import OperatingMixin
-from .state import Company, Corporation, Player, RoundState, State, Train
+from .state import Company, Corporation, Player, RoundState, State, Train, clone_state
 from .stock import StockMixin
 from .title import Title, load_title
 from .track import NEUTRAL, MapState, TrackGraph
@@ -144,7 +143,7 @@ class Game(StockMixin, OperatingMixin):
         """Apply ``action``; on any GameError the state is restored and the error re-raised."""
         if self.state.finished:
             raise IllegalAction(f"the game is over ({self.state.end_reason}); no more actions")
-        snapshot = copy.deepcopy(self.state)
+        snapshot = clone_state(self.state)
         try:
             self._dispatch(action)
         except GameError:
@@ -280,8 +279,11 @@ class Game(StockMixin, OperatingMixin):
 
     def shares_of(self, owner: str, corp: str) -> list[str]:
         s = self.state
-        out = [sid for sid, o in s.share_owner.items() if o == owner and sid.split("_")[0] == corp]
+        out = [sid for sid in self._share_ids(corp) if s.share_owner[sid] == owner]
         return sorted(out, key=lambda sid: s.share_seq[sid])
+
+    def _share_ids(self, corp: str) -> list[str]:
+        return [f"{corp}_{i}" for i in range(9)]
 
     def percent_of(self, owner: str, corp: str) -> int:
         return sum(self.share_percent(sid) for sid in self.shares_of(owner, corp))

@@ -10,6 +10,7 @@ dividend step is a withhold of $0 and moves the share price left.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from . import actions as A
@@ -316,7 +317,8 @@ class OperatingMixin:
         if override is not None:
             if name not in override["only"]:
                 raise IllegalTile(f"{coord} must be upgraded with tile {' or '.join(override['only'])}")
-            why = upgrade_ok(Placed(old.tile.__class__(**{**old.tile.__dict__, "label": new.label}), old.tile_id, old.rotation), new, rotation)
+            # the hex's special tile carries a label the printed hex lacks
+            why = upgrade_ok(Placed(replace(old.tile, label=new.label), old.tile_id, old.rotation), new, rotation)
         else:
             why = upgrade_ok(old, new, rotation)
         if why:

@@ -7,7 +7,7 @@ Their owner is ``ipo:<CORP>``, ``pool`` or ``P:<player>``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .track import MapState
@@ -130,3 +130,30 @@ class State:
     tile_supply: dict[str, list[int]] = field(default_factory=dict)
     pending_tokens: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
+
+
+def clone_state(s: State) -> State:
+    """A deep copy of ``s``, fast (immutable parts are shared)."""
+    r = s.round
+    rnd = replace(r, entities=list(r.entities), bids={k: list(v) for k, v in r.bids.items()},
+                  passed=set(r.passed), turn_actions=list(r.turn_actions),
+                  sold={k: dict(v) for k, v in r.sold.items()}, steps_done=set(r.steps_done),
+                  tokened=set(r.tokened), bought_depot=set(r.bought_depot), routes=list(r.routes),
+                  laid_hexes=list(r.laid_hexes))
+    return replace(
+        s,
+        players=[replace(p) for p in s.players],
+        companies={k: replace(c, uses=dict(c.uses)) for k, c in s.companies.items()},
+        corporations={k: replace(c, token_costs=list(c.token_costs), tokens=list(c.tokens), trains=list(c.trains))
+                      for k, c in s.corporations.items()},
+        trains={k: replace(t) for k, t in s.trains.items()},
+        map=s.map.__deepcopy__({}),
+        cash=dict(s.cash),
+        share_owner=dict(s.share_owner),
+        share_seq=dict(s.share_seq),
+        market={k: list(v) for k, v in s.market.items()},
+        round=rnd,
+        tile_supply={k: list(v) for k, v in s.tile_supply.items()},
+        pending_tokens=list(s.pending_tokens),
+        log=list(s.log),
+    )

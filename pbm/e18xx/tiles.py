@@ -66,21 +66,33 @@ class TileDef:
                    label=data.get("label"), count=int(data.get("count", 0)),
                    terminal=frozenset(keys[k] for k in data.get("terminal", [])))
 
-    # -- geometry -----------------------------------------------------
+    # -- geometry (cached per rotation; the definition is immutable) ------
+    def _geometry(self, rotation: int) -> tuple:
+        cache = self.__dict__.get("_geo")
+        if cache is None:
+            cache = {}
+            object.__setattr__(self, "_geo", cache)
+        geo = cache.get(rotation)
+        if geo is None:
+            paths = tuple((_rot(a, rotation), _rot(b, rotation)) for a, b in self.paths)
+            exits = frozenset(end[1] for path in paths for end in path if end[0] == "e")
+            ne: list[set[int]] = [set() for _ in self.nodes]
+            for a, b in paths:
+                for x, y in ((a, b), (b, a)):
+                    if x[0] == "n" and y[0] == "e":
+                        ne[x[1]].add(y[1])
+            geo = cache[rotation] = (paths, exits, [frozenset(x) for x in ne])
+        return geo
+
     def rotated_paths(self, rotation: int) -> tuple[tuple[End, End], ...]:
-        return tuple((_rot(a, rotation), _rot(b, rotation)) for a, b in self.paths)
+        return self._geometry(rotation % 6)[0]
 
     def exits(self, rotation: int) -> frozenset[int]:
-        return frozenset(end[1] for path in self.rotated_paths(rotation) for end in path if end[0] == "e")
+        return self._geometry(rotation % 6)[1]
 
     def node_edges(self, rotation: int) -> list[frozenset[int]]:
         """For each node, the edges joined to it by a direct path."""
-        out: list[set[int]] = [set() for _ in self.nodes]
-        for a, b in self.rotated_paths(rotation):
-            for x, y in ((a, b), (b, a)):
-                if x[0] == "n" and y[0] == "e":
-                    out[x[1]].add(y[1])
-        return [frozenset(s) for s in out]
+        return self._geometry(rotation % 6)[2]
 
     def cities(self) -> list[int]:
         return [i for i, n in enumerate(self.nodes) if n.kind == "city"]
@@ -89,7 +101,13 @@ class TileDef:
         return [i for i, n in enumerate(self.nodes) if n.kind == "town"]
 
     def count_kind(self, kind: str) -> int:
-        return sum(1 for n in self.nodes if n.kind == kind)
+        counts = self.__dict__.get("_counts")
+        if counts is None:
+            counts = {}
+            for n in self.nodes:
+                counts[n.kind] = counts.get(n.kind, 0) + 1
+            object.__setattr__(self, "_counts", counts)
+        return counts.get(kind, 0)
 
 
 def _end(text: str, keys: Mapping[str, int]) -> End:
