@@ -238,16 +238,18 @@ class Game(StockMixin, OperatingMixin):
         raise GameError(f"unknown player {name!r}")
 
     def corp(self, sym: str) -> Corporation:
-        try:
-            return self.state.corporations[sym]
-        except KeyError:
-            raise GameError(f"unknown corporation {sym!r}; known: {', '.join(self.state.corporations)}") from None
+        found = self.state.corporations.get(sym) or next(
+            (c for k, c in self.state.corporations.items() if k.lower() == str(sym).lower()), None)
+        if found is None:
+            raise GameError(f"unknown corporation {sym!r}; known: {', '.join(self.state.corporations)}")
+        return found
 
     def company(self, sym: str) -> Company:
-        try:
-            return self.state.companies[sym]
-        except KeyError:
-            raise GameError(f"unknown private company {sym!r}; known: {', '.join(self.state.companies)}") from None
+        found = self.state.companies.get(sym) or next(
+            (c for k, c in self.state.companies.items() if k.lower() == str(sym).lower()), None)
+        if found is None:
+            raise GameError(f"unknown private company {sym!r}; known: {', '.join(self.state.companies)}")
+        return found
 
     def transfer(self, src: str, dst: str, amount: int) -> None:
         if amount < 0:

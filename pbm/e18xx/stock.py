@@ -80,6 +80,7 @@ class StockMixin:
                 r.index = (r.index + 1) % len(r.entities)
         elif isinstance(action, A.Bid):
             comp = self.company(action.company)
+            action = A.Bid(action.entity, comp.sym, action.price)
             if comp.owner is not None or comp.closed:
                 raise IllegalAction(f"{comp.sym} is not for sale; for sale: {', '.join(self._auction_companies())}")
             if auctioning and action.company != auctioning:
