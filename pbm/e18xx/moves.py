@@ -213,13 +213,54 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     return move
 
 
-def play_text(game: "Game", player: str, text: str) -> list[A.Action]:
-    """Parse and apply ``player``'s moves in order; stops at the first refusal (raised)."""
+class StandingOrders:
+    """Standing "pass rest of round" orders.
+
+    An order holds for the round in which it was given (auction, stock round
+    or one operating round).  ``apply`` turns the orders into ordinary Pass
+    actions whenever a player holding one must act, so the action log stays
+    the only record of the game.  Call it after processing any action.
+    """
+
+    def __init__(self) -> None:
+        self.orders: dict[str, tuple] = {}
+
+    @staticmethod
+    def round_key(game: "Game") -> tuple:
+        s = game.state
+        return (s.round.kind, s.turn, s.round.num)
+
+    def add(self, game: "Game", player: str) -> None:
+        self.orders[player] = self.round_key(game)
+
+    def apply(self, game: "Game") -> list[A.Action]:
+        done: list[A.Action] = []
+        while not game.finished:
+            cur = game.current_entity()
+            who = game.controller(cur) if cur else None
+            if who is None or self.orders.get(who) != self.round_key(game):
+                break
+            act = A.Pass(cur)  # type: ignore[arg-type]
+            try:
+                game.process(act)
+            except GameError:
+                break  # passing is not allowed here (e.g. a forced train buy): the player must act
+            done.append(act)
+        return done
+
+
+def play_text(game: "Game", player: str, text: str, orders: StandingOrders | None = None) -> list[A.Action]:
+    """Parse and apply ``player``'s moves in order; stops at the first refusal (raised).
+
+    Standing orders (``pass rest of round``) are recorded in ``orders`` and
+    applied after every move."""
+    orders = orders if orders is not None else StandingOrders()
     done: list[A.Action] = []
     for n, mv in enumerate(parse_moves(text, player), 1):
         mv = for_game(game, player, mv)
         if isinstance(mv, PassRestOfRound):
-            pass_rest_of_round(game, player)
+            orders.add(game, player)
+            done += orders.apply(game)
             continue
         try:
             game.process(mv)
@@ -228,6 +269,7 @@ def play_text(game: "Game", player: str, text: str) -> list[A.Action]:
         except GameError as exc:
             raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
         done.append(mv)
+        done += orders.apply(game)
     return done
 
 
