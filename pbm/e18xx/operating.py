@@ -216,6 +216,9 @@ class OperatingMixin:
         if action.type not in allowed:
             if action.entity not in (corp, self.president(corp)) and action.entity not in s.companies:
                 raise self._not_turn(action.entity)
+            if action.entity == self.president(corp) and action.type in self.or_actions(corp):
+                raise IllegalAction(f"{action.entity} is the president of {corp}: the action is {corp}'s "
+                                    f"(entity {corp}), not the player's")
             raise IllegalAction(f"{action.entity} may not {action.type} now; allowed: {', '.join(allowed) or 'nothing'}")
         block = self._active_blocking(corp)
         if action.entity in s.companies:
