@@ -281,14 +281,22 @@ class Game(StockMixin, OperatingMixin):
 
     def shares_of(self, owner: str, corp: str) -> list[str]:
         s = self.state
-        out = [sid for sid in self._share_ids(corp) if s.share_owner[sid] == owner]
-        return sorted(out, key=lambda sid: s.share_seq[sid])
+        so = s.share_owner
+        out = [sid for sid, _ in self._share_ids(corp) if so[sid] == owner]
+        if len(out) > 1:
+            out.sort(key=s.share_seq.__getitem__)
+        return out
 
-    def _share_ids(self, corp: str) -> list[str]:
-        return [f"{corp}_{i}" for i in range(9)]
+    def _share_ids(self, corp: str) -> list[tuple[str, int]]:
+        cache = self.__dict__.setdefault("_sid_cache", {})
+        ids = cache.get(corp)
+        if ids is None:
+            ids = cache[corp] = [(f"{corp}_{i}", 20 if i == 0 else 10) for i in range(9)]
+        return ids
 
     def percent_of(self, owner: str, corp: str) -> int:
-        return sum(self.share_percent(sid) for sid in self.shares_of(owner, corp))
+        so = self.state.share_owner
+        return sum(pct for sid, pct in self._share_ids(corp) if so[sid] == owner)
 
     def move_share(self, sid: str, owner: str) -> None:
         s = self.state
