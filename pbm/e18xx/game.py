@@ -147,15 +147,18 @@ class Game(StockMixin, OperatingMixin):
         try:
             self._dispatch(action)
         except GameError:
-            self.state = snapshot
-            self._graph = None
+            self._restore(snapshot)
             raise
         except (KeyError, ValueError, IndexError, TypeError) as exc:
-            self.state = snapshot
-            self._graph = None
+            self._restore(snapshot)
             raise GameError(f"malformed {action.type} action: {exc!r}") from None
         self.actions.append(action)
         return self
+
+    def _restore(self, snapshot: State) -> None:
+        """Put the state back as it was (same object, so references stay valid)."""
+        self.state.__dict__.update(snapshot.__dict__)
+        self._graph = None
 
     def _dispatch(self, action: A.Action) -> None:
         kind = self.state.round.kind

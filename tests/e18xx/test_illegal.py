@@ -115,7 +115,8 @@ def test_train_limit_and_unaffordable():
     refused(g, A.BuyTrain("GA", "2-0"), GameError, "")
     s.cash["C:GA"] = 5000
     s.cash["bank"] -= 4950
+    c = s.corporations["GA"]  # a refused action restores the state: fetch objects again
     for i in range(4):
         s.trains[f"2-{i}"].owner = "C:GA"
         c.trains.append(f"2-{i}")
-    refused(g, A.BuyTrain("GA", "2-4"), IllegalAction, "")
+    refused(g, A.BuyTrain("GA", "2-4"), IllegalAction, "may not buy_train now")
