@@ -104,49 +104,149 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
     return list(found.values())
 
 
+def _prune_detours(routes: list[Route]) -> list[Route]:
+    """Drop a route when another with the same stops uses a subset of its track
+    (same revenue, less track: never worse in any combination)."""
+    by_nodes: dict[frozenset[NodeKey], list[Route]] = {}
+    for r in routes:
+        by_nodes.setdefault(frozenset(r.nodes), []).append(r)
+    out: list[Route] = []
+    for group in by_nodes.values():
+        group.sort(key=lambda r: bin(r.mask).count("1"))
+        kept: list[Route] = []
+        for r in group:
+            if not any(k.mask & r.mask == k.mask and k.stops <= r.stops for k in kept):
+                kept.append(r)
+        out.extend(kept)
+    return out
+
+
+def _bits(x: int) -> list[int]:
+    out = []
+    while x:
+        low = x & -x
+        out.append(low.bit_length() - 1)
+        x ^= low
+    return out
+
+
 def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
-                colors: tuple[str, ...]) -> tuple[int, list[tuple[str, Route]]]:
+                colors: tuple[str, ...], _routes: list[Route] | None = None) -> tuple[int, list[tuple[str, Route]]]:
     """Exact maximum total revenue for ``trains`` = [(train id, length), ...].
 
+    Branch and bound over the trains, longest first.  Each train length has
+    its candidate routes sorted by falling revenue, and for every length we
+    keep a bit set of the candidates that clash (share track) with the routes
+    already chosen, so "the best route still possible for train j" is the
+    lowest clear bit.  The bound for the trains still to place is the sum of
+    those best routes: an upper bound, so pruning never loses the optimum.
+    Trains of equal length take routes in list order (no permutations), and
+    if a train runs nothing neither do the shorter ones (any route of a shorter
+    train also suits a longer one).
     Returns (total, [(train id, route), ...]) for the trains that run.
     """
     if not trains:
         return 0, []
     longest = max(d for _, d in trains)
-    routes = all_routes(graph, corp, longest, colors)
+    routes = _routes if _routes is not None else _prune_detours(all_routes(graph, corp, longest, colors))
     order = sorted(trains, key=lambda t: -t[1])
-    cands = [sorted((r for r in routes if r.stops <= d), key=lambda r: -r.revenue) for _, d in order]
-    best_each = [c[0].revenue if c else 0 for c in cands]
-    suffix = [0] * (len(order) + 1)
-    for i in range(len(order) - 1, -1, -1):
-        suffix[i] = suffix[i + 1] + best_each[i]
-    best_total = -1
-    best_pick: list[Route | None] = []
-    pick: list[Route | None] = []
+    n = len(order)
+    # exact optimum of each suffix of the trains on the whole network: a second bound
+    opt_rest = [0] * (n + 1)
+    if n > 2:
+        for i in range(n - 1, 0, -1):
+            opt_rest[i] = best_routes(graph, corp, order[i:], colors, [r for r in routes if r.stops <= order[i][1]])[0]
+    dists = sorted({d for _, d in order}, reverse=True)
+    lists: dict[int, list[Route]] = {d: sorted((r for r in routes if r.stops <= d), key=lambda r: -r.revenue)
+                                     for d in dists}
+    revs = {d: [r.revenue for r in lists[d]] for d in dists}
+    full = {d: (1 << len(lists[d])) - 1 for d in dists}
+    users: dict[int, dict[int, int]] = {}
+    for d in dists:
+        u: dict[int, int] = {}
+        for idx, r in enumerate(lists[d]):
+            for k in _bits(r.mask):
+                u[k] = u.get(k, 0) | (1 << idx)
+        users[d] = u
+    conf_cache: dict[tuple[int, int], int] = {}
 
-    def search(i: int, mask: int, total: int) -> None:
+    def clash(d: int, r: Route) -> int:
+        key = (d, id(r))
+        c = conf_cache.get(key)
+        if c is None:
+            c = 0
+            u = users[d]
+            for k in _bits(r.mask):
+                c |= u.get(k, 0)
+            conf_cache[key] = c
+        return c
+
+    tdist = [d for _, d in order]
+    same_as_prev = [i > 0 and tdist[i] == tdist[i - 1] for i in range(n)]
+    after = [sorted({tdist[j] for j in range(i + 1, n)}) for i in range(n)]  # lengths still to place
+    best_total = 0
+    best_pick: list[tuple[int, Route]] = []
+    pick: list[tuple[int, Route]] = []
+
+    def best_left(d: int, blocked: dict[int, int], start: int) -> int:
+        avail = full[d] & ~blocked[d]
+        if start:
+            avail &= ~((1 << start) - 1)
+        if not avail:
+            return 0
+        return revs[d][(avail & -avail).bit_length() - 1]
+
+    def bound(i: int, blocked: dict[int, int], start: int) -> int:
+        total = 0
+        for j in range(i, n):
+            total += best_left(tdist[j], blocked, start if j == i else 0)
+        if opt_rest[i] and opt_rest[i] < total:
+            return opt_rest[i]
+        return total
+
+    def search(i: int, blocked: dict[int, int], total: int, start: int) -> None:
         nonlocal best_total, best_pick
-        if total + suffix[i] <= best_total:
-            return
-        if i == len(order):
+        if total > best_total:
             best_total = total
             best_pick = list(pick)
+        if i == n:
             return
-        for r in cands[i]:
-            if total + r.revenue + suffix[i + 1] <= best_total:
+        d = tdist[i]
+        lst = lists[d]
+        rv = revs[d]
+        nxt_start_same = i + 1 < n and same_as_prev[i + 1]
+        later = after[i]
+        rest_now = bound(i + 1, blocked, 0)
+        avail = full[d] & ~blocked[d]
+        if start:
+            avail &= ~((1 << start) - 1)
+        while avail:
+            low = avail & -avail
+            avail ^= low
+            k = low.bit_length() - 1
+            if total + rv[k] + rest_now <= best_total:
+                break  # sorted by revenue: no later route can do better
+            r = lst[k]
+            if not later:  # the last train: the first route that fits is its best
+                pick.append((i, r))
+                search(i + 1, blocked, total + rv[k], 0)
+                pick.pop()
                 break
-            if r.mask & mask:
+            nb = dict(blocked)
+            for dd in later:
+                nb[dd] = blocked[dd] | clash(dd, r)
+            nstart = k + 1 if nxt_start_same else 0
+            if total + rv[k] + bound(i + 1, nb, nstart) <= best_total:
                 continue
-            pick.append(r)
-            search(i + 1, mask | r.mask, total + r.revenue)
+            pick.append((i, r))
+            search(i + 1, nb, total + rv[k], nstart)
             pick.pop()
-        pick.append(None)
-        search(i + 1, mask, total)
-        pick.pop()
+        # "train i runs nothing" needs no search: trains are longest first, so a
+        # later (shorter) train's route would fit train i just as well.
 
-    search(0, 0, 0)
-    out = [(order[i][0], r) for i, r in enumerate(best_pick) if r is not None]
-    return max(best_total, 0), out
+    search(0, {d: 0 for d in dists}, 0, 0)
+    out = [(order[i][0], r) for i, r in best_pick]
+    return best_total, out
 
 
 def find_route(routes: Sequence[Route], node_ids: Sequence[str], stops_max: int, used_mask: int) -> Route | None:
