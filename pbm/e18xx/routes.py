@@ -184,6 +184,7 @@ def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
     tdist = [d for _, d in order]
     same_as_prev = [i > 0 and tdist[i] == tdist[i - 1] for i in range(n)]
     after = [sorted({tdist[j] for j in range(i + 1, n)}) for i in range(n)]  # lengths still to place
+    here = [sorted({tdist[j] for j in range(i, n)}) for i in range(n)]
     best_total = 0
     best_pick: list[tuple[int, Route]] = []
     pick: list[tuple[int, Route]] = []
@@ -204,6 +205,8 @@ def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
             return opt_rest[i]
         return total
 
+    seen: dict[tuple, int] = {}  # state -> proven upper bound on what the rest can add
+
     def search(i: int, blocked: dict[int, int], total: int, start: int) -> None:
         nonlocal best_total, best_pick
         if total > best_total:
@@ -211,6 +214,15 @@ def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
             best_pick = list(pick)
         if i == n:
             return
+        key = (i, start) + tuple(blocked[dd] for dd in here[i])
+        ub = seen.get(key)
+        if ub is not None and total + ub <= best_total:
+            return  # the same trains on the same free track were searched already
+        explore(i, blocked, total, start)
+        seen[key] = best_total - total
+
+    def explore(i: int, blocked: dict[int, int], total: int, start: int) -> None:
+        nonlocal best_total, best_pick
         d = tdist[i]
         lst = lists[d]
         rv = revs[d]

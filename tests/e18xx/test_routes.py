@@ -89,3 +89,43 @@ def test_best_combination_is_exact(g, corp):
     for _, r in picked:
         assert not r.mask & used
         used |= r.mask
+
+
+def reference_best(graph, corp, trains, colors):
+    """Plain branch and bound (sorted lists, sum-of-bests bound), no shortcuts."""
+    routes = all_routes(graph, corp, max(d for _, d in trains), colors)
+    cands = [sorted((r for r in routes if r.stops <= d), key=lambda r: -r.revenue) for _, d in trains]
+    best_each = [c[0].revenue if c else 0 for c in cands]
+    suffix = [sum(best_each[i:]) for i in range(len(trains) + 1)]
+    best = 0
+
+    def search(i, mask, total):
+        nonlocal best
+        best = max(best, total)
+        if i == len(trains) or total + suffix[i] <= best:
+            return
+        for r in cands[i]:
+            if total + r.revenue + suffix[i + 1] <= best:
+                break
+            if not r.mask & mask:
+                search(i + 1, mask | r.mask, total + r.revenue)
+        search(i + 1, mask, total)
+
+    search(0, 0, 0)
+    return best
+
+
+@pytest.fixture(scope="module")
+def late_fixture_game(bank_export):
+    from pbm.e18xx.replay import Replayer
+    return Replayer(bank_export).run()
+
+
+@pytest.mark.parametrize("corp", ["ACL", "CoG", "G&F", "GA", "W&A", "SAL"])
+@pytest.mark.parametrize("lengths", [(4, 5, 6), (8, 8), (2, 3, 3, 4), (5, 5, 5)])
+def test_late_map_matches_reference(late_fixture_game, corp, lengths):
+    g = late_fixture_game
+    trains = [(f"t{i}", d) for i, d in enumerate(lengths)]
+    total, picked = best_routes(g.graph(), corp, trains, g.phase.tiles)
+    assert total == reference_best(g.graph(), corp, trains, g.phase.tiles)
+    assert sum(r.revenue for _, r in picked) == total
