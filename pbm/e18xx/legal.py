@@ -165,15 +165,24 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
     if "buy_train" in allowed:
         cash = s.cash[f"C:{corp}"]
         pres = g.president(corp)
-        must = g._must_buy_train(corp)
-        budget = cash + (s.cash[f"P:{pres}"] if must and pres else 0)
-        for t in g._depot_trains():
-            if s.trains[t].price <= (budget if must else cash) and not g._depot_limited(corp):
+        depot = [t for t in g._depot_trains() if not g._depot_limited(corp)]
+        for t in depot:
+            if s.trains[t].price <= cash:
                 out.append(A.BuyTrain(ent, t, s.trains[t].price))
+        if g._needs_emergency(corp) and pres:
+            budget = cash + s.cash[f"P:{pres}"]
+            cheapest = min(s.trains[t].price for t in g._depot_trains())
+            for t in depot:
+                if s.trains[t].price == cheapest and cheapest <= budget:
+                    out.append(A.BuyTrain(ent, t, cheapest))
+            if "site_ebuy" in g.optional_rules:
+                for t in g._other_trains(corp):
+                    price = min(s.trains[t].price, budget)
+                    if price > cash:
+                        out.append(A.BuyTrain(ent, t, price))
         for t in g._other_trains(corp):
-            face = s.trains[t].price
             if cash >= 1:
-                out.append(A.BuyTrain(ent, t, min(face, cash)))
+                out.append(A.BuyTrain(ent, t, min(s.trains[t].price, cash)))
     if "buy_company" in allowed:
         cash = s.cash[f"C:{corp}"]
         for c in g._purchasable_companies():

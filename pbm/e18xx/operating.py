@@ -91,6 +91,7 @@ class OperatingMixin:
 
     def _end_or(self: "Game") -> None:
         s = self.state
+        s.recently_floated = []
         self.check_game_end(at_or_end=True)
         if s.finished:
             return
@@ -229,8 +230,11 @@ class OperatingMixin:
         elif isinstance(action, A.LayTile):
             if r.tile_lays >= self._tile_lays_allowed(corp):
                 raise IllegalAction(f"{corp} has already laid its tile this turn")
+            here = self.state.map.placed.get(action.hex)
+            upgrade = here is not None and here.tile.color != "white"
             self._lay_tile(corp, action)
             r.tile_lays += 1
+            r.upgraded = r.upgraded or upgrade
             if not self._step_actions("track", corp):
                 r.steps_done.add("track")
         elif isinstance(action, A.PlaceToken):
@@ -271,6 +275,10 @@ class OperatingMixin:
 
     # ------------------------------------------------------------- track
     def _tile_lays_allowed(self: "Game", corp: str) -> int:
+        """One lay or upgrade; optional rule 7(a): a second yellow lay in the first OR."""
+        s = self.state
+        if "double_yellow_first_or" in self.optional_rules and corp in s.recently_floated and not s.round.upgraded:
+            return 2
         return 1
 
     def _blocking_private(self: "Game", coord: str) -> str | None:
@@ -309,6 +317,8 @@ class OperatingMixin:
             raise IllegalTile("rotation is 0..5")
         new = self.title.tiles[name]
         old = m.placed[coord]
+        if not special and s.round.kind == "operating" and s.round.tile_lays >= 1 and old.tile.color != "white":
+            raise IllegalTile("the second tile of the first operating round must be a yellow tile, not an upgrade")
         if new.color not in self.phase.tiles:
             raise IllegalTile(f"{new.color} tiles are not available in phase {self.phase.name}")
         if not special:
@@ -644,6 +654,9 @@ class OperatingMixin:
         s = self.state
         c = s.corporations[corp]
         revenue = s.round.revenue
+        for tid in [t for t in c.trains if s.trains[t].obsolete]:  # soft-rusted trains ran their last
+            c.trains.remove(tid)
+            s.trains[tid].owner = "removed"
         if kind == "payout" and revenue > 0:
             per_share = revenue / 10
             for p in s.players:

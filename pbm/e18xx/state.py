@@ -129,6 +129,7 @@ class State:
     ors_in_set: int = 1
     tile_supply: dict[str, list[int]] = field(default_factory=dict)
     pending_tokens: list[str] = field(default_factory=list)
+    recently_floated: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
 
 
@@ -155,5 +156,6 @@ def clone_state(s: State) -> State:
         round=rnd,
         tile_supply={k: list(v) for k, v in s.tile_supply.items()},
         pending_tokens=list(s.pending_tokens),
+        recently_floated=list(s.recently_floated),
         log=list(s.log),
     )

@@ -483,6 +483,7 @@ class StockMixin:
         sold = 100 - self.percent_of(f"ipo:{corp}", corp)
         if sold >= int(self.title.data["float_percent"]):
             c.floated = True
+            self.state.recently_floated.append(corp)
             self.transfer("bank", c.key, self._par_price(corp) * 10)
             self.log(f"{corp} floats and receives {self._par_price(corp) * 10}")
             if corp in self.state.map.flipped:

@@ -19,10 +19,14 @@ def pick(rng: random.Random, acts: list[A.Action]) -> A.Action:
     return rng.choices(acts, weights)[0]
 
 
+RULE_SETS = [(), ("double_yellow_first_or",), ("site_ebuy", "site_routes"),
+             ("soft_rust_4t", "new_georgia_florida_home", "remove_cog_token")]
+
+
 def random_game(seed: int, players: int = 4, max_actions: int = 5000, stop_at: int | None = None,
-                check_cash: bool = True) -> Game:
+                check_cash: bool = True, rules: tuple[str, ...] = ()) -> Game:
     rng = random.Random(seed)
-    g = Game("18GA", [f"P{i}" for i in range(players)], seed)
+    g = Game("18GA", [f"P{i}" for i in range(players)], seed, rules)
     total = g.total_cash()
     for n in range(max_actions):
         if g.finished or (stop_at is not None and n >= stop_at):
