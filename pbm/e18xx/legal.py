@@ -34,12 +34,14 @@ def legal_actions(g: "Game") -> list[A.Action]:
     if kind == "operating" and not g.crowded_corps():
         pres = g.president(g._or_operator())
         if pres and pres != ent:
-            for t in g.or_actions(pres):
-                if t == "sell_shares":
-                    out += [A.SellShares(pres, corporation=c, count=u) for c in s.corporations
-                            for u in g._sellable_bundles(pres, c)]
-                elif t == "bankrupt":
-                    out.append(A.Bankrupt(pres))
+            corp = g._or_operator()
+            if "sell_shares" in g.or_actions(pres):
+                cheapest = min(s.trains[t].price for t in g._depot_trains())
+                need = cheapest - s.cash[f"C:{corp}"] - s.cash[f"P:{pres}"]
+                for c in s.corporations:
+                    for u in g._emergency_units(pres, corp, c):
+                        if (u - 1) * g.share_price(c) < need:
+                            out.append(A.SellShares(pres, corporation=c, count=u))
     return out
 
 

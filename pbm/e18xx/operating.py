@@ -131,7 +131,7 @@ class OperatingMixin:
             return ["dividend"] if r.revenue > 0 else []
         if step == "buy_train":
             if self._must_buy_train(corp):
-                return ["buy_train"] + (["bankrupt"] if self._must_go_bankrupt(corp) else [])
+                return ["buy_train"]
             return ["buy_train", "pass"] if self._can_buy_train(corp) else []
         if step == "buy_company":
             return ["buy_company", "pass"] if self._can_buy_company(corp) else []
@@ -192,8 +192,10 @@ class OperatingMixin:
         if entity != corp:
             pres = self.president(corp)
             if entity == pres and block == "buy_train" and self._needs_emergency(corp):
-                return ["sell_shares"] + (["bankrupt"] if self._must_go_bankrupt(corp) else [])
+                return ["sell_shares"]
             return []
+        if block == "buy_train" and self._must_go_bankrupt(corp):
+            out.append("bankrupt")
         if block == "token" and self._special_token_ok(corp):
             out.append("place_token")
         if self._can_buy_company(corp) and block not in ("buy_company", None):
@@ -727,15 +729,34 @@ class OperatingMixin:
         cheapest = min(s.trains[t].price for t in depot)
         return s.cash[f"C:{corp}"] < cheapest
 
-    def _must_go_bankrupt(self: "Game", corp: str) -> bool:
+    def emergency_buying_power(self: "Game", corp: str) -> int:
+        """Company cash + president's cash + the best sale he could make in each company (4.2.5.1)."""
         s = self.state
-        if not self._needs_emergency(corp):
-            return False
         pres = self.president(corp)
+        total = s.cash[f"C:{corp}"]
         if pres is None:
-            return True
-        cheapest = min(s.trains[t].price for t in self._depot_trains())
-        return s.cash[f"C:{corp}"] + s.cash[f"P:{pres}"] < cheapest and not self._can_sell_any(pres)
+            return total
+        total += s.cash[f"P:{pres}"]
+        for c in s.corporations:
+            units = self._emergency_units(pres, corp, c)
+            if units:
+                total += max(units) * self.share_price(c)
+        return total
+
+    def _emergency_units(self: "Game", player: str, operating: str, corp: str) -> list[int]:
+        """Sellable lots while raising money for ``operating``: no change of its presidency."""
+        units = self._sellable_bundles(player, corp)
+        if corp == operating and self.president(corp) == player:
+            others = max((self.percent_of(p.key, corp) for p in self.state.players if p.name != player), default=0)
+            held = self.percent_of(f"P:{player}", corp)
+            units = [u for u in units if held - u * 10 >= others]
+        return units
+
+    def _must_go_bankrupt(self: "Game", corp: str) -> bool:
+        if not self._must_buy_train(corp):
+            return False
+        cheapest = min(self.state.trains[t].price for t in self._depot_trains())
+        return self.emergency_buying_power(corp) < cheapest
 
     def _buy_train(self: "Game", corp: str, action: A.BuyTrain) -> None:
         s = self.state
@@ -894,6 +915,7 @@ class OperatingMixin:
 
     # ---------------------------------------------------------- emergencies
     def _emergency_sell(self: "Game", corp: str, action: A.SellShares) -> None:
+        s = self.state
         player = action.entity
         if action.shares:
             target = action.shares[0].split("_")[0]
@@ -901,23 +923,36 @@ class OperatingMixin:
         else:
             target = self.corp(action.corporation).sym
             units = action.count or 1
-        allowed = self._sellable_bundles(player, target)
+        allowed = self._emergency_units(player, corp, target)
         if units not in allowed:
-            raise IllegalAction(f"{player} may not sell {units * 10}% of {target}")
-        if target == corp and self.president(corp) == player:
-            others = max((self.percent_of(p.key, corp) for p in self.state.players if p.name != player), default=0)
-            if self.percent_of(f"P:{player}", corp) - units * 10 < others:
-                raise IllegalAction(f"{player} may not give up the presidency of {corp} while it buys a train")
+            raise IllegalAction(f"{player} may not sell {units * 10}% of {target} now"
+                                + (f" (it would change the presidency of {corp})" if target == corp else ""))
+        cheapest = min(s.trains[t].price for t in self._depot_trains())
+        need = cheapest - s.cash[f"C:{corp}"] - s.cash[f"P:{player}"]
+        price = self.share_price(target)
+        if (units - 1) * price >= need:
+            raise IllegalAction(f"4.2.5.1(d): sell only what is needed: {player} needs {need}, "
+                                f"{units - 1} share(s) of {target} would raise {(units - 1) * price}")
         self.sell_units(player, target, units, list(action.shares))
 
     def _bankrupt(self: "Game", corp: str) -> None:
+        """4.2.5.1/5(c): the president cannot raise the money: he sells what he may,
+        forfeits his cash, and the game ends at once."""
         s = self.state
+        if not self._must_go_bankrupt(corp):
+            cheapest = min((s.trains[t].price for t in self._depot_trains()), default=0)
+            raise IllegalAction(f"{corp} cannot go bankrupt: its cash, its president's cash and sellable shares "
+                                f"total {self.emergency_buying_power(corp)}, the cheapest train costs {cheapest}")
         pres = self.president(corp)
         if pres:
-            self.player(pres).bankrupt = True
             p = self.player(pres)
-            for c in list(s.corporations):
-                while self._sellable_bundles(pres, c):
-                    self.sell_units(pres, c, max(self._sellable_bundles(pres, c)))
+            p.bankrupt = True
+            for c in sorted((x for x in s.corporations.values() if x.price), key=self._sort_key):
+                while True:
+                    units = self._emergency_units(pres, corp, c.sym)
+                    if not units:
+                        break
+                    self.sell_units(pres, c.sym, max(units))
             self.transfer(p.key, "bank", s.cash[p.key])
+            self.log(f"{pres} goes bankrupt")
         self.end_game("bankrupt")

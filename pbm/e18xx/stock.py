@@ -420,6 +420,7 @@ class StockMixin:
             raise IllegalAction(f"{action.type} is not a stock round action")
         r.last_to_act = player
         if not self.stock_actions(player):
+            r.passed.discard(player)  # the turn ends by itself; the player acted, so has not passed
             self._stock_next()
 
     def _resolve_buy(self: "Game", player: str, action: A.BuyShares) -> str:

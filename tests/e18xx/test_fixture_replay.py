@@ -47,3 +47,8 @@ def test_undo_redo_resolution():
            {"type": "redo", "id": 4}, {"type": "pass", "id": 5}, {"type": "undo", "id": 6, "action_id": 1},
            {"type": "message", "id": 7}]
     assert [a["id"] for a in effective_actions(raw)] == [1, 7]
+
+
+def test_every_18GA_fixture_identical(any_export):
+    """All three 18GA games recorded on 18xx.games (ended by bank, bankruptcy, $300 share price)."""
+    assert replay(any_export) == expected_result(any_export)
