@@ -139,7 +139,7 @@ class Game(StockMixin, OperatingMixin):
 
     # ------------------------------------------------------------------
     # processing
-    def process(self, action: A.Action, *, check: bool = True) -> "Game":
+    def process(self, action: A.Action) -> "Game":
         """Apply ``action``; on any GameError the state is restored and the error re-raised."""
         if self.state.finished:
             raise IllegalAction(f"the game is over ({self.state.end_reason}); no more actions")
