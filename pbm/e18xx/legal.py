@@ -48,7 +48,7 @@ def legal_actions(g: "Game") -> list[A.Action]:
 def _auction(g: "Game", ent: str) -> list[A.Action]:
     r = g.state.round
     out: list[A.Action] = [A.Pass(ent)]
-    auctioning = r.auctioning if r.auctioning and len(r.bids.get(r.auctioning, [])) > 1 else None
+    auctioning = g.active_auction()
     comps = [auctioning] if auctioning else g._auction_companies()
     for c in comps:
         low = g.min_bid(c)

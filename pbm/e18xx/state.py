@@ -88,6 +88,9 @@ class RoundState:
     # auction
     bids: dict[str, list[Bid]] = field(default_factory=dict)
     auctioning: str | None = None
+    auction_seq: list[str] = field(default_factory=list)  # rulebook auction: turn order
+    auction_turn: int = 0
+    high: Bid | None = None
     passed: set[str] = field(default_factory=set)
     # stock round
     turn_actions: list[tuple[str, str]] = field(default_factory=list)  # (kind, corp) this turn
@@ -137,6 +140,7 @@ def clone_state(s: State) -> State:
     """A deep copy of ``s``, fast (immutable parts are shared)."""
     r = s.round
     rnd = replace(r, entities=list(r.entities), bids={k: list(v) for k, v in r.bids.items()},
+                  auction_seq=list(r.auction_seq),
                   passed=set(r.passed), turn_actions=list(r.turn_actions),
                   sold={k: dict(v) for k, v in r.sold.items()}, steps_done=set(r.steps_done),
                   tokened=set(r.tokened), bought_depot=set(r.bought_depot), routes=list(r.routes),

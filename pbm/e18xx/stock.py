@@ -32,10 +32,25 @@ class StockMixin:
     def _start_auction(self: "Game") -> None:
         self.state.round = RoundState("auction", [p.name for p in self.state.players])
 
+    def _site_auction(self: "Game") -> bool:
+        return "site_auction" in self.optional_rules
+
+    def active_auction(self: "Game") -> str | None:
+        """The private being auctioned among its bidders now, if any."""
+        r = self.state.round
+        if not r.auctioning:
+            return None
+        if self._site_auction():
+            return r.auctioning if len(r.bids.get(r.auctioning, [])) > 1 else None
+        return r.auctioning if r.high is not None else None
+
     def _auction_current(self: "Game") -> str:
         r = self.state.round
-        if r.auctioning and len(r.bids.get(r.auctioning, [])) > 1:
-            return min(r.bids[r.auctioning], key=lambda b: b.price).player
+        company = self.active_auction()
+        if company:
+            if self._site_auction():  # 18xx.games: the lowest bidder speaks
+                return min(r.bids[company], key=lambda b: b.price).player
+            return r.auction_seq[r.auction_turn]
         return r.entities[r.index]
 
     def committed(self: "Game", player: str) -> int:
@@ -51,12 +66,13 @@ class StockMixin:
         comp = self.state.companies[company]
         if self._may_purchase(company):
             return comp.min_bid
+        if r.high is not None and company == self.active_auction():
+            return r.high.price + int(self.title.data["min_bid_increment"])
         bids = r.bids.get(company, [])
         return (max(b.price for b in bids) if bids else comp.min_bid) + int(self.title.data["min_bid_increment"])
 
     def _may_purchase(self: "Game", company: str) -> bool:
-        r = self.state.round
-        if r.auctioning and len(r.bids.get(r.auctioning, [])) > 1:
+        if self.active_auction():
             return False
         left = self._auction_companies()
         return bool(left) and company == left[0]
@@ -66,8 +82,10 @@ class StockMixin:
         cur = self._auction_current()
         if action.entity != cur:
             raise self._not_turn(action.entity)
-        auctioning = r.auctioning if r.auctioning and len(r.bids.get(r.auctioning, [])) > 1 else None
-        if isinstance(action, A.Pass):
+        auctioning = self.active_auction()
+        if auctioning and not self._site_auction():
+            self._rulebook_auction_turn(action, auctioning)
+        elif isinstance(action, A.Pass):
             if auctioning:
                 r.bids[auctioning] = [b for b in r.bids[auctioning] if b.player != action.entity]
                 self.log(f"{action.entity} passes on {auctioning}")
@@ -107,6 +125,31 @@ class StockMixin:
         if not self._auction_companies():
             self._end_auction()
 
+    def _rulebook_auction_turn(self: "Game", action: A.Action, company: str) -> None:
+        """3.1.1: bidders speak in turn from the one after the high bidder; a pass
+        does not leave the auction; it ends when all but the high bidder pass in a row."""
+        r = self.state.round
+        if isinstance(action, A.Bid):
+            comp = self.company(action.company)
+            if comp.sym != company:
+                raise IllegalAction(f"{company} is being auctioned: bid on it or pass")
+            bid = A.Bid(action.entity, comp.sym, action.price)
+            self._check_bid(bid)
+            r.high = Bid(action.entity, action.price)
+            self.log(f"{action.entity} bids {action.price} for {company}")
+        elif isinstance(action, A.Pass):
+            self.log(f"{action.entity} passes on {company}")
+        else:
+            raise IllegalAction(f"in the auction of {company} you may bid or pass, not {action.type}")
+        r.auction_turn = (r.auction_turn + 1) % len(r.auction_seq)
+        assert r.high is not None
+        if r.auction_seq[r.auction_turn] == r.high.player:
+            winner = r.high
+            r.high = None
+            r.auction_seq = []
+            self._sell_company(winner.player, company, winner.price)
+            self._resolve_bids()
+
     def _check_bid(self: "Game", action: A.Bid) -> None:
         low = self.min_bid(action.company)
         if action.price < low:
@@ -144,6 +187,13 @@ class StockMixin:
                 continue
             if len(bids) > 1:
                 r.auctioning = first
+                if not self._site_auction():
+                    top = max(bids, key=lambda b: b.price)
+                    seats = [p for p in r.entities if any(b.player == p for b in bids)]
+                    i = seats.index(top.player)
+                    r.auction_seq = seats[i + 1:] + seats[: i + 1]
+                    r.auction_turn = 0
+                    r.high = top
             return
 
     def _all_passed(self: "Game") -> None:

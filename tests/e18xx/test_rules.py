@@ -141,3 +141,37 @@ def test_5_1_scores_cash_stock_privates():
     ann = g.state.cash["P:Ann"]
     # Ann owns LTR (20) and M&BR (150) and the CoG share (worthless: CoG not started)
     assert g.player_value("Ann") == ann + 20 + 150
+
+
+def _three_bids(rules=()):
+    g = Game("18GA", ["Ann", "Bob", "Cy", "Dee"], optional_rules=rules)
+    g.process(A.Bid("Ann", "MRC", 45))
+    g.process(A.Bid("Bob", "MRC", 50))
+    g.process(A.Bid("Cy", "MRC", 55))
+    g.process(A.Bid("Dee", "LTR", 20))  # buys the cheapest: MRC goes to auction
+    return g
+
+
+def test_3_1_1_rulebook_auction_order_and_rebids():
+    g = _three_bids()
+    # turns go clockwise from the player after the high bidder (Cy): Ann, Bob, Cy, ...
+    assert g.current_entity() == "Ann"
+    g.process(A.Pass("Ann"))
+    g.process(A.Bid("Bob", "MRC", 60))
+    g.process(A.Pass("Cy"))
+    g.process(A.Bid("Ann", "MRC", 65))  # a player who passed may bid again
+    g.process(A.Pass("Bob"))
+    g.process(A.Pass("Cy"))  # all but the high bidder passed in a row
+    assert g.state.companies["MRC"].owner == "P:Ann" and g.state.cash["P:Ann"] == 450 - 65
+    assert g.current_entity() == "Ann"  # the stock turn after Dee's purchase
+
+
+def test_3_1_1_site_auction_lowest_bidder_speaks_and_pass_leaves():
+    g = _three_bids(("site_auction",))
+    assert g.current_entity() == "Ann"  # lowest bid
+    g.process(A.Pass("Ann"))
+    assert g.current_entity() == "Bob"
+    g.process(A.Bid("Bob", "MRC", 60))
+    assert g.current_entity() == "Cy"
+    g.process(A.Pass("Cy"))
+    assert g.state.companies["MRC"].owner == "P:Bob"
