@@ -100,7 +100,7 @@ def tile_lays(g: "Game", corp: str, special: str | None = None) -> list[A.LayTil
         hexes = {h: set(range(6)) for h in ab.get("hexes", [])}
         names = ab.get("tiles", [])
     else:
-        hexes = g._reach(corp)[0]
+        hexes, _nodes = g._reach(corp)
         names = list(g.title.tiles)
     for coord in sorted(hexes):
         if coord not in s.map.placed:

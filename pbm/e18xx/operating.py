@@ -344,17 +344,41 @@ class OperatingMixin:
                 raise IllegalTile(f"tile {name} rotation {rotation} on {coord}: track would run off the map "
                                   f"or into a blank side (edge {e})")
         if not special:
+            reached_nodes: set | None = None
             if reach is None:
-                reach = self._reach(corp)[0]
+                reach, reached_nodes = self._reach(corp)
             edges = reach.get(coord)
             if not edges:
                 raise IllegalTile(f"{coord} is not connected to {corp}'s stations")
             if not exits & edges:
                 raise IllegalTile(f"tile {name} rotation {rotation} on {coord} does not connect to {corp}'s track")
+            if old.tile.paths and not self._upgrade_connects(corp, coord, old, new, rotation, edges, reached_nodes):
+                raise IllegalTile(f"4.2.1(j): tile {name} on {coord} adds no track connected to {corp}'s stations "
+                                  "and has no city connected to them")
         cost = self.title.hexes[coord].cost if old.tile_id is None and not special else 0
         if cost > s.cash[f"C:{corp}"]:
             raise InsufficientFunds(f"{coord} costs {cost} to build on; {corp} has {s.cash[f'C:{corp}']}")
         return cost
+
+    def _upgrade_connects(self: "Game", corp: str, coord: str, old: Placed, new, rotation: int,
+                          edges: set[int], reached_nodes: set | None) -> bool:
+        """4.2.1(j) for an upgrade: new track touching the company's reach, or a reached city."""
+        if reached_nodes is None:
+            reached_nodes = self._reach(corp)[1]
+        if any((coord, i) in reached_nodes for i in old.tile.cities()):
+            return True
+        mapping = city_map(old, new, rotation)
+        reached_new = {mapping[i] for i in range(len(old.tile.nodes)) if (coord, i) in reached_nodes}
+        old_exits = old.tile.exits(old.rotation)
+        old_pairs = {frozenset((a, b)) for a, b in old.tile.rotated_paths(old.rotation)}
+        for a, b in new.rotated_paths(rotation):
+            ends = [x[1] for x in (a, b) if x[0] == "e"]
+            is_new = any(e not in old_exits for e in ends) or (len(ends) == 2 and frozenset((a, b)) not in old_pairs)
+            if not is_new:
+                continue
+            if any(e in edges for e in ends) or any(x[0] == "n" and x[1] in reached_new for x in (a, b)):
+                return True
+        return False
 
     def _reach(self: "Game", corp: str):
         s = self.state
