@@ -6,7 +6,7 @@ corporation's symbol, or a private company's symbol (for its abilities).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
 from .errors import GameError
@@ -156,4 +156,4 @@ def action_from_dict(d: dict[str, Any]) -> Action:
         raise GameError(f"malformed {kind} action: {exc}") from None
 
 
-__all__ = ["Action", "ACTION_TYPES", "action_from_dict", "field"] + [c.__name__ for c in ACTION_TYPES.values()] + ["RouteSpec"]
+__all__ = ["Action", "ACTION_TYPES", "action_from_dict", "RouteSpec"] + [c.__name__ for c in ACTION_TYPES.values()]

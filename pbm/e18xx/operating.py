@@ -11,7 +11,7 @@ dividend step is a withhold of $0 and moves the share price left.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import actions as A
 from .errors import GameError, IllegalAction, IllegalRoute, IllegalTile, InsufficientFunds

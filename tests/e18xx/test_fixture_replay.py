@@ -1,5 +1,4 @@
 """The recorded 18xx.games game replays to the site's exact result."""
-from pbm.e18xx.actions import RunRoutes
 from pbm.e18xx.replay import Replayer, effective_actions, expected_result, replay, summary
 
 

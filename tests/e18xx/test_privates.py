@@ -2,9 +2,9 @@
 import pytest
 
 from pbm.e18xx import actions as A
-from pbm.e18xx.errors import GameError, IllegalTile
+from pbm.e18xx.errors import IllegalTile
 
-from .test_rule_examples import give_train, operating_game, put
+from .test_rule_examples import operating_game, put
 
 
 def own(g, comp, owner):

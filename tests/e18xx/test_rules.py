@@ -1,13 +1,9 @@
 """Rule-by-rule checks (section numbers of the 18GA rulebook v3.26)."""
-import pytest
-
 from pbm.e18xx import actions as A
-from pbm.e18xx.errors import GameError, IllegalAction
 from pbm.e18xx.game import Game
-from pbm.e18xx.state import RoundState
 
 from .test_illegal import finish_auction, new_game
-from .test_rule_examples import give_train, operating_game, put
+from .test_rule_examples import operating_game
 
 
 def test_2_starting_cash_and_bank():
