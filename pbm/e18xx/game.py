@@ -96,6 +96,10 @@ class Game(StockMixin, OperatingMixin):
         rnd = RoundState("auction", [p.name for p in players])
         st = State(players, companies, corps, trains, m, cash, share_owner, share_seq, market, rnd, seq=seq)
         st.tile_supply = {name: list(range(td.count)) for name, td in t.tiles.items()}
+        for rule, names in t.data.get("tiles_removed_by_rule", {}).items():
+            if rule in self.optional_rules:
+                for name in names:
+                    st.tile_supply[name] = []
         return st
 
     def _start(self) -> None:

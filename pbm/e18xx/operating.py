@@ -328,7 +328,9 @@ class OperatingMixin:
             if blocker:
                 raise IllegalTile(f"{coord} is blocked by {blocker} while a player owns it")
         override = next((o for o in self.title.data.get("upgrade_overrides", [])
-                         if o["hex"] == coord and o["from_color"] == old.tile.color), None)
+                         if o["hex"] == coord and o["from_color"] == old.tile.color
+                         and o.get("if_rule", "") in self.optional_rules + ("",)
+                         and o.get("unless_rule") not in self.optional_rules), None)
         if override is not None:
             if name not in override["only"]:
                 raise IllegalTile(f"{coord} must be upgraded with tile {' or '.join(override['only'])}")

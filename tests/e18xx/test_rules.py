@@ -1,5 +1,8 @@
 """Rule-by-rule checks (section numbers of the 18GA rulebook v3.26)."""
+import pytest
+
 from pbm.e18xx import actions as A
+from pbm.e18xx.errors import GameError
 from pbm.e18xx.game import Game
 
 from .test_illegal import finish_auction, new_game
@@ -171,3 +174,29 @@ def test_3_1_1_site_auction_lowest_bidder_speaks_and_pass_leaves():
     assert g.current_entity() == "Cy"
     g.process(A.Pass("Cy"))
     assert g.state.companies["MRC"].owner == "P:Bob"
+
+
+def test_7d_macon_tile_in_brunswick():
+    from .test_rule_examples import put
+    g = operating_game("ACL", rules=("macon_tile_in_brunswick",))
+    assert g.state.tile_supply["457a"] == []
+    put(g, "I11", "6", 0)
+    put(g, "I11", "15", 0)
+    g.state.phase = 3  # brown tiles
+    ok = []
+    for rot in range(6):
+        try:
+            g.check_lay("ACL", "I11", "458a", rot, special=True)  # the Macon tile fits Brunswick
+            ok.append(rot)
+        except GameError:
+            pass
+    assert ok
+    with pytest.raises(GameError):
+        g.check_lay("ACL", "I11", "459a", 3, special=True)
+    g2 = operating_game("ACL")
+    put(g2, "I11", "6", 0)
+    put(g2, "I11", "15", 0)
+    g2.state.phase = 3
+    with pytest.raises(GameError) as e:
+        g2.check_lay("ACL", "I11", "458a", ok[0], special=True)
+    assert "457a" in str(e.value)
