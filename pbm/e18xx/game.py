@@ -92,6 +92,7 @@ class Game(StockMixin, OperatingMixin):
                 share_seq[sid] = seq
                 seq += 1
         m = MapState.initial(t)
+        m.red_pass = "site_red_city_pass" in self.optional_rules
         market = {(r, col): [] for r, row in enumerate(t.market) for col, cell in enumerate(row) if cell}
         rnd = RoundState("auction", [p.name for p in players])
         st = State(players, companies, corps, trains, m, cash, share_owner, share_seq, market, rnd, seq=seq)

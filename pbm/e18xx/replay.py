@@ -21,7 +21,7 @@ IGNORED = {"message", "program_share_pass", "program_buy_shares", "program_disab
            "end_game", "log"}
 
 # 18xx.games behaviour we follow when replaying its games (see docs/18xx/rulings-18GA.md)
-SITE_RULES = ("site_routes", "site_ebuy", "site_auction")
+SITE_RULES = ("site_routes", "site_ebuy", "site_auction", "site_red_city_pass")
 
 
 def effective_actions(raw: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -35,6 +35,7 @@ class MapState:
     reservations: dict[NodeKey, str] = field(default_factory=dict)  # home slot held for a company
     flipped: set[str] = field(default_factory=set)  # companies whose tokens block everyone
     tile_hex: dict[str, str] = field(default_factory=dict)  # laid tile id -> hex
+    red_pass: bool = False  # 18xx.games lets trains run through a city in a red area
     version: int = 0
 
     @classmethod
@@ -48,7 +49,8 @@ class MapState:
 
     def __deepcopy__(self, memo: dict) -> "MapState":
         new = MapState(self.title, dict(self.placed), {k: list(v) for k, v in self.tokens.items()},
-                       dict(self.reservations), set(self.flipped), dict(self.tile_hex), self.version)
+                       dict(self.reservations), set(self.flipped), dict(self.tile_hex), self.red_pass,
+                       self.version)
         return new
 
     # -- queries --------------------------------------------------------
@@ -69,6 +71,8 @@ class MapState:
         node = self.tile(key[0]).nodes[key[1]]
         if node.kind == "offboard" or key[1] in self.tile(key[0]).terminal:
             return True
+        if not self.red_pass and self.title.hexes[key[0]].color == "red":
+            return True  # 4.2.3(h): no running through a red area, even a city with a station
         if node.kind != "city":
             return False
         slots = self.tokens.get(key, [])

@@ -129,3 +129,22 @@ def test_late_map_matches_reference(late_fixture_game, corp, lengths):
     total, picked = best_routes(g.graph(), corp, trains, g.phase.tiles)
     assert total == reference_best(g.graph(), corp, trains, g.phase.tiles)
     assert sum(r.revenue for _, r in picked) == total
+
+
+def test_no_running_through_a_red_area_city(late_fixture_game):
+    """4.2.3(h): Jacksonville (a city in a red area) only begins or ends a route;
+    18xx.games lets ACL run through it (flag site_red_city_pass, used by replays)."""
+    g = late_fixture_game
+    m = g.state.map
+    trains = [("8", 8)]
+    assert m.red_pass  # the replay runs with the site's rules
+    site_total, site_routes = best_routes(g.graph(), "ACL", trains, g.phase.tiles)
+    m.red_pass = False
+    try:
+        total, routes = best_routes(g.graph(), "ACL", trains, g.phase.tiles)
+    finally:
+        m.red_pass = True
+    for _, r in routes:
+        assert all(h != "J12" for h, _ in r.nodes[1:-1])
+    assert total <= site_total
+    assert any(h == "J12" for _, r in site_routes for h, _ in r.nodes[1:-1]) or total == site_total
