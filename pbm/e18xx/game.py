@@ -114,6 +114,8 @@ class Game(StockMixin, OperatingMixin):
             cities = m.tile(c.home).cities()
             if len(cities) == 1:
                 m.reservations[(c.home, cities[0])] = c.sym
+            elif cities:
+                m.hex_reservations[c.home] = c.sym
         # the last 2 train is the Ocilla Southern's free train
         for comp in self.title.data["companies"]:
             for ab in comp.get("abilities", []):

@@ -214,6 +214,10 @@ class TrackMixin:
             return
         if corp.sym in self.state.pending_tokens:
             return
+        if len(cities) > 1 and m.tile(corp.home).paths:
+            # a multi-city home with track: the company chooses its city (place_token)
+            self.state.pending_tokens.append(corp.sym)
+            return
         key = (corp.home, cities[0])
         slots = m.tokens[key]
         if None not in slots:
@@ -221,6 +225,7 @@ class TrackMixin:
         slots[slots.index(None)] = corp.sym
         corp.tokens[0] = key
         m.reservations.pop(key, None)
+        m.hex_reservations.pop(corp.home, None)
         m.version += 1
         self.log(f"{corp.sym} places its home token in {corp.home}")
 
@@ -302,15 +307,18 @@ class TrackMixin:
         s = self.state
         owner = s.pending_tokens[0]
         keys = self._city_ref(action.city)
-        ok = [k for k in keys if s.map.tile(k[0]).nodes[k[1]].kind == "city" and s.map.free_slots(k, owner)]
+        home = s.corporations[owner].home
+        ok = [k for k in keys if k[0] == home and s.map.tile(k[0]).nodes[k[1]].kind == "city"
+              and s.map.free_slots(k, owner)]
         if not ok:
-            raise IllegalAction(f"{owner}'s token must go in a free city slot")
+            raise IllegalAction(f"{owner}'s home token must go in a free city of {home}")
         m = s.map
         c = s.corporations[owner]
         key = ok[0]
         free = m.free_slots(key, owner)
         m.tokens[key][action.slot if action.slot in free else free[0]] = owner
         c.tokens[c.tokens.index(None)] = key
+        m.hex_reservations.pop(c.home, None)
         m.version += 1
         s.pending_tokens.pop(0)
 

@@ -36,6 +36,7 @@ class MapState:
     flipped: set[str] = field(default_factory=set)  # companies whose tokens block everyone
     tile_hex: dict[str, str] = field(default_factory=dict)  # laid tile id -> hex
     red_pass: bool = False  # 18xx.games lets trains run through a city in a red area
+    hex_reservations: dict[str, str] = field(default_factory=dict)  # multi-city home hex -> company
     version: int = 0
 
     @classmethod
@@ -50,7 +51,7 @@ class MapState:
     def __deepcopy__(self, memo: dict) -> "MapState":
         new = MapState(self.title, dict(self.placed), {k: list(v) for k, v in self.tokens.items()},
                        dict(self.reservations), set(self.flipped), dict(self.tile_hex), self.red_pass,
-                       self.version)
+                       dict(self.hex_reservations), self.version)
         return new
 
     # -- queries --------------------------------------------------------
@@ -89,6 +90,12 @@ class MapState:
         holder = self.reservations.get(key)
         if holder and holder != corp and free:
             free = free[1:] if len(free) > 1 else []
+        owner = self.hex_reservations.get(key[0])
+        if owner and owner != corp and free:
+            # 4.2.2(c): one circle in the hex stays open for its company's home station
+            open_in_hex = sum(v.count(None) for k, v in self.tokens.items() if k[0] == key[0])
+            if open_in_hex <= 1:
+                return []
         return free
 
     def token_cities(self, corp: str) -> list[NodeKey]:

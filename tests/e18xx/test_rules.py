@@ -200,3 +200,21 @@ def test_7d_macon_tile_in_brunswick():
     with pytest.raises(GameError) as e:
         g2.check_lay("ACL", "I11", "458a", ok[0], special=True)
     assert "457a" in str(e.value)
+
+
+def test_4_2_2_c_atlanta_keeps_a_circle_for_wa():
+    from .test_rule_examples import put
+    g = operating_game("CoG")
+    put(g, "D4", "451a", 0)
+    m = g.state.map
+    m.tokens[("D4", 0)] = ["GA"]
+    m.tokens[("D4", 1)] = ["SAL"]
+    assert m.free_slots(("D4", 2), "CoG") == []  # the last circle is W&A's
+    assert m.free_slots(("D4", 2), "W&A") == [0]
+    # W&A, starting with track in Atlanta, chooses its city
+    s = g.state
+    wa = s.corporations["W&A"]
+    wa.ipoed = wa.floated = True
+    g._set_price(wa, (2, 3))
+    g._place_home_token(wa)
+    assert s.pending_tokens == ["W&A"]
