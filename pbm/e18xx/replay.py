@@ -18,7 +18,7 @@ from .game import Game
 
 IGNORED = {"message", "program_share_pass", "program_buy_shares", "program_disable", "program_auction_bid",
            "program_merger_pass", "program_independent_mines", "program_harzbahn_draft_pass", "program_close_pass",
-           "end_game", "log"}
+           "log"}
 
 # 18xx.games behaviour we follow when replaying its games (see docs/18xx/rulings-18GA.md)
 SITE_RULES = ("site_routes", "site_ebuy", "site_auction", "site_red_city_pass")
@@ -117,6 +117,10 @@ class Replayer:
         raise ReplayError(f"action {a.get('id')}: unsupported action type {kind!r}")
 
     def apply(self, a: dict[str, Any]) -> None:
+        if a.get("type") == "end_game":  # the players ended the game on the site
+            if not self.game.finished:
+                self.game.end_game("manually_ended")
+            return
         act = self.convert(a)
         if act is not None:
             try:

@@ -51,3 +51,11 @@ def test_undo_redo_resolution():
 def test_every_18GA_fixture_identical(any_export):
     """All three 18GA games recorded on 18xx.games (ended by bank, bankruptcy, $300 share price)."""
     assert replay(any_export) == expected_result(any_export)
+
+
+def test_manual_end_game(bank_export):
+    export = dict(bank_export)
+    export["actions"] = [a for a in bank_export["actions"] if a["id"] <= 100] + [
+        {"type": "end_game", "entity": bank_export["players"][0]["id"], "entity_type": "player", "id": 101}]
+    got = replay(export)
+    assert got["finished"] is True and got["end_reason"] == "manually_ended"
