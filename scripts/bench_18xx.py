@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.e18xx.fixtures import load_fixture  # noqa: E402
 from pbm.e18xx.replay import Replayer, summary  # noqa: E402
+from pbm.e18xx import routes as routes_mod  # noqa: E402
 from pbm.e18xx.routes import best_routes  # noqa: E402
 
 
@@ -54,6 +55,7 @@ def main() -> int:
         for label, trains in sets.items():
             def run():
                 g._graph = None  # cold: rebuild the track graph too
+                routes_mod._bits.cache_clear()
                 return best_routes(g.graph(), corp, trains, colors)
             (total, _), b, m = timed(run, args.repeat)
             worst = max(worst, m)

@@ -16,6 +16,7 @@ exact maximum; no time limit is involved.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 from .track import MapState, NodeKey, TrackGraph
@@ -121,13 +122,14 @@ def _prune_detours(routes: list[Route]) -> list[Route]:
     return out
 
 
-def _bits(x: int) -> list[int]:
+@lru_cache(maxsize=1 << 16)
+def _bits(x: int) -> tuple[int, ...]:
     out = []
     while x:
         low = x & -x
         out.append(low.bit_length() - 1)
         x ^= low
-    return out
+    return tuple(out)
 
 
 def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
