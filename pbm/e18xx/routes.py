@@ -142,9 +142,10 @@ def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
     already chosen, so "the best route still possible for train j" is the
     lowest clear bit.  The bound for the trains still to place is the sum of
     those best routes: an upper bound, so pruning never loses the optimum.
-    Trains of equal length take routes in list order (no permutations), and
-    if a train runs nothing neither do the shorter ones (any route of a shorter
-    train also suits a longer one).
+    Symmetry is broken: when the route of a train also suits the next
+    (shorter or equal) train, that train takes a route ranked after it (all
+    lists share one order, so adjacent swaps sort any optimum into this form);
+    and if a train runs nothing neither do the shorter ones.
     Returns (total, [(train id, route), ...]) for the trains that run.
     """
     if not trains:
@@ -184,7 +185,8 @@ def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
         return c
 
     tdist = [d for _, d in order]
-    same_as_prev = [i > 0 and tdist[i] == tdist[i - 1] for i in range(n)]
+    # rank of each route in each length's list (all lists share one order: revenue, then a fixed tie order)
+    rank = {d: {id(r): k for k, r in enumerate(lists[d])} for d in dists}
     after = [sorted({tdist[j] for j in range(i + 1, n)}) for i in range(n)]  # lengths still to place
     here = [sorted({tdist[j] for j in range(i, n)}) for i in range(n)]
     best_total = 0
@@ -228,7 +230,6 @@ def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
         d = tdist[i]
         lst = lists[d]
         rv = revs[d]
-        nxt_start_same = i + 1 < n and same_as_prev[i + 1]
         later = after[i]
         rest_now = bound(i + 1, blocked, 0)
         avail = full[d] & ~blocked[d]
@@ -249,7 +250,12 @@ def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
             nb = dict(blocked)
             for dd in later:
                 nb[dd] = blocked[dd] | clash(dd, r)
-            nstart = k + 1 if nxt_start_same else 0
+            # symmetry: if r also suits the next (shorter or equal) train, that train takes a
+            # route ranked after r (swapping the two never changes the total)
+            if i + 1 < n and r.stops <= tdist[i + 1]:
+                nstart = rank[tdist[i + 1]][id(r)] + 1
+            else:
+                nstart = 0
             if total + rv[k] + bound(i + 1, nb, nstart) <= best_total:
                 continue
             pick.append((i, r))
