@@ -45,63 +45,78 @@ def _revenue(m: MapState, key: NodeKey, colors: tuple[str, ...]) -> int:
 
 
 def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, ...]) -> list[Route]:
-    """Every legal route of at most ``max_stops`` counted stops, each once."""
+    """Every legal route of at most ``max_stops`` counted stops, each once.
+
+    From each token city the route grows at its tail, and at every tail state
+    also at its head (the token then lies inside the route).  A route's track
+    (its bit mask) fixes its stops, so the mask identifies it.  To avoid making
+    each two-armed route twice, the head arm must leave the token by a later
+    segment than the tail arm.
+    """
     m = graph.map
-    found: dict[tuple[int, frozenset[NodeKey]], Route] = {}
+    found: dict[int, Route] = {}
+    info: dict[NodeKey, tuple[int, int, bool]] = {}
+    adj: dict[NodeKey, list[tuple[int, NodeKey, int]]] = {}
+
+    def node_info(key: NodeKey) -> tuple[int, int, bool]:
+        got = info.get(key)
+        if got is None:
+            got = info[key] = (_counts(m, key), _revenue(m, key, colors), m.blocks(key, corp))
+        return got
+
+    def neighbours(key: NodeKey) -> list[tuple[int, NodeKey, int]]:
+        got = adj.get(key)
+        if got is None:
+            got = adj[key] = [(i, seg.b, seg.mask) for i, seg in enumerate(graph.segments(key))]
+        return got
+
     for token in m.token_cities(corp):
-        start_stops = _counts(m, token)
-        start_rev = _revenue(m, token, colors)
+        start_stops, start_rev, _ = node_info(token)
 
-        def emit(nodes: list[NodeKey], mask: int, stops: int, rev: int) -> None:
-            if len(nodes) < 2:
-                return
-            key = (mask, frozenset(nodes))
-            if key not in found:
-                found[key] = Route(tuple(nodes), mask, stops, rev)
-
-        def head(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int) -> None:
-            # extend at the front (nodes[0]); the token is interior once extended
+        def head(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int, after: int) -> None:
             front = nodes[0]
-            if front != token and m.blocks(front, corp):
+            if node_info(front)[2]:  # extending makes the front an interior stop
                 return
-            if front == token and len(nodes) > 1 and m.blocks(front, corp):
-                return
-            for seg in graph.segments(front):
-                nxt = seg.b
-                if nxt in visited or seg.mask & mask:
+            for idx, nxt, smask in neighbours(front):
+                if front == token and idx <= after:
                     continue
-                s = stops + _counts(m, nxt)
+                if nxt in visited or smask & mask:
+                    continue
+                c, v, _ = node_info(nxt)
+                s = stops + c
                 if s > max_stops:
                     continue
-                r = rev + _revenue(m, nxt, colors)
                 nodes.insert(0, nxt)
                 visited.add(nxt)
-                emit(nodes, mask | seg.mask, s, r)
-                head(nodes, visited, mask | seg.mask, s, r)
+                nm = mask | smask
+                if nm not in found:
+                    found[nm] = Route(tuple(nodes), nm, s, rev + v)
+                head(nodes, visited, nm, s, rev + v, after)
                 visited.discard(nxt)
                 nodes.pop(0)
 
-        def tail(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int) -> None:
-            emit(nodes, mask, stops, rev)
+        def tail(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int, first: int) -> None:
             if len(nodes) > 1:
-                head(nodes, visited, mask, stops, rev)
+                if mask not in found:
+                    found[mask] = Route(tuple(nodes), mask, stops, rev)
+                head(nodes, visited, mask, stops, rev, first)
             back = nodes[-1]
-            if back != token and m.blocks(back, corp):
+            if back != token and node_info(back)[2]:
                 return
-            for seg in graph.segments(back):
-                nxt = seg.b
-                if nxt in visited or seg.mask & mask:
+            for idx, nxt, smask in neighbours(back):
+                if nxt in visited or smask & mask:
                     continue
-                s = stops + _counts(m, nxt)
+                c, v, _ = node_info(nxt)
+                s = stops + c
                 if s > max_stops:
                     continue
                 nodes.append(nxt)
                 visited.add(nxt)
-                tail(nodes, visited, mask | seg.mask, s, rev + _revenue(m, nxt, colors))
+                tail(nodes, visited, mask | smask, s, rev + v, idx if len(nodes) == 2 else first)
                 visited.discard(nxt)
                 nodes.pop()
 
-        tail([token], {token}, 0, start_stops, start_rev)
+        tail([token], {token}, 0, start_stops, start_rev, -1)
     return list(found.values())
 
 
