@@ -392,7 +392,10 @@ class Game(StockMixin, OperatingMixin):
             s.market[corp.price].remove(corp.sym)
         corp.price = pos
         s.market[pos].append(corp.sym)
-        if self.title.market[pos[0]][pos[1]].kind == "e":  # type: ignore[union-attr]
+        cell = self.title.market[pos[0]][pos[1]]
+        assert cell is not None
+        end_at = self.title.data.get("end_price_by_rule", {})
+        if cell.kind == "e" or any(r in self.optional_rules and cell.price >= p for r, p in end_at.items()):
             s.market_max = True
 
     def move_right(self, corp: Corporation) -> None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from . import actions as A
 from .errors import IllegalAction, IllegalRoute, InsufficientFunds
 from .routes import all_routes, best_routes, find_route
+from .state import Train
 from .track import NEUTRAL
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -240,8 +241,21 @@ class TrainsMixin:
         if from_depot:
             s.round.bought_depot.add(corp)
             self._train_bought_from_depot(train.name)
+            self._refill_unlimited(train.name)
         if not self._can_buy_train(corp):
             s.round.steps_done.add("buy_train")
+
+    def _refill_unlimited(self: "Game", name: str) -> None:
+        """Optional rule 7(f): the last train type never runs out."""
+        s = self.state
+        unlimited = self.title.data.get("unlimited_trains_by_rule", {})
+        if not any(r in self.optional_rules and name == t for r, t in unlimited.items()):
+            return
+        if any(t.owner == "depot" and t.name == name for t in s.trains.values()):
+            return
+        td = next(t for t in self.title.trains if t.name == name)
+        n = sum(1 for t in s.trains.values() if t.name == name)
+        s.trains[f"{name}-{n}"] = Train(f"{name}-{n}", name, td.distance, td.price)
 
     def _train_bought_from_depot(self: "Game", name: str) -> None:
         s = self.state

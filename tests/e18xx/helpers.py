@@ -19,8 +19,9 @@ def pick(rng: random.Random, acts: list[A.Action]) -> A.Action:
     return rng.choices(acts, weights)[0]
 
 
-RULE_SETS = [(), ("double_yellow_first_or",), ("site_ebuy", "site_routes"),
-             ("soft_rust_4t", "new_georgia_florida_home", "remove_cog_token")]
+RULE_SETS = [(), ("double_yellow_first_or", "end_at_250"), ("site_ebuy", "site_routes", "site_auction"),
+             ("soft_rust_4t", "new_georgia_florida_home", "remove_cog_token", "unlimited_8_trains",
+              "macon_tile_in_brunswick", "site_red_city_pass")]
 
 
 def random_game(seed: int, players: int = 4, max_actions: int = 5000, stop_at: int | None = None,

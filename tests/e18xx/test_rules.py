@@ -218,3 +218,31 @@ def test_4_2_2_c_atlanta_keeps_a_circle_for_wa():
     g._set_price(wa, (2, 3))
     g._place_home_token(wa)
     assert s.pending_tokens == ["W&A"]
+
+
+def test_7e_game_ends_at_250():
+    g = operating_game("GA", rules=("end_at_250",))
+    c = g.state.corporations["GA"]
+    g._set_price(c, (1, 13))  # $230
+    assert not g.state.market_max
+    g.move_right(c)  # $250
+    assert g.state.market_max
+    g2 = operating_game("GA")
+    c2 = g2.state.corporations["GA"]
+    g2._set_price(c2, (1, 14))  # $250: the normal game goes on to $300
+    assert not g2.state.market_max
+
+
+def test_7f_unlimited_8_trains():
+    g = operating_game("GA", rules=("unlimited_8_trains",), cash=5000)
+    s = g.state
+    for t in s.trains.values():
+        if t.name != "8":
+            t.owner = "removed"
+    for i in range(4):
+        s.trains[f"8-{i}"].owner = "removed"
+    s.phase = 5
+    s.round.steps_done |= {"track", "token", "route", "dividend"}
+    g.process(A.BuyTrain("GA", "8-4"))
+    assert g._depot_trains() == ["8-5"]  # another 8 appears
+    assert g.total_cash() == 8000
