@@ -1,0 +1,311 @@
+"""Train routes and the exact best set of routes for a company (rule 4.2.3.1).
+
+A route is a chain of stops joined by track segments.  Rules (18GA):
+track may not be used twice (by one train or by two trains of the company),
+no stop is visited twice, a route may not pass through an off-board or a city
+filled with other companies' tokens (it may end there), it must include a
+city holding the company's token, and a train of length ``n`` may visit at
+most ``n`` cities/off-boards (towns do not count but do pay).
+
+``best_routes`` enumerates every legal route through the company's token
+cities once (extending both ends from each token) and then picks one route
+per train with a branch-and-bound search over disjoint track sets.  The bound
+(sum of each remaining train's best route) is admissible, so the result is the
+exact maximum; no time limit is involved.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+from .track import MapState, NodeKey, TrackGraph
+
+
+@dataclass(frozen=True)
+class Route:
+    nodes: tuple[NodeKey, ...]
+    mask: int
+    stops: int
+    revenue: int
+
+    def node_ids(self) -> tuple[str, ...]:
+        return tuple(f"{h}-{i}" for h, i in self.nodes)
+
+    def hexes(self) -> tuple[str, ...]:
+        return tuple(h for h, _ in self.nodes)
+
+
+def _counts(m: MapState, key: NodeKey) -> int:
+    return 0 if m.tile(key[0]).nodes[key[1]].kind == "town" else 1
+
+
+def _revenue(m: MapState, key: NodeKey, colors: tuple[str, ...]) -> int:
+    return m.tile(key[0]).nodes[key[1]].revenue_for(colors)
+
+
+def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, ...]) -> list[Route]:
+    """Every legal route of at most ``max_stops`` counted stops, each once.
+
+    From each token city the route grows at its tail, and at every tail state
+    also at its head (the token then lies inside the route).  A route's track
+    (its bit mask) fixes its stops, so the mask identifies it.  To avoid making
+    each two-armed route twice, the head arm must leave the token by a later
+    segment than the tail arm.
+    """
+    m = graph.map
+    found: dict[int, Route] = {}
+    info: dict[NodeKey, tuple[int, int, bool]] = {}
+    adj: dict[NodeKey, list[tuple[int, NodeKey, int]]] = {}
+
+    def node_info(key: NodeKey) -> tuple[int, int, bool]:
+        got = info.get(key)
+        if got is None:
+            got = info[key] = (_counts(m, key), _revenue(m, key, colors), m.blocks(key, corp))
+        return got
+
+    def neighbours(key: NodeKey) -> list[tuple[int, NodeKey, int]]:
+        got = adj.get(key)
+        if got is None:
+            got = adj[key] = [(i, seg.b, seg.mask) for i, seg in enumerate(graph.segments(key))]
+        return got
+
+    for token in m.token_cities(corp):
+        start_stops, start_rev, _ = node_info(token)
+
+        def head(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int, after: int) -> None:
+            front = nodes[0]
+            if node_info(front)[2]:  # extending makes the front an interior stop
+                return
+            for idx, nxt, smask in neighbours(front):
+                if front == token and idx <= after:
+                    continue
+                if nxt in visited or smask & mask:
+                    continue
+                c, v, _ = node_info(nxt)
+                s = stops + c
+                if s > max_stops:
+                    continue
+                nodes.insert(0, nxt)
+                visited.add(nxt)
+                nm = mask | smask
+                if nm not in found:
+                    found[nm] = Route(tuple(nodes), nm, s, rev + v)
+                head(nodes, visited, nm, s, rev + v, after)
+                visited.discard(nxt)
+                nodes.pop(0)
+
+        def tail(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int, first: int) -> None:
+            if len(nodes) > 1:
+                if mask not in found:
+                    found[mask] = Route(tuple(nodes), mask, stops, rev)
+                head(nodes, visited, mask, stops, rev, first)
+            back = nodes[-1]
+            if back != token and node_info(back)[2]:
+                return
+            for idx, nxt, smask in neighbours(back):
+                if nxt in visited or smask & mask:
+                    continue
+                c, v, _ = node_info(nxt)
+                s = stops + c
+                if s > max_stops:
+                    continue
+                nodes.append(nxt)
+                visited.add(nxt)
+                tail(nodes, visited, mask | smask, s, rev + v, idx if len(nodes) == 2 else first)
+                visited.discard(nxt)
+                nodes.pop()
+
+        tail([token], {token}, 0, start_stops, start_rev, -1)
+    return list(found.values())
+
+
+def _prune_detours(routes: list[Route]) -> list[Route]:
+    """Drop a route when another with the same stops uses a subset of its track
+    (same revenue, less track: never worse in any combination)."""
+    by_nodes: dict[frozenset[NodeKey], list[Route]] = {}
+    for r in routes:
+        by_nodes.setdefault(frozenset(r.nodes), []).append(r)
+    out: list[Route] = []
+    for group in by_nodes.values():
+        group.sort(key=lambda r: bin(r.mask).count("1"))
+        kept: list[Route] = []
+        for r in group:
+            if not any(k.mask & r.mask == k.mask and k.stops <= r.stops for k in kept):
+                kept.append(r)
+        out.extend(kept)
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _bits(x: int) -> tuple[int, ...]:
+    out = []
+    while x:
+        low = x & -x
+        out.append(low.bit_length() - 1)
+        x ^= low
+    return tuple(out)
+
+
+def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
+                colors: tuple[str, ...]) -> tuple[int, list[tuple[str, Route]]]:
+    """Exact maximum total revenue for ``trains`` = [(train id, length), ...].
+
+    Branch and bound over the trains, longest first (see :class:`_Packer`).
+    Returns (total, [(train id, route), ...]) for the trains that run.
+    """
+    if not trains:
+        return 0, []
+    longest = max(d for _, d in trains)
+    packer = _Packer(_prune_detours(all_routes(graph, corp, longest, colors)))
+    order = sorted(trains, key=lambda t: -t[1])
+    total, picks = packer.solve(tuple(d for _, d in order))
+    return total, [(order[i][0], r) for i, r in picks]
+
+
+class _Packer:
+    """Choose disjoint routes for trains of given lengths, for the most revenue.
+
+    Each train length has its candidate routes sorted by falling revenue (one
+    shared order), and for every length a bit set of the candidates that clash
+    (share track) with the routes already chosen, so "the best route still
+    possible for train j" is the lowest clear bit.  The bound for the trains
+    still to place is the sum of those best routes, or the exact optimum of
+    those trains on the whole network if smaller: an upper bound either way,
+    so pruning never loses the optimum.  Searched states are remembered with
+    the bound they proved.  Symmetry is broken: when the route of a train also
+    suits the next (shorter or equal) train, that train takes a route ranked
+    after it (adjacent swaps sort any optimum into this form); and if a train
+    runs nothing, neither do the shorter ones after it.
+    """
+
+    def __init__(self, routes: list[Route]):
+        self.routes = sorted(routes, key=lambda r: -r.revenue)
+        self.lists: dict[int, list[Route]] = {}
+        self.revs: dict[int, list[int]] = {}
+        self.full: dict[int, int] = {}
+        self.users: dict[int, dict[int, int]] = {}
+        self.rank: dict[int, dict[int, int]] = {}
+        self.conf: dict[tuple[int, int], int] = {}
+        self.solved: dict[tuple[int, ...], int] = {}
+
+    def prepare(self, d: int) -> None:
+        if d in self.lists:
+            return
+        lst = [r for r in self.routes if r.stops <= d]
+        self.lists[d] = lst
+        self.revs[d] = [r.revenue for r in lst]
+        self.full[d] = (1 << len(lst)) - 1
+        u: dict[int, int] = {}
+        for idx, r in enumerate(lst):
+            for k in _bits(r.mask):
+                u[k] = u.get(k, 0) | (1 << idx)
+        self.users[d] = u
+        self.rank[d] = {id(r): k for k, r in enumerate(lst)}
+
+    def clash(self, d: int, r: Route) -> int:
+        key = (d, id(r))
+        c = self.conf.get(key)
+        if c is None:
+            c = 0
+            u = self.users[d]
+            for k in _bits(r.mask):
+                c |= u.get(k, 0)
+            self.conf[key] = c
+        return c
+
+    def optimum(self, tdist: tuple[int, ...]) -> int:
+        if tdist not in self.solved:
+            self.solved[tdist] = self.solve(tdist)[0]
+        return self.solved[tdist]
+
+    def solve(self, tdist: tuple[int, ...]) -> tuple[int, list[tuple[int, Route]]]:
+        n = len(tdist)
+        for d in set(tdist):
+            self.prepare(d)
+        opt_rest = [0] * (n + 1)
+        if n > 2:
+            for i in range(n - 1, 0, -1):
+                opt_rest[i] = self.optimum(tdist[i:])
+        lists, revs, full, rank = self.lists, self.revs, self.full, self.rank
+        after = [sorted({tdist[j] for j in range(i + 1, n)}) for i in range(n)]  # lengths still to place
+        here = [sorted({tdist[j] for j in range(i, n)}) for i in range(n)]
+        best_total = 0
+        best_pick: list[tuple[int, Route]] = []
+        pick: list[tuple[int, Route]] = []
+        seen: dict[tuple, int] = {}  # state -> proven upper bound on what the rest can add
+
+        def best_left(d: int, blocked: dict[int, int], start: int) -> int:
+            avail = full[d] & ~blocked[d]
+            if start:
+                avail &= ~((1 << start) - 1)
+            if not avail:
+                return 0
+            return revs[d][(avail & -avail).bit_length() - 1]
+
+        def bound(i: int, blocked: dict[int, int], start: int) -> int:
+            total = 0
+            for j in range(i, n):
+                total += best_left(tdist[j], blocked, start if j == i else 0)
+            if opt_rest[i] and opt_rest[i] < total:
+                return opt_rest[i]
+            return total
+
+        def search(i: int, blocked: dict[int, int], total: int, start: int) -> None:
+            nonlocal best_total, best_pick
+            if total > best_total:
+                best_total = total
+                best_pick = list(pick)
+            if i == n:
+                return
+            key = (i, start) + tuple(blocked[dd] for dd in here[i])
+            ub = seen.get(key)
+            if ub is not None and total + ub <= best_total:
+                return  # the same trains on the same free track were searched already
+            explore(i, blocked, total, start)
+            seen[key] = best_total - total
+
+        def explore(i: int, blocked: dict[int, int], total: int, start: int) -> None:
+            d = tdist[i]
+            lst = lists[d]
+            rv = revs[d]
+            later = after[i]
+            rest_now = bound(i + 1, blocked, 0)
+            avail = full[d] & ~blocked[d]
+            if start:
+                avail &= ~((1 << start) - 1)
+            while avail:
+                low = avail & -avail
+                avail ^= low
+                k = low.bit_length() - 1
+                if total + rv[k] + rest_now <= best_total:
+                    break  # sorted by revenue: no later route can do better
+                r = lst[k]
+                if not later:  # the last train: the first route that fits is its best
+                    pick.append((i, r))
+                    search(i + 1, blocked, total + rv[k], 0)
+                    pick.pop()
+                    break
+                nb = dict(blocked)
+                for dd in later:
+                    nb[dd] = blocked[dd] | self.clash(dd, r)
+                nstart = rank[tdist[i + 1]][id(r)] + 1 if r.stops <= tdist[i + 1] else 0
+                if total + rv[k] + bound(i + 1, nb, nstart) <= best_total:
+                    continue
+                pick.append((i, r))
+                search(i + 1, nb, total + rv[k], nstart)
+                pick.pop()
+
+        search(0, {d: 0 for d in set(tdist)}, 0, 0)
+        return best_total, best_pick
+
+
+def find_route(routes: Sequence[Route], node_ids: Sequence[str], stops_max: int, used_mask: int) -> Route | None:
+    """A legal route visiting exactly ``node_ids`` (any order) that avoids ``used_mask``."""
+    want = frozenset(node_ids)
+    best: Route | None = None
+    for r in routes:
+        if r.stops <= stops_max and not r.mask & used_mask and frozenset(r.node_ids()) == want:
+            if best is None or r.revenue > best.revenue:
+                best = r
+    return best
