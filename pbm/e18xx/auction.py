@@ -1,0 +1,223 @@
+"""The private-company auction at the start (rules 3.1, 3.1.1, 3.1.2).
+
+On your turn buy the cheapest private at face value, bid on a dearer one, or
+pass.  When the cheapest has several bids it is auctioned between its bidders
+at once; with a single bid it is sold to that bidder.  If everybody passes,
+the cheapest private's price drops by $5 (or, once something was bought, the
+privates pay their revenue).  The auction itself follows rule 3.1.1 or, with
+flag ``site_auction``, 18xx.games.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import actions as A
+from .errors import GameError, IllegalAction, InsufficientFunds
+from .state import Bid, RoundState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .game import Game
+
+
+class AuctionMixin:
+    # ------------------------------------------------------------------ auction
+    def _auction_companies(self: "Game") -> list[str]:
+        s = self.state
+        left = [c for c in s.companies.values() if c.owner is None and not c.closed]
+        return [c.sym for c in sorted(left, key=lambda c: c.value)]
+
+    def _start_auction(self: "Game") -> None:
+        self.state.round = RoundState("auction", [p.name for p in self.state.players])
+
+    def _site_auction(self: "Game") -> bool:
+        return "site_auction" in self.optional_rules
+
+    def active_auction(self: "Game") -> str | None:
+        """The private being auctioned among its bidders now, if any."""
+        r = self.state.round
+        if not r.auctioning:
+            return None
+        if self._site_auction():
+            return r.auctioning if len(r.bids.get(r.auctioning, [])) > 1 else None
+        return r.auctioning if r.high is not None else None
+
+    def _auction_current(self: "Game") -> str:
+        r = self.state.round
+        company = self.active_auction()
+        if company:
+            if self._site_auction():  # 18xx.games: the lowest bidder speaks
+                return min(r.bids[company], key=lambda b: b.price).player
+            return r.auction_seq[r.auction_turn]
+        return r.entities[r.index]
+
+    def committed(self: "Game", player: str) -> int:
+        return sum(b.price for bids in self.state.round.bids.values() for b in bids if b.player == player)
+
+    def max_bid(self: "Game", player: str, company: str) -> int:
+        r = self.state.round
+        own = next((b.price for b in r.bids.get(company, []) if b.player == player), 0)
+        return self.state.cash[f"P:{player}"] - self.committed(player) + own
+
+    def min_bid(self: "Game", company: str) -> int:
+        r = self.state.round
+        comp = self.state.companies[company]
+        if self._may_purchase(company):
+            return comp.min_bid
+        if r.high is not None and company == self.active_auction():
+            return r.high.price + int(self.title.data["min_bid_increment"])
+        bids = r.bids.get(company, [])
+        return (max(b.price for b in bids) if bids else comp.min_bid) + int(self.title.data["min_bid_increment"])
+
+    def _may_purchase(self: "Game", company: str) -> bool:
+        if self.active_auction():
+            return False
+        left = self._auction_companies()
+        return bool(left) and company == left[0]
+
+    def _auction_process(self: "Game", action: A.Action) -> None:
+        r = self.state.round
+        cur = self._auction_current()
+        if action.entity != cur:
+            raise self._not_turn(action.entity)
+        auctioning = self.active_auction()
+        if auctioning and not self._site_auction():
+            self._rulebook_auction_turn(action, auctioning)
+        elif isinstance(action, A.Pass):
+            if auctioning:
+                r.bids[auctioning] = [b for b in r.bids[auctioning] if b.player != action.entity]
+                self.log(f"{action.entity} passes on {auctioning}")
+                self._resolve_bids()
+            else:
+                r.passed.add(action.entity)
+                self.log(f"{action.entity} passes")
+                if all(p in r.passed for p in r.entities):
+                    self._all_passed()
+                r.index = (r.index + 1) % len(r.entities)
+        elif isinstance(action, A.Bid):
+            comp = self.company(action.company)
+            action = A.Bid(action.entity, comp.sym, action.price)
+            if comp.owner is not None or comp.closed:
+                raise IllegalAction(f"{comp.sym} is not for sale; for sale: {', '.join(self._auction_companies())}")
+            if auctioning and action.company != auctioning:
+                raise IllegalAction(f"{auctioning} is being auctioned: bid on it or pass")
+            r.passed.discard(action.entity)
+            if not auctioning and self._may_purchase(action.company):
+                self._check_bid(action)
+                r.last_to_act = action.entity
+                self._sell_company(action.entity, action.company, action.price)
+                self._resolve_bids()
+                r.index = (r.index + 1) % len(r.entities)
+            else:
+                self._check_bid(action)
+                bids = [b for b in r.bids.get(action.company, []) if b.player != action.entity]
+                bids.append(Bid(action.entity, action.price))
+                r.bids[action.company] = bids
+                self.log(f"{action.entity} bids {action.price} for {action.company}")
+                if auctioning:
+                    pass
+                else:
+                    r.index = (r.index + 1) % len(r.entities)
+        else:
+            raise IllegalAction(f"in the auction you may bid or pass, not {action.type}")
+        if not self._auction_companies():
+            self._end_auction()
+
+    def _rulebook_auction_turn(self: "Game", action: A.Action, company: str) -> None:
+        """3.1.1: bidders speak in turn from the one after the high bidder; a pass
+        does not leave the auction; it ends when all but the high bidder pass in a row."""
+        r = self.state.round
+        if isinstance(action, A.Bid):
+            comp = self.company(action.company)
+            if comp.sym != company:
+                raise IllegalAction(f"{company} is being auctioned: bid on it or pass")
+            bid = A.Bid(action.entity, comp.sym, action.price)
+            self._check_bid(bid)
+            r.high = Bid(action.entity, action.price)
+            self.log(f"{action.entity} bids {action.price} for {company}")
+        elif isinstance(action, A.Pass):
+            self.log(f"{action.entity} passes on {company}")
+        else:
+            raise IllegalAction(f"in the auction of {company} you may bid or pass, not {action.type}")
+        r.auction_turn = (r.auction_turn + 1) % len(r.auction_seq)
+        assert r.high is not None
+        if r.auction_seq[r.auction_turn] == r.high.player:
+            winner = r.high
+            r.high = None
+            r.auction_seq = []
+            self._sell_company(winner.player, company, winner.price)
+            self._resolve_bids()
+
+    def _check_bid(self: "Game", action: A.Bid) -> None:
+        low = self.min_bid(action.company)
+        if action.price < low:
+            raise GameError(f"minimum bid for {action.company} is {low}")
+        if action.price % 5:
+            raise GameError("bids are in multiples of $5")
+        high = self.max_bid(action.entity, action.company)
+        if action.price > high:
+            raise InsufficientFunds(f"{action.entity} can bid at most {high} for {action.company} "
+                                    f"(cash less other bids)")
+
+    def _sell_company(self: "Game", player: str, company: str, price: int) -> None:
+        comp = self.state.companies[company]
+        self.transfer(f"P:{player}", "bank", price)
+        comp.owner = f"P:{player}"
+        self.state.round.bids.pop(company, None)
+        self.log(f"{player} buys {company} for {price}")
+        ab = self.company_ability(company, "shares")
+        if ab:
+            self.move_share(ab["share"], f"P:{player}")
+            self.log(f"{player} receives {ab['share']}")
+
+    def _resolve_bids(self: "Game") -> None:
+        r = self.state.round
+        while True:
+            left = self._auction_companies()
+            if not left:
+                r.auctioning = None
+                return
+            first = left[0]
+            bids = r.bids.get(first, [])
+            r.auctioning = None
+            if len(bids) == 1:
+                self._sell_company(bids[0].player, first, bids[0].price)
+                continue
+            if len(bids) > 1:
+                r.auctioning = first
+                if not self._site_auction():
+                    top = max(bids, key=lambda b: b.price)
+                    seats = [p for p in r.entities if any(b.player == p for b in bids)]
+                    i = seats.index(top.player)
+                    r.auction_seq = seats[i + 1:] + seats[: i + 1]
+                    r.auction_turn = 0
+                    r.high = top
+            return
+
+    def _all_passed(self: "Game") -> None:
+        r = self.state.round
+        left = self._auction_companies()
+        cheapest = min(self.state.companies.values(), key=lambda c: c.value)
+        if cheapest.sym in left:
+            cheapest.discount += 5
+            self.log(f"{cheapest.sym} minimum bid drops to {cheapest.min_bid}")
+            if cheapest.min_bid <= 0:
+                r.index = (r.index + 1) % len(r.entities)
+                self._sell_company(r.entities[r.index], cheapest.sym, 0)
+                self._resolve_bids()
+        else:
+            self.payout_companies()
+        r.passed.clear()
+
+    def _end_auction(self: "Game") -> None:
+        r = self.state.round
+        self._reorder_players(r.index)
+        self._start_stock()
+
+    def _reorder_players(self: "Game", index: int) -> None:
+        s = self.state
+        active = [p for p in s.players if not p.bankrupt]
+        first = active[index % len(active)]
+        i = s.players.index(first)
+        s.players = s.players[i:] + s.players[:i]
+        self.log(f"{first.name} has priority deal")
+

@@ -1,0 +1,477 @@
+"""The 18xx game: a pure function of (title, players, seed, optional rules, actions).
+
+``Game.process(action)`` applies one action or raises a :class:`GameError`
+(leaving the state untouched).  ``legal_actions()`` lists what the acting
+entity may do now (as action templates, see :mod:`pbm.e18xx.legal`).
+The engine does no I/O.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from . import actions as A
+from .errors import GameError, IllegalAction, NotYourTurn
+from .operating import OperatingMixin
+from .state import Company, Corporation, Player, RoundState, State, Train, clone_state
+from .stock import StockMixin
+from .title import Title, load_title
+from .track import NEUTRAL, MapState, TrackGraph
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    title: str
+    players: tuple[str, ...]
+    seed: int = 0
+    optional_rules: tuple[str, ...] = ()
+    player_ids: tuple[str, ...] = ()
+
+
+class Game(StockMixin, OperatingMixin):
+    """One game of an 18xx title."""
+
+    def __init__(self, title: str | Title, players: Sequence[str], seed: int = 0,
+                 optional_rules: Iterable[str] = (), player_ids: Sequence[str] | None = None):
+        self.title = load_title(title) if isinstance(title, str) else title
+        players = list(players)
+        rng = self.title.data["players"]
+        if not rng["min"] <= len(players) <= rng["max"]:
+            raise GameError(f"{self.title.name} needs {rng['min']}-{rng['max']} players, got {len(players)}")
+        if len(set(players)) != len(players):
+            raise GameError("player names must be different")
+        self.optional_rules = tuple(optional_rules)
+        unknown = [r for r in self.optional_rules if r not in self.title.data.get("optional_rules", {})]
+        if unknown:
+            raise GameError(f"unknown optional rule(s) {unknown}; known: {sorted(self.title.data.get('optional_rules', {}))}")
+        self.setup = GameSetup(self.title.name, tuple(players), seed, self.optional_rules,
+                               tuple(str(p) for p in (player_ids or players)))
+        self.actions: list[A.Action] = []
+        self._graph: TrackGraph | None = None
+        self._graph_version = -1
+        self.state = self._initial_state(players, list(player_ids or players))
+        self._start()
+
+    # ------------------------------------------------------------------
+    # construction
+    def _initial_state(self, names: list[str], ids: list[str]) -> State:
+        t = self.title
+        n = len(names)
+        players = [Player(name, str(pid)) for name, pid in zip(names, ids)]
+        companies = {c["sym"]: Company(c["sym"], c["name"], int(c["value"]), int(c["revenue"]))
+                     for c in t.data["companies"]}
+        corps: dict[str, Corporation] = {}
+        for c in t.data["corporations"]:
+            home = c["home"]
+            for rule, alt in c.get("optional_home", {}).items():
+                if rule in self.optional_rules:
+                    home = alt
+            costs = list(c["tokens"])
+            if c["sym"] == "CoG" and "remove_cog_token" in self.optional_rules:
+                costs.pop()
+            corps[c["sym"]] = Corporation(c["sym"], c["name"], home, costs, [None] * len(costs))
+        trains: dict[str, Train] = {}
+        for td in t.trains:
+            for i in range(td.count):
+                tid = f"{td.name}-{i}"
+                trains[tid] = Train(tid, td.name, td.distance, td.price)
+        cash = {"bank": int(t.data["bank_cash"])}
+        start = t.starting_cash(n)
+        for p in players:
+            cash[p.key] = start
+            cash["bank"] -= start
+        for c in corps.values():
+            cash[c.key] = 0
+        share_owner: dict[str, str] = {}
+        share_seq: dict[str, int] = {}
+        seq = 0
+        for c in corps.values():
+            for i in range(9):
+                sid = f"{c.sym}_{i}"
+                share_owner[sid] = f"ipo:{c.sym}"
+                share_seq[sid] = seq
+                seq += 1
+        m = MapState.initial(t)
+        m.red_pass = "site_red_city_pass" in self.optional_rules
+        market = {(r, col): [] for r, row in enumerate(t.market) for col, cell in enumerate(row) if cell}
+        rnd = RoundState("auction", [p.name for p in players])
+        st = State(players, companies, corps, trains, m, cash, share_owner, share_seq, market, rnd, seq=seq)
+        st.tile_supply = {name: list(range(td.count)) for name, td in t.tiles.items()}
+        for rule, names in t.data.get("tiles_removed_by_rule", {}).items():
+            if rule in self.optional_rules:
+                for name in names:
+                    st.tile_supply[name] = []
+        return st
+
+    def _start(self) -> None:
+        s = self.state
+        m = s.map
+        # neutral tokens on the gray off-map cities
+        for coord in self.title.data.get("neutral_tokens", []):
+            m.tokens[(coord, 0)][0] = NEUTRAL
+        # home cities are reserved for their company (single-city hexes)
+        for c in s.corporations.values():
+            cities = m.tile(c.home).cities()
+            if len(cities) == 1:
+                m.reservations[(c.home, cities[0])] = c.sym
+            elif cities:
+                m.hex_reservations[c.home] = c.sym
+        # the last 2 train is the Ocilla Southern's free train
+        for comp in self.title.data["companies"]:
+            for ab in comp.get("abilities", []):
+                if ab["type"] == "free_train":
+                    tr = s.trains[ab["train"]]
+                    tr.owner, tr.buyable = NEUTRAL, False
+        # corporations marked blocked_until_float put a flipped home token down
+        for cd in self.title.data["corporations"]:
+            if cd.get("blocked_until_float"):
+                corp = s.corporations[cd["sym"]]
+                self._place_home_token(corp)
+                m.flipped.add(corp.sym)
+        self._start_auction()
+
+    @classmethod
+    def from_log(cls, log: dict[str, Any]) -> "Game":
+        """Rebuild a game from ``to_log()`` output (replays every action)."""
+        g = cls(log["title"], log["players"], int(log.get("seed", 0)), log.get("optional_rules", ()),
+                log.get("player_ids"))
+        for d in log.get("actions", []):
+            g.process(A.action_from_dict(d))
+        return g
+
+    def to_log(self) -> dict[str, Any]:
+        return {"title": self.title.name, "players": list(self.setup.players), "seed": self.setup.seed,
+                "optional_rules": list(self.optional_rules), "player_ids": list(self.setup.player_ids),
+                "actions": [a.to_dict() for a in self.actions]}
+
+    # ------------------------------------------------------------------
+    # processing
+    def process(self, action: A.Action) -> "Game":
+        """Apply ``action``; on any GameError the state is restored and the error re-raised."""
+        if self.state.finished:
+            raise IllegalAction(f"the game is over ({self.state.end_reason}); no more actions")
+        snapshot = clone_state(self.state)
+        try:
+            self._dispatch(action)
+        except GameError:
+            self._restore(snapshot)
+            raise
+        except (KeyError, ValueError, IndexError, TypeError) as exc:
+            self._restore(snapshot)
+            raise GameError(f"malformed {action.type} action: {exc!r}") from None
+        self.actions.append(action)
+        return self
+
+    def _restore(self, snapshot: State) -> None:
+        """Put the state back as it was (same object, so references stay valid)."""
+        self.state.__dict__.update(snapshot.__dict__)
+        self._graph = None
+
+    def _dispatch(self, action: A.Action) -> None:
+        kind = self.state.round.kind
+        if kind == "auction":
+            self._auction_process(action)
+        elif kind == "stock":
+            self._stock_process(action)
+        else:
+            self._or_process(action)
+
+    # ------------------------------------------------------------------
+    # public queries
+    @property
+    def finished(self) -> bool:
+        return self.state.finished
+
+    def current_entity(self) -> str | None:
+        if self.state.finished:
+            return None
+        kind = self.state.round.kind
+        if kind == "auction":
+            return self._auction_current()
+        if kind == "stock":
+            return self._stock_current()
+        return self._or_current()
+
+    def acting_players(self) -> list[str]:
+        """Names of the players who must act now (the president for a company)."""
+        ent = self.current_entity()
+        if ent is None:
+            return []
+        return [self.controller(ent)]
+
+    def controller(self, entity: str) -> str:
+        s = self.state
+        if entity in s.corporations:
+            pres = self.president(entity)
+            return pres or entity
+        if entity in s.companies:
+            owner = s.companies[entity].owner or ""
+            if owner.startswith("C:"):
+                return self.controller(owner[2:])
+            return owner[2:]
+        return entity
+
+    def legal_actions(self) -> list[A.Action]:
+        """Representative legal actions for the acting entity (see legal.py)."""
+        from .legal import legal_actions
+        return legal_actions(self)
+
+    def result(self) -> dict[str, int]:
+        return {p.name: self.player_value(p.name) for p in self.state.players}
+
+    def player_value(self, name: str) -> int:
+        s = self.state
+        key = f"P:{name}"
+        value = s.cash[key]
+        for sid, owner in s.share_owner.items():
+            if owner == key:
+                corp = s.corporations[sid.split("_")[0]]
+                if corp.price and not corp.closed:
+                    value += self.share_price(corp.sym) * self.share_percent(sid) // 10
+        for c in s.companies.values():
+            if c.owner == key and not c.closed:
+                value += c.value
+        return value
+
+    def total_cash(self) -> int:
+        return sum(self.state.cash.values())
+
+    # ------------------------------------------------------------------
+    # helpers shared by the rounds
+    def log(self, text: str) -> None:
+        self.state.log.append(text)
+
+    def player(self, name: str) -> Player:
+        for p in self.state.players:
+            if p.name == name:
+                return p
+        raise GameError(f"unknown player {name!r}")
+
+    def corp(self, sym: str) -> Corporation:
+        found = self.state.corporations.get(sym) or next(
+            (c for k, c in self.state.corporations.items() if k.lower() == str(sym).lower()), None)
+        if found is None:
+            raise GameError(f"unknown corporation {sym!r}; known: {', '.join(self.state.corporations)}")
+        return found
+
+    def company(self, sym: str) -> Company:
+        found = self.state.companies.get(sym) or next(
+            (c for k, c in self.state.companies.items() if k.lower() == str(sym).lower()), None)
+        if found is None:
+            raise GameError(f"unknown private company {sym!r}; known: {', '.join(self.state.companies)}")
+        return found
+
+    def transfer(self, src: str, dst: str, amount: int) -> None:
+        if amount < 0:
+            raise GameError(f"negative payment {amount}")
+        s = self.state
+        if src == "bank" and s.cash["bank"] - amount < 0:
+            s.bank_broken = True
+        s.cash[src] -= amount
+        s.cash[dst] += amount
+
+    @property
+    def phase(self):
+        return self.title.phases[self.state.phase]
+
+    def phase_colors(self) -> tuple[str, ...]:
+        return self.phase.tiles
+
+    def graph(self) -> TrackGraph:
+        m = self.state.map
+        if self._graph is None or self._graph_version != m.version or self._graph.map is not m:
+            self._graph = TrackGraph(m)
+            self._graph_version = m.version
+        return self._graph
+
+    # shares -------------------------------------------------------------
+    @staticmethod
+    def share_percent(sid: str) -> int:
+        return 20 if sid.endswith("_0") else 10
+
+    def shares_of(self, owner: str, corp: str) -> list[str]:
+        s = self.state
+        so = s.share_owner
+        out = [sid for sid, _ in self._share_ids(corp) if so[sid] == owner]
+        if len(out) > 1:
+            out.sort(key=s.share_seq.__getitem__)
+        return out
+
+    def _share_ids(self, corp: str) -> list[tuple[str, int]]:
+        cache = self.__dict__.setdefault("_sid_cache", {})
+        ids = cache.get(corp)
+        if ids is None:
+            ids = cache[corp] = [(f"{corp}_{i}", 20 if i == 0 else 10) for i in range(9)]
+        return ids
+
+    def percent_of(self, owner: str, corp: str) -> int:
+        so = self.state.share_owner
+        return sum(pct for sid, pct in self._share_ids(corp) if so[sid] == owner)
+
+    def move_share(self, sid: str, owner: str) -> None:
+        s = self.state
+        s.seq += 1
+        s.share_owner[sid] = owner
+        s.share_seq[sid] = s.seq
+
+    def president(self, corp: str) -> str | None:
+        owner = self.state.share_owner[f"{corp}_0"]
+        return owner[2:] if owner.startswith("P:") else None
+
+    def share_price(self, corp: str) -> int:
+        c = self.corp(corp)
+        if c.price is None:
+            return 0
+        r, col = c.price
+        cell = self.title.market[r][col]
+        assert cell is not None
+        return cell.price
+
+    def market_cell(self, corp: str):
+        c = self.corp(corp)
+        assert c.price is not None
+        return self.title.market[c.price[0]][c.price[1]]
+
+    def num_certs(self, name: str) -> int:
+        s = self.state
+        key = f"P:{name}"
+        n = 0
+        for sid, owner in s.share_owner.items():
+            if owner == key:
+                corp = s.corporations[sid.split("_")[0]]
+                if corp.price and self.market_cell(corp.sym).kind == "y":
+                    continue
+                n += 1
+        n += sum(1 for c in s.companies.values() if c.owner == key and not c.closed)
+        return n
+
+    def cert_limit(self) -> int:
+        return self.title.cert_limit(len([p for p in self.state.players if not p.bankrupt]))
+
+    def player_order_from(self, name: str) -> list[str]:
+        names = [p.name for p in self.state.players if not p.bankrupt]
+        i = names.index(name)
+        return names[i:] + names[:i]
+
+    def presidency_check(self, corp: str, previous: str | None, swap_to_previous: bool = True) -> None:
+        """Hand the president's certificate to the biggest holder if the
+        current president no longer holds the most (ties keep the president;
+        otherwise the first in seat order after the old president)."""
+        s = self.state
+        holders = {p.name: self.percent_of(p.key, corp) for p in s.players}
+        best = max(holders.values()) if holders else 0
+        if previous is not None and holders.get(previous, 0) == best:
+            return
+        majority = [n for n, v in holders.items() if v == best and v >= 20]
+        if not majority:
+            return
+        if previous is None:
+            return
+        order = self.player_order_from(previous)
+        new = min(majority, key=lambda n: order.index(n) if n in order else 99)
+        pres_sid = f"{corp}_0"
+        holder = s.share_owner[pres_sid]
+        if holder == f"P:{new}":
+            return
+        prev_key = f"P:{previous}"
+        swap_to = prev_key if (holder == prev_key or self.percent_of(prev_key, corp) >= 20) else "pool"
+        for sid in self.shares_of(f"P:{new}", corp)[:2]:
+            self.move_share(sid, swap_to)
+        self.move_share(pres_sid, f"P:{new}")
+        self.log(f"{new} becomes president of {corp}")
+
+    # market ---------------------------------------------------------------
+    def _cell_exists(self, r: int, c: int) -> bool:
+        return (r, c) in self.state.market
+
+    def _set_price(self, corp: Corporation, pos: tuple[int, int]) -> None:
+        if pos == corp.price:
+            return
+        s = self.state
+        if corp.price is not None:
+            s.market[corp.price].remove(corp.sym)
+        corp.price = pos
+        s.market[pos].append(corp.sym)
+        if self.title.market[pos[0]][pos[1]].kind == "e":  # type: ignore[union-attr]
+            s.market_max = True
+
+    def move_right(self, corp: Corporation) -> None:
+        r, c = corp.price  # type: ignore[misc]
+        if self._cell_exists(r, c + 1):
+            self._set_price(corp, (r, c + 1))
+        else:
+            self.move_up(corp)
+
+    def move_left(self, corp: Corporation) -> None:
+        r, c = corp.price  # type: ignore[misc]
+        if c > 0 and self._cell_exists(r, c - 1):
+            self._set_price(corp, (r, c - 1))
+        else:
+            self.move_down(corp)
+
+    def move_up(self, corp: Corporation) -> None:
+        r, c = corp.price  # type: ignore[misc]
+        if r > 0 and self._cell_exists(r - 1, c):
+            self._set_price(corp, (r - 1, c))
+
+    def move_down(self, corp: Corporation) -> None:
+        r, c = corp.price  # type: ignore[misc]
+        if self._cell_exists(r + 1, c):
+            self._set_price(corp, (r + 1, c))
+
+    def operating_order(self) -> list[str]:
+        s = self.state
+        floated = [c for c in s.corporations.values() if c.floated and not c.closed and c.price]
+
+        def key(c: Corporation) -> tuple:
+            r, col = c.price  # type: ignore[misc]
+            return (-self.share_price(c.sym), -col, r, s.market[(r, col)].index(c.sym), c.sym)
+        return [c.sym for c in sorted(floated, key=key)]
+
+    # private companies -----------------------------------------------------
+    def company_ability(self, sym: str, kind: str) -> dict[str, Any] | None:
+        for ab in self.title.company(sym).get("abilities", []):
+            if ab["type"] == kind:
+                return ab
+        return None
+
+    def payout_companies(self) -> None:
+        s = self.state
+        order = {p.key: i for i, p in enumerate(s.players)}
+        comps = [c for c in s.companies.values() if c.owner and not c.closed and c.revenue > 0]
+        comps.sort(key=lambda c: ((0, order.get(c.owner, 0)) if c.owner.startswith("P:") else (1, 0),  # type: ignore[union-attr]
+                                  c.revenue, c.name))
+        for c in comps:
+            self.transfer("bank", c.owner, c.revenue)  # type: ignore[arg-type]
+
+    def close_companies(self) -> None:
+        for c in self.state.companies.values():
+            if not c.closed:
+                c.closed = True
+                if c.owner and c.owner.startswith("P:") is False:
+                    pass
+        self.log("-- private companies close --")
+
+    # end of game -------------------------------------------------------------
+    def check_game_end(self, at_or_end: bool = False) -> None:
+        s = self.state
+        if s.finished:
+            return
+        triggers = self.title.data.get("game_end", {})
+        if s.bank_broken and "bank" in triggers and not s.end_trigger:
+            s.end_trigger = ("bank", triggers["bank"])
+        if s.market_max and "stock_market" in triggers and not s.end_trigger:
+            s.end_trigger = ("stock_market", triggers["stock_market"])
+        if s.end_trigger and (s.end_trigger[1] == "immediate" or (at_or_end and s.end_trigger[1] == "current_or")):
+            self.end_game(s.end_trigger[0])
+
+    def end_game(self, reason: str) -> None:
+        s = self.state
+        s.finished = True
+        s.end_reason = reason
+        self.log(f"-- game over ({reason}) --")
+
+    def _not_turn(self, entity: str) -> NotYourTurn:
+        cur = self.current_entity()
+        return NotYourTurn(f"it is not {entity}'s turn: {cur} ({self.controller(cur) if cur else '-'}) must act "
+                           f"in the {self.state.round.kind} round")

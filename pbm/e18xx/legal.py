@@ -1,0 +1,197 @@
+"""Enumerate the legal actions of the acting entity.
+
+The list is complete for discrete choices (which tile, where, which
+rotation; which share; which token) and representative for amounts (bids
+at the minimum, trains from other companies at face value or all the cash,
+privates at the lowest and highest price).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import actions as A
+from .errors import GameError
+from .tiles import UPGRADE_NEXT
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .game import Game
+
+
+def legal_actions(g: "Game") -> list[A.Action]:
+    s = g.state
+    if s.finished:
+        return []
+    ent = g.current_entity()
+    if ent is None:
+        return []
+    kind = s.round.kind
+    if kind == "auction":
+        return _auction(g, ent)
+    if kind == "stock":
+        return _stock(g, ent)
+    out = _operating(g, ent)
+    # a president may also act for emergency money
+    if kind == "operating" and not g.crowded_corps():
+        pres = g.president(g._or_operator())
+        if pres and pres != ent:
+            corp = g._or_operator()
+            if "sell_shares" in g.or_actions(pres):
+                cheapest = min(s.trains[t].price for t in g._depot_trains())
+                need = cheapest - s.cash[f"C:{corp}"] - s.cash[f"P:{pres}"]
+                for c in s.corporations:
+                    for u in g._emergency_units(pres, corp, c):
+                        if (u - 1) * g.share_price(c) < need:
+                            out.append(A.SellShares(pres, corporation=c, count=u))
+    return out
+
+
+def _auction(g: "Game", ent: str) -> list[A.Action]:
+    r = g.state.round
+    out: list[A.Action] = [A.Pass(ent)]
+    auctioning = g.active_auction()
+    comps = [auctioning] if auctioning else g._auction_companies()
+    for c in comps:
+        low = g.min_bid(c)
+        if low <= g.max_bid(ent, c):
+            out.append(A.Bid(ent, c, low))
+    return out
+
+
+def _stock(g: "Game", ent: str) -> list[A.Action]:
+    s = g.state
+    allowed = g.stock_actions(ent)
+    out: list[A.Action] = []
+    if "pass" in allowed:
+        out.append(A.Pass(ent))
+    if "buy_shares" in allowed:
+        for corp in s.corporations:
+            for src in ("ipo", "pool"):
+                sid = g._buyable_share(corp, src)
+                if sid and g._can_buy(ent, sid) is None:
+                    out.append(A.BuyShares(ent, (sid,)))
+    if "par" in allowed:
+        cash = s.cash[f"P:{ent}"]
+        for c in s.corporations.values():
+            if c.ipoed or c.closed:
+                continue
+            for r, col in g.title.par_cells():
+                price = g.title.market[r][col].price  # type: ignore[union-attr]
+                if 2 * price <= cash:
+                    out.append(A.Par(ent, c.sym, price))
+    if "sell_shares" in allowed:
+        for corp in s.corporations:
+            for units in g._sellable_bundles(ent, corp):
+                out.append(A.SellShares(ent, corporation=corp, count=units))
+    if "buy_company" in allowed:
+        cash = s.cash[f"P:{ent}"]
+        for c in g._player_companies_for_sale(ent):
+            price = g.state.companies[c].value
+            if price <= cash:
+                out.append(A.BuyCompany(ent, c, price))
+    return out
+
+
+def tile_lays(g: "Game", corp: str, special: str | None = None) -> list[A.LayTile]:
+    """Every legal (hex, tile, rotation) for ``corp`` now (or for private ``special``)."""
+    s = g.state
+    out: list[A.LayTile] = []
+    if special:
+        ab = g.company_ability(special, "tile_lay") or {}
+        hexes = {h: set(range(6)) for h in ab.get("hexes", [])}
+        names = ab.get("tiles", [])
+    else:
+        hexes, _nodes = g._reach(corp)
+        names = list(g.title.tiles)
+    for coord in sorted(hexes):
+        if coord not in s.map.placed:
+            continue
+        placed = s.map.placed[coord]
+        want = UPGRADE_NEXT.get(placed.tile.color)
+        if want is None or g.title.hexes[coord].color in ("red", "gray"):
+            continue
+        seen: set[tuple] = set()
+        for name in names:
+            td = g.title.tiles[name]
+            if td.color != want or not s.tile_supply.get(name):
+                continue
+            if len(td.nodes) != len(placed.tile.nodes):
+                continue
+            for rot in range(6):
+                sig = (name, td.rotated_paths(rot).__hash__())
+                if sig in seen:
+                    continue
+                try:
+                    g.check_lay(corp, coord, name, rot, special=bool(special), reach=None if special else hexes)
+                except GameError:
+                    continue
+                seen.add(sig)
+                out.append(A.LayTile(special or corp, coord, name, rot))
+    return out
+
+
+def _operating(g: "Game", ent: str) -> list[A.Action]:
+    s = g.state
+    out: list[A.Action] = []
+    allowed = g.or_actions(ent)
+    if "discard_train" in allowed:
+        return [A.DiscardTrain(ent, t) for t in s.corporations[ent].trains]
+    corp = ent
+    if "pass" in allowed:
+        out.append(A.Pass(ent))
+    if "lay_tile" in allowed:
+        out += tile_lays(g, corp)
+    for comp in s.companies.values():
+        if comp.owner == f"C:{corp}" and "lay_tile" in g.or_actions(comp.sym):
+            out += tile_lays(g, corp, special=comp.sym)
+    if "place_token" in allowed:
+        if s.pending_tokens:
+            owner = s.pending_tokens[0]
+            for key, slots in s.map.tokens.items():
+                if s.map.placed[key[0]].tile_id and s.map.free_slots(key, owner) and \
+                        key[0] == g.state.corporations[owner].home:
+                    out.append(A.PlaceToken(ent, f"{s.map.placed[key[0]].tile_id}-{key[1]}"))
+        else:
+            for h, i in g.tokenable_cities(corp):
+                tid = s.map.placed[h].tile_id
+                out.append(A.PlaceToken(ent, f"{tid}-{i}" if tid else h))
+            if g._special_token_ok(corp):
+                for comp in s.companies.values():
+                    ab = g.company_ability(comp.sym, "token")
+                    if ab and comp.owner == f"C:{corp}":
+                        for h in ab["hexes"]:
+                            out.append(A.PlaceToken(ent, h))
+    if "run_routes" in allowed:
+        out.append(A.RunRoutes(ent, auto=True))
+    if "dividend" in allowed:
+        out += [A.Dividend(ent, "payout"), A.Dividend(ent, "withhold")]
+    if "buy_train" in allowed:
+        cash = s.cash[f"C:{corp}"]
+        pres = g.president(corp)
+        depot = [t for t in g._depot_trains() if not g._depot_limited(corp)]
+        for t in depot:
+            if s.trains[t].price <= cash:
+                out.append(A.BuyTrain(ent, t, s.trains[t].price))
+        if g._needs_emergency(corp) and pres:
+            budget = cash + s.cash[f"P:{pres}"]
+            cheapest = min(s.trains[t].price for t in g._depot_trains())
+            for t in depot:
+                if s.trains[t].price == cheapest and cheapest <= budget:
+                    out.append(A.BuyTrain(ent, t, cheapest))
+            if "site_ebuy" in g.optional_rules:
+                for t in g._other_trains(corp):
+                    price = min(s.trains[t].price, budget)
+                    if price > cash:
+                        out.append(A.BuyTrain(ent, t, price))
+        for t in g._other_trains(corp):
+            if cash >= 1:
+                out.append(A.BuyTrain(ent, t, min(s.trains[t].price, cash)))
+    if "buy_company" in allowed:
+        cash = s.cash[f"C:{corp}"]
+        for c in g._purchasable_companies():
+            lo, hi = g.company_price_range(c)
+            for price in sorted({lo, hi}):
+                if price <= cash:
+                    out.append(A.BuyCompany(ent, c, price))
+    if "bankrupt" in allowed:
+        out.append(A.Bankrupt(ent))
+    return out

@@ -1,0 +1,322 @@
+"""A short move language for play by email.
+
+One move per line; blank lines and ``#`` comments are ignored; case does not
+matter.  Moves::
+
+    pass                         end your turn / skip the current step
+    pass rest of round           standing order: pass whenever asked this round
+    bid 45 MRC                   (or: bid MRC 45)
+    par W&A 90
+    buy CoG ipo | buy GA market  (buy GA = from the IPO)
+    sell 2 GA | sell GA          (number of 10% shares, default 1)
+    lay 57 E5 2                  tile, hex, rotation 0-5 (add "with MRC" for a private's lay)
+    token Rome | token E5
+    run auto | run               best routes; or "run 2-0 D4-0 E1-0; 3-1 ..." explicit
+    payout | withhold
+    buy train 3                  next train of that type from the bank
+    buy train 2-1 from CoG 120   a named train (from a company, at a price)
+    discard 2-1
+    buy private MRC 60           a private company, at a price
+    bankrupt
+
+``parse_moves`` returns actions (and :class:`PassRestOfRound` orders) or
+raises :class:`MoveError` naming the line and what was expected.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
+
+from . import actions as A
+from .errors import GameError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .game import Game
+
+
+class MoveError(GameError):
+    """A line of a move text could not be understood."""
+
+
+@dataclass(frozen=True)
+class PassRestOfRound:
+    """Standing order: pass whenever ``entity`` must act, until this round ends."""
+    entity: str
+
+
+Move = Union[A.Action, PassRestOfRound]
+
+_INT = re.compile(r"^\d+$")
+_WORD = re.compile(r"^[A-Za-z0-9&\-_.']+$")
+
+USAGE = {
+    "pass": "pass | pass rest of round",
+    "bid": "bid <amount> <private>   e.g. bid 45 MRC",
+    "par": "par <corporation> <price>   e.g. par W&A 90",
+    "buy": "buy <corp> [ipo|market] | buy train <type or id> [from <corp>] [price] | buy private <sym> <price>",
+    "sell": "sell [count] <corp>   e.g. sell 2 GA",
+    "lay": "lay <tile> <hex> <rotation 0-5> [with <private>]   e.g. lay 57 E5 2",
+    "token": "token <hex or city name>   e.g. token Rome",
+    "run": "run auto | run <train> <node> <node>...; <train> ...",
+    "payout": "payout",
+    "withhold": "withhold",
+    "discard": "discard <train id>",
+    "bankrupt": "bankrupt",
+}
+
+
+def _fail(lineno: int, line: str, why: str, verb: str | None = None) -> MoveError:
+    hint = f"; expected: {USAGE[verb]}" if verb in USAGE else f"; moves are: {', '.join(USAGE)}"
+    return MoveError(f"line {lineno}: {line.strip()!r}: {why}{hint}")
+
+
+def _int(tok: str, lineno: int, line: str, verb: str, what: str) -> int:
+    if not _INT.match(tok) or len(tok) > 9:
+        raise _fail(lineno, line, f"{what} must be a whole number, not {tok!r}", verb)
+    return int(tok)
+
+
+def _name(tok: str, lineno: int, line: str, verb: str, what: str) -> str:
+    if not _WORD.match(tok):
+        raise _fail(lineno, line, f"{what} {tok!r} is not a name", verb)
+    return tok
+
+
+def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
+    """One line -> a move (None for blank/comment lines)."""
+    text = line.split("#", 1)[0].strip()
+    if not text:
+        return None
+    toks = text.split()
+    verb = toks[0].lower()
+    args = toks[1:]
+    low = [t.lower() for t in args]
+    if verb == "pass":
+        if not args:
+            return A.Pass(entity)
+        if low == ["rest", "of", "round"]:
+            return PassRestOfRound(entity)
+        raise _fail(lineno, line, "unexpected words after 'pass'", verb)
+    if verb in ("payout", "withhold", "bankrupt"):
+        if args:
+            raise _fail(lineno, line, f"'{verb}' takes nothing after it", verb)
+        return A.Bankrupt(entity) if verb == "bankrupt" else A.Dividend(entity, verb)
+    if verb == "bid":
+        if len(args) != 2:
+            raise _fail(lineno, line, "need an amount and a private company", verb)
+        amount, comp = (args[0], args[1]) if _INT.match(args[0]) else (args[1], args[0])
+        return A.Bid(entity, _name(comp, lineno, line, verb, "private").upper(), _int(amount, lineno, line, verb, "amount"))
+    if verb == "par":
+        if len(args) != 2:
+            raise _fail(lineno, line, "need a corporation and a price", verb)
+        corp, price = (args[0], args[1]) if _INT.match(args[1]) else (args[1], args[0])
+        return A.Par(entity, _name(corp, lineno, line, verb, "corporation"), _int(price, lineno, line, verb, "price"))
+    if verb == "sell":
+        if len(args) == 1:
+            return A.SellShares(entity, corporation=_name(args[0], lineno, line, verb, "corporation"), count=1)
+        if len(args) == 2:
+            return A.SellShares(entity, corporation=_name(args[1], lineno, line, verb, "corporation"),
+                                count=_int(args[0], lineno, line, verb, "count"))
+        raise _fail(lineno, line, "need [count] and a corporation", verb)
+    if verb == "buy":
+        if not args:
+            raise _fail(lineno, line, "buy what?", verb)
+        if low[0] == "train":
+            rest = args[1:]
+            if not rest:
+                raise _fail(lineno, line, "which train?", verb)
+            train = _name(rest[0], lineno, line, verb, "train")
+            price = None
+            rest = rest[1:]
+            if rest and rest[0].lower() == "from":
+                if len(rest) < 2:
+                    raise _fail(lineno, line, "from which company?", verb)
+                rest = rest[2:]
+            if rest:
+                if len(rest) != 1:
+                    raise _fail(lineno, line, "too many words", verb)
+                price = _int(rest[0], lineno, line, verb, "price")
+            return A.BuyTrain(entity, train, price)
+        if low[0] in ("private", "company"):
+            if len(args) != 3:
+                raise _fail(lineno, line, "need the private and a price", verb)
+            return A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
+                                _int(args[2], lineno, line, verb, "price"))
+        corp = _name(args[0], lineno, line, verb, "corporation")
+        if len(args) == 1:
+            return A.BuyShares(entity, corporation=corp, source="ipo")
+        if len(args) == 2 and low[1] in ("ipo", "market", "pool"):
+            return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] == "ipo" else "pool")
+        raise _fail(lineno, line, "say 'ipo' or 'market'", verb)
+    if verb in ("lay", "upgrade"):
+        who = entity
+        if len(args) == 5 and low[3] == "with":
+            who = _name(args[4], lineno, line, "lay", "private").upper()
+            args = args[:3]
+        if len(args) != 3:
+            raise _fail(lineno, line, "need tile, hex and rotation", "lay")
+        rot = _int(args[2], lineno, line, "lay", "rotation")
+        if rot > 5:
+            raise _fail(lineno, line, "rotation is 0 to 5", "lay")
+        hexname = args[1].upper()
+        if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
+            raise _fail(lineno, line, f"{args[1]!r} is not a hex like E5", "lay")
+        return A.LayTile(who, hexname, _name(args[0], lineno, line, "lay", "tile"), rot)
+    if verb == "token":
+        if not args:
+            raise _fail(lineno, line, "where?", verb)
+        where = " ".join(args)
+        if not all(_WORD.match(t) for t in args):
+            raise _fail(lineno, line, f"{where!r} is not a place", verb)
+        return A.PlaceToken(entity, where.upper() if re.match(r"^[A-Za-z]{1,2}\d{1,3}$", where) else where)
+    if verb == "run":
+        if not args or low == ["auto"]:
+            return A.RunRoutes(entity, auto=True)
+        routes = []
+        for part in " ".join(args).split(";"):
+            words = part.replace(",", " ").split()
+            if len(words) < 3:
+                raise _fail(lineno, line, "each route is a train then at least two stops", verb)
+            for w in words:
+                _name(w, lineno, line, verb, "stop")
+            routes.append(A.RouteSpec(words[0], tuple(w.upper() for w in words[1:])))
+        return A.RunRoutes(entity, tuple(routes))
+    if verb == "discard":
+        if len(args) != 1:
+            raise _fail(lineno, line, "name one train", verb)
+        return A.DiscardTrain(entity, _name(args[0], lineno, line, verb, "train"))
+    raise _fail(lineno, line, f"unknown move {toks[0]!r}")
+
+
+def parse_moves(text: str, entity: str) -> list[Move]:
+    """Parse a whole text; every line must be a move, a comment or blank."""
+    out: list[Move] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        mv = parse_line(line, entity, n)
+        if mv is not None:
+            out.append(mv)
+    return out
+
+
+OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.DiscardTrain, A.BuyCompany)
+
+
+def for_game(game: "Game", player: str, move: Move) -> Move:
+    """Re-address a player's move to the company they act for now."""
+    if isinstance(move, PassRestOfRound):
+        return move
+    cur = game.current_entity()
+    if cur and cur != player and game.controller(cur) == player and cur in game.state.corporations:
+        if isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player:
+            return type(move)(**{**{f: getattr(move, f) for f in move.__dataclass_fields__}, "entity": cur})
+    return move
+
+
+class StandingOrders:
+    """Standing "pass rest of round" orders.
+
+    An order holds for the round in which it was given (auction, stock round
+    or one operating round).  ``apply`` turns the orders into ordinary Pass
+    actions whenever a player holding one must act, so the action log stays
+    the only record of the game.  Call it after processing any action.
+    """
+
+    def __init__(self) -> None:
+        self.orders: dict[str, tuple] = {}
+
+    @staticmethod
+    def round_key(game: "Game") -> tuple:
+        s = game.state
+        return (s.round.kind, s.turn, s.round.num)
+
+    def add(self, game: "Game", player: str) -> None:
+        self.orders[player] = self.round_key(game)
+
+    def apply(self, game: "Game") -> list[A.Action]:
+        done: list[A.Action] = []
+        while not game.finished:
+            cur = game.current_entity()
+            who = game.controller(cur) if cur else None
+            if who is None or self.orders.get(who) != self.round_key(game):
+                break
+            act = A.Pass(cur)  # type: ignore[arg-type]
+            try:
+                game.process(act)
+            except GameError:
+                break  # passing is not allowed here (e.g. a forced train buy): the player must act
+            done.append(act)
+        return done
+
+
+def play_text(game: "Game", player: str, text: str, orders: StandingOrders | None = None) -> list[A.Action]:
+    """Parse and apply ``player``'s moves in order; stops at the first refusal (raised).
+
+    Standing orders (``pass rest of round``) are recorded in ``orders`` and
+    applied after every move."""
+    orders = orders if orders is not None else StandingOrders()
+    done: list[A.Action] = []
+    for n, mv in enumerate(parse_moves(text, player), 1):
+        mv = for_game(game, player, mv)
+        if isinstance(mv, PassRestOfRound):
+            orders.add(game, player)
+            done += orders.apply(game)
+            continue
+        try:
+            game.process(mv)
+        except MoveError:
+            raise
+        except GameError as exc:
+            raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
+        done.append(mv)
+        done += orders.apply(game)
+    return done
+
+
+def pass_rest_of_round(game: "Game", player: str) -> int:
+    """Pass for ``player`` every time they must act, until the round changes."""
+    key = (game.state.round.kind, game.state.turn, game.state.round.num)
+    n = 0
+    while not game.finished and (game.state.round.kind, game.state.turn, game.state.round.num) == key:
+        cur = game.current_entity()
+        if cur != player:
+            break
+        game.process(A.Pass(player))
+        n += 1
+    return n
+
+
+def format_action(a: A.Action) -> str:
+    """An action in the move language (for listings and turn reports)."""
+    if isinstance(a, A.Pass):
+        return "pass"
+    if isinstance(a, A.Bid):
+        return f"bid {a.price} {a.company}"
+    if isinstance(a, A.Par):
+        return f"par {a.corporation} {a.price}"
+    if isinstance(a, A.BuyShares):
+        if a.shares:
+            return f"buy {a.shares[0].split('_')[0]} ({a.shares[0]})"
+        return f"buy {a.corporation} {'market' if a.source == 'pool' else 'ipo'}"
+    if isinstance(a, A.SellShares):
+        corp = a.corporation or (a.shares[0].split("_")[0] if a.shares else "?")
+        return f"sell {a.count or len(a.shares) or 1} {corp}"
+    if isinstance(a, A.LayTile):
+        return f"lay {a.tile} {a.hex} {a.rotation}"
+    if isinstance(a, A.PlaceToken):
+        return f"token {a.city}"
+    if isinstance(a, A.RunRoutes):
+        if a.auto:
+            return "run auto"
+        return "run " + "; ".join(f"{r.train} {' '.join(r.nodes)}" for r in a.routes)
+    if isinstance(a, A.Dividend):
+        return a.kind
+    if isinstance(a, A.BuyTrain):
+        return f"buy train {a.train}" + (f" {a.price}" if a.price is not None else "")
+    if isinstance(a, A.DiscardTrain):
+        return f"discard {a.train}"
+    if isinstance(a, A.BuyCompany):
+        return f"buy private {a.company} {a.price}"
+    if isinstance(a, A.Bankrupt):
+        return "bankrupt"
+    return a.type

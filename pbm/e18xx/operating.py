@@ -1,0 +1,276 @@
+"""Operating rounds (rule 4): private revenue, then each floated company in
+share-price order: lay track, place a token, run trains, pay or withhold,
+buy trains (and private companies from phase 3).
+
+A company's turn is a list of steps, each either *blocking* (it must be
+done or passed before later ones) or not (buying a private, the privates'
+special tile lay and token may happen while an earlier step is pending).
+A blocking step with nothing possible is skipped by itself; a skipped
+dividend step is a withhold of $0 and moves the share price left.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import actions as A
+from .errors import IllegalAction
+from .state import RoundState
+from .or_track import TrackMixin
+from .or_trains import TrainsMixin
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .game import Game
+
+BLOCKING = ("home_token", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company")
+
+
+class OperatingMixin(TrackMixin, TrainsMixin):
+    # ------------------------------------------------------------ round flow
+    def _start_operating_set(self: "Game") -> None:
+        self.state.ors_in_set = self.phase.operating_rounds
+        self._start_or(1)
+
+    def _start_or(self: "Game", num: int) -> None:
+        s = self.state
+        s.round = RoundState("operating", self.operating_order(), num=num)
+        self.log(f"-- operating round {s.turn}.{num} --")
+        self.payout_companies()
+        for t in s.trains.values():
+            t.operated = False
+        if not s.round.entities:
+            self._end_or()
+            return
+        self._start_corp_turn()
+
+    def _or_operator(self: "Game") -> str:
+        r = self.state.round
+        return r.entities[r.index]
+
+    def _or_current(self: "Game") -> str:
+        crowded = self.crowded_corps()
+        if crowded:
+            return crowded[0]
+        return self._or_operator()
+
+    def _start_corp_turn(self: "Game") -> None:
+        s = self.state
+        r = s.round
+        while True:
+            corp = s.corporations[self._or_operator()]
+            if not corp.closed:
+                break
+            if r.index == len(r.entities) - 1:
+                self._end_or()
+                return
+            r.index += 1
+        r.steps_done = set()
+        r.tile_lays = 0
+        r.upgraded = False
+        r.routes = []
+        r.revenue = 0
+        r.ran = False
+        r.laid_hexes = []
+        r.emergency_sold = False
+        self.log(f"{self.controller(corp.sym)} operates {corp.sym}")
+        self._place_home_token(corp)
+        self._skip_steps()
+
+    def _next_corp(self: "Game") -> None:
+        s = self.state
+        r = s.round
+        s.corporations[self._or_operator()].operated = True
+        self.check_game_end()
+        if s.finished:
+            return
+        if r.index >= len(r.entities) - 1:
+            self._end_or()
+            return
+        r.index += 1
+        self._start_corp_turn()
+
+    def _end_or(self: "Game") -> None:
+        s = self.state
+        s.recently_floated = []
+        self.check_game_end(at_or_end=True)
+        if s.finished:
+            return
+        if s.round.num < s.ors_in_set:
+            self._start_or(s.round.num + 1)
+        else:
+            s.turn += 1
+            self._start_stock()
+
+    # -------------------------------------------------------------- steps
+    def _step_actions(self: "Game", step: str, corp: str) -> list[str]:
+        s = self.state
+        r = s.round
+        c = s.corporations[corp]
+        if step == "home_token":
+            return ["place_token"] if s.pending_tokens else []
+        if step == "discard_train":
+            return []
+        if step == "track":
+            if r.tile_lays < self._tile_lays_allowed(corp):
+                return ["lay_tile", "pass"]
+            # the step stays open while a tile-laying private could still be bought
+            return ["pass"] if self._can_buy_tile_company(corp) or self._owned_tile_ability(corp) else []
+        if step == "token":
+            if corp in r.tokened:
+                return []
+            if self._can_place_token(corp):
+                return ["place_token", "pass"]
+            if self._special_token_open(corp):
+                return ["pass"]
+            return []
+        if step == "route":
+            if r.ran or not self.corp_trains(corp) or not self._can_run_route(corp):
+                return []
+            return ["run_routes"]
+        if step == "dividend":
+            return ["dividend"] if r.revenue > 0 else []
+        if step == "buy_train":
+            if self._must_buy_train(corp):
+                return ["buy_train"]
+            return ["buy_train", "pass"] if self._can_buy_train(corp) else []
+        if step == "buy_company":
+            return ["buy_company", "pass"] if self._can_buy_company(corp) else []
+        raise AssertionError(step)
+
+    def _skip_steps(self: "Game") -> None:
+        """Skip blocking steps with nothing to do; end the turn if none is left."""
+        s = self.state
+        r = s.round
+        corp = self._or_operator()
+        for step in BLOCKING:
+            if step in r.steps_done:
+                continue
+            if step in ("discard_train", "home_token"):
+                if self._step_actions(step, corp) or (step == "discard_train" and self.crowded_corps()):
+                    return
+                continue
+            if self._step_actions(step, corp):
+                return
+            self._skip(step, corp)
+            if s.finished:
+                return
+        self._next_corp()
+
+    def _skip(self: "Game", step: str, corp: str) -> None:
+        r = self.state.round
+        r.steps_done.add(step)
+        if step == "dividend":
+            self._pay_dividend(corp, "withhold")
+
+    def _active_blocking(self: "Game", corp: str) -> str | None:
+        r = self.state.round
+        for step in BLOCKING:
+            if step in r.steps_done:
+                continue
+            if step == "discard_train":
+                if self.crowded_corps():
+                    return step
+                continue
+            if self._step_actions(step, corp):
+                return step
+        return None
+
+    def or_actions(self: "Game", entity: str) -> list[str]:
+        """Action types ``entity`` may take now in the operating round."""
+        s = self.state
+        crowded = self.crowded_corps()
+        if crowded:
+            return ["discard_train"] if entity == crowded[0] else []
+        corp = self._or_operator()
+        out: list[str] = []
+        block = self._active_blocking(corp)
+        if entity in s.companies:
+            comp = s.companies[entity]
+            if comp.owner == f"C:{corp}" and self._special_track_ok(entity, block):
+                out.append("lay_tile")
+            return out
+        if entity != corp:
+            pres = self.president(corp)
+            if entity == pres and block == "buy_train" and self._needs_emergency(corp):
+                return ["sell_shares"]
+            return []
+        if block == "buy_train" and self._must_go_bankrupt(corp):
+            out.append("bankrupt")
+        if block == "token" and self._special_token_ok(corp):
+            out.append("place_token")
+        if self._can_buy_company(corp) and block not in ("buy_company", None):
+            out.append("buy_company")
+        if block:
+            out += self._step_actions(block, corp)
+        return list(dict.fromkeys(out))
+
+    def _or_process(self: "Game", action: A.Action) -> None:
+        s = self.state
+        r = s.round
+        crowded = self.crowded_corps()
+        if crowded:
+            if action.entity != crowded[0] or not isinstance(action, A.DiscardTrain):
+                raise IllegalAction(f"{crowded[0]} has more trains than the limit and must discard one first")
+            self._discard(action)
+            self._after_or_action()
+            return
+        corp = self._or_operator()
+        allowed = self.or_actions(action.entity)
+        if action.type not in allowed:
+            if action.entity not in (corp, self.president(corp)) and action.entity not in s.companies:
+                raise self._not_turn(action.entity)
+            if action.entity == self.president(corp) and action.type in self.or_actions(corp):
+                raise IllegalAction(f"{action.entity} is the president of {corp}: the action is {corp}'s "
+                                    f"(entity {corp}), not the player's")
+            raise IllegalAction(f"{action.entity} may not {action.type} now; allowed: {', '.join(allowed) or 'nothing'}")
+        block = self._active_blocking(corp)
+        if action.entity in s.companies:
+            self._special_lay(action)  # type: ignore[arg-type]
+        elif isinstance(action, A.Pass):
+            assert block
+            r.steps_done.add(block)
+        elif isinstance(action, A.LayTile):
+            if r.tile_lays >= self._tile_lays_allowed(corp):
+                raise IllegalAction(f"{corp} has already laid its tile this turn")
+            here = self.state.map.placed.get(action.hex)
+            upgrade = here is not None and here.tile.color != "white"
+            self._lay_tile(corp, action)
+            r.tile_lays += 1
+            r.upgraded = r.upgraded or upgrade
+            if not self._step_actions("track", corp):
+                r.steps_done.add("track")
+        elif isinstance(action, A.PlaceToken):
+            if block == "home_token":
+                self._place_pending_token(corp, action)
+            elif block == "token" and self._is_special_token(corp, action):
+                self._place_special_token(corp, action)
+            else:
+                self._place_token(corp, action)
+                r.steps_done.add("token")
+        elif isinstance(action, A.RunRoutes):
+            self._run_routes(corp, action)
+        elif isinstance(action, A.Dividend):
+            if action.kind not in ("payout", "withhold"):
+                raise IllegalAction("dividend kind is 'payout' or 'withhold'")
+            self._pay_dividend(corp, action.kind)
+            r.steps_done.add("dividend")
+        elif isinstance(action, A.BuyTrain):
+            self._buy_train(corp, action)
+        elif isinstance(action, A.BuyCompany):
+            self._buy_company(corp, action)
+        elif isinstance(action, A.SellShares):
+            self._emergency_sell(corp, action)
+        elif isinstance(action, A.Bankrupt):
+            self._bankrupt(corp)
+            return
+        else:
+            raise IllegalAction(f"{action.type} is not an operating round action")
+        self._after_or_action()
+
+    def _after_or_action(self: "Game") -> None:
+        s = self.state
+        self.check_game_end()
+        if s.finished:
+            return
+        if s.round.kind == "operating":
+            self._skip_steps()
+

@@ -1,0 +1,364 @@
+"""Operating round, track and stations (rules 4.2.1, 4.2.2; Table III tile and token abilities)."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from . import actions as A
+from .errors import GameError, IllegalAction, IllegalTile, InsufficientFunds
+from .state import Corporation
+from .track import Placed, city_map, upgrade_ok
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .game import Game
+
+
+class TrackMixin:
+    # ------------------------------------------------------------- track
+    def _tile_lays_allowed(self: "Game", corp: str) -> int:
+        """One lay or upgrade; optional rule 7(a): a second yellow lay in the first OR."""
+        s = self.state
+        if "double_yellow_first_or" in self.optional_rules and corp in s.recently_floated and not s.round.upgraded:
+            return 2
+        return 1
+
+    def _blocking_private(self: "Game", coord: str) -> str | None:
+        for c in self.state.companies.values():
+            if c.closed or not c.owner or not c.owner.startswith("P:"):
+                continue
+            ab = self.company_ability(c.sym, "blocks_hexes")
+            if ab and coord in ab["hexes"]:
+                return c.sym
+        return None
+
+    def _tile_by_ref(self: "Game", ref: str) -> tuple[str, int]:
+        """Tile name and copy index from ``57`` or ``57-1``."""
+        s = self.state
+        if ref in self.title.tiles:
+            avail = s.tile_supply.get(ref, [])
+            if not avail:
+                raise IllegalTile(f"no tile {ref} is left")
+            return ref, min(avail)
+        name, _, idx = ref.rpartition("-")
+        if name in self.title.tiles and idx.isdigit():
+            i = int(idx)
+            if i not in s.tile_supply.get(name, []):
+                raise IllegalTile(f"tile {ref} is not in the supply")
+            return name, i
+        raise IllegalTile(f"unknown tile {ref!r}")
+
+    def check_lay(self: "Game", corp: str, coord: str, name: str, rotation: int, special: bool = False,
+                  reach: dict[str, set[int]] | None = None) -> int:
+        """Raise IllegalTile unless ``corp`` may lay tile ``name`` on ``coord``; return the cost."""
+        s = self.state
+        m = s.map
+        if coord not in m.placed:
+            raise IllegalTile(f"{coord} is not on the map")
+        if not 0 <= rotation <= 5:
+            raise IllegalTile("rotation is 0..5")
+        new = self.title.tiles[name]
+        old = m.placed[coord]
+        if not special and s.round.kind == "operating" and s.round.tile_lays >= 1 and old.tile.color != "white":
+            raise IllegalTile("the second tile of the first operating round must be a yellow tile, not an upgrade")
+        if new.color not in self.phase.tiles:
+            raise IllegalTile(f"{new.color} tiles are not available in phase {self.phase.name}")
+        if not special:
+            blocker = self._blocking_private(coord)
+            if blocker:
+                raise IllegalTile(f"{coord} is blocked by {blocker} while a player owns it")
+        override = next((o for o in self.title.data.get("upgrade_overrides", [])
+                         if o["hex"] == coord and o["from_color"] == old.tile.color
+                         and o.get("if_rule", "") in self.optional_rules + ("",)
+                         and o.get("unless_rule") not in self.optional_rules), None)
+        if override is not None:
+            if name not in override["only"]:
+                raise IllegalTile(f"{coord} must be upgraded with tile {' or '.join(override['only'])}")
+            # the hex's special tile carries a label the printed hex lacks
+            why = upgrade_ok(Placed(replace(old.tile, label=new.label), old.tile_id, old.rotation), new, rotation)
+        else:
+            why = upgrade_ok(old, new, rotation)
+        if why:
+            raise IllegalTile(f"tile {name} rotation {rotation} on {coord}: {why}")
+        exits = new.exits(rotation)
+        for e in exits:
+            if m.neighbour_on_map(coord, e) is None:
+                raise IllegalTile(f"tile {name} rotation {rotation} on {coord}: track would run off the map "
+                                  f"or into a blank side (edge {e})")
+        if not special:
+            reached_nodes: set | None = None
+            if reach is None:
+                reach, reached_nodes = self._reach(corp)
+            edges = reach.get(coord)
+            if not edges:
+                raise IllegalTile(f"{coord} is not connected to {corp}'s stations")
+            if not exits & edges:
+                raise IllegalTile(f"tile {name} rotation {rotation} on {coord} does not connect to {corp}'s track")
+            if old.tile.paths and not self._upgrade_connects(corp, coord, old, new, rotation, edges, reached_nodes):
+                raise IllegalTile(f"4.2.1(j): tile {name} on {coord} adds no track connected to {corp}'s stations "
+                                  "and has no city connected to them")
+        cost = self.title.hexes[coord].cost if old.tile_id is None and not special else 0
+        if cost > s.cash[f"C:{corp}"]:
+            raise InsufficientFunds(f"{coord} costs {cost} to build on; {corp} has {s.cash[f'C:{corp}']}")
+        return cost
+
+    def _upgrade_connects(self: "Game", corp: str, coord: str, old: Placed, new, rotation: int,
+                          edges: set[int], reached_nodes: set | None) -> bool:
+        """4.2.1(j) for an upgrade: new track touching the company's reach, or a reached city."""
+        if reached_nodes is None:
+            reached_nodes = self._reach(corp)[1]
+        if any((coord, i) in reached_nodes for i in old.tile.cities()):
+            return True
+        mapping = city_map(old, new, rotation)
+        reached_new = {mapping[i] for i in range(len(old.tile.nodes)) if (coord, i) in reached_nodes}
+        old_exits = old.tile.exits(old.rotation)
+        old_pairs = {frozenset((a, b)) for a, b in old.tile.rotated_paths(old.rotation)}
+        for a, b in new.rotated_paths(rotation):
+            ends = [x[1] for x in (a, b) if x[0] == "e"]
+            is_new = any(e not in old_exits for e in ends) or (len(ends) == 2 and frozenset((a, b)) not in old_pairs)
+            if not is_new:
+                continue
+            if any(e in edges for e in ends) or any(x[0] == "n" and x[1] in reached_new for x in (a, b)):
+                return True
+        return False
+
+    def _reach(self: "Game", corp: str):
+        s = self.state
+        c = s.corporations[corp]
+        starts = s.map.token_cities(corp)
+        home = [c.home] if not starts and c.tokens[0] is None else []
+        return self.graph().reach(corp, starts, home)
+
+    def _lay_tile(self: "Game", corp: str, action: A.LayTile, special: bool = False) -> None:
+        s = self.state
+        name, idx = self._tile_by_ref(action.tile)
+        cost = self.check_lay(corp, action.hex, name, action.rotation, special=special)
+        if cost:
+            self.transfer(f"C:{corp}", "bank", cost)
+        self._put_tile(action.hex, name, idx, action.rotation, corp)
+        s.round.laid_hexes.append(action.hex)
+        self.log(f"{corp} lays {name} on {action.hex} rotation {action.rotation}" + (f" for {cost}" if cost else ""))
+
+    def _put_tile(self: "Game", coord: str, name: str, idx: int, rotation: int, actor: str) -> None:
+        s = self.state
+        m = s.map
+        old = m.placed[coord]
+        new = self.title.tiles[name]
+        mapping = city_map(old, new, rotation)
+        old_tokens = {i: m.tokens.pop((coord, i)) for i in old.tile.cities() if (coord, i) in m.tokens}
+        old_res = {i: m.reservations.pop((coord, i)) for i in old.tile.cities() if (coord, i) in m.reservations}
+        for j in new.cities():
+            m.tokens[(coord, j)] = [None] * new.nodes[j].slots
+        repick = (not old.tile.paths and len(new.cities()) > 1 and any(t for v in old_tokens.values() for t in v))
+        for i, slots in old_tokens.items():
+            for t in slots:
+                if t is None:
+                    continue
+                if repick:
+                    s.pending_tokens.append(t)
+                    self._unplace_corp_token(t, (coord, i))
+                    continue
+                target = m.tokens[(coord, mapping[i])]
+                target[target.index(None)] = t
+        for i, holder in old_res.items():
+            m.reservations[(coord, mapping[i])] = holder
+        if old.tile_id is not None:
+            oname, _, oidx = old.tile_id.rpartition("-")
+            s.tile_supply[oname].append(int(oidx))
+            m.tile_hex.pop(old.tile_id, None)
+        s.tile_supply[name].remove(idx)
+        tid = f"{name}-{idx}"
+        m.placed[coord] = Placed(new, tid, rotation)
+        m.tile_hex[tid] = coord
+        m.version += 1
+
+    def _unplace_corp_token(self: "Game", corp: str, key) -> None:
+        c = self.state.corporations.get(corp)
+        if c is None:
+            return
+        for i, where in enumerate(c.tokens):
+            if where == key:
+                c.tokens[i] = None
+                return
+
+    def _special_track_ok(self: "Game", company: str, block: str | None) -> bool:
+        comp = self.state.companies[company]
+        ab = self.company_ability(company, "tile_lay")
+        if not ab or comp.closed or comp.uses.get("tile_lay", 0) >= ab.get("count", 1):
+            return False
+        if block != "track":
+            return False
+        return any(self.title.tiles[t].color in self.phase.tiles and self.state.tile_supply.get(t) for t in ab["tiles"])
+
+    def _special_lay(self: "Game", action: A.LayTile) -> None:
+        comp = self.state.companies[action.entity]
+        ab = self.company_ability(comp.sym, "tile_lay")
+        assert ab
+        if action.hex not in ab["hexes"]:
+            raise IllegalTile(f"{comp.sym} may only lay in {', '.join(ab['hexes'])}")
+        name = action.tile.rpartition("-")[0] if action.tile not in self.title.tiles else action.tile
+        if name not in ab["tiles"]:
+            raise IllegalTile(f"{comp.sym} may only lay tile {', '.join(ab['tiles'])}")
+        corp = comp.owner[2:]  # type: ignore[index]
+        self._lay_tile(corp, action, special=True)
+        comp.uses["tile_lay"] = comp.uses.get("tile_lay", 0) + 1
+
+    # ------------------------------------------------------------- tokens
+    def _place_home_token(self: "Game", corp: Corporation) -> None:
+        if corp.tokens[0] is not None:
+            return
+        m = self.state.map
+        cities = m.tile(corp.home).cities()
+        if not cities:
+            return
+        if any(corp.sym == t for v in (m.tokens.get((corp.home, i), []) for i in cities) for t in v):
+            return
+        if corp.sym in self.state.pending_tokens:
+            return
+        if len(cities) > 1 and m.tile(corp.home).paths:
+            # a multi-city home with track: the company chooses its city (place_token)
+            self.state.pending_tokens.append(corp.sym)
+            return
+        key = (corp.home, cities[0])
+        slots = m.tokens[key]
+        if None not in slots:
+            return
+        slots[slots.index(None)] = corp.sym
+        corp.tokens[0] = key
+        m.reservations.pop(key, None)
+        m.hex_reservations.pop(corp.home, None)
+        m.version += 1
+        self.log(f"{corp.sym} places its home token in {corp.home}")
+
+    def _city_ref(self: "Game", ref: str) -> list[tuple[str, int]]:
+        """City keys named by ``ref``: a hex, a location name, or a city id."""
+        m = self.state.map
+        names = {v.lower(): k for k, v in self.title.data.get("location_names", {}).items()}
+        if ref in m.placed:
+            return [(ref, i) for i in m.tile(ref).cities()]
+        if ref.lower() in names:
+            coord = names[ref.lower()]
+            return [(coord, i) for i in m.tile(coord).cities()]
+        head, _, idx = ref.rpartition("-")
+        if idx.isdigit():
+            if head in m.tile_hex:
+                return [(m.tile_hex[head], int(idx))]
+            hexname = head.rpartition("-")[0] or head
+            if hexname in m.placed:
+                return [(hexname, int(idx))]
+        raise GameError(f"unknown city {ref!r} (give a hex like E5, a city name, or a city id)")
+
+    def next_token_cost(self: "Game", corp: str) -> int | None:
+        c = self.state.corporations[corp]
+        for i, where in enumerate(c.tokens):
+            if where is None:
+                return c.token_costs[i]
+        return None
+
+    def tokenable_cities(self: "Game", corp: str) -> list[tuple[str, int]]:
+        m = self.state.map
+        _, nodes = self._reach(corp)
+        out = []
+        for key in sorted(nodes):
+            node = m.tile(key[0]).nodes[key[1]]
+            if node.kind != "city" or not m.free_slots(key, corp):
+                continue
+            if m.hex_has_token(key[0], corp):
+                continue
+            out.append(key)
+        return out
+
+    def _can_place_token(self: "Game", corp: str) -> bool:
+        cost = self.next_token_cost(corp)
+        if cost is None or cost > self.state.cash[f"C:{corp}"]:
+            return False
+        return bool(self.tokenable_cities(corp))
+
+    def _place_token(self: "Game", corp: str, action: A.PlaceToken) -> None:
+        s = self.state
+        cost = self.next_token_cost(corp)
+        if cost is None:
+            raise IllegalAction(f"{corp} has no tokens left")
+        keys = self._city_ref(action.city)
+        ok = [k for k in keys if k in self.tokenable_cities(corp)]
+        if not ok:
+            raise IllegalAction(f"{corp} cannot place a token in {action.city}; possible: "
+                                f"{', '.join(f'{h}' for h, _ in self.tokenable_cities(corp)) or 'nowhere'}")
+        if cost > s.cash[f"C:{corp}"]:
+            raise InsufficientFunds(f"the next token costs {cost}; {corp} has {s.cash[f'C:{corp}']}")
+        self._put_token(corp, ok[0], action.slot)
+        self.transfer(f"C:{corp}", "bank", cost)
+        s.round.tokened.add(corp)
+        self.log(f"{corp} places a token in {ok[0][0]} for {cost}")
+
+    def _put_token(self: "Game", corp: str, key: tuple[str, int], slot: int | None) -> None:
+        m = self.state.map
+        c = self.state.corporations[corp]
+        free = m.free_slots(key, corp)
+        if not free:
+            raise IllegalAction(f"no free slot in {key[0]}")
+        i = slot if slot in free else free[0]
+        m.tokens[key][i] = corp
+        c.tokens[c.tokens.index(None)] = key
+        if m.reservations.get(key) == corp:
+            m.reservations.pop(key)
+        m.version += 1
+
+    def _place_pending_token(self: "Game", corp: str, action: A.PlaceToken) -> None:
+        s = self.state
+        owner = s.pending_tokens[0]
+        keys = self._city_ref(action.city)
+        home = s.corporations[owner].home
+        ok = [k for k in keys if k[0] == home and s.map.tile(k[0]).nodes[k[1]].kind == "city"
+              and s.map.free_slots(k, owner)]
+        if not ok:
+            raise IllegalAction(f"{owner}'s home token must go in a free city of {home}")
+        m = s.map
+        c = s.corporations[owner]
+        key = ok[0]
+        free = m.free_slots(key, owner)
+        m.tokens[key][action.slot if action.slot in free else free[0]] = owner
+        c.tokens[c.tokens.index(None)] = key
+        m.hex_reservations.pop(c.home, None)
+        m.version += 1
+        s.pending_tokens.pop(0)
+
+    def _special_token_open(self: "Game", corp: str) -> bool:
+        for comp in self.state.companies.values():
+            ab = self.company_ability(comp.sym, "token")
+            if ab and comp.owner == f"C:{corp}" and not comp.closed and comp.uses.get("token", 0) < ab.get("count", 1):
+                m = self.state.map
+                if any(m.free_slots((h, i), corp) and not m.hex_has_token(h, corp)
+                       for h in ab["hexes"] for i in m.tile(h).cities()):
+                    return True
+        return False
+
+    def _special_token_ok(self: "Game", corp: str) -> bool:
+        return corp not in self.state.round.tokened and self._special_token_open(corp) and None in self.state.corporations[corp].tokens
+
+    def _is_special_token(self: "Game", corp: str, action: A.PlaceToken) -> bool:
+        if not self._special_token_ok(corp):
+            return False
+        try:
+            keys = self._city_ref(action.city)
+        except GameError:
+            return False
+        for comp in self.state.companies.values():
+            ab = self.company_ability(comp.sym, "token")
+            if ab and comp.owner == f"C:{corp}" and any(k[0] in ab["hexes"] for k in keys):
+                return not any(k in self.tokenable_cities(corp) for k in keys) or True
+        return False
+
+    def _place_special_token(self: "Game", corp: str, action: A.PlaceToken) -> None:
+        s = self.state
+        keys = self._city_ref(action.city)
+        for comp in s.companies.values():
+            ab = self.company_ability(comp.sym, "token")
+            if ab and comp.owner == f"C:{corp}":
+                key = keys[0]
+                self._put_token(corp, key, action.slot)
+                comp.uses["token"] = comp.uses.get("token", 0) + 1
+                s.round.tokened.add(corp)
+                s.round.steps_done.add("token")
+                self.log(f"{corp} places a free token in {key[0]} ({comp.sym})")
+                return
+

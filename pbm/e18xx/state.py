@@ -1,0 +1,165 @@
+"""Mutable game state: plain dataclasses, copied whole to undo a refused action.
+
+Money lives in one ledger, ``State.cash``, keyed ``bank``, ``P:<player>``
+and ``C:<corporation>``, so conservation is a one-line check.
+Share certificates are ``<CORP>_<n>``; ``_0`` is the president's (20%).
+Their owner is ``ipo:<CORP>``, ``pool`` or ``P:<player>``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .track import MapState
+
+
+@dataclass
+class Player:
+    name: str
+    pid: str
+    bankrupt: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"P:{self.name}"
+
+
+@dataclass
+class Company:
+    sym: str
+    name: str
+    value: int
+    revenue: int
+    owner: str | None = None  # "P:<name>" or "C:<sym>"
+    closed: bool = False
+    discount: int = 0
+    uses: dict[str, int] = field(default_factory=dict)  # ability type -> times used
+
+    @property
+    def min_bid(self) -> int:
+        return self.value - self.discount
+
+
+@dataclass
+class Corporation:
+    sym: str
+    name: str
+    home: str
+    token_costs: list[int]
+    tokens: list[tuple[str, int] | None]  # where each token is (None: still on the charter)
+    ipoed: bool = False
+    floated: bool = False
+    operated: bool = False
+    closed: bool = False
+    par: tuple[int, int] | None = None
+    price: tuple[int, int] | None = None
+    trains: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"C:{self.sym}"
+
+
+@dataclass
+class Train:
+    tid: str
+    name: str
+    distance: int
+    price: int
+    owner: str = "depot"  # "depot" | "C:<sym>" | "N" | "removed" | "discard"
+    operated: bool = False
+    buyable: bool = True
+    obsolete: bool = False
+
+
+@dataclass
+class Bid:
+    player: str
+    price: int
+
+
+@dataclass
+class RoundState:
+    kind: str  # "auction" | "stock" | "operating"
+    entities: list[str]
+    index: int = 0
+    num: int = 1  # operating round number within the set
+    last_to_act: str | None = None
+    # auction
+    bids: dict[str, list[Bid]] = field(default_factory=dict)
+    auctioning: str | None = None
+    auction_seq: list[str] = field(default_factory=list)  # rulebook auction: turn order
+    auction_turn: int = 0
+    high: Bid | None = None
+    passed: set[str] = field(default_factory=set)
+    # stock round
+    turn_actions: list[tuple[str, str]] = field(default_factory=list)  # (kind, corp) this turn
+    sold: dict[str, dict[str, str]] = field(default_factory=dict)  # player -> corp -> "now"/"prev"
+    # operating round
+    steps_done: set[str] = field(default_factory=set)
+    tile_lays: int = 0
+    upgraded: bool = False
+    tokened: set[str] = field(default_factory=set)  # companies that placed a token this OR
+    bought_depot: set[str] = field(default_factory=set)
+    routes: list[Any] = field(default_factory=list)
+    revenue: int = 0
+    ran: bool = False
+    pending_home: str | None = None
+    laid_hexes: list[str] = field(default_factory=list)
+    emergency_sold: bool = False
+
+
+@dataclass
+class State:
+    players: list[Player]
+    companies: dict[str, Company]
+    corporations: dict[str, Corporation]
+    trains: dict[str, Train]
+    map: MapState
+    cash: dict[str, int]
+    share_owner: dict[str, str]
+    share_seq: dict[str, int]
+    market: dict[tuple[int, int], list[str]]
+    round: RoundState
+    phase: int = 0
+    turn: int = 1
+    seq: int = 0
+    finished: bool = False
+    end_reason: str | None = None
+    end_trigger: tuple[str, str] | None = None
+    bank_broken: bool = False
+    market_max: bool = False
+    ors_in_set: int = 1
+    tile_supply: dict[str, list[int]] = field(default_factory=dict)
+    pending_tokens: list[str] = field(default_factory=list)
+    recently_floated: list[str] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+
+
+def clone_state(s: State) -> State:
+    """A deep copy of ``s``, fast (immutable parts are shared)."""
+    r = s.round
+    rnd = replace(r, entities=list(r.entities), bids={k: list(v) for k, v in r.bids.items()},
+                  auction_seq=list(r.auction_seq),
+                  passed=set(r.passed), turn_actions=list(r.turn_actions),
+                  sold={k: dict(v) for k, v in r.sold.items()}, steps_done=set(r.steps_done),
+                  tokened=set(r.tokened), bought_depot=set(r.bought_depot), routes=list(r.routes),
+                  laid_hexes=list(r.laid_hexes))
+    return replace(
+        s,
+        players=[replace(p) for p in s.players],
+        companies={k: replace(c, uses=dict(c.uses)) for k, c in s.companies.items()},
+        corporations={k: replace(c, token_costs=list(c.token_costs), tokens=list(c.tokens), trains=list(c.trains))
+                      for k, c in s.corporations.items()},
+        trains={k: replace(t) for k, t in s.trains.items()},
+        map=s.map.__deepcopy__({}),
+        cash=dict(s.cash),
+        share_owner=dict(s.share_owner),
+        share_seq=dict(s.share_seq),
+        market={k: list(v) for k, v in s.market.items()},
+        round=rnd,
+        tile_supply={k: list(v) for k, v in s.tile_supply.items()},
+        pending_tokens=list(s.pending_tokens),
+        recently_floated=list(s.recently_floated),
+        log=list(s.log),
+    )

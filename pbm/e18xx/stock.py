@@ -1,0 +1,391 @@
+"""The stock round (rules 3.2 - 3.6); the private auction is in auction.py.
+
+In the stock round a turn is: sell any number of lots and buy (or par) one
+certificate, in either order (sell-buy or buy-sell); then "pass" ends it.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import actions as A
+from .errors import GameError, IllegalAction, InsufficientFunds
+from .auction import AuctionMixin
+from .state import RoundState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .game import Game
+
+
+class StockMixin(AuctionMixin):
+    # --------------------------------------------------------------- stock round
+    def _start_stock(self: "Game") -> None:
+        s = self.state
+        s.round = RoundState("stock", [p.name for p in s.players if not p.bankrupt])
+        self._stock_start_turn()
+
+    def _stock_current(self: "Game") -> str:
+        r = self.state.round
+        return r.entities[r.index]
+
+    def _stock_start_turn(self: "Game") -> None:
+        """Set up the current player's turn, skipping players who cannot act."""
+        r = self.state.round
+        for _ in range(len(r.entities) + 1):
+            for corps in r.sold.values():
+                for c in corps:
+                    corps[c] = "prev"
+            r.turn_actions = []
+            if self.stock_actions(self._stock_current()):
+                return
+            r.passed.add(self._stock_current())  # no possible action: an automatic pass
+            if self._stock_finished():
+                self._finish_stock_round()
+                return
+            r.index = (r.index + 1) % len(r.entities)
+        self._finish_stock_round()
+
+    def _stock_finished(self: "Game") -> bool:
+        r = self.state.round
+        return all(p in r.passed for p in r.entities)
+
+    def _stock_next(self: "Game") -> None:
+        r = self.state.round
+        if self._stock_finished():
+            r.index = (r.index + 1) % len(r.entities)
+            self._finish_stock_round()
+            return
+        r.index = (r.index + 1) % len(r.entities)
+        self._stock_start_turn()
+
+    def _finish_stock_round(self: "Game") -> None:
+        s = self.state
+        r = s.round
+        if s.round.kind != "stock":
+            return
+        for c in sorted(s.corporations.values(), key=lambda c: self._sort_key(c)):
+            if c.floated and not c.closed and c.price:
+                if sum(self.percent_of(p.key, c.sym) for p in s.players) == 100:
+                    self.move_up(c)
+        self._reorder_players(r.index)
+        self._start_operating_set()
+
+    def _sort_key(self: "Game", c) -> tuple:
+        if not c.price:
+            return (1, 0, 0, 0, c.sym)
+        r, col = c.price
+        return (0, -self.share_price(c.sym), -col, r, self.state.market[(r, col)].index(c.sym))
+
+    # what may the current player do? -----------------------------------------
+    def _bought(self: "Game") -> bool:
+        return any(k in ("buy", "par") for k, _ in self.state.round.turn_actions)
+
+    def stock_actions(self: "Game", player: str) -> list[str]:
+        if player != self._stock_current():
+            return []
+        if self._must_sell(player):
+            return ["sell_shares"]
+        out = []
+        if self._can_buy_any(player):
+            out.append("buy_shares")
+        if self._can_par_any(player):
+            out.append("par")
+        if self._player_companies_for_sale(player):
+            out.append("buy_company")
+        if self._can_sell_any(player):
+            out.append("sell_shares")
+        if out:
+            out.append("pass")
+        return out
+
+    def _player_companies_for_sale(self: "Game", player: str) -> list[str]:
+        """Privates of other players that ``player`` may buy (phase status permitting)."""
+        s = self.state
+        if self._bought() or s.cash[f"P:{player}"] <= 0:
+            return []
+        if "can_buy_companies_from_other_players" not in self.phase.status:
+            return []
+        return [c.sym for c in s.companies.values()
+                if c.owner and c.owner.startswith("P:") and c.owner != f"P:{player}" and not c.closed]
+
+    def _must_sell(self: "Game", player: str) -> bool:
+        if not self._can_sell_any(player):
+            return False
+        if self.num_certs(player) > self.cert_limit():
+            return True
+        return any(self._over_holding(player, c) and self._sellable_bundles(player, c)
+                   for c in self.state.corporations)
+
+    def _over_holding(self: "Game", player: str, corp: str) -> bool:
+        c = self.state.corporations[corp]
+        if not c.price:
+            return False
+        return self.percent_of(f"P:{player}", corp) > int(self.title.data["holding_limit"])
+
+    def _can_gain(self: "Game", player: str, corp: str, percent: int = 10) -> bool:
+        c = self.state.corporations[corp]
+        limit = int(self.title.data["holding_limit"])
+        if self.percent_of(f"P:{player}", corp) + percent > limit:
+            return False
+        if c.price and self.market_cell(corp).kind == "y":
+            return True
+        return self.num_certs(player) < self.cert_limit()
+
+    def _buyable_share(self: "Game", corp: str, source: str) -> str | None:
+        owner = f"ipo:{corp}" if source == "ipo" else "pool"
+        shares = [sid for sid in self.shares_of(owner, corp)]
+        if source == "ipo":
+            shares.sort(key=lambda sid: int(sid.split("_")[1]))
+        return shares[0] if shares else None
+
+    def _can_buy(self: "Game", player: str, sid: str) -> str | None:
+        """None if ``player`` may buy certificate ``sid`` now, else the reason."""
+        s = self.state
+        corp = sid.split("_")[0]
+        c = s.corporations[corp]
+        owner = s.share_owner[sid]
+        if owner not in (f"ipo:{corp}", "pool"):
+            return f"{sid} is not in the IPO or the open market"
+        if not c.ipoed:
+            return f"{corp} has not been started (par it first)"
+        if sid.endswith("_0"):
+            return "the president's certificate is bought by parring"
+        if self._bought():
+            return "you have already bought a certificate this turn"
+        if s.round.sold.get(player, {}).get(corp):
+            return f"you sold {corp} this round and may not buy it back"
+        price = self.share_price(corp) if owner == "pool" else self._par_price(corp)
+        if s.cash[f"P:{player}"] < price:
+            return f"{sid} costs {price}, you have {s.cash[f'P:{player}']}"
+        if not self._can_gain(player, corp):
+            return "certificate limit or 60% holding limit reached"
+        return None
+
+    def _par_price(self: "Game", corp: str) -> int:
+        c = self.state.corporations[corp]
+        assert c.par
+        return self.title.market[c.par[0]][c.par[1]].price  # type: ignore[union-attr]
+
+    def _can_buy_any(self: "Game", player: str) -> bool:
+        for corp in self.state.corporations:
+            for src in ("ipo", "pool"):
+                sid = self._buyable_share(corp, src)
+                if sid and self._can_buy(player, sid) is None:
+                    return True
+        return False
+
+    def _can_par_any(self: "Game", player: str) -> bool:
+        if self._bought():
+            return False
+        cash = self.state.cash[f"P:{player}"]
+        low = min(self.title.market[r][c].price for r, c in self.title.par_cells())  # type: ignore[union-attr]
+        return any(not c.ipoed and not c.closed for c in self.state.corporations.values()) and cash >= 2 * low \
+            and self.num_certs(player) < self.cert_limit()
+
+    def _can_sell_order(self: "Game") -> bool:
+        kinds = [k for k, _ in self.state.round.turn_actions]
+        if not kinds:
+            return True
+        classes = {("buy" if k in ("buy", "par") else k) for k in kinds}
+        return not (len(classes) == 2 and kinds[-1] in ("buy", "par"))
+
+    def _sellable_bundles(self: "Game", player: str, corp: str) -> list[int]:
+        """Numbers of 10% units ``player`` may sell of ``corp`` now."""
+        s = self.state
+        c = s.corporations[corp]
+        if not c.ipoed or not c.price:
+            return []
+        if s.turn == 1 and s.round.kind == "stock":
+            return []
+        if s.round.kind == "stock" and not self._can_sell_order():
+            return []
+        key = f"P:{player}"
+        held = self.percent_of(key, corp)
+        if held == 0:
+            return []
+        pool = self.percent_of("pool", corp)
+        room = int(self.title.data["market_share_limit"]) - pool
+        is_pres = s.share_owner[f"{corp}_0"] == key
+        others = max((self.percent_of(p.key, corp) for p in s.players if p.name != player), default=0)
+        out = []
+        for units in range(1, held // 10 + 1):
+            if units * 10 > room:
+                break
+            normal = held - (20 if is_pres else 0)
+            if is_pres and units * 10 > normal and others < 20:
+                break
+            out.append(units)
+        return out
+
+    def _can_sell_any(self: "Game", player: str) -> bool:
+        return any(self._sellable_bundles(player, c) for c in self.state.corporations)
+
+    # processing ----------------------------------------------------------------
+    def _stock_process(self: "Game", action: A.Action) -> None:
+        s = self.state
+        r = s.round
+        player = action.entity
+        if player != self._stock_current():
+            raise self._not_turn(player)
+        allowed = self.stock_actions(player)
+        if action.type not in allowed:
+            raise IllegalAction(f"{player} may not {action.type} now; allowed: {', '.join(allowed) or 'nothing'}")
+        if isinstance(action, A.Pass):
+            if r.turn_actions:
+                r.passed.discard(player)
+            else:
+                r.passed.add(player)
+            self._stock_next()
+            return
+        if isinstance(action, A.Par):
+            self._do_par(player, action.corporation, action.price)
+            r.turn_actions.append(("par", action.corporation))
+        elif isinstance(action, A.BuyShares):
+            sid = self._resolve_buy(player, action)
+            corp = sid.split("_")[0]
+            self._do_buy(player, sid)
+            r.turn_actions.append(("buy", corp))
+        elif isinstance(action, A.SellShares):
+            corp = self._do_sell(player, action)
+            r.turn_actions.append(("sell", corp))
+        elif isinstance(action, A.BuyCompany):
+            comp = self.company(action.company)
+            if comp.sym not in self._player_companies_for_sale(player):
+                raise IllegalAction(f"{player} cannot buy {comp.sym} now")
+            if not 0 < action.price <= s.cash[f"P:{player}"]:
+                raise InsufficientFunds(f"{player} has {s.cash[f'P:{player}']}; the price must be 1..that")
+            seller = comp.owner
+            assert seller
+            self.transfer(f"P:{player}", seller, action.price)
+            comp.owner = f"P:{player}"
+            self.log(f"{player} buys {comp.sym} from {seller[2:]} for {action.price}")
+            r.turn_actions.append(("buy", comp.sym))
+        else:
+            raise IllegalAction(f"{action.type} is not a stock round action")
+        r.last_to_act = player
+        if not self.stock_actions(player):
+            r.passed.discard(player)  # the turn ends by itself; the player acted, so has not passed
+            self._stock_next()
+
+    def _resolve_buy(self: "Game", player: str, action: A.BuyShares) -> str:
+        if action.shares:
+            if len(action.shares) != 1:
+                raise IllegalAction("buy one certificate at a time")
+            sid = action.shares[0]
+            if sid not in self.state.share_owner:
+                raise GameError(f"no such certificate {sid!r}")
+        else:
+            corp = self.corp(action.corporation).sym
+            src = action.source or "ipo"
+            found = self._buyable_share(corp, src)
+            if not found:
+                raise IllegalAction(f"no {corp} certificate in the {'IPO' if src == 'ipo' else 'open market'}")
+            sid = found
+        why = self._can_buy(player, sid)
+        if why:
+            raise IllegalAction(f"{player} cannot buy {sid}: {why}")
+        return sid
+
+    def _do_buy(self: "Game", player: str, sid: str) -> None:
+        s = self.state
+        corp = sid.split("_")[0]
+        owner = s.share_owner[sid]
+        if owner == "pool":
+            price = self.share_price(corp)
+            self.transfer(f"P:{player}", "bank", price)
+        else:
+            price = self._par_price(corp)
+            self.transfer(f"P:{player}", "bank", price)
+        prev = self.president(corp)
+        self.move_share(sid, f"P:{player}")
+        self.log(f"{player} buys {sid} for {price}")
+        self.presidency_check(corp, prev)
+        self._check_float(corp)
+
+    def _do_par(self: "Game", player: str, corp_sym: str, price: int) -> None:
+        c = self.corp(corp_sym)
+        if c.ipoed:
+            raise IllegalAction(f"{c.sym} is already started")
+        cells = {self.title.market[r][col].price: (r, col) for r, col in self.title.par_cells()}  # type: ignore[union-attr]
+        if price not in cells:
+            raise IllegalAction(f"par price must be one of {sorted(cells)}")
+        if self.state.cash[f"P:{player}"] < 2 * price:
+            raise InsufficientFunds(f"parring {c.sym} at {price} costs {2 * price}")
+        if self.num_certs(player) >= self.cert_limit():
+            raise IllegalAction("certificate limit reached")
+        c.ipoed = True
+        c.par = cells[price]
+        self._set_price(c, cells[price])
+        self.transfer(f"P:{player}", "bank", 2 * price)
+        self.move_share(f"{c.sym}_0", f"P:{player}")
+        self.log(f"{player} pars {c.sym} at {price}")
+        self._check_float(c.sym)
+
+    def _check_float(self: "Game", corp: str) -> None:
+        c = self.state.corporations[corp]
+        if c.floated:
+            return
+        sold = 100 - self.percent_of(f"ipo:{corp}", corp)
+        if sold >= int(self.title.data["float_percent"]):
+            c.floated = True
+            self.state.recently_floated.append(corp)
+            self.transfer("bank", c.key, self._par_price(corp) * 10)
+            self.log(f"{corp} floats and receives {self._par_price(corp) * 10}")
+            if corp in self.state.map.flipped:
+                self.state.map.flipped.discard(corp)
+                self.state.map.version += 1
+
+    def _do_sell(self: "Game", player: str, action: A.SellShares) -> str:
+        s = self.state
+        key = f"P:{player}"
+        if action.shares:
+            corp = action.shares[0].split("_")[0]
+            for sid in action.shares:
+                if sid.split("_")[0] != corp:
+                    raise IllegalAction("sell one corporation at a time")
+            units = sum(self.share_percent(sid) for sid in action.shares) // 10
+            if action.count:
+                units = action.count
+        else:
+            corp = self.corp(action.corporation).sym
+            units = action.count or 1
+        allowed = self._sellable_bundles(player, corp)
+        if units not in allowed:
+            raise IllegalAction(f"{player} may not sell {units * 10}% of {corp} now"
+                                + (f"; may sell {', '.join(str(u * 10) + '%' for u in allowed)}" if allowed else ""))
+        self.sell_units(player, corp, units, list(action.shares))
+        s.round.sold.setdefault(player, {})[corp] = "now"
+        return corp
+
+    def sell_units(self: "Game", player: str, corp: str, units: int, named: list[str] | None = None) -> None:
+        """Sell ``units`` x 10% of ``corp`` to the open market; price drops a row per share."""
+        s = self.state
+        key = f"P:{player}"
+        c = s.corporations[corp]
+        price = self.share_price(corp)
+        normal = [sid for sid in self.shares_of(key, corp) if not sid.endswith("_0")]
+        chosen = [sid for sid in (named or []) if sid in normal][:units]
+        for sid in normal:
+            if len(chosen) >= units:
+                break
+            if sid not in chosen:
+                chosen.append(sid)
+        prev = self.president(corp)
+        if len(chosen) < units:
+            # the president's certificate goes: swap it to the biggest other holder first
+            others = [p.name for p in s.players if p.name != player]
+            order = self.player_order_from(player)
+            best = max(self.percent_of(f"P:{n}", corp) for n in others)
+            new = min((n for n in others if self.percent_of(f"P:{n}", corp) == best), key=order.index)
+            for sid in self.shares_of(f"P:{new}", corp)[:2]:
+                self.move_share(sid, key)
+                chosen.append(sid)
+            self.move_share(f"{corp}_0", f"P:{new}")
+            chosen = chosen[:units]
+            prev = new
+        for sid in chosen:
+            self.move_share(sid, "pool")
+        self.transfer("bank", key, price * units)
+        self.log(f"{player} sells {units * 10}% of {corp} for {price * units}")
+        self.presidency_check(corp, prev)
+        for _ in range(units):
+            self.move_down(c)

@@ -1,0 +1,113 @@
+"""Loading a title: the data files under ``titles/<TITLE>/``.
+
+A title is data (``title.json`` + ``tiles.json``, see docs/18xx/format.md)
+plus a few named hooks.  Everything here is immutable after loading.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .errors import GameError
+from .tiles import TileDef, parse_hex_spec
+
+TITLES_DIR = Path(__file__).parent / "titles"
+
+
+@dataclass(frozen=True)
+class HexDef:
+    coord: str
+    color: str  # white / red / gray
+    tile: TileDef  # the printed tile
+    cost: int = 0
+    terrain: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class MarketCell:
+    price: int
+    kind: str  # "" | "p" (par) | "y" (no cert limit) | "e" (end game)
+
+
+@dataclass(frozen=True)
+class TrainDef:
+    name: str
+    distance: int
+    price: int
+    count: int
+    rusts_on: str | None = None
+    events: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PhaseDef:
+    name: str
+    on: str | None
+    train_limit: int
+    tiles: tuple[str, ...]
+    operating_rounds: int
+    status: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Title:
+    name: str
+    data: dict[str, Any] = field(repr=False, hash=False, compare=False)
+    layout: str = "pointy"
+    hexes: dict[str, HexDef] = field(default_factory=dict, repr=False, hash=False, compare=False)
+    tiles: dict[str, TileDef] = field(default_factory=dict, repr=False, hash=False, compare=False)
+    market: tuple[tuple[MarketCell | None, ...], ...] = ()
+    trains: tuple[TrainDef, ...] = ()
+    phases: tuple[PhaseDef, ...] = ()
+
+    def cert_limit(self, players: int) -> int:
+        return int(self.data["cert_limit"][str(players)])
+
+    def starting_cash(self, players: int) -> int:
+        return int(self.data["starting_cash"][str(players)])
+
+    def company(self, sym: str) -> dict[str, Any]:
+        for c in self.data["companies"]:
+            if c["sym"] == sym:
+                return c
+        raise GameError(f"unknown company {sym!r}")
+
+    def par_cells(self) -> list[tuple[int, int]]:
+        return [(r, c) for r, row in enumerate(self.market) for c, cell in enumerate(row)
+                if cell is not None and cell.kind == "p"]
+
+
+def _cell(text: str) -> MarketCell:
+    digits = "".join(ch for ch in text if ch.isdigit())
+    kind = "".join(ch for ch in text if not ch.isdigit())
+    return MarketCell(int(digits), kind)
+
+
+@lru_cache(maxsize=None)
+def load_title(name: str) -> Title:
+    """Load a title by name (``18GA``); raises GameError if unknown."""
+    folder = TITLES_DIR / name
+    if not (folder / "title.json").is_file():
+        known = sorted(p.name for p in TITLES_DIR.iterdir() if (p / "title.json").is_file())
+        raise GameError(f"unknown title {name!r}; known titles: {', '.join(known)}")
+    data = json.loads((folder / "title.json").read_text())
+    tiles_raw = json.loads((folder / "tiles.json").read_text())
+    tiles = {n: TileDef.from_data(n, d) for n, d in tiles_raw.items()}
+    names = data.get("location_names", {})
+    hexes: dict[str, HexDef] = {}
+    for color, specs in data["hexes"].items():
+        for spec, coords in specs.items():
+            for coord in coords:
+                tile, cost, terrain = parse_hex_spec(spec, color, coord)
+                hexes[coord] = HexDef(coord, color, tile, cost, terrain, names.get(coord))
+    market = tuple(tuple(_cell(c) for c in row) for row in data["market"])
+    trains = tuple(TrainDef(t["name"], int(t["distance"]), int(t["price"]), int(t["count"]),
+                            t.get("rusts_on"), tuple(t.get("events", []))) for t in data["trains"])
+    phases = tuple(PhaseDef(p["name"], p.get("on"), int(p["train_limit"]), tuple(p["tiles"]),
+                            int(p["operating_rounds"]), tuple(p.get("status", []))) for p in data["phases"])
+    return Title(name=data["title"], data=data, layout=data["layout"], hexes=hexes, tiles=tiles,
+                 market=market, trains=trains, phases=phases)

@@ -1,0 +1,292 @@
+"""The map in play: tiles on hexes, station tokens, and the track graph.
+
+``MapState`` is mutable game state (copied with the game).  ``TrackGraph``
+is derived from it on demand and cached by a version number: it lists every
+piece of track (a *path*) and lets us walk from station tokens to find what
+a company reaches (for tile lays and tokens) and the segments between stops
+(for routes).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from .hexgrid import neighbour, opposite
+from .tiles import TileDef, UPGRADE_NEXT
+from .title import Title
+
+NEUTRAL = "N"
+NodeKey = tuple[str, int]  # (hex, node index)
+
+
+@dataclass
+class Placed:
+    tile: TileDef
+    tile_id: str | None  # None for the printed tile
+    rotation: int = 0
+
+
+@dataclass
+class MapState:
+    title: Title
+    placed: dict[str, Placed] = field(default_factory=dict)
+    # (hex, node index) -> slot contents: company symbol, "N" (neutral) or None
+    tokens: dict[NodeKey, list[str | None]] = field(default_factory=dict)
+    reservations: dict[NodeKey, str] = field(default_factory=dict)  # home slot held for a company
+    flipped: set[str] = field(default_factory=set)  # companies whose tokens block everyone
+    tile_hex: dict[str, str] = field(default_factory=dict)  # laid tile id -> hex
+    red_pass: bool = False  # 18xx.games lets trains run through a city in a red area
+    hex_reservations: dict[str, str] = field(default_factory=dict)  # multi-city home hex -> company
+    version: int = 0
+
+    @classmethod
+    def initial(cls, title: Title) -> "MapState":
+        m = cls(title)
+        for coord, hd in title.hexes.items():
+            m.placed[coord] = Placed(hd.tile, None, 0)
+            for i in hd.tile.cities():
+                m.tokens[(coord, i)] = [None] * hd.tile.nodes[i].slots
+        return m
+
+    def __deepcopy__(self, memo: dict) -> "MapState":
+        new = MapState(self.title, dict(self.placed), {k: list(v) for k, v in self.tokens.items()},
+                       dict(self.reservations), set(self.flipped), dict(self.tile_hex), self.red_pass,
+                       dict(self.hex_reservations), self.version)
+        return new
+
+    # -- queries --------------------------------------------------------
+    def tile(self, coord: str) -> TileDef:
+        return self.placed[coord].tile
+
+    def on_map(self, coord: str) -> bool:
+        return coord in self.placed
+
+    def city_has(self, key: NodeKey, corp: str) -> bool:
+        return corp in self.tokens.get(key, ()) and corp not in self.flipped
+
+    def hex_has_token(self, coord: str, corp: str) -> bool:
+        return any(k[0] == coord and corp in v for k, v in self.tokens.items())
+
+    def blocks(self, key: NodeKey, corp: str | None) -> bool:
+        """True if ``corp`` may not run through this node."""
+        node = self.tile(key[0]).nodes[key[1]]
+        if node.kind == "offboard" or key[1] in self.tile(key[0]).terminal:
+            return True
+        if not self.red_pass and self.title.hexes[key[0]].color == "red":
+            return True  # 4.2.3(h): no running through a red area, even a city with a station
+        if node.kind != "city":
+            return False
+        slots = self.tokens.get(key, [])
+        if corp is not None and self.city_has(key, corp):
+            return False
+        if NEUTRAL in slots:  # neutral tokens fill a slot but never block
+            return False
+        return bool(slots) and all(s is not None for s in slots)
+
+    def free_slots(self, key: NodeKey, corp: str) -> list[int]:
+        """Slots ``corp`` may put a token in (reserved slots count only for their owner)."""
+        slots = self.tokens.get(key, [])
+        free = [i for i, s in enumerate(slots) if s is None]
+        holder = self.reservations.get(key)
+        if holder and holder != corp and free:
+            free = free[1:] if len(free) > 1 else []
+        owner = self.hex_reservations.get(key[0])
+        if owner and owner != corp and free:
+            # 4.2.2(c): one circle in the hex stays open for its company's home station
+            open_in_hex = sum(v.count(None) for k, v in self.tokens.items() if k[0] == key[0])
+            if open_in_hex <= 1:
+                return []
+        return free
+
+    def token_cities(self, corp: str) -> list[NodeKey]:
+        return [k for k, v in self.tokens.items() if corp in v and corp not in self.flipped]
+
+    def nodes(self) -> Iterator[NodeKey]:
+        for coord, pl in self.placed.items():
+            for i in range(len(pl.tile.nodes)):
+                yield (coord, i)
+
+    def neighbour_on_map(self, coord: str, edge: int) -> str | None:
+        """The hex across ``edge`` if track may lead there (red/gray hexes only
+        where they have track on the shared side)."""
+        nb = neighbour(coord, edge, self.title.layout)
+        if nb not in self.placed:
+            return None
+        hd = self.title.hexes[nb]
+        if hd.color in ("red", "gray") and opposite(edge) not in self.placed[nb].tile.exits(self.placed[nb].rotation):
+            return None
+        return nb
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Track between two stops with no stop in between."""
+    a: NodeKey
+    b: NodeKey
+    mask: int  # bit set of track-use keys (hex sides per hex, node-to-node paths)
+    hexes: tuple[str, ...]
+
+
+class TrackGraph:
+    """All track on the map, indexed for walking."""
+
+    def __init__(self, m: MapState):
+        self.map = m
+        self.paths: list[tuple[str, tuple[str, int], tuple[str, int]]] = []
+        self.by_side: dict[tuple[str, int], list[int]] = {}
+        self.by_node: dict[NodeKey, list[int]] = {}
+        for coord, pl in m.placed.items():
+            for a, b in pl.tile.rotated_paths(pl.rotation):
+                pid = len(self.paths)
+                self.paths.append((coord, a, b))
+                for end in (a, b):
+                    if end[0] == "e":
+                        self.by_side.setdefault((coord, end[1]), []).append(pid)
+                    else:
+                        self.by_node.setdefault((coord, end[1]), []).append(pid)
+        # Track-use keys (rule: no section of track used twice): each hex side a
+        # path touches, per hex, as on 18xx.games; plus node-to-node paths.
+        keys: dict[tuple, int] = {}
+        self.path_mask: list[int] = []
+        for pid, (coord, a, b) in enumerate(self.paths):
+            mask = 0
+            for end in (a, b):
+                if end[0] == "e":
+                    mask |= 1 << keys.setdefault((coord, end[1]), len(keys))
+            if a[0] == "n" and b[0] == "n":
+                mask |= 1 << keys.setdefault((coord, pid), len(keys))
+            self.path_mask.append(mask)
+        self._segments: dict[NodeKey, list[Segment]] = {}
+
+    def other_end(self, pid: int, end: tuple[str, int]) -> tuple[str, int]:
+        _, a, b = self.paths[pid]
+        return b if a == end else a
+
+    def continue_across(self, coord: str, edge: int) -> tuple[str, int, list[int]] | None:
+        nb = self.map.neighbour_on_map(coord, edge)
+        if nb is None:
+            return None
+        opp = opposite(edge)
+        return nb, opp, self.by_side.get((nb, opp), [])
+
+    # -- segments between stops (for routes) ----------------------------
+    def segments(self, node: NodeKey) -> list[Segment]:
+        if node in self._segments:
+            return self._segments[node]
+        out: list[Segment] = []
+        coord = node[0]
+        for pid in self.by_node.get(node, []):
+            self._walk_segment(node, coord, pid, ("n", node[1]), self.path_mask[pid], [coord], out)
+        self._segments[node] = out
+        return out
+
+    def _walk_segment(self, start: NodeKey, coord: str, pid: int, from_end: tuple[str, int], mask: int,
+                      hexes: list[str], out: list[Segment]) -> None:
+        end = self.other_end(pid, from_end)
+        if end[0] == "n":
+            key = (coord, end[1])
+            if key != start:
+                out.append(Segment(start, key, mask, tuple(hexes)))
+            return
+        across = self.continue_across(coord, end[1])
+        if across is None:
+            return
+        nb, opp, pids = across
+        for nxt in pids:
+            pm = self.path_mask[nxt]
+            # the side we enter by is shared with the path we come from's hex; only
+            # the entered hex's own keys must be new
+            if pm & mask:
+                continue
+            self._walk_segment(start, nb, nxt, ("e", opp), mask | pm,
+                               hexes + ([nb] if hexes[-1] != nb else []), out)
+
+    # -- what a company reaches (tile lays, tokens) ---------------------
+    def reach(self, corp: str, starts: Iterable[NodeKey], home_hexes: Iterable[str] = ()) -> tuple[dict[str, set[int]], set[NodeKey]]:
+        """Edges of each hex a company can build on, and the stops it reaches."""
+        hexes: dict[str, set[int]] = {}
+        nodes: set[NodeKey] = set()
+        seen_paths: set[int] = set()
+        stack: list[tuple[NodeKey | None, int, tuple[str, int]]] = []  # (node, path, entered end)
+        for coord in home_hexes:
+            hexes.setdefault(coord, set()).update(e for e in range(6) if self.map.neighbour_on_map(coord, e))
+        for key in starts:
+            coord = key[0]
+            hexes.setdefault(coord, set()).update(e for e in range(6) if self.map.neighbour_on_map(coord, e))
+            nodes.add(key)
+            for pid in self.by_node.get(key, []):
+                stack.append((key, pid, ("n", key[1])))
+        while stack:
+            _, pid, from_end = stack.pop()
+            if pid in seen_paths:
+                continue
+            seen_paths.add(pid)
+            coord, a, b = self.paths[pid]
+            for end in (a, b):
+                if end[0] == "e":
+                    hexes.setdefault(coord, set()).add(end[1])
+            end = self.other_end(pid, from_end)
+            if end[0] == "n":
+                key = (coord, end[1])
+                nodes.add(key)
+                if self.map.blocks(key, corp):
+                    continue
+                for nxt in self.by_node.get(key, []):
+                    if nxt not in seen_paths:
+                        stack.append((key, nxt, ("n", key[1])))
+                continue
+            nb = self.map.neighbour_on_map(coord, end[1])
+            if nb is None:
+                continue
+            opp = opposite(end[1])
+            hexes.setdefault(nb, set()).add(opp)
+            for nxt in self.by_side.get((nb, opp), []):
+                if nxt not in seen_paths:
+                    stack.append((None, nxt, ("e", opp)))
+        return hexes, nodes
+
+
+def upgrade_ok(old: Placed, new: TileDef, rotation: int) -> str | None:
+    """None if ``new`` at ``rotation`` may replace ``old``, else why not
+    (colour order, labels, stops and the old track kept)."""
+    want = UPGRADE_NEXT.get(old.tile.color)
+    if want is None or old.tile.color == "red":
+        return f"a {old.tile.color} hex cannot be changed"
+    if new.color != want:
+        return f"a {old.tile.color} hex takes a {want} tile, not {new.color}"
+    if (old.tile.label or None) != (new.label or None):
+        return f"label {new.label or 'none'} does not match the hex's label {old.tile.label or 'none'}"
+    for kind in ("city", "town", "offboard"):
+        if old.tile.count_kind(kind) != new.count_kind(kind):
+            return f"the tile must have {old.tile.count_kind(kind)} {kind}(s) like the hex, it has {new.count_kind(kind)}"
+    old_paths = old.tile.rotated_paths(old.rotation)
+    new_paths = set(new.rotated_paths(rotation))
+    new_paths |= {(b, a) for a, b in new_paths}
+    old_ne = old.tile.node_edges(old.rotation)
+    new_ne = new.node_edges(rotation)
+    for a, b in old_paths:
+        if a[0] == "e" and b[0] == "e":
+            if (a, b) not in new_paths:
+                return f"old track between edges {a[1]} and {b[1]} is not kept"
+    for i, edges in enumerate(old_ne):
+        if not edges:
+            continue
+        kind = old.tile.nodes[i].kind
+        if not any(new.nodes[j].kind == kind and edges <= new_ne[j] for j in range(len(new.nodes))):
+            return f"old track to the {kind} (edges {sorted(edges)}) is not kept"
+    return None
+
+
+def city_map(old: Placed, new: TileDef, rotation: int) -> dict[int, int]:
+    """Which new node each old node becomes (by shared edges, else by index)."""
+    old_ne = old.tile.node_edges(old.rotation)
+    new_ne = new.node_edges(rotation)
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for i, node in enumerate(old.tile.nodes):
+        cands = [j for j in range(len(new.nodes)) if new.nodes[j].kind == node.kind and j not in used]
+        best = [j for j in cands if old_ne[i] and old_ne[i] <= new_ne[j]]
+        pick = (best or cands or [i])[0]
+        out[i] = pick
+        used.add(pick)
+    return out

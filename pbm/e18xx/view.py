@@ -1,0 +1,83 @@
+"""Plain-text views of a game for the terminal and turn reports."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .moves import format_action
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .game import Game
+
+
+def describe(g: "Game") -> str:
+    s = g.state
+    out: list[str] = []
+    r = s.round
+    where = {"auction": "Private auction", "stock": f"Stock round {s.turn}",
+             "operating": f"Operating round {s.turn}.{r.num} of {s.ors_in_set}"}[r.kind]
+    out.append(f"{g.title.name} - {where} - phase {g.phase.name} (train limit {g.phase.train_limit})")
+    if s.finished:
+        out.append(f"Game over: {s.end_reason}")
+    else:
+        cur = g.current_entity()
+        out.append(f"To act: {cur}" + (f" ({g.controller(cur)})" if cur and g.controller(cur) != cur else ""))
+    out.append(f"Bank: ${s.cash['bank']}" + (" (broken)" if s.bank_broken else ""))
+    out.append("")
+    out.append("Players (priority order):")
+    for p in s.players:
+        shares = []
+        for c in s.corporations:
+            pct = g.percent_of(p.key, c)
+            if pct:
+                shares.append(f"{c} {pct}%" + ("*" if g.president(c) == p.name else ""))
+        privs = [c.sym for c in s.companies.values() if c.owner == p.key and not c.closed]
+        out.append(f"  {p.name:<12} ${s.cash[p.key]:>5}  certs {g.num_certs(p.name)}/{g.cert_limit()}  "
+                   f"worth ${g.player_value(p.name):>5}  {', '.join(shares + privs) or '-'}")
+    out.append("")
+    out.append("Corporations:")
+    for c in s.corporations.values():
+        if not c.ipoed:
+            out.append(f"  {c.sym:<4} not started (home {c.home})")
+            continue
+        tokens = [f"{h}" for h, _ in (t for t in c.tokens if t)]
+        privs = [x.sym for x in s.companies.values() if x.owner == c.key and not x.closed]
+        out.append(f"  {c.sym:<4} price ${g.share_price(c.sym):>3} par ${g._par_price(c.sym):>3}  cash ${s.cash[c.key]:>5}  "
+                   f"{'floated' if c.floated else 'not floated'}  president {g.president(c.sym) or '-'}  "
+                   f"IPO {g.percent_of(f'ipo:{c.sym}', c.sym)}% market {g.percent_of('pool', c.sym)}%  "
+                   f"trains {' '.join(s.trains[t].name for t in c.trains) or '-'}  stations {' '.join(tokens) or '-'}"
+                   + (f"  privates {' '.join(privs)}" if privs else ""))
+    out.append("")
+    out.append("Stock chart (row, column: companies):")
+    for (row, col), corps in sorted(s.market.items()):
+        if corps:
+            out.append(f"  ${g.title.market[row][col].price:>3} (r{row} c{col}): {', '.join(corps)}")  # type: ignore[union-attr]
+    out.append("")
+    out.append("Map (laid tiles and stations):")
+    for coord in sorted(s.map.placed, key=lambda h: (h[0], int(h[1:]))):
+        pl = s.map.placed[coord]
+        toks = [f"{t}" for i in pl.tile.cities() for t in s.map.tokens.get((coord, i), []) if t]
+        if pl.tile_id or toks:
+            name = g.title.hexes[coord].name or ""
+            out.append(f"  {coord:<4} {pl.tile.name if pl.tile_id else 'printed':<8} rot {pl.rotation}  "
+                       f"{name:<14} {' '.join(toks)}")
+    depot = g._depot_trains()
+    out.append("")
+    out.append("Depot offers: " + (", ".join(f"{s.trains[t].name} (${s.trains[t].price})" for t in depot) or "nothing"))
+    return "\n".join(out)
+
+
+def list_moves(g: "Game") -> str:
+    acts = g.legal_actions()
+    if not acts:
+        return "No moves: the game is over." if g.finished else "No moves."
+    cur = g.current_entity()
+    lines = [f"{cur} ({g.controller(cur) if cur else '-'}) may:"]
+    seen = set()
+    for a in acts:
+        text = format_action(a)
+        if a.entity != cur:
+            text = f"[{a.entity}] {text}"
+        if text not in seen:
+            seen.add(text)
+            lines.append(f"  {text}")
+    return "\n".join(lines)

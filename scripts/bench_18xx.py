@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Benchmarks for the 18xx engine: the recorded 18GA game's replay, and the
+exact best routes for 3-4 trains on the late-game map of that game.
+
+    python scripts/bench_18xx.py [--repeat N]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pbm.e18xx.fixtures import load_fixture  # noqa: E402
+from pbm.e18xx.replay import Replayer, summary  # noqa: E402
+from pbm.e18xx import routes as routes_mod  # noqa: E402
+from pbm.e18xx.routes import best_routes  # noqa: E402
+
+
+def timed(fn, repeat):
+    times = []
+    out = None
+    for _ in range(repeat):
+        t = time.process_time()
+        out = fn()
+        times.append(time.process_time() - t)
+    return out, min(times), statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    export, where = load_fixture("18GA/18GA_game_end_bank.json")
+    if export is None:
+        print(f"skipped: {where}")
+        return 0
+    game, best, med = timed(lambda: Replayer(export).run(), max(1, args.repeat // 2))
+    res = summary(game)
+    print(f"fixture replay ({len(game.actions)} actions): best {best * 1000:.0f} ms, median {med * 1000:.0f} ms"
+          f" -> {res['result']} ({res['end_reason']})")
+    g = game
+    colors = g.phase.tiles
+    sets = {
+        "3 trains (3,4,4)": [("a", 3), ("b", 4), ("c", 4)],
+        "4 trains (2,3,3,4)": [("a", 2), ("b", 3), ("c", 3), ("d", 4)],
+        "3 trains (4,5,6)": [("a", 4), ("b", 5), ("c", 6)],
+        "4 trains (4,5,6,8)": [("a", 4), ("b", 5), ("c", 6), ("d", 8)],
+    }
+    worst = 0.0
+    for corp in g.state.corporations:
+        for label, trains in sets.items():
+            def run():
+                g._graph = None  # cold: rebuild the track graph too
+                routes_mod._bits.cache_clear()
+                return best_routes(g.graph(), corp, trains, colors)
+            (total, _), b, m = timed(run, args.repeat)
+            worst = max(worst, m)
+            print(f"best routes {corp:<4} {label:<20} revenue {total:>4}: best {b * 1000:6.1f} ms, "
+                  f"median {m * 1000:6.1f} ms")
+    print(f"worst median for best routes: {worst * 1000:.1f} ms (target <= 100 ms); times are CPU time")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,39 @@
+"""Shared helpers for the 18xx tests: random legal play."""
+from __future__ import annotations
+
+import random
+
+from pbm.e18xx import actions as A
+from pbm.e18xx.game import Game
+
+WEIGHTS = {A.Pass: 0.6, A.BuyShares: 3.0, A.Par: 3.0, A.SellShares: 0.2, A.BuyTrain: 2.0, A.Bid: 2.0}
+
+
+def pick(rng: random.Random, acts: list[A.Action]) -> A.Action:
+    weights = []
+    for a in acts:
+        w = WEIGHTS.get(type(a), 1.0)
+        if isinstance(a, A.Dividend):
+            w = 3.0 if a.kind == "payout" else 1.0
+        weights.append(w)
+    return rng.choices(acts, weights)[0]
+
+
+RULE_SETS = [(), ("double_yellow_first_or",), ("site_ebuy", "site_routes"),
+             ("soft_rust_4t", "new_georgia_florida_home", "remove_cog_token")]
+
+
+def random_game(seed: int, players: int = 4, max_actions: int = 5000, stop_at: int | None = None,
+                check_cash: bool = True, rules: tuple[str, ...] = ()) -> Game:
+    rng = random.Random(seed)
+    g = Game("18GA", [f"P{i}" for i in range(players)], seed, rules)
+    total = g.total_cash()
+    for n in range(max_actions):
+        if g.finished or (stop_at is not None and n >= stop_at):
+            break
+        acts = g.legal_actions()
+        assert acts, f"no legal action for {g.current_entity()} in {g.state.round.kind}"
+        g.process(pick(rng, acts))
+        if check_cash:
+            assert g.total_cash() == total, f"cash not conserved after {g.actions[-1]}"
+    return g

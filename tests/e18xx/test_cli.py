@@ -1,0 +1,68 @@
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from pbm.e18xx.cli import app
+from pbm.e18xx.game import Game
+from pbm.e18xx.replay import expected_result
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def export_file(tmp_path, bank_export):
+    p = tmp_path / "game.json"
+    p.write_text(json.dumps(bank_export))
+    return p
+
+
+def test_replay_json(export_file, bank_export):
+    res = runner.invoke(app, ["replay", str(export_file), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output) == expected_result(bank_export)
+
+
+def test_replay_summary(export_file):
+    res = runner.invoke(app, ["replay", str(export_file)])
+    assert res.exit_code == 0
+    assert "finished (bank)" in res.output and "Player 3" in res.output
+
+
+def test_show_and_moves(export_file):
+    res = runner.invoke(app, ["show", str(export_file)])
+    assert res.exit_code == 0
+    for word in ("Players", "Corporations", "Stock chart", "Map", "Atlanta", "Game over"):
+        assert word in res.output
+    res = runner.invoke(app, ["moves", str(export_file)])
+    assert res.exit_code == 0 and "game is over" in res.output
+
+
+def test_own_log_format_and_moves(tmp_path):
+    g = Game("18GA", ["Ann", "Bob", "Cy"])
+    p = tmp_path / "log.json"
+    p.write_text(json.dumps(g.to_log()))
+    res = runner.invoke(app, ["moves", str(p)])
+    assert res.exit_code == 0
+    assert "Ann" in res.output and "bid 20 LTR" in res.output and "pass" in res.output
+    res = runner.invoke(app, ["show", str(p)])
+    assert res.exit_code == 0 and "Private auction" in res.output
+
+
+@pytest.mark.parametrize("content,needle", [
+    (None, "cannot read"),
+    ("not json {", "not JSON"),
+    ("[1, 2]", "expected a JSON object"),
+    ('{"title": "18ZZ", "players": ["a", "b", "c"], "actions": []}', "unknown title"),
+    ('{"foo": 1}', "neither"),
+])
+def test_bad_input_one_line_no_traceback(tmp_path, content, needle):
+    p = tmp_path / "bad.json"
+    if content is not None:
+        p.write_text(content)
+    for cmd in ("replay", "show", "moves"):
+        res = runner.invoke(app, [cmd, str(p)])
+        assert res.exit_code != 0
+        assert needle in res.output
+        assert "Traceback" not in res.output
+        assert len(res.output.strip().splitlines()) == 1
