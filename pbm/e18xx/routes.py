@@ -45,63 +45,78 @@ def _revenue(m: MapState, key: NodeKey, colors: tuple[str, ...]) -> int:
 
 
 def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, ...]) -> list[Route]:
-    """Every legal route of at most ``max_stops`` counted stops, each once."""
+    """Every legal route of at most ``max_stops`` counted stops, each once.
+
+    From each token city the route grows at its tail, and at every tail state
+    also at its head (the token then lies inside the route).  A route's track
+    (its bit mask) fixes its stops, so the mask identifies it.  To avoid making
+    each two-armed route twice, the head arm must leave the token by a later
+    segment than the tail arm.
+    """
     m = graph.map
-    found: dict[tuple[int, frozenset[NodeKey]], Route] = {}
+    found: dict[int, Route] = {}
+    info: dict[NodeKey, tuple[int, int, bool]] = {}
+    adj: dict[NodeKey, list[tuple[int, NodeKey, int]]] = {}
+
+    def node_info(key: NodeKey) -> tuple[int, int, bool]:
+        got = info.get(key)
+        if got is None:
+            got = info[key] = (_counts(m, key), _revenue(m, key, colors), m.blocks(key, corp))
+        return got
+
+    def neighbours(key: NodeKey) -> list[tuple[int, NodeKey, int]]:
+        got = adj.get(key)
+        if got is None:
+            got = adj[key] = [(i, seg.b, seg.mask) for i, seg in enumerate(graph.segments(key))]
+        return got
+
     for token in m.token_cities(corp):
-        start_stops = _counts(m, token)
-        start_rev = _revenue(m, token, colors)
+        start_stops, start_rev, _ = node_info(token)
 
-        def emit(nodes: list[NodeKey], mask: int, stops: int, rev: int) -> None:
-            if len(nodes) < 2:
-                return
-            key = (mask, frozenset(nodes))
-            if key not in found:
-                found[key] = Route(tuple(nodes), mask, stops, rev)
-
-        def head(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int) -> None:
-            # extend at the front (nodes[0]); the token is interior once extended
+        def head(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int, after: int) -> None:
             front = nodes[0]
-            if front != token and m.blocks(front, corp):
+            if node_info(front)[2]:  # extending makes the front an interior stop
                 return
-            if front == token and len(nodes) > 1 and m.blocks(front, corp):
-                return
-            for seg in graph.segments(front):
-                nxt = seg.b
-                if nxt in visited or seg.mask & mask:
+            for idx, nxt, smask in neighbours(front):
+                if front == token and idx <= after:
                     continue
-                s = stops + _counts(m, nxt)
+                if nxt in visited or smask & mask:
+                    continue
+                c, v, _ = node_info(nxt)
+                s = stops + c
                 if s > max_stops:
                     continue
-                r = rev + _revenue(m, nxt, colors)
                 nodes.insert(0, nxt)
                 visited.add(nxt)
-                emit(nodes, mask | seg.mask, s, r)
-                head(nodes, visited, mask | seg.mask, s, r)
+                nm = mask | smask
+                if nm not in found:
+                    found[nm] = Route(tuple(nodes), nm, s, rev + v)
+                head(nodes, visited, nm, s, rev + v, after)
                 visited.discard(nxt)
                 nodes.pop(0)
 
-        def tail(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int) -> None:
-            emit(nodes, mask, stops, rev)
+        def tail(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int, first: int) -> None:
             if len(nodes) > 1:
-                head(nodes, visited, mask, stops, rev)
+                if mask not in found:
+                    found[mask] = Route(tuple(nodes), mask, stops, rev)
+                head(nodes, visited, mask, stops, rev, first)
             back = nodes[-1]
-            if back != token and m.blocks(back, corp):
+            if back != token and node_info(back)[2]:
                 return
-            for seg in graph.segments(back):
-                nxt = seg.b
-                if nxt in visited or seg.mask & mask:
+            for idx, nxt, smask in neighbours(back):
+                if nxt in visited or smask & mask:
                     continue
-                s = stops + _counts(m, nxt)
+                c, v, _ = node_info(nxt)
+                s = stops + c
                 if s > max_stops:
                     continue
                 nodes.append(nxt)
                 visited.add(nxt)
-                tail(nodes, visited, mask | seg.mask, s, rev + _revenue(m, nxt, colors))
+                tail(nodes, visited, mask | smask, s, rev + v, idx if len(nodes) == 2 else first)
                 visited.discard(nxt)
                 nodes.pop()
 
-        tail([token], {token}, 0, start_stops, start_rev)
+        tail([token], {token}, 0, start_stops, start_rev, -1)
     return list(found.values())
 
 
@@ -133,140 +148,156 @@ def _bits(x: int) -> tuple[int, ...]:
 
 
 def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
-                colors: tuple[str, ...], _routes: list[Route] | None = None) -> tuple[int, list[tuple[str, Route]]]:
+                colors: tuple[str, ...]) -> tuple[int, list[tuple[str, Route]]]:
     """Exact maximum total revenue for ``trains`` = [(train id, length), ...].
 
-    Branch and bound over the trains, longest first.  Each train length has
-    its candidate routes sorted by falling revenue, and for every length we
-    keep a bit set of the candidates that clash (share track) with the routes
-    already chosen, so "the best route still possible for train j" is the
-    lowest clear bit.  The bound for the trains still to place is the sum of
-    those best routes: an upper bound, so pruning never loses the optimum.
-    Symmetry is broken: when the route of a train also suits the next
-    (shorter or equal) train, that train takes a route ranked after it (all
-    lists share one order, so adjacent swaps sort any optimum into this form);
-    and if a train runs nothing neither do the shorter ones.
+    Branch and bound over the trains, longest first (see :class:`_Packer`).
     Returns (total, [(train id, route), ...]) for the trains that run.
     """
     if not trains:
         return 0, []
     longest = max(d for _, d in trains)
-    routes = _routes if _routes is not None else _prune_detours(all_routes(graph, corp, longest, colors))
+    packer = _Packer(_prune_detours(all_routes(graph, corp, longest, colors)))
     order = sorted(trains, key=lambda t: -t[1])
-    n = len(order)
-    # exact optimum of each suffix of the trains on the whole network: a second bound
-    opt_rest = [0] * (n + 1)
-    if n > 2:
-        for i in range(n - 1, 0, -1):
-            opt_rest[i] = best_routes(graph, corp, order[i:], colors, [r for r in routes if r.stops <= order[i][1]])[0]
-    dists = sorted({d for _, d in order}, reverse=True)
-    lists: dict[int, list[Route]] = {d: sorted((r for r in routes if r.stops <= d), key=lambda r: -r.revenue)
-                                     for d in dists}
-    revs = {d: [r.revenue for r in lists[d]] for d in dists}
-    full = {d: (1 << len(lists[d])) - 1 for d in dists}
-    users: dict[int, dict[int, int]] = {}
-    for d in dists:
+    total, picks = packer.solve(tuple(d for _, d in order))
+    return total, [(order[i][0], r) for i, r in picks]
+
+
+class _Packer:
+    """Choose disjoint routes for trains of given lengths, for the most revenue.
+
+    Each train length has its candidate routes sorted by falling revenue (one
+    shared order), and for every length a bit set of the candidates that clash
+    (share track) with the routes already chosen, so "the best route still
+    possible for train j" is the lowest clear bit.  The bound for the trains
+    still to place is the sum of those best routes, or the exact optimum of
+    those trains on the whole network if smaller: an upper bound either way,
+    so pruning never loses the optimum.  Searched states are remembered with
+    the bound they proved.  Symmetry is broken: when the route of a train also
+    suits the next (shorter or equal) train, that train takes a route ranked
+    after it (adjacent swaps sort any optimum into this form); and if a train
+    runs nothing, neither do the shorter ones after it.
+    """
+
+    def __init__(self, routes: list[Route]):
+        self.routes = sorted(routes, key=lambda r: -r.revenue)
+        self.lists: dict[int, list[Route]] = {}
+        self.revs: dict[int, list[int]] = {}
+        self.full: dict[int, int] = {}
+        self.users: dict[int, dict[int, int]] = {}
+        self.rank: dict[int, dict[int, int]] = {}
+        self.conf: dict[tuple[int, int], int] = {}
+        self.solved: dict[tuple[int, ...], int] = {}
+
+    def prepare(self, d: int) -> None:
+        if d in self.lists:
+            return
+        lst = [r for r in self.routes if r.stops <= d]
+        self.lists[d] = lst
+        self.revs[d] = [r.revenue for r in lst]
+        self.full[d] = (1 << len(lst)) - 1
         u: dict[int, int] = {}
-        for idx, r in enumerate(lists[d]):
+        for idx, r in enumerate(lst):
             for k in _bits(r.mask):
                 u[k] = u.get(k, 0) | (1 << idx)
-        users[d] = u
-    conf_cache: dict[tuple[int, int], int] = {}
+        self.users[d] = u
+        self.rank[d] = {id(r): k for k, r in enumerate(lst)}
 
-    def clash(d: int, r: Route) -> int:
+    def clash(self, d: int, r: Route) -> int:
         key = (d, id(r))
-        c = conf_cache.get(key)
+        c = self.conf.get(key)
         if c is None:
             c = 0
-            u = users[d]
+            u = self.users[d]
             for k in _bits(r.mask):
                 c |= u.get(k, 0)
-            conf_cache[key] = c
+            self.conf[key] = c
         return c
 
-    tdist = [d for _, d in order]
-    # rank of each route in each length's list (all lists share one order: revenue, then a fixed tie order)
-    rank = {d: {id(r): k for k, r in enumerate(lists[d])} for d in dists}
-    after = [sorted({tdist[j] for j in range(i + 1, n)}) for i in range(n)]  # lengths still to place
-    here = [sorted({tdist[j] for j in range(i, n)}) for i in range(n)]
-    best_total = 0
-    best_pick: list[tuple[int, Route]] = []
-    pick: list[tuple[int, Route]] = []
+    def optimum(self, tdist: tuple[int, ...]) -> int:
+        if tdist not in self.solved:
+            self.solved[tdist] = self.solve(tdist)[0]
+        return self.solved[tdist]
 
-    def best_left(d: int, blocked: dict[int, int], start: int) -> int:
-        avail = full[d] & ~blocked[d]
-        if start:
-            avail &= ~((1 << start) - 1)
-        if not avail:
-            return 0
-        return revs[d][(avail & -avail).bit_length() - 1]
+    def solve(self, tdist: tuple[int, ...]) -> tuple[int, list[tuple[int, Route]]]:
+        n = len(tdist)
+        for d in set(tdist):
+            self.prepare(d)
+        opt_rest = [0] * (n + 1)
+        if n > 2:
+            for i in range(n - 1, 0, -1):
+                opt_rest[i] = self.optimum(tdist[i:])
+        lists, revs, full, rank = self.lists, self.revs, self.full, self.rank
+        after = [sorted({tdist[j] for j in range(i + 1, n)}) for i in range(n)]  # lengths still to place
+        here = [sorted({tdist[j] for j in range(i, n)}) for i in range(n)]
+        best_total = 0
+        best_pick: list[tuple[int, Route]] = []
+        pick: list[tuple[int, Route]] = []
+        seen: dict[tuple, int] = {}  # state -> proven upper bound on what the rest can add
 
-    def bound(i: int, blocked: dict[int, int], start: int) -> int:
-        total = 0
-        for j in range(i, n):
-            total += best_left(tdist[j], blocked, start if j == i else 0)
-        if opt_rest[i] and opt_rest[i] < total:
-            return opt_rest[i]
-        return total
+        def best_left(d: int, blocked: dict[int, int], start: int) -> int:
+            avail = full[d] & ~blocked[d]
+            if start:
+                avail &= ~((1 << start) - 1)
+            if not avail:
+                return 0
+            return revs[d][(avail & -avail).bit_length() - 1]
 
-    seen: dict[tuple, int] = {}  # state -> proven upper bound on what the rest can add
+        def bound(i: int, blocked: dict[int, int], start: int) -> int:
+            total = 0
+            for j in range(i, n):
+                total += best_left(tdist[j], blocked, start if j == i else 0)
+            if opt_rest[i] and opt_rest[i] < total:
+                return opt_rest[i]
+            return total
 
-    def search(i: int, blocked: dict[int, int], total: int, start: int) -> None:
-        nonlocal best_total, best_pick
-        if total > best_total:
-            best_total = total
-            best_pick = list(pick)
-        if i == n:
-            return
-        key = (i, start) + tuple(blocked[dd] for dd in here[i])
-        ub = seen.get(key)
-        if ub is not None and total + ub <= best_total:
-            return  # the same trains on the same free track were searched already
-        explore(i, blocked, total, start)
-        seen[key] = best_total - total
+        def search(i: int, blocked: dict[int, int], total: int, start: int) -> None:
+            nonlocal best_total, best_pick
+            if total > best_total:
+                best_total = total
+                best_pick = list(pick)
+            if i == n:
+                return
+            key = (i, start) + tuple(blocked[dd] for dd in here[i])
+            ub = seen.get(key)
+            if ub is not None and total + ub <= best_total:
+                return  # the same trains on the same free track were searched already
+            explore(i, blocked, total, start)
+            seen[key] = best_total - total
 
-    def explore(i: int, blocked: dict[int, int], total: int, start: int) -> None:
-        nonlocal best_total, best_pick
-        d = tdist[i]
-        lst = lists[d]
-        rv = revs[d]
-        later = after[i]
-        rest_now = bound(i + 1, blocked, 0)
-        avail = full[d] & ~blocked[d]
-        if start:
-            avail &= ~((1 << start) - 1)
-        while avail:
-            low = avail & -avail
-            avail ^= low
-            k = low.bit_length() - 1
-            if total + rv[k] + rest_now <= best_total:
-                break  # sorted by revenue: no later route can do better
-            r = lst[k]
-            if not later:  # the last train: the first route that fits is its best
+        def explore(i: int, blocked: dict[int, int], total: int, start: int) -> None:
+            d = tdist[i]
+            lst = lists[d]
+            rv = revs[d]
+            later = after[i]
+            rest_now = bound(i + 1, blocked, 0)
+            avail = full[d] & ~blocked[d]
+            if start:
+                avail &= ~((1 << start) - 1)
+            while avail:
+                low = avail & -avail
+                avail ^= low
+                k = low.bit_length() - 1
+                if total + rv[k] + rest_now <= best_total:
+                    break  # sorted by revenue: no later route can do better
+                r = lst[k]
+                if not later:  # the last train: the first route that fits is its best
+                    pick.append((i, r))
+                    search(i + 1, blocked, total + rv[k], 0)
+                    pick.pop()
+                    break
+                nb = dict(blocked)
+                for dd in later:
+                    nb[dd] = blocked[dd] | self.clash(dd, r)
+                nstart = rank[tdist[i + 1]][id(r)] + 1 if r.stops <= tdist[i + 1] else 0
+                if total + rv[k] + bound(i + 1, nb, nstart) <= best_total:
+                    continue
                 pick.append((i, r))
-                search(i + 1, blocked, total + rv[k], 0)
+                search(i + 1, nb, total + rv[k], nstart)
                 pick.pop()
-                break
-            nb = dict(blocked)
-            for dd in later:
-                nb[dd] = blocked[dd] | clash(dd, r)
-            # symmetry: if r also suits the next (shorter or equal) train, that train takes a
-            # route ranked after r (swapping the two never changes the total)
-            if i + 1 < n and r.stops <= tdist[i + 1]:
-                nstart = rank[tdist[i + 1]][id(r)] + 1
-            else:
-                nstart = 0
-            if total + rv[k] + bound(i + 1, nb, nstart) <= best_total:
-                continue
-            pick.append((i, r))
-            search(i + 1, nb, total + rv[k], nstart)
-            pick.pop()
-        # "train i runs nothing" needs no search: trains are longest first, so a
-        # later (shorter) train's route would fit train i just as well.
 
-    search(0, {d: 0 for d in dists}, 0, 0)
-    out = [(order[i][0], r) for i, r in best_pick]
-    return best_total, out
+        search(0, {d: 0 for d in set(tdist)}, 0, 0)
+        return best_total, best_pick
 
 
 def find_route(routes: Sequence[Route], node_ids: Sequence[str], stops_max: int, used_mask: int) -> Route | None:
