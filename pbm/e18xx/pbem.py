@@ -15,6 +15,7 @@ into ordinary ``pass`` actions whenever their player must act.
 """
 from __future__ import annotations
 
+import dataclasses
 import secrets as _secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,7 +30,7 @@ from pbm.errors import PbmError
 from . import actions as A
 from .errors import GameError
 from .game import Game
-from .moves import Move, MoveError, PassRestOfRound, StandingOrders, for_game, format_action, parse_moves
+from .moves import OR_TYPES, Move, MoveError, PassRestOfRound, StandingOrders, format_action, parse_moves
 from .title import load_title
 
 TITLES = ("18GA",)
@@ -237,7 +238,7 @@ def legal_lines(game: Game, limit: int = 40) -> list[str]:
     seen: list[str] = []
     counts: dict[str, int] = {}
     for a in game.legal_actions():
-        text = format_action(a)
+        text = move_text(game, a)
         if a.entity != cur:
             text = f"{text} with {a.entity}" if isinstance(a, A.LayTile) else f"[{a.entity}] {text}"
         verb = text.split()[0]
@@ -256,12 +257,44 @@ def legal_lines(game: Game, limit: int = 40) -> list[str]:
     return seen
 
 
+def move_text(game: Game, a: A.Action) -> str:
+    """An action as a player would write it in a mail (readable, and parsed back by the move language)."""
+    s = game.state
+    if isinstance(a, A.BuyShares) and a.shares:
+        sid = a.shares[0]
+        owner = s.share_owner.get(sid, "")
+        return f"buy {sid.split('_')[0]} {'market' if owner == 'pool' else 'ipo'}"
+    if isinstance(a, A.PlaceToken):
+        try:
+            keys = game._city_ref(a.city)
+        except GameError:
+            keys = []
+        if len(keys) == 1:
+            coord, idx = keys[0]
+            name = game.title.hexes[coord].name or ""
+            if len(s.map.placed[coord].tile.cities()) == 1:
+                return f"token {coord}" + (f"   # {name}" if name else "")
+            return f"token {a.city}   # {coord} {name}, city {idx}".replace(" ,", ",")
+    return format_action(a)
+
+
 def who_acts(game: Game) -> str:
     cur = game.current_entity()
     if cur is None:
         return "nobody (the game is over)"
     ctl = game.controller(cur)
     return cur if ctl == cur else f"{ctl} for {cur}"
+
+
+def readdress(game: Game, player: str, move: Move) -> Move:
+    """A player's operating-round move goes to the company the player is acting for now."""
+    if isinstance(move, PassRestOfRound):
+        return move
+    cur = game.current_entity()
+    if (cur and cur != player and cur in game.state.corporations and game.controller(cur) == player
+            and isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player):
+        return dataclasses.replace(move, entity=cur)
+    return move
 
 
 def _authorize(game: Game, player: str, act: A.Action) -> None:
@@ -320,7 +353,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
         for i, mv in enumerate(parsed, 1):
             if game.finished:
                 raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({game.state.end_reason})")
-            mv = for_game(game, name, mv)
+            mv = readdress(game, name, mv)
             if isinstance(mv, PassRestOfRound):
                 orders.add(game, name)
                 added = True
