@@ -57,19 +57,36 @@ def root(
 @app.command("new-game")
 def new_game(
     ctx: typer.Context,
-    title: str = typer.Argument(..., help="Title: continental-rails (18GA: see `pbm 18xx new-game`)."),
+    title: str = typer.Argument(..., help="Title: continental-rails or 18GA."),
     seed: int = typer.Option(1841, "--seed", help="Game seed: every random draw derives from it."),
     players: Optional[Path] = typer.Option(
         None, "--players", help="CSV: name,email[,character,phone,address,anonymous,hide_address,hide_phone]."
     ),
     name: Optional[str] = typer.Option(None, "--name", help="Game name (default: cr-SEED)."),
     anonymous: bool = typer.Option(False, "--anonymous", help="Hide players' names and contacts (§3.1)."),
+    rule: Optional[list[str]] = typer.Option(None, "--rule", help="18xx: an optional rule (repeat for more)."),
 ) -> None:
-    """Create a new game: 15 positions, humans from --players, the rest computer-played."""
+    """Create a new game: Continental Rails (15 positions, humans from --players, the rest computer-played)
+    or 18GA (2-5 players from --players, in seat order)."""
     from pbm.cr import setup
 
     if title.lower() in ("18ga",):
-        raise PbmError("18GA games are created with `pbm 18xx new-game`")
+        from pbm.e18xx.pbem import create_game as create_18xx
+
+        if players is None:
+            raise PbmError("18GA needs --players FILE.csv (name,email; 2 to 5 players, in seat order)")
+        seats18 = setup.read_players_file(players)
+        with session(ctx) as s:
+            row, secrets = create_18xx(s, title="18GA", seed=seed, name=name, seats=seats18,
+                                       optional_rules=tuple(rule or ()))
+            typer.echo(f"Created game {row.name} (id {row.id}): 18GA, seed {row.seed}, {len(seats18)} players"
+                       + (f", optional rules {', '.join(rule)}" if rule else "") + ".")
+            typer.echo("Player secrets (shown once; pbm stores only a hash — give each to its player):")
+            for number, seat in enumerate(seats18, start=1):
+                typer.echo(f"  #{number} {seat.name} <{seat.email}>: {secrets[number]}")
+        return
+    if rule:
+        raise PbmError("--rule is for 18xx titles")
     if title.lower() not in ("continental-rails", "continental-rails-ii", "cr", "cr2"):
         raise PbmError(f"unknown title {title!r}; known: continental-rails (and 18GA via `pbm 18xx`)")
     seats = setup.read_players_file(players) if players else []

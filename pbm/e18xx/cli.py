@@ -42,6 +42,10 @@ def load_game(path: Path) -> Game:
     """Build the game in ``path`` (export or our own log)."""
     data = _read(path)
     try:
+        if isinstance(data.get("pbm"), dict):  # written by `pbm 18xx export`: replayed under its exact rules
+            from .exchange import replay_export
+
+            return replay_export(data)
         if "settings" in data or (data.get("players") and isinstance(data["players"][0], dict)):
             return Replayer(data).run()
         if "title" in data and "players" in data:

@@ -1,0 +1,203 @@
+"""18xx.games exports in and out of the database.
+
+* :func:`import_export`: an 18xx.games export (JSON) becomes a pbm game that
+  goes on by email: its actions (after undo/redo, with the site's automatic
+  actions) are replayed by our engine and stored as the game's log; the
+  players get secrets (and e-mail addresses from a CSV matched by name).
+* :func:`export_game`: our game in the 18xx.games export format.  Actions name
+  exactly what happened (the certificate bought, the tile copy laid, the routes
+  run by ``run auto``), so ``pbm 18xx replay`` reads it back to the same state.
+  The export also carries a ``pbm`` block with our exact optional rules: a game
+  played here under the rulebook (not the site's behaviour flags) replays under
+  the same rules (:func:`replay_export`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from pbm.cr.setup import SeatRequest
+
+from . import actions as A
+from .errors import GameError, ReplayError
+from .game import Game
+from .pbem import PbemError, Replayed, canonical_title, create_game, players, replay_rows, step
+from .replay import Replayer, effective_actions
+
+SITE_PREFIX = "site_"
+
+
+class ExactReplayer(Replayer):
+    """Replays an export made by pbm under exactly the rules it names in its ``pbm`` block."""
+
+    def __init__(self, export: dict[str, Any], check_cash: bool = True):
+        super().__init__(export, check_cash)
+        rules = [str(r) for r in (export.get("pbm") or {}).get("optional_rules", [])]
+        settings = export.get("settings") or {}
+        self.game = Game(export.get("title", "18GA"), [p["name"] for p in export["players"]],
+                         int(settings.get("seed") or 0), rules, [str(p["id"]) for p in export["players"]])
+        self.total = self.game.total_cash()
+
+
+def replay_export(export: dict[str, Any]) -> Game:
+    """Replay an export: with its exact rules if pbm wrote it, else as an 18xx.games game."""
+    if isinstance(export.get("pbm"), dict):
+        return ExactReplayer(export).run()
+    return Replayer(export).run()
+
+
+def fingerprint(game: Game) -> str:
+    """A digest of the state that matters (money, certificates, map, trains, round, result)."""
+    s = game.state
+    data = {
+        "cash": sorted(s.cash.items()),
+        "shares": sorted(s.share_owner.items()),
+        "map": sorted((h, p.tile_id, p.rotation) for h, p in s.map.placed.items() if p.tile_id),
+        "tokens": sorted((f"{k[0]}-{k[1]}", list(map(str, v))) for k, v in s.map.tokens.items()),
+        "trains": sorted((t, tr.owner) for t, tr in s.trains.items()),
+        "companies": sorted((c.sym, c.owner or "", c.closed) for c in s.companies.values()),
+        "prices": sorted((c.sym, list(c.price) if c.price else None) for c in s.corporations.values()),
+        "round": [s.round.kind, s.turn, s.round.num, s.phase, game.current_entity()],
+        "finished": [s.finished, s.end_reason],
+        "result": sorted(game.result().items()),
+    }
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+# ----------------------------------------------------------------- import
+def import_export(session: Session, export: dict[str, Any], *, name: str | None,
+                  seats: list[SeatRequest] | None = None) -> tuple[Any, dict[int, str], Game]:
+    """Store an 18xx.games export as a pbm game; returns (game row, secrets, engine game)."""
+    from pbm.models import Action18
+
+    if not isinstance(export, dict) or "actions" not in export or "players" not in export:
+        raise PbemError("not an 18xx.games export: it needs 'players' and 'actions'")
+    title = canonical_title(str(export.get("title", "18GA")))
+    if title is None:
+        raise PbemError(f"cannot play {export.get('title')!r} by email; known: 18GA")
+    try:
+        replayer = Replayer(export)
+        game = replayer.run()
+    except GameError as exc:
+        raise PbemError(f"the export does not replay: {exc}") from None
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise PbemError(f"not a valid 18xx.games export ({type(exc).__name__}: {exc})") from None
+    names = list(game.setup.players)
+    by_name = {s.name.lower(): s for s in (seats or [])}
+    unknown = [s.name for s in (seats or []) if s.name not in names and s.name.lower() not in {n.lower() for n in names}]
+    if unknown:
+        raise PbemError(f"the e-mail file names {', '.join(repr(u) for u in unknown)}, not players of this game "
+                        f"(players: {', '.join(names)})")
+    rows = [by_name.get(n.lower()) or SeatRequest(line=0, name=n, email="") for n in names]
+    rows = [SeatRequest(line=r.line, name=n, email=r.email, phone=r.phone) for r, n in zip(rows, names)]
+    settings = export.get("settings") or {}
+    row, secrets = create_game(session, title=title, seed=int(settings.get("seed") or 0),
+                               name=name or f"{title.lower()}-import-{export.get('id', 0)}", seats=rows,
+                               optional_rules=game.optional_rules, player_ids=list(game.setup.player_ids))
+    ended = game.state.end_reason if game.finished and any(
+        a.get("type") == "end_game" for a in effective_actions(export["actions"])) else None
+    row.options = {**row.options, "imported_from": export.get("id"), **({"ended": ended} if ended else {})}
+    # store the log with the seat of the player who controlled each acting entity
+    fresh = Game(title, names, game.setup.seed, game.optional_rules, game.setup.player_ids)
+    number = {n: i for i, n in enumerate(names, 1)}
+    for seq, act in enumerate(game.actions, 1):
+        who = fresh.controller(act.entity)
+        fresh.process(act)
+        session.add(Action18(game_id=row.id, seq=seq, player_number=number.get(who), action=act.to_dict()))
+    row.turn = game.state.turn
+    if game.finished:
+        row.status = "finished"
+    session.flush()
+    return row, secrets, game
+
+
+# ----------------------------------------------------------------- export
+def _entity(game: Game, ent: str, ids: dict[str, str]) -> tuple[Any, str]:
+    if ent in ids:
+        pid = ids[ent]
+        return (int(pid) if pid.isdigit() else pid), "player"
+    if ent in game.state.corporations:
+        return ent, "corporation"
+    return ent, "company"
+
+
+def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[str, str]) -> dict[str, Any]:
+    entity, kind = _entity(game, act.entity, ids)
+    d: dict[str, Any] = {"type": act.type, "entity": entity, "entity_type": kind}
+    if isinstance(act, A.Bid):
+        d.update(company=act.company, price=act.price)
+    elif isinstance(act, A.Par):
+        c = game.state.corporations[act.corporation] if act.corporation in game.state.corporations else None
+        pos = c.par if c is not None and c.par else None
+        d.update(corporation=act.corporation, share_price=f"{act.price},{pos[0]},{pos[1]}" if pos else str(act.price))
+    elif isinstance(act, A.BuyShares):
+        shares = info.get("shares") or list(act.shares)
+        d.update(shares=shares, percent=sum(Game.share_percent(s) for s in shares))
+    elif isinstance(act, A.SellShares):
+        shares = info.get("shares") or list(act.shares)
+        d.update(shares=shares, percent=sum(Game.share_percent(s) for s in shares))
+    elif isinstance(act, A.LayTile):
+        d.update(hex=act.hex, tile=info.get("tile", act.tile), rotation=act.rotation)
+    elif isinstance(act, A.PlaceToken):
+        d.update(city=act.city, slot=act.slot)
+    elif isinstance(act, A.RunRoutes):
+        d.update(routes=info.get("routes", [{"train": r.train, "nodes": list(r.nodes), "revenue": r.revenue}
+                                            for r in act.routes]))
+    elif isinstance(act, A.Dividend):
+        d.update(kind=act.kind)
+    elif isinstance(act, A.BuyTrain):
+        d.update(train=info.get("train", act.train))
+        if act.price is not None:
+            d["price"] = act.price
+    elif isinstance(act, A.DiscardTrain):
+        d.update(train=act.train)
+    elif isinstance(act, A.BuyCompany):
+        d.update(company=act.company, price=act.price)
+    return d
+
+
+def export_game(session: Session, game_row) -> dict[str, Any]:
+    """The game in the 18xx.games export format (plus a ``pbm`` block; see the module docstring)."""
+    from .pbem import action_rows, new_engine
+
+    rows = action_rows(session, game_row)
+    seat_rows = players(session, game_row)
+    opts = game_row.options or {}
+    ids = {p.name: str(pid) for p, pid in zip(seat_rows, opts.get("player_ids") or [p.name for p in seat_rows])}
+    g = new_engine(session, game_row)
+    rep = Replayed(g, g.total_cash())
+    out_actions: list[dict[str, Any]] = []
+    for n, row in enumerate(rows, 1):
+        act = A.action_from_dict(row.action)
+        step(rep, act)
+        d = _export_action(g, act, rep.concrete[-1], ids)
+        d["id"] = n
+        out_actions.append(d)
+    if opts.get("ended") and not g.finished:
+        g.end_game(str(opts["ended"]))
+        out_actions.append({"type": "end_game", "entity": out_actions[-1]["entity"] if out_actions else 0,
+                            "entity_type": "player", "id": len(out_actions) + 1})
+    rules = list(opts.get("optional_rules", []))
+
+    def pid(name: str) -> Any:
+        v = ids[name]
+        return int(v) if v.isdigit() else v
+
+    return {
+        "id": game_row.id,
+        "description": game_row.name,
+        "title": game_row.title,
+        "players": [{"id": pid(p.name), "name": p.name} for p in seat_rows],
+        "settings": {"seed": int(game_row.seed), "optional_rules": [r for r in rules if not r.startswith(SITE_PREFIX)]},
+        "status": "finished" if g.finished else "active",
+        "turn": g.state.turn,
+        "round": {"auction": "Auction Round", "stock": "Stock Round", "operating": "Operating Round"}[g.state.round.kind],
+        "acting": [pid(n) for n in g.acting_players() if n in ids],
+        "result": {str(pid(n)): v for n, v in g.result().items()},
+        "game_end_reason": g.state.end_reason or None,
+        "actions": out_actions,
+        "pbm": {"name": game_row.name, "optional_rules": rules, "fingerprint": fingerprint(g)},
+    }

@@ -1,0 +1,434 @@
+"""18xx games kept in the database and played by email.
+
+A game is a :class:`pbm.models.Game` row (title ``18GA``, seed, name,
+status, ``options``: optional rules and the engine's player ids; ``state``:
+standing orders) with its :class:`pbm.models.Player` rows (seat number, name,
+email, secret hash) and its action log in :class:`pbm.models.Action18` rows.
+The engine game is rebuilt by replaying the log (:func:`load`), so the log is
+the only record of play: nothing else needs to be kept consistent.
+
+:func:`apply` takes one player's moves (a mail, or the moderator on a
+player's behalf) and is all-or-nothing: every move is tried in order on the
+replayed game; the moves are stored only if all are legal (docs/18xx/email.md).
+Standing orders (``pass rest of round``) are kept in ``Game.state`` and turned
+into ordinary ``pass`` actions whenever their player must act.
+"""
+from __future__ import annotations
+
+import dataclasses
+import secrets as _secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Sequence
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from pbm.cr.setup import SeatRequest, hash_secret, new_secret
+from pbm.errors import PbmError
+
+from . import actions as A
+from .errors import GameError
+from .game import Game
+from .moves import OR_TYPES, Move, MoveError, PassRestOfRound, StandingOrders, format_action, parse_moves
+from .title import load_title
+
+TITLES = ("18GA",)
+
+
+class PbemError(PbmError):
+    """A user-facing problem with an 18xx game in the database."""
+
+
+def canonical_title(title: str) -> str | None:
+    """``18ga`` -> ``18GA``; None if not an 18xx title we play by email."""
+    for t in TITLES:
+        if t.lower() == str(title).strip().lower():
+            return t
+    return None
+
+
+def is_18xx(game_row) -> bool:
+    return canonical_title(game_row.title) is not None
+
+
+# ----------------------------------------------------------------- creation
+def _player_range(title: str) -> tuple[int, int]:
+    rng = load_title(title).data["players"]
+    return int(rng["min"]), int(rng["max"])
+
+
+def create_game(session: Session, *, title: str, seed: int, name: str | None, seats: Sequence[SeatRequest],
+                optional_rules: Sequence[str] = (), player_ids: Sequence[str] | None = None
+                ) -> tuple[Any, dict[int, str]]:
+    """Create an 18xx game row and its players; returns (game row, {seat number: secret}).
+
+    The secrets are shown once; only their hashes are stored."""
+    from pbm.models import Game as GameRow
+    from pbm.models import Player
+
+    canon = canonical_title(title)
+    if canon is None:
+        raise PbemError(f"unknown 18xx title {title!r}; known: {', '.join(TITLES)}")
+    lo, hi = _player_range(canon)
+    if not lo <= len(seats) <= hi:
+        raise PbemError(f"{canon} takes {lo} to {hi} players; the players file has {len(seats)}")
+    names = [s.name for s in seats]
+    rules = tuple(optional_rules)
+    try:  # the engine checks names and rules
+        Game(canon, names, seed, rules, player_ids)
+    except GameError as exc:
+        raise PbemError(str(exc)) from None
+    name = name or f"{canon.lower()}-{seed}"
+    if session.scalar(select(GameRow.id).where(GameRow.name == name)) is not None:
+        raise PbemError(f"a game named {name!r} already exists (choose another --name)")
+    row = GameRow(title=canon, name=name, seed=seed, turn=1, status="open", climate="", year=0,
+                  anonymous=False, options={"optional_rules": list(rules),
+                                            "player_ids": [str(p) for p in (player_ids or range(1, len(names) + 1))]},
+                  state={"standing": {}}, turn_key=_secrets.token_hex(16),
+                  created_at=datetime.now(UTC).replace(tzinfo=None))
+    session.add(row)
+    session.flush()
+    secrets: dict[int, str] = {}
+    for number, seat in enumerate(seats, start=1):
+        secret = new_secret()
+        secrets[number] = secret
+        session.add(Player(game_id=row.id, number=number, name=seat.name, email=seat.email or "",
+                           phone=getattr(seat, "phone", "") or "", character=seat.name, human=True,
+                           personality="human", secret_hash=hash_secret(secret)))
+    session.flush()
+    return row, secrets
+
+
+def players(session: Session, game_row) -> list[Any]:
+    from pbm.models import Player
+
+    return list(session.scalars(select(Player).where(Player.game_id == game_row.id).order_by(Player.number)))
+
+
+def player_by_name(session: Session, game_row, name: str):
+    return next((p for p in players(session, game_row) if p.name == name), None)
+
+
+# ----------------------------------------------------------------- loading
+def action_rows(session: Session, game_row) -> list[Any]:
+    from pbm.models import Action18
+
+    return list(session.scalars(select(Action18).where(Action18.game_id == game_row.id).order_by(Action18.seq)))
+
+
+def base_log(session: Session, game_row) -> dict[str, Any]:
+    opts = game_row.options or {}
+    names = [p.name for p in players(session, game_row)]
+    return {"title": game_row.title, "players": names, "seed": int(game_row.seed),
+            "optional_rules": list(opts.get("optional_rules", [])),
+            "player_ids": list(opts.get("player_ids") or names)}
+
+
+@dataclass
+class Replayed:
+    """A game rebuilt from the database, with what the replay saw on the way."""
+
+    game: Game
+    total_cash: int
+    last_routes: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)  # corp -> [(train, Route)]
+    concrete: list[dict[str, Any]] = field(default_factory=list)  # per action: exact shares/routes/tile ids
+
+
+def new_engine(session: Session, game_row) -> Game:
+    log = base_log(session, game_row)
+    return Game(log["title"], log["players"], log["seed"], log["optional_rules"], log["player_ids"])
+
+
+def step(rep: Replayed, act: A.Action) -> None:
+    """Process one action and note what it did (for the PDF and the export)."""
+    g = rep.game
+    s = g.state
+    before = dict(s.share_owner) if isinstance(act, (A.BuyShares, A.SellShares)) else None
+    seller = f"P:{act.entity}"
+    placed_before = dict(s.map.placed) if isinstance(act, A.LayTile) else None
+    trains_before = {t: tr.owner for t, tr in s.trains.items()} if isinstance(act, A.BuyTrain) else None
+    g.process(act)
+    s = g.state
+    info: dict[str, Any] = {}
+    if before is not None:
+        if isinstance(act, A.BuyShares):  # the certificate bought (from the IPO or the market)
+            moved = [sid for sid, owner in s.share_owner.items()
+                     if owner == seller and before.get(sid, "").startswith(("ipo:", "pool"))]
+        else:  # the certificates that went to the market
+            moved = [sid for sid, owner in s.share_owner.items() if owner == "pool" and before.get(sid) != "pool"]
+        info["shares"] = sorted(moved, key=lambda x: (x.split("_")[0], int(x.split("_")[1])))
+    if placed_before is not None:
+        pl = s.map.placed.get(act.hex)  # type: ignore[attr-defined]
+        if pl is not None and pl.tile_id:
+            info["tile"] = pl.tile_id
+    if trains_before is not None:
+        moved = [t for t, tr in s.trains.items() if trains_before.get(t) != tr.owner and tr.owner == f"C:{act.entity}"]
+        if moved:
+            info["train"] = moved[0]
+    if isinstance(act, A.RunRoutes):
+        routes = list(s.round.routes)
+        rep.last_routes[act.entity] = routes
+        info["routes"] = [{"train": t, "nodes": list(r.node_ids()), "revenue": r.revenue} for t, r in routes]
+    rep.concrete.append(info)
+
+
+def replay_rows(session: Session, game_row) -> Replayed:
+    """Replay the stored log; a refused stored action is a corrupt log (PbemError naming it)."""
+    g = new_engine(session, game_row)
+    rep = Replayed(g, g.total_cash())
+    for row in action_rows(session, game_row):
+        try:
+            step(rep, A.action_from_dict(row.action))
+        except GameError as exc:
+            raise PbemError(f"game {game_row.name}: stored action {row.seq} ({row.action.get('type')}) "
+                            f"is refused on replay: {exc}; the moderator may remove it with `pbm 18xx undo`") from None
+    ended = (game_row.options or {}).get("ended")
+    if ended and not g.finished:  # an imported game the players ended on 18xx.games
+        g.end_game(str(ended))
+    return rep
+
+
+def load(session: Session, game_row) -> Game:
+    """The engine game of ``game_row`` (its log replayed)."""
+    return replay_rows(session, game_row).game
+
+
+def standing_orders(game_row) -> StandingOrders:
+    orders = StandingOrders()
+    for name, key in ((game_row.state or {}).get("standing") or {}).items():
+        orders.orders[name] = tuple(key)
+    return orders
+
+
+def _save_standing(game_row, orders: StandingOrders, game: Game) -> None:
+    current = StandingOrders.round_key(game)
+    kept = {n: list(k) for n, k in sorted(orders.orders.items()) if tuple(k) == current}
+    game_row.state = {**(game_row.state or {}), "standing": kept}
+
+
+# ----------------------------------------------------------------- applying moves
+@dataclass
+class Applied:
+    """One action stored: who it is charged to and why it happened."""
+
+    seq: int
+    player: str
+    action: A.Action
+    via: str = ""  # "" (the mover), "standing" (a standing order)
+
+
+@dataclass
+class Outcome:
+    accepted: bool
+    error: str = ""
+    applied: list[Applied] = field(default_factory=list)
+    standing_added: bool = False
+    game: Game | None = None  # the game after the moves (before them if refused)
+    legal: list[str] = field(default_factory=list)  # what the acting entity may do now (if refused)
+    moves: int = 0
+    replayed: Replayed | None = None  # the replay behind ``game`` (last routes, for the PDF)
+
+
+def legal_lines(game: Game, limit: int = 40) -> list[str]:
+    """What the acting entity may do now, in the move language (a short, readable list)."""
+    if game.finished:
+        return ["nothing: the game is over"]
+    cur = game.current_entity()
+    seen: list[str] = []
+    counts: dict[str, int] = {}
+    for a in game.legal_actions():
+        text = move_text(game, a)
+        if a.entity != cur:
+            text = f"{text} with {a.entity}" if isinstance(a, A.LayTile) else f"[{a.entity}] {text}"
+        verb = text.split()[0]
+        counts[verb] = counts.get(verb, 0) + 1
+        if text not in seen:
+            seen.append(text)
+    if len(seen) > limit:
+        out, per = [], {}
+        for t in seen:
+            v = t.split()[0]
+            per[v] = per.get(v, 0) + 1
+            if per[v] <= 6:
+                out.append(t)
+        hidden = len(seen) - len(out)
+        seen = out + [f"... and {hidden} more of the same kinds"]
+    return seen
+
+
+def move_text(game: Game, a: A.Action) -> str:
+    """An action as a player would write it in a mail (readable, and parsed back by the move language)."""
+    s = game.state
+    if isinstance(a, A.BuyShares) and a.shares:
+        sid = a.shares[0]
+        owner = s.share_owner.get(sid, "")
+        return f"buy {sid.split('_')[0]} {'market' if owner == 'pool' else 'ipo'}"
+    if isinstance(a, A.PlaceToken):
+        try:
+            keys = game._city_ref(a.city)
+        except GameError:
+            keys = []
+        if len(keys) == 1:
+            coord, idx = keys[0]
+            name = game.title.hexes[coord].name or ""
+            if len(s.map.placed[coord].tile.cities()) == 1:
+                return f"token {coord}" + (f"   # {name}" if name else "")
+            return f"token {a.city}   # {coord} {name}, city {idx}".replace(" ,", ",")
+    return format_action(a)
+
+
+def who_acts(game: Game) -> str:
+    cur = game.current_entity()
+    if cur is None:
+        return "nobody (the game is over)"
+    ctl = game.controller(cur)
+    return cur if ctl == cur else f"{ctl} for {cur}"
+
+
+def readdress(game: Game, player: str, move: Move) -> Move:
+    """A player's operating-round move goes to the company the player is acting for now."""
+    if isinstance(move, PassRestOfRound):
+        return move
+    cur = game.current_entity()
+    if (cur and cur != player and cur in game.state.corporations and game.controller(cur) == player
+            and isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player):
+        return dataclasses.replace(move, entity=cur)
+    return move
+
+
+def _authorize(game: Game, player: str, act: A.Action) -> None:
+    """A player moves only for themselves, a company they preside, or a private they (or it) own."""
+    ctl = game.controller(act.entity)
+    if ctl != player:
+        raise GameError(f"{player} may not act for {act.entity} (controlled by {ctl or 'nobody'})")
+
+
+def apply(session: Session, game_row, player_number: int, moves: str | Sequence[Move], *,
+          message_id: int | None = None, check_cash: bool = True) -> Outcome:
+    """Try ``moves`` (text in the move language, or parsed moves) for seat ``player_number``.
+
+    All or nothing: if any move is refused, nothing is stored and the outcome
+    says which move and why, with what is legal now."""
+    from pbm.models import Action18
+
+    if game_row.status != "open":
+        raise PbemError(f"game {game_row.name} is {game_row.status}; it takes no more moves")
+    seats = {p.number: p for p in players(session, game_row)}
+    if player_number not in seats:
+        raise PbemError(f"game {game_row.name} has no player {player_number} (seats 1-{len(seats)})")
+    seat = seats[player_number]
+    name = seat.name
+    rep = replay_rows(session, game_row)
+    game = rep.game
+    stored = len(game.actions)
+
+    def refuse(why: str) -> Outcome:
+        fresh = replay_rows(session, game_row)
+        return Outcome(False, why, game=fresh.game, legal=legal_lines(fresh.game), replayed=fresh)
+
+    try:
+        parsed = parse_moves(moves, name) if isinstance(moves, str) else list(moves)
+    except MoveError as exc:
+        return refuse(str(exc))
+    if not parsed:
+        return refuse("no moves found (write one move per line, e.g. 'pass')")
+    orders = standing_orders(game_row)
+    number_of = {p.name: p.number for p in seats.values()}
+    charged: list[tuple[str, A.Action, str]] = []
+    added = False
+    n_actions = 0
+
+    def run_standing() -> None:
+        for act in orders.apply(game):
+            rep.concrete.append({})
+            charged.append((game.controller(act.entity), act, "standing"))
+            if check_cash and game.total_cash() != rep.total_cash:
+                raise GameError(f"internal error: cash not conserved after {format_action(act)}")
+
+    try:
+        if game.finished:
+            raise GameError(f"the game is over ({game.state.end_reason})")
+        run_standing()  # orders due before this mail (e.g. after an undo)
+        for i, mv in enumerate(parsed, 1):
+            if game.finished:
+                raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({game.state.end_reason})")
+            mv = readdress(game, name, mv)
+            if isinstance(mv, PassRestOfRound):
+                orders.add(game, name)
+                added = True
+                run_standing()
+                continue
+            try:
+                _authorize(game, name, mv)
+                step(rep, mv)
+            except GameError as exc:
+                raise GameError(f"move {i} ({format_action(mv)}): {exc}") from None
+            n_actions += 1
+            charged.append((name, mv, ""))
+            if check_cash and game.total_cash() != rep.total_cash:
+                raise GameError(f"internal error: cash not conserved after {format_action(mv)}")
+            run_standing()
+    except GameError as exc:
+        return refuse(str(exc))
+    seq = stored
+    applied: list[Applied] = []
+    for who, act, via in charged:
+        seq += 1
+        data = act.to_dict()
+        if via:
+            data["_via"] = via
+        session.add(Action18(game_id=game_row.id, seq=seq, player_number=number_of.get(who),
+                             action=data, message_id=message_id))
+        applied.append(Applied(seq, who, act, via))
+    _save_standing(game_row, orders, game)
+    game_row.turn = game.state.turn
+    if game.finished:
+        game_row.status = "finished"
+    session.flush()
+    return Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep)
+
+
+def _fmt(mv: Move) -> str:
+    return "pass rest of round" if isinstance(mv, PassRestOfRound) else format_action(mv)
+
+
+def undo(session: Session, game_row) -> Any:
+    """Remove the last stored action (moderator); returns the removed row."""
+    from pbm.models import Action18
+
+    rows = action_rows(session, game_row)
+    if not rows:
+        raise PbemError(f"game {game_row.name} has no actions to undo")
+    last = rows[-1]
+    session.execute(delete(Action18).where(Action18.id == last.id))
+    if game_row.status == "finished":
+        game_row.status = "open"
+    game = load(session, game_row)
+    game_row.turn = game.state.turn
+    session.flush()
+    return last
+
+
+def action_count(session: Session, game_row) -> int:
+    from pbm.models import Action18
+
+    return int(session.scalar(select(func.count()).select_from(Action18).where(Action18.game_id == game_row.id)) or 0)
+
+
+def pick_18xx_game(session: Session, game: str | None):
+    """The 18xx game named, or the only one in the database."""
+    from pbm.cliutil import pick_game
+    from pbm.models import Game as GameRow
+
+    rows = [g for g in session.scalars(select(GameRow).order_by(GameRow.id)) if is_18xx(g)]
+    if game is None:
+        if len(rows) == 1:
+            return rows[0]
+        if not rows:
+            raise PbemError("no 18xx game in this database (create one with `pbm new-game 18GA --players FILE.csv`)")
+        raise PbemError(f"this database holds {len(rows)} 18xx games ({', '.join(g.name for g in rows)}); name one")
+    row = pick_game(session, game)
+    if not is_18xx(row):
+        raise PbemError(f"game {row.name} is a {row.title} game, not an 18xx game")
+    return row

@@ -1,0 +1,374 @@
+"""The state of an 18xx game as a PDF (mailed after every accepted move).
+
+Page 1: the map — every hex with its coordinate, laid tiles drawn from their
+geometry (track from edge to edge or to a city/town, cities with their
+station circles and tokens), off-boards, and the routes each company ran
+last.  Page 2: the stock chart with company markers, the players' holdings,
+the companies, private companies and the depot.
+
+Drawn straight on a reportlab canvas in invariant mode: the same game gives
+the same bytes.  Text is drawn with ``drawString`` (no markup is interpreted)
+and cut to the characters the standard fonts have.
+"""
+from __future__ import annotations
+
+import io
+import math
+from typing import TYPE_CHECKING
+
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A3
+from reportlab.pdfgen.canvas import Canvas
+
+from .hexgrid import to_xy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .game import Game
+    from .pbem import Replayed
+
+PAGE = A3
+MARGIN = 28.0
+FILL = {"white": "#f4f1e6", "yellow": "#f5e663", "green": "#8fcf7a", "brown": "#c79a6b", "gray": "#bdbdbd",
+        "red": "#e06666", "blue": "#9fc5e8"}
+CORP_COLORS = ["#1f4e9c", "#b22222", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037", "#ad1457",
+               "#33691e", "#283593"]
+# edge -> (dx, dy) of the neighbour in doubled coordinates (pointy-topped; y grows downwards)
+POINTY_DIRS = {0: (-1, 1), 1: (-2, 0), 2: (-1, -1), 3: (1, -1), 4: (2, 0), 5: (1, 1)}
+FLAT_DIRS = {0: (0, 2), 1: (-1, 1), 2: (-1, -1), 3: (0, -2), 4: (1, -1), 5: (1, 1)}
+
+
+def _t(text: object, limit: int = 60) -> str:
+    """Text the standard fonts can show (others become '?'), on one line."""
+    s = " ".join(str(text).split())[:limit]
+    return s.encode("cp1252", errors="replace").decode("cp1252")
+
+
+class MapGeometry:
+    """Hex centres and edge midpoints in page points."""
+
+    def __init__(self, game: "Game", box: tuple[float, float, float, float]):
+        self.layout = game.title.layout
+        coords = list(game.title.hexes)
+        xy = {c: to_xy(c, self.layout) for c in coords}
+        xs = [p[0] for p in xy.values()]
+        ys = [p[1] for p in xy.values()]
+        x0, y0, x1, y1 = box
+        if self.layout == "pointy":  # unit: R (hex radius); centre = (x * W/2, y * 1.5R), W = sqrt(3) R
+            span_x = (max(xs) - min(xs)) * math.sqrt(3) / 2 + math.sqrt(3)
+            span_y = (max(ys) - min(ys)) * 1.5 + 2
+        else:
+            span_x = (max(xs) - min(xs)) * 1.5 + 2
+            span_y = (max(ys) - min(ys)) * math.sqrt(3) / 2 + math.sqrt(3)
+        self.r = min((x1 - x0) / span_x, (y1 - y0) / span_y)
+        self.minx, self.miny = min(xs), min(ys)
+        self.left, self.top = x0, y1
+        self.dirs = POINTY_DIRS if self.layout == "pointy" else FLAT_DIRS
+
+    def _unit(self, x: float, y: float) -> tuple[float, float]:
+        if self.layout == "pointy":
+            return x * math.sqrt(3) / 2, y * 1.5
+        return x * 1.5, y * math.sqrt(3) / 2
+
+    def centre(self, coord: str) -> tuple[float, float]:
+        x, y = to_xy(coord, self.layout)
+        ux, uy = self._unit(x - self.minx, y - self.miny)
+        if self.layout == "pointy":
+            ux, uy = ux + math.sqrt(3) / 2, uy + 1
+        else:
+            ux, uy = ux + 1, uy + math.sqrt(3) / 2
+        return self.left + ux * self.r, self.top - uy * self.r
+
+    def edge_mid(self, coord: str, edge: int) -> tuple[float, float]:
+        cx, cy = self.centre(coord)
+        dx, dy = self.dirs[edge]
+        ux, uy = self._unit(dx, dy)
+        return cx + ux * self.r / 2, cy - uy * self.r / 2
+
+    def corners(self, coord: str) -> list[tuple[float, float]]:
+        cx, cy = self.centre(coord)
+        start = 90 if self.layout == "pointy" else 0
+        return [(cx + self.r * math.cos(math.radians(start + 60 * k)), cy + self.r * math.sin(math.radians(start + 60 * k)))
+                for k in range(6)]
+
+
+def node_positions(geo: MapGeometry, coord: str, tile, rotation: int) -> list[tuple[float, float]]:
+    """Where each node of a tile is drawn: the centre, or pulled towards its edges when there are several."""
+    cx, cy = geo.centre(coord)
+    n = len(tile.nodes)
+    if n <= 1:
+        return [(cx, cy)] * n
+    out = []
+    node_edges = tile.node_edges(rotation)
+    for i in range(n):
+        edges = sorted(node_edges[i])
+        if edges:
+            mx = sum(geo.edge_mid(coord, e)[0] for e in edges) / len(edges)
+            my = sum(geo.edge_mid(coord, e)[1] for e in edges) / len(edges)
+            px, py = cx + (mx - cx) * 0.55, cy + (my - cy) * 0.55
+            if abs(px - cx) < 1e-6 and abs(py - cy) < 1e-6:
+                ang = math.radians(90 + 360 * i / n)
+                px, py = cx + geo.r * 0.4 * math.cos(ang), cy + geo.r * 0.4 * math.sin(ang)
+        else:
+            ang = math.radians(90 + 360 * i / n)
+            px, py = cx + geo.r * 0.4 * math.cos(ang), cy + geo.r * 0.4 * math.sin(ang)
+        out.append((px, py))
+    # nodes that landed on the same spot are spread apart
+    for i in range(n):
+        for j in range(i):
+            if abs(out[i][0] - out[j][0]) < geo.r * 0.2 and abs(out[i][1] - out[j][1]) < geo.r * 0.2:
+                ang = math.radians(90 + 360 * i / n)
+                out[i] = (cx + geo.r * 0.45 * math.cos(ang), cy + geo.r * 0.45 * math.sin(ang))
+    return out
+
+
+def _corp_colors(game: "Game") -> dict[str, str]:
+    return {sym: CORP_COLORS[i % len(CORP_COLORS)] for i, sym in enumerate(game.state.corporations)}
+
+
+def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float]) -> None:
+    g = rep.game
+    s = g.state
+    m = s.map
+    geo = MapGeometry(g, box)
+    r = geo.r
+    ccol = _corp_colors(g)
+    positions: dict[str, list[tuple[float, float]]] = {}
+    # hexes and track
+    for coord, hd in g.title.hexes.items():
+        pl = m.placed[coord]
+        tile = pl.tile
+        color = tile.color if pl.tile_id else hd.color
+        pts = geo.corners(coord)
+        path = c.beginPath()
+        path.moveTo(*pts[0])
+        for p in pts[1:]:
+            path.lineTo(*p)
+        path.close()
+        c.setFillColor(colors.HexColor(FILL.get(color, FILL["white"])))
+        c.setStrokeColor(colors.HexColor("#777777"))
+        c.setLineWidth(0.5)
+        c.drawPath(path, stroke=1, fill=1)
+        nodes = node_positions(geo, coord, tile, pl.rotation)
+        positions[coord] = nodes
+        c.setStrokeColor(colors.black)
+        c.setLineWidth(max(1.0, r * 0.14))
+        cx, cy = geo.centre(coord)
+        for a, b in tile.rotated_paths(pl.rotation):
+            pa = geo.edge_mid(coord, a[1]) if a[0] == "e" else nodes[a[1]]
+            pb = geo.edge_mid(coord, b[1]) if b[0] == "e" else nodes[b[1]]
+            if a[0] == "e" and b[0] == "e":
+                p = c.beginPath()
+                p.moveTo(*pa)
+                p.curveTo(pa[0] + (cx - pa[0]) * 0.5, pa[1] + (cy - pa[1]) * 0.5,
+                          pb[0] + (cx - pb[0]) * 0.5, pb[1] + (cy - pb[1]) * 0.5, *pb)
+                c.drawPath(p, stroke=1, fill=0)
+            else:
+                c.line(pa[0], pa[1], pb[0], pb[1])
+    # cities, towns, off-boards, tokens and labels (over the track)
+    for coord, hd in g.title.hexes.items():
+        pl = m.placed[coord]
+        tile = pl.tile
+        nodes = positions[coord]
+        cx, cy = geo.centre(coord)
+        for i, node in enumerate(tile.nodes):
+            px, py = nodes[i]
+            if node.kind == "city":
+                slots = m.tokens.get((coord, i)) or [None] * max(1, node.slots)
+                rad = r * (0.24 if len(slots) == 1 else 0.19)
+                total_w = rad * 2 * len(slots)
+                for k, holder in enumerate(slots):
+                    sx = px - total_w / 2 + rad + 2 * rad * k
+                    c.setLineWidth(0.8)
+                    c.setStrokeColor(colors.black)
+                    fill = colors.white
+                    if holder and holder != "N":
+                        fill = colors.HexColor(ccol.get(holder, "#444444"))
+                    elif holder == "N":
+                        fill = colors.HexColor("#999999")
+                    c.setFillColor(fill)
+                    c.circle(sx, py, rad, stroke=1, fill=1)
+                    if holder:
+                        c.setFillColor(colors.white)
+                        c.setFont("Helvetica-Bold", max(3.5, rad * 0.75))
+                        c.drawCentredString(sx, py - rad * 0.28, _t(holder, 4))
+                    else:
+                        res = m.reservations.get((coord, i))
+                        if res:
+                            c.setFillColor(colors.HexColor("#555555"))
+                            c.setFont("Helvetica", max(3, rad * 0.6))
+                            c.drawCentredString(sx, py - rad * 0.22, _t(res, 4))
+            elif node.kind == "town":
+                c.setFillColor(colors.black)
+                c.circle(px, py, r * 0.09, stroke=0, fill=1)
+            if node.kind in ("city", "town", "offboard"):
+                value = node.revenue_for(g.phase_colors())
+                if value:
+                    c.setFillColor(colors.black)
+                    c.setFont("Helvetica", max(3.5, r * 0.2))
+                    c.drawCentredString(px + r * 0.38, py + r * 0.25, str(value))
+        # labels: coordinate (top), place name, tile number (bottom)
+        c.setFillColor(colors.HexColor("#333333"))
+        c.setFont("Helvetica", max(3.5, r * 0.2))
+        c.drawCentredString(cx, cy + r * 0.68, coord)
+        if hd.name:
+            c.setFont("Helvetica-Oblique", max(3, r * 0.17))
+            c.drawCentredString(cx, cy - r * 0.62, _t(hd.name, 18))
+        if pl.tile_id:
+            c.setFont("Helvetica-Bold", max(3, r * 0.17))
+            c.drawString(cx + r * 0.3, cy - r * 0.45, _t(tile.name, 8))
+        if hd.cost and not pl.tile_id:
+            c.setFont("Helvetica", max(3, r * 0.16))
+            c.drawString(cx - r * 0.6, cy - r * 0.45, f"${hd.cost}")
+    # the routes each company ran last
+    legend = []
+    for k, (corp, routes) in enumerate(sorted(rep.last_routes.items())):
+        col = colors.HexColor(ccol.get(corp, "#000000"))
+        c.setStrokeColor(col)
+        c.setLineWidth(max(0.8, r * 0.06))
+        c.setDash(4, 2)
+        off = (k % 4 - 1.5) * r * 0.04
+        parts = []
+        for train, route in routes:
+            pts = [positions[h][i] for h, i in route.nodes if h in positions and i < len(positions[h])]
+            for a, b in zip(pts, pts[1:]):
+                c.line(a[0] + off, a[1] + off, b[0] + off, b[1] + off)
+            parts.append(f"{train}: {'-'.join(route.hexes())} ({route.revenue})")
+        c.setDash()
+        if parts:
+            legend.append((corp, "; ".join(parts)))
+    y = MARGIN
+    for corp, text in reversed(legend):
+        c.setFillColor(colors.HexColor(ccol.get(corp, "#000000")))
+        c.setFont("Helvetica", 7)
+        c.drawString(box[0], y, _t(f"{corp} last ran {text}", 200))
+        y += 9
+    if legend:
+        c.setFillColor(colors.black)
+        c.setFont("Helvetica-Bold", 7)
+        c.drawString(box[0], y, "Routes run last (dashed):")
+
+
+def _row(c: Canvas, x: float, y: float, cells: list[str], widths: list[float], bold: bool = False) -> None:
+    c.setFont("Helvetica-Bold" if bold else "Helvetica", 8)
+    for text, w in zip(cells, widths):
+        c.drawString(x, y, _t(text, int(w / 3.6)))
+        x += w
+
+
+def draw_market(c: Canvas, g: "Game", x: float, top: float, width: float) -> float:
+    """The stock chart with company markers; returns the y below it."""
+    market = g.title.market
+    cols = max(len(row) for row in market)
+    cw = width / cols
+    ch = 26.0
+    ccol = _corp_colors(g)
+    c.setFillColor(colors.black)
+    c.setFont("Helvetica-Bold", 11)
+    c.drawString(x, top, "Stock chart")
+    top -= 6
+    for ri, row in enumerate(market):
+        for ci, cell in enumerate(row):
+            if cell is None:
+                continue
+            x0, y0 = x + ci * cw, top - (ri + 1) * ch
+            fill = {"y": "#fff59d", "e": "#ef9a9a", "p": "#e0e0e0"}.get(cell.kind, "#ffffff")
+            c.setFillColor(colors.HexColor(fill))
+            c.setStrokeColor(colors.HexColor("#555555"))
+            c.setLineWidth(1.4 if cell.kind == "p" else 0.5)
+            c.rect(x0, y0, cw, ch, stroke=1, fill=1)
+            c.setFillColor(colors.black)
+            c.setFont("Helvetica", 7)
+            c.drawString(x0 + 2, y0 + ch - 8, str(cell.price))
+            corps = g.state.market.get((ri, ci), [])
+            for k, sym in enumerate(corps):
+                c.setFillColor(colors.HexColor(ccol.get(sym, "#000000")))
+                c.setFont("Helvetica-Bold", 6.5)
+                c.drawString(x0 + 2 + (k % 2) * cw / 2, y0 + 9 - (k // 2) * 7, _t(sym, 4))
+    c.setFillColor(colors.black)
+    c.setFont("Helvetica", 7)
+    bottom = top - len(market) * ch - 10
+    c.drawString(x, bottom, "gray: par values (thick border); yellow: no certificate limit; red: ends the game")
+    return bottom - 14
+
+
+def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
+    s = g.state
+    c.setFillColor(colors.black)
+    c.setFont("Helvetica-Bold", 11)
+    c.drawString(x, y, "Players (priority order)")
+    y -= 13
+    widths = [110, 55, 55, 60, 430]
+    _row(c, x, y, ["player", "cash", "certs", "worth", "shares (* president) and privates"], widths, bold=True)
+    for p in s.players:
+        y -= 11
+        held = []
+        for sym in s.corporations:
+            pct = g.percent_of(p.key, sym)
+            if pct:
+                held.append(f"{sym} {pct}%" + ("*" if g.president(sym) == p.name else ""))
+        held += [co.sym for co in s.companies.values() if co.owner == p.key and not co.closed]
+        _row(c, x, y, [p.name + (" (bankrupt)" if p.bankrupt else ""), f"${s.cash[p.key]}",
+                       f"{g.num_certs(p.name)}/{g.cert_limit()}", f"${g.player_value(p.name)}", ", ".join(held) or "-"],
+             widths)
+    y -= 20
+    c.setFont("Helvetica-Bold", 11)
+    c.drawString(x, y, "Corporations")
+    y -= 13
+    widths = [40, 45, 45, 55, 80, 55, 55, 110, 230]
+    _row(c, x, y, ["corp", "price", "par", "cash", "president", "IPO", "market", "trains", "stations"], widths, bold=True)
+    for corp in s.corporations.values():
+        y -= 11
+        if not corp.ipoed:
+            _row(c, x, y, [corp.sym, "-", "-", "-", "-", "", "", "", f"not started (home {corp.home})"], widths)
+            continue
+        stations = " ".join(t[0] for t in corp.tokens if t)
+        trains = " ".join(s.trains[t].name for t in corp.trains) or "-"
+        _row(c, x, y, [corp.sym, f"${g.share_price(corp.sym)}", f"${g._par_price(corp.sym)}", f"${s.cash[corp.key]}",
+                       g.president(corp.sym) or "-", f"{g.percent_of(f'ipo:{corp.sym}', corp.sym)}%",
+                       f"{g.percent_of('pool', corp.sym)}%", trains,
+                       (stations or "-") + ("" if corp.floated else "  (not floated)")], widths)
+    y -= 20
+    c.setFont("Helvetica-Bold", 11)
+    c.drawString(x, y, "Private companies")
+    y -= 13
+    widths = [50, 200, 60, 60, 200]
+    _row(c, x, y, ["sym", "name", "value", "revenue", "owner"], widths, bold=True)
+    for co in s.companies.values():
+        y -= 11
+        owner = "closed" if co.closed else (co.owner[2:] if co.owner else "bank")
+        _row(c, x, y, [co.sym, co.name, f"${co.value}", f"${co.revenue}", owner], widths)
+    y -= 20
+    depot = g._depot_trains()
+    c.setFont("Helvetica", 9)
+    c.drawString(x, y, _t(f"Phase {g.phase.name} (train limit {g.phase.train_limit}). Bank ${s.cash['bank']}. Depot offers: "
+                          + (", ".join(f"{s.trains[t].name} (${s.trains[t].price})" for t in depot) or "nothing"), 200))
+    return y - 14
+
+
+def render_pdf(rep: "Replayed", name: str) -> bytes:
+    """The PDF of the game's state (deterministic bytes)."""
+    from .pbem import who_acts
+
+    g = rep.game
+    s = g.state
+    buf = io.BytesIO()
+    c = Canvas(buf, pagesize=PAGE, invariant=1, pageCompression=1)
+    c.setTitle(_t(f"{g.title.name} {name}", 100))
+    c.setAuthor("pbm")
+    c.setCreator("pbm")
+    w, h = PAGE
+    where = {"auction": "Private auction", "stock": f"Stock round {s.turn}",
+             "operating": f"Operating round {s.turn}.{s.round.num}"}[s.round.kind]
+    status = f"game over ({s.end_reason})" if s.finished else f"to act: {who_acts(g)}"
+    head = f"{g.title.name} - {name} - {where} - phase {g.phase.name} - action {len(g.actions)} - {status}"
+    c.setFont("Helvetica-Bold", 13)
+    c.drawString(MARGIN, h - MARGIN, _t(head, 160))
+    draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14))
+    c.showPage()
+    c.setFont("Helvetica-Bold", 13)
+    c.drawString(MARGIN, h - MARGIN, _t(head, 160))
+    y = draw_market(c, g, MARGIN, h - MARGIN - 24, w - 2 * MARGIN)
+    draw_tables(c, g, MARGIN, y - 6)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
