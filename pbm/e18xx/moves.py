@@ -25,7 +25,7 @@ raises :class:`MoveError` naming the line and what was expected.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Union
 
 from . import actions as A
@@ -209,7 +209,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     cur = game.current_entity()
     if cur and cur != player and game.controller(cur) == player and cur in game.state.corporations:
         if isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player:
-            return type(move)(**{**{f: getattr(move, f) for f in move.__dataclass_fields__}, "entity": cur})
+            return replace(move, entity=cur)
     return move
 
 

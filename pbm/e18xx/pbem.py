@@ -15,7 +15,6 @@ into ordinary ``pass`` actions whenever their player must act.
 """
 from __future__ import annotations
 
-import dataclasses
 import secrets as _secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,7 +29,7 @@ from pbm.errors import PbmError
 from . import actions as A
 from .errors import GameError
 from .game import Game
-from .moves import OR_TYPES, Move, MoveError, PassRestOfRound, StandingOrders, format_action, parse_moves
+from .moves import Move, MoveError, PassRestOfRound, StandingOrders, for_game, format_action, parse_moves
 from .title import load_title
 
 TITLES = ("18GA",)
@@ -288,13 +287,7 @@ def who_acts(game: Game) -> str:
 
 def readdress(game: Game, player: str, move: Move) -> Move:
     """A player's operating-round move goes to the company the player is acting for now."""
-    if isinstance(move, PassRestOfRound):
-        return move
-    cur = game.current_entity()
-    if (cur and cur != player and cur in game.state.corporations and game.controller(cur) == player
-            and isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player):
-        return dataclasses.replace(move, entity=cur)
-    return move
+    return for_game(game, player, move)
 
 
 def _authorize(game: Game, player: str, act: A.Action) -> None:
