@@ -26,53 +26,8 @@ from typing import Iterable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from pbm.cr.engine.tables import BOND_RATE, CLIMATES, Climate, climate  # noqa: F401 (§5: one table)
 from pbm.models import Game, Holding, Line, Player, PrivateCompany, Railroad, Route, Town
-
-# ---------------------------------------------------------------------------
-# §5: the economic climate table
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Climate:
-    """One row of the §5 climate chart (plus the build cost of ruling R-O4)."""
-
-    name: str
-    rank: int  # 0 = Panic … 8 = Boom
-    market: str  # stock market effect
-    loan_rate: float  # bank loan interest, per turn
-    credit_margin: float  # §3.5A credit margin
-    build_min: int  # §4.6B minimum cost to lay track, $ per mile (ruling R-O4)
-
-    @property
-    def deposit_rate(self) -> float:
-        """§5: players receive half the loan rate on unspent cash."""
-        return self.loan_rate / 2
-
-
-CLIMATES: tuple[Climate, ...] = (
-    Climate("Panic", 0, "panic bear", 0.16, 0.600, 200),
-    Climate("Depression", 1, "strong bear", 0.15, 0.625, 225),
-    Climate("Mild Depression", 2, "bear", 0.14, 0.650, 250),
-    Climate("Recession", 3, "mild bear", 0.13, 0.675, 275),
-    Climate("Normal", 4, "mixed", 0.12, 0.700, 300),
-    Climate("Improved", 5, "mild bull", 0.11, 0.725, 325),
-    Climate("Good", 6, "bull", 0.10, 0.750, 350),
-    Climate("Great", 7, "strong bull", 0.09, 0.775, 375),
-    Climate("Boom", 8, "wild bull", 0.08, 0.800, 400),
-)
-_CLIMATE_BY_NAME = {c.name.lower(): c for c in CLIMATES}
-BOND_RATE = 0.06  # §5: railroads pay 6 % on bonds
-
-
-def climate(name: str) -> Climate:
-    """The §5 row for a climate name (case-insensitive)."""
-    try:
-        return _CLIMATE_BY_NAME[name.strip().lower()]
-    except KeyError:
-        raise ValueError(f"unknown economic climate {name!r}; one of: "
-                         + ", ".join(c.name for c in CLIMATES)) from None
-
 
 # ---------------------------------------------------------------------------
 # Fixed limits

@@ -55,7 +55,8 @@ def climate(name: str) -> Climate:
     try:
         return _BY_NAME[name.strip().lower()]
     except KeyError:
-        raise ValueError(f"unknown economic climate {name!r}") from None
+        raise ValueError(f"unknown economic climate {name!r}; one of: "
+                         + ", ".join(c.name for c in CLIMATES)) from None
 
 
 BOND_RATE = 0.06  # §5
