@@ -116,9 +116,11 @@ class SheetFacts:
         return next((s for s in self.stock if s.code == code), None)
 
 
-def sheet_facts(session: Session, game: Game, player: Player) -> SheetFacts:
-    """Everything the turnsheet of ``player`` shows for ``game.turn`` (from ``pbm.cr.queries``)."""
-    view = q.load(session, game)
+def sheet_facts(session: Session, game: Game, player: Player, view: q.View | None = None) -> SheetFacts:
+    """Everything the turnsheet of ``player`` shows for ``game.turn`` (from ``pbm.cr.queries``).
+
+    ``view`` is the start-of-turn view to reuse when sheets of several players are made at once."""
+    view = view if view is not None else q.load(session, game)
     player = view.players.get(player.id, player)
     credit = q.available_credit(view, player)
     facts = SheetFacts(

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from pbm.errors import PbmError
 from pbm.models import Game, Player
+from pbm.cr import queries
 from pbm.turnsheet.facts import sheet_facts
 from pbm.turnsheet.pdf import render_pdf
 from pbm.turnsheet.text import render_text
@@ -52,8 +53,9 @@ def make_sheets(session: Session, game: Game, number: int | None = None, fmt: st
     if game.status != "open":
         raise PbmError(f"game {game.name} is {game.status}: no turnsheets")
     sheets = []
+    view = queries.load(session, game)  # one start-of-turn view for every sheet
     for player in human_players(session, game, number):
-        facts = sheet_facts(session, game, player)
+        facts = sheet_facts(session, game, player, view=view)
         sheets.append(Sheet(player, render_text(facts) if fmt in ("text", "both") else None,
                             render_pdf(facts) if fmt in ("pdf", "both") else None))
     return sheets
