@@ -41,8 +41,13 @@ class AuctionMixin:
             return r.auctioning if len(r.bids.get(r.auctioning, [])) > 1 else None
         return r.auctioning if r.high is not None else None
 
+    def _auction_style(self: "Game") -> str:
+        return str(self.title.data.get("auction", {}).get("style", "waterfall"))
+
     def _auction_current(self: "Game") -> str:
         r = self.state.round
+        if r.pending_par:
+            return r.pending_par[0]
         company = self.active_auction()
         if company:
             if self._site_auction():  # 18xx.games: the lowest bidder speaks
@@ -51,16 +56,30 @@ class AuctionMixin:
         return r.entities[r.index]
 
     def committed(self: "Game", player: str) -> int:
-        return sum(b.price for bids in self.state.round.bids.values() for b in bids if b.player == player)
+        bids = self.state.round.bids.values()
+        if self._auction_style() == "bid_all":  # only a player's high bids hold his cash
+            return sum(max(bs, key=lambda b: b.price).price for bs in bids
+                       if bs and max(bs, key=lambda b: b.price).player == player)
+        return sum(b.price for bs in bids for b in bs if b.player == player)
 
     def max_bid(self: "Game", player: str, company: str) -> int:
         r = self.state.round
-        own = next((b.price for b in r.bids.get(company, []) if b.player == player), 0)
+        bids = r.bids.get(company, [])
+        if self._auction_style() == "bid_all":
+            top = max(bids, key=lambda b: b.price) if bids else None
+            own = top.price if top is not None and top.player == player else 0
+        else:
+            own = next((b.price for b in bids if b.player == player), 0)
         return self.state.cash[f"P:{player}"] - self.committed(player) + own
 
     def min_bid(self: "Game", company: str) -> int:
         r = self.state.round
         comp = self.state.companies[company]
+        if self._auction_style() == "bid_all":
+            bids = r.bids.get(company, [])
+            if not bids:
+                return max(0, comp.min_bid)
+            return max(b.price for b in bids) + int(self.title.data["min_bid_increment"])
         if self._may_purchase(company):
             return comp.min_bid
         if r.high is not None and company == self.active_auction():
@@ -79,6 +98,12 @@ class AuctionMixin:
         cur = self._auction_current()
         if action.entity != cur:
             raise self._not_turn(action.entity)
+        if r.pending_par:
+            self._pending_par_process(action)
+            return
+        if self._auction_style() == "bid_all":
+            self._bid_all_process(action)
+            return
         auctioning = self.active_auction()
         if auctioning and not self._site_auction():
             self._rulebook_auction_turn(action, auctioning)
@@ -147,6 +172,67 @@ class AuctionMixin:
             self._sell_company(winner.player, company, winner.price)
             self._resolve_bids()
 
+    # -- every item open to bids at once (title data: auction.style = "bid_all") --------
+    def _bid_all_process(self: "Game", action: A.Action) -> None:
+        """Bid on any item or pass.  When everybody has passed in a row, every item
+        with bids goes to its high bidder if all items have bids; otherwise each item
+        without a bid gets cheaper (``discount_on_all_pass``) and bidding goes on; an
+        item that becomes free is bid for at $0 by the next player."""
+        r = self.state.round
+        if isinstance(action, A.Pass):
+            r.passed.add(action.entity)
+            self.log(f"{action.entity} passes")
+            if all(p in r.passed for p in r.entities):
+                self._bid_all_passed()
+            if self.state.round is r and r.kind == "auction" and not r.pending_par:
+                r.index = (r.index + 1) % len(r.entities)
+            return
+        if not isinstance(action, A.Bid):
+            raise IllegalAction(f"in the auction you may bid or pass, not {action.type}")
+        comp = self.company(action.company)
+        if comp.owner is not None or comp.closed:
+            raise IllegalAction(f"{comp.sym} is not for sale; for sale: {', '.join(self._auction_companies())}")
+        action = A.Bid(action.entity, comp.sym, action.price)
+        self._check_bid(action)
+        r.passed.discard(action.entity)
+        r.bids.setdefault(comp.sym, []).append(Bid(action.entity, action.price))
+        self.log(f"{action.entity} bids {action.price} for {comp.sym}")
+        r.index = (r.index + 1) % len(r.entities)
+
+    def _bid_all_passed(self: "Game") -> None:
+        r = self.state.round
+        left = self._auction_companies()
+        unbid = [c for c in left if not r.bids.get(c)]
+        if not unbid:
+            for sym in sorted(left, key=lambda c: self.state.companies[c].value):
+                top = max(r.bids[sym], key=lambda b: b.price)
+                self._sell_company(top.player, sym, top.price)
+            self._end_auction()
+            return
+        step = int(self.title.data.get("auction", {}).get("discount_on_all_pass", 5))
+        for sym in unbid:
+            comp = self.state.companies[sym]
+            comp.discount = min(comp.value, comp.discount + step)
+            self.log(f"{sym} minimum bid drops to {comp.min_bid}")
+            if comp.min_bid <= 0:
+                # the next player is deemed to bid $0 for it; that was his turn
+                r.index = (r.index + 1) % len(r.entities)
+                forced = r.entities[r.index]
+                r.bids[sym] = [Bid(forced, 0)]
+                self.log(f"{forced} bids 0 for {sym}, now free")
+        r.passed.clear()
+
+    def _pending_par_process(self: "Game", action: A.Action) -> None:
+        """The buyer of a private that carries a president's certificate sets its starting value."""
+        r = self.state.round
+        assert r.pending_par
+        player, corp = r.pending_par
+        if not isinstance(action, A.Par) or self.corp(action.corporation).sym != corp:
+            raise IllegalAction(f"{player} must set the starting value of {corp} (par {corp} <price>)")
+        self._do_par(player, corp, action.price, pay=False)
+        r.pending_par = None
+        self._end_auction()
+
     def _check_bid(self: "Game", action: A.Bid) -> None:
         low = self.min_bid(action.company)
         if action.price < low:
@@ -210,6 +296,19 @@ class AuctionMixin:
 
     def _end_auction(self: "Game") -> None:
         r = self.state.round
+        s = self.state
+        for comp in s.companies.values():  # a private carrying a president's certificate: par first
+            ab = self.company_ability(comp.sym, "par_on_buy") if comp.owner and not comp.closed else None
+            if ab and not self.corp(ab["corporation"]).ipoed:
+                r.pending_par = (comp.owner[2:], ab["corporation"])  # type: ignore[index]
+                return
+        if self.title.data.get("auction", {}).get("reorder_by_cash"):
+            # 4.1: most cash first; ties keep their order
+            order = {p.name: i for i, p in enumerate(s.players)}
+            s.players.sort(key=lambda p: (-s.cash[p.key], order[p.name]))
+            self.log(f"players reordered by cash: {', '.join(p.name for p in s.players)}")
+            self._start_stock()
+            return
         self._reorder_players(r.index)
         self._start_stock()
 

@@ -69,12 +69,15 @@ class Game(StockMixin, OperatingMixin):
             costs = list(c["tokens"])
             if c["sym"] == "CoG" and "remove_cog_token" in self.optional_rules:
                 costs.pop()
-            corps[c["sym"]] = Corporation(c["sym"], c["name"], home, costs, [None] * len(costs))
+            corps[c["sym"]] = Corporation(c["sym"], c["name"], home, costs, [None] * len(costs),
+                                          size=int(c.get("size", 10)))
         trains: dict[str, Train] = {}
         for td in t.trains:
             for i in range(td.count):
                 tid = f"{td.name}-{i}"
                 trains[tid] = Train(tid, td.name, td.distance, td.price)
+                if len(td.variants) == 1:  # a single variant needs no declaration
+                    trains[tid].variant, trains[tid].kind = td.variants[0]
         cash = {"bank": int(t.data["bank_cash"])}
         start = t.starting_cash(n)
         for p in players:
@@ -86,9 +89,9 @@ class Game(StockMixin, OperatingMixin):
         share_seq: dict[str, int] = {}
         seq = 0
         for c in corps.values():
-            for i in range(9):
+            for i in range(9):  # a five-share corporation's last five are issued when it converts
                 sid = f"{c.sym}_{i}"
-                share_owner[sid] = f"ipo:{c.sym}"
+                share_owner[sid] = f"ipo:{c.sym}" if i < self.certs_for_size(c.size) else f"unissued:{c.sym}"
                 share_seq[sid] = seq
                 seq += 1
         m = MapState.initial(t)
@@ -225,9 +228,9 @@ class Game(StockMixin, OperatingMixin):
         value = s.cash[key]
         for sid, owner in s.share_owner.items():
             if owner == key:
-                corp = s.corporations[sid.split("_")[0]]
+                corp = s.corporations[sid.rsplit("_", 1)[0]]
                 if corp.price and not corp.closed:
-                    value += self.share_price(corp.sym) * self.share_percent(sid) // 10
+                    value += self.share_price(corp.sym) * self.sid_percent(sid) // (100 // corp.size)
         for c in s.companies.values():
             if c.owner == key and not c.closed:
                 value += c.value
@@ -287,7 +290,25 @@ class Game(StockMixin, OperatingMixin):
     # shares -------------------------------------------------------------
     @staticmethod
     def share_percent(sid: str) -> int:
+        """Percent of a ten-share corporation's certificate (use ``sid_percent`` for any size)."""
         return 20 if sid.endswith("_0") else 10
+
+    @staticmethod
+    def certs_for_size(size: int) -> int:
+        """Certificates of a corporation of ``size`` shares (the president's counts two shares)."""
+        return size - 1
+
+    def sid_percent(self, sid: str) -> int:
+        corp = self.state.corporations[sid.rsplit("_", 1)[0]]
+        unit = 100 // corp.size
+        return 2 * unit if sid.endswith("_0") else unit
+
+    def unit(self, corp: str) -> int:
+        """Percent of one share of ``corp`` (10 for a ten-share, 20 for a five-share corporation)."""
+        return 100 // self.state.corporations[corp].size
+
+    def pres_percent(self, corp: str) -> int:
+        return 2 * self.unit(corp)
 
     def shares_of(self, owner: str, corp: str) -> list[str]:
         s = self.state
@@ -299,9 +320,12 @@ class Game(StockMixin, OperatingMixin):
 
     def _share_ids(self, corp: str) -> list[tuple[str, int]]:
         cache = self.__dict__.setdefault("_sid_cache", {})
-        ids = cache.get(corp)
+        size = self.state.corporations[corp].size
+        ids = cache.get((corp, size))
         if ids is None:
-            ids = cache[corp] = [(f"{corp}_{i}", 20 if i == 0 else 10) for i in range(9)]
+            unit = 100 // size
+            ids = cache[(corp, size)] = [(f"{corp}_{i}", 2 * unit if i == 0 else unit)
+                                         for i in range(self.certs_for_size(size))]
         return ids
 
     def percent_of(self, owner: str, corp: str) -> int:
@@ -338,7 +362,7 @@ class Game(StockMixin, OperatingMixin):
         n = 0
         for sid, owner in s.share_owner.items():
             if owner == key:
-                corp = s.corporations[sid.split("_")[0]]
+                corp = s.corporations[sid.rsplit("_", 1)[0]]
                 if corp.price and self.market_cell(corp.sym).kind == "y":
                     continue
                 n += 1
@@ -362,7 +386,7 @@ class Game(StockMixin, OperatingMixin):
         best = max(holders.values()) if holders else 0
         if previous is not None and holders.get(previous, 0) == best:
             return
-        majority = [n for n, v in holders.items() if v == best and v >= 20]
+        majority = [n for n, v in holders.items() if v == best and v >= self.pres_percent(corp)]
         if not majority:
             return
         if previous is None:
@@ -379,6 +403,24 @@ class Game(StockMixin, OperatingMixin):
             self.move_share(sid, swap_to)
         self.move_share(pres_sid, f"P:{new}")
         self.log(f"{new} becomes president of {corp}")
+
+    def _convert(self, corp: str, quiet: bool = False) -> None:
+        """A five-share corporation becomes a ten-share one (4.5.1, 4.4.1): its certificates
+        now count half as much, five more single shares go to its treasury and it gets the
+        title's ``conversion.tokens`` more station tokens."""
+        s = self.state
+        c = s.corporations[corp]
+        if c.size != 5:
+            raise IllegalAction(f"{corp} is already a ten-share corporation")
+        c.size = 10
+        for sid, owner in list(s.share_owner.items()):
+            if owner == f"unissued:{corp}":
+                self.move_share(sid, f"ipo:{corp}")
+        extra = list(self.title.data.get("conversion", {}).get("tokens", []))
+        c.token_costs.extend(extra)
+        c.tokens.extend([None] * len(extra))
+        if not quiet:
+            self.log(f"{corp} converts to a ten-share corporation")
 
     # market ---------------------------------------------------------------
     def _cell_exists(self, r: int, c: int) -> bool:

@@ -107,7 +107,7 @@ def tile_lays(g: "Game", corp: str, special: str | None = None) -> list[A.LayTil
             continue
         placed = s.map.placed[coord]
         want = UPGRADE_NEXT.get(placed.tile.color)
-        if want is None or g.title.hexes[coord].color in ("red", "gray"):
+        if want is None or g.title.hexes[coord].color in ("red", "gray", "blue"):
             continue
         seen: set[tuple] = set()
         for name in names:

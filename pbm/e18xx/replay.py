@@ -15,6 +15,7 @@ from typing import Any, Iterable
 from . import actions as A
 from .errors import GameError, ReplayError
 from .game import Game
+from .title import load_title
 
 IGNORED = {"message", "program_share_pass", "program_buy_shares", "program_disable", "program_auction_bid",
            "program_merger_pass", "program_independent_mines", "program_harzbahn_draft_pass", "program_close_pass",
@@ -58,11 +59,14 @@ class Replayer:
             raise ReplayError("not an 18xx.games export: it needs 'players' and 'actions'")
         self.export = export
         settings = export.get("settings") or {}
-        self.names = {str(p["id"]): p["name"] for p in export["players"]}
+        self.names = {str(p.get("id", p["name"])): p["name"] for p in export["players"]}
         rules = [str(r) for r in settings.get("optional_rules") or []]
-        self.game = Game(export.get("title", "18GA"), [p["name"] for p in export["players"]],
-                         int(settings.get("seed") or 0), rules + [r for r in SITE_RULES if r not in rules],
-                         [str(p["id"]) for p in export["players"]])
+        title = load_title(export.get("title", "18GA"))
+        known = title.data.get("optional_rules", {})
+        site = [r for r in SITE_RULES if r not in rules and r in known]
+        self.game = Game(title.name, [p["name"] for p in export["players"]],
+                         int(settings.get("seed") or 0), rules + site,
+                         [str(p.get("id", p["name"])) for p in export["players"]])
         self.check_cash = check_cash
         self.total = self.game.total_cash()
         self.count = 0
@@ -159,7 +163,7 @@ def summary(game: Game) -> dict[str, Any]:
 
 def expected_result(export: dict[str, Any]) -> dict[str, Any]:
     """The site's result in an export, keyed by player name."""
-    names = {str(p["id"]): p["name"] for p in export["players"]}
+    names = {str(p.get("id", p["name"])): p["name"] for p in export["players"]}
     res = {names.get(str(k), str(k)): int(v) for k, v in (export.get("result") or {}).items()}
     return {"result": dict(sorted(res.items(), key=lambda kv: -kv[1])),
             "finished": export.get("status") == "finished",

@@ -54,6 +54,8 @@ class Corporation:
     par: tuple[int, int] | None = None
     price: tuple[int, int] | None = None
     trains: list[str] = field(default_factory=list)
+    size: int = 10  # shares: 10 (president 20%) or 5 (president 40%)
+    extra_train_limit: int = 0
 
     @property
     def key(self) -> str:
@@ -70,6 +72,8 @@ class Train:
     operated: bool = False
     buyable: bool = True
     obsolete: bool = False
+    variant: str | None = None  # declared variant (e.g. "1G"), None while undeclared
+    kind: str = "passenger"  # passenger / freight / doubler (of the declared variant)
 
 
 @dataclass
@@ -107,6 +111,8 @@ class RoundState:
     pending_home: str | None = None
     laid_hexes: list[str] = field(default_factory=list)
     emergency_sold: bool = False
+    pending_par: tuple[str, str] | None = None  # (player, corporation) who must set a starting value now
+    converted: bool = False  # the operating corporation converted (or declined) this turn
 
 
 @dataclass

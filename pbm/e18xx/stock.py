@@ -62,8 +62,9 @@ class StockMixin(AuctionMixin):
         r = s.round
         if s.round.kind != "stock":
             return
+        rise_sizes = self.title.data.get("sold_out_rise_sizes")
         for c in sorted(s.corporations.values(), key=lambda c: self._sort_key(c)):
-            if c.floated and not c.closed and c.price:
+            if c.floated and not c.closed and c.price and (rise_sizes is None or c.size in rise_sizes):
                 if sum(self.percent_of(p.key, c.sym) for p in s.players) == 100:
                     self.move_up(c)
         self._reorder_players(r.index)
@@ -153,12 +154,27 @@ class StockMixin(AuctionMixin):
             return "you have already bought a certificate this turn"
         if s.round.sold.get(player, {}).get(corp):
             return f"you sold {corp} this round and may not buy it back"
-        price = self.share_price(corp) if owner == "pool" else self._par_price(corp)
+        price = self._buy_price(corp, owner)
         if s.cash[f"P:{player}"] < price:
             return f"{sid} costs {price}, you have {s.cash[f'P:{player}']}"
-        if not self._can_gain(player, corp):
+        if not self._can_gain(player, corp, self.sid_percent(sid)):
             return "certificate limit or 60% holding limit reached"
         return None
+
+    def _incremental(self: "Game") -> bool:
+        """Title data ``capitalization: incremental``: treasury shares sell at the market
+        price and pay the corporation; nothing is paid at floating."""
+        return self.title.data.get("capitalization") == "incremental"
+
+    def _buy_price(self: "Game", corp: str, owner: str) -> int:
+        if owner == "pool" or self._incremental():
+            return self.share_price(corp)
+        return self._par_price(corp)
+
+    def _started_by_private(self: "Game", corp: str) -> bool:
+        """A corporation whose president's certificate comes with a private is not parred in the stock round."""
+        return any(ab.get("type") == "par_on_buy" and ab.get("corporation") == corp
+                   for comp in self.title.data["companies"] for ab in comp.get("abilities", []))
 
     def _par_price(self: "Game", corp: str) -> int:
         c = self.state.corporations[corp]
@@ -178,7 +194,8 @@ class StockMixin(AuctionMixin):
             return False
         cash = self.state.cash[f"P:{player}"]
         low = min(self.title.market[r][c].price for r, c in self.title.par_cells())  # type: ignore[union-attr]
-        return any(not c.ipoed and not c.closed for c in self.state.corporations.values()) and cash >= 2 * low \
+        return any(not c.ipoed and not c.closed and not self._started_by_private(c.sym)
+                   for c in self.state.corporations.values()) and cash >= 2 * low \
             and self.num_certs(player) < self.cert_limit()
 
     def _can_sell_order(self: "Game") -> bool:
@@ -189,12 +206,16 @@ class StockMixin(AuctionMixin):
         return not (len(classes) == 2 and kinds[-1] in ("buy", "par"))
 
     def _sellable_bundles(self: "Game", player: str, corp: str) -> list[int]:
-        """Numbers of 10% units ``player`` may sell of ``corp`` now."""
+        """Numbers of shares ``player`` may sell of ``corp`` now (a share is 10% of a
+        ten-share and 20% of a five-share corporation)."""
         s = self.state
         c = s.corporations[corp]
         if not c.ipoed or not c.price:
             return []
-        if s.turn == 1 and s.round.kind == "stock":
+        if self.title.data.get("sell_after") == "operated":
+            if not c.operated:
+                return []
+        elif s.turn == 1 and s.round.kind == "stock":
             return []
         if s.round.kind == "stock" and not self._can_sell_order():
             return []
@@ -206,12 +227,14 @@ class StockMixin(AuctionMixin):
         room = int(self.title.data["market_share_limit"]) - pool
         is_pres = s.share_owner[f"{corp}_0"] == key
         others = max((self.percent_of(p.key, corp) for p in s.players if p.name != player), default=0)
+        unit = self.unit(corp)
+        pres = self.pres_percent(corp)
         out = []
-        for units in range(1, held // 10 + 1):
-            if units * 10 > room:
+        for units in range(1, held // unit + 1):
+            if units * unit > room:
                 break
-            normal = held - (20 if is_pres else 0)
-            if is_pres and units * 10 > normal and others < 20:
+            normal = held - (pres if is_pres else 0)
+            if is_pres and units * unit > normal and others < pres:
                 break
             out.append(units)
         return out
@@ -289,34 +312,58 @@ class StockMixin(AuctionMixin):
         s = self.state
         corp = sid.split("_")[0]
         owner = s.share_owner[sid]
-        if owner == "pool":
-            price = self.share_price(corp)
-            self.transfer(f"P:{player}", "bank", price)
-        else:
-            price = self._par_price(corp)
-            self.transfer(f"P:{player}", "bank", price)
+        price = self._buy_price(corp, owner)
+        to = s.corporations[corp].key if owner != "pool" and self._incremental() else "bank"
+        self.transfer(f"P:{player}", to, price)
         prev = self.president(corp)
         self.move_share(sid, f"P:{player}")
         self.log(f"{player} buys {sid} for {price}")
+        if owner != "pool" and self.title.data.get("sixth_share_underwriting") and \
+                sid == f"{corp}_4" and s.corporations[corp].size == 10:
+            self._underwrite(corp)
         self.presidency_check(corp, prev)
         self._check_float(corp)
 
-    def _do_par(self: "Game", player: str, corp_sym: str, price: int) -> None:
+    def _underwrite(self: "Game", corp: str) -> None:
+        """4.4: with the sixth share of a ten-share corporation sold, the bank pays for the last
+        four and they go to the open market (which may then hold more than 50%)."""
+        s = self.state
+        left = self.shares_of(f"ipo:{corp}", corp)
+        amount = len(left) * self.share_price(corp)
+        self.transfer("bank", s.corporations[corp].key, amount)
+        for sid in left:
+            self.move_share(sid, "pool")
+        self.log(f"{corp}'s last {len(left)} shares go to the open market; the bank pays {amount}")
+
+    def _do_par(self: "Game", player: str, corp_sym: str, price: int, pay: bool = True) -> None:
         c = self.corp(corp_sym)
         if c.ipoed:
             raise IllegalAction(f"{c.sym} is already started")
+        if pay and self._started_by_private(c.sym):
+            raise IllegalAction(f"{c.sym} is started by the buyer of its president's certificate")
         cells = {self.title.market[r][col].price: (r, col) for r, col in self.title.par_cells()}  # type: ignore[union-attr]
         if price not in cells:
             raise IllegalAction(f"par price must be one of {sorted(cells)}")
-        if self.state.cash[f"P:{player}"] < 2 * price:
+        if pay and self.state.cash[f"P:{player}"] < 2 * price:
             raise InsufficientFunds(f"parring {c.sym} at {price} costs {2 * price}")
-        if self.num_certs(player) >= self.cert_limit():
+        if pay and self.num_certs(player) >= self.cert_limit():
             raise IllegalAction("certificate limit reached")
+        size_rule = self.title.data.get("size_after_status")
+        if size_rule and size_rule["status"] in self.phase.status and c.size != size_rule["size"]:
+            self._convert(c.sym, quiet=True)  # 4.4.1: starts as a ten-share corporation
         c.ipoed = True
         c.par = cells[price]
         self._set_price(c, cells[price])
-        self.transfer(f"P:{player}", "bank", 2 * price)
-        self.move_share(f"{c.sym}_0", f"P:{player}")
+        if pay:
+            self.transfer(f"P:{player}", c.key if self._incremental() else "bank", 2 * price)
+            self.move_share(f"{c.sym}_0", f"P:{player}")
+        else:  # the president's certificate came with a private: the bank capitalises it
+            for comp in self.state.companies.values():
+                ab = self.company_ability(comp.sym, "par_on_buy")
+                if ab and ab["corporation"] == c.sym and not comp.closed:
+                    comp.closed = True
+                    self.transfer("bank", c.key, int(ab.get("bank_pays", 0)) * price)
+                    self.log(f"{comp.sym} closes; the bank pays {c.sym} {int(ab.get('bank_pays', 0)) * price}")
         self.log(f"{player} pars {c.sym} at {price}")
         self._check_float(c.sym)
 
@@ -325,6 +372,11 @@ class StockMixin(AuctionMixin):
         if c.floated:
             return
         sold = 100 - self.percent_of(f"ipo:{corp}", corp)
+        if self._incremental():  # floats once started; the money came in share by share
+            if c.ipoed:
+                c.floated = True
+                self.state.recently_floated.append(corp)
+            return
         if sold >= int(self.title.data["float_percent"]):
             c.floated = True
             self.state.recently_floated.append(corp)
@@ -342,7 +394,7 @@ class StockMixin(AuctionMixin):
             for sid in action.shares:
                 if sid.split("_")[0] != corp:
                     raise IllegalAction("sell one corporation at a time")
-            units = sum(self.share_percent(sid) for sid in action.shares) // 10
+            units = sum(self.sid_percent(sid) for sid in action.shares) // self.unit(corp)
             if action.count:
                 units = action.count
         else:
@@ -350,14 +402,15 @@ class StockMixin(AuctionMixin):
             units = action.count or 1
         allowed = self._sellable_bundles(player, corp)
         if units not in allowed:
-            raise IllegalAction(f"{player} may not sell {units * 10}% of {corp} now"
-                                + (f"; may sell {', '.join(str(u * 10) + '%' for u in allowed)}" if allowed else ""))
+            u = self.unit(corp)
+            raise IllegalAction(f"{player} may not sell {units * u}% of {corp} now"
+                                + (f"; may sell {', '.join(str(n * u) + '%' for n in allowed)}" if allowed else ""))
         self.sell_units(player, corp, units, list(action.shares))
         s.round.sold.setdefault(player, {})[corp] = "now"
         return corp
 
     def sell_units(self: "Game", player: str, corp: str, units: int, named: list[str] | None = None) -> None:
-        """Sell ``units`` x 10% of ``corp`` to the open market; price drops a row per share."""
+        """Sell ``units`` shares of ``corp`` to the open market; price drops a row per share."""
         s = self.state
         key = f"P:{player}"
         c = s.corporations[corp]
@@ -385,7 +438,7 @@ class StockMixin(AuctionMixin):
         for sid in chosen:
             self.move_share(sid, "pool")
         self.transfer("bank", key, price * units)
-        self.log(f"{player} sells {units * 10}% of {corp} for {price * units}")
+        self.log(f"{player} sells {units * self.unit(corp)}% of {corp} for {price * units}")
         self.presidency_check(corp, prev)
         for _ in range(units):
             self.move_down(c)

@@ -121,14 +121,22 @@ def _rot(end: End, rotation: int) -> End:
 
 
 def parse_hex_spec(spec: str, color: str, name: str) -> tuple[TileDef, int, str | None]:
+    tile, cost, terrain, _ = parse_hex_spec_full(spec, color, name)
+    return tile, cost, terrain
+
+
+def parse_hex_spec_full(spec: str, color: str, name: str) -> tuple[TileDef, int, str | None, frozenset[int]]:
     """Parse the compact map notation of ``title.json``.
 
     Parts are separated by ``;``: ``city`` / ``city*3`` / ``city=yellow:30,brown:60``
     / ``town`` / ``offboard=...`` / ``label=ATL`` / ``terrain=water:20`` /
-    ``path=e1-c0,e2-c0``.  Returns the printed tile, its terrain cost and terrain.
+    ``path=e1-c0,e2-c0`` / ``terminal=c0`` (a node routes may end at but not
+    pass) / ``border=3,4`` (impassable sides).  Returns the printed tile, its
+    terrain cost, terrain and impassable edges.
     """
     data: dict[str, Any] = {"color": color}
     cost, terrain = 0, None
+    borders: frozenset[int] = frozenset()
     for part in filter(None, spec.split(";")):
         key, _, value = part.partition("=")
         base, _, times = key.partition("*")
@@ -158,6 +166,10 @@ def parse_hex_spec(spec: str, color: str, name: str) -> tuple[TileDef, int, str 
             cost = int(c)
         elif base == "path":
             data["paths"] = [item.split("-") for item in value.split(",")]
+        elif base == "terminal":
+            data["terminal"] = value.split(",")
+        elif base == "border":
+            borders = frozenset(int(e) for e in value.split(","))
         else:
             raise ValueError(f"unknown map notation {part!r} in hex {name}")
-    return TileDef.from_data(name, data), cost, terrain
+    return TileDef.from_data(name, data), cost, terrain, borders

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GameError
-from .tiles import TileDef, parse_hex_spec
+from .tiles import TileDef, parse_hex_spec_full
 
 TITLES_DIR = Path(__file__).parent / "titles"
 
@@ -25,6 +25,7 @@ class HexDef:
     cost: int = 0
     terrain: str | None = None
     name: str | None = None
+    borders: frozenset[int] = frozenset()  # impassable sides
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class TrainDef:
     count: int
     rusts_on: str | None = None
     events: tuple[str, ...] = ()
+    variants: tuple[tuple[str, str], ...] = ()  # (name, kind): kind passenger/freight/doubler
+    available_on: str | None = None  # train whose purchase makes these buyable (else: when reached)
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,13 @@ class PhaseDef:
     tiles: tuple[str, ...]
     operating_rounds: int
     status: tuple[str, ...]
+    limits_by_size: tuple[tuple[int, int], ...] = ()  # (corporation size, limit) when limits differ
+
+    def limit_for(self, size: int) -> int:
+        """The train limit of a corporation of ``size`` shares (0 if it may own none)."""
+        if not self.limits_by_size:
+            return self.train_limit
+        return dict(self.limits_by_size).get(size, 0)
 
 
 @dataclass(frozen=True)
@@ -87,6 +97,16 @@ def _cell(text: str) -> MarketCell:
     return MarketCell(int(digits), kind)
 
 
+def _phase(p: dict[str, Any]) -> PhaseDef:
+    limit = p["train_limit"]
+    by_size: tuple[tuple[int, int], ...] = ()
+    if isinstance(limit, dict):  # {"10": 4, "5": 2}: by corporation size
+        by_size = tuple((int(k), int(v)) for k, v in limit.items())
+        limit = max(v for _, v in by_size)
+    return PhaseDef(p["name"], p.get("on"), int(limit), tuple(p["tiles"]), int(p["operating_rounds"]),
+                    tuple(p.get("status", [])), by_size)
+
+
 @lru_cache(maxsize=None)
 def load_title(name: str) -> Title:
     """Load a title by name (``18GA``); raises GameError if unknown."""
@@ -102,12 +122,12 @@ def load_title(name: str) -> Title:
     for color, specs in data["hexes"].items():
         for spec, coords in specs.items():
             for coord in coords:
-                tile, cost, terrain = parse_hex_spec(spec, color, coord)
-                hexes[coord] = HexDef(coord, color, tile, cost, terrain, names.get(coord))
+                tile, cost, terrain, borders = parse_hex_spec_full(spec, color, coord)
+                hexes[coord] = HexDef(coord, color, tile, cost, terrain, names.get(coord), borders)
     market = tuple(tuple(_cell(c) for c in row) for row in data["market"])
     trains = tuple(TrainDef(t["name"], int(t["distance"]), int(t["price"]), int(t["count"]),
-                            t.get("rusts_on"), tuple(t.get("events", []))) for t in data["trains"])
-    phases = tuple(PhaseDef(p["name"], p.get("on"), int(p["train_limit"]), tuple(p["tiles"]),
-                            int(p["operating_rounds"]), tuple(p.get("status", []))) for p in data["phases"])
+                            t.get("rusts_on"), tuple(t.get("events", [])),
+                            tuple(t.get("variants", {}).items()), t.get("available_on")) for t in data["trains"])
+    phases = tuple(_phase(p) for p in data["phases"])
     return Title(name=data["title"], data=data, layout=data["layout"], hexes=hexes, tiles=tiles,
                  market=market, trains=trains, phases=phases)

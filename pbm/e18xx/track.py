@@ -113,7 +113,9 @@ class MapState:
         if nb not in self.placed:
             return None
         hd = self.title.hexes[nb]
-        if hd.color in ("red", "gray") and opposite(edge) not in self.placed[nb].tile.exits(self.placed[nb].rotation):
+        if edge in self.title.hexes[coord].borders or opposite(edge) in hd.borders:
+            return None  # an impassable side
+        if hd.color in ("red", "gray", "blue") and opposite(edge) not in self.placed[nb].tile.exits(self.placed[nb].rotation):
             return None
         return nb
 
