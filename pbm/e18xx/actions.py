@@ -108,6 +108,7 @@ class BuyTrain(Action):
     type: ClassVar[str] = "buy_train"
     train: str = ""
     price: int | None = None
+    variant: str | None = None  # passenger or freight side declared (``2`` or ``1G``)
 
 
 @dataclass(frozen=True)

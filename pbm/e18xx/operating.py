@@ -68,6 +68,7 @@ class OperatingMixin(TrackMixin, TrainsMixin):
         r.upgraded = False
         r.routes = []
         r.revenue = 0
+        r.subsidy = 0
         r.ran = False
         r.laid_hexes = []
         r.emergency_sold = False

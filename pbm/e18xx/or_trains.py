@@ -37,7 +37,65 @@ class TrainsMixin:
         trains = [(t, self.state.trains[t].distance) for t in self.corp_trains(corp)]
         return best_routes(self.graph(), corp, trains, self.route_colors())
 
+    def stop_groups(self: "Game"):
+        from .freight import StopGroups
+        cache = self.__dict__.get("_stop_groups")
+        if cache is None:
+            cache = self.__dict__["_stop_groups"] = StopGroups(self.title.data.get("stop_groups", {}))
+        return cache
+
+    def assigned_bonus(self: "Game", corp: str, hexes: set[str], kind: str) -> int:
+        """Bonus of an ``assign_bonus`` private used by ``corp`` on one of ``hexes``."""
+        s = self.state
+        for (sym, owner), coord in s.assignments.items():
+            if owner == corp and coord in hexes:
+                ab = self.company_ability(sym, "assign_bonus") or {}
+                return int(ab.get("doubler_bonus" if kind == "doubler" else "bonus", 0))
+        return 0
+
+    def _run_kinded(self: "Game", corp: str, action: A.RunRoutes) -> None:
+        from .freight import best_kinded, find_kinded
+        s = self.state
+        r = s.round
+        best_total, best = best_kinded(self, corp, self.corp_trains(corp))
+        if action.auto:
+            chosen = best
+        else:
+            owned = set(self.corp_trains(corp))
+            used = 0
+            chosen = []
+            for spec in action.routes:
+                if spec.train not in owned:
+                    raise IllegalRoute(f"{corp} does not own train {spec.train}; it owns {', '.join(sorted(owned))}")
+                if spec.train in {t for t, _ in chosen}:
+                    raise IllegalRoute(f"train {spec.train} runs twice")
+                kr = find_kinded(self, corp, spec.train, spec.nodes, used)
+                if kr is None:
+                    raise IllegalRoute(f"train {spec.train} ({s.trains[spec.train].variant}) cannot run "
+                                       f"{'-'.join(spec.nodes)} (not connected, too long, blocked, reusing track, "
+                                       "or a stop its kind may not visit)")
+                if spec.revenue is not None and spec.revenue != kr.revenue:
+                    raise IllegalRoute(f"route {'-'.join(spec.nodes)} pays {kr.revenue}, not {spec.revenue}")
+                used |= kr.route.mask
+                chosen.append((spec.train, kr))
+            total = sum(k.revenue + k.subsidy for _, k in chosen)
+            if total < best_total and "site_routes" not in self.optional_rules:
+                raise IllegalRoute(f"4.5.5: the routes must earn the most possible ({best_total}); "
+                                   f"these earn {total} (use 'run auto')")
+        r.routes = [(t, k.route) for t, k in chosen]
+        r.revenue = sum(k.revenue for _, k in chosen)
+        r.subsidy = sum(k.subsidy for _, k in chosen)
+        r.ran = True
+        r.steps_done.add("route")
+        for t in self.corp_trains(corp):
+            s.trains[t].operated = True
+        self.log(f"{corp} runs for {r.revenue}" + (f" (+{r.subsidy} to the treasury)" if r.subsidy else "") + ": "
+                 + "; ".join(f"{t}: {'-'.join(k.route.hexes())} ({k.revenue})" for t, k in chosen))
+
     def _run_routes(self: "Game", corp: str, action: A.RunRoutes) -> None:
+        if self.title.data.get("stop_groups"):
+            self._run_kinded(corp, action)
+            return
         s = self.state
         r = s.round
         best_total, best = self.auto_routes(corp)
@@ -85,17 +143,24 @@ class TrainsMixin:
         for tid in [t for t in c.trains if s.trains[t].obsolete]:  # soft-rusted trains ran their last
             c.trains.remove(tid)
             s.trains[tid].owner = "removed"
+        subsidy = s.round.subsidy
+        if subsidy:
+            self.transfer("bank", c.key, subsidy)
+            self.log(f"{corp} earns {subsidy} from its coal district station")
+        price_rule = self.title.data.get("payout_moves")
         if kind == "payout" and revenue > 0:
-            per_share = revenue / 10
+            per_share = revenue / c.size
+            unit = self.unit(corp)
             for p in s.players:
-                units = self.percent_of(p.key, corp) // 10
+                units = self.percent_of(p.key, corp) // unit
                 amount = -(-int(units * per_share * 100) // 100)
                 if amount:
                     self.transfer("bank", p.key, amount)
-            pool_units = self.percent_of("pool", corp) // 10
+            pool_units = self.percent_of("pool", corp) // unit
             if pool_units:
                 self.transfer("bank", c.key, -(-int(pool_units * per_share * 100) // 100))
-            self.move_right(c)
+            if price_rule != "right_if_at_least_price" or revenue >= self.share_price(corp):
+                self.move_right(c)
             self.log(f"{corp} pays out {revenue}")
         else:
             if revenue:
@@ -118,21 +183,25 @@ class TrainsMixin:
                 out.append(t.tid)
         return out
 
-    def train_limit(self: "Game") -> int:
-        return self.phase.train_limit
+    def train_limit(self: "Game", corp: str | None = None) -> int:
+        """The phase's train limit; for a corporation, by its size plus any permanent bonus."""
+        if corp is None:
+            return self.phase.train_limit
+        c = self.state.corporations[corp]
+        return self.phase.limit_for(c.size) + c.extra_train_limit
 
     def crowded_corps(self: "Game") -> list[str]:
         s = self.state
         if s.round.kind != "operating":
             return []
-        return [c.sym for c in s.corporations.values() if not c.closed and len(c.trains) > self.train_limit()]
+        return [c.sym for c in s.corporations.values() if not c.closed and len(c.trains) > self.train_limit(c.sym)]
 
     def _other_trains(self: "Game", corp: str) -> list[str]:
         s = self.state
         return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}" and t.buyable]
 
     def _room(self: "Game", corp: str) -> bool:
-        return len(self.state.corporations[corp].trains) < self.train_limit()
+        return len(self.state.corporations[corp].trains) < self.train_limit(corp)
 
     def _can_buy_train(self: "Game", corp: str) -> bool:
         s = self.state
@@ -196,7 +265,7 @@ class TrainsMixin:
             ref = match[0]
         train = s.trains[ref]
         if not self._room(corp):
-            raise IllegalAction(f"{corp} is at its train limit of {self.train_limit()}")
+            raise IllegalAction(f"{corp} is at its train limit of {self.train_limit(corp)}")
         from_depot = train.owner in ("depot", "discard")
         if from_depot:
             if ref not in self._depot_trains():
@@ -235,15 +304,33 @@ class TrainsMixin:
         self.transfer(c.key, seller, price)
         if seller.startswith("C:"):
             s.corporations[seller[2:]].trains.remove(ref)
+        self._declare_variant(train, action.variant, from_depot)
         train.owner = c.key
         c.trains.append(ref)
-        self.log(f"{corp} buys train {ref} for {price}")
+        self.log(f"{corp} buys train {ref}" + (f" as {train.variant}" if train.variant != train.name else "")
+                 + f" for {price}")
         if from_depot:
             s.round.bought_depot.add(corp)
             self._train_bought_from_depot(train.name)
             self._refill_unlimited(train.name)
         if not self._can_buy_train(corp):
             s.round.steps_done.add("buy_train")
+
+    def _declare_variant(self: "Game", train: Train, variant: str | None, from_depot: bool) -> None:
+        """4.5.8: a train with several sides (``2``/``1G``) is declared passenger or freight when
+        bought from the bank or pool; one bought from a company keeps its side."""
+        td = next(t for t in self.title.trains if t.name == train.name)
+        if not td.variants:
+            return
+        kinds = dict(td.variants)
+        if not from_depot and train.variant:
+            if variant not in (None, train.variant):
+                raise IllegalAction(f"train {train.tid} is a {train.variant}; its side cannot change")
+            return
+        pick = variant or td.variants[0][0]
+        if pick not in kinds:
+            raise IllegalAction(f"train {train.tid} runs as {' or '.join(kinds)}, not {pick}")
+        train.variant, train.kind = pick, kinds[pick]
 
     def _refill_unlimited(self: "Game", name: str) -> None:
         """Optional rule 7(f): the last train type never runs out."""
@@ -293,6 +380,9 @@ class TrainsMixin:
             raise IllegalAction(f"{c.sym} does not own {action.train}; it owns {', '.join(c.trains)}")
         c.trains.remove(action.train)
         s.trains[action.train].owner = "discard"
+        td = next(t for t in self.title.trains if t.name == s.trains[action.train].name)
+        if len(td.variants) > 1:  # back in the pool a train is undeclared again
+            s.trains[action.train].variant = None
         self.log(f"{c.sym} discards {action.train}")
 
     # ----------------------------------------------------------- companies

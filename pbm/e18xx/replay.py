@@ -100,7 +100,9 @@ class Replayer:
                     shares = (pool[0],)
             return A.BuyShares(e, shares)
         if kind == "sell_shares":
-            return A.SellShares(e, tuple(a["shares"]), count=int(a.get("percent", 0)) // 10)
+            corp = str(a["shares"][0]).rsplit("_", 1)[0] if a.get("shares") else None
+            unit = g.unit(corp) if corp in g.state.corporations else 10
+            return A.SellShares(e, tuple(a["shares"]), count=int(a.get("percent", 0)) // unit)
         if kind == "lay_tile":
             return A.LayTile(e, a["hex"], a["tile"], int(a["rotation"]))
         if kind == "place_token":
@@ -111,7 +113,7 @@ class Replayer:
         if kind == "dividend":
             return A.Dividend(e, a["kind"])
         if kind == "buy_train":
-            return A.BuyTrain(e, a["train"], a.get("price"))
+            return A.BuyTrain(e, a["train"], a.get("price"), a.get("variant"))
         if kind == "discard_train":
             return A.DiscardTrain(e, a["train"])
         if kind == "buy_company":

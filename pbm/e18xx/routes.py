@@ -44,7 +44,8 @@ def _revenue(m: MapState, key: NodeKey, colors: tuple[str, ...]) -> int:
     return m.tile(key[0]).nodes[key[1]].revenue_for(colors)
 
 
-def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, ...]) -> list[Route]:
+def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, ...],
+               count=None) -> list[Route]:
     """Every legal route of at most ``max_stops`` counted stops, each once.
 
     From each token city the route grows at its tail, and at every tail state
@@ -61,7 +62,8 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
     def node_info(key: NodeKey) -> tuple[int, int, bool]:
         got = info.get(key)
         if got is None:
-            got = info[key] = (_counts(m, key), _revenue(m, key, colors), m.blocks(key, corp))
+            got = info[key] = (count(key) if count else _counts(m, key),
+                               _revenue(m, key, colors), m.blocks(key, corp))
         return got
 
     def neighbours(key: NodeKey) -> list[tuple[int, NodeKey, int]]:

@@ -111,6 +111,7 @@ class RoundState:
     pending_home: str | None = None
     laid_hexes: list[str] = field(default_factory=list)
     emergency_sold: bool = False
+    subsidy: int = 0  # paid to the treasury besides the revenue (coal district stations)
     pending_par: tuple[str, str] | None = None  # (player, corporation) who must set a starting value now
     converted: bool = False  # the operating corporation converted (or declined) this turn
 
@@ -140,6 +141,7 @@ class State:
     pending_tokens: list[str] = field(default_factory=list)
     recently_floated: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
+    assignments: dict[tuple[str, str], str] = field(default_factory=dict)  # (private, corporation) -> hex
 
 
 def clone_state(s: State) -> State:
@@ -168,4 +170,5 @@ def clone_state(s: State) -> State:
         pending_tokens=list(s.pending_tokens),
         recently_floated=list(s.recently_floated),
         log=list(s.log),
+        assignments=dict(s.assignments),
     )

@@ -67,7 +67,10 @@ class StockMixin(AuctionMixin):
             if c.floated and not c.closed and c.price and (rise_sizes is None or c.size in rise_sizes):
                 if sum(self.percent_of(p.key, c.sym) for p in s.players) == 100:
                     self.move_up(c)
-        self._reorder_players(r.index)
+        index = r.index
+        if self.title.data.get("priority_after_last_to_act") and r.last_to_act in r.entities:
+            index = r.entities.index(r.last_to_act) + 1  # 4.3: the player after the last to buy or sell
+        self._reorder_players(index)
         self._start_operating_set()
 
     def _sort_key(self: "Game", c) -> tuple:
@@ -202,6 +205,8 @@ class StockMixin(AuctionMixin):
         kinds = [k for k, _ in self.state.round.turn_actions]
         if not kinds:
             return True
+        if self.title.data.get("sell_then_buy") and any(k in ("buy", "par") for k in kinds):
+            return False  # 4.3.2: no selling after buying
         classes = {("buy" if k in ("buy", "par") else k) for k in kinds}
         return not (len(classes) == 2 and kinds[-1] in ("buy", "par"))
 
