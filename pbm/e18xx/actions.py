@@ -129,9 +129,22 @@ class Bankrupt(Action):
     type: ClassVar[str] = "bankrupt"
 
 
+@dataclass(frozen=True)
+class Convert(Action):
+    """A five-share corporation becomes a ten-share one (18VA 4.5.1)."""
+    type: ClassVar[str] = "convert"
+
+
+@dataclass(frozen=True)
+class Assign(Action):
+    """A private's ability placed on a hex (18VA's Railway Express Agency +10): entity is the private."""
+    type: ClassVar[str] = "assign"
+    target: str = ""
+
+
 ACTION_TYPES: dict[str, type[Action]] = {
     c.type: c for c in (Pass, Bid, Par, BuyShares, SellShares, LayTile, PlaceToken, RunRoutes, Dividend,
-                        BuyTrain, DiscardTrain, BuyCompany, Bankrupt)
+                        BuyTrain, DiscardTrain, BuyCompany, Bankrupt, Convert, Assign)
 }
 
 

@@ -167,7 +167,7 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
     if "buy_train" in allowed:
         cash = s.cash[f"C:{corp}"]
         pres = g.president(corp)
-        depot = [t for t in g._depot_trains() if not g._depot_limited(corp)]
+        depot = [t for t in g._depot_trains() if not g._depot_limited(corp, t)]
         for t in depot:
             if s.trains[t].price <= cash:
                 out.append(A.BuyTrain(ent, t, s.trains[t].price))

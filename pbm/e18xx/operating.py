@@ -16,15 +16,15 @@ from . import actions as A
 from .errors import IllegalAction
 from .state import RoundState
 from .or_track import TrackMixin
-from .or_trains import TrainsMixin
+from .or_trains import CompanyAbilitiesMixin, TrainsMixin
 
 if TYPE_CHECKING:  # pragma: no cover
     from .game import Game
 
-BLOCKING = ("home_token", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company")
+BLOCKING = ("home_token", "convert", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company")
 
 
-class OperatingMixin(TrackMixin, TrainsMixin):
+class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     # ------------------------------------------------------------ round flow
     def _start_operating_set(self: "Game") -> None:
         self.state.ors_in_set = self.phase.operating_rounds
@@ -110,6 +110,8 @@ class OperatingMixin(TrackMixin, TrainsMixin):
             return ["place_token"] if s.pending_tokens else []
         if step == "discard_train":
             return []
+        if step == "convert":
+            return ["convert", "pass"] if self._may_convert(corp) else []
         if step == "track":
             if r.tile_lays < self._tile_lays_allowed(corp):
                 return ["lay_tile", "pass"]
@@ -156,6 +158,13 @@ class OperatingMixin(TrackMixin, TrainsMixin):
                 return
         self._next_corp()
 
+    def _may_convert(self: "Game", corp: str) -> bool:
+        """4.5.1: at the start of its turn, once the phase allows it, a five-share
+        corporation that has operated may convert to ten shares."""
+        conv = self.title.data.get("conversion")
+        c = self.state.corporations[corp]
+        return bool(conv) and conv.get("may_status") in self.phase.status and c.size == 5 and c.operated
+
     def _skip(self: "Game", step: str, corp: str) -> None:
         r = self.state.round
         r.steps_done.add(step)
@@ -188,7 +197,7 @@ class OperatingMixin(TrackMixin, TrainsMixin):
             comp = s.companies[entity]
             if comp.owner == f"C:{corp}" and self._special_track_ok(entity, block):
                 out.append("lay_tile")
-            return out
+            return out + self.company_actions(entity)
         if entity != corp:
             pres = self.president(corp)
             if entity == pres and block == "buy_train" and self._needs_emergency(corp):
@@ -225,7 +234,10 @@ class OperatingMixin(TrackMixin, TrainsMixin):
             raise IllegalAction(f"{action.entity} may not {action.type} now; allowed: {', '.join(allowed) or 'nothing'}")
         block = self._active_blocking(corp)
         if action.entity in s.companies:
-            self._special_lay(action)  # type: ignore[arg-type]
+            if isinstance(action, A.LayTile):
+                self._special_lay(action)
+            else:
+                self._company_process(action)
         elif isinstance(action, A.Pass):
             assert block
             r.steps_done.add(block)
@@ -263,6 +275,9 @@ class OperatingMixin(TrackMixin, TrainsMixin):
         elif isinstance(action, A.Bankrupt):
             self._bankrupt(corp)
             return
+        elif isinstance(action, A.Convert):
+            self._convert(corp)
+            r.steps_done.add("convert")
         else:
             raise IllegalAction(f"{action.type} is not an operating round action")
         self._after_or_action()

@@ -161,6 +161,9 @@ class TrackMixin:
                 target[target.index(None)] = t
         for i, holder in old_res.items():
             m.reservations[(coord, mapping[i])] = holder
+        for i in old.tile.cities():
+            if (coord, i) in m.extra_tokens:
+                m.extra_tokens[(coord, mapping[i])] = m.extra_tokens.pop((coord, i))
         if old.tile_id is not None:
             oname, _, oidx = old.tile_id.rpartition("-")
             s.tile_supply[oname].append(int(oidx))

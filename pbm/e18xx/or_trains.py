@@ -208,13 +208,26 @@ class TrainsMixin:
         if not self._room(corp):
             return False
         cash = s.cash[f"C:{corp}"]
-        depot = [t for t in self._depot_trains() if not self._depot_limited(corp)]
+        depot = [t for t in self._depot_trains() if not self._depot_limited(corp, t)]
         if any(s.trains[t].price <= cash for t in depot):
             return True
         return bool(self._other_trains(corp)) and cash >= 1
 
-    def _depot_limited(self: "Game", corp: str) -> bool:
-        return "limited_train_buy" in self.phase.status and corp in self.state.round.bought_depot
+    def _depot_limited(self: "Game", corp: str, train: str | None = None) -> bool:
+        """Status ``limited_train_buy``: one train from the bank per turn, or with title data
+        ``limited_train_buy: per_type`` one new train of each type (the pool is free)."""
+        s = self.state
+        if "limited_train_buy" not in self.phase.status:
+            return False
+        if self.title.data.get("limited_train_buy") == "per_type":
+            if train is None:
+                nxt = next((t for t in self._depot_trains() if s.trains[t].owner == "depot"), None)
+                if nxt is None:
+                    return True
+                train = nxt
+            t = s.trains[train]
+            return t.owner == "depot" and f"{corp}:{t.name}" in s.round.bought_depot
+        return corp in s.round.bought_depot
 
     def _needs_emergency(self: "Game", corp: str) -> bool:
         s = self.state
@@ -253,7 +266,7 @@ class TrainsMixin:
         cheapest = min(self.state.trains[t].price for t in self._depot_trains())
         return self.emergency_buying_power(corp) < cheapest
 
-    def _buy_train(self: "Game", corp: str, action: A.BuyTrain) -> None:
+    def _buy_train(self: "Game", corp: str, action: A.BuyTrain, discount: int = 0) -> None:
         s = self.state
         c = s.corporations[corp]
         ref = action.train
@@ -271,9 +284,9 @@ class TrainsMixin:
             if ref not in self._depot_trains():
                 raise IllegalAction(f"train {ref} is not available yet; the depot offers "
                                     f"{', '.join(self._depot_trains())}")
-            if self._depot_limited(corp):
+            if self._depot_limited(corp, ref):
                 raise IllegalAction(f"in phase {self.phase.name} a company may buy only one train from the bank per turn")
-            price = train.price
+            price = train.price - discount
             if action.price is not None and action.price != price:
                 raise IllegalAction(f"train {ref} costs {price}")
             seller = "bank"
@@ -311,6 +324,7 @@ class TrainsMixin:
                  + f" for {price}")
         if from_depot:
             s.round.bought_depot.add(corp)
+            s.round.bought_depot.add(f"{corp}:{train.name}")
             self._train_bought_from_depot(train.name)
             self._refill_unlimited(train.name)
         if not self._can_buy_train(corp):
@@ -354,6 +368,12 @@ class TrainsMixin:
         for other in self.title.trains:
             if other.rusts_on == name:
                 self._rust(other.name)
+        forced = self.title.data.get("conversion", {}).get("forced_event")
+        if forced and forced in td.events:  # 4.5.1: every five-share corporation converts now
+            self.log("-- all five-share corporations convert to ten shares --")
+            for c in s.corporations.values():
+                if c.size == 5 and not c.closed:
+                    self._convert(c.sym)
         if "close_companies" in td.events and not getattr(s, "_closed_done", False):
             for comp in s.companies.values():
                 if not comp.closed:
@@ -486,3 +506,75 @@ class TrainsMixin:
             self.log(f"{pres} goes bankrupt")
         self.end_game("bankrupt")
 
+
+
+class CompanyAbilitiesMixin:
+    """Private abilities a corporation uses by closing the private (18VA 4.2):
+    ``assign_bonus`` (a hex worth more to the owner), ``extra_token`` (a station
+    beside a city, in no circle), ``train_discount`` (less to pay for a new train)
+    and ``train_limit_bonus`` (one more train allowed).  Each is used once, during
+    the owning corporation's turn, and closes the private."""
+
+    def _owned_by_operator(self: "Game", sym: str) -> str | None:
+        s = self.state
+        comp = s.companies[sym]
+        if comp.closed or not comp.owner or not comp.owner.startswith("C:") or s.round.kind != "operating":
+            return None
+        corp = comp.owner[2:]
+        return corp if corp == self._or_operator() and not self.crowded_corps() else None
+
+    def company_actions(self: "Game", sym: str) -> list[str]:
+        corp = self._owned_by_operator(sym)
+        if corp is None:
+            return []
+        out = []
+        if self.company_ability(sym, "assign_bonus"):
+            out.append("assign")
+        if self.company_ability(sym, "extra_token") and "route" not in self.state.round.steps_done:
+            out.append("place_token")
+        ab = self.company_ability(sym, "train_discount")
+        if ab and self._room(corp) and self._depot_trains() and "buy_train" not in self.state.round.steps_done:
+            out.append("buy_train")
+        return out
+
+    def _close_company(self: "Game", sym: str, why: str) -> None:
+        self.state.companies[sym].closed = True
+        self.log(f"{sym} closes ({why})")
+
+    def _company_process(self: "Game", action: A.Action) -> None:
+        s = self.state
+        sym = action.entity
+        corp = self._owned_by_operator(sym)
+        assert corp is not None
+        if isinstance(action, A.Assign):
+            ab = self.company_ability(sym, "assign_bonus") or {}
+            if action.target not in ab.get("hexes", []):
+                raise IllegalAction(f"{sym} may be assigned to {', '.join(ab.get('hexes', []))}, not {action.target}")
+            s.assignments[(sym, corp)] = action.target
+            self._close_company(sym, f"{corp} gets +{ab.get('bonus', 0)} in {action.target}")
+        elif isinstance(action, A.PlaceToken):
+            ab = self.company_ability(sym, "extra_token") or {}
+            keys = self._city_ref(action.city)
+            key = keys[0]
+            if key[0] not in ab.get("hexes", []):
+                raise IllegalAction(f"{sym}'s station may go in {', '.join(ab.get('hexes', []))}, not {key[0]}")
+            m = s.map
+            if m.hex_has_token(key[0], corp):
+                raise IllegalAction(f"{corp} already has a station in {key[0]}")
+            m.extra_tokens.setdefault(key, []).append(corp)
+            m.version += 1
+            self._close_company(sym, f"{corp} station beside the city in {key[0]}")
+        elif isinstance(action, A.BuyTrain):
+            ab = self.company_ability(sym, "train_discount") or {}
+            ref = action.train
+            train = s.trains.get(ref)
+            if train is None or train.owner != "depot" or ref not in self._depot_trains():
+                raise IllegalAction(f"{sym}'s discount is for a new train from the bank; offered: "
+                                    f"{', '.join(t for t in self._depot_trains() if s.trains[t].owner == 'depot')}")
+            price = max(0, train.price - int(ab.get("discount", 0)))
+            if action.price is not None and action.price != price:
+                raise IllegalAction(f"with {sym} train {ref} costs {price}")
+            self._close_company(sym, f"{ab.get('discount', 0)} off a new train")
+            self._buy_train(corp, A.BuyTrain(corp, ref, price, action.variant), discount=train.price - price)
+        else:
+            raise IllegalAction(f"{sym} cannot {action.type}")

@@ -118,6 +118,10 @@ class Replayer:
             return A.DiscardTrain(e, a["train"])
         if kind == "buy_company":
             return A.BuyCompany(e, a["company"], int(a["price"]))
+        if kind == "convert":
+            return A.Convert(e)
+        if kind == "assign":
+            return A.Assign(e, a["target"])
         if kind == "bankrupt":
             return A.Bankrupt(e)
         raise ReplayError(f"action {a.get('id')}: unsupported action type {kind!r}")

@@ -38,6 +38,8 @@ class MapState:
     red_pass: bool = False  # 18xx.games lets trains run through a city in a red area
     hex_reservations: dict[str, str] = field(default_factory=dict)  # multi-city home hex -> company
     version: int = 0
+    # stations beside a city, in no circle (18VA's Potomac Yards): they never block
+    extra_tokens: dict[NodeKey, list[str]] = field(default_factory=dict)
 
     @classmethod
     def initial(cls, title: Title) -> "MapState":
@@ -51,7 +53,8 @@ class MapState:
     def __deepcopy__(self, memo: dict) -> "MapState":
         new = MapState(self.title, dict(self.placed), {k: list(v) for k, v in self.tokens.items()},
                        dict(self.reservations), set(self.flipped), dict(self.tile_hex), self.red_pass,
-                       dict(self.hex_reservations), self.version)
+                       dict(self.hex_reservations), self.version,
+                       {k: list(v) for k, v in self.extra_tokens.items()})
         return new
 
     # -- queries --------------------------------------------------------
@@ -62,9 +65,13 @@ class MapState:
         return coord in self.placed
 
     def city_has(self, key: NodeKey, corp: str) -> bool:
+        if self.extra_tokens and corp in self.extra_tokens.get(key, ()):
+            return True
         return corp in self.tokens.get(key, ()) and corp not in self.flipped
 
     def hex_has_token(self, coord: str, corp: str) -> bool:
+        if any(k[0] == coord and corp in v for k, v in self.extra_tokens.items()):
+            return True
         return any(k[0] == coord and corp in v for k, v in self.tokens.items())
 
     def blocks(self, key: NodeKey, corp: str | None) -> bool:
@@ -99,7 +106,10 @@ class MapState:
         return free
 
     def token_cities(self, corp: str) -> list[NodeKey]:
-        return [k for k, v in self.tokens.items() if corp in v and corp not in self.flipped]
+        out = [k for k, v in self.tokens.items() if corp in v and corp not in self.flipped]
+        if self.extra_tokens:
+            out += [k for k, v in self.extra_tokens.items() if corp in v and k not in out]
+        return out
 
     def nodes(self) -> Iterator[NodeKey]:
         for coord, pl in self.placed.items():
