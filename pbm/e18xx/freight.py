@@ -209,3 +209,35 @@ def find_kinded(game: "Game", corp: str, tid: str, node_ids: Sequence[str], used
         if best is None or kr.revenue > best.revenue:
             best = kr
     return best
+
+
+def match_specs(game: "Game", corp: str, specs: Sequence[tuple[str, Sequence[str]]]) -> list[KindedRoute] | None:
+    """Routes for the submitted (train, stops) pairs that share no track, or None.
+
+    The same stops may be joined by different track; the choices are searched
+    together so that one train's choice does not block another's."""
+    cands: list[list[KindedRoute]] = []
+    for tid, node_ids in specs:
+        t = game.state.trains[tid]
+        want = frozenset(node_ids)
+        found = [kr for kr in routes_for(game, corp, t.variant or t.name, t.kind)
+                 if frozenset(kr.route.node_ids()) == want]
+        found.sort(key=lambda k: (-k.revenue, bin(k.route.mask).count("1")))
+        if not found:
+            return None
+        cands.append(found)
+
+    def search(i: int, mask: int, picked: list[KindedRoute]) -> list[KindedRoute] | None:
+        if i == len(cands):
+            return list(picked)
+        for kr in cands[i]:
+            if kr.route.mask & mask:
+                continue
+            picked.append(kr)
+            got = search(i + 1, mask | kr.route.mask, picked)
+            if got is not None:
+                return got
+            picked.pop()
+        return None
+
+    return search(0, 0, [])

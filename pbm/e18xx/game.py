@@ -509,6 +509,10 @@ class Game(StockMixin, OperatingMixin):
             s.end_trigger = ("stock_market", triggers["stock_market"])
         if s.end_trigger and (s.end_trigger[1] == "immediate" or (at_or_end and s.end_trigger[1] == "current_or")):
             self.end_game(s.end_trigger[0])
+        elif s.end_trigger and s.end_trigger[1] == "full_set" and at_or_end and s.round.kind == "operating" \
+                and s.round.num >= s.ors_in_set:
+            # the set of operating rounds in which it happened ends the game (after a stock round: the next set)
+            self.end_game(s.end_trigger[0])
 
     def end_game(self, reason: str) -> None:
         s = self.state

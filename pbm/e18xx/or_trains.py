@@ -54,7 +54,7 @@ class TrainsMixin:
         return 0
 
     def _run_kinded(self: "Game", corp: str, action: A.RunRoutes) -> None:
-        from .freight import best_kinded, find_kinded
+        from .freight import best_kinded, find_kinded, match_specs
         s = self.state
         r = s.round
         best_total, best = best_kinded(self, corp, self.corp_trains(corp))
@@ -62,21 +62,24 @@ class TrainsMixin:
             chosen = best
         else:
             owned = set(self.corp_trains(corp))
-            used = 0
-            chosen = []
+            seen: set[str] = set()
             for spec in action.routes:
                 if spec.train not in owned:
                     raise IllegalRoute(f"{corp} does not own train {spec.train}; it owns {', '.join(sorted(owned))}")
-                if spec.train in {t for t, _ in chosen}:
+                if spec.train in seen:
                     raise IllegalRoute(f"train {spec.train} runs twice")
-                kr = find_kinded(self, corp, spec.train, spec.nodes, used)
-                if kr is None:
+                seen.add(spec.train)
+                if find_kinded(self, corp, spec.train, spec.nodes, 0) is None:
                     raise IllegalRoute(f"train {spec.train} ({s.trains[spec.train].variant}) cannot run "
-                                       f"{'-'.join(spec.nodes)} (not connected, too long, blocked, reusing track, "
+                                       f"{'-'.join(spec.nodes)} (not connected, too long, blocked, "
                                        "or a stop its kind may not visit)")
+            got = match_specs(self, corp, [(sp.train, sp.nodes) for sp in action.routes])
+            if got is None:
+                raise IllegalRoute("these routes cannot all run without two trains sharing track")
+            chosen = []
+            for spec, kr in zip(action.routes, got):
                 if spec.revenue is not None and spec.revenue != kr.revenue:
                     raise IllegalRoute(f"route {'-'.join(spec.nodes)} pays {kr.revenue}, not {spec.revenue}")
-                used |= kr.route.mask
                 chosen.append((spec.train, kr))
             total = sum(k.revenue + k.subsidy for _, k in chosen)
             if total < best_total and "site_routes" not in self.optional_rules:
