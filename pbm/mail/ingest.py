@@ -248,7 +248,7 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
         replied = _reply(session, ctx, row, [sender], f"[{subject_tag}] Not accepted: message too large",
                          _refusal_text(row, reason, []), None)
         return Outcome(row.id, row.seq, "rejected", reason, replied)
-    from pbm.e18xx import mailplay  # moves for an 18xx game (its GAME line names one): docs/18xx/email.md
+    from pbm.e18xx.pbem import mailplay  # moves for an 18xx game (its GAME line names one): docs/18xx/email.md
 
     claimed = mailplay.claim(session, msg)
     if claimed is not None:

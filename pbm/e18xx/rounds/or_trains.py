@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import actions as A
-from .errors import IllegalAction, IllegalRoute, InsufficientFunds
-from .routes import all_routes, best_routes, find_route
-from .state import Train
-from .track import NEUTRAL
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import IllegalAction, IllegalRoute, InsufficientFunds
+from pbm.e18xx.routes import all_routes, best_routes, find_route
+from pbm.e18xx.core.state import Train
+from pbm.e18xx.core.track import NEUTRAL
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .game import Game
+    from pbm.e18xx.core.game import Game
 
 
 class TrainsMixin:
@@ -275,10 +275,12 @@ class TrainsMixin:
 
     def _rust(self: "Game", name: str) -> None:
         s = self.state
+        soft = {train for rule, train in self.title.data.get("soft_rust_by_rule", {}).items()
+                if rule in self.optional_rules}
         for t in s.trains.values():
             if t.name != name or t.owner in ("removed", "depot"):
                 continue
-            if "soft_rust_4t" in self.optional_rules and name == "4":
+            if name in soft:
                 t.obsolete = True
                 continue
             if t.owner.startswith("C:"):
