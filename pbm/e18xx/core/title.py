@@ -89,6 +89,7 @@ def _cell(text: str) -> MarketCell:
     return MarketCell(int(digits), kind)
 
 
+@lru_cache(maxsize=1)
 def known_titles() -> tuple[str, ...]:
     """The registered titles: every folder under ``titles/`` with a ``title.json``."""
     return tuple(sorted((p.name for p in TITLES_DIR.iterdir() if (p / "title.json").is_file()),
@@ -101,12 +102,16 @@ def canonical_title(name: str) -> str | None:
     return next((t for t in known_titles() if t.lower() == wanted), None)
 
 
-@lru_cache(maxsize=None)
 def load_title(name: str) -> Title:
     """Load a registered title by name (``18GA``, case-insensitive); raises GameError if unknown."""
     canon = canonical_title(name)
     if canon is None:
         raise GameError(f"unknown title {name!r}; known titles: {', '.join(known_titles())}")
+    return _load(canon)
+
+
+@lru_cache(maxsize=None)
+def _load(canon: str) -> Title:
     folder = TITLES_DIR / canon
     data = json.loads((folder / "title.json").read_text())
     tiles_raw = json.loads((folder / "tiles.json").read_text())
