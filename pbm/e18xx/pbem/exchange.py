@@ -22,9 +22,9 @@ from sqlalchemy.orm import Session
 from pbm.cr.setup import SeatRequest
 
 from pbm.e18xx.core import actions as A
-from pbm.e18xx.core.errors import GameError, ReplayError
+from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
-from pbm.e18xx.pbem.games import PbemError, Replayed, create_game, players, replay_rows, step
+from pbm.e18xx.pbem.games import PbemError, Replayed, create_game, players, step
 from pbm.e18xx.replay import SITE_PREFIX, Replayer, effective_actions, export_players, export_title
 
 

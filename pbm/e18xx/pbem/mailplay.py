@@ -231,7 +231,9 @@ def _authenticate(session: Session, ctx, c: Claim):
 
 def handle(session: Session, row, ctx, sender: str, c: Claim):
     """Handle one stored mail for an 18xx game; returns an ingest Outcome."""
-    from pbm.mail.ingest import Outcome, _finish, _reply
+    from pbm.mail.answer import Outcome
+    from pbm.mail.answer import finish as _finish
+    from pbm.mail.answer import reply as _reply
 
     tag = one_line(c.game.name, 40)
     auth = _authenticate(session, ctx, c)
