@@ -30,10 +30,7 @@ app = typer.Typer(
 # Modules that add commands: each has ``register(app: typer.Typer) -> None``,
 # or an ``app`` of its own mounted under the group name given here.
 PARTS = {"pbm.cr.cli": None, "pbm.mail.cli": None, "pbm.report.cli": None, "pbm.e18xx.cli": "18xx",
-         "pbm.e18xx.pbem_cli": None}
-
-TITLES = {"continental-rails": "Continental Rails II", "18GA": "18GA"}
-
+         "pbm.e18xx.pbem.cli": None}
 
 def _version(value: bool) -> None:
     if value:
@@ -57,7 +54,7 @@ def root(
 @app.command("new-game")
 def new_game(
     ctx: typer.Context,
-    title: str = typer.Argument(..., help="Title: continental-rails or 18GA."),
+    title: str = typer.Argument(..., help="Title: continental-rails, or an 18xx title (18GA, ...)."),
     seed: int = typer.Option(1841, "--seed", help="Game seed: every random draw derives from it."),
     players: Optional[Path] = typer.Option(
         None, "--players", help="CSV: name,email[,character,phone,address,anonymous,hide_address,hide_phone]."
@@ -67,19 +64,23 @@ def new_game(
     rule: Optional[list[str]] = typer.Option(None, "--rule", help="18xx: an optional rule (repeat for more)."),
 ) -> None:
     """Create a new game: Continental Rails (15 positions, humans from --players, the rest computer-played)
-    or 18GA (2-5 players from --players, in seat order)."""
+    or an 18xx title (its players from --players, in seat order; `pbm 18xx titles` lists them)."""
     from pbm.cr import setup
+    from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
-    if title.lower() in ("18ga",):
-        from pbm.e18xx.pbem import create_game as create_18xx
+    title18 = canonical_title(title)
+    if title18 is not None:
+        from pbm.e18xx.pbem.games import create_game as create_18xx
 
         if players is None:
-            raise PbmError("18GA needs --players FILE.csv (name,email; 2 to 5 players, in seat order)")
+            rng = load_title(title18).data["players"]
+            raise PbmError(f"{title18} needs --players FILE.csv (name,email; {rng['min']} to {rng['max']} players, "
+                           "in seat order)")
         seats18 = setup.read_players_file(players)
         with session(ctx) as s:
-            row, secrets = create_18xx(s, title="18GA", seed=seed, name=name, seats=seats18,
+            row, secrets = create_18xx(s, title=title18, seed=seed, name=name, seats=seats18,
                                        optional_rules=tuple(rule or ()))
-            typer.echo(f"Created game {row.name} (id {row.id}): 18GA, seed {row.seed}, {len(seats18)} players"
+            typer.echo(f"Created game {row.name} (id {row.id}): {title18}, seed {row.seed}, {len(seats18)} players"
                        + (f", optional rules {', '.join(rule)}" if rule else "") + ".")
             typer.echo("Player secrets (shown once; pbm stores only a hash — give each to its player):")
             for number, seat in enumerate(seats18, start=1):
@@ -88,7 +89,7 @@ def new_game(
     if rule:
         raise PbmError("--rule is for 18xx titles")
     if title.lower() not in ("continental-rails", "continental-rails-ii", "cr", "cr2"):
-        raise PbmError(f"unknown title {title!r}; known: continental-rails (and 18GA via `pbm 18xx`)")
+        raise PbmError(f"unknown title {title!r}; known: continental-rails, {', '.join(known_titles())}")
     seats = setup.read_players_file(players) if players else []
     with session(ctx) as s:
         created = setup.create_game(s, seed=seed, name=name, seats=seats, anonymous=anonymous)

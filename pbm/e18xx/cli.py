@@ -1,6 +1,7 @@
 """Command line for 18xx games: ``pbm 18xx replay|show|moves FILE.json``.
 
-FILE is an 18xx.games export or a log written by ``Game.to_log()``.
+FILE is an 18xx.games export or a log written by ``Game.to_log()``; ``show``
+and ``moves`` also take the name of a game in the database.
 """
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ from typing import Any
 
 import typer
 
-from .errors import GameError
-from .game import Game
-from .replay import Replayer, summary
-from .view import describe, list_moves
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.replay import Replayer, summary
+from pbm.e18xx.core.title import known_titles
+from pbm.e18xx.render.view import describe, list_moves, state_dict
 
-app = typer.Typer(help="18xx games (18GA): replay 18xx.games exports, show a game, list legal moves.",
-                  no_args_is_help=True, add_completion=False)
+app = typer.Typer(help="18xx games: replay 18xx.games exports, show a game at any action, list legal moves, "
+                  "and play games by email.", no_args_is_help=True, add_completion=False)
 
 
 def _fail(msg: str) -> None:
@@ -38,17 +40,20 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def load_game(path: Path) -> Game:
-    """Build the game in ``path`` (export or our own log)."""
+def load_game(path: Path, at: int | None = None) -> Game:
+    """Build the game in ``path`` (export or our own log), up to action ``at`` if given
+    (an export's action id; the n-th action of one of our logs)."""
     data = _read(path)
     try:
         if isinstance(data.get("pbm"), dict):  # written by `pbm 18xx export`: replayed under its exact rules
-            from .exchange import replay_export
+            from pbm.e18xx.pbem.exchange import ExactReplayer
 
-            return replay_export(data)
+            return ExactReplayer(data).run(upto=at)
         if "settings" in data or (data.get("players") and isinstance(data["players"][0], dict)):
-            return Replayer(data).run()
+            return Replayer(data).run(upto=at)
         if "title" in data and "players" in data:
+            if at is not None:
+                data = {**data, "actions": list(data.get("actions", []))[:max(at, 0)]}
             return Game.from_log(data)
     except GameError as exc:
         _fail(str(exc))
@@ -73,16 +78,61 @@ def replay(file: Path = typer.Argument(..., help="game JSON"),
         typer.echo(f"  {i}. {name:<16} {score:>6}")
 
 
-@app.command()
-def show(file: Path = typer.Argument(..., help="game JSON")) -> None:
-    """Show the state after replaying the game."""
-    typer.echo(describe(load_game(file)))
+def _target(ctx: typer.Context, target: str, at: int | None) -> Game:
+    """A game file, or else a game in the database, replayed up to action ``at``."""
+    if at is not None and at < 0:
+        _fail(f"--at must be an action number (0 or more), not {at}")
+    path = Path(target)
+    if path.is_file() or target.lower().endswith(".json"):
+        return load_game(path, at)
+    from pbm.cliutil import session
+    from pbm.errors import PbmError
+    from pbm.e18xx.pbem.games import pick_18xx_game, replay_rows
+
+    try:
+        with session(ctx) as s:
+            return replay_rows(s, pick_18xx_game(s, target), upto=at).game
+    except PbmError as exc:
+        _fail(f"{target!r} is neither a game file nor a game in the database: {exc}")
+    raise AssertionError  # pragma: no cover
+
+
+AT_OPTION = typer.Option(None, "--at", metavar="N", help="The state after action N (an export's action id, or the "
+                         "N-th stored move of a game in the database); default: the latest.")
 
 
 @app.command()
-def moves(file: Path = typer.Argument(..., help="game JSON")) -> None:
-    """List what the acting entity may legally do now."""
-    typer.echo(list_moves(load_game(file)))
+def show(ctx: typer.Context,
+         target: str = typer.Argument(..., metavar="FILE|GAME", help="game JSON, or a game in the database"),
+         at: int | None = AT_OPTION,
+         as_json: bool = typer.Option(False, "--json", help="print the state as JSON")) -> None:
+    """Show the state of a game (after action N with --at)."""
+    g = _target(ctx, target, at)
+    if as_json:
+        typer.echo(json.dumps(state_dict(g), indent=1, sort_keys=True))
+    else:
+        typer.echo(describe(g))
+
+
+@app.command()
+def moves(ctx: typer.Context,
+          target: str = typer.Argument(..., metavar="FILE|GAME", help="game JSON, or a game in the database"),
+          at: int | None = AT_OPTION) -> None:
+    """List what the acting entity may legally do now (or after action N)."""
+    typer.echo(list_moves(_target(ctx, target, at)))
+
+
+@app.command()
+def titles() -> None:
+    """The 18xx titles pbm plays, with their player counts and optional rules."""
+    from pbm.e18xx.core.title import load_title
+
+    for name in known_titles():
+        t = load_title(name)
+        rng = t.data["players"]
+        typer.echo(f"{name}: {t.data.get('subtitle', '')} ({rng['min']}-{rng['max']} players)")
+        for rule, text in t.data.get("optional_rules", {}).items():
+            typer.echo(f"  --rule {rule}: {text}")
 
 
 def main() -> None:  # pragma: no cover

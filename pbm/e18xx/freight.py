@@ -23,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Sequence
 
-from .routes import Route, all_routes
-from .track import NodeKey
+from pbm.e18xx.routes import Route, all_routes
+from pbm.e18xx.core.track import NodeKey
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .game import Game
+    from pbm.e18xx.core.game import Game
 
 
 @dataclass(frozen=True)

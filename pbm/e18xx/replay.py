@@ -12,17 +12,46 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import actions as A
-from .errors import GameError, ReplayError
-from .game import Game
-from .title import load_title
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError, ReplayError
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
 IGNORED = {"message", "program_share_pass", "program_buy_shares", "program_disable", "program_auction_bid",
            "program_merger_pass", "program_independent_mines", "program_harzbahn_draft_pass", "program_close_pass",
            "log"}
 
-# 18xx.games behaviour we follow when replaying its games (see docs/18xx/rulings-18GA.md)
-SITE_RULES = ("site_routes", "site_ebuy", "site_auction", "site_red_city_pass")
+# A title's optional rules named ``site_*`` are 18xx.games behaviour that differs from the
+# rulebook (docs/18xx/rulings-<TITLE>.md); replaying one of the site's games selects them all.
+SITE_PREFIX = "site_"
+
+
+def site_rules(title: str) -> list[str]:
+    """The ``site_*`` optional rules of a title."""
+    return [r for r in load_title(title).data.get("optional_rules", {}) if r.startswith(SITE_PREFIX)]
+
+
+def export_title(export: dict[str, Any]) -> str:
+    """The export's title, registered spelling; ReplayError if it names none we know."""
+    raw = export.get("title")
+    if not isinstance(raw, str) or not raw.strip():
+        raise ReplayError("the export names no title (its 'title' field is missing)")
+    canon = canonical_title(raw)
+    if canon is None:
+        raise ReplayError(f"unknown title {raw!r}; known titles: {', '.join(known_titles())}")
+    return canon
+
+
+def export_players(export: dict[str, Any]) -> list[tuple[str, str]]:
+    """``[(id, name)]`` in seat order.  Hotseat exports give players a name but no
+    ``id``: the name is then the id (their ``result`` is keyed by name)."""
+    out: list[tuple[str, str]] = []
+    for i, p in enumerate(export.get("players") or []):
+        if not isinstance(p, dict) or not str(p.get("name", "")).strip():
+            raise ReplayError(f"player {i + 1} of the export has no name")
+        name = str(p["name"])
+        out.append((str(p["id"]) if p.get("id") is not None else name, name))
+    return out
 
 
 def effective_actions(raw: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -59,14 +88,15 @@ class Replayer:
             raise ReplayError("not an 18xx.games export: it needs 'players' and 'actions'")
         self.export = export
         settings = export.get("settings") or {}
-        self.names = {str(p.get("id", p["name"])): p["name"] for p in export["players"]}
+        seats = export_players(export)
+        self.names = {pid: name for pid, name in seats}
+        title = export_title(export)
         rules = [str(r) for r in settings.get("optional_rules") or []]
-        title = load_title(export.get("title", "18GA"))
-        known = title.data.get("optional_rules", {})
-        site = [r for r in SITE_RULES if r not in rules and r in known]
-        self.game = Game(title.name, [p["name"] for p in export["players"]],
-                         int(settings.get("seed") or 0), rules + site,
-                         [str(p.get("id", p["name"])) for p in export["players"]])
+        try:
+            self.game = Game(title, [name for _, name in seats], int(settings.get("seed") or 0),
+                             rules + [r for r in site_rules(title) if r not in rules], [pid for pid, _ in seats])
+        except GameError as exc:
+            raise ReplayError(f"cannot set up the game: {exc}") from None
         self.check_cash = check_cash
         self.total = self.game.total_cash()
         self.count = 0
@@ -142,8 +172,11 @@ class Replayer:
                 raise ReplayError(f"action {a.get('id')}: cash not conserved "
                                   f"({self.game.total_cash()} != {self.total})")
 
-    def run(self) -> Game:
+    def run(self, upto: int | None = None) -> Game:
+        """Replay every action (or those whose id is at most ``upto``)."""
         for a in effective_actions(self.export["actions"]):
+            if upto is not None and int(a.get("id") or 0) > upto:
+                break
             self.apply(a)
             for sub in a.get("auto_actions") or []:
                 self.apply(sub)
@@ -169,7 +202,7 @@ def summary(game: Game) -> dict[str, Any]:
 
 def expected_result(export: dict[str, Any]) -> dict[str, Any]:
     """The site's result in an export, keyed by player name."""
-    names = {str(p.get("id", p["name"])): p["name"] for p in export["players"]}
+    names = dict(export_players(export))
     res = {names.get(str(k), str(k)): int(v) for k, v in (export.get("result") or {}).items()}
     return {"result": dict(sorted(res.items(), key=lambda kv: -kv[1])),
             "finished": export.get("status") == "finished",

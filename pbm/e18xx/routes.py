@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from .track import MapState, NodeKey, TrackGraph
+from pbm.e18xx.core.track import MapState, NodeKey, TrackGraph
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from pbm.cr.orders import Orders, Problem
+from pbm import kinds
+from pbm.mail.answer import Outcome
+from pbm.mail.answer import finish as _finish
+from pbm.mail.answer import reply as _reply
 from pbm.mail import outbox
 from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import (
@@ -56,23 +60,6 @@ class Context:
     game: Game | None = None  # this mailbox serves only this game (None: any game named in a sheet)
     now: datetime | None = None  # arrival time when the source does not give one (tests)
     moderator: str = ""
-
-
-@dataclass
-class Outcome:
-    inbound_id: int
-    seq: int
-    status: str  # accepted, superseded, late, rejected, ignored, duplicate, error
-    reason: str = ""
-    replied_to: list[str] = field(default_factory=list)
-    problems: int = 0
-    player: int | None = None
-
-    def line(self) -> str:
-        who = f" player {self.player}" if self.player is not None else ""
-        extra = f": {self.reason}" if self.reason else ""
-        probs = f" ({self.problems} problem(s))" if self.problems else ""
-        return f"#{self.seq}{who} {self.status}{probs}{extra}"
 
 
 def _now() -> datetime:
@@ -129,24 +116,6 @@ def handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
         row.outcome = {"reason": f"internal error {exc.__class__.__name__}: {str(exc)[:300]}"}
         session.commit()
         return Outcome(row.id, row.seq, "error", row.outcome["reason"])
-
-
-def _finish(row: InboundMessage, status: str, reason: str, **extra) -> None:
-    row.status = status
-    row.outcome = {"reason": reason, **extra}
-
-
-def _reply(session: Session, ctx: Context, row: InboundMessage, recipients: list[str], subject: str, body: str,
-           game: Game | None) -> list[str]:
-    unique: list[str] = []
-    for r in recipients:
-        if r and r.lower() not in {u.lower() for u in unique}:
-            unique.append(r)
-    if not unique:
-        return []
-    msg = make_message(ctx.sender, unique, subject, body, in_reply_to=row.message_id)
-    outbox.queue(session, f"receipt:{row.sha256[:24]}", "receipt", unique, msg, game=game)
-    return unique
 
 
 def _find_sheet(msg) -> tuple[ParsedSheet | None, list[str], str]:
@@ -248,11 +217,10 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
         replied = _reply(session, ctx, row, [sender], f"[{subject_tag}] Not accepted: message too large",
                          _refusal_text(row, reason, []), None)
         return Outcome(row.id, row.seq, "rejected", reason, replied)
-    from pbm.e18xx import mailplay  # moves for an 18xx game (its GAME line names one): docs/18xx/email.md
-
-    claimed = mailplay.claim(session, msg)
-    if claimed is not None:
-        return mailplay.handle(session, row, ctx, sender, claimed)
+    for kind in kinds.mail_kinds():  # moves for another game kind, e.g. 18xx (docs/18xx/email.md)
+        claimed = kind.claim(session, msg)
+        if claimed is not None:
+            return kind.handle(session, row, ctx, sender, claimed)
     parsed, notes, where = _find_sheet(msg)
     if parsed is None:
         reason = "no turnsheet found in the message"

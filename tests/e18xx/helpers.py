@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import random
 
-from pbm.e18xx import actions as A
-from pbm.e18xx.game import Game
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.game import Game
 
 WEIGHTS = {A.Pass: 0.6, A.BuyShares: 3.0, A.Par: 3.0, A.SellShares: 0.2, A.BuyTrain: 2.0, A.Bid: 2.0}
 

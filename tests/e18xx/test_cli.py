@@ -4,7 +4,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pbm.e18xx.cli import app
-from pbm.e18xx.game import Game
+from pbm.e18xx.core.game import Game
 from pbm.e18xx.replay import expected_result
 
 runner = CliRunner()

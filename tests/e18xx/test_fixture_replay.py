@@ -35,7 +35,7 @@ def test_site_routes_never_beat_exact_maximum(bank_export):
 
 
 def test_log_round_trip(bank_export):
-    from pbm.e18xx.game import Game
+    from pbm.e18xx.core.game import Game
     g = Replayer(bank_export).run()
     again = Game.from_log(g.to_log())
     assert again.result() == g.result() and again.finished

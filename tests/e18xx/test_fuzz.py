@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from pbm.e18xx import actions as A
-from pbm.e18xx.errors import GameError
-from pbm.e18xx.state import clone_state
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.state import clone_state
 
 from .helpers import pick, random_game
 

@@ -1,10 +1,10 @@
 """Refused actions: a precise reason, and the state is left exactly as it was."""
 import pytest
 
-from pbm.e18xx import actions as A
-from pbm.e18xx.errors import GameError, IllegalAction, IllegalTile, InsufficientFunds, NotYourTurn
-from pbm.e18xx.game import Game
-from pbm.e18xx.state import clone_state
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError, IllegalAction, IllegalTile, InsufficientFunds, NotYourTurn
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.core.state import clone_state
 
 
 def refused(g, action, exc=GameError, needle=""):

@@ -1,9 +1,9 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm.e18xx import actions as A
-from pbm.e18xx.game import Game
-from pbm.e18xx.moves import (MoveError, PassRestOfRound, StandingOrders, format_action, parse_line, parse_moves,
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.pbem.moves import (MoveError, PassRestOfRound, StandingOrders, format_action, parse_line, parse_moves,
                              play_text)
 
 import pytest

@@ -12,10 +12,11 @@ from sqlalchemy import select
 
 from pbm.cr.setup import check_secret
 from pbm.db import session_scope
-from pbm.e18xx.game import Game as Engine
-from pbm.e18xx import exchange, pbem
+from pbm.e18xx.core.game import Game as Engine
+from pbm.e18xx.pbem import exchange
+from pbm.e18xx.pbem import games as pbem
 from pbm.e18xx.fixtures import load_fixture
-from pbm.e18xx.render import render_pdf
+from pbm.e18xx.render.pdf import render_pdf
 from pbm.e18xx.replay import Replayer, expected_result
 from pbm.models import Action18, Game, Player
 from tests.mail.helpers import mk, reply_for

@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import select
 
 from pbm.db import session_scope
-from pbm.e18xx import actions as A
-from pbm.e18xx.pbem import action_rows, load, move_text
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.pbem.games import action_rows, load, move_text
 from pbm.models import Action18, Game, InboundMessage, OutboxMessage
 from tests.e18xx.helpers import pick
 from tests.mail.helpers import mk, reply_for

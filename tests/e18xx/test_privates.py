@@ -1,8 +1,8 @@
 """Table III: the private companies' special abilities."""
 import pytest
 
-from pbm.e18xx import actions as A
-from pbm.e18xx.errors import IllegalTile
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import IllegalTile
 
 from .test_rule_examples import operating_game, put
 

@@ -11,10 +11,10 @@ The rulebook's examples (search the text for "example"):
 """
 import pytest
 
-from pbm.e18xx import actions as A
-from pbm.e18xx.errors import IllegalAction
-from pbm.e18xx.game import Game
-from pbm.e18xx.state import RoundState
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import IllegalAction
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.core.state import RoundState
 
 
 def operating_game(corp="GA", rules=(), cash=1000, holders=None):

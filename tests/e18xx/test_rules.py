@@ -1,9 +1,9 @@
 """Rule-by-rule checks (section numbers of the 18GA rulebook v3.26)."""
 import pytest
 
-from pbm.e18xx import actions as A
-from pbm.e18xx.errors import GameError
-from pbm.e18xx.game import Game
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.game import Game
 
 from .test_illegal import finish_auction, new_game
 from .test_rule_examples import operating_game

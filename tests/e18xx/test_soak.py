@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from pbm.e18xx.game import Game
+from pbm.e18xx.core.game import Game
 
 from .helpers import RULE_SETS, random_game
 

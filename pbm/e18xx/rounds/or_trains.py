@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import actions as A
-from .errors import IllegalAction, IllegalRoute, InsufficientFunds
-from .routes import all_routes, best_routes, find_route
-from .state import Train
-from .track import NEUTRAL
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import IllegalAction, IllegalRoute, InsufficientFunds
+from pbm.e18xx.routes import all_routes, best_routes, find_route
+from pbm.e18xx.core.state import Train
+from pbm.e18xx.core.track import NEUTRAL
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .game import Game
+    from pbm.e18xx.core.game import Game
 
 
 class TrainsMixin:
@@ -38,7 +38,7 @@ class TrainsMixin:
         return best_routes(self.graph(), corp, trains, self.route_colors())
 
     def stop_groups(self: "Game"):
-        from .freight import StopGroups
+        from pbm.e18xx.freight import StopGroups
         cache = self.__dict__.get("_stop_groups")
         if cache is None:
             cache = self.__dict__["_stop_groups"] = StopGroups(self.title.data.get("stop_groups", {}))
@@ -54,7 +54,7 @@ class TrainsMixin:
         return 0
 
     def _run_kinded(self: "Game", corp: str, action: A.RunRoutes) -> None:
-        from .freight import best_kinded, find_kinded, match_specs
+        from pbm.e18xx.freight import best_kinded, find_kinded, match_specs
         s = self.state
         r = s.round
         best_total, best = best_kinded(self, corp, self.corp_trains(corp))
@@ -385,10 +385,12 @@ class TrainsMixin:
 
     def _rust(self: "Game", name: str) -> None:
         s = self.state
+        soft = {train for rule, train in self.title.data.get("soft_rust_by_rule", {}).items()
+                if rule in self.optional_rules}
         for t in s.trains.values():
             if t.name != name or t.owner in ("removed", "depot"):
                 continue
-            if "soft_rust_4t" in self.optional_rules and name == "4":
+            if name in soft:
                 t.obsolete = True
                 continue
             if t.owner.startswith("C:"):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from .hexgrid import neighbour, opposite
-from .tiles import TileDef, UPGRADE_NEXT
-from .title import Title
+from pbm.e18xx.core.hexgrid import neighbour, opposite
+from pbm.e18xx.core.tiles import TileDef, UPGRADE_NEXT
+from pbm.e18xx.core.title import Title
 
 NEUTRAL = "N"
 NodeKey = tuple[str, int]  # (hex, node index)

@@ -2,7 +2,7 @@
 
 ``Game.process(action)`` applies one action or raises a :class:`GameError`
 (leaving the state untouched).  ``legal_actions()`` lists what the acting
-entity may do now (as action templates, see :mod:`pbm.e18xx.legal`).
+entity may do now (as action templates, see :mod:`pbm.e18xx.rounds.legal`).
 The engine does no I/O.
 """
 from __future__ import annotations
@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from . import actions as A
-from .errors import GameError, IllegalAction, NotYourTurn
-from .operating import OperatingMixin
-from .state import Company, Corporation, Player, RoundState, State, Train, clone_state
-from .stock import StockMixin
-from .title import Title, load_title
-from .track import NEUTRAL, MapState, TrackGraph
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError, IllegalAction, NotYourTurn
+from pbm.e18xx.rounds.operating import OperatingMixin
+from pbm.e18xx.core.state import Company, Corporation, Player, RoundState, State, Train, clone_state
+from pbm.e18xx.rounds.stock import StockMixin
+from pbm.e18xx.core.title import Title, load_title
+from pbm.e18xx.core.track import NEUTRAL, MapState, TrackGraph
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,7 @@ class Game(StockMixin, OperatingMixin):
         self.actions: list[A.Action] = []
         self._graph: TrackGraph | None = None
         self._graph_version = -1
+        self.hooks = self.title.hooks(self)
         self.state = self._initial_state(players, list(player_ids or players))
         self._start()
 
@@ -61,13 +62,15 @@ class Game(StockMixin, OperatingMixin):
         companies = {c["sym"]: Company(c["sym"], c["name"], int(c["value"]), int(c["revenue"]))
                      for c in t.data["companies"]}
         corps: dict[str, Corporation] = {}
+        removed_tokens = [sym for rule, sym in t.data.get("token_removed_by_rule", {}).items()
+                          if rule in self.optional_rules]
         for c in t.data["corporations"]:
             home = c["home"]
             for rule, alt in c.get("optional_home", {}).items():
                 if rule in self.optional_rules:
                     home = alt
             costs = list(c["tokens"])
-            if c["sym"] == "CoG" and "remove_cog_token" in self.optional_rules:
+            for _ in range(removed_tokens.count(c["sym"])):
                 costs.pop()
             corps[c["sym"]] = Corporation(c["sym"], c["name"], home, costs, [None] * len(costs),
                                           size=int(c.get("size", 10)))
@@ -131,6 +134,7 @@ class Game(StockMixin, OperatingMixin):
                 corp = s.corporations[cd["sym"]]
                 self._place_home_token(corp)
                 m.flipped.add(corp.sym)
+        self.hooks.after_setup()
         self._start_auction()
 
     @classmethod
@@ -216,7 +220,7 @@ class Game(StockMixin, OperatingMixin):
 
     def legal_actions(self) -> list[A.Action]:
         """Representative legal actions for the acting entity (see legal.py)."""
-        from .legal import legal_actions
+        from pbm.e18xx.rounds.legal import legal_actions
         return legal_actions(self)
 
     def result(self) -> dict[str, int]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from . import actions as A
-from .errors import GameError, IllegalAction, IllegalTile, InsufficientFunds
-from .state import Corporation
-from .track import Placed, city_map, upgrade_ok
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError, IllegalAction, IllegalTile, InsufficientFunds
+from pbm.e18xx.core.state import Corporation
+from pbm.e18xx.core.track import Placed, city_map, upgrade_ok
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .game import Game
+    from pbm.e18xx.core.game import Game
 
 
 class TrackMixin:

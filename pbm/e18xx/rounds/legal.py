@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import actions as A
-from .errors import GameError
-from .tiles import UPGRADE_NEXT
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.tiles import UPGRADE_NEXT
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .game import Game
+    from pbm.e18xx.core.game import Game
 
 
 def legal_actions(g: "Game") -> list[A.Action]:

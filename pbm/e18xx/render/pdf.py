@@ -20,11 +20,11 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A3
 from reportlab.pdfgen.canvas import Canvas
 
-from .hexgrid import to_xy
+from pbm.e18xx.core.hexgrid import to_xy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .game import Game
-    from .pbem import Replayed
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.pbem.games import Replayed
 
 PAGE = A3
 MARGIN = 28.0
@@ -347,7 +347,7 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
 
 def render_pdf(rep: "Replayed", name: str) -> bytes:
     """The PDF of the game's state (deterministic bytes)."""
-    from .pbem import who_acts
+    from pbm.e18xx.pbem.games import who_acts
 
     g = rep.game
     s = g.state

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
-from .errors import GameError
+from pbm.e18xx.core.errors import GameError
 
 
 @dataclass(frozen=True)

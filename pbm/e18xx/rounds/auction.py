@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import actions as A
-from .errors import GameError, IllegalAction, InsufficientFunds
-from .state import Bid, RoundState
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError, IllegalAction, InsufficientFunds
+from pbm.e18xx.core.state import Bid, RoundState
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .game import Game
+    from pbm.e18xx.core.game import Game
 
 
 class AuctionMixin:

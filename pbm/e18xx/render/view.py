@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .moves import format_action
+from pbm.e18xx.pbem.moves import format_action
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .game import Game
+    from pbm.e18xx.core.game import Game
 
 
 def describe(g: "Game") -> str:
@@ -81,3 +81,55 @@ def list_moves(g: "Game") -> str:
             seen.add(text)
             lines.append(f"  {text}")
     return "\n".join(lines)
+
+
+def state_dict(g: "Game") -> dict:
+    """The state as plain JSON-able data (``pbm 18xx show --json``): players' cash,
+    certificates and privates; companies' cash, trains, stations and share prices;
+    the tiles on the map; the round and who acts.  Keys are sorted so that two
+    states compare with ``==``."""
+    s = g.state
+    cur = g.current_entity()
+    players = {}
+    for p in s.players:
+        shares = {c: g.percent_of(p.key, c) for c in s.corporations if g.percent_of(p.key, c)}
+        players[p.name] = {
+            "cash": s.cash[p.key], "shares": shares,
+            "presidencies": sorted(c for c in s.corporations if g.president(c) == p.name),
+            "privates": sorted(c.sym for c in s.companies.values() if c.owner == p.key and not c.closed),
+            "certificates": g.num_certs(p.name), "value": g.player_value(p.name), "bankrupt": p.bankrupt,
+        }
+    corps = {}
+    for c in s.corporations.values():
+        corps[c.sym] = {
+            "started": c.ipoed, "floated": c.floated, "closed": c.closed,
+            "cash": s.cash[c.key], "share_price": g.share_price(c.sym) if c.price else None,
+            "market_cell": list(c.price) if c.price else None,
+            "par_price": g._par_price(c.sym) if c.par else None,
+            "president": g.president(c.sym),
+            "ipo_percent": g.percent_of(f"ipo:{c.sym}", c.sym), "market_percent": g.percent_of("pool", c.sym),
+            "trains": [s.trains[t].name for t in c.trains],
+            "stations": [f"{tok[0]}-{tok[1]}" for tok in c.tokens if tok],
+            "privates": sorted(x.sym for x in s.companies.values() if x.owner == c.key and not x.closed),
+        }
+    companies = {c.sym: {"owner": c.owner, "closed": c.closed, "value": c.value, "revenue": c.revenue}
+                 for c in s.companies.values()}
+    tiles = {coord: {"tile": pl.tile_id, "rotation": pl.rotation}
+             for coord, pl in sorted(s.map.placed.items()) if pl.tile_id}
+    depot: dict[str, int] = {}
+    for t in s.trains.values():
+        if t.owner == "depot":
+            depot[t.name] = depot.get(t.name, 0) + 1
+    data = {
+        "title": g.title.name, "actions": len(g.actions),
+        "round": {"kind": s.round.kind, "turn": s.turn, "operating_round": s.round.num if s.round.kind == "operating"
+                  else None},
+        "phase": g.phase.name, "to_act": cur, "acting_players": g.acting_players(),
+        "finished": s.finished, "end_reason": s.end_reason or None,
+        "bank": s.cash["bank"], "players": players, "corporations": corps, "privates": companies,
+        "tiles": tiles, "depot": depot, "result": g.result() if s.finished else None,
+    }
+    extra = g.hooks.describe()
+    if extra:
+        data["title_state"] = extra
+    return data

@@ -26,25 +26,15 @@ from sqlalchemy.orm import Session
 from pbm.cr.setup import SeatRequest, hash_secret, new_secret
 from pbm.errors import PbmError
 
-from . import actions as A
-from .errors import GameError
-from .game import Game
-from .moves import Move, MoveError, PassRestOfRound, StandingOrders, for_game, format_action, parse_moves
-from .title import load_title
-
-TITLES = ("18GA",)
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.pbem.moves import Move, MoveError, PassRestOfRound, StandingOrders, for_game, format_action, parse_moves
+from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
 
 class PbemError(PbmError):
     """A user-facing problem with an 18xx game in the database."""
-
-
-def canonical_title(title: str) -> str | None:
-    """``18ga`` -> ``18GA``; None if not an 18xx title we play by email."""
-    for t in TITLES:
-        if t.lower() == str(title).strip().lower():
-            return t
-    return None
 
 
 def is_18xx(game_row) -> bool:
@@ -68,7 +58,7 @@ def create_game(session: Session, *, title: str, seed: int, name: str | None, se
 
     canon = canonical_title(title)
     if canon is None:
-        raise PbemError(f"unknown 18xx title {title!r}; known: {', '.join(TITLES)}")
+        raise PbemError(f"unknown 18xx title {title!r}; known: {', '.join(known_titles())}")
     lo, hi = _player_range(canon)
     if not lo <= len(seats) <= hi:
         raise PbemError(f"{canon} takes {lo} to {hi} players; the players file has {len(seats)}")
@@ -172,18 +162,21 @@ def step(rep: Replayed, act: A.Action) -> None:
     rep.concrete.append(info)
 
 
-def replay_rows(session: Session, game_row) -> Replayed:
-    """Replay the stored log; a refused stored action is a corrupt log (PbemError naming it)."""
+def replay_rows(session: Session, game_row, upto: int | None = None) -> Replayed:
+    """Replay the stored log (its first ``upto`` actions if given); a refused stored
+    action is a corrupt log (PbemError naming it)."""
     g = new_engine(session, game_row)
     rep = Replayed(g, g.total_cash())
     for row in action_rows(session, game_row):
+        if upto is not None and row.seq > upto:
+            break
         try:
             step(rep, A.action_from_dict(row.action))
         except GameError as exc:
             raise PbemError(f"game {game_row.name}: stored action {row.seq} ({row.action.get('type')}) "
                             f"is refused on replay: {exc}; the moderator may remove it with `pbm 18xx undo`") from None
     ended = (game_row.options or {}).get("ended")
-    if ended and not g.finished:  # an imported game the players ended on 18xx.games
+    if ended and not g.finished and upto is None:  # an imported game the players ended on 18xx.games
         g.end_game(str(ended))
     return rep
 

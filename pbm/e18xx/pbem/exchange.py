@@ -21,13 +21,12 @@ from sqlalchemy.orm import Session
 
 from pbm.cr.setup import SeatRequest
 
-from . import actions as A
-from .errors import GameError, ReplayError
-from .game import Game
-from .pbem import PbemError, Replayed, canonical_title, create_game, players, replay_rows, step
-from .replay import Replayer, effective_actions
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.pbem.games import PbemError, Replayed, create_game, players, step
+from pbm.e18xx.replay import SITE_PREFIX, Replayer, effective_actions, export_players, export_title
 
-SITE_PREFIX = "site_"
 
 
 class ExactReplayer(Replayer):
@@ -37,8 +36,9 @@ class ExactReplayer(Replayer):
         super().__init__(export, check_cash)
         rules = [str(r) for r in (export.get("pbm") or {}).get("optional_rules", [])]
         settings = export.get("settings") or {}
-        self.game = Game(export.get("title", "18GA"), [p["name"] for p in export["players"]],
-                         int(settings.get("seed") or 0), rules, [str(p["id"]) for p in export["players"]])
+        seats = export_players(export)
+        self.game = Game(export_title(export), [name for _, name in seats],
+                         int(settings.get("seed") or 0), rules, [pid for pid, _ in seats])
         self.total = self.game.total_cash()
 
 
@@ -75,10 +75,8 @@ def import_export(session: Session, export: dict[str, Any], *, name: str | None,
 
     if not isinstance(export, dict) or "actions" not in export or "players" not in export:
         raise PbemError("not an 18xx.games export: it needs 'players' and 'actions'")
-    title = canonical_title(str(export.get("title", "18GA")))
-    if title is None:
-        raise PbemError(f"cannot play {export.get('title')!r} by email; known: 18GA")
     try:
+        title = export_title(export)
         replayer = Replayer(export)
         game = replayer.run()
     except GameError as exc:
@@ -161,7 +159,7 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
 
 def export_game(session: Session, game_row) -> dict[str, Any]:
     """The game in the 18xx.games export format (plus a ``pbm`` block; see the module docstring)."""
-    from .pbem import action_rows, new_engine
+    from pbm.e18xx.pbem.games import action_rows, new_engine
 
     rows = action_rows(session, game_row)
     seat_rows = players(session, game_row)

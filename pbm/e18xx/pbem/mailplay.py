@@ -1,7 +1,7 @@
 """18xx moves by email (docs/18xx/email.md).
 
 A player's mail holds a small header and moves in the move language
-(:mod:`pbm.e18xx.moves`), one per line::
+(:mod:`pbm.e18xx.pbem.moves`), one per line::
 
     GAME: ga-1
     PLAYER: 2
@@ -11,7 +11,7 @@ A player's mail holds a small header and moves in the move language
 
 :func:`claim` recognises such a mail (its GAME line names an 18xx game in
 the database); :func:`handle` authenticates it by the secret (never by
-From:), applies the moves all-or-nothing (:func:`pbm.e18xx.pbem.apply`) and
+From:), applies the moves all-or-nothing (:func:`pbm.e18xx.pbem.games.apply`) and
 answers: a refusal gives the reason and what is legal now; an accepted mail
 sends everyone the new state (text and PDF), the next to act with "your turn"
 in the subject.  Ingestion (:mod:`pbm.mail.ingest`) stores the raw mail first
@@ -29,8 +29,8 @@ from pbm.mail import outbox
 from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import clean_address, contents
 
-from .moves import format_action
-from .pbem import Applied, Replayed, apply, is_18xx, legal_lines, players, replay_rows, who_acts
+from pbm.e18xx.pbem.moves import format_action
+from pbm.e18xx.pbem.games import Applied, Replayed, apply, is_18xx, legal_lines, players, replay_rows, who_acts
 
 _HEADER = re.compile(r"^\s*(game|player|secret)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
 _STOP = re.compile(r"^(-- ?|-{3,}\s*original message\s*-{3,}|_{5,}|on .{1,200} wrote:)$", re.IGNORECASE)
@@ -104,8 +104,8 @@ def reply_header(game_row, number: int) -> str:
 
 def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True, last: int = 12) -> str:
     """The state for the terminal and the mails: whose turn, last moves, players, companies, chart, map."""
-    from .pbem import action_rows
-    from .view import describe
+    from pbm.e18xx.pbem.games import action_rows
+    from pbm.e18xx.render.view import describe
 
     g = rep.game
     rows = action_rows(session, game_row)
@@ -117,7 +117,7 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     else:
         lines.append(f"To act: {who_acts(g)}")
     if rows:
-        from . import actions as A
+        from pbm.e18xx.core import actions as A
 
         lines += ["", "Last moves:"]
         for r in rows[-last:]:
@@ -149,7 +149,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     The mover's message is the receipt of ``inbound`` (key ``receipt:<hash>``);
     the others are keyed by game, action count and seat, so running this again
     queues nothing new."""
-    from .render import render_pdf
+    from pbm.e18xx.render.pdf import render_pdf
 
     rep = rep or replay_rows(session, game_row)
     seq = len(rep.game.actions)
@@ -231,7 +231,9 @@ def _authenticate(session: Session, ctx, c: Claim):
 
 def handle(session: Session, row, ctx, sender: str, c: Claim):
     """Handle one stored mail for an 18xx game; returns an ingest Outcome."""
-    from pbm.mail.ingest import Outcome, _finish, _reply
+    from pbm.mail.answer import Outcome
+    from pbm.mail.answer import finish as _finish
+    from pbm.mail.answer import reply as _reply
 
     tag = one_line(c.game.name, 40)
     auth = _authenticate(session, ctx, c)

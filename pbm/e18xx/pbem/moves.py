@@ -28,11 +28,11 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Union
 
-from . import actions as A
-from .errors import GameError
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .game import Game
+    from pbm.e18xx.core.game import Game
 
 
 class MoveError(GameError):

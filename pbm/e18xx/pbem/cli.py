@@ -34,8 +34,8 @@ def import_cmd(ctx: typer.Context,
     """Import an 18xx.games export as a game that goes on by email."""
     from pbm.cr.setup import read_players_file
 
-    from .exchange import import_export
-    from .pbem import players
+    from pbm.e18xx.pbem.exchange import import_export
+    from pbm.e18xx.pbem.games import players
 
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
@@ -54,8 +54,8 @@ def import_cmd(ctx: typer.Context,
 def export_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
                output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file.")) -> None:
     """The game in the 18xx.games export format (`pbm 18xx replay` reads it back)."""
-    from .exchange import export_game
-    from .pbem import pick_18xx_game
+    from pbm.e18xx.pbem.exchange import export_game
+    from pbm.e18xx.pbem.games import pick_18xx_game
 
     with session(ctx) as s:
         row = pick_18xx_game(s, game)
@@ -71,8 +71,8 @@ def status_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
                moves: bool = typer.Option(True, "--moves/--no-moves", help="List what the acting entity may do.")
                ) -> None:
     """The state of a game: whose turn, players, companies, stock chart, map."""
-    from .mailplay import state_text
-    from .pbem import pick_18xx_game, replay_rows
+    from pbm.e18xx.pbem.mailplay import state_text
+    from pbm.e18xx.pbem.games import pick_18xx_game, replay_rows
 
     with session(ctx) as s:
         row = pick_18xx_game(s, game)
@@ -89,9 +89,9 @@ def move_cmd(ctx: typer.Context,
     """The moderator enters moves on a player's behalf (all or nothing, like a mail)."""
     from pbm.mail.config import reply_sender
 
-    from .mailplay import broadcast
-    from .pbem import apply, pick_18xx_game
-    from .pbem import players as seat_rows
+    from pbm.e18xx.pbem.mailplay import broadcast
+    from pbm.e18xx.pbem.games import apply, pick_18xx_game
+    from pbm.e18xx.pbem.games import players as seat_rows
 
     with session(ctx) as s:
         game = None
@@ -116,8 +116,8 @@ def move_cmd(ctx: typer.Context,
 
 def undo_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG) -> None:
     """Remove the last stored action (moderator)."""
-    from . import actions as A
-    from .pbem import load, pick_18xx_game, undo
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.games import load, pick_18xx_game, undo
 
     with session(ctx) as s:
         row = pick_18xx_game(s, game)
@@ -131,8 +131,8 @@ def pdf_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
             output: Optional[Path] = typer.Option(None, "--output", "-o", help="PDF file (default: <game>.pdf).")
             ) -> None:
     """The state as a PDF (map, stock chart, holdings), as mailed to the players."""
-    from .pbem import pick_18xx_game, replay_rows
-    from .render import render_pdf
+    from pbm.e18xx.pbem.games import pick_18xx_game, replay_rows
+    from pbm.e18xx.render.pdf import render_pdf
 
     with session(ctx) as s:
         row = pick_18xx_game(s, game)
@@ -145,8 +145,8 @@ def pdf_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
 def log_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
             last: int = typer.Option(0, "--last", help="Only the last N actions.")) -> None:
     """The stored actions: number, player, move."""
-    from . import actions as A
-    from .pbem import action_rows, pick_18xx_game
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.games import action_rows, pick_18xx_game
 
     with session(ctx) as s:
         row = pick_18xx_game(s, game)
@@ -166,13 +166,13 @@ def _is_game(s, text: str) -> bool:
 
 
 def _fmt(action) -> str:
-    from .moves import format_action
+    from pbm.e18xx.pbem.moves import format_action
 
     return f"[{action.entity}] {format_action(action)}"
 
 
 def _now(g) -> str:
-    from .pbem import who_acts
+    from pbm.e18xx.pbem.games import who_acts
 
     if g.finished:
         return f"game over ({g.state.end_reason})"
@@ -180,7 +180,7 @@ def _now(g) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    from .cli import app as group
+    from pbm.e18xx.cli import app as group
 
     group.command("import")(import_cmd)
     group.command("export")(export_cmd)

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import actions as A
-from .errors import IllegalAction
-from .state import RoundState
-from .or_track import TrackMixin
-from .or_trains import CompanyAbilitiesMixin, TrainsMixin
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import IllegalAction
+from pbm.e18xx.core.state import RoundState
+from pbm.e18xx.rounds.or_track import TrackMixin
+from pbm.e18xx.rounds.or_trains import CompanyAbilitiesMixin, TrainsMixin
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .game import Game
+    from pbm.e18xx.core.game import Game
 
 BLOCKING = ("home_token", "convert", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company")
 

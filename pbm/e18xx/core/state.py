@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .track import MapState
+from pbm.e18xx.core.track import MapState
 
 
 @dataclass

@@ -11,10 +11,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .errors import GameError
-from .tiles import TileDef, parse_hex_spec_full
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.hooks import TitleHooks, load_hooks
+from pbm.e18xx.core.tiles import TileDef, parse_hex_spec_full
 
-TITLES_DIR = Path(__file__).parent / "titles"
+TITLES_DIR = Path(__file__).parent.parent / "titles"
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class Title:
     market: tuple[tuple[MarketCell | None, ...], ...] = ()
     trains: tuple[TrainDef, ...] = ()
     phases: tuple[PhaseDef, ...] = ()
+    hooks: type[TitleHooks] = field(default=TitleHooks, repr=False, hash=False, compare=False)
 
     def cert_limit(self, players: int) -> int:
         return int(self.data["cert_limit"][str(players)])
@@ -107,13 +109,30 @@ def _phase(p: dict[str, Any]) -> PhaseDef:
                     tuple(p.get("status", [])), by_size)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1)
+def known_titles() -> tuple[str, ...]:
+    """The registered titles: every folder under ``titles/`` with a ``title.json``."""
+    return tuple(sorted((p.name for p in TITLES_DIR.iterdir() if (p / "title.json").is_file()),
+                        key=lambda n: (n.lstrip("0123456789") == n, n)))
+
+
+def canonical_title(name: str) -> str | None:
+    """The registered spelling of a title name (``18al`` -> ``18AL``), or None."""
+    wanted = str(name).strip().lower()
+    return next((t for t in known_titles() if t.lower() == wanted), None)
+
+
 def load_title(name: str) -> Title:
-    """Load a title by name (``18GA``); raises GameError if unknown."""
-    folder = TITLES_DIR / name
-    if not (folder / "title.json").is_file():
-        known = sorted(p.name for p in TITLES_DIR.iterdir() if (p / "title.json").is_file())
-        raise GameError(f"unknown title {name!r}; known titles: {', '.join(known)}")
+    """Load a registered title by name (``18GA``, case-insensitive); raises GameError if unknown."""
+    canon = canonical_title(name)
+    if canon is None:
+        raise GameError(f"unknown title {name!r}; known titles: {', '.join(known_titles())}")
+    return _load(canon)
+
+
+@lru_cache(maxsize=None)
+def _load(canon: str) -> Title:
+    folder = TITLES_DIR / canon
     data = json.loads((folder / "title.json").read_text())
     tiles_raw = json.loads((folder / "tiles.json").read_text())
     tiles = {n: TileDef.from_data(n, d) for n, d in tiles_raw.items()}
@@ -130,4 +149,4 @@ def load_title(name: str) -> Title:
                             tuple(t.get("variants", {}).items()), t.get("available_on")) for t in data["trains"])
     phases = tuple(_phase(p) for p in data["phases"])
     return Title(name=data["title"], data=data, layout=data["layout"], hexes=hexes, tiles=tiles,
-                 market=market, trains=trains, phases=phases)
+                 market=market, trains=trains, phases=phases, hooks=load_hooks(folder))

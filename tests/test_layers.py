@@ -1,0 +1,43 @@
+"""Which rooms may import which: the mail intake finds game kinds through the
+registry (pbm.kinds), never by importing a game package, and no game package
+imports the intake."""
+import ast
+from pathlib import Path
+
+import pbm
+
+ROOT = Path(pbm.__file__).parent
+
+
+def imports_of(folder: str) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for path in (ROOT / folder).rglob("*.py"):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module)
+                names.update(f"{node.module}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+        out[str(path.relative_to(ROOT))] = names
+    return out
+
+
+def test_mail_never_imports_a_game_package():
+    bad = {f: sorted(n for n in names if n.startswith("pbm.e18xx"))
+           for f, names in imports_of("mail").items()}
+    assert not {f: n for f, n in bad.items() if n}
+
+
+def test_18xx_never_imports_the_mail_intake():
+    bad = {f: sorted(n for n in names if n.startswith("pbm.mail.ingest"))
+           for f, names in imports_of("e18xx").items()}
+    assert not {f: n for f, n in bad.items() if n}
+
+
+def test_registered_mail_kinds_provide_claim_and_handle():
+    from pbm.kinds import MAIL_KINDS, mail_kinds
+
+    assert len(mail_kinds()) == len(MAIL_KINDS) >= 1
+    for kind in mail_kinds():
+        assert callable(kind.claim) and callable(kind.handle)
