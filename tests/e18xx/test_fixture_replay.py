@@ -1,4 +1,6 @@
 """The recorded 18xx.games game replays to the site's exact result."""
+import pytest
+
 from pbm.e18xx.replay import Replayer, effective_actions, expected_result, replay, summary
 
 
@@ -59,3 +61,33 @@ def test_manual_end_game(bank_export):
         {"type": "end_game", "entity": bank_export["players"][0]["id"], "entity_type": "player", "id": 101}]
     got = replay(export)
     assert got["finished"] is True and got["end_reason"] == "manually_ended"
+
+
+VA_FIXTURES = ["18VA/18VA_game_end_bank.json", "18VA/49936.json", "18VA/hotseat001.json"]
+
+
+@pytest.mark.parametrize("rel", VA_FIXTURES, ids=["bank", "hotseat49936", "hotseat001"])
+def test_every_18VA_fixture_identical(rel):
+    """All three 18VA exports (a full game ended by the bank; the same hotseat game twice,
+    players without ids, ended by hand in the first stock round)."""
+    from pbm.e18xx.fixtures import load_fixture
+    export, where = load_fixture(rel)
+    if export is None:
+        pytest.skip(where)
+    assert replay(export) == expected_result(export)
+
+
+def test_18VA_cash_conserved_after_every_action():
+    from pbm.e18xx.fixtures import load_fixture
+    export, where = load_fixture(VA_FIXTURES[0])
+    if export is None:
+        pytest.skip(where)
+    r = Replayer(export, check_cash=True)
+    total = r.total
+    n = 0
+    for a in effective_actions(export["actions"]):
+        for x in [a] + (a.get("auto_actions") or []):
+            r.apply(x)
+            assert r.game.total_cash() == total
+            n += 1
+    assert n > 500 and r.game.finished and r.game.state.end_reason == "bank"
