@@ -47,6 +47,10 @@ def legal_actions(g: "Game") -> list[A.Action]:
 
 def _auction(g: "Game", ent: str) -> list[A.Action]:
     r = g.state.round
+    if r.pending_par:
+        corp = r.pending_par[1]
+        return [A.Par(ent, corp, g.title.market[rr][cc].price)  # type: ignore[union-attr]
+                for rr, cc in g.title.par_cells()]
     out: list[A.Action] = [A.Pass(ent)]
     auctioning = g.active_auction()
     comps = [auctioning] if auctioning else g._auction_companies()
@@ -72,7 +76,7 @@ def _stock(g: "Game", ent: str) -> list[A.Action]:
     if "par" in allowed:
         cash = s.cash[f"P:{ent}"]
         for c in s.corporations.values():
-            if c.ipoed or c.closed:
+            if c.ipoed or c.closed or g._started_by_private(c.sym):
                 continue
             for r, col in g.title.par_cells():
                 price = g.title.market[r][col].price  # type: ignore[union-attr]
@@ -160,6 +164,11 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
                     if ab and comp.owner == f"C:{corp}":
                         for h in ab["hexes"]:
                             out.append(A.PlaceToken(ent, h))
+    if "convert" in allowed:
+        out.append(A.Convert(ent))
+    for comp in s.companies.values():
+        if comp.owner == f"C:{corp}":
+            out += _company_actions(g, corp, comp.sym)
     if "run_routes" in allowed:
         out.append(A.RunRoutes(ent, auto=True))
     if "dividend" in allowed:
@@ -170,13 +179,13 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
         depot = [t for t in g._depot_trains() if not g._depot_limited(corp, t)]
         for t in depot:
             if s.trains[t].price <= cash:
-                out.append(A.BuyTrain(ent, t, s.trains[t].price))
+                out += [A.BuyTrain(ent, t, s.trains[t].price, v) for v in _variants(g, t)]
         if g._needs_emergency(corp) and pres:
             budget = cash + s.cash[f"P:{pres}"]
             cheapest = min(s.trains[t].price for t in g._depot_trains())
             for t in depot:
                 if s.trains[t].price == cheapest and cheapest <= budget:
-                    out.append(A.BuyTrain(ent, t, cheapest))
+                    out += [A.BuyTrain(ent, t, cheapest, v) for v in _variants(g, t)]
             if "site_ebuy" in g.optional_rules:
                 for t in g._other_trains(corp):
                     price = min(s.trains[t].price, budget)
@@ -194,4 +203,38 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
                     out.append(A.BuyCompany(ent, c, price))
     if "bankrupt" in allowed:
         out.append(A.Bankrupt(ent))
+    return out
+
+
+def _variants(g: "Game", tid: str) -> list[str | None]:
+    """The sides a train may be declared as when bought from the bank or pool (None: no choice)."""
+    t = g.state.trains[tid]
+    td = next(x for x in g.title.trains if x.name == t.name)
+    return [v for v, _ in td.variants] if len(td.variants) > 1 else [None]
+
+
+def _company_actions(g: "Game", corp: str, sym: str) -> list[A.Action]:
+    """Uses of a corporation-owned private's ability (each closes the private)."""
+    s = g.state
+    allowed = g.company_actions(sym)
+    out: list[A.Action] = []
+    if "assign" in allowed:
+        ab = g.company_ability(sym, "assign_bonus") or {}
+        out += [A.Assign(sym, h) for h in ab.get("hexes", [])]
+    if "place_token" in allowed:
+        ab = g.company_ability(sym, "extra_token") or {}
+        for h in ab.get("hexes", []):
+            cities = s.map.tile(h).cities()
+            if cities and not s.map.hex_has_token(h, corp):
+                tid = s.map.placed[h].tile_id
+                out.append(A.PlaceToken(sym, f"{tid}-{cities[0]}" if tid else h))
+    if "buy_train" in allowed:
+        ab = g.company_ability(sym, "train_discount") or {}
+        for t in g._depot_trains():
+            tr = s.trains[t]
+            if tr.owner != "depot" or g._depot_limited(corp, t):
+                continue
+            price = max(0, tr.price - int(ab.get("discount", 0)))
+            if price <= s.cash[f"C:{corp}"]:
+                out += [A.BuyTrain(sym, t, price, v) for v in _variants(g, t)]
     return out

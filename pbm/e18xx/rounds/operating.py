@@ -57,7 +57,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         r = s.round
         while True:
             corp = s.corporations[self._or_operator()]
-            if not corp.closed:
+            if not corp.closed and corp.floated:
                 break
             if r.index == len(r.entities) - 1:
                 self._end_or()
@@ -79,7 +79,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def _next_corp(self: "Game") -> None:
         s = self.state
         r = s.round
-        s.corporations[self._or_operator()].operated = True
+        if s.corporations[self._or_operator()].floated:
+            s.corporations[self._or_operator()].operated = True
         self.check_game_end()
         if s.finished:
             return

@@ -260,7 +260,7 @@ class TrainsMixin:
         if corp == operating and self.president(corp) == player:
             others = max((self.percent_of(p.key, corp) for p in self.state.players if p.name != player), default=0)
             held = self.percent_of(f"P:{player}", corp)
-            units = [u for u in units if held - u * 10 >= others]
+            units = [u for u in units if held - u * self.unit(corp) >= others]
         return units
 
     def _must_go_bankrupt(self: "Game", corp: str) -> bool:
@@ -472,14 +472,14 @@ class TrainsMixin:
         s = self.state
         player = action.entity
         if action.shares:
-            target = action.shares[0].split("_")[0]
-            units = action.count or sum(self.share_percent(x) for x in action.shares) // 10
+            target = action.shares[0].rsplit("_", 1)[0]
+            units = action.count or sum(self.sid_percent(x) for x in action.shares) // self.unit(target)
         else:
             target = self.corp(action.corporation).sym
             units = action.count or 1
         allowed = self._emergency_units(player, corp, target)
         if units not in allowed:
-            raise IllegalAction(f"{player} may not sell {units * 10}% of {target} now"
+            raise IllegalAction(f"{player} may not sell {units * self.unit(target)}% of {target} now"
                                 + (f" (it would change the presidency of {corp})" if target == corp else ""))
         cheapest = min(s.trains[t].price for t in self._depot_trains())
         need = cheapest - s.cash[f"C:{corp}"] - s.cash[f"P:{player}"]
@@ -500,16 +500,107 @@ class TrainsMixin:
         pres = self.president(corp)
         if pres:
             p = self.player(pres)
-            p.bankrupt = True
+            eliminate = self.title.data.get("game_end", {}).get("bankrupt") == "all_but_one"
+            p.bankrupt = not eliminate  # (an eliminated player is out once his sales are done)
             for c in sorted((x for x in s.corporations.values() if x.price), key=self._sort_key):
                 while True:
                     units = self._emergency_units(pres, corp, c.sym)
                     if not units:
                         break
                     self.sell_units(pres, c.sym, max(units))
+            p.bankrupt = True
+            if self.title.data.get("game_end", {}).get("bankrupt") == "all_but_one":
+                self._eliminate(pres, corp)
+                return
             self.transfer(p.key, "bank", s.cash[p.key])
             self.log(f"{pres} goes bankrupt")
         self.end_game("bankrupt")
+
+    def _eliminate(self: "Game", name: str, corp: str) -> None:
+        """18VA 4.6.3: the bankrupt player leaves the game; his cash stays with the company
+        he was raising money for, his shares go to the open market (prices unchanged), his
+        privates close; each company he ran passes to the next player holding two shares,
+        or closes and may start again later.  The game ends when one player is left."""
+        s = self.state
+        p = self.player(name)
+        key = p.key
+        self.log(f"{name} goes bankrupt")
+        self.transfer(key, s.corporations[corp].key, s.cash[key])
+        ran = [c.sym for c in s.corporations.values() if self.president(c.sym) == name]
+        order = [x.name for x in s.players]
+        i = order.index(name)
+        after = [n for n in order[i + 1:] + order[:i] if not self.player(n).bankrupt]
+        for sid, owner in list(s.share_owner.items()):
+            if owner == key and not sid.endswith("_0"):
+                self.move_share(sid, "pool")
+        for comp in s.companies.values():
+            if comp.owner == key and not comp.closed:
+                comp.closed = True
+                self.log(f"{comp.sym} closes")
+        for sym in ran:
+            best = max((self.percent_of(f"P:{n}", sym) for n in after), default=0)
+            heirs = [n for n in after if self.percent_of(f"P:{n}", sym) == best and best >= self.pres_percent(sym)]
+            if heirs:
+                new = heirs[0]
+                for sid in self.shares_of(f"P:{new}", sym)[:2]:
+                    self.move_share(sid, "pool")
+                self.move_share(f"{sym}_0", f"P:{new}")
+                self.log(f"{new} becomes president of {sym}")
+            else:
+                self.move_share(f"{sym}_0", "pool")
+                self._close_corporation(sym)
+        if len([x for x in s.players if not x.bankrupt]) <= 1:
+            self.end_game("bankrupt")
+            return
+        if s.corporations[corp].floated:
+            self._skip_steps()  # the new president completes the purchase
+        else:
+            self._next_corp()
+
+    def _close_corporation(self: "Game", sym: str) -> None:
+        """A company without a president closes: stations off the map, trains to the pool,
+        privates closed, shares back to its charter; it may be started again."""
+        s = self.state
+        c = s.corporations[sym]
+        m = s.map
+        for slots in m.tokens.values():
+            for j, t in enumerate(slots):
+                if t == sym:
+                    slots[j] = None
+        for k in list(m.extra_tokens):
+            m.extra_tokens[k] = [t for t in m.extra_tokens[k] if t != sym]
+            if not m.extra_tokens[k]:
+                del m.extra_tokens[k]
+        m.version += 1
+        for tid in list(c.trains):
+            s.trains[tid].owner = "discard"
+            td = next(t for t in self.title.trains if t.name == s.trains[tid].name)
+            if len(td.variants) > 1:
+                s.trains[tid].variant = None
+        c.trains = []
+        for comp in s.companies.values():
+            if comp.owner == c.key and not comp.closed:
+                comp.closed = True
+        for k in [k for k in s.assignments if k[1] == sym]:
+            del s.assignments[k]
+        self.transfer(c.key, "bank", s.cash[c.key])
+        if c.price is not None:
+            s.market[c.price].remove(sym)
+        data = next(d for d in self.title.data["corporations"] if d["sym"] == sym)
+        c.size = int(data.get("size", 10))
+        for i in range(9):
+            self.move_share(f"{sym}_{i}", f"ipo:{sym}" if i < self.certs_for_size(c.size) else f"unissued:{sym}")
+        c.token_costs = list(data["tokens"])
+        c.tokens = [None] * len(c.token_costs)
+        c.ipoed = c.floated = c.operated = False
+        c.par = c.price = None
+        home = m.tile(c.home).cities()
+        if len(home) == 1:
+            m.reservations[(c.home, home[0])] = sym
+        size_rule = self.title.data.get("size_after_status")
+        if size_rule and size_rule["status"] in self.phase.status and c.size != size_rule["size"]:
+            self._convert(sym, quiet=True)
+        self.log(f"{sym} closes; it may be started again")
 
 
 
