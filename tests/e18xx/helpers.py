@@ -25,9 +25,10 @@ RULE_SETS = [(), ("double_yellow_first_or", "end_at_250"), ("site_ebuy", "site_r
 
 
 def random_game(seed: int, players: int = 4, max_actions: int = 5000, stop_at: int | None = None,
-                check_cash: bool = True, rules: tuple[str, ...] = (), title: str = "18GA") -> Game:
+                check_cash: bool = True, rules: tuple[str, ...] = (), title: str = "18GA",
+                prefix: str = "P") -> Game:
     rng = random.Random(seed)
-    g = Game(title, [f"P{i}" for i in range(players)], seed, rules)
+    g = Game(title, [f"{prefix}{i}" for i in range(players)], seed, rules)
     total = g.total_cash()
     for n in range(max_actions):
         if g.finished or (stop_at is not None and n >= stop_at):

@@ -40,6 +40,10 @@ class Game(StockMixin, OperatingMixin):
             raise GameError(f"{self.title.name} needs {rng['min']}-{rng['max']} players, got {len(players)}")
         if len(set(players)) != len(players):
             raise GameError("player names must be different")
+        clash = [p for p in players if p in {c["sym"] for c in self.title.data["companies"]}
+                 or p in {c["sym"] for c in self.title.data["corporations"]}]
+        if clash:
+            raise GameError(f"player name(s) {', '.join(clash)} are also company symbols in {self.title.name}")
         self.optional_rules = tuple(optional_rules)
         unknown = [r for r in self.optional_rules if r not in self.title.data.get("optional_rules", {})]
         if unknown:

@@ -1,0 +1,321 @@
+"""18VA on the family engine: set-up, the auction, five-/ten-share corporations,
+freight and doubler trains, off-map areas, private abilities, bankruptcy."""
+from __future__ import annotations
+
+import pytest
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.fixtures import load_fixture
+from pbm.e18xx.freight import best_kinded, evaluate, routes_for
+from pbm.e18xx.replay import Replayer, effective_actions
+
+BANK = "18VA/18VA_game_end_bank.json"
+
+
+NAMES = ["Ann", "Bob", "Cy", "Di", "Ed"]
+
+
+def new_game(n: int = 3) -> Game:
+    return Game("18VA", NAMES[:n])
+
+
+def refused(g: Game, action: A.Action, *words: str) -> str:
+    """The action is refused, the reason names ``words``, and nothing changed."""
+    before = (dict(g.state.cash), dict(g.state.share_owner), len(g.actions), g.current_entity())
+    with pytest.raises(GameError) as err:
+        g.process(action)
+    assert before == (dict(g.state.cash), dict(g.state.share_owner), len(g.actions), g.current_entity())
+    for w in words:
+        assert w in str(err.value), str(err.value)
+    return str(err.value)
+
+
+def at_action(action_id: int) -> Replayer:
+    """The bank fixture replayed up to (not including) the action with ``action_id``."""
+    export, where = load_fixture(BANK)
+    if export is None:
+        pytest.skip(where)
+    r = Replayer(export)
+    for a in effective_actions(export["actions"]):
+        if int(a["id"]) >= action_id:
+            return r
+        r.apply(a)
+        for x in a.get("auto_actions") or []:
+            r.apply(x)
+    return r
+
+
+def auction_to_stock(g: Game) -> None:
+    """P1 bids on P1..P3, P2 on the B&O presidency; everybody passes; P2 sets 100."""
+    g.process(A.Bid("Ann", "P1", 40))
+    g.process(A.Bid("Bob", "P4", 140))
+    g.process(A.Bid("Cy", "P2", 60))
+    g.process(A.Bid("Ann", "P3", 80))
+    for p in ("Bob", "Cy", "Ann"):
+        g.process(A.Pass(p))
+    g.process(A.Par("Bob", "B&O", 100))
+
+
+# --------------------------------------------------------------------- set-up
+def test_setup_cash_certificates_and_limits():
+    g = new_game(3)
+    s = g.state
+    assert all(s.cash[f"P:{n}"] == 400 for n in NAMES[:3]) and s.cash["bank"] == 8000 - 1200
+    assert g.cert_limit() == 18 and new_game(4).cert_limit() == 13 and new_game(5).cert_limit() == 10
+    assert s.corporations["B&O"].size == 10 and len(g.shares_of("ipo:B&O", "B&O")) == 9
+    vr = s.corporations["VR"]
+    assert vr.size == 5 and len(g.shares_of("ipo:VR", "VR")) == 4
+    assert [g.sid_percent(f"VR_{i}") for i in range(4)] == [40, 20, 20, 20]
+    assert sum(1 for o in s.share_owner.values() if o == "unissued:VR") == 5
+    assert vr.token_costs == [0, 40] and s.corporations["B&O"].token_costs == [0, 40, 100, 100]
+    assert {a.company: a.price for a in g.legal_actions() if isinstance(a, A.Bid)} == \
+        {"P1": 40, "P2": 60, "P3": 80, "P4": 140}
+
+
+def test_map_offmap_ports_and_borders():
+    t = new_game().title
+    assert t.layout == "flat"
+    assert t.hexes["H1"].tile.terminal and t.hexes["A6"].tile.terminal  # off-map city, coal district
+    assert t.hexes["G14"].borders == frozenset({3, 4})
+    m = new_game().state.map
+    assert m.neighbour_on_map("G14", 3) is None and m.neighbour_on_map("G14", 4) is None
+    assert m.neighbour_on_map("G14", 1) == "F15" and m.neighbour_on_map("G12", 3) == "G10"
+    assert m.neighbour_on_map("H3", 5) == "I4"  # Baltimore's port
+
+
+# -------------------------------------------------------------------- auction
+def test_all_pass_lowers_unbid_items_by_ten():
+    g = new_game()
+    g.process(A.Bid("Ann", "P1", 40))
+    for p in ("Bob", "Cy", "Ann"):
+        g.process(A.Pass(p))
+    assert g.state.round.kind == "auction"
+    assert [g.min_bid(c) for c in ("P2", "P3", "P4")] == [50, 70, 130]
+    assert g.min_bid("P1") == 45  # it has a bid: the next must beat it
+
+
+def test_free_item_is_bid_zero_by_the_next_player():
+    g = new_game()
+    for c in ("P1", "P2", "P3"):
+        g.process(A.Bid(g.current_entity(), c, g.min_bid(c)))
+    for _ in range(14):  # B&O presidency 140 -> 0
+        for _ in range(3):
+            g.process(A.Pass(g.current_entity()))
+    bids = g.state.round.bids["P4"]
+    assert [(b.price) for b in bids] == [0]
+
+
+def test_only_the_high_bid_holds_cash():
+    g = new_game()
+    g.process(A.Bid("Ann", "P3", 80))
+    g.process(A.Bid("Bob", "P3", 85))
+    assert g.max_bid("Ann", "P4") == 400  # outbid: his 80 is free again
+    assert g.max_bid("Bob", "P4") == 315
+    refused(g, A.Bid("Cy", "P4", 142), "multiples of $5")
+
+
+def test_presidency_par_pays_from_bank_and_players_reorder_by_cash():
+    g = new_game()
+    auction_to_stock_start = g.state.cash["bank"]
+    g.process(A.Bid("Ann", "P1", 40))
+    g.process(A.Bid("Bob", "P4", 140))
+    g.process(A.Bid("Cy", "P2", 60))
+    g.process(A.Bid("Ann", "P3", 80))
+    for p in ("Bob", "Cy", "Ann"):
+        g.process(A.Pass(p))
+    assert g.acting_players() == ["Bob"] and g.state.round.pending_par == ("Bob", "B&O")
+    refused(g, A.Pass("Bob"), "starting value")
+    g.process(A.Par("Bob", "B&O", 100))
+    s = g.state
+    assert s.cash["C:B&O"] == 200 and s.share_owner["B&O_0"] == "P:Bob" and s.companies["P4"].closed
+    assert s.cash["bank"] == auction_to_stock_start + 40 + 140 + 60 + 80 - 200
+    # 4.1: most cash first (Cy 340, Ann 280, Bob 260)
+    assert [p.name for p in s.players] == ["Cy", "Ann", "Bob"] and s.round.kind == "stock"
+    assert not any(isinstance(a, A.Par) and a.corporation == "B&O" for a in g.legal_actions())
+
+
+# ------------------------------------------------------- five- and ten-share
+def test_five_share_start_and_incremental_funding():
+    g = new_game()
+    auction_to_stock(g)
+    first = g.current_entity()
+    g.process(A.Par(first, "VR", 82))
+    assert g.state.cash["C:VR"] == 164 and g.state.corporations["VR"].floated
+    second = g.current_entity()
+    g.process(A.BuyShares(second, ("VR_1",)))
+    assert g.state.cash["C:VR"] == 164 + 82  # treasury shares pay the company, at the market price
+    assert g.percent_of(f"P:{second}", "VR") == 20
+
+
+def test_sixth_share_of_a_ten_share_company_is_underwritten():
+    g = new_game()
+    auction_to_stock(g)
+    s = g.state
+    for i in (1, 2, 3, 4):
+        pl = g.current_entity()
+        if i == 4:
+            before = s.cash["C:B&O"]
+        g.process(A.BuyShares(pl, (f"B&O_{i}",)))
+    # the sixth share: B&O gets 100 for it and 4 x 100 from the bank; the rest go to the pool
+    assert s.cash["C:B&O"] == before + 100 + 400
+    assert g.shares_of("pool", "B&O") == [f"B&O_{i}" for i in (5, 6, 7, 8)]
+
+
+def test_no_sale_before_the_company_operated_and_no_sale_after_buying():
+    fresh = new_game()
+    auction_to_stock(fresh)
+    p = fresh.current_entity()
+    fresh.process(A.Par(p, "VR", 82))
+    assert fresh._sellable_bundles(p, "VR") == []  # 4.3.1: VR has not operated
+    g = at_action(145).game  # Player 1 sells N&W here
+    p = g.current_entity()
+    assert g._sellable_bundles(p, "N&W") == [1]
+    g.state.round.turn_actions.append(("buy", "B&O"))  # as if he had bought first
+    assert g._sellable_bundles(p, "N&W") == []  # 4.3.2: no selling after buying
+
+
+def test_conversion_at_the_start_of_the_turn():
+    r = at_action(234)  # N&W converts
+    g = r.game
+    assert g.current_entity() == "N&W"
+    assert A.Convert("N&W") in g.legal_actions()
+    pres = g.president("N&W")
+    held = g.percent_of(f"P:{pres}", "N&W")
+    g.process(A.Convert("N&W"))
+    c = g.state.corporations["N&W"]
+    assert c.size == 10 and c.token_costs[-2:] == [100, 100]
+    assert g.percent_of(f"P:{pres}", "N&W") == held // 2
+    assert len(g.shares_of("ipo:N&W", "N&W")) >= 5
+    refused(g, A.Convert("N&W"), "may not convert")
+
+
+def test_conversion_refused_in_phase_two():
+    r = at_action(60)
+    g = r.game
+    assert g.phase.name == "2"
+    ent = g.current_entity()
+    refused(g, A.Convert(ent), "convert")
+
+
+def test_five_train_converts_every_five_share_company():
+    export, where = load_fixture(BANK)
+    if export is None:
+        pytest.skip(where)
+    r = Replayer(export)
+    for a in effective_actions(export["actions"]):
+        r.apply(a)
+        for x in a.get("auto_actions") or []:
+            r.apply(x)
+        if r.game.phase.name == "5":
+            break
+    assert all(c.size == 10 for c in r.game.state.corporations.values())
+
+
+# ------------------------------------------------------------------- trains
+def test_freight_train_mine_and_coal_district_with_station_bonus():
+    r = at_action(80)  # VR runs its 1G C12-B13-A12
+    g = r.game
+    t = g.state.trains["2-1"]
+    assert (t.variant, t.kind) == ("1G", "freight")
+    total, best = best_kinded(g, "VR", ["2-1"])
+    (tid, kr), = best
+    assert set(kr.route.node_ids()) == {"C12-0", "B13-0", "A12-0"}
+    assert kr.revenue == 50 and kr.subsidy == 20  # 20 city + 10 mine + 20 CMD; station in the CMD: +20
+    # a passenger train may not go to a coal district
+    assert not [k for k in routes_for(g, "VR", "2", "passenger") if "A12-0" in k.route.node_ids()]
+
+
+def test_off_map_city_doubles_with_a_station():
+    r = at_action(71)
+    g = r.game
+    total, best = best_kinded(g, "B&O", g.corp_trains("B&O"))
+    assert total == 100  # Philadelphia 40 x 2 + Baltimore 20
+
+
+def test_port_needs_a_station_in_its_city_and_freight_doubles_it():
+    r = at_action(368)
+    g = r.game
+    (tid, kr), = [(t, k) for t, k in best_kinded(g, "VR", g.corp_trains("VR"))[1] if t == "4-0"] or [(None, None)]
+    got = [k for k in routes_for(g, "VR", "3G", "freight")
+           if set(k.route.node_ids()) == {"A12-0", "B13-0", "C12-0", "F13-0", "H15-0", "I16-0"}]
+    assert got and max(k.revenue for k in got) == 290
+    # without its station in Norfolk the port is out of bounds
+    groups = g.stop_groups()
+    route = got[0].route
+    slots = g.state.map.tokens[("H15", 0)]
+    saved = list(slots)
+    slots[:] = [None if x == "VR" else x for x in slots]
+    try:
+        assert evaluate(g, "VR", route, "3G", "freight", groups) is None
+    finally:
+        slots[:] = saved
+
+
+def test_4d_doubles_cities_and_quadruples_a_stationed_off_map_city():
+    r = at_action(560)
+    g = r.game
+    got = [k for k in routes_for(g, "SR", "4D", "doubler")
+           if set(k.route.node_ids()) == {"H1-0", "H3-0", "G4-0", "F5-0"}]
+    assert got and got[0].revenue == 600
+
+
+def test_one_new_train_of_each_type_per_round():
+    g = at_action(287).game  # VR buys the first 4 (as 3G)
+    g.process(A.BuyTrain("VR", "4-0", 300, "3G"))
+    assert g._depot_limited("VR", "4-1") and not g._depot_limited("B&O", "4-1")
+
+
+def test_train_side_must_be_one_of_its_variants():
+    r = at_action(56)
+    g = r.game
+    refused(g, A.BuyTrain("B&O", "2-0", 100, "3G"), "runs as")
+
+
+def test_train_limit_by_company_size():
+    g = new_game()
+    ph = g.title.phases
+    assert ph[0].limit_for(5) == 2 and ph[0].limit_for(10) == 4
+    assert ph[2].limit_for(5) == 1 and ph[3].limit_for(5) == 0
+
+
+# ----------------------------------------------------------------- privates
+def test_privates_discount_token_and_assignment():
+    r = at_action(252)
+    g = r.game
+    g.process(A.PlaceToken("P3", "H1-0-0"))
+    assert g.state.companies["P3"].closed and "SR" in g.state.map.extra_tokens[("H1", 0)]
+    assert g.state.map.tokens[("H1", 0)].count("SR") == 0  # beside the city, in no circle
+    r = at_action(257)
+    g = r.game
+    refused(g, A.BuyTrain("P2", "3-3", 100, "3"), "costs 0")
+    g.process(A.BuyTrain("P2", "3-3", 0, "3"))
+    assert g.state.companies["P2"].closed and "3-3" in g.state.corporations["SR"].trains
+    r = at_action(283)
+    g = r.game
+    refused(g, A.Assign("P1", "A6"), "may be assigned")
+    g.process(A.Assign("P1", "C12"))
+    assert g.state.assignments[("P1", "VR")] == "C12"
+    assert g.assigned_bonus("VR", {"C12"}, "freight") == 10 and g.assigned_bonus("VR", {"C12"}, "doubler") == 20
+
+
+# ------------------------------------------------------------ end of the game
+def test_bank_fixture_ends_after_the_last_or_of_the_set():
+    r = at_action(10 ** 9)
+    g = r.game
+    assert g.finished and g.state.end_reason == "bank"
+    assert g.state.round.num == g.state.ors_in_set
+
+
+def test_bankruptcy_eliminates_and_the_game_goes_on():
+    from .helpers import random_game
+    g = random_game(36, players=3, title="18VA", prefix="Player")
+    assert g.finished and g.state.end_reason == "bankrupt"
+    assert sum(p.bankrupt for p in g.state.players) == 2
+    assert sum(g.state.cash.values()) == 8000
+
+
+def test_player_names_may_not_be_company_symbols():
+    with pytest.raises(GameError, match="company symbols"):
+        Game("18VA", ["P1", "Bob", "Cy"])
