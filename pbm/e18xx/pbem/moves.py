@@ -14,7 +14,12 @@ matter.  Moves::
     run auto | run               best routes; or "run 2-0 D4-0 E1-0; 3-1 ..." explicit
     payout | withhold
     buy train 3                  next train of that type from the bank
+    buy train 2 as 1G            ... declared as one of its sides (18VA: passenger 2 or freight 1G)
+    buy train 3 with P2          ... using a private's discount (18VA's Tredegar Iron Works)
     buy train 2-1 from CoG 120   a named train (from a company, at a price)
+    convert                      a five-share corporation becomes a ten-share one (18VA 4.5.1)
+    assign P1 C12                a private's bonus put on a hex (18VA's Railway Express Agency)
+    token H1 with P3             a private's station (18VA's Potomac Yards)
     discard 2-1
     buy private MRC 60           a private company, at a price
     bankrupt
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Union
 
 from pbm.e18xx.core import actions as A
@@ -54,7 +60,8 @@ USAGE = {
     "pass": "pass | pass rest of round",
     "bid": "bid <amount> <private>   e.g. bid 45 MRC",
     "par": "par <corporation> <price>   e.g. par W&A 90",
-    "buy": "buy <corp> [ipo|market] | buy train <type or id> [from <corp>] [price] | buy private <sym> <price>",
+    "buy": "buy <corp> [ipo|market] | buy train <type or id> [as <side>] [from <corp>] [price] [with <private>]"
+           " | buy private <sym> <price>",
     "sell": "sell [count] <corp>   e.g. sell 2 GA",
     "lay": "lay <tile> <hex> <rotation 0-5> [with <private>]   e.g. lay 57 E5 2",
     "token": "token <hex or city name>   e.g. token Rome",
@@ -63,6 +70,8 @@ USAGE = {
     "withhold": "withhold",
     "discard": "discard <train id>",
     "bankrupt": "bankrupt",
+    "convert": "convert",
+    "assign": "assign <private> <hex>   e.g. assign P1 C12",
 }
 
 
@@ -98,10 +107,19 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if low == ["rest", "of", "round"]:
             return PassRestOfRound(entity)
         raise _fail(lineno, line, "unexpected words after 'pass'", verb)
-    if verb in ("payout", "withhold", "bankrupt"):
+    if verb in ("payout", "withhold", "bankrupt", "convert"):
         if args:
             raise _fail(lineno, line, f"'{verb}' takes nothing after it", verb)
+        if verb == "convert":
+            return A.Convert(entity)
         return A.Bankrupt(entity) if verb == "bankrupt" else A.Dividend(entity, verb)
+    if verb == "assign":
+        if len(args) != 2:
+            raise _fail(lineno, line, "need a private and a hex", verb)
+        hexname = args[1].upper()
+        if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
+            raise _fail(lineno, line, f"{args[1]!r} is not a hex like C12", verb)
+        return A.Assign(_name(args[0], lineno, line, verb, "private").upper(), hexname)
     if verb == "bid":
         if len(args) != 2:
             raise _fail(lineno, line, "need an amount and a private company", verb)
@@ -128,7 +146,17 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                 raise _fail(lineno, line, "which train?", verb)
             train = _name(rest[0], lineno, line, verb, "train")
             price = None
+            variant = None
+            who = entity
             rest = rest[1:]
+            if len(rest) >= 2 and rest[-2].lower() == "with":
+                who = _name(rest[-1], lineno, line, verb, "private").upper()
+                rest = rest[:-2]
+            if rest and rest[0].lower() == "as":
+                if len(rest) < 2:
+                    raise _fail(lineno, line, "as which side (e.g. 2 or 1G)?", verb)
+                variant = _name(rest[1], lineno, line, verb, "side").upper()
+                rest = rest[2:]
             if rest and rest[0].lower() == "from":
                 if len(rest) < 2:
                     raise _fail(lineno, line, "from which company?", verb)
@@ -137,7 +165,7 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                 if len(rest) != 1:
                     raise _fail(lineno, line, "too many words", verb)
                 price = _int(rest[0], lineno, line, verb, "price")
-            return A.BuyTrain(entity, train, price)
+            return A.BuyTrain(who, train, price, variant)
         if low[0] in ("private", "company"):
             if len(args) != 3:
                 raise _fail(lineno, line, "need the private and a price", verb)
@@ -166,10 +194,14 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if verb == "token":
         if not args:
             raise _fail(lineno, line, "where?", verb)
+        who = entity
+        if len(args) >= 3 and args[-2].lower() == "with":
+            who = _name(args[-1], lineno, line, verb, "private").upper()
+            args = args[:-2]
         where = " ".join(args)
         if not all(_WORD.match(t) for t in args):
             raise _fail(lineno, line, f"{where!r} is not a place", verb)
-        return A.PlaceToken(entity, where.upper() if re.match(r"^[A-Za-z]{1,2}\d{1,3}$", where) else where)
+        return A.PlaceToken(who, where.upper() if re.match(r"^[A-Za-z]{1,2}\d{1,3}$", where) else where)
     if verb == "run":
         if not args or low == ["auto"]:
             return A.RunRoutes(entity, auto=True)
@@ -199,7 +231,8 @@ def parse_moves(text: str, entity: str) -> list[Move]:
     return out
 
 
-OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.DiscardTrain, A.BuyCompany)
+OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.DiscardTrain, A.BuyCompany,
+            A.Convert)
 
 
 def for_game(game: "Game", player: str, move: Move) -> Move:
@@ -304,7 +337,11 @@ def format_action(a: A.Action) -> str:
     if isinstance(a, A.LayTile):
         return f"lay {a.tile} {a.hex} {a.rotation}"
     if isinstance(a, A.PlaceToken):
-        return f"token {a.city}"
+        return f"token {a.city}" + (f" with {a.entity}" if _is_private(a.entity) else "")
+    if isinstance(a, A.Convert):
+        return "convert"
+    if isinstance(a, A.Assign):
+        return f"assign {a.entity} {a.target}"
     if isinstance(a, A.RunRoutes):
         if a.auto:
             return "run auto"
@@ -312,7 +349,9 @@ def format_action(a: A.Action) -> str:
     if isinstance(a, A.Dividend):
         return a.kind
     if isinstance(a, A.BuyTrain):
-        return f"buy train {a.train}" + (f" {a.price}" if a.price is not None else "")
+        return (f"buy train {a.train}" + (f" as {a.variant}" if a.variant else "")
+                + (f" {a.price}" if a.price is not None else "")
+                + (f" with {a.entity}" if _is_private(a.entity) else ""))
     if isinstance(a, A.DiscardTrain):
         return f"discard {a.train}"
     if isinstance(a, A.BuyCompany):
@@ -320,3 +359,15 @@ def format_action(a: A.Action) -> str:
     if isinstance(a, A.Bankrupt):
         return "bankrupt"
     return a.type
+
+
+def _is_private(entity: str) -> bool:
+    """True if ``entity`` is a private company's symbol in some registered title
+    (a private acts through its ability: ``token H1 with P3``)."""
+    return entity in _private_symbols()
+
+
+@lru_cache(maxsize=1)
+def _private_symbols() -> frozenset[str]:
+    from pbm.e18xx.core.title import known_titles, load_title
+    return frozenset(c["sym"] for t in known_titles() for c in load_title(t).data.get("companies", []))

@@ -663,6 +663,9 @@ class CompanyAbilitiesMixin:
         elif isinstance(action, A.BuyTrain):
             ab = self.company_ability(sym, "train_discount") or {}
             ref = action.train
+            if ref not in s.trains:  # a type: the bank's next new one
+                ref = next((t for t in self._depot_trains() if s.trains[t].name == ref
+                            and s.trains[t].owner == "depot"), ref)
             train = s.trains.get(ref)
             if train is None or train.owner != "depot" or ref not in self._depot_trains():
                 raise IllegalAction(f"{sym}'s discount is for a new train from the bank; offered: "
