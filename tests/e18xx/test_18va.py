@@ -319,3 +319,23 @@ def test_bankruptcy_eliminates_and_the_game_goes_on():
 def test_player_names_may_not_be_company_symbols():
     with pytest.raises(GameError, match="company symbols"):
         Game("18VA", ["P1", "Bob", "Cy"])
+
+
+def test_4d_offered_with_the_second_6():
+    g = new_game()
+    s = g.state
+    for t in s.trains.values():
+        if t.name in ("2", "3", "4", "5"):
+            t.owner = "removed"
+    assert "4D-0" not in g._depot_trains()
+    s.trains["6-0"].owner = "C:B&O"
+    assert g._depot_trains()[:2] == ["6-1", "4D-0"]  # 4.5.8: the 4D is available at once
+
+
+def test_potomac_yards_plus_one_train_limit():
+    g = at_action(252).game
+    before = g.train_limit("SR")
+    assert A.UseAbility("P3", "train_limit_bonus") in g.legal_actions()
+    g.process(A.UseAbility("P3", "train_limit_bonus"))
+    assert g.train_limit("SR") == before + 1 and g.state.companies["P3"].closed
+    refused(g, A.UseAbility("P3", "train_limit_bonus"), "P3")

@@ -142,9 +142,16 @@ class Assign(Action):
     target: str = ""
 
 
+@dataclass(frozen=True)
+class UseAbility(Action):
+    """A private's ability that needs no target (18VA's Potomac Yards: +1 train limit)."""
+    type: ClassVar[str] = "use_ability"
+    ability: str = ""
+
+
 ACTION_TYPES: dict[str, type[Action]] = {
     c.type: c for c in (Pass, Bid, Par, BuyShares, SellShares, LayTile, PlaceToken, RunRoutes, Dividend,
-                        BuyTrain, DiscardTrain, BuyCompany, Bankrupt, Convert, Assign)
+                        BuyTrain, DiscardTrain, BuyCompany, Bankrupt, Convert, Assign, UseAbility)
 }
 
 

@@ -20,6 +20,7 @@ matter.  Moves::
     convert                      a five-share corporation becomes a ten-share one (18VA 4.5.1)
     assign P1 C12                a private's bonus put on a hex (18VA's Railway Express Agency)
     token H1 with P3             a private's station (18VA's Potomac Yards)
+    use P3                       a private's ability without a target (18VA's Potomac Yards: +1 train limit)
     discard 2-1
     buy private MRC 60           a private company, at a price
     bankrupt
@@ -72,6 +73,7 @@ USAGE = {
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
+    "use": "use <private>   e.g. use P3 (Potomac Yards: one more train allowed)",
 }
 
 
@@ -113,6 +115,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if verb == "convert":
             return A.Convert(entity)
         return A.Bankrupt(entity) if verb == "bankrupt" else A.Dividend(entity, verb)
+    if verb == "use":
+        if len(args) != 1:
+            raise _fail(lineno, line, "name the private", verb)
+        return A.UseAbility(_name(args[0], lineno, line, verb, "private").upper(), "train_limit_bonus")
     if verb == "assign":
         if len(args) != 2:
             raise _fail(lineno, line, "need a private and a hex", verb)
@@ -342,6 +348,8 @@ def format_action(a: A.Action) -> str:
         return "convert"
     if isinstance(a, A.Assign):
         return f"assign {a.entity} {a.target}"
+    if isinstance(a, A.UseAbility):
+        return f"use {a.entity}"
     if isinstance(a, A.RunRoutes):
         if a.auto:
             return "run auto"

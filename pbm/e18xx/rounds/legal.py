@@ -228,6 +228,8 @@ def _company_actions(g: "Game", corp: str, sym: str) -> list[A.Action]:
             if cities and not s.map.hex_has_token(h, corp):
                 tid = s.map.placed[h].tile_id
                 out.append(A.PlaceToken(sym, f"{tid}-{cities[0]}" if tid else h))
+    if "use_ability" in allowed:
+        out.append(A.UseAbility(sym, "train_limit_bonus"))
     if "buy_train" in allowed:
         ab = g.company_ability(sym, "train_discount") or {}
         for t in g._depot_trains():

@@ -179,6 +179,11 @@ class TrainsMixin:
         nxt = next((t.tid for t in s.trains.values() if t.owner == "depot"), None)
         if nxt:
             out.append(nxt)
+        for td in self.title.trains:  # ``available_on``: offered early, once that train was bought
+            if td.available_on and any(t.name == td.available_on and t.owner != "depot" for t in s.trains.values()):
+                early = next((t.tid for t in s.trains.values() if t.owner == "depot" and t.name == td.name), None)
+                if early and early not in out:
+                    out.append(early)
         seen = set()
         for t in s.trains.values():
             if t.owner == "discard" and t.name not in seen:
@@ -628,6 +633,8 @@ class CompanyAbilitiesMixin:
             out.append("assign")
         if self.company_ability(sym, "extra_token") and "route" not in self.state.round.steps_done:
             out.append("place_token")
+        if self.company_ability(sym, "train_limit_bonus") and "buy_train" not in self.state.round.steps_done:
+            out.append("use_ability")
         ab = self.company_ability(sym, "train_discount")
         if ab and self._room(corp) and self._depot_trains() and "buy_train" not in self.state.round.steps_done:
             out.append("buy_train")
@@ -675,5 +682,10 @@ class CompanyAbilitiesMixin:
                 raise IllegalAction(f"with {sym} train {ref} costs {price}")
             self._close_company(sym, f"{ab.get('discount', 0)} off a new train")
             self._buy_train(corp, A.BuyTrain(corp, ref, price, action.variant), discount=train.price - price)
+        elif isinstance(action, A.UseAbility) and action.ability == "train_limit_bonus" \
+                and self.company_ability(sym, "train_limit_bonus"):
+            ab = self.company_ability(sym, "train_limit_bonus") or {}
+            s.corporations[corp].extra_train_limit += int(ab.get("bonus", 1))
+            self._close_company(sym, f"{corp}'s train limit is {self.train_limit(corp)} for good")
         else:
             raise IllegalAction(f"{sym} cannot {action.type}")
