@@ -186,7 +186,7 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
             for t in depot:
                 if s.trains[t].price == cheapest and cheapest <= budget:
                     out += [A.BuyTrain(ent, t, cheapest, v) for v in _variants(g, t)]
-            if "site_ebuy" in g.optional_rules:
+            if g._ebuy_from_others():
                 for t in g._other_trains(corp):
                     price = min(s.trains[t].price, budget)
                     if price > cash:

@@ -28,7 +28,16 @@ class TrainsMixin:
         return False
 
     def _must_buy_train(self: "Game", corp: str) -> bool:
-        return not self.corp_trains(corp) and bool(self._depot_trains()) and self._can_run_route(corp)
+        """A company without a train must buy one if it has a route (title data
+        ``must_buy_train: always``: whether or not it has one, 18VA 4.6)."""
+        if self.corp_trains(corp) or not self._depot_trains():
+            return False
+        return self.title.data.get("must_buy_train") == "always" or self._can_run_route(corp)
+
+    def _ebuy_from_others(self: "Game") -> bool:
+        """May a president's money buy a train from another company (up to its face value)?
+        Title data ``ebuy_from_others`` (18VA 4.6.1) or 18GA's site flag."""
+        return bool(self.title.data.get("ebuy_from_others")) or "site_ebuy" in self.optional_rules
 
     def route_colors(self: "Game") -> tuple[str, ...]:
         return self.phase.tiles
@@ -315,7 +324,7 @@ class TrainsMixin:
                 cheapest = min(s.trains[t].price for t in self._depot_trains())
                 if train.price != cheapest:
                     raise IllegalAction(f"with the president's money only the cheapest train ({cheapest}) may be bought")
-            elif "site_ebuy" not in self.optional_rules:
+            elif not self._ebuy_from_others():
                 raise IllegalAction("rule 4.2.5: a train may not be bought from another company with the president's money")
             elif price > train.price:
                 raise IllegalAction("with the president's money a train costs at most its face value")
