@@ -310,7 +310,7 @@ def test_bank_fixture_ends_after_the_last_or_of_the_set():
 
 def test_bankruptcy_eliminates_and_the_game_goes_on():
     from .helpers import random_game
-    g = random_game(36, players=3, title="18VA", prefix="Player")
+    g = random_game(31, players=3, title="18VA", prefix="Player")
     assert g.finished and g.state.end_reason == "bankrupt"
     assert sum(p.bankrupt for p in g.state.players) == 2
     assert sum(g.state.cash.values()) == 8000
@@ -339,3 +339,13 @@ def test_potomac_yards_plus_one_train_limit():
     g.process(A.UseAbility("P3", "train_limit_bonus"))
     assert g.train_limit("SR") == before + 1 and g.state.companies["P3"].closed
     refused(g, A.UseAbility("P3", "train_limit_bonus"), "P3")
+
+
+def test_a_bankrupt_player_leaves_and_the_others_play_on():
+    from .helpers import random_game
+    g = random_game(0, players=4, title="18VA", prefix="Player")
+    gone = [p for p in g.state.players if p.bankrupt]
+    assert len(gone) == 1 and g.finished and g.state.end_reason == "bank"
+    key = gone[0].key
+    assert g.state.cash[key] == 0 and key not in g.state.share_owner.values()
+    assert not any(c.owner == key and not c.closed for c in g.state.companies.values())
