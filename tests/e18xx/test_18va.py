@@ -349,3 +349,9 @@ def test_a_bankrupt_player_leaves_and_the_others_play_on():
     key = gone[0].key
     assert g.state.cash[key] == 0 and key not in g.state.share_owner.values()
     assert not any(c.owner == key and not c.closed for c in g.state.companies.values())
+
+
+def test_two_player_seventy_percent():
+    assert Game("18VA", ["Ann", "Bob"]).holding_limit() == 60
+    assert Game("18VA", ["Ann", "Bob"], optional_rules=["two_player_share_limit"]).holding_limit() == 70
+    assert Game("18VA", ["Ann", "Bob", "Cy"], optional_rules=["two_player_share_limit"]).holding_limit() == 60

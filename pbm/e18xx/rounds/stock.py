@@ -123,11 +123,11 @@ class StockMixin(AuctionMixin):
         c = self.state.corporations[corp]
         if not c.price:
             return False
-        return self.percent_of(f"P:{player}", corp) > int(self.title.data["holding_limit"])
+        return self.percent_of(f"P:{player}", corp) > self.holding_limit()
 
     def _can_gain(self: "Game", player: str, corp: str, percent: int = 10) -> bool:
         c = self.state.corporations[corp]
-        limit = int(self.title.data["holding_limit"])
+        limit = self.holding_limit()
         if self.percent_of(f"P:{player}", corp) + percent > limit:
             return False
         if c.price and self.market_cell(corp).kind == "y":
@@ -163,6 +163,15 @@ class StockMixin(AuctionMixin):
         if not self._can_gain(player, corp, self.sid_percent(sid)):
             return "certificate limit or 60% holding limit reached"
         return None
+
+    def holding_limit(self: "Game") -> int:
+        """Most of one company a player may hold (%); title data ``holding_limit_by_rule``
+        ({rule: {"players": n, "limit": pct}}) raises it under an optional rule."""
+        limit = int(self.title.data["holding_limit"])
+        for rule, spec in self.title.data.get("holding_limit_by_rule", {}).items():
+            if rule in self.optional_rules and len(self.state.players) == int(spec.get("players", 0)):
+                limit = int(spec["limit"])
+        return limit
 
     def _incremental(self: "Game") -> bool:
         """Title data ``capitalization: incremental``: treasury shares sell at the market
