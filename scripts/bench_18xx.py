@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Benchmarks for the 18xx engine: the recorded 18GA game's replay, and the
-exact best routes for 3-4 trains on the late-game map of that game.
+exact best routes for 3-4 trains on the late-game map of that game; with
+``--fixtures 18VA`` the in-process replay of every recorded game of a title.
 
-    python scripts/bench_18xx.py [--repeat N]
+    python scripts/bench_18xx.py [--repeat N] [--fixtures TITLE]
 """
 from __future__ import annotations
 
@@ -33,7 +34,10 @@ def timed(fn, repeat):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--fixtures", help="replay every recorded game of this title (e.g. 18VA) and stop")
     args = ap.parse_args()
+    if args.fixtures:
+        return bench_fixtures(args.fixtures, args.repeat)
     export, where = load_fixture("18GA/18GA_game_end_bank.json")
     if export is None:
         print(f"skipped: {where}")
@@ -62,6 +66,24 @@ def main() -> int:
             print(f"best routes {corp:<4} {label:<20} revenue {total:>4}: best {b * 1000:6.1f} ms, "
                   f"median {m * 1000:6.1f} ms")
     print(f"worst median for best routes: {worst * 1000:.1f} ms (target <= 100 ms); times are CPU time")
+    return 0
+
+
+def bench_fixtures(title: str, repeat: int) -> int:
+    """CPU time of an in-process replay (export -> result) of each recorded game of ``title``."""
+    from pbm.e18xx.replay import expected_result
+    folder = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "18xx" / title
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    if not files:
+        print(f"skipped: no fixtures in {folder}")
+        return 0
+    for f in files:
+        export, _ = load_fixture(f"{title}/{f.name}")
+        assert export is not None
+        game, best, med = timed(lambda: Replayer(export).run(), repeat)
+        same = summary(game) == expected_result(export)
+        print(f"{title}/{f.name}: {len(game.actions)} actions, best {best * 1000:.0f} ms, median {med * 1000:.0f} ms, "
+              f"{'identical result' if same else 'RESULT DIFFERS'}")
     return 0
 
 

@@ -20,7 +20,7 @@ plain-city values double.  A route needs two paying stops besides a port.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from pbm.e18xx.routes import Route, all_routes
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass(frozen=True)
 class KindedRoute:
-    route: Route
+    route: Route  # its own ``revenue`` is the plain sum of the stops; ``revenue`` here is the train's
     revenue: int
     subsidy: int
 
@@ -71,19 +71,64 @@ def _count_fn(groups: StopGroups, m):
     return count
 
 
-def routes_for(game: "Game", corp: str, variant: str, kind: str) -> list[KindedRoute]:
-    """Every legal route of a train ``variant`` of ``kind`` for ``corp``, valued."""
-    groups: StopGroups = game.stop_groups()
+def _raw_routes(game: "Game", corp: str, n: int) -> list[Route]:
+    """Every route of at most ``n`` counted cities for ``corp`` (cached per map version)."""
     g = game.graph()
     m = g.map
     colors = game.route_colors()
-    n = train_number(variant)
-    raw = all_routes(g, corp, n, colors, count=_count_fn(groups, m))
+    cache = game.__dict__.setdefault("_kinded_cache", {})
+    key = ("raw", m.version, id(m), corp, colors)
+    got = cache.get(key)
+    if got is None or got[0] < n:
+        if len(cache) > 64:
+            cache.clear()
+        # enumerate once for the company's longest train; shorter trains take a subset
+        s = game.state
+        most = max([n] + [train_number(s.trains[t].variant or s.trains[t].name)
+                          for t in s.corporations[corp].trains])
+        got = cache[key] = (most, all_routes(g, corp, most, colors, count=_count_fn(game.stop_groups(), m)))
+    if got[0] == n:
+        return got[1]
+    return [r for r in got[1] if r.stops <= n]
+
+
+def routes_for(game: "Game", corp: str, variant: str, kind: str) -> list[KindedRoute]:
+    """Every legal route of a train ``variant`` of ``kind`` for ``corp``, valued."""
+    groups: StopGroups = game.stop_groups()
+    m = game.state.map
+    cache = game.__dict__.setdefault("_kinded_cache", {})
+    key = ("valued", m.version, id(m), corp, variant, kind, game.state.phase,
+           tuple(sorted(game.state.assignments.items())))
+    got = cache.get(key)
+    if got is None:
+        got = []
+        for r in _raw_routes(game, corp, train_number(variant)):
+            kr = evaluate(game, corp, r, variant, kind, groups)
+            if kr is not None:
+                got.append(kr)
+        cache[key] = got
+    return got
+
+
+def _node_key(node_id: str) -> NodeKey:
+    coord, _, idx = node_id.rpartition("-")
+    return (coord, int(idx)) if idx.isdigit() else (node_id, -1)
+
+
+def routes_through(game: "Game", corp: str, variant: str, kind: str, node_ids: Sequence[str]) -> list[KindedRoute]:
+    """The legal routes of a train visiting exactly ``node_ids`` (any order), best first."""
+    want = frozenset(node_ids)
+    keys = frozenset(_node_key(x) for x in want)
+    groups: StopGroups = game.stop_groups()
+    g = game.graph()
     out = []
+    raw = all_routes(g, corp, train_number(variant), game.route_colors(), count=_count_fn(groups, g.map), only=keys)
     for r in raw:
-        kr = evaluate(game, corp, r, variant, kind, groups)
-        if kr is not None:
-            out.append(kr)
+        if len(r.nodes) == len(want) and frozenset(r.node_ids()) == want:
+            kr = evaluate(game, corp, r, variant, kind, groups)
+            if kr is not None:
+                out.append(kr)
+    out.sort(key=lambda k: (-k.revenue, bin(k.route.mask).count("1")))
     return out
 
 
@@ -159,7 +204,7 @@ def evaluate(game: "Game", corp: str, r: Route, variant: str, kind: str, groups:
         revenue += groups.cmd_bonus * (n - 1)
         if cmd_tokened and "cmd_token_bonus" in game.phase.status:
             subsidy = groups.cmd_bonus * n
-    return KindedRoute(replace(r, revenue=revenue), revenue, subsidy)
+    return KindedRoute(r, revenue, subsidy)
 
 
 def best_kinded(game: "Game", corp: str, trains: Sequence[str]) -> tuple[int, list[tuple[str, KindedRoute]]]:
@@ -201,14 +246,10 @@ def best_kinded(game: "Game", corp: str, trains: Sequence[str]) -> tuple[int, li
 
 def find_kinded(game: "Game", corp: str, tid: str, node_ids: Sequence[str], used: int) -> KindedRoute | None:
     t = game.state.trains[tid]
-    want = frozenset(node_ids)
-    best = None
-    for kr in routes_for(game, corp, t.variant or t.name, t.kind):
-        if kr.route.mask & used or frozenset(kr.route.node_ids()) != want:
-            continue
-        if best is None or kr.revenue > best.revenue:
-            best = kr
-    return best
+    for kr in routes_through(game, corp, t.variant or t.name, t.kind, node_ids):
+        if not kr.route.mask & used:
+            return kr
+    return None
 
 
 def match_specs(game: "Game", corp: str, specs: Sequence[tuple[str, Sequence[str]]]) -> list[KindedRoute] | None:
@@ -219,13 +260,15 @@ def match_specs(game: "Game", corp: str, specs: Sequence[tuple[str, Sequence[str
     cands: list[list[KindedRoute]] = []
     for tid, node_ids in specs:
         t = game.state.trains[tid]
-        want = frozenset(node_ids)
-        found = [kr for kr in routes_for(game, corp, t.variant or t.name, t.kind)
-                 if frozenset(kr.route.node_ids()) == want]
-        found.sort(key=lambda k: (-k.revenue, bin(k.route.mask).count("1")))
+        found = routes_through(game, corp, t.variant or t.name, t.kind, node_ids)
         if not found:
             return None
         cands.append(found)
+    return pick_disjoint(cands)
+
+
+def pick_disjoint(cands: Sequence[Sequence[KindedRoute]]) -> list[KindedRoute] | None:
+    """One route from each list, sharing no track (the first such choice, best first), or None."""
 
     def search(i: int, mask: int, picked: list[KindedRoute]) -> list[KindedRoute] | None:
         if i == len(cands):

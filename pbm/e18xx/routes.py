@@ -45,14 +45,15 @@ def _revenue(m: MapState, key: NodeKey, colors: tuple[str, ...]) -> int:
 
 
 def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, ...],
-               count=None) -> list[Route]:
+               count=None, only: frozenset[NodeKey] | None = None) -> list[Route]:
     """Every legal route of at most ``max_stops`` counted stops, each once.
 
     From each token city the route grows at its tail, and at every tail state
     also at its head (the token then lies inside the route).  A route's track
     (its bit mask) fixes its stops, so the mask identifies it.  To avoid making
     each two-armed route twice, the head arm must leave the token by a later
-    segment than the tail arm.
+    segment than the tail arm.  ``count`` says how much a stop counts against
+    the train (default: towns 0, else 1); with ``only``, routes use no other stops.
     """
     m = graph.map
     found: dict[int, Route] = {}
@@ -73,6 +74,8 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
         return got
 
     for token in m.token_cities(corp):
+        if only is not None and token not in only:
+            continue
         start_stops, start_rev, _ = node_info(token)
 
         def head(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int, after: int) -> None:
@@ -82,7 +85,7 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
             for idx, nxt, smask in neighbours(front):
                 if front == token and idx <= after:
                     continue
-                if nxt in visited or smask & mask:
+                if nxt in visited or smask & mask or (only is not None and nxt not in only):
                     continue
                 c, v, _ = node_info(nxt)
                 s = stops + c
@@ -106,7 +109,7 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
             if back != token and node_info(back)[2]:
                 return
             for idx, nxt, smask in neighbours(back):
-                if nxt in visited or smask & mask:
+                if nxt in visited or smask & mask or (only is not None and nxt not in only):
                     continue
                 c, v, _ = node_info(nxt)
                 s = stops + c

@@ -2,6 +2,7 @@
 forced purchases and bankruptcy (rules 4.2.3 - 4.2.6, 5(c))."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
@@ -63,26 +64,29 @@ class TrainsMixin:
         return 0
 
     def _run_kinded(self: "Game", corp: str, action: A.RunRoutes) -> None:
-        from pbm.e18xx.freight import best_kinded, find_kinded, match_specs
+        from pbm.e18xx.freight import best_kinded, pick_disjoint, routes_through
         s = self.state
         r = s.round
-        best_total, best = best_kinded(self, corp, self.corp_trains(corp))
         if action.auto:
-            chosen = best
+            _, chosen = best_kinded(self, corp, self.corp_trains(corp))
         else:
             owned = set(self.corp_trains(corp))
             seen: set[str] = set()
+            cands = []
             for spec in action.routes:
                 if spec.train not in owned:
                     raise IllegalRoute(f"{corp} does not own train {spec.train}; it owns {', '.join(sorted(owned))}")
                 if spec.train in seen:
                     raise IllegalRoute(f"train {spec.train} runs twice")
                 seen.add(spec.train)
-                if find_kinded(self, corp, spec.train, spec.nodes, 0) is None:
-                    raise IllegalRoute(f"train {spec.train} ({s.trains[spec.train].variant}) cannot run "
+                t = s.trains[spec.train]
+                found = routes_through(self, corp, t.variant or t.name, t.kind, spec.nodes)
+                if not found:
+                    raise IllegalRoute(f"train {spec.train} ({t.variant}) cannot run "
                                        f"{'-'.join(spec.nodes)} (not connected, too long, blocked, "
                                        "or a stop its kind may not visit)")
-            got = match_specs(self, corp, [(sp.train, sp.nodes) for sp in action.routes])
+                cands.append(found)
+            got = pick_disjoint(cands)
             if got is None:
                 raise IllegalRoute("these routes cannot all run without two trains sharing track")
             chosen = []
@@ -91,10 +95,12 @@ class TrainsMixin:
                     raise IllegalRoute(f"route {'-'.join(spec.nodes)} pays {kr.revenue}, not {spec.revenue}")
                 chosen.append((spec.train, kr))
             total = sum(k.revenue + k.subsidy for _, k in chosen)
-            if total < best_total and "site_routes" not in self.optional_rules:
+            best_total = total if "site_routes" in self.optional_rules else \
+                best_kinded(self, corp, self.corp_trains(corp))[0]
+            if total < best_total:
                 raise IllegalRoute(f"4.5.5: the routes must earn the most possible ({best_total}); "
                                    f"these earn {total} (use 'run auto')")
-        r.routes = [(t, k.route) for t, k in chosen]
+        r.routes = [(t, replace(k.route, revenue=k.revenue)) for t, k in chosen]
         r.revenue = sum(k.revenue for _, k in chosen)
         r.subsidy = sum(k.subsidy for _, k in chosen)
         r.ran = True
