@@ -170,7 +170,7 @@ def export_game(session: Session, game_row) -> dict[str, Any]:
     out_actions: list[dict[str, Any]] = []
     for n, row in enumerate(rows, 1):
         act = A.action_from_dict(row.action)
-        step(rep, act)
+        step(rep, act, rollback=False)
         d = _export_action(g, act, rep.concrete[-1], ids)
         d["id"] = n
         out_actions.append(d)
