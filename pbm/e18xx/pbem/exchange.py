@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from pbm.cr.setup import SeatRequest
+from pbm.seats import SeatRequest
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError

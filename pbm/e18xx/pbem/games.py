@@ -23,7 +23,8 @@ from typing import Any, Sequence
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from pbm.cr.setup import SeatRequest, hash_secret, new_secret
+from pbm.auth import hash_secret, new_secret
+from pbm.seats import SeatRequest
 from pbm.errors import PbmError
 
 from pbm.e18xx.core import actions as A
