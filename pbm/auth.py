@@ -9,18 +9,53 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
+from typing import TYPE_CHECKING
 
-from pbm.cr.setup import check_secret, hash_secret, new_secret, normalize_secret  # noqa: F401
-from pbm.models import Game
+if TYPE_CHECKING:  # typing only
+    from pbm.models import Game
+
+
+def new_secret() -> str:
+    """A player secret: 12 unambiguous characters in three groups, e.g. ``K7QM-2XRP-HW4T``."""
+    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    chars = "".join(secrets.choice(alphabet) for _ in range(12))
+    return f"{chars[:4]}-{chars[4:8]}-{chars[8:]}"
+
+
+SECRET_ITERATIONS = 20_000  # a 60-bit random secret needs little stretching; ingest checks one per mail
+
+
+def hash_secret(secret: str, salt: str | None = None, iterations: int = SECRET_ITERATIONS) -> str:
+    """A salted PBKDF2 hash of a secret, as ``pbkdf2$iterations$salt$hex``."""
+    salt = salt or secrets.token_hex(8)
+    digest = hashlib.pbkdf2_hmac("sha256", normalize_secret(secret).encode(), salt.encode(), iterations)
+    return f"pbkdf2${iterations}${salt}${digest.hex()}"
+
+
+def normalize_secret(secret: str) -> str:
+    return "".join(ch for ch in secret.upper() if ch.isalnum())
+
+
+def check_secret(secret: str, stored: str) -> bool:
+    try:
+        scheme, iterations, salt, _ = stored.split("$")
+        rounds = int(iterations)
+    except ValueError:
+        return False
+    if scheme != "pbkdf2" or not 1 <= rounds <= 10_000_000:
+        return False
+    return secrets.compare_digest(hash_secret(secret, salt, rounds), stored)
+
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 
-def turn_code(game: Game, player_number: int, turn: int) -> str:
+def turn_code(game: "Game", player_number: int, turn: int) -> str:
     """The six-character code printed on a player's sheet for ``turn``."""
     digest = hmac.new(game.turn_key.encode(), f"{game.id}:{player_number}:{turn}".encode(), hashlib.sha256).digest()
     return "".join(_CODE_ALPHABET[b % len(_CODE_ALPHABET)] for b in digest[:6])
 
 
-def check_turn_code(game: Game, player_number: int, turn: int, code: str) -> bool:
+def check_turn_code(game: "Game", player_number: int, turn: int, code: str) -> bool:
     return hmac.compare_digest(turn_code(game, player_number, turn), normalize_secret(code))

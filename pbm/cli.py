@@ -71,12 +71,13 @@ def new_game(
     title18 = canonical_title(title)
     if title18 is not None:
         from pbm.e18xx.pbem.games import create_game as create_18xx
+        from pbm.seats import read_players_file
 
         if players is None:
             rng = load_title(title18).data["players"]
             raise PbmError(f"{title18} needs --players FILE.csv (name,email; {rng['min']} to {rng['max']} players, "
                            "in seat order)")
-        seats18 = setup.read_players_file(players)
+        seats18 = read_players_file(players)
         with session(ctx) as s:
             row, secrets = create_18xx(s, title=title18, seed=seed, name=name, seats=seats18,
                                        optional_rules=tuple(rule or ()))

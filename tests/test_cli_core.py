@@ -86,7 +86,7 @@ def test_new_game_show_export(cli, players_csv):
 
 
 def test_secret_is_stored_only_as_hash(cli, players_csv, db_url):
-    from pbm.cr.setup import check_secret
+    from pbm.auth import check_secret
 
     out = cli("new-game", "cr", "--seed", "3", "--players", players_csv).stdout
     line = next(x for x in out.splitlines() if "Ada Lovelace" in x)

@@ -41,3 +41,30 @@ def test_registered_mail_kinds_provide_claim_and_handle():
     assert len(mail_kinds()) == len(MAIL_KINDS) >= 1
     for kind in mail_kinds():
         assert callable(kind.claim) and callable(kind.handle)
+
+
+def test_seats_and_secrets_are_core_not_continental_rails():
+    """Seats, players files and secrets serve every game: neither the core modules
+    nor the 18xx package import them from Continental Rails."""
+    core = {**imports_of("e18xx")}
+    for name in ("auth.py", "seats.py", "kinds.py"):
+        path = ROOT / name
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+        core[name] = names
+    bad = {f: sorted(n for n in names if n.startswith("pbm.cr")) for f, names in core.items()}
+    assert not {f: n for f, n in bad.items() if n}
+
+
+def test_players_file_limit_is_the_callers(tmp_path):
+    import pytest
+
+    from pbm.seats import PlayersFileError, read_players_file
+
+    path = tmp_path / "p.csv"
+    path.write_text("name,email\n" + "".join(f"P{i},p{i}@x.org\n" for i in range(6)))
+    assert len(read_players_file(path)) == 6
+    with pytest.raises(PlayersFileError, match=r":6: more than 4 players \(a rule\)"):
+        read_players_file(path, max_seats=4, why="a rule")

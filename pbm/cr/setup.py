@@ -10,9 +10,6 @@ numbers chosen where the rulebook is silent are house rulings, written in
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +17,9 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from pbm import seats
+from pbm.auth import hash_secret, new_secret
+from pbm.seats import SeatRequest
 from pbm.errors import PbmError
 from pbm.models import Game, Holding, Line, Player, PrivateCompany, Railroad, Route, Town
 from pbm.rng import generator
@@ -55,145 +55,15 @@ class SetupError(PbmError):
 
 
 @dataclass
-class SeatRequest:
-    """One row of the players file."""
-
-    line: int
-    name: str
-    email: str
-    character: str = ""
-    phone: str = ""
-    address: str = ""
-    hide_address: bool = False
-    hide_phone: bool = False
-
-
-@dataclass
 class NewGame:
     game: Game
     secrets: dict[int, str] = field(default_factory=dict)  # player number -> secret (shown once)
     notes: list[str] = field(default_factory=list)
 
 
-_TRUE = {"1", "y", "yes", "true", "x"}
-_FALSE = {"", "0", "n", "no", "false"}
-
-
-def _flag(value: str | None, where: str, column: str) -> bool:
-    text = (value or "").strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise SetupError(f"{where}: column {column!r} must be yes or no, not {value!r}")
-
-
 def read_players_file(path: Path) -> list[SeatRequest]:
-    """Read the players CSV: name, email, and optionally character, phone, address,
-    anonymous (hides address and phone), hide_address, hide_phone."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise SetupError(f"{path}: no such players file") from None
-    except OSError as exc:
-        raise SetupError(f"{path}: cannot read players file: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise SetupError(f"{path}: not a UTF-8 text file") from None
-    try:
-        reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-        header = [h.strip().lower() for h in (reader.fieldnames or [])]
-    except csv.Error as exc:
-        raise SetupError(f"{path}: not a valid CSV file: {exc}") from None
-    if not header:
-        raise SetupError(f"{path}: empty players file (expected a header line: name,email,...)")
-    for required in ("name", "email"):
-        if required not in header:
-            raise SetupError(f"{path}:1: header must have a {required!r} column (found: {', '.join(header)})")
-    known = {"name", "email", "character", "phone", "address", "anonymous", "hide_address", "hide_phone"}
-    unknown = [h for h in header if h not in known]
-    if unknown:
-        raise SetupError(f"{path}:1: unknown column(s) {', '.join(unknown)}; allowed: {', '.join(sorted(known))}")
-    reader.fieldnames = header
-    seats: list[SeatRequest] = []
-    seen_names: dict[str, int] = {}
-    seen_emails: dict[str, int] = {}
-    try:
-        rows = list(reader)
-    except csv.Error as exc:
-        raise SetupError(f"{path}:{reader.line_num}: bad CSV: {exc}") from None
-    for index, row in enumerate(rows, start=2):
-        where = f"{path}:{index}"
-        if None in row:
-            raise SetupError(f"{where}: more fields than the header has columns")
-        values = {k: (v or "").strip() for k, v in row.items()}
-        if not any(values.values()):
-            continue
-        name, email = values.get("name", ""), values.get("email", "")
-        if not name:
-            raise SetupError(f"{where}: missing name")
-        if not email:
-            raise SetupError(f"{where}: missing email for {name!r}")
-        if "@" not in email or " " in email or email.startswith("@") or email.endswith("@"):
-            raise SetupError(f"{where}: {email!r} is not an email address")
-        if name.lower() in seen_names:
-            raise SetupError(f"{where}: duplicate name {name!r} (first on line {seen_names[name.lower()]})")
-        if email.lower() in seen_emails:
-            raise SetupError(f"{where}: duplicate email {email!r} (first on line {seen_emails[email.lower()]})")
-        seen_names[name.lower()] = index
-        seen_emails[email.lower()] = index
-        anonymous = _flag(values.get("anonymous"), where, "anonymous")
-        character = values.get("character", "")
-        if len(character) > 40:
-            raise SetupError(f"{where}: character name longer than 40 characters")
-        seats.append(
-            SeatRequest(
-                line=index,
-                name=name,
-                email=email,
-                character=character,
-                phone=values.get("phone", ""),
-                address=values.get("address", ""),
-                hide_address=anonymous or _flag(values.get("hide_address"), where, "hide_address"),
-                hide_phone=anonymous or _flag(values.get("hide_phone"), where, "hide_phone"),
-            )
-        )
-        if len(seats) > POSITIONS:
-            raise SetupError(f"{where}: more than {POSITIONS} players (§3.1 has 15 positions)")
-    return seats
-
-
-def new_secret() -> str:
-    """A player secret: 12 unambiguous characters in three groups, e.g. ``K7QM-2XRP-HW4T``."""
-    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-    chars = "".join(secrets.choice(alphabet) for _ in range(12))
-    return f"{chars[:4]}-{chars[4:8]}-{chars[8:]}"
-
-
-SECRET_ITERATIONS = 20_000  # a 60-bit random secret needs little stretching; ingest checks one per mail
-
-
-def hash_secret(secret: str, salt: str | None = None, iterations: int = SECRET_ITERATIONS) -> str:
-    """A salted PBKDF2 hash of a secret, as ``pbkdf2$iterations$salt$hex``."""
-    salt = salt or secrets.token_hex(8)
-    digest = hashlib.pbkdf2_hmac("sha256", normalize_secret(secret).encode(), salt.encode(), iterations)
-    return f"pbkdf2${iterations}${salt}${digest.hex()}"
-
-
-def normalize_secret(secret: str) -> str:
-    return "".join(ch for ch in secret.upper() if ch.isalnum())
-
-
-def check_secret(secret: str, stored: str) -> bool:
-    try:
-        scheme, iterations, salt, _ = stored.split("$")
-        rounds = int(iterations)
-    except ValueError:
-        return False
-    if scheme != "pbkdf2" or not 1 <= rounds <= 10_000_000:
-        return False
-    return secrets.compare_digest(hash_secret(secret, salt, rounds), stored)
+    """The players file of a Continental Rails game: at most 15 humans (§3.1)."""
+    return seats.read_players_file(path, max_seats=POSITIONS, why="§3.1 has 15 positions")
 
 
 def _initial_railroads(game_map):

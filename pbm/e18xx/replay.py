@@ -164,7 +164,7 @@ class Replayer:
         act = self.convert(a)
         if act is not None:
             try:
-                self.game.process(act)
+                self.game.process(act, rollback=False)  # a refusal ends the replay: no copy to restore
             except GameError as exc:
                 raise ReplayError(f"action {a.get('id')} ({a.get('type')} by {self.entity(a)}) refused: {exc}") from None
             self.count += 1

@@ -195,3 +195,26 @@ def test_show_game_in_database_at_n(cli, tmp_path, bank_export):
 def test_summary_of_a_title_game_round_trip():
     g = Game("18GA", ["a", "b", "c"])
     assert summary(g)["finished"] is False
+
+
+def test_process_without_rollback_marks_a_refused_game_unusable():
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.errors import GameError
+
+    g = Game("18GA", ["a", "b", "c"])
+    with pytest.raises(GameError):
+        g.process(A.Bid("b", "LTR", 20))  # not b's turn: refused, state kept
+    assert not g.finished and g.current_entity() == "a"
+    with pytest.raises(GameError):
+        g.process(A.Bid("b", "LTR", 20), rollback=False)
+    assert g.finished and "abandoned" in g.state.end_reason
+    with pytest.raises(GameError, match="game is over"):
+        g.process(A.Pass("a"))
+
+
+def test_a_refused_action_ends_a_replay_with_its_id(bank_export):
+    ex = copy.deepcopy(bank_export)
+    bad = next(a for a in ex["actions"] if a["type"] == "bid")
+    bad["price"] = 1
+    with pytest.raises(ReplayError, match=rf"action {bad['id']} \(bid by .*\) refused"):
+        Replayer(ex).run()

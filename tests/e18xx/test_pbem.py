@@ -10,7 +10,7 @@ import pytest
 from pypdf import PdfReader
 from sqlalchemy import select
 
-from pbm.cr.setup import check_secret
+from pbm.auth import check_secret
 from pbm.db import session_scope
 from pbm.e18xx.core.game import Game as Engine
 from pbm.e18xx.pbem import exchange

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from pbm.auth import turn_code
-from pbm.cr.setup import hash_secret
+from pbm.auth import hash_secret
 from pbm.models import Game, Holding, Line, Player, PrivateCompany, Railroad, Route, Town
 
 SECRETS = {1: "AAAA-BBBB-CCC1", 2: "AAAA-BBBB-CCC2", 3: "AAAA-BBBB-CCC3"}

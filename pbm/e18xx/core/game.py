@@ -157,11 +157,15 @@ class Game(StockMixin, OperatingMixin):
 
     # ------------------------------------------------------------------
     # processing
-    def process(self, action: A.Action) -> "Game":
-        """Apply ``action``; on any GameError the state is restored and the error re-raised."""
+    def process(self, action: A.Action, *, rollback: bool = True) -> "Game":
+        """Apply ``action``; on any GameError the state is restored and the error re-raised.
+
+        ``rollback=False`` skips the copy taken to restore the state: for a replay,
+        which abandons the game at the first refused action anyway.  After a refusal
+        without rollback the game must not be used again."""
         if self.state.finished:
             raise IllegalAction(f"the game is over ({self.state.end_reason}); no more actions")
-        snapshot = clone_state(self.state)
+        snapshot = clone_state(self.state) if rollback else None
         try:
             self._dispatch(action)
         except GameError:
@@ -173,10 +177,15 @@ class Game(StockMixin, OperatingMixin):
         self.actions.append(action)
         return self
 
-    def _restore(self, snapshot: State) -> None:
-        """Put the state back as it was (same object, so references stay valid)."""
-        self.state.__dict__.update(snapshot.__dict__)
+    def _restore(self, snapshot: State | None) -> None:
+        """Put the state back as it was (same object, so references stay valid);
+        without a snapshot the game is marked unusable."""
         self._graph = None
+        if snapshot is None:
+            self.state.finished = True
+            self.state.end_reason = "abandoned: an action was refused during a replay without rollback"
+            return
+        self.state.__dict__.update(snapshot.__dict__)
 
     def _dispatch(self, action: A.Action) -> None:
         kind = self.state.round.kind

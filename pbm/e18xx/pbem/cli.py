@@ -32,7 +32,7 @@ def import_cmd(ctx: typer.Context,
                emails: Optional[Path] = typer.Option(None, "--emails", help="CSV name,email: players' addresses "
                                                      "(matched by the names in the export).")) -> None:
     """Import an 18xx.games export as a game that goes on by email."""
-    from pbm.cr.setup import read_players_file
+    from pbm.seats import read_players_file
 
     from pbm.e18xx.pbem.exchange import import_export
     from pbm.e18xx.pbem.games import players

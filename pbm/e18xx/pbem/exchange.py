@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from pbm.cr.setup import SeatRequest
+from pbm.seats import SeatRequest
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
@@ -170,7 +170,7 @@ def export_game(session: Session, game_row) -> dict[str, Any]:
     out_actions: list[dict[str, Any]] = []
     for n, row in enumerate(rows, 1):
         act = A.action_from_dict(row.action)
-        step(rep, act)
+        step(rep, act, rollback=False)
         d = _export_action(g, act, rep.concrete[-1], ids)
         d["id"] = n
         out_actions.append(d)

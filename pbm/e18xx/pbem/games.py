@@ -23,7 +23,8 @@ from typing import Any, Sequence
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from pbm.cr.setup import SeatRequest, hash_secret, new_secret
+from pbm.auth import hash_secret, new_secret
+from pbm.seats import SeatRequest
 from pbm.errors import PbmError
 
 from pbm.e18xx.core import actions as A
@@ -129,15 +130,16 @@ def new_engine(session: Session, game_row) -> Game:
     return Game(log["title"], log["players"], log["seed"], log["optional_rules"], log["player_ids"])
 
 
-def step(rep: Replayed, act: A.Action) -> None:
-    """Process one action and note what it did (for the PDF and the export)."""
+def step(rep: Replayed, act: A.Action, *, rollback: bool = True) -> None:
+    """Process one action and note what it did (for the PDF and the export);
+    ``rollback=False`` for stored actions, whose refusal ends the replay."""
     g = rep.game
     s = g.state
     before = dict(s.share_owner) if isinstance(act, (A.BuyShares, A.SellShares)) else None
     seller = f"P:{act.entity}"
     placed_before = dict(s.map.placed) if isinstance(act, A.LayTile) else None
     trains_before = {t: tr.owner for t, tr in s.trains.items()} if isinstance(act, A.BuyTrain) else None
-    g.process(act)
+    g.process(act, rollback=rollback)
     s = g.state
     info: dict[str, Any] = {}
     if before is not None:
@@ -171,7 +173,7 @@ def replay_rows(session: Session, game_row, upto: int | None = None) -> Replayed
         if upto is not None and row.seq > upto:
             break
         try:
-            step(rep, A.action_from_dict(row.action))
+            step(rep, A.action_from_dict(row.action), rollback=False)
         except GameError as exc:
             raise PbemError(f"game {game_row.name}: stored action {row.seq} ({row.action.get('type')}) "
                             f"is refused on replay: {exc}; the moderator may remove it with `pbm 18xx undo`") from None

@@ -116,10 +116,8 @@ class TrainsMixin:
             return
         s = self.state
         r = s.round
-        best_total, best = self.auto_routes(corp)
         if action.auto:
-            chosen = best
-            total = best_total
+            total, chosen = self.auto_routes(corp)
         else:
             owned = set(self.corp_trains(corp))
             longest = max((s.trains[t].distance for t in owned), default=0)
@@ -143,7 +141,8 @@ class TrainsMixin:
                 used |= route.mask
                 total += route.revenue
                 chosen.append((spec.train, route))
-            if total < best_total and "site_routes" not in self.optional_rules:
+            best_total = total if "site_routes" in self.optional_rules else self.auto_routes(corp)[0]
+            if total < best_total:
                 raise IllegalRoute(f"rule 4.2.3.1: the routes must earn the most possible ({best_total}); "
                                    f"these earn {total} (use 'run auto')")
         r.routes = chosen
