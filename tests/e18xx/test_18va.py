@@ -355,3 +355,40 @@ def test_two_player_seventy_percent():
     assert Game("18VA", ["Ann", "Bob"]).holding_limit() == 60
     assert Game("18VA", ["Ann", "Bob"], optional_rules=["two_player_share_limit"]).holding_limit() == 70
     assert Game("18VA", ["Ann", "Bob", "Cy"], optional_rules=["two_player_share_limit"]).holding_limit() == 60
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_coal_district_table(n):
+    """4.5.4.3's table: an nG train earns $20 x n from a district; with the company's station
+    there the treasury gets as much again, until phase 4D."""
+    g = at_action(495).game  # VR: stations in Roanoke (A12) and Lynchburg (C12)
+    route = next(k.route for k in routes_for(g, "VR", "3G", "freight")
+                 if set(k.route.node_ids()) == {"A12-0", "B13-0", "C12-0"})
+    groups = g.stop_groups()
+    m = g.state.map
+    colors = g.route_colors()
+    others = sum(m.tile(h).nodes[i].revenue_for(colors) for h, i in route.nodes if h != "A12")
+    others += g.assigned_bonus("VR", {"C12"}, "freight")  # VR put the +10 marker on Lynchburg
+    kr = evaluate(g, "VR", route, f"{n}G", "freight", groups)
+    assert kr.revenue - others == 20 * n and kr.subsidy == 20 * n
+    g.state.phase = [p.name for p in g.title.phases].index("4D")
+    assert evaluate(g, "VR", route, f"{n}G", "freight", groups).subsidy == 0
+    assert evaluate(g, "VR", route, "4", "passenger", groups) is None  # 4.5.4.3: no passenger train
+
+
+def test_illegal_stock_moves_are_refused_with_the_reason():
+    g = new_game()
+    auction_to_stock(g)
+    p = g.current_entity()
+    refused(g, A.Par(p, "B&O", 100), "already started")
+    refused(g, A.Par(p, "VR", 80), "par price must be one of")
+    g.process(A.Par(p, "VR", 82))
+    refused(g, A.SellShares(p, corporation="VR", count=1), "not", "turn")
+    q = g.current_entity()
+    refused(g, A.BuyShares(q, ("VR_0",)), "not in the IPO or the open market")
+    g.process(A.BuyShares(q, ("VR_1",)))
+    g.process(A.Pass(g.current_entity()))
+    g.process(A.BuyShares(p, ("VR_2",)))
+    # 40% + 20% = 60%: a third share would be 80%
+    assert g.percent_of(f"P:{p}", "VR") == 60
+    assert "60% holding limit" in g._can_buy(p, "VR_3")
