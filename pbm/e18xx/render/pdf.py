@@ -197,6 +197,15 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
                             c.setFillColor(colors.HexColor("#555555"))
                             c.setFont("Helvetica", max(3, rad * 0.6))
                             c.drawCentredString(sx, py - rad * 0.22, _t(res, 4))
+                # stations beside the city, in no circle (a private's extra station): smaller, below
+                for k, holder in enumerate(m.extra_tokens.get((coord, i), [])):
+                    ex, ey, er = px - r * 0.3 + k * r * 0.3, py - r * 0.38, rad * 0.7
+                    c.setFillColor(colors.HexColor(ccol.get(holder, "#444444")))
+                    c.setStrokeColor(colors.black)
+                    c.circle(ex, ey, er, stroke=1, fill=1)
+                    c.setFillColor(colors.white)
+                    c.setFont("Helvetica-Bold", max(3, er * 0.7))
+                    c.drawCentredString(ex, ey - er * 0.28, _t(holder, 4))
             elif node.kind == "town":
                 c.setFillColor(colors.black)
                 c.circle(px, py, r * 0.09, stroke=0, fill=1)
