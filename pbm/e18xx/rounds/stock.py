@@ -233,6 +233,9 @@ class StockMixin(AuctionMixin):
             return []
         if s.round.kind == "stock" and not self._can_sell_order():
             return []
+        if s.round.kind == "stock" and self.title.data.get("one_sale_per_company_per_turn") and \
+                s.round.sold.get(player, {}).get(corp) == "now":
+            return []  # 18VA 4.3.1: a company's shares are sold in one lot per turn
         key = f"P:{player}"
         held = self.percent_of(key, corp)
         if held == 0:
