@@ -113,7 +113,6 @@ class RoundState:
     emergency_sold: bool = False
     subsidy: int = 0  # paid to the treasury besides the revenue (coal district stations)
     pending_par: tuple[str, str] | None = None  # (player, corporation) who must set a starting value now
-    converted: bool = False  # the operating corporation converted (or declined) this turn
 
 
 @dataclass

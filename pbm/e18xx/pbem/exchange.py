@@ -133,10 +133,10 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
         d.update(corporation=act.corporation, share_price=f"{act.price},{pos[0]},{pos[1]}" if pos else str(act.price))
     elif isinstance(act, A.BuyShares):
         shares = info.get("shares") or list(act.shares)
-        d.update(shares=shares, percent=sum(Game.share_percent(s) for s in shares))
+        d.update(shares=shares, percent=sum(game.sid_percent(s) for s in shares))
     elif isinstance(act, A.SellShares):
         shares = info.get("shares") or list(act.shares)
-        d.update(shares=shares, percent=sum(Game.share_percent(s) for s in shares))
+        d.update(shares=shares, percent=sum(game.sid_percent(s) for s in shares))
     elif isinstance(act, A.LayTile):
         d.update(hex=act.hex, tile=info.get("tile", act.tile), rotation=act.rotation)
     elif isinstance(act, A.PlaceToken):
@@ -150,6 +150,10 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
         d.update(train=info.get("train", act.train))
         if act.price is not None:
             d["price"] = act.price
+        if act.variant:
+            d["variant"] = act.variant
+    elif isinstance(act, A.Assign):
+        d.update(target=act.target, target_type="hex")
     elif isinstance(act, A.DiscardTrain):
         d.update(train=act.train)
     elif isinstance(act, A.BuyCompany):
