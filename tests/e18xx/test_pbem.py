@@ -177,3 +177,34 @@ def test_pdf_is_deterministic_and_shows_the_map(bank_export):
         assert needle in text, needle
     placed = [pl.tile.name for pl in game.state.map.placed.values() if pl.tile_id]
     assert placed and any(name in text for name in placed)
+
+
+def test_18va_new_game_import_export_and_pdf(cli, tmp_path):
+    """18VA by email: a new game from a players file, the recorded game imported and exported
+    back (with and without our block), and the state PDF drawing Virginia from the title data."""
+    csv = _csv(tmp_path, [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org")])
+    out = cli("new-game", "18VA", "--players", str(csv), "--name", "va-1").stdout
+    assert "18VA, seed 1841, 3 players" in out
+    assert "bid 140 P4" in cli("18xx", "moves", "va-1").stdout
+    export, where = load_fixture("18VA/18VA_game_end_bank.json")
+    if export is None:
+        pytest.skip(where)
+    path = tmp_path / "va.json"
+    path.write_text(json.dumps(export))
+    cli("18xx", "import", str(path), "--name", "va-rt")
+    target = tmp_path / "va-out.json"
+    cli("18xx", "export", "va-rt", "-o", str(target))
+    exported = json.loads(target.read_text())
+    assert any(a.get("variant") == "1G" for a in exported["actions"])
+    assert any(a["type"] == "assign" and a.get("target") == "C12" for a in exported["actions"])
+    del exported["pbm"]
+    assert json.loads(json.dumps(Replayer(exported).run().result())) == expected_result(export)["result"]
+    played = Replayer(export).run()
+    game = Engine("18VA", list(played.setup.players), played.setup.seed, played.optional_rules,
+                  played.setup.player_ids)
+    rep = pbem.Replayed(game, game.total_cash())
+    for act in played.actions:
+        pbem.step(rep, act)
+    text = "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(render_pdf(rep, "va"))).pages)
+    for needle in ("Philadelphia", "Roanoke", "Norfolk", "B&O", "VR", "Stock chart"):
+        assert needle in text, needle
