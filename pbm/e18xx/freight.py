@@ -1,5 +1,5 @@
 """Routes for titles whose trains come in kinds: passenger, freight and doubler
-(18VA's ``2``/``1G``/``4D``), with off-map stop groups named in title data.
+(e.g. ``2``/``1G``/``4D``), with off-map stop groups named in title data.
 
 Title data ``stop_groups`` names the special stops:
 

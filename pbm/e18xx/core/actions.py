@@ -131,20 +131,20 @@ class Bankrupt(Action):
 
 @dataclass(frozen=True)
 class Convert(Action):
-    """A five-share corporation becomes a ten-share one (18VA 4.5.1)."""
+    """A five-share corporation becomes a ten-share one."""
     type: ClassVar[str] = "convert"
 
 
 @dataclass(frozen=True)
 class Assign(Action):
-    """A private's ability placed on a hex (18VA's Railway Express Agency +10): entity is the private."""
+    """A private's ability placed on a hex (a revenue bonus): entity is the private."""
     type: ClassVar[str] = "assign"
     target: str = ""
 
 
 @dataclass(frozen=True)
 class UseAbility(Action):
-    """A private's ability that needs no target (18VA's Potomac Yards: +1 train limit)."""
+    """A private's ability that needs no target (e.g. +1 train limit)."""
     type: ClassVar[str] = "use_ability"
     ability: str = ""
 

@@ -422,7 +422,7 @@ class Game(StockMixin, OperatingMixin):
         self.log(f"{new} becomes president of {corp}")
 
     def _convert(self, corp: str, quiet: bool = False) -> None:
-        """A five-share corporation becomes a ten-share one (4.5.1, 4.4.1): its certificates
+        """A five-share corporation becomes a ten-share one: its certificates
         now count half as much, five more single shares go to its treasury and it gets the
         title's ``conversion.tokens`` more station tokens."""
         s = self.state

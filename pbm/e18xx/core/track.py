@@ -38,7 +38,7 @@ class MapState:
     red_pass: bool = False  # 18xx.games lets trains run through a city in a red area
     hex_reservations: dict[str, str] = field(default_factory=dict)  # multi-city home hex -> company
     version: int = 0
-    # stations beside a city, in no circle (18VA's Potomac Yards): they never block
+    # stations beside a city, in no circle (a private's extra station): they never block
     extra_tokens: dict[NodeKey, list[str]] = field(default_factory=dict)
 
     @classmethod

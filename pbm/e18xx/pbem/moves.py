@@ -14,13 +14,13 @@ matter.  Moves::
     run auto | run               best routes; or "run 2-0 D4-0 E1-0; 3-1 ..." explicit
     payout | withhold
     buy train 3                  next train of that type from the bank
-    buy train 2 as 1G            ... declared as one of its sides (18VA: passenger 2 or freight 1G)
-    buy train 3 with P2          ... using a private's discount (18VA's Tredegar Iron Works)
+    buy train 2 as 1G            ... declared as one of its sides (e.g. passenger 2 or freight 1G)
+    buy train 3 with P2          ... using a private's train discount
     buy train 2-1 from CoG 120   a named train (from a company, at a price)
-    convert                      a five-share corporation becomes a ten-share one (18VA 4.5.1)
-    assign P1 C12                a private's bonus put on a hex (18VA's Railway Express Agency)
-    token H1 with P3             a private's station (18VA's Potomac Yards)
-    use P3                       a private's ability without a target (18VA's Potomac Yards: +1 train limit)
+    convert                      a five-share corporation becomes a ten-share one
+    assign P1 C12                a private's revenue bonus put on a hex
+    token H1 with P3             a private's extra station beside a city
+    use P3                       a private's ability without a target (e.g. +1 train limit)
     discard 2-1
     buy private MRC 60           a private company, at a price
     bankrupt
@@ -73,7 +73,7 @@ USAGE = {
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
-    "use": "use <private>   e.g. use P3 (Potomac Yards: one more train allowed)",
+    "use": "use <private>   e.g. use P3 (one more train allowed)",
 }
 
 

@@ -303,7 +303,7 @@ class AuctionMixin:
                 r.pending_par = (comp.owner[2:], ab["corporation"])  # type: ignore[index]
                 return
         if self.title.data.get("auction", {}).get("reorder_by_cash"):
-            # 4.1: most cash first; ties keep their order
+            # most cash first; ties keep their order
             order = {p.name: i for i, p in enumerate(s.players)}
             s.players.sort(key=lambda p: (-s.cash[p.key], order[p.name]))
             self.log(f"players reordered by cash: {', '.join(p.name for p in s.players)}")

@@ -88,7 +88,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             self._end_or()
             return
         if self.title.data.get("dynamic_operating_order"):
-            # 18VA 4.5: the next to operate is the highest-priced company yet to operate, prices as they are now
+            # the next to operate is the highest-priced company yet to operate, prices as they are now
             rest = set(r.entities[r.index + 1:])
             r.entities = r.entities[:r.index + 1] + [c for c in self.operating_order() if c in rest] + \
                 [c for c in r.entities[r.index + 1:] if c not in self.operating_order()]
@@ -165,7 +165,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         self._next_corp()
 
     def _may_convert(self: "Game", corp: str) -> bool:
-        """4.5.1: at the start of its turn, once the phase allows it, a five-share
+        """At the start of its turn, once the phase allows it, a five-share
         corporation that has operated may convert to ten shares."""
         conv = self.title.data.get("conversion")
         c = self.state.corporations[corp]

@@ -30,14 +30,14 @@ class TrainsMixin:
 
     def _must_buy_train(self: "Game", corp: str) -> bool:
         """A company without a train must buy one if it has a route (title data
-        ``must_buy_train: always``: whether or not it has one, 18VA 4.6)."""
+        ``must_buy_train: always``: whether or not it has one)."""
         if self.corp_trains(corp) or not self._depot_trains():
             return False
         return self.title.data.get("must_buy_train") == "always" or self._can_run_route(corp)
 
     def _ebuy_from_others(self: "Game") -> bool:
         """May a president's money buy a train from another company (up to its face value)?
-        Title data ``ebuy_from_others`` (18VA 4.6.1) or 18GA's site flag."""
+        Title data ``ebuy_from_others`` or the ``site_ebuy`` flag."""
         return bool(self.title.data.get("ebuy_from_others")) or "site_ebuy" in self.optional_rules
 
     def route_colors(self: "Game") -> tuple[str, ...]:
@@ -353,7 +353,7 @@ class TrainsMixin:
             s.round.steps_done.add("buy_train")
 
     def _declare_variant(self: "Game", train: Train, variant: str | None, from_depot: bool) -> None:
-        """4.5.8: a train with several sides (``2``/``1G``) is declared passenger or freight when
+        """A train with several sides (``2``/``1G``) is declared passenger or freight when
         bought from the bank or pool; one bought from a company keeps its side."""
         td = next(t for t in self.title.trains if t.name == train.name)
         if not td.variants:
@@ -391,7 +391,7 @@ class TrainsMixin:
             if other.rusts_on == name:
                 self._rust(other.name)
         forced = self.title.data.get("conversion", {}).get("forced_event")
-        if forced and forced in td.events:  # 4.5.1: every five-share corporation converts now
+        if forced and forced in td.events:  # every five-share corporation converts now
             self.log("-- all five-share corporations convert to ten shares --")
             for c in s.corporations.values():
                 if c.size == 5 and not c.closed:
@@ -536,7 +536,7 @@ class TrainsMixin:
         self.end_game("bankrupt")
 
     def _eliminate(self: "Game", name: str, corp: str) -> None:
-        """18VA 4.6.3: the bankrupt player leaves the game; his cash stays with the company
+        """Bankruptcy that eliminates (``game_end.bankrupt: all_but_one``): the bankrupt player leaves the game; his cash stays with the company
         he was raising money for, his shares go to the open market (prices unchanged), his
         privates close; each company he ran passes to the next player holding two shares,
         or closes and may start again later.  The game ends when one player is left."""
@@ -624,7 +624,7 @@ class TrainsMixin:
 
 
 class CompanyAbilitiesMixin:
-    """Private abilities a corporation uses by closing the private (18VA 4.2):
+    """Private abilities a corporation uses by closing the private:
     ``assign_bonus`` (a hex worth more to the owner), ``extra_token`` (a station
     beside a city, in no circle), ``train_discount`` (less to pay for a new train)
     and ``train_limit_bonus`` (one more train allowed).  Each is used once, during

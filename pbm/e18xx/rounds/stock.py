@@ -215,7 +215,7 @@ class StockMixin(AuctionMixin):
         if not kinds:
             return True
         if self.title.data.get("sell_then_buy") and any(k in ("buy", "par") for k in kinds):
-            return False  # 4.3.2: no selling after buying
+            return False  # no selling after buying
         classes = {("buy" if k in ("buy", "par") else k) for k in kinds}
         return not (len(classes) == 2 and kinds[-1] in ("buy", "par"))
 
@@ -235,7 +235,7 @@ class StockMixin(AuctionMixin):
             return []
         if s.round.kind == "stock" and self.title.data.get("one_sale_per_company_per_turn") and \
                 s.round.sold.get(player, {}).get(corp) == "now":
-            return []  # 18VA 4.3.1: a company's shares are sold in one lot per turn
+            return []  # a company's shares are sold in one lot per turn
         key = f"P:{player}"
         held = self.percent_of(key, corp)
         if held == 0:
@@ -367,7 +367,7 @@ class StockMixin(AuctionMixin):
             raise IllegalAction("certificate limit reached")
         size_rule = self.title.data.get("size_after_status")
         if size_rule and size_rule["status"] in self.phase.status and c.size != size_rule["size"]:
-            self._convert(c.sym, quiet=True)  # 4.4.1: starts as a ten-share corporation
+            self._convert(c.sym, quiet=True)  # starts at the size the phase says
         c.ipoed = True
         c.par = cells[price]
         self._set_price(c, cells[price])
