@@ -91,3 +91,26 @@ def test_18VA_cash_conserved_after_every_action():
             assert r.game.total_cash() == total
             n += 1
     assert n > 500 and r.game.finished and r.game.state.end_reason == "bank"
+
+
+def test_18VA_site_routes_never_beat_our_exact_maximum():
+    """Every route set run in the recorded 18VA game is legal for us, pays what the site paid
+    (checked by the replay) and earns at most our maximum (revenue + district bonus)."""
+    from pbm.e18xx.fixtures import load_fixture
+    from pbm.e18xx.freight import best_kinded
+    export, where = load_fixture(VA_FIXTURES[0])
+    if export is None:
+        pytest.skip(where)
+    r = Replayer(export)
+    checked = below = 0
+    for a in effective_actions(export["actions"]):
+        for x in [a] + (a.get("auto_actions") or []):
+            if x["type"] == "run_routes":
+                g = r.game
+                best, _ = best_kinded(g, x["entity"], g.corp_trains(x["entity"]))
+                theirs = sum(rt["revenue"] for rt in x["routes"]) + int(x.get("subsidy") or 0)
+                assert theirs <= best
+                checked += 1
+                below += theirs < best
+            r.apply(x)
+    assert checked > 70 and below >= 1  # action 294: N&W ran $80 where $120 was possible
