@@ -244,29 +244,6 @@ def best_kinded(game: "Game", corp: str, trains: Sequence[str]) -> tuple[int, li
     return best_total, [(trains[i], kr) for i, kr in best_pick]
 
 
-def find_kinded(game: "Game", corp: str, tid: str, node_ids: Sequence[str], used: int) -> KindedRoute | None:
-    t = game.state.trains[tid]
-    for kr in routes_through(game, corp, t.variant or t.name, t.kind, node_ids):
-        if not kr.route.mask & used:
-            return kr
-    return None
-
-
-def match_specs(game: "Game", corp: str, specs: Sequence[tuple[str, Sequence[str]]]) -> list[KindedRoute] | None:
-    """Routes for the submitted (train, stops) pairs that share no track, or None.
-
-    The same stops may be joined by different track; the choices are searched
-    together so that one train's choice does not block another's."""
-    cands: list[list[KindedRoute]] = []
-    for tid, node_ids in specs:
-        t = game.state.trains[tid]
-        found = routes_through(game, corp, t.variant or t.name, t.kind, node_ids)
-        if not found:
-            return None
-        cands.append(found)
-    return pick_disjoint(cands)
-
-
 def pick_disjoint(cands: Sequence[Sequence[KindedRoute]]) -> list[KindedRoute] | None:
     """One route from each list, sharing no track (the first such choice, best first), or None."""
 
