@@ -169,7 +169,7 @@ def parse_hex_spec_full(spec: str, color: str, name: str) -> tuple[TileDef, int,
         elif base == "terminal":
             data["terminal"] = value.split(",")
         elif base == "border":
-            borders = frozenset(int(e) for e in value.split(","))
+            borders = frozenset(int(e.lstrip("e")) for e in value.split(","))  # "3" or "e3"
         else:
             raise ValueError(f"unknown map notation {part!r} in hex {name}")
     return TileDef.from_data(name, data), cost, terrain, borders
