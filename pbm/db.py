@@ -26,6 +26,11 @@ ROOT = Path(__file__).resolve().parent.parent
 MIGRATIONS = ROOT / "migrations"
 
 
+from pbm import faults as _faults  # noqa: E402  (crash tests only; does nothing unless asked)
+
+_faults.install()
+
+
 class Base(DeclarativeBase):
     """Declarative base of every pbm table."""
 

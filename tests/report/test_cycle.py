@@ -121,17 +121,23 @@ def test_crash_inside_resolution_rolls_back(fresh, tmp_path):
 
 
 def test_a_running_cycle_blocks_another(fresh, tmp_path):
+    """The lock is held by a live process: another cycle, run-turn or --break-lock cannot pass it (item 6)."""
     import socket
 
-    with session_scope(fresh) as s:
-        s.add(CycleLock(name="cycle", holder="other", host=socket.gethostname()[:200], pid=os.getpid()))
-    result = Cli(fresh)("cycle", "--now", "--reports", str(tmp_path / "r"), "--archive", str(tmp_path / "a"),
-                        expect=2)
-    assert "another pbm cycle is running" in result.stderr
+    from pbm.locks import process_lock
+
+    args = ["--reports", str(tmp_path / "r"), "--archive", str(tmp_path / "a")]
+    with process_lock(fresh, "cycle"):  # a live holder (its own connection / open file)
+        result = Cli(fresh)("cycle", "--now", *args, expect=2)
+        assert "another pbm cycle, run-turn or rerun-turn is running" in result.stderr
+        result = Cli(fresh)("cycle", "--now", "--break-lock", *args, expect=2)
+        assert "pbm does not break it" in result.stderr
+        assert "another pbm cycle" in Cli(fresh)("run-turn", expect=2).stderr
+        assert "another pbm cycle" in Cli(fresh)("rerun-turn", "1", expect=2).stderr
     assert _states(fresh) == {}
-    # A lock left by a dead process on this host is taken over.
+    # The note a dead holder left behind is only a note: the lock itself died with it.
     with session_scope(fresh) as s:
-        s.get(CycleLock, "cycle").pid = 2 ** 22 + 12345
+        s.add(CycleLock(name="cycle", holder="other", host=socket.gethostname()[:200], pid=2 ** 22 + 12345))
     assert run_cycle(fresh, _opts(tmp_path)) == {"test-game": "archived"}
 
 
