@@ -133,7 +133,7 @@ def test_a_running_cycle_blocks_another(fresh, tmp_path):
         result = Cli(fresh)("cycle", "--now", "--break-lock", *args, expect=2)
         assert "pbm does not break it" in result.stderr
         assert "another pbm cycle" in Cli(fresh)("run-turn", expect=2).stderr
-        assert "another pbm cycle" in Cli(fresh)("rerun-turn", "1", expect=2).stderr
+        assert "another pbm cycle" in Cli(fresh)("rerun-turn", "test-game", "1", expect=2).stderr
     assert _states(fresh) == {}
     # The note a dead holder left behind is only a note: the lock itself died with it.
     with session_scope(fresh) as s:
