@@ -39,6 +39,8 @@ from pbm.mail.answer import reply as _reply
 from pbm.mail import outbox
 from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import (
+    MAX_MESSAGE_BYTES,
+    TRUNCATED_MARK,
     Unreadable,
     classify,
     clean_address,
@@ -50,6 +52,7 @@ from pbm.mail.message import (
     parse_headers,
     sender_address,
     split_head,
+    truncated,
 )
 from pbm.mail.policy import deadline_for, supersede_older
 from pbm.models import AnswerLimit, Game, InboundMessage, OrderSet, Player, Railroad, TurnState
@@ -107,6 +110,8 @@ def ingest(session: Session, raw: bytes, ctx: Context, *, source: str = "",
 
     A message stored earlier but never handled (a crash between the two commits) is handled now:
     reading the same bytes again is how the source gives it back (issue 13, item 1)."""
+    if len(raw) > MAX_MESSAGE_BYTES and not raw.startswith(TRUNCATED_MARK):
+        raw = truncated(raw, len(raw))  # a caller that read it all: still store only the start
     try:
         row, new = store_raw(session, raw, source, received_at or ctx.now)
         session.commit()

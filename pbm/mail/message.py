@@ -65,6 +65,26 @@ def content_digest(raw: bytes) -> str:
     return h.hexdigest()
 
 
+TRUNCATED_KEEP = 1024 * 1024  # of a message over MAX_MESSAGE_BYTES, this much is stored (headers for the answer)
+
+
+def truncated(head: bytes, size: int) -> bytes:
+    """The stored copy of a message of ``size`` bytes that is over the limit: a marker line, then its start."""
+    return TRUNCATED_MARK + f"{size} bytes; only the first {len(head[:TRUNCATED_KEEP])} kept".encode() + b"\r\n" \
+        + head[:TRUNCATED_KEEP]
+
+
+def read_limited(stream, size_hint: int | None = None) -> bytes:
+    """Read a message from a binary stream without ever holding more than the limit (item 12)."""
+    data = stream.read(MAX_MESSAGE_BYTES + 1)
+    if len(data) <= MAX_MESSAGE_BYTES:
+        return data
+    size = len(data)
+    while chunk := stream.read(1024 * 1024):  # count the rest without keeping it
+        size += len(chunk)
+    return truncated(data, size_hint or size)
+
+
 def check_limits(raw: bytes) -> None:
     """Raise :class:`Unreadable` for a message pbm will not parse in full (docs/mail.md)."""
     if raw.startswith(TRUNCATED_MARK):
