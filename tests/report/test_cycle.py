@@ -218,3 +218,27 @@ def test_finished_game_record_tables_and_hall_of_records(game_url, tmp_path):
 def test_cycle_refuses_an_unknown_game(fresh, tmp_path):
     with pytest.raises(PbmError, match="no Continental Rails game 'nope'"):
         run_cycle(fresh, _opts(tmp_path), ["nope"])
+
+
+def test_undelivered_reports_keep_the_turn_retrying_and_the_exit_non_zero(fresh, tmp_path):
+    """Issue 13, item 8: an SMTP outage leaves the turn 'reported', shown by status, exit 2; the next cycle sends."""
+    from tests.mail.smtp import SmtpServer
+
+    server = SmtpServer()  # its port is chosen; nothing listens there yet (the outage)
+    config = tmp_path / "pbm.toml"
+    config.write_text(server.config_toml())
+    cli = Cli(fresh)
+    args = ["cycle", "--clock", NOW.isoformat(), "--reports", str(tmp_path / "reports"),
+            "--archive", str(tmp_path / "archive"), "--config", str(config)]
+    result = cli(*args, expect=2)
+    assert "report delivery(ies) not sent" in result.stdout and "did not finish" in result.stderr
+    assert _states(fresh) == {1: "reported"}
+    status = cli("status").stdout
+    assert "DELIVERY FAILED" in status and "waiting for its reports to be delivered" in status
+    with server:
+        result = cli(*args)
+        assert _states(fresh) == {1: "archived", 2: "open"}
+        assert sorted(r for m in server.messages for r in m.rcpt_tos) == [
+            "ada@example.org", "carl@example.org", "ike@example.org"]
+        cli(*args)  # nothing more is due, nothing is sent again
+        assert len(server.messages) == 3
