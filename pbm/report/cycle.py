@@ -215,7 +215,16 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
         _note(opts, game_name, f"turn {turn}: {len(sent.queued)} report mail(s) queued; {delivery}")
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
-            waiting = undelivered_reports(s, game, turn) if _smtp_configured(opts.mail_config) else []
+            configured = _smtp_configured(opts.mail_config)
+            waiting = undelivered_reports(s, game, turn) if configured else []
+            if configured:
+                from pbm.mail.outbox import pending
+
+                stuck = [f"{m.key} to {r}: {st}" for m, r, st in pending(s) if st in ("failed", "sending")
+                         and not m.key.startswith(f"report:{game.name}:{turn}:")]
+                if stuck:
+                    opts.failures.append(f"{game_name}: {len(stuck)} other delivery(ies) not sent ({stuck[0]}); "
+                                         "see `pbm status`")
             if waiting:
                 problem = (f"turn {turn}: {len(waiting)} report delivery(ies) not sent ("
                            + ", ".join(waiting[:3]) + (", ..." if len(waiting) > 3 else "")
