@@ -31,7 +31,7 @@ from tests.conftest import PG_ADMIN, RUN_ID
 from tests.mail.smtp import SmtpServer
 
 SLOW = os.environ.get("PBM_SLOW") == "1"
-SAMPLES = 4  # commit points tried per command and database by default
+SAMPLES = 3  # commit points tried per command and database by default
 ARRIVED = 1_600_000_000  # the sheets' arrival (Maildir file time): 2020-09-13, before the deadline
 DEADLINE = "2020-09-14 00:00"
 CLOCK = "2020-09-14T12:00:00"  # the cycle runs after the deadline; the next turn's is a week later
