@@ -314,6 +314,8 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
         _finish(row, "rejected", reason)
         sender = _sender_of(parse_headers(row.raw), ctx)
         replied = _refuse(session, ctx, row, sender, reason, []) if sender else []
+        if sender is None:
+            row.outcome = {**row.outcome, "answer": "not answered: no address that may be answered"}
         return Outcome(row.id, row.seq, "rejected", reason, replied)
     # a redelivery: the same Message-ID *and* the same content as a message stored earlier; a stranger
     # who copies a Message-ID with other content does not make the real message a duplicate (item 3)
