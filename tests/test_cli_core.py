@@ -250,4 +250,21 @@ def test_hostile_game_names_are_refused_in_one_line(cli, tmp_path):
     for name in ("x" * 10_000, "a\x00b", "a\x01b"):
         result = cli("new-game", "continental-rails", "--name", name, expect=2)
         assert "printable characters" in result.stderr and result.stderr.count("\n") == 1
-    assert "No games" in cli("games").stdout or cli("games").stdout.strip() == "" or "no game" in cli("games").stdout.lower()
+    assert "No games" in cli("games").stdout
+
+
+def test_new_game_is_committed_before_it_is_printed(db_url, players_csv):
+    """Issue 13, item 15: a reader that goes away (closed pipe) does not roll the new game back."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PBM_DATABASE_URL": db_url}
+    proc = subprocess.Popen([sys.executable, "-m", "pbm", "new-game", "continental-rails", "--players",
+                             str(players_csv), "--name", "piped"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    proc.stdout.close()  # the reader is gone before pbm prints anything
+    proc.wait(timeout=300)
+    from tests.conftest import Cli
+
+    assert "piped" in Cli(db_url)("games").stdout
