@@ -26,6 +26,11 @@ ROOT = Path(__file__).resolve().parent.parent
 MIGRATIONS = ROOT / "migrations"
 
 
+from pbm import faults as _faults  # noqa: E402  (crash tests only; does nothing unless asked)
+
+_faults.install()
+
+
 class Base(DeclarativeBase):
     """Declarative base of every pbm table."""
 
@@ -48,6 +53,18 @@ def normalize_url(url: str) -> str:
     return url
 
 
+def savepoint(session: Session):
+    """A SAVEPOINT around a step that may lose a race (a unique key inserted by a concurrent run).
+
+    On SQLite the database has one writer at a time and the pysqlite driver's SAVEPOINTs are not
+    reliable, so there it is a no-op; on PostgreSQL it is ``session.begin_nested()``."""
+    from contextlib import nullcontext
+
+    if session.get_bind().dialect.name == "sqlite":
+        return nullcontext()
+    return session.begin_nested()
+
+
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # pragma: no cover - driver hook
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
@@ -57,7 +74,9 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # pragma: no cover - dr
 @cache
 def _engine(url: str) -> Engine:
     try:
-        engine = create_engine(url, future=True)
+        # SQLite: wait up to a minute for another writer (a resolving turn) instead of failing at once
+        connect_args = {"timeout": 60} if url.startswith("sqlite") else {}
+        engine = create_engine(url, future=True, connect_args=connect_args)
     except (ArgumentError, NoSuchModuleError) as exc:
         raise DatabaseError(f"not a usable database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
@@ -84,16 +103,50 @@ def upgrade(engine: Engine) -> None:
     from alembic import command
     from alembic.config import Config
 
+    from alembic.util.exc import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
+    shown = engine.url.render_as_string(hide_password=True)
+    if engine.dialect.name == "sqlite":
+        check_sqlite_file(engine)
     try:
         with engine.begin() as connection:
             cfg.attributes["connection"] = connection
             command.upgrade(cfg, "head")
-    except OperationalError as exc:
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        raise DatabaseError(f"cannot open database {engine.url.render_as_string(hide_password=True)}: {reason}") from None
+    except CommandError as exc:
+        if "Can't locate revision" in str(exc):
+            raise DatabaseError(f"{shown} was made by a newer pbm (its schema is newer than this pbm knows); "
+                                "upgrade pbm to use it") from None
+        raise DatabaseError(f"cannot prepare database {shown}: {str(exc).splitlines()[0]}") from None
+    except SQLAlchemyError as exc:
+        orig = getattr(exc, "orig", None)
+        reason = str(orig or exc).strip().splitlines()[0]
+        raise DatabaseError(f"cannot open database {shown}: {reason}") from None
     _migrated.add(key)
+
+
+def check_sqlite_file(engine: Engine) -> None:
+    """Refuse a file that is not an SQLite database, or a damaged one (``PRAGMA quick_check``)."""
+    import sqlite3
+
+    database = engine.url.database or ""
+    if not database or database == ":memory:" or not Path(database).exists():
+        return
+    path = Path(database)
+    with path.open("rb") as f:
+        head = f.read(16)
+    if head and head != b"SQLite format 3\x00":
+        raise DatabaseError(f"{path} is not an SQLite database (is it the right file?)")
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60) as conn:
+            rows = [r[0] for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
+        conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(f"{path} is damaged ({exc}); restore it from a backup") from None
+    if rows != ["ok"]:
+        raise DatabaseError(f"{path} is damaged (quick_check: {' '.join(str(rows[0]).split())[:200]}); restore it from a backup")
 
 
 def table_names(engine: Engine) -> list[str]:
