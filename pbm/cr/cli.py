@@ -64,8 +64,18 @@ def rerun_turn_command(
 def simulate_command(
     ctx: typer.Context,
     seasons: int = typer.Option(1, "--seasons", help="How many whole games to simulate."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the first season; season i uses seed + i."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Seasons played in parallel processes."),
+    turns: Optional[int] = typer.Option(None, "--turns", help="Stop each game after N turns (default: to its end)."),
+    report: Optional[str] = typer.Option(None, "--report", help="Write facts, per-turn CSV and charts to this folder."),
+    json_path: Optional[str] = typer.Option(None, "--json", help="Also write the report as JSON to this file."),
+    keep_db: Optional[str] = typer.Option(None, "--keep-db", help="Keep the games in this database URL."),
 ) -> None:
-    """Simulate whole all-computer games (provided by pbm.cr.simulate)."""
-    from pbm.cr import simulate  # type: ignore[attr-defined]
+    """All-computer seasons measured against the rulebook's stated facts, each with a 95 % interval.
 
-    simulate.main(ctx, seasons=seasons)  # pragma: no cover - depends on the cr-orders part
+    A fact passes only when its interval lies inside the stated range; exit code 1 when any fact
+    fails or is unsure (more seasons needed)."""
+    from pbm.cr import simulate
+
+    simulate.main(ctx, seasons=seasons, turns=turns, seed=seed, url=keep_db, jobs=jobs, report_dir=report,
+                  json_path=json_path)
