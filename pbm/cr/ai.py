@@ -352,17 +352,22 @@ class Planner:
                     used.add(rr.code)
                     break
         # Value buys with what is left (none while deleveraging).
+        # A value buy is a position, not a bid for control: part of the maximum, spread over the
+        # few cheapest stocks at random so fifteen computer tycoons do not all rush one stock.
         want = 0 if self.overloaded else (1 if self.style == "builder" else bids_allowed)
-        for rr in ranked:
+        pool = [rr for rr in ranked if rr.code not in used and rr.status != "bankrupt"
+                and not (self.rank <= 1 and rr.price > 30)][:4]  # Appendix C: no dear stock in panics
+        order = list(rng.permutation(len(pool))) if pool else []
+        for k in order:
             if len(buys) >= min(want, bids_allowed):
                 break
-            if rr.code in used or rr.status == "bankrupt":
-                continue
-            if self.rank <= 1 and rr.price > 30:
-                continue  # Appendix C: no dear stock in panics and depressions
+            rr = pool[int(k)]
             most = q.max_stock_bid(view, player, rr)
-            if most > 0:
-                buys.append(StockOrder(rr.code, "buy", most))
+            part = (0.25 + 0.35 * float(rng.random())) if self.style == "builder" else \
+                (0.4 + 0.4 * float(rng.random()))
+            shares = int(most * part)
+            if shares > 0:
+                buys.append(StockOrder(rr.code, "buy", shares))
                 used.add(rr.code)
         orders = (sells + buys)[: q.MAX_STOCK_ORDERS]
         # §6.1C: keep only what the cash (after all PC bids are paid) can fund.

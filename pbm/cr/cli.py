@@ -48,12 +48,25 @@ def run_turn_command(
 
 def rerun_turn_command(
     ctx: typer.Context,
-    game: Optional[str] = GAME_ARG,
-    turn: int = typer.Argument(..., help="The turn to resolve again (later resolved turns are redone too)."),
+    args: list[str] = typer.Argument(..., metavar="[GAME] TURN",
+                                     help="The game (may be omitted when the database holds one game) and the turn "
+                                          "to resolve again (later resolved turns are redone too)."),
 ) -> None:
-    """Restore the snapshot taken before TURN and resolve it (and later turns) again with the stored orders."""
+    """Restore the snapshot taken before TURN and resolve it (and later turns) again with the stored orders.
+
+    `pbm rerun-turn 2` (the only game) and `pbm rerun-turn GAME 2` both work."""
     from pbm.cr.resolve import rerun_turn
 
+    if len(args) == 1:
+        game, turn_text = None, args[0]
+    elif len(args) == 2:
+        game, turn_text = args
+    else:
+        raise PbmError("expected [GAME] TURN")
+    try:
+        turn = int(turn_text)
+    except ValueError:
+        raise PbmError(f"TURN must be a whole number, not {turn_text!r}") from None
     with session(ctx) as s:
         g = pick_game(s, game, title="continental-rails")
         results = rerun_turn(s, g, turn)

@@ -835,14 +835,19 @@ def _implied_facts(m: Measured, gids: list[int], *, full: bool) -> list[Fact]:
     n = len(gids)
     if not n:
         return out
-    # §6.5 splits: the rule exists for stocks that pass $100; they should happen, not every turn.
-    splits: dict[int, list[float]] = {gid: [0.0] for gid in gids}
-    for e in m.events:
-        if e.kind == "split":
-            splits.setdefault(e.game_id, [0.0])[0] += 1
-    mean, lo, hi, _ = mean_ci(splits)
-    out.append(Fact("stock splits per season", "§6.5", "some (0.5–15 a season)", f"mean {mean:.1f}",
-                    inside(lo, hi, 0.5, 15.0) if full else None, n, _ci(lo, hi, 1)))
+    # §6.5 splits: the rule exists for stocks that pass $100 — a growing road's stock splits a few
+    # times in its life, not every other turn: 0.2–5 % of railroad-turns.
+    splits: dict[int, list[float]] = {gid: [] for gid in gids}
+    split_turns = {(e.game_id, e.turn, e.railroad) for e in m.events if e.kind == "split"}
+    for rt in m.railroad_turns:
+        if (rt.data or {}).get("market"):
+            splits.setdefault(rt.game_id, []).append(1.0 if (rt.game_id, rt.turn, rt.code) in split_turns else 0.0)
+    mean, lo, hi, obs = mean_ci(splits)
+    per_season = len(split_turns) / n
+    out.append(Fact("stock splits", "§6.5", "0.2–5 % of railroad-turns",
+                    f"{mean:.1%} of railroad-turns; {per_season:.1f} a season" if obs else "no trading",
+                    inside(lo, hi, 0.002, 0.05) if full and obs else None, obs,
+                    _pct(max(0, lo), hi) if obs else ""))
     # §6.1A bid limits by railroads active (<15, 16–30, 31+): a season should pass 15 railroads.
     act = m.active_by_turn()
     peak = {gid: max(act.get(gid, {0: 0}).values()) for gid in gids}
