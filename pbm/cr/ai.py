@@ -23,6 +23,16 @@ sells what is dear, sells short in bad climates, borrows only in good ones,
 buys cheap PCs to resell or to merge for a stock bonus.  When it presides a
 railroad it runs it like a builder, with a richer dividend.
 
+``empire`` — the merger and empire-builder.  Collects PCs (bids for every PC it
+may, most for those that merge into its railroads) and merges them in for the
+stock bonus and the regions; seeks a second presidency and routes its roads'
+RoWs toward each other so the two can merge (§4.13); pays a small dividend and
+puts the cash into track.
+
+Every personality answers a raid: when a rival holds nearly as many shares of
+a railroad it presides as it does, it bids the maximum in that railroad before
+anything else.
+
 Any other personality (e.g. "human" left to the computer) plays as a builder.
 """
 
@@ -39,7 +49,7 @@ from pbm.cr.validate import check
 from pbm.models import Game, Player, Railroad, Route
 from pbm.rng import generator
 
-PERSONALITIES = ("builder", "speculator")
+PERSONALITIES = ("builder", "speculator", "empire")
 
 
 def computer_orders(session: Session, game: Game, player: Player, *, view: q.View | None = None) -> Orders:
@@ -96,7 +106,7 @@ class Planner:
         # Appendix C: "while the economy is enjoying above normal times, borrowing is relatively
         # safe" — but Great and Boom are when panics strike (§5: 25 % and 40 % a turn), so the
         # prudent computer borrows most in Improved/Good and pays down in Great and Boom.
-        if self.style == "builder":
+        if self.style in ("builder", "empire"):
             share = {8: 0.10, 7: 0.20, 6: 0.35, 5: 0.35, 4: 0.25}.get(self.rank, 0.0)
         else:
             share = {8: 0.15, 7: 0.25, 6: 0.40, 5: 0.35, 4: 0.15}.get(self.rank, 0.0)
@@ -113,7 +123,7 @@ class Planner:
         # Keep enough cash to pay next interest (§3.4) so it never turns into emergency loans.
         loan_after = p.loan + self.o.borrow - self.o.repay
         self.reserve = math.ceil(loan_after * view.climate.loan_rate * 1.2)
-        self.overloaded = loan_after > max(0, p.net_worth) * (0.6 if self.style == "builder" else 0.7)
+        self.overloaded = loan_after > max(0, p.net_worth) * (0.7 if self.style == "speculator" else 0.6)
 
     # -- §10.2: running a railroad ------------------------------------------
 
@@ -187,7 +197,7 @@ class Planner:
         # H: dividend about half the profit per share (speculators pay more).
         issued = max(1, rr.shares_issued)
         per_share = rr.last_profit / issued
-        share = 0.5 if self.style == "builder" else 0.75
+        share = {"speculator": 0.75, "empire": 0.3}.get(self.style, 0.5)
         div = int(max(0.0, per_share * share))
         if rr.last_profit <= 0 and cash > 0:
             div = min(rr.dividend, 1)
@@ -201,6 +211,11 @@ class Planner:
         view = self.view
         have_regions = view.regions_of(rr)
         have_towns = view.towns_of(rr)
+        partner_towns: set[int] = set()
+        if self.style == "empire":  # toward its other railroad, so the two can merge (§4.13)
+            for other in self.presided:
+                if other.id != rr.id:
+                    partner_towns |= view.towns_of(other)
         reached = set()
         for other in view.active_railroads():
             if other.id != rr.id:
@@ -217,6 +232,8 @@ class Planner:
                 if town.star and town.region not in have_regions:
                     score += 40 if town.region not in reached else 20
                 score += max(0.0, -town.lon - 70) * 0.5  # westward
+                if tid in partner_towns:
+                    score += 30
             score -= route.miles / 50
             score += float(self.rng.random()) * 3
             scored.append((score, code))
@@ -238,7 +255,7 @@ class Planner:
             friendly = [t for t in targets if t in director_of]
             if mine:
                 self.o.pc_actions.append(PCAction(code, "merge", railroad=mine[0]))
-            elif slots_free > 0 and not pc.for_sale and (self.style == "builder" or not friendly):
+            elif slots_free > 0 and not pc.for_sale and (self.style != "speculator" or not friendly):
                 self.o.pc_actions.append(PCAction(code, "incorporate", president=True))
                 slot = 0 if control[0] is None and not self.player.slot1_id else 1
                 if control[slot] is None:
@@ -275,7 +292,7 @@ class Planner:
                 score += town.value + (15 if town.star else 0)
             merge = q.mergeable_railroads(view, pc)
             if any(r.code in merge for r in my_rrs):
-                score += 30
+                score += 60 if self.style == "empire" else 30
             elif merge:
                 score += 8
             score /= max(1.0, offer.asking / 500)
@@ -284,14 +301,14 @@ class Planner:
         scored.sort(key=lambda x: (-x[0], x[1].code))
         if self.overloaded:
             return
-        budget = int(max(0, self.cash - self.reserve) * (0.7 if self.style == "builder" else 0.4))
+        budget = int(max(0, self.cash - self.reserve) * {"speculator": 0.4, "empire": 0.8}.get(self.style, 0.7))
         if incorporating:
             budget //= 2
         seq = 0
         for _, offer in scored:
             if seq >= allowed:
                 break
-            markup = 1.0 + float(rng.random()) * (0.5 if self.style == "builder" else 0.15)
+            markup = 1.0 + float(rng.random()) * {"speculator": 0.15, "empire": 0.6}.get(self.style, 0.5)
             amount = int(offer.min_bid * markup)
             if amount > budget:
                 amount = budget if budget >= offer.min_bid else 0
@@ -322,9 +339,21 @@ class Planner:
 
         ranked = sorted(active, key=lambda r: (-value(r), r.number))
         my_rrs = {r.id for r in self.presided}
+        # Answer a raid: a rival close to our holding in a railroad we preside.
+        for rr in self.presided:
+            if rr.status == "bankrupt" or self.overloaded:
+                continue
+            own = view.shares(player, rr)
+            rivals = max((h.shares for pid, h in view.holdings_of.get(rr.id, {}).items() if pid != player.id),
+                         default=0)
+            if rivals >= 0.8 * own and len(buys) < bids_allowed:
+                most = q.max_stock_bid(view, player, rr)
+                if most > 0:
+                    buys.append(StockOrder(rr.code, "buy", most))
+                    used.add(rr.code)
         # Presidency / directorship target.
         target = None if self.overloaded else self.control_target(active)
-        if target is not None:
+        if target is not None and target.code not in used and len(buys) < bids_allowed:
             most = q.max_stock_bid(view, player, target)
             if most > 0:
                 buys.append(StockOrder(target.code, "buy", most))
