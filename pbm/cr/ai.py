@@ -50,6 +50,7 @@ from pbm.models import Game, Player, Railroad, Route
 from pbm.rng import generator
 
 PERSONALITIES = ("builder", "speculator", "empire")
+BASELINE = "naive"  # random legal orders: the yardstick of scripts/tournament.py, never seated by setup
 
 
 def computer_orders(session: Session, game: Game, player: Player, *, view: q.View | None = None) -> Orders:
@@ -65,9 +66,11 @@ def computer_orders(session: Session, game: Game, player: Player, *, view: q.Vie
 def orders_for(view: q.View, player: Player) -> Orders:
     """:func:`computer_orders` on a loaded view (the engine may share one view for all seats)."""
     rng = generator(view.game.seed, view.game.turn, f"ai:{player.number}")
-    style = player.personality if player.personality in PERSONALITIES else "builder"
-    planner = Planner(view, player, rng, style)
-    orders = planner.plan()
+    if player.personality == BASELINE:
+        orders = NaivePlanner(view, player, rng, BASELINE).plan()
+    else:
+        style = player.personality if player.personality in PERSONALITIES else "builder"
+        orders = Planner(view, player, rng, style).plan()
     out, _ = check(view, player, orders)
     return out
 
@@ -501,6 +504,75 @@ class Planner:
             self.o.prodigal = int(max(1000, self.cash * 0.05))
             if self.o.prodigal > self.cash // 2:
                 self.o.prodigal = 0
+
+
+class NaivePlanner(Planner):
+    """The baseline: random orders, each legal (the validator drops what is not), no plan.
+
+    It borrows a random part of its credit in Normal or better climates, bids the minimum for a
+    random PC, incorporates or merges its PCs at random, buys random amounts of random stocks and
+    sells a random holding, runs its railroads with random capital spending, a random RoW and a
+    random dividend.  The personalities must beat it (scripts/tournament.py)."""
+
+    def plan(self) -> Orders:
+        view, rng, p = self.view, self.rng, self.player
+        if p.recall:
+            self.o.repay = min(p.cash, p.loan, max(p.recall, 0))
+        elif self.rank >= 4 and rng.random() < 0.5:
+            self.o.borrow = int(q.available_credit(view, p) * 0.3 * float(rng.random()))
+        self.cash += self.o.borrow - self.o.repay
+        self.reserve = math.ceil((p.loan + self.o.borrow) * view.climate.loan_rate)
+        for rr in self.presided:
+            ro = RailroadOrders(rr.code)
+            ro.capital_per_mile = int(rng.integers(0, 21))
+            if rr.status != "bankrupt":
+                rows = q.valid_rows(view, rr)
+                if view.row_of.get(rr.id) is not None and not q.is_civil_war(view.turn):
+                    ro.build_per_mile = q.build_cost_range(view.game.climate)[0]
+                elif rows:
+                    ro.row_first = rows[int(rng.integers(0, len(rows)))]
+                per_share = max(0.0, rr.last_profit / max(1, rr.shares_issued))
+                ro.dividend = max(0, min(q.MAX_DIVIDEND, int(per_share * float(rng.random())),
+                                         max(0, rr.cash) // 2 // max(1, rr.shares_issued)))
+            self.o.railroads.append(ro)
+        slots_free = 2 - len(self.presided)
+        for pc in view.pcs_owned(p):
+            targets = q.mergeable_railroads(view, pc) if not pc.for_sale else []
+            code = q.pc_code(view, pc)
+            if targets and rng.random() < 0.5:
+                self.o.pc_actions.append(PCAction(code, "merge", railroad=targets[int(rng.integers(0, len(targets)))]))
+            elif slots_free > 0 and not pc.for_sale and rng.random() < 0.5:
+                self.o.pc_actions.append(PCAction(code, "incorporate", president=True))
+                slots_free -= 1
+        offers = [o for o in q.pcs_for_sale(view) if o.seller != p.number]
+        if offers and q.pc_bids_allowed(view, p) and rng.random() < 0.5:
+            offer = offers[int(rng.integers(0, len(offers)))]
+            if offer.min_bid <= self.cash - self.reserve:
+                self.o.pc_bids.append(PCBid(offer.code, offer.min_bid, 1))
+                self.cash -= offer.min_bid
+        active = sorted(view.active_railroads(), key=lambda r: r.number)
+        stock: list[StockOrder] = []
+        owned = [r for r in active if view.shares(p, r) and r.id not in {x.id for x in self.presided}
+                 and not view.is_director(p, r)]
+        if owned and rng.random() < 0.3:
+            rr = owned[int(rng.integers(0, len(owned)))]
+            stock.append(StockOrder(rr.code, "sell", view.shares(p, rr)))
+        if active:
+            picks = rng.permutation(len(active))[: int(rng.integers(0, q.stock_bid_count_limit(len(active)) + 1))]
+            for k in picks:
+                rr = active[int(k)]
+                if any(o.railroad == rr.code for o in stock):
+                    continue
+                shares = int(q.max_stock_bid(view, p, rr) * float(rng.random()))
+                if shares > 0:
+                    stock.append(StockOrder(rr.code, "buy", shares))
+        rows = [(o.railroad, o.action, o.shares, view.shares(p, view.rr_by_code[o.railroad.upper()])) for o in stock]
+        prices = {o.railroad: view.rr_by_code[o.railroad.upper()].price for o in stock}
+        checks = q.check_stock_cash(max(0, self.cash - self.reserve), rows, prices)
+        self.o.stock = [StockOrder(o.railroad, o.action, c.allowed, i + 1)
+                        for i, (c, o) in enumerate((c, o) for c, o in zip(checks, stock) if c.allowed > 0)]
+        self.request_control(active, self.o.stock)
+        return self.o
 
 
 def route_towns(route: Route) -> tuple[int, int]:

@@ -242,8 +242,11 @@ def _charts(turns, path, title: str) -> None:
 # --------------------------------------------------------------------------- running seasons
 
 
-def run_season(url: str | None, seed: int, name: str, turns: int | None) -> SeasonSummary:
-    """Create one all-computer game and run it to its end (or ``turns`` turns); one commit per turn."""
+def run_season(url: str | None, seed: int, name: str, turns: int | None,
+               seats: tuple[str, ...] | None = None) -> SeasonSummary:
+    """Create one all-computer game and run it to its end (or ``turns`` turns); one commit per turn.
+
+    ``seats`` overrides the personalities, seat 1, 2, … in turn (e.g. ``("empire", "naive")``)."""
     from pbm.cr import setup
     from pbm.cr.resolve import run_turn
 
@@ -251,6 +254,9 @@ def run_season(url: str | None, seed: int, name: str, turns: int | None) -> Seas
     with session_scope(url) as session:
         game = setup.create_game(session, seed=seed, name=name).game
         game_id = game.id
+        if seats:
+            for p in sorted(game.players, key=lambda p: p.number):
+                p.personality = seats[(p.number - 1) % len(seats)]
     played = 0
     while turns is None or played < turns:
         with session_scope(url) as session:
@@ -285,15 +291,15 @@ def run_season(url: str | None, seed: int, name: str, turns: int | None) -> Seas
                              seconds=time.perf_counter() - started, seed=seed, winners=winners, seats=dict(seats))
 
 
-def _season_job(job: tuple[int, str, int | None, str | None, str | None, int]) -> tuple[SeasonSummary, Measured]:
+def _season_job(job: tuple) -> tuple[SeasonSummary, Measured]:
     """One season in a worker: play it in its own database and return its compact history,
     renumbered as game ``index`` so the seasons of several workers can be pooled."""
-    seed, name, turns, url, folder, index = job
+    seed, name, turns, url, folder, index, seats = job
     if url is None:
         from pathlib import Path
 
         url = f"sqlite:///{Path(folder) / f'{name}.db'}"
-    summary = run_season(url, seed, name, turns)
+    summary = run_season(url, seed, name, turns, seats)
     with session_scope(url) as session:
         gid = session.scalar(select(Game.id).where(Game.name == name))
         data = Measured.load(session, [gid], renumber={gid: index})
@@ -318,7 +324,7 @@ def _names(url: str | None, seed: int, seasons: int) -> list[str]:
 
 
 def simulate(seasons: int, turns: int | None, seed: int, url: str | None = None, *,
-             progress=None, jobs: int = 1) -> SimReport:
+             progress=None, jobs: int = 1, seats: tuple[str, ...] | None = None) -> SimReport:
     """Run ``seasons`` all-computer games, season ``i`` with seed ``seed + i``, and measure them.
 
     With ``url`` the games are kept in that database (one process, or ``jobs`` processes on a
@@ -339,7 +345,7 @@ def simulate(seasons: int, turns: int | None, seed: int, url: str | None = None,
     pooled = Measured()
     results: dict[int, SeasonSummary] = {}
     with tempfile.TemporaryDirectory() as folder:
-        work = [(seed + i, names[i], turns, url, folder, i + 1) for i in range(seasons)]
+        work = [(seed + i, names[i], turns, url, folder, i + 1, seats) for i in range(seasons)]
         if jobs == 1:
             outcomes = map(_season_job, work)
             pool = None

@@ -151,3 +151,16 @@ def test_empire_builder_collects_pcs_and_keeps_cash_in_track(session):
     assert len(empire.pc_bids) > len(spec.pc_bids) == 1
     assert empire.for_railroad("NYC").dividend == 0 < spec.for_railroad("NYC").dividend == 1  # 30 % vs 75 % of $2
     assert empire.merge in (("BA", "NYC"), ("NYC", "BA"))
+
+
+def test_naive_baseline_gives_legal_random_orders(session):
+    """The tournament's yardstick (scripts/tournament.py): random, but legal and deterministic."""
+    game = real_game(session, seed=13)
+    first = []
+    for player in game.players:
+        player.personality = "naive"
+        orders = computer_orders(session, game, player)
+        assert_legal(session, game, player, orders)
+        first.append(orders.to_dict())
+    assert first == [computer_orders(session, game, p).to_dict() for p in game.players]
+    assert sum(1 for o in first if o["stock"]) >= 5
