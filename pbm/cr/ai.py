@@ -342,14 +342,20 @@ class Planner:
 
         ranked = sorted(active, key=lambda r: (-value(r), r.number))
         my_rrs = {r.id for r in self.presided}
-        # Answer a raid: a rival close to our holding in a railroad we preside.
+        # Answer a raid: a rival close to our holding who could overtake it with this turn's
+        # maximum bid (§6.1A).  In a cornered stock nobody can, and bidding there only ratchets
+        # the price up against a Public with nothing left to sell.
         for rr in self.presided:
-            if rr.status == "bankrupt" or self.overloaded:
+            if rr.status == "bankrupt" or self.overloaded or rr.shares_public < 0.05 * rr.shares_issued:
                 continue
             own = view.shares(player, rr)
-            rivals = max((h.shares for pid, h in view.holdings_of.get(rr.id, {}).items() if pid != player.id),
-                         default=0)
-            if rivals >= 0.8 * own and len(buys) < bids_allowed:
+            threat = False
+            for pid, h in view.holdings_of.get(rr.id, {}).items():
+                if pid != player.id and h.shares >= 0.8 * own:
+                    rival = view.players.get(pid)
+                    if rival is not None and h.shares + q.max_stock_bid(view, rival, rr) > own:
+                        threat = True
+            if threat and len(buys) < bids_allowed:
                 most = q.max_stock_bid(view, player, rr)
                 if most > 0:
                     buys.append(StockOrder(rr.code, "buy", most))
@@ -388,6 +394,7 @@ class Planner:
         # few cheapest stocks at random so fifteen computer tycoons do not all rush one stock.
         want = 0 if self.overloaded else (1 if self.style == "builder" else bids_allowed)
         pool = [rr for rr in ranked if rr.code not in used and rr.status != "bankrupt"
+                and rr.shares_public >= 0.05 * rr.shares_issued  # nothing to buy from the Public
                 and not (self.rank <= 1 and rr.price > 30)][:4]  # Appendix C: no dear stock in panics
         order = list(rng.permutation(len(pool))) if pool else []
         for k in order:
@@ -421,7 +428,8 @@ class Planner:
             return None
         best: tuple[float, Railroad] | None = None
         for rr in active:
-            if rr.status == "bankrupt" or rr.id in {r.id for r in self.presided}:
+            if rr.status == "bankrupt" or rr.id in {r.id for r in self.presided} \
+                    or rr.shares_public < 0.05 * rr.shares_issued:  # cornered: only a price ratchet
                 continue
             own = view.shares(player, rr)
             bid = q.max_stock_bid(view, player, rr)
