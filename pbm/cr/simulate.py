@@ -286,6 +286,13 @@ def run_season(url: str | None, seed: int, name: str, turns: int | None,
         winners = {(e.data or {}).get("category", "?"): style.get(e.player_number, "?")
                    for e in session.scalars(select(Event).where(Event.game_id == game_id,
                                                                 Event.kind == "category-winner"))}
+        if not winners and played:  # cut short: the leaders when it stopped (as §1.3 would rank them)
+            from pbm.cr.engine.victory import all_scores
+
+            players = list(session.scalars(select(Player).where(Player.game_id == game_id)))
+            for category in all_scores(players[0]):
+                best = max(players, key=lambda p: (all_scores(p)[category], -p.number))
+                winners[category] = best.personality
         return SeasonSummary(name=name, turns=played, ended=ended, end_turn=(game.turn if ended else None),
                              max_net_worth=int(top), bankruptcies=int(bankrupt),
                              seconds=time.perf_counter() - started, seed=seed, winners=winners, seats=dict(seats))

@@ -179,3 +179,25 @@ def test_report_folder(tmp_path):
     assert names == ["charts.pdf", "facts.csv", "facts.md", "turns.csv"]
     assert (tmp_path / "rep" / "turns.csv").read_text().splitlines()[0].startswith("season,seed,turn,climate")
     assert (tmp_path / "rep" / "charts.pdf").read_bytes()[:4] == b"%PDF"
+
+
+@pytest.mark.skipif(not HAVE_ENGINE, reason="the engine (pbm.cr.resolve) is not merged yet")
+def test_tournament_script_plays_each_personality_against_the_baseline(tmp_path):
+    """scripts/tournament.py: three matches against the naive baseline and one mixed table; a
+    season cut short ranks the leaders when it stopped."""
+    ensure_setup_works()
+    out = tmp_path / "t.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "tournament.py"), "--seasons", "1", "--turns", "1",
+                             "--seed", "4", "--json", str(out)], capture_output=True, text=True, timeout=600)
+    assert result.returncode in (0, 1), result.stderr
+    import json
+
+    data = json.loads(out.read_text())
+    assert set(data) == {"builder vs naive", "speculator vs naive", "empire vs naive", "mixed"}
+    for match, rows in data.items():
+        cats = {r["category"] for r in rows}
+        assert "rail_baron" in cats and "robber_baron" in cats, match
+        for cat in cats:  # exactly one side wins each category of the one season
+            assert sum(r["wins"] for r in rows if r["category"] == cat) == 1, (match, cat)
+    naive_share = next(r["seat_share"] for r in data["empire vs naive"] if r["side"] == "naive")
+    assert naive_share == round(7 / 15, 3)
