@@ -25,7 +25,17 @@ price ≤ $200, ratio within 20:1        ``railroad_turns.data.market`` (§6.3D)
 game ends on 21 a quarter of the time  the turn each season ended (§1.3)
 someone passes $1,000,000              ``player_turns.net_worth`` (§1.2)
 bankruptcies happen, not the norm      ``tycoon-bankrupt`` events (§3.5B)
+one-turn moves ×2, ×4, ×8 (§6.3D)      ``railroad_turns.data.market`` start/end
+splits (§6.5)                          ``split`` events per railroad-turn traded
+16+ railroads active (§6.1A)           snapshots' railroads by turn
+PCs incorporated vs merged (§4.3A)     ``incorporated``/``pc-merged`` events
+presidencies change hands (§4.14C)     ``new-president`` events on presided roads
+Central, Mississippi, Pacific (§2.7)   ``games.state.regions_linked``, snapshots
 =====================================  ============================================
+
+Every fact has a 95 % interval (Wilson for frequencies, a t interval over season
+means for means) and passes only when the interval lies inside the stated range;
+see docs/cr/calibration.md.
 
 Also reported: signs the seasons are alive (PCs bought, incorporated and
 merged, RoWs built, presidencies changing hands, loans taken).
