@@ -24,7 +24,7 @@ CAP_PCT = 0.51  # §6.1A
 SHORT_PCT = 0.10  # §6.2A
 DIRECTOR_PCT = 0.10  # §4.14A
 # The Public's valuation (§6.3A, ruling E-6.3A; calibration in docs/cr/calibration.md):
-CAPITALISATION = 0.36  # fair price = (½ dividend + ½ profit a share) / (0.36 × loan rate): it pays for growth
+CAPITALISATION = 0.30  # fair price = (½ dividend + ½ profit a share) / (0.30 × loan rate): it pays for growth
 VALUE_WEIGHT = 1.0  # how strongly a price away from fair pulls the Public's orders back toward it
 MOOD_STEP = 0.09  # the climate's push on sentiment per rank above or below Normal
 OFFER_BASE = 0.10  # the Public's usual offer, as a share of its holding, at neutral sentiment
@@ -132,7 +132,7 @@ def public_orders(public_shares: int, price: float, dividend: float, earnings: f
     """§6.1B, §6.3A (rulings E-6.3A, E-6.3A2): what the Public offers and bids.
 
     The Public compares the price with a "fair" price, the dividend and
-    earnings per share capitalised at 0.36 × the loan rate (``CAPITALISATION``); it leans to buying in
+    earnings per share capitalised at 0.30 × the loan rate (``CAPITALISATION``); it leans to buying in
     good climates (``mood``) and has a large random factor (``noise``).  Among the "other
     factors" of §6.1B it weighs the turn's orders (``player_demand``: the tycoons' bids;
     ``player_supply``: their sales, half their short sales and the treasury shares offered): it
