@@ -23,6 +23,16 @@ sells what is dear, sells short in bad climates, borrows only in good ones,
 buys cheap PCs to resell or to merge for a stock bonus.  When it presides a
 railroad it runs it like a builder, with a richer dividend.
 
+``empire`` — the merger and empire-builder.  Collects PCs (bids for every PC it
+may, most for those that merge into its railroads) and merges them in for the
+stock bonus and the regions; seeks a second presidency and routes its roads'
+RoWs toward each other so the two can merge (§4.13); pays a small dividend and
+puts the cash into track.
+
+Every personality answers a raid: when a rival holds nearly as many shares of
+a railroad it presides as it does, it bids the maximum in that railroad before
+anything else.
+
 Any other personality (e.g. "human" left to the computer) plays as a builder.
 """
 
@@ -39,7 +49,8 @@ from pbm.cr.validate import check
 from pbm.models import Game, Player, Railroad, Route
 from pbm.rng import generator
 
-PERSONALITIES = ("builder", "speculator")
+PERSONALITIES = ("builder", "speculator", "empire")
+BASELINE = "naive"  # random legal orders: the yardstick of scripts/tournament.py, never seated by setup
 
 
 def computer_orders(session: Session, game: Game, player: Player, *, view: q.View | None = None) -> Orders:
@@ -55,9 +66,11 @@ def computer_orders(session: Session, game: Game, player: Player, *, view: q.Vie
 def orders_for(view: q.View, player: Player) -> Orders:
     """:func:`computer_orders` on a loaded view (the engine may share one view for all seats)."""
     rng = generator(view.game.seed, view.game.turn, f"ai:{player.number}")
-    style = player.personality if player.personality in PERSONALITIES else "builder"
-    planner = Planner(view, player, rng, style)
-    orders = planner.plan()
+    if player.personality == BASELINE:
+        orders = NaivePlanner(view, player, rng, BASELINE).plan()
+    else:
+        style = player.personality if player.personality in PERSONALITIES else "builder"
+        orders = Planner(view, player, rng, style).plan()
     out, _ = check(view, player, orders)
     return out
 
@@ -96,7 +109,7 @@ class Planner:
         # Appendix C: "while the economy is enjoying above normal times, borrowing is relatively
         # safe" — but Great and Boom are when panics strike (§5: 25 % and 40 % a turn), so the
         # prudent computer borrows most in Improved/Good and pays down in Great and Boom.
-        if self.style == "builder":
+        if self.style in ("builder", "empire"):
             share = {8: 0.10, 7: 0.20, 6: 0.35, 5: 0.35, 4: 0.25}.get(self.rank, 0.0)
         else:
             share = {8: 0.15, 7: 0.25, 6: 0.40, 5: 0.35, 4: 0.15}.get(self.rank, 0.0)
@@ -113,7 +126,7 @@ class Planner:
         # Keep enough cash to pay next interest (§3.4) so it never turns into emergency loans.
         loan_after = p.loan + self.o.borrow - self.o.repay
         self.reserve = math.ceil(loan_after * view.climate.loan_rate * 1.2)
-        self.overloaded = loan_after > max(0, p.net_worth) * (0.6 if self.style == "builder" else 0.7)
+        self.overloaded = loan_after > max(0, p.net_worth) * (0.7 if self.style == "speculator" else 0.6)
 
     # -- §10.2: running a railroad ------------------------------------------
 
@@ -187,7 +200,7 @@ class Planner:
         # H: dividend about half the profit per share (speculators pay more).
         issued = max(1, rr.shares_issued)
         per_share = rr.last_profit / issued
-        share = 0.5 if self.style == "builder" else 0.75
+        share = {"speculator": 0.75, "empire": 0.3}.get(self.style, 0.5)
         div = int(max(0.0, per_share * share))
         if rr.last_profit <= 0 and cash > 0:
             div = min(rr.dividend, 1)
@@ -201,6 +214,11 @@ class Planner:
         view = self.view
         have_regions = view.regions_of(rr)
         have_towns = view.towns_of(rr)
+        partner_towns: set[int] = set()
+        if self.style == "empire":  # toward its other railroad, so the two can merge (§4.13)
+            for other in self.presided:
+                if other.id != rr.id:
+                    partner_towns |= view.towns_of(other)
         reached = set()
         for other in view.active_railroads():
             if other.id != rr.id:
@@ -217,6 +235,8 @@ class Planner:
                 if town.star and town.region not in have_regions:
                     score += 40 if town.region not in reached else 20
                 score += max(0.0, -town.lon - 70) * 0.5  # westward
+                if tid in partner_towns:
+                    score += 30
             score -= route.miles / 50
             score += float(self.rng.random()) * 3
             scored.append((score, code))
@@ -238,7 +258,7 @@ class Planner:
             friendly = [t for t in targets if t in director_of]
             if mine:
                 self.o.pc_actions.append(PCAction(code, "merge", railroad=mine[0]))
-            elif slots_free > 0 and not pc.for_sale and (self.style == "builder" or not friendly):
+            elif slots_free > 0 and not pc.for_sale and (self.style != "speculator" or not friendly):
                 self.o.pc_actions.append(PCAction(code, "incorporate", president=True))
                 slot = 0 if control[0] is None and not self.player.slot1_id else 1
                 if control[slot] is None:
@@ -275,7 +295,7 @@ class Planner:
                 score += town.value + (15 if town.star else 0)
             merge = q.mergeable_railroads(view, pc)
             if any(r.code in merge for r in my_rrs):
-                score += 30
+                score += 60 if self.style == "empire" else 30
             elif merge:
                 score += 8
             score /= max(1.0, offer.asking / 500)
@@ -284,14 +304,14 @@ class Planner:
         scored.sort(key=lambda x: (-x[0], x[1].code))
         if self.overloaded:
             return
-        budget = int(max(0, self.cash - self.reserve) * (0.7 if self.style == "builder" else 0.4))
+        budget = int(max(0, self.cash - self.reserve) * {"speculator": 0.4, "empire": 0.8}.get(self.style, 0.7))
         if incorporating:
             budget //= 2
         seq = 0
         for _, offer in scored:
             if seq >= allowed:
                 break
-            markup = 1.0 + float(rng.random()) * (0.5 if self.style == "builder" else 0.15)
+            markup = 1.0 + float(rng.random()) * {"speculator": 0.15, "empire": 0.6}.get(self.style, 0.5)
             amount = int(offer.min_bid * markup)
             if amount > budget:
                 amount = budget if budget >= offer.min_bid else 0
@@ -322,9 +342,27 @@ class Planner:
 
         ranked = sorted(active, key=lambda r: (-value(r), r.number))
         my_rrs = {r.id for r in self.presided}
+        # Answer a raid: a rival close to our holding who could overtake it with this turn's
+        # maximum bid (§6.1A).  In a cornered stock nobody can, and bidding there only ratchets
+        # the price up against a Public with nothing left to sell.
+        for rr in self.presided:
+            if rr.status == "bankrupt" or self.overloaded or rr.shares_public < 0.05 * rr.shares_issued:
+                continue
+            own = view.shares(player, rr)
+            threat = False
+            for pid, h in view.holdings_of.get(rr.id, {}).items():
+                if pid != player.id and h.shares >= 0.8 * own:
+                    rival = view.players.get(pid)
+                    if rival is not None and h.shares + q.max_stock_bid(view, rival, rr) > own:
+                        threat = True
+            if threat and len(buys) < bids_allowed:
+                most = q.max_stock_bid(view, player, rr)
+                if most > 0:
+                    buys.append(StockOrder(rr.code, "buy", most))
+                    used.add(rr.code)
         # Presidency / directorship target.
         target = None if self.overloaded else self.control_target(active)
-        if target is not None:
+        if target is not None and target.code not in used and len(buys) < bids_allowed:
             most = q.max_stock_bid(view, player, target)
             if most > 0:
                 buys.append(StockOrder(target.code, "buy", most))
@@ -352,17 +390,23 @@ class Planner:
                     used.add(rr.code)
                     break
         # Value buys with what is left (none while deleveraging).
+        # A value buy is a position, not a bid for control: part of the maximum, spread over the
+        # few cheapest stocks at random so fifteen computer tycoons do not all rush one stock.
         want = 0 if self.overloaded else (1 if self.style == "builder" else bids_allowed)
-        for rr in ranked:
+        pool = [rr for rr in ranked if rr.code not in used and rr.status != "bankrupt"
+                and rr.shares_public >= 0.05 * rr.shares_issued  # nothing to buy from the Public
+                and not (self.rank <= 1 and rr.price > 30)][:4]  # Appendix C: no dear stock in panics
+        order = list(rng.permutation(len(pool))) if pool else []
+        for k in order:
             if len(buys) >= min(want, bids_allowed):
                 break
-            if rr.code in used or rr.status == "bankrupt":
-                continue
-            if self.rank <= 1 and rr.price > 30:
-                continue  # Appendix C: no dear stock in panics and depressions
+            rr = pool[int(k)]
             most = q.max_stock_bid(view, player, rr)
-            if most > 0:
-                buys.append(StockOrder(rr.code, "buy", most))
+            part = (0.25 + 0.35 * float(rng.random())) if self.style == "builder" else \
+                (0.4 + 0.4 * float(rng.random()))
+            shares = int(most * part)
+            if shares > 0:
+                buys.append(StockOrder(rr.code, "buy", shares))
                 used.add(rr.code)
         orders = (sells + buys)[: q.MAX_STOCK_ORDERS]
         # §6.1C: keep only what the cash (after all PC bids are paid) can fund.
@@ -384,7 +428,8 @@ class Planner:
             return None
         best: tuple[float, Railroad] | None = None
         for rr in active:
-            if rr.status == "bankrupt" or rr.id in {r.id for r in self.presided}:
+            if rr.status == "bankrupt" or rr.id in {r.id for r in self.presided} \
+                    or rr.shares_public < 0.05 * rr.shares_issued:  # cornered: only a price ratchet
                 continue
             own = view.shares(player, rr)
             bid = q.max_stock_bid(view, player, rr)
@@ -467,6 +512,75 @@ class Planner:
             self.o.prodigal = int(max(1000, self.cash * 0.05))
             if self.o.prodigal > self.cash // 2:
                 self.o.prodigal = 0
+
+
+class NaivePlanner(Planner):
+    """The baseline: random orders, each legal (the validator drops what is not), no plan.
+
+    It borrows a random part of its credit in Normal or better climates, bids the minimum for a
+    random PC, incorporates or merges its PCs at random, buys random amounts of random stocks and
+    sells a random holding, runs its railroads with random capital spending, a random RoW and a
+    random dividend.  The personalities must beat it (scripts/tournament.py)."""
+
+    def plan(self) -> Orders:
+        view, rng, p = self.view, self.rng, self.player
+        if p.recall:
+            self.o.repay = min(p.cash, p.loan, max(p.recall, 0))
+        elif self.rank >= 4 and rng.random() < 0.5:
+            self.o.borrow = int(q.available_credit(view, p) * 0.3 * float(rng.random()))
+        self.cash += self.o.borrow - self.o.repay
+        self.reserve = math.ceil((p.loan + self.o.borrow) * view.climate.loan_rate)
+        for rr in self.presided:
+            ro = RailroadOrders(rr.code)
+            ro.capital_per_mile = int(rng.integers(0, 21))
+            if rr.status != "bankrupt":
+                rows = q.valid_rows(view, rr)
+                if view.row_of.get(rr.id) is not None and not q.is_civil_war(view.turn):
+                    ro.build_per_mile = q.build_cost_range(view.game.climate)[0]
+                elif rows:
+                    ro.row_first = rows[int(rng.integers(0, len(rows)))]
+                per_share = max(0.0, rr.last_profit / max(1, rr.shares_issued))
+                ro.dividend = max(0, min(q.MAX_DIVIDEND, int(per_share * float(rng.random())),
+                                         max(0, rr.cash) // 2 // max(1, rr.shares_issued)))
+            self.o.railroads.append(ro)
+        slots_free = 2 - len(self.presided)
+        for pc in view.pcs_owned(p):
+            targets = q.mergeable_railroads(view, pc) if not pc.for_sale else []
+            code = q.pc_code(view, pc)
+            if targets and rng.random() < 0.5:
+                self.o.pc_actions.append(PCAction(code, "merge", railroad=targets[int(rng.integers(0, len(targets)))]))
+            elif slots_free > 0 and not pc.for_sale and rng.random() < 0.5:
+                self.o.pc_actions.append(PCAction(code, "incorporate", president=True))
+                slots_free -= 1
+        offers = [o for o in q.pcs_for_sale(view) if o.seller != p.number]
+        if offers and q.pc_bids_allowed(view, p) and rng.random() < 0.5:
+            offer = offers[int(rng.integers(0, len(offers)))]
+            if offer.min_bid <= self.cash - self.reserve:
+                self.o.pc_bids.append(PCBid(offer.code, offer.min_bid, 1))
+                self.cash -= offer.min_bid
+        active = sorted(view.active_railroads(), key=lambda r: r.number)
+        stock: list[StockOrder] = []
+        owned = [r for r in active if view.shares(p, r) and r.id not in {x.id for x in self.presided}
+                 and not view.is_director(p, r)]
+        if owned and rng.random() < 0.3:
+            rr = owned[int(rng.integers(0, len(owned)))]
+            stock.append(StockOrder(rr.code, "sell", view.shares(p, rr)))
+        if active:
+            picks = rng.permutation(len(active))[: int(rng.integers(0, q.stock_bid_count_limit(len(active)) + 1))]
+            for k in picks:
+                rr = active[int(k)]
+                if any(o.railroad == rr.code for o in stock):
+                    continue
+                shares = int(q.max_stock_bid(view, p, rr) * float(rng.random()))
+                if shares > 0:
+                    stock.append(StockOrder(rr.code, "buy", shares))
+        rows = [(o.railroad, o.action, o.shares, view.shares(p, view.rr_by_code[o.railroad.upper()])) for o in stock]
+        prices = {o.railroad: view.rr_by_code[o.railroad.upper()].price for o in stock}
+        checks = q.check_stock_cash(max(0, self.cash - self.reserve), rows, prices)
+        self.o.stock = [StockOrder(o.railroad, o.action, c.allowed, i + 1)
+                        for i, (c, o) in enumerate((c, o) for c, o in zip(checks, stock) if c.allowed > 0)]
+        self.request_control(active, self.o.stock)
+        return self.o
 
 
 def route_towns(route: Route) -> tuple[int, int]:

@@ -68,14 +68,27 @@ def run_turn_command(
 
 def rerun_turn_command(
     ctx: typer.Context,
-    game: Optional[str] = GAME_ARG,
-    turn: int = typer.Argument(..., help="The turn to resolve again (later resolved turns are redone too)."),
+    args: list[str] = typer.Argument(..., metavar="[GAME] TURN",
+                                     help="The game (may be omitted when the database holds one game) and the turn "
+                                          "to resolve again (later resolved turns are redone too)."),
 ) -> None:
-    """Restore the snapshot taken before TURN and resolve it (and later turns) again with the stored orders."""
+    """Restore the snapshot taken before TURN and resolve it (and later turns) again with the stored orders.
+
+    `pbm rerun-turn 2` (the only game) and `pbm rerun-turn GAME 2` both work."""
     from pbm.cliutil import db_url
     from pbm.cr.resolve import rerun_turn
     from pbm.locks import lock_game, process_lock
 
+    if len(args) == 1:
+        game, turn_text = None, args[0]
+    elif len(args) == 2:
+        game, turn_text = args
+    else:
+        raise PbmError("expected [GAME] TURN")
+    try:
+        turn = int(turn_text)
+    except ValueError:
+        raise PbmError(f"TURN must be a whole number, not {turn_text!r}") from None
     with process_lock(db_url(ctx), "cycle", what="pbm cycle, run-turn or rerun-turn"), session(ctx) as s:
         g = pick_game(s, game, title="continental-rails")
         lock_game(s, g)
@@ -87,8 +100,18 @@ def rerun_turn_command(
 def simulate_command(
     ctx: typer.Context,
     seasons: int = typer.Option(1, "--seasons", help="How many whole games to simulate."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the first season; season i uses seed + i."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Seasons played in parallel processes."),
+    turns: Optional[int] = typer.Option(None, "--turns", help="Stop each game after N turns (default: to its end)."),
+    report: Optional[str] = typer.Option(None, "--report", help="Write facts, per-turn CSV and charts to this folder."),
+    json_path: Optional[str] = typer.Option(None, "--json", help="Also write the report as JSON to this file."),
+    keep_db: Optional[str] = typer.Option(None, "--keep-db", help="Keep the games in this database URL."),
 ) -> None:
-    """Simulate whole all-computer games (provided by pbm.cr.simulate)."""
-    from pbm.cr import simulate  # type: ignore[attr-defined]
+    """All-computer seasons measured against the rulebook's stated facts, each with a 95 % interval.
 
-    simulate.main(ctx, seasons=seasons)  # pragma: no cover - depends on the cr-orders part
+    A fact passes only when its interval lies inside the stated range; exit code 1 when any fact
+    fails or is unsure (more seasons needed)."""
+    from pbm.cr import simulate
+
+    simulate.main(ctx, seasons=seasons, turns=turns, seed=seed, url=keep_db, jobs=jobs, report_dir=report,
+                  json_path=json_path)

@@ -49,6 +49,9 @@ HISTORICAL_CHARACTERS = [
     "Josiah Perham", "Asa Whitney", "Ezra Cornell",
 ]
 
+# computer seats in turn (pbm.cr.ai): 1 builder, 2 speculator, 3 empire, 4 builder, …
+COMPUTER_PERSONALITIES = ("builder", "speculator", "empire")
+
 
 class SetupError(PbmError):
     """A new game cannot be created; the message names the problem."""
@@ -212,7 +215,7 @@ def _create_players(session: Session, game: Game, seats: list[SeatRequest], resu
             character = random_character()
             player = Player(
                 game_id=game.id, number=number, character=character, human=False,
-                personality="builder" if number % 2 else "speculator", cash=START_CASH,
+                personality=COMPUTER_PERSONALITIES[(number - 1) % len(COMPUTER_PERSONALITIES)], cash=START_CASH,
             )
         taken.add(character.lower())
         session.add(player)

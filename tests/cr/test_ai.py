@@ -119,3 +119,48 @@ def test_bankrupt_railroad_and_recall(session):
     assert orders.repay >= 500
     nyc = orders.for_railroad("NYC")
     assert nyc.lend > 0 and nyc.capital_per_mile == 0 and nyc.row_first is None
+
+
+def test_a_raid_is_answered(session):
+    """A rival holding nearly as much of a railroad as its president (PENN: player 3 holds 200,
+    the president 100) draws the president's maximum bid there before anything else."""
+    s = build_small(session, climate="Normal")
+    p2 = s.players[2]
+    p2.cash = 20_000
+    for style in ("builder", "speculator", "empire"):
+        p2.personality = style
+        orders = computer_orders(session, s.game, p2)
+        assert_legal(session, s.game, p2, orders)
+        buys = [o for o in orders.stock if o.action == "buy"]
+        view = q.load(session, s.game)
+        assert buys and buys[0].railroad == "PENN", (style, orders.stock)
+        assert buys[0].shares == q.max_stock_bid(view, p2, s.railroads["PENN"])
+
+
+def test_empire_builder_collects_pcs_and_keeps_cash_in_track(session):
+    s = build_small(session, climate="Good")
+    p1 = s.players[1]  # presides NYC and BA
+    s.railroads["NYC"].last_profit = 2_000  # $2 a share
+    p1.cash = 30_000
+    p1.personality = "empire"
+    empire = computer_orders(session, s.game, p1)
+    assert_legal(session, s.game, p1, empire)
+    p1.personality = "speculator"
+    spec = computer_orders(session, s.game, p1)
+    assert_legal(session, s.game, p1, spec)
+    assert len(empire.pc_bids) > len(spec.pc_bids) == 1
+    assert empire.for_railroad("NYC").dividend == 0 < spec.for_railroad("NYC").dividend == 1  # 30 % vs 75 % of $2
+    assert empire.merge in (("BA", "NYC"), ("NYC", "BA"))
+
+
+def test_naive_baseline_gives_legal_random_orders(session):
+    """The tournament's yardstick (scripts/tournament.py): random, but legal and deterministic."""
+    game = real_game(session, seed=13)
+    first = []
+    for player in game.players:
+        player.personality = "naive"
+        orders = computer_orders(session, game, player)
+        assert_legal(session, game, player, orders)
+        first.append(orders.to_dict())
+    assert first == [computer_orders(session, game, p).to_dict() for p in game.players]
+    assert sum(1 for o in first if o["stock"]) >= 5

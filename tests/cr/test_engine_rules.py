@@ -446,3 +446,26 @@ def test_public_bid_is_never_under_ten_percent_of_its_offer(offer_shares):
         offer, bid = public_orders(public, 100.0, 0, 0.0, 0.12, -0.36, noise, noise)
         if offer:
             assert math.ceil(offer * 0.1) <= bid <= 3 * offer
+
+
+def test_public_meets_a_rush_of_orders_within_its_limits():
+    """§6.3A, ruling E-6.3A2: the Public sells into a rush of tycoons' bids and buys into a rush
+    of sales ("other factors", §6.1B), so a new stock bid for by every tycoon does not octuple;
+    it still never offers more than half its holding and bids 10 %–300 % of its offer."""
+    from pbm.cr.engine.market import DEPTH, market_price, public_orders
+
+    calm = public_orders(700, 11.0, 0, 3.0, 0.12, 0.0, 0.0, 0.0)
+    rush = public_orders(700, 11.0, 0, 3.0, 0.12, 0.0, 0.0, 0.0, player_demand=400)
+    assert rush[0] == calm[0] + math.floor(DEPTH * 400) and rush[1] == calm[1]
+    # without the depth those 400 bids against the calm offer move the price far more
+    assert market_price(11.0, 400 + calm[1], calm[0]) > 2 * market_price(11.0, 400 + rush[1], rush[0])
+    flood = public_orders(700, 11.0, 0, 3.0, 0.12, 0.0, 0.0, 0.0, player_demand=5000)
+    assert flood[0] == 350 and flood[1] <= 3 * flood[0]  # never over half its holding
+    dump = public_orders(700, 11.0, 0, 3.0, 0.12, 0.0, 0.0, 0.0, player_supply=600)
+    assert dump[1] > calm[1] and math.ceil(0.1 * dump[0]) <= dump[1] <= 3 * dump[0] and dump[0] <= 350
+    assert market_price(11.0, dump[1], 600 + dump[0]) > market_price(11.0, calm[1], 600 + calm[0])
+    for demand, supply in ((0, 0), (50, 0), (0, 50), (10_000, 0), (0, 10_000), (300, 300)):
+        for noise in (-3.0, 0.0, 3.0):
+            offer, bid = public_orders(37, 40.0, 1, 2.0, 0.12, 0.27, noise, noise,
+                                       player_demand=demand, player_supply=supply)
+            assert 0 <= offer <= 18 and (offer == 0 or math.ceil(0.1 * offer) <= bid <= 3 * offer)

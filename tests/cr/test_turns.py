@@ -178,6 +178,10 @@ def test_cli_run_turn_and_rerun(cli):
     assert cli("export", "cli-game").stdout == before
     err = cli("rerun-turn", "cli-game", "9", expect=2)
     assert "Error: turn 9 has not been resolved" in err.stderr
+    # issue 16: the game may be omitted when the database holds one game
+    out = cli("rerun-turn", "2").stdout
+    assert out.count("resolved") == 1 and cli("export", "cli-game").stdout == before
+    assert "TURN must be a whole number" in cli("rerun-turn", "cli-game", "two", expect=2).stderr
 
 
 def test_cli_until_end(sqlite_url):

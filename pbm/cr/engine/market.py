@@ -24,9 +24,13 @@ CAP_PCT = 0.51  # §6.1A
 SHORT_PCT = 0.10  # §6.2A
 DIRECTOR_PCT = 0.10  # §4.14A
 # The Public's valuation (§6.3A, ruling E-6.3A; calibration in docs/cr/calibration.md):
-CAPITALISATION = 0.45  # fair price = (½ dividend + ½ profit a share) / (0.45 × loan rate): it pays for growth
+CAPITALISATION = 0.30  # fair price = (½ dividend + ½ profit a share) / (0.30 × loan rate): it pays for growth
 VALUE_WEIGHT = 1.0  # how strongly a price away from fair pulls the Public's orders back toward it
 MOOD_STEP = 0.09  # the climate's push on sentiment per rank above or below Normal
+OFFER_BASE = 0.10  # the Public's usual offer, as a share of its holding, at neutral sentiment
+OFFER_SLOPE = 0.6  # how much a bearish (bullish) sentiment raises (lowers) that share
+BID_SLOPE = 0.5  # the Public's bid/offer ratio is e^(0.5 × sentiment): ×1.6 price at the strongest value pull
+DEPTH = 0.7  # ruling E-6.3A2: the share of the tycoons' unmatched orders the Public meets
 
 
 # --------------------------------------------------------------------------- pure functions
@@ -123,23 +127,36 @@ def allocate(sold: int, bids: dict[str, int], public_bid: int) -> dict[str, int]
 
 
 def public_orders(public_shares: int, price: float, dividend: float, earnings: float, rate: float,
-                  mood: float, noise: float, noise2: float) -> tuple[int, int]:
-    """§6.1B, §6.3A (ruling E-6.3A): what the Public offers and bids.
+                  mood: float, noise: float, noise2: float, *, player_demand: float = 0,
+                  player_supply: float = 0) -> tuple[int, int]:
+    """§6.1B, §6.3A (rulings E-6.3A, E-6.3A2): what the Public offers and bids.
 
     The Public compares the price with a "fair" price, the dividend and
-    earnings per share capitalised at 0.45 × the loan rate (``CAPITALISATION``); it leans to buying in
-    good climates (``mood``) and has a large random factor (``noise``).  It
-    never offers more than half its shares, and bids for 10 %–300 % of what it
-    offers.  See docs/cr/formulas.md.
+    earnings per share capitalised at 0.30 × the loan rate (``CAPITALISATION``); it leans to buying in
+    good climates (``mood``) and has a large random factor (``noise``).  Among the "other
+    factors" of §6.1B it weighs the turn's orders (``player_demand``: the tycoons' bids;
+    ``player_supply``: their sales, half their short sales and the treasury shares offered): it
+    sells into a rush of buying and buys into a rush of selling, meeting ``DEPTH`` of the
+    unmatched orders.  It never offers more than half its shares, and bids for 10 %–300 % of
+    what it offers.  See docs/cr/formulas.md.
     """
     fair = max(0.5, (0.5 * dividend + 0.5 * max(0.0, earnings)) / max(rate * CAPITALISATION, 0.005))
     value = max(-1.5, min(1.5, math.log(fair / max(price, 0.01))))
     sentiment = mood + VALUE_WEIGHT * value + noise
-    offer_fraction = min(0.5, max(0.02, 0.15 * math.exp(-0.8 * sentiment)))
-    offer = math.floor(public_shares * offer_fraction)
-    ratio = min(3.0, max(0.1, math.exp(sentiment + noise2)))
-    # rounded down, but never below 10 % of the offer (a floor of a small offer could fall under it)
-    return offer, max(math.ceil(offer * 0.1 - 1e-9), math.floor(offer * ratio + 1e-9))
+    half = public_shares // 2
+    offer_fraction = min(0.5, max(0.02, OFFER_BASE * math.exp(-OFFER_SLOPE * sentiment)))
+    offer = min(half, math.floor(public_shares * offer_fraction))
+    ratio = min(3.0, max(0.1, math.exp(BID_SLOPE * sentiment + noise2)))
+    bid = math.floor(offer * ratio + 1e-9)
+    excess = float(player_demand) - float(player_supply)
+    if excess > 0:  # a buying rush: holders sell into it
+        offer = min(half, offer + math.floor(DEPTH * excess))
+    elif excess < 0:  # a selling rush: bargain hunters buy; the bid may need a larger offer (≤ 300 %)
+        bid += math.floor(DEPTH * -excess)
+        offer = min(half, max(offer, math.ceil(bid / 3 - 1e-9)))
+    # within 10 %–300 % of the offer; rounded down, but never below 10 % of a small offer
+    bid = max(math.ceil(offer * 0.1 - 1e-9), min(bid, 3 * offer))
+    return offer, bid
 
 
 # --------------------------------------------------------------------------- the engine step
@@ -264,8 +281,6 @@ def trade_all(ctx: TurnContext, checked: dict[int, list[CheckedLine]]) -> None:
         from pbm.cr.engine.operations import projected_profit
 
         earnings = (rr.last_profit if rr.last_revenue else projected_profit(ctx, rr)) / issued
-        pub_offer, pub_bid = public_orders(rr.shares_public, start, rr.last_dividend, earnings,
-                                           ctx.new_climate.loan_rate, mood, noise, noise2)
         ro = ctx.president_orders(rr)
         treasury = min(ro.treasury_to_market, rr.treasury_shares) if ro else 0
         sells: dict[int, int] = {}
@@ -282,6 +297,10 @@ def trade_all(ctx: TurnContext, checked: dict[int, list[CheckedLine]]) -> None:
                         sells[number] = line.sold
                     if line.short:
                         shorts[number] = line.short
+        pub_offer, pub_bid = public_orders(rr.shares_public, start, rr.last_dividend, earnings,
+                                           ctx.new_climate.loan_rate, mood, noise, noise2,
+                                           player_demand=sum(buys.values()),
+                                           player_supply=treasury + sum(sells.values()) + sum(shorts.values()) / 2)
         # Ruling E-6.2: shorts are covered from the Public, so together they cannot exceed
         # what the Public keeps after its own offer.
         room = max(0, rr.shares_public - pub_offer)
