@@ -209,7 +209,7 @@ class Applied:
     seq: int
     player: str
     action: A.Action
-    via: str = ""  # "" (the mover), "standing" (a standing order)
+    via: str = ""  # "" (the mover), "standing" (a standing order), "computer", "timeout"
 
 
 @dataclass
@@ -293,11 +293,14 @@ def _authorize(game: Game, player: str, act: A.Action) -> None:
 
 
 def apply(session: Session, game_row, player_number: int, moves: str | Sequence[Move], *,
-          message_id: int | None = None, check_cash: bool = True) -> Outcome:
+          message_id: int | None = None, check_cash: bool = True, via: str = "",
+          now: Any = None) -> Outcome:
     """Try ``moves`` (text in the move language, or parsed moves) for seat ``player_number``.
 
     All or nothing: if any move is refused, nothing is stored and the outcome
-    says which move and why, with what is legal now."""
+    says which move and why, with what is legal now.  ``via`` marks the
+    mover's actions in the log (``computer``, ``timeout``); the move clock
+    restarts (at ``now``) when actions were stored."""
     from pbm.models import Action18
 
     if game_row.status != "open":
@@ -353,7 +356,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             except GameError as exc:
                 raise GameError(f"move {i} ({format_action(mv)}): {exc}") from None
             n_actions += 1
-            charged.append((name, mv, ""))
+            charged.append((name, mv, via))
             if check_cash and game.total_cash() != rep.total_cash:
                 raise GameError(f"internal error: cash not conserved after {format_action(mv)}")
             run_standing()
@@ -370,11 +373,22 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                              action=data, message_id=message_id))
         applied.append(Applied(seq, who, act, via))
     _save_standing(game_row, orders, game)
+    from pbm.e18xx.pbem.pacing import touch
+
+    touch(game_row, seq, now)
     game_row.turn = game.state.turn
     if game.finished:
         game_row.status = "finished"
     session.flush()
     return Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep)
+
+
+VIA_NOTES = {"standing": " (standing order)", "computer": " (computer player)", "timeout": " (time-out default)"}
+
+
+def via_note(via: str | None) -> str:
+    """How the log and the mails mark an action not written by its player."""
+    return VIA_NOTES.get(via or "", f" ({via})" if via else "")
 
 
 def _fmt(mv: Move) -> str:

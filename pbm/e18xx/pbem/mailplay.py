@@ -30,9 +30,10 @@ from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import clean_address, contents
 
 from pbm.e18xx.pbem.moves import format_action
-from pbm.e18xx.pbem.games import Applied, Replayed, apply, is_18xx, legal_lines, players, replay_rows, who_acts
+from pbm.e18xx.pbem.games import (Applied, Replayed, apply, is_18xx, legal_lines, players, replay_rows, via_note,
+                                  who_acts)
 
-_HEADER = re.compile(r"^\s*(game|player|secret)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
+_HEADER = re.compile(r"^\s*(game|player|secret|seen|away)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
 _STOP = re.compile(r"^(-- ?|-{3,}\s*original message\s*-{3,}|_{5,}|on .{1,200} wrote:)$", re.IGNORECASE)
 
 
@@ -43,6 +44,8 @@ class MoveMail:
     game: str = ""
     player: str = ""
     secret: str = ""
+    seen: str = ""  # "212 K4QF7M": the action number (and state code) the moves were written against
+    away: str = ""  # "2026-12-01 2026-12-05" or "none"
     moves: str = ""
     where: str = "message body"
 
@@ -98,8 +101,11 @@ def claim(session: Session, msg) -> Claim | None:
 
 
 # ----------------------------------------------------------------- texts
-def reply_header(game_row, number: int) -> str:
-    return f"GAME: {game_row.name}\nPLAYER: {number}\nSECRET:"
+def reply_header(game_row, number: int, count: int | None = None) -> str:
+    from pbm.e18xx.pbem.pacing import seen_line
+
+    seen = "" if count is None else "\n" + seen_line(game_row, count)
+    return f"GAME: {game_row.name}\nPLAYER: {number}{seen}\nSECRET:"
 
 
 def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True, last: int = 12) -> str:
@@ -110,18 +116,21 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     g = rep.game
     rows = action_rows(session, game_row)
     names = {p.number: p.name for p in players(session, game_row)}
-    lines = [f"{game_row.title} game {game_row.name} - {len(rows)} action(s) so far"]
+    from pbm.e18xx.pbem.pacing import seen_line, status_lines
+
+    lines = [f"{game_row.title} game {game_row.name} - {len(rows)} action(s) so far ({seen_line(game_row, len(rows))})"]
     if g.finished:
         lines.append(f"GAME OVER ({g.state.end_reason}). Result: " +
                      ", ".join(f"{n} {v}" for n, v in sorted(g.result().items(), key=lambda kv: -kv[1])))
     else:
         lines.append(f"To act: {who_acts(g)}")
+        lines += status_lines(session, game_row, g)[:1]
     if rows:
         from pbm.e18xx.core import actions as A
 
         lines += ["", "Last moves:"]
         for r in rows[-last:]:
-            via = " (standing order)" if r.action.get("_via") else ""
+            via = via_note(r.action.get("_via"))
             act = A.action_from_dict(r.action)
             who = names.get(r.player_number or 0, "-")
             ent = "" if act.entity == who else f" for {act.entity}"
@@ -132,9 +141,9 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     return "\n".join(lines)
 
 
-def _seat_lines(number: int, game_row) -> list[str]:
+def _seat_lines(number: int, game_row, count: int | None = None) -> list[str]:
     return ["", "To move, reply with these lines at the top (your secret after SECRET:), then one move per line:",
-            "", reply_header(game_row, number), "", "-- ", "pbm (automatic message)"]
+            "", reply_header(game_row, number, count), "", "-- ", "pbm (automatic message)"]
 
 
 def _pdf_name(game_row, seq: int) -> str:
@@ -161,7 +170,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     happened = []
     if applied:
         happened = ["What happened:"] + [
-            f"  #{a.seq} {a.player}: {format_action(a.action)}" + (" (standing order)" if a.via else "")
+            f"  #{a.seq} {a.player}: {format_action(a.action)}" + via_note(a.via)
             for a in applied] + [""]
     seats = players(session, game_row)
     # the mover first, so a shared address gets the receipt
@@ -186,7 +195,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             head += [note, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
-        body = "\n".join(head + happened + [text] + _seat_lines(p.number, game_row)) + "\n"
+        body = "\n".join(head + happened + [text] + _seat_lines(p.number, game_row, seq)) + "\n"
         msg = make_message(sender, addrs, subject, body,
                            in_reply_to=inbound.message_id if (is_mover and inbound is not None) else None)
         msg.add_attachment(pdf, maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
@@ -246,8 +255,23 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         return Outcome(row.id, row.seq, "rejected", auth, replied)
     game, player = auth
     row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
-    out = apply(session, game, player.number, c.mail.moves, message_id=row.id)
     recipients = [a for a in (clean_address(player.email or ""), sender) if a]
+    stale = _stale(session, game, player, c.mail)
+    if stale is not None:
+        _finish(row, "rejected", stale, sheet_in=c.mail.where)
+        rep = replay_rows(session, game)
+        body = "\n".join([
+            f"Your message #{row.seq} was received, but NOTHING in it was used.", "", f"Why: {stale}", "",
+            state_text(session, game, rep)] + _seat_lines(player.number, game, len(rep.game.actions))) + "\n"
+        replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
+        return Outcome(row.id, row.seq, "rejected", stale, replied, 1, player.number)
+    away_note = _away(game, player, c.mail)
+    if away_note and not c.mail.moves.strip():
+        _finish(row, "accepted", "", sheet_in=c.mail.where)
+        body = f"{away_note}\n\n-- \npbm (automatic answer)\n"
+        replied = _reply(session, ctx, row, recipients, f"[{tag}] Noted: your message #{row.seq}", body, game)
+        return Outcome(row.id, row.seq, "accepted", "", replied, 0, player.number)
+    out = apply(session, game, player.number, c.mail.moves, message_id=row.id)
     if not out.accepted:
         _finish(row, "rejected", out.error, sheet_in=c.mail.where)
         assert out.game is not None
@@ -257,12 +281,72 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
             "", f"Why: {out.error}", "",
             f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal] + [
             "", "Correct the moves and send them again.", "", state_text(session, game, rep, legal=False)]
-            + _seat_lines(player.number, game)) + "\n"
+            + _seat_lines(player.number, game, len(rep.game.actions))) + "\n"
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "rejected", out.error, replied, 1, player.number)
+    from pbm.e18xx.pbem.pacing import computer_seats
+
+    if computer_seats(game) and not out.game.finished:  # the computer's seats answer at once
+        from pbm.e18xx.pbem.computer import play_due
+
+        more, rep2 = play_due(session, game)
+        if more:
+            out.applied += more
+            out.replayed, out.game = rep2, rep2.game
     _finish(row, "accepted", "", actions=[a.seq for a in out.applied], sheet_in=c.mail.where,
             standing=out.standing_added)
     extra = [sender] if sender else []
     broadcast(session, game, out.game, ctx.sender, mover=player, inbound=row, extra=extra, applied=out.applied,
-              rep=out.replayed)
+              rep=out.replayed, note=away_note)
     return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
+
+
+def _stale(session: Session, game_row, player, mail: MoveMail) -> str | None:
+    """Why moves written against an older state are refused (pacing.check_seen), or None."""
+    from pbm.e18xx.pbem.games import action_rows
+    from pbm.e18xx.pbem.pacing import check_seen
+
+    if not mail.moves.strip() and mail.away:
+        return None
+    names = {p.number: p.name for p in players(session, game_row)}
+    return check_seen(game_row, player.number, mail.seen, action_rows(session, game_row), names)
+
+
+def _away(game_row, player, mail: MoveMail) -> str:
+    """Record an AWAY line (``AWAY: 2026-12-01 2026-12-05``, ``AWAY: none``); returns what the answer says."""
+    from pbm.e18xx.pbem.pacing import parse_day, set_away
+
+    text = mail.away.strip()
+    if not text:
+        return ""
+    if text.lower() in ("none", "back", "no"):
+        set_away(game_row, player.number, None, None)
+        return "Noted: you are no longer marked away; your move clock runs normally."
+    parts = re.split(r"\s*(?:\s|,|/|\bto\b|\.\.)\s*", text)
+    parts = [x for x in parts if x]
+    try:
+        start = parse_day(parts[0])
+        end = parse_day(parts[1]) if len(parts) > 1 else start
+    except (ValueError, IndexError):
+        return (f"The AWAY line {one_line(text, 40)!r} was not understood (write AWAY: 2026-12-01 2026-12-05); "
+                "nothing about absence was changed.")
+    if end < start:
+        start, end = end, start
+    set_away(game_row, player.number, start, end)
+    return f"Noted: you are away from {start} to {end} (inclusive); your move clock pauses while you are away."
+
+
+# ----------------------------------------------------------------- for pbm cycle (through pbm.kinds)
+def paced_games(session: Session) -> list[str]:
+    """The open 18xx games (their move clocks are run by ``pbm cycle``)."""
+    from pbm.models import Game
+
+    return [g.name for g in session.scalars(select(Game).where(Game.status == "open").order_by(Game.id))
+            if is_18xx(g)]
+
+
+def tick(session: Session, sender: str, now, moderator: str = "", names: list[str] | None = None) -> dict:
+    """Reminders and time-outs of the 18xx games (pacing.tick_all)."""
+    from pbm.e18xx.pbem.pacing import tick_all
+
+    return tick_all(session, sender, now, moderator, names)
