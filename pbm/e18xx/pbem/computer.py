@@ -97,29 +97,54 @@ def _price(game, a: A.BuyShares) -> int:
         return 0
 
 
-def play_due(session, game_row, limit: int = 500) -> tuple[list[Any], Any]:
-    """Let the computer move for its seats while one of them must act; returns (applied, replay)."""
-    from pbm.e18xx.pbem.games import apply, players, replay_rows
-    from pbm.e18xx.pbem.pacing import computer_seats
+def play_due(session, game_row, limit: int = 5000, now=None) -> tuple[list[Any], Any]:
+    """Let the computer move for its seats while one of them must act (others' standing orders run
+    too); stores the actions and returns (applied, replay).  One replay, however many moves."""
+    from pbm.models import Action18
+
+    from pbm.e18xx.core.errors import GameError
+    from pbm.e18xx.pbem.games import (Applied, _save_standing, players, replay_rows, standing_orders, step)
+    from pbm.e18xx.pbem.pacing import computer_seats, touch
 
     seats = set(computer_seats(game_row))
     number = {p.name: p.number for p in players(session, game_row)}
-    applied: list[Any] = []
     rep = replay_rows(session, game_row)
+    game = rep.game
+    orders = standing_orders(game_row)
+    charged: list[tuple[str, A.Action, str]] = []
     for _ in range(limit):
-        game = rep.game
+        for act in orders.apply(game):
+            rep.concrete.append({})
+            charged.append((game.controller(act.entity), act, "standing"))
         if game.finished or game_row.status != "open":
             break
-        acting = [number.get(p) for p in game.acting_players()]
-        seat = next((n for n in acting if n in seats), None)
-        if seat is None:
+        acting = [p for p in game.acting_players() if number.get(p) in seats]
+        if not acting:
             break
         act = choose(game)
         if act is None:
             break
-        out = apply(session, game_row, seat, [act], via="computer")
-        if not out.accepted:
-            break
-        applied += out.applied
-        rep = out.replayed
+        try:
+            step(rep, act)
+        except GameError:
+            break  # the engine refused the computer's choice: a person must look
+        if game.total_cash() != rep.total_cash:
+            raise GameError(f"internal error: cash not conserved after the computer's {act}")
+        charged.append((game.controller(act.entity) or acting[0], act, "computer"))
+    if not charged:
+        return [], rep
+    seq = len(game.actions) - len(charged)
+    applied = []
+    for who, act, via in charged:
+        seq += 1
+        data = act.to_dict()
+        data["_via"] = via
+        session.add(Action18(game_id=game_row.id, seq=seq, player_number=number.get(who), action=data))
+        applied.append(Applied(seq, who, act, via))
+    _save_standing(game_row, orders, game)
+    touch(game_row, seq, now)
+    game_row.turn = game.state.turn
+    if game.finished:
+        game_row.status = "finished"
+    session.flush()
     return applied, rep

@@ -244,7 +244,7 @@ def tick(session: Session, game_row, sender: str, now: datetime | None = None, m
     if computer_seats(game_row):
         from pbm.e18xx.pbem.computer import play_due
 
-        applied, rep = play_due(session, game_row)
+        applied, rep = play_due(session, game_row, now=now)
         if applied:
             broadcast(session, game_row, rep.game, sender, applied=applied, rep=rep,
                       note="The computer moved for its seat(s).")
@@ -290,7 +290,7 @@ def tick(session: Session, game_row, sender: str, now: datetime | None = None, m
     if now >= clock.deadline and not c.get("timed_out"):
         c["timed_out"] = True
         game_row.state = {**state, "clock": c}
-        done += _time_out(session, game_row, rep, clock, opts, sender, moderator, by_number)
+        done += _time_out(session, game_row, rep, clock, opts, sender, moderator, by_number, now)
         return done
     game_row.state = {**state, "clock": c}
     return done
@@ -330,7 +330,8 @@ def default_action(game):
     return next((a for a in game.legal_actions() if isinstance(a, A.Pass) and a.entity == cur), None)
 
 
-def _time_out(session, game_row, rep, clock: Clock, opts, sender: str, moderator: str, by_number) -> list[str]:
+def _time_out(session, game_row, rep, clock: Clock, opts, sender: str, moderator: str, by_number,
+              now: datetime) -> list[str]:
     from pbm.mail import outbox
     from pbm.mail.compose import make_message, one_line
     from pbm.mail.message import clean_address
@@ -351,7 +352,7 @@ def _time_out(session, game_row, rep, clock: Clock, opts, sender: str, moderator
         via = "computer"
     seat = clock.seats[0] if clock.seats else None
     if act is not None and seat is not None:
-        out = apply(session, game_row, seat, [act], via=via)
+        out = apply(session, game_row, seat, [act], via=via, now=now)
         if out.accepted:
             assert out.game is not None
             broadcast(session, game_row, out.game, sender, applied=out.applied, rep=out.replayed,

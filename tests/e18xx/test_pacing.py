@@ -1,0 +1,195 @@
+"""18xx by email that keeps moving: state codes and stale moves, the move clock (reminders and
+time-outs run by `pbm cycle` with a test clock), absence, and seats handed to a person or the computer."""
+from __future__ import annotations
+
+import email
+import email.policy
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+
+from pbm.db import session_scope
+from pbm.e18xx.pbem.games import action_rows, load
+from pbm.e18xx.pbem.pacing import state_code
+from pbm.models import Game, OutboxMessage
+from tests.e18xx.test_pbem_mail import PLAYERS, answer, ga, send  # noqa: F401 (ga is a fixture)
+
+
+def code(cli, n: int) -> str:
+    with session_scope(cli.url) as s:
+        return state_code(s.scalar(select(Game).where(Game.name == "ga-1")), n)
+
+
+def row_state(cli) -> dict:
+    with session_scope(cli.url) as s:
+        return dict(s.scalar(select(Game).where(Game.name == "ga-1")).state)
+
+
+def log(cli) -> list[dict]:
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "ga-1"))
+        return [{"seq": r.seq, "player": r.player_number, **r.action} for r in action_rows(s, row)]
+
+
+def outbox(cli, kind: str | None = None) -> list[OutboxMessage]:
+    with session_scope(cli.url) as s:
+        q = select(OutboxMessage).order_by(OutboxMessage.id)
+        if kind:
+            q = q.where(OutboxMessage.kind == kind)
+        rows = list(s.scalars(q))
+        s.expunge_all()
+        return rows
+
+
+def text_of(row: OutboxMessage) -> str:
+    msg = email.message_from_bytes(row.raw, policy=email.policy.default)
+    part = msg.get_body(("plain",)) if msg.is_multipart() else msg
+    return part.get_content().replace("\r\n", "\n")
+
+
+def test_state_mails_carry_the_action_number_and_code_and_stale_mails_are_refused(ga):
+    cli, secrets, *_ = ga
+    line, inbound = send(ga, 1, f"SEEN: 0 {code(cli, 0)}\npass")
+    assert "accepted" in line, line
+    _, text = answer(cli, inbound)
+    assert f"SEEN: 1 {code(cli, 1)}" in text  # the receipt shows the new state's number and code
+    for row in outbox(cli, "18xx"):
+        assert f"SEEN: 1 {code(cli, 1)}" in text_of(row)
+    assert code(cli, 0) != code(cli, 1)
+    # lenient (default): Bob wrote against action 0, Ann moved since, Bob has not: his pass is legal now
+    line, _ = send(ga, 2, f"SEEN: 0 {code(cli, 0)}\npass")
+    assert "accepted" in line, line
+    # Ann's first mail captured and sent again later (a new Message-ID): stale, she has moved since
+    line, inbound = send(ga, 1, f"SEEN: 0 {code(cli, 0)}\npass")
+    assert "rejected" in line
+    assert "you have moved since (action #1)" in answer(cli, inbound)[1]
+    # a wrong code is refused, whatever the number
+    line, inbound = send(ga, 3, "SEEN: 2 ZZZZZZ\npass")
+    assert "rejected" in line and "the code ZZZZZZ is not the code of action 2" in answer(cli, inbound)[1]
+    line, inbound = send(ga, 3, f"SEEN: 9 {code(cli, 2)}\npass")
+    assert "the game is only at action 2" in answer(cli, inbound)[1]
+    # strict: any change since is a refusal that lists the actions since
+    cli("18xx", "pacing", "ga-1", "--stale", "strict")
+    line, inbound = send(ga, 3, f"SEEN: 1 {code(cli, 1)}\npass")
+    assert "rejected" in line
+    assert "you wrote against action 1; the game is at action 2 (#2 Bob)" in answer(cli, inbound)[1]
+    assert len(log(cli)) == 2  # nothing stored by the refusals
+    line, _ = send(ga, 3, f"seen: 2 {code(cli, 2).lower()}\npass")
+    assert "accepted" in line, line
+    # require_seen: a mail without the line is refused with the line to copy
+    cli("18xx", "pacing", "ga-1", "--require-seen")
+    line, inbound = send(ga, 1, "pass")
+    assert "rejected" in line and f"'SEEN: 3 {code(cli, 3)}'" in answer(cli, inbound)[1]
+
+
+def _since(cli) -> datetime:
+    return datetime.fromisoformat(row_state(cli)["clock"]["since"])
+
+
+def _cycle(cli, at: datetime) -> str:
+    return cli("cycle", "--clock", at.isoformat(timespec="seconds")).stdout
+
+
+def test_reminders_once_at_the_right_times_then_the_default_pass_on_time_out(ga):
+    cli, *_ = ga
+    cli("18xx", "pacing", "ga-1", "--clock", "48", "--remind", "6", "--on-timeout", "default")
+    send(ga, 1, "pass")
+    t0 = _since(cli)
+    out = cli("18xx", "status", "ga-1").stdout
+    assert f"On the clock since {t0:%Y-%m-%d %H:%M} UTC; move due by {t0 + timedelta(hours=48):%Y-%m-%d %H:%M}" in out
+    assert f"SEEN: 1 {code(cli, 1)}" in out
+    _cycle(cli, t0 + timedelta(hours=23))
+    assert outbox(cli, "reminder") == []
+    _cycle(cli, t0 + timedelta(hours=24, minutes=1))
+    _cycle(cli, t0 + timedelta(hours=30))
+    rem = outbox(cli, "reminder")
+    assert [(r.key, r.recipients) for r in rem] == [(f"18xx-remind:{rem[0].game_id}:1:half:2", ["bob@example.org"])]
+    assert "23 h left" in email.message_from_bytes(rem[0].raw, policy=email.policy.default)["Subject"]
+    assert f"SEEN: 1 {code(cli, 1)}" in text_of(rem[0])
+    _cycle(cli, t0 + timedelta(hours=42, minutes=30))
+    _cycle(cli, t0 + timedelta(hours=43))
+    assert [r.key.split(":")[3] for r in outbox(cli, "reminder")] == ["half", "6h"]
+    assert len(log(cli)) == 1
+    out = _cycle(cli, t0 + timedelta(hours=48, minutes=5))
+    assert "time-out: 1 action(s) for player 2" in out
+    entries = log(cli)
+    assert len(entries) == 2 and entries[-1]["type"] == "pass" and entries[-1]["_via"] == "timeout"
+    assert entries[-1]["player"] == 2
+    # everyone hears of it; the clock restarted for Cy at the time-out
+    assert any("Time-out: the move clock of Bob ran out" in text_of(r) for r in outbox(cli, "18xx"))
+    assert _since(cli) == (t0 + timedelta(hours=48, minutes=5)).replace(microsecond=0)
+    _cycle(cli, t0 + timedelta(hours=49))
+    assert len(log(cli)) == 2 and len(outbox(cli, "reminder")) == 2
+    assert "(time-out default)" in cli("18xx", "log", "ga-1").stdout
+
+
+def test_time_out_in_an_operating_round_or_by_default_tells_the_moderator(ga):
+    cli, *_ = ga
+    send(ga, 1, "pass")
+    t0 = _since(cli)
+    out = _cycle(cli, t0 + timedelta(hours=49))
+    assert "time-out: moderator told" in out
+    notes = outbox(cli, "notice")
+    assert len(notes) == 1 and "The move clock in 18GA game ga-1 ran out" in text_of(notes[0])
+    _cycle(cli, t0 + timedelta(hours=60))
+    assert len(outbox(cli, "notice")) == 1 and len(log(cli)) == 1
+
+
+def test_away_pauses_the_clock(ga):
+    cli, *_ = ga
+    today = datetime.utcnow().date()
+    line, inbound = send(ga, 2, f"AWAY: {today} {today + timedelta(days=2)}")
+    assert "accepted" in line
+    assert "your move clock pauses" in answer(cli, inbound)[1]
+    send(ga, 1, "pass")
+    t0 = _since(cli)
+    assert "time-out:" not in _cycle(cli, t0 + timedelta(hours=49))
+    assert outbox(cli, "notice") == [] and outbox(cli, "reminder") == []
+    assert "Player 2 away" in cli("18xx", "status", "ga-1").stdout
+    # the time away is added to the clock: due 48 h of presence after the start
+    back = datetime.combine(today + timedelta(days=3), datetime.min.time())
+    assert "time-out:" not in _cycle(cli, back + timedelta(hours=1))
+    assert "time-out: moderator told" in _cycle(cli, t0 + (back - t0) + timedelta(hours=49))
+
+
+def test_a_seat_handed_to_another_person_keeps_its_holdings_with_a_new_secret(ga):
+    cli, secrets, *_ = ga
+    out = cli("18xx", "seat", "ga-1", "--player", "1", "--name", "Dora", "--email", "dora@example.org").stdout
+    new = out.split("New secret (shown once): ")[1].split()[0]
+    line, inbound = send(ga, 1, "pass")  # the old secret
+    assert "rejected" in line and "does not match" in answer(cli, inbound)[1]
+    line, inbound = send(ga, 1, "pass", secret=new, sender="Dora <dora@example.org>")
+    assert "accepted" in line
+    assert answer(cli, inbound)[0]["To"].addresses[0].addr_spec == "dora@example.org"
+
+
+def test_the_computer_answers_a_mail_for_its_seat_at_once(ga):
+    cli, *_ = ga
+    cli("18xx", "seat", "ga-1", "--player", "2", "--computer")
+    line, inbound = send(ga, 1, "pass")
+    assert "accepted" in line
+    entries = log(cli)
+    assert entries[0]["_via"] if "_via" in entries[0] else True
+    assert [e.get("_via", "") for e in entries[:2]] == ["", "computer"] and entries[1]["player"] == 2
+    assert "(computer player)" in answer(cli, inbound)[1]
+
+
+def test_a_game_handed_wholly_to_the_computer_finishes_with_legal_moves(ga):
+    """Every seat to the computer: it plays the game to its end (legal moves only, cash conserved,
+    never a deliberate bankruptcy), every action marked as the computer's; the log replays."""
+    cli, *_ = ga
+    cli("18xx", "seat", "ga-1", "--player", "1", "--computer")
+    cli("18xx", "seat", "ga-1", "--player", "2", "--computer")
+    out = cli("18xx", "seat", "ga-1", "--player", "3", "--computer").stdout
+    assert "move(s) made now" in out
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "ga-1"))
+        game = load(s, row)
+        assert row.status == "finished" and game.finished
+        assert game.total_cash() == load.__globals__["new_engine"](s, row).total_cash()
+        rows = action_rows(s, row)
+        assert len(rows) > 300
+        assert {r.action.get("_via") for r in rows} <= {"computer", "standing"}
+        assert not any(r.action["type"] == "bankrupt" for r in rows)
+    assert any("Game over" in (email.message_from_bytes(r.raw, policy=email.policy.default)["Subject"] or "")
+               for r in outbox(cli, "18xx"))
