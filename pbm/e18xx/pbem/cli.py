@@ -208,7 +208,9 @@ def pacing_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
                stale: Optional[str] = typer.Option(None, "--stale", help="strict | lenient (moves written "
                                                    "against an older state)."),
                require_seen: Optional[bool] = typer.Option(None, "--require-seen/--no-require-seen",
-                                                           help="Refuse move mails without a SEEN line.")) -> None:
+                                                           help="Refuse move mails without a SEEN line."),
+               notify: Optional[str] = typer.Option(None, "--notify", help="The players' default mail: every | "
+                                                    "turn | digest (each may choose by a NOTIFY line).")) -> None:
     """Set a game's pacing: move clock, reminders, what a time-out does, stale-move policy."""
     from pbm.e18xx.pbem.games import pick_18xx_game
     from pbm.e18xx.pbem.pacing import STALE, TIMEOUTS, set_settings
@@ -217,6 +219,8 @@ def pacing_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
         raise PbmError(f"--on-timeout must be one of {', '.join(TIMEOUTS)}")
     if stale is not None and stale not in STALE:
         raise PbmError(f"--stale must be one of {', '.join(STALE)}")
+    if notify is not None and notify not in ("every", "turn", "digest"):
+        raise PbmError("--notify must be one of every, turn, digest")
     per = None
     if round_hours:
         per = {}
@@ -229,7 +233,8 @@ def pacing_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
     with session(ctx) as s:
         row = pick_18xx_game(s, game)
         now = set_settings(row, clock_hours=hours, round_hours=per, remind_before_hours=list(remind) or None,
-                           remind_half=half, on_timeout=on_timeout, stale=stale, require_seen=require_seen)
+                           remind_half=half, on_timeout=on_timeout, stale=stale, require_seen=require_seen,
+                           notify=notify)
         typer.echo(f"Pacing of {row.name}: " + ", ".join(f"{k}={v}" for k, v in sorted(now.items())))
 
 
@@ -295,6 +300,32 @@ def seat_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
         typer.echo(f"New secret (shown once): {secret}")
 
 
+def webhook_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
+                url: Optional[str] = typer.Option(None, "--url", help="The http(s) URL to POST to."),
+                style: str = typer.Option("json", "--style", help="json | discord | slack"),
+                player: Optional[int] = typer.Option(None, "--player", help="Only that seat's turns (default: "
+                                                     "every change of the game)."),
+                clear: bool = typer.Option(False, "--clear", help="Remove the game's webhooks.")) -> None:
+    """Add (or list, or clear) a game's webhooks; they are posted by `pbm send-mail` with the mail."""
+    from pbm.e18xx.pbem.games import pick_18xx_game
+    from pbm.e18xx.pbem.notify import add_hook, hooks, remove_hooks
+
+    with session(ctx) as s:
+        row = pick_18xx_game(s, game)
+        if clear:
+            remove_hooks(row)
+        if url:
+            try:
+                add_hook(row, url, style, player)
+            except ValueError as exc:
+                raise PbmError(str(exc)) from None
+        for i, h in enumerate(hooks(row)):
+            who = f"player {h['seat']}'s turns" if h.get("seat") is not None else "every change"
+            typer.echo(f"  {i}: {h['style']} {h['url']} ({who})")
+        if not hooks(row):
+            typer.echo(f"Game {row.name} has no webhooks.")
+
+
 def register(app: typer.Typer) -> None:
     from pbm.e18xx.cli import app as group
 
@@ -308,3 +339,4 @@ def register(app: typer.Typer) -> None:
     group.command("pacing")(pacing_cmd)
     group.command("tick")(tick_cmd)
     group.command("seat")(seat_cmd)
+    group.command("webhook")(webhook_cmd)

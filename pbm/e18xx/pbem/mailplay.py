@@ -33,7 +33,7 @@ from pbm.e18xx.pbem.moves import format_action
 from pbm.e18xx.pbem.games import (Applied, Replayed, apply, is_18xx, legal_lines, players, replay_rows, via_note,
                                   who_acts)
 
-_HEADER = re.compile(r"^\s*(game|player|secret|seen|away)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
+_HEADER = re.compile(r"^\s*(game|player|secret|seen|away|notify)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
 _STOP = re.compile(r"^(-- ?|-{3,}\s*original message\s*-{3,}|_{5,}|on .{1,200} wrote:)$", re.IGNORECASE)
 
 
@@ -46,6 +46,7 @@ class MoveMail:
     secret: str = ""
     seen: str = ""  # "212 K4QF7M": the action number (and state code) the moves were written against
     away: str = ""  # "2026-12-01 2026-12-05" or "none"
+    notify: str = ""  # every | turn | digest
     moves: str = ""
     where: str = "message body"
 
@@ -160,8 +161,11 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     queues nothing new."""
     from pbm.e18xx.render.pdf import render_pdf
 
+    from pbm.e18xx.pbem.notify import queue_hooks, wants_mail
+
     rep = rep or replay_rows(session, game_row)
     seq = len(rep.game.actions)
+    queue_hooks(session, game_row, rep.game, applied)
     pdf = render_pdf(rep, game_row.name)
     text = state_text(session, game_row, rep)
     acting = set(rep.game.acting_players())
@@ -182,6 +186,8 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         if not addrs:
             continue
         turn = p.name in acting and not rep.game.finished
+        if not is_mover and not wants_mail(game_row, p.number, their_turn=turn, finished=rep.game.finished):
+            continue  # this player chose turn-only mail or the daily digest
         if rep.game.finished:
             subject = f"[{one_line(game_row.name, 40)}] Game over"
         elif turn:
@@ -265,7 +271,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
             state_text(session, game, rep)] + _seat_lines(player.number, game, len(rep.game.actions))) + "\n"
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "rejected", stale, replied, 1, player.number)
-    away_note = _away(game, player, c.mail)
+    away_note = "\n".join(x for x in (_away(game, player, c.mail), _notify(game, player, c.mail)) if x)
     if away_note and not c.mail.moves.strip():
         _finish(row, "accepted", "", sheet_in=c.mail.where)
         body = f"{away_note}\n\n-- \npbm (automatic answer)\n"
@@ -306,10 +312,25 @@ def _stale(session: Session, game_row, player, mail: MoveMail) -> str | None:
     from pbm.e18xx.pbem.games import action_rows
     from pbm.e18xx.pbem.pacing import check_seen
 
-    if not mail.moves.strip() and mail.away:
+    if not mail.moves.strip() and (mail.away or mail.notify):
         return None
     names = {p.number: p.name for p in players(session, game_row)}
     return check_seen(game_row, player.number, mail.seen, action_rows(session, game_row), names)
+
+
+def _notify(game_row, player, mail: MoveMail) -> str:
+    """Record a NOTIFY line; returns what the answer says."""
+    from pbm.e18xx.pbem.notify import PREFS, set_preference
+
+    text = mail.notify.strip().lower()
+    if not text:
+        return ""
+    if text not in PREFS:
+        return f"The NOTIFY line must be one of {', '.join(PREFS)} (not {one_line(text, 20)!r}); nothing changed."
+    set_preference(game_row, player.number, text)
+    return {"every": "Noted: you get a mail for every change.",
+            "turn": "Noted: you get a mail only when it is your turn (and at the end).",
+            "digest": "Noted: you get a daily digest, and a mail at once when it is your turn."}[text]
 
 
 def _away(game_row, player, mail: MoveMail) -> str:

@@ -38,6 +38,7 @@ DEFAULTS: dict[str, Any] = {
     "on_timeout": "notify",       # notify | default | computer
     "stale": "lenient",           # strict | lenient
     "require_seen": False,        # refuse move mails without a SEEN line
+    "notify": "every",            # the players' default: every | turn | digest
 }
 TIMEOUTS = ("notify", "default", "computer")
 STALE = ("strict", "lenient")
@@ -384,4 +385,9 @@ def tick_all(session: Session, sender: str, now: datetime | None = None, moderat
         if not is_18xx(row) or (names and row.name not in names):
             continue
         out[row.name] = tick(session, row, sender, now, moderator)
+    from pbm.e18xx.pbem.notify import digests
+
+    sent = digests(session, sender, now or utcnow())
+    if sent:
+        out["(digests)"] = sent
     return out
