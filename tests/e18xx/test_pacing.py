@@ -193,3 +193,41 @@ def test_a_game_handed_wholly_to_the_computer_finishes_with_legal_moves(ga):
         assert not any(r.action["type"] == "bankrupt" for r in rows)
     assert any("Game over" in (email.message_from_bytes(r.raw, policy=email.policy.default)["Subject"] or "")
                for r in outbox(cli, "18xx"))
+
+
+def _advance_to_operating(cli) -> int:
+    """Let the computer play every seat until the first operating round; returns the acting seat."""
+    from pbm.e18xx.pbem.computer import play_due
+    from pbm.e18xx.pbem.games import players
+
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "ga-1"))
+        saved = dict(row.options)
+        row.options = {**saved, "computer_seats": [1, 2, 3]}
+        for _ in range(400):
+            _, rep = play_due(s, row, limit=1)
+            if rep.game.state.round.kind == "operating":
+                break
+        row.options = saved
+        assert rep.game.state.round.kind == "operating"
+        seat_of = {p.name: p.number for p in players(s, row)}
+        return seat_of[rep.game.acting_players()[0]]
+
+
+def test_a_time_out_in_an_operating_round_moves_only_for_a_player_who_opted_in(ga):
+    cli, *_ = ga
+    cli("18xx", "pacing", "ga-1", "--on-timeout", "default")
+    for seat in (1, 2, 3):
+        line, inbound = send(ga, seat, "AUTO: on" if seat != 3 else "AUTO: off")
+        assert "accepted" in line
+    assert "the computer moves for you" in answer(cli, inbound - 1)[1]
+    seat = _advance_to_operating(cli)
+    n = len(log(cli))
+    t0 = _since(cli)
+    out = _cycle(cli, t0 + timedelta(hours=49))
+    if seat == 3:  # no opt-in: a withhold or route is never made for the player; the moderator is told
+        assert "time-out: moderator told" in out and len(log(cli)) == n
+    else:
+        assert f"time-out: 1 action(s) for player {seat}" in out
+        last = log(cli)[-1]
+        assert last["_via"] == "timeout" and last["player"] == seat and last["type"] != "bankrupt"

@@ -33,7 +33,7 @@ from pbm.e18xx.pbem.moves import format_action
 from pbm.e18xx.pbem.games import (Applied, Replayed, apply, is_18xx, legal_lines, players, replay_rows, via_note,
                                   who_acts)
 
-_HEADER = re.compile(r"^\s*(game|player|secret|seen|away|notify)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
+_HEADER = re.compile(r"^\s*(game|player|secret|seen|away|notify|auto)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
 _STOP = re.compile(r"^(-- ?|-{3,}\s*original message\s*-{3,}|_{5,}|on .{1,200} wrote:)$", re.IGNORECASE)
 
 
@@ -47,6 +47,7 @@ class MoveMail:
     seen: str = ""  # "212 K4QF7M": the action number (and state code) the moves were written against
     away: str = ""  # "2026-12-01 2026-12-05" or "none"
     notify: str = ""  # every | turn | digest
+    auto: str = ""  # on | off: the computer may move for me on a time-out (operating rounds too)
     moves: str = ""
     where: str = "message body"
 
@@ -142,6 +143,39 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     return "\n".join(lines)
 
 
+def summary_lines(game, rows: list, seat, *, turn: bool) -> list[str]:
+    """The phone-sized top of a state mail: whose turn, what changed since your last move,
+    your cash and shares, and (on your turn) the legal moves in the move language."""
+    from pbm.e18xx.core import actions as A
+
+    name = seat.name
+    s = game.state
+    out = ["In short:", f"  To act: {'nobody - the game is over' if game.finished else who_acts(game)}"
+           + (" (YOU)" if turn else "")]
+    mine = [r.seq for r in rows if r.player_number == seat.number and not r.action.get("_via")]
+    since = [r for r in rows if r.seq > (mine[-1] if mine else 0)]
+    if since:
+        out.append(f"  Since your last move: {len(since)} action(s)" + ("" if len(since) <= 6 else ", the last 6:"))
+        for r in since[-6:]:
+            act = A.action_from_dict(r.action)
+            out.append(f"    #{r.seq} {act.entity}: {format_action(act)}{via_note(r.action.get('_via'))}")
+    held = []
+    for corp in sorted(s.corporations):
+        try:
+            pct = game.percent_of(f"P:{name}", corp)
+        except Exception:  # noqa: BLE001 - a title without percentages: certificates only
+            pct = 0
+        if pct:
+            held.append(f"{corp} {pct}%")
+    cash = s.cash.get(f"P:{name}", 0)
+    out.append(f"  You: ${cash}" + (f"; shares: {', '.join(held)}" if held else "; no shares"))
+    if turn and not game.finished:
+        out.append("  You may:")
+        out += [f"    {x}" for x in legal_lines(game, limit=12)]
+    out.append("  (The full state follows; the PDF has the map and charts.)")
+    return out + [""]
+
+
 def _seat_lines(number: int, game_row, count: int | None = None) -> list[str]:
     return ["", "To move, reply with these lines at the top (your secret after SECRET:), then one move per line:",
             "", reply_header(game_row, number, count), "", "-- ", "pbm (automatic message)"]
@@ -176,6 +210,9 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         happened = ["What happened:"] + [
             f"  #{a.seq} {a.player}: {format_action(a.action)}" + via_note(a.via)
             for a in applied] + [""]
+    from pbm.e18xx.pbem.games import action_rows
+
+    rows = action_rows(session, game_row)
     seats = players(session, game_row)
     # the mover first, so a shared address gets the receipt
     seats.sort(key=lambda p: (mover is None or p.number != mover.number, p.number))
@@ -201,7 +238,8 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             head += [note, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
-        body = "\n".join(head + happened + [text] + _seat_lines(p.number, game_row, seq)) + "\n"
+        short = summary_lines(rep.game, rows, p, turn=turn)
+        body = "\n".join(head + short + happened + [text] + _seat_lines(p.number, game_row, seq)) + "\n"
         msg = make_message(sender, addrs, subject, body,
                            in_reply_to=inbound.message_id if (is_mover and inbound is not None) else None)
         msg.add_attachment(pdf, maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
@@ -271,7 +309,8 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
             state_text(session, game, rep)] + _seat_lines(player.number, game, len(rep.game.actions))) + "\n"
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "rejected", stale, replied, 1, player.number)
-    away_note = "\n".join(x for x in (_away(game, player, c.mail), _notify(game, player, c.mail)) if x)
+    away_note = "\n".join(x for x in (_away(game, player, c.mail), _notify(game, player, c.mail),
+                                      _auto(game, player, c.mail)) if x)
     if away_note and not c.mail.moves.strip():
         _finish(row, "accepted", "", sheet_in=c.mail.where)
         body = f"{away_note}\n\n-- \npbm (automatic answer)\n"
@@ -312,10 +351,26 @@ def _stale(session: Session, game_row, player, mail: MoveMail) -> str | None:
     from pbm.e18xx.pbem.games import action_rows
     from pbm.e18xx.pbem.pacing import check_seen
 
-    if not mail.moves.strip() and (mail.away or mail.notify):
+    if not mail.moves.strip() and (mail.away or mail.notify or mail.auto):
         return None
     names = {p.number: p.name for p in players(session, game_row)}
     return check_seen(game_row, player.number, mail.seen, action_rows(session, game_row), names)
+
+
+def _auto(game_row, player, mail: MoveMail) -> str:
+    """Record an AUTO line (on/off); returns what the answer says."""
+    from pbm.e18xx.pbem.pacing import set_auto
+
+    text = mail.auto.strip().lower()
+    if not text:
+        return ""
+    if text not in ("on", "off", "yes", "no"):
+        return f"The AUTO line must be 'on' or 'off' (not {one_line(text, 20)!r}); nothing changed."
+    on = text in ("on", "yes")
+    set_auto(game_row, player.number, on)
+    return ("Noted: if your move clock runs out, the computer moves for you (best routes, pay out, "
+            "trains it must buy; pass in stock rounds)." if on else
+            "Noted: the computer will not move for you on a time-out.")
 
 
 def _notify(game_row, player, mail: MoveMail) -> str:

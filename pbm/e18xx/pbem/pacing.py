@@ -213,6 +213,18 @@ def status_lines(session: Session, game_row, game, now: datetime | None = None) 
     return out
 
 
+def auto_seats(game_row) -> list[int]:
+    """Seats whose player opted in (AUTO: on) to the computer's move on their time-out."""
+    return sorted(int(x) for x in (game_row.state or {}).get("auto", []))
+
+
+def set_auto(game_row, seat: int, on: bool) -> None:
+    st = dict(game_row.state or {})
+    cur = set(int(x) for x in st.get("auto", []))
+    cur = cur | {seat} if on else cur - {seat}
+    game_row.state = {**st, "auto": sorted(cur)}
+
+
 def computer_seats(game_row) -> list[int]:
     return sorted(int(s) for s in (game_row.options or {}).get("computer_seats", []))
 
@@ -317,7 +329,7 @@ def _span(d: timedelta) -> str:
 def _timeout_text(policy: str) -> str:
     return {"notify": "the moderator is told and decides.",
             "default": "a pass is made for you where the rules make one safe (stock round, auction); "
-                       "otherwise the moderator is told.",
+                       "otherwise the moderator is told (unless you wrote AUTO: on: then the computer moves).",
             "computer": "the computer player makes a legal, sensible move for you."}.get(policy, policy)
 
 
@@ -352,6 +364,10 @@ def _time_out(session, game_row, rep, clock: Clock, opts, sender: str, moderator
         act = choose(game)
         via = "computer"
     seat = clock.seats[0] if clock.seats else None
+    if act is None and policy == "default" and seat in auto_seats(game_row):
+        from pbm.e18xx.pbem.computer import choose
+
+        act = choose(game)  # the player opted in: auto-route, payout, forced train (AUTO: on)
     if act is not None and seat is not None:
         out = apply(session, game_row, seat, [act], via=via, now=now)
         if out.accepted:
