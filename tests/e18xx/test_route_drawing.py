@@ -53,3 +53,17 @@ def test_routes_follow_the_track_between_stops(bank_export):
             assert len(pts) == len(route.nodes) + hops
     assert checked >= 2
     assert render_pdf(rep, "routes").startswith(b"%PDF")
+
+
+def test_the_last_map_move_is_marked(bank_export):
+    from types import SimpleNamespace
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.render.pdf import last_move_hex
+
+    rep = _game_with_routes(bank_export)
+    acts = rep.game.actions
+    i = max(k for k, a in enumerate(acts) if isinstance(a, A.LayTile))
+    after = [A.Pass("x")]  # a pass after the lay: the lay is still the last map move
+    assert last_move_hex(SimpleNamespace(actions=acts[:i + 1] + after)) == acts[i].hex
+    assert last_move_hex(SimpleNamespace(actions=[A.Pass("x")] * 3)) is None

@@ -239,6 +239,15 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         c.setDash()
         if parts:
             legend.append((corp, "; ".join(parts)))
+    marked = last_move_hex(g)
+    if marked and marked in positions:
+        mx, my = geo.centre(marked)
+        c.setStrokeColor(colors.HexColor("#d00000"))
+        c.setLineWidth(max(1.2, r * 0.1))
+        c.circle(mx, my, r * 0.92, stroke=1, fill=0)
+        c.setFillColor(colors.HexColor("#d00000"))
+        c.setFont("Helvetica-Bold", max(4, r * 0.2))
+        c.drawCentredString(mx, my + r * 0.95, "last move")
     y = MARGIN
     for corp, text in reversed(legend):
         c.setFillColor(colors.HexColor(ccol.get(corp, "#000000")))
@@ -249,6 +258,23 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         c.setFillColor(colors.black)
         c.setFont("Helvetica-Bold", 7)
         c.drawString(box[0], y, "Routes run last (dashed):")
+
+
+def last_move_hex(g) -> str | None:
+    """The hex of the last map move (tile laid or token placed), to mark on the map."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.errors import GameError
+
+    for act in reversed(g.actions[-3:]):
+        if isinstance(act, A.LayTile):
+            return act.hex
+        if isinstance(act, A.PlaceToken):
+            try:
+                keys = g._city_ref(act.city)
+            except GameError:
+                return None
+            return keys[0][0] if len(keys) == 1 else None
+    return None
 
 
 def track_between(graph, a, b) -> list[tuple[str, int]] | None:
