@@ -233,3 +233,21 @@ def test_a_time_out_in_an_operating_round_moves_only_for_a_player_who_opted_in(g
     t1 = _since(cli)
     out = _cycle(cli, t1 + timedelta(hours=49))
     assert "time-out: moderator told" in out and len(log(cli)) == n + 1
+
+
+def test_a_named_proxy_moves_for_an_absent_player(ga):
+    cli, *_ = ga
+    today = datetime.utcnow().date()
+    line, inbound = send(ga, 2, f"AWAY: {today} {today + timedelta(days=2)} proxy 1")
+    assert "player 1 may move for you meanwhile" in answer(cli, inbound)[1]
+    assert "(player 1 may move for them)" in cli("18xx", "status", "ga-1").stdout
+    send(ga, 1, "pass")
+    line, inbound = send(ga, 3, "FOR: 2\npass")  # not Bob's proxy
+    assert "rejected" in line and "they have not named you their proxy" in answer(cli, inbound)[1]
+    line, inbound = send(ga, 1, "FOR: 3\npass")
+    assert "rejected" in line
+    line, inbound = send(ga, 1, "FOR: 2\npass")
+    assert "accepted" in line, line
+    last = log(cli)[-1]
+    assert last["player"] == 2 and last["_via"] == "proxy Ann" and len(log(cli)) == 2
+    assert "(proxy Ann)" in cli("18xx", "log", "ga-1").stdout

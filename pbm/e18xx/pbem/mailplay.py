@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from pbm.mail import outbox
 from pbm.mail.compose import make_message, one_line
@@ -33,7 +33,7 @@ from pbm.e18xx.pbem.moves import format_action
 from pbm.e18xx.pbem.games import (Applied, Replayed, apply, is_18xx, legal_lines, players, replay_rows, via_note,
                                   who_acts)
 
-_HEADER = re.compile(r"^\s*(game|player|secret|seen|away|notify|auto)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
+_HEADER = re.compile(r"^\s*(game|player|secret|seen|away|notify|auto|for)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
 _STOP = re.compile(r"^(-- ?|-{3,}\s*original message\s*-{3,}|_{5,}|on .{1,200} wrote:)$", re.IGNORECASE)
 
 
@@ -48,6 +48,7 @@ class MoveMail:
     away: str = ""  # "2026-12-01 2026-12-05" or "none"
     notify: str = ""  # every | turn | digest
     auto: str = ""  # on | off: the computer may move for me on a time-out (operating rounds too)
+    for_seat: str = ""  # FOR: 2 - a proxy moves for that (absent) seat
     moves: str = ""
     where: str = "message body"
 
@@ -69,6 +70,7 @@ def read_text(text: str, where: str = "message body") -> MoveMail:
         m = _HEADER.match(line)
         if m:
             key, value = m.group(1).lower(), m.group(2)
+            key = "for_seat" if key == "for" else key
             if not getattr(out, key):
                 setattr(out, key, value)
             kept.append("")
@@ -300,6 +302,17 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     game, player = auth
     row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
     recipients = [a for a in (clean_address(player.email or ""), sender) if a]
+    via = ""
+    if c.mail.for_seat.strip():
+        target = _proxy_target(session, game, player, c.mail.for_seat)
+        if isinstance(target, str):
+            _finish(row, "rejected", target, sheet_in=c.mail.where)
+            body = f"Your message #{row.seq} was received, but NOTHING in it was used.\n\nWhy: {target}\n\n-- \npbm\n"
+            replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body,
+                             game)
+            return Outcome(row.id, row.seq, "rejected", target, replied, 1, player.number)
+        via = f"proxy {player.name}"
+        player = target
     stale = _stale(session, game, player, c.mail)
     if stale is not None:
         _finish(row, "rejected", stale, sheet_in=c.mail.where)
@@ -309,14 +322,14 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
             state_text(session, game, rep)] + _seat_lines(player.number, game, len(rep.game.actions))) + "\n"
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "rejected", stale, replied, 1, player.number)
-    away_note = "\n".join(x for x in (_away(game, player, c.mail), _notify(game, player, c.mail),
-                                      _auto(game, player, c.mail)) if x)
+    away_note = "" if via else "\n".join(x for x in (_away(game, player, c.mail), _notify(game, player, c.mail),
+                                                  _auto(game, player, c.mail)) if x)
     if away_note and not c.mail.moves.strip():
         _finish(row, "accepted", "", sheet_in=c.mail.where)
         body = f"{away_note}\n\n-- \npbm (automatic answer)\n"
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Noted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "accepted", "", replied, 0, player.number)
-    out = apply(session, game, player.number, c.mail.moves, message_id=row.id)
+    out = apply(session, game, player.number, c.mail.moves, message_id=row.id, via=via)
     if not out.accepted:
         _finish(row, "rejected", out.error, sheet_in=c.mail.where)
         assert out.game is not None
@@ -398,6 +411,13 @@ def _away(game_row, player, mail: MoveMail) -> str:
     if text.lower() in ("none", "back", "no"):
         set_away(game_row, player.number, None, None)
         return "Noted: you are no longer marked away; your move clock runs normally."
+    proxy = None
+    pm = re.search(r"\bproxy\s*:?\s*(\d{1,3})\s*$", text, re.IGNORECASE)
+    if pm:
+        proxy = int(pm.group(1))
+        text = text[:pm.start()].strip()
+        if proxy == player.number or proxy not in {p.number for p in players(object_session(game_row), game_row)}:
+            return f"The proxy in the AWAY line must be another player's seat number, not {proxy}; nothing changed."
     parts = re.split(r"\s*(?:\s|,|/|\bto\b|\.\.)\s*", text)
     parts = [x for x in parts if x]
     try:
@@ -408,8 +428,25 @@ def _away(game_row, player, mail: MoveMail) -> str:
                 "nothing about absence was changed.")
     if end < start:
         start, end = end, start
-    set_away(game_row, player.number, start, end)
-    return f"Noted: you are away from {start} to {end} (inclusive); your move clock pauses while you are away."
+    set_away(game_row, player.number, start, end, proxy)
+    return (f"Noted: you are away from {start} to {end} (inclusive); your move clock pauses while you are away"
+            + (f"; player {proxy} may move for you meanwhile (their mail with FOR: {player.number})." if proxy else "."))
+
+
+def _proxy_target(session: Session, game_row, player, text: str):
+    """The absent seat a proxy moves for (FOR: N), or why not."""
+    from pbm.e18xx.pbem.pacing import proxy_of
+
+    t = text.strip()
+    if not t.isdigit() or len(t) > 3:
+        return f"the FOR line must be the seat number of the player you move for, not {one_line(t, 20)!r}"
+    seat = next((p for p in players(session, game_row) if p.number == int(t)), None)
+    if seat is None:
+        return f"game {game_row.name} has no player {t}"
+    if proxy_of(game_row, seat.number) != player.number:
+        return (f"you may not move for player {seat.number}: they have not named you their proxy "
+                "for today (AWAY: FROM TO proxy N)")
+    return seat
 
 
 # ----------------------------------------------------------------- for pbm cycle (through pbm.kinds)

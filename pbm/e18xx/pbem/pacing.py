@@ -140,14 +140,22 @@ def parse_day(text: str) -> date:
     return date.fromisoformat(text.strip())
 
 
-def set_away(game_row, seat: int, start: date | None, end: date | None) -> None:
+def set_away(game_row, seat: int, start: date | None, end: date | None, proxy: int | None = None) -> None:
     st = dict(game_row.state or {})
     away = {k: v for k, v in (st.get("away") or {}).items()}
     if start is None:
         away.pop(str(seat), None)
     else:
-        away[str(seat)] = [start.isoformat(), (end or start).isoformat()]
+        away[str(seat)] = [start.isoformat(), (end or start).isoformat()] + ([proxy] if proxy else [])
     game_row.state = {**st, "away": away}
+
+
+def proxy_of(game_row, seat: int, now: datetime | None = None) -> int | None:
+    """The seat named to move for ``seat`` while it is away (now), or None."""
+    rng = ((game_row.state or {}).get("away") or {}).get(str(seat))
+    if not rng or len(rng) < 3 or not is_away(game_row, seat, now or utcnow()):
+        return None
+    return int(rng[2])
 
 
 def away_time(game_row, seat: int, since: datetime, now: datetime) -> timedelta:
@@ -209,7 +217,7 @@ def status_lines(session: Session, game_row, game, now: datetime | None = None) 
     if comp:
         out.append("Computer seats: " + ", ".join(str(s) for s in comp))
     for k, v in sorted(((game_row.state or {}).get("away") or {}).items()):
-        out.append(f"Player {k} away {v[0]} to {v[1]}")
+        out.append(f"Player {k} away {v[0]} to {v[1]}" + (f" (player {v[2]} may move for them)" if len(v) > 2 else ""))
     return out
 
 
