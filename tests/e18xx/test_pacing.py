@@ -188,9 +188,11 @@ def test_a_game_handed_wholly_to_the_computer_finishes_with_legal_moves(ga):
         assert row.status == "finished" and game.finished
         assert game.total_cash() == load.__globals__["new_engine"](s, row).total_cash()
         rows = action_rows(s, row)
-        assert len(rows) > 300
+        assert len(rows) > 150
         assert {r.action.get("_via") for r in rows} <= {"computer", "standing"}
         assert not any(r.action["type"] == "bankrupt" for r in rows)
+        kinds = [r.action["type"] for r in rows]
+        assert kinds.count("run_routes") >= 5 and kinds.count("dividend") >= 5  # companies earn and pay
     assert any("Game over" in (email.message_from_bytes(r.raw, policy=email.policy.default)["Subject"] or "")
                for r in outbox(cli, "18xx"))
 
@@ -251,3 +253,39 @@ def test_a_named_proxy_moves_for_an_absent_player(ga):
     last = log(cli)[-1]
     assert last["player"] == 2 and last["_via"] == "proxy Ann" and len(log(cli)) == 2
     assert "(proxy Ann)" in cli("18xx", "log", "ga-1").stdout
+
+
+def test_standing_order_run_auto_and_pay_out(ga):
+    """AUTORUN: on - whenever the player's company must run, its best routes run and it pays out
+    (marked as a standing order); the receipt shows the order and how to cancel it."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.computer import play_due
+    from pbm.e18xx.pbem.games import players
+
+    cli, *_ = ga
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "ga-1"))
+        saved = dict(row.options)
+        row.options = {**saved, "computer_seats": [1, 2, 3]}
+        for _ in range(300):
+            _, rep = play_due(s, row, limit=1)
+            g = rep.game
+            if any(isinstance(a, A.RunRoutes) for a in g.legal_actions()):
+                break
+        row.options = saved
+        president = g.controller(g.current_entity())
+        seat = {p.name: p.number for p in players(s, row)}[president]
+        corp = g.current_entity()
+    n = len(log(cli))
+    line, inbound = send(ga, seat, "AUTORUN: on")
+    assert "accepted" in line
+    text = answer(cli, inbound)[1]
+    assert "Standing order: run auto and pay out every OR (cancel: a mail with AUTORUN: off)" in text
+    new = log(cli)[n:]
+    assert [e["type"] for e in new[:2]] == ["run_routes", "dividend"]
+    assert all(e["_via"] == "standing" and e["entity"] == corp for e in new[:2])
+    assert new[1]["kind"] == "payout"
+    line, inbound = send(ga, seat, "AUTORUN: off")
+    assert "Standing order cancelled" in answer(cli, inbound)[1]
+    assert "AUTORUN" not in row_state(cli).get("autorun", [])
+    assert president not in row_state(cli).get("autorun", [])

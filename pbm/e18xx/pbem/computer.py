@@ -55,8 +55,17 @@ def choose(game) -> A.Action | None:
         if discard is not None:
             return discard
         if trains:
-            from_depot = [a for a in trains if not a.price] or trains
-            return min(from_depot, key=lambda a: (a.price or 0, a.train))
+            st = game.state
+            own = [t for t, tr in st.trains.items() if tr.owner == f"C:{cur}"]
+            pool = [a for a in trains if st.trains[a.train].owner in ("depot", "discard")]
+            passing = first(A.Pass)
+            # from the depot or the open market only (never trains shuffled between companies), and only
+            # while the company has fewer than two trains or must buy one
+            if pool and (len(own) < 2 or passing is None):
+                return min(pool, key=lambda a: (a.price or 0, a.train))
+            if passing is not None:
+                return passing
+            return min(trains, key=lambda a: (a.price or 0, a.train))
         return first(A.Pass) or not_bankrupt[0]
     # auction and stock rounds
     player = game.controller(cur) if cur else ""
@@ -103,7 +112,8 @@ def play_due(session, game_row, limit: int = 5000, now=None) -> tuple[list[Any],
     from pbm.models import Action18
 
     from pbm.e18xx.core.errors import GameError
-    from pbm.e18xx.pbem.games import (Applied, _save_standing, players, replay_rows, standing_orders, step)
+    from pbm.e18xx.pbem.games import (Applied, _save_standing, autorun, autorun_players, players, replay_rows,
+                                      standing_orders, step)
     from pbm.e18xx.pbem.pacing import computer_seats, touch
 
     seats = set(computer_seats(game_row))
@@ -111,10 +121,13 @@ def play_due(session, game_row, limit: int = 5000, now=None) -> tuple[list[Any],
     rep = replay_rows(session, game_row)
     game = rep.game
     orders = standing_orders(game_row)
+    runners = {n for n in autorun_players(game_row) if number.get(n) not in seats}
     charged: list[tuple[str, A.Action, str]] = []
     for _ in range(limit):
         for act in orders.apply(game):
             rep.concrete.append({})
+            charged.append((game.controller(act.entity), act, "standing"))
+        for act in autorun(rep, runners):
             charged.append((game.controller(act.entity), act, "standing"))
         if game.finished or game_row.status != "open":
             break

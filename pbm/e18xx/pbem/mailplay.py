@@ -33,7 +33,7 @@ from pbm.e18xx.pbem.moves import format_action
 from pbm.e18xx.pbem.games import (Applied, Replayed, apply, is_18xx, legal_lines, players, replay_rows, via_note,
                                   who_acts)
 
-_HEADER = re.compile(r"^\s*(game|player|secret|seen|away|notify|auto|for)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
+_HEADER = re.compile(r"^\s*(game|player|secret|seen|away|notify|autorun|auto|for)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
 _STOP = re.compile(r"^(-- ?|-{3,}\s*original message\s*-{3,}|_{5,}|on .{1,200} wrote:)$", re.IGNORECASE)
 
 
@@ -49,6 +49,7 @@ class MoveMail:
     notify: str = ""  # every | turn | digest
     auto: str = ""  # on | off: the computer may move for me on a time-out (operating rounds too)
     for_seat: str = ""  # FOR: 2 - a proxy moves for that (absent) seat
+    autorun: str = ""  # on | off: standing order "run auto and pay out every OR"
     moves: str = ""
     where: str = "message body"
 
@@ -145,7 +146,7 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     return "\n".join(lines)
 
 
-def summary_lines(game, rows: list, seat, *, turn: bool) -> list[str]:
+def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | None = None) -> list[str]:
     """The phone-sized top of a state mail: whose turn, what changed since your last move,
     your cash and shares, and (on your turn) the legal moves in the move language."""
     from pbm.e18xx.core import actions as A
@@ -171,11 +172,25 @@ def summary_lines(game, rows: list, seat, *, turn: bool) -> list[str]:
             held.append(f"{corp} {pct}%")
     cash = s.cash.get(f"P:{name}", 0)
     out.append(f"  You: ${cash}" + (f"; shares: {', '.join(held)}" if held else "; no shares"))
+    for o in orders or []:
+        out.append(f"  Standing order: {o}")
     if turn and not game.finished:
         out.append("  You may:")
         out += [f"    {x}" for x in legal_lines(game, limit=12)]
     out.append("  (The full state follows; the PDF has the map and charts.)")
     return out + [""]
+
+
+def _orders_of(game_row, name: str) -> list[str]:
+    """A player's standing orders as the mails show them, each with how to cancel it."""
+    from pbm.e18xx.pbem.games import autorun_players
+
+    out = []
+    if name in ((game_row.state or {}).get("standing") or {}):
+        out.append("pass rest of round (ends with this round)")
+    if name in autorun_players(game_row):
+        out.append("run auto and pay out every OR (cancel: a mail with AUTORUN: off)")
+    return out
 
 
 def _seat_lines(number: int, game_row, count: int | None = None) -> list[str]:
@@ -240,7 +255,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             head += [note, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
-        short = summary_lines(rep.game, rows, p, turn=turn)
+        short = summary_lines(rep.game, rows, p, turn=turn, orders=_orders_of(game_row, p.name))
         body = "\n".join(head + short + happened + [text] + _seat_lines(p.number, game_row, seq)) + "\n"
         msg = make_message(sender, addrs, subject, body,
                            in_reply_to=inbound.message_id if (is_mover and inbound is not None) else None)
@@ -323,9 +338,18 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "rejected", stale, replied, 1, player.number)
     away_note = "" if via else "\n".join(x for x in (_away(game, player, c.mail), _notify(game, player, c.mail),
-                                                  _auto(game, player, c.mail)) if x)
+                                                  _auto(game, player, c.mail), _autorun(game, player, c.mail))
+                                 if x)
     if away_note and not c.mail.moves.strip():
         _finish(row, "accepted", "", sheet_in=c.mail.where)
+        from pbm.e18xx.pbem.computer import play_due
+
+        more, rep2 = play_due(session, game)  # a standing order given now may be due now
+        if more:
+            _finish(row, "accepted", "", actions=[a.seq for a in more], sheet_in=c.mail.where)
+            broadcast(session, game, rep2.game, ctx.sender, mover=player, inbound=row,
+                      extra=[sender] if sender else [], applied=more, rep=rep2, note=away_note)
+            return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
         body = f"{away_note}\n\n-- \npbm (automatic answer)\n"
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Noted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "accepted", "", replied, 0, player.number)
@@ -364,10 +388,27 @@ def _stale(session: Session, game_row, player, mail: MoveMail) -> str | None:
     from pbm.e18xx.pbem.games import action_rows
     from pbm.e18xx.pbem.pacing import check_seen
 
-    if not mail.moves.strip() and (mail.away or mail.notify or mail.auto):
+    if not mail.moves.strip() and (mail.away or mail.notify or mail.auto or mail.autorun):
         return None
     names = {p.number: p.name for p in players(session, game_row)}
     return check_seen(game_row, player.number, mail.seen, action_rows(session, game_row), names)
+
+
+def _autorun(game_row, player, mail: MoveMail) -> str:
+    """Record an AUTORUN line (the standing order "run auto and pay out every OR")."""
+    from pbm.e18xx.pbem.games import set_autorun
+
+    text = mail.autorun.strip().lower()
+    if not text:
+        return ""
+    if text not in ("on", "off"):
+        return f"The AUTORUN line must be 'on' or 'off' (not {one_line(text, 20)!r}); nothing changed."
+    set_autorun(game_row, player.name, text == "on")
+    if text == "on":
+        return ("Standing order noted: in every operating round your companies run their best routes and pay "
+                "out as soon as they must run (you still lay tiles, place tokens and buy trains). "
+                "To cancel: a mail with AUTORUN: off.")
+    return "Standing order cancelled: you run routes and choose dividends yourself again."
 
 
 def _auto(game_row, player, mail: MoveMail) -> str:
