@@ -68,7 +68,11 @@ def set_settings(game_row, **changes: Any) -> dict[str, Any]:
 # ----------------------------------------------------------------- state codes and stale moves
 def state_code(game_row, count: int) -> str:
     """A short code of the game at ``count`` actions: six letters/digits, unguessable without the game's key."""
-    key = game_row.turn_key or f"{game_row.id}:{game_row.name}:{game_row.seed}"
+    if not game_row.turn_key:  # an imported game: give it its secret key now (stored with the game)
+        import secrets
+
+        game_row.turn_key = secrets.token_hex(16)
+    key = game_row.turn_key
     digest = hashlib.sha256(f"18xx-state:{key}:{int(count)}".encode()).digest()
     return base64.b32encode(digest)[:6].decode().replace("O", "8").replace("I", "9")
 
