@@ -289,3 +289,13 @@ def test_standing_order_run_auto_and_pay_out(ga):
     assert "Standing order cancelled" in answer(cli, inbound)[1]
     assert "AUTORUN" not in row_state(cli).get("autorun", [])
     assert president not in row_state(cli).get("autorun", [])
+
+
+def test_a_computer_seat_is_given_back_to_a_person(ga):
+    cli, *_ = ga
+    cli("18xx", "seat", "ga-1", "--player", "3", "--computer")
+    assert "Computer seats: 3" in cli("18xx", "status", "ga-1").stdout
+    out = cli("18xx", "seat", "ga-1", "--player", "3", "--human").stdout
+    assert "New secret (shown once): " in out
+    assert "Computer seats" not in cli("18xx", "status", "ga-1").stdout
+    cli("18xx", "seat", "ga-1", "--player", "3", "--computer", "--email", "x@example.org", expect=2)
