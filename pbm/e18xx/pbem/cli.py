@@ -82,7 +82,7 @@ def status_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
         from pbm.e18xx.pbem.pacing import status_lines
 
         typer.echo("")
-        typer.echo("\n".join(status_lines(s, row, rep.game)))
+        typer.echo("\n".join(status_lines(s, row, rep.game)[1:]))  # the clock line is in the state already
 
 
 def move_cmd(ctx: typer.Context,
