@@ -43,7 +43,7 @@ from pbm.mail.config import SmtpConfig
 from pbm.mail.message import clean_address, loop_headers, parse_bytes
 from pbm.models import Game, OutboxMessage, SendLog
 
-KINDS = ("receipt", "reminder", "report", "turnsheet", "notice", "18xx")
+KINDS = ("receipt", "reminder", "report", "turnsheet", "notice", "18xx", "digest", "webhook")
 
 
 class OutboxError(PbmError):
@@ -182,6 +182,80 @@ def _claim(session: Session, m: OutboxMessage, recipient: str, state: str) -> Se
                           .execution_options(populate_existing=True))
 
 
+def queue_webhook(session: Session, key: str, url: str, payload: dict, *, game: Game | None = None) -> OutboxMessage:
+    """Queue a JSON POST to ``url`` (kind ``webhook``); idempotent by key like :func:`queue`.
+
+    It is flushed with the mail, with the same per-delivery bookkeeping (claimed, sending, sent):
+    a retry never posts twice, and an interrupted post is uncertain.  Every post carries the
+    header ``X-PBM-Delivery: <key>`` so a receiver can drop a copy it already has."""
+    import json
+
+    existing = session.scalar(select(OutboxMessage).where(OutboxMessage.key == key))
+    if existing is not None:
+        return existing
+    if not url.lower().startswith(("http://", "https://")):
+        raise OutboxError(f"a webhook address must be an http(s) URL, not {url!r}")
+    row = OutboxMessage(key=key, game_id=game.id if game is not None else None, kind="webhook", recipients=[url],
+                        raw=json.dumps(payload, sort_keys=True).encode("utf-8"), created_seq=0)
+    try:
+        with savepoint(session):  # a concurrent queue of the same key: keep theirs
+            session.add(row)
+            session.flush()
+    except IntegrityError:
+        existing = session.scalar(select(OutboxMessage).where(OutboxMessage.key == key))
+        if existing is None:  # pragma: no cover
+            raise
+        return existing
+    row.created_seq = row.id
+    session.flush()
+    return row
+
+
+def _post(url: str, body: bytes, key: str, timeout: float = 20.0) -> None:
+    """POST ``body``; raises OSError for a failure before the request went out or an error status."""
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, data=body, method="POST",
+                                 headers={"Content-Type": "application/json", "X-PBM-Delivery": key,
+                                          "User-Agent": "pbm"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - the moderator's URL
+            resp.read()
+    except urllib.error.HTTPError as exc:
+        raise _Refused(f"HTTP {exc.code}") from None
+
+
+class _Refused(Exception):
+    """The webhook answered with an error status: not delivered (failed, retried by the next flush)."""
+
+
+def _flush_webhook(session: Session, m: OutboxMessage, recipient: str, log: SendLog, result) -> None:
+    log.status = "sending"
+    session.commit()
+    try:
+        _post(recipient, bytes(m.raw), m.key)
+    except _Refused as exc:
+        log.status, log.error = "failed", str(exc)
+    except ConnectionRefusedError as exc:  # nothing went out
+        log.status, log.error = "failed", f"{exc.__class__.__name__}: {exc}"
+    except OSError as exc:  # cut off after sending, perhaps: uncertain
+        log.error = f"{exc.__class__.__name__}: {exc}"[:2000]
+        if "refused" in str(exc).lower() or "Name or service" in str(exc):
+            log.status = "failed"
+    else:
+        log.status, log.sent_at, log.error = "sent", _now(), ""
+        session.commit()
+        result.sent += 1
+        return
+    session.commit()
+    if log.status == "sending":
+        result.uncertain += 1
+    else:
+        result.failed += 1
+    result.errors.append(f"{recipient}: {log.error}")
+
+
 def _url_of(session: Session) -> str:
     return session.get_bind().url.render_as_string(hide_password=False)
 
@@ -216,6 +290,9 @@ def _flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool, limit: 
             log = _claim(session, m, recipient, state)
             if log is None:
                 result.already += 1
+                continue
+            if m.kind == "webhook":
+                _flush_webhook(session, m, recipient, log, result)
                 continue
             raw = _with_sender(m, smtp.sender)
             session.commit()

@@ -308,8 +308,9 @@ def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = Non
         with session_scope(url) as s:
             query = select(Game.name).where(Game.title == "continental-rails").order_by(Game.id)
             names = list(s.scalars(query))
+        paced = _paced_games(url)
         if games:
-            unknown = [g for g in games if g not in names]
+            unknown = [g for g in games if g not in names and g not in paced]
             if unknown:
                 raise PbmError(f"no Continental Rails game {unknown[0]!r} (games: {', '.join(names) or 'none'})")
             names = [n for n in names if n in games]
@@ -326,4 +327,40 @@ def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = Non
             outcome[name] = result
             if result is None:
                 _note(opts, name, "not due")
+        if paced and (not games or any(g in paced for g in games)):
+            _tick_other_kinds(url, opts, [g for g in games or [] if g in paced] or None)
         return outcome
+
+
+def _paced_games(url: str | None) -> list[str]:
+    """Games of other kinds that keep their own move clocks (18xx), by the kinds registry."""
+    from pbm.kinds import mail_kinds
+
+    out: list[str] = []
+    with session_scope(url) as s:
+        for kind in mail_kinds():
+            fn = getattr(kind, "paced_games", None)
+            if fn is not None:
+                out += fn(s)
+    return out
+
+
+def _tick_other_kinds(url: str | None, opts: CycleOptions, names: list[str] | None) -> None:
+    """Reminders and time-outs of the other kinds' games (18xx move clocks), then their mail is sent
+    by the usual flush (pbm send-mail, or the next cycle's)."""
+    from pbm.kinds import mail_kinds
+    from pbm.mail.config import mail_settings, reply_sender
+
+    with session_scope(url) as s:
+        for kind in mail_kinds():
+            fn = getattr(kind, "tick", None)
+            if fn is None:
+                continue
+            done = fn(s, reply_sender(opts.mail_config), opts.now, mail_settings(opts.mail_config).moderator, names)
+            for game, lines in done.items():
+                _note(opts, game, "; ".join(lines) if lines else "no reminder or time-out due")
+    if _smtp_configured(opts.mail_config):
+        from pbm.report.send import deliver
+
+        with session_scope(url) as s:
+            _note(opts, "18xx", str(deliver(s, opts.mail_config)))

@@ -16,6 +16,7 @@ import typer
 
 from pbm.cliutil import GAME_ARG, session
 from pbm.errors import PbmError
+from pbm.e18xx.pbem.games import via_note
 
 
 def _print_secrets(row, secrets: dict[int, str], seats) -> None:
@@ -78,6 +79,10 @@ def status_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
         row = pick_18xx_game(s, game)
         rep = replay_rows(s, row)
         typer.echo(state_text(s, row, rep, legal=moves))
+        from pbm.e18xx.pbem.pacing import status_lines
+
+        typer.echo("")
+        typer.echo("\n".join(status_lines(s, row, rep.game)[1:]))  # the clock line is in the state already
 
 
 def move_cmd(ctx: typer.Context,
@@ -104,7 +109,7 @@ def move_cmd(ctx: typer.Context,
             legal = "\n".join(f"  {x}" for x in out.legal)
             raise PbmError(f"nothing stored: {out.error}\nLegal now:\n{legal}")
         for a in out.applied:
-            typer.echo(f"  #{a.seq} {a.player}: {_fmt(a.action)}" + (" (standing order)" if a.via else ""))
+            typer.echo(f"  #{a.seq} {a.player}: {_fmt(a.action)}" + via_note(a.via))
         assert out.game is not None
         typer.echo(f"Stored {len(out.applied)} action(s). Now: {_now(out.game)}")
         if mail:
@@ -152,7 +157,7 @@ def log_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
         row = pick_18xx_game(s, game)
         rows = action_rows(s, row)
         for r in rows[-last:] if last else rows:
-            via = " (standing order)" if r.action.get("_via") else ""
+            via = via_note(r.action.get("_via"))
             typer.echo(f"#{r.seq:<4} player {r.player_number if r.player_number is not None else '-'}  "
                        f"{_fmt(A.action_from_dict(r.action))}{via}")
 
@@ -179,6 +184,148 @@ def _now(g) -> str:
     return f"{g.state.round.kind} round, {who_acts(g)} to act"
 
 
+def _clock_now(clock: Optional[str]):
+    from datetime import datetime
+
+    from pbm.e18xx.pbem.pacing import utcnow
+
+    if not clock:
+        return utcnow()
+    try:
+        return datetime.fromisoformat(clock.replace("Z", "")).replace(tzinfo=None)
+    except ValueError:
+        raise PbmError(f"--clock must be a date and time like 2026-12-01T18:00, not {clock!r}") from None
+
+
+def pacing_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
+               hours: Optional[float] = typer.Option(None, "--clock", help="The move clock in hours (0: none)."),
+               round_hours: list[str] = typer.Option([], "--round", help="A round kind's clock, e.g. stock=24."),
+               remind: list[float] = typer.Option([], "--remind", help="Remind this many hours before the clock "
+                                                  "runs out (repeatable)."),
+               half: Optional[bool] = typer.Option(None, "--half/--no-half", help="Also remind at half time."),
+               on_timeout: Optional[str] = typer.Option(None, "--on-timeout",
+                                                        help="notify | default | computer"),
+               stale: Optional[str] = typer.Option(None, "--stale", help="strict | lenient (moves written "
+                                                   "against an older state)."),
+               require_seen: Optional[bool] = typer.Option(None, "--require-seen/--no-require-seen",
+                                                           help="Refuse move mails without a SEEN line."),
+               notify: Optional[str] = typer.Option(None, "--notify", help="The players' default mail: every | "
+                                                    "turn | digest (each may choose by a NOTIFY line).")) -> None:
+    """Set a game's pacing: move clock, reminders, what a time-out does, stale-move policy."""
+    from pbm.e18xx.pbem.games import pick_18xx_game
+    from pbm.e18xx.pbem.pacing import STALE, TIMEOUTS, set_settings
+
+    if on_timeout is not None and on_timeout not in TIMEOUTS:
+        raise PbmError(f"--on-timeout must be one of {', '.join(TIMEOUTS)}")
+    if stale is not None and stale not in STALE:
+        raise PbmError(f"--stale must be one of {', '.join(STALE)}")
+    if notify is not None and notify not in ("every", "turn", "digest"):
+        raise PbmError("--notify must be one of every, turn, digest")
+    per = None
+    if round_hours:
+        per = {}
+        for item in round_hours:
+            kind, _, h = item.partition("=")
+            try:
+                per[kind.strip()] = float(h)
+            except ValueError:
+                raise PbmError(f"--round takes KIND=HOURS (e.g. stock=24), not {item!r}") from None
+    with session(ctx) as s:
+        row = pick_18xx_game(s, game)
+        now = set_settings(row, clock_hours=hours, round_hours=per, remind_before_hours=list(remind) or None,
+                           remind_half=half, on_timeout=on_timeout, stale=stale, require_seen=require_seen,
+                           notify=notify)
+        typer.echo(f"Pacing of {row.name}: " + ", ".join(f"{k}={v}" for k, v in sorted(now.items())))
+
+
+def tick_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
+             clock: Optional[str] = typer.Option(None, "--clock", help="Pretend it is this time (UTC)."),
+             config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml).")) -> None:
+    """Send due reminders and apply time-outs (pbm cycle does this for every 18xx game)."""
+    from pbm.mail.config import mail_settings, reply_sender
+
+    from pbm.e18xx.pbem.pacing import tick_all
+
+    now = _clock_now(clock)
+    with session(ctx) as s:
+        done = tick_all(s, reply_sender(config), now, mail_settings(config).moderator, [game] if game else None)
+    for name, lines in done.items():
+        typer.echo(f"{name}: " + ("; ".join(lines) if lines else "nothing due"))
+
+
+def seat_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
+             player: int = typer.Option(..., "--player", help="The seat handed over."),
+             name: Optional[str] = typer.Option(None, "--name", help="The new person's name (shown in mails)."),
+             email: Optional[str] = typer.Option(None, "--email", help="The new person's address."),
+             computer: bool = typer.Option(False, "--computer", help="Hand the seat to the computer player."),
+             human: bool = typer.Option(False, "--human", help="Take the seat back from the computer.")) -> None:
+    """Hand a seat to another person (new secret, same holdings) or to the computer player."""
+    from pbm.auth import hash_secret, new_secret
+    from pbm.mail.config import reply_sender
+
+    from pbm.e18xx.pbem.games import pick_18xx_game, players
+
+    if computer and (email or human):
+        raise PbmError("--computer hands the seat to the computer; give no --email/--human with it")
+    with session(ctx) as s:
+        row = pick_18xx_game(s, game)
+        seat = next((p for p in players(s, row) if p.number == player), None)
+        if seat is None:
+            raise PbmError(f"game {row.name} has no player {player}")
+        comp = sorted(set(int(x) for x in (row.options or {}).get("computer_seats", [])))
+        if computer:
+            comp = sorted(set(comp) | {player})
+            row.options = {**(row.options or {}), "computer_seats": comp}
+            from pbm.e18xx.pbem.computer import play_due
+            from pbm.e18xx.pbem.mailplay import broadcast
+
+            applied, rep = play_due(s, row)
+            typer.echo(f"Seat {player} ({seat.name}) is played by the computer from now on"
+                       f" ({len(applied)} move(s) made now).")
+            if applied:
+                broadcast(s, row, rep.game, reply_sender(None), applied=applied, rep=rep,
+                          note=f"The computer now plays {seat.name}'s seat.")
+            return
+        if name is None and email is None and not human:
+            raise PbmError("say who takes the seat: --email (and --name), --computer, or --human")
+        row.options = {**(row.options or {}), "computer_seats": [c for c in comp if c != player]}
+        if email is not None:
+            seat.email = email
+        if name is not None:
+            seat.character = name  # shown to people; the engine keeps the seat's name
+        secret = new_secret()
+        seat.secret_hash = hash_secret(secret)
+        typer.echo(f"Seat {player} ({seat.name}) handed to {name or seat.name} <{seat.email}>; "
+                   f"the old secret no longer works.")
+        typer.echo(f"New secret (shown once): {secret}")
+
+
+def webhook_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
+                url: Optional[str] = typer.Option(None, "--url", help="The http(s) URL to POST to."),
+                style: str = typer.Option("json", "--style", help="json | discord | slack"),
+                player: Optional[int] = typer.Option(None, "--player", help="Only that seat's turns (default: "
+                                                     "every change of the game)."),
+                clear: bool = typer.Option(False, "--clear", help="Remove the game's webhooks.")) -> None:
+    """Add (or list, or clear) a game's webhooks; they are posted by `pbm send-mail` with the mail."""
+    from pbm.e18xx.pbem.games import pick_18xx_game
+    from pbm.e18xx.pbem.notify import add_hook, hooks, remove_hooks
+
+    with session(ctx) as s:
+        row = pick_18xx_game(s, game)
+        if clear:
+            remove_hooks(row)
+        if url:
+            try:
+                add_hook(row, url, style, player)
+            except ValueError as exc:
+                raise PbmError(str(exc)) from None
+        for i, h in enumerate(hooks(row)):
+            who = f"player {h['seat']}'s turns" if h.get("seat") is not None else "every change"
+            typer.echo(f"  {i}: {h['style']} {h['url']} ({who})")
+        if not hooks(row):
+            typer.echo(f"Game {row.name} has no webhooks.")
+
+
 def register(app: typer.Typer) -> None:
     from pbm.e18xx.cli import app as group
 
@@ -189,3 +336,7 @@ def register(app: typer.Typer) -> None:
     group.command("undo")(undo_cmd)
     group.command("pdf")(pdf_cmd)
     group.command("log")(log_cmd)
+    group.command("pacing")(pacing_cmd)
+    group.command("tick")(tick_cmd)
+    group.command("seat")(seat_cmd)
+    group.command("webhook")(webhook_cmd)

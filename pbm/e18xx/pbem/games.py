@@ -201,6 +201,41 @@ def _save_standing(game_row, orders: StandingOrders, game: Game) -> None:
     game_row.state = {**(game_row.state or {}), "standing": kept}
 
 
+def autorun_players(game_row) -> set[str]:
+    """Players with the standing order "run auto and pay out every OR" (AUTORUN: on)."""
+    return set((game_row.state or {}).get("autorun") or [])
+
+
+def set_autorun(game_row, name: str, on: bool) -> None:
+    cur = autorun_players(game_row)
+    cur = cur | {name} if on else cur - {name}
+    game_row.state = {**(game_row.state or {}), "autorun": sorted(cur)}
+
+
+def autorun(rep: "Replayed", names: set[str], limit: int = 50) -> list[A.Action]:
+    """Apply the standing order "run auto and pay out" for the companies of ``names``: whenever such a
+    company must run its trains, its best routes are run, then the dividend is paid out."""
+    g = rep.game
+    done: list[A.Action] = []
+    if not names:
+        return done
+    for _ in range(limit):
+        if g.finished:
+            break
+        cur = g.current_entity()
+        if cur not in g.state.corporations or g.controller(cur) not in names:
+            break
+        legal = [a for a in g.legal_actions() if a.entity == cur]
+        act = next((a for a in legal if isinstance(a, A.RunRoutes) and a.auto), None)
+        if act is None:
+            act = next((a for a in legal if isinstance(a, A.Dividend) and a.kind == "payout"), None)
+        if act is None:
+            break
+        step(rep, act)
+        done.append(act)
+    return done
+
+
 # ----------------------------------------------------------------- applying moves
 @dataclass
 class Applied:
@@ -209,7 +244,7 @@ class Applied:
     seq: int
     player: str
     action: A.Action
-    via: str = ""  # "" (the mover), "standing" (a standing order)
+    via: str = ""  # "" (the mover), "standing" (a standing order), "computer", "timeout"
 
 
 @dataclass
@@ -293,11 +328,14 @@ def _authorize(game: Game, player: str, act: A.Action) -> None:
 
 
 def apply(session: Session, game_row, player_number: int, moves: str | Sequence[Move], *,
-          message_id: int | None = None, check_cash: bool = True) -> Outcome:
+          message_id: int | None = None, check_cash: bool = True, via: str = "",
+          now: Any = None) -> Outcome:
     """Try ``moves`` (text in the move language, or parsed moves) for seat ``player_number``.
 
     All or nothing: if any move is refused, nothing is stored and the outcome
-    says which move and why, with what is legal now."""
+    says which move and why, with what is legal now.  ``via`` marks the
+    mover's actions in the log (``computer``, ``timeout``); the move clock
+    restarts (at ``now``) when actions were stored."""
     from pbm.models import Action18
 
     if game_row.status != "open":
@@ -327,17 +365,28 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     added = False
     n_actions = 0
 
-    def run_standing() -> None:
+    runners = autorun_players(game_row)
+
+    def run_standing(auto: bool = False) -> None:
+        """Standing orders due now; the autorun order only between mails (``auto``), never between
+        the lines of one mail (the writer may run and pay out by hand)."""
         for act in orders.apply(game):
             rep.concrete.append({})
             charged.append((game.controller(act.entity), act, "standing"))
             if check_cash and game.total_cash() != rep.total_cash:
                 raise GameError(f"internal error: cash not conserved after {format_action(act)}")
+        for act in autorun(rep, runners if auto else set()):
+            charged.append((game.controller(act.entity), act, "standing"))
+            if check_cash and game.total_cash() != rep.total_cash:
+                raise GameError(f"internal error: cash not conserved after {format_action(act)}")
+            for more in orders.apply(game):
+                rep.concrete.append({})
+                charged.append((game.controller(more.entity), more, "standing"))
 
     try:
         if game.finished:
             raise GameError(f"the game is over ({game.state.end_reason})")
-        run_standing()  # orders due before this mail (e.g. after an undo)
+        run_standing(True)  # orders due before this mail (e.g. after an undo)
         for i, mv in enumerate(parsed, 1):
             if game.finished:
                 raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({game.state.end_reason})")
@@ -353,10 +402,11 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             except GameError as exc:
                 raise GameError(f"move {i} ({format_action(mv)}): {exc}") from None
             n_actions += 1
-            charged.append((name, mv, ""))
+            charged.append((name, mv, via))
             if check_cash and game.total_cash() != rep.total_cash:
                 raise GameError(f"internal error: cash not conserved after {format_action(mv)}")
             run_standing()
+        run_standing(True)
     except GameError as exc:
         return refuse(str(exc))
     seq = stored
@@ -370,11 +420,22 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                              action=data, message_id=message_id))
         applied.append(Applied(seq, who, act, via))
     _save_standing(game_row, orders, game)
+    from pbm.e18xx.pbem.pacing import touch
+
+    touch(game_row, seq, now)
     game_row.turn = game.state.turn
     if game.finished:
         game_row.status = "finished"
     session.flush()
     return Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep)
+
+
+VIA_NOTES = {"standing": " (standing order)", "computer": " (computer player)", "timeout": " (time-out default)"}
+
+
+def via_note(via: str | None) -> str:
+    """How the log and the mails mark an action not written by its player."""
+    return VIA_NOTES.get(via or "", f" ({via})" if via else "")
 
 
 def _fmt(mv: Move) -> str:

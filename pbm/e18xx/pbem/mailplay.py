@@ -23,16 +23,17 @@ import re
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from pbm.mail import outbox
 from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import clean_address, contents
 
 from pbm.e18xx.pbem.moves import format_action
-from pbm.e18xx.pbem.games import Applied, Replayed, apply, is_18xx, legal_lines, players, replay_rows, who_acts
+from pbm.e18xx.pbem.games import (Applied, Replayed, apply, is_18xx, legal_lines, players, replay_rows, via_note,
+                                  who_acts)
 
-_HEADER = re.compile(r"^\s*(game|player|secret)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
+_HEADER = re.compile(r"^\s*(game|player|secret|seen|away|notify|autorun|auto|for)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
 _STOP = re.compile(r"^(-- ?|-{3,}\s*original message\s*-{3,}|_{5,}|on .{1,200} wrote:)$", re.IGNORECASE)
 
 
@@ -43,6 +44,12 @@ class MoveMail:
     game: str = ""
     player: str = ""
     secret: str = ""
+    seen: str = ""  # "212 K4QF7M": the action number (and state code) the moves were written against
+    away: str = ""  # "2026-12-01 2026-12-05" or "none"
+    notify: str = ""  # every | turn | digest
+    auto: str = ""  # on | off: the computer may move for me on a time-out (operating rounds too)
+    for_seat: str = ""  # FOR: 2 - a proxy moves for that (absent) seat
+    autorun: str = ""  # on | off: standing order "run auto and pay out every OR"
     moves: str = ""
     where: str = "message body"
 
@@ -64,6 +71,7 @@ def read_text(text: str, where: str = "message body") -> MoveMail:
         m = _HEADER.match(line)
         if m:
             key, value = m.group(1).lower(), m.group(2)
+            key = "for_seat" if key == "for" else key
             if not getattr(out, key):
                 setattr(out, key, value)
             kept.append("")
@@ -98,8 +106,11 @@ def claim(session: Session, msg) -> Claim | None:
 
 
 # ----------------------------------------------------------------- texts
-def reply_header(game_row, number: int) -> str:
-    return f"GAME: {game_row.name}\nPLAYER: {number}\nSECRET:"
+def reply_header(game_row, number: int, count: int | None = None) -> str:
+    from pbm.e18xx.pbem.pacing import seen_line
+
+    seen = "" if count is None else "\n" + seen_line(game_row, count)
+    return f"GAME: {game_row.name}\nPLAYER: {number}{seen}\nSECRET:"
 
 
 def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True, last: int = 12) -> str:
@@ -110,18 +121,21 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     g = rep.game
     rows = action_rows(session, game_row)
     names = {p.number: p.name for p in players(session, game_row)}
-    lines = [f"{game_row.title} game {game_row.name} - {len(rows)} action(s) so far"]
+    from pbm.e18xx.pbem.pacing import seen_line, status_lines
+
+    lines = [f"{game_row.title} game {game_row.name} - {len(rows)} action(s) so far ({seen_line(game_row, len(rows))})"]
     if g.finished:
         lines.append(f"GAME OVER ({g.state.end_reason}). Result: " +
                      ", ".join(f"{n} {v}" for n, v in sorted(g.result().items(), key=lambda kv: -kv[1])))
     else:
         lines.append(f"To act: {who_acts(g)}")
+        lines += status_lines(session, game_row, g)[:1]
     if rows:
         from pbm.e18xx.core import actions as A
 
         lines += ["", "Last moves:"]
         for r in rows[-last:]:
-            via = " (standing order)" if r.action.get("_via") else ""
+            via = via_note(r.action.get("_via"))
             act = A.action_from_dict(r.action)
             who = names.get(r.player_number or 0, "-")
             ent = "" if act.entity == who else f" for {act.entity}"
@@ -132,9 +146,56 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     return "\n".join(lines)
 
 
-def _seat_lines(number: int, game_row) -> list[str]:
+def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | None = None) -> list[str]:
+    """The phone-sized top of a state mail: whose turn, what changed since your last move,
+    your cash and shares, and (on your turn) the legal moves in the move language."""
+    from pbm.e18xx.core import actions as A
+
+    name = seat.name
+    s = game.state
+    out = ["In short:", f"  To act: {'nobody - the game is over' if game.finished else who_acts(game)}"
+           + (" (YOU)" if turn else "")]
+    mine = [r.seq for r in rows if r.player_number == seat.number and not r.action.get("_via")]
+    since = [r for r in rows if r.seq > (mine[-1] if mine else 0)]
+    if since:
+        out.append(f"  Since your last move: {len(since)} action(s)" + ("" if len(since) <= 6 else ", the last 6:"))
+        for r in since[-6:]:
+            act = A.action_from_dict(r.action)
+            out.append(f"    #{r.seq} {act.entity}: {format_action(act)}{via_note(r.action.get('_via'))}")
+    held = []
+    for corp in sorted(s.corporations):
+        try:
+            pct = game.percent_of(f"P:{name}", corp)
+        except Exception:  # noqa: BLE001 - a title without percentages: certificates only
+            pct = 0
+        if pct:
+            held.append(f"{corp} {pct}%")
+    cash = s.cash.get(f"P:{name}", 0)
+    out.append(f"  You: ${cash}" + (f"; shares: {', '.join(held)}" if held else "; no shares"))
+    for o in orders or []:
+        out.append(f"  Standing order: {o}")
+    if turn and not game.finished:
+        out.append("  You may:")
+        out += [f"    {x}" for x in legal_lines(game, limit=12)]
+    out.append("  (The full state follows; the PDF has the map and charts.)")
+    return out + [""]
+
+
+def _orders_of(game_row, name: str) -> list[str]:
+    """A player's standing orders as the mails show them, each with how to cancel it."""
+    from pbm.e18xx.pbem.games import autorun_players
+
+    out = []
+    if name in ((game_row.state or {}).get("standing") or {}):
+        out.append("pass rest of round (ends with this round)")
+    if name in autorun_players(game_row):
+        out.append("run auto and pay out every OR (cancel: a mail with AUTORUN: off)")
+    return out
+
+
+def _seat_lines(number: int, game_row, count: int | None = None) -> list[str]:
     return ["", "To move, reply with these lines at the top (your secret after SECRET:), then one move per line:",
-            "", reply_header(game_row, number), "", "-- ", "pbm (automatic message)"]
+            "", reply_header(game_row, number, count), "", "-- ", "pbm (automatic message)"]
 
 
 def _pdf_name(game_row, seq: int) -> str:
@@ -151,8 +212,11 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     queues nothing new."""
     from pbm.e18xx.render.pdf import render_pdf
 
+    from pbm.e18xx.pbem.notify import queue_hooks, wants_mail
+
     rep = rep or replay_rows(session, game_row)
     seq = len(rep.game.actions)
+    queue_hooks(session, game_row, rep.game, applied)
     pdf = render_pdf(rep, game_row.name)
     text = state_text(session, game_row, rep)
     acting = set(rep.game.acting_players())
@@ -161,8 +225,11 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     happened = []
     if applied:
         happened = ["What happened:"] + [
-            f"  #{a.seq} {a.player}: {format_action(a.action)}" + (" (standing order)" if a.via else "")
+            f"  #{a.seq} {a.player}: {format_action(a.action)}" + via_note(a.via)
             for a in applied] + [""]
+    from pbm.e18xx.pbem.games import action_rows
+
+    rows = action_rows(session, game_row)
     seats = players(session, game_row)
     # the mover first, so a shared address gets the receipt
     seats.sort(key=lambda p: (mover is None or p.number != mover.number, p.number))
@@ -173,6 +240,8 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         if not addrs:
             continue
         turn = p.name in acting and not rep.game.finished
+        if not is_mover and not wants_mail(game_row, p.number, their_turn=turn, finished=rep.game.finished):
+            continue  # this player chose turn-only mail or the daily digest
         if rep.game.finished:
             subject = f"[{one_line(game_row.name, 40)}] Game over"
         elif turn:
@@ -186,7 +255,8 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             head += [note, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
-        body = "\n".join(head + happened + [text] + _seat_lines(p.number, game_row)) + "\n"
+        short = summary_lines(rep.game, rows, p, turn=turn, orders=_orders_of(game_row, p.name))
+        body = "\n".join(head + short + happened + [text] + _seat_lines(p.number, game_row, seq)) + "\n"
         msg = make_message(sender, addrs, subject, body,
                            in_reply_to=inbound.message_id if (is_mover and inbound is not None) else None)
         msg.add_attachment(pdf, maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
@@ -246,8 +316,44 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         return Outcome(row.id, row.seq, "rejected", auth, replied)
     game, player = auth
     row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
-    out = apply(session, game, player.number, c.mail.moves, message_id=row.id)
     recipients = [a for a in (clean_address(player.email or ""), sender) if a]
+    via = ""
+    if c.mail.for_seat.strip():
+        target = _proxy_target(session, game, player, c.mail.for_seat)
+        if isinstance(target, str):
+            _finish(row, "rejected", target, sheet_in=c.mail.where)
+            body = f"Your message #{row.seq} was received, but NOTHING in it was used.\n\nWhy: {target}\n\n-- \npbm\n"
+            replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body,
+                             game)
+            return Outcome(row.id, row.seq, "rejected", target, replied, 1, player.number)
+        via = f"proxy {player.name}"
+        player = target
+    stale = _stale(session, game, player, c.mail)
+    if stale is not None:
+        _finish(row, "rejected", stale, sheet_in=c.mail.where)
+        rep = replay_rows(session, game)
+        body = "\n".join([
+            f"Your message #{row.seq} was received, but NOTHING in it was used.", "", f"Why: {stale}", "",
+            state_text(session, game, rep)] + _seat_lines(player.number, game, len(rep.game.actions))) + "\n"
+        replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
+        return Outcome(row.id, row.seq, "rejected", stale, replied, 1, player.number)
+    away_note = "" if via else "\n".join(x for x in (_away(game, player, c.mail), _notify(game, player, c.mail),
+                                                  _auto(game, player, c.mail), _autorun(game, player, c.mail))
+                                 if x)
+    if away_note and not c.mail.moves.strip():
+        _finish(row, "accepted", "", sheet_in=c.mail.where)
+        from pbm.e18xx.pbem.computer import play_due
+
+        more, rep2 = play_due(session, game)  # a standing order given now may be due now
+        if more:
+            _finish(row, "accepted", "", actions=[a.seq for a in more], sheet_in=c.mail.where)
+            broadcast(session, game, rep2.game, ctx.sender, mover=player, inbound=row,
+                      extra=[sender] if sender else [], applied=more, rep=rep2, note=away_note)
+            return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
+        body = f"{away_note}\n\n-- \npbm (automatic answer)\n"
+        replied = _reply(session, ctx, row, recipients, f"[{tag}] Noted: your message #{row.seq}", body, game)
+        return Outcome(row.id, row.seq, "accepted", "", replied, 0, player.number)
+    out = apply(session, game, player.number, c.mail.moves, message_id=row.id, via=via)
     if not out.accepted:
         _finish(row, "rejected", out.error, sheet_in=c.mail.where)
         assert out.game is not None
@@ -257,12 +363,144 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
             "", f"Why: {out.error}", "",
             f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal] + [
             "", "Correct the moves and send them again.", "", state_text(session, game, rep, legal=False)]
-            + _seat_lines(player.number, game)) + "\n"
+            + _seat_lines(player.number, game, len(rep.game.actions))) + "\n"
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "rejected", out.error, replied, 1, player.number)
+    from pbm.e18xx.pbem.pacing import computer_seats
+
+    if computer_seats(game) and not out.game.finished:  # the computer's seats answer at once
+        from pbm.e18xx.pbem.computer import play_due
+
+        more, rep2 = play_due(session, game)
+        if more:
+            out.applied += more
+            out.replayed, out.game = rep2, rep2.game
     _finish(row, "accepted", "", actions=[a.seq for a in out.applied], sheet_in=c.mail.where,
             standing=out.standing_added)
     extra = [sender] if sender else []
     broadcast(session, game, out.game, ctx.sender, mover=player, inbound=row, extra=extra, applied=out.applied,
-              rep=out.replayed)
+              rep=out.replayed, note=away_note)
     return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
+
+
+def _stale(session: Session, game_row, player, mail: MoveMail) -> str | None:
+    """Why moves written against an older state are refused (pacing.check_seen), or None."""
+    from pbm.e18xx.pbem.games import action_rows
+    from pbm.e18xx.pbem.pacing import check_seen
+
+    if not mail.moves.strip() and (mail.away or mail.notify or mail.auto or mail.autorun):
+        return None
+    names = {p.number: p.name for p in players(session, game_row)}
+    return check_seen(game_row, player.number, mail.seen, action_rows(session, game_row), names)
+
+
+def _autorun(game_row, player, mail: MoveMail) -> str:
+    """Record an AUTORUN line (the standing order "run auto and pay out every OR")."""
+    from pbm.e18xx.pbem.games import set_autorun
+
+    text = mail.autorun.strip().lower()
+    if not text:
+        return ""
+    if text not in ("on", "off"):
+        return f"The AUTORUN line must be 'on' or 'off' (not {one_line(text, 20)!r}); nothing changed."
+    set_autorun(game_row, player.name, text == "on")
+    if text == "on":
+        return ("Standing order noted: in every operating round your companies run their best routes and pay "
+                "out as soon as they must run (you still lay tiles, place tokens and buy trains). "
+                "To cancel: a mail with AUTORUN: off.")
+    return "Standing order cancelled: you run routes and choose dividends yourself again."
+
+
+def _auto(game_row, player, mail: MoveMail) -> str:
+    """Record an AUTO line (on/off); returns what the answer says."""
+    from pbm.e18xx.pbem.pacing import set_auto
+
+    text = mail.auto.strip().lower()
+    if not text:
+        return ""
+    if text not in ("on", "off", "yes", "no"):
+        return f"The AUTO line must be 'on' or 'off' (not {one_line(text, 20)!r}); nothing changed."
+    on = text in ("on", "yes")
+    set_auto(game_row, player.number, on)
+    return ("Noted: if your move clock runs out, the computer moves for you (best routes, pay out, "
+            "trains it must buy; pass in stock rounds)." if on else
+            "Noted: the computer will not move for you on a time-out.")
+
+
+def _notify(game_row, player, mail: MoveMail) -> str:
+    """Record a NOTIFY line; returns what the answer says."""
+    from pbm.e18xx.pbem.notify import PREFS, set_preference
+
+    text = mail.notify.strip().lower()
+    if not text:
+        return ""
+    if text not in PREFS:
+        return f"The NOTIFY line must be one of {', '.join(PREFS)} (not {one_line(text, 20)!r}); nothing changed."
+    set_preference(game_row, player.number, text)
+    return {"every": "Noted: you get a mail for every change.",
+            "turn": "Noted: you get a mail only when it is your turn (and at the end).",
+            "digest": "Noted: you get a daily digest, and a mail at once when it is your turn."}[text]
+
+
+def _away(game_row, player, mail: MoveMail) -> str:
+    """Record an AWAY line (``AWAY: 2026-12-01 2026-12-05``, ``AWAY: none``); returns what the answer says."""
+    from pbm.e18xx.pbem.pacing import parse_day, set_away
+
+    text = mail.away.strip()
+    if not text:
+        return ""
+    if text.lower() in ("none", "back", "no"):
+        set_away(game_row, player.number, None, None)
+        return "Noted: you are no longer marked away; your move clock runs normally."
+    proxy = None
+    pm = re.search(r"\bproxy\s*:?\s*(\d{1,3})\s*$", text, re.IGNORECASE)
+    if pm:
+        proxy = int(pm.group(1))
+        text = text[:pm.start()].strip()
+        if proxy == player.number or proxy not in {p.number for p in players(object_session(game_row), game_row)}:
+            return f"The proxy in the AWAY line must be another player's seat number, not {proxy}; nothing changed."
+    parts = re.split(r"\s*(?:\s|,|/|\bto\b|\.\.)\s*", text)
+    parts = [x for x in parts if x]
+    try:
+        start = parse_day(parts[0])
+        end = parse_day(parts[1]) if len(parts) > 1 else start
+    except (ValueError, IndexError):
+        return (f"The AWAY line {one_line(text, 40)!r} was not understood (write AWAY: 2026-12-01 2026-12-05); "
+                "nothing about absence was changed.")
+    if end < start:
+        start, end = end, start
+    set_away(game_row, player.number, start, end, proxy)
+    return (f"Noted: you are away from {start} to {end} (inclusive); your move clock pauses while you are away"
+            + (f"; player {proxy} may move for you meanwhile (their mail with FOR: {player.number})." if proxy else "."))
+
+
+def _proxy_target(session: Session, game_row, player, text: str):
+    """The absent seat a proxy moves for (FOR: N), or why not."""
+    from pbm.e18xx.pbem.pacing import proxy_of
+
+    t = text.strip()
+    if not t.isdigit() or len(t) > 3:
+        return f"the FOR line must be the seat number of the player you move for, not {one_line(t, 20)!r}"
+    seat = next((p for p in players(session, game_row) if p.number == int(t)), None)
+    if seat is None:
+        return f"game {game_row.name} has no player {t}"
+    if proxy_of(game_row, seat.number) != player.number:
+        return (f"you may not move for player {seat.number}: they have not named you their proxy "
+                "for today (AWAY: FROM TO proxy N)")
+    return seat
+
+
+# ----------------------------------------------------------------- for pbm cycle (through pbm.kinds)
+def paced_games(session: Session) -> list[str]:
+    """The open 18xx games (their move clocks are run by ``pbm cycle``)."""
+    from pbm.models import Game
+
+    return [g.name for g in session.scalars(select(Game).where(Game.status == "open").order_by(Game.id))
+            if is_18xx(g)]
+
+
+def tick(session: Session, sender: str, now, moderator: str = "", names: list[str] | None = None) -> dict:
+    """Reminders and time-outs of the 18xx games (pacing.tick_all)."""
+    from pbm.e18xx.pbem.pacing import tick_all
+
+    return tick_all(session, sender, now, moderator, names)

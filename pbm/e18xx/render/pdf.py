@@ -228,7 +228,10 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         if hd.cost and not pl.tile_id:
             c.setFont("Helvetica", max(3, r * 0.16))
             c.drawString(cx - r * 0.6, cy - r * 0.45, f"${hd.cost}")
-    # the routes each company ran last
+    # the routes each company ran last, along their track
+    from pbm.e18xx.core.track import TrackGraph
+
+    graph = TrackGraph(m)
     legend = []
     for k, (corp, routes) in enumerate(sorted(rep.last_routes.items())):
         col = colors.HexColor(ccol.get(corp, "#000000"))
@@ -238,13 +241,22 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         off = (k % 4 - 1.5) * r * 0.04
         parts = []
         for train, route in routes:
-            pts = [positions[h][i] for h, i in route.nodes if h in positions and i < len(positions[h])]
+            pts = route_points(graph, geo, positions, route)
             for a, b in zip(pts, pts[1:]):
                 c.line(a[0] + off, a[1] + off, b[0] + off, b[1] + off)
             parts.append(f"{train}: {'-'.join(route.hexes())} ({route.revenue})")
         c.setDash()
         if parts:
             legend.append((corp, "; ".join(parts)))
+    marked = last_move_hex(g)
+    if marked and marked in positions:
+        mx, my = geo.centre(marked)
+        c.setStrokeColor(colors.HexColor("#d00000"))
+        c.setLineWidth(max(1.2, r * 0.1))
+        c.circle(mx, my, r * 0.92, stroke=1, fill=0)
+        c.setFillColor(colors.HexColor("#d00000"))
+        c.setFont("Helvetica-Bold", max(4, r * 0.2))
+        c.drawCentredString(mx, my + r * 0.95, "last move")
     y = MARGIN
     for corp, text in reversed(legend):
         c.setFillColor(colors.HexColor(ccol.get(corp, "#000000")))
@@ -255,6 +267,62 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         c.setFillColor(colors.black)
         c.setFont("Helvetica-Bold", 7)
         c.drawString(box[0], y, "Routes run last (dashed):")
+
+
+def last_move_hex(g) -> str | None:
+    """The hex of the last map move (tile laid or token placed), to mark on the map."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.errors import GameError
+
+    for act in reversed(g.actions[-3:]):
+        if isinstance(act, A.LayTile):
+            return act.hex
+        if isinstance(act, A.PlaceToken):
+            try:
+                keys = g._city_ref(act.city)
+            except GameError:
+                return None
+            return keys[0][0] if len(keys) == 1 else None
+    return None
+
+
+def track_between(graph, a, b) -> list[tuple[str, int]] | None:
+    """The hex sides crossed by the shortest track from stop ``a`` to stop ``b`` with no stop between
+    ([] for two stops of one tile), or None when no such track is on the map (it was replaced)."""
+    best: list[list[tuple[str, int]]] = []
+
+    def walk(coord: str, pid: int, from_end, crossed: list[tuple[str, int]], used: set[int]) -> None:
+        end = graph.other_end(pid, from_end)
+        if end[0] == "n":
+            if (coord, end[1]) == b and (not best or len(crossed) < len(best[0])):
+                best[:] = [list(crossed)]
+            return
+        if best and len(crossed) >= len(best[0]):
+            return
+        across = graph.continue_across(coord, end[1])
+        if across is None:
+            return
+        nb, opp, pids = across
+        for nxt in pids:
+            if nxt not in used:
+                walk(nb, nxt, ("e", opp), crossed + [(coord, end[1])], used | {nxt})
+
+    for pid in graph.by_node.get(a, []):
+        walk(a[0], pid, ("n", a[1]), [], {pid})
+    return best[0] if best else None
+
+
+def route_points(graph, geo, positions, route) -> list[tuple[float, float]]:
+    """The points a route's line passes: each stop, and the middle of every hex side its track crosses
+    between stops (straight from stop to stop where that track is no longer on the map)."""
+    pts: list[tuple[float, float]] = []
+    nodes = [(h, i) for h, i in route.nodes if h in positions and i < len(positions[h])]
+    for k, key in enumerate(nodes):
+        if k:
+            for coord, edge in track_between(graph, nodes[k - 1], key) or []:
+                pts.append(geo.edge_mid(coord, edge))
+        pts.append(positions[key[0]][key[1]])
+    return pts
 
 
 def _row(c: Canvas, x: float, y: float, cells: list[str], widths: list[float], bold: bool = False) -> None:

@@ -1,0 +1,163 @@
+"""A computer player for a seat nobody plays any more (docs/18xx/email.md, "A dropped player").
+
+It picks from the engine's ``legal_actions`` only (so it works for every
+title) with simple, sensible rules and no randomness:
+
+* auction: bid the minimum for the cheapest company offered if that costs at
+  most a quarter of its cash, else pass;
+* stock rounds: buy one share per turn of a company it already holds (the
+  dearest it may buy); if it presides no company, start one at the highest
+  par it can pay twice; never sells (that could drop a presidency by accident);
+* operating rounds: lay the first legal tile and token, run the best
+  routes (``auto``), pay out when the run earned something, buy a train when
+  the company must or may (the cheapest offered), otherwise pass;
+* it never goes bankrupt while another legal action exists.
+
+Its actions are stored with ``_via: "computer"`` and shown as the computer's
+in the log and the mails.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pbm.e18xx.core import actions as A
+
+
+def choose(game) -> A.Action | None:
+    """The computer's action for the acting entity, or None (the game is over or nothing is legal)."""
+    if game.finished:
+        return None
+    cur = game.current_entity()
+    legal = [a for a in game.legal_actions() if a.entity == cur] or list(game.legal_actions())
+    if not legal:
+        return None
+    kind = str(game.state.round.kind)
+    not_bankrupt = [a for a in legal if not isinstance(a, A.Bankrupt)] or legal
+
+    def first(cls):
+        return next((a for a in not_bankrupt if isinstance(a, cls)), None)
+
+    if kind == "operating":
+        lay = first(A.LayTile)
+        if lay is not None:
+            return lay
+        token = first(A.PlaceToken)
+        if token is not None:
+            return token
+        run = [a for a in not_bankrupt if isinstance(a, A.RunRoutes)]
+        if run:
+            return next((a for a in run if a.auto), run[0])
+        divs = [a for a in not_bankrupt if isinstance(a, A.Dividend)]
+        if divs:
+            return next((a for a in divs if a.kind == "payout"), divs[0])
+        trains = [a for a in not_bankrupt if isinstance(a, A.BuyTrain)]
+        discard = first(A.DiscardTrain)
+        if discard is not None:
+            return discard
+        if trains:
+            st = game.state
+            own = [t for t, tr in st.trains.items() if tr.owner == f"C:{cur}"]
+            pool = [a for a in trains if st.trains[a.train].owner in ("depot", "discard")]
+            passing = first(A.Pass)
+            # from the depot or the open market only (never trains shuffled between companies), and only
+            # while the company has fewer than two trains or must buy one
+            if pool and (len(own) < 2 or passing is None):
+                return min(pool, key=lambda a: (a.price or 0, a.train))
+            if passing is not None:
+                return passing
+            return min(trains, key=lambda a: (a.price or 0, a.train))
+        return first(A.Pass) or not_bankrupt[0]
+    # auction and stock rounds
+    player = game.controller(cur) if cur else ""
+    s = game.state
+    held = {sid.split("_")[0] for sid, owner in s.share_owner.items() if owner == f"P:{player}"}
+    buys = [a for a in not_bankrupt if isinstance(a, A.BuyShares) and (a.corporation or _corp(a)) in held]
+    last = game.actions[-1] if game.actions else None
+    if isinstance(last, A.BuyShares) and last.entity == cur:
+        buys = []  # one share per turn
+    if buys:
+        return max(buys, key=lambda a: (_price(game, a), a.corporation or _corp(a)))
+    cash = _cash(game, player)
+    presides = any(game.controller(c) == player for c in s.corporations)
+    pars = [a for a in not_bankrupt if isinstance(a, A.Par) and a.price * 2 <= cash]
+    if pars and not presides and not (isinstance(last, A.BuyShares) and last.entity == cur):
+        return max(pars, key=lambda a: (a.price, a.corporation))
+    bids = [a for a in not_bankrupt if isinstance(a, A.Bid) and a.price * 4 <= cash]
+    if bids:
+        return min(bids, key=lambda a: (a.price, a.company))
+    return first(A.Pass) or not_bankrupt[0]
+
+
+def _cash(game, player: str) -> int:
+    try:
+        return int(game.state.cash.get(f"P:{player}", 0))
+    except (AttributeError, TypeError, ValueError):
+        return 0
+
+
+def _corp(a: A.BuyShares) -> str:
+    return a.shares[0].split("_")[0] if a.shares else ""
+
+
+def _price(game, a: A.BuyShares) -> int:
+    try:
+        return int(game.share_price(a.corporation or _corp(a)) or 0)
+    except Exception:  # noqa: BLE001 - no market price yet: order by name only
+        return 0
+
+
+def play_due(session, game_row, limit: int = 5000, now=None) -> tuple[list[Any], Any]:
+    """Let the computer move for its seats while one of them must act (others' standing orders run
+    too); stores the actions and returns (applied, replay).  One replay, however many moves."""
+    from pbm.models import Action18
+
+    from pbm.e18xx.core.errors import GameError
+    from pbm.e18xx.pbem.games import (Applied, _save_standing, autorun, autorun_players, players, replay_rows,
+                                      standing_orders, step)
+    from pbm.e18xx.pbem.pacing import computer_seats, touch
+
+    seats = set(computer_seats(game_row))
+    number = {p.name: p.number for p in players(session, game_row)}
+    rep = replay_rows(session, game_row)
+    game = rep.game
+    orders = standing_orders(game_row)
+    runners = {n for n in autorun_players(game_row) if number.get(n) not in seats}
+    charged: list[tuple[str, A.Action, str]] = []
+    for _ in range(limit):
+        for act in orders.apply(game):
+            rep.concrete.append({})
+            charged.append((game.controller(act.entity), act, "standing"))
+        for act in autorun(rep, runners):
+            charged.append((game.controller(act.entity), act, "standing"))
+        if game.finished or game_row.status != "open":
+            break
+        acting = [p for p in game.acting_players() if number.get(p) in seats]
+        if not acting:
+            break
+        act = choose(game)
+        if act is None:
+            break
+        try:
+            step(rep, act)
+        except GameError:
+            break  # the engine refused the computer's choice: a person must look
+        if game.total_cash() != rep.total_cash:
+            raise GameError(f"internal error: cash not conserved after the computer's {act}")
+        charged.append((game.controller(act.entity) or acting[0], act, "computer"))
+    if not charged:
+        return [], rep
+    seq = len(game.actions) - len(charged)
+    applied = []
+    for who, act, via in charged:
+        seq += 1
+        data = act.to_dict()
+        data["_via"] = via
+        session.add(Action18(game_id=game_row.id, seq=seq, player_number=number.get(who), action=data))
+        applied.append(Applied(seq, who, act, via))
+    _save_standing(game_row, orders, game)
+    touch(game_row, seq, now)
+    game_row.turn = game.state.turn
+    if game.finished:
+        game_row.status = "finished"
+    session.flush()
+    return applied, rep

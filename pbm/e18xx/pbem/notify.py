@@ -1,0 +1,169 @@
+"""Telling the players of an 18xx game (docs/18xx/email.md, "What you receive").
+
+* **Preferences.** Each player chooses by a line in any mail to the game
+  (``NOTIFY: every``, ``NOTIFY: turn``, ``NOTIFY: digest``): a mail for every
+  change, only when it is their turn, or a daily digest of all their games
+  (plus the "your turn" mails).  The moderator sets the game's default
+  (``pbm 18xx pacing --notify``).  The mover's receipt always goes.
+* **Digests** are sent once a day per address (outbox key
+  ``18xx-digest:<address>:<date>``) by ``pbm cycle`` / ``pbm 18xx tick``,
+  listing what happened in each game since the last digest.
+* **Webhooks** (``pbm 18xx webhook``): a URL per game (every change) or per
+  player (their turns), shaped as generic JSON, Discord (``content``) or
+  Slack (``text``); queued in the outbox with the mail (kind ``webhook``,
+  key ``18xx-hook:<game>:<action count>:<n>``) and posted by its flush with
+  the same once-only bookkeeping.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+PREFS = ("every", "turn", "digest")
+STYLES = ("json", "discord", "slack")
+
+
+def preference(game_row, seat: int) -> str:
+    from pbm.e18xx.pbem.pacing import settings
+
+    mine = ((game_row.state or {}).get("notify") or {}).get(str(seat))
+    return mine or settings(game_row).get("notify", "every")
+
+
+def set_preference(game_row, seat: int, pref: str) -> None:
+    st = dict(game_row.state or {})
+    st["notify"] = {**(st.get("notify") or {}), str(seat): pref}
+    game_row.state = st
+
+
+def wants_mail(game_row, seat: int, *, their_turn: bool, finished: bool) -> bool:
+    """Whether a change is mailed to this seat now (the digest collects the rest)."""
+    if their_turn or finished:
+        return True
+    return preference(game_row, seat) == "every"
+
+
+# ----------------------------------------------------------------- webhooks
+def hooks(game_row) -> list[dict[str, Any]]:
+    return list((game_row.options or {}).get("webhooks") or [])
+
+
+def add_hook(game_row, url: str, style: str = "json", seat: int | None = None) -> list[dict[str, Any]]:
+    if style not in STYLES:
+        raise ValueError(f"style must be one of {', '.join(STYLES)}")
+    if not url.lower().startswith(("http://", "https://")):
+        raise ValueError(f"a webhook address must be an http(s) URL, not {url!r}")
+    new = hooks(game_row) + [{"url": url, "style": style, "seat": seat}]
+    game_row.options = {**(game_row.options or {}), "webhooks": new}
+    return new
+
+
+def remove_hooks(game_row) -> None:
+    game_row.options = {**(game_row.options or {}), "webhooks": []}
+
+
+def event(session: Session, game_row, game, applied: list | None = None) -> dict[str, Any]:
+    """The change as data: game, action count, state code, who must act, what happened."""
+    from pbm.e18xx.pbem.games import players, via_note, who_acts
+    from pbm.e18xx.pbem.moves import format_action
+    from pbm.e18xx.pbem.pacing import state_code
+
+    count = len(game.actions)
+    seat_of = {p.name: p.number for p in players(session, game_row)}
+    return {
+        "game": game_row.name, "title": game_row.title, "action": count, "code": state_code(game_row, count),
+        "finished": bool(game.finished),
+        "to_act": None if game.finished else who_acts(game),
+        "acting_seats": [] if game.finished else [seat_of.get(p) for p in game.acting_players()],
+        "happened": [f"#{a.seq} {a.player}: {format_action(a.action)}{via_note(a.via)}" for a in applied or []],
+    }
+
+
+def shaped(style: str, ev: dict[str, Any]) -> dict[str, Any]:
+    head = f"[{ev['game']}] " + ("game over" if ev["finished"] else f"{ev['to_act']} to act")
+    text = "\n".join([head + f" (action {ev['action']})"] + ev["happened"][-5:])
+    if style == "discord":
+        return {"content": text[:1900], "username": "pbm"}
+    if style == "slack":
+        return {"text": text}
+    return {"event": "18xx.state", **ev}
+
+
+def queue_hooks(session: Session, game_row, game, applied: list | None = None) -> int:
+    """Queue the webhooks of this change (once each: keyed by game, action count and hook)."""
+    from pbm.mail.outbox import queue_webhook
+
+    hs = hooks(game_row)
+    if not hs:
+        return 0
+    ev = event(session, game_row, game, applied)
+    n = 0
+    for i, h in enumerate(hs):
+        seat = h.get("seat")
+        if seat is not None and not (ev["finished"] or int(seat) in ev["acting_seats"]):
+            continue
+        queue_webhook(session, f"18xx-hook:{game_row.id}:{ev['action']}:{i}", h["url"], shaped(h["style"], ev),
+                      game=game_row)
+        n += 1
+    return n
+
+
+# ----------------------------------------------------------------- digests
+def digests(session: Session, sender: str, now: datetime) -> list[str]:
+    """One digest per address and day, for the seats that chose ``digest``; returns what was queued."""
+    from sqlalchemy import select
+
+    from pbm.mail import outbox
+    from pbm.mail.compose import make_message
+    from pbm.mail.message import clean_address
+    from pbm.models import Game as GameRow
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.games import action_rows, is_18xx, players, via_note
+    from pbm.e18xx.pbem.moves import format_action
+    from pbm.e18xx.pbem.pacing import seen_line
+
+    day = now.date().isoformat()
+    per_addr: dict[str, list[tuple[Any, Any, list[Any]]]] = {}
+    for row in session.scalars(select(GameRow).order_by(GameRow.id)):
+        if not is_18xx(row):
+            continue
+        rows = None
+        for p in players(session, row):
+            addr = clean_address(p.email or "")
+            if not addr or preference(row, p.number) != "digest":
+                continue
+            rows = rows if rows is not None else action_rows(session, row)
+            last = int(((row.state or {}).get("digested") or {}).get(str(p.number), 0))
+            new = [r for r in rows if r.seq > last]
+            if new:
+                per_addr.setdefault(addr.lower(), []).append((row, p, new))
+    done = []
+    from pbm.models import OutboxMessage
+
+    for addr, items in sorted(per_addr.items()):
+        key = f"18xx-digest:{addr}:{day}"
+        if session.scalar(select(OutboxMessage.id).where(OutboxMessage.key == key)) is not None:
+            continue  # today's digest went already: the rest waits for tomorrow's
+        lines = [f"Your daily digest ({day}):", ""]
+        for row, p, new in items:
+            names = {q.number: q.name for q in players(session, row)}
+            lines.append(f"{row.title} game {row.name} (you are player {p.number}, {p.name}): "
+                         f"{len(new)} new action(s); now {seen_line(row, new[-1].seq)}")
+            for r in new[-30:]:
+                act = A.action_from_dict(r.action)
+                lines.append(f"  #{r.seq} {names.get(r.player_number or 0, '-')}: {format_action(act)}"
+                             f"{via_note(r.action.get('_via'))}")
+            lines.append("")
+        lines += ["You get a mail at once when it is your turn. To change: a mail to the game with "
+                  "NOTIFY: every | turn | digest.", "", "-- ", "pbm (automatic message)"]
+        msg = make_message(sender, [addr], f"pbm daily digest {day}", "\n".join(lines) + "\n")
+        outbox.queue(session, key, "digest", [addr], msg)
+        for row, p, new in items:
+            st = dict(row.state or {})
+            st["digested"] = {**(st.get("digested") or {}), str(p.number): new[-1].seq}
+            row.state = st
+        done.append(f"digest to {addr}")
+    return done
