@@ -13,17 +13,15 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
-from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from pbm.errors import PbmError
+from pbm.resources import migrations_dir
 
 DEFAULT_URL = "sqlite:///pbm.db"
-ROOT = Path(__file__).resolve().parent.parent
-MIGRATIONS = ROOT / "migrations"
 
 
 class Base(DeclarativeBase):
@@ -85,7 +83,7 @@ def upgrade(engine: Engine) -> None:
     from alembic.config import Config
 
     cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("script_location", str(migrations_dir()))
     try:
         with engine.begin() as connection:
             cfg.attributes["connection"] = connection
