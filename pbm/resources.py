@@ -17,14 +17,10 @@ _CHECKOUT = Path(__file__).resolve().parent.parent
 
 def resource_dir(name: str) -> Path:
     """The folder of ``name`` ("migrations", "templates", "fonts") as a real path."""
-    try:
-        found = resources.files(f"pbm.{name}")
-    except ModuleNotFoundError:
-        found = None
-    if found is not None:
-        path = Path(str(found))
-        if path.is_dir():
-            return path
+    found = resources.files("pbm") / name  # the wheel's pbm/migrations, pbm/templates, pbm/fonts
+    if found.is_dir():
+        with resources.as_file(found) as path:
+            return Path(path)
     local = _CHECKOUT / name
     if local.is_dir():
         return local

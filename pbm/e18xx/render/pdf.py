@@ -39,9 +39,8 @@ FLAT_DIRS = {0: (0, 2), 1: (-1, 1), 2: (-1, -1), 3: (0, -2), 4: (1, -1), 5: (1, 
 
 
 def _t(text: object, limit: int = 60) -> str:
-    """Text the standard fonts can show (others become '?'), on one line."""
-    s = " ".join(str(text).split())[:limit]
-    return s.encode("cp1252", errors="replace").decode("cp1252")
+    """Text on one line, at most ``limit`` characters (any Unicode: pbm.fonts covers it, or draws a box)."""
+    return " ".join(str(text).split())[:limit]
 
 
 class MapGeometry:
