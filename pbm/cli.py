@@ -108,6 +108,30 @@ def new_game(
                                f"{player.character}: {created.secrets[player.number]}")
 
 
+@app.command("doctor")
+def doctor(
+    ctx: typer.Context,
+    config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (default: PBM_CONFIG or ./pbm.toml)."),
+    as_json: bool = typer.Option(False, "--json", help="The same facts as JSON."),
+) -> None:
+    """What this pbm is and uses: version, database and schema revision, mail in/out (no passwords), fonts,
+    disk.  Exits 1 if something configured is broken or unreachable; changes nothing."""
+    from pbm.doctor import run
+
+    checks = run(ctx.obj["db"], config)
+    if as_json:
+        typer.echo(json.dumps({c.section: {"ok": c.ok, **c.data} for c in checks}, indent=2, sort_keys=True,
+                              default=str))
+    else:
+        for c in checks:
+            mark = {True: "ok", False: "PROBLEM", None: "-"}[c.ok]
+            typer.echo(f"{c.section}: {mark}")
+            for line in c.lines:
+                typer.echo(f"  {line}")
+    if any(c.ok is False for c in checks):
+        raise typer.Exit(1)
+
+
 @app.command("games")
 def games(ctx: typer.Context) -> None:
     """List the games in the database."""
