@@ -45,7 +45,10 @@ def check_secret(secret: str, stored: str) -> bool:
         return False
     if scheme != "pbkdf2" or not 1 <= rounds <= 10_000_000:
         return False
-    return secrets.compare_digest(hash_secret(secret, salt, rounds), stored)
+    try:
+        return secrets.compare_digest(hash_secret(secret, salt, rounds).encode(), stored.encode("utf-8", "replace"))
+    except (TypeError, ValueError):
+        return False
 
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -58,4 +61,6 @@ def turn_code(game: "Game", player_number: int, turn: int) -> str:
 
 
 def check_turn_code(game: "Game", player_number: int, turn: int, code: str) -> bool:
-    return hmac.compare_digest(turn_code(game, player_number, turn), normalize_secret(code))
+    """True if ``code`` is the player's code for ``turn``; any text (non-ASCII too) is simply False."""
+    given = normalize_secret(code or "").encode("utf-8", "replace")
+    return hmac.compare_digest(turn_code(game, player_number, turn).encode(), given)

@@ -78,34 +78,44 @@ def new_game(
             raise PbmError(f"{title18} needs --players FILE.csv (name,email; {rng['min']} to {rng['max']} players, "
                            "in seat order)")
         seats18 = read_players_file(players)
-        with session(ctx) as s:
+        with session(ctx) as s:  # committed before anything is printed (a closed pipe cannot undo it)
             row, secrets = create_18xx(s, title=title18, seed=seed, name=name, seats=seats18,
                                        optional_rules=tuple(rule or ()))
-            typer.echo(f"Created game {row.name} (id {row.id}): {title18}, seed {row.seed}, {len(seats18)} players"
-                       + (f", optional rules {', '.join(rule)}" if rule else "") + ".")
-            typer.echo("Player secrets (shown once; pbm stores only a hash — give each to its player):")
-            for number, seat in enumerate(seats18, start=1):
-                typer.echo(f"  #{number} {seat.name} <{seat.email}>: {secrets[number]}")
+            lines = [f"Created game {row.name} (id {row.id}): {title18}, seed {row.seed}, {len(seats18)} players"
+                     + (f", optional rules {', '.join(rule)}" if rule else "") + ".",
+                     "Player secrets (shown once; pbm stores only a hash — give each to its player):"]
+            lines += [f"  #{number} {seat.name} <{seat.email}>: {secrets[number]}"
+                      for number, seat in enumerate(seats18, start=1)]
+        _echo_lines(lines)
         return
     if rule:
         raise PbmError("--rule is for 18xx titles")
     if title.lower() not in ("continental-rails", "continental-rails-ii", "cr", "cr2"):
         raise PbmError(f"unknown title {title!r}; known: continental-rails, {', '.join(known_titles())}")
     seats = setup.read_players_file(players) if players else []
-    with session(ctx) as s:
+    with session(ctx) as s:  # committed before anything is printed (a closed pipe cannot undo it)
         created = setup.create_game(s, seed=seed, name=name, seats=seats, anonymous=anonymous)
         game = created.game
-        typer.echo(f"Created game {game.name} (id {game.id}): Continental Rails II, seed {game.seed}, "
-                   f"turn {game.turn} ({game.year}), climate {game.climate}.")
-        typer.echo(f"{len(seats)} human player(s); {setup.POSITIONS - len(seats)} position(s) played by the computer.")
-        for note in created.notes:
-            typer.echo(f"note: {note}")
+        lines = [f"Created game {game.name} (id {game.id}): Continental Rails II, seed {game.seed}, "
+                 f"turn {game.turn} ({game.year}), climate {game.climate}.",
+                 f"{len(seats)} human player(s); {setup.POSITIONS - len(seats)} position(s) played by the computer."]
+        lines += [f"note: {note}" for note in created.notes]
         if created.secrets:
-            typer.echo("Player secrets (shown once; pbm stores only a hash — give each to its player):")
+            lines.append("Player secrets (shown once; pbm stores only a hash — give each to its player):")
             for player in sorted(game.players, key=lambda p: p.number):
                 if player.number in created.secrets:
-                    typer.echo(f"  #{player.number:2d} {player.name} <{player.email}> as "
-                               f"{player.character}: {created.secrets[player.number]}")
+                    lines.append(f"  #{player.number:2d} {player.name} <{player.email}> as "
+                                 f"{player.character}: {created.secrets[player.number]}")
+    _echo_lines(lines)
+
+
+def _echo_lines(lines: list[str]) -> None:
+    """Print after the commit; a reader that went away (closed pipe) does not undo what is done."""
+    try:
+        for line in lines:
+            typer.echo(line)
+    except BrokenPipeError:  # pragma: no cover - depends on the terminal
+        pass
 
 
 @app.command("doctor")

@@ -24,6 +24,11 @@ from pbm.resources import migrations_dir
 DEFAULT_URL = "sqlite:///pbm.db"
 
 
+from pbm import faults as _faults  # noqa: E402  (crash tests only; does nothing unless asked)
+
+_faults.install()
+
+
 class Base(DeclarativeBase):
     """Declarative base of every pbm table."""
 
@@ -46,6 +51,18 @@ def normalize_url(url: str) -> str:
     return url
 
 
+def savepoint(session: Session):
+    """A SAVEPOINT around a step that may lose a race (a unique key inserted by a concurrent run).
+
+    On SQLite the database has one writer at a time and the pysqlite driver's SAVEPOINTs are not
+    reliable, so there it is a no-op; on PostgreSQL it is ``session.begin_nested()``."""
+    from contextlib import nullcontext
+
+    if session.get_bind().dialect.name == "sqlite":
+        return nullcontext()
+    return session.begin_nested()
+
+
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # pragma: no cover - driver hook
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
@@ -55,7 +72,9 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # pragma: no cover - dr
 @cache
 def _engine(url: str) -> Engine:
     try:
-        engine = create_engine(url, future=True)
+        # SQLite: wait up to a minute for another writer (a resolving turn) instead of failing at once
+        connect_args = {"timeout": 60} if url.startswith("sqlite") else {}
+        engine = create_engine(url, future=True, connect_args=connect_args)
     except (ArgumentError, NoSuchModuleError) as exc:
         raise DatabaseError(f"not a usable database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":

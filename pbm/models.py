@@ -416,6 +416,19 @@ class InboundMessage(Base):
     # stored, accepted, rejected, late, ignored (bounce/loop), duplicate
     status: Mapped[str] = mapped_column(String(16), default="stored")
     outcome: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # sha256 of the message's content (body and Content-Type, not the trace headers a relay adds): a
+    # redelivery has the same Message-ID *and* the same content (migration 0006)
+    content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+
+
+class AnswerLimit(Base):
+    """How many refusals went to one address on one day (UTC): answers to unverified senders are rate-limited."""
+
+    __tablename__ = "answer_limits"
+
+    address: Mapped[str] = mapped_column(String(254), primary_key=True)
+    day: Mapped[str] = mapped_column(String(10), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class OutboxMessage(Base):
@@ -441,7 +454,7 @@ class SendLog(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     outbox_id: Mapped[int] = mapped_column(ForeignKey("outbox.id", ondelete="CASCADE"))
     recipient: Mapped[str] = mapped_column(String(300))
-    status: Mapped[str] = mapped_column(String(12))  # sent, failed
+    status: Mapped[str] = mapped_column(String(12))  # claimed, sending, sent, failed
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     sent_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     error: Mapped[str] = mapped_column(Text, default="")

@@ -31,18 +31,39 @@ def run_turn_command(
     until_end: bool = typer.Option(False, "--until-end",
                                    help="Computer orders for every seat without orders; keep going until the game ends."),
 ) -> None:
-    """Resolve the current turn (Appendix A) with the orders received; one line per turn."""
-    from pbm.cr.resolve import run_turn
+    """Resolve the current turn (Appendix A) with the orders received; one line per turn.
 
-    for _ in range(MAX_TURNS):
-        with session(ctx) as s:
-            g = pick_game(s, game, title="continental-rails")
-            name = g.name
-            result = run_turn(s, g, computer_for_missing=until_end)
-        typer.echo(result.line())
-        if not until_end or result.game_over:
-            return
-        game = name
+    Holds the cycle's lock (a running `pbm cycle` and run-turn exclude each other) and moves the
+    turn's cycle state to ``resolved`` in the same transaction, so the next `pbm cycle` reports,
+    mails and archives it."""
+    from pbm.cliutil import db_url
+    from pbm.cr.resolve import run_turn
+    from pbm.locks import lock_game, process_lock
+    from pbm.report.cycle import STATES, advance, turn_state
+
+    with process_lock(db_url(ctx), "cycle", what="pbm cycle, run-turn or rerun-turn"):
+        for _ in range(MAX_TURNS):
+            with session(ctx) as s:
+                g = pick_game(s, game, title="continental-rails")
+                lock_game(s, g)
+                name = g.name
+                row = turn_state(s, g)
+                if row.state not in ("open", "closed"):  # pragma: no cover - the turn number says otherwise
+                    raise PbmError(f"turn {g.turn} of {g.name} is already {row.state}")
+                resolved_turn = g.turn
+                result = run_turn(s, g, computer_for_missing=until_end)
+                from datetime import datetime
+
+                now = datetime.now()
+                row = turn_state(s, g, resolved_turn)
+                if row.state == "open":
+                    advance(row, "closed", now, "closed by run-turn")
+                advance(row, "resolved", now, "resolved by run-turn")
+                assert STATES.index(row.state) == 2
+            typer.echo(result.line())
+            if not until_end or result.game_over:
+                return
+            game = name
     raise PbmError(f"stopped after {MAX_TURNS} turns without the game ending")
 
 
@@ -52,10 +73,13 @@ def rerun_turn_command(
     turn: int = typer.Argument(..., help="The turn to resolve again (later resolved turns are redone too)."),
 ) -> None:
     """Restore the snapshot taken before TURN and resolve it (and later turns) again with the stored orders."""
+    from pbm.cliutil import db_url
     from pbm.cr.resolve import rerun_turn
+    from pbm.locks import lock_game, process_lock
 
-    with session(ctx) as s:
+    with process_lock(db_url(ctx), "cycle", what="pbm cycle, run-turn or rerun-turn"), session(ctx) as s:
         g = pick_game(s, game, title="continental-rails")
+        lock_game(s, g)
         results = rerun_turn(s, g, turn)
     for result in results:
         typer.echo(result.line())

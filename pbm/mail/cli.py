@@ -43,6 +43,19 @@ def _context(s, game, config: Path | None, at: str | None = None):
                    moderator=mail_settings(config).moderator)
 
 
+def _sent_or_fail(result) -> None:
+    """Print a flush's result; exit non-zero (PbmError) if any delivery failed or was left uncertain."""
+    typer.echo(f"Mail: {result.summary()}.")
+    for error in result.errors:
+        typer.echo(f"  {error}")
+    if result.uncertain:
+        typer.echo(f"  {result.uncertain} delivery(ies) were interrupted mid-send; they may have arrived: check, "
+                   "then `pbm send-mail --retry-uncertain` resends them.")
+    if result.failed or result.uncertain:
+        raise PbmError(f"{result.failed} delivery(ies) failed (retried by the next send-mail), "
+                       f"{result.uncertain} interrupted mid-send: not sent")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("turnsheet")
     def turnsheet(
@@ -121,10 +134,7 @@ def register(app: typer.Typer) -> None:
             summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
             typer.echo(f"{len(outcomes)} message(s): {summary}.")
             if send:
-                result = flush(s, smtp_config(config))
-                typer.echo(f"Mail: {result.summary()}.")
-                if result.errors:
-                    raise PbmError("some mail was not sent: " + "; ".join(result.errors[:3]))
+                _sent_or_fail(flush(s, smtp_config(config)))
 
     @app.command("status")
     def status(
@@ -159,7 +169,7 @@ def register(app: typer.Typer) -> None:
             else:
                 typer.echo("Every human player has sent orders (or has no address): no reminder.")
             if send:
-                typer.echo(f"Mail: {flush(s, smtp_config(config)).summary()}.")
+                _sent_or_fail(flush(s, smtp_config(config)))
 
     @app.command("accept-late")
     def accept_late(
@@ -213,12 +223,4 @@ def register(app: typer.Typer) -> None:
 
         cfg = smtp_config(config)
         with session(ctx) as s:
-            result = flush(s, cfg, retry_uncertain=retry_uncertain)
-            typer.echo(f"Mail: {result.summary()}.")
-            for error in result.errors:
-                typer.echo(f"  {error}")
-            if result.uncertain:
-                typer.echo(f"  {result.uncertain} delivery(ies) were interrupted mid-send earlier; check and use "
-                           "--retry-uncertain to resend them.")
-            if result.failed:
-                raise PbmError(f"{result.failed} delivery(ies) failed; they will be retried by the next send-mail")
+            _sent_or_fail(flush(s, cfg, retry_uncertain=retry_uncertain))

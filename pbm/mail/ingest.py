@@ -26,10 +26,12 @@ import json
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pbm.cr.orders import Orders, Problem
+from pbm.db import savepoint
 from pbm import kinds
 from pbm.mail.answer import Outcome
 from pbm.mail.answer import finish as _finish
@@ -38,16 +40,22 @@ from pbm.mail import outbox
 from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import (
     MAX_MESSAGE_BYTES,
+    TRUNCATED_MARK,
+    Unreadable,
     classify,
     clean_address,
+    content_digest,
     contents,
     header,
     message_id,
     parse_bytes,
+    parse_headers,
     sender_address,
+    split_head,
+    truncated,
 )
 from pbm.mail.policy import deadline_for, supersede_older
-from pbm.models import Game, InboundMessage, OrderSet, Player, Railroad
+from pbm.models import AnswerLimit, Game, InboundMessage, OrderSet, Player, Railroad, TurnState
 from pbm.turnsheet.parse import ParsedSheet, parse_pdf, parse_text
 
 
@@ -68,19 +76,23 @@ def _now() -> datetime:
 
 def store_raw(session: Session, raw: bytes, source: str = "", received_at: datetime | None = None
               ) -> tuple[InboundMessage, bool]:
-    """Store the message as it came; (row, True) if new, (existing row, False) if these bytes were seen."""
+    """Store the message as it came; (row, True) if new, (existing row, False) if these bytes were seen.
+
+    Only the header block is read here (bounded, never the body), so any bytes at all are stored."""
     digest = hashlib.sha256(raw).hexdigest()
     existing = session.scalar(select(InboundMessage).where(InboundMessage.sha256 == digest))
     if existing is not None:
         return existing, False
-    msg = parse_bytes(raw)
-    seq = (session.scalar(select(func.max(InboundMessage.seq))) or 0) + 1
+    head = parse_headers(raw)
     row = InboundMessage(
-        sha256=digest, message_id=message_id(msg), raw=raw, source=one_line(source, 200),
-        received_at=received_at or _now(), seq=seq, from_addr=one_line(header(msg, "From"), 300),
-        subject=one_line(header(msg, "Subject"), 500), status="stored", outcome={},
+        sha256=digest, message_id=message_id(head), raw=raw, source=one_line(source, 200),
+        received_at=received_at or _now(), seq=0, from_addr=one_line(header(head, "From"), 300),
+        subject=one_line(header(head, "Subject"), 500), status="stored", outcome={},
+        content_sha256=content_digest(raw),
     )
     session.add(row)
+    session.flush()
+    row.seq = row.id  # the arrival number: the row id is given out atomically, even to concurrent readers
     session.flush()
     return row, True
 
@@ -94,16 +106,44 @@ def receipt_hash(game: Game, player: int, turn: int, orders: Orders) -> str:
 
 def ingest(session: Session, raw: bytes, ctx: Context, *, source: str = "",
            received_at: datetime | None = None) -> Outcome:
-    """Store, commit, then handle one message (committing again); never raises for bad mail."""
-    row, new = store_raw(session, raw, source, received_at or ctx.now)
-    session.commit()
+    """Store, commit, then handle one message (committing again); never raises for bad mail.
+
+    A message stored earlier but never handled (a crash between the two commits) is handled now:
+    reading the same bytes again is how the source gives it back (issue 13, item 1)."""
+    if len(raw) > MAX_MESSAGE_BYTES and not raw.startswith(TRUNCATED_MARK):
+        raw = truncated(raw, len(raw))  # a caller that read it all: still store only the start
+    try:
+        row, new = store_raw(session, raw, source, received_at or ctx.now)
+        session.commit()
+    except IntegrityError:  # another reader stored the same bytes at the same moment
+        session.rollback()
+        row = session.scalar(select(InboundMessage).where(InboundMessage.sha256 == hashlib.sha256(raw).hexdigest()))
+        if row is None:  # pragma: no cover - the other insert was rolled back: store it ourselves
+            row, new = store_raw(session, raw, source, received_at or ctx.now)
+            session.commit()
+        else:
+            new = False
     if not new:
+        if row.status == "stored":  # stored, never handled: handle it now
+            return handle(session, row, ctx)
         return Outcome(row.id, row.seq, "duplicate", f"the same message as #{row.seq} (already handled)")
     return handle(session, row, ctx)
 
 
+def handle_stored(session: Session, ctx: Context) -> list[Outcome]:
+    """Handle every message stored but never handled (a crash between storing and handling).
+
+    Every ingest and every cycle calls this before a turn closes, so no stored sheet is left out."""
+    rows = session.scalars(select(InboundMessage).where(InboundMessage.status == "stored")
+                           .order_by(InboundMessage.seq)).all()
+    return [handle(session, row, ctx) for row in rows]
+
+
 def handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
-    """Handle a stored message; a bug here marks it ``error`` (for the moderator) and loses nothing."""
+    """Handle a stored message; a bug here marks it ``error`` (for the moderator) and loses nothing.
+
+    The sender still gets one short answer (the moderator has been told), so no message ends
+    ``error`` unanswered."""
     try:
         outcome = _handle(session, row, ctx)
         session.commit()
@@ -114,8 +154,78 @@ def handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
         assert row is not None
         row.status = "error"
         row.outcome = {"reason": f"internal error {exc.__class__.__name__}: {str(exc)[:300]}"}
+        try:
+            with session.begin_nested():
+                sender = _sender_of(parse_headers(row.raw), ctx)
+                if sender is not None:
+                    replied = _refuse(session, ctx, row, sender, "pbm could not handle your message; the moderator "
+                                      "has been told and will look at it", [], key="error")
+                    row.outcome = {**row.outcome, "answered": replied}
+        except Exception:  # pragma: no cover - the answer itself failed: the status shows the error
+            pass
         session.commit()
         return Outcome(row.id, row.seq, "error", row.outcome["reason"])
+
+
+def _sender_of(msg, ctx: Context) -> str | None:
+    """Where an answer may go: None for mail that must not be answered (bounces, loops, lists)."""
+    if not classify(msg, (*ctx.own_addresses, ctx.sender)).answerable:
+        return None
+    return sender_address(msg, "Reply-To") or sender_address(msg, "From")
+
+
+REFUSALS_PER_DAY_UNKNOWN = 1  # refusals a day to an address not on file for any player (issue 13, item 11)
+
+
+def _on_file(session: Session, address: str) -> bool:
+    low = address.lower()
+    return any(low == (e or "").lower() for e in session.scalars(select(Player.email).where(Player.email != "")))
+
+
+def _count_answer(session: Session, row: InboundMessage, address: str) -> bool:
+    """Count one more answer to ``address`` today; False if its allowance is used up."""
+    day = (row.received_at or _now()).strftime("%Y-%m-%d")
+    used = session.get(AnswerLimit, (address, day))
+    if used is not None and used.count >= REFUSALS_PER_DAY_UNKNOWN:
+        return False
+    try:
+        with savepoint(session):
+            if used is None:
+                session.add(AnswerLimit(address=address, day=day, count=1))
+            else:
+                used.count += 1
+            session.flush()
+    except IntegrityError:  # a concurrent reader answered the same address first
+        used = session.get(AnswerLimit, (address, day), populate_existing=True)
+        if used is None or used.count >= REFUSALS_PER_DAY_UNKNOWN:
+            return False
+        used.count += 1
+    return True
+
+
+def _refuse(session: Session, ctx: Context, row: InboundMessage, sender: str, reason: str, notes: list[str],
+            *, key: str = "receipt") -> list[str]:
+    """Queue one refusal to the (unverified) sender, or none if its daily allowance is used up.
+
+    No text of the message goes into a header.  An address on file for a player gets the reason
+    and the notes; any other address gets one short fixed answer a day, with nothing from the message,
+    so pbm cannot be used to mail chosen text to a third party."""
+    known = _on_file(session, sender)
+    if not known and not _count_answer(session, row, sender.lower()[:254]):
+        row.outcome = {**(row.outcome or {}), "answer": f"not answered: already {REFUSALS_PER_DAY_UNKNOWN} "
+                       "answer(s) today to this unknown address"}
+        return []
+    subject = f"[pbm] Not accepted: your message #{row.seq}"
+    if known:
+        body = _refusal_text(row, reason, notes)
+    else:
+        body = (f"Your message #{row.seq} to this address was received but NOT accepted as a turnsheet.\n\n"
+                f"{HELP}\n\nIf you play in a game here, send your sheet from the address you gave the moderator "
+                "to get the reason. At most one answer a day goes to an address pbm does not know.\n\n"
+                "-- \npbm (automatic answer)\n")
+    msg = make_message(ctx.sender, [sender], subject, body, in_reply_to=row.message_id if known else None)
+    outbox.queue(session, f"{key}:{row.sha256[:24]}", "receipt", [sender], msg)
+    return [sender]
 
 
 def _find_sheet(msg) -> tuple[ParsedSheet | None, list[str], str]:
@@ -143,6 +253,7 @@ HELP = ("A turnsheet starts with the lines GAME, PLAYER, TURN, CODE and SECRET a
 def _authenticate(session: Session, ctx: Context, parsed: ParsedSheet) -> tuple[Game, Player] | str:
     """(game, player), or the reason the sheet is refused."""
     from pbm.auth import check_secret, check_turn_code
+    from pbm.locks import lock_game
 
     h = parsed.header
     if not h.game:
@@ -151,6 +262,7 @@ def _authenticate(session: Session, ctx: Context, parsed: ParsedSheet) -> tuple[
     game = next((g for g in games if g.name.lower() == h.game.strip().lower()), None)
     if game is None:
         return f"there is no game {one_line(h.game, 60)!r} here; copy the GAME line from your sheet"
+    lock_game(session, game)  # accepting and closing the turn exclude each other (item 2)
     if ctx.game is not None and game.id != ctx.game.id:
         return (f"your sheet is for game {game.name}, but this address takes sheets for game {ctx.game.name}; "
                 "send it to the address given for your game")
@@ -195,14 +307,27 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
     from pbm.turnsheet.check import check
     from pbm.turnsheet.text import format_orders
 
-    msg = parse_bytes(row.raw)
-    # a redelivery of a message already stored under another hash
+    try:
+        msg = parse_bytes(row.raw)
+    except Unreadable as exc:  # stored, marked, answered once (issue 13, item 9)
+        reason = str(exc)
+        _finish(row, "rejected", reason)
+        sender = _sender_of(parse_headers(row.raw), ctx)
+        replied = _refuse(session, ctx, row, sender, reason, []) if sender else []
+        if sender is None:
+            row.outcome = {**row.outcome, "answer": "not answered: no address that may be answered"}
+        return Outcome(row.id, row.seq, "rejected", reason, replied)
+    # a redelivery: the same Message-ID *and* the same content as a message stored earlier; a stranger
+    # who copies a Message-ID with other content does not make the real message a duplicate (item 3)
     if row.message_id:
+        digest = row.content_sha256 or content_digest(row.raw)
         earlier = session.scalar(select(InboundMessage).where(
             InboundMessage.message_id == row.message_id, InboundMessage.id != row.id,
+            InboundMessage.content_sha256 == digest,
             InboundMessage.seq < row.seq).order_by(InboundMessage.seq).limit(1))
         if earlier is not None:
-            _finish(row, "duplicate", f"redelivery of message #{earlier.seq} (same Message-ID); not applied again")
+            _finish(row, "duplicate", f"redelivery of message #{earlier.seq} (same Message-ID and content); "
+                    "not applied again")
             return Outcome(row.id, row.seq, "duplicate", row.outcome["reason"])
     kind = classify(msg, (*ctx.own_addresses, ctx.sender))
     if not kind.answerable:
@@ -210,13 +335,6 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
         return Outcome(row.id, row.seq, "ignored", row.outcome["reason"])
     sender = sender_address(msg, "Reply-To") or sender_address(msg, "From")
     assert sender is not None  # classify() refuses mail without a usable From
-    subject_tag = "pbm"
-    if len(row.raw) > MAX_MESSAGE_BYTES:
-        reason = f"the message is {len(row.raw) // 1024 // 1024} MB; at most {MAX_MESSAGE_BYTES // 1024 // 1024} MB is read"
-        _finish(row, "rejected", reason)
-        replied = _reply(session, ctx, row, [sender], f"[{subject_tag}] Not accepted: message too large",
-                         _refusal_text(row, reason, []), None)
-        return Outcome(row.id, row.seq, "rejected", reason, replied)
     for kind in kinds.mail_kinds():  # moves for another game kind, e.g. 18xx (docs/18xx/email.md)
         claimed = kind.claim(session, msg)
         if claimed is not None:
@@ -225,8 +343,7 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
     if parsed is None:
         reason = "no turnsheet found in the message"
         _finish(row, "rejected", reason, notes=notes)
-        replied = _reply(session, ctx, row, [sender], f"[{subject_tag}] Not accepted: no turnsheet found",
-                         _refusal_text(row, reason + ". " + HELP, notes), None)
+        replied = _refuse(session, ctx, row, sender, reason + ". " + HELP, notes)
         return Outcome(row.id, row.seq, "rejected", reason, replied)
     auth = _authenticate(session, ctx, parsed)
     if isinstance(auth, str):
@@ -234,16 +351,17 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
         head = parsed.header
         row.player_number = head.player if isinstance(head.player, int) and 0 < head.player < 100 else None
         row.turn = head.turn if isinstance(head.turn, int) and 0 <= head.turn < 100000 else None
-        replied = _reply(session, ctx, row, [sender], f"[{subject_tag}] Not accepted: {auth[:60]}",
-                         _refusal_text(row, auth, []), None)
+        replied = _refuse(session, ctx, row, sender, auth, [])
         return Outcome(row.id, row.seq, "rejected", auth, replied, player=row.player_number)
     game, player = auth
     row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
+    _redact(row, parsed.header.secret or "", where)
     orders, problems = check(session, game, player, parsed.orders, parsed)
     problems = sorted(parsed.problems + problems, key=lambda p: (p.line is None, p.line or 0))
     deadline = deadline_for(session, game, game.turn)
     arrived = row.received_at or _now()
-    late = deadline is not None and arrived > deadline
+    closed = _turn_closed(session, game)
+    late = closed or (deadline is not None and arrived > deadline)
     orderset = OrderSet(game_id=game.id, turn=game.turn, player_id=player.id, source="email",
                         status="late" if late else "accepted", orders=orders.to_dict(),
                         problems=[asdict(p) for p in problems], message_id=row.id, received_seq=row.seq,
@@ -258,18 +376,66 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
                     and o.status == "superseded"]
     digest = receipt_hash(game, player.number, game.turn, orders)
     status = "late" if late else orderset.status
-    _finish(row, status, "late: after the deadline" if late else "", receipt=digest, problems=len(problems),
-            orderset=orderset.id, sheet_in=where)
+    why = ("late: the turn was already closed (being resolved) when it arrived" if closed
+           else "late: after the deadline" if late else "")
+    _finish(row, status, why, receipt=digest, problems=len(problems),
+            orderset=orderset.id, sheet_in=where, **({"redacted": True} if row.outcome.get("redacted") else {}))
     presided = sorted(session.scalars(select(Railroad.code).where(Railroad.game_id == game.id,
                                                                 Railroad.president_id == player.id)))
     body = _receipt_text(row, game, player, orders, problems, digest, presided=presided, status=status, deadline=deadline,
-                         replaced=replaced, where=where, echo=format_orders(orders), ctx=ctx)
+                         replaced=replaced, where=where, echo=format_orders(orders), ctx=ctx, closed=closed)
     recipients = [player.email] if clean_address(player.email or "") else []
     recipients.append(sender)
     label = {"accepted": "Receipt", "late": "LATE — not used", "superseded": "Received, but a later sheet counts"}
     subject = f"[{one_line(game.name, 40)}] Turn {game.turn} player {player.number}: {label.get(status, status)}"
     replied = _reply(session, ctx, row, recipients, subject, body, game)
     return Outcome(row.id, row.seq, status, row.outcome.get("reason", ""), replied, len(problems), player.number)
+
+
+def _turn_closed(session: Session, game: Game) -> bool:
+    """True once the cycle (or run-turn) has closed the current turn: it takes no more orders.
+
+    Read under the game's row lock (taken in :func:`_authenticate`), so a sheet is either accepted
+    before the close or found late after it, never accepted into a turn being resolved (item 2)."""
+    state = session.scalar(select(TurnState.state).where(TurnState.game_id == game.id, TurnState.turn == game.turn))
+    return state is not None and state != "open"
+
+
+def _redact(row: InboundMessage, secret: str, where: str) -> None:
+    """Take the player's secret out of the stored raw message once it has been checked (item 13).
+
+    ``sha256`` still holds the hash of the bytes as they came (the audit trail); if the secret cannot
+    be cut out where it stands (an encoded part, a PDF form), the body is dropped and only the headers kept."""
+    from pbm.auth import normalize_secret
+
+    raw = row.raw
+    token = normalize_secret(secret)
+    if len(token) < 6:
+        return
+    import re
+
+    out = re.sub(rb"(?im)^([ \t>]*SECRET[ \t]*:)[^\r\n]*", rb"\1 [REDACTED]", raw)
+    for variant in {secret.strip(), secret.strip().upper(), secret.strip().lower(), token}:
+        if len(variant) >= 6:
+            out = out.replace(variant.encode("utf-8", "replace"), b"[REDACTED]")
+    still = where.lower().endswith(".pdf") or "pdf" in where.lower()
+    if not still:
+        try:
+            for candidate in contents(parse_bytes(out)).candidates:
+                text = candidate.text if candidate.text is not None else ""
+                if candidate.kind == "pdf" or token in normalize_secret(text):
+                    still = True
+                    break
+        except Unreadable:
+            still = True
+    if still:
+        head, _ = split_head(raw)
+        out = (head + b"\r\nX-PBM-Redacted: body removed (it held a player's secret)\r\n\r\n"
+               b"[body removed by pbm: it held a player's secret; sha256 of the original: "
+               + row.sha256.encode() + b"]\r\n")
+    if out != raw:
+        row.raw = out
+        row.outcome = {**(row.outcome or {}), "redacted": True}
 
 
 def _accepted(session: Session, game: Game, player: Player) -> list[OrderSet]:
@@ -299,7 +465,7 @@ def _refusal_text(row: InboundMessage, reason: str, notes: list[str]) -> str:
 
 def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Orders, problems: list[Problem],
                   digest: str, *, presided: list[str], status: str, deadline: datetime | None, replaced: list[OrderSet], where: str,
-                  echo: list[str], ctx: Context) -> str:
+                  echo: list[str], ctx: Context, closed: bool = False) -> str:
     from pbm.auth import turn_code
 
     when = row.received_at.strftime("%Y-%m-%d %H:%M UTC") if row.received_at else "?"
@@ -314,6 +480,9 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
     if status == "accepted":
         lines.append("ACCEPTED. These are the orders that will be resolved, unless you send a later sheet "
                      "before the deadline (the last sheet counts, and it replaces the whole earlier sheet).")
+    elif status == "late" and closed:
+        lines.append("LATE — NOT USED. This sheet arrived after the turn was closed for resolution. It is stored; "
+                     "it will not be used.")
     elif status == "late":
         lines.append("LATE — NOT USED. This sheet arrived after the deadline. It is stored; it will be used only "
                      "if the moderator accepts it. Until then your earlier sheet (if any) counts.")
@@ -382,6 +551,12 @@ def accept_late(session: Session, game: Game, ref: str, ctx: Context) -> Outcome
         raise PbmError(f"message #{row.seq} is not a late sheet (its sheet is {orderset.status})")
     if orderset.turn != game.turn:
         raise PbmError(f"message #{row.seq} is for turn {orderset.turn}, which is over (turn {game.turn} now)")
+    from pbm.locks import lock_game
+
+    lock_game(session, game)
+    if _turn_closed(session, game):
+        raise PbmError(f"turn {game.turn} of {game.name} is closed (being resolved); a late sheet can no longer "
+                       "be accepted for it")
     orderset.status = "accepted"
     supersede_older(session, orderset)
     row.status = orderset.status

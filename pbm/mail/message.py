@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import email
+import email.parser
 import email.policy
 import email.utils
 import re
@@ -19,16 +20,95 @@ LOOP_MARK = "pbm-turn-processor"  # our X-Loop value: a message carrying it is o
 MAX_MESSAGE_BYTES = 15 * 1024 * 1024
 MAX_TEXT_PART = 1024 * 1024
 MAX_PDF_PART = 10 * 1024 * 1024
+MAX_PARTS = 100  # MIME parts (Content-Type headers) read in one message; more is refused unread
+MAX_HEADER_BYTES = 256 * 1024  # the header block read for storing (Message-ID, From, Subject)
+TRUNCATED_MARK = b"X-PBM-Truncated: "  # prepended to a stored copy cut at MAX_MESSAGE_BYTES
 _ADDRESS = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")
 _MSGID = re.compile(r"^<[\x21-\x3b\x3d\x3f-\x7e]{1,250}>$")
 
 
+class Unreadable(Exception):
+    """A message pbm will not parse (too deep, too many parts, cut short); ``str()`` says why."""
+
+
+def split_head(raw: bytes) -> tuple[bytes, bytes]:
+    """(header block, body) of a raw message, at the first empty line (CRLF or LF)."""
+    cut = [i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0]
+    if not cut:
+        return raw, b""
+    at = min(cut)
+    sep = 4 if raw[at:at + 4] == b"\r\n\r\n" else 2
+    return raw[:at], raw[at + sep:]
+
+
+def parse_headers(raw: bytes) -> Message:
+    """Only the header block (bounded), never the body: safe for any bytes (what storing needs)."""
+    head, _ = split_head(raw[:MAX_HEADER_BYTES])
+    try:
+        return email.parser.BytesParser(policy=email.policy.default).parsebytes(head + b"\n\n", headersonly=True)
+    except Exception:
+        return email.message_from_bytes(b"", policy=email.policy.default)
+
+
+def content_digest(raw: bytes) -> str:
+    """sha256 of what a relay does not change: the Content-Type and the body (line ends normalised).
+
+    Two messages with the same Message-ID and the same content digest are one message delivered
+    twice; the same Message-ID with other content is another message (a stranger may copy an ID)."""
+    import hashlib
+
+    head, body = split_head(raw)
+    ctype = header(parse_headers(head), "Content-Type").lower()
+    h = hashlib.sha256()
+    h.update(ctype.encode("utf-8", "replace") + b"\0")
+    h.update(body.replace(b"\r\n", b"\n").rstrip(b"\n"))
+    return h.hexdigest()
+
+
+TRUNCATED_KEEP = 1024 * 1024  # of a message over MAX_MESSAGE_BYTES, this much is stored (headers for the answer)
+
+
+def truncated(head: bytes, size: int) -> bytes:
+    """The stored copy of a message of ``size`` bytes that is over the limit: a marker line, then its start."""
+    return TRUNCATED_MARK + f"{size} bytes; only the first {len(head[:TRUNCATED_KEEP])} kept".encode() + b"\r\n" \
+        + head[:TRUNCATED_KEEP]
+
+
+def read_limited(stream, size_hint: int | None = None) -> bytes:
+    """Read a message from a binary stream without ever holding more than the limit (item 12)."""
+    data = stream.read(MAX_MESSAGE_BYTES + 1)
+    if len(data) <= MAX_MESSAGE_BYTES:
+        return data
+    size = len(data)
+    while chunk := stream.read(1024 * 1024):  # count the rest without keeping it
+        size += len(chunk)
+    return truncated(data, size_hint or size)
+
+
+def check_limits(raw: bytes) -> None:
+    """Raise :class:`Unreadable` for a message pbm will not parse in full (docs/mail.md)."""
+    if raw.startswith(TRUNCATED_MARK):
+        raise Unreadable(f"the message is larger than {MAX_MESSAGE_BYTES // 1024 // 1024} MB")
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise Unreadable(f"the message is {len(raw) // 1024 // 1024} MB; at most "
+                         f"{MAX_MESSAGE_BYTES // 1024 // 1024} MB is read")
+    parts = len(re.findall(rb"(?im)^content-type[ \t]*:", raw))
+    if parts > MAX_PARTS:
+        raise Unreadable(f"the message has {parts} MIME parts; at most {MAX_PARTS} are read")
+
+
 def parse_bytes(raw: bytes) -> Message:
-    """The message object; the default policy, falling back to compat32 if that fails."""
+    """The message object, within the limits of :func:`check_limits` (else :class:`Unreadable`)."""
+    check_limits(raw)
     try:
         return email.message_from_bytes(raw, policy=email.policy.default)
+    except RecursionError:
+        raise Unreadable("the message is nested too deeply to be read") from None
     except Exception:  # pragma: no cover - the parser is lenient; this is belt and braces
-        return email.message_from_bytes(raw, policy=email.policy.compat32)
+        try:
+            return email.message_from_bytes(raw, policy=email.policy.compat32)
+        except Exception as exc:
+            raise Unreadable(f"the message cannot be parsed ({exc.__class__.__name__})") from None
 
 
 def raw_header(msg: Message, name: str) -> str:
@@ -190,12 +270,12 @@ def decode_text(part: Message) -> str | None:
     if charset:
         try:
             codecs.lookup(charset)
-        except LookupError:
+        except (LookupError, ValueError, TypeError):  # unknown, or e.g. "utf-8\\0"
             charset = None
     for candidate in ([charset] if charset else []) + ["utf-8"]:
         try:
             return payload.decode(candidate)
-        except (UnicodeDecodeError, LookupError):
+        except (UnicodeDecodeError, LookupError, ValueError, TypeError):
             continue
     # a wrong declaration: most often Windows/Latin-1 text declared (or defaulted) as UTF-8
     return payload.decode("cp1252", errors="replace")

@@ -18,7 +18,8 @@ The API other parts use (receipts, reminders, turnsheets, turn reports)::
 recipient *before* talking to the server and marks it ``sent`` after, committing
 each step: a retry never sends a message twice to anyone.  A crash in between
 leaves the row ``sending`` (uncertain); such rows are not retried unless asked
-(``pbm send-mail --retry-uncertain``).
+(``pbm send-mail --retry-uncertain``).  Flushes never overlap (the ``outbox`` process lock)
+and each delivery is claimed atomically (issue 13, item 7).
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import EmailMessage
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from pbm.db import savepoint
 from pbm.errors import PbmError
 from pbm.mail.config import SmtpConfig
 from pbm.mail.message import clean_address, loop_headers, parse_bytes
@@ -83,10 +86,18 @@ def queue(session: Session, key: str, kind: str, recipients: list[str], message:
     if message["To"] is None:
         message["To"] = ", ".join(clean)
     loop_headers(message, kind, "auto-replied" if kind == "receipt" else "auto-generated")
-    seq = (session.scalar(select(func.max(OutboxMessage.created_seq))) or 0) + 1
     row = OutboxMessage(key=key, game_id=game.id if game is not None else None, kind=kind, recipients=clean,
-                        raw=message.as_bytes(policy=email.policy.SMTP), created_seq=seq)
-    session.add(row)
+                        raw=message.as_bytes(policy=email.policy.SMTP), created_seq=0)
+    try:
+        with savepoint(session):  # a concurrent queue of the same key: keep theirs
+            session.add(row)
+            session.flush()
+    except IntegrityError:
+        existing = session.scalar(select(OutboxMessage).where(OutboxMessage.key == key))
+        if existing is None:  # pragma: no cover
+            raise
+        return existing
+    row.created_seq = row.id  # queue order, given out atomically
     session.flush()
     return row
 
@@ -143,8 +154,54 @@ def _with_sender(m: OutboxMessage, sender: str) -> bytes:
     return m.raw
 
 
+def _claim(session: Session, m: OutboxMessage, recipient: str, state: str) -> SendLog | None:
+    """Claim one delivery for this flush, atomically: the row goes to ``claimed`` for exactly one flusher.
+
+    A new delivery is claimed by inserting its row (the unique (outbox, recipient) key lets only one
+    insert win); an existing one by a conditional update that only one flusher can make."""
+    session.commit()
+    if state == "new":
+        try:
+            session.add(SendLog(outbox_id=m.id, recipient=recipient, status="claimed", attempts=1, error=""))
+            session.commit()
+        except IntegrityError:  # another flusher claimed it first
+            session.rollback()
+            return None
+    else:
+        log = session.scalar(select(SendLog).where(SendLog.outbox_id == m.id, SendLog.recipient == recipient))
+        if log is None or log.status != state:
+            return None
+        done = session.execute(update(SendLog).where(SendLog.id == log.id, SendLog.status == state,
+                                                     SendLog.attempts == log.attempts)
+                               .values(status="claimed", attempts=log.attempts + 1)
+                               .execution_options(synchronize_session=False))
+        session.commit()
+        if done.rowcount != 1:
+            return None
+    return session.scalar(select(SendLog).where(SendLog.outbox_id == m.id, SendLog.recipient == recipient)
+                          .execution_options(populate_existing=True))
+
+
+def _url_of(session: Session) -> str:
+    return session.get_bind().url.render_as_string(hide_password=False)
+
+
 def flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool = False, limit: int | None = None) -> FlushResult:
-    """Send every queued delivery not yet sent; commits after each recipient (see the module docstring)."""
+    """Send every queued delivery not yet sent; commits after each step (see the module docstring).
+
+    Flushes never overlap: each holds the ``outbox`` process lock (waiting for a running one), and
+    each delivery is claimed atomically besides.  A delivery goes ``claimed`` (nothing handed to the
+    server yet: safe to retry) → ``sending`` (committed just before the message data goes to the
+    server: if we die now we cannot know) → ``sent``.  ``claimed`` rows left by a dead flusher are
+    retried; ``sending`` ones only with ``retry_uncertain``."""
+    from pbm.locks import process_lock
+
+    session.commit()  # the caller's queued mail is on record before anything is sent
+    with process_lock(_url_of(session), "outbox", wait=True, what="mail flush"):
+        return _flush(session, smtp, retry_uncertain=retry_uncertain, limit=limit)
+
+
+def _flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool, limit: int | None) -> FlushResult:
     result = FlushResult()
     server: smtplib.SMTP | None = None
     todo = pending(session)
@@ -156,13 +213,12 @@ def flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool = False, 
             if state == "sending" and not retry_uncertain:
                 result.uncertain += 1
                 continue
-            log = session.scalar(select(SendLog).where(SendLog.outbox_id == m.id, SendLog.recipient == recipient))
+            log = _claim(session, m, recipient, state)
             if log is None:
-                log = SendLog(outbox_id=m.id, recipient=recipient, status="sending", attempts=0, error="")
-                session.add(log)
+                result.already += 1
+                continue
             raw = _with_sender(m, smtp.sender)
-            log.status, log.attempts = "sending", log.attempts + 1
-            session.commit()  # the attempt is on record before the server sees anything
+            session.commit()
             if server is None:
                 try:
                     server = _connect(smtp)
@@ -173,19 +229,37 @@ def flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool = False, 
                     result.errors.append(str(exc))
                     break
             try:
-                refused = server.sendmail(smtp.sender, [recipient], raw)
-                if refused:
-                    raise smtplib.SMTPRecipientsRefused(refused)
+                server.ehlo_or_helo_if_needed()
+                code, resp = server.mail(smtp.sender)
+                if code != 250:
+                    raise smtplib.SMTPSenderRefused(code, resp, smtp.sender)
+                code, resp = server.rcpt(recipient)
+                if code not in (250, 251):
+                    raise smtplib.SMTPRecipientsRefused({recipient: (code, resp)})
+                log.status = "sending"
+                session.commit()  # from here on the server may have the message: uncertain if we die
+                code, resp = server.data(raw)
+                if code != 250:
+                    raise smtplib.SMTPDataError(code, resp)
             except (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError, smtplib.SMTPSenderRefused) as exc:
                 log.status, log.error = "failed", f"{exc.__class__.__name__}: {exc}"[:2000]
                 session.commit()
                 result.failed += 1
                 result.errors.append(f"{recipient}: {log.error}")
+                try:
+                    server.rset()
+                except (OSError, smtplib.SMTPException):
+                    server = None
                 continue
             except (OSError, smtplib.SMTPException) as exc:
-                log.status, log.error = "failed", f"{exc.__class__.__name__}: {exc}"[:2000]
+                # cut off before the data: nothing was delivered (failed, retried); during it: uncertain
+                log.status = "sending" if log.status == "sending" else "failed"
+                log.error = f"{exc.__class__.__name__}: {exc}"[:2000]
                 session.commit()
-                result.failed += 1
+                if log.status == "sending":
+                    result.uncertain += 1
+                else:
+                    result.failed += 1
                 result.errors.append(f"{recipient}: {log.error}")
                 server = None
                 break

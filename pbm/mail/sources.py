@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pbm.errors import PbmError
 from pbm.mail.config import ImapConfig
+from pbm.mail.message import MAX_MESSAGE_BYTES, TRUNCATED_KEEP, read_limited, truncated
 
 STORED_KEYWORD = "PbmStored"
 
@@ -49,7 +50,9 @@ def read_maildir(path: Path) -> Iterator[Arrived]:
     files = [p for sub in ("new", "cur") for p in (path / sub).iterdir() if p.is_file() and not p.name.startswith(".")]
     files.sort(key=lambda p: (p.stat().st_mtime, p.name))
     for p in files:
-        yield Arrived(p.read_bytes(), f"maildir:{p.name}"[:200], _mtime(p))
+        with p.open("rb") as f:
+            raw = read_limited(f)
+        yield Arrived(raw, f"maildir:{p.name}"[:200], _mtime(p))
 
 
 def read_mbox(path: Path) -> Iterator[Arrived]:
@@ -58,7 +61,9 @@ def read_mbox(path: Path) -> Iterator[Arrived]:
     box = mailbox.mbox(str(path), create=False)
     try:
         for index, key in enumerate(box.keys()):
-            yield Arrived(box.get_bytes(key), f"mbox:{path.name}:{index + 1}")
+            with box.get_file(key) as f:
+                raw = read_limited(f)
+            yield Arrived(raw, f"mbox:{path.name}:{index + 1}")
     finally:
         box.close()
 
@@ -68,7 +73,9 @@ def read_eml_dir(path: Path) -> Iterator[Arrived]:
     if not path.is_dir():
         raise SourceError(f"{path}: no such folder")
     for p in sorted(path.glob("*.eml")):
-        yield Arrived(p.read_bytes(), f"eml:{p.name}"[:200])
+        with p.open("rb") as f:
+            raw = read_limited(f)
+        yield Arrived(raw, f"eml:{p.name}"[:200])
 
 
 def read_imap(cfg: ImapConfig) -> Iterator[Arrived]:
@@ -89,7 +96,15 @@ def read_imap(cfg: ImapConfig) -> Iterator[Arrived]:
         uids = sorted(client.search(["NOT", "KEYWORD", STORED_KEYWORD, "NOT", "DELETED"]))
         for start in range(0, len(uids), 50):
             batch = uids[start:start + 50]
-            fetched = client.fetch(batch, ["BODY.PEEK[]", "INTERNALDATE"])
+            sizes = client.fetch(batch, ["RFC822.SIZE"])
+            small = [u for u in batch if int((sizes.get(u) or {}).get(b"RFC822.SIZE", 0)) <= MAX_MESSAGE_BYTES]
+            large = [u for u in batch if u not in small]
+            fetched = client.fetch(small, ["BODY.PEEK[]", "INTERNALDATE"]) if small else {}
+            for uid in large:  # only the start of a message over the limit is fetched (item 12)
+                part = client.fetch([uid], [f"BODY.PEEK[]<0.{TRUNCATED_KEEP}>", "INTERNALDATE"]).get(uid) or {}
+                body = next((v for k, v in part.items() if k.startswith(b"BODY[]")), b"")
+                fetched[uid] = {b"BODY[]": truncated(body or b"", int(sizes[uid][b"RFC822.SIZE"])),
+                                b"INTERNALDATE": part.get(b"INTERNALDATE")}
             for uid in batch:
                 data = fetched.get(uid)
                 if not data or b"BODY[]" not in data:

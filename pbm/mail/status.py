@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from pbm.mail.outbox import pending
 from pbm.mail.policy import accepted_orderset, computer_seated, deadline_for, missed_turns_limit
-from pbm.models import Game, InboundMessage, OrderSet, OutboxMessage, Player
+from pbm.models import TurnState, Game, InboundMessage, OrderSet, OutboxMessage, Player
 
 
 def _when(dt: datetime | None) -> str:
@@ -85,4 +85,15 @@ def status_text(session: Session, game: Game, *, messages: bool = False, now: da
     waiting = pending(session)
     total = session.scalar(select(func.count()).select_from(OutboxMessage)) or 0
     out.append(f"Outbox: {total} message(s); {len(waiting)} delivery(ies) not yet sent (pbm send-mail).")
+    failed = [(m, r) for m, r, state in waiting if state == "failed"]
+    uncertain = [(m, r) for m, r, state in waiting if state == "sending"]
+    if failed:
+        out.append(f"  DELIVERY FAILED: {len(failed)}: " + ", ".join(f"{m.key} to {r}" for m, r in failed[:5])
+                   + (" ..." if len(failed) > 5 else "") + " (retried by the next send-mail or cycle)")
+    if uncertain:
+        out.append(f"  INTERRUPTED MID-SEND: {len(uncertain)}: " + ", ".join(f"{m.key} to {r}" for m, r in uncertain[:5])
+                   + " (may have arrived; `pbm send-mail --retry-uncertain` resends)")
+    stuck = session.scalars(select(TurnState).where(TurnState.game_id == game.id, TurnState.state == "reported"))
+    for row in stuck:
+        out.append(f"  Turn {row.turn} is waiting for its reports to be delivered; `pbm cycle` retries.")
     return "\n".join(out) + "\n"

@@ -96,7 +96,8 @@ def register(app: typer.Typer) -> None:
         config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml)."),
         turns: int = typer.Option(1, "--turns", min=1, help="Turns to run per game (with --now)."),
         clock: Optional[datetime] = typer.Option(None, "--clock", hidden=True, help="Pretend it is this time."),
-        break_lock: bool = typer.Option(False, "--break-lock", help="Take over a lock left by a dead run."),
+        break_lock: bool = typer.Option(False, "--break-lock", help=(
+            "Obsolete: the lock dies with its holder, so there is nothing to break; a live lock is never broken.")),
     ) -> None:
         """The weekly cycle for every game whose deadline has passed: ingest, close, resolve, render, send, archive."""
         from pbm.cliutil import db_url
@@ -110,6 +111,8 @@ def register(app: typer.Typer) -> None:
             typer.echo("No Continental Rails games.")
         done = [name for name, state in outcome.items() if state]
         typer.echo(f"Cycle finished: {len(done)} game(s) advanced, {len(outcome) - len(done)} not due.")
+        if opts.failures:
+            raise PbmError("the cycle did not finish: " + "; ".join(opts.failures[:3]))
 
     @app.command("archive")
     def archive_command(

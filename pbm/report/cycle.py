@@ -9,15 +9,16 @@ atomically with identical bytes each time).  So a crash at any point leaves a
 state from which ``pbm cycle`` simply carries on: nothing is done twice that
 must not be (the outbox never sends twice), and nothing is lost.
 
-A lock row (:class:`~pbm.models.CycleLock`) stops two cycles running at once;
-a lock left by a process that died on this host is taken over.
+The ``cycle`` process lock (:mod:`pbm.locks`: a PostgreSQL advisory lock or an ``flock``ed file,
+both released by the system when their holder dies) stops two cycles — or a cycle and
+``run-turn`` — running at once.  Closing a turn takes the game's row lock, as accepting a sheet
+does, so a sheet is accepted before the close or answered late after it.  A turn moves to
+``sent`` only when every report of it has been delivered; a failed or uncertain delivery
+leaves it ``reported`` (retried by the next cycle) and makes the cycle's exit status non-zero.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,63 +26,29 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbm.db import session_scope
 from pbm.errors import PbmError
-from pbm.models import CycleLock, Game, TurnState
+from pbm.locks import Locked, lock_game, process_lock
+from pbm.models import Game, OutboxMessage, SendLog, TurnState
 
 STATES = ["open", "closed", "resolved", "reported", "sent", "archived"]
 DEFAULT_PERIOD = timedelta(days=7)
 
 
-class CycleLocked(PbmError):
-    """Another ``pbm cycle`` holds the lock."""
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+CycleLocked = Locked  # another ``pbm cycle`` (or run-turn / rerun-turn) is running
 
 
 @contextmanager
-def cycle_lock(url: str | None, *, break_lock: bool = False, name: str = "cycle") -> Iterator[str]:
-    """Hold the cycle lock for the block; refuse (CycleLocked) if a live run holds it."""
-    token = uuid.uuid4().hex
-    host = socket.gethostname()[:200]
-    for _ in range(2):
-        try:
-            with session_scope(url) as s:
-                s.add(CycleLock(name=name, holder=token, host=host, pid=os.getpid(), acquired_at=datetime.now()))
-            break
-        except IntegrityError:
-            with session_scope(url) as s:
-                row = s.get(CycleLock, name)
-                if row is None:
-                    continue
-                stale = row.host == host and not _pid_alive(row.pid)
-                if not (stale or break_lock):
-                    since = f" since {row.acquired_at:%Y-%m-%d %H:%M}" if row.acquired_at else ""
-                    raise CycleLocked(
-                        f"another pbm cycle is running (pid {row.pid} on {row.host}{since}); "
-                        "wait for it, or if it died on another machine run `pbm cycle --break-lock`")
-                s.delete(row)
-    else:  # pragma: no cover - a racing run took it between our delete and insert
-        raise CycleLocked("another pbm cycle took the lock just now; try again")
-    try:
-        yield token
-    finally:
-        with session_scope(url) as s:
-            s.execute(delete(CycleLock).where(CycleLock.name == name, CycleLock.holder == token))
+def cycle_lock(url: str | None, *, break_lock: bool = False, name: str = "cycle") -> Iterator[None]:
+    """Hold the cycle lock for the block; refuse (:class:`CycleLocked`) if a live run holds it.
+
+    The lock dies with its holder (pbm.locks), so there is never a stale lock to take over, and a
+    live one is never broken: ``break_lock`` is accepted for old scripts and changes nothing."""
+    with process_lock(url, name, what="pbm cycle, run-turn or rerun-turn"):
+        yield
 
 
 # -- turn states ----------------------------------------------------------------------------
@@ -125,20 +92,22 @@ def default_resolver(session: Session, game: Game) -> Any:
     return run_turn(session, game)
 
 
-def default_ingester(session: Session, maildir: Path, config: Path | None = None) -> str:
+def default_ingester(session: Session, maildir: Path | None, config: Path | None = None) -> str:
     """Read new mail from a Maildir through the mail part (``pbm ingest --maildir``); a one-line summary."""
     try:
         from pbm.mail import sources
         from pbm.mail.config import mail_settings, reply_sender
-        from pbm.mail.ingest import Context, ingest
+        from pbm.mail.ingest import Context, handle_stored, ingest
     except ImportError:
         raise PbmError("the mail part (pbm.mail) is not installed; cannot read mail") from None
     context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
     counts: dict[str, int] = {}
-    for item in sources.read_maildir(maildir):
+    for item in sources.read_maildir(maildir) if maildir is not None else ():
         outcome = ingest(session, item.raw, context, source=item.source, received_at=item.received_at)
         if item.done is not None:
             item.done()
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    for outcome in handle_stored(session, context):  # stored by an earlier run that died before handling
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     return ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
 
@@ -158,6 +127,7 @@ class CycleOptions:
     after_step: Callable[[str, str, int], None] | None = None  # (game, state reached, turn): crash injection
     progress: Callable | None = None
     log: Callable[[str], None] = print
+    failures: list[str] = field(default_factory=list)  # what stops the cycle exiting 0 (undelivered mail)
 
 
 def _due(game: Game, row: TurnState, opts: CycleOptions) -> bool:
@@ -196,13 +166,16 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
 
     if state == "open":
         with session_scope(url) as s:
+            if opts.ingester is not None:
+                if opts.maildir is not None:
+                    _note(opts, game_name, f"turn {turn}: mail read: {opts.ingester(s, opts.maildir)}")
+            else:  # new mail, and any stored but never handled (a crash), before the turn closes
+                summary = default_ingester(s, opts.maildir, opts.mail_config)
+                if opts.maildir is not None or summary != "nothing new":
+                    _note(opts, game_name, f"turn {turn}: mail read: {summary}")
+        with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
-            if opts.maildir is not None:
-                if opts.ingester is not None:
-                    summary = opts.ingester(s, opts.maildir)
-                else:
-                    summary = default_ingester(s, opts.maildir, opts.mail_config)
-                _note(opts, game_name, f"turn {turn}: mail read: {summary}")
+            lock_game(s, game)  # no sheet is accepted while the turn closes (it is late after)
             row = turn_state(s, game, turn)
             advance(row, "closed", opts.now, "deadline passed" if not opts.force else "closed by the moderator")
         state = "closed"
@@ -211,6 +184,7 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
     if state == "closed":
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
+            lock_game(s, game)
             if game.turn == turn and game.status == "open":  # not yet resolved (same transaction as the move)
                 (opts.resolver or default_resolver)(s, game)
                 if game.turn != turn + 1 and game.status == "open":
@@ -236,12 +210,31 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
             sent = queue_reports(s, game, turn=turn, reports=opts.reports)
-            advance(turn_state(s, game, turn), "sent", opts.now,
-                    f"queued {len(sent.queued)}, already {len(sent.already)}")
         with session_scope(url) as s:
             delivery = deliver(s, opts.mail_config)
-        state = "sent"
         _note(opts, game_name, f"turn {turn}: {len(sent.queued)} report mail(s) queued; {delivery}")
+        with session_scope(url) as s:
+            game = s.scalar(select(Game).where(Game.name == game_name))
+            configured = _smtp_configured(opts.mail_config)
+            waiting = undelivered_reports(s, game, turn) if configured else []
+            if configured:
+                from pbm.mail.outbox import pending
+
+                stuck = [f"{m.key} to {r}: {st}" for m, r, st in pending(s) if st in ("failed", "sending")
+                         and not m.key.startswith(f"report:{game.name}:{turn}:")]
+                if stuck:
+                    opts.failures.append(f"{game_name}: {len(stuck)} other delivery(ies) not sent ({stuck[0]}); "
+                                         "see `pbm status`")
+            if waiting:
+                problem = (f"turn {turn}: {len(waiting)} report delivery(ies) not sent ("
+                           + ", ".join(waiting[:3]) + (", ..." if len(waiting) > 3 else "")
+                           + "); the turn stays 'reported' and the next cycle sends them again")
+                _note(opts, game_name, problem)
+                opts.failures.append(f"{game_name}: {problem}")
+                return "reported"
+            advance(turn_state(s, game, turn), "sent", opts.now,
+                    f"queued {len(sent.queued)}, already {len(sent.already)}; {delivery}")
+        state = "sent"
         step(state)
     if state == "sent":
         with session_scope(url) as s:
@@ -268,6 +261,31 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
         _note(opts, game_name, f"turn {turn} archived in {bundle.path}")
         step(state)
     return state
+
+
+def _smtp_configured(config: Path | None) -> bool:
+    try:
+        from pbm.mail.config import smtp_config
+
+        smtp_config(config)
+    except (ImportError, PbmError):
+        return False  # no SMTP: mail waits in the outbox for `pbm send-mail` (the moderator's choice)
+    return True
+
+
+def undelivered_reports(s: Session, game: Game, turn: int) -> list[str]:
+    """'player N: status' for each report of ``turn`` not yet delivered to its recipient."""
+    prefix = f"report:{game.name}:{turn}:"
+    rows = s.scalars(select(OutboxMessage).where(OutboxMessage.key.startswith(prefix, autoescape=True))
+                     .order_by(OutboxMessage.id))
+    out = []
+    for m in rows:
+        logs = {log.recipient.lower(): log.status for log in s.scalars(select(SendLog).where(SendLog.outbox_id == m.id))}
+        for r in m.recipients:
+            status = logs.get(r.lower(), "not tried")
+            if status != "sent":
+                out.append(f"player {m.key.rsplit(':', 1)[1]} {status}")
+    return out
 
 
 def _in_progress(s: Session, game: Game) -> TurnState | None:
@@ -303,6 +321,8 @@ def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = Non
                 if state is None:
                     break
                 result = state
+                if state != "archived":  # stopped short (undelivered mail): retried next cycle
+                    break
             outcome[name] = result
             if result is None:
                 _note(opts, name, "not due")

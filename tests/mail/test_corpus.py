@@ -8,6 +8,8 @@ in one go on PostgreSQL.
 
 from __future__ import annotations
 
+import hashlib
+
 import base64
 import io
 from dataclasses import dataclass, field
@@ -252,7 +254,7 @@ CASES = [
          check=lambda s, o, m: m["In-Reply-To"] is None),
     Case("too-large", lambda s, g, n: mk(S()(s, g, n), attachments=[(b"\0" * (16 * 1024 * 1024), "application",
                                                                       "octet-stream", "big.bin")]),
-         "rejected", ["Why: the message is 21 MB; at most 15 MB is read"]),
+         "rejected", ["Why: the message is larger than 15 MB"]),
     Case("greeting-and-signature", lambda s, g, n: mk("Dear GM,\nhere you go:\n\n" + S()(s, g, n)
                                                       + "\n--\nAda\nPhone: 555\n"), "accepted", ["No problems found."]),
 ]
@@ -283,7 +285,10 @@ def _run(s, gid, case: Case):
     assert outcome is not None
     assert outcome.status == case.status, f"{case.name}: {outcome.status} {outcome.reason}"
     stored = s.scalar(select(InboundMessage).where(InboundMessage.id == outcome.inbound_id))
-    assert stored is not None and stored.raw in raws  # stored raw, first
+    # stored raw, first (a checked sheet's secret is redacted since; the hash is of the bytes as they came)
+    assert stored is not None and (stored.sha256 in {hashlib.sha256(r).hexdigest() for r in raws}
+                                   or stored.raw.startswith(b"X-PBM-Truncated: "))  # over the limit: cut
+    assert stored.raw in raws or stored.raw.startswith(b"X-PBM-Truncated: ") or (stored.outcome.get("redacted") and b"AAAA-BBBB-CCC" not in stored.raw)
     assert s.scalars(select(InboundMessage).where(InboundMessage.id > before)).all()
     answer = reply_for(s, outcome.inbound_id)
     if case.status == "duplicate":

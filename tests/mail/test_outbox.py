@@ -118,3 +118,60 @@ def test_cli_send_mail(cli, smtp, tmp_path, monkeypatch):
     (tmp_path / "empty.toml").write_text("[smtp]\n", encoding="utf-8")
     result = cli("send-mail", "--config", str(tmp_path / "empty.toml"), expect=2)
     assert "no SMTP host" in result.stderr
+
+
+# -- issue 13, item 7: overlapping flushes never send twice ------------------------------------------
+
+def test_overlapping_flushes_send_each_delivery_exactly_once(db_url, smtp):
+    import threading
+
+    with session_scope(db_url) as s:
+        for i in range(30):
+            queue(s, f"notice:{i}", "notice", [f"p{i}@example.org", f"q{i}@example.org"], _msg(f"n{i}"))
+    results, errors = [], []
+
+    def run():
+        try:
+            with session_scope(db_url) as s:
+                results.append(flush(s, _cfg(smtp)))
+        except Exception as exc:  # pragma: no cover - the assertion below shows it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    assert sum(r.sent for r in results) == 60
+    got = sorted(r for m in smtp.messages for r in m.rcpt_tos)
+    assert got == sorted({*got}) and len(got) == 60  # each recipient once
+
+
+def test_a_delivery_is_claimed_by_one_flusher_only(db_url):
+    from pbm.mail.outbox import _claim
+
+    with session_scope(db_url) as s:
+        m = queue(s, "notice:c", "notice", ["ada@example.org"], _msg())
+    with session_scope(db_url) as s1, session_scope(db_url) as s2:
+        m1, m2 = s1.get(OutboxMessage, m.id), s2.get(OutboxMessage, m.id)
+        assert _claim(s1, m1, "ada@example.org", "new") is not None
+        assert _claim(s2, m2, "ada@example.org", "new") is None
+        s1.scalar(select(SendLog)).status = "failed"
+        s1.commit()
+        log2 = _claim(s2, m2, "ada@example.org", "failed")
+        assert log2 is not None and log2.status == "claimed" and log2.attempts == 2
+        assert _claim(s1, m1, "ada@example.org", "failed") is None
+
+
+def test_claimed_by_a_dead_flusher_is_sent_uncertain_is_not(db_url, smtp):
+    """``claimed``: nothing reached the server (retried); ``sending``: it may have (only --retry-uncertain)."""
+    with session_scope(db_url) as s:
+        a = queue(s, "notice:a", "notice", ["ada@example.org"], _msg())
+        b = queue(s, "notice:b", "notice", ["ike@example.org"], _msg())
+        s.add_all([SendLog(outbox_id=a.id, recipient="ada@example.org", status="claimed", attempts=1, error=""),
+                   SendLog(outbox_id=b.id, recipient="ike@example.org", status="sending", attempts=1, error="")])
+    with session_scope(db_url) as s:
+        result = flush(s, _cfg(smtp))
+        assert (result.sent, result.uncertain) == (1, 1)
+    assert [m.rcpt_tos for m in smtp.messages] == [["ada@example.org"]]

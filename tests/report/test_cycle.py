@@ -121,17 +121,23 @@ def test_crash_inside_resolution_rolls_back(fresh, tmp_path):
 
 
 def test_a_running_cycle_blocks_another(fresh, tmp_path):
+    """The lock is held by a live process: another cycle, run-turn or --break-lock cannot pass it (item 6)."""
     import socket
 
-    with session_scope(fresh) as s:
-        s.add(CycleLock(name="cycle", holder="other", host=socket.gethostname()[:200], pid=os.getpid()))
-    result = Cli(fresh)("cycle", "--now", "--reports", str(tmp_path / "r"), "--archive", str(tmp_path / "a"),
-                        expect=2)
-    assert "another pbm cycle is running" in result.stderr
+    from pbm.locks import process_lock
+
+    args = ["--reports", str(tmp_path / "r"), "--archive", str(tmp_path / "a")]
+    with process_lock(fresh, "cycle"):  # a live holder (its own connection / open file)
+        result = Cli(fresh)("cycle", "--now", *args, expect=2)
+        assert "another pbm cycle, run-turn or rerun-turn is running" in result.stderr
+        result = Cli(fresh)("cycle", "--now", "--break-lock", *args, expect=2)
+        assert "pbm does not break it" in result.stderr
+        assert "another pbm cycle" in Cli(fresh)("run-turn", expect=2).stderr
+        assert "another pbm cycle" in Cli(fresh)("rerun-turn", "test-game", "1", expect=2).stderr
     assert _states(fresh) == {}
-    # A lock left by a dead process on this host is taken over.
+    # The note a dead holder left behind is only a note: the lock itself died with it.
     with session_scope(fresh) as s:
-        s.get(CycleLock, "cycle").pid = 2 ** 22 + 12345
+        s.add(CycleLock(name="cycle", holder="other", host=socket.gethostname()[:200], pid=2 ** 22 + 12345))
     assert run_cycle(fresh, _opts(tmp_path)) == {"test-game": "archived"}
 
 
@@ -212,3 +218,27 @@ def test_finished_game_record_tables_and_hall_of_records(game_url, tmp_path):
 def test_cycle_refuses_an_unknown_game(fresh, tmp_path):
     with pytest.raises(PbmError, match="no Continental Rails game 'nope'"):
         run_cycle(fresh, _opts(tmp_path), ["nope"])
+
+
+def test_undelivered_reports_keep_the_turn_retrying_and_the_exit_non_zero(fresh, tmp_path):
+    """Issue 13, item 8: an SMTP outage leaves the turn 'reported', shown by status, exit 2; the next cycle sends."""
+    from tests.mail.smtp import SmtpServer
+
+    server = SmtpServer()  # its port is chosen; nothing listens there yet (the outage)
+    config = tmp_path / "pbm.toml"
+    config.write_text(server.config_toml())
+    cli = Cli(fresh)
+    args = ["cycle", "--clock", NOW.isoformat(), "--reports", str(tmp_path / "reports"),
+            "--archive", str(tmp_path / "archive"), "--config", str(config)]
+    result = cli(*args, expect=2)
+    assert "report delivery(ies) not sent" in result.stdout and "did not finish" in result.stderr
+    assert _states(fresh) == {1: "reported"}
+    status = cli("status").stdout
+    assert "DELIVERY FAILED" in status and "waiting for its reports to be delivered" in status
+    with server:
+        result = cli(*args)
+        assert _states(fresh) == {1: "archived", 2: "open"}
+        assert sorted(r for m in server.messages for r in m.rcpt_tos) == [
+            "ada@example.org", "carl@example.org", "ike@example.org"]
+        cli(*args)  # nothing more is due, nothing is sent again
+        assert len(server.messages) == 3

@@ -1,0 +1,147 @@
+"""Locks between pbm commands that may run at the same time (docs/guarantees.md).
+
+Two kinds:
+
+* :func:`lock_game` — the game's row, for one transaction.  Accepting a sheet, closing a turn,
+  resolving it and accepting a late sheet all take it first, so a sheet is either accepted
+  before the turn closes or found late after it (issue 13, item 2).  PostgreSQL:
+  ``SELECT … FOR UPDATE``; SQLite: a no-op ``UPDATE`` of the row, which takes the database's
+  write lock until the transaction ends.
+* :func:`process_lock` — held by a running command for its whole run (``pbm cycle``,
+  ``run-turn``, ``rerun-turn`` share ``"cycle"``; flushing the outbox takes ``"outbox"``).
+  It cannot outlive its holder: on PostgreSQL it is a session advisory lock (the server drops
+  it when the holder's connection ends, however the process died); on SQLite it is ``flock``
+  on a file beside the database (the kernel drops it when the process dies).  So a lock that is
+  held is held by a live process, and pbm never breaks it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import delete, select, text, update
+from sqlalchemy.orm import Session
+
+from pbm.db import get_engine
+from pbm.errors import PbmError
+from pbm.models import CycleLock, Game
+
+
+class Locked(PbmError):
+    """Another live pbm process holds the lock."""
+
+
+def lock_game(session: Session, game: Game) -> None:
+    """Lock ``game``'s row until the session's transaction ends, then reload it (fresh values)."""
+    session.flush()
+    bind = session.get_bind()
+    if bind.dialect.name == "postgresql":
+        session.execute(select(Game.id).where(Game.id == game.id).with_for_update())
+    else:
+        session.execute(update(Game).where(Game.id == game.id).values(turn=Game.turn)
+                        .execution_options(synchronize_session=False))
+    session.refresh(game)
+
+
+def _advisory_key(name: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"pbm:{name}".encode()).digest()[:8], "big", signed=True)
+
+
+def _lock_path(url, name: str) -> Path:
+    database = url.database or ""
+    if database and database != ":memory:":
+        return Path(database).with_name(Path(database).name + f".{name}.lock")
+    import tempfile
+
+    digest = hashlib.sha256(str(url).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"pbm-{digest}.{name}.lock"
+
+
+def _holder(url_text: str | None, name: str) -> str:
+    """Who holds the lock, as recorded in ``cycle_locks`` (for the message only)."""
+    from pbm.db import session_scope
+
+    try:
+        with session_scope(url_text) as s:
+            row = s.get(CycleLock, name)
+            if row is not None:
+                since = f" since {row.acquired_at:%Y-%m-%d %H:%M}" if row.acquired_at else ""
+                return f" (pid {row.pid} on {row.host}{since})"
+    except Exception:  # pragma: no cover - the message is a courtesy
+        pass
+    return ""
+
+
+def _record(url_text: str | None, name: str, token: str, *, remove: bool = False) -> None:
+    from pbm.db import session_scope
+
+    with session_scope(url_text) as s:
+        if remove:
+            s.execute(delete(CycleLock).where(CycleLock.name == name, CycleLock.holder == token))
+            return
+        s.execute(delete(CycleLock).where(CycleLock.name == name))  # a dead holder's note
+        s.add(CycleLock(name=name, holder=token, host=socket.gethostname()[:200], pid=os.getpid(),
+                        acquired_at=datetime.now()))
+
+
+@contextmanager
+def process_lock(url_text: str | None, name: str, *, wait: bool = False, what: str = "pbm command",
+                 timeout: float = 600.0) -> Iterator[None]:
+    """Hold the process lock ``name`` for the block; refuse with :class:`Locked` if a live process has it
+    (or, with ``wait``, wait up to ``timeout`` seconds for it)."""
+    engine = get_engine(url_text)
+    token = os.urandom(16).hex()
+    if engine.dialect.name == "postgresql":
+        conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        key = _advisory_key(name)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                if conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar():
+                    break
+                if not wait or time.monotonic() > deadline:
+                    raise Locked(f"another {what} is running{_holder(url_text, name)}; wait for it to finish "
+                                 "(a lock is only ever held by a live process: pbm does not break it)")
+                conn.execute(text("SELECT pg_sleep(0.05)"))
+            try:
+                _record(url_text, name, token)
+                yield
+            finally:
+                try:
+                    _record(url_text, name, token, remove=True)
+                finally:
+                    conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+        finally:
+            conn.close()
+        return
+    path = _lock_path(engine.url, name)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not wait or time.monotonic() > deadline:
+                    raise Locked(f"another {what} is running{_holder(url_text, name)}; wait for it to finish "
+                                 "(a lock is only ever held by a live process: pbm does not break it)") from None
+                time.sleep(0.05)
+        try:
+            _record(url_text, name, token)
+            yield
+        finally:
+            try:
+                _record(url_text, name, token, remove=True)
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
