@@ -142,6 +142,52 @@ def doctor(
         raise typer.Exit(1)
 
 
+@app.command("worker")
+def worker(
+    ctx: typer.Context,
+    once: bool = typer.Option(False, "--once", help="Do every due game, then exit (for cron)."),
+    maildir: Optional[Path] = typer.Option(None, "--maildir", help="A shared Maildir of turnsheet mails to read."),
+    reports: Path = typer.Option(Path("reports"), "--reports", help="Folder of the reports (shared by workers)."),
+    archive: Path = typer.Option(Path("archive"), "--archive", help="Folder of the archive (shared by workers)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml)."),
+    poll: float = typer.Option(30.0, "--poll", min=0.1, help="Seconds between passes when idle."),
+    quiet: bool = typer.Option(False, "--quiet", help="No per-game lines, only the closing summary."),
+) -> None:
+    """Do due work continuously: read mail, then close, resolve, report, send and archive each game whose
+    deadline has passed.  Any number of workers share one PostgreSQL database, each game claimed by one
+    at a time (docs/hosting.md).  SIGTERM finishes the current game and stops."""
+    import sys
+
+    from pbm.hosting import Worker, worker_options
+
+    def log(line: str) -> None:
+        if not quiet:
+            typer.echo(line)
+
+    opts = worker_options(reports=reports, archive=archive, maildir=maildir, config=config, once=once,
+                          poll=poll, log=log)
+    if sys.stderr.isatty() and once:
+        import click
+
+        def progress(total: int):
+            bar = click.progressbar(length=max(total, 1), label="Games", file=sys.stderr)
+            bar.__enter__()
+            bar.close = lambda: bar.__exit__(None, None, None)
+            return bar
+
+        opts.cycle.progress = None
+        opts_progress = progress
+    else:
+        opts_progress = None
+    w = Worker(ctx.obj["db"], opts)
+    if opts_progress is not None:
+        w.progress = opts_progress
+    stats = w.run()
+    typer.echo(f"worker {opts.name}: {stats.summary()}")
+    if stats.failed:
+        raise typer.Exit(1)
+
+
 @app.command("games")
 def games(ctx: typer.Context) -> None:
     """List the games in the database."""

@@ -1,0 +1,89 @@
+"""Many games, many workers (issue 14): on PostgreSQL, 4 `pbm worker --once` processes over 40 due games
+finish every game's turn exactly once — turn states, events, accepted sheets, outbox — also when one
+worker is killed (SIGKILL) in the middle of a game: its claim dies with its connection and another
+worker carries the game on from where it stood."""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from pbm.db import session_scope
+from pbm.hosting import populate
+from pbm.models import Event, Game, OrderSet, OutboxMessage, TurnState
+from tests.conftest import ROOT, _pg_database
+
+RUNNER = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from pbm.hosting import Worker, worker_options
+    url, out, maildir, kill_after = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
+    opts = worker_options(reports=out / "reports", archive=out / "archive", maildir=maildir, config=None,
+                          once=True, poll=0.2, log=lambda line: print(line, flush=True))
+    resolved = []
+    def after(game, state, turn):
+        if state == "resolved":
+            resolved.append(game)
+            if kill_after and len(resolved) >= kill_after:
+                print(f"KILLED after resolving {game}", flush=True)
+                os.kill(os.getpid(), signal.SIGKILL)
+    opts.cycle.after_step = after
+    stats = Worker(url, opts).run()
+    print("SUMMARY", stats.summary(), flush=True)
+""")
+
+
+@pytest.fixture
+def pg_url(pg_template):
+    yield from _pg_database(pg_template)
+
+
+def test_four_workers_forty_games_each_exactly_once_with_one_killed(pg_url, tmp_path):
+    maildir = tmp_path / "maildir"
+    names = populate(pg_url, games=40, humans=1, maildir=maildir, seed=500)
+    assert len(names) == 40 and len(mailbox.Maildir(str(maildir))) == 40
+    runner = tmp_path / "runner.py"
+    runner.write_text(RUNNER)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, str(runner), pg_url, str(tmp_path / "out"), str(maildir),
+                               "2" if i == 0 else "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, env=env) for i in range(4)]
+    outs = [p.communicate(timeout=600)[0] for p in procs]
+    assert procs[0].returncode == -signal.SIGKILL, outs[0]
+    assert "KILLED after resolving" in outs[0]
+    killed_game = outs[0].split("KILLED after resolving ", 1)[1].split()[0]
+    for p, out in zip(procs[1:], outs[1:]):
+        assert p.returncode == 0, out
+    handled = Counter()
+    for out in outs:
+        for line in out.splitlines():
+            game, _, rest = line.partition(": ")
+            if rest.startswith("archived in"):
+                handled[game] += 1
+    # every game archived by exactly one worker; the killed worker's game by one of the others
+    assert sorted(handled) == sorted(names) and set(handled.values()) == {1}
+    assert any(f"{killed_game}: archived" in out for out in outs[1:])
+    with session_scope(pg_url) as s:
+        for game in s.scalars(select(Game).order_by(Game.id)):
+            assert game.turn == 2, game.name
+            states = list(s.scalars(select(TurnState).where(TurnState.game_id == game.id).order_by(TurnState.turn)))
+            assert [(t.turn, t.state) for t in states] == [(1, "archived"), (2, "open")], game.name
+            moves = [h["state"] for h in states[0].history]
+            assert moves == ["open", "closed", "resolved", "reported", "sent", "archived"], (game.name, moves)
+            seqs = list(s.scalars(select(Event.seq).where(Event.game_id == game.id, Event.turn == 1)))
+            assert seqs and len(seqs) == len(set(seqs)), game.name  # resolved once: no event twice
+            sheets = list(s.scalars(select(OrderSet.status).where(OrderSet.game_id == game.id, OrderSet.turn == 1)))
+            assert sheets == ["accepted"], (game.name, sheets)  # the mailed sheet, read once, on time
+            reports = s.scalar(select(func.count()).select_from(OutboxMessage)
+                               .where(OutboxMessage.key.like(f"report:{game.name}:1:%")))
+            assert reports == 1, game.name
+    assert len(list((tmp_path / "out" / "archive").glob("*/turn-1"))) == 40
