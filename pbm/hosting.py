@@ -10,10 +10,12 @@ next pass of any other.  Every worker also holds the ``cycle`` lock *shared* dur
 workers run together, while ``pbm cycle``, ``run-turn`` and ``rerun-turn`` (exclusive) wait for
 them to stop, and the other way round.
 
-Mail intake (a Maildir or the configured IMAP mailbox, plus any mail stored but never handled)
-is claimed as a whole by the ``intake`` lock: one worker reads the shared mailbox while the
-others work on games; each message is stored and handled in its own transaction, and a sheet
-races a closing turn only through the game's row lock (accepted before the close, or late).
+Mail intake (a shared Maildir, plus any mail stored but never handled) is claimed as a whole by
+the ``intake`` lock at the start of each pass: one worker at a time reads the mailbox, and a
+worker closes no game before it has had its turn at the mailbox, so a sheet that was in before
+a deadline is accepted before that game closes.  Each message is stored and handled in its own
+transaction; a sheet racing a closing turn meets it at the game's row lock (accepted before the
+close, or late after it).
 
 Transactions are short (one per step), every unit is retried on serialization failures and
 deadlocks (SQLSTATE 40001, 40P01) a bounded number of times, and ``PBM_STATEMENT_TIMEOUT``
@@ -126,8 +128,8 @@ class Worker:
 
     def _intake(self) -> None:
         opts = self.opts.cycle
-        try:
-            with process_lock(self.url, "intake", what="mail intake"):
+        try:  # waited for, not skipped: mail that is in before a deadline is read before that game closes
+            with process_lock(self.url, "intake", what="mail intake", wait=True, timeout=600):
                 with session_scope(self.url) as s:
                     summary = default_ingester(s, self.opts.maildir, opts.mail_config)
                 if summary != "nothing new":
@@ -240,7 +242,6 @@ def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | No
     from pbm.cr.setup import SeatRequest, create_game
     from pbm.report.demo import GAME_ADDRESS, _sheet_text
 
-    due = deadline or (datetime.now().replace(microsecond=0) - timedelta(minutes=1))
     box = mailbox.Maildir(str(maildir), create=True) if maildir is not None else None
     names = []
     for i in range(games):
@@ -250,7 +251,7 @@ def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | No
                      for k in range(humans)]
             created = create_game(s, seed=seed + i, name=name, seats=seats)
             game = created.game
-            game.deadline = due
+            game.deadline = datetime.now() + timedelta(days=7)  # set below, once every sheet is in
             s.flush()
             if box is not None:
                 for player in sorted(game.players, key=lambda p: p.number):
@@ -264,4 +265,10 @@ def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | No
                     msg.set_content(_sheet_text(s, game, player, created.secrets[player.number], game.turn))
                     box.add(mailbox.MaildirMessage(msg))
         names.append(name)
+    from sqlalchemy import update
+
+    due = deadline or datetime.now().replace(microsecond=0) + timedelta(seconds=1)  # after every sheet above
+    with session_scope(url) as s:
+        s.execute(update(Game).where(Game.name.in_(names)).values(deadline=due))
+    time.sleep(max(0.0, (due - datetime.now()).total_seconds()) + 0.1 if deadline is None else 0)  # past the deadline: the games are due
     return names

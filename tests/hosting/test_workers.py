@@ -81,7 +81,8 @@ def test_four_workers_forty_games_each_exactly_once_with_one_killed(pg_url, tmp_
             assert moves == ["open", "closed", "resolved", "reported", "sent", "archived"], (game.name, moves)
             seqs = list(s.scalars(select(Event.seq).where(Event.game_id == game.id, Event.turn == 1)))
             assert seqs and len(seqs) == len(set(seqs)), game.name  # resolved once: no event twice
-            sheets = list(s.scalars(select(OrderSet.status).where(OrderSet.game_id == game.id, OrderSet.turn == 1)))
+            sheets = list(s.scalars(select(OrderSet.status).where(OrderSet.game_id == game.id, OrderSet.turn == 1,
+                                                            OrderSet.source == "email")))
             assert sheets == ["accepted"], (game.name, sheets)  # the mailed sheet, read once, on time
             reports = s.scalar(select(func.count()).select_from(OutboxMessage)
                                .where(OutboxMessage.key.like(f"report:{game.name}:1:%")))
