@@ -147,6 +147,7 @@ def worker(
     ctx: typer.Context,
     once: bool = typer.Option(False, "--once", help="Do every due game, then exit (for cron)."),
     maildir: Optional[Path] = typer.Option(None, "--maildir", help="A shared Maildir of turnsheet mails to read."),
+    imap: bool = typer.Option(False, "--imap", help="Read the IMAP mailbox of [mail] in pbm.toml / PBM_IMAP_* each pass."),
     reports: Path = typer.Option(Path("reports"), "--reports", help="Folder of the reports (shared by workers)."),
     archive: Path = typer.Option(Path("archive"), "--archive", help="Folder of the archive (shared by workers)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml)."),
@@ -164,8 +165,10 @@ def worker(
         if not quiet:
             typer.echo(line)
 
+    if imap and maildir is not None:
+        raise PbmError("name one mail source: --maildir DIR or --imap")
     opts = worker_options(reports=reports, archive=archive, maildir=maildir, config=config, once=once,
-                          poll=poll, log=log)
+                          poll=poll, log=log, imap=imap)
     if sys.stderr.isatty() and once:
         import click
 

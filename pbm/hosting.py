@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import signal
+from collections import Counter
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ from pbm.db import get_engine, session_scope
 from pbm.errors import PbmError
 from pbm.locks import Locked, process_lock
 from pbm.models import Game, TurnState
-from pbm.report.cycle import CycleOptions, default_ingester, run_game_turn
+from pbm.report.cycle import CycleOptions, run_game_turn
 
 RETRYABLE = {"40001", "40P01"}  # serialization_failure, deadlock_detected
 
@@ -90,6 +91,7 @@ class WorkerOptions:
     poll: float = 30.0  # seconds between passes when idle (long-running mode)
     retries: int = 5  # per unit, on 40001/40P01
     name: str = field(default_factory=lambda: f"{os.uname().nodename}:{os.getpid()}")
+    imap: bool = False  # read the IMAP mailbox of the mail settings (polled every pass)
     maildir: Path | None = None  # the shared Maildir to read (besides mail stored but not yet handled)
     claimed: Callable[[str], None] | None = None  # (game): a test hook, called right after a claim
 
@@ -127,16 +129,41 @@ class Worker:
     # -- units ------------------------------------------------------------------------------------
 
     def _intake(self) -> None:
-        opts = self.opts.cycle
         try:  # waited for, not skipped: mail that is in before a deadline is read before that game closes
             with process_lock(self.url, "intake", what="mail intake", wait=True, timeout=600):
-                with session_scope(self.url) as s:
-                    summary = default_ingester(s, self.opts.maildir, opts.mail_config)
+                summary = self._read_mail()
                 if summary != "nothing new":
-                    opts.log(f"mail: {summary}")
+                    self.opts.cycle.log(f"mail: {summary}")
                 self.stats.intake.append(summary)
         except Locked:
-            pass  # another worker is reading the mailbox
+            pass  # another worker has been reading the mailbox for ten minutes: read next pass
+
+    def _read_mail(self) -> str:
+        """Each new message stored and handled in its own transaction, then marked done in its mailbox;
+        then any message stored earlier but never handled (a worker died between the two)."""
+        from pbm.mail import sources
+        from pbm.mail.config import imap_config, mail_settings, reply_sender
+        from pbm.mail.ingest import Context, handle_stored, ingest
+
+        config = self.opts.cycle.mail_config
+        context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
+        if self.opts.imap:
+            items = sources.read_imap(imap_config(config))
+        elif self.opts.maildir is not None:
+            items = sources.read_maildir(self.opts.maildir)
+        else:
+            items = iter(())
+        counts: Counter[str] = Counter()
+        for item in items:
+            with session_scope(self.url) as s:
+                outcome = ingest(s, item.raw, context, source=item.source, received_at=item.received_at)
+            if item.done is not None:
+                item.done()  # after the commit: a crash in between reads it again, and it is known already
+            counts[outcome.status] += 1
+        with session_scope(self.url) as s:
+            for outcome in handle_stored(s, context):
+                counts[outcome.status] += 1
+        return ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
 
     def _run_unit(self, name: str, game_id: int) -> Unit | None:
         unit = Unit(game=name)
@@ -223,10 +250,10 @@ class Worker:
 
 
 def worker_options(*, reports: Path, archive: Path, maildir: Path | None, config: Path | None, once: bool,
-                   poll: float, log: Callable[[str], None]) -> WorkerOptions:
+                   poll: float, log: Callable[[str], None], imap: bool = False) -> WorkerOptions:
     cycle = CycleOptions(reports=reports, archive=archive, maildir=None, mail_config=config, log=log,
                          ingester=lambda _s, _m: "")  # intake is a unit of its own (the ``intake`` lock)
-    return WorkerOptions(cycle=cycle, once=once, poll=poll, maildir=maildir)
+    return WorkerOptions(cycle=cycle, once=once, poll=poll, maildir=maildir, imap=imap)
 
 
 def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | None = None, seed: int = 1,

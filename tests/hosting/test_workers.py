@@ -88,3 +88,49 @@ def test_four_workers_forty_games_each_exactly_once_with_one_killed(pg_url, tmp_
                                .where(OutboxMessage.key.like(f"report:{game.name}:1:%")))
             assert reports == 1, game.name
     assert len(list((tmp_path / "out" / "archive").glob("*/turn-1"))) == 40
+
+
+SIGTERM_RUNNER = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from pbm.hosting import Worker, worker_options
+    url, out = sys.argv[1], Path(sys.argv[2])
+    opts = worker_options(reports=out / "reports", archive=out / "archive", maildir=None, config=None,
+                          once=False, poll=0.5, log=lambda line: print(line, flush=True))
+    def after(game, state, turn):
+        if state == "closed":
+            os.kill(os.getpid(), signal.SIGTERM)  # as systemd stopping the service mid-game
+    opts.cycle.after_step = after
+    stats = Worker(url, opts).run()
+    print("SUMMARY", stats.summary(), flush=True)
+""")
+
+
+def test_sigterm_finishes_the_current_game_then_stops(pg_url, tmp_path):
+    names = populate(pg_url, games=3, humans=1, seed=900, prefix="term")
+    runner = tmp_path / "runner.py"
+    runner.write_text(SIGTERM_RUNNER)
+    out = subprocess.run([sys.executable, str(runner), pg_url, str(tmp_path / "out")], capture_output=True,
+                         text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "stopping after the current game (SIGTERM)" in out.stdout
+    assert "SUMMARY 1 game turn(s) done, 0 stopped short or failed" in out.stdout
+    with session_scope(pg_url) as s:
+        states = {g.name: [t.state for t in s.scalars(select(TurnState).where(TurnState.game_id == g.id)
+                                                      .order_by(TurnState.turn))]
+                  for g in s.scalars(select(Game))}
+    assert sorted(states.values()) == [[], [], ["archived", "open"]], states  # one game whole, two untouched
+    assert sorted(names) == sorted(states)
+
+
+def test_sqlite_worker_once_does_every_due_game(sqlite_url, tmp_path, monkeypatch):
+    from tests.conftest import Cli
+
+    monkeypatch.chdir(tmp_path)
+    populate(sqlite_url, games=2, humans=1, maildir=tmp_path / "maildir", seed=950, prefix="lite")
+    out = Cli(sqlite_url)("worker", "--once", "--maildir", str(tmp_path / "maildir")).stdout
+    assert "mail: 2 accepted" in out
+    assert "lite-0000: archived in" in out and "lite-0001: archived in" in out
+    assert "2 game turn(s) done, 0 stopped short or failed" in out
+    again = Cli(sqlite_url)("worker", "--once").stdout  # nothing is due any more: nothing done twice
+    assert "0 game turn(s) done" in again
