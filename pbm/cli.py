@@ -68,6 +68,9 @@ def new_game(
     from pbm.cr import setup
     from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
+    if name is not None and (not name.strip() or len(name) > 120 or not name.isprintable()):
+        raise PbmError("a game name is 1 to 120 printable characters (no control characters)")
+
     title18 = canonical_title(title)
     if title18 is not None:
         from pbm.e18xx.pbem.games import create_game as create_18xx

@@ -24,9 +24,16 @@ def db_url(ctx: typer.Context) -> str | None:
 
 @contextmanager
 def session(ctx: typer.Context) -> Iterator[Session]:
-    """One transaction on the chosen database."""
-    with session_scope(db_url(ctx)) as s:
-        yield s
+    """One transaction on the chosen database; a database refusal is a one-line error, not a traceback."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        with session_scope(db_url(ctx)) as s:
+            yield s
+    except SQLAlchemyError as exc:
+        orig = getattr(exc, "orig", None)
+        reason = " ".join(str(orig or exc).split())[:300]
+        raise PbmError(f"the database refused the change: {reason}") from None
 
 
 def pick_game(s: Session, game: str | None, title: str | None = None) -> Game:

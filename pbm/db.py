@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
@@ -101,16 +102,50 @@ def upgrade(engine: Engine) -> None:
     from alembic import command
     from alembic.config import Config
 
+    from alembic.util.exc import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
+
     cfg = Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
+    shown = engine.url.render_as_string(hide_password=True)
+    if engine.dialect.name == "sqlite":
+        check_sqlite_file(engine)
     try:
         with engine.begin() as connection:
             cfg.attributes["connection"] = connection
             command.upgrade(cfg, "head")
-    except OperationalError as exc:
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        raise DatabaseError(f"cannot open database {engine.url.render_as_string(hide_password=True)}: {reason}") from None
+    except CommandError as exc:
+        if "Can't locate revision" in str(exc):
+            raise DatabaseError(f"{shown} was made by a newer pbm (its schema is newer than this pbm knows); "
+                                "upgrade pbm to use it") from None
+        raise DatabaseError(f"cannot prepare database {shown}: {str(exc).splitlines()[0]}") from None
+    except SQLAlchemyError as exc:
+        orig = getattr(exc, "orig", None)
+        reason = str(orig or exc).strip().splitlines()[0]
+        raise DatabaseError(f"cannot open database {shown}: {reason}") from None
     _migrated.add(key)
+
+
+def check_sqlite_file(engine: Engine) -> None:
+    """Refuse a file that is not an SQLite database, or a damaged one (``PRAGMA quick_check``)."""
+    import sqlite3
+
+    database = engine.url.database or ""
+    if not database or database == ":memory:" or not Path(database).exists():
+        return
+    path = Path(database)
+    with path.open("rb") as f:
+        head = f.read(16)
+    if head and head != b"SQLite format 3\x00":
+        raise DatabaseError(f"{path} is not an SQLite database (is it the right file?)")
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60) as conn:
+            rows = [r[0] for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
+        conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(f"{path} is damaged ({exc}); restore it from a backup") from None
+    if rows != ["ok"]:
+        raise DatabaseError(f"{path} is damaged (quick_check: {' '.join(str(rows[0]).split())[:200]}); restore it from a backup")
 
 
 def table_names(engine: Engine) -> list[str]:

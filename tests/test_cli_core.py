@@ -214,3 +214,57 @@ def test_schema_made_by_migrations(db_url):
     names = pbm_db.table_names(engine)
     assert "alembic_version" in names
     assert {"games", "players", "railroads", "routes", "towns", "events", "ledger", "snapshots"} <= set(names)
+
+
+# -- issue 13, item 14: one-line errors, never tracebacks ------------------------------------------
+
+def test_damaged_foreign_or_newer_databases_are_refused_in_one_line(tmp_path):
+    import sqlite3
+
+    from tests.conftest import Cli
+
+    def one_line_error(url: str) -> str:
+        result = Cli(url)("games", expect=2)
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert result.stderr.startswith("Error: ") and result.stderr.strip().count("\n") == 0, result.stderr
+        return result.stderr
+
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(bytes(range(256)) * 20)
+    assert "is not an SQLite database" in one_line_error(f"sqlite:///{junk}")
+    good = tmp_path / "good.db"
+    Cli(f"sqlite:///{good}")("games")
+    cut = tmp_path / "cut.db"
+    data = good.read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    assert "is damaged" in one_line_error(f"sqlite:///{cut}")
+    newer = tmp_path / "newer.db"
+    newer.write_bytes(data)
+    with sqlite3.connect(newer) as c:
+        c.execute("UPDATE alembic_version SET version_num = '9999_future'")
+    c.close()
+    assert "made by a newer pbm" in one_line_error(f"sqlite:///{newer}")
+
+
+def test_hostile_game_names_are_refused_in_one_line(cli, tmp_path):
+    for name in ("x" * 10_000, "a\x00b", "a\x01b"):
+        result = cli("new-game", "continental-rails", "--name", name, expect=2)
+        assert "printable characters" in result.stderr and result.stderr.count("\n") == 1
+    assert "No games" in cli("games").stdout
+
+
+def test_new_game_is_committed_before_it_is_printed(db_url, players_csv):
+    """Issue 13, item 15: a reader that goes away (closed pipe) does not roll the new game back."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PBM_DATABASE_URL": db_url}
+    proc = subprocess.Popen([sys.executable, "-m", "pbm", "new-game", "continental-rails", "--players",
+                             str(players_csv), "--name", "piped"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    proc.stdout.close()  # the reader is gone before pbm prints anything
+    proc.wait(timeout=300)
+    from tests.conftest import Cli
+
+    assert "piped" in Cli(db_url)("games").stdout

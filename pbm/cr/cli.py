@@ -47,9 +47,8 @@ def run_turn_command(
                 g = pick_game(s, game, title="continental-rails")
                 lock_game(s, g)
                 name = g.name
-                row = turn_state(s, g)
-                if row.state not in ("open", "closed"):  # pragma: no cover - the turn number says otherwise
-                    raise PbmError(f"turn {g.turn} of {g.name} is already {row.state}")
+                if g.status == "open" and turn_state(s, g).state not in ("open", "closed"):  # pragma: no cover
+                    raise PbmError(f"turn {g.turn} of {g.name} is already {turn_state(s, g).state}")
                 resolved_turn = g.turn
                 result = run_turn(s, g, computer_for_missing=until_end)
                 from datetime import datetime

@@ -98,6 +98,30 @@ def begin_turn(ctx: TurnContext) -> None:
             ctx.rr_orders[rr.code] = autopilot_orders(ctx, rr)
     for n in ctx.players:
         ctx.orders.setdefault(n, Orders())
+    character_names(ctx)
+
+
+def character_names(ctx: TurnContext) -> None:
+    """§3.2: a character name chosen on the sheet (checked by the validator: first turn or after a
+    bankruptcy, at most 40 characters, nobody else's) is taken at the start of the turn.  Two players
+    choosing the same new name in one turn: the lower player number gets it, the other keeps his
+    name and is told (ruling M9)."""
+    taken = {p.character.lower(): n for n, p in ctx.players.items()}
+    for n in sorted(ctx.orders):
+        name = ctx.orders[n].character
+        player = ctx.players.get(n)
+        if not name or player is None or name == player.character:
+            continue
+        holder = taken.get(name.lower())
+        if holder is not None and holder != n:
+            ctx.event("0", "§3.2", "character-taken", f"The character name {name} was taken this turn by another "
+                      f"tycoon; you remain {player.character}.", player=n, private_to=[n])
+            continue
+        old = player.character
+        taken.pop(old.lower(), None)
+        taken[name.lower()] = n
+        player.character = name
+        ctx.event("0", "§3.2", "character", f"{old} is now known as {name}.", player=n)
 
 
 def solvency_after_market(ctx: TurnContext) -> None:

@@ -100,7 +100,7 @@ def register(app: typer.Typer) -> None:
         from pbm.mail import sources
         from pbm.mail.config import imap_config, smtp_config
         from pbm.mail.ingest import ingest as ingest_one
-        from pbm.mail.ingest import retry_errors
+        from pbm.mail.ingest import handle_stored, retry_errors
         from pbm.mail.outbox import flush
 
         chosen = [x for x in (maildir, mbox, eml_dir) if x is not None] + ([True] if imap else [])
@@ -109,7 +109,7 @@ def register(app: typer.Typer) -> None:
         with session(ctx) as s:
             g = pick_game(s, game) if game is not None else None
             context = _context(s, g, config, at)
-            outcomes = []
+            outcomes = handle_stored(s, context)  # stored by a run that died before handling them
             if retry:
                 outcomes += retry_errors(s, context)
             if chosen:

@@ -88,9 +88,13 @@ def _write(folder: Path, name: str, content: bytes) -> None:
 
 
 def _freeze(folder: Path) -> None:
+    """Read-only, and for the owner only: a bundle holds the players' mail (issue 13, item 13)."""
     for path in folder.rglob("*"):
         if path.is_file():
-            path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+            path.chmod(stat.S_IRUSR)
+        elif path.is_dir():
+            path.chmod(stat.S_IRWXU)
+    folder.chmod(stat.S_IRWXU)
 
 
 def _install(tmp: Path, target: Path) -> str:
@@ -136,9 +140,20 @@ def archive_turn(session: Session, game: Game, turn: int, *, reports: Path, arch
         _write(tmp, "state.json", dumps(data.state).encode("utf-8"))
         _write(tmp, "log.json", _json({"turn": turn, "events": data.events, "ledger": data.ledger}))
         source = turn_dir(reports, game.name, turn)
-        if source.is_dir():
-            for pdf_path in sorted(source.glob("*.pdf")):
-                _write(tmp, f"reports/{pdf_path.name}", pdf_path.read_bytes())
+        if source.is_dir():  # the same reports, rendered again without the next turn's sheet (its CODE)
+            from pbm.report.render import render_turn
+
+            names = {p.name for p in source.glob("*.pdf")}
+            players = sorted(int(n[len("player-"):-len(".pdf")]) for n in names
+                             if n.startswith("player-") and n[len("player-"):-len(".pdf")].isdigit())
+            scratch = Path(tempfile.mkdtemp(dir=target.parent, prefix=".render.", suffix=".tmp"))
+            try:
+                done = render_turn(session, game, turn=turn, players=players, moderator="moderator.pdf" in names,
+                                   out=scratch, with_turnsheet=False)
+                for pdf_path in sorted(done.paths):
+                    _write(tmp, f"reports/{pdf_path.name}", pdf_path.read_bytes())
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
         outcome = _install(tmp, target)
     except BaseException:
         if tmp.exists():

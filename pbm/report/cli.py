@@ -83,6 +83,13 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"  player {n} has no email address on file: not mailed")
         with session(ctx) as s:
             typer.echo(f"Delivery: {deliver(s, config)}")
+        from pbm.report.cycle import _smtp_configured, undelivered_reports
+
+        with session(ctx) as s:
+            waiting = undelivered_reports(s, pick_game(s, g.name), result.turn) if _smtp_configured(config) else []
+        if waiting:
+            raise PbmError(f"{len(waiting)} report delivery(ies) not sent ({', '.join(waiting[:3])}); "
+                           "`pbm send` or `pbm send-mail` tries again")
 
     @app.command("cycle")
     def cycle(

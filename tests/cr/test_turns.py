@@ -232,3 +232,21 @@ def test_cli_real_game_until_end(sqlite_url):
     out = cli("run-turn", "--until-end").stdout.strip().splitlines()
     assert len(out) >= 21 and out[-1].endswith("GAME OVER.")
     assert all(line.startswith(f"Turn {i} (") for i, line in enumerate(out, start=1))
+
+
+def test_character_order_is_applied_at_the_start_of_the_first_turn(db_url):
+    """Issue 13, item 4 (§3.2): CHARACTER was accepted and echoed but never applied.  Ruling M9: two
+    players asking for one new name in the same turn: the lower number gets it, the other is told."""
+    with session_scope(db_url) as s:
+        g = tiny_game(s, humans=3)
+        players = {p.number: p for p in g.players}
+        old3 = players[3].character
+        _store_orders(s, g, {1: Orders(character="Commodore Vanderbilt"), 2: Orders(character="Hetty Green"),
+                             3: Orders(character="hetty green")})
+        run_turn(s, g)
+        assert players[1].character == "Commodore Vanderbilt" and players[2].character == "Hetty Green"
+        assert players[3].character == old3
+        texts = {e.kind: e for e in s.scalars(select(Event).where(Event.game_id == g.id,
+                                                                  Event.kind.in_(("character", "character-taken"))))}
+        assert texts["character-taken"].private_to == [3]
+        assert "is now known as" in texts["character"].text

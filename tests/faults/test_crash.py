@@ -195,10 +195,35 @@ def _sent_once(smtp: SmtpServer) -> None:
     assert twice == [], f"sent twice: {twice}"
 
 
-def _points(total: int) -> list[int]:
-    if SLOW or total <= SAMPLES:
+def _archive_keeps_no_secrets(run: Run) -> None:
+    """Item 13: the bundle holds no player secret and no next-turn code, and only its owner can read it."""
+    import io
+    import stat
+
+    from pypdf import PdfReader
+
+    bundle = run.folder / "archive" / "g" / "turn-1"
+    secrets = re.findall(r"SECRET: (\S+)", "".join(p.read_text() for p in (run.folder / "md").rglob("*.eml")))
+    assert secrets
+    mails = list((bundle / "mails").glob("*.eml"))
+    assert len(mails) >= 2
+    for path in mails:
+        assert not any(secret.encode() in path.read_bytes() for secret in secrets), path
+    def text_of(path: Path) -> str:
+        return "".join(page.extract_text() or "" for page in PdfReader(io.BytesIO(path.read_bytes())).pages)
+
+    assert "CODE:" in text_of(run.folder / "reports" / "g" / "turn-1" / "player-1.pdf")  # the mailed one has it
+    for path in (bundle / "reports").glob("*.pdf"):
+        assert "CODE:" not in text_of(path), path
+    for path in [bundle, *bundle.rglob("*")]:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode & 0o077 == 0, f"{path}: {oct(mode)}"
+
+
+def _points(total: int, samples: int = SAMPLES) -> list[int]:
+    if SLOW or total <= samples:
         return list(range(1, total + 1))
-    return sorted({1 + round(i * (total - 1) / (SAMPLES - 1)) for i in range(SAMPLES)})
+    return sorted({1 + round(i * (total - 1) / (samples - 1)) for i in range(samples)})
 
 
 @pytest.mark.parametrize("command", ["cycle", "ingest"])
@@ -215,7 +240,8 @@ def test_killed_at_commit_points_then_rerun_reaches_the_same_end(world, tmp_path
         _sent_once(smtp)
         if command == "cycle":
             assert len(expected["reports"]) >= 2
-    for k in _points(total):
+            _archive_keeps_no_secrets(base)
+    for k in _points(total, SAMPLES if command == "cycle" else 2):
         with SmtpServer() as smtp:
             run = _start(world, tmp_path, smtp)
             killed = act(run, env={"PBM_FAULT_EXIT_AT_COMMIT": str(k)})
