@@ -38,7 +38,6 @@ from sqlalchemy import exists, or_, select
 from sqlalchemy.exc import DBAPIError
 
 from pbm.db import get_engine, session_scope
-from pbm.errors import PbmError
 from pbm.locks import Locked, process_lock
 from pbm.models import Game, TurnState
 from pbm.report.cycle import CycleOptions, run_game_turn
@@ -185,8 +184,9 @@ class Worker:
         except Locked:
             self.stats.skipped_claimed += 1
             return None
-        except (PbmError, DBAPIError, OSError) as exc:
-            unit.error = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        except Exception as exc:  # one game's failure is reported, and the worker goes on with the others
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+            unit.error = f"{type(exc).__name__}: {reason[0] if reason else ''}"
         unit.seconds = time.monotonic() - start
         if unit.state is None and not unit.error:
             return unit  # not due any more (another worker finished it between the listing and the claim)
