@@ -6,7 +6,7 @@ installed pbm finds them with ``importlib.resources`` (see ``pbm.resources``).
 Everything else is declared in ``pyproject.toml``.
 """
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 
 MAPPED = {
     "pbm.migrations": "migrations",
@@ -16,6 +16,6 @@ MAPPED = {
 }
 
 setup(
-    packages=find_packages(include=["pbm", "pbm.*"]) + list(MAPPED),
+    packages=find_namespace_packages(include=["pbm", "pbm.*"], exclude=["*__pycache__*"]) + list(MAPPED),
     package_dir=MAPPED,
 )
