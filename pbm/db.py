@@ -74,8 +74,16 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # pragma: no cover - dr
 def _engine(url: str) -> Engine:
     try:
         # SQLite: wait up to a minute for another writer (a resolving turn) instead of failing at once
-        connect_args = {"timeout": 60} if url.startswith("sqlite") else {}
-        engine = create_engine(url, future=True, connect_args=connect_args)
+        connect_args: dict = {"timeout": 60} if url.startswith("sqlite") else {}
+        kwargs: dict = {}
+        if url.startswith("postgresql"):
+            # many long-running workers: check a pooled connection before use (a restarted server or a
+            # dropped connection is replaced, not an error), and bound every statement if asked to
+            kwargs["pool_pre_ping"] = True
+            timeout = os.environ.get("PBM_STATEMENT_TIMEOUT")
+            if timeout:
+                connect_args["options"] = f"-c statement_timeout={int(float(timeout) * 1000)}"
+        engine = create_engine(url, future=True, connect_args=connect_args, **kwargs)
     except (ArgumentError, NoSuchModuleError) as exc:
         raise DatabaseError(f"not a usable database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":

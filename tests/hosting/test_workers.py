@@ -134,3 +134,20 @@ def test_sqlite_worker_once_does_every_due_game(sqlite_url, tmp_path, monkeypatc
     assert "2 game turn(s) done, 0 stopped short or failed" in out
     again = Cli(sqlite_url)("worker", "--once").stdout  # nothing is due any more: nothing done twice
     assert "0 game turn(s) done" in again
+
+
+def test_statement_timeout_bounds_every_statement(pg_url, monkeypatch):
+    from sqlalchemy import text
+    from sqlalchemy.exc import OperationalError
+
+    from pbm.db import get_engine
+    from pbm.hosting import sqlstate
+
+    monkeypatch.setenv("PBM_STATEMENT_TIMEOUT", "0.2")
+    engine = get_engine(pg_url + "?application_name=timeout-test")
+    with pytest.raises(OperationalError) as caught:
+        with engine.connect() as c:
+            c.execute(text("SELECT pg_sleep(2)"))
+    assert sqlstate(caught.value) == "57014"  # query_canceled
+    engine.dispose()
+
