@@ -74,3 +74,25 @@ def test_imap_errors_are_one_line(cli, game, dovecot, monkeypatch, tmp_path):
     config.write_text("[mail]\n", encoding="utf-8")
     result = cli("ingest", "--imap", "--config", str(config), expect=2)
     assert "no IMAP host" in result.stderr
+
+
+def test_imap_message_over_the_limit_is_fetched_cut(cli, game, dovecot, monkeypatch):
+    """Issue 13, item 12: only the start of a mail over 15 MB is fetched; it is stored marked and refused."""
+    from pbm.mail.message import MAX_MESSAGE_BYTES
+
+    for key, value in {"HOST": "127.0.0.1", "PORT": str(dovecot.port), "USER": USER, "PASSWORD": PASSWORD,
+                       "SSL": "false", "FOLDER": "INBOX"}.items():
+        monkeypatch.setenv(f"PBM_IMAP_{key}", value)
+    c = _client(dovecot)
+    big = mk("x", attachments=[(b"A" * (MAX_MESSAGE_BYTES + 4096), "application", "octet-stream", "big.bin")])
+    c.append("INBOX", big)
+    c.logout()
+    result = cli("ingest", "--imap")
+    assert "#1 rejected: the message is larger than 15 MB" in result.stdout
+    from sqlalchemy import select
+
+    from pbm.models import InboundMessage
+
+    with session_scope(cli.url) as s:
+        raw = s.scalar(select(InboundMessage.raw))
+        assert raw.startswith(b"X-PBM-Truncated: ") and len(raw) < 2 * 1024 * 1024

@@ -242,7 +242,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         body = (f"Your message #{row.seq} was received and stored, but NOT accepted.\n\nWhy: {auth}\n\n"
                 f"Nothing in it was used. A move mail starts with:\n\n{reply_header(c.game, 0).replace('PLAYER: 0', 'PLAYER: <your seat number>')}"
                 " <your secret>\n\nthen one move per line.\n\n-- \npbm (automatic answer)\n")
-        replied = _reply(session, ctx, row, [sender], f"[{tag}] Not accepted: {auth[:60]}", body, None)
+        replied = _reply(session, ctx, row, [sender], f"[{tag}] Not accepted: your message #{row.seq}", body, None)
         return Outcome(row.id, row.seq, "rejected", auth, replied)
     game, player = auth
     row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
@@ -258,7 +258,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
             f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal] + [
             "", "Correct the moves and send them again.", "", state_text(session, game, rep, legal=False)]
             + _seat_lines(player.number, game)) + "\n"
-        replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: {out.error[:60]}", body, game)
+        replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "rejected", out.error, replied, 1, player.number)
     _finish(row, "accepted", "", actions=[a.seq for a in out.applied], sheet_in=c.mail.where,
             standing=out.standing_added)
