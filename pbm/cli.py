@@ -121,6 +121,79 @@ def _echo_lines(lines: list[str]) -> None:
         pass
 
 
+@app.command("doctor")
+def doctor(
+    ctx: typer.Context,
+    config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (default: PBM_CONFIG or ./pbm.toml)."),
+    as_json: bool = typer.Option(False, "--json", help="The same facts as JSON."),
+) -> None:
+    """What this pbm is and uses: version, database and schema revision, mail in/out (no passwords), fonts,
+    disk.  Exits 1 if something configured is broken or unreachable; changes nothing."""
+    from pbm.doctor import run
+
+    checks = run(ctx.obj["db"], config)
+    if as_json:
+        typer.echo(json.dumps({c.section: {"ok": c.ok, **c.data} for c in checks}, indent=2, sort_keys=True,
+                              default=str))
+    else:
+        for c in checks:
+            mark = {True: "ok", False: "PROBLEM", None: "-"}[c.ok]
+            typer.echo(f"{c.section}: {mark}")
+            for line in c.lines:
+                typer.echo(f"  {line}")
+    if any(c.ok is False for c in checks):
+        raise typer.Exit(1)
+
+
+@app.command("worker")
+def worker(
+    ctx: typer.Context,
+    once: bool = typer.Option(False, "--once", help="Do every due game, then exit (for cron)."),
+    maildir: Optional[Path] = typer.Option(None, "--maildir", help="A shared Maildir of turnsheet mails to read."),
+    imap: bool = typer.Option(False, "--imap", help="Read the IMAP mailbox of [mail] in pbm.toml / PBM_IMAP_* each pass."),
+    reports: Path = typer.Option(Path("reports"), "--reports", help="Folder of the reports (shared by workers)."),
+    archive: Path = typer.Option(Path("archive"), "--archive", help="Folder of the archive (shared by workers)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml)."),
+    poll: float = typer.Option(30.0, "--poll", min=0.1, help="Seconds between passes when idle."),
+    quiet: bool = typer.Option(False, "--quiet", help="No per-game lines, only the closing summary."),
+) -> None:
+    """Do due work continuously: read mail, then close, resolve, report, send and archive each game whose
+    deadline has passed.  Any number of workers share one PostgreSQL database, each game claimed by one
+    at a time (docs/hosting.md).  SIGTERM finishes the current game and stops."""
+    import sys
+
+    from pbm.hosting import Worker, worker_options
+
+    def log(line: str) -> None:
+        if not quiet:
+            typer.echo(line)
+
+    if imap and maildir is not None:
+        raise PbmError("name one mail source: --maildir DIR or --imap")
+    opts = worker_options(reports=reports, archive=archive, maildir=maildir, config=config, once=once,
+                          poll=poll, log=log, imap=imap)
+    if sys.stderr.isatty() and once:
+        import click
+
+        def progress(total: int):
+            bar = click.progressbar(length=max(total, 1), label="Games", file=sys.stderr)
+            bar.__enter__()
+            bar.close = lambda: bar.__exit__(None, None, None)
+            return bar
+
+        opts.cycle.progress = None
+        opts_progress = progress
+    else:
+        opts_progress = None
+    w = Worker(ctx.obj["db"], opts)
+    if opts_progress is not None:
+        w.progress = opts_progress
+    stats = w.run()
+    typer.echo(f"worker {opts.name}: {stats.summary()}")
+    if stats.failed:
+        raise typer.Exit(1)
+
+
 @app.command("games")
 def games(ctx: typer.Context) -> None:
     """List the games in the database."""

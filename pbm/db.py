@@ -20,10 +20,9 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from pbm.errors import PbmError
+from pbm.resources import migrations_dir
 
 DEFAULT_URL = "sqlite:///pbm.db"
-ROOT = Path(__file__).resolve().parent.parent
-MIGRATIONS = ROOT / "migrations"
 
 
 from pbm import faults as _faults  # noqa: E402  (crash tests only; does nothing unless asked)
@@ -75,8 +74,16 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # pragma: no cover - dr
 def _engine(url: str) -> Engine:
     try:
         # SQLite: wait up to a minute for another writer (a resolving turn) instead of failing at once
-        connect_args = {"timeout": 60} if url.startswith("sqlite") else {}
-        engine = create_engine(url, future=True, connect_args=connect_args)
+        connect_args: dict = {"timeout": 60} if url.startswith("sqlite") else {}
+        kwargs: dict = {}
+        if url.startswith("postgresql"):
+            # many long-running workers: check a pooled connection before use (a restarted server or a
+            # dropped connection is replaced, not an error), and bound every statement if asked to
+            kwargs["pool_pre_ping"] = True
+            timeout = os.environ.get("PBM_STATEMENT_TIMEOUT")
+            if timeout:
+                connect_args["options"] = f"-c statement_timeout={int(float(timeout) * 1000)}"
+        engine = create_engine(url, future=True, connect_args=connect_args, **kwargs)
     except (ArgumentError, NoSuchModuleError) as exc:
         raise DatabaseError(f"not a usable database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
@@ -107,7 +114,7 @@ def upgrade(engine: Engine) -> None:
     from sqlalchemy.exc import SQLAlchemyError
 
     cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("script_location", str(migrations_dir()))
     shown = engine.url.render_as_string(hide_password=True)
     if engine.dialect.name == "sqlite":
         check_sqlite_file(engine)

@@ -94,31 +94,38 @@ def _record(url_text: str | None, name: str, token: str, *, remove: bool = False
 
 @contextmanager
 def process_lock(url_text: str | None, name: str, *, wait: bool = False, what: str = "pbm command",
-                 timeout: float = 600.0) -> Iterator[None]:
+                 timeout: float = 600.0, shared: bool = False) -> Iterator[None]:
     """Hold the process lock ``name`` for the block; refuse with :class:`Locked` if a live process has it
-    (or, with ``wait``, wait up to ``timeout`` seconds for it)."""
+    (or, with ``wait``, wait up to ``timeout`` seconds for it).
+
+    ``shared``: any number of shared holders at once (``pbm worker`` processes, each handling its own
+    games), but none while an exclusive holder (``pbm cycle``, ``run-turn``) has it, and the other
+    way round.  Shared holders are not recorded in ``cycle_locks``."""
     engine = get_engine(url_text)
     token = os.urandom(16).hex()
     if engine.dialect.name == "postgresql":
         conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         key = _advisory_key(name)
+        suffix = "_shared" if shared else ""
         try:
             deadline = time.monotonic() + timeout
             while True:
-                if conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar():
+                if conn.execute(text(f"SELECT pg_try_advisory_lock{suffix}(:k)"), {"k": key}).scalar():
                     break
                 if not wait or time.monotonic() > deadline:
                     raise Locked(f"another {what} is running{_holder(url_text, name)}; wait for it to finish "
                                  "(a lock is only ever held by a live process: pbm does not break it)")
                 conn.execute(text("SELECT pg_sleep(0.05)"))
             try:
-                _record(url_text, name, token)
+                if not shared:
+                    _record(url_text, name, token)
                 yield
             finally:
                 try:
-                    _record(url_text, name, token, remove=True)
+                    if not shared:
+                        _record(url_text, name, token, remove=True)
                 finally:
-                    conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+                    conn.execute(text(f"SELECT pg_advisory_unlock{suffix}(:k)"), {"k": key})
         finally:
             conn.close()
         return
@@ -128,7 +135,7 @@ def process_lock(url_text: str | None, name: str, *, wait: bool = False, what: s
         deadline = time.monotonic() + timeout
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
                 if not wait or time.monotonic() > deadline:
@@ -136,11 +143,13 @@ def process_lock(url_text: str | None, name: str, *, wait: bool = False, what: s
                                  "(a lock is only ever held by a live process: pbm does not break it)") from None
                 time.sleep(0.05)
         try:
-            _record(url_text, name, token)
+            if not shared:
+                _record(url_text, name, token)
             yield
         finally:
             try:
-                _record(url_text, name, token, remove=True)
+                if not shared:
+                    _record(url_text, name, token, remove=True)
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
     finally:

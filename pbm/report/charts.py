@@ -14,6 +14,7 @@ from reportlab.graphics.charts.lineplots import LinePlot
 from reportlab.graphics.shapes import Drawing, String
 from reportlab.lib import colors
 
+from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.report.mapdraw import PALETTE
 
 VP_CATEGORIES = [
@@ -28,12 +29,12 @@ VP_CATEGORIES = [
 
 def _frame(width: float, height: float, title: str) -> Drawing:
     d = Drawing(width, height)
-    d.add(String(4, height - 12, title, fontName="Helvetica-Bold", fontSize=9))
+    d.add(String(4, height - 12, title, fontName=BOLD, fontSize=9))
     return d
 
 
 def _empty(d: Drawing, width: float, height: float, text: str) -> Drawing:
-    d.add(String(width / 2, height / 2, text, fontName="Helvetica-Oblique", fontSize=8,
+    d.add(String(width / 2, height / 2, text, fontName=ITALIC, fontSize=8,
                  textAnchor="middle", fillColor=colors.grey))
     return d
 
@@ -70,11 +71,11 @@ def line_chart(
     plot.yValueAxis.labels.fontSize = 6
     plot.yValueAxis.labelTextFormat = lambda v: y_format.format(v)
     d.add(plot)
-    d.add(String(plot.x + plot.width / 2, 4, "turn", fontName="Helvetica", fontSize=6, textAnchor="middle"))
+    d.add(String(plot.x + plot.width / 2, 4, "turn", fontName=SANS, fontSize=6, textAnchor="middle"))
     if legend_width:
         legend = Legend()
         legend.x, legend.y = width - legend_width + 4, height - 22
-        legend.fontName, legend.fontSize = "Helvetica", 6
+        legend.fontName, legend.fontSize = SANS, 6
         legend.dx = legend.dy = 6
         legend.deltay = 8
         legend.alignment = "right"

@@ -21,6 +21,7 @@ from reportlab.graphics.shapes import Circle, Drawing, Group, Line, Polygon, Rec
 from reportlab.lib import colors
 from reportlab.platypus import Flowable
 
+from pbm.fonts import SANS
 from pbm.report.view import TurnData
 
 # A coarse outline of the contiguous United States, (lat, lon), clockwise from Cape Flattery.
@@ -166,7 +167,7 @@ def draw_map(data: TurnData, width: float, height: float, label_size: int = 4) -
         d.add(Circle(x, y, radius, fillColor=colors.black if filled else colors.white,
                      strokeColor=colors.black, strokeWidth=0.4))
     for x, y, name in pic.labels:
-        d.add(String(x, y, name, fontName="Helvetica", fontSize=5.5, fillColor=LABEL))
+        d.add(String(x, y, name, fontName=SANS, fontSize=5.5, fillColor=LABEL))
     return d
 
 
@@ -215,7 +216,7 @@ class MapFlowable(Flowable):
                     dots.circle(x, y, radius)
             c.drawPath(dots, stroke=1, fill=1)
         c.setFillColor(LABEL)
-        c.setFont("Helvetica", 5.5)
+        c.setFont(SANS, 5.5)
         for x, y, name in pic.labels:
             c.drawString(x, y, name)
         c.restoreState()

@@ -35,6 +35,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
+from pbm.fonts import BOLD, MONO as MONO_FONT, SANS
 from pbm import __version__
 from pbm.report import charts, sections
 from pbm.report.mapdraw import MapFlowable, legend_rows, map_picture
@@ -42,19 +43,19 @@ from pbm.report.view import TurnData
 from pbm.report.visibility import Visibility, visibility
 
 _styles = getSampleStyleSheet()
-H1 = ParagraphStyle("h1", parent=_styles["Heading1"], fontSize=15, spaceAfter=4, spaceBefore=0)
-H2 = ParagraphStyle("h2", parent=_styles["Heading2"], fontSize=11.5, spaceBefore=8, spaceAfter=3,
+H1 = ParagraphStyle("h1", parent=_styles["Heading1"], fontName=BOLD, fontSize=15, spaceAfter=4, spaceBefore=0)
+H2 = ParagraphStyle("h2", parent=_styles["Heading2"], fontName=BOLD, fontSize=11.5, spaceBefore=8, spaceAfter=3,
                     textColor=colors.HexColor("#1a3550"))
-H3 = ParagraphStyle("h3", parent=_styles["Heading3"], fontSize=9.5, spaceBefore=4, spaceAfter=2)
-BODY = ParagraphStyle("body", parent=_styles["BodyText"], fontSize=8.5, leading=10.5, spaceAfter=1)
+H3 = ParagraphStyle("h3", parent=_styles["Heading3"], fontName=BOLD, fontSize=9.5, spaceBefore=4, spaceAfter=2)
+BODY = ParagraphStyle("body", parent=_styles["BodyText"], fontName=SANS, fontSize=8.5, leading=10.5, spaceAfter=1)
 SMALL = ParagraphStyle("small", parent=BODY, fontSize=7, leading=8.5)
 CELL = ParagraphStyle("cell", parent=BODY, fontSize=6.8, leading=8, spaceAfter=0)
 CENTER = ParagraphStyle("center", parent=BODY, alignment=TA_CENTER)
-MONO = ParagraphStyle("mono", parent=BODY, fontName="Courier", fontSize=6.5, leading=7.6)
+MONO = ParagraphStyle("mono", parent=BODY, fontName=MONO_FONT, fontSize=6.5, leading=7.6)
 
 TABLE_STYLE = TableStyle([
-    ("FONT", (0, 0), (-1, -1), "Helvetica", 6.8),
-    ("FONT", (0, 0), (-1, 0), "Helvetica-Bold", 6.8),
+    ("FONT", (0, 0), (-1, -1), SANS, 6.8),
+    ("FONT", (0, 0), (-1, 0), BOLD, 6.8),
     ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#dde6ee")),
     ("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.HexColor("#7a8a99")),
     ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, colors.HexColor("#f5f7f9")]),
@@ -115,7 +116,7 @@ class ReportDoc(BaseDocTemplate):
     def _decorate(self, canvas, doc) -> None:
         width, height = canvas._pagesize
         canvas.saveState()
-        canvas.setFont("Helvetica", 7)
+        canvas.setFont(SANS, 7)
         canvas.setFillColor(colors.HexColor("#555555"))
         canvas.drawString(MARGIN * 0.7, height - MARGIN * 0.6, self.header)
         canvas.drawRightString(width - MARGIN * 0.7, height - MARGIN * 0.6, f"page {doc.page}")
@@ -209,7 +210,7 @@ def _flow_table(flow: sections.CashFlow) -> Table:
     rows += [[text, sections.money(amount)] for text, amount in flow.lines]
     rows.append(["end", sections.money(flow.end)])
     t = table([flow.title, ""], rows, [260, 70], wrap={0}, align_right={1})
-    t.setStyle(TableStyle([("FONT", (0, -1), (-1, -1), "Helvetica-Bold", 6.8)]))
+    t.setStyle(TableStyle([("FONT", (0, -1), (-1, -1), BOLD, 6.8)]))
     return t
 
 

@@ -17,19 +17,18 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbm import __version__
-from pbm.db import ROOT
+from pbm.resources import templates_dir
 from pbm.models import Event, Game, GameRecord, OrderSet, Player, RailroadTurn
 from pbm.report.mapdraw import draw_map
 from pbm.report.sections import MESSAGE_LENGTH
 from pbm.report.view import TurnData, load_turn
 
-TEMPLATES = ROOT / "templates" / "site"
 VP = [("robber_baron", "Robber Baron"), ("rail_mogul", "Rail Mogul"), ("rail_builder", "Rail Builder"),
       ("rail_magnate", "Rail Magnate"), ("rail_prodigal", "Rail Prodigal"), ("rail_baron", "Rail Baron")]
 
 
 def environment() -> Environment:
-    return Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(default=True),
+    return Environment(loader=FileSystemLoader(str(templates_dir() / "site")), autoescape=select_autoescape(default=True),
                        keep_trailing_newline=True)
 
 
@@ -94,6 +93,6 @@ def build_site(session: Session, game: Game, folder: Path, data: TurnData | None
         path = folder / f"turn-{t['turn']}.html"
         path.write_text(page, encoding="utf-8")
         written.append(path)
-    (folder / "style.css").write_text((TEMPLATES / "style.css").read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "style.css").write_text((templates_dir() / "site" / "style.css").read_text(encoding="utf-8"), encoding="utf-8")
     written.append(folder / "style.css")
     return written

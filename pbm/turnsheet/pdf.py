@@ -23,6 +23,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph
 
+from pbm.fonts import BOLD, SANS
 from pbm.cr.orders import MAX_MESSAGE
 from pbm.turnsheet.facts import SheetFacts
 from pbm.turnsheet.grammar import field_name
@@ -37,9 +38,9 @@ NOTE_X = FIELD_X + FIELD_W + 8
 NOTE_W = PAGE_W - MARGIN - NOTE_X
 ROW_H = 18
 
-_NOTE = ParagraphStyle("note", fontName="Helvetica", fontSize=7, leading=8.2, textColor=colors.HexColor("#333333"))
-_TITLE = ParagraphStyle("title", fontName="Helvetica-Bold", fontSize=10, leading=12)
-_TEXT = ParagraphStyle("text", fontName="Helvetica", fontSize=8, leading=10)
+_NOTE = ParagraphStyle("note", fontName=SANS, fontSize=7, leading=8.2, textColor=colors.HexColor("#333333"))
+_TITLE = ParagraphStyle("title", fontName=BOLD, fontSize=10, leading=12)
+_TEXT = ParagraphStyle("text", fontName=SANS, fontSize=8, leading=10)
 
 
 def _p(text: str, style: ParagraphStyle) -> Paragraph:
@@ -62,7 +63,7 @@ class _Sheet:
 
     def _footer(self) -> None:
         f = self.facts
-        self.c.setFont("Helvetica", 7)
+        self.c.setFont(SANS, 7)
         self.c.drawString(MARGIN, 22, f"{f.game} · player {f.player} · turn {f.turn} · code {f.code} · page {self.page}")
         self.c.drawRightString(PAGE_W - MARGIN, 22, "Fill in, save, and email this PDF back (or use the text sheet).")
 
@@ -95,7 +96,7 @@ class _Sheet:
         height = max(ROW_H, h + 4)
         self.need(height)
         top = self.y
-        self.c.setFont("Helvetica", 8)
+        self.c.setFont(SANS, 8)
         self.c.setFillColor(colors.black)
         self.c.drawString(LABEL_X, top - 12, key)
         form = self.c.acroForm
@@ -114,7 +115,7 @@ class _Sheet:
     def build(self) -> bytes:
         f = self.facts
         self.paragraph("Continental Rails II — Turnsheet (§10)", ParagraphStyle(
-            "head", fontName="Helvetica-Bold", fontSize=14, leading=17))
+            "head", fontName=BOLD, fontSize=14, leading=17))
         self.paragraph(f"Game {f.game} · turn {f.turn} ({f.year}) · climate {f.climate} · "
                        f"player {f.player}: {f.character}", _TEXT)
         self.paragraph("Type into the boxes in any PDF reader, save, and email the PDF back. Blank means no order; "
@@ -139,7 +140,7 @@ class _Sheet:
             for prefix, text in titles.items():
                 if key.startswith(prefix) and prefix not in done:
                     done.add(prefix)
-                    self.paragraph(text, ParagraphStyle("sub", parent=_TEXT, fontName="Helvetica-Bold"))
+                    self.paragraph(text, ParagraphStyle("sub", parent=_TEXT, fontName=BOLD))
                     if prefix == "STOCK 1":
                         for s in f.stock:
                             self.paragraph(

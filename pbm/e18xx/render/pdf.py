@@ -20,6 +20,7 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A3
 from reportlab.pdfgen.canvas import Canvas
 
+from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.e18xx.core.hexgrid import to_xy
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,9 +39,8 @@ FLAT_DIRS = {0: (0, 2), 1: (-1, 1), 2: (-1, -1), 3: (0, -2), 4: (1, -1), 5: (1, 
 
 
 def _t(text: object, limit: int = 60) -> str:
-    """Text the standard fonts can show (others become '?'), on one line."""
-    s = " ".join(str(text).split())[:limit]
-    return s.encode("cp1252", errors="replace").decode("cp1252")
+    """Text on one line, at most ``limit`` characters (any Unicode: pbm.fonts covers it, or draws a box)."""
+    return " ".join(str(text).split())[:limit]
 
 
 class MapGeometry:
@@ -189,13 +189,13 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
                     c.circle(sx, py, rad, stroke=1, fill=1)
                     if holder:
                         c.setFillColor(colors.white)
-                        c.setFont("Helvetica-Bold", max(3.5, rad * 0.75))
+                        c.setFont(BOLD, max(3.5, rad * 0.75))
                         c.drawCentredString(sx, py - rad * 0.28, _t(holder, 4))
                     else:
                         res = m.reservations.get((coord, i))
                         if res:
                             c.setFillColor(colors.HexColor("#555555"))
-                            c.setFont("Helvetica", max(3, rad * 0.6))
+                            c.setFont(SANS, max(3, rad * 0.6))
                             c.drawCentredString(sx, py - rad * 0.22, _t(res, 4))
                 # stations beside the city, in no circle (a private's extra station): smaller, below
                 for k, holder in enumerate(m.extra_tokens.get((coord, i), [])):
@@ -213,20 +213,20 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
                 value = node.revenue_for(g.phase_colors())
                 if value:
                     c.setFillColor(colors.black)
-                    c.setFont("Helvetica", max(3.5, r * 0.2))
+                    c.setFont(SANS, max(3.5, r * 0.2))
                     c.drawCentredString(px + r * 0.38, py + r * 0.25, str(value))
         # labels: coordinate (top), place name, tile number (bottom)
         c.setFillColor(colors.HexColor("#333333"))
-        c.setFont("Helvetica", max(3.5, r * 0.2))
+        c.setFont(SANS, max(3.5, r * 0.2))
         c.drawCentredString(cx, cy + r * 0.68, coord)
         if hd.name:
-            c.setFont("Helvetica-Oblique", max(3, r * 0.17))
+            c.setFont(ITALIC, max(3, r * 0.17))
             c.drawCentredString(cx, cy - r * 0.62, _t(hd.name, 18))
         if pl.tile_id:
-            c.setFont("Helvetica-Bold", max(3, r * 0.17))
+            c.setFont(BOLD, max(3, r * 0.17))
             c.drawString(cx + r * 0.3, cy - r * 0.45, _t(tile.name, 8))
         if hd.cost and not pl.tile_id:
-            c.setFont("Helvetica", max(3, r * 0.16))
+            c.setFont(SANS, max(3, r * 0.16))
             c.drawString(cx - r * 0.6, cy - r * 0.45, f"${hd.cost}")
     # the routes each company ran last, along their track
     from pbm.e18xx.core.track import TrackGraph
@@ -260,12 +260,12 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
     y = MARGIN
     for corp, text in reversed(legend):
         c.setFillColor(colors.HexColor(ccol.get(corp, "#000000")))
-        c.setFont("Helvetica", 7)
+        c.setFont(SANS, 7)
         c.drawString(box[0], y, _t(f"{corp} last ran {text}", 200))
         y += 9
     if legend:
         c.setFillColor(colors.black)
-        c.setFont("Helvetica-Bold", 7)
+        c.setFont(BOLD, 7)
         c.drawString(box[0], y, "Routes run last (dashed):")
 
 
@@ -326,7 +326,7 @@ def route_points(graph, geo, positions, route) -> list[tuple[float, float]]:
 
 
 def _row(c: Canvas, x: float, y: float, cells: list[str], widths: list[float], bold: bool = False) -> None:
-    c.setFont("Helvetica-Bold" if bold else "Helvetica", 8)
+    c.setFont(BOLD if bold else SANS, 8)
     for text, w in zip(cells, widths):
         c.drawString(x, y, _t(text, int(w / 3.6)))
         x += w
@@ -340,7 +340,7 @@ def draw_market(c: Canvas, g: "Game", x: float, top: float, width: float) -> flo
     ch = 26.0
     ccol = _corp_colors(g)
     c.setFillColor(colors.black)
-    c.setFont("Helvetica-Bold", 11)
+    c.setFont(BOLD, 11)
     c.drawString(x, top, "Stock chart")
     top -= 6
     for ri, row in enumerate(market):
@@ -354,15 +354,15 @@ def draw_market(c: Canvas, g: "Game", x: float, top: float, width: float) -> flo
             c.setLineWidth(1.4 if cell.kind == "p" else 0.5)
             c.rect(x0, y0, cw, ch, stroke=1, fill=1)
             c.setFillColor(colors.black)
-            c.setFont("Helvetica", 7)
+            c.setFont(SANS, 7)
             c.drawString(x0 + 2, y0 + ch - 8, str(cell.price))
             corps = g.state.market.get((ri, ci), [])
             for k, sym in enumerate(corps):
                 c.setFillColor(colors.HexColor(ccol.get(sym, "#000000")))
-                c.setFont("Helvetica-Bold", 6.5)
+                c.setFont(BOLD, 6.5)
                 c.drawString(x0 + 2 + (k % 2) * cw / 2, y0 + 9 - (k // 2) * 7, _t(sym, 4))
     c.setFillColor(colors.black)
-    c.setFont("Helvetica", 7)
+    c.setFont(SANS, 7)
     bottom = top - len(market) * ch - 10
     c.drawString(x, bottom, "gray: par values (thick border); yellow: no certificate limit; red: ends the game")
     return bottom - 14
@@ -371,7 +371,7 @@ def draw_market(c: Canvas, g: "Game", x: float, top: float, width: float) -> flo
 def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
     s = g.state
     c.setFillColor(colors.black)
-    c.setFont("Helvetica-Bold", 11)
+    c.setFont(BOLD, 11)
     c.drawString(x, y, "Players (priority order)")
     y -= 13
     widths = [110, 55, 55, 60, 430]
@@ -388,7 +388,7 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
                        f"{g.num_certs(p.name)}/{g.cert_limit()}", f"${g.player_value(p.name)}", ", ".join(held) or "-"],
              widths)
     y -= 20
-    c.setFont("Helvetica-Bold", 11)
+    c.setFont(BOLD, 11)
     c.drawString(x, y, "Corporations")
     y -= 13
     widths = [40, 45, 45, 55, 80, 55, 55, 110, 230]
@@ -405,7 +405,7 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
                        f"{g.percent_of('pool', corp.sym)}%", trains,
                        (stations or "-") + ("" if corp.floated else "  (not floated)")], widths)
     y -= 20
-    c.setFont("Helvetica-Bold", 11)
+    c.setFont(BOLD, 11)
     c.drawString(x, y, "Private companies")
     y -= 13
     widths = [50, 200, 60, 60, 200]
@@ -416,7 +416,7 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
         _row(c, x, y, [co.sym, co.name, f"${co.value}", f"${co.revenue}", owner], widths)
     y -= 20
     depot = g._depot_trains()
-    c.setFont("Helvetica", 9)
+    c.setFont(SANS, 9)
     c.drawString(x, y, _t(f"Phase {g.phase.name} (train limit {g.phase.train_limit}). Bank ${s.cash['bank']}. Depot offers: "
                           + (", ".join(f"{s.trains[t].name} (${s.trains[t].price})" for t in depot) or "nothing"), 200))
     return y - 14
@@ -438,11 +438,11 @@ def render_pdf(rep: "Replayed", name: str) -> bytes:
              "operating": f"Operating round {s.turn}.{s.round.num}"}[s.round.kind]
     status = f"game over ({s.end_reason})" if s.finished else f"to act: {who_acts(g)}"
     head = f"{g.title.name} - {name} - {where} - phase {g.phase.name} - action {len(g.actions)} - {status}"
-    c.setFont("Helvetica-Bold", 13)
+    c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))
     draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14))
     c.showPage()
-    c.setFont("Helvetica-Bold", 13)
+    c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))
     y = draw_market(c, g, MARGIN, h - MARGIN - 24, w - 2 * MARGIN)
     draw_tables(c, g, MARGIN, y - 6)

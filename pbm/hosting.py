@@ -1,0 +1,301 @@
+"""``pbm worker``: many games, many worker processes, one PostgreSQL database (docs/hosting.md).
+
+A unit of work is one game's due turn, carried as far as it goes (close → resolve → report →
+send → archive, :func:`pbm.report.cycle.run_game_turn`, whose steps are crash-safe and resume
+from the turn's state).  A worker *claims* a game before touching it with the per-game process
+lock ``game:<id>`` of :mod:`pbm.locks` (on PostgreSQL a session advisory lock, tried without
+waiting): a game claimed by another worker is skipped, so no game is handled twice at once, and
+the claim dies with its holder's connection, so the game of a killed worker is taken over by the
+next pass of any other.  Every worker also holds the ``cycle`` lock *shared* during a pass:
+workers run together, while ``pbm cycle``, ``run-turn`` and ``rerun-turn`` (exclusive) wait for
+them to stop, and the other way round.
+
+Mail intake (a shared Maildir, plus any mail stored but never handled) is claimed as a whole by
+the ``intake`` lock at the start of each pass: one worker at a time reads the mailbox, and a
+worker closes no game before it has had its turn at the mailbox, so a sheet that was in before
+a deadline is accepted before that game closes.  Each message is stored and handled in its own
+transaction; a sheet racing a closing turn meets it at the game's row lock (accepted before the
+close, or late after it).
+
+Transactions are short (one per step), every unit is retried on serialization failures and
+deadlocks (SQLSTATE 40001, 40P01) a bounded number of times, and ``PBM_STATEMENT_TIMEOUT``
+(seconds) bounds each statement.  SIGTERM/SIGINT finish the current unit, release the claims
+and stop.  SQLite stays the single-process default: there a worker holds the cycle lock alone.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import exists, or_, select
+from sqlalchemy.exc import DBAPIError
+
+from pbm.db import get_engine, session_scope
+from pbm.locks import Locked, process_lock
+from pbm.models import Game, TurnState
+from pbm.report.cycle import CycleOptions, run_game_turn
+
+RETRYABLE = {"40001", "40P01"}  # serialization_failure, deadlock_detected
+
+
+def sqlstate(exc: BaseException) -> str | None:
+    orig = getattr(exc, "orig", None)
+    return getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+
+
+@dataclass
+class Unit:
+    game: str
+    state: str | None = None
+    seconds: float = 0.0
+    error: str = ""
+    retries: int = 0
+
+
+@dataclass
+class WorkerStats:
+    units: list[Unit] = field(default_factory=list)
+    intake: list[str] = field(default_factory=list)
+    skipped_claimed: int = 0
+
+    @property
+    def done(self) -> list[Unit]:
+        return [u for u in self.units if u.state == "archived"]
+
+    @property
+    def failed(self) -> list[Unit]:
+        return [u for u in self.units if u.error or (u.state not in (None, "archived"))]
+
+    def summary(self) -> str:
+        failed = self.failed
+        text = (f"{len(self.done)} game turn(s) done, {len(failed)} stopped short or failed, "
+                f"{sum(u.retries for u in self.units)} retry(ies), {self.skipped_claimed} skip(s) of games "
+                "claimed by other workers")
+        for u in failed[:10]:
+            text += f"\n  {u.game}: {u.error or 'stopped at ' + str(u.state)}"
+        return text
+
+
+@dataclass
+class WorkerOptions:
+    cycle: CycleOptions
+    once: bool = False
+    poll: float = 30.0  # seconds between passes when idle (long-running mode)
+    retries: int = 5  # per unit, on 40001/40P01
+    name: str = field(default_factory=lambda: f"{os.uname().nodename}:{os.getpid()}")
+    imap: bool = False  # read the IMAP mailbox of the mail settings (polled every pass)
+    maildir: Path | None = None  # the shared Maildir to read (besides mail stored but not yet handled)
+    claimed: Callable[[str], None] | None = None  # (game): a test hook, called right after a claim
+
+
+class Worker:
+    def __init__(self, url: str | None, opts: WorkerOptions) -> None:
+        self.url = url
+        self.opts = opts
+        self.stats = WorkerStats()
+        self.stopping = False
+        self._given_up: set[str] = set()  # games that failed or stopped short in this run
+        self.postgres = get_engine(url).dialect.name == "postgresql"
+        self.progress: Callable[[int], object] | None = None  # a bar factory (total) -> .update(n), .close()
+
+    # -- signals ------------------------------------------------------------------------------
+
+    def request_stop(self, signum=None, _frame=None) -> None:
+        if not self.stopping:
+            self.opts.cycle.log(f"worker {self.opts.name}: stopping after the current game "
+                                f"({signal.Signals(signum).name if signum else 'asked'})")
+        self.stopping = True
+
+    # -- what is due ----------------------------------------------------------------------------
+
+    def due_games(self) -> list[str]:
+        """Continental Rails games with a turn in progress or whose deadline has passed, oldest deadline first."""
+        now = self.opts.cycle.now
+        in_progress = exists().where(TurnState.game_id == Game.id, TurnState.state.not_in(("open", "archived")))
+        query = (select(Game.name).where(Game.title == "continental-rails")
+                 .where(or_(in_progress, (Game.status == "open") & (Game.deadline <= now)))
+                 .order_by(Game.deadline, Game.id))
+        with session_scope(self.url) as s:
+            return [n for n in s.scalars(query) if n not in self._given_up]
+
+    # -- units ------------------------------------------------------------------------------------
+
+    def _intake(self) -> None:
+        try:  # waited for, not skipped: mail that is in before a deadline is read before that game closes
+            with process_lock(self.url, "intake", what="mail intake", wait=True, timeout=600):
+                summary = self._read_mail()
+                if summary != "nothing new":
+                    self.opts.cycle.log(f"mail: {summary}")
+                self.stats.intake.append(summary)
+        except Locked:
+            pass  # another worker has been reading the mailbox for ten minutes: read next pass
+
+    def _read_mail(self) -> str:
+        """Each new message stored and handled in its own transaction, then marked done in its mailbox;
+        then any message stored earlier but never handled (a worker died between the two)."""
+        from pbm.mail import sources
+        from pbm.mail.config import imap_config, mail_settings, reply_sender
+        from pbm.mail.ingest import Context, handle_stored, ingest
+
+        config = self.opts.cycle.mail_config
+        context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
+        if self.opts.imap:
+            items = sources.read_imap(imap_config(config))
+        elif self.opts.maildir is not None:
+            items = sources.read_maildir(self.opts.maildir)
+        else:
+            items = iter(())
+        counts: Counter[str] = Counter()
+        for item in items:
+            with session_scope(self.url) as s:
+                outcome = ingest(s, item.raw, context, source=item.source, received_at=item.received_at)
+            if item.done is not None:
+                item.done()  # after the commit: a crash in between reads it again, and it is known already
+            counts[outcome.status] += 1
+        with session_scope(self.url) as s:
+            for outcome in handle_stored(s, context):
+                counts[outcome.status] += 1
+        return ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+
+    def _run_unit(self, name: str, game_id: int) -> Unit | None:
+        unit = Unit(game=name)
+        start = time.monotonic()
+        try:
+            with process_lock(self.url, f"game:{game_id}", what=f"worker on game {name}"):
+                if self.opts.claimed:
+                    self.opts.claimed(name)
+                while True:
+                    try:
+                        unit.state = run_game_turn(self.url, name, self.opts.cycle)
+                        break
+                    except DBAPIError as exc:
+                        if sqlstate(exc) in RETRYABLE and unit.retries < self.opts.retries:
+                            unit.retries += 1
+                            time.sleep(min(2.0, 0.05 * 2 ** unit.retries))
+                            continue
+                        raise
+        except Locked:
+            self.stats.skipped_claimed += 1
+            return None
+        except Exception as exc:  # one game's failure is reported, and the worker goes on with the others
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+            unit.error = f"{type(exc).__name__}: {reason[0] if reason else ''}"
+        unit.seconds = time.monotonic() - start
+        if unit.state is None and not unit.error:
+            return unit  # not due any more (another worker finished it between the listing and the claim)
+        if unit.error or unit.state != "archived":
+            self._given_up.add(name)  # retried by the next run, not again and again by this one
+        log = self.opts.cycle.log
+        if unit.error:
+            log(f"{name}: FAILED: {unit.error}")
+        else:
+            log(f"{name}: {unit.state} in {unit.seconds:.2f}s" + (f" ({unit.retries} retry)" if unit.retries else ""))
+        self.stats.units.append(unit)
+        return unit
+
+    def run_pass(self, bar=None) -> tuple[int, int]:
+        """One pass over the due games; returns (games handled, due games left to others or later)."""
+        lock = dict(shared=True) if self.postgres else {}
+        handled = 0
+        with process_lock(self.url, "cycle", what="pbm cycle, run-turn or rerun-turn", wait=not self.opts.once,
+                          timeout=self.opts.poll, **lock):
+            self._intake()
+            names = self.due_games()
+            with session_scope(self.url) as s:
+                ids = dict(s.execute(select(Game.name, Game.id).where(Game.name.in_(names))).all()) if names else {}
+            for name in names:
+                if self.stopping:
+                    break
+                unit = self._run_unit(name, ids[name])
+                if unit is not None and unit.state is not None:
+                    handled += 1
+                    if bar is not None:
+                        bar.update(1)
+        left = 0 if self.stopping else len(self.due_games())
+        return handled, left
+
+    def run(self) -> WorkerStats:
+        """Passes until stopped (SIGTERM) — or, with ``once``, until no due game is left to anyone."""
+        old = {sig: signal.signal(sig, self.request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+        bar = None
+        try:
+            if self.progress is not None:
+                bar = self.progress(len(self.due_games()))
+            while not self.stopping:
+                self.opts.cycle.now = datetime.now()
+                handled, left = self.run_pass(bar)
+                if self.opts.once and left == 0:
+                    break
+                if handled == 0 and not self.stopping:
+                    # nothing this worker could take: others hold the due games (or nothing is due)
+                    self._sleep(0.2 if self.opts.once else self.opts.poll)
+        finally:
+            if bar is not None:
+                bar.close()
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+        return self.stats
+
+    def _sleep(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while not self.stopping and time.monotonic() < end:
+            time.sleep(min(0.2, end - time.monotonic()) if end > time.monotonic() else 0)
+
+
+def worker_options(*, reports: Path, archive: Path, maildir: Path | None, config: Path | None, once: bool,
+                   poll: float, log: Callable[[str], None], imap: bool = False) -> WorkerOptions:
+    cycle = CycleOptions(reports=reports, archive=archive, maildir=None, mail_config=config, log=log,
+                         ingester=lambda _s, _m: "")  # intake is a unit of its own (the ``intake`` lock)
+    return WorkerOptions(cycle=cycle, once=once, poll=poll, maildir=maildir, imap=imap)
+
+
+def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | None = None, seed: int = 1,
+             prefix: str = "host", deadline: datetime | None = None) -> list[str]:
+    """Create ``games`` Continental Rails games due now, each with ``humans`` human seats whose turn-1
+    turnsheets (legal orders, chosen as the computer would) are mailed into ``maildir``.
+
+    For ``scripts/bench_hosting.py`` and the hosting tests: a week's work for many workers."""
+    import mailbox
+    from datetime import timedelta
+    from email.message import EmailMessage
+
+    from pbm.cr.setup import SeatRequest, create_game
+    from pbm.report.demo import GAME_ADDRESS, _sheet_text
+
+    box = mailbox.Maildir(str(maildir), create=True) if maildir is not None else None
+    names = []
+    for i in range(games):
+        name = f"{prefix}-{i:04d}"
+        with session_scope(url) as s:
+            seats = [SeatRequest(line=k + 2, name=f"Player {k + 1} of {name}", email=f"p{k + 1}.{name}@example.org")
+                     for k in range(humans)]
+            created = create_game(s, seed=seed + i, name=name, seats=seats)
+            game = created.game
+            game.deadline = datetime.now() + timedelta(days=7)  # set below, once every sheet is in
+            s.flush()
+            if box is not None:
+                for player in sorted(game.players, key=lambda p: p.number):
+                    if not player.human:
+                        continue
+                    msg = EmailMessage()
+                    msg["From"] = player.email
+                    msg["To"] = GAME_ADDRESS
+                    msg["Subject"] = f"Orders for {name}, turn {game.turn}"
+                    msg["Message-ID"] = f"<bench-{name}-{game.turn}-{player.number}@example.org>"
+                    msg.set_content(_sheet_text(s, game, player, created.secrets[player.number], game.turn))
+                    box.add(mailbox.MaildirMessage(msg))
+        names.append(name)
+    from sqlalchemy import update
+
+    due = deadline or datetime.now().replace(microsecond=0) + timedelta(seconds=1)  # after every sheet above
+    with session_scope(url) as s:
+        s.execute(update(Game).where(Game.name.in_(names)).values(deadline=due))
+    time.sleep(max(0.0, (due - datetime.now()).total_seconds()) + 0.1 if deadline is None else 0)  # past the deadline: the games are due
+    return names
