@@ -70,15 +70,9 @@ class TrainsMixin:
         if action.auto:
             _, chosen = best_kinded(self, corp, self.corp_trains(corp))
         else:
-            owned = set(self.corp_trains(corp))
-            seen: set[str] = set()
+            self._check_route_trains(corp, action)
             cands = []
             for spec in action.routes:
-                if spec.train not in owned:
-                    raise IllegalRoute(f"{corp} does not own train {spec.train}; it owns {', '.join(sorted(owned))}")
-                if spec.train in seen:
-                    raise IllegalRoute(f"train {spec.train} runs twice")
-                seen.add(spec.train)
                 t = s.trains[spec.train]
                 found = routes_through(self, corp, t.variant or t.name, t.kind, spec.nodes)
                 if not found:
@@ -110,6 +104,18 @@ class TrainsMixin:
         self.log(f"{corp} runs for {r.revenue}" + (f" (+{r.subsidy} to the treasury)" if r.subsidy else "") + ": "
                  + "; ".join(f"{t}: {'-'.join(k.route.hexes())} ({k.revenue})" for t, k in chosen))
 
+    def _check_route_trains(self: "Game", corp: str, action: A.RunRoutes) -> set[str]:
+        """The company's trains, after checking each submitted route names one of them, once."""
+        owned = set(self.corp_trains(corp))
+        seen: set[str] = set()
+        for spec in action.routes:
+            if spec.train not in owned:
+                raise IllegalRoute(f"{corp} does not own train {spec.train}; it owns {', '.join(sorted(owned))}")
+            if spec.train in seen:
+                raise IllegalRoute(f"train {spec.train} runs twice")
+            seen.add(spec.train)
+        return owned
+
     def _run_routes(self: "Game", corp: str, action: A.RunRoutes) -> None:
         if self.title.data.get("stop_groups"):
             self._run_kinded(corp, action)
@@ -119,19 +125,13 @@ class TrainsMixin:
         if action.auto:
             total, chosen = self.auto_routes(corp)
         else:
-            owned = set(self.corp_trains(corp))
+            owned = self._check_route_trains(corp, action)
             longest = max((s.trains[t].distance for t in owned), default=0)
             pool = all_routes(self.graph(), corp, longest, self.route_colors())
             used = 0
             total = 0
             chosen = []
-            seen: set[str] = set()
             for spec in action.routes:
-                if spec.train not in owned:
-                    raise IllegalRoute(f"{corp} does not own train {spec.train}; it owns {', '.join(sorted(owned))}")
-                if spec.train in seen:
-                    raise IllegalRoute(f"train {spec.train} runs twice")
-                seen.add(spec.train)
                 route = find_route(pool, spec.nodes, s.trains[spec.train].distance, used)
                 if route is None:
                     raise IllegalRoute(f"train {spec.train} cannot run {'-'.join(spec.nodes)} "
