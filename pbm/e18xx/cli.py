@@ -11,9 +11,9 @@ from typing import Any
 
 import typer
 
-from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.errors import GameError, ReplayError
 from pbm.e18xx.core.game import Game
-from pbm.e18xx.replay import Replayer, summary
+from pbm.e18xx.replay import Replayer, read_export_file, summary
 from pbm.e18xx.core.title import known_titles
 from pbm.e18xx.render.view import describe, list_moves, state_dict
 
@@ -28,16 +28,10 @@ def _fail(msg: str) -> None:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text()
-    except OSError as exc:
-        _fail(f"cannot read {path}: {exc.strerror or exc}")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        _fail(f"{path} is not JSON ({exc.msg} at line {exc.lineno})")
-    if not isinstance(data, dict):
-        _fail(f"{path} does not hold a game (expected a JSON object)")
-    return data
+        return read_export_file(path)
+    except ReplayError as exc:
+        _fail(str(exc))
+        raise AssertionError  # pragma: no cover
 
 
 def load_game(path: Path, at: int | None = None) -> Game:
@@ -57,7 +51,7 @@ def load_game(path: Path, at: int | None = None) -> Game:
             return Game.from_log(data)
     except GameError as exc:
         _fail(str(exc))
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError) as exc:
         _fail(f"{path} is not a valid game file ({type(exc).__name__}: {exc})")
     _fail(f"{path} is neither an 18xx.games export nor a pbm 18xx log")
     raise AssertionError  # pragma: no cover

@@ -31,6 +31,53 @@ def site_rules(title: str) -> list[str]:
     return [r for r in load_title(title).data.get("optional_rules", {}) if r.startswith(SITE_PREFIX)]
 
 
+def read_export_file(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path``; ReplayError saying what is wrong with the file otherwise."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ReplayError(f"{path} is not UTF-8 text (byte {exc.start}); 18xx.games exports are UTF-8 JSON") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReplayError(f"{path} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise ReplayError(f"{path} is not a game: its JSON is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ReplayError(f"{path} does not hold a game (expected a JSON object)")
+    return data
+
+
+def check_export_shape(export: Any) -> None:
+    """ReplayError unless ``export`` has the shape of an 18xx.games export: a title, players
+    (names, or objects with a name), optional settings (seed, optional rules) and a list of
+    actions that are objects with a type.  Field values are checked action by action later."""
+    if not isinstance(export, dict) or "actions" not in export or "players" not in export:
+        raise ReplayError("not an 18xx.games export: it needs 'players' and 'actions'")
+    if not isinstance(export["players"], list) or not export["players"]:
+        raise ReplayError("the export's 'players' must be a non-empty list of players")
+    if not isinstance(export["actions"], list):
+        raise ReplayError("the export's 'actions' must be a list")
+    for i, a in enumerate(export["actions"], 1):
+        if not isinstance(a, dict) or not isinstance(a.get("type"), str):
+            raise ReplayError(f"action {i} of the export is not an action (an object with a 'type'): "
+                              f"{json.dumps(a)[:60]}")
+    settings = export.get("settings")
+    if settings is not None and not isinstance(settings, dict):
+        raise ReplayError("the export's 'settings' must be an object")
+    settings = settings or {}
+    seed = settings.get("seed")
+    if seed is not None and not (isinstance(seed, int) or (isinstance(seed, str) and seed.lstrip("-").isdigit())):
+        raise ReplayError(f"the export's seed must be a whole number, not {json.dumps(seed)[:30]}")
+    rules = settings.get("optional_rules")
+    if rules is not None and (not isinstance(rules, list) or not all(isinstance(r, str) for r in rules)):
+        raise ReplayError("the export's optional rules must be a list of names")
+
+
 def export_title(export: dict[str, Any]) -> str:
     """The export's title, registered spelling; ReplayError if it names none we know."""
     raw = export.get("title")
@@ -84,8 +131,7 @@ def effective_actions(raw: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 class Replayer:
     def __init__(self, export: dict[str, Any], check_cash: bool = True):
-        if not isinstance(export, dict) or "actions" not in export or "players" not in export:
-            raise ReplayError("not an 18xx.games export: it needs 'players' and 'actions'")
+        check_export_shape(export)
         self.export = export
         settings = export.get("settings") or {}
         seats = export_players(export)
@@ -174,22 +220,27 @@ class Replayer:
 
     def run(self, upto: int | None = None) -> Game:
         """Replay every action (or those whose id is at most ``upto``)."""
-        for a in effective_actions(self.export["actions"]):
+        try:
+            actions = effective_actions(self.export["actions"])
+        except (TypeError, ValueError) as exc:
+            raise ReplayError(f"the export's undo/redo actions are malformed ({exc})") from None
+        for a in actions:
             if upto is not None and int(a.get("id") or 0) > upto:
                 break
-            self.apply(a)
-            for sub in a.get("auto_actions") or []:
-                self.apply(sub)
+            for act in [a, *(a.get("auto_actions") or [])]:
+                try:
+                    self.apply(act)
+                except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+                    # a malformed field of a hand-edited or damaged export: name the action
+                    raise ReplayError(f"action {a.get('id')} ({a.get('type')}) is malformed: "
+                                      f"{type(exc).__name__}: {str(exc)[:80]}") from None
         return self.game
 
 
 def replay(game_json: dict[str, Any] | str | Path, check_cash: bool = True) -> dict[str, Any]:
     """Replay an export; return ``{"result": {name: score}, "finished": bool, "end_reason": str}``."""
     if isinstance(game_json, (str, Path)):
-        try:
-            game_json = json.loads(Path(game_json).read_text())
-        except json.JSONDecodeError as exc:
-            raise ReplayError(f"not JSON: {exc}") from None
+        game_json = read_export_file(Path(game_json))
     game = Replayer(game_json, check_cash).run()
     return summary(game)
 

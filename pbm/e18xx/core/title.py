@@ -77,7 +77,13 @@ class Title:
     hooks: type[TitleHooks] = field(default=TitleHooks, repr=False, hash=False, compare=False)
 
     def cert_limit(self, players: int) -> int:
-        return int(self.data["cert_limit"][str(players)])
+        """The certificate limit for ``players`` players.  Bankruptcies can leave fewer players
+        than the table lists (the game then ends in most titles, but the state is still shown):
+        fewer than the smallest count take the smallest count's limit."""
+        table = self.data["cert_limit"]
+        if str(players) not in table:
+            players = min((int(k) for k in table if int(k) >= players), default=players)
+        return int(table[str(players)])
 
     def starting_cash(self, players: int) -> int:
         return int(self.data["starting_cash"][str(players)])

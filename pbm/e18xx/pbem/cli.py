@@ -38,12 +38,13 @@ def import_cmd(ctx: typer.Context,
     from pbm.e18xx.pbem.exchange import import_export
     from pbm.e18xx.pbem.games import players
 
+    from pbm.e18xx.core.errors import ReplayError
+    from pbm.e18xx.replay import read_export_file
+
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PbmError(f"cannot read {file}: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise PbmError(f"{file} is not JSON ({exc})") from None
+        data = read_export_file(file)
+    except ReplayError as exc:
+        raise PbmError(str(exc)) from None
     seats = read_players_file(emails) if emails else None
     with session(ctx) as s:
         row, secrets, game = import_export(s, data, name=name, seats=seats)

@@ -81,7 +81,7 @@ def import_export(session: Session, export: dict[str, Any], *, name: str | None,
         game = replayer.run()
     except GameError as exc:
         raise PbemError(f"the export does not replay: {exc}") from None
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError) as exc:
         raise PbemError(f"not a valid 18xx.games export ({type(exc).__name__}: {exc})") from None
     names = list(game.setup.players)
     by_name = {s.name.lower(): s for s in (seats or [])}
