@@ -145,7 +145,7 @@ def _note(opts: CycleOptions, game: str, text: str) -> None:
 
 def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | None:
     """Carry one game's current turn as far as it goes; returns the final state or None if not due."""
-    from pbm.report.archive import archive_turn
+    from pbm.pipeline.archive import archive_turn
     from pbm.report.render import render_turn
     from pbm.report.send import deliver, queue_reports
 
@@ -241,7 +241,7 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
             game = s.scalar(select(Game).where(Game.name == game_name))
             bundle = archive_turn(s, game, turn, reports=opts.reports, archive=opts.archive)
             if game.status == "finished":  # §1.3: the game ended this turn; §11.3 records
-                from pbm.report.archive import archive_final, update_records
+                from pbm.pipeline.archive import archive_final, update_records
 
                 for change in update_records(s, game):
                     _note(opts, game_name, f"new record: {change}")

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from pbm.cliutil import GAME_ARG, pick_game, session
+from pbm.cli.util import GAME_ARG, pick_game, session
 from pbm.errors import PbmError
 
 
@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"  player {n} has no email address on file: not mailed")
         with session(ctx) as s:
             typer.echo(f"Delivery: {deliver(s, config)}")
-        from pbm.report.cycle import _smtp_configured, undelivered_reports
+        from pbm.pipeline.cycle import _smtp_configured, undelivered_reports
 
         with session(ctx) as s:
             waiting = undelivered_reports(s, pick_game(s, g.name), result.turn) if _smtp_configured(config) else []
@@ -107,8 +107,8 @@ def register(app: typer.Typer) -> None:
             "Obsolete: the lock dies with its holder, so there is nothing to break; a live lock is never broken.")),
     ) -> None:
         """The weekly cycle for every game whose deadline has passed: ingest, close, resolve, render, send, archive."""
-        from pbm.cliutil import db_url
-        from pbm.report.cycle import CycleOptions, run_cycle
+        from pbm.cli.util import db_url
+        from pbm.pipeline.cycle import CycleOptions, run_cycle
 
         opts = CycleOptions(reports=reports, archive=archive, maildir=maildir, mail_config=config,
                             now=clock or datetime.now(), force=now or force, max_turns=turns,
@@ -132,7 +132,7 @@ def register(app: typer.Typer) -> None:
         verify_only: bool = typer.Option(False, "--verify", help="Only check the archived bundles' checksums."),
     ) -> None:
         """Archive turns (immutable bundles with checksums); a finished game's whole record and records (§11.3)."""
-        from pbm.report.archive import archive_final, archive_turn, update_records, verify
+        from pbm.pipeline.archive import archive_final, archive_turn, update_records, verify
         from pbm.report.render import slug
         from pbm.report.site import build_site
         from pbm.report.view import check_turn
@@ -170,7 +170,7 @@ def register(app: typer.Typer) -> None:
         from sqlalchemy import select
 
         from pbm.models import GameRecord
-        from pbm.report.archive import RECORD_NAMES
+        from pbm.pipeline.archive import RECORD_NAMES
 
         with session(ctx) as s:
             rows = list(s.scalars(select(GameRecord).order_by(GameRecord.title, GameRecord.category)))
@@ -190,8 +190,8 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(1841, "--seed", help="Game seed."),
     ) -> None:
         """A whole game week by week in one command: players' mails in, PDFs, mails and archive out."""
-        from pbm.cliutil import db_url
-        from pbm.report.demo import run_demo
+        from pbm.cli.util import db_url
+        from pbm.pipeline.demo import run_demo
 
         result = run_demo(folder, url=db_url(ctx), turns=turns, seed=seed, log=typer.echo,
                           progress=_progress("Rendering reports", _interactive()))

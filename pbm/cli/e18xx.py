@@ -79,7 +79,7 @@ def _target(ctx: typer.Context, target: str, at: int | None) -> Game:
     path = Path(target)
     if path.is_file() or target.lower().endswith(".json"):
         return load_game(path, at)
-    from pbm.cliutil import session
+    from pbm.cli.util import session
     from pbm.errors import PbmError
     from pbm.e18xx.pbem.games import pick_18xx_game, replay_rows
 

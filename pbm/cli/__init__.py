@@ -15,7 +15,7 @@ from typing import Optional
 import typer
 
 from pbm import __version__
-from pbm.cliutil import GAME_ARG, pick_game, session
+from pbm.cli.util import GAME_ARG, pick_game, session
 from pbm.errors import PbmError
 
 app = typer.Typer(
@@ -29,8 +29,8 @@ app = typer.Typer(
 
 # Modules that add commands: each has ``register(app: typer.Typer) -> None``,
 # or an ``app`` of its own mounted under the group name given here.
-PARTS = {"pbm.cr.cli": None, "pbm.mail.cli": None, "pbm.report.cli": None, "pbm.e18xx.cli": "18xx",
-         "pbm.e18xx.pbem.cli": None}
+PARTS = {"pbm.cli.cr": None, "pbm.cli.mail": None, "pbm.cli.report": None, "pbm.cli.e18xx": "18xx",
+         "pbm.cli.pbem": None}
 
 def _version(value: bool) -> None:
     if value:

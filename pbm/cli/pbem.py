@@ -14,7 +14,7 @@ from typing import Optional
 
 import typer
 
-from pbm.cliutil import GAME_ARG, session
+from pbm.cli.util import GAME_ARG, session
 from pbm.errors import PbmError
 from pbm.e18xx.pbem.games import via_note
 
@@ -328,7 +328,7 @@ def webhook_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
 
 
 def register(app: typer.Typer) -> None:
-    from pbm.e18xx.cli import app as group
+    from pbm.cli.e18xx import app as group
 
     group.command("import")(import_cmd)
     group.command("export")(export_cmd)

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from pbm.cliutil import GAME_ARG, pick_game, session
+from pbm.cli.util import GAME_ARG, pick_game, session
 from pbm.errors import PbmError
 
 MAX_TURNS = 200  # a safety stop for --until-end (§1.3 ends games long before)
@@ -36,10 +36,10 @@ def run_turn_command(
     Holds the cycle's lock (a running `pbm cycle` and run-turn exclude each other) and moves the
     turn's cycle state to ``resolved`` in the same transaction, so the next `pbm cycle` reports,
     mails and archives it."""
-    from pbm.cliutil import db_url
+    from pbm.cli.util import db_url
     from pbm.cr.resolve import run_turn
     from pbm.locks import lock_game, process_lock
-    from pbm.report.cycle import STATES, advance, turn_state
+    from pbm.pipeline.cycle import STATES, advance, turn_state
 
     with process_lock(db_url(ctx), "cycle", what="pbm cycle, run-turn or rerun-turn"):
         for _ in range(MAX_TURNS):
@@ -75,7 +75,7 @@ def rerun_turn_command(
     """Restore the snapshot taken before TURN and resolve it (and later turns) again with the stored orders.
 
     `pbm rerun-turn 2` (the only game) and `pbm rerun-turn GAME 2` both work."""
-    from pbm.cliutil import db_url
+    from pbm.cli.util import db_url
     from pbm.cr.resolve import rerun_turn
     from pbm.locks import lock_game, process_lock
 
