@@ -6,12 +6,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import typer
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbm.db import session_scope
 from pbm.errors import PbmError
-from pbm.models import Game
+from pbm.games import pick_game  # noqa: F401 (the commands' game argument)
 
 GAME_ARG = typer.Argument(None, help="Game name or id; may be omitted when the database holds one game.")
 
@@ -34,23 +33,3 @@ def session(ctx: typer.Context) -> Iterator[Session]:
         orig = getattr(exc, "orig", None)
         reason = " ".join(str(orig or exc).split())[:300]
         raise PbmError(f"the database refused the change: {reason}") from None
-
-
-def pick_game(s: Session, game: str | None, title: str | None = None) -> Game:
-    """The game named (by name or id), or the only game in the database."""
-    query = select(Game).order_by(Game.id)
-    if title is not None:
-        query = query.where(Game.title == title)
-    games = list(s.scalars(query))
-    if game is None:
-        if len(games) == 1:
-            return games[0]
-        if not games:
-            raise PbmError("no game in this database (create one with `pbm new-game`)")
-        names = ", ".join(g.name for g in games)
-        raise PbmError(f"this database holds {len(games)} games ({names}); name one")
-    for g in games:
-        if g.name == game or str(g.id) == game:
-            return g
-    known = ", ".join(g.name for g in games) or "none"
-    raise PbmError(f"no game {game!r} (games: {known})")

@@ -1,0 +1,203 @@
+"""The ``pbm`` command line.
+
+Core commands live here; each part of the product adds its own commands from
+its own module (``register(app)``), listed in :data:`PARTS`, so parts can grow
+without editing this file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from pbm import __version__
+from pbm.cli.util import session
+from pbm.errors import PbmError
+
+app = typer.Typer(
+    help="pbm: the turn processor for play-by-mail railroad games "
+    "(Continental Rails II; 18xx titles by email).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+# Modules that add commands: each has ``register(app: typer.Typer) -> None``,
+# or an ``app`` of its own mounted under the group name given here.
+PARTS = {"pbm.cli.cr": None, "pbm.cli.mail": None, "pbm.cli.report": None, "pbm.cli.e18xx": "18xx",
+         "pbm.cli.pbem": None}
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"pbm {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    db: Optional[str] = typer.Option(
+        None, "--db", envvar="PBM_DATABASE_URL",
+        help="Database URL (default: sqlite:///pbm.db; postgresql://user@host/name works).",
+    ),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Global options."""
+    ctx.obj = {"db": db}
+
+
+@app.command("new-game")
+def new_game(
+    ctx: typer.Context,
+    title: str = typer.Argument(..., help="Title: continental-rails, or an 18xx title (18GA, ...)."),
+    seed: int = typer.Option(1841, "--seed", help="Game seed: every random draw derives from it."),
+    players: Optional[Path] = typer.Option(
+        None, "--players", help="CSV: name,email[,character,phone,address,anonymous,hide_address,hide_phone]."
+    ),
+    name: Optional[str] = typer.Option(None, "--name", help="Game name (default: cr-SEED)."),
+    anonymous: bool = typer.Option(False, "--anonymous", help="Hide players' names and contacts (§3.1)."),
+    rule: Optional[list[str]] = typer.Option(None, "--rule", help="18xx: an optional rule (repeat for more)."),
+) -> None:
+    """Create a new game: Continental Rails (15 positions, humans from --players, the rest computer-played)
+    or an 18xx title (its players from --players, in seat order; `pbm 18xx titles` lists them)."""
+    from pbm.kinds import UnknownKind, kind_for_title, known_titles
+
+    if name is not None and (not name.strip() or len(name) > 120 or not name.isprintable()):
+        raise PbmError("a game name is 1 to 120 printable characters (no control characters)")
+    try:
+        kind, canonical = kind_for_title(title)
+    except UnknownKind:
+        if rule:
+            raise PbmError("--rule is for 18xx titles") from None
+        raise PbmError(f"unknown title {title!r}; known: {', '.join(known_titles())}") from None
+    create = kind.new_game(title=canonical, seed=seed, name=name, players=players, anonymous=anonymous,
+                           rules=tuple(rule or ()))
+    with session(ctx) as s:  # committed before anything is printed (a closed pipe cannot undo it)
+        lines = create(s).lines
+    _echo_lines(lines)
+
+
+def _echo_lines(lines: list[str]) -> None:
+    """Print after the commit; a reader that went away (closed pipe) does not undo what is done."""
+    try:
+        for line in lines:
+            typer.echo(line)
+    except BrokenPipeError:  # pragma: no cover - depends on the terminal
+        pass
+
+
+@app.command("doctor")
+def doctor(
+    ctx: typer.Context,
+    config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (default: PBM_CONFIG or ./pbm.toml)."),
+    as_json: bool = typer.Option(False, "--json", help="The same facts as JSON."),
+) -> None:
+    """What this pbm is and uses: version, database and schema revision, mail in/out (no passwords), fonts,
+    disk.  Exits 1 if something configured is broken or unreachable; changes nothing."""
+    from pbm.doctor import run
+
+    checks = run(ctx.obj["db"], config)
+    if as_json:
+        typer.echo(json.dumps({c.section: {"ok": c.ok, **c.data} for c in checks}, indent=2, sort_keys=True,
+                              default=str))
+    else:
+        for c in checks:
+            mark = {True: "ok", False: "PROBLEM", None: "-"}[c.ok]
+            typer.echo(f"{c.section}: {mark}")
+            for line in c.lines:
+                typer.echo(f"  {line}")
+    if any(c.ok is False for c in checks):
+        raise typer.Exit(1)
+
+
+@app.command("worker")
+def worker(
+    ctx: typer.Context,
+    once: bool = typer.Option(False, "--once", help="Do every due game, then exit (for cron)."),
+    maildir: Optional[Path] = typer.Option(None, "--maildir", help="A shared Maildir of turnsheet mails to read."),
+    imap: bool = typer.Option(False, "--imap", help="Read the IMAP mailbox of [mail] in pbm.toml / PBM_IMAP_* each pass."),
+    reports: Path = typer.Option(Path("reports"), "--reports", help="Folder of the reports (shared by workers)."),
+    archive: Path = typer.Option(Path("archive"), "--archive", help="Folder of the archive (shared by workers)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml)."),
+    poll: float = typer.Option(30.0, "--poll", min=0.1, help="Seconds between passes when idle."),
+    quiet: bool = typer.Option(False, "--quiet", help="No per-game lines, only the closing summary."),
+) -> None:
+    """Do due work continuously: read mail, then close, resolve, report, send and archive each game whose
+    deadline has passed.  Any number of workers share one PostgreSQL database, each game claimed by one
+    at a time (docs/hosting.md).  SIGTERM finishes the current game and stops."""
+    import sys
+
+    from pbm.hosting import Worker, worker_options
+
+    def log(line: str) -> None:
+        if not quiet:
+            typer.echo(line)
+
+    if imap and maildir is not None:
+        raise PbmError("name one mail source: --maildir DIR or --imap")
+    opts = worker_options(reports=reports, archive=archive, maildir=maildir, config=config, once=once,
+                          poll=poll, log=log, imap=imap)
+    if sys.stderr.isatty() and once:
+        import click
+
+        def progress(total: int):
+            bar = click.progressbar(length=max(total, 1), label="Games", file=sys.stderr)
+            bar.__enter__()
+            bar.close = lambda: bar.__exit__(None, None, None)
+            return bar
+
+        opts.cycle.progress = None
+        opts_progress = progress
+    else:
+        opts_progress = None
+    w = Worker(ctx.obj["db"], opts)
+    if opts_progress is not None:
+        w.progress = opts_progress
+    stats = w.run()
+    typer.echo(f"worker {opts.name}: {stats.summary()}")
+    if stats.failed:
+        raise typer.Exit(1)
+
+
+@app.command("games")
+def games(ctx: typer.Context) -> None:
+    """List the games in the database."""
+    from sqlalchemy import select
+
+    from pbm.models import Game
+
+    with session(ctx) as s:
+        rows = list(s.scalars(select(Game).order_by(Game.id)))
+        if not rows:
+            typer.echo("No games. Create one with `pbm new-game continental-rails`.")
+            return
+        typer.echo(f"{'id':>3}  {'name':<24} {'title':<20} {'turn':>4} {'status':<9} climate")
+        for g in rows:
+            typer.echo(f"{g.id:>3}  {g.name:<24} {g.title:<20} {g.turn:>4} {g.status:<9} {g.climate}")
+
+
+def _register_parts() -> None:
+    for module_name, group in PARTS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # that part has no commands yet
+            raise
+        if hasattr(module, "register"):
+            module.register(app)
+        else:
+            app.add_typer(module.app, name=group)
+
+
+_register_parts()
+
+
+def main() -> None:
+    """Entry point of the ``pbm`` console script and ``python -m pbm``."""
+    app()
