@@ -8,7 +8,17 @@ runs, so ``pbm --help`` starts quickly (``scripts/bench_cli.py``).
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
+
+if "typer" not in sys.modules and "rich" not in sys.modules:
+    # typer formats nothing with rich here (rich_markup_mode=None, no pretty tracebacks) but imports
+    # it, which costs half of `pbm --help`: load typer without it, then let rich be importable again.
+    sys.modules["rich"] = None  # type: ignore[assignment]
+    try:
+        import typer  # noqa: F401
+    finally:
+        del sys.modules["rich"]
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
 """Continental Rails commands of the ``pbm`` CLI: ``show``, ``export``, ``map``, ``run-turn``,
-``rerun-turn`` (and ``simulate`` when the cr-orders part provides ``pbm.cr.simulate``)."""
+``rerun-turn`` and ``simulate``."""
 
 from __future__ import annotations
 
@@ -21,13 +21,7 @@ def register(app: typer.Typer) -> None:
     app.command("map")(map_command)
     app.command("run-turn")(run_turn_command)
     app.command("rerun-turn")(rerun_turn_command)
-    try:
-        import importlib.util
-
-        if importlib.util.find_spec("pbm.cr.simulate") is not None:
-            app.command("simulate")(simulate_command)
-    except (ImportError, ValueError):  # pragma: no cover
-        pass
+    app.command("simulate")(simulate_command)
 
 
 def run_turn_command(

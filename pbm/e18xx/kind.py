@@ -69,9 +69,19 @@ class Family18xx:
         raise PbmError(f"{game.name} is an 18xx game: it moves by email, not in weekly turns")
 
     def claim(self, session: "Session", msg: Any) -> Any | None:
+        if not self.has_games(session):
+            return None  # a mail for another kind: no need to load the engine to say so
         from pbm.e18xx.pbem import mailplay
 
         return mailplay.claim(session, msg)
+
+    def has_games(self, session: "Session") -> bool:
+        """One query: does this database hold any 18xx game?"""
+        from sqlalchemy import select
+
+        from pbm.models import Game
+
+        return any(self.title_of(title) is not None for title in session.scalars(select(Game.title).distinct()))
 
     def handle(self, session: "Session", row: Any, ctx: Any, sender: str, claim: Any) -> Any:
         from pbm.e18xx.pbem import mailplay
