@@ -13,7 +13,8 @@ GAMES = ("pbm.cr", "pbm.e18xx")
 # The game kinds' own rooms: Continental Rails' printed turnsheets and turn reports.
 CR_ROOMS = ("pbm.turnsheet", "pbm.report")
 # The command groups of one game kind (they may import it; the root and core groups may not).
-GAME_COMMANDS = {"pbm.cli.cr": "pbm.cr", "pbm.cli.e18xx": "pbm.e18xx", "pbm.cli.pbem": "pbm.e18xx"}
+GAME_COMMANDS = {"pbm.cli.cr": ("pbm.cr",), "pbm.cli.report": CR_ROOMS, "pbm.cli.e18xx": ("pbm.e18xx",),
+                 "pbm.cli.pbem": ("pbm.e18xx",)}
 
 # Core modules that still import a game package, each with why; the list may only shrink
 # (docs/architecture.md, "what remains").
@@ -31,8 +32,8 @@ REMAINING = {
     ("pbm.pipeline.archive", "pbm.report.site"), ("pbm.pipeline.archive", "pbm.report.view"),
     ("pbm.pipeline.cycle", "pbm.report.render"), ("pbm.pipeline.cycle", "pbm.report.send"),
     ("pbm.hosting", "pbm.cr.setup"),
-    ("pbm.cli.report", "pbm.report.render"), ("pbm.cli.report", "pbm.report.send"),
-    ("pbm.cli.report", "pbm.report.site"), ("pbm.cli.report", "pbm.report.view"),
+    ("pbm.cli.pipeline", "pbm.report.render"), ("pbm.cli.pipeline", "pbm.report.site"),
+    ("pbm.cli.pipeline", "pbm.report.view"),
 }
 
 
@@ -180,7 +181,7 @@ def test_core_imports_no_game_package():
         if room(module) in GAMES + CR_ROOMS or module in ("pbm.cli", "pbm.__main__"):
             continue
         for target, _ in targets:
-            if room(target) in GAMES + CR_ROOMS and GAME_COMMANDS.get(module) != room(target):
+            if room(target) in GAMES + CR_ROOMS and room(target) not in GAME_COMMANDS.get(module, ()):
                 found.add((module, target))
     assert found - REMAINING == set()
     assert REMAINING - found == set(), "a remaining import is gone: shrink REMAINING"

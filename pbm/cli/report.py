@@ -1,33 +1,14 @@
-"""Commands of the report part: report, send, cycle, archive, records, demo."""
+"""Commands of Continental Rails' turn reports: report, send."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from pbm.cli.util import GAME_ARG, pick_game, session
+from pbm.cli.util import GAME_ARG, interactive as _interactive, pick_game, progress as _progress, session
 from pbm.errors import PbmError
-
-
-def _progress(label: str, enabled: bool):
-    """A typer progress bar over an iterable (shown only on a terminal)."""
-    def wrap(items):
-        items = list(items)
-        if not enabled or len(items) < 2:
-            yield from items
-            return
-        with typer.progressbar(items, label=label, file=None) as bar:
-            yield from bar
-    return wrap
-
-
-def _interactive() -> bool:
-    import sys
-
-    return sys.stderr.isatty()
 
 
 def register(app: typer.Typer) -> None:
@@ -90,114 +71,3 @@ def register(app: typer.Typer) -> None:
         if waiting:
             raise PbmError(f"{len(waiting)} report delivery(ies) not sent ({', '.join(waiting[:3])}); "
                            "`pbm send` or `pbm send-mail` tries again")
-
-    @app.command("cycle")
-    def cycle(
-        ctx: typer.Context,
-        games: Optional[list[str]] = typer.Argument(None, help="Games to run (default: every due game)."),
-        now: bool = typer.Option(False, "--now", help="Run now: do not wait for the deadline."),
-        force: bool = typer.Option(False, "--force", help="Same as --now."),
-        maildir: Optional[Path] = typer.Option(None, "--maildir", help="Read turnsheet mails from this Maildir."),
-        reports: Path = typer.Option(Path("reports"), "--reports", help="Folder of the reports."),
-        archive: Path = typer.Option(Path("archive"), "--archive", help="Folder of the archive."),
-        config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml)."),
-        turns: int = typer.Option(1, "--turns", min=1, help="Turns to run per game (with --now)."),
-        clock: Optional[datetime] = typer.Option(None, "--clock", hidden=True, help="Pretend it is this time."),
-        break_lock: bool = typer.Option(False, "--break-lock", help=(
-            "Obsolete: the lock dies with its holder, so there is nothing to break; a live lock is never broken.")),
-    ) -> None:
-        """The weekly cycle for every game whose deadline has passed: ingest, close, resolve, render, send, archive."""
-        from pbm.cli.util import db_url
-        from pbm.pipeline.cycle import CycleOptions, run_cycle
-
-        opts = CycleOptions(reports=reports, archive=archive, maildir=maildir, mail_config=config,
-                            now=clock or datetime.now(), force=now or force, max_turns=turns,
-                            progress=_progress("Rendering reports", _interactive()), log=typer.echo)
-        outcome = run_cycle(db_url(ctx), opts, games or None, break_lock=break_lock)
-        if not outcome:
-            typer.echo("No Continental Rails games.")
-        done = [name for name, state in outcome.items() if state]
-        typer.echo(f"Cycle finished: {len(done)} game(s) advanced, {len(outcome) - len(done)} not due.")
-        if opts.failures:
-            raise PbmError("the cycle did not finish: " + "; ".join(opts.failures[:3]))
-
-    @app.command("archive")
-    def archive_command(
-        ctx: typer.Context,
-        game: Optional[str] = GAME_ARG,
-        turn: Optional[int] = typer.Option(None, "--turn", help="The turn to archive (default: the last resolved)."),
-        reports: Path = typer.Option(Path("reports"), "--reports", help="Folder of the reports."),
-        archive: Path = typer.Option(Path("archive"), "--archive", help="Folder of the archive."),
-        site: bool = typer.Option(True, "--site/--no-site", help="Also (re)build the game's static site."),
-        verify_only: bool = typer.Option(False, "--verify", help="Only check the archived bundles' checksums."),
-    ) -> None:
-        """Archive turns (immutable bundles with checksums); a finished game's whole record and records (§11.3)."""
-        from pbm.pipeline.archive import archive_final, archive_turn, update_records, verify
-        from pbm.report.render import slug
-        from pbm.report.site import build_site
-        from pbm.report.view import check_turn
-
-        with session(ctx) as s:
-            g = pick_game(s, game)
-            if verify_only:
-                folders = sorted((archive / slug(g.name)).glob("turn-*")) + sorted((archive / slug(g.name)).glob("final"))
-                if not folders:
-                    raise PbmError(f"nothing archived for {g.name} under {archive}")
-                bad = [p for folder in folders for p in verify(folder)]
-                for problem in bad:
-                    typer.echo(f"  {problem}")
-                if bad:
-                    raise PbmError(f"{len(bad)} problem(s) in the archive of {g.name}")
-                typer.echo(f"{len(folders)} bundle(s) of {g.name} intact.")
-                return
-            turns = [check_turn(g, turn)] if turn is not None else [check_turn(g, None)]
-            for t in turns:
-                result = archive_turn(s, g, t, reports=reports, archive=archive)
-                typer.echo(f"Turn {t}: {result.path} ({result.outcome})")
-            if g.status in ("finished", "archived"):
-                for change in update_records(s, g):
-                    typer.echo(f"New record: {change}")
-                final = archive_final(s, g, reports=reports, archive=archive)
-                typer.echo(f"Whole game: {final.path} ({final.outcome})")
-            elif site:
-                folder = archive / slug(g.name) / "site"
-                build_site(s, g, folder)
-                typer.echo(f"Site: {folder / 'index.html'}")
-
-    @app.command("records")
-    def records(ctx: typer.Context) -> None:
-        """The hall of records across games (§11.3): the best score in each VP category."""
-        from sqlalchemy import select
-
-        from pbm.models import GameRecord
-        from pbm.pipeline.archive import RECORD_NAMES
-
-        with session(ctx) as s:
-            rows = list(s.scalars(select(GameRecord).order_by(GameRecord.title, GameRecord.category)))
-            if not rows:
-                typer.echo("No records yet: they are set when a finished game is archived.")
-                return
-            typer.echo(f"{'category':<14} {'score':>7}  {'holder':<40} game (turn)")
-            for r in rows:
-                label = RECORD_NAMES.get(r.category, r.category)
-                typer.echo(f"{label:<14} {r.value:>7g}  {r.holder[:40]:<40} {r.game_name} ({r.turn})")
-
-    @app.command("demo")
-    def demo(
-        ctx: typer.Context,
-        folder: Path = typer.Option(Path("pbm-demo"), "--dir", help="Folder for the demo (its own database)."),
-        turns: int = typer.Option(3, "--turns", min=1, max=30, help="Turns to play."),
-        seed: int = typer.Option(1841, "--seed", help="Game seed."),
-    ) -> None:
-        """A whole game week by week in one command: players' mails in, PDFs, mails and archive out."""
-        from pbm.cli.util import db_url
-        from pbm.pipeline.demo import run_demo
-
-        result = run_demo(folder, url=db_url(ctx), turns=turns, seed=seed, log=typer.echo,
-                          progress=_progress("Rendering reports", _interactive()))
-        typer.echo("")
-        typer.echo(f"Demo ready in {result.folder}: game {result.game}, {result.turns} turn(s) played.")
-        typer.echo(f"  reports:  {result.folder / 'reports' / result.game}  ({len(result.reports)} PDFs)")
-        typer.echo(f"  archive:  {result.folder / 'archive' / result.game}")
-        typer.echo(f"  site:     {result.folder / 'archive' / result.game / 'site' / 'index.html'}")
-        typer.echo(f"  mail out: {result.folder / 'outbox'}   mail in: {result.folder / 'maildir'}")

@@ -47,3 +47,21 @@ def pick_game(s: "Session", game: str | None, title: str | None = None) -> "Game
     from pbm.games import pick_game as pick
 
     return pick(s, game, title)
+
+
+def progress(label: str, enabled: bool):
+    """A typer progress bar over an iterable (shown only on a terminal)."""
+    def wrap(items):
+        items = list(items)
+        if not enabled or len(items) < 2:
+            yield from items
+            return
+        with typer.progressbar(items, label=label, file=None) as bar:
+            yield from bar
+    return wrap
+
+
+def interactive() -> bool:
+    import sys
+
+    return sys.stderr.isatty()
