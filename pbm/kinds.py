@@ -63,6 +63,12 @@ class GameKind(Protocol):
         """``pbm new-game``: check everything that needs no database (the players file, the options),
         then return the step that creates the game in an open session."""
 
+    def summary(self, session: "Session", game: "Game") -> str:
+        """A readable summary of the game's state, ending in a newline (``pbm show``)."""
+
+    def export(self, session: "Session", game: "Game") -> str:
+        """The complete state of the game as JSON text, ending in a newline (``pbm export``)."""
+
     def read_orders(self, stored: dict | None) -> Any:
         """A seat's orders from a stored sheet (None: blank orders), for the gather step."""
 

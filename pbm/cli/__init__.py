@@ -1,9 +1,10 @@
 """The ``pbm`` command line: one module per command group.
 
 :mod:`pbm.cli.root` holds the root command and the commands of every game (new-game, doctor,
-worker, games); :mod:`pbm.cli.cr` Continental Rails' turns; :mod:`pbm.cli.mail` the mail;
-:mod:`pbm.cli.report` reports and the weekly cycle; :mod:`pbm.cli.e18xx` and :mod:`pbm.cli.pbem`
-the 18xx games.  Every module imports only typer at load time and what a command needs when it
+worker, games, show, export: each game's kind answers through :mod:`pbm.kinds`); :mod:`pbm.cli.cr`
+Continental Rails' map and turns; :mod:`pbm.cli.mail` the mail; :mod:`pbm.cli.report` Continental
+Rails' reports; :mod:`pbm.cli.pipeline` the weekly cycle, archive, records and demo;
+:mod:`pbm.cli.e18xx` and :mod:`pbm.cli.pbem` the 18xx games.  Every module imports only typer at load time and what a command needs when it
 runs, so ``pbm --help`` starts quickly (``scripts/bench_cli.py``).
 """
 from __future__ import annotations

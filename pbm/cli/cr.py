@@ -1,10 +1,9 @@
-"""Continental Rails commands of the ``pbm`` CLI: ``show``, ``export``, ``map``, ``run-turn``,
-``rerun-turn`` and ``simulate``."""
+"""Continental Rails commands of the ``pbm`` CLI: ``map``, ``run-turn``, ``rerun-turn`` and
+``simulate``."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Optional
 
 import typer
@@ -16,8 +15,6 @@ MAX_TURNS = 200  # a safety stop for --until-end (§1.3 ends games long before)
 
 
 def register(app: typer.Typer) -> None:
-    app.command("show")(show)
-    app.command("export")(export)
     app.command("map")(map_command)
     app.command("run-turn")(run_turn_command)
     app.command("rerun-turn")(rerun_turn_command)
@@ -114,34 +111,6 @@ def simulate_command(
 
     simulate.main(ctx, seasons=seasons, turns=turns, seed=seed, url=keep_db, jobs=jobs, report_dir=report,
                   json_path=json_path)
-
-
-def show(ctx: typer.Context, game: Optional[str] = GAME_ARG) -> None:
-    """A readable summary of a game: climate, players, railroads, PCs for sale."""
-    from pbm.cr.show import summary
-
-    with session(ctx) as s:
-        g = pick_game(s, game)
-        typer.echo(summary(s, g), nl=False)
-
-
-def export(
-    ctx: typer.Context,
-    game: Optional[str] = GAME_ARG,
-    as_json: bool = typer.Option(True, "--json", help="JSON (the only format for now)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
-) -> None:
-    """The complete state of a game as canonical JSON."""
-    from pbm.cr.state import dumps, export_game
-
-    with session(ctx) as s:
-        g = pick_game(s, game)
-        text = dumps(export_game(s, g))
-    if output:
-        output.write_text(text, encoding="utf-8")
-        typer.echo(f"Wrote {output}")
-    else:
-        typer.echo(text, nl=False)
 
 
 def map_command(

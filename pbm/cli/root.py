@@ -15,7 +15,7 @@ from typing import Optional
 import typer
 
 from pbm import __version__
-from pbm.cli.util import session
+from pbm.cli.util import GAME_ARG, pick_game, session
 from pbm.errors import PbmError
 
 app = typer.Typer(
@@ -179,6 +179,37 @@ def games(ctx: typer.Context) -> None:
         typer.echo(f"{'id':>3}  {'name':<24} {'title':<20} {'turn':>4} {'status':<9} climate")
         for g in rows:
             typer.echo(f"{g.id:>3}  {g.name:<24} {g.title:<20} {g.turn:>4} {g.status:<9} {g.climate}")
+
+
+@app.command("show")
+def show(ctx: typer.Context, game: Optional[str] = GAME_ARG) -> None:
+    """A readable summary of a game: climate, players, railroads, PCs for sale (an 18xx game: its state,
+    as `pbm 18xx show` prints it)."""
+    from pbm.kinds import kind_of
+
+    with session(ctx) as s:
+        g = pick_game(s, game)
+        typer.echo(kind_of(g).summary(s, g), nl=False)
+
+
+@app.command("export")
+def export(
+    ctx: typer.Context,
+    game: Optional[str] = GAME_ARG,
+    as_json: bool = typer.Option(True, "--json", help="JSON (the only format for now)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
+) -> None:
+    """The complete state of a game as canonical JSON (an 18xx game: the 18xx.games export format)."""
+    from pbm.kinds import kind_of
+
+    with session(ctx) as s:
+        g = pick_game(s, game)
+        text = kind_of(g).export(s, g)
+    if output:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"Wrote {output}")
+    else:
+        typer.echo(text, nl=False)
 
 
 def _register_parts() -> None:

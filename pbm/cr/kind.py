@@ -63,6 +63,17 @@ class ContinentalRails:
 
         return create
 
+    def summary(self, session: "Session", game: "Game") -> str:
+        from pbm.cr.show import summary
+
+        return summary(session, game)
+
+    def export(self, session: "Session", game: "Game") -> str:
+        """Canonical JSON (``pbm-continental-rails/1``): the same state always gives the same bytes."""
+        from pbm.cr.state import dumps, export_game
+
+        return dumps(export_game(session, game))
+
     def read_orders(self, stored: dict | None) -> Any:
         from pbm.cr.orders import Orders
 

@@ -62,6 +62,21 @@ class Family18xx:
 
         return create
 
+    def summary(self, session: "Session", game: "Game") -> str:
+        """The state after the latest move, as ``pbm 18xx show`` prints it."""
+        from pbm.e18xx.pbem.games import replay_rows
+        from pbm.e18xx.render.view import describe
+
+        return describe(replay_rows(session, game).game) + "\n"
+
+    def export(self, session: "Session", game: "Game") -> str:
+        """The 18xx.games export format, as ``pbm 18xx export`` writes it (``pbm 18xx replay`` reads it)."""
+        import json
+
+        from pbm.e18xx.pbem.exchange import export_game
+
+        return json.dumps(export_game(session, game), indent=1, sort_keys=True) + "\n"
+
     def read_orders(self, stored: dict | None) -> Any:
         raise PbmError("18xx games take moves one at a time, not turnsheets")
 
