@@ -149,9 +149,15 @@ class UseAbility(Action):
     ability: str = ""
 
 
+@dataclass(frozen=True)
+class TakeLoan(Action):
+    """A corporation borrows one loan from the title's lending corporation (title data ``loans``)."""
+    type: ClassVar[str] = "take_loan"
+
+
 ACTION_TYPES: dict[str, type[Action]] = {
     c.type: c for c in (Pass, Bid, Par, BuyShares, SellShares, LayTile, PlaceToken, RunRoutes, Dividend,
-                        BuyTrain, DiscardTrain, BuyCompany, Bankrupt, Convert, Assign, UseAbility)
+                        BuyTrain, DiscardTrain, BuyCompany, Bankrupt, Convert, Assign, UseAbility, TakeLoan)
 }
 
 

@@ -308,7 +308,7 @@ class TrainsMixin:
                                     f"{', '.join(self._depot_trains())}")
             if self._depot_limited(corp, ref):
                 raise IllegalAction(f"in phase {self.phase.name} a company may buy only one train from the bank per turn")
-            price = train.price - discount
+            price = self.variant_price(train, action.variant) - discount
             if action.price is not None and action.price != price:
                 raise IllegalAction(f"train {ref} costs {price}")
             seller = "bank"
@@ -320,6 +320,12 @@ class TrainsMixin:
                 raise IllegalAction("a train costs at least $1")
             seller = train.owner
         cash = s.cash[c.key]
+        if price > cash and from_depot and self._must_buy_train(corp) and \
+                (self.title.data.get("loans") or {}).get("forced_train_loans"):
+            self._forced_loans(corp, price)
+            if c.closed:
+                return
+            cash = s.cash[c.key]
         if price > cash:
             if not self._must_buy_train(corp):
                 raise InsufficientFunds(f"{corp} has {cash}, the train costs {price}")
@@ -342,6 +348,11 @@ class TrainsMixin:
         self._declare_variant(train, action.variant, from_depot)
         train.owner = c.key
         c.trains.append(ref)
+        for comp in s.companies.values():  # a private that closes when its corporation buys a train
+            ab = self.company_ability(comp.sym, "close_on_train")
+            if ab and ab["corporation"] == corp and not comp.closed:
+                comp.closed = True
+                self.log(f"{comp.sym} closes ({corp} bought a train)")
         self.log(f"{corp} buys train {ref}" + (f" as {train.variant}" if train.variant != train.name else "")
                  + f" for {price}")
         if from_depot:
@@ -351,6 +362,14 @@ class TrainsMixin:
             self._refill_unlimited(train.name)
         if not self._can_buy_train(corp):
             s.round.steps_done.add("buy_train")
+
+    def _train_data(self: "Game", name: str) -> dict:
+        return next(t for t in self.title.data["trains"] if t["name"] == name)
+
+    def variant_price(self: "Game", train: Train, variant: str | None) -> int:
+        """A new train's price for the side it is bought as (title data ``variant_prices``)."""
+        prices = self._train_data(train.name).get("variant_prices", {})
+        return int(prices.get(variant, train.price)) if variant else train.price
 
     def _declare_variant(self: "Game", train: Train, variant: str | None, from_depot: bool) -> None:
         """A train with several sides (``2``/``1G``) is declared passenger or freight when
@@ -367,6 +386,11 @@ class TrainsMixin:
         if pick not in kinds:
             raise IllegalAction(f"train {train.tid} runs as {' or '.join(kinds)}, not {pick}")
         train.variant, train.kind = pick, kinds[pick]
+        data = self._train_data(train.name)
+        if pick in data.get("variant_prices", {}):
+            train.price = int(data["variant_prices"][pick])
+        if pick in data.get("variant_distance", {}):
+            train.distance = int(data["variant_distance"][pick])
 
     def _refill_unlimited(self: "Game", name: str) -> None:
         """Optional rule 7(f): the last train type never runs out."""
@@ -387,6 +411,7 @@ class TrainsMixin:
             s.phase += 1
             self.log(f"-- phase {phases[s.phase].name} --")
         td = next(t for t in self.title.trains if t.name == name)
+        s.events.update(td.events)
         for other in self.title.trains:
             if other.rusts_on == name:
                 self._rust(other.name)
@@ -431,18 +456,24 @@ class TrainsMixin:
 
     # ----------------------------------------------------------- companies
     def company_price_range(self: "Game", sym: str) -> tuple[int, int]:
+        fixed = self.title.company(sym).get("price_range")
+        if fixed:  # the private's own range (1848: £1 to a printed maximum)
+            return int(fixed[0]), int(fixed[1])
         lo, hi = self.title.data.get("company_sale_range", [50, 150])
         v = self.state.companies[sym].value
         return (-(-v * lo // 100), v * hi // 100)
 
     def _purchasable_companies(self: "Game") -> list[str]:
         return [c.sym for c in self.state.companies.values()
-                if c.owner and c.owner.startswith("P:") and not c.closed]
+                if c.owner and c.owner.startswith("P:") and not c.closed
+                and not self.title.company(c.sym).get("no_buy")]
 
     def _owned_tile_ability(self: "Game", corp: str) -> str | None:
         """A private owned by ``corp`` whose special tile lay is still unused."""
         for comp in self.state.companies.values():
             ab = self.company_ability(comp.sym, "tile_lay")
+            if ab and (ab.get("consume_tile_lay") or ab.get("any_time")):
+                continue  # used with the company's own lay, or at any time: no reason to hold the step
             if ab and comp.owner == f"C:{corp}" and not comp.closed and comp.uses.get("tile_lay", 0) < ab.get("count", 1):
                 return comp.sym
         return None
@@ -452,6 +483,8 @@ class TrainsMixin:
             return False
         cash = self.state.cash[f"C:{corp}"]
         return any(self.company_ability(c, "tile_lay") and self.company_price_range(c)[0] <= cash
+                   and not (self.company_ability(c, "tile_lay") or {}).get("consume_tile_lay")
+                   and not (self.company_ability(c, "tile_lay") or {}).get("any_time")
                    for c in self._purchasable_companies())
 
     def _can_buy_company(self: "Game", corp: str) -> bool:
