@@ -31,7 +31,7 @@ class TrainsMixin:
     def _must_buy_train(self: "Game", corp: str) -> bool:
         """A company without a train must buy one if it has a route (title data
         ``must_buy_train: always``: whether or not it has one)."""
-        if self.corp_trains(corp) or not self._depot_trains():
+        if self.limited_trains(corp) or not self._depot_trains():
             return False
         return self.title.data.get("must_buy_train") == "always" or self._can_run_route(corp)
 
@@ -44,6 +44,9 @@ class TrainsMixin:
         return self.phase.tiles
 
     def auto_routes(self: "Game", corp: str):
+        from pbm.e18xx.gauge import best_gauge, uses_gauge_routes
+        if uses_gauge_routes(self):
+            return best_gauge(self, corp, self.corp_trains(corp))
         trains = [(t, self.state.trains[t].distance) for t in self.corp_trains(corp)]
         return best_routes(self.graph(), corp, trains, self.route_colors())
 
@@ -122,8 +125,16 @@ class TrainsMixin:
             return
         s = self.state
         r = s.round
+        from pbm.e18xx.gauge import check_gauge, uses_gauge_routes
         if action.auto:
             total, chosen = self.auto_routes(corp)
+        elif uses_gauge_routes(self):
+            self._check_route_trains(corp, action)
+            total, chosen = check_gauge(self, corp, action)
+            best_total = total if "site_routes" in self.optional_rules else self.auto_routes(corp)[0]
+            if total < best_total:
+                raise IllegalRoute(f"the routes must earn the most possible ({best_total}); "
+                                   f"these earn {total} (use 'run auto')")
         else:
             owned = self._check_route_trains(corp, action)
             longest = max((s.trains[t].distance for t in owned), default=0)
@@ -216,21 +227,50 @@ class TrainsMixin:
         s = self.state
         if s.round.kind != "operating":
             return []
-        return [c.sym for c in s.corporations.values() if not c.closed and len(c.trains) > self.train_limit(c.sym)]
+        return [c.sym for c in s.corporations.values()
+                if not c.closed and len(self.limited_trains(c.sym)) > self.train_limit(c.sym)]
+
+    def _usable_discount(self: "Game", corp: str, train: str) -> int:
+        """The biggest ``train_discount`` a private ``corp`` may use now gives on ``train``."""
+        s = self.state
+        best = 0
+        for comp in s.companies.values():
+            ab = self.company_ability(comp.sym, "train_discount")
+            if not ab or self._owned_by_operator(comp.sym) != corp:
+                continue
+            if ab.get("trains") and s.trains[train].name not in ab["trains"]:
+                continue
+            best = max(best, int(ab.get("discount", 0)))
+        return best
+
+    def outside_limit(self: "Game", name: str) -> bool:
+        """Title data ``trains[].outside_limit``: a train type that does not count against the
+        train limit, does not meet the duty to own a train, and of which a company owns one."""
+        return bool(self._train_data(name).get("outside_limit"))
+
+    def limited_trains(self: "Game", corp: str) -> list[str]:
+        s = self.state
+        return [t for t in s.corporations[corp].trains if not self.outside_limit(s.trains[t].name)]
 
     def _other_trains(self: "Game", corp: str) -> list[str]:
         s = self.state
         return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}" and t.buyable]
 
-    def _room(self: "Game", corp: str) -> bool:
-        return len(self.state.corporations[corp].trains) < self.train_limit(corp)
+    def _room(self: "Game", corp: str, train: str | None = None) -> bool:
+        s = self.state
+        if train is not None and self.outside_limit(s.trains[train].name):
+            name = s.trains[train].name
+            return not any(s.trains[t].name == name for t in s.corporations[corp].trains)
+        return len(self.limited_trains(corp)) < self.train_limit(corp)
 
     def _can_buy_train(self: "Game", corp: str) -> bool:
         s = self.state
-        if not self._room(corp):
-            return False
         cash = s.cash[f"C:{corp}"]
-        depot = [t for t in self._depot_trains() if not self._depot_limited(corp, t)]
+        depot = [t for t in self._depot_trains() if not self._depot_limited(corp, t) and self._room(corp, t)]
+        if not self._room(corp):
+            return any(s.trains[t].price - self._usable_discount(corp, t) <= cash for t in depot)
+        if any(s.trains[t].price - self._usable_discount(corp, t) <= cash for t in depot):
+            return True
         if any(s.trains[t].price <= cash for t in depot):
             return True
         return bool(self._other_trains(corp)) and cash >= 1
@@ -255,8 +295,8 @@ class TrainsMixin:
         s = self.state
         if not self._must_buy_train(corp):
             return False
-        depot = self._depot_trains()
-        cheapest = min(s.trains[t].price for t in depot)
+        depot = [t for t in self._depot_trains() if not self.outside_limit(s.trains[t].name)]
+        cheapest = min((s.trains[t].price for t in depot), default=0)
         return s.cash[f"C:{corp}"] < cheapest
 
     def emergency_buying_power(self: "Game", corp: str) -> int:
@@ -299,7 +339,7 @@ class TrainsMixin:
                                     f"{', '.join(s.trains[t].name for t in self._depot_trains()) or 'nothing'}")
             ref = match[0]
         train = s.trains[ref]
-        if not self._room(corp):
+        if not self._room(corp, ref):
             raise IllegalAction(f"{corp} is at its train limit of {self.train_limit(corp)}")
         from_depot = train.owner in ("depot", "discard")
         if from_depot:
@@ -353,7 +393,7 @@ class TrainsMixin:
             if ab and ab["corporation"] == corp and not comp.closed:
                 comp.closed = True
                 self.log(f"{comp.sym} closes ({corp} bought a train)")
-        self.log(f"{corp} buys train {ref}" + (f" as {train.variant}" if train.variant != train.name else "")
+        self.log(f"{corp} buys train {ref}" + (f" as {train.variant}" if train.variant and train.variant != train.name else "")
                  + f" for {price}")
         if from_depot:
             s.round.bought_depot.add(corp)
@@ -423,7 +463,15 @@ class TrainsMixin:
                     self._convert(c.sym)
         if "close_companies" in td.events and not getattr(s, "_closed_done", False):
             for comp in s.companies.values():
-                if not comp.closed:
+                if comp.closed:
+                    continue
+                keep = [ab for ab in self.title.company(comp.sym).get("abilities", [])
+                        if (ab.get("survives_close") or ab.get("forced_on_close"))
+                        and comp.uses.get(ab["type"], 0) < ab.get("count", 1)]
+                if keep:  # an unused ability outlives the private: no revenue, not for sale
+                    comp.revenue = 0
+                    comp.uses["dormant"] = 1
+                else:
                     comp.closed = True
             self.log("-- private companies close --")
 
@@ -466,7 +514,7 @@ class TrainsMixin:
     def _purchasable_companies(self: "Game") -> list[str]:
         return [c.sym for c in self.state.companies.values()
                 if c.owner and c.owner.startswith("P:") and not c.closed
-                and not self.title.company(c.sym).get("no_buy")]
+                and not self.title.company(c.sym).get("no_buy") and not c.uses.get("dormant")]
 
     def _owned_tile_ability(self: "Game", corp: str) -> str | None:
         """A private owned by ``corp`` whose special tile lay is still unused."""
@@ -666,10 +714,17 @@ class CompanyAbilitiesMixin:
     def _owned_by_operator(self: "Game", sym: str) -> str | None:
         s = self.state
         comp = s.companies[sym]
-        if comp.closed or not comp.owner or not comp.owner.startswith("C:") or s.round.kind != "operating":
+        if comp.closed or not comp.owner or s.round.kind != "operating":
+            return None
+        op = self._or_operator()
+        director_ok = any(ab.get("owner") == "corporation_or_director"
+                          for ab in self.title.company(sym).get("abilities", []))
+        if comp.owner.startswith("P:") and director_ok and comp.owner == f"P:{self.president(op)}":
+            return op if not self.crowded_corps() else None
+        if not comp.owner.startswith("C:"):
             return None
         corp = comp.owner[2:]
-        return corp if corp == self._or_operator() and not self.crowded_corps() else None
+        return corp if corp == op and not self.crowded_corps() else None
 
     def company_actions(self: "Game", sym: str) -> list[str]:
         corp = self._owned_by_operator(sym)
@@ -683,7 +738,7 @@ class CompanyAbilitiesMixin:
         if self.company_ability(sym, "train_limit_bonus") and "buy_train" not in self.state.round.steps_done:
             out.append("use_ability")
         ab = self.company_ability(sym, "train_discount")
-        if ab and self._room(corp) and self._depot_trains() and "buy_train" not in self.state.round.steps_done:
+        if ab and any(self._room(corp, t) for t in self._depot_trains()) and "buy_train" not in self.state.round.steps_done:
             out.append("buy_train")
         return out
 
@@ -724,6 +779,8 @@ class CompanyAbilitiesMixin:
             if train is None or train.owner != "depot" or ref not in self._depot_trains():
                 raise IllegalAction(f"{sym}'s discount is for a new train from the bank; offered: "
                                     f"{', '.join(t for t in self._depot_trains() if s.trains[t].owner == 'depot')}")
+            if ab.get("trains") and train.name not in ab["trains"]:
+                raise IllegalAction(f"{sym}'s discount is for a {' or '.join(ab['trains'])} train")
             price = max(0, train.price - int(ab.get("discount", 0)))
             if action.price is not None and action.price != price:
                 raise IllegalAction(f"with {sym} train {ref} costs {price}")

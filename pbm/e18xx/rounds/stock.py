@@ -168,6 +168,8 @@ class StockMixin(AuctionMixin):
         """Most of one company a player may hold (%); title data ``holding_limit_by_rule``
         ({rule: {"players": n, "limit": pct}}) raises it under an optional rule."""
         limit = int(self.title.data["holding_limit"])
+        by_players = self.title.data.get("holding_limit_by_players", {})
+        limit = int(by_players.get(str(len(self.state.players)), limit))
         for rule, spec in self.title.data.get("holding_limit_by_rule", {}).items():
             if rule in self.optional_rules and len(self.state.players) == int(spec.get("players", 0)):
                 limit = int(spec["limit"])
