@@ -19,7 +19,7 @@ from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
 IGNORED = {"message", "program_share_pass", "program_buy_shares", "program_disable", "program_auction_bid",
            "program_merger_pass", "program_independent_mines", "program_harzbahn_draft_pass", "program_close_pass",
-           "log"}
+           "log", "destination_connection"}
 
 # A title's optional rules named ``site_*`` are 18xx.games behaviour that differs from the
 # rulebook (docs/18xx/rulings-<TITLE>.md); replaying one of the site's games selects them all.

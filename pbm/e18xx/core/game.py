@@ -14,6 +14,7 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError, IllegalAction, NotYourTurn
 from pbm.e18xx.rounds.operating import OperatingMixin
 from pbm.e18xx.core.state import Company, Corporation, Player, RoundState, State, Train, clone_state
+from pbm.e18xx.rounds.joint_home import JointHomeMixin
 from pbm.e18xx.rounds.loans import LoansMixin
 from pbm.e18xx.rounds.receivership import ReceivershipMixin
 from pbm.e18xx.rounds.stock import StockMixin
@@ -30,7 +31,7 @@ class GameSetup:
     player_ids: tuple[str, ...] = ()
 
 
-class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin):
+class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeMixin):
     """One game of an 18xx title."""
 
     def __init__(self, title: str | Title, players: Sequence[str], seed: int = 0,

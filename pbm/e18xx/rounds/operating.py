@@ -58,7 +58,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         r = s.round
         while True:
             corp = s.corporations[self._or_operator()]
-            if not corp.closed and corp.floated:
+            if not corp.closed and corp.floated and self.may_operate(corp.sym):
                 break
             if r.index == len(r.entities) - 1:
                 self._end_or()
@@ -74,7 +74,10 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         r.laid_hexes = []
         r.emergency_sold = False
         self.log(f"{self.controller(corp.sym)} operates {corp.sym}")
-        self._place_home_token(corp)
+        if self.joint_homes(corp.sym):
+            self.place_joint_homes(corp)
+        else:
+            self._place_home_token(corp)
         self._skip_steps()
 
     def _next_corp(self: "Game") -> None:
