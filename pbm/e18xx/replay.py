@@ -205,7 +205,7 @@ class Replayer:
         if kind == "take_loan":
             return A.TakeLoan(e)
         if kind == "buy_train":
-            return A.BuyTrain(e, a["train"], a.get("price"), a.get("variant"))
+            return A.BuyTrain(e, a["train"], a.get("price"), a.get("variant"), a.get("exchange"))
         if kind == "discard_train":
             return A.DiscardTrain(e, a["train"])
         if kind == "buy_company":

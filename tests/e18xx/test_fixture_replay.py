@@ -116,7 +116,7 @@ def test_18VA_site_routes_never_beat_our_exact_maximum():
     assert checked > 70 and below >= 1  # action 294: N&W ran $80 where $120 was possible
 
 
-AUS_FIXTURES = ["1848/101.json", "1848/1848_hotseat_game.json"]
+AUS_FIXTURES = ["1848/101.json", "1848/1848_hotseat_game.json", "1848/1848_game_end_bank.json"]
 
 
 @pytest.mark.parametrize("rel", AUS_FIXTURES)

@@ -109,6 +109,7 @@ class BuyTrain(Action):
     train: str = ""
     price: int | None = None
     variant: str | None = None  # passenger or freight side declared (``2`` or ``1G``)
+    exchange: str | None = None  # a train of the company traded in (title data ``trade_in``)
 
 
 @dataclass(frozen=True)

@@ -185,6 +185,8 @@ class TrainsMixin:
                 if amount:
                     self.transfer("bank", p.key, amount)
             pool_units = self.percent_of("pool", corp) // unit
+            if self.title.data.get("pool_dividends") == "bank":
+                pool_units = 0  # the open market's shares earn nothing: the bank keeps it (1848 5.1.5)
             if pool_units:
                 self.transfer("bank", c.key, -(-int(pool_units * per_share * 100) // 100))
             if price_rule != "right_if_at_least_price" or revenue >= self.share_price(corp):
@@ -349,6 +351,8 @@ class TrainsMixin:
             if self._depot_limited(corp, ref):
                 raise IllegalAction(f"in phase {self.phase.name} a company may buy only one train from the bank per turn")
             price = self.variant_price(train, action.variant) - discount
+            if action.exchange:
+                price -= self._trade_in(corp, train, action)
             if action.price is not None and action.price != price:
                 raise IllegalAction(f"train {ref} costs {price}")
             seller = "bank"
@@ -402,6 +406,21 @@ class TrainsMixin:
             self._refill_unlimited(train.name)
         if not self._can_buy_train(corp):
             s.round.steps_done.add("buy_train")
+
+    def _trade_in(self: "Game", corp: str, train: Train, action: A.BuyTrain) -> int:
+        """8.2.4: the side ``trade_in.variant`` may be bought trading in one of the company's
+        ``trade_in.trains`` for ``trade_in.discount`` less; the traded train leaves the game."""
+        s = self.state
+        spec = self._train_data(train.name).get("trade_in")
+        old = s.trains.get(str(action.exchange))
+        if not spec or action.variant != spec["variant"]:
+            raise IllegalAction(f"no train may be traded in for a {action.variant or train.name}")
+        if old is None or old.owner != f"C:{corp}" or old.name not in spec["trains"]:
+            raise IllegalAction(f"{corp} may trade in only its own {' or '.join(spec['trains'])} train")
+        s.corporations[corp].trains.remove(old.tid)
+        old.owner = "removed"
+        self.log(f"{corp} trades in {old.tid}")
+        return int(spec["discount"])
 
     def _train_data(self: "Game", name: str) -> dict:
         return next(t for t in self.title.data["trains"] if t["name"] == name)

@@ -84,6 +84,7 @@ class ReceivershipMixin:
                 self.move_share(sid, f"closed:{corp}")
         if c.price is not None:
             s.market[c.price].remove(corp)
+            c.price = None
         c.closed = True
         if s.receiverships in spec.get("export_train_on", []):
             self.export_train()
