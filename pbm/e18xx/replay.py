@@ -164,6 +164,27 @@ class Replayer:
                 return f"{coord}-{alias[int(idx)]}"
         return ref
 
+    @staticmethod
+    def route_nodes(route: dict[str, Any]) -> list[str]:
+        """A route's stops.  Older exports give no ``nodes`` but ``connections``: the hexes of
+        each stretch between two stops, in route order, a stretch possibly written backwards.
+        Its stops are the stretches' end hexes (each end hex holds one stop in such games)."""
+        if "nodes" in route or "connections" not in route:
+            return list(route["nodes"])
+        ends: list[str] = []
+        for chain in route["connections"]:
+            first, last = str(chain[0]), str(chain[-1])
+            if ends and ends[-1] == last:
+                first, last = last, first
+            elif len(ends) == 2 and ends[0] in (first, last) and ends[-1] not in (first, last):
+                ends.reverse()  # the first stretch was written backwards
+                if ends[-1] == last:
+                    first, last = last, first
+            if not ends or ends[-1] != first:
+                ends.append(first)
+            ends.append(last)
+        return [f"{h}-0" for h in ends]
+
     def convert(self, a: dict[str, Any]) -> A.Action | None:
         kind = a.get("type")
         if kind in IGNORED:
@@ -195,7 +216,7 @@ class Replayer:
         if kind == "place_token":
             return A.PlaceToken(e, a["city"], a.get("slot"))
         if kind == "run_routes":
-            return A.RunRoutes(e, tuple(A.RouteSpec(r["train"], tuple(self.node(n) for n in r["nodes"]),
+            return A.RunRoutes(e, tuple(A.RouteSpec(r["train"], tuple(self.node(n) for n in self.route_nodes(r)),
                                                     r.get("revenue"))
                                         for r in a.get("routes", [])))
         if kind == "dividend":

@@ -2,7 +2,9 @@
 
 Maps use "doubled" coordinates: on a pointy-topped map the number is the
 horizontal axis (x = number - 1) and the letter the vertical one; on a
-flat-topped map it is the other way round.  Edges are numbered 0..5 as in the
+flat-topped map it is usually the other way round, but some flat maps print the
+number on the horizontal axis too: their layout is ``flat_xnum`` (title key
+``"axes": "x_number"``).  Edges are numbered 0..5 as in the
 published tile definitions; a tile rotated by ``r`` moves its edge ``e`` to
 ``(e + r) % 6``.
 """
@@ -18,6 +20,8 @@ _DIRS = {
     "pointy": {(-1, 1): 0, (-2, 0): 1, (-1, -1): 2, (1, -1): 3, (2, 0): 4, (1, 1): 5},
     "flat": {(0, 2): 0, (-1, 1): 1, (-1, -1): 2, (0, -2): 3, (1, -1): 4, (1, 1): 5},
 }
+_DIRS["flat_xnum"] = _DIRS["flat"]
+_NUMBER_X = ("pointy", "flat_xnum")  # layouts whose printed number is the horizontal axis
 _EDGE_DELTA = {layout: {e: d for d, e in dirs.items()} for layout, dirs in _DIRS.items()}
 
 
@@ -29,6 +33,8 @@ def _letter_index(letters: str) -> int:
 
 
 def _letters(index: int) -> str:
+    if index < 0:  # beyond row/column A: off every map ("" makes no coordinate)
+        return ""
     index += 1
     out = ""
     while index:
@@ -44,11 +50,11 @@ def to_xy(coord: str, layout: str) -> tuple[int, int]:
     if not m:
         raise ValueError(f"not a hex coordinate: {coord!r} (expected e.g. 'J12')")
     letter, number = _letter_index(m.group(1)), int(m.group(2)) - 1
-    return (number, letter) if layout == "pointy" else (letter, number)
+    return (number, letter) if layout in _NUMBER_X else (letter, number)
 
 
 def from_xy(x: int, y: int, layout: str) -> str:
-    if layout == "pointy":
+    if layout in _NUMBER_X:
         return f"{_letters(y)}{x + 1}"
     return f"{_letters(x)}{y + 1}"
 

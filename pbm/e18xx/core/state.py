@@ -145,6 +145,8 @@ class State:
     recently_floated: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     assignments: dict[tuple[str, str], str] = field(default_factory=dict)  # (private, corporation) -> hex
+    objectives_done: set[str] = field(default_factory=set)  # corporations paid their objective bonus
+    hex_bonuses: dict[str, tuple[str, int]] = field(default_factory=dict)  # corporation -> (hex, bonus) of a token
     events: set[str] = field(default_factory=set)  # train events that have happened
     receiverships: int = 0
     receivership_by_director: dict[str, int] = field(default_factory=dict)
@@ -187,6 +189,8 @@ def clone_state(s: State) -> State:
         recently_floated=list(s.recently_floated),
         log=list(s.log),
         assignments=dict(s.assignments),
+        objectives_done=set(s.objectives_done),
+        hex_bonuses=dict(s.hex_bonuses),
         events=set(s.events),
         receivership_by_director=dict(s.receivership_by_director),
     )

@@ -90,6 +90,10 @@ class Title:
     def starting_cash(self, players: int) -> int:
         return int(self.data["starting_cash"][str(players)])
 
+    def corporation(self, sym: str) -> dict[str, Any]:
+        """The title data of corporation ``sym`` (empty if there is none)."""
+        return next((c for c in self.data.get("corporations", []) if c["sym"] == sym), {})
+
     def company(self, sym: str) -> dict[str, Any]:
         for c in self.data["companies"]:
             if c["sym"] == sym:
@@ -178,5 +182,6 @@ def _load(canon: str) -> Title:
                             t.get("rusts_on"), tuple(t.get("events", [])),
                             tuple(t.get("variants", {}).items()), t.get("available_on")) for t in data["trains"])
     phases = tuple(_phase(p) for p in data["phases"])
-    return Title(name=data["title"], data=data, layout=data["layout"], hexes=hexes, tiles=tiles,
+    layout = data["layout"] + ("_xnum" if data.get("axes") == "x_number" else "")
+    return Title(name=data["title"], data=data, layout=layout, hexes=hexes, tiles=tiles,
                  market=market, trains=trains, phases=phases, hooks=load_hooks(folder))

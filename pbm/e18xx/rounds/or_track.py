@@ -80,6 +80,8 @@ class TrackMixin:
                 raise IllegalTile(f"{coord} takes only {future} tiles from green on")
             if old.tile.label is None:  # the yellow tile did not carry the hex's label
                 override = {"only": [name]}
+        if old.tile.name in self.title.data.get("tiles_never_upgraded", ()):
+            raise IllegalTile(f"tile {old.tile.name} on {coord} is permanent: it is never upgraded")
         if special == "blue":  # a tile for a blue hex (title data ``on_blue``): the hex must be empty
             if old.tile_id is not None:
                 raise IllegalTile(f"{coord} already has a tile")
@@ -89,6 +91,9 @@ class TrackMixin:
                 raise IllegalTile(f"{coord} must be upgraded with tile {' or '.join(override['only'])}")
             # the hex's special tile carries a label the printed hex lacks
             why = upgrade_ok(Placed(replace(old.tile, label=new.label), old.tile_id, old.rotation), new, rotation)
+        elif (name in self.title.data.get("tiles_on_plain_hexes", ()) and old.tile_id is None
+              and not old.tile.nodes and new.color == "yellow"):
+            why = None  # a tile that brings its own stop to an empty hex (title data)
         else:
             why = upgrade_ok(old, new, rotation)
         if why:
@@ -338,6 +343,16 @@ class TrackMixin:
         self.transfer(f"C:{corp}", "bank", cost)
         s.round.tokened.add(corp)
         self.log(f"{corp} places a token in {ok[0][0]} for {cost}")
+        self._objective_reached(corp, ok[0][0])
+
+    def _objective_reached(self: "Game", corp: str, coord: str) -> None:
+        """A corporation's ``objective`` (title data ``{"hex", "bonus"}``): its first station in
+        that hex earns the bonus from the bank, once."""
+        goal = self.title.corporation(corp).get("objective")
+        if goal and goal["hex"] == coord and corp not in self.state.objectives_done:
+            self.state.objectives_done.add(corp)
+            self.transfer("bank", f"C:{corp}", int(goal["bonus"]))
+            self.log(f"{corp} reaches its objective {coord}: +{goal['bonus']} from the bank")
 
     def _put_token(self: "Game", corp: str, key: tuple[str, int], slot: int | None) -> None:
         m = self.state.map
