@@ -147,6 +147,7 @@ class State:
     assignments: dict[tuple[str, str], str] = field(default_factory=dict)  # (private, corporation) -> hex
     objectives_done: set[str] = field(default_factory=set)  # corporations paid their objective bonus
     hex_bonuses: dict[str, tuple[str, int]] = field(default_factory=dict)  # corporation -> (hex, bonus) of a token
+    route_bonus_corps: dict[str, str] = field(default_factory=dict)  # corporation -> private whose route bonuses it has
     events: set[str] = field(default_factory=set)  # train events that have happened
     receiverships: int = 0
     receivership_by_director: dict[str, int] = field(default_factory=dict)
@@ -191,6 +192,7 @@ def clone_state(s: State) -> State:
         assignments=dict(s.assignments),
         objectives_done=set(s.objectives_done),
         hex_bonuses=dict(s.hex_bonuses),
+        route_bonus_corps=dict(s.route_bonus_corps),
         events=set(s.events),
         receivership_by_director=dict(s.receivership_by_director),
     )

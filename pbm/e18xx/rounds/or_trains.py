@@ -48,7 +48,41 @@ class TrainsMixin:
         if uses_gauge_routes(self):
             return best_gauge(self, corp, self.corp_trains(corp))
         trains = [(t, self.state.trains[t].distance) for t in self.corp_trains(corp)]
-        return best_routes(self.graph(), corp, trains, self.route_colors())
+        total, chosen = best_routes(self.graph(), corp, trains, self.route_colors())
+        if self._has_route_extras(corp):
+            chosen = self.route_extras(corp, chosen)
+            total = sum(rt.revenue for _, rt in chosen)
+        return total, chosen
+
+    def _has_route_extras(self: "Game", corp: str) -> bool:
+        s = self.state
+        return (corp in s.hex_bonuses or corp in s.route_bonus_corps
+                or any(s.trains[t].name in self._multipliers() for t in self.corp_trains(corp)))
+
+    def _multipliers(self: "Game") -> dict[str, int]:
+        return {t["name"]: int(t["multiplier"]) for t in self.title.data["trains"] if t.get("multiplier")}
+
+    def route_extras(self: "Game", corp: str, chosen: list) -> list:
+        """Revenue a route earns beyond its stops (title data): a train's ``multiplier``
+        (18AL's 4D pays double), the company's hex bonus token (each train through that hex
+        earns the bonus) and a ``route_bonuses`` private's bonuses (each goes to the one route
+        joining its two hexes that earns most with it).  Returns the routes re-valued."""
+        s = self.state
+        mult = self._multipliers()
+        out = []
+        for tid, rt in chosen:
+            rev = rt.revenue * mult.get(s.trains[tid].name, 1)
+            hb = s.hex_bonuses.get(corp)
+            if hb and hb[0] in rt.hexes():
+                rev += hb[1]
+            out.append([tid, rt, rev])
+        sym = s.route_bonus_corps.get(corp)
+        ab = (self.title.company(sym) or {}) if sym else {}
+        for bonus in next((a.get("bonuses", []) for a in ab.get("abilities", []) if a["type"] == "route_bonuses"), []):
+            fits = [o for o in out if set(bonus["hexes"]) <= set(o[1].hexes())]
+            if fits:
+                max(fits, key=lambda o: o[2])[2] += int(bonus["bonus"])
+        return [(tid, replace(rt, revenue=rev)) for tid, rt, rev in out]
 
     def stop_groups(self: "Game"):
         from pbm.e18xx.freight import StopGroups
@@ -147,11 +181,13 @@ class TrainsMixin:
                 if route is None:
                     raise IllegalRoute(f"train {spec.train} cannot run {'-'.join(spec.nodes)} "
                                        "(not connected, too long, blocked, or reusing track)")
+                used |= route.mask
+                chosen.append((spec.train, route))
+            chosen = self.route_extras(corp, chosen)
+            for spec, (_, route) in zip(action.routes, chosen):
                 if spec.revenue is not None and spec.revenue != route.revenue:
                     raise IllegalRoute(f"route {'-'.join(spec.nodes)} pays {route.revenue}, not {spec.revenue}")
-                used |= route.mask
-                total += route.revenue
-                chosen.append((spec.train, route))
+            total = sum(rt.revenue for _, rt in chosen)
             best_total = total if "site_routes" in self.optional_rules else self.auto_routes(corp)[0]
             if total < best_total:
                 raise IllegalRoute(f"rule 4.2.3.1: the routes must earn the most possible ({best_total}); "
@@ -474,6 +510,13 @@ class TrainsMixin:
         for other in self.title.trains:
             if other.rusts_on == name:
                 self._rust(other.name)
+        hard = set(self.title.data.get("hard_rust_by_rule", {}).get(r) for r in self.optional_rules)
+        for raw in self.title.data["trains"]:
+            if raw.get("obsolete_on") == name:  # runs once more (rust if an optional rule says so)
+                self._rust(raw["name"], obsolete=raw["name"] not in hard)
+        if "remove_hex_bonuses" in td.events and s.hex_bonuses:
+            s.hex_bonuses.clear()
+            self.log("-- hex bonus tokens are removed --")
         forced = self.title.data.get("conversion", {}).get("forced_event")
         if forced and forced in td.events:  # every five-share corporation converts now
             self.log("-- all five-share corporations convert to ten shares --")
@@ -494,10 +537,10 @@ class TrainsMixin:
                     comp.closed = True
             self.log("-- private companies close --")
 
-    def _rust(self: "Game", name: str) -> None:
+    def _rust(self: "Game", name: str, obsolete: bool = False) -> None:
         s = self.state
         soft = {train for rule, train in self.title.data.get("soft_rust_by_rule", {}).items()
-                if rule in self.optional_rules}
+                if rule in self.optional_rules} | ({name} if obsolete else set())
         for t in s.trains.values():
             if t.name != name or t.owner in ("removed", "depot"):
                 continue
@@ -577,6 +620,8 @@ class TrainsMixin:
         self.transfer(f"C:{corp}", seller, action.price)
         comp.owner = f"C:{corp}"
         self.log(f"{corp} buys {comp.sym} from {seller[2:]} for {action.price}")
+        if self.company_ability(comp.sym, "route_bonuses"):  # the bonuses pass to the company for good
+            s.route_bonus_corps[corp] = comp.sym
         ab = self.company_ability(comp.sym, "free_train")
         if ab:
             free = s.trains[ab["train"]]
@@ -752,6 +797,9 @@ class CompanyAbilitiesMixin:
         out = []
         if self.company_ability(sym, "assign_bonus"):
             out.append("assign")
+        if self.company_ability(sym, "hex_bonus_token") and corp not in self.state.hex_bonuses \
+                and not self.state.companies[sym].uses.get("hex_bonus_token") and self.corp_trains(corp):
+            out.append("assign")
         if self.company_ability(sym, "extra_token") and "route" not in self.state.round.steps_done:
             out.append("place_token")
         if self.company_ability(sym, "train_limit_bonus") and "buy_train" not in self.state.round.steps_done:
@@ -770,7 +818,16 @@ class CompanyAbilitiesMixin:
         sym = action.entity
         corp = self._owned_by_operator(sym)
         assert corp is not None
-        if isinstance(action, A.Assign):
+        if isinstance(action, A.Assign) and self.company_ability(sym, "hex_bonus_token"):
+            ab = self.company_ability(sym, "hex_bonus_token") or {}
+            if action.target not in ab.get("hexes", []):
+                raise IllegalAction(f"{sym}'s token may go in {', '.join(ab.get('hexes', []))}, not {action.target}")
+            if "assign" not in self.company_actions(sym):
+                raise IllegalAction(f"{sym}'s token is placed once, by a company that owns a train")
+            s.hex_bonuses[corp] = (action.target, int(ab.get("bonus", 0)))
+            s.companies[sym].uses["hex_bonus_token"] = 1
+            self.log(f"{corp} puts {sym}'s token in {action.target}: +{ab.get('bonus', 0)} for each train there")
+        elif isinstance(action, A.Assign):
             ab = self.company_ability(sym, "assign_bonus") or {}
             if action.target not in ab.get("hexes", []):
                 raise IllegalAction(f"{sym} may be assigned to {', '.join(ab.get('hexes', []))}, not {action.target}")
@@ -800,10 +857,11 @@ class CompanyAbilitiesMixin:
                                     f"{', '.join(t for t in self._depot_trains() if s.trains[t].owner == 'depot')}")
             if ab.get("trains") and train.name not in ab["trains"]:
                 raise IllegalAction(f"{sym}'s discount is for a {' or '.join(ab['trains'])} train")
-            price = max(0, train.price - int(ab.get("discount", 0)))
+            off = train.price * int(ab["percent"]) // 100 if "percent" in ab else int(ab.get("discount", 0))
+            price = max(0, train.price - off)
             if action.price is not None and action.price != price:
                 raise IllegalAction(f"with {sym} train {ref} costs {price}")
-            self._close_company(sym, f"{ab.get('discount', 0)} off a new train")
+            self._close_company(sym, f"{train.price - price} off a new train")
             self._buy_train(corp, A.BuyTrain(corp, ref, price, action.variant), discount=train.price - price)
         elif isinstance(action, A.UseAbility) and action.ability == "train_limit_bonus" \
                 and self.company_ability(sym, "train_limit_bonus"):
