@@ -35,19 +35,12 @@ from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import exists, or_, select
-from sqlalchemy.exc import DBAPIError
-
 from pbm.db import get_engine, session_scope
 from pbm.locks import Locked, process_lock
 from pbm.models import Game, TurnState
 from pbm.report.cycle import CycleOptions, run_game_turn
 
-RETRYABLE = {"40001", "40P01"}  # serialization_failure, deadlock_detected
-
-
-def sqlstate(exc: BaseException) -> str | None:
-    orig = getattr(exc, "orig", None)
-    return getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+from pbm.retry import RETRYABLE, run_retrying, sqlstate  # noqa: F401  (sqlstate: for callers of old)
 
 
 @dataclass
@@ -153,9 +146,12 @@ class Worker:
         else:
             items = iter(())
         counts: Counter[str] = Counter()
-        for item in items:
+        def store(item):
             with session_scope(self.url) as s:
-                outcome = ingest(s, item.raw, context, source=item.source, received_at=item.received_at)
+                return ingest(s, item.raw, context, source=item.source, received_at=item.received_at)
+
+        for item in items:
+            outcome = run_retrying(lambda: store(item), retries=self.opts.retries)
             if item.done is not None:
                 item.done()  # after the commit: a crash in between reads it again, and it is known already
             counts[outcome.status] += 1
@@ -171,16 +167,13 @@ class Worker:
             with process_lock(self.url, f"game:{game_id}", what=f"worker on game {name}"):
                 if self.opts.claimed:
                     self.opts.claimed(name)
-                while True:
-                    try:
-                        unit.state = run_game_turn(self.url, name, self.opts.cycle)
-                        break
-                    except DBAPIError as exc:
-                        if sqlstate(exc) in RETRYABLE and unit.retries < self.opts.retries:
-                            unit.retries += 1
-                            time.sleep(min(2.0, 0.05 * 2 ** unit.retries))
-                            continue
-                        raise
+
+                def retried(attempt: int, what: str) -> None:
+                    unit.retries = attempt
+                    self.opts.cycle.log(f"{name}: {what}, retry {attempt} of {self.opts.retries}")
+
+                unit.state = run_retrying(lambda: run_game_turn(self.url, name, self.opts.cycle),
+                                          retries=self.opts.retries, on_retry=retried)
         except Locked:
             self.stats.skipped_claimed += 1
             return None
