@@ -57,6 +57,9 @@ class WorkerStats:
     units: list[Unit] = field(default_factory=list)
     intake: list[str] = field(default_factory=list)
     skipped_claimed: int = 0
+    mail: Counter = field(default_factory=Counter)  # messages handled, by outcome
+    mails_queued: int = 0  # report mails put in the outbox (CycleOptions counts them)
+    mails_sent: int = 0
 
     @property
     def done(self) -> list[Unit]:
@@ -71,6 +74,8 @@ class WorkerStats:
         text = (f"{len(self.done)} game turn(s) done, {len(failed)} stopped short or failed, "
                 f"{sum(u.retries for u in self.units)} retry(ies), {self.skipped_claimed} skip(s) of games "
                 "claimed by other workers")
+        mail = ", ".join(f"{v} {k}" for k, v in sorted(self.mail.items())) or "none"
+        text += f"; mail handled: {mail}; report mails: {self.mails_queued} queued, {self.mails_sent} sent"
         for u in failed[:10]:
             text += f"\n  {u.game}: {u.error or 'stopped at ' + str(u.state)}"
         return text
@@ -121,44 +126,33 @@ class Worker:
     # -- units ------------------------------------------------------------------------------------
 
     def _intake(self) -> None:
-        try:  # waited for, not skipped: mail that is in before a deadline is read before that game closes
-            with process_lock(self.url, "intake", what="mail intake", wait=True, timeout=600):
-                summary = self._read_mail()
-                if summary != "nothing new":
-                    self.opts.cycle.log(f"mail: {summary}")
-                self.stats.intake.append(summary)
-        except Locked:
-            pass  # another worker has been reading the mailbox for ten minutes: read next pass
-
-    def _read_mail(self) -> str:
-        """Each new message stored and handled in its own transaction, then marked done in its mailbox;
-        then any message stored earlier but never handled (a worker died between the two)."""
+        """Store new mail (one worker at a time, waited for: mail that is in before a deadline is read
+        before that game closes), then handle stored mail side by side with the other workers
+        (:mod:`pbm.intake`)."""
+        from pbm.intake import handle_lanes, store_new
         from pbm.mail import sources
         from pbm.mail.config import imap_config, mail_settings, reply_sender
-        from pbm.mail.ingest import Context, handle_stored, ingest
+        from pbm.mail.ingest import Context
 
         config = self.opts.cycle.mail_config
+        try:
+            with process_lock(self.url, "intake", what="mail intake", wait=True, timeout=600):
+                if self.opts.imap:
+                    items = sources.read_imap(imap_config(config))
+                elif self.opts.maildir is not None:
+                    items = sources.read_maildir(self.opts.maildir)
+                else:
+                    items = iter(())
+                read = store_new(self.url, items, self.opts.retries)
+        except Locked:
+            read = 0  # another worker has been reading the mailbox for ten minutes: read next pass
         context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
-        if self.opts.imap:
-            items = sources.read_imap(imap_config(config))
-        elif self.opts.maildir is not None:
-            items = sources.read_maildir(self.opts.maildir)
-        else:
-            items = iter(())
-        counts: Counter[str] = Counter()
-        def store(item):
-            with session_scope(self.url) as s:
-                return ingest(s, item.raw, context, source=item.source, received_at=item.received_at)
-
-        for item in items:
-            outcome = run_retrying(lambda: store(item), retries=self.opts.retries)
-            if item.done is not None:
-                item.done()  # after the commit: a crash in between reads it again, and it is known already
-            counts[outcome.status] += 1
-        with session_scope(self.url) as s:
-            for outcome in handle_stored(s, context):
-                counts[outcome.status] += 1
-        return ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+        counts = handle_lanes(self.url, context, self.opts.retries)
+        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+        if summary != "nothing new":
+            self.opts.cycle.log(f"mail: {summary}" + (f" ({read} read from the mailbox)" if read else ""))
+        self.stats.intake.append(summary)
+        self.stats.mail.update(counts)
 
     def _run_unit(self, name: str, game_id: int) -> Unit | None:
         unit = Unit(game=name)
@@ -230,6 +224,8 @@ class Worker:
                     # nothing this worker could take: others hold the due games (or nothing is due)
                     self._sleep(0.2 if self.opts.once else self.opts.poll)
         finally:
+            self.stats.mails_queued = self.opts.cycle.mails_queued
+            self.stats.mails_sent = self.opts.cycle.mails_sent
             if bar is not None:
                 bar.close()
             for sig, handler in old.items():
@@ -292,3 +288,52 @@ def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | No
         s.execute(update(Game).where(Game.name.in_(names)).values(deadline=due))
     time.sleep(max(0.0, (due - datetime.now()).total_seconds()) + 0.1 if deadline is None else 0)  # past the deadline: the games are due
     return names
+
+
+def populate_18xx(url: str | None, *, games: int, moves: int, maildir: Path, seed: int = 1, prefix: str = "ga",
+                  title: str = "18GA", players: int = 3) -> dict[str, int]:
+    """Create ``games`` 18xx games played by email and mail each game's first ``moves`` moves into
+    ``maildir`` — each from the seat that must make it, in order (the computer player's choices), one move a
+    mail; returns {game: moves mailed}.  For ``scripts/bench_hosting.py`` and the hosting tests: the mail of
+    one game must be handled in arrival order, different games' mail side by side.
+
+    The files are named and dated so that a Maildir reader takes them in the order written."""
+    from pbm.e18xx.pbem.computer import choose
+    from pbm.e18xx.pbem.games import create_game, load, move_text
+    from pbm.report.demo import GAME_ADDRESS
+    from pbm.seats import SeatRequest
+    from email.message import EmailMessage
+
+    for sub in ("new", "cur", "tmp"):
+        (maildir / sub).mkdir(parents=True, exist_ok=True)
+    stamp = time.time()
+    mailed: dict[str, int] = {}
+    count = 0
+    for i in range(games):
+        name = f"{prefix}-{i:04d}"
+        seats = [SeatRequest(line=k + 2, name=f"Player {k + 1} of {name}", email=f"p{k + 1}.{name}@example.org")
+                 for k in range(players)]
+        with session_scope(url) as s:
+            row, secrets = create_game(s, title=title, seed=seed + i, name=name, seats=seats)
+            game = load(s, row)
+            seat_of = {seat.name: number for number, seat in enumerate(seats, start=1)}
+            for k in range(moves):
+                action = choose(game)
+                if action is None:
+                    break
+                number = seat_of[game.controller(game.current_entity())]
+                msg = EmailMessage()
+                msg["From"] = seats[number - 1].email
+                msg["To"] = GAME_ADDRESS
+                msg["Subject"] = f"{name} move {k + 1}"
+                msg["Message-ID"] = f"<bench-{name}-{k + 1}@example.org>"
+                msg.set_content(f"GAME: {name}\nPLAYER: {number}\nSECRET: {secrets[number]}\n"
+                                f"{move_text(game, action)}\n")
+                game.process(action)
+                count += 1
+                tmp = maildir / "tmp" / f"{count:08d}.bench"
+                tmp.write_bytes(msg.as_bytes())
+                os.utime(tmp, (stamp, stamp))
+                os.rename(tmp, maildir / "new" / tmp.name)
+                mailed[name] = mailed.get(name, 0) + 1
+    return mailed

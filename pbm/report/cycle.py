@@ -290,7 +290,8 @@ def _intake_lock(url: str | None) -> Iterator[None]:
         yield
         return
     with process_lock(url, "intake", what="mail intake", wait=True, timeout=600):
-        yield
+        with process_lock(url, "handling", what="workers handling mail", wait=True, timeout=600):
+            yield  # every stored message is handled here: no worker handles one at the same time
 
 
 def _claim(url: str | None, postgres: bool, game_id: int, name: str):
