@@ -60,6 +60,7 @@ class WorkerStats:
     mail: Counter = field(default_factory=Counter)  # messages handled, by outcome
     mails_queued: int = 0  # report mails put in the outbox (CycleOptions counts them)
     mails_sent: int = 0
+    seconds: Counter = field(default_factory=Counter)  # where the time went: mailbox wait, mail, games, idle
 
     @property
     def done(self) -> list[Unit]:
@@ -76,6 +77,9 @@ class WorkerStats:
                 "claimed by other workers")
         mail = ", ".join(f"{v} {k}" for k, v in sorted(self.mail.items())) or "none"
         text += f"; mail handled: {mail}; report mails: {self.mails_queued} queued, {self.mails_sent} sent"
+        t = self.seconds
+        text += (f"; time: games {t['games']:.1f}s, mail {t['mail']:.1f}s (waiting for the mailbox "
+                 f"{t['mailbox wait']:.1f}s), idle {t['idle']:.1f}s")
         for u in failed[:10]:
             text += f"\n  {u.game}: {u.error or 'stopped at ' + str(u.state)}"
         return text
@@ -129,18 +133,20 @@ class Worker:
         """Store new mail (one worker at a time, waited for: mail that is in before a deadline is read
         before that game closes), then handle stored mail side by side with the other workers
         (:mod:`pbm.intake`)."""
-        from pbm.intake import handle_lanes, store_new
+        from pbm.intake import handle_lanes, maildir_new, store_new
         from pbm.mail import sources
         from pbm.mail.config import imap_config, mail_settings, reply_sender
         from pbm.mail.ingest import Context
 
         config = self.opts.cycle.mail_config
+        start = time.monotonic()
         try:
             with process_lock(self.url, "intake", what="mail intake", wait=True, timeout=600):
+                self.stats.seconds["mailbox wait"] += time.monotonic() - start
                 if self.opts.imap:
                     items = sources.read_imap(imap_config(config))
                 elif self.opts.maildir is not None:
-                    items = sources.read_maildir(self.opts.maildir)
+                    items = maildir_new(self.url, self.opts.maildir)
                 else:
                     items = iter(())
                 read = store_new(self.url, items, self.opts.retries)
@@ -153,6 +159,7 @@ class Worker:
             self.opts.cycle.log(f"mail: {summary}" + (f" ({read} read from the mailbox)" if read else ""))
         self.stats.intake.append(summary)
         self.stats.mail.update(counts)
+        self.stats.seconds["mail"] += time.monotonic() - start
 
     def _run_unit(self, name: str, game_id: int) -> Unit | None:
         unit = Unit(game=name)
@@ -175,6 +182,7 @@ class Worker:
             reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
             unit.error = f"{type(exc).__name__}: {reason[0] if reason else ''}"
         unit.seconds = time.monotonic() - start
+        self.stats.seconds["games"] += unit.seconds
         if unit.state is None and not unit.error:
             return unit  # not due any more (another worker finished it between the listing and the claim)
         if unit.error or unit.state != "archived":
@@ -233,6 +241,7 @@ class Worker:
         return self.stats
 
     def _sleep(self, seconds: float) -> None:
+        self.stats.seconds["idle"] += seconds
         end = time.monotonic() + seconds
         while not self.stopping and time.monotonic() < end:
             time.sleep(min(0.2, end - time.monotonic()) if end > time.monotonic() else 0)

@@ -81,8 +81,8 @@ def _postgres_cpu() -> float:
             fields = stat.read_text().rsplit(")", 1)
             if "postgres" not in fields[0] and "postmaster" not in fields[0]:
                 continue
-            parts = fields[1].split()
-            total += (int(parts[11]) + int(parts[12])) / tick
+            parts = fields[1].split()  # utime, stime, and the reaped children's (closed connections' backends)
+            total += (int(parts[11]) + int(parts[12]) + int(parts[13]) + int(parts[14])) / tick
         except (OSError, IndexError, ValueError):
             continue
     return total
@@ -117,9 +117,14 @@ def run(pg: str, games: int, ga: int, moves: int, workers: int, work: Path) -> d
             codes.append(os.waitstatus_to_exitcode(status))
         wall = time.monotonic() - t0
         load1, pg_cpu = os.getloadavg()[0], _postgres_cpu() - pg0
-        per_game, done = [], Counter()
+        per_game, done, spent = [], Counter(), Counter()
         for log in logs:
             for line in log.read_text().splitlines():
+                if "; time: " in line:  # the worker's closing summary: where its time went
+                    for part in line.split("; time: ", 1)[1].replace("(", ",").replace(")", "").split(","):
+                        words = part.split()
+                        if words and words[-1].endswith("s"):
+                            spent[" ".join(words[:-1])] += float(words[-1].rstrip("s"))
                 game, _, rest = line.partition(": ")
                 if rest.startswith("archived in "):
                     per_game.append(float(rest.split()[2].rstrip("s")))
@@ -132,7 +137,7 @@ def run(pg: str, games: int, ga: int, moves: int, workers: int, work: Path) -> d
         q = statistics.quantiles(per_game, n=20) if len(per_game) >= 2 else per_game * 19
         return {"workers": workers, "games": games, "ga": ga, "moves": sum(mailed.values()), "setup_s": setup,
                 "wall_s": wall, "games_per_min": 60 * (games + ga) / wall, "p50": statistics.median(per_game),
-                "p95": q[18], "cpu_s": cpu, "pg_cpu_s": pg_cpu, "load": (load0, load1), "problems": problems}
+                "p95": q[18], "cpu_s": cpu, "pg_cpu_s": pg_cpu, "spent": spent, "load": (load0, load1), "problems": problems}
     finally:
         with admin.connect() as c:
             c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
@@ -164,7 +169,8 @@ def main() -> int:
         print(f"W={w}: {games + ga} games ({r['moves']} 18GA move mails) in {r['wall_s']:.1f}s = "
               f"{r['games_per_min']:.1f} games/min; CR per game p50 {r['p50']:.2f}s p95 {r['p95']:.2f}s; "
               f"workers' CPU {r['cpu_s']:.1f}s ({r['cpu_s'] / r['wall_s']:.2f} cores), PostgreSQL CPU "
-              f"{r['pg_cpu_s']:.1f}s; load average {r['load'][0]:.2f} -> {r['load'][1]:.2f}; setup {r['setup_s']:.1f}s; "
+              f"{r['pg_cpu_s']:.1f}s; workers' time: " + ", ".join(f"{k} {v:.1f}s" for k, v in r["spent"].items())
+              + f"; load average {r['load'][0]:.2f} -> {r['load'][1]:.2f}; setup {r['setup_s']:.1f}s; "
               f"{'OK: every game and move exactly once' if not r['problems'] else 'PROBLEMS: ' + '; '.join(r['problems'][:5])}",
               flush=True)
     by = {r["workers"]: r for r in results}
