@@ -97,10 +97,10 @@ def server_options() -> str:
 def pool_settings() -> dict:
     """The connection pool of a PostgreSQL engine: connections checked before use (a restarted server or a
     dropped connection is replaced, not an error) and recycled after half an hour; ``PBM_POOL_SIZE``
-    connections kept open (default 5) plus up to ``PBM_POOL_OVERFLOW`` more at busy moments (default 5).
-    A worker needs about 3 at once: one holding its claim, one for the game's step, one for mail."""
+    connections kept open (default 5) plus up to ``PBM_POOL_OVERFLOW`` more at busy moments (default 10).
+    A worker or cycle needs up to 5 at once: its cycle lock, a claim, the mailbox locks, the step."""
     size = int(_seconds("PBM_POOL_SIZE") or 5)
-    overflow = int(_seconds("PBM_POOL_OVERFLOW") if os.environ.get("PBM_POOL_OVERFLOW", "").strip() else 5)
+    overflow = int(_seconds("PBM_POOL_OVERFLOW") if os.environ.get("PBM_POOL_OVERFLOW", "").strip() else 10)
     return {"pool_pre_ping": True, "pool_recycle": 1800, "pool_size": max(1, size), "max_overflow": overflow,
             "pool_timeout": 60}
 

@@ -6,16 +6,16 @@ from the turn's state).  A worker *claims* a game before touching it with the pe
 lock ``game:<id>`` of :mod:`pbm.locks` (on PostgreSQL a session advisory lock, tried without
 waiting): a game claimed by another worker is skipped, so no game is handled twice at once, and
 the claim dies with its holder's connection, so the game of a killed worker is taken over by the
-next pass of any other.  Every worker also holds the ``cycle`` lock *shared* during a pass:
-workers run together, while ``pbm cycle``, ``run-turn`` and ``rerun-turn`` (exclusive) wait for
-them to stop, and the other way round.
+next pass of any other.  Every worker, and every ``pbm cycle`` (which claims games the same way),
+holds the ``cycle`` lock *shared*: they run together, while ``run-turn`` and ``rerun-turn``
+(exclusive) wait for them to stop, and the other way round.
 
-Mail intake (a shared Maildir, plus any mail stored but never handled) is claimed as a whole by
-the ``intake`` lock at the start of each pass: one worker at a time reads the mailbox, and a
-worker closes no game before it has had its turn at the mailbox, so a sheet that was in before
-a deadline is accepted before that game closes.  Each message is stored and handled in its own
-transaction; a sheet racing a closing turn meets it at the game's row lock (accepted before the
-close, or late after it).
+Mail intake (:mod:`pbm.intake`): one worker at a time stores the new messages of the shared
+mailbox (the ``intake`` lock), then every worker handles stored messages side by side, claimed
+per lane (the game on the ``GAME:`` line), each lane in arrival order; a worker closes no game
+before the lanes held by others are done, so a sheet that was in before a deadline is accepted
+before that game closes.  A sheet racing a closing turn meets it at the game's row lock
+(accepted before the close, or late after it).
 
 Transactions are short (one per step), every unit is retried on serialization failures and
 deadlocks (SQLSTATE 40001, 40P01) a bounded number of times, and ``PBM_STATEMENT_TIMEOUT``
@@ -153,7 +153,11 @@ class Worker:
         except Locked:
             read = 0  # another worker has been reading the mailbox for ten minutes: read next pass
         context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
-        counts = handle_lanes(self.url, context, self.opts.retries)
+        try:
+            counts = handle_lanes(self.url, context, self.opts.retries)
+        except Locked as exc:  # a lane held for ten minutes (or a cycle reading mail): handled next pass
+            self.opts.cycle.log(f"mail: {exc}")
+            counts = Counter()
         summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
         if summary != "nothing new":
             self.opts.cycle.log(f"mail: {summary}" + (f" ({read} read from the mailbox)" if read else ""))

@@ -130,7 +130,8 @@ def handle_lanes(url: str | None, context, retries: int) -> Counter[str]:
             return nullcontext()
         return process_lock(url, f"mail:{name}", what="worker handling this mail", wait=wait, timeout=600)
 
-    with process_lock(url, "handling", what="pbm cycle reading mail", wait=True, timeout=600, shared=postgres):
+    together = process_lock(url, "handling", what="pbm cycle reading mail", wait=True, timeout=600, shared=True)
+    with together if postgres else nullcontext():  # SQLite: the worker runs alone (its cycle lock)
         lanes = _stored(url)
         left: list[str] = []
         for name, ids in lanes.items():
