@@ -137,10 +137,50 @@ def get_engine(url: str | None = None, *, migrate: bool = True) -> Engine:
 _migrated: set[str] = set()
 
 
+@cache
+def head_revision() -> str | None:
+    """The newest migration shipped with this pbm, read from the migration files themselves (the one
+    no other names as its ``down_revision``); None if that cannot be told without Alembic."""
+    import re
+
+    found: dict[str, str | None] = {}
+    pattern = re.compile(r"^(revision|down_revision)\s*(?::[^=]*)?=\s*(?:['\"]([^'\"]+)['\"]|None)", re.M)
+    for path in (migrations_dir() / "versions").glob("*.py"):
+        fields = {m.group(1): m.group(2) for m in pattern.finditer(path.read_text(encoding="utf-8"))}
+        if "revision" not in fields or not fields["revision"]:
+            return None
+        found[fields["revision"]] = fields.get("down_revision")
+    heads = set(found) - set(found.values())
+    return heads.pop() if len(heads) == 1 else None
+
+
+def at_head(engine: Engine) -> bool:
+    """One SELECT: is the database's schema revision the newest this pbm ships?  (False when the
+    database is new, behind, ahead or unreadable: then Alembic decides and explains.)"""
+    from sqlalchemy import text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    head = head_revision()
+    if head is None:
+        return False
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    except SQLAlchemyError:
+        return False
+    return rows == [head]
+
+
 def upgrade(engine: Engine) -> None:
-    """Apply every pending Alembic migration (once per process and URL)."""
+    """Apply every pending Alembic migration (once per process and URL).  A database already at the
+    newest revision costs one SELECT; Alembic is loaded only when the schema is behind (or new)."""
     key = str(engine.url)
     if key in _migrated:
+        return
+    if engine.dialect.name == "sqlite":
+        check_sqlite_file(engine)
+    if at_head(engine):
+        _migrated.add(key)
         return
     from alembic import command
     from alembic.config import Config
@@ -151,8 +191,6 @@ def upgrade(engine: Engine) -> None:
     cfg = Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
     shown = engine.url.render_as_string(hide_password=True)
-    if engine.dialect.name == "sqlite":
-        check_sqlite_file(engine)
     try:
         with engine.begin() as connection:
             cfg.attributes["connection"] = connection

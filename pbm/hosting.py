@@ -1,7 +1,7 @@
 """``pbm worker``: many games, many worker processes, one PostgreSQL database (docs/hosting.md).
 
 A unit of work is one game's due turn, carried as far as it goes (close → resolve → report →
-send → archive, :func:`pbm.report.cycle.run_game_turn`, whose steps are crash-safe and resume
+send → archive, :func:`pbm.pipeline.cycle.run_game_turn`, whose steps are crash-safe and resume
 from the turn's state).  A worker *claims* a game before touching it with the per-game process
 lock ``game:<id>`` of :mod:`pbm.locks` (on PostgreSQL a session advisory lock, tried without
 waiting): a game claimed by another worker is skipped, so no game is handled twice at once, and
@@ -38,7 +38,7 @@ from sqlalchemy import exists, or_, select
 from pbm.db import get_engine, session_scope
 from pbm.locks import Locked, process_lock
 from pbm.models import Game, TurnState
-from pbm.report.cycle import CycleOptions, run_game_turn
+from pbm.pipeline.cycle import CycleOptions, run_game_turn
 
 from pbm.retry import RETRYABLE, run_retrying, sqlstate  # noqa: F401  (sqlstate: for callers of old)
 
@@ -269,7 +269,7 @@ def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | No
     from email.message import EmailMessage
 
     from pbm.cr.setup import SeatRequest, create_game
-    from pbm.report.demo import GAME_ADDRESS, _sheet_text
+    from pbm.pipeline.demo import GAME_ADDRESS, _sheet_text
 
     box = mailbox.Maildir(str(maildir), create=True) if maildir is not None else None
     names = []
@@ -313,7 +313,7 @@ def populate_18xx(url: str | None, *, games: int, moves: int, maildir: Path, see
     The files are named and dated so that a Maildir reader takes them in the order written."""
     from pbm.e18xx.pbem.computer import choose
     from pbm.e18xx.pbem.games import create_game, load, move_text
-    from pbm.report.demo import GAME_ADDRESS
+    from pbm.pipeline.demo import GAME_ADDRESS
     from pbm.seats import SeatRequest
     from email.message import EmailMessage
 

@@ -1,26 +1,136 @@
-"""The game kinds this installation plays, found by registry rather than by import.
+"""Game kinds: the interface every game pbm plays implements, and the registry that finds them.
 
-Continental Rails owns the turnsheet intake; other kinds that take mail (the
-18xx titles) are listed here by module and loaded on first use.  A kind's
-module provides::
+The core (games and seats, secrets, mail transport, the pipeline, the CLI) knows no game: it asks
+this registry for the kind of a game row (:func:`kind_of`) or of a title the moderator typed
+(:func:`kind_for_title`) and calls the :class:`GameKind` methods.  Each kind lives in its own
+package and is loaded on first use, so ``pbm --help`` loads none of them::
 
-    claim(session, msg) -> claim | None      # is this mail for one of my games?
-    handle(session, row, ctx, sender, claim) -> pbm.mail.answer.Outcome
+    continental-rails  pbm.cr.kind     Continental Rails II: weekly turns of sealed orders
+    18xx               pbm.e18xx.kind  the 18xx family: one title per folder, moves by email
 
-so the mail intake never imports a game package (and no game package imports
-the intake: answers go through :mod:`pbm.mail.answer`).
+Adding a game is adding a package with a ``kind`` module whose ``KIND`` implements
+:class:`GameKind`, and one line in :data:`KINDS` (docs/architecture.md).
 """
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass, field
 from functools import lru_cache
-from types import ModuleType
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
 
-# The composition root: one module per game kind that takes moves by mail.
-MAIL_KINDS: tuple[str, ...] = ("pbm.e18xx.pbem.mailplay",)
+if TYPE_CHECKING:  # typing only
+    from sqlalchemy.orm import Session
+
+    from pbm.models import Game
+
+# The composition root: kind name -> module whose ``KIND`` implements GameKind, in the order the
+# mail intake asks them (the first kind that claims a mail handles it).
+KINDS: dict[str, str] = {
+    "18xx": "pbm.e18xx.kind",
+    "continental-rails": "pbm.cr.kind",
+}
 
 
-@lru_cache(maxsize=1)
-def mail_kinds() -> tuple[ModuleType, ...]:
-    """The loaded mail handlers of the registered kinds, in registry order."""
-    return tuple(importlib.import_module(name) for name in MAIL_KINDS)
+@dataclass
+class Created:
+    """A new game: its row and the lines to print once the transaction is committed
+    (player secrets are shown there once; only their hashes are stored)."""
+
+    game: Any
+    lines: list[str] = field(default_factory=list)
+
+
+@runtime_checkable
+class GameKind(Protocol):
+    """What the core asks of a game.  Every method takes the open database session; none commits."""
+
+    name: str  # the registry key, e.g. "continental-rails"
+    weekly: bool  # True: turns of sealed orders run by the weekly cycle (close, resolve, report, send, archive)
+    mail_moves: bool  # True: :meth:`claim` may take a mail before the turnsheet intake sees it
+
+    def titles(self) -> list[str]:
+        """The titles this kind plays, as a moderator would type them."""
+
+    def title_of(self, text: str) -> str | None:
+        """The canonical title if ``text`` names one of this kind's titles, else None."""
+
+    def plays(self, game: "Game") -> bool:
+        """True if this game row is of this kind."""
+
+    def new_game(self, *, title: str, seed: int, name: str | None, players: Path | None, anonymous: bool,
+                 rules: tuple[str, ...]) -> Callable[["Session"], Created]:
+        """``pbm new-game``: check everything that needs no database (the players file, the options),
+        then return the step that creates the game in an open session."""
+
+    def summary(self, session: "Session", game: "Game") -> str:
+        """A readable summary of the game's state, ending in a newline (``pbm show``)."""
+
+    def export(self, session: "Session", game: "Game") -> str:
+        """The complete state of the game as JSON text, ending in a newline (``pbm export``)."""
+
+    def read_orders(self, stored: dict | None) -> Any:
+        """A seat's orders from a stored sheet (None: blank orders), for the gather step."""
+
+    def resolve(self, session: "Session", game: "Game") -> Any:
+        """Resolve the current turn with the gathered orders (weekly kinds)."""
+
+    def claim(self, session: "Session", msg: Any) -> Any | None:
+        """Is this parsed mail a move for one of this kind's games?  A claim for :meth:`handle`, or None."""
+
+    def handle(self, session: "Session", row: Any, ctx: Any, sender: str, claim: Any) -> Any:
+        """Act on a claimed mail; returns the intake's ``Outcome`` (:mod:`pbm.mail.answer`)."""
+
+    def paced_games(self, session: "Session") -> list[str]:
+        """Open games that keep their own move clocks (run by ``pbm cycle``)."""
+
+    def tick(self, session: "Session", sender: str, now: Any, moderator: str = "",
+             names: list[str] | None = None) -> dict[str, list[str]]:
+        """Reminders and time-outs due on the move clocks: {game name: what was done}."""
+
+
+class UnknownKind(LookupError):
+    """No registered kind plays this game or title."""
+
+
+@lru_cache(maxsize=None)
+def get_kind(name: str) -> GameKind:
+    """The kind registered as ``name``, loaded on first use."""
+    return importlib.import_module(KINDS[name]).KIND
+
+
+def all_kinds() -> tuple[GameKind, ...]:
+    """Every registered kind, in registry order (loads them all)."""
+    return tuple(get_kind(name) for name in KINDS)
+
+
+def kind_for_title(text: str) -> tuple[GameKind, str]:
+    """The kind that plays the title ``text`` and its canonical title."""
+    for kind in all_kinds():
+        title = kind.title_of(text)
+        if title is not None:
+            return kind, title
+    raise UnknownKind(text)
+
+
+def kind_of(game: "Game") -> GameKind:
+    """The kind of a game row."""
+    for kind in all_kinds():
+        if kind.plays(game):
+            return kind
+    raise UnknownKind(game.title)
+
+
+def known_titles() -> list[str]:
+    """Every title of every kind, kind by kind (Continental Rails first, as ``pbm new-game`` lists them)."""
+    return [t for name in sorted(KINDS, key=lambda n: n != "continental-rails") for t in get_kind(name).titles()]
+
+
+def weekly_titles() -> list[str]:
+    """The titles whose turns the weekly cycle runs."""
+    return [t for kind in all_kinds() if kind.weekly for t in kind.titles()]
+
+
+def mail_kinds() -> tuple[GameKind, ...]:
+    """The kinds that take moves by mail before the turnsheet intake, in registry order."""
+    return tuple(kind for kind in all_kinds() if kind.mail_moves)

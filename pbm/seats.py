@@ -1,4 +1,5 @@
-"""Seats of a game, whatever the game: the players file a moderator writes.
+"""Seats of a game, whatever the game: the players file a moderator writes, and who
+sits at the computer.
 
 A players file is CSV with a header: ``name,email`` and optionally
 ``character``, ``phone``, ``address``, ``anonymous`` (hides address and phone),
@@ -11,8 +12,30 @@ import csv
 import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbm.errors import PbmError
+
+if TYPE_CHECKING:  # typing only
+    from pbm.models import Game, Player
+
+DEFAULT_MISSED_TURNS_LIMIT = 2  # ruling M3 (§3.1, docs/rulings/mail.md)
+
+
+def missed_turns_limit(game: "Game") -> int:
+    """How many turns in a row a human may miss before the computer takes the seat (ruling M3;
+    ``Game.options["missed_turns_limit"]``, default 2, at least 1)."""
+    try:
+        value = int((game.options or {}).get("missed_turns_limit", DEFAULT_MISSED_TURNS_LIMIT))
+    except (TypeError, ValueError):
+        return DEFAULT_MISSED_TURNS_LIMIT
+    return max(1, value)
+
+
+def computer_seated(player: "Player", game: "Game") -> bool:
+    """§3.1: a computer seat, or a human seat the computer has taken over after too many
+    missed turns (ruling M3) until the player sends a sheet again."""
+    return not player.human or player.missed_turns >= missed_turns_limit(game)
 
 
 class PlayersFileError(PbmError):

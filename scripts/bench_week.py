@@ -22,8 +22,8 @@ from pbm.cr.resolve import run_turn  # noqa: E402
 from pbm.cr.setup import SeatRequest, create_game  # noqa: E402
 from pbm.db import session_scope  # noqa: E402
 from pbm.models import Game  # noqa: E402
-from pbm.report.cycle import default_ingester  # noqa: E402
-from pbm.report.demo import _write_mails  # noqa: E402
+from pbm.pipeline.cycle import default_ingester  # noqa: E402
+from pbm.pipeline.demo import _write_mails  # noqa: E402
 from pbm.report.render import render_turn  # noqa: E402
 
 

@@ -40,6 +40,7 @@ from pbm.cr.engine.victory import end_of_turn, victory_points
 from pbm.cr.orders import Orders, Problem
 from pbm.cr.state import dumps, export_game, restore_game
 from pbm.errors import PbmError
+from pbm.seats import computer_seated
 from pbm.models import (
     Event, Game, GameRecord, LedgerEntry, OrderSet, Player, PlayerTurn, RailroadTurn, Snapshot,
 )
@@ -259,14 +260,6 @@ class SeatChecks:
             self._bankrupt = validate.recently_bankrupt(self.session, self.game)
         return validate.validate(self.session, self.game, player, orders, view=self.view,
                                  recently_bankrupt=self._bankrupt)
-
-
-def computer_seated(player: Player, game: Game) -> bool:
-    """§3.1: a computer seat, or a human seat the computer has taken over after too many
-    missed turns (ruling M3 in docs/rulings/mail.md) until the player sends a sheet again."""
-    from pbm.mail.policy import computer_seated as seated
-
-    return seated(player, game)
 
 
 def count_missed_turns(session: Session, game: Game) -> None:

@@ -13,10 +13,30 @@ Typical use (no I/O in the engine)::
 Exports of 18xx.games replay with :func:`pbm.e18xx.replay.replay`; players'
 e-mailed moves parse with :func:`pbm.e18xx.pbem.moves.parse_moves`.
 """
-from .core import actions
-from .core.errors import GameError
-from .core.game import Game
-from .pbem.moves import MoveError, StandingOrders, parse_moves, play_text
-from .replay import replay
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# name -> (module, attribute or None for the module itself); loaded on first use, so importing
+# any part of the family (e.g. ``pbm.e18xx.kind``) does not load the whole engine.
+_EXPORTS = {
+    "Game": ("pbm.e18xx.core.game", "Game"),
+    "GameError": ("pbm.e18xx.core.errors", "GameError"),
+    "MoveError": ("pbm.e18xx.pbem.moves", "MoveError"),
+    "StandingOrders": ("pbm.e18xx.pbem.moves", "StandingOrders"),
+    "actions": ("pbm.e18xx.core.actions", None),
+    "parse_moves": ("pbm.e18xx.pbem.moves", "parse_moves"),
+    "play_text": ("pbm.e18xx.pbem.moves", "play_text"),
+    "replay": ("pbm.e18xx.replay", "replay"),
+}
 
 __all__ = ["Game", "GameError", "MoveError", "StandingOrders", "actions", "parse_moves", "play_text", "replay"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'pbm.e18xx' has no attribute {name!r}")
+    module, attribute = _EXPORTS[name]
+    value = importlib.import_module(module)
+    return value if attribute is None else getattr(value, attribute)

@@ -1,11 +1,7 @@
 """Deadlines, which sheet counts, and what happens when a player sends none (docs/rulings/mail.md).
 
-For the turn engine::
-
-    from pbm.mail.policy import orders_for_turn
-
-    plan = orders_for_turn(session, game)          # {player_number: (Orders, source)}
-
+Gathering a turn's orders is a pipeline step (:func:`pbm.pipeline.gather.orders_for_turn`);
+who sits at the computer is seat policy (:func:`pbm.seats.computer_seated`).  A seat's
 ``source`` is one of:
 
 * ``"email"`` / ``"moderator"`` / ``"file"`` — the newest accepted OrderSet of that player for the
@@ -16,7 +12,7 @@ For the turn engine::
   ``missed_turns_limit`` turns in a row (ruling M3; default 2, ``Game.options``): the engine
   must replace the blank orders given here by its computer player's orders.
 
-:func:`orders_for_turn` only reads.  The missed-turn counter changes in one place, as part
+Gathering only reads.  The missed-turn counter changes in one place, as part
 of the turn itself: ``pbm.cr.resolve.count_missed_turns`` (so a rerun repeats it exactly).
 """
 
@@ -27,18 +23,8 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbm.cr.orders import Orders
 from pbm.models import Game, OrderSet, Player, TurnState
-
-DEFAULT_MISSED_TURNS_LIMIT = 2  # ruling M3 (§3.1)
-
-
-def missed_turns_limit(game: Game) -> int:
-    try:
-        value = int((game.options or {}).get("missed_turns_limit", DEFAULT_MISSED_TURNS_LIMIT))
-    except (TypeError, ValueError):
-        return DEFAULT_MISSED_TURNS_LIMIT
-    return max(1, value)
+from pbm.seats import DEFAULT_MISSED_TURNS_LIMIT, computer_seated, missed_turns_limit  # noqa: F401 (seat policy is core)
 
 
 def turn_state(session: Session, game: Game, turn: int, *, create: bool = False) -> TurnState | None:
@@ -86,24 +72,3 @@ def supersede_older(session: Session, chosen: OrderSet) -> None:
             other.status = "superseded"
         else:
             chosen.status = "superseded"
-
-
-def computer_seated(player: Player, game: Game) -> bool:
-    """§3.1: a computer seat, or a human seat taken over after too many missed turns (ruling M3)."""
-    return not player.human or player.missed_turns >= missed_turns_limit(game)
-
-
-def orders_for_turn(session: Session, game: Game, turn: int | None = None) -> dict[int, tuple[Orders, str]]:
-    """{player number: (orders, source)} for every seat (see the module docstring)."""
-    turn = game.turn if turn is None else turn
-    players = session.scalars(select(Player).where(Player.game_id == game.id).order_by(Player.number)).all()
-    plan: dict[int, tuple[Orders, str]] = {}
-    for player in players:
-        chosen = accepted_orderset(session, game, player, turn)
-        if chosen is not None:
-            plan[player.number] = (Orders.from_dict(chosen.orders), chosen.source)
-        elif computer_seated(player, game):
-            plan[player.number] = (Orders(), "computer")
-        else:
-            plan[player.number] = (Orders(), "standing")
-    return plan

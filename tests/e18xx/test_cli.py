@@ -3,7 +3,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from pbm.e18xx.cli import app
+from pbm.cli.e18xx import app
 from pbm.e18xx.core.game import Game
 from pbm.e18xx.replay import expected_result
 

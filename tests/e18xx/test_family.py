@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 import pbm.e18xx
-from pbm.e18xx.cli import app
+from pbm.cli.e18xx import app
 from pbm.e18xx.core.errors import ReplayError
 from pbm.e18xx.core.game import Game
 from pbm.e18xx.core.hooks import TitleHooks, load_hooks

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pbm.cli import app as pbm_app
-from pbm.e18xx.cli import app
+from pbm.cli.e18xx import app
 
 runner = CliRunner()
 

@@ -15,7 +15,7 @@ from pbm.db import session_scope
 from pbm.hosting import Worker, populate, worker_options
 from pbm.locks import Locked, process_lock
 from pbm.models import Event, Game, OrderSet, OutboxMessage, TurnState
-from pbm.report.cycle import CycleOptions, run_cycle
+from pbm.pipeline.cycle import CycleOptions, run_cycle
 from tests.conftest import _pg_database
 
 BOUND = 120  # seconds: the most any wait may take

@@ -19,7 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from pbm.db import get_engine, normalize_url, session_scope
 from pbm.hosting import Worker, populate, worker_options
 from pbm.models import Event, Game, Player, TurnState
-from pbm.report.cycle import default_resolver
+from pbm.pipeline.cycle import default_resolver
 from pbm.retry import run_retrying, sqlstate
 from tests.conftest import _pg_database
 

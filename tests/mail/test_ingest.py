@@ -10,7 +10,8 @@ from pbm.cr.orders import Orders
 from pbm.db import session_scope
 from pbm.mail.ingest import Context, ingest
 from pbm.cr.resolve import count_missed_turns
-from pbm.mail.policy import orders_for_turn, set_deadline
+from pbm.mail.policy import set_deadline
+from pbm.pipeline.gather import orders_for_turn
 from pbm.models import Game, InboundMessage, OrderSet, OutboxMessage, Player
 from tests.mail.game import sheet
 from tests.mail.helpers import mk, reply_for

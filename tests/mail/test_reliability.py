@@ -14,7 +14,7 @@ from sqlalchemy import func, select, text
 from pbm.db import session_scope
 from pbm.mail.ingest import Context, handle_stored, ingest, store_raw
 from pbm.models import Game, InboundMessage, OrderSet, OutboxMessage, TurnState
-from pbm.report.cycle import CycleOptions, run_cycle
+from pbm.pipeline.cycle import CycleOptions, run_cycle
 from tests.mail.game import SECRETS, sheet
 from tests.mail.helpers import mk, reply_for
 

@@ -12,9 +12,9 @@ from sqlalchemy import func, select
 from pbm.db import session_scope
 from pbm.errors import PbmError
 from pbm.models import CycleLock, Game, GameRecord, OutboxMessage, TurnState
-from pbm.report import cycle as cycle_mod
-from pbm.report.archive import MANIFEST, verify
-from pbm.report.cycle import CycleOptions, run_cycle
+from pbm.pipeline import cycle as cycle_mod
+from pbm.pipeline.archive import MANIFEST, verify
+from pbm.pipeline.cycle import CycleOptions, run_cycle
 from tests.conftest import Cli
 from tests.report.conftest import pdf_text
 from tests.report.fake_engine import fake_run_turn

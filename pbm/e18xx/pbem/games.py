@@ -467,7 +467,7 @@ def action_count(session: Session, game_row) -> int:
 
 def pick_18xx_game(session: Session, game: str | None):
     """The 18xx game named, or the only one in the database."""
-    from pbm.cliutil import pick_game
+    from pbm.games import pick_game
     from pbm.models import Game as GameRow
 
     rows = [g for g in session.scalars(select(GameRow).order_by(GameRow.id)) if is_18xx(g)]

@@ -80,7 +80,7 @@ def run_demo(folder: Path, *, url: str | None = None, turns: int = 3, seed: int 
              log: Callable[[str], None] = print, progress: Callable | None = None) -> DemoResult:
     """Build the demo in ``folder`` (its own SQLite database unless ``url`` is given)."""
     from pbm.cr.setup import SeatRequest, create_game
-    from pbm.report.cycle import CycleOptions, run_cycle
+    from pbm.pipeline.cycle import CycleOptions, run_cycle
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

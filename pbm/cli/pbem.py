@@ -14,9 +14,8 @@ from typing import Optional
 
 import typer
 
-from pbm.cliutil import GAME_ARG, session
+from pbm.cli.util import GAME_ARG, session
 from pbm.errors import PbmError
-from pbm.e18xx.pbem.games import via_note
 
 
 def _print_secrets(row, secrets: dict[int, str], seats) -> None:
@@ -110,7 +109,7 @@ def move_cmd(ctx: typer.Context,
             legal = "\n".join(f"  {x}" for x in out.legal)
             raise PbmError(f"nothing stored: {out.error}\nLegal now:\n{legal}")
         for a in out.applied:
-            typer.echo(f"  #{a.seq} {a.player}: {_fmt(a.action)}" + via_note(a.via))
+            typer.echo(f"  #{a.seq} {a.player}: {_fmt(a.action)}" + _via_note(a.via))
         assert out.game is not None
         typer.echo(f"Stored {len(out.applied)} action(s). Now: {_now(out.game)}")
         if mail:
@@ -158,7 +157,7 @@ def log_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
         row = pick_18xx_game(s, game)
         rows = action_rows(s, row)
         for r in rows[-last:] if last else rows:
-            via = via_note(r.action.get("_via"))
+            via = _via_note(r.action.get("_via"))
             typer.echo(f"#{r.seq:<4} player {r.player_number if r.player_number is not None else '-'}  "
                        f"{_fmt(A.action_from_dict(r.action))}{via}")
 
@@ -328,7 +327,7 @@ def webhook_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
 
 
 def register(app: typer.Typer) -> None:
-    from pbm.e18xx.cli import app as group
+    from pbm.cli.e18xx import app as group
 
     group.command("import")(import_cmd)
     group.command("export")(export_cmd)
@@ -341,3 +340,9 @@ def register(app: typer.Typer) -> None:
     group.command("tick")(tick_cmd)
     group.command("seat")(seat_cmd)
     group.command("webhook")(webhook_cmd)
+
+
+def _via_note(via: str | None) -> str:
+    from pbm.e18xx.pbem.games import via_note
+
+    return via_note(via)

@@ -1,28 +1,24 @@
-"""Continental Rails commands of the ``pbm`` CLI: ``run-turn``, ``rerun-turn`` (and
-``simulate`` when the cr-orders part provides ``pbm.cr.simulate``)."""
+"""Continental Rails commands of the ``pbm`` CLI: ``map``, ``run-turn``, ``rerun-turn`` and
+``simulate``."""
 
 from __future__ import annotations
 
+import json
 from typing import Optional
 
 import typer
 
-from pbm.cliutil import GAME_ARG, pick_game, session
+from pbm.cli.util import GAME_ARG, pick_game, session
 from pbm.errors import PbmError
 
 MAX_TURNS = 200  # a safety stop for --until-end (§1.3 ends games long before)
 
 
 def register(app: typer.Typer) -> None:
+    app.command("map")(map_command)
     app.command("run-turn")(run_turn_command)
     app.command("rerun-turn")(rerun_turn_command)
-    try:
-        import importlib.util
-
-        if importlib.util.find_spec("pbm.cr.simulate") is not None:
-            app.command("simulate")(simulate_command)
-    except (ImportError, ValueError):  # pragma: no cover
-        pass
+    app.command("simulate")(simulate_command)
 
 
 def run_turn_command(
@@ -36,10 +32,10 @@ def run_turn_command(
     Holds the cycle's lock (a running `pbm cycle` and run-turn exclude each other) and moves the
     turn's cycle state to ``resolved`` in the same transaction, so the next `pbm cycle` reports,
     mails and archives it."""
-    from pbm.cliutil import db_url
+    from pbm.cli.util import db_url
     from pbm.cr.resolve import run_turn
     from pbm.locks import lock_game, process_lock
-    from pbm.report.cycle import STATES, advance, turn_state
+    from pbm.pipeline.cycle import STATES, advance, turn_state
 
     with process_lock(db_url(ctx), "cycle", what="pbm cycle, run-turn or rerun-turn"):
         for _ in range(MAX_TURNS):
@@ -75,7 +71,7 @@ def rerun_turn_command(
     """Restore the snapshot taken before TURN and resolve it (and later turns) again with the stored orders.
 
     `pbm rerun-turn 2` (the only game) and `pbm rerun-turn GAME 2` both work."""
-    from pbm.cliutil import db_url
+    from pbm.cli.util import db_url
     from pbm.cr.resolve import rerun_turn
     from pbm.locks import lock_game, process_lock
 
@@ -115,3 +111,16 @@ def simulate_command(
 
     simulate.main(ctx, seasons=seasons, turns=turns, seed=seed, url=keep_db, jobs=jobs, report_dir=report,
                   json_path=json_path)
+
+
+def map_command(
+    as_json: bool = typer.Option(False, "--json", help="Print towns and routes as JSON."),
+) -> None:
+    """The Continental Rails route list, as on the back of the printed map."""
+    from pbm.cr import mapdata
+
+    game_map = mapdata.load_map()
+    if as_json:
+        typer.echo(json.dumps(mapdata.map_json(game_map), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(mapdata.route_list_text(game_map), nl=False)

@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 
 from pbm.db import get_engine, session_scope
 from pbm.errors import PbmError
+from pbm.kinds import weekly_titles
 from pbm.locks import Locked, lock_game, process_lock
 from pbm.models import Game, OutboxMessage, SendLog, TurnState
 
@@ -84,12 +85,10 @@ Ingester = Callable[[Session, Path], str]
 
 
 def default_resolver(session: Session, game: Game) -> Any:
-    """Appendix A: the engine's turn resolution (``pbm.cr.resolve.run_turn``)."""
-    try:
-        from pbm.cr.resolve import run_turn
-    except ImportError:
-        raise PbmError("the turn engine (pbm.cr.resolve) is not installed; cannot resolve turns") from None
-    return run_turn(session, game)
+    """The game kind resolves the turn (Continental Rails: Appendix A, ``pbm.cr.resolve.run_turn``)."""
+    from pbm.kinds import kind_of
+
+    return kind_of(game).resolve(session, game)
 
 
 def default_ingester(session: Session, maildir: Path | None, config: Path | None = None) -> str:
@@ -148,7 +147,7 @@ def _note(opts: CycleOptions, game: str, text: str) -> None:
 
 def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | None:
     """Carry one game's current turn as far as it goes; returns the final state or None if not due."""
-    from pbm.report.archive import archive_turn
+    from pbm.pipeline.archive import archive_turn
     from pbm.report.render import render_turn
     from pbm.report.send import deliver, queue_reports
 
@@ -246,7 +245,7 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
             game = s.scalar(select(Game).where(Game.name == game_name))
             bundle = archive_turn(s, game, turn, reports=opts.reports, archive=opts.archive)
             if game.status == "finished":  # §1.3: the game ended this turn; §11.3 records
-                from pbm.report.archive import archive_final, update_records
+                from pbm.pipeline.archive import archive_final, update_records
 
                 for change in update_records(s, game):
                     _note(opts, game_name, f"new record: {change}")
@@ -356,7 +355,7 @@ def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = Non
     postgres = get_engine(url).dialect.name == "postgresql"
     with process_lock(url, "cycle", what="pbm cycle, run-turn or rerun-turn", shared=postgres):
         with session_scope(url) as s:
-            query = select(Game.name, Game.id).where(Game.title == "continental-rails").order_by(Game.id)
+            query = select(Game.name, Game.id).where(Game.title.in_(weekly_titles())).order_by(Game.id)
             ids = dict(s.execute(query).all())
             names = list(ids)
         paced = _paced_games(url)
@@ -397,29 +396,27 @@ def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = Non
 
 def _paced_games(url: str | None) -> list[str]:
     """Games of other kinds that keep their own move clocks (18xx), by the kinds registry."""
-    from pbm.kinds import mail_kinds
+    from pbm.kinds import all_kinds
 
     out: list[str] = []
     with session_scope(url) as s:
-        for kind in mail_kinds():
-            fn = getattr(kind, "paced_games", None)
-            if fn is not None:
-                out += fn(s)
+        for kind in all_kinds():
+            out += kind.paced_games(s)
     return out
 
 
 def _tick_other_kinds(url: str | None, opts: CycleOptions, names: list[str] | None) -> None:
     """Reminders and time-outs of the other kinds' games (18xx move clocks), then their mail is sent
     by the usual flush (pbm send-mail, or the next cycle's)."""
-    from pbm.kinds import mail_kinds
+    from pbm.kinds import all_kinds
     from pbm.mail.config import mail_settings, reply_sender
 
     with session_scope(url) as s:
-        for kind in mail_kinds():
-            fn = getattr(kind, "tick", None)
-            if fn is None:
-                continue
-            done = fn(s, reply_sender(opts.mail_config), opts.now, mail_settings(opts.mail_config).moderator, names)
+        for kind in all_kinds():
+            if kind.weekly:
+                continue  # its turns are the cycle's own
+            done = kind.tick(s, reply_sender(opts.mail_config), opts.now, mail_settings(opts.mail_config).moderator,
+                             names)
             for game, lines in done.items():
                 _note(opts, game, "; ".join(lines) if lines else "no reminder or time-out due")
     if _smtp_configured(opts.mail_config):

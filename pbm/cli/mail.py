@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from pbm.cliutil import GAME_ARG, pick_game, session
+from pbm.cli.util import GAME_ARG, pick_game, session
 from pbm.errors import PbmError
 
 CONFIG_OPT = typer.Option(None, "--config", help="Config file (default: PBM_CONFIG or ./pbm.toml).")

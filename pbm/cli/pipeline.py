@@ -1,4 +1,4 @@
-"""Commands of the report part: report, send, cycle, archive, records, demo."""
+"""Commands of the turn pipeline: cycle, archive, records, demo."""
 
 from __future__ import annotations
 
@@ -8,89 +8,11 @@ from typing import Optional
 
 import typer
 
-from pbm.cliutil import GAME_ARG, pick_game, session
+from pbm.cli.util import GAME_ARG, interactive as _interactive, pick_game, progress as _progress, session
 from pbm.errors import PbmError
 
 
-def _progress(label: str, enabled: bool):
-    """A typer progress bar over an iterable (shown only on a terminal)."""
-    def wrap(items):
-        items = list(items)
-        if not enabled or len(items) < 2:
-            yield from items
-            return
-        with typer.progressbar(items, label=label, file=None) as bar:
-            yield from bar
-    return wrap
-
-
-def _interactive() -> bool:
-    import sys
-
-    return sys.stderr.isatty()
-
-
 def register(app: typer.Typer) -> None:
-    @app.command("report")
-    def report(
-        ctx: typer.Context,
-        game: Optional[str] = GAME_ARG,
-        turn: Optional[int] = typer.Option(None, "--turn", help="Turn to report (default: the last resolved)."),
-        player: Optional[int] = typer.Option(None, "--player", help="Only this player's report."),
-        all_players: bool = typer.Option(False, "--all", help="Every human player's report (the default)."),
-        moderator: bool = typer.Option(False, "--moderator", help="Also the moderator's report (full state)."),
-        out: Path = typer.Option(Path("reports"), "--out", help="Folder of the reports."),
-    ) -> None:
-        """Render the turn reports (§9) as PDFs: reports/<game>/turn-<T>/player-<N>.pdf."""
-        from pbm.report.render import render_turn
-
-        if player is not None and all_players:
-            raise PbmError("give --player N or --all, not both")
-        with session(ctx) as s:
-            g = pick_game(s, game)
-            players = [player] if player is not None else None
-            if player is not None and moderator is False and player < 1:
-                raise PbmError(f"--player must be a position 1–15, not {player}")
-            result = render_turn(s, g, turn=turn, players=players, moderator=moderator, out=out,
-                                 progress=_progress("Rendering reports", _interactive()))
-        if not result.paths:
-            typer.echo(f"No reports written: {g.name} has no human players (use --moderator for the full report).")
-            return
-        typer.echo(f"Wrote {len(result.paths)} report(s) for turn {result.turn} of {g.name}:")
-        for path in result.paths:
-            typer.echo(f"  {path}")
-        for warning in result.warnings:
-            typer.echo(f"warning: {warning}", err=True)
-
-    @app.command("send")
-    def send(
-        ctx: typer.Context,
-        game: Optional[str] = GAME_ARG,
-        turn: Optional[int] = typer.Option(None, "--turn", help="Turn whose reports to mail (default: the last)."),
-        reports: Path = typer.Option(Path("reports"), "--reports", help="Folder of the rendered reports."),
-        config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml)."),
-    ) -> None:
-        """Mail each human player his report and next turnsheet (never twice to the same person)."""
-        from pbm.report.send import deliver, queue_reports
-
-        with session(ctx) as s:
-            g = pick_game(s, game)
-            result = queue_reports(s, g, turn=turn, reports=reports)
-        typer.echo(f"Turn {result.turn} of {g.name}: {len(result.queued)} report mail(s) queued"
-                   + (f", {len(result.already)} already queued before (not sent again)" if result.already else "")
-                   + ".")
-        for n in result.no_address:
-            typer.echo(f"  player {n} has no email address on file: not mailed")
-        with session(ctx) as s:
-            typer.echo(f"Delivery: {deliver(s, config)}")
-        from pbm.report.cycle import _smtp_configured, undelivered_reports
-
-        with session(ctx) as s:
-            waiting = undelivered_reports(s, pick_game(s, g.name), result.turn) if _smtp_configured(config) else []
-        if waiting:
-            raise PbmError(f"{len(waiting)} report delivery(ies) not sent ({', '.join(waiting[:3])}); "
-                           "`pbm send` or `pbm send-mail` tries again")
-
     @app.command("cycle")
     def cycle(
         ctx: typer.Context,
@@ -107,8 +29,8 @@ def register(app: typer.Typer) -> None:
             "Obsolete: the lock dies with its holder, so there is nothing to break; a live lock is never broken.")),
     ) -> None:
         """The weekly cycle for every game whose deadline has passed: ingest, close, resolve, render, send, archive."""
-        from pbm.cliutil import db_url
-        from pbm.report.cycle import CycleOptions, run_cycle
+        from pbm.cli.util import db_url
+        from pbm.pipeline.cycle import CycleOptions, run_cycle
 
         opts = CycleOptions(reports=reports, archive=archive, maildir=maildir, mail_config=config,
                             now=clock or datetime.now(), force=now or force, max_turns=turns,
@@ -138,7 +60,7 @@ def register(app: typer.Typer) -> None:
         verify_only: bool = typer.Option(False, "--verify", help="Only check the archived bundles' checksums."),
     ) -> None:
         """Archive turns (immutable bundles with checksums); a finished game's whole record and records (§11.3)."""
-        from pbm.report.archive import archive_final, archive_turn, update_records, verify
+        from pbm.pipeline.archive import archive_final, archive_turn, update_records, verify
         from pbm.report.render import slug
         from pbm.report.site import build_site
         from pbm.report.view import check_turn
@@ -176,7 +98,7 @@ def register(app: typer.Typer) -> None:
         from sqlalchemy import select
 
         from pbm.models import GameRecord
-        from pbm.report.archive import RECORD_NAMES
+        from pbm.pipeline.archive import RECORD_NAMES
 
         with session(ctx) as s:
             rows = list(s.scalars(select(GameRecord).order_by(GameRecord.title, GameRecord.category)))
@@ -196,8 +118,8 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(1841, "--seed", help="Game seed."),
     ) -> None:
         """A whole game week by week in one command: players' mails in, PDFs, mails and archive out."""
-        from pbm.cliutil import db_url
-        from pbm.report.demo import run_demo
+        from pbm.cli.util import db_url
+        from pbm.pipeline.demo import run_demo
 
         result = run_demo(folder, url=db_url(ctx), turns=turns, seed=seed, log=typer.echo,
                           progress=_progress("Rendering reports", _interactive()))

@@ -15,7 +15,7 @@ from typing import Optional
 import typer
 
 from pbm import __version__
-from pbm.cliutil import GAME_ARG, pick_game, session
+from pbm.cli.util import GAME_ARG, pick_game, session
 from pbm.errors import PbmError
 
 app = typer.Typer(
@@ -29,8 +29,8 @@ app = typer.Typer(
 
 # Modules that add commands: each has ``register(app: typer.Typer) -> None``,
 # or an ``app`` of its own mounted under the group name given here.
-PARTS = {"pbm.cr.cli": None, "pbm.mail.cli": None, "pbm.report.cli": None, "pbm.e18xx.cli": "18xx",
-         "pbm.e18xx.pbem.cli": None}
+PARTS = {"pbm.cli.cr": None, "pbm.cli.mail": None, "pbm.cli.report": None, "pbm.cli.pipeline": None,
+         "pbm.cli.e18xx": "18xx", "pbm.cli.pbem": None}
 
 def _version(value: bool) -> None:
     if value:
@@ -65,50 +65,20 @@ def new_game(
 ) -> None:
     """Create a new game: Continental Rails (15 positions, humans from --players, the rest computer-played)
     or an 18xx title (its players from --players, in seat order; `pbm 18xx titles` lists them)."""
-    from pbm.cr import setup
-    from pbm.e18xx.core.title import canonical_title, known_titles, load_title
+    from pbm.kinds import UnknownKind, kind_for_title, known_titles
 
     if name is not None and (not name.strip() or len(name) > 120 or not name.isprintable()):
         raise PbmError("a game name is 1 to 120 printable characters (no control characters)")
-
-    title18 = canonical_title(title)
-    if title18 is not None:
-        from pbm.e18xx.pbem.games import create_game as create_18xx
-        from pbm.seats import read_players_file
-
-        if players is None:
-            rng = load_title(title18).data["players"]
-            raise PbmError(f"{title18} needs --players FILE.csv (name,email; {rng['min']} to {rng['max']} players, "
-                           "in seat order)")
-        seats18 = read_players_file(players)
-        with session(ctx) as s:  # committed before anything is printed (a closed pipe cannot undo it)
-            row, secrets = create_18xx(s, title=title18, seed=seed, name=name, seats=seats18,
-                                       optional_rules=tuple(rule or ()))
-            lines = [f"Created game {row.name} (id {row.id}): {title18}, seed {row.seed}, {len(seats18)} players"
-                     + (f", optional rules {', '.join(rule)}" if rule else "") + ".",
-                     "Player secrets (shown once; pbm stores only a hash — give each to its player):"]
-            lines += [f"  #{number} {seat.name} <{seat.email}>: {secrets[number]}"
-                      for number, seat in enumerate(seats18, start=1)]
-        _echo_lines(lines)
-        return
-    if rule:
-        raise PbmError("--rule is for 18xx titles")
-    if title.lower() not in ("continental-rails", "continental-rails-ii", "cr", "cr2"):
-        raise PbmError(f"unknown title {title!r}; known: continental-rails, {', '.join(known_titles())}")
-    seats = setup.read_players_file(players) if players else []
+    try:
+        kind, canonical = kind_for_title(title)
+    except UnknownKind:
+        if rule:
+            raise PbmError("--rule is for 18xx titles") from None
+        raise PbmError(f"unknown title {title!r}; known: {', '.join(known_titles())}") from None
+    create = kind.new_game(title=canonical, seed=seed, name=name, players=players, anonymous=anonymous,
+                           rules=tuple(rule or ()))
     with session(ctx) as s:  # committed before anything is printed (a closed pipe cannot undo it)
-        created = setup.create_game(s, seed=seed, name=name, seats=seats, anonymous=anonymous)
-        game = created.game
-        lines = [f"Created game {game.name} (id {game.id}): Continental Rails II, seed {game.seed}, "
-                 f"turn {game.turn} ({game.year}), climate {game.climate}.",
-                 f"{len(seats)} human player(s); {setup.POSITIONS - len(seats)} position(s) played by the computer."]
-        lines += [f"note: {note}" for note in created.notes]
-        if created.secrets:
-            lines.append("Player secrets (shown once; pbm stores only a hash — give each to its player):")
-            for player in sorted(game.players, key=lambda p: p.number):
-                if player.number in created.secrets:
-                    lines.append(f"  #{player.number:2d} {player.name} <{player.email}> as "
-                                 f"{player.character}: {created.secrets[player.number]}")
+        lines = create(s).lines
     _echo_lines(lines)
 
 
@@ -219,12 +189,13 @@ def games(ctx: typer.Context) -> None:
 
 @app.command("show")
 def show(ctx: typer.Context, game: Optional[str] = GAME_ARG) -> None:
-    """A readable summary of a game: climate, players, railroads, PCs for sale."""
-    from pbm.cr.show import summary
+    """A readable summary of a game: climate, players, railroads, PCs for sale (an 18xx game: its state,
+    as `pbm 18xx show` prints it)."""
+    from pbm.kinds import kind_of
 
     with session(ctx) as s:
         g = pick_game(s, game)
-        typer.echo(summary(s, g), nl=False)
+        typer.echo(kind_of(g).summary(s, g), nl=False)
 
 
 @app.command("export")
@@ -234,31 +205,17 @@ def export(
     as_json: bool = typer.Option(True, "--json", help="JSON (the only format for now)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout."),
 ) -> None:
-    """The complete state of a game as canonical JSON."""
-    from pbm.cr.state import dumps, export_game
+    """The complete state of a game as canonical JSON (an 18xx game: the 18xx.games export format)."""
+    from pbm.kinds import kind_of
 
     with session(ctx) as s:
         g = pick_game(s, game)
-        text = dumps(export_game(s, g))
+        text = kind_of(g).export(s, g)
     if output:
         output.write_text(text, encoding="utf-8")
         typer.echo(f"Wrote {output}")
     else:
         typer.echo(text, nl=False)
-
-
-@app.command("map")
-def map_command(
-    as_json: bool = typer.Option(False, "--json", help="Print towns and routes as JSON."),
-) -> None:
-    """The Continental Rails route list, as on the back of the printed map."""
-    from pbm.cr import mapdata
-
-    game_map = mapdata.load_map()
-    if as_json:
-        typer.echo(json.dumps(mapdata.map_json(game_map), indent=2, ensure_ascii=False))
-    else:
-        typer.echo(mapdata.route_list_text(game_map), nl=False)
 
 
 def _register_parts() -> None:

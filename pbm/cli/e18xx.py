@@ -9,13 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 import typer
 
-from pbm.e18xx.core.errors import GameError, ReplayError
-from pbm.e18xx.core.game import Game
-from pbm.e18xx.replay import Replayer, read_export_file, summary
-from pbm.e18xx.core.title import known_titles
-from pbm.e18xx.render.view import describe, list_moves, state_dict
+if TYPE_CHECKING:  # typing only; the engine is loaded when a command runs
+    from pbm.e18xx.core.game import Game
 
 app = typer.Typer(help="18xx games: replay 18xx.games exports, show a game at any action, list legal moves, "
                   "and play games by email.", no_args_is_help=True, add_completion=False)
@@ -27,6 +26,9 @@ def _fail(msg: str) -> None:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    from pbm.e18xx.core.errors import ReplayError
+    from pbm.e18xx.replay import read_export_file
+
     try:
         return read_export_file(path)
     except ReplayError as exc:
@@ -34,9 +36,13 @@ def _read(path: Path) -> dict[str, Any]:
         raise AssertionError  # pragma: no cover
 
 
-def load_game(path: Path, at: int | None = None) -> Game:
+def load_game(path: Path, at: int | None = None) -> "Game":
     """Build the game in ``path`` (export or our own log), up to action ``at`` if given
     (an export's action id; the n-th action of one of our logs)."""
+    from pbm.e18xx.core.errors import GameError
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.replay import Replayer
+
     data = _read(path)
     try:
         if isinstance(data.get("pbm"), dict):  # written by `pbm 18xx export`: replayed under its exact rules
@@ -61,6 +67,8 @@ def load_game(path: Path, at: int | None = None) -> Game:
 def replay(file: Path = typer.Argument(..., help="game JSON"),
            as_json: bool = typer.Option(False, "--json", help="print the result as JSON")) -> None:
     """Replay a game and print the result."""
+    from pbm.e18xx.replay import summary
+
     g = load_game(file)
     res = summary(g)
     if as_json:
@@ -72,14 +80,14 @@ def replay(file: Path = typer.Argument(..., help="game JSON"),
         typer.echo(f"  {i}. {name:<16} {score:>6}")
 
 
-def _target(ctx: typer.Context, target: str, at: int | None) -> Game:
+def _target(ctx: typer.Context, target: str, at: int | None) -> "Game":
     """A game file, or else a game in the database, replayed up to action ``at``."""
     if at is not None and at < 0:
         _fail(f"--at must be an action number (0 or more), not {at}")
     path = Path(target)
     if path.is_file() or target.lower().endswith(".json"):
         return load_game(path, at)
-    from pbm.cliutil import session
+    from pbm.cli.util import session
     from pbm.errors import PbmError
     from pbm.e18xx.pbem.games import pick_18xx_game, replay_rows
 
@@ -101,6 +109,8 @@ def show(ctx: typer.Context,
          at: int | None = AT_OPTION,
          as_json: bool = typer.Option(False, "--json", help="print the state as JSON")) -> None:
     """Show the state of a game (after action N with --at)."""
+    from pbm.e18xx.render.view import describe, state_dict
+
     g = _target(ctx, target, at)
     if as_json:
         typer.echo(json.dumps(state_dict(g), indent=1, sort_keys=True))
@@ -113,13 +123,15 @@ def moves(ctx: typer.Context,
           target: str = typer.Argument(..., metavar="FILE|GAME", help="game JSON, or a game in the database"),
           at: int | None = AT_OPTION) -> None:
     """List what the acting entity may legally do now (or after action N)."""
+    from pbm.e18xx.render.view import list_moves
+
     typer.echo(list_moves(_target(ctx, target, at)))
 
 
 @app.command()
 def titles() -> None:
     """The 18xx titles pbm plays, with their player counts and optional rules."""
-    from pbm.e18xx.core.title import load_title
+    from pbm.e18xx.core.title import known_titles, load_title
 
     for name in known_titles():
         t = load_title(name)

@@ -1,0 +1,67 @@
+"""Small helpers shared by the CLI commands: the database and the game argument.
+
+Only typer is imported at load time (``pbm --help`` must not load SQLAlchemy)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import typer
+
+from pbm.errors import PbmError
+
+if TYPE_CHECKING:  # typing only
+    from sqlalchemy.orm import Session
+
+    from pbm.models import Game
+
+GAME_ARG = typer.Argument(None, help="Game name or id; may be omitted when the database holds one game.")
+
+
+def db_url(ctx: typer.Context) -> str | None:
+    """The ``--db`` given to the root command (None: PBM_DATABASE_URL or pbm.db)."""
+    root = ctx.find_root()
+    return (root.obj or {}).get("db")
+
+
+@contextmanager
+def session(ctx: typer.Context) -> Iterator["Session"]:
+    """One transaction on the chosen database; a database refusal is a one-line error, not a traceback."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from pbm.db import session_scope
+
+    try:
+        with session_scope(db_url(ctx)) as s:
+            yield s
+    except SQLAlchemyError as exc:
+        orig = getattr(exc, "orig", None)
+        reason = " ".join(str(orig or exc).split())[:300]
+        raise PbmError(f"the database refused the change: {reason}") from None
+
+
+def pick_game(s: "Session", game: str | None, title: str | None = None) -> "Game":
+    """The game named (by name or id), or the only game in the database (:func:`pbm.games.pick_game`)."""
+    from pbm.games import pick_game as pick
+
+    return pick(s, game, title)
+
+
+def progress(label: str, enabled: bool):
+    """A typer progress bar over an iterable (shown only on a terminal)."""
+    def wrap(items):
+        items = list(items)
+        if not enabled or len(items) < 2:
+            yield from items
+            return
+        with typer.progressbar(items, label=label, file=None) as bar:
+            yield from bar
+    return wrap
+
+
+def interactive() -> bool:
+    import sys
+
+    return sys.stderr.isatty()

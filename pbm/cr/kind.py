@@ -1,0 +1,101 @@
+"""Continental Rails II as a game kind (:class:`pbm.kinds.GameKind`): weekly turns of sealed
+orders on printed turnsheets, resolved all at once (Appendix A) by the weekly cycle.
+
+Everything heavy is imported when used, so finding the kind costs nothing.  Its turnsheets are
+still read by the mail intake's own turnsheet path (``pbm.mail.ingest``), not through
+:meth:`claim` (docs/architecture.md, "what remains").
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from pbm.errors import PbmError
+from pbm.kinds import Created
+
+if TYPE_CHECKING:  # typing only
+    from sqlalchemy.orm import Session
+
+    from pbm.models import Game
+
+TITLE = "continental-rails"  # pbm.cr.setup.TITLE, the Game.title of every Continental Rails game
+ALIASES = ("continental-rails", "continental-rails-ii", "cr", "cr2")
+
+
+class ContinentalRails:
+    name = TITLE
+    weekly = True
+    mail_moves = False
+
+    def titles(self) -> list[str]:
+        return [TITLE]
+
+    def title_of(self, text: str) -> str | None:
+        return TITLE if text.lower() in ALIASES else None
+
+    def plays(self, game: "Game") -> bool:
+        return game.title == TITLE
+
+    def new_game(self, *, title: str, seed: int, name: str | None, players: Path | None, anonymous: bool,
+                 rules: tuple[str, ...]) -> Callable[["Session"], Created]:
+        """15 positions (§3.1): humans from the players file, the rest played by the computer."""
+        from pbm.cr import setup
+
+        if rules:
+            raise PbmError("--rule is for 18xx titles")
+        seats = setup.read_players_file(players) if players else []
+
+        def create(session: "Session") -> Created:
+            created = setup.create_game(session, seed=seed, name=name, seats=seats, anonymous=anonymous)
+            game = created.game
+            lines = [f"Created game {game.name} (id {game.id}): Continental Rails II, seed {game.seed}, "
+                     f"turn {game.turn} ({game.year}), climate {game.climate}.",
+                     f"{len(seats)} human player(s); {setup.POSITIONS - len(seats)} position(s) played by the "
+                     "computer."]
+            lines += [f"note: {note}" for note in created.notes]
+            if created.secrets:
+                lines.append("Player secrets (shown once; pbm stores only a hash — give each to its player):")
+                for player in sorted(game.players, key=lambda p: p.number):
+                    if player.number in created.secrets:
+                        lines.append(f"  #{player.number:2d} {player.name} <{player.email}> as "
+                                     f"{player.character}: {created.secrets[player.number]}")
+            return Created(game, lines)
+
+        return create
+
+    def summary(self, session: "Session", game: "Game") -> str:
+        from pbm.cr.show import summary
+
+        return summary(session, game)
+
+    def export(self, session: "Session", game: "Game") -> str:
+        """Canonical JSON (``pbm-continental-rails/1``): the same state always gives the same bytes."""
+        from pbm.cr.state import dumps, export_game
+
+        return dumps(export_game(session, game))
+
+    def read_orders(self, stored: dict | None) -> Any:
+        from pbm.cr.orders import Orders
+
+        return Orders() if stored is None else Orders.from_dict(stored)
+
+    def resolve(self, session: "Session", game: "Game") -> Any:
+        from pbm.cr.resolve import run_turn
+
+        return run_turn(session, game)
+
+    def claim(self, session: "Session", msg: Any) -> None:
+        return None  # turnsheets go through the intake's turnsheet path
+
+    def handle(self, session: "Session", row: Any, ctx: Any, sender: str, claim: Any) -> Any:
+        raise NotImplementedError("Continental Rails claims no mail")
+
+    def paced_games(self, session: "Session") -> list[str]:
+        return []  # turns are run by the weekly cycle, not by move clocks
+
+    def tick(self, session: "Session", sender: str, now: Any, moderator: str = "",
+             names: list[str] | None = None) -> dict[str, list[str]]:
+        return {}
+
+
+KIND = ContinentalRails()

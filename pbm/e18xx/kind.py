@@ -1,0 +1,118 @@
+"""The 18xx family as a game kind (:class:`pbm.kinds.GameKind`): each title a folder of data and
+one hooks module (docs/18xx/engine.md); moves by email, one at a time, with move clocks instead
+of weekly turns (docs/18xx/email.md, docs/18xx/pacing.md).
+
+Everything heavy is imported when used, so finding the kind costs nothing.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from pbm.errors import PbmError
+from pbm.kinds import Created
+
+if TYPE_CHECKING:  # typing only
+    from sqlalchemy.orm import Session
+
+    from pbm.models import Game
+
+
+class Family18xx:
+    name = "18xx"
+    weekly = False
+    mail_moves = True
+
+    def titles(self) -> list[str]:
+        from pbm.e18xx.core.title import known_titles
+
+        return list(known_titles())
+
+    def title_of(self, text: str) -> str | None:
+        from pbm.e18xx.core.title import canonical_title
+
+        return canonical_title(text)
+
+    def plays(self, game: "Game") -> bool:
+        return self.title_of(game.title) is not None
+
+    def new_game(self, *, title: str, seed: int, name: str | None, players: Path | None, anonymous: bool,
+                 rules: tuple[str, ...]) -> Callable[["Session"], Created]:
+        """The title's players, in seat order, from the players file (its optional rules by name)."""
+        from pbm.e18xx.core.title import load_title
+        from pbm.seats import read_players_file
+
+        if players is None:
+            rng = load_title(title).data["players"]
+            raise PbmError(f"{title} needs --players FILE.csv (name,email; {rng['min']} to {rng['max']} players, "
+                           "in seat order)")
+        seats = read_players_file(players)
+
+        def create(session: "Session") -> Created:
+            from pbm.e18xx.pbem.games import create_game
+
+            row, secrets = create_game(session, title=title, seed=seed, name=name, seats=seats,
+                                       optional_rules=rules)
+            lines = [f"Created game {row.name} (id {row.id}): {title}, seed {row.seed}, {len(seats)} players"
+                     + (f", optional rules {', '.join(rules)}" if rules else "") + ".",
+                     "Player secrets (shown once; pbm stores only a hash — give each to its player):"]
+            lines += [f"  #{number} {seat.name} <{seat.email}>: {secrets[number]}"
+                      for number, seat in enumerate(seats, start=1)]
+            return Created(row, lines)
+
+        return create
+
+    def summary(self, session: "Session", game: "Game") -> str:
+        """The state after the latest move, as ``pbm 18xx show`` prints it."""
+        from pbm.e18xx.pbem.games import replay_rows
+        from pbm.e18xx.render.view import describe
+
+        return describe(replay_rows(session, game).game) + "\n"
+
+    def export(self, session: "Session", game: "Game") -> str:
+        """The 18xx.games export format, as ``pbm 18xx export`` writes it (``pbm 18xx replay`` reads it)."""
+        import json
+
+        from pbm.e18xx.pbem.exchange import export_game
+
+        return json.dumps(export_game(session, game), indent=1, sort_keys=True) + "\n"
+
+    def read_orders(self, stored: dict | None) -> Any:
+        raise PbmError("18xx games take moves one at a time, not turnsheets")
+
+    def resolve(self, session: "Session", game: "Game") -> Any:
+        raise PbmError(f"{game.name} is an 18xx game: it moves by email, not in weekly turns")
+
+    def claim(self, session: "Session", msg: Any) -> Any | None:
+        if not self.has_games(session):
+            return None  # a mail for another kind: no need to load the engine to say so
+        from pbm.e18xx.pbem import mailplay
+
+        return mailplay.claim(session, msg)
+
+    def has_games(self, session: "Session") -> bool:
+        """One query: does this database hold any 18xx game?"""
+        from sqlalchemy import select
+
+        from pbm.models import Game
+
+        return any(self.title_of(title) is not None for title in session.scalars(select(Game.title).distinct()))
+
+    def handle(self, session: "Session", row: Any, ctx: Any, sender: str, claim: Any) -> Any:
+        from pbm.e18xx.pbem import mailplay
+
+        return mailplay.handle(session, row, ctx, sender, claim)
+
+    def paced_games(self, session: "Session") -> list[str]:
+        from pbm.e18xx.pbem import mailplay
+
+        return mailplay.paced_games(session)
+
+    def tick(self, session: "Session", sender: str, now: Any, moderator: str = "",
+             names: list[str] | None = None) -> dict[str, list[str]]:
+        from pbm.e18xx.pbem import mailplay
+
+        return mailplay.tick(session, sender, now, moderator, names)
+
+
+KIND = Family18xx()

@@ -1,0 +1,214 @@
+"""The import graph of pbm/, read from the source (docs/architecture.md): no import circles, rooms
+that depend downwards only, and a core that imports no game package."""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
+
+import pbm
+
+ROOT = Path(pbm.__file__).parent
+GAMES = ("pbm.cr", "pbm.e18xx")
+# The game kinds' own rooms: Continental Rails' printed turnsheets and turn reports.
+CR_ROOMS = ("pbm.turnsheet", "pbm.report")
+# The command groups of one game kind (they may import it; the root and core groups may not).
+GAME_COMMANDS = {"pbm.cli.cr": ("pbm.cr",), "pbm.cli.report": CR_ROOMS, "pbm.cli.e18xx": ("pbm.e18xx",),
+                 "pbm.cli.pbem": ("pbm.e18xx",)}
+
+# Core modules that still import a game package, each with why; the list may only shrink
+# (docs/architecture.md, "what remains").
+REMAINING = {
+    # the Continental Rails turnsheet intake still lives in the mail intake
+    ("pbm.mail.ingest", "pbm.cr.orders"),
+    ("pbm.mail.ingest", "pbm.turnsheet.check"), ("pbm.mail.ingest", "pbm.turnsheet.parse"),
+    ("pbm.mail.ingest", "pbm.turnsheet.text"),
+    ("pbm.mail.notify", "pbm.turnsheet.files"), ("pbm.cli.mail", "pbm.turnsheet.files"),
+    # the demo plays a Continental Rails game; the cycle renders and sends Continental Rails' turn
+    # reports (pbm.report), not yet through the kind; the archive stores its state and reports
+    ("pbm.pipeline.demo", "pbm.cr.ai"), ("pbm.pipeline.demo", "pbm.cr.setup"),
+    ("pbm.pipeline.demo", "pbm.turnsheet.text"), ("pbm.pipeline.demo", "pbm.report.site"),
+    ("pbm.pipeline.archive", "pbm.cr.state"), ("pbm.pipeline.archive", "pbm.report.render"),
+    ("pbm.pipeline.archive", "pbm.report.site"), ("pbm.pipeline.archive", "pbm.report.view"),
+    ("pbm.pipeline.cycle", "pbm.report.render"), ("pbm.pipeline.cycle", "pbm.report.send"),
+    ("pbm.hosting", "pbm.cr.setup"),
+    ("pbm.cli.pipeline", "pbm.report.render"), ("pbm.cli.pipeline", "pbm.report.site"),
+    ("pbm.cli.pipeline", "pbm.report.view"),
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@lru_cache(maxsize=1)
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in ROOT.rglob("*.py")}
+
+
+def resolve(name: str) -> str | None:
+    """The module a dotted import name lands in (``pbm.x.y.Name`` → ``pbm.x.y``)."""
+    mods = modules()
+    while name and name not in mods:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+@lru_cache(maxsize=2)
+def edges(explicit: bool = False) -> dict[str, set[tuple[str, bool]]]:
+    """{module: {(imported module, at load time?)}}; imports under ``if TYPE_CHECKING`` are left out
+    (they never run).  Importing ``a.b.c`` also runs ``a/__init__`` and ``a/b/__init__`` (left out
+    with ``explicit``: only the modules named)."""
+    out: dict[str, set[tuple[str, bool]]] = {}
+    for name, path in modules().items():
+        found: set[tuple[str, bool]] = set()
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+        def visit(node: ast.AST, top: bool) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                    for sub in child.orelse:
+                        visit(sub, top)
+                    continue
+                inner = top and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                targets: list[str] = []
+                if isinstance(child, ast.ImportFrom):
+                    base = child.module or ""
+                    if child.level:
+                        base = ".".join(package.split(".")[: len(package.split(".")) - child.level + 1]
+                                        + ([base] if base else []))
+                    targets = [f"{base}.{alias.name}" for alias in child.names]
+                elif isinstance(child, ast.Import):
+                    targets = [alias.name for alias in child.names]
+                for target in targets:
+                    if target.startswith("pbm"):
+                        hit = resolve(target)
+                        while hit:
+                            if hit != name:
+                                found.add((hit, inner))
+                            hit = hit.rpartition(".")[0] if "." in hit and not explicit else None
+                visit(child, inner)
+
+        visit(ast.parse(path.read_text(encoding="utf-8")), True)
+        out[name] = found
+    return out
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    comp.append(top)
+                    if top == node:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return found
+
+
+def room(module: str) -> str:
+    """The folder a module lives in (``pbm.mail.ingest`` → ``pbm.mail``; ``pbm.auth`` → itself)."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def test_the_graph_reads_real_imports():
+    graph = edges()
+    assert ("pbm.models", True) in graph["pbm.db"] or ("pbm.db", True) in graph["pbm.models"]
+    assert ("pbm.cr.resolve", False) in graph["pbm.cr.kind"]  # a lazy import, found
+    assert not any(target == "pbm.models" for target, _ in graph["pbm.auth"])  # TYPE_CHECKING only
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_circles_when_modules_load():
+    graph = {m: {t for t, top in targets if top} for m, targets in edges().items()}
+    assert cycles(graph) == []
+
+
+def test_no_circles_between_rooms():
+    """Counting lazy imports too, the folders depend on each other one way only."""
+    graph: dict[str, set[str]] = {}
+    for module, targets in edges().items():
+        for target, _ in targets:
+            if room(target) != room(module):
+                graph.setdefault(room(module), set()).add(room(target))
+    graph.get("pbm", set()).clear()  # pbm/__init__ is the version string
+    assert cycles(graph) == []
+
+
+def test_core_imports_no_game_package():
+    """Mail, pipeline, CLI, seats, secrets, store: no import of Continental Rails or the 18xx
+    package (or their rooms) except through the kinds registry, bar the listed remainder."""
+    found = set()
+    for module, targets in edges(explicit=True).items():
+        if room(module) in GAMES + CR_ROOMS or module in ("pbm.cli", "pbm.__main__"):
+            continue
+        for target, _ in targets:
+            if room(target) in GAMES + CR_ROOMS and room(target) not in GAME_COMMANDS.get(module, ()):
+                found.add((module, target))
+    assert found - REMAINING == set()
+    assert REMAINING - found == set(), "a remaining import is gone: shrink REMAINING"
+
+
+def test_game_kinds_import_no_pipeline_mail_intake_or_cli():
+    bad = {(m, t) for m, targets in edges().items() if room(m) in GAMES + CR_ROOMS
+           for t, _ in targets
+           if room(t) in ("pbm.pipeline", "pbm.cli", "pbm.hosting") or t.startswith("pbm.mail.ingest")}
+    assert bad == set()
+
+
+def test_continental_rails_imports_nothing_from_mail():
+    assert {(m, t) for m, targets in edges().items() if room(m) == "pbm.cr"
+            for t, _ in targets if room(t) == "pbm.mail"} == set()
+
+
+def test_one_game_kind_never_imports_another():
+    bad = {(m, t) for m, targets in edges().items() if room(m) in GAMES
+           for t, _ in targets if room(t) in GAMES and room(t) != room(m)}
+    assert bad == set()
+
+
+def test_every_registered_kind_implements_the_interface():
+    from pbm.kinds import KINDS, GameKind, get_kind, kind_for_title
+
+    for name in KINDS:
+        kind = get_kind(name)
+        assert isinstance(kind, GameKind) and kind.name == name
+        assert kind.titles() and all(kind_for_title(t) == (kind, t) for t in kind.titles())

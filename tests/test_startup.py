@@ -1,0 +1,72 @@
+"""Start-up of the ``pbm`` command (issue 15): each command group loads what it uses when it runs,
+and a database already at the newest schema is checked with one SELECT, without Alembic.
+(How fast is measured by scripts/bench_cli.py, never by a timed test.)"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from .conftest import ROOT
+
+HEAVY = ("sqlalchemy", "alembic", "numpy", "pandas", "reportlab", "rich", "pypdf", "imapclient", "psycopg",
+         "pbm.models", "pbm.db", "pbm.cr", "pbm.e18xx", "pbm.mail", "pbm.report", "pbm.pipeline", "pbm.turnsheet")
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_help_builds_every_command_without_loading_a_library_or_game():
+    loaded = _loaded_after("from pbm.cli import app\nimport typer.main\n"
+                           "group = typer.main.get_command(app)\nassert len(group.commands) > 20")
+    assert [m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)] == []
+
+
+def test_help_as_a_process_lists_the_commands_of_every_group():
+    done = subprocess.run([sys.executable, "-m", "pbm", "--help"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0
+    for command in ("new-game", "run-turn", "ingest", "cycle", "records", "18xx"):
+        assert f"\n  {command} " in done.stdout
+
+
+def test_schema_head_is_read_from_the_migrations_as_alembic_reads_it():
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from pbm.db import head_revision
+    from pbm.resources import migrations_dir
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    assert [head_revision()] == list(ScriptDirectory.from_config(cfg).get_heads())
+
+
+def test_a_database_at_the_newest_schema_opens_without_alembic(db_url):
+    from pbm.db import at_head, get_engine
+
+    engine = get_engine(db_url)  # made (or checked) here
+    assert at_head(engine)
+    loaded = _loaded_after(f"from pbm.db import get_engine\nget_engine({db_url!r})")
+    assert "pbm.db" in loaded and not any(m == "alembic" or m.startswith("alembic.") for m in loaded)
+
+
+def test_a_database_behind_or_unknown_is_left_to_alembic(tmp_path):
+    import sqlite3
+
+    from pbm import db as pbm_db
+
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    engine = pbm_db.get_engine(url)
+    with sqlite3.connect(tmp_path / "x.db") as c:
+        c.execute("UPDATE alembic_version SET version_num = '0005_report'")
+    c.close()
+    assert not pbm_db.at_head(engine)
+    with sqlite3.connect(tmp_path / "x.db") as c:
+        c.execute("DELETE FROM alembic_version")
+    c.close()
+    assert not pbm_db.at_head(engine)
+    assert not pbm_db.at_head(pbm_db.get_engine(f"sqlite:///{tmp_path / 'new.db'}", migrate=False))
