@@ -143,9 +143,17 @@ def worker(
         raise PbmError("name one mail source: --maildir DIR or --imap")
     import os
 
-    # a worker runs unattended: no statement may run, and no lock be waited for, without end (docs/hosting.md)
-    os.environ.setdefault("PBM_STATEMENT_TIMEOUT", "300")
-    os.environ.setdefault("PBM_LOCK_TIMEOUT", "120")
+    # a worker runs unattended: no statement may run, and no lock be waited for, without end (docs/hosting.md);
+    # set for the engine this command makes, then put back (the command may run inside another program)
+    defaults = {k: v for k, v in (("PBM_STATEMENT_TIMEOUT", "300"), ("PBM_LOCK_TIMEOUT", "120")) if k not in os.environ}
+    os.environ.update(defaults)
+    try:
+        from pbm.db import get_engine
+
+        get_engine(ctx.obj["db"])
+    finally:
+        for k in defaults:
+            os.environ.pop(k, None)
     opts = worker_options(reports=reports, archive=archive, maildir=maildir, config=config, once=once,
                           poll=poll, log=log, imap=imap)
     if sys.stderr.isatty() and once:
