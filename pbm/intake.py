@@ -57,11 +57,20 @@ def lane(raw: bytes) -> str:
 def store_new(url: str | None, items: Iterable, retries: int) -> int:
     """Store each new message (its own transaction) and mark it done in its mailbox after the commit;
     the number of messages read.  The caller holds the ``intake`` lock."""
+    from sqlalchemy.exc import IntegrityError
+
     from pbm.mail.ingest import store_raw
+    from pbm.mail.message import MAX_MESSAGE_BYTES, TRUNCATED_MARK, truncated
 
     def store(item) -> None:
-        with session_scope(url) as s:
-            store_raw(s, item.raw, item.source, item.received_at)
+        raw = item.raw
+        if len(raw) > MAX_MESSAGE_BYTES and not raw.startswith(TRUNCATED_MARK):
+            raw = truncated(raw, len(raw))  # as pbm.mail.ingest.ingest: only the start of a huge mail
+        try:
+            with session_scope(url) as s:
+                store_raw(s, raw, item.source, item.received_at)
+        except IntegrityError:
+            pass  # the same bytes stored at the same moment by another reader (`pbm ingest`): known now
 
     count = 0
     for item in items:

@@ -178,6 +178,10 @@ def main() -> int:
         print(f"scaling 1 -> 2 workers: {by[2]['games_per_min'] / by[1]['games_per_min']:.2f}x (target >= 1.7x); "
               f"CPU the workers got: {by[1]['cpu_s'] / by[1]['wall_s']:.2f} -> {by[2]['cpu_s'] / by[2]['wall_s']:.2f} "
               "cores")
+        # the same ratio had each worker had a core of its own: throughput per CPU-second the workers got
+        eff1, eff2 = (by[1]["games"] + by[1]["ga"]) / by[1]["cpu_s"], (by[2]["games"] + by[2]["ga"]) / by[2]["cpu_s"]
+        print(f"CPU-normalised (each worker a core of its own): {2 * eff2 / eff1:.2f}x — games per worker CPU-second "
+              f"{eff1:.2f} with 1 worker, {eff2:.2f} with 2")
     return 1 if any(r["problems"] for r in results) else 0
 
 

@@ -82,3 +82,24 @@ def test_two_workers_share_one_mailbox_each_message_once_each_game_in_order(pg_u
                 part = line.split("mail handled: ", 1)[1].split(";")[0]
                 handled.update({k: int(v) for v, k in (x.split(" ", 1) for x in part.split(", ") if x != "none")})
     assert handled == {"accepted": 18}  # between them the workers handled each message once
+
+
+def test_store_new_keeps_one_copy_and_only_the_start_of_a_huge_mail(sqlite_url):
+    """Storing: the same bytes read twice (two sources, or a crash before the mailbox was told) are one
+    message; a mail over the size limit is stored cut, as `pbm ingest` stores it."""
+    from pbm.intake import store_new
+    from pbm.mail.message import MAX_MESSAGE_BYTES, TRUNCATED_MARK
+    from pbm.mail.sources import Arrived
+
+    done: list[str] = []
+    small = _mail("GAME: cr-1\nhello\n")
+    huge = _mail("GAME: cr-2\n" + "x" * (MAX_MESSAGE_BYTES + 10))
+    items = [Arrived(small, "maildir:a", None, lambda: done.append("a")),
+             Arrived(small, "maildir:b", None, lambda: done.append("b")),
+             Arrived(huge, "maildir:c", None, lambda: done.append("c"))]
+    assert store_new(sqlite_url, items, retries=0) == 3
+    assert done == ["a", "b", "c"]  # each marked done in its mailbox once stored (or known)
+    with session_scope(sqlite_url) as s:
+        rows = list(s.scalars(select(InboundMessage).order_by(InboundMessage.seq)))
+    assert [r.source for r in rows] == ["maildir:a", "maildir:c"]
+    assert rows[1].raw.startswith(TRUNCATED_MARK) and len(rows[1].raw) < len(huge)
