@@ -36,7 +36,8 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine, func, select, text  # noqa: E402
 
 from pbm.db import get_engine, normalize_url, session_scope  # noqa: E402
-from pbm.hosting import populate, populate_18xx  # noqa: E402
+from pbm.e18xx.pbem.seed import mail_first_moves
+from pbm.hosting import populate  # noqa: E402
 from pbm.models import Action18, Event, Game, InboundMessage, OrderSet, OutboxMessage, TurnState  # noqa: E402
 
 
@@ -97,7 +98,7 @@ def run(pg: str, games: int, ga: int, moves: int, workers: int, work: Path) -> d
     try:
         get_engine(url)
         t0 = time.monotonic()
-        mailed = populate_18xx(url, games=ga, moves=moves, maildir=work / "maildir", seed=3000, prefix="bench-ga")
+        mailed = mail_first_moves(url, games=ga, moves=moves, maildir=work / "maildir", seed=3000, prefix="bench-ga")
         names = populate(url, games=games, humans=1, maildir=work / "maildir", seed=1000, prefix="bench")
         setup = time.monotonic() - t0
         pbm = [sys.executable, "-m", "pbm", "--db", url, "worker", "--once", "--maildir", str(work / "maildir"),

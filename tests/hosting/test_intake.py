@@ -15,7 +15,8 @@ import pytest
 from sqlalchemy import func, select
 
 from pbm.db import session_scope
-from pbm.hosting import populate, populate_18xx
+from pbm.e18xx.pbem.seed import mail_first_moves
+from pbm.hosting import populate
 from pbm.intake import lane
 from pbm.models import Action18, Game, InboundMessage, TurnState
 from tests.conftest import ROOT, _pg_database
@@ -56,7 +57,7 @@ def test_lane_is_the_game_line_else_the_sender():
 
 def test_two_workers_share_one_mailbox_each_message_once_each_game_in_order(pg_url, tmp_path):
     maildir = tmp_path / "maildir"
-    mailed = populate_18xx(pg_url, games=3, moves=5, maildir=maildir, seed=40, prefix="lane")
+    mailed = mail_first_moves(pg_url, games=3, moves=5, maildir=maildir, seed=40, prefix="lane")
     names = populate(pg_url, games=3, humans=1, maildir=maildir, seed=41, prefix="cr")
     assert mailed == {"lane-0000": 5, "lane-0001": 5, "lane-0002": 5}
     runner = tmp_path / "runner.py"
