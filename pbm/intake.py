@@ -89,14 +89,27 @@ def maildir_new(url: str | None, path: Path) -> Iterator:
     ``intake`` lock, for a big club's week.  Instead the files whose source (``maildir:<name>``) is
     already in the database are skipped by name, with one query; the rest are read as usual (and a
     file stored under another name is still recognised by its hash)."""
+    with session_scope(url) as s:
+        known = _known_sources(s)
+    yield from _unread(path, known)
+
+
+def unread_maildir(session, path: Path) -> Iterator:
+    """:func:`maildir_new` inside a caller's transaction (``pbm cycle``'s own intake)."""
+    return _unread(path, _known_sources(session))
+
+
+def _known_sources(session) -> set[str]:
+    return set(session.scalars(select(InboundMessage.source).where(InboundMessage.source.like("maildir:%"))))
+
+
+def _unread(path: Path, known: set[str]) -> Iterator:
     from pbm.mail import sources
 
     new_dir, cur_dir = path / "new", path / "cur"
     if not new_dir.is_dir() or not cur_dir.is_dir():
         yield from sources.read_maildir(path)  # says plainly what is wrong with the folder
         return
-    with session_scope(url) as s:
-        known = set(s.scalars(select(InboundMessage.source).where(InboundMessage.source.like("maildir:%"))))
     files = [p for sub in (new_dir, cur_dir) for p in sub.iterdir() if p.is_file() and not p.name.startswith(".")
              and f"maildir:{p.name}"[:200] not in known]
     files.sort(key=lambda p: (p.stat().st_mtime, p.name))  # as sources.read_maildir: oldest delivery first

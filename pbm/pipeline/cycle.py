@@ -94,14 +94,17 @@ def default_resolver(session: Session, game: Game) -> Any:
 def default_ingester(session: Session, maildir: Path | None, config: Path | None = None) -> str:
     """Read new mail from a Maildir through the mail part (``pbm ingest --maildir``); a one-line summary."""
     try:
-        from pbm.mail import sources
         from pbm.mail.config import mail_settings, reply_sender
         from pbm.mail.ingest import Context, handle_stored, ingest
     except ImportError:
         raise PbmError("the mail part (pbm.mail) is not installed; cannot read mail") from None
     context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
     counts: dict[str, int] = {}
-    for item in sources.read_maildir(maildir) if maildir is not None else ():
+    from pbm.intake import unread_maildir
+
+    # only the files not stored yet: a cycle reads the mailbox before each game closes, and rereading
+    # (and hashing) every message of the week for each of many games would cost games × messages
+    for item in unread_maildir(session, maildir) if maildir is not None else ():
         outcome = ingest(session, item.raw, context, source=item.source, received_at=item.received_at)
         if item.done is not None:
             item.done()
