@@ -19,7 +19,7 @@ from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
 IGNORED = {"message", "program_share_pass", "program_buy_shares", "program_disable", "program_auction_bid",
            "program_merger_pass", "program_independent_mines", "program_harzbahn_draft_pass", "program_close_pass",
-           "log"}
+           "log", "destination_connection"}
 
 # A title's optional rules named ``site_*`` are 18xx.games behaviour that differs from the
 # rulebook (docs/18xx/rulings-<TITLE>.md); replaying one of the site's games selects them all.
@@ -153,6 +153,17 @@ class Replayer:
             return self.names.get(str(ent), str(ent))
         return str(ent)
 
+    def node(self, ref: str) -> str:
+        """Our name of the site's route node ``HEX-i`` (tiles whose parts put a label or an icon
+        before their stops number them differently: their ``site_nodes``)."""
+        coord, _, idx = str(ref).rpartition("-")
+        m = self.game.state.map
+        if coord in m.placed and idx.isdigit():
+            alias = dict(m.placed[coord].tile.site_nodes)
+            if int(idx) in alias:
+                return f"{coord}-{alias[int(idx)]}"
+        return ref
+
     def convert(self, a: dict[str, Any]) -> A.Action | None:
         kind = a.get("type")
         if kind in IGNORED:
@@ -184,12 +195,17 @@ class Replayer:
         if kind == "place_token":
             return A.PlaceToken(e, a["city"], a.get("slot"))
         if kind == "run_routes":
-            return A.RunRoutes(e, tuple(A.RouteSpec(r["train"], tuple(r["nodes"]), r.get("revenue"))
+            return A.RunRoutes(e, tuple(A.RouteSpec(r["train"], tuple(self.node(n) for n in r["nodes"]),
+                                                    r.get("revenue"))
                                         for r in a.get("routes", [])))
         if kind == "dividend":
+            if g.auto_operates(e):  # the site records the lending corporation's automatic dividend
+                return None
             return A.Dividend(e, a["kind"])
+        if kind == "take_loan":
+            return A.TakeLoan(e)
         if kind == "buy_train":
-            return A.BuyTrain(e, a["train"], a.get("price"), a.get("variant"))
+            return A.BuyTrain(e, a["train"], a.get("price"), a.get("variant"), a.get("exchange"))
         if kind == "discard_train":
             return A.DiscardTrain(e, a["train"])
         if kind == "buy_company":

@@ -308,9 +308,13 @@ class _Packer:
 def find_route(routes: Sequence[Route], node_ids: Sequence[str], stops_max: int, used_mask: int) -> Route | None:
     """A legal route visiting exactly ``node_ids`` (any order) that avoids ``used_mask``."""
     want = frozenset(node_ids)
+    seq = tuple(node_ids)
     best: Route | None = None
     for r in routes:
         if r.stops <= stops_max and not r.mask & used_mask and frozenset(r.node_ids()) == want:
+            ids = r.node_ids()
+            if ids == seq or ids[::-1] == seq:  # the stops in the order given: that very route
+                return r
             if best is None or r.revenue > best.revenue:
                 best = r
     return best

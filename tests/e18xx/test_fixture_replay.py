@@ -114,3 +114,33 @@ def test_18VA_site_routes_never_beat_our_exact_maximum():
                 below += theirs < best
             r.apply(x)
     assert checked > 70 and below >= 1  # action 294: N&W ran $80 where $120 was possible
+
+
+AUS_FIXTURES = ["1848/101.json", "1848/1848_hotseat_game.json", "1848/1848_game_end_bank.json"]
+
+
+@pytest.mark.parametrize("rel", AUS_FIXTURES)
+def test_every_1848_fixture_identical(rel):
+    """The recorded 1848 Australia games replay to the site's result (loans, receivership,
+    the Bank of England, Tasmania)."""
+    from pbm.e18xx.fixtures import load_fixture
+    export, where = load_fixture(rel)
+    if export is None:
+        pytest.skip(where)
+    assert replay(export) == expected_result(export)
+
+
+@pytest.mark.parametrize("rel", AUS_FIXTURES)
+def test_1848_cash_conserved_after_every_action(rel):
+    """Every action keeps the money constant: bank + players + companies + the Bank of England."""
+    from pbm.e18xx.fixtures import load_fixture
+    export, where = load_fixture(rel)
+    if export is None:
+        pytest.skip(where)
+    r = Replayer(export, check_cash=True)
+    total = r.total
+    for a in effective_actions(export["actions"]):
+        for x in [a] + (a.get("auto_actions") or []):
+            r.apply(x)
+            assert r.game.total_cash() == total
+    assert r.game.finished

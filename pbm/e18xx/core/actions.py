@@ -109,6 +109,7 @@ class BuyTrain(Action):
     train: str = ""
     price: int | None = None
     variant: str | None = None  # passenger or freight side declared (``2`` or ``1G``)
+    exchange: str | None = None  # a train of the company traded in (title data ``trade_in``)
 
 
 @dataclass(frozen=True)
@@ -149,9 +150,15 @@ class UseAbility(Action):
     ability: str = ""
 
 
+@dataclass(frozen=True)
+class TakeLoan(Action):
+    """A corporation borrows one loan from the title's lending corporation (title data ``loans``)."""
+    type: ClassVar[str] = "take_loan"
+
+
 ACTION_TYPES: dict[str, type[Action]] = {
     c.type: c for c in (Pass, Bid, Par, BuyShares, SellShares, LayTile, PlaceToken, RunRoutes, Dividend,
-                        BuyTrain, DiscardTrain, BuyCompany, Bankrupt, Convert, Assign, UseAbility)
+                        BuyTrain, DiscardTrain, BuyCompany, Bankrupt, Convert, Assign, UseAbility, TakeLoan)
 }
 
 

@@ -14,6 +14,9 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError, IllegalAction, NotYourTurn
 from pbm.e18xx.rounds.operating import OperatingMixin
 from pbm.e18xx.core.state import Company, Corporation, Player, RoundState, State, Train, clone_state
+from pbm.e18xx.rounds.joint_home import JointHomeMixin
+from pbm.e18xx.rounds.loans import LoansMixin
+from pbm.e18xx.rounds.receivership import ReceivershipMixin
 from pbm.e18xx.rounds.stock import StockMixin
 from pbm.e18xx.core.title import Title, load_title
 from pbm.e18xx.core.track import NEUTRAL, MapState, TrackGraph
@@ -28,7 +31,7 @@ class GameSetup:
     player_ids: tuple[str, ...] = ()
 
 
-class Game(StockMixin, OperatingMixin):
+class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeMixin):
     """One game of an 18xx title."""
 
     def __init__(self, title: str | Title, players: Sequence[str], seed: int = 0,
@@ -85,6 +88,10 @@ class Game(StockMixin, OperatingMixin):
                 trains[tid] = Train(tid, td.name, td.distance, td.price)
                 if len(td.variants) == 1:  # a single variant needs no declaration
                     trains[tid].variant, trains[tid].kind = td.variants[0]
+        lender = t.data.get("bank_corporation")
+        if lender:  # a player-less corporation whose shares trade and whose treasury lends
+            corps[lender["sym"]] = Corporation(lender["sym"], lender["name"], "", [], [], ipoed=True,
+                                               equal_shares=True)
         cash = {"bank": int(t.data["bank_cash"])}
         start = t.starting_cash(n)
         for p in players:
@@ -92,13 +99,17 @@ class Game(StockMixin, OperatingMixin):
             cash["bank"] -= start
         for c in corps.values():
             cash[c.key] = 0
+        if lender:
+            cash[f"C:{lender['sym']}"] = int(lender["cash"])
         share_owner: dict[str, str] = {}
         share_seq: dict[str, int] = {}
         seq = 0
         for c in corps.values():
-            for i in range(9):  # a five-share corporation's last five are issued when it converts
+            for i in range(10 if c.equal_shares else 9):  # a five-share corporation's last five come when it converts
                 sid = f"{c.sym}_{i}"
                 share_owner[sid] = f"ipo:{c.sym}" if i < self.certs_for_size(c.size) else f"unissued:{c.sym}"
+                if c.equal_shares:
+                    share_owner[sid] = "pool"
                 share_seq[sid] = seq
                 seq += 1
         m = MapState.initial(t)
@@ -120,7 +131,12 @@ class Game(StockMixin, OperatingMixin):
         for coord in self.title.data.get("neutral_tokens", []):
             m.tokens[(coord, 0)][0] = NEUTRAL
         # home cities are reserved for their company (single-city hexes)
+        lender = self.title.data.get("bank_corporation")
+        if lender:
+            self._set_price(s.corporations[lender["sym"]], tuple(lender["price"]))
         for c in s.corporations.values():
+            if not c.home or self.title.data_corp(c.sym).get("no_reservation"):
+                continue
             cities = m.tile(c.home).cities()
             if len(cities) == 1:
                 m.reservations[(c.home, cities[0])] = c.sym
@@ -248,9 +264,10 @@ class Game(StockMixin, OperatingMixin):
                 corp = s.corporations[sid.rsplit("_", 1)[0]]
                 if corp.price and not corp.closed:
                     value += self.share_price(corp.sym) * self.sid_percent(sid) // (100 // corp.size)
-        for c in s.companies.values():
-            if c.owner == key and not c.closed:
-                value += c.value
+        if self.title.data.get("private_value_in_score", True):
+            for c in s.companies.values():
+                if c.owner == key and not c.closed:
+                    value += c.value
         return value
 
     def total_cash(self) -> int:
@@ -318,6 +335,8 @@ class Game(StockMixin, OperatingMixin):
     def sid_percent(self, sid: str) -> int:
         corp = self.state.corporations[sid.rsplit("_", 1)[0]]
         unit = 100 // corp.size
+        if corp.equal_shares:
+            return unit
         return 2 * unit if sid.endswith("_0") else unit
 
     def unit(self, corp: str) -> int:
@@ -341,8 +360,11 @@ class Game(StockMixin, OperatingMixin):
         ids = cache.get((corp, size))
         if ids is None:
             unit = 100 // size
-            ids = cache[(corp, size)] = [(f"{corp}_{i}", 2 * unit if i == 0 else unit)
-                                         for i in range(self.certs_for_size(size))]
+            if self.state.corporations[corp].equal_shares:
+                ids = cache[(corp, size)] = [(f"{corp}_{i}", unit) for i in range(size)]
+            else:
+                ids = cache[(corp, size)] = [(f"{corp}_{i}", 2 * unit if i == 0 else unit)
+                                             for i in range(self.certs_for_size(size))]
         return ids
 
     def percent_of(self, owner: str, corp: str) -> int:
@@ -356,6 +378,8 @@ class Game(StockMixin, OperatingMixin):
         s.share_seq[sid] = s.seq
 
     def president(self, corp: str) -> str | None:
+        if self.state.corporations[corp].equal_shares:
+            return None
         owner = self.state.share_owner[f"{corp}_0"]
         return owner[2:] if owner.startswith("P:") else None
 
@@ -386,7 +410,11 @@ class Game(StockMixin, OperatingMixin):
         n += sum(1 for c in s.companies.values() if c.owner == key and not c.closed)
         return n
 
-    def cert_limit(self) -> int:
+    def cert_limit(self, player: str | None = None) -> int:
+        """The certificate limit (of ``player``, where receiverships made it personal)."""
+        special = self.receivership_cert_limit(player)
+        if special is not None:
+            return special
         return self.title.cert_limit(len([p for p in self.state.players if not p.bankrupt]))
 
     def player_order_from(self, name: str) -> list[str]:
@@ -399,6 +427,8 @@ class Game(StockMixin, OperatingMixin):
         current president no longer holds the most (ties keep the president;
         otherwise the first in seat order after the old president)."""
         s = self.state
+        if s.corporations[corp].equal_shares:
+            return
         holders = {p.name: self.percent_of(p.key, corp) for p in s.players}
         best = max(holders.values()) if holders else 0
         if previous is not None and holders.get(previous, 0) == best:
@@ -471,14 +501,19 @@ class Game(StockMixin, OperatingMixin):
         else:
             self.move_down(corp)
 
+    def _row_isolated(self, a: int, b: int) -> bool:
+        """Title data ``isolated_market_rows``: no price moves between such a row and another."""
+        rows = self.title.data.get("isolated_market_rows", ())
+        return (a in rows) != (b in rows)
+
     def move_up(self, corp: Corporation) -> None:
         r, c = corp.price  # type: ignore[misc]
-        if r > 0 and self._cell_exists(r - 1, c):
+        if r > 0 and self._cell_exists(r - 1, c) and not self._row_isolated(r, r - 1):
             self._set_price(corp, (r - 1, c))
 
     def move_down(self, corp: Corporation) -> None:
         r, c = corp.price  # type: ignore[misc]
-        if self._cell_exists(r + 1, c):
+        if self._cell_exists(r + 1, c) and not self._row_isolated(r, r + 1):
             self._set_price(corp, (r + 1, c))
 
     def operating_order(self) -> list[str]:

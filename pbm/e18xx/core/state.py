@@ -56,6 +56,9 @@ class Corporation:
     trains: list[str] = field(default_factory=list)
     size: int = 10  # shares: 10 (president 20%) or 5 (president 40%)
     extra_train_limit: int = 0
+    equal_shares: bool = False  # a lending corporation (title data ``bank_corporation``): ten 10% shares, no president
+    loans: int = 0  # loans taken (a lender: loans given)
+    receivership: bool = False  # taken over by the lending corporation (title data ``receivership``)
 
     @property
     def key(self) -> str:
@@ -113,6 +116,7 @@ class RoundState:
     emergency_sold: bool = False
     subsidy: int = 0  # paid to the treasury besides the revenue (coal district stations)
     pending_par: tuple[str, str] | None = None  # (player, corporation) who must set a starting value now
+    loaned: set[str] = field(default_factory=set)  # corporations that took a loan this round
 
 
 @dataclass
@@ -141,6 +145,9 @@ class State:
     recently_floated: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     assignments: dict[tuple[str, str], str] = field(default_factory=dict)  # (private, corporation) -> hex
+    events: set[str] = field(default_factory=set)  # train events that have happened
+    receiverships: int = 0
+    receivership_by_director: dict[str, int] = field(default_factory=dict)
 
 
 def _dup(obj, **changes):
@@ -161,7 +168,7 @@ def clone_state(s: State) -> State:
                   passed=set(r.passed), turn_actions=list(r.turn_actions),
                   sold={k: dict(v) for k, v in r.sold.items()}, steps_done=set(r.steps_done),
                   tokened=set(r.tokened), bought_depot=set(r.bought_depot), routes=list(r.routes),
-                  laid_hexes=list(r.laid_hexes))
+                  laid_hexes=list(r.laid_hexes), loaned=set(r.loaned))
     return replace(
         s,
         players=[_dup(p) for p in s.players],
@@ -180,4 +187,6 @@ def clone_state(s: State) -> State:
         recently_floated=list(s.recently_floated),
         log=list(s.log),
         assignments=dict(s.assignments),
+        events=set(s.events),
+        receivership_by_director=dict(s.receivership_by_director),
     )

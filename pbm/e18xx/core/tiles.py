@@ -48,6 +48,9 @@ class TileDef:
     label: str | None = None
     count: int = 0
     terminal: frozenset[int] = field(default_factory=frozenset)  # nodes only entered, never passed
+    # 18xx.games numbers a tile's nodes by their place among all the tile's parts: where that
+    # differs from ours, ``site_nodes`` maps its number to ours (read by the replay only)
+    site_nodes: tuple[tuple[int, int], ...] = ()
 
     # -- construction -------------------------------------------------
     @classmethod
@@ -64,7 +67,8 @@ class TileDef:
             paths.append((_end(p[0], keys), _end(p[1], keys)))
         return cls(name=name, color=data["color"], nodes=tuple(nodes), paths=tuple(paths),
                    label=data.get("label"), count=int(data.get("count", 0)),
-                   terminal=frozenset(keys[k] for k in data.get("terminal", [])))
+                   terminal=frozenset(keys[k] for k in data.get("terminal", [])),
+                   site_nodes=tuple((int(k), keys[v]) for k, v in data.get("site_nodes", {}).items()))
 
     # -- geometry (cached per rotation; the definition is immutable) ------
     def _geometry(self, rotation: int) -> tuple:

@@ -27,6 +27,8 @@ class HexDef:
     terrain: str | None = None
     name: str | None = None
     borders: frozenset[int] = frozenset()  # impassable sides
+    gauge: frozenset[int] = frozenset()  # sides where track changes gauge (title data ``gauge=``)
+    future_label: str | None = None  # label a green or later tile here must carry (``future_label=``)
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,10 @@ class Title:
                 return c
         raise GameError(f"unknown company {sym!r}")
 
+    def data_corp(self, sym: str) -> dict[str, Any]:
+        """The title data of corporation ``sym`` (empty for one the data does not list)."""
+        return next((c for c in self.data["corporations"] if c["sym"] == sym), {})
+
     def par_cells(self) -> list[tuple[int, int]]:
         return [(r, c) for r, row in enumerate(self.market) for c, cell in enumerate(row)
                 if cell is not None and cell.kind == "p"]
@@ -113,6 +119,23 @@ def _phase(p: dict[str, Any]) -> PhaseDef:
         limit = max(v for _, v in by_size)
     return PhaseDef(p["name"], p.get("on"), int(limit), tuple(p["tiles"]), int(p["operating_rounds"]),
                     tuple(p.get("status", [])), by_size)
+
+
+def _split_extras(spec: str) -> tuple[str, frozenset[int], str | None]:
+    """Take the hex-only parts out of a map spec: ``gauge=3,4`` (sides where the track
+    changes gauge) and ``future_label=K`` (the label its green and later tiles carry)."""
+    keep: list[str] = []
+    gauge: frozenset[int] = frozenset()
+    future = None
+    for part in spec.split(";"):
+        key, _, value = part.partition("=")
+        if key == "gauge":
+            gauge = frozenset(int(e.lstrip("e")) for e in value.split(","))
+        elif key == "future_label":
+            future = value
+        elif part:
+            keep.append(part)
+    return ";".join(keep), gauge, future
 
 
 @lru_cache(maxsize=1)
@@ -146,9 +169,10 @@ def _load(canon: str) -> Title:
     hexes: dict[str, HexDef] = {}
     for color, specs in data["hexes"].items():
         for spec, coords in specs.items():
+            spec, gauge, future = _split_extras(spec)
             for coord in coords:
                 tile, cost, terrain, borders = parse_hex_spec_full(spec, color, coord)
-                hexes[coord] = HexDef(coord, color, tile, cost, terrain, names.get(coord), borders)
+                hexes[coord] = HexDef(coord, color, tile, cost, terrain, names.get(coord), borders, gauge, future)
     market = tuple(tuple(_cell(c) for c in row) for row in data["market"])
     trains = tuple(TrainDef(t["name"], int(t["distance"]), int(t["price"]), int(t["count"]),
                             t.get("rusts_on"), tuple(t.get("events", [])),

@@ -168,6 +168,7 @@ class TrackGraph:
             if a[0] == "n" and b[0] == "n":
                 mask |= 1 << keys.setdefault((coord, pid), len(keys))
             self.path_mask.append(mask)
+        self.side_bits = keys  # (hex, side) -> bit (and (hex, path) for node-to-node track)
         self._segments: dict[NodeKey, list[Segment]] = {}
 
     def other_end(self, pid: int, end: tuple[str, int]) -> tuple[str, int]:

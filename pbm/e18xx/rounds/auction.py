@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError, IllegalAction, InsufficientFunds
 from pbm.e18xx.core.state import Bid, RoundState
+from pbm.e18xx.rounds.dutch import DutchAuctionMixin
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
 
 
-class AuctionMixin:
+class AuctionMixin(DutchAuctionMixin):
     # ------------------------------------------------------------------ auction
     def _auction_companies(self: "Game") -> list[str]:
         s = self.state
@@ -75,6 +76,8 @@ class AuctionMixin:
     def min_bid(self: "Game", company: str) -> int:
         r = self.state.round
         comp = self.state.companies[company]
+        if self._auction_style() == "dutch":
+            return comp.min_bid
         if self._auction_style() == "bid_all":
             bids = r.bids.get(company, [])
             if not bids:
@@ -103,6 +106,9 @@ class AuctionMixin:
             return
         if self._auction_style() == "bid_all":
             self._bid_all_process(action)
+            return
+        if self._auction_style() == "dutch":
+            self._dutch_process(action)
             return
         auctioning = self.active_auction()
         if auctioning and not self._site_auction():

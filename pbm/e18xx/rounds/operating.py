@@ -35,6 +35,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         s.round = RoundState("operating", self.operating_order(), num=num)
         self.log(f"-- operating round {s.turn}.{num} --")
         self.payout_companies()
+        self.lender_dividend()
         for t in s.trains.values():
             t.operated = False
         if not s.round.entities:
@@ -57,7 +58,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         r = s.round
         while True:
             corp = s.corporations[self._or_operator()]
-            if not corp.closed and corp.floated:
+            if not corp.closed and corp.floated and self.may_operate(corp.sym):
                 break
             if r.index == len(r.entities) - 1:
                 self._end_or()
@@ -73,7 +74,10 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         r.laid_hexes = []
         r.emergency_sold = False
         self.log(f"{self.controller(corp.sym)} operates {corp.sym}")
-        self._place_home_token(corp)
+        if self.joint_homes(corp.sym):
+            self.place_joint_homes(corp)
+        else:
+            self._place_home_token(corp)
         self._skip_steps()
 
     def _next_corp(self: "Game") -> None:
@@ -142,7 +146,12 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 return ["buy_train"]
             return ["buy_train", "pass"] if self._can_buy_train(corp) else []
         if step == "buy_company":
-            return ["buy_company", "pass"] if self._can_buy_company(corp) else []
+            out = ["buy_company"] if self._can_buy_company(corp) else []
+            if self.can_take_loan(corp):  # the turn's last chance to borrow (title data ``loans``)
+                out.append("take_loan")
+            elif self.can_take_loan(corp, ignore_round=True):
+                out.append("pass")  # the turn ends when the director says so (18xx.games waits too)
+            return list(dict.fromkeys(out + ["pass"])) if out else []
         raise AssertionError(step)
 
     def _skip_steps(self: "Game") -> None:
@@ -201,7 +210,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         block = self._active_blocking(corp)
         if entity in s.companies:
             comp = s.companies[entity]
-            if comp.owner == f"C:{corp}" and self._special_track_ok(entity, block):
+            if self._ability_user_ok(entity, corp, "tile_lay") and self._special_track_ok(entity, block):
                 out.append("lay_tile")
             return out + self.company_actions(entity)
         if entity != corp:
@@ -215,6 +224,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             out.append("place_token")
         if self._can_buy_company(corp) and block not in ("buy_company", None):
             out.append("buy_company")
+        if self.can_take_loan(corp) and block is not None:
+            out.append("take_loan")
         if block:
             out += self._step_actions(block, corp)
         return list(dict.fromkeys(out))
@@ -274,6 +285,9 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             r.steps_done.add("dividend")
         elif isinstance(action, A.BuyTrain):
             self._buy_train(corp, action)
+            if s.corporations[corp].closed:  # forced loans put it into receivership
+                self._next_corp()
+                return
         elif isinstance(action, A.BuyCompany):
             self._buy_company(corp, action)
         elif isinstance(action, A.SellShares):
@@ -281,6 +295,11 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         elif isinstance(action, A.Bankrupt):
             self._bankrupt(corp)
             return
+        elif isinstance(action, A.TakeLoan):
+            self.take_loan(corp)
+            if s.corporations[corp].closed:
+                self._next_corp()
+                return
         elif isinstance(action, A.Convert):
             self._convert(corp)
             r.steps_done.add("convert")

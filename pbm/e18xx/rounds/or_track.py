@@ -16,8 +16,12 @@ if TYPE_CHECKING:  # pragma: no cover
 class TrackMixin:
     # ------------------------------------------------------------- track
     def _tile_lays_allowed(self: "Game", corp: str) -> int:
-        """One lay or upgrade; optional rule 7(a): a second yellow lay in the first OR."""
+        """One lay or upgrade; optional rule 7(a): a second yellow lay in the first OR; after the
+        train event ``second_tile_lay_event`` (title data) a second yellow lay unless it upgraded."""
         s = self.state
+        second = self.title.data.get("second_tile_lay_event")
+        if second and second in s.events:
+            return 1 if s.round.upgraded else 2
         if "double_yellow_first_or" in self.optional_rules and corp in s.recently_floated and not s.round.upgraded:
             return 2
         return 1
@@ -60,7 +64,7 @@ class TrackMixin:
         old = m.placed[coord]
         if not special and s.round.kind == "operating" and s.round.tile_lays >= 1 and old.tile.color != "white":
             raise IllegalTile("the second tile of the first operating round must be a yellow tile, not an upgrade")
-        if new.color not in self.phase.tiles:
+        if new.color not in self.phase.tiles and special != "blue":
             raise IllegalTile(f"{new.color} tiles are not available in phase {self.phase.name}")
         if not special:
             blocker = self._blocking_private(coord)
@@ -70,7 +74,17 @@ class TrackMixin:
                          if o["hex"] == coord and o["from_color"] == old.tile.color
                          and o.get("if_rule", "") in self.optional_rules + ("",)
                          and o.get("unless_rule") not in self.optional_rules), None)
-        if override is not None:
+        future = self.title.hexes[coord].future_label if coord in self.title.hexes else None
+        if future and new.color != "yellow" and override is None:
+            if new.label != future:
+                raise IllegalTile(f"{coord} takes only {future} tiles from green on")
+            if old.tile.label is None:  # the yellow tile did not carry the hex's label
+                override = {"only": [name]}
+        if special == "blue":  # a tile for a blue hex (title data ``on_blue``): the hex must be empty
+            if old.tile_id is not None:
+                raise IllegalTile(f"{coord} already has a tile")
+            why = None
+        elif override is not None:
             if name not in override["only"]:
                 raise IllegalTile(f"{coord} must be upgraded with tile {' or '.join(override['only'])}")
             # the hex's special tile carries a label the printed hex lacks
@@ -84,7 +98,7 @@ class TrackMixin:
             if m.neighbour_on_map(coord, e) is None:
                 raise IllegalTile(f"tile {name} rotation {rotation} on {coord}: track would run off the map "
                                   f"or into a blank side (edge {e})")
-        if not special:
+        if not special or (isinstance(special, int) and not isinstance(special, bool)):
             reached_nodes: set | None = None
             if reach is None:
                 reach, reached_nodes = self._reach(corp)
@@ -97,6 +111,8 @@ class TrackMixin:
                 raise IllegalTile(f"4.2.1(j): tile {name} on {coord} adds no track connected to {corp}'s stations "
                                   "and has no city connected to them")
         cost = self.title.hexes[coord].cost if old.tile_id is None and not special else 0
+        if special and isinstance(special, int) and not isinstance(special, bool):  # a discounted lay
+            cost = max(0, self.title.hexes[coord].cost - special) if old.tile_id is None else 0
         if cost > s.cash[f"C:{corp}"]:
             raise InsufficientFunds(f"{coord} costs {cost} to build on; {corp} has {s.cash[f'C:{corp}']}")
         return cost
@@ -183,14 +199,33 @@ class TrackMixin:
                 c.tokens[i] = None
                 return
 
+    def _ability_user_ok(self: "Game", company: str, corp: str, kind: str) -> bool:
+        """May ``corp`` use ``company``'s ability ``kind`` now?  Its owner must be ``corp`` (or,
+        with the ability's ``owner: corporation_or_director``, ``corp``'s director); with title
+        data ``abilities_from_status`` only once the phase has that status (or the privates have
+        closed: ``survives_close`` abilities)."""
+        comp = self.state.companies[company]
+        ab = self.company_ability(company, kind) or {}
+        if comp.owner != f"C:{corp}" and not (ab.get("owner") == "corporation_or_director"
+                                              and comp.owner == f"P:{self.president(corp)}"):
+            return False
+        status = self.title.data.get("abilities_from_status")
+        if status and status not in self.phase.status and "close_companies" not in self.state.events:
+            return False
+        return True
+
     def _special_track_ok(self: "Game", company: str, block: str | None) -> bool:
         comp = self.state.companies[company]
         ab = self.company_ability(company, "tile_lay")
-        if not ab or comp.closed or comp.uses.get("tile_lay", 0) >= ab.get("count", 1):
+        if not ab or (comp.closed and not ab.get("survives_close")) or comp.uses.get("tile_lay", 0) >= ab.get("count", 1):
             return False
-        if block != "track":
+        if ab.get("consume_tile_lay"):  # it is the company's own lay, made cheaper
+            if block != "track" or self.state.round.tile_lays >= self._tile_lays_allowed(self._or_operator()):
+                return False
+        elif block != "track" and not ab.get("any_time"):
             return False
-        return any(self.title.tiles[t].color in self.phase.tiles and self.state.tile_supply.get(t) for t in ab["tiles"])
+        return any((ab.get("on_blue") or self.title.tiles[t].color in self.phase.tiles)
+                   and self.state.tile_supply.get(t) for t in ab["tiles"])
 
     def _special_lay(self: "Game", action: A.LayTile) -> None:
         comp = self.state.companies[action.entity]
@@ -201,9 +236,20 @@ class TrackMixin:
         name = action.tile.rpartition("-")[0] if action.tile not in self.title.tiles else action.tile
         if name not in ab["tiles"]:
             raise IllegalTile(f"{comp.sym} may only lay tile {', '.join(ab['tiles'])}")
-        corp = comp.owner[2:]  # type: ignore[index]
-        self._lay_tile(corp, action, special=True)
+        corp = self._or_operator()
+        special: bool | int | str = True
+        if ab.get("on_blue"):
+            special = "blue"
+        elif ab.get("consume_tile_lay"):
+            special = int(ab.get("discount", 0))
+        self._lay_tile(corp, action, special=special)
         comp.uses["tile_lay"] = comp.uses.get("tile_lay", 0) + 1
+        if ab.get("consume_tile_lay"):
+            self.state.round.tile_lays += 1
+            if not self._step_actions("track", corp):
+                self.state.round.steps_done.add("track")
+        if ab.get("closes_when_used_after_close") and "close_companies" in self.state.events:
+            comp.closed = True
 
     # ------------------------------------------------------------- tokens
     def _place_home_token(self: "Game", corp: Corporation) -> None:

@@ -31,7 +31,7 @@ class TrainsMixin:
     def _must_buy_train(self: "Game", corp: str) -> bool:
         """A company without a train must buy one if it has a route (title data
         ``must_buy_train: always``: whether or not it has one)."""
-        if self.corp_trains(corp) or not self._depot_trains():
+        if self.limited_trains(corp) or not self._depot_trains():
             return False
         return self.title.data.get("must_buy_train") == "always" or self._can_run_route(corp)
 
@@ -44,6 +44,9 @@ class TrainsMixin:
         return self.phase.tiles
 
     def auto_routes(self: "Game", corp: str):
+        from pbm.e18xx.gauge import best_gauge, uses_gauge_routes
+        if uses_gauge_routes(self):
+            return best_gauge(self, corp, self.corp_trains(corp))
         trains = [(t, self.state.trains[t].distance) for t in self.corp_trains(corp)]
         return best_routes(self.graph(), corp, trains, self.route_colors())
 
@@ -122,8 +125,16 @@ class TrainsMixin:
             return
         s = self.state
         r = s.round
+        from pbm.e18xx.gauge import check_gauge, uses_gauge_routes
         if action.auto:
             total, chosen = self.auto_routes(corp)
+        elif uses_gauge_routes(self):
+            self._check_route_trains(corp, action)
+            total, chosen = check_gauge(self, corp, action)
+            best_total = total if "site_routes" in self.optional_rules else self.auto_routes(corp)[0]
+            if total < best_total:
+                raise IllegalRoute(f"the routes must earn the most possible ({best_total}); "
+                                   f"these earn {total} (use 'run auto')")
         else:
             owned = self._check_route_trains(corp, action)
             longest = max((s.trains[t].distance for t in owned), default=0)
@@ -174,6 +185,8 @@ class TrainsMixin:
                 if amount:
                     self.transfer("bank", p.key, amount)
             pool_units = self.percent_of("pool", corp) // unit
+            if self.title.data.get("pool_dividends") == "bank":
+                pool_units = 0  # the open market's shares earn nothing: the bank keeps it (1848 5.1.5)
             if pool_units:
                 self.transfer("bank", c.key, -(-int(pool_units * per_share * 100) // 100))
             if price_rule != "right_if_at_least_price" or revenue >= self.share_price(corp):
@@ -216,21 +229,50 @@ class TrainsMixin:
         s = self.state
         if s.round.kind != "operating":
             return []
-        return [c.sym for c in s.corporations.values() if not c.closed and len(c.trains) > self.train_limit(c.sym)]
+        return [c.sym for c in s.corporations.values()
+                if not c.closed and len(self.limited_trains(c.sym)) > self.train_limit(c.sym)]
+
+    def _usable_discount(self: "Game", corp: str, train: str) -> int:
+        """The biggest ``train_discount`` a private ``corp`` may use now gives on ``train``."""
+        s = self.state
+        best = 0
+        for comp in s.companies.values():
+            ab = self.company_ability(comp.sym, "train_discount")
+            if not ab or self._owned_by_operator(comp.sym) != corp:
+                continue
+            if ab.get("trains") and s.trains[train].name not in ab["trains"]:
+                continue
+            best = max(best, int(ab.get("discount", 0)))
+        return best
+
+    def outside_limit(self: "Game", name: str) -> bool:
+        """Title data ``trains[].outside_limit``: a train type that does not count against the
+        train limit, does not meet the duty to own a train, and of which a company owns one."""
+        return bool(self._train_data(name).get("outside_limit"))
+
+    def limited_trains(self: "Game", corp: str) -> list[str]:
+        s = self.state
+        return [t for t in s.corporations[corp].trains if not self.outside_limit(s.trains[t].name)]
 
     def _other_trains(self: "Game", corp: str) -> list[str]:
         s = self.state
         return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}" and t.buyable]
 
-    def _room(self: "Game", corp: str) -> bool:
-        return len(self.state.corporations[corp].trains) < self.train_limit(corp)
+    def _room(self: "Game", corp: str, train: str | None = None) -> bool:
+        s = self.state
+        if train is not None and self.outside_limit(s.trains[train].name):
+            name = s.trains[train].name
+            return not any(s.trains[t].name == name for t in s.corporations[corp].trains)
+        return len(self.limited_trains(corp)) < self.train_limit(corp)
 
     def _can_buy_train(self: "Game", corp: str) -> bool:
         s = self.state
-        if not self._room(corp):
-            return False
         cash = s.cash[f"C:{corp}"]
-        depot = [t for t in self._depot_trains() if not self._depot_limited(corp, t)]
+        depot = [t for t in self._depot_trains() if not self._depot_limited(corp, t) and self._room(corp, t)]
+        if not self._room(corp):
+            return any(s.trains[t].price - self._usable_discount(corp, t) <= cash for t in depot)
+        if any(s.trains[t].price - self._usable_discount(corp, t) <= cash for t in depot):
+            return True
         if any(s.trains[t].price <= cash for t in depot):
             return True
         return bool(self._other_trains(corp)) and cash >= 1
@@ -255,8 +297,8 @@ class TrainsMixin:
         s = self.state
         if not self._must_buy_train(corp):
             return False
-        depot = self._depot_trains()
-        cheapest = min(s.trains[t].price for t in depot)
+        depot = [t for t in self._depot_trains() if not self.outside_limit(s.trains[t].name)]
+        cheapest = min((s.trains[t].price for t in depot), default=0)
         return s.cash[f"C:{corp}"] < cheapest
 
     def emergency_buying_power(self: "Game", corp: str) -> int:
@@ -299,7 +341,7 @@ class TrainsMixin:
                                     f"{', '.join(s.trains[t].name for t in self._depot_trains()) or 'nothing'}")
             ref = match[0]
         train = s.trains[ref]
-        if not self._room(corp):
+        if not self._room(corp, ref):
             raise IllegalAction(f"{corp} is at its train limit of {self.train_limit(corp)}")
         from_depot = train.owner in ("depot", "discard")
         if from_depot:
@@ -308,7 +350,9 @@ class TrainsMixin:
                                     f"{', '.join(self._depot_trains())}")
             if self._depot_limited(corp, ref):
                 raise IllegalAction(f"in phase {self.phase.name} a company may buy only one train from the bank per turn")
-            price = train.price - discount
+            price = self.variant_price(train, action.variant) - discount
+            if action.exchange:
+                price -= self._trade_in(corp, train, action)
             if action.price is not None and action.price != price:
                 raise IllegalAction(f"train {ref} costs {price}")
             seller = "bank"
@@ -320,6 +364,12 @@ class TrainsMixin:
                 raise IllegalAction("a train costs at least $1")
             seller = train.owner
         cash = s.cash[c.key]
+        if price > cash and from_depot and self._must_buy_train(corp) and \
+                (self.title.data.get("loans") or {}).get("forced_train_loans"):
+            self._forced_loans(corp, price)
+            if c.closed:
+                return
+            cash = s.cash[c.key]
         if price > cash:
             if not self._must_buy_train(corp):
                 raise InsufficientFunds(f"{corp} has {cash}, the train costs {price}")
@@ -342,7 +392,12 @@ class TrainsMixin:
         self._declare_variant(train, action.variant, from_depot)
         train.owner = c.key
         c.trains.append(ref)
-        self.log(f"{corp} buys train {ref}" + (f" as {train.variant}" if train.variant != train.name else "")
+        for comp in s.companies.values():  # a private that closes when its corporation buys a train
+            ab = self.company_ability(comp.sym, "close_on_train")
+            if ab and ab["corporation"] == corp and not comp.closed:
+                comp.closed = True
+                self.log(f"{comp.sym} closes ({corp} bought a train)")
+        self.log(f"{corp} buys train {ref}" + (f" as {train.variant}" if train.variant and train.variant != train.name else "")
                  + f" for {price}")
         if from_depot:
             s.round.bought_depot.add(corp)
@@ -351,6 +406,29 @@ class TrainsMixin:
             self._refill_unlimited(train.name)
         if not self._can_buy_train(corp):
             s.round.steps_done.add("buy_train")
+
+    def _trade_in(self: "Game", corp: str, train: Train, action: A.BuyTrain) -> int:
+        """8.2.4: the side ``trade_in.variant`` may be bought trading in one of the company's
+        ``trade_in.trains`` for ``trade_in.discount`` less; the traded train leaves the game."""
+        s = self.state
+        spec = self._train_data(train.name).get("trade_in")
+        old = s.trains.get(str(action.exchange))
+        if not spec or action.variant != spec["variant"]:
+            raise IllegalAction(f"no train may be traded in for a {action.variant or train.name}")
+        if old is None or old.owner != f"C:{corp}" or old.name not in spec["trains"]:
+            raise IllegalAction(f"{corp} may trade in only its own {' or '.join(spec['trains'])} train")
+        s.corporations[corp].trains.remove(old.tid)
+        old.owner = "removed"
+        self.log(f"{corp} trades in {old.tid}")
+        return int(spec["discount"])
+
+    def _train_data(self: "Game", name: str) -> dict:
+        return next(t for t in self.title.data["trains"] if t["name"] == name)
+
+    def variant_price(self: "Game", train: Train, variant: str | None) -> int:
+        """A new train's price for the side it is bought as (title data ``variant_prices``)."""
+        prices = self._train_data(train.name).get("variant_prices", {})
+        return int(prices.get(variant, train.price)) if variant else train.price
 
     def _declare_variant(self: "Game", train: Train, variant: str | None, from_depot: bool) -> None:
         """A train with several sides (``2``/``1G``) is declared passenger or freight when
@@ -367,6 +445,11 @@ class TrainsMixin:
         if pick not in kinds:
             raise IllegalAction(f"train {train.tid} runs as {' or '.join(kinds)}, not {pick}")
         train.variant, train.kind = pick, kinds[pick]
+        data = self._train_data(train.name)
+        if pick in data.get("variant_prices", {}):
+            train.price = int(data["variant_prices"][pick])
+        if pick in data.get("variant_distance", {}):
+            train.distance = int(data["variant_distance"][pick])
 
     def _refill_unlimited(self: "Game", name: str) -> None:
         """Optional rule 7(f): the last train type never runs out."""
@@ -387,6 +470,7 @@ class TrainsMixin:
             s.phase += 1
             self.log(f"-- phase {phases[s.phase].name} --")
         td = next(t for t in self.title.trains if t.name == name)
+        s.events.update(td.events)
         for other in self.title.trains:
             if other.rusts_on == name:
                 self._rust(other.name)
@@ -398,7 +482,15 @@ class TrainsMixin:
                     self._convert(c.sym)
         if "close_companies" in td.events and not getattr(s, "_closed_done", False):
             for comp in s.companies.values():
-                if not comp.closed:
+                if comp.closed:
+                    continue
+                keep = [ab for ab in self.title.company(comp.sym).get("abilities", [])
+                        if (ab.get("survives_close") or ab.get("forced_on_close"))
+                        and comp.uses.get(ab["type"], 0) < ab.get("count", 1)]
+                if keep:  # an unused ability outlives the private: no revenue, not for sale
+                    comp.revenue = 0
+                    comp.uses["dormant"] = 1
+                else:
                     comp.closed = True
             self.log("-- private companies close --")
 
@@ -431,18 +523,24 @@ class TrainsMixin:
 
     # ----------------------------------------------------------- companies
     def company_price_range(self: "Game", sym: str) -> tuple[int, int]:
+        fixed = self.title.company(sym).get("price_range")
+        if fixed:  # the private's own range (1848: £1 to a printed maximum)
+            return int(fixed[0]), int(fixed[1])
         lo, hi = self.title.data.get("company_sale_range", [50, 150])
         v = self.state.companies[sym].value
         return (-(-v * lo // 100), v * hi // 100)
 
     def _purchasable_companies(self: "Game") -> list[str]:
         return [c.sym for c in self.state.companies.values()
-                if c.owner and c.owner.startswith("P:") and not c.closed]
+                if c.owner and c.owner.startswith("P:") and not c.closed
+                and not self.title.company(c.sym).get("no_buy") and not c.uses.get("dormant")]
 
     def _owned_tile_ability(self: "Game", corp: str) -> str | None:
         """A private owned by ``corp`` whose special tile lay is still unused."""
         for comp in self.state.companies.values():
             ab = self.company_ability(comp.sym, "tile_lay")
+            if ab and (ab.get("consume_tile_lay") or ab.get("any_time")):
+                continue  # used with the company's own lay, or at any time: no reason to hold the step
             if ab and comp.owner == f"C:{corp}" and not comp.closed and comp.uses.get("tile_lay", 0) < ab.get("count", 1):
                 return comp.sym
         return None
@@ -452,6 +550,8 @@ class TrainsMixin:
             return False
         cash = self.state.cash[f"C:{corp}"]
         return any(self.company_ability(c, "tile_lay") and self.company_price_range(c)[0] <= cash
+                   and not (self.company_ability(c, "tile_lay") or {}).get("consume_tile_lay")
+                   and not (self.company_ability(c, "tile_lay") or {}).get("any_time")
                    for c in self._purchasable_companies())
 
     def _can_buy_company(self: "Game", corp: str) -> bool:
@@ -633,10 +733,17 @@ class CompanyAbilitiesMixin:
     def _owned_by_operator(self: "Game", sym: str) -> str | None:
         s = self.state
         comp = s.companies[sym]
-        if comp.closed or not comp.owner or not comp.owner.startswith("C:") or s.round.kind != "operating":
+        if comp.closed or not comp.owner or s.round.kind != "operating":
+            return None
+        op = self._or_operator()
+        director_ok = any(ab.get("owner") == "corporation_or_director"
+                          for ab in self.title.company(sym).get("abilities", []))
+        if comp.owner.startswith("P:") and director_ok and comp.owner == f"P:{self.president(op)}":
+            return op if not self.crowded_corps() else None
+        if not comp.owner.startswith("C:"):
             return None
         corp = comp.owner[2:]
-        return corp if corp == self._or_operator() and not self.crowded_corps() else None
+        return corp if corp == op and not self.crowded_corps() else None
 
     def company_actions(self: "Game", sym: str) -> list[str]:
         corp = self._owned_by_operator(sym)
@@ -650,7 +757,7 @@ class CompanyAbilitiesMixin:
         if self.company_ability(sym, "train_limit_bonus") and "buy_train" not in self.state.round.steps_done:
             out.append("use_ability")
         ab = self.company_ability(sym, "train_discount")
-        if ab and self._room(corp) and self._depot_trains() and "buy_train" not in self.state.round.steps_done:
+        if ab and any(self._room(corp, t) for t in self._depot_trains()) and "buy_train" not in self.state.round.steps_done:
             out.append("buy_train")
         return out
 
@@ -691,6 +798,8 @@ class CompanyAbilitiesMixin:
             if train is None or train.owner != "depot" or ref not in self._depot_trains():
                 raise IllegalAction(f"{sym}'s discount is for a new train from the bank; offered: "
                                     f"{', '.join(t for t in self._depot_trains() if s.trains[t].owner == 'depot')}")
+            if ab.get("trains") and train.name not in ab["trains"]:
+                raise IllegalAction(f"{sym}'s discount is for a {' or '.join(ab['trains'])} train")
             price = max(0, train.price - int(ab.get("discount", 0)))
             if action.price is not None and action.price != price:
                 raise IllegalAction(f"with {sym} train {ref} costs {price}")

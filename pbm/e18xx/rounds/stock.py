@@ -114,7 +114,7 @@ class StockMixin(AuctionMixin):
     def _must_sell(self: "Game", player: str) -> bool:
         if not self._can_sell_any(player):
             return False
-        if self.num_certs(player) > self.cert_limit():
+        if self.num_certs(player) > self.cert_limit(player):
             return True
         return any(self._over_holding(player, c) and self._sellable_bundles(player, c)
                    for c in self.state.corporations)
@@ -132,7 +132,7 @@ class StockMixin(AuctionMixin):
             return False
         if c.price and self.market_cell(corp).kind == "y":
             return True
-        return self.num_certs(player) < self.cert_limit()
+        return self.num_certs(player) < self.cert_limit(player)
 
     def _buyable_share(self: "Game", corp: str, source: str) -> str | None:
         owner = f"ipo:{corp}" if source == "ipo" else "pool"
@@ -151,7 +151,7 @@ class StockMixin(AuctionMixin):
             return f"{sid} is not in the IPO or the open market"
         if not c.ipoed:
             return f"{corp} has not been started (par it first)"
-        if sid.endswith("_0"):
+        if sid.endswith("_0") and not c.equal_shares:
             return "the president's certificate is bought by parring"
         if self._bought():
             return "you have already bought a certificate this turn"
@@ -168,6 +168,8 @@ class StockMixin(AuctionMixin):
         """Most of one company a player may hold (%); title data ``holding_limit_by_rule``
         ({rule: {"players": n, "limit": pct}}) raises it under an optional rule."""
         limit = int(self.title.data["holding_limit"])
+        by_players = self.title.data.get("holding_limit_by_players", {})
+        limit = int(by_players.get(str(len(self.state.players)), limit))
         for rule, spec in self.title.data.get("holding_limit_by_rule", {}).items():
             if rule in self.optional_rules and len(self.state.players) == int(spec.get("players", 0)):
                 limit = int(spec["limit"])
@@ -208,7 +210,7 @@ class StockMixin(AuctionMixin):
         low = min(self.title.market[r][c].price for r, c in self.title.par_cells())  # type: ignore[union-attr]
         return any(not c.ipoed and not c.closed and not self._started_by_private(c.sym)
                    for c in self.state.corporations.values()) and cash >= 2 * low \
-            and self.num_certs(player) < self.cert_limit()
+            and self.num_certs(player) < self.cert_limit(player)
 
     def _can_sell_order(self: "Game") -> bool:
         kinds = [k for k, _ in self.state.round.turn_actions]
@@ -241,8 +243,8 @@ class StockMixin(AuctionMixin):
         if held == 0:
             return []
         pool = self.percent_of("pool", corp)
-        room = int(self.title.data["market_share_limit"]) - pool
-        is_pres = s.share_owner[f"{corp}_0"] == key
+        room = (100 if c.equal_shares else int(self.title.data["market_share_limit"])) - pool
+        is_pres = s.share_owner[f"{corp}_0"] == key and not c.equal_shares
         others = max((self.percent_of(p.key, corp) for p in s.players if p.name != player), default=0)
         unit = self.unit(corp)
         pres = self.pres_percent(corp)
@@ -363,7 +365,7 @@ class StockMixin(AuctionMixin):
             raise IllegalAction(f"par price must be one of {sorted(cells)}")
         if pay and self.state.cash[f"P:{player}"] < 2 * price:
             raise InsufficientFunds(f"parring {c.sym} at {price} costs {2 * price}")
-        if pay and self.num_certs(player) >= self.cert_limit():
+        if pay and self.num_certs(player) >= self.cert_limit(player):
             raise IllegalAction("certificate limit reached")
         size_rule = self.title.data.get("size_after_status")
         if size_rule and size_rule["status"] in self.phase.status and c.size != size_rule["size"]:
@@ -386,7 +388,7 @@ class StockMixin(AuctionMixin):
 
     def _check_float(self: "Game", corp: str) -> None:
         c = self.state.corporations[corp]
-        if c.floated:
+        if c.floated or c.equal_shares:
             return
         sold = 100 - self.percent_of(f"ipo:{corp}", corp)
         if self._incremental():  # floats once started; the money came in share by share
@@ -432,7 +434,7 @@ class StockMixin(AuctionMixin):
         key = f"P:{player}"
         c = s.corporations[corp]
         price = self.share_price(corp)
-        normal = [sid for sid in self.shares_of(key, corp) if not sid.endswith("_0")]
+        normal = [sid for sid in self.shares_of(key, corp) if not sid.endswith("_0") or c.equal_shares]
         chosen = [sid for sid in (named or []) if sid in normal][:units]
         for sid in normal:
             if len(chosen) >= units:
@@ -457,5 +459,8 @@ class StockMixin(AuctionMixin):
         self.transfer("bank", key, price * units)
         self.log(f"{player} sells {units * self.unit(corp)}% of {corp} for {price * units}")
         self.presidency_check(corp, prev)
-        for _ in range(units):
+        if c.equal_shares:  # 5.4.2: the lender's price never falls with a sale
+            return
+        movement = self.title.data.get("sell_movement")
+        for _ in range(1 if movement == "down_per_sale" else units):
             self.move_down(c)

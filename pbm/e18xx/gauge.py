@@ -1,0 +1,186 @@
+"""Routes on a map with changes of gauge, a bonus for joining labelled cities, and trains
+bound for an off-board (title data ``gauge_change``, ``k_bonus``, ``trains[].to_offboard``;
+1848 Australia rules 7.6, 8.2, 10.4).
+
+* A side where the track changes gauge (map notation ``gauge=``) counts against a train's
+  range like a stop worth nothing; a train's ``free_gauge_changes`` (by the side it was
+  bought as: ``{"2+": 1}``) are not counted.
+* ``k_bonus``: a route visiting n stops on hexes labelled ``label`` (or to be labelled so:
+  ``future_label``) earns ``bonus[n]`` more.
+* A train with ``to_offboard`` hexes runs from one of its company's stations to one of those
+  off-boards, any distance, and earns only those two stops (no bonus).
+
+Routes come from :func:`pbm.e18xx.routes.all_routes`; a company's best set is found by a
+depth-first search over its trains (a company owns at most a handful), exact.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Sequence
+
+from pbm.e18xx.core.errors import IllegalRoute
+from pbm.e18xx.core.hexgrid import neighbour, opposite
+from pbm.e18xx.routes import Route, all_routes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.game import Game
+
+BIG = 99
+
+
+def uses_gauge_routes(game: "Game") -> bool:
+    d = game.title.data
+    return bool(d.get("gauge_change") or d.get("k_bonus") or any(t.get("to_offboard") for t in d["trains"]))
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    tid: str
+    distance: int
+    free_gauge: int
+    to_offboard: frozenset[str]
+
+
+def _train_spec(game: "Game", tid: str) -> TrainSpec:
+    t = game.state.trains[tid]
+    data = game._train_data(t.name)
+    free = int(data.get("free_gauge_changes", {}).get(t.variant or t.name, 0))
+    return TrainSpec(tid, t.distance, free, frozenset(data.get("to_offboard", ())))
+
+
+class _Pool:
+    """Every route the company can run, with its gauge changes and bonus stops."""
+
+    def __init__(self, game: "Game", corp: str, longest: int):
+        self.game = game
+        self.corp = corp
+        g = game.graph()
+        self.routes = all_routes(g, corp, longest, game.route_colors())
+        self.colors = game.route_colors()
+        self._gauge: dict[int, int] = {}
+        bits = {}
+        title = game.title
+        layout = title.layout
+        for (coord, edge), bit in getattr(g, "side_bits", {}).items():
+            if not isinstance(edge, int):
+                continue
+            hd = title.hexes.get(coord)
+            nb = neighbour(coord, edge, layout) if hd else None
+            nbd = title.hexes.get(nb) if nb else None
+            if (hd and edge in hd.gauge) or (nbd and opposite(edge) in nbd.gauge):
+                bits[bit] = frozenset({(coord, edge), (nb, opposite(edge))})
+        self.gauge_bits = bits
+
+    def gauge(self, r: Route) -> int:
+        got = self._gauge.get(r.mask)
+        if got is None:
+            pairs = set()
+            mask = r.mask
+            for bit, pair in self.gauge_bits.items():
+                if mask >> bit & 1:
+                    pairs.add(pair)
+            got = self._gauge[r.mask] = len(pairs)
+        return got
+
+    def bonus(self, r: Route) -> int:
+        spec = self.game.title.data.get("k_bonus")
+        if not spec:
+            return 0
+        m = self.game.state.map
+        label = spec["label"]
+        n = 0
+        for coord, _ in r.nodes:
+            hd = self.game.title.hexes.get(coord)
+            if m.tile(coord).label == label or (hd is not None and hd.future_label == label):
+                n += 1
+        table = spec["bonus"]
+        return int(table[min(n, len(table) - 1)])
+
+    def value(self, r: Route, t: TrainSpec) -> int | None:
+        """What train ``t`` earns on ``r`` (None: it may not run it)."""
+        m = self.game.state.map
+        if t.to_offboard:
+            ends = [k for k in (r.nodes[0], r.nodes[-1]) if k[0] in t.to_offboard]
+            if not ends:
+                return None
+            end = ends[0]
+            own = [k for k in r.nodes if self.corp in m.tokens.get(k, ())]
+            if not own:
+                return None
+            rev = lambda k: m.tile(k[0]).nodes[k[1]].revenue_for(self.colors)  # noqa: E731
+            return rev(end) + max(rev(k) for k in own)
+        if r.stops + max(0, self.gauge(r) - t.free_gauge) > t.distance:
+            return None
+        return r.revenue + self.bonus(r)
+
+
+def best_gauge(game: "Game", corp: str, tids: Sequence[str]) -> tuple[int, list[tuple[str, Route]]]:
+    """The exact best set of routes for the company's trains."""
+    specs = [_train_spec(game, t) for t in tids]
+    if not specs:
+        return 0, []
+    longest = max(BIG if s.to_offboard else s.distance for s in specs)
+    pool = _Pool(game, corp, longest)
+    cands: list[list[tuple[int, Route]]] = []
+    for s in specs:
+        lst = [(v, r) for r in pool.routes if (v := pool.value(r, s)) is not None and v > 0]
+        lst.sort(key=lambda x: -x[0])
+        cands.append(lst)
+    order = sorted(range(len(specs)), key=lambda i: -(cands[i][0][0] if cands[i] else 0))
+    best = [0, []]
+    tops = [cands[i][0][0] if cands[i] else 0 for i in order]
+
+    def dfs(k: int, used: int, total: int, chosen: list) -> None:
+        if total > best[0]:
+            best[0], best[1] = total, list(chosen)
+        if k == len(order) or total + sum(tops[k:]) <= best[0]:
+            return
+        for v, r in cands[order[k]]:
+            if total + v + sum(tops[k + 1:]) <= best[0]:
+                break
+            if r.mask & used:
+                continue
+            chosen.append((specs[order[k]].tid, replace(r, revenue=v)))
+            dfs(k + 1, used | r.mask, total + v, chosen)
+            chosen.pop()
+        dfs(k + 1, used, total, chosen)
+
+    dfs(0, 0, 0, [])
+    return best[0], best[1]
+
+
+def check_gauge(game: "Game", corp: str, action: "A.RunRoutes") -> tuple[int, list[tuple[str, Route]]]:
+    """The submitted routes, checked (legal, disjoint, revenue as stated)."""
+    specs = {t: _train_spec(game, t) for t in game.corp_trains(corp)}
+    longest = max((BIG if s.to_offboard else s.distance for s in specs.values()), default=0)
+    pool = _Pool(game, corp, longest)
+    used = 0
+    total = 0
+    chosen: list[tuple[str, Route]] = []
+    for spec in action.routes:
+        t = specs[spec.train]
+        want = frozenset(spec.nodes)
+        seq = tuple(spec.nodes)
+        found: tuple[int, Route] | None = None
+        for r in pool.routes:
+            if r.mask & used or frozenset(r.node_ids()) != want:
+                continue
+            v = pool.value(r, t)
+            if v is None:
+                continue
+            if r.node_ids() in (seq, seq[::-1]):
+                found = (v, r)
+                break
+            if found is None or v > found[0]:
+                found = (v, r)
+        if found is None:
+            raise IllegalRoute(f"train {spec.train} cannot run {'-'.join(spec.nodes)} (not connected, too long "
+                               "counting changes of gauge, blocked, or reusing track)")
+        v, r = found
+        if spec.revenue is not None and spec.revenue != v:
+            raise IllegalRoute(f"route {'-'.join(spec.nodes)} pays {v}, not {spec.revenue}")
+        used |= r.mask
+        total += v
+        chosen.append((spec.train, replace(r, revenue=v)))
+    return total, chosen

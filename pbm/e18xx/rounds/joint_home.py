@@ -1,0 +1,79 @@
+"""A corporation with two home cities that waits for a link (title data on the corporation:
+``second_home`` and ``float_needs_link``, and the train event ``joint_home_operates``;
+1848 Australia rule 5.3, the Commonwealth Railways).
+
+It floats like any company but operates only once a train of unlimited range could run
+between its two homes (stations block nothing for this test), or once a train with the
+event ``joint_home_operates`` has been bought.  When it first operates it puts a station in
+each home city, free; where the city is full the station goes beside it (an extra place,
+5.3.6).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pbm.e18xx.core.hexgrid import opposite
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.state import Corporation
+
+
+class JointHomeMixin:
+    def joint_homes(self: "Game", corp: str) -> list[str]:
+        data = self.title.data_corp(corp)
+        return list(data.get("float_needs_link", ()))
+
+    def may_operate(self: "Game", corp: str) -> bool:
+        homes = self.joint_homes(corp)
+        if not homes:
+            return True
+        s = self.state
+        if "joint_home_operates" in s.events or f"linked:{corp}" in s.events:
+            return True
+        if self.homes_linked(homes[0], homes[1]):
+            s.events.add(f"linked:{corp}")
+            self.log(f"{homes[0]} and {homes[1]} are linked: {corp} may operate")
+            return True
+        return False
+
+    def homes_linked(self: "Game", a: str, b: str) -> bool:
+        """Track joins a city of hex ``a`` to hex ``b``, nothing blocking (5.3.2)."""
+        g = self.graph()
+        m = self.state.map
+        start = [(a, i) for i in m.tile(a).cities()]
+        seen: set[int] = set()
+        stack = [pid for key in start for pid in g.by_node.get(key, [])]
+        while stack:
+            pid = stack.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            coord, x, y = g.paths[pid]
+            if coord == b:
+                return True
+            for end in (x, y):
+                if end[0] == "n":
+                    stack.extend(g.by_node.get((coord, end[1]), []))
+                else:
+                    nb = m.neighbour_on_map(coord, end[1])
+                    if nb is not None:
+                        stack.extend(g.by_side.get((nb, opposite(end[1])), []))
+        return False
+
+    def place_joint_homes(self: "Game", corp: "Corporation") -> None:
+        homes = self.joint_homes(corp.sym)
+        m = self.state.map
+        if not homes or corp.tokens[0] is not None:
+            return
+        for i, coord in enumerate(homes):
+            city = m.tile(coord).cities()[0]
+            key = (coord, city)
+            slots = m.tokens[key]
+            if None in slots:
+                slots[slots.index(None)] = corp.sym
+            else:
+                slots.append(corp.sym)  # beside the full city (5.3.6)
+            corp.tokens[i] = key
+            self.log(f"{corp.sym} places a home station in {coord}")
+        m.version += 1
