@@ -98,7 +98,8 @@ def run(pg: str, games: int, ga: int, moves: int, workers: int, work: Path) -> d
     try:
         get_engine(url)
         t0 = time.monotonic()
-        mailed = mail_first_moves(url, games=ga, moves=moves, maildir=work / "maildir", seed=3000, prefix="bench-ga")
+        mailed = mail_first_moves(url, title="18GA", games=ga, moves=moves, maildir=work / "maildir", seed=3000,
+                                  prefix="bench-ga")
         names = populate(url, games=games, humans=1, maildir=work / "maildir", seed=1000, prefix="bench")
         setup = time.monotonic() - t0
         pbm = [sys.executable, "-m", "pbm", "--db", url, "worker", "--once", "--maildir", str(work / "maildir"),

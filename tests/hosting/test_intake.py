@@ -57,7 +57,7 @@ def test_lane_is_the_game_line_else_the_sender():
 
 def test_two_workers_share_one_mailbox_each_message_once_each_game_in_order(pg_url, tmp_path):
     maildir = tmp_path / "maildir"
-    mailed = mail_first_moves(pg_url, games=3, moves=5, maildir=maildir, seed=40, prefix="lane")
+    mailed = mail_first_moves(pg_url, title="18GA", games=3, moves=5, maildir=maildir, seed=40, prefix="lane")
     names = populate(pg_url, games=3, humans=1, maildir=maildir, seed=41, prefix="cr")
     assert mailed == {"lane-0000": 5, "lane-0001": 5, "lane-0002": 5}
     runner = tmp_path / "runner.py"

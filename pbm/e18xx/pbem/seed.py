@@ -14,8 +14,8 @@ from pbm.e18xx.pbem.games import create_game, load, move_text
 from pbm.seats import SeatRequest
 
 
-def mail_first_moves(url: str | None, *, games: int, moves: int, maildir: Path, seed: int = 1, prefix: str = "ga",
-                     title: str = "18GA", players: int = 3, address: str = "games@example.org") -> dict[str, int]:
+def mail_first_moves(url: str | None, *, title: str, games: int, moves: int, maildir: Path, seed: int = 1,
+                     prefix: str = "ga", players: int = 3, address: str = "games@example.org") -> dict[str, int]:
     """Create ``games`` 18xx games played by email and mail each game's first ``moves`` moves into
     ``maildir`` — each from the seat that must make it, in order (the computer player's choices), one
     move a mail; returns {game: moves mailed}.  The mail of one game must be handled in arrival order,
