@@ -70,6 +70,41 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # pragma: no cover - dr
     cursor.close()
 
 
+def _seconds(name: str) -> float | None:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise DatabaseError(f"{name}={value!r}: give a number of seconds (for example 60)") from None
+    if seconds < 0:
+        raise DatabaseError(f"{name}={value!r}: give a number of seconds, 0 or more (0: no limit)")
+    return seconds
+
+
+def server_options() -> str:
+    """PostgreSQL session settings from the environment (docs/hosting.md): ``PBM_STATEMENT_TIMEOUT`` bounds
+    every statement, ``PBM_LOCK_TIMEOUT`` every wait for a lock (seconds; unset or 0: no bound)."""
+    parts = []
+    for env, setting in (("PBM_STATEMENT_TIMEOUT", "statement_timeout"), ("PBM_LOCK_TIMEOUT", "lock_timeout")):
+        seconds = _seconds(env)
+        if seconds:
+            parts.append(f"-c {setting}={int(seconds * 1000)}")
+    return " ".join(parts)
+
+
+def pool_settings() -> dict:
+    """The connection pool of a PostgreSQL engine: connections checked before use (a restarted server or a
+    dropped connection is replaced, not an error) and recycled after half an hour; ``PBM_POOL_SIZE``
+    connections kept open (default 5) plus up to ``PBM_POOL_OVERFLOW`` more at busy moments (default 10).
+    A worker or cycle needs up to 5 at once: its cycle lock, a claim, the mailbox locks, the step."""
+    size = int(_seconds("PBM_POOL_SIZE") or 5)
+    overflow = int(_seconds("PBM_POOL_OVERFLOW") if os.environ.get("PBM_POOL_OVERFLOW", "").strip() else 10)
+    return {"pool_pre_ping": True, "pool_recycle": 1800, "pool_size": max(1, size), "max_overflow": overflow,
+            "pool_timeout": 60}
+
+
 @cache
 def _engine(url: str) -> Engine:
     try:
@@ -79,10 +114,10 @@ def _engine(url: str) -> Engine:
         if url.startswith("postgresql"):
             # many long-running workers: check a pooled connection before use (a restarted server or a
             # dropped connection is replaced, not an error), and bound every statement if asked to
-            kwargs["pool_pre_ping"] = True
-            timeout = os.environ.get("PBM_STATEMENT_TIMEOUT")
-            if timeout:
-                connect_args["options"] = f"-c statement_timeout={int(float(timeout) * 1000)}"
+            kwargs.update(pool_settings())
+            options = server_options()
+            if options:
+                connect_args["options"] = options
         engine = create_engine(url, future=True, connect_args=connect_args, **kwargs)
     except (ArgumentError, NoSuchModuleError) as exc:
         raise DatabaseError(f"not a usable database URL {url!r}: {exc}") from None

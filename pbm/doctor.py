@@ -82,6 +82,14 @@ def check_database(url: str | None) -> Check:
             if engine.dialect.name == "postgresql":
                 c.data["server"] = conn.execute(text("SHOW server_version")).scalar()
                 c.lines.append(f"server: PostgreSQL {c.data['server']}")
+                from pbm.db import pool_settings
+
+                limits = {k: conn.execute(text(f"SHOW {k}")).scalar() for k in ("statement_timeout", "lock_timeout")}
+                pool = pool_settings()
+                c.data.update(limits, pool_size=pool["pool_size"], pool_overflow=pool["max_overflow"])
+                c.lines.append(f"statement_timeout {limits['statement_timeout']}, lock_timeout {limits['lock_timeout']} "
+                               f"(0: none; PBM_STATEMENT_TIMEOUT, PBM_LOCK_TIMEOUT); pool {pool['pool_size']} "
+                               f"+ {pool['max_overflow']} connections")
     except Exception as exc:  # unreachable, bad credentials, not a database
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         c.ok = False

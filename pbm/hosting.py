@@ -6,16 +6,16 @@ from the turn's state).  A worker *claims* a game before touching it with the pe
 lock ``game:<id>`` of :mod:`pbm.locks` (on PostgreSQL a session advisory lock, tried without
 waiting): a game claimed by another worker is skipped, so no game is handled twice at once, and
 the claim dies with its holder's connection, so the game of a killed worker is taken over by the
-next pass of any other.  Every worker also holds the ``cycle`` lock *shared* during a pass:
-workers run together, while ``pbm cycle``, ``run-turn`` and ``rerun-turn`` (exclusive) wait for
-them to stop, and the other way round.
+next pass of any other.  Every worker, and every ``pbm cycle`` (which claims games the same way),
+holds the ``cycle`` lock *shared*: they run together, while ``run-turn`` and ``rerun-turn``
+(exclusive) wait for them to stop, and the other way round.
 
-Mail intake (a shared Maildir, plus any mail stored but never handled) is claimed as a whole by
-the ``intake`` lock at the start of each pass: one worker at a time reads the mailbox, and a
-worker closes no game before it has had its turn at the mailbox, so a sheet that was in before
-a deadline is accepted before that game closes.  Each message is stored and handled in its own
-transaction; a sheet racing a closing turn meets it at the game's row lock (accepted before the
-close, or late after it).
+Mail intake (:mod:`pbm.intake`): one worker at a time stores the new messages of the shared
+mailbox (the ``intake`` lock), then every worker handles stored messages side by side, claimed
+per lane (the game on the ``GAME:`` line), each lane in arrival order; a worker closes no game
+before the lanes held by others are done, so a sheet that was in before a deadline is accepted
+before that game closes.  A sheet racing a closing turn meets it at the game's row lock
+(accepted before the close, or late after it).
 
 Transactions are short (one per step), every unit is retried on serialization failures and
 deadlocks (SQLSTATE 40001, 40P01) a bounded number of times, and ``PBM_STATEMENT_TIMEOUT``
@@ -35,19 +35,12 @@ from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import exists, or_, select
-from sqlalchemy.exc import DBAPIError
-
 from pbm.db import get_engine, session_scope
 from pbm.locks import Locked, process_lock
 from pbm.models import Game, TurnState
 from pbm.pipeline.cycle import CycleOptions, run_game_turn
 
-RETRYABLE = {"40001", "40P01"}  # serialization_failure, deadlock_detected
-
-
-def sqlstate(exc: BaseException) -> str | None:
-    orig = getattr(exc, "orig", None)
-    return getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+from pbm.retry import RETRYABLE, run_retrying, sqlstate  # noqa: F401  (sqlstate: for callers of old)
 
 
 @dataclass
@@ -64,6 +57,10 @@ class WorkerStats:
     units: list[Unit] = field(default_factory=list)
     intake: list[str] = field(default_factory=list)
     skipped_claimed: int = 0
+    mail: Counter = field(default_factory=Counter)  # messages handled, by outcome
+    mails_queued: int = 0  # report mails put in the outbox (CycleOptions counts them)
+    mails_sent: int = 0
+    seconds: Counter = field(default_factory=Counter)  # where the time went: mailbox wait, mail, games, idle
 
     @property
     def done(self) -> list[Unit]:
@@ -78,6 +75,11 @@ class WorkerStats:
         text = (f"{len(self.done)} game turn(s) done, {len(failed)} stopped short or failed, "
                 f"{sum(u.retries for u in self.units)} retry(ies), {self.skipped_claimed} skip(s) of games "
                 "claimed by other workers")
+        mail = ", ".join(f"{v} {k}" for k, v in sorted(self.mail.items())) or "none"
+        text += f"; mail handled: {mail}; report mails: {self.mails_queued} queued, {self.mails_sent} sent"
+        t = self.seconds
+        text += (f"; time: games {t['games']:.1f}s, mail {t['mail']:.1f}s (waiting for the mailbox "
+                 f"{t['mailbox wait']:.1f}s), idle {t['idle']:.1f}s")
         for u in failed[:10]:
             text += f"\n  {u.game}: {u.error or 'stopped at ' + str(u.state)}"
         return text
@@ -128,41 +130,40 @@ class Worker:
     # -- units ------------------------------------------------------------------------------------
 
     def _intake(self) -> None:
-        try:  # waited for, not skipped: mail that is in before a deadline is read before that game closes
-            with process_lock(self.url, "intake", what="mail intake", wait=True, timeout=600):
-                summary = self._read_mail()
-                if summary != "nothing new":
-                    self.opts.cycle.log(f"mail: {summary}")
-                self.stats.intake.append(summary)
-        except Locked:
-            pass  # another worker has been reading the mailbox for ten minutes: read next pass
-
-    def _read_mail(self) -> str:
-        """Each new message stored and handled in its own transaction, then marked done in its mailbox;
-        then any message stored earlier but never handled (a worker died between the two)."""
+        """Store new mail (one worker at a time, waited for: mail that is in before a deadline is read
+        before that game closes), then handle stored mail side by side with the other workers
+        (:mod:`pbm.intake`)."""
+        from pbm.intake import handle_lanes, maildir_new, store_new
         from pbm.mail import sources
         from pbm.mail.config import imap_config, mail_settings, reply_sender
-        from pbm.mail.ingest import Context, handle_stored, ingest
+        from pbm.mail.ingest import Context
 
         config = self.opts.cycle.mail_config
+        start = time.monotonic()
+        try:
+            with process_lock(self.url, "intake", what="mail intake", wait=True, timeout=600):
+                self.stats.seconds["mailbox wait"] += time.monotonic() - start
+                if self.opts.imap:
+                    items = sources.read_imap(imap_config(config))
+                elif self.opts.maildir is not None:
+                    items = maildir_new(self.url, self.opts.maildir)
+                else:
+                    items = iter(())
+                read = store_new(self.url, items, self.opts.retries)
+        except Locked:
+            read = 0  # another worker has been reading the mailbox for ten minutes: read next pass
         context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
-        if self.opts.imap:
-            items = sources.read_imap(imap_config(config))
-        elif self.opts.maildir is not None:
-            items = sources.read_maildir(self.opts.maildir)
-        else:
-            items = iter(())
-        counts: Counter[str] = Counter()
-        for item in items:
-            with session_scope(self.url) as s:
-                outcome = ingest(s, item.raw, context, source=item.source, received_at=item.received_at)
-            if item.done is not None:
-                item.done()  # after the commit: a crash in between reads it again, and it is known already
-            counts[outcome.status] += 1
-        with session_scope(self.url) as s:
-            for outcome in handle_stored(s, context):
-                counts[outcome.status] += 1
-        return ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+        try:
+            counts = handle_lanes(self.url, context, self.opts.retries)
+        except Locked as exc:  # a lane held for ten minutes (or a cycle reading mail): handled next pass
+            self.opts.cycle.log(f"mail: {exc}")
+            counts = Counter()
+        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+        if summary != "nothing new":
+            self.opts.cycle.log(f"mail: {summary}" + (f" ({read} read from the mailbox)" if read else ""))
+        self.stats.intake.append(summary)
+        self.stats.mail.update(counts)
+        self.stats.seconds["mail"] += time.monotonic() - start
 
     def _run_unit(self, name: str, game_id: int) -> Unit | None:
         unit = Unit(game=name)
@@ -171,16 +172,13 @@ class Worker:
             with process_lock(self.url, f"game:{game_id}", what=f"worker on game {name}"):
                 if self.opts.claimed:
                     self.opts.claimed(name)
-                while True:
-                    try:
-                        unit.state = run_game_turn(self.url, name, self.opts.cycle)
-                        break
-                    except DBAPIError as exc:
-                        if sqlstate(exc) in RETRYABLE and unit.retries < self.opts.retries:
-                            unit.retries += 1
-                            time.sleep(min(2.0, 0.05 * 2 ** unit.retries))
-                            continue
-                        raise
+
+                def retried(attempt: int, what: str) -> None:
+                    unit.retries = attempt
+                    self.opts.cycle.log(f"{name}: {what}, retry {attempt} of {self.opts.retries}")
+
+                unit.state = run_retrying(lambda: run_game_turn(self.url, name, self.opts.cycle),
+                                          retries=self.opts.retries, on_retry=retried)
         except Locked:
             self.stats.skipped_claimed += 1
             return None
@@ -188,6 +186,7 @@ class Worker:
             reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
             unit.error = f"{type(exc).__name__}: {reason[0] if reason else ''}"
         unit.seconds = time.monotonic() - start
+        self.stats.seconds["games"] += unit.seconds
         if unit.state is None and not unit.error:
             return unit  # not due any more (another worker finished it between the listing and the claim)
         if unit.error or unit.state != "archived":
@@ -237,6 +236,8 @@ class Worker:
                     # nothing this worker could take: others hold the due games (or nothing is due)
                     self._sleep(0.2 if self.opts.once else self.opts.poll)
         finally:
+            self.stats.mails_queued = self.opts.cycle.mails_queued
+            self.stats.mails_sent = self.opts.cycle.mails_sent
             if bar is not None:
                 bar.close()
             for sig, handler in old.items():
@@ -244,6 +245,7 @@ class Worker:
         return self.stats
 
     def _sleep(self, seconds: float) -> None:
+        self.stats.seconds["idle"] += seconds
         end = time.monotonic() + seconds
         while not self.stopping and time.monotonic() < end:
             time.sleep(min(0.2, end - time.monotonic()) if end > time.monotonic() else 0)
@@ -299,3 +301,4 @@ def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | No
         s.execute(update(Game).where(Game.name.in_(names)).values(deadline=due))
     time.sleep(max(0.0, (due - datetime.now()).total_seconds()) + 0.1 if deadline is None else 0)  # past the deadline: the games are due
     return names
+

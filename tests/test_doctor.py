@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 
 from pbm import __version__
@@ -34,6 +35,8 @@ def test_doctor_reports_database_revision_fonts_disk_and_hides_passwords(db_url,
     assert f"127.0.0.1:{port} reachable" in out
     assert "covers Latin Extended, Greek, Cyrillic: yes" in out
     assert "GiB free" in out
+    if db_url.startswith("postgresql"):  # the bounds and the pool of many workers (docs/hosting.md)
+        assert re.search(r"statement_timeout \S+, lock_timeout \S+ \(0: none; .*\); pool 5 \+ 10 connections", out)
     facts = json.loads(cli("doctor", "--json").stdout)
     assert "hunter2" not in json.dumps(facts)
     assert facts["database"]["revision"] == facts["database"]["head"] is not None

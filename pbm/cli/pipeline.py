@@ -39,7 +39,13 @@ def register(app: typer.Typer) -> None:
         if not outcome:
             typer.echo("No Continental Rails games.")
         done = [name for name, state in outcome.items() if state]
-        typer.echo(f"Cycle finished: {len(done)} game(s) advanced, {len(outcome) - len(done)} not due.")
+        others = len(opts.claimed_elsewhere)
+        typer.echo(f"Cycle finished: {len(done)} game(s) advanced, {len(outcome) - len(done) - others} not due"
+                   + (f", {others} left to another pbm process (claimed)" if others else "")
+                   + f"; report mails: {opts.mails_queued} queued, {opts.mails_sent} sent"
+                   + (f"; {len(opts.failures)} problem(s)" if opts.failures else "") + ".")
+        for problem in opts.failures[:10]:
+            typer.echo(f"  {problem}")
         if opts.failures:
             raise PbmError("the cycle did not finish: " + "; ".join(opts.failures[:3]))
 

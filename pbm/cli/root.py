@@ -129,7 +129,8 @@ def worker(
 ) -> None:
     """Do due work continuously: read mail, then close, resolve, report, send and archive each game whose
     deadline has passed.  Any number of workers share one PostgreSQL database, each game claimed by one
-    at a time (docs/hosting.md).  SIGTERM finishes the current game and stops."""
+    at a time (docs/hosting.md).  SIGTERM finishes the current game and stops.  On PostgreSQL every statement
+    is bounded by PBM_STATEMENT_TIMEOUT (default here 300 s) and every lock wait by PBM_LOCK_TIMEOUT (120 s)."""
     import sys
 
     from pbm.hosting import Worker, worker_options
@@ -140,6 +141,19 @@ def worker(
 
     if imap and maildir is not None:
         raise PbmError("name one mail source: --maildir DIR or --imap")
+    import os
+
+    # a worker runs unattended: no statement may run, and no lock be waited for, without end (docs/hosting.md);
+    # set for the engine this command makes, then put back (the command may run inside another program)
+    defaults = {k: v for k, v in (("PBM_STATEMENT_TIMEOUT", "300"), ("PBM_LOCK_TIMEOUT", "120")) if k not in os.environ}
+    os.environ.update(defaults)
+    try:
+        from pbm.db import get_engine
+
+        get_engine(ctx.obj["db"])
+    finally:
+        for k in defaults:
+            os.environ.pop(k, None)
     opts = worker_options(reports=reports, archive=archive, maildir=maildir, config=config, once=once,
                           poll=poll, log=log, imap=imap)
     if sys.stderr.isatty() and once:

@@ -29,7 +29,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbm.db import session_scope
+from pbm.db import get_engine, session_scope
 from pbm.errors import PbmError
 from pbm.kinds import weekly_titles
 from pbm.locks import Locked, lock_game, process_lock
@@ -94,14 +94,17 @@ def default_resolver(session: Session, game: Game) -> Any:
 def default_ingester(session: Session, maildir: Path | None, config: Path | None = None) -> str:
     """Read new mail from a Maildir through the mail part (``pbm ingest --maildir``); a one-line summary."""
     try:
-        from pbm.mail import sources
         from pbm.mail.config import mail_settings, reply_sender
         from pbm.mail.ingest import Context, handle_stored, ingest
     except ImportError:
         raise PbmError("the mail part (pbm.mail) is not installed; cannot read mail") from None
     context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
     counts: dict[str, int] = {}
-    for item in sources.read_maildir(maildir) if maildir is not None else ():
+    from pbm.intake import unread_maildir
+
+    # only the files not stored yet: a cycle reads the mailbox before each game closes, and rereading
+    # (and hashing) every message of the week for each of many games would cost games × messages
+    for item in unread_maildir(session, maildir) if maildir is not None else ():
         outcome = ingest(session, item.raw, context, source=item.source, received_at=item.received_at)
         if item.done is not None:
             item.done()
@@ -127,6 +130,9 @@ class CycleOptions:
     progress: Callable | None = None
     log: Callable[[str], None] = print
     failures: list[str] = field(default_factory=list)  # what stops the cycle exiting 0 (undelivered mail)
+    claimed_elsewhere: list[str] = field(default_factory=list)  # due games another pbm process was doing
+    mails_queued: int = 0  # report mails put in the outbox by this run
+    mails_sent: int = 0  # deliveries this run's outbox flushes made (sent to the SMTP relay)
 
 
 def _due(game: Game, row: TurnState, opts: CycleOptions) -> bool:
@@ -164,7 +170,7 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
             return None
 
     if state == "open":
-        with session_scope(url) as s:
+        with _intake_lock(url), session_scope(url) as s:
             if opts.ingester is not None:
                 if opts.maildir is not None:
                     _note(opts, game_name, f"turn {turn}: mail read: {opts.ingester(s, opts.maildir)}")
@@ -211,6 +217,8 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
             sent = queue_reports(s, game, turn=turn, reports=opts.reports)
         with session_scope(url) as s:
             delivery = deliver(s, opts.mail_config)
+        opts.mails_queued += len(sent.queued)
+        opts.mails_sent += _sent_count(delivery)
         _note(opts, game_name, f"turn {turn}: {len(sent.queued)} report mail(s) queued; {delivery}")
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
@@ -262,6 +270,42 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
     return state
 
 
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def _sent_count(delivery: str) -> int:
+    """The number of deliveries made, from an outbox flush's summary ("sent 3, failed 0, ...")."""
+    import re
+
+    found = re.match(r"sent (\d+)\b", delivery)
+    return int(found.group(1)) if found else 0
+
+
+@contextmanager
+def _intake_lock(url: str | None) -> Iterator[None]:
+    """On PostgreSQL, where several ``pbm cycle`` / ``pbm worker`` processes may run at once, one at a time
+    reads the shared mailbox (waiting for its turn, so mail in before a deadline is read before the close).
+    On SQLite the cycle runs alone (its ``cycle`` lock is exclusive): nothing to take."""
+    if get_engine(url).dialect.name != "postgresql":
+        yield
+        return
+    with process_lock(url, "intake", what="mail intake", wait=True, timeout=600):
+        with process_lock(url, "handling", what="workers handling mail", wait=True, timeout=600):
+            yield  # every stored message is handled here: no worker handles one at the same time
+
+
+def _claim(url: str | None, postgres: bool, game_id: int, name: str):
+    """The per-game claim of :mod:`pbm.hosting` (``game:<id>``, tried without waiting; :class:`Locked` if
+    another process has the game).  SQLite: nothing to claim, the cycle runs alone."""
+    from contextlib import nullcontext
+
+    if not postgres:
+        return nullcontext()
+    return process_lock(url, f"game:{game_id}", what=f"worker on game {name}")
+
+
 def _smtp_configured(config: Path | None) -> bool:
     try:
         from pbm.mail.config import smtp_config
@@ -302,11 +346,21 @@ def _in_progress(s: Session, game: Game) -> TurnState | None:
 
 def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = None,
               break_lock: bool = False) -> dict[str, str | None]:
-    """Run the cycle for every due game (or those named); returns each game's final state."""
-    with cycle_lock(url, break_lock=break_lock):
+    """Run the cycle for every due game (or those named); returns each game's final state.
+
+    On PostgreSQL any number of cycles and ``pbm worker`` processes share the work: each holds the
+    ``cycle`` lock shared (``run-turn`` and ``rerun-turn`` hold it alone) and claims each game before
+    touching it (``game:<id>``, docs/hosting.md); a game another process has claimed is left to it
+    (``opts.claimed_elsewhere``).  Each game's turn is retried on serialization failures and deadlocks
+    (:mod:`pbm.retry`).  On SQLite the cycle holds the ``cycle`` lock alone: one process at a time."""
+    from pbm.retry import run_retrying
+
+    postgres = get_engine(url).dialect.name == "postgresql"
+    with process_lock(url, "cycle", what="pbm cycle, run-turn or rerun-turn", shared=postgres):
         with session_scope(url) as s:
-            query = select(Game.name).where(Game.title.in_(weekly_titles())).order_by(Game.id)
-            names = list(s.scalars(query))
+            query = select(Game.name, Game.id).where(Game.title.in_(weekly_titles())).order_by(Game.id)
+            ids = dict(s.execute(query).all())
+            names = list(ids)
         paced = _paced_games(url)
         if games:
             unknown = [g for g in games if g not in names and g not in paced]
@@ -316,18 +370,30 @@ def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = Non
         outcome: dict[str, str | None] = {}
         for name in names:
             result = None
-            for _ in range(max(1, opts.max_turns)):
-                state = run_game_turn(url, name, opts)
-                if state is None:
-                    break
-                result = state
-                if state != "archived":  # stopped short (undelivered mail): retried next cycle
-                    break
+            try:
+                with _claim(url, postgres, ids[name], name):
+                    for _ in range(max(1, opts.max_turns)):
+                        state = run_retrying(lambda: run_game_turn(url, name, opts),
+                                             on_retry=lambda n, what: _note(opts, name, f"{what}, retry {n}"))
+                        if state is None:
+                            break
+                        result = state
+                        if state != "archived":  # stopped short (undelivered mail): retried next cycle
+                            break
+            except Locked:
+                opts.claimed_elsewhere.append(name)
+                outcome[name] = None
+                _note(opts, name, "claimed by another pbm process: left to it")
+                continue
             outcome[name] = result
             if result is None:
                 _note(opts, name, "not due")
         if paced and (not games or any(g in paced for g in games)):
-            _tick_other_kinds(url, opts, [g for g in games or [] if g in paced] or None)
+            try:  # one process at a time ticks the move clocks; another one doing it now is enough
+                with process_lock(url, "tick", what="18xx move clock tick") if postgres else _nothing():
+                    _tick_other_kinds(url, opts, [g for g in games or [] if g in paced] or None)
+            except Locked:
+                _note(opts, "18xx", "move clocks being ticked by another pbm process: left to it")
         return outcome
 
 

@@ -132,6 +132,7 @@ def test_sqlite_worker_once_does_every_due_game(sqlite_url, tmp_path, monkeypatc
     assert "mail: 2 accepted" in out
     assert "lite-0000: archived in" in out and "lite-0001: archived in" in out
     assert "2 game turn(s) done, 0 stopped short or failed" in out
+    assert "mail handled: 2 accepted; report mails: 2 queued, 0 sent; time: games " in out  # no SMTP: queued
     again = Cli(sqlite_url)("worker", "--once").stdout  # nothing is due any more: nothing done twice
     assert "0 game turn(s) done" in again
 
@@ -151,3 +152,14 @@ def test_statement_timeout_bounds_every_statement(pg_url, monkeypatch):
     assert sqlstate(caught.value) == "57014"  # query_canceled
     engine.dispose()
 
+
+
+def test_sqlite_cycle_summary_counts_games_and_mails(sqlite_url, tmp_path, monkeypatch):
+    from tests.conftest import Cli
+
+    monkeypatch.chdir(tmp_path)
+    populate(sqlite_url, games=2, humans=1, maildir=tmp_path / "maildir", seed=960, prefix="sum")
+    out = Cli(sqlite_url)("cycle", "--maildir", str(tmp_path / "maildir")).stdout
+    assert "Cycle finished: 2 game(s) advanced, 0 not due; report mails: 2 queued, 0 sent." in out
+    again = Cli(sqlite_url)("cycle").stdout
+    assert "Cycle finished: 0 game(s) advanced, 2 not due; report mails: 0 queued, 0 sent." in again
