@@ -51,7 +51,15 @@ def _auction(g: "Game", ent: str) -> list[A.Action]:
         corp = r.pending_par[1]
         return [A.Par(ent, corp, g.title.market[rr][cc].price)  # type: ignore[union-attr]
                 for rr, cc in g.title.par_cells()]
-    out: list[A.Action] = [A.Pass(ent)]
+    if g._auction_style() == "dutch":
+        out: list[A.Action] = [A.Pass(ent)] if g.dutch_may_pass(ent) else []
+        for c in g._auction_companies():
+            if g.state.companies[c].min_bid <= g.state.cash[f"P:{ent}"]:
+                out.append(A.Bid(ent, c, g.state.companies[c].min_bid))
+            if g.dutch_may_reduce(c):
+                out.append(A.Assign(ent, c))
+        return out
+    out = [A.Pass(ent)]
     auctioning = g.active_auction()
     comps = [auctioning] if auctioning else g._auction_companies()
     for c in comps:
@@ -103,6 +111,10 @@ def tile_lays(g: "Game", corp: str, special: str | None = None) -> list[A.LayTil
         ab = g.company_ability(special, "tile_lay") or {}
         hexes = {h: set(range(6)) for h in ab.get("hexes", [])}
         names = ab.get("tiles", [])
+        kind = g.special_kind(special)
+        if not isinstance(kind, bool) and isinstance(kind, int):  # the company's own lay, cheaper
+            reach, _nodes = g._reach(corp)
+            hexes = {h: e for h, e in reach.items() if h in hexes}
     else:
         hexes, _nodes = g._reach(corp)
         names = list(g.title.tiles)
@@ -111,7 +123,11 @@ def tile_lays(g: "Game", corp: str, special: str | None = None) -> list[A.LayTil
             continue
         placed = s.map.placed[coord]
         want = UPGRADE_NEXT.get(placed.tile.color)
-        if want is None or g.title.hexes[coord].color in ("red", "gray", "blue"):
+        if special and g.special_kind(special) == "blue":
+            want = "blue" if placed.tile_id is None else None
+        elif want is None or g.title.hexes[coord].color in ("red", "gray", "blue"):
+            continue
+        if want is None:
             continue
         seen: set[tuple] = set()
         for name in names:
@@ -125,7 +141,8 @@ def tile_lays(g: "Game", corp: str, special: str | None = None) -> list[A.LayTil
                 if sig in seen:
                     continue
                 try:
-                    g.check_lay(corp, coord, name, rot, special=bool(special), reach=None if special else hexes)
+                    g.check_lay(corp, coord, name, rot, special=g.special_kind(special) if special else False,
+                                reach=None if special else hexes)
                 except GameError:
                     continue
                 seen.add(sig)
@@ -145,8 +162,10 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
     if "lay_tile" in allowed:
         out += tile_lays(g, corp)
     for comp in s.companies.values():
-        if comp.owner == f"C:{corp}" and "lay_tile" in g.or_actions(comp.sym):
+        if comp.sym in s.companies and "lay_tile" in g.or_actions(comp.sym) and corp in s.corporations:
             out += tile_lays(g, corp, special=comp.sym)
+    if "take_loan" in allowed:
+        out.append(A.TakeLoan(ent))
     if "place_token" in allowed:
         if s.pending_tokens:
             owner = s.pending_tokens[0]
@@ -167,7 +186,7 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
     if "convert" in allowed:
         out.append(A.Convert(ent))
     for comp in s.companies.values():
-        if comp.owner == f"C:{corp}":
+        if comp.owner == f"C:{corp}" or (comp.owner and g.company_actions(comp.sym)):
             out += _company_actions(g, corp, comp.sym)
     if "run_routes" in allowed:
         out.append(A.RunRoutes(ent, auto=True))
@@ -176,11 +195,15 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
     if "buy_train" in allowed:
         cash = s.cash[f"C:{corp}"]
         pres = g.president(corp)
-        depot = [t for t in g._depot_trains() if not g._depot_limited(corp, t)]
+        depot = [t for t in g._depot_trains() if not g._depot_limited(corp, t) and g._room(corp, t)]
+        forced = g._must_buy_train(corp) and (g.title.data.get("loans") or {}).get("forced_train_loans")
         for t in depot:
-            if s.trains[t].price <= cash:
-                out += [A.BuyTrain(ent, t, s.trains[t].price, v) for v in _variants(g, t)]
-        if g._needs_emergency(corp) and pres:
+            for v in _variants(g, t):
+                price = g.variant_price(s.trains[t], v)
+                if price <= cash or (forced and not g.can_take_loan(corp)
+                                     and not g.outside_limit(s.trains[t].name)):
+                    out.append(A.BuyTrain(ent, t, price, v))
+        if g._needs_emergency(corp) and pres and not forced:
             budget = cash + s.cash[f"P:{pres}"]
             cheapest = min(s.trains[t].price for t in g._depot_trains())
             for t in depot:
@@ -192,7 +215,7 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
                     if price > cash:
                         out.append(A.BuyTrain(ent, t, price))
         for t in g._other_trains(corp):
-            if cash >= 1:
+            if cash >= 1 and g._room(corp, t):
                 out.append(A.BuyTrain(ent, t, min(s.trains[t].price, cash)))
     if "buy_company" in allowed:
         cash = s.cash[f"C:{corp}"]
@@ -235,6 +258,10 @@ def _company_actions(g: "Game", corp: str, sym: str) -> list[A.Action]:
         for t in g._depot_trains():
             tr = s.trains[t]
             if tr.owner != "depot" or g._depot_limited(corp, t):
+                continue
+            if ab.get("trains") and tr.name not in ab["trains"]:
+                continue
+            if not g._room(corp, t):
                 continue
             price = max(0, tr.price - int(ab.get("discount", 0)))
             if price <= s.cash[f"C:{corp}"]:

@@ -227,6 +227,17 @@ class TrackMixin:
         return any((ab.get("on_blue") or self.title.tiles[t].color in self.phase.tiles)
                    and self.state.tile_supply.get(t) for t in ab["tiles"])
 
+    def special_kind(self: "Game", sym: str) -> bool | int | str:
+        """How ``check_lay`` treats private ``sym``'s tile lay: ``"blue"`` (a tile for an empty
+        blue hex), an int (the company's own lay with that terrain discount) or True (free,
+        anywhere among its hexes)."""
+        ab = self.company_ability(sym, "tile_lay") or {}
+        if ab.get("on_blue"):
+            return "blue"
+        if ab.get("consume_tile_lay"):
+            return int(ab.get("discount", 0))
+        return True
+
     def _special_lay(self: "Game", action: A.LayTile) -> None:
         comp = self.state.companies[action.entity]
         ab = self.company_ability(comp.sym, "tile_lay")
@@ -237,12 +248,7 @@ class TrackMixin:
         if name not in ab["tiles"]:
             raise IllegalTile(f"{comp.sym} may only lay tile {', '.join(ab['tiles'])}")
         corp = self._or_operator()
-        special: bool | int | str = True
-        if ab.get("on_blue"):
-            special = "blue"
-        elif ab.get("consume_tile_lay"):
-            special = int(ab.get("discount", 0))
-        self._lay_tile(corp, action, special=special)
+        self._lay_tile(corp, action, special=self.special_kind(comp.sym))
         comp.uses["tile_lay"] = comp.uses.get("tile_lay", 0) + 1
         if ab.get("consume_tile_lay"):
             self.state.round.tile_lays += 1

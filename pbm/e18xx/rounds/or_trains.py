@@ -256,6 +256,12 @@ class TrainsMixin:
 
     def _other_trains(self: "Game", corp: str) -> list[str]:
         s = self.state
+        event = self.title.data.get("trains_between_companies_event")
+        if event and event not in s.events:
+            return []  # 8.3.4: not before that train event
+        if event:
+            return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}"
+                    and t.buyable and not self.outside_limit(t.name)]
         return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}" and t.buyable]
 
     def _room(self: "Game", corp: str, train: str | None = None) -> bool:
