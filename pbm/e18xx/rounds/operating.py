@@ -242,6 +242,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             return
         corp = self._or_operator()
         allowed = self.or_actions(action.entity)
+        if isinstance(action, A.TakeLoan) and action.entity == corp and not self.can_take_loan(corp):
+            self.take_loan(corp)  # refuses, saying why (5.6)
         if action.type not in allowed:
             if action.entity not in (corp, self.president(corp)) and action.entity not in s.companies:
                 raise self._not_turn(action.entity)
