@@ -193,3 +193,25 @@ def test_random_1848_games(seed):
         assert g.state.end_reason in ("bank", "stock_market", "receiverships")
         again = Game.from_log(g.to_log())
         assert again.result() == g.result()
+
+
+def test_first_5_train_closes_privates_but_not_unused_discounts_and_forces_tasmania():
+    """4.1-4.5: with the first 5 train the privates close; P2's and P4's unused rebates stay
+    with their owner; an unlaid Tasmania tile must be laid at once."""
+    g = at("101.json", 139)
+    s = g.state
+    from pbm.e18xx.core.track import Placed
+    s.companies["P3"].uses = {}  # as if the Tasmania tile had not been laid yet
+    s.map.placed["I10"] = Placed(g.title.hexes["I10"].tile, None, 0)
+    s.tile_supply["241"] = [0]
+    s.map.version += 1
+    g._train_bought_from_depot("5")
+    assert s.companies["P1"].closed
+    assert not s.companies["P4"].closed and s.companies["P4"].revenue == 0
+    assert g.current_entity() == "P3"
+    lays = g.legal_actions()
+    assert lays and {a.hex for a in lays} == {"I8", "I10"} and all(a.entity == "P3" for a in lays)
+    with pytest.raises(GameError, match="P3's tile must be laid first"):
+        g.process(A.Pass(g._or_operator()))
+    g.process(lays[0])
+    assert s.companies["P3"].closed and g.current_entity() != "P3"

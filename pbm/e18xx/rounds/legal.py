@@ -29,6 +29,9 @@ def legal_actions(g: "Game") -> list[A.Action]:
         return _auction(g, ent)
     if kind == "stock":
         return _stock(g, ent)
+    forced = g.forced_lay_company() if kind == "operating" else None
+    if forced:
+        return list(tile_lays(g, g._or_operator(), special=forced))
     out = _operating(g, ent)
     # a president may also act for emergency money
     if kind == "operating" and not g.crowded_corps():
@@ -134,7 +137,7 @@ def tile_lays(g: "Game", corp: str, special: str | None = None) -> list[A.LayTil
             td = g.title.tiles[name]
             if td.color != want or not s.tile_supply.get(name):
                 continue
-            if len(td.nodes) != len(placed.tile.nodes):
+            if len(td.nodes) != len(placed.tile.nodes) and want != "blue":
                 continue
             for rot in range(6):
                 sig = (name, td.rotated_paths(rot).__hash__())

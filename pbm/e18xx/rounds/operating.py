@@ -47,7 +47,22 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         r = self.state.round
         return r.entities[r.index]
 
+    def forced_lay_company(self: "Game") -> str | None:
+        """A private whose tile must be laid now that the privates have closed (title data
+        ``tile_lay.forced_on_close``; 1848 4.4: the Tasmania tile)."""
+        for comp in self.state.companies.values():
+            ab = self.company_ability(comp.sym, "tile_lay") or {}
+            if ab.get("forced_on_close") and comp.uses.get("dormant") and not comp.closed and comp.owner \
+                    and comp.uses.get("tile_lay", 0) < ab.get("count", 1) \
+                    and any(self.state.tile_supply.get(t) for t in ab["tiles"]) \
+                    and any(self.state.map.placed[h].tile_id is None for h in ab["hexes"]):
+                return comp.sym
+        return None
+
     def _or_current(self: "Game") -> str:
+        forced = self.forced_lay_company()
+        if forced:
+            return forced
         crowded = self.crowded_corps()
         if crowded:
             return crowded[0]
@@ -202,6 +217,9 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def or_actions(self: "Game", entity: str) -> list[str]:
         """Action types ``entity`` may take now in the operating round."""
         s = self.state
+        forced = self.forced_lay_company()
+        if forced:
+            return ["lay_tile"] if entity == forced else []
         crowded = self.crowded_corps()
         if crowded:
             return ["discard_train"] if entity == crowded[0] else []
@@ -233,6 +251,15 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def _or_process(self: "Game", action: A.Action) -> None:
         s = self.state
         r = s.round
+        forced = self.forced_lay_company()
+        if forced:
+            if action.entity != forced or not isinstance(action, A.LayTile):
+                raise IllegalAction(f"{forced}'s tile must be laid first (lay <tile> <hex> <rotation> with {forced})")
+            self._special_lay(action)
+            s.companies[forced].closed = True
+            self.log(f"{forced} closes")
+            self._after_or_action()
+            return
         crowded = self.crowded_corps()
         if crowded:
             if action.entity != crowded[0] or not isinstance(action, A.DiscardTrain):

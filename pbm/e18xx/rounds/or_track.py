@@ -174,7 +174,10 @@ class TrackMixin:
                     self._unplace_corp_token(t, (coord, i))
                     continue
                 target = m.tokens[(coord, mapping[i])]
-                target[target.index(None)] = t
+                if None in target:
+                    target[target.index(None)] = t
+                else:  # a station beside a full city (a joint home, 1848 5.3.6) stays beside it
+                    target.append(t)
         for i, holder in old_res.items():
             m.reservations[(coord, mapping[i])] = holder
         for i in old.tile.cities():
