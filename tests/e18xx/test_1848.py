@@ -215,3 +215,26 @@ def test_first_5_train_closes_privates_but_not_unused_discounts_and_forces_tasma
         g.process(A.Pass(g._or_operator()))
     g.process(lays[0])
     assert s.companies["P3"].closed and g.current_entity() != "P3"
+
+
+def test_director_short_of_compensation_must_sell_shares():
+    """5.5.3: the director pays what the treasury cannot; short of cash he must sell shares
+    first, and what he still owes stays a debt (cash below zero) until his next income."""
+    g = at("101.json", 475)
+    s = g.state
+    total = g.total_cash()
+    s.cash["bank"] += s.cash["P:Player 1"] + s.cash["C:SAR"]
+    s.cash["P:Player 1"] = s.cash["C:SAR"] = 0
+    g.process(A.TakeLoan("SAR"))
+    assert s.corporations["SAR"].receivership
+    assert s.cash["P:Player 1"] < 0 and g.current_entity() == "Player 1"
+    with pytest.raises(GameError, match="5.5.3"):
+        g.process(A.Pass(g._or_operator()))
+    sells = g.legal_actions()
+    assert sells and all(isinstance(a, A.SellShares) and a.entity == "Player 1" for a in sells)
+    owed = -s.cash["P:Player 1"]
+    g.process(max(sells, key=lambda a: a.count))
+    assert s.cash["P:Player 1"] > -owed
+    while g.current_entity() == "Player 1" and s.cash["P:Player 1"] < 0:
+        g.process(g.legal_actions()[0])
+    assert g.total_cash() == total

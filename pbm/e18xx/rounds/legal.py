@@ -32,6 +32,10 @@ def legal_actions(g: "Game") -> list[A.Action]:
     forced = g.forced_lay_company() if kind == "operating" else None
     if forced:
         return list(tile_lays(g, g._or_operator(), special=forced))
+    crisis = g.cash_crisis_player() if kind == "operating" else None
+    if crisis:
+        return [A.SellShares(crisis, corporation=c, count=u) for c in s.corporations
+                for u in g._sellable_bundles(crisis, c)]
     out = _operating(g, ent)
     # a president may also act for emergency money
     if kind == "operating" and not g.crowded_corps():

@@ -63,6 +63,9 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         forced = self.forced_lay_company()
         if forced:
             return forced
+        crisis = self.cash_crisis_player()
+        if crisis:
+            return crisis
         crowded = self.crowded_corps()
         if crowded:
             return crowded[0]
@@ -220,6 +223,9 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         forced = self.forced_lay_company()
         if forced:
             return ["lay_tile"] if entity == forced else []
+        crisis = self.cash_crisis_player()
+        if crisis:
+            return ["sell_shares"] if entity == crisis else []
         crowded = self.crowded_corps()
         if crowded:
             return ["discard_train"] if entity == crowded[0] else []
@@ -258,6 +264,13 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             self._special_lay(action)
             s.companies[forced].closed = True
             self.log(f"{forced} closes")
+            self._after_or_action()
+            return
+        crisis = self.cash_crisis_player()
+        if crisis:
+            if action.entity != crisis or not isinstance(action, A.SellShares):
+                raise IllegalAction(f"5.5.3: {crisis} owes {-s.cash[f'P:{crisis}']} and must sell shares first")
+            self._do_sell(crisis, action)
             self._after_or_action()
             return
         crowded = self.crowded_corps()
