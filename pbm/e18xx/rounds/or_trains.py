@@ -252,7 +252,14 @@ class TrainsMixin:
 
     def limited_trains(self: "Game", corp: str) -> list[str]:
         s = self.state
-        return [t for t in s.corporations[corp].trains if not self.outside_limit(s.trains[t].name)]
+        outside = self.__dict__.get("_outside_limit")
+        if outside is None:
+            outside = self.__dict__["_outside_limit"] = frozenset(
+                t["name"] for t in self.title.data["trains"] if t.get("outside_limit"))
+        trains = s.corporations[corp].trains
+        if not outside:
+            return list(trains)
+        return [t for t in trains if s.trains[t].name not in outside]
 
     def _other_trains(self: "Game", corp: str) -> list[str]:
         s = self.state
@@ -429,7 +436,10 @@ class TrainsMixin:
         return int(spec["discount"])
 
     def _train_data(self: "Game", name: str) -> dict:
-        return next(t for t in self.title.data["trains"] if t["name"] == name)
+        table = self.__dict__.get("_train_table")
+        if table is None:
+            table = self.__dict__["_train_table"] = {t["name"]: t for t in self.title.data["trains"]}
+        return table[name]
 
     def variant_price(self: "Game", train: Train, variant: str | None) -> int:
         """A new train's price for the side it is bought as (title data ``variant_prices``)."""
