@@ -80,3 +80,21 @@ def test_1848_import_export_round_trip_and_pdf(cli, tmp_path):
     text = "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
     for needle in ("Sydney", "Perth", "Alice Springs", "CAR", "BOE", "Stock chart"):
         assert needle in text, needle
+
+
+def test_show_at_json_reports_loans_and_receivership(tmp_path):
+    """``pbm 18xx show FILE --at N --json``: 1848's facts (loans, the Bank of England,
+    receiverships, personal certificate limits) at a point of a recorded game."""
+    from typer.testing import CliRunner
+
+    from pbm.cli.e18xx import app
+    export, where = load_fixture("1848/101.json")
+    if export is None:
+        pytest.skip(where)
+    path = tmp_path / "101.json"
+    path.write_text(json.dumps(export))
+    res = CliRunner().invoke(app, ["show", str(path), "--at", "476", "--json"])
+    assert res.exit_code == 0, res.output
+    text = json.dumps(json.loads(res.output))
+    assert '"receiverships": ["SAR"]' in text and '"loans_left"' in text
+    assert '"Player 1": 16' in text  # 5.5.4: SAR's director
