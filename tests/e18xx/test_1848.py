@@ -3,6 +3,8 @@ outcome (prices, cash, limits), with cash conserved; states come from a fresh ga
 a recorded game replayed up to an action."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from pbm.e18xx.core import actions as A
@@ -184,8 +186,11 @@ def test_refusals_leave_the_state_unchanged():
         assert (dict(g.state.cash), dict(g.state.share_owner), g.state.corporations["SAR"].price) == snap
 
 
-# -- a short soak: random legal games, cash conserved after every action ----------------------------
-@pytest.mark.parametrize("seed", range(12))
+# -- a short soak (PBM_SOAK=1: hundreds): random legal games, cash conserved after every action ------
+SOAK = int(os.environ.get("PBM_SOAK_GAMES", "300")) if (os.environ.get("PBM_SOAK") or os.environ.get("PBM_SLOW")) else 12
+
+
+@pytest.mark.parametrize("seed", range(SOAK))
 def test_random_1848_games(seed):
     g = random_game(seed, players=3 + seed % 4, title="1848", prefix="Pl", max_actions=3000)
     assert sum(g.state.cash.values()) == 12000
@@ -238,3 +243,35 @@ def test_director_short_of_compensation_must_sell_shares():
     while g.current_entity() == "Player 1" and s.cash["P:Player 1"] < 0:
         g.process(g.legal_actions()[0])
     assert g.total_cash() == total
+
+
+def test_a_sale_moves_the_price_one_row_whatever_the_number_of_shares():
+    """12.5.1 (the example: two SAR shares sold move SAR down one space)."""
+    g = at("1848_hotseat_game.json", 201)
+    assert g.current_entity() == "Player 3"
+    r, c = g.state.corporations["SAR"].price
+    g.process(A.SellShares("Player 3", corporation="SAR", count=3))
+    assert g.state.corporations["SAR"].price == (r + 1, c)
+    boe = g.share_price("BOE")
+    if g.percent_of("P:Player 3", "BOE"):
+        g.process(A.SellShares("Player 3", corporation="BOE", count=1))
+        assert g.share_price("BOE") == boe  # 12.5.2
+
+
+def test_trains_between_directors_at_face_value():
+    """8.1: deals with other directors only at the printed value; one's own companies: £1 up."""
+    g = at("101.json", 468)  # FT is about to buy trains from other companies
+    s = g.state
+    ft_pres = g.president("FT")
+    refused = own = 0
+    for t in g._other_trains("FT"):
+        seller = s.trains[t].owner[2:]
+        if g.president(seller) != ft_pres:
+            with pytest.raises(GameError, match="face value"):
+                g.process(A.BuyTrain("FT", t, 1))
+            refused += 1
+        else:
+            own += 1
+    assert own >= 1 and refused >= 1  # the site's game: FT bought its director's other trains for £1 (actions 469-470)
+    g.process(A.BuyTrain("FT", "3-0", 1))
+    assert "3-0" in s.corporations["FT"].trains

@@ -35,7 +35,7 @@ def legal_actions(g: "Game") -> list[A.Action]:
     crisis = g.cash_crisis_player() if kind == "operating" else None
     if crisis:
         return [A.SellShares(crisis, corporation=c, count=u) for c in s.corporations
-                for u in g._sellable_bundles(crisis, c)]
+                for u in g.crisis_bundles(crisis, c)]
     out = _operating(g, ent)
     # a president may also act for emergency money
     if kind == "operating" and not g.crowded_corps():
@@ -221,8 +221,13 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
                     price = min(s.trains[t].price, budget)
                     if price > cash:
                         out.append(A.BuyTrain(ent, t, price))
+        face = g.title.data.get("trades_at_face_value")
         for t in g._other_trains(corp):
             if cash >= 1 and g._room(corp, t):
+                if face and g.president(s.trains[t].owner[2:]) != g.president(corp):
+                    if s.trains[t].price <= cash:
+                        out.append(A.BuyTrain(ent, t, s.trains[t].price))
+                    continue
                 out.append(A.BuyTrain(ent, t, min(s.trains[t].price, cash)))
     if "buy_company" in allowed:
         cash = s.cash[f"C:{corp}"]

@@ -270,6 +270,11 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         if crisis:
             if action.entity != crisis or not isinstance(action, A.SellShares):
                 raise IllegalAction(f"5.5.3: {crisis} owes {-s.cash[f'P:{crisis}']} and must sell shares first")
+            target = action.corporation or (action.shares[0].rsplit("_", 1)[0] if action.shares else "")
+            units = action.count or len(action.shares) or 1
+            if target in s.corporations and units not in self.crisis_bundles(crisis, target):
+                raise IllegalAction(f"12.4.1: {crisis} may not sell {units} of {target} now (a sale to pay "
+                                    "compensation may not change a director)")
             self._do_sell(crisis, action)
             self._after_or_action()
             return

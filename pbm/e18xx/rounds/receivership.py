@@ -113,6 +113,16 @@ class ReceivershipMixin:
         if not self.title.data.get("receivership") or s.round.kind != "operating":
             return None
         for p in s.players:
-            if s.cash[p.key] < 0 and any(self._sellable_bundles(p.name, c) for c in s.corporations):
+            if s.cash[p.key] < 0 and any(self.crisis_bundles(p.name, c) for c in s.corporations):
                 return p.name
         return None
+
+    def crisis_bundles(self: "Game", player: str, corp: str) -> list[int]:
+        """12.4.1: shares sold to pay compensation may not change a company's director."""
+        units = self._sellable_bundles(player, corp)
+        if self.president(corp) != player:
+            return units
+        s = self.state
+        others = max((self.percent_of(p.key, corp) for p in s.players if p.name != player), default=0)
+        held = self.percent_of(f"P:{player}", corp)
+        return [u for u in units if held - u * self.unit(corp) >= others]
