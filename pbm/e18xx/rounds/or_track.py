@@ -142,7 +142,13 @@ class TrackMixin:
         c = s.corporations[corp]
         starts = s.map.token_cities(corp)
         home = [c.home] if not starts and c.tokens[0] is None else []
-        return self.graph().reach(corp, starts, home)
+        g = self.graph()  # rebuilt whenever the map changes (tiles, stations): a safe cache key
+        cache = g.__dict__.setdefault("_reach_cache", {})
+        key = (corp, tuple(starts), tuple(home))
+        got = cache.get(key)
+        if got is None:
+            got = cache[key] = g.reach(corp, starts, home)
+        return got
 
     def _lay_tile(self: "Game", corp: str, action: A.LayTile, special: bool = False) -> None:
         s = self.state
