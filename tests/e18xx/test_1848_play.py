@@ -98,3 +98,33 @@ def test_show_at_json_reports_loans_and_receivership(tmp_path):
     text = json.dumps(json.loads(res.output))
     assert '"receiverships": ["SAR"]' in text and '"loans_left"' in text
     assert '"Player 1": 16' in text  # 5.5.4: SAR's director
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_1848_games_played_entirely_by_move_text(seed):
+    """Every legal move of a random game, written in the move language and sent as its
+    player would send it (``play_text``), is accepted: the language covers all of 1848."""
+    import random
+
+    from pbm.e18xx.pbem.moves import play_text
+
+    from .helpers import pick
+    rng = random.Random(seed)
+    g = Engine("1848", [f"Pl{i}" for i in range(3 + seed)], seed)
+    total = g.total_cash()
+    kinds = set()
+    for _ in range(3000):
+        if g.finished:
+            break
+        a = pick(rng, g.legal_actions())
+        if isinstance(a, A.BuyShares) and a.shares:
+            sid = a.shares[0]
+            text = f"buy {sid.rsplit('_', 1)[0]} {'market' if g.state.share_owner[sid] == 'pool' else 'ipo'}"
+        else:
+            text = format_action(a)
+        before = len(g.actions)
+        play_text(g, g.controller(a.entity), text)
+        assert len(g.actions) > before and g.total_cash() == total
+        kinds.add(a.type)
+    assert g.finished
+    assert {"take_loan", "assign", "bid", "par", "buy_train", "lay_tile", "run_routes"} <= kinds
