@@ -138,13 +138,17 @@ def test_gauge_change_counts_against_a_standard_train_not_a_plus_train():
 
 
 def test_k_k_bonus():
-    g = at("101.json", 139)
-    pool = _Pool(g, "CAR", 8)
-    table = g.title.data["k_bonus"]["bonus"]
-    assert table[:6] == [0, 0, 50, 100, 150, 200]  # 10.4
-    for r in pool.routes:
-        ks = sum(1 for h, _ in r.nodes if g.title.hexes[h].future_label == "K" or g.state.map.tile(h).label == "K")
-        assert pool.bonus(r) == table[ks]
+    """10.4: WA's 4 train from Perth to Adelaide (two K cities) earns 160 + 50 (hotseat game,
+    action 292: "D1-D3-E4-F5-G6 + k-k", 210)."""
+    g = at("1848_hotseat_game.json", 291)
+    assert g.title.data["k_bonus"]["bonus"][:6] == [0, 0, 50, 100, 150, 200]
+    pool = _Pool(g, "WA", 4)
+    route = next(r for r in pool.routes if r.node_ids() in (("D1-0", "D3-1", "E4-0", "F5-0", "G6-0"),
+                                                         ("G6-0", "F5-0", "E4-0", "D3-1", "D1-0")))
+    assert pool.bonus(route) == 50 and route.revenue == 160
+    assert pool.value(route, _train_spec(g, "4-3")) == 210
+    two_e = _train_spec(g, "4-3").__class__("2E-x", 2, 0, frozenset({"A4", "A6"}))
+    assert pool.value(route, two_e) is None  # 8.2.5: the Ghan runs only to Alice Springs (no bonus)
 
 
 def test_car_example_two_routes_to_perth():
