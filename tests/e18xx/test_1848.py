@@ -279,3 +279,28 @@ def test_trains_between_directors_at_face_value():
     assert own >= 1 and refused >= 1  # the site's game: FT bought its director's other trains for £1 (actions 469-470)
     g.process(A.BuyTrain("FT", "3-0", 1))
     assert "3-0" in s.corporations["FT"].trains
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_1848_games_with_few_loans_reach_the_late_game(seed):
+    """Random play that seldom borrows and mostly pays out: the late phases, COM, the 2E, and
+    the bank or the stock market ending the game; never a bankruptcy (8.4: receivership instead)."""
+    import random
+
+    from . import helpers
+    weights = dict(helpers.WEIGHTS)
+    weights[A.TakeLoan] = 0.02
+    rng = random.Random(seed)
+    g = Game("1848", [f"Pl{i}" for i in range(3 + seed)], seed)
+    total = g.total_cash()
+    for _ in range(6000):
+        if g.finished:
+            break
+        acts = g.legal_actions()
+        assert not any(isinstance(a, A.Bankrupt) for a in acts)
+        a = rng.choices(acts, [weights.get(type(x), 1.0) * (3.0 if getattr(x, "kind", "") == "payout" else 1.0)
+                               for x in acts])[0]
+        g.process(a)
+        assert g.total_cash() == total
+    assert g.finished and g.state.end_reason in ("bank", "stock_market", "receiverships")
+    assert int(g.phase.name) >= 5

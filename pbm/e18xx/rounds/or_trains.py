@@ -310,6 +310,8 @@ class TrainsMixin:
         s = self.state
         if not self._must_buy_train(corp):
             return False
+        if (self.title.data.get("loans") or {}).get("forced_train_loans"):
+            return False  # 8.4.3: the director contributes nothing; loans pay
         depot = [t for t in self._depot_trains() if not self.outside_limit(s.trains[t].name)]
         cheapest = min((s.trains[t].price for t in depot), default=0)
         return s.cash[f"C:{corp}"] < cheapest
@@ -340,6 +342,8 @@ class TrainsMixin:
     def _must_go_bankrupt(self: "Game", corp: str) -> bool:
         if not self._must_buy_train(corp):
             return False
+        if (self.title.data.get("loans") or {}).get("forced_train_loans"):
+            return False  # loans pay for it, or the company goes into receivership (1848 8.4)
         cheapest = min(self.state.trains[t].price for t in self._depot_trains())
         return self.emergency_buying_power(corp) < cheapest
 
