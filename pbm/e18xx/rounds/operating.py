@@ -167,8 +167,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             out = ["buy_company"] if self._can_buy_company(corp) else []
             if self.can_take_loan(corp):  # the turn's last chance to borrow (title data ``loans``)
                 out.append("take_loan")
-            elif self.can_take_loan(corp, ignore_round=True):
-                out.append("pass")  # the turn ends when the director says so (18xx.games waits too)
+            elif "site_turn_end_pass" in self.optional_rules and self.can_take_loan(corp, ignore_round=True):
+                out.append("pass")  # 18xx.games waits for the director's pass even after this round's loan
             return list(dict.fromkeys(out + ["pass"])) if out else []
         raise AssertionError(step)
 
