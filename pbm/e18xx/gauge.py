@@ -52,13 +52,17 @@ def _train_spec(game: "Game", tid: str) -> TrainSpec:
 class _Pool:
     """Every route the company can run, with its gauge changes and bonus stops."""
 
-    def __init__(self, game: "Game", corp: str, longest: int):
+    def __init__(self, game: "Game", corp: str, longest: int, only: frozenset | None = None):
         self.game = game
         self.corp = corp
         g = game.graph()
-        self.routes = all_routes(g, corp, longest, game.route_colors())
+        self.routes = all_routes(g, corp, longest, game.route_colors(), only=only)
         self.colors = game.route_colors()
         self._gauge: dict[int, int] = {}
+        cached = g.__dict__.get("_gauge_bits")
+        if cached is not None:
+            self.gauge_bits = cached
+            return
         bits = {}
         title = game.title
         layout = title.layout
@@ -70,7 +74,7 @@ class _Pool:
             nbd = title.hexes.get(nb) if nb else None
             if (hd and edge in hd.gauge) or (nbd and opposite(edge) in nbd.gauge):
                 bits[bit] = frozenset({(coord, edge), (nb, opposite(edge))})
-        self.gauge_bits = bits
+        self.gauge_bits = g.__dict__["_gauge_bits"] = bits
 
     def gauge(self, r: Route) -> int:
         got = self._gauge.get(r.mask)
@@ -154,13 +158,17 @@ def check_gauge(game: "Game", corp: str, action: "A.RunRoutes") -> tuple[int, li
     """The submitted routes, checked (legal, disjoint, revenue as stated)."""
     specs = {t: _train_spec(game, t) for t in game.corp_trains(corp)}
     longest = max((BIG if s.to_offboard else s.distance for s in specs.values()), default=0)
-    pool = _Pool(game, corp, longest)
     used = 0
     total = 0
     chosen: list[tuple[str, Route]] = []
     for spec in action.routes:
         t = specs[spec.train]
         want = frozenset(spec.nodes)
+        try:
+            only = frozenset((h, int(i)) for h, _, i in (n.rpartition("-") for n in spec.nodes))
+        except ValueError:
+            raise IllegalRoute(f"route {'-'.join(spec.nodes)}: stops are named HEX-n (e.g. E4-0)") from None
+        pool = _Pool(game, corp, longest, only)
         seq = tuple(spec.nodes)
         found: tuple[int, Route] | None = None
         for r in pool.routes:

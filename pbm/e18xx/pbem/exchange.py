@@ -152,8 +152,13 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
             d["price"] = act.price
         if act.variant:
             d["variant"] = act.variant
+        if act.exchange:
+            d["exchange"] = act.exchange
     elif isinstance(act, A.Assign):
-        d.update(target=act.target, target_type="hex")
+        if act.target in game.state.companies:  # a player lowering a private's price (falling-price sale)
+            d.update(target=act.target, target_type="company")
+        else:
+            d.update(target=act.target, target_type="hex")
     elif isinstance(act, A.DiscardTrain):
         d.update(train=act.train)
     elif isinstance(act, A.BuyCompany):

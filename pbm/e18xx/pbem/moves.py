@@ -24,6 +24,9 @@ matter.  Moves::
     discard 2-1
     buy private MRC 60           a private company, at a price
     bankrupt
+    take loan                    borrow one loan (1848: from the Bank of England)
+    lower P3                     the falling-price sale: lower a private's price (1848 3.1)
+    buy train 8 as D trade 4-1   a new train bought trading one in (1848: a D for a 4)
 
 ``parse_moves`` returns actions (and :class:`PassRestOfRound` orders) or
 raises :class:`MoveError` naming the line and what was expected.
@@ -55,7 +58,7 @@ class PassRestOfRound:
 Move = Union[A.Action, PassRestOfRound]
 
 _INT = re.compile(r"^\d+$")
-_WORD = re.compile(r"^[A-Za-z0-9&\-_.']+$")
+_WORD = re.compile(r"^[A-Za-z0-9&\-_.'+]+$")
 
 USAGE = {
     "pass": "pass | pass rest of round",
@@ -74,6 +77,8 @@ USAGE = {
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
     "use": "use <private>   e.g. use P3 (one more train allowed)",
+    "take": "take loan",
+    "lower": "lower <private>   e.g. lower P3 (the falling-price sale of the privates)",
 }
 
 
@@ -115,6 +120,14 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if verb == "convert":
             return A.Convert(entity)
         return A.Bankrupt(entity) if verb == "bankrupt" else A.Dividend(entity, verb)
+    if verb == "take":
+        if low != ["loan"]:
+            raise _fail(lineno, line, "say 'take loan'", verb)
+        return A.TakeLoan(entity)
+    if verb == "lower":
+        if len(args) != 1:
+            raise _fail(lineno, line, "name the private", verb)
+        return A.Assign(entity, _name(args[0], lineno, line, verb, "private").upper())
     if verb == "use":
         if len(args) != 1:
             raise _fail(lineno, line, "name the private", verb)
@@ -155,6 +168,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             variant = None
             who = entity
             rest = rest[1:]
+            exchange = None
+            if len(rest) >= 2 and rest[-2].lower() == "trade":
+                exchange = _name(rest[-1], lineno, line, verb, "train")
+                rest = rest[:-2]
             if len(rest) >= 2 and rest[-2].lower() == "with":
                 who = _name(rest[-1], lineno, line, verb, "private").upper()
                 rest = rest[:-2]
@@ -171,7 +188,7 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                 if len(rest) != 1:
                     raise _fail(lineno, line, "too many words", verb)
                 price = _int(rest[0], lineno, line, verb, "price")
-            return A.BuyTrain(who, train, price, variant)
+            return A.BuyTrain(who, train, price, variant, exchange)
         if low[0] in ("private", "company"):
             if len(args) != 3:
                 raise _fail(lineno, line, "need the private and a price", verb)
@@ -238,7 +255,7 @@ def parse_moves(text: str, entity: str) -> list[Move]:
 
 
 OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.DiscardTrain, A.BuyCompany,
-            A.Convert)
+            A.Convert, A.TakeLoan)
 
 
 def for_game(game: "Game", player: str, move: Move) -> Move:
@@ -341,13 +358,17 @@ def format_action(a: A.Action) -> str:
         corp = a.corporation or (a.shares[0].split("_")[0] if a.shares else "?")
         return f"sell {a.count or len(a.shares) or 1} {corp}"
     if isinstance(a, A.LayTile):
-        return f"lay {a.tile} {a.hex} {a.rotation}"
+        return f"lay {a.tile} {a.hex} {a.rotation}" + (f" with {a.entity}" if _is_private(a.entity) else "")
     if isinstance(a, A.PlaceToken):
         return f"token {a.city}" + (f" with {a.entity}" if _is_private(a.entity) else "")
     if isinstance(a, A.Convert):
         return "convert"
     if isinstance(a, A.Assign):
+        if not _is_private(a.entity):  # a player lowering a private's price in the falling-price sale
+            return f"lower {a.target}"
         return f"assign {a.entity} {a.target}"
+    if isinstance(a, A.TakeLoan):
+        return "take loan"
     if isinstance(a, A.UseAbility):
         return f"use {a.entity}"
     if isinstance(a, A.RunRoutes):
@@ -359,6 +380,7 @@ def format_action(a: A.Action) -> str:
     if isinstance(a, A.BuyTrain):
         return (f"buy train {a.train}" + (f" as {a.variant}" if a.variant else "")
                 + (f" {a.price}" if a.price is not None else "")
+                + (f" trade {a.exchange}" if a.exchange else "")
                 + (f" with {a.entity}" if _is_private(a.entity) else ""))
     if isinstance(a, A.DiscardTrain):
         return f"discard {a.train}"

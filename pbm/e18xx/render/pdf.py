@@ -164,6 +164,19 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
                 c.drawPath(p, stroke=1, fill=0)
             else:
                 c.line(pa[0], pa[1], pb[0], pb[1])
+    # sides where the track changes gauge (title data ``gauge=``): a thick dashed line
+    c.setStrokeColor(colors.HexColor("#b45f06"))
+    c.setLineWidth(max(1.0, r * 0.12))
+    c.setDash(max(1.0, r * 0.15), max(1.0, r * 0.1))
+    for coord, hd in g.title.hexes.items():
+        if not hd.gauge:
+            continue
+        pts = geo.corners(coord)
+        for e in sorted(hd.gauge):
+            mx, my = geo.edge_mid(coord, e)
+            a, b = sorted(pts, key=lambda p: (p[0] - mx) ** 2 + (p[1] - my) ** 2)[:2]
+            c.line(a[0], a[1], b[0], b[1])
+    c.setDash()
     # cities, towns, off-boards, tokens and labels (over the track)
     for coord, hd in g.title.hexes.items():
         pl = m.placed[coord]

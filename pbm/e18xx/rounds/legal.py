@@ -29,6 +29,13 @@ def legal_actions(g: "Game") -> list[A.Action]:
         return _auction(g, ent)
     if kind == "stock":
         return _stock(g, ent)
+    forced = g.forced_lay_company() if kind == "operating" else None
+    if forced:
+        return list(tile_lays(g, g._or_operator(), special=forced))
+    crisis = g.cash_crisis_player() if kind == "operating" else None
+    if crisis:
+        return [A.SellShares(crisis, corporation=c, count=u) for c in s.corporations
+                for u in g.crisis_bundles(crisis, c)]
     out = _operating(g, ent)
     # a president may also act for emergency money
     if kind == "operating" and not g.crowded_corps():
@@ -51,7 +58,15 @@ def _auction(g: "Game", ent: str) -> list[A.Action]:
         corp = r.pending_par[1]
         return [A.Par(ent, corp, g.title.market[rr][cc].price)  # type: ignore[union-attr]
                 for rr, cc in g.title.par_cells()]
-    out: list[A.Action] = [A.Pass(ent)]
+    if g._auction_style() == "dutch":
+        out: list[A.Action] = [A.Pass(ent)] if g.dutch_may_pass(ent) else []
+        for c in g._auction_companies():
+            if g.state.companies[c].min_bid <= g.state.cash[f"P:{ent}"]:
+                out.append(A.Bid(ent, c, g.state.companies[c].min_bid))
+            if g.dutch_may_reduce(c):
+                out.append(A.Assign(ent, c))
+        return out
+    out = [A.Pass(ent)]
     auctioning = g.active_auction()
     comps = [auctioning] if auctioning else g._auction_companies()
     for c in comps:
@@ -103,6 +118,10 @@ def tile_lays(g: "Game", corp: str, special: str | None = None) -> list[A.LayTil
         ab = g.company_ability(special, "tile_lay") or {}
         hexes = {h: set(range(6)) for h in ab.get("hexes", [])}
         names = ab.get("tiles", [])
+        kind = g.special_kind(special)
+        if not isinstance(kind, bool) and isinstance(kind, int):  # the company's own lay, cheaper
+            reach, _nodes = g._reach(corp)
+            hexes = {h: e for h, e in reach.items() if h in hexes}
     else:
         hexes, _nodes = g._reach(corp)
         names = list(g.title.tiles)
@@ -111,21 +130,26 @@ def tile_lays(g: "Game", corp: str, special: str | None = None) -> list[A.LayTil
             continue
         placed = s.map.placed[coord]
         want = UPGRADE_NEXT.get(placed.tile.color)
-        if want is None or g.title.hexes[coord].color in ("red", "gray", "blue"):
+        if special and g.special_kind(special) == "blue":
+            want = "blue" if placed.tile_id is None else None
+        elif want is None or g.title.hexes[coord].color in ("red", "gray", "blue"):
+            continue
+        if want is None:
             continue
         seen: set[tuple] = set()
         for name in names:
             td = g.title.tiles[name]
             if td.color != want or not s.tile_supply.get(name):
                 continue
-            if len(td.nodes) != len(placed.tile.nodes):
+            if len(td.nodes) != len(placed.tile.nodes) and want != "blue":
                 continue
             for rot in range(6):
                 sig = (name, td.rotated_paths(rot).__hash__())
                 if sig in seen:
                     continue
                 try:
-                    g.check_lay(corp, coord, name, rot, special=bool(special), reach=None if special else hexes)
+                    g.check_lay(corp, coord, name, rot, special=g.special_kind(special) if special else False,
+                                reach=None if special else hexes)
                 except GameError:
                     continue
                 seen.add(sig)
@@ -145,8 +169,10 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
     if "lay_tile" in allowed:
         out += tile_lays(g, corp)
     for comp in s.companies.values():
-        if comp.owner == f"C:{corp}" and "lay_tile" in g.or_actions(comp.sym):
+        if comp.sym in s.companies and "lay_tile" in g.or_actions(comp.sym) and corp in s.corporations:
             out += tile_lays(g, corp, special=comp.sym)
+    if "take_loan" in allowed:
+        out.append(A.TakeLoan(ent))
     if "place_token" in allowed:
         if s.pending_tokens:
             owner = s.pending_tokens[0]
@@ -167,7 +193,7 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
     if "convert" in allowed:
         out.append(A.Convert(ent))
     for comp in s.companies.values():
-        if comp.owner == f"C:{corp}":
+        if comp.owner == f"C:{corp}" or (comp.owner and g.company_actions(comp.sym)):
             out += _company_actions(g, corp, comp.sym)
     if "run_routes" in allowed:
         out.append(A.RunRoutes(ent, auto=True))
@@ -176,11 +202,15 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
     if "buy_train" in allowed:
         cash = s.cash[f"C:{corp}"]
         pres = g.president(corp)
-        depot = [t for t in g._depot_trains() if not g._depot_limited(corp, t)]
+        depot = [t for t in g._depot_trains() if not g._depot_limited(corp, t) and g._room(corp, t)]
+        forced = g._must_buy_train(corp) and (g.title.data.get("loans") or {}).get("forced_train_loans")
         for t in depot:
-            if s.trains[t].price <= cash:
-                out += [A.BuyTrain(ent, t, s.trains[t].price, v) for v in _variants(g, t)]
-        if g._needs_emergency(corp) and pres:
+            for v in _variants(g, t):
+                price = g.variant_price(s.trains[t], v)
+                if price <= cash or (forced and not g.can_take_loan(corp)
+                                     and not g.outside_limit(s.trains[t].name)):
+                    out.append(A.BuyTrain(ent, t, price, v))
+        if g._needs_emergency(corp) and pres and not forced:
             budget = cash + s.cash[f"P:{pres}"]
             cheapest = min(s.trains[t].price for t in g._depot_trains())
             for t in depot:
@@ -191,8 +221,13 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
                     price = min(s.trains[t].price, budget)
                     if price > cash:
                         out.append(A.BuyTrain(ent, t, price))
+        face = g.title.data.get("trades_at_face_value")
         for t in g._other_trains(corp):
-            if cash >= 1:
+            if cash >= 1 and g._room(corp, t):
+                if face and g.president(s.trains[t].owner[2:]) != g.president(corp):
+                    if s.trains[t].price <= cash:
+                        out.append(A.BuyTrain(ent, t, s.trains[t].price))
+                    continue
                 out.append(A.BuyTrain(ent, t, min(s.trains[t].price, cash)))
     if "buy_company" in allowed:
         cash = s.cash[f"C:{corp}"]
@@ -235,6 +270,10 @@ def _company_actions(g: "Game", corp: str, sym: str) -> list[A.Action]:
         for t in g._depot_trains():
             tr = s.trains[t]
             if tr.owner != "depot" or g._depot_limited(corp, t):
+                continue
+            if ab.get("trains") and tr.name not in ab["trains"]:
+                continue
+            if not g._room(corp, t):
                 continue
             price = max(0, tr.price - int(ab.get("discount", 0)))
             if price <= s.cash[f"C:{corp}"]:

@@ -47,7 +47,25 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         r = self.state.round
         return r.entities[r.index]
 
+    def forced_lay_company(self: "Game") -> str | None:
+        """A private whose tile must be laid now that the privates have closed (title data
+        ``tile_lay.forced_on_close``; 1848 4.4: the Tasmania tile)."""
+        for comp in self.state.companies.values():
+            ab = self.company_ability(comp.sym, "tile_lay") or {}
+            if ab.get("forced_on_close") and comp.uses.get("dormant") and not comp.closed and comp.owner \
+                    and comp.uses.get("tile_lay", 0) < ab.get("count", 1) \
+                    and any(self.state.tile_supply.get(t) for t in ab["tiles"]) \
+                    and any(self.state.map.placed[h].tile_id is None for h in ab["hexes"]):
+                return comp.sym
+        return None
+
     def _or_current(self: "Game") -> str:
+        forced = self.forced_lay_company()
+        if forced:
+            return forced
+        crisis = self.cash_crisis_player()
+        if crisis:
+            return crisis
         crowded = self.crowded_corps()
         if crowded:
             return crowded[0]
@@ -149,8 +167,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             out = ["buy_company"] if self._can_buy_company(corp) else []
             if self.can_take_loan(corp):  # the turn's last chance to borrow (title data ``loans``)
                 out.append("take_loan")
-            elif self.can_take_loan(corp, ignore_round=True):
-                out.append("pass")  # the turn ends when the director says so (18xx.games waits too)
+            elif "site_turn_end_pass" in self.optional_rules and self.can_take_loan(corp, ignore_round=True):
+                out.append("pass")  # 18xx.games waits for the director's pass even after this round's loan
             return list(dict.fromkeys(out + ["pass"])) if out else []
         raise AssertionError(step)
 
@@ -202,6 +220,12 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def or_actions(self: "Game", entity: str) -> list[str]:
         """Action types ``entity`` may take now in the operating round."""
         s = self.state
+        forced = self.forced_lay_company()
+        if forced:
+            return ["lay_tile"] if entity == forced else []
+        crisis = self.cash_crisis_player()
+        if crisis:
+            return ["sell_shares"] if entity == crisis else []
         crowded = self.crowded_corps()
         if crowded:
             return ["discard_train"] if entity == crowded[0] else []
@@ -233,6 +257,27 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def _or_process(self: "Game", action: A.Action) -> None:
         s = self.state
         r = s.round
+        forced = self.forced_lay_company()
+        if forced:
+            if action.entity != forced or not isinstance(action, A.LayTile):
+                raise IllegalAction(f"{forced}'s tile must be laid first (lay <tile> <hex> <rotation> with {forced})")
+            self._special_lay(action)
+            s.companies[forced].closed = True
+            self.log(f"{forced} closes")
+            self._after_or_action()
+            return
+        crisis = self.cash_crisis_player()
+        if crisis:
+            if action.entity != crisis or not isinstance(action, A.SellShares):
+                raise IllegalAction(f"5.5.3: {crisis} owes {-s.cash[f'P:{crisis}']} and must sell shares first")
+            target = action.corporation or (action.shares[0].rsplit("_", 1)[0] if action.shares else "")
+            units = action.count or len(action.shares) or 1
+            if target in s.corporations and units not in self.crisis_bundles(crisis, target):
+                raise IllegalAction(f"12.4.1: {crisis} may not sell {units} of {target} now (a sale to pay "
+                                    "compensation may not change a director)")
+            self._do_sell(crisis, action)
+            self._after_or_action()
+            return
         crowded = self.crowded_corps()
         if crowded:
             if action.entity != crowded[0] or not isinstance(action, A.DiscardTrain):
@@ -242,6 +287,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             return
         corp = self._or_operator()
         allowed = self.or_actions(action.entity)
+        if isinstance(action, A.TakeLoan) and action.entity == corp and not self.can_take_loan(corp):
+            self.take_loan(corp)  # refuses, saying why (5.6)
         if action.type not in allowed:
             if action.entity not in (corp, self.president(corp)) and action.entity not in s.companies:
                 raise self._not_turn(action.entity)

@@ -147,7 +147,13 @@ class TrackMixin:
         c = s.corporations[corp]
         starts = s.map.token_cities(corp)
         home = [c.home] if not starts and c.tokens[0] is None else []
-        return self.graph().reach(corp, starts, home)
+        g = self.graph()  # rebuilt whenever the map changes (tiles, stations): a safe cache key
+        cache = g.__dict__.setdefault("_reach_cache", {})
+        key = (corp, tuple(starts), tuple(home))
+        got = cache.get(key)
+        if got is None:
+            got = cache[key] = g.reach(corp, starts, home)
+        return got
 
     def _lay_tile(self: "Game", corp: str, action: A.LayTile, special: bool = False) -> None:
         s = self.state
@@ -179,7 +185,10 @@ class TrackMixin:
                     self._unplace_corp_token(t, (coord, i))
                     continue
                 target = m.tokens[(coord, mapping[i])]
-                target[target.index(None)] = t
+                if None in target:
+                    target[target.index(None)] = t
+                else:  # a station beside a full city (a joint home, 1848 5.3.6) stays beside it
+                    target.append(t)
         for i, holder in old_res.items():
             m.reservations[(coord, mapping[i])] = holder
         for i in old.tile.cities():
@@ -232,6 +241,17 @@ class TrackMixin:
         return any((ab.get("on_blue") or self.title.tiles[t].color in self.phase.tiles)
                    and self.state.tile_supply.get(t) for t in ab["tiles"])
 
+    def special_kind(self: "Game", sym: str) -> bool | int | str:
+        """How ``check_lay`` treats private ``sym``'s tile lay: ``"blue"`` (a tile for an empty
+        blue hex), an int (the company's own lay with that terrain discount) or True (free,
+        anywhere among its hexes)."""
+        ab = self.company_ability(sym, "tile_lay") or {}
+        if ab.get("on_blue"):
+            return "blue"
+        if ab.get("consume_tile_lay"):
+            return int(ab.get("discount", 0))
+        return True
+
     def _special_lay(self: "Game", action: A.LayTile) -> None:
         comp = self.state.companies[action.entity]
         ab = self.company_ability(comp.sym, "tile_lay")
@@ -242,12 +262,7 @@ class TrackMixin:
         if name not in ab["tiles"]:
             raise IllegalTile(f"{comp.sym} may only lay tile {', '.join(ab['tiles'])}")
         corp = self._or_operator()
-        special: bool | int | str = True
-        if ab.get("on_blue"):
-            special = "blue"
-        elif ab.get("consume_tile_lay"):
-            special = int(ab.get("discount", 0))
-        self._lay_tile(corp, action, special=special)
+        self._lay_tile(corp, action, special=self.special_kind(comp.sym))
         comp.uses["tile_lay"] = comp.uses.get("tile_lay", 0) + 1
         if ab.get("consume_tile_lay"):
             self.state.round.tile_lays += 1

@@ -288,10 +288,23 @@ class TrainsMixin:
 
     def limited_trains(self: "Game", corp: str) -> list[str]:
         s = self.state
-        return [t for t in s.corporations[corp].trains if not self.outside_limit(s.trains[t].name)]
+        outside = self.__dict__.get("_outside_limit")
+        if outside is None:
+            outside = self.__dict__["_outside_limit"] = frozenset(
+                t["name"] for t in self.title.data["trains"] if t.get("outside_limit"))
+        trains = s.corporations[corp].trains
+        if not outside:
+            return list(trains)
+        return [t for t in trains if s.trains[t].name not in outside]
 
     def _other_trains(self: "Game", corp: str) -> list[str]:
         s = self.state
+        event = self.title.data.get("trains_between_companies_event")
+        if event and event not in s.events:
+            return []  # 8.3.4: not before that train event
+        if event:
+            return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}"
+                    and t.buyable and not self.outside_limit(t.name)]
         return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}" and t.buyable]
 
     def _room(self: "Game", corp: str, train: str | None = None) -> bool:
@@ -333,6 +346,8 @@ class TrainsMixin:
         s = self.state
         if not self._must_buy_train(corp):
             return False
+        if (self.title.data.get("loans") or {}).get("forced_train_loans"):
+            return False  # 8.4.3: the director contributes nothing; loans pay
         depot = [t for t in self._depot_trains() if not self.outside_limit(s.trains[t].name)]
         cheapest = min((s.trains[t].price for t in depot), default=0)
         return s.cash[f"C:{corp}"] < cheapest
@@ -363,6 +378,8 @@ class TrainsMixin:
     def _must_go_bankrupt(self: "Game", corp: str) -> bool:
         if not self._must_buy_train(corp):
             return False
+        if (self.title.data.get("loans") or {}).get("forced_train_loans"):
+            return False  # loans pay for it, or the company goes into receivership (1848 8.4)
         cheapest = min(self.state.trains[t].price for t in self._depot_trains())
         return self.emergency_buying_power(corp) < cheapest
 
@@ -399,6 +416,10 @@ class TrainsMixin:
             if price < 1:
                 raise IllegalAction("a train costs at least $1")
             seller = train.owner
+            if self.title.data.get("trades_at_face_value") and price != train.price and \
+                    self.president(seller[2:]) != self.president(corp):
+                raise IllegalAction(f"8.1: between companies with different directors a train changes hands "
+                                    f"at its face value ({train.price})")
         cash = s.cash[c.key]
         if price > cash and from_depot and self._must_buy_train(corp) and \
                 (self.title.data.get("loans") or {}).get("forced_train_loans"):
@@ -459,7 +480,10 @@ class TrainsMixin:
         return int(spec["discount"])
 
     def _train_data(self: "Game", name: str) -> dict:
-        return next(t for t in self.title.data["trains"] if t["name"] == name)
+        table = self.__dict__.get("_train_table")
+        if table is None:
+            table = self.__dict__["_train_table"] = {t["name"]: t for t in self.title.data["trains"]}
+        return table[name]
 
     def variant_price(self: "Game", train: Train, variant: str | None) -> int:
         """A new train's price for the side it is bought as (title data ``variant_prices``)."""

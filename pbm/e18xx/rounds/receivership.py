@@ -104,3 +104,25 @@ class ReceivershipMixin:
         train.owner = "removed"
         self.log(f"-- a {train.name} train leaves the game --")
         self._train_bought_from_depot(train.name)
+
+    def cash_crisis_player(self: "Game") -> str | None:
+        """5.5.3: a director whose compensation payment left him owing money must sell shares
+        (the usual selling rules) until he owes nothing or can sell no more; what he still owes
+        stays a debt to the bank (his cash below zero), paid from his next income."""
+        s = self.state
+        if not self.title.data.get("receivership") or s.round.kind != "operating":
+            return None
+        for p in s.players:
+            if s.cash[p.key] < 0 and any(self.crisis_bundles(p.name, c) for c in s.corporations):
+                return p.name
+        return None
+
+    def crisis_bundles(self: "Game", player: str, corp: str) -> list[int]:
+        """12.4.1: shares sold to pay compensation may not change a company's director."""
+        units = self._sellable_bundles(player, corp)
+        if self.president(corp) != player:
+            return units
+        s = self.state
+        others = max((self.percent_of(p.key, corp) for p in s.players if p.name != player), default=0)
+        held = self.percent_of(f"P:{player}", corp)
+        return [u for u in units if held - u * self.unit(corp) >= others]

@@ -192,6 +192,8 @@ class StockMixin(AuctionMixin):
 
     def _par_price(self: "Game", corp: str) -> int:
         c = self.state.corporations[corp]
+        if c.par is None and c.equal_shares:  # the lender has no starting value: its price
+            return self.share_price(corp)
         assert c.par
         return self.title.market[c.par[0]][c.par[1]].price  # type: ignore[union-attr]
 
