@@ -565,10 +565,14 @@ class TrainsMixin:
         s = self.state
         soft = {train for rule, train in self.title.data.get("soft_rust_by_rule", {}).items()
                 if rule in self.optional_rules} | ({name} if obsolete else set())
+        # 18AL 4.2.5.1: the trains made obsolete that sit in the open market or belong to the
+        # buyer of the new train go at once (18xx.games: they too run once more, ``site_obsolete``)
+        buyer = f"C:{self._or_operator()}" if obsolete and s.round.kind == "operating" else None
+        at_once = {"discard", buyer} if obsolete and "site_obsolete" not in self.optional_rules else set()
         for t in s.trains.values():
             if t.name != name or t.owner in ("removed", "depot"):
                 continue
-            if name in soft:
+            if name in soft and t.owner not in at_once:
                 t.obsolete = True
                 continue
             if t.owner.startswith("C:"):
