@@ -304,3 +304,38 @@ def test_random_1848_games_with_few_loans_reach_the_late_game(seed):
         assert g.total_cash() == total
     assert g.finished and g.state.end_reason in ("bank", "stock_market", "receiverships")
     assert int(g.phase.name) >= 5
+
+
+def test_director_change_example():
+    """6.2 (the example): Bill directs COM with 6 shares, Fred has 3; Bill sells 4 and keeps
+    2, so Fred becomes director; Bill hands over the director's certificate and receives two
+    standard shares for it. (Played on the CAR of a recorded game's stock round.)"""
+    g = at("1848_hotseat_game.json", 205)
+    s = g.state
+    bill, fred = "Player 3", "Player 1"
+    for sid in ("CAR_6", "CAR_7"):
+        s.share_owner[sid] = f"P:{fred}"  # Fred: 3 standard shares
+    assert g.percent_of(f"P:{bill}", "CAR") == 60 and g.percent_of(f"P:{fred}", "CAR") == 30
+    total, price = g.total_cash(), g.share_price("CAR")
+    cash = s.cash[f"P:{bill}"]
+    g.process(A.SellShares(bill, corporation="CAR", count=4))
+    assert g.president("CAR") == fred and s.share_owner["CAR_0"] == f"P:{fred}"
+    assert g.percent_of(f"P:{bill}", "CAR") == 20 and g.percent_of(f"P:{fred}", "CAR") == 30
+    assert all(sid != "CAR_0" for sid in g.shares_of(f"P:{bill}", "CAR"))  # two standard shares
+    assert s.cash[f"P:{bill}"] == cash + 4 * price and g.total_cash() == total
+
+
+@pytest.mark.parametrize("first, second", [("CAR", "VR"), ("VR", "CAR")])
+def test_token_moving_onto_an_occupied_space_goes_underneath(first, second):
+    """11 (the example): a company paying out moves one space right; arriving on a space where
+    another company's token already is, its token goes underneath, so it operates after it."""
+    g = at("1848_hotseat_game.json", 205)
+    s = g.state
+    r, c = s.corporations[first].price
+    g._set_price(s.corporations[second], (r, c - 1))
+    g.move_right(s.corporations[second])  # 11.1: a dividend moves it right, onto `first`
+    assert s.corporations[second].price == (r, c)
+    order = g.operating_order()
+    assert order.index(first) < order.index(second)
+    g.move_left(s.corporations[first])  # 11.2: retaining moves it one space left
+    assert s.corporations[first].price == (r, c - 1)
