@@ -339,3 +339,19 @@ def test_token_moving_onto_an_occupied_space_goes_underneath(first, second):
     assert order.index(first) < order.index(second)
     g.move_left(s.corporations[first])  # 11.2: retaining moves it one space left
     assert s.corporations[first].price == (r, c - 1)
+
+
+def test_sold_out_companies_rise_at_the_end_of_a_stock_round_but_not_the_bank_of_england():
+    """12.6.1: a company whose shares are all in players' hands moves one space up at the end
+    of the stock round; 12.6.2: the Bank of England's price does not change."""
+    g = at("1848_hotseat_game.json", 205)
+    s = g.state
+    for corp in ("CAR", "BOE"):
+        for sid, owner in list(s.share_owner.items()):
+            if sid.startswith(f"{corp}_") and not owner.startswith("P:"):
+                s.share_owner[sid] = "P:Player 2"
+    assert sum(g.percent_of(p.key, "BOE") for p in s.players) == 100
+    (r, c), boe, vr = s.corporations["CAR"].price, s.corporations["BOE"].price, s.corporations["VR"].price
+    g._finish_stock_round()
+    assert s.corporations["CAR"].price == (r - 1, c)
+    assert s.corporations["BOE"].price == boe and s.corporations["VR"].price == vr  # VR has IPO shares
