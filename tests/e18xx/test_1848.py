@@ -355,3 +355,11 @@ def test_sold_out_companies_rise_at_the_end_of_a_stock_round_but_not_the_bank_of
     g._finish_stock_round()
     assert s.corporations["CAR"].price == (r - 1, c)
     assert s.corporations["BOE"].price == boe and s.corporations["VR"].price == vr  # VR has IPO shares
+
+
+def test_new_games_follow_the_book_and_imports_select_the_site_rules():
+    """Rulings: the rulebook is the default for new games; a replay of an 18xx.games export
+    selects every ``site_*`` rule of the title (site_dutch_pass, site_routes, site_turn_end_pass)."""
+    assert not [r for r in new(4).optional_rules if r.startswith("site_")]
+    g = at("101.json", 1)
+    assert {"site_dutch_pass", "site_routes", "site_turn_end_pass"} <= set(g.optional_rules)
