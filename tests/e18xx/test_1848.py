@@ -363,3 +363,20 @@ def test_new_games_follow_the_book_and_imports_select_the_site_rules():
     assert not [r for r in new(4).optional_rules if r.startswith("site_")]
     g = at("101.json", 1)
     assert {"site_dutch_pass", "site_routes", "site_turn_end_pass"} <= set(g.optional_rules)
+
+
+def test_director_may_surrender_only_to_an_opponent_with_two_shares():
+    """6.2: a director gives up his office only by selling, and only if an opponent owns at
+    least two shares: with Fred at one share Bill may sell down to his certificate, no further."""
+    g = at("1848_hotseat_game.json", 205)
+    s = g.state
+    bill, fred = "Player 3", "Player 1"
+    assert g.percent_of(f"P:{fred}", "CAR") == 10 and g.percent_of(f"P:{bill}", "CAR") == 60
+    snap = (dict(s.cash), dict(s.share_owner))
+    with pytest.raises(GameError, match="may sell 10%, 20%, 30%, 40%"):
+        g.process(A.SellShares(bill, corporation="CAR", count=5))
+    assert (dict(s.cash), dict(s.share_owner)) == snap
+    s.share_owner["CAR_6"] = f"P:{fred}"  # Fred: two shares
+    assert max(a.count for a in g.legal_actions() if isinstance(a, A.SellShares) and a.corporation == "CAR") == 5
+    g.process(A.SellShares(bill, corporation="CAR", count=5))
+    assert g.president("CAR") == fred and g.percent_of(f"P:{bill}", "CAR") == 10
