@@ -380,3 +380,26 @@ def test_director_may_surrender_only_to_an_opponent_with_two_shares():
     assert max(a.count for a in g.legal_actions() if isinstance(a, A.SellShares) and a.corporation == "CAR") == 5
     g.process(A.SellShares(bill, corporation="CAR", count=5))
     assert g.president("CAR") == fred and g.percent_of(f"P:{bill}", "CAR") == 10
+
+
+def test_sale_at_the_bottom_of_a_column_and_no_rebuy_after_a_sale():
+    """12.5.1 (the example's second half): a token at the bottom of its column stays put when
+    shares are sold; 12.3.2: a player who sold a company's shares may not buy them this round."""
+    g = at("1848_hotseat_game.json", 205)
+    s = g.state
+    vr = s.corporations["VR"]
+    r, c = vr.price
+    while (r + 1, c) in s.market:
+        r += 1
+    g._set_price(vr, (r, c))  # the bottom of VR's column
+    total = g.total_cash()
+
+    def buys_vr() -> bool:
+        return any(isinstance(a, A.BuyShares) and a.shares and a.shares[0].startswith("VR_")
+                   for a in g.legal_actions())
+    assert buys_vr()
+    g.process(A.SellShares("Player 3", corporation="VR", count=1))
+    assert vr.price == (r, c) and g.total_cash() == total
+    assert g.current_entity() == "Player 3" and not buys_vr()
+    with pytest.raises(GameError, match="sold VR this round"):
+        g.process(A.BuyShares("Player 3", corporation="VR", source="ipo"))
