@@ -275,7 +275,7 @@ def _company_actions(g: "Game", corp: str, sym: str) -> list[A.Action]:
                 continue
             if not g._room(corp, t):
                 continue
-            price = max(0, tr.price - int(ab.get("discount", 0)))
+            price = tr.price - g.ability_discount(ab, tr.price)
             if price <= s.cash[f"C:{corp}"]:
                 out += [A.BuyTrain(sym, t, price, v) for v in _variants(g, t)]
     return out

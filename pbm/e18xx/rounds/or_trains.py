@@ -278,8 +278,15 @@ class TrainsMixin:
                 continue
             if ab.get("trains") and s.trains[train].name not in ab["trains"]:
                 continue
-            best = max(best, int(ab.get("discount", 0)))
+            best = max(best, self.ability_discount(ab, s.trains[train].price))
         return best
+
+    @staticmethod
+    def ability_discount(ab: dict, price: int) -> int:
+        """What a ``train_discount`` ability takes off a train of ``price``: ``percent`` of
+        it (rounded down) or a flat ``discount``."""
+        off = price * int(ab["percent"]) // 100 if "percent" in ab else int(ab.get("discount", 0))
+        return min(price, off)
 
     def outside_limit(self: "Game", name: str) -> bool:
         """Title data ``trains[].outside_limit``: a train type that does not count against the
@@ -881,8 +888,7 @@ class CompanyAbilitiesMixin:
                                     f"{', '.join(t for t in self._depot_trains() if s.trains[t].owner == 'depot')}")
             if ab.get("trains") and train.name not in ab["trains"]:
                 raise IllegalAction(f"{sym}'s discount is for a {' or '.join(ab['trains'])} train")
-            off = train.price * int(ab["percent"]) // 100 if "percent" in ab else int(ab.get("discount", 0))
-            price = max(0, train.price - off)
+            price = train.price - self.ability_discount(ab, train.price)
             if action.price is not None and action.price != price:
                 raise IllegalAction(f"with {sym} train {ref} costs {price}")
             self._close_company(sym, f"{train.price - price} off a new train")
