@@ -107,3 +107,29 @@ def test_18al_by_email_from_the_auction_into_the_operating_rounds(bama):
     assert {"stock", "operating"} <= kinds and {"bid", "par", "lay_tile", "buy_train"} <= types
     moves = cli("18xx", "moves", "bama-1").stdout
     assert moves.strip(), "pbm 18xx moves lists the legal moves"
+
+
+def test_7b_LN_home_moves_to_decatur():
+    """7(b): with the option L&N's home is Decatur (C4), not Nashville (A4)."""
+    plain = Game("18AL", ["A", "B", "C"])
+    moved = Game("18AL", ["A", "B", "C"], 1, ("LN_home_city_moved",))
+    assert plain.state.corporations["L&N"].home == "A4"
+    assert moved.state.corporations["L&N"].home == "C4"
+
+
+def test_7c_unlimited_4d_and_7d_hard_rust():
+    """7(c): the last 4D bought from the bank is replaced; 7(d): data makes the 4s rust
+    on the first 7 (instead of becoming obsolete, 4.2.5.1)."""
+    g = Game("18AL", ["A", "B", "C"], 1, ("unlimited_4d",))
+    fours = [t for t in g.state.trains.values() if t.name == "4D"]
+    for t in fours:
+        t.owner = "gone"
+    g._refill_unlimited("4D")
+    assert sum(1 for t in g.state.trains.values() if t.name == "4D" and t.owner == "depot") == 1
+    plain = Game("18AL", ["A", "B", "C"])
+    for t in plain.state.trains.values():
+        if t.name == "4D":
+            t.owner = "gone"
+    plain._refill_unlimited("4D")
+    assert not any(t.name == "4D" and t.owner == "depot" for t in plain.state.trains.values())
+    assert Game("18AL", ["A", "B", "C"]).title.data["hard_rust_by_rule"] == {"hard_rust_t4": "4"}
