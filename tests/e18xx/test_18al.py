@@ -72,7 +72,7 @@ def test_objective_pays_100_once_after_the_token():
 def test_route_extras_4d_doubles_token_and_name_chits():
     """Table III: the Warrior Coal Field token adds 10 to each train through its city; the
     Robert E. Lee chit adds 20 to the one best route joining Atlanta and Birmingham; a 4D
-    train pays double (Table I)."""
+    train pays double for its cities and off-boards (4.2.3.1), the bonus once."""
     from pbm.e18xx.routes import Route
     g = _game_at_operating()
     corp = g.current_entity()
@@ -80,12 +80,12 @@ def test_route_extras_4d_doubles_token_and_name_chits():
     t2 = next(t for t in s.trains.values() if t.name == "2")
     t4d = next(t for t in s.trains.values() if t.name == "4D")
     r1 = Route(nodes=(("G8", 0), ("G4", 0)), mask=0, stops=2, revenue=70)
-    r2 = Route(nodes=(("G4", 0), ("H5", 0)), mask=0, stops=2, revenue=50)
+    r2 = Route(nodes=(("G4", 0), ("H5", 0)), mask=0, stops=2, revenue=30)  # G4 bare (0), H5 30
     s.hex_bonuses[corp] = ("G4", 10)
     s.route_bonus_corps[corp] = "M&C"
     got = dict(g.route_extras(corp, [(t2.tid, r1), (t4d.tid, r2)]))
     assert got[t2.tid].revenue == 70 + 10 + 20
-    assert got[t4d.tid].revenue == 50 * 2 + 10
+    assert got[t4d.tid].revenue == 30 * 2 + 10  # the 4D doubles its cities, not the token
 
 
 def test_lumber_terminal_is_permanent():

@@ -133,3 +133,15 @@ def test_7c_unlimited_4d_and_7d_hard_rust():
     plain._refill_unlimited("4D")
     assert not any(t.name == "4D" and t.owner == "depot" for t in plain.state.trains.values())
     assert Game("18AL", ["A", "B", "C"]).title.data["hard_rust_by_rule"] == {"hard_rust_t4": "4"}
+
+
+def test_4d_doubles_cities_not_towns():
+    """4.2.3.1: a 4D earns double for each city and off-board it runs to; town revenue is
+    not doubled.  A route F1 (city 30) – D7 (town 10) – G8 (off-board 40): a 4 earns 80,
+    a 4D 30×2 + 10 + 40×2 = 150."""
+    from pbm.e18xx.routes import Route
+    g = Game("18AL", ["A", "B", "C"])
+    four, diesel = (next(t for t in g.state.trains if g.state.trains[t].name == n) for n in ("4", "4D"))
+    rt = Route(nodes=(("F1", 0), ("D7", 0), ("G8", 0)), mask=0, stops=2, revenue=80)
+    got = g.route_extras("ABC", [(four, rt), (diesel, rt)])
+    assert [r.revenue for _, r in got] == [80, 150]

@@ -72,14 +72,19 @@ class TrainsMixin:
 
     def route_extras(self: "Game", corp: str, chosen: list) -> list:
         """Revenue a route earns beyond its stops (title data): a train's ``multiplier``
-        (18AL's 4D pays double), the company's hex bonus token (each train through that hex
+        (18AL's 4D pays double for its cities and off-boards, not its towns), the company's hex bonus token (each train through that hex
         earns the bonus) and a ``route_bonuses`` private's bonuses (each goes to the one route
         joining its two hexes that earns most with it).  Returns the routes re-valued."""
         s = self.state
         mult = self._multipliers()
         out = []
         for tid, rt in chosen:
-            rev = rt.revenue * mult.get(s.trains[tid].name, 1)
+            rev = rt.revenue
+            times = mult.get(s.trains[tid].name, 1)
+            if times != 1:  # 4.2.3.1: cities and off-boards count ``times``, towns once
+                colors = self.route_colors()
+                rev += (times - 1) * sum(s.map.tile(h).nodes[i].revenue_for(colors) for h, i in rt.nodes
+                                         if s.map.tile(h).nodes[i].kind != "town")
             hb = s.hex_bonuses.get(corp)
             if hb and hb[0] in rt.hexes():
                 rev += hb[1]
