@@ -1,27 +1,20 @@
 """18AL: its own rules (objectives, the Warrior Coal Field token, the Memphis & Charleston
 route bonuses, New Decatur Yards' half-price train, the Lumber Terminal, obsolete 4s, 4D),
 random legal games to the end (a short soak; PBM_SLOW=1 or PBM_SOAK=1 for hundreds, every
-optional rule), and play by email through the real CLI and mail intake."""
+optional rule).  Play by email is in test_18al_play.py."""
 from __future__ import annotations
 
 import os
 import random
-import re
 
 import pytest
-from sqlalchemy import select
-
-from pbm.db import session_scope
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
 from pbm.e18xx.core.hexgrid import neighbour, to_xy
 from pbm.e18xx.core.title import load_title
-from pbm.e18xx.pbem.games import action_rows, load, move_text
 from pbm.e18xx.pbem.moves import format_action, parse_moves
-from pbm.models import Game as GameRow
 from tests.e18xx.helpers import pick, random_game
-from tests.e18xx.test_pbem_mail import PLAYERS, answer, send
 
 SLOW = os.environ.get("PBM_SLOW") or os.environ.get("PBM_SOAK")
 N = int(os.environ.get("PBM_SOAK_GAMES", "200")) if SLOW else 4
@@ -116,53 +109,3 @@ def test_18al_moves_parse_and_print(text, action):
     got = parse_moves(text, "L&N")
     assert got == [action]
     assert parse_moves(format_action(action), "L&N") == [action]
-
-
-@pytest.fixture
-def al(cli, tmp_path):
-    import mailbox
-    csv = tmp_path / "players.csv"
-    csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
-    out = cli("new-game", "18AL", "--players", str(csv), "--seed", "5", "--name", "al-1").stdout
-    secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
-    md = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
-    return cli, secrets, md, tmp_path / "Maildir"
-
-
-def _state(cli):
-    with session_scope(cli.url) as s:
-        row = s.scalar(select(GameRow).where(GameRow.name == "al-1"))
-        return load(s, row), len(action_rows(s, row))
-
-
-def test_18al_by_email_from_the_auction_into_the_operating_rounds(al):
-    cli, *_ = al
-    rng = random.Random(11)
-    seat_of = {n: i for i, (n, _) in enumerate(PLAYERS, 1)}
-    kinds = set()
-    game, _ = _state(cli)
-    total = game.total_cash()
-    for _ in range(250):
-        game, n_before = _state(cli)
-        if game.finished or "operating" in kinds:
-            break
-        entity = game.current_entity()
-        player = game.controller(entity)
-        texts = []
-        while not game.finished and game.current_entity() == entity:
-            act = pick(rng, game.legal_actions())
-            texts.append(move_text(game, act))
-            game.process(act)
-            if entity not in game.state.corporations:
-                break
-        line, inbound = send(al, seat_of[player], "\n".join(texts), game="al-1")
-        assert f"player {seat_of[player]} accepted" in line, (line, texts)
-        game, n_after = _state(cli)
-        assert n_after >= n_before + len(texts) and game.total_cash() == total
-        kinds.add(game.state.round.kind)
-        msg, text = answer(cli, inbound)
-        assert "ACCEPTED" in text
-        assert any(p.get_content_type() == "application/pdf" for p in msg.iter_attachments())
-    assert {"stock", "operating"} <= kinds
-    out = cli("18xx", "moves", "al-1").stdout
-    assert game.current_entity() in out
