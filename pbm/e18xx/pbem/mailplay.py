@@ -263,10 +263,19 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         if is_mover and inbound is not None:
             outbox.queue(session, f"receipt:{inbound.sha256[:24]}", "receipt", addrs, msg, game=game_row)
         else:
-            outbox.queue(session, f"18xx:{game_row.id}:{seq}:{p.number}", "18xx", addrs, msg, game=game_row)
+            outbox.queue(session, f"18xx:{game_row.id}:{seq}{_history(game_row)}:{p.number}", "18xx", addrs, msg,
+                         game=game_row)
         done.update(a.lower() for a in addrs)
         queued += 1
     return queued
+
+
+def _history(game_row) -> str:
+    """The part of an outbox key that tells histories apart after an undo ("" before any)."""
+    from pbm.e18xx.pbem.games import undos
+
+    n = undos(game_row)
+    return f"u{n}" if n else ""
 
 
 # ----------------------------------------------------------------- handling a mail
