@@ -496,6 +496,10 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
         lines += [f"  {e}" for e in echo]
     else:
         lines.append("  (no orders: control of your railroads and their dividends stay unchanged, §10.1D, §10.2H)")
+        lines += ["", "WARNING: NO ORDERS WERE READ FROM THIS SHEET. If you wrote orders, they were not found: write "
+                      "them on the sheet's lines (NAME: value) below its GAME/PLAYER/TURN/CODE/SECRET lines, or above "
+                      "a quoted original, and send the sheet again. If you meant to give no orders, nothing more "
+                      "is needed."]
     standing = []
     if orders.control is None:
         standing.append("control: unchanged (§10.1D)")
@@ -508,7 +512,7 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
         lines.append(f"PROBLEMS ({len(problems)}): orders marked NOT USED are left out above; ADJUSTED ones "
                      "were cut to what is allowed; a NOTE changes nothing.")
         lines += _problem_lines(problems)
-    else:
+    elif echo:
         lines.append("No problems found.")
     lines += ["", "To change your orders, send a complete new sheet (you may edit and send back the lines above "
                   "with the header below and your SECRET).",

@@ -15,7 +15,10 @@ Forgiving where a careful moderator would be (docs/rulings/mail.md):
   separator (``--``) or an ``END`` line is ignored;
 * in a reply that quotes the sheet (``> GAME: ...``) the quoted lines are read
   when no unquoted sheet is present, and ignored otherwise;
-* an order given twice: the later line counts, and the receipt says so.
+* an order given twice: the later line counts, and the receipt says so;
+* orders written above a quoted original ("-----Original Message-----",
+  "On ... wrote:", top-posting) are read, with the original's header lines
+  for those not written above; the quoted sheet itself is then ignored.
 """
 
 from __future__ import annotations
@@ -456,6 +459,35 @@ class _Builder:
         return o
 
 
+_ORIGINAL = re.compile(r"^\s*(-{3,}\s*original message\s*-{3,}|on .{1,200} wrote:|_{5,})\s*$", re.IGNORECASE)
+
+
+def _top_posted(lines: list[str]) -> list[tuple[int, str]] | None:
+    """A reply written above the quoted original (Outlook's "-----Original Message-----",
+    "On ... wrote:"), with orders above it: the header lines of the original (those not
+    written above) and then the lines above, with their line numbers; None otherwise."""
+    sep = next((i for i, ln in enumerate(lines) if _ORIGINAL.match(ln)), None)
+    if sep is None:
+        return None
+    above = list(enumerate(lines[:sep], start=1))
+    kinds = []
+    for _, ln in above:
+        split = _split_line(ln.strip()) if ln.strip() and not ln.strip().startswith("#") else None
+        kinds.append(_classify(split[0]) if split else None)
+    if not any(k is not None and k[0] not in HEADER_KEYS and k[0] != "END" for k in kinds):
+        return None  # nothing written above: the sheet is the quoted one
+    have = {k[0] for k in kinds if k is not None and k[0] in HEADER_KEYS}
+    header = []
+    for number, ln in enumerate(lines[sep + 1:], start=sep + 2):
+        text = re.sub(r"^(\s*>)+ ?", "", ln).strip()
+        split = _split_line(text) if text else None
+        kind = _classify(split[0]) if split else None
+        if kind is not None and kind[0] in HEADER_KEYS and kind[0] not in have:
+            have.add(kind[0])
+            header.append((number, text))
+    return header + above
+
+
 def parse_text(text: str, *, source: str = "text") -> ParsedSheet:
     """Read a plain-text turnsheet; never raises (see the module docstring)."""
     b = _Builder()
@@ -469,7 +501,7 @@ def parse_text(text: str, *, source: str = "text") -> ParsedSheet:
         lines = lines[:MAX_LINES]
     unquoted_header = any(re.match(r"^\s*GAME\s*:", ln, re.IGNORECASE) for ln in lines)
     started = False
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in _top_posted(lines) or list(enumerate(lines, start=1)):
         line = raw
         if line.lstrip().startswith(">"):
             if unquoted_header:
