@@ -480,6 +480,10 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
     if status == "accepted":
         lines.append("ACCEPTED. These are the orders that will be resolved, unless you send a later sheet "
                      "before the deadline (the last sheet counts, and it replaces the whole earlier sheet).")
+        if not echo:
+            lines += ["", "WARNING: NO ORDERS WERE FOUND ON THIS SHEET. If you wrote orders, they were not read: "
+                      "write them one per line as NAME: value (e.g. BORROW: 100) below the GAME, PLAYER, TURN "
+                      "and CODE lines, or above a quoted sheet, and send the whole sheet again."]
     elif status == "late" and closed:
         lines.append("LATE — NOT USED. This sheet arrived after the turn was closed for resolution. It is stored; "
                      "it will not be used.")
@@ -496,10 +500,6 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
         lines += [f"  {e}" for e in echo]
     else:
         lines.append("  (no orders: control of your railroads and their dividends stay unchanged, §10.1D, §10.2H)")
-        lines += ["", "WARNING: NO ORDERS WERE READ FROM THIS SHEET. If you wrote orders, they were not found: write "
-                      "them on the sheet's lines (NAME: value) below its GAME/PLAYER/TURN/CODE/SECRET lines, or above "
-                      "a quoted original, and send the sheet again. If you meant to give no orders, nothing more "
-                      "is needed."]
     standing = []
     if orders.control is None:
         standing.append("control: unchanged (§10.1D)")
@@ -514,6 +514,8 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
         lines += _problem_lines(problems)
     elif echo:
         lines.append("No problems found.")
+    else:
+        lines.append("No problems found, but no orders either (see the WARNING above).")
     lines += ["", "To change your orders, send a complete new sheet (you may edit and send back the lines above "
                   "with the header below and your SECRET).",
               f"GAME: {game.name}", f"PLAYER: {player.number}", f"TURN: {game.turn}",

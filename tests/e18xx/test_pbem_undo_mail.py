@@ -28,10 +28,10 @@ def test_undo_is_announced_and_the_next_move_reaches_everyone(ga):
     assert "accepted" in line
     before = len(_mails(cli))
     out = cli("18xx", "undo", "ga-1").stdout
-    assert "Removed action #1" in out and "Announced the undo to 3 player(s)" in out
+    assert "Removed action #1" in out and "Queued the new state to 3 player(s)" in out
     undo_mails = _mails(cli)[before:]
     assert sorted(to for _, to, _ in undo_mails) == sorted(a for _, a in PLAYERS)
-    assert all("UNDONE by the moderator: action #1 ([Ann] bid 20 LTR)" in body for *_, body in undo_mails)
+    assert all("The moderator took back move #1 ([Ann] bid 20 LTR)" in body for *_, body in undo_mails)
     # the same move again (action #1 of the new history): the two others get its state mail
     mark = len(_mails(cli))
     line, _ = send(ga, 1, "bid 25 LTR")

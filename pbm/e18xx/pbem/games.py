@@ -559,19 +559,14 @@ def undo(session: Session, game_row) -> Any:
         raise PbemError(f"game {game_row.name} has no actions to undo")
     last = rows[-1]
     session.execute(delete(Action18).where(Action18.id == last.id))
-    # a new history from here: its mails get keys of their own (the old keys are spent)
-    game_row.state = {**(game_row.state or {}), "undos": undos(game_row) + 1, "offer": None}
+    game_row.options = {**(game_row.options or {}), "undos": int((game_row.options or {}).get("undos", 0)) + 1}
+    set_offer(game_row, None)  # an offer made against the undone history lapses
     if game_row.status == "finished":
         game_row.status = "open"
     game = load(session, game_row)
     game_row.turn = game.state.turn
     session.flush()
     return last
-
-
-def undos(game_row) -> int:
-    """How many actions the moderator has taken back (outbox keys name it, so they stay unique)."""
-    return int((game_row.state or {}).get("undos") or 0)
 
 
 def action_count(session: Session, game_row) -> int:
