@@ -112,6 +112,11 @@ def move_cmd(ctx: typer.Context,
             typer.echo(f"  #{a.seq} {a.player}: {_fmt(a.action)}" + _via_note(a.via))
         assert out.game is not None
         typer.echo(f"Stored {len(out.applied)} action(s). Now: {_now(out.game)}")
+        if out.offer is not None:  # 18GA 3.2: another player's private is sold only if its owner agrees
+            o = out.offer
+            typer.echo(f"Offer, not a sale: {o['entity']} offers {o['owner']} ${o['price']} for {o['company']}; "
+                       f"{o['owner']} (player {o['owner_seat']}) answers 'accept {o['company']}' or "
+                       f"'decline {o['company']}'.")
         if mail:
             seat = next(p for p in seat_rows(s, row) if p.number == player)
             n = broadcast(s, row, out.game, reply_sender(None), mover=seat, applied=out.applied, rep=out.replayed,

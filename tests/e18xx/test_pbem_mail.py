@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from pbm.db import session_scope
 from pbm.e18xx.core import actions as A
-from pbm.e18xx.pbem.games import action_rows, load, move_text
+from pbm.e18xx.pbem.games import action_rows, load, move_text, needs_consent
 from pbm.models import Action18, Game, InboundMessage, OutboxMessage
 from tests.e18xx.helpers import pick
 from tests.mail.helpers import mk, reply_for
@@ -88,8 +88,9 @@ def test_email_rounds_until_the_companies_operate(ga):
         player = game.controller(entity)
         texts = []
         while not game.finished and game.current_entity() == entity:
-            acts = [a for a in game.legal_actions() if a.entity in game.state.corporations
-                    or a.entity in seat_of or isinstance(a, A.LayTile)]
+            acts = [a for a in game.legal_actions() if (a.entity in game.state.corporations
+                    or a.entity in seat_of or isinstance(a, A.LayTile))
+                    and not needs_consent(game, player, a)]  # a sale between players is an offer (3.2)
             act = pick(rng, acts)
             texts.append(move_text(game, act))
             game.process(act)

@@ -196,3 +196,19 @@ def test_missed_turns_hand_the_seat_to_the_computer_and_back(db_url, game):
         _count(s, g)
         assert s.scalar(select(Player).where(Player.game_id == g.id, Player.number == 2)).missed_turns == 0
         set_deadline(s, g, None)
+
+
+def test_top_posted_orders_above_an_original_message_are_read(db_url, game):
+    """Issue 18 item 4: an Outlook-style reply writes the orders above the quoted original sheet."""
+    with session_scope(db_url) as s:
+        original = sheet(s, game.game_id, 1, "BORROW:\nB&O DIVIDEND:\n")
+        for sep in ("-----Original Message-----", "On Sun, 22 Nov 2026 at 17:21, pbm <orders@pbm.example> wrote:"):
+            body = "BORROW: 1000\nB&O DIVIDEND: 20\n\nThanks, Ada\n\n" + sep + "\n" + original
+            out = ingest(s, mk(body, msgid=f"<top{len(sep)}@x>"), _ctx())
+            assert out.status == "accepted", out
+            _, text = reply_for(s, out.inbound_id)
+            assert "  BORROW: 1000\n" in text and "  B&O DIVIDEND: 20\n" in text
+            assert "NO ORDERS WERE" not in text
+            orders, source = orders_for_turn(s, s.get(Game, game.game_id))[1]
+            assert orders.borrow == 1000 and source == "email"
+

@@ -15,6 +15,8 @@ into ordinary ``pass`` actions whenever their player must act.
 """
 from __future__ import annotations
 
+import re
+
 import secrets as _secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -257,6 +259,7 @@ class Outcome:
     legal: list[str] = field(default_factory=list)  # what the acting entity may do now (if refused)
     moves: int = 0
     replayed: Replayed | None = None  # the replay behind ``game`` (last routes, for the PDF)
+    offer: dict | None = None  # a sale offered to another player, waiting for the owner's answer (18GA 3.2)
 
 
 def legal_lines(game: Game, limit: int = 40) -> list[str]:
@@ -329,13 +332,18 @@ def _authorize(game: Game, player: str, act: A.Action) -> None:
 
 def apply(session: Session, game_row, player_number: int, moves: str | Sequence[Move], *,
           message_id: int | None = None, check_cash: bool = True, via: str = "",
-          now: Any = None) -> Outcome:
+          now: Any = None, consented: bool = False) -> Outcome:
     """Try ``moves`` (text in the move language, or parsed moves) for seat ``player_number``.
 
     All or nothing: if any move is refused, nothing is stored and the outcome
     says which move and why, with what is legal now.  ``via`` marks the
     mover's actions in the log (``computer``, ``timeout``); the move clock
-    restarts (at ``now``) when actions were stored."""
+    restarts (at ``now``) when actions were stored.
+
+    Buying another player's private (rule 3.2, "at any agreed price") is
+    not applied: it becomes an offer (``Outcome.offer``, kept in the game's
+    state) that the owner accepts or declines by mail (:func:`answer_offer`);
+    ``consented`` applies it (the owner has agreed)."""
     from pbm.models import Action18
 
     if game_row.status != "open":
@@ -366,6 +374,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     n_actions = 0
 
     runners = autorun_players(game_row)
+    offer: dict | None = None
 
     def run_standing(auto: bool = False) -> None:
         """Standing orders due now; the autorun order only between mails (``auto``), never between
@@ -396,17 +405,29 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 added = True
                 run_standing()
                 continue
+            owner = None if consented else needs_consent(game, name, mv)
             try:
                 _authorize(game, name, mv)
-                step(rep, mv)
+                if owner and i != len(parsed):
+                    raise GameError(f"buying {owner}'s private needs {owner}'s consent (rule 3.2), so the offer "
+                                    "must be the last move of a mail; send the moves after it once the sale is "
+                                    "agreed")
+                step(rep, mv)  # an offer too: it must be legal now
             except GameError as exc:
                 raise GameError(f"move {i} ({format_action(mv)}): {exc}") from None
+            if owner:
+                assert isinstance(mv, A.BuyCompany)
+                offer = {"buyer": player_number, "buyer_name": name, "entity": mv.entity,
+                         "company": mv.company, "price": mv.price, "owner": owner,
+                         "owner_seat": number_of.get(owner), "at": stored + len(charged)}
+                break
             n_actions += 1
             charged.append((name, mv, via))
             if check_cash and game.total_cash() != rep.total_cash:
                 raise GameError(f"internal error: cash not conserved after {format_action(mv)}")
             run_standing()
-        run_standing(True)
+        if offer is None:
+            run_standing(True)
     except GameError as exc:
         return refuse(str(exc))
     seq = stored
@@ -422,12 +443,99 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     _save_standing(game_row, orders, game)
     from pbm.e18xx.pbem.pacing import touch
 
+    if applied or offer is not None:
+        set_offer(game_row, offer)  # a new move (or a new offer) ends an older offer
+    if offer is not None:
+        session.flush()
+        rep = replay_rows(session, game_row)  # the game without the offered sale
+        game = rep.game
     touch(game_row, seq, now)
     game_row.turn = game.state.turn
     if game.finished:
         game_row.status = "finished"
     session.flush()
-    return Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep)
+    return Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep, offer=offer)
+
+
+# ----------------------------------------------------------------- sales between players (18GA 3.2)
+def needs_consent(game: Game, player: str, act: Any) -> str | None:
+    """The player whose consent ``act`` needs, or None: buying a private that
+    another player owns is a sale "at any agreed price" (18GA 3.2), so its
+    owner must agree; a company's purchase from its own president needs none."""
+    if not isinstance(act, A.BuyCompany):
+        return None
+    comp = game.state.companies.get(act.company)
+    if comp is None or not comp.owner or not comp.owner.startswith("P:"):
+        return None
+    owner = comp.owner[2:]
+    return None if owner == player else owner
+
+
+def pending_offer(game_row) -> dict | None:
+    """The sale offered to a player and not yet answered (at most one: the buyer is waiting)."""
+    return (game_row.state or {}).get("offer") or None
+
+
+def set_offer(game_row, offer: dict | None) -> None:
+    game_row.state = {**(game_row.state or {}), "offer": offer}
+
+
+_ANSWER = re.compile(r"^\s*(accept|decline)\b\s*(.*?)\s*$", re.IGNORECASE)
+
+
+def offer_answer(text: str) -> tuple[str, str] | None:
+    """("accept"|"decline", private) if the move text is an answer to an offer, else None."""
+    lines = [x for x in text.splitlines() if x.strip()]
+    if not lines:
+        return None
+    m = _ANSWER.match(lines[0])
+    if not m:
+        return None
+    return m.group(1).lower(), m.group(2).split()[0].upper() if m.group(2).split() else ""
+
+
+def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id: int | None = None,
+                 now: Any = None) -> tuple[Outcome, dict | None]:
+    """The owner's ``accept <private>`` or ``decline <private>`` (18GA 3.2).
+
+    Accepting applies the buyer's purchase as offered, if nothing has
+    happened in the game since the offer; declining withdraws it.  Returns
+    the outcome and the offer answered."""
+    verb, comp = offer_answer(text) or ("", "")
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    offer = pending_offer(game_row)
+    seats = {p.number: p for p in players(session, game_row)}
+
+    def refuse(why: str) -> tuple[Outcome, dict | None]:
+        fresh = replay_rows(session, game_row)
+        return Outcome(False, why, game=fresh.game, legal=legal_lines(fresh.game), replayed=fresh), offer
+
+    if len(lines) > 1:
+        return refuse(f"line 2: {lines[1]!r}: an answer to an offer stands alone in its mail; "
+                      f"send '{verb} {comp}' by itself and other moves in another mail")
+    if offer is None:
+        return refuse(f"line 1: {lines[0]!r}: there is no offer waiting for an answer")
+    if seat != offer.get("owner_seat"):
+        return refuse(f"line 1: {lines[0]!r}: the offer for {offer['company']} waits for {offer['owner']}'s "
+                      "answer, not yours")
+    if comp != offer["company"]:
+        return refuse(f"line 1: {lines[0]!r}: the offer waiting is for {offer['company']}; "
+                      f"write '{verb} {offer['company']}'")
+    if action_count(session, game_row) != offer["at"]:
+        set_offer(game_row, None)
+        return refuse(f"line 1: the offer for {offer['company']} lapsed: the game moved on since it was made")
+    if verb == "decline":
+        set_offer(game_row, None)
+        session.flush()
+        rep = replay_rows(session, game_row)
+        return Outcome(True, "", [], False, rep.game, replayed=rep), offer
+    act = A.BuyCompany(offer["entity"], offer["company"], int(offer["price"]))
+    out = apply(session, game_row, int(offer["buyer"]), [act], message_id=message_id, now=now, consented=True,
+                via=f"agreed by {seats[seat].name}")
+    if out.accepted:
+        set_offer(game_row, None)
+        session.flush()
+    return out, offer
 
 
 VIA_NOTES = {"standing": " (standing order)", "computer": " (computer player)", "timeout": " (time-out default)"}
@@ -452,6 +560,7 @@ def undo(session: Session, game_row) -> Any:
     last = rows[-1]
     session.execute(delete(Action18).where(Action18.id == last.id))
     game_row.options = {**(game_row.options or {}), "undos": int((game_row.options or {}).get("undos", 0)) + 1}
+    set_offer(game_row, None)  # an offer made against the undone history lapses
     if game_row.status == "finished":
         game_row.status = "open"
     game = load(session, game_row)

@@ -30,8 +30,8 @@ from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import clean_address, contents
 
 from pbm.e18xx.pbem.moves import format_action
-from pbm.e18xx.pbem.games import (Applied, Replayed, apply, is_18xx, legal_lines, players, replay_rows, via_note,
-                                  who_acts)
+from pbm.e18xx.pbem.games import (Applied, Replayed, answer_offer, apply, is_18xx, legal_lines, offer_answer, players,
+                                  replay_rows, via_note, who_acts)
 
 _HEADER = re.compile(r"^\s*(game|player|secret|seen|away|notify|autorun|auto|for)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
 _STOP = re.compile(r"^(-- ?|-{3,}\s*original message\s*-{3,}|_{5,}|on .{1,200} wrote:)$", re.IGNORECASE)
@@ -361,7 +361,18 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         body = f"{away_note}\n\n-- \npbm (automatic answer)\n"
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Noted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "accepted", "", replied, 0, player.number)
-    out = apply(session, game, player.number, c.mail.moves, message_id=row.id, via=via)
+    answered = None
+    if offer_answer(c.mail.moves) is not None:  # the owner's answer to an offer (18GA 3.2)
+        out, answered = answer_offer(session, game, player.number, c.mail.moves, message_id=row.id)
+        if out.accepted:
+            away_note = "\n".join(x for x in (away_note, _answer_note(answered, bool(out.applied))) if x)
+            if not out.applied:
+                _tell_buyer(session, game, ctx.sender, answered)
+    else:
+        out = apply(session, game, player.number, c.mail.moves, message_id=row.id, via=via)
+        if out.accepted and out.offer is not None:
+            away_note = "\n".join(x for x in (away_note, _offer_note(out.offer)) if x)
+            _tell_owner(session, game, ctx.sender, out.offer)
     if not out.accepted:
         _finish(row, "rejected", out.error, sheet_in=c.mail.where)
         assert out.game is not None
@@ -389,6 +400,55 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     broadcast(session, game, out.game, ctx.sender, mover=player, inbound=row, extra=extra, applied=out.applied,
               rep=out.replayed, note=away_note)
     return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
+
+
+def _offer_note(offer: dict) -> str:
+    return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
+            f"{offer['company']}. A sale between players needs the owner's agreement (rule 3.2, "
+            f"\"at any agreed price\"); it happens when {offer['owner']} answers 'accept {offer['company']}' "
+            f"and is withdrawn by 'decline {offer['company']}' or by any other move.")
+
+
+def _answer_note(offer: dict | None, sold: bool) -> str:
+    if offer is None:
+        return ""
+    if sold:
+        return (f"SALE AGREED: {offer['owner']} accepted {offer['entity']}'s offer: {offer['company']} "
+                f"for ${offer['price']} (rule 3.2).")
+    return (f"OFFER DECLINED: {offer['owner']} declined {offer['entity']}'s offer of ${offer['price']} for "
+            f"{offer['company']}; {offer['buyer_name']} is still to act.")
+
+
+def _offer_mail(session: Session, game_row, sender: str, offer: dict, seat_number, key: str, subject: str,
+                text: str) -> None:
+    seat = next((p for p in players(session, game_row) if p.number == seat_number), None)
+    addr = clean_address(seat.email or "") if seat is not None else ""
+    if not addr:
+        return
+    body = "\n".join([text, ""] + _seat_lines(seat.number, game_row)) + "\n"
+    msg = make_message(sender, [addr], f"[{one_line(game_row.name, 40)}] {subject}", body)
+    outbox.queue(session, key, "18xx", [addr], msg, game=game_row)
+
+
+def _tell_owner(session: Session, game_row, sender: str, offer: dict) -> None:
+    """The owner hears of the offer and how to answer it (18GA 3.2)."""
+    c = offer["company"]
+    text = (f"{offer['entity']} offers you ${offer['price']} for your private {c} (rule 3.2: players sell "
+            f"privates to each other at any agreed price).\n\nTo sell, reply with the line:\n\n  accept {c}\n\n"
+            f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
+            "anything else happens in the game first.")
+    _offer_mail(session, game_row, sender, offer, offer.get("owner_seat"),
+                f"offer:{game_row.id}:{offer['at']}:{c}:{offer['buyer']}:{offer['price']}",
+                f"Offer for your {c}: ${offer['price']} from {offer['entity']}", text)
+
+
+def _tell_buyer(session: Session, game_row, sender: str, offer: dict | None) -> None:
+    if offer is None:
+        return
+    _offer_mail(session, game_row, sender, offer, offer.get("buyer"),
+                f"offer-declined:{game_row.id}:{offer['at']}:{offer['company']}:{offer['price']}",
+                f"Offer declined: {offer['company']}", _answer_note(offer, False)
+                + "\n\nMake another move (or another offer).")
 
 
 def _stale(session: Session, game_row, player, mail: MoveMail) -> str | None:

@@ -1,0 +1,107 @@
+"""18GA 3.2 by mail: a private changes hands between players only at a price its owner agrees to."""
+from __future__ import annotations
+
+import random
+
+from sqlalchemy import select
+
+from pbm.db import session_scope
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.pbem.games import move_text
+from pbm.models import Game, OutboxMessage
+from tests.e18xx.helpers import pick
+from tests.e18xx.test_pbem_mail import PLAYERS, _body, answer, ga, send, state  # noqa: F401 (ga: fixture)
+
+SEAT = {n: i for i, (n, _) in enumerate(PLAYERS, 1)}
+
+
+def _to_a_sale(ga):
+    """Mail random legal moves (never a private's sale) until a player in a stock round may buy
+    another player's private; returns (game, buyer, private, owner)."""
+    cli = ga[0]
+    rng = random.Random(7)
+    for _ in range(60):
+        game, _ = state(cli)
+        ent = game.current_entity()
+        if game.state.round.kind == "stock" and ent in SEAT:
+            comps = game._player_companies_for_sale(ent)
+            if comps:
+                comp = comps[0]
+                return game, ent, comp, game.state.companies[comp].owner[2:]
+        acts = [a for a in game.legal_actions() if not isinstance(a, A.BuyCompany)]
+        act = pick(rng, acts)
+        line, _ = send(ga, SEAT[game.controller(act.entity)], move_text(game, act))
+        assert "accepted" in line, line
+    raise AssertionError("no player-to-player sale came up")
+
+
+def _outbox(cli, prefix: str) -> list[str]:
+    import email
+    import email.policy
+
+    with session_scope(cli.url) as s:
+        rows = s.scalars(select(OutboxMessage).where(OutboxMessage.key.like(prefix + "%"))).all()
+        return [_body(email.message_from_bytes(r.raw, policy=email.policy.default)) for r in rows]
+
+
+def test_buying_another_players_private_is_an_offer_until_the_owner_accepts(ga):
+    cli = ga[0]
+    game, buyer, comp, owner = _to_a_sale(ga)
+    cash = dict(game.state.cash)
+    total = game.total_cash()
+    _, n0 = state(cli)
+    line, inbound = send(ga, SEAT[buyer], f"buy private {comp} 1")
+    assert "accepted" in line, line
+    game, n1 = state(cli)
+    assert n1 == n0 and game.state.companies[comp].owner == f"P:{owner}"  # nothing changed hands
+    assert game.state.cash == cash
+    _, text = answer(cli, inbound)
+    assert f"OFFER MADE, NOT YET A SALE: {buyer} offers {owner} $1 for {comp}" in text
+    told = _outbox(cli, "offer:")
+    assert len(told) == 1 and f"accept {comp}" in told[0] and f"{buyer} offers you $1" in told[0]
+    # someone else cannot accept it
+    other = next(n for n in SEAT if n not in (buyer, owner))
+    line, inbound = send(ga, SEAT[other], f"accept {comp}")
+    assert "rejected" in line
+    assert f"waits for {owner}'s answer, not yours" in answer(cli, inbound)[1]
+    # the owner accepts: the sale happens as offered
+    line, inbound = send(ga, SEAT[owner], f"accept {comp}")
+    assert "accepted" in line, line
+    game, n2 = state(cli)
+    assert n2 == n1 + 1 and game.state.companies[comp].owner == f"P:{buyer}"
+    assert game.state.cash[f"P:{buyer}"] == cash[f"P:{buyer}"] - 1
+    assert game.state.cash[f"P:{owner}"] == cash[f"P:{owner}"] + 1
+    assert game.total_cash() == total
+    _, text = answer(cli, inbound)
+    assert f"SALE AGREED: {owner} accepted {buyer}'s offer: {comp} for $1" in text
+    assert "(agreed by" in text
+    with session_scope(cli.url) as s:
+        assert s.scalar(select(Game).where(Game.name == "ga-1")).state.get("offer") is None
+
+
+def test_a_declined_offer_changes_nothing_and_the_buyer_is_told(ga):
+    cli = ga[0]
+    game, buyer, comp, owner = _to_a_sale(ga)
+    cash = dict(game.state.cash)
+    send(ga, SEAT[buyer], f"buy private {comp} 1")
+    line, inbound = send(ga, SEAT[owner], f"decline {comp}")
+    assert "accepted" in line, line
+    game, _ = state(cli)
+    assert game.state.companies[comp].owner == f"P:{owner}" and game.state.cash == cash
+    assert game.current_entity() == buyer
+    assert "OFFER DECLINED" in answer(cli, inbound)[1]
+    told = _outbox(cli, "offer-declined:")
+    assert len(told) == 1 and f"{owner} declined {buyer}'s offer of $1 for {comp}" in told[0]
+    # the declined offer cannot be accepted afterwards
+    line, inbound = send(ga, SEAT[owner], f"accept {comp}")
+    assert "rejected" in line and "there is no offer waiting" in answer(cli, inbound)[1]
+
+
+def test_an_offer_must_be_the_last_move_of_a_mail(ga):
+    cli = ga[0]
+    game, buyer, comp, owner = _to_a_sale(ga)
+    _, n0 = state(cli)
+    line, inbound = send(ga, SEAT[buyer], f"buy private {comp} 1\npass")
+    assert "rejected" in line
+    assert "needs " + owner + "'s consent (rule 3.2)" in answer(cli, inbound)[1]
+    assert state(cli)[1] == n0
