@@ -147,15 +147,14 @@ def test_1848_cash_conserved_after_every_action(rel):
 
 
 AL_FIXTURES = ["18AL/18AL_game_end_bankrupt.json", "18AL/4714.json", "18AL/hs_pzujrnou_144868.json",
-               pytest.param("18AL/1446.json", marks=pytest.mark.xfail(
-                   strict=True, reason="an early export (routes as hex connections, no revenues): "
-                                       "scores 29-59 above the site's; not yet explained"))]
+               "18AL/1446.json"]
 
 
 @pytest.mark.parametrize("rel", AL_FIXTURES)
 def test_every_18AL_fixture_identical(rel):
     """The recorded 18AL games replay to the site's result (objectives, the Warrior Coal Field
-    token, the Memphis & Charleston route bonuses, New Decatur Yards' half-price train, 4D)."""
+    token, the Memphis & Charleston route bonuses, New Decatur Yards' half-price train, 4D doubling
+    cities and off-boards but not towns: the early export 1446 runs 4Ds through Dothan)."""
     from pbm.e18xx.fixtures import load_fixture
     export, where = load_fixture(rel)
     if export is None:

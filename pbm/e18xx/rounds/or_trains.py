@@ -64,14 +64,15 @@ class TrainsMixin:
 
     def route_extras(self: "Game", corp: str, chosen: list) -> list:
         """Revenue a route earns beyond its stops (title data): a train's ``multiplier``
-        (18AL's 4D pays double), the company's hex bonus token (each train through that hex
+        (18AL's 4D pays double for its cities and off-boards), the company's hex bonus token (each train through that hex
         earns the bonus) and a ``route_bonuses`` private's bonuses (each goes to the one route
         joining its two hexes that earns most with it).  Returns the routes re-valued."""
         s = self.state
         mult = self._multipliers()
         out = []
         for tid, rt in chosen:
-            rev = rt.revenue * mult.get(s.trains[tid].name, 1)
+            times = mult.get(s.trains[tid].name, 1)
+            rev = rt.revenue if times == 1 else rt.revenue * times - (times - 1) * self._town_revenue(rt)
             hb = s.hex_bonuses.get(corp)
             if hb and hb[0] in rt.hexes():
                 rev += hb[1]
@@ -83,6 +84,17 @@ class TrainsMixin:
             if fits:
                 max(fits, key=lambda o: o[2])[2] += int(bonus["bonus"])
         return [(tid, replace(rt, revenue=rev)) for tid, rt, rev in out]
+
+    def _town_revenue(self: "Game", rt) -> int:
+        """What the towns of route ``rt`` earn: a train's ``multiplier`` doubles its cities and
+        off-boards only (18AL 4.2.3.1: town revenues are not doubled)."""
+        m, colors = self.graph().map, self.route_colors()
+        total = 0
+        for h, i in rt.nodes:
+            node = m.tile(h).nodes[i]
+            if node.kind == "town":
+                total += node.revenue_for(colors)
+        return total
 
     def stop_groups(self: "Game"):
         from pbm.e18xx.freight import StopGroups
