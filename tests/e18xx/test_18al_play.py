@@ -107,3 +107,41 @@ def test_18al_by_email_from_the_auction_into_the_operating_rounds(bama):
     assert {"stock", "operating"} <= kinds and {"bid", "par", "lay_tile", "buy_train"} <= types
     moves = cli("18xx", "moves", "bama-1").stdout
     assert moves.strip(), "pbm 18xx moves lists the legal moves"
+
+
+def test_7b_LN_home_moves_to_decatur():
+    """7(b): with the option L&N's home is Decatur (C4), not Nashville (A4)."""
+    plain = Game("18AL", ["A", "B", "C"])
+    moved = Game("18AL", ["A", "B", "C"], 1, ("LN_home_city_moved",))
+    assert plain.state.corporations["L&N"].home == "A4"
+    assert moved.state.corporations["L&N"].home == "C4"
+
+
+def test_7c_unlimited_4d_and_7d_hard_rust():
+    """7(c): the last 4D bought from the bank is replaced; 7(d): data makes the 4s rust
+    on the first 7 (instead of becoming obsolete, 4.2.5.1)."""
+    g = Game("18AL", ["A", "B", "C"], 1, ("unlimited_4d",))
+    fours = [t for t in g.state.trains.values() if t.name == "4D"]
+    for t in fours:
+        t.owner = "gone"
+    g._refill_unlimited("4D")
+    assert sum(1 for t in g.state.trains.values() if t.name == "4D" and t.owner == "depot") == 1
+    plain = Game("18AL", ["A", "B", "C"])
+    for t in plain.state.trains.values():
+        if t.name == "4D":
+            t.owner = "gone"
+    plain._refill_unlimited("4D")
+    assert not any(t.name == "4D" and t.owner == "depot" for t in plain.state.trains.values())
+    assert Game("18AL", ["A", "B", "C"]).title.data["hard_rust_by_rule"] == {"hard_rust_t4": "4"}
+
+
+def test_4d_doubles_cities_not_towns():
+    """4.2.3.1: a 4D earns double for each city and off-board it runs to; town revenue is
+    not doubled.  A route F1 (city 30) – D7 (town 10) – G8 (off-board 40): a 4 earns 80,
+    a 4D 30×2 + 10 + 40×2 = 150."""
+    from pbm.e18xx.routes import Route
+    g = Game("18AL", ["A", "B", "C"])
+    four, diesel = (next(t for t in g.state.trains if g.state.trains[t].name == n) for n in ("4", "4D"))
+    rt = Route(nodes=(("F1", 0), ("D7", 0), ("G8", 0)), mask=0, stops=2, revenue=80)
+    got = g.route_extras("ABC", [(four, rt), (diesel, rt)])
+    assert [r.revenue for _, r in got] == [80, 150]

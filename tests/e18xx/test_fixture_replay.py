@@ -153,8 +153,7 @@ AL_FIXTURES = ["18AL/18AL_game_end_bankrupt.json", "18AL/4714.json", "18AL/hs_pz
 @pytest.mark.parametrize("rel", AL_FIXTURES)
 def test_every_18AL_fixture_identical(rel):
     """The recorded 18AL games replay to the site's result (objectives, the Warrior Coal Field
-    token, the Memphis & Charleston route bonuses, New Decatur Yards' half-price train, 4D doubling
-    cities and off-boards but not towns: the early export 1446 runs 4Ds through Dothan)."""
+    token, the Memphis & Charleston route bonuses, New Decatur Yards' half-price train, 4D doubling cities and off-boards but not towns)."""
     from pbm.e18xx.fixtures import load_fixture
     export, where = load_fixture(rel)
     if export is None:

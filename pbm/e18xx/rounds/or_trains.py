@@ -15,6 +15,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
 
 
+
+def discount_off(ability: dict, price: int) -> int:
+    """What a ``train_discount`` ability takes off a train's price: ``discount`` (a sum) or
+    ``percent`` (18AL's New Decatur Yards: 50)."""
+    if "percent" in ability:
+        return price * int(ability["percent"]) // 100
+    return int(ability.get("discount", 0))
+
 class TrainsMixin:
     # ------------------------------------------------------------- routes
     def corp_trains(self: "Game", corp: str) -> list[str]:
@@ -64,15 +72,19 @@ class TrainsMixin:
 
     def route_extras(self: "Game", corp: str, chosen: list) -> list:
         """Revenue a route earns beyond its stops (title data): a train's ``multiplier``
-        (18AL's 4D pays double for its cities and off-boards), the company's hex bonus token (each train through that hex
+        (18AL's 4D pays double for its cities and off-boards, not its towns), the company's hex bonus token (each train through that hex
         earns the bonus) and a ``route_bonuses`` private's bonuses (each goes to the one route
         joining its two hexes that earns most with it).  Returns the routes re-valued."""
         s = self.state
         mult = self._multipliers()
         out = []
         for tid, rt in chosen:
+            rev = rt.revenue
             times = mult.get(s.trains[tid].name, 1)
-            rev = rt.revenue if times == 1 else rt.revenue * times - (times - 1) * self._town_revenue(rt)
+            if times != 1:  # 4.2.3.1: cities and off-boards count ``times``, towns once
+                colors = self.route_colors()
+                rev += (times - 1) * sum(s.map.tile(h).nodes[i].revenue_for(colors) for h, i in rt.nodes
+                                         if s.map.tile(h).nodes[i].kind != "town")
             hb = s.hex_bonuses.get(corp)
             if hb and hb[0] in rt.hexes():
                 rev += hb[1]
@@ -84,17 +96,6 @@ class TrainsMixin:
             if fits:
                 max(fits, key=lambda o: o[2])[2] += int(bonus["bonus"])
         return [(tid, replace(rt, revenue=rev)) for tid, rt, rev in out]
-
-    def _town_revenue(self: "Game", rt) -> int:
-        """What the towns of route ``rt`` earn: a train's ``multiplier`` doubles its cities and
-        off-boards only (18AL 4.2.3.1: town revenues are not doubled)."""
-        m, colors = self.graph().map, self.route_colors()
-        total = 0
-        for h, i in rt.nodes:
-            node = m.tile(h).nodes[i]
-            if node.kind == "town":
-                total += node.revenue_for(colors)
-        return total
 
     def stop_groups(self: "Game"):
         from pbm.e18xx.freight import StopGroups
@@ -290,15 +291,8 @@ class TrainsMixin:
                 continue
             if ab.get("trains") and s.trains[train].name not in ab["trains"]:
                 continue
-            best = max(best, self.ability_discount(ab, s.trains[train].price))
+            best = max(best, discount_off(ab, s.trains[train].price))
         return best
-
-    @staticmethod
-    def ability_discount(ab: dict, price: int) -> int:
-        """What a ``train_discount`` ability takes off a train of ``price``: ``percent`` of
-        it (rounded down) or a flat ``discount``."""
-        off = price * int(ab["percent"]) // 100 if "percent" in ab else int(ab.get("discount", 0))
-        return min(price, off)
 
     def outside_limit(self: "Game", name: str) -> bool:
         """Title data ``trains[].outside_limit``: a train type that does not count against the
@@ -584,10 +578,14 @@ class TrainsMixin:
         s = self.state
         soft = {train for rule, train in self.title.data.get("soft_rust_by_rule", {}).items()
                 if rule in self.optional_rules} | ({name} if obsolete else set())
+        # 18AL 4.2.5.1: the trains made obsolete that sit in the open market or belong to the
+        # buyer of the new train go at once (18xx.games: they too run once more, ``site_obsolete``)
+        buyer = f"C:{self._or_operator()}" if obsolete and s.round.kind == "operating" else None
+        at_once = {"discard", buyer} if obsolete and "site_obsolete" not in self.optional_rules else set()
         for t in s.trains.values():
             if t.name != name or t.owner in ("removed", "depot"):
                 continue
-            if name in soft:
+            if name in soft and t.owner not in at_once:
                 t.obsolete = True
                 continue
             if t.owner.startswith("C:"):
@@ -900,7 +898,7 @@ class CompanyAbilitiesMixin:
                                     f"{', '.join(t for t in self._depot_trains() if s.trains[t].owner == 'depot')}")
             if ab.get("trains") and train.name not in ab["trains"]:
                 raise IllegalAction(f"{sym}'s discount is for a {' or '.join(ab['trains'])} train")
-            price = train.price - self.ability_discount(ab, train.price)
+            price = max(0, train.price - discount_off(ab, train.price))
             if action.price is not None and action.price != price:
                 raise IllegalAction(f"with {sym} train {ref} costs {price}")
             self._close_company(sym, f"{train.price - price} off a new train")
