@@ -106,14 +106,14 @@ def bench_all_fixtures(repeat: int) -> int:
     from pbm.e18xx.core.title import known_titles
     titles = [t for t in sorted(known_titles()) if (FIXTURES / t).is_dir()]
     rows = {t: fixture_times(t, repeat) for t in titles}
-    print(f"\n{'title':<6} {'games':>5} {'median ms':>9} {'max ms':>7} {"Ruby 100ms/max-350ms/median":>22} identical")
+    print(f"\n{'title':<6} {'games':>5} {'median ms':>9} {'max ms':>7} {'vs Ruby (100/max-350/med)':>26} identical")
     for t, got in rows.items():
         if not got:
             continue
         ms = sorted(m for _, m, _ in got)
         mid = ms[len(ms) // 2]
         lo, hi = RUBY_MS[0] / ms[-1], RUBY_MS[1] / mid
-        print(f"{t:<6} {len(got):>5} {mid:>9.0f} {ms[-1]:>7.0f} {f'{lo:.1f}-{hi:.1f}x':>22} "
+        print(f"{t:<6} {len(got):>5} {mid:>9.0f} {ms[-1]:>7.0f} {f'{lo:.1f}-{hi:.1f}x':>26} "
               f"{sum(s for _, _, s in got)}/{len(got)}")
     print("times are CPU time of the best-of-median replays; the target is >= 5x (<= 20-70 ms a game)")
     return 0
