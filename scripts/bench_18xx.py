@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Benchmarks for the 18xx engine: the recorded 18GA game's replay, and the
 exact best routes for 3-4 trains on the late-game map of that game; with
-``--fixtures 18VA`` the in-process replay of every recorded game of a title.
+``--fixtures 18VA`` the in-process replay of every recorded game of a title, and with
+``--fixtures all`` of every recorded game of every title the engine knows, with a summary
+per title against the 5x-faster-than-Ruby target (the site takes ~100-350 ms per game).
 
-    python scripts/bench_18xx.py [--repeat N] [--fixtures TITLE]
+    python scripts/bench_18xx.py [--repeat N] [--fixtures TITLE|all]
 """
 from __future__ import annotations
 
@@ -34,8 +36,10 @@ def timed(fn, repeat):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--fixtures", help="replay every recorded game of this title (e.g. 18VA) and stop")
+    ap.add_argument("--fixtures", help="replay every recorded game of this title (e.g. 18VA, or all) and stop")
     args = ap.parse_args()
+    if args.fixtures == "all":
+        return bench_all_fixtures(args.repeat)
     if args.fixtures:
         return bench_fixtures(args.fixtures, args.repeat)
     export, where = load_fixture("18GA/18GA_game_end_bank.json")
@@ -69,21 +73,49 @@ def main() -> int:
     return 0
 
 
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "18xx"
+RUBY_MS = (100, 350)  # the site's Ruby engine per game; the target is 5x faster
+
+
 def bench_fixtures(title: str, repeat: int) -> int:
     """CPU time of an in-process replay (export -> result) of each recorded game of ``title``."""
+    if not fixture_times(title, repeat):
+        print(f"skipped: no fixtures in {FIXTURES / title}")
+    return 0
+
+
+def fixture_times(title: str, repeat: int) -> list[tuple[str, float, bool]]:
+    """(file, median ms, identical result) for each recorded game of ``title``, printed as it goes."""
     from pbm.e18xx.replay import expected_result
-    folder = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "18xx" / title
-    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    if not files:
-        print(f"skipped: no fixtures in {folder}")
-        return 0
-    for f in files:
+    folder = FIXTURES / title
+    out = []
+    for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         export, _ = load_fixture(f"{title}/{f.name}")
-        assert export is not None
+        if export is None:
+            continue
         game, best, med = timed(lambda: Replayer(export).run(), repeat)
         same = summary(game) == expected_result(export)
         print(f"{title}/{f.name}: {len(game.actions)} actions, best {best * 1000:.0f} ms, median {med * 1000:.0f} ms, "
-              f"{'identical result' if same else 'RESULT DIFFERS'}")
+              f"{'identical result' if same else 'RESULT DIFFERS'}", flush=True)
+        out.append((f.name, med * 1000, same))
+    return out
+
+
+def bench_all_fixtures(repeat: int) -> int:
+    """Every recorded game of every title the engine knows; a line per title at the end."""
+    from pbm.e18xx.core.title import known_titles
+    titles = [t for t in sorted(known_titles()) if (FIXTURES / t).is_dir()]
+    rows = {t: fixture_times(t, repeat) for t in titles}
+    print(f"\n{'title':<6} {'games':>5} {'median ms':>9} {'max ms':>7} {'vs Ruby (100/max-350/med)':>26} identical")
+    for t, got in rows.items():
+        if not got:
+            continue
+        ms = sorted(m for _, m, _ in got)
+        mid = ms[len(ms) // 2]
+        lo, hi = RUBY_MS[0] / ms[-1], RUBY_MS[1] / mid
+        print(f"{t:<6} {len(got):>5} {mid:>9.0f} {ms[-1]:>7.0f} {f'{lo:.1f}-{hi:.1f}x':>26} "
+              f"{sum(s for _, _, s in got)}/{len(got)}")
+    print("times are CPU time of the best-of-median replays; the target is >= 5x (<= 20-70 ms a game)")
     return 0
 
 
