@@ -149,6 +149,14 @@ def register(app: typer.Typer) -> None:
             g = pick_game(s, game)
             typer.echo(status_text(s, g, messages=messages), nl=False)
 
+    def _continental_only(g, command: str, instead: str) -> None:
+        """Refuse a Continental Rails turn command on an 18xx game, saying what to use (issue 18, item 11)."""
+        from pbm.e18xx.pbem.games import is_18xx
+
+        if is_18xx(g):
+            raise PbmError(f"`pbm {command}` is for Continental Rails turns; {g.name} is an {g.title} game played "
+                           f"move by move: {instead}")
+
     @app.command("remind")
     def remind(
         ctx: typer.Context,
@@ -163,6 +171,8 @@ def register(app: typer.Typer) -> None:
 
         with session(ctx) as s:
             g = pick_game(s, game)
+            _continental_only(g, "remind", "`pbm 18xx pacing` sets its reminders and `pbm 18xx tick` sends the "
+                                           "due ones")
             numbers = remind_players(s, g, reply_sender(config))
             if numbers:
                 typer.echo(f"Reminders queued for player(s) {', '.join(map(str, numbers))}.")
@@ -201,6 +211,8 @@ def register(app: typer.Typer) -> None:
         when = None if when_text.strip().lower() in ("none", "clear", "-") else parse_when(when_text)
         with session(ctx) as s:
             g = pick_game(s, game)
+            _continental_only(g, "deadline", "an 18xx game has no weekly deadline: `pbm 18xx pacing` sets its "
+                                             "move clock")
             set_deadline(s, g, when)
             if missed_limit is not None:
                 if missed_limit < 1:

@@ -214,6 +214,9 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
     if state == "reported":
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
+            _next_deadline(s, game, turn, opts)  # before the report mails, which state it (issue 18, item 2)
+        with session_scope(url) as s:
+            game = s.scalar(select(Game).where(Game.name == game_name))
             sent = queue_reports(s, game, turn=turn, reports=opts.reports)
         with session_scope(url) as s:
             delivery = deliver(s, opts.mail_config)
@@ -258,16 +261,27 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
             game = s.scalar(select(Game).where(Game.name == game_name))
             row = turn_state(s, game, turn)
             advance(row, "archived", opts.now, str(bundle.path))
-            if game.status == "open":
-                nxt = turn_state(s, game, game.turn)
-                base = row.deadline or game.deadline
-                if base is not None and nxt.deadline in (None, base):
-                    nxt.deadline = base + opts.period
-                    game.deadline = nxt.deadline
+            _next_deadline(s, game, turn, opts)
         state = "archived"
         _note(opts, game_name, f"turn {turn} archived in {bundle.path}")
         step(state)
     return state
+
+
+def _next_deadline(s, game: Game, turn: int, opts: CycleOptions) -> None:
+    """Set the deadline of the turn now open: the resolved turn's deadline plus the period, unless the
+    moderator already set another. Idempotent: called before the report mails and again at archiving."""
+    if game.status != "open" or game.turn == turn:
+        return
+    row = turn_state(s, game, turn)
+    if row.deadline is None:
+        if game.deadline is None:
+            return
+        row.deadline = game.deadline  # the resolved turn's own deadline, kept before it moves on
+    nxt = turn_state(s, game, game.turn)
+    if nxt.deadline in (None, row.deadline):
+        nxt.deadline = row.deadline + opts.period
+        game.deadline = nxt.deadline
 
 
 @contextmanager

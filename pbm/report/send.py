@@ -58,9 +58,14 @@ def build_message(session: Session, game: Game, turn: int, player: Player, repor
     ]
     if game.status == "open" and turn == game.turn - 1 and not sheet:
         body.append(f"Your turnsheet for turn {game.turn} will follow in a separate message.")
-    if sheet:
-        deadline = f" by {game.deadline:%A %d %B %Y %H:%M}" if game.deadline else ""
-        body.append(f"Fill in the turnsheet and send it back{deadline}, as an attachment or as text in the reply.")
+    if game.status == "open" and turn == game.turn - 1:
+        # the deadline of the turn now open, read after the cycle has set it (issue 18, item 2); stored in UTC
+        from pbm.mail.policy import deadline_for
+
+        when = deadline_for(session, game, game.turn)
+        deadline = f" by {when:%A %d %B %Y %H:%M} UTC" if when else ""
+        body.append(f"Fill in the turnsheet and send it back{deadline}, as an attachment or as text in the reply."
+                    if sheet else f"Turn {game.turn} orders are due{deadline or ' when the moderator says'}.")
     msg.set_content("\n".join(body) + "\n", charset="utf-8")
     msg.add_attachment(report, maintype="application", subtype="pdf",
                        filename=f"{game.name}-turn-{turn}-player-{player.number}.pdf")

@@ -241,3 +241,13 @@ def test_undo_is_announced_and_the_next_state_mails_are_not_swallowed(ga):
     assert "accepted" in line
     again = state_mails()[len(first) + len(undo_mails):]
     assert {a for _, rs in again for a in rs} == {e for _, e in PLAYERS}, again
+
+
+def test_continental_turn_commands_on_an_18xx_game_answer_clearly(ga):
+    """Issue 18, item 11: `pbm remind` / `pbm deadline` on an 18xx game say what to use, no traceback."""
+    cli = ga[0]
+    res = cli("remind", "ga-1", expect=2)
+    assert "`pbm remind` is for Continental Rails turns; ga-1 is an 18GA game" in res.stderr
+    assert "pbm 18xx tick" in res.stderr and "Traceback" not in res.stderr
+    res = cli("deadline", "ga-1", "2026-12-01 18:00", expect=2)
+    assert "pbm 18xx pacing" in res.stderr and "Traceback" not in res.stderr

@@ -232,7 +232,7 @@ def test_undelivered_reports_keep_the_turn_retrying_and_the_exit_non_zero(fresh,
             "--archive", str(tmp_path / "archive"), "--config", str(config)]
     result = cli(*args, expect=2)
     assert "report delivery(ies) not sent" in result.stdout and "did not finish" in result.stderr
-    assert _states(fresh) == {1: "reported"}
+    assert _states(fresh) == {1: "reported", 2: "open"}  # turn 2 opened with its deadline before the mails (issue 18)
     status = cli("status").stdout
     assert "DELIVERY FAILED" in status and "waiting for its reports to be delivered" in status
     with server:
@@ -242,3 +242,25 @@ def test_undelivered_reports_keep_the_turn_retrying_and_the_exit_non_zero(fresh,
             "ada@example.org", "carl@example.org", "ike@example.org"]
         cli(*args)  # nothing more is due, nothing is sent again
         assert len(server.messages) == 3
+
+
+def test_report_mail_states_the_next_turns_deadline_with_its_time_zone(fresh, tmp_path):
+    """Issue 18, item 2: the weekly report mail (through a real SMTP server) gives the deadline of the turn
+    now open (a week on), not the one that just passed, and says it is UTC."""
+    import email
+    import email.policy
+
+    from tests.mail.smtp import SmtpServer
+
+    with SmtpServer() as server:
+        config = tmp_path / "pbm.toml"
+        config.write_text(server.config_toml())
+        Cli(fresh)("cycle", "--clock", NOW.isoformat(), "--reports", str(tmp_path / "reports"),
+                   "--archive", str(tmp_path / "archive"), "--config", str(config))
+        assert len(server.messages) == 3
+        for m in server.messages:
+            body = email.message_from_bytes(m.data, policy=email.policy.default).get_body(("plain",)).get_content()
+            assert "by Friday 08 January 1999 11:00 UTC" in body, body
+            assert "01 January 1999" not in body
+    with session_scope(fresh) as s:
+        assert s.scalar(select(Game)).deadline == datetime(1999, 1, 8, 11, 0)
