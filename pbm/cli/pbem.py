@@ -128,8 +128,13 @@ def undo_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG) -> None:
         row = pick_18xx_game(s, game)
         last = undo(s, row)
         g = load(s, row)
-        typer.echo(f"Removed action #{last.seq}: {_fmt(A.action_from_dict(last.action))} "
-                   f"(player {last.player_number}). Now: {_now(g)}")
+        removed = _fmt(A.action_from_dict(last.action))
+        typer.echo(f"Removed action #{last.seq}: {removed} (player {last.player_number}). Now: {_now(g)}")
+        # every player hears of it, with the state as it now is (issue 18 item 3)
+        from pbm.e18xx.pbem.mailplay import broadcast
+        from pbm.mail.config import reply_sender
+        n = broadcast(s, row, g, reply_sender(None), note=f"The moderator took back move #{last.seq} ({removed}).")
+        typer.echo(f"Queued the new state to {n} player(s); `pbm send-mail` sends it.")
 
 
 def pdf_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,

@@ -480,6 +480,10 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
     if status == "accepted":
         lines.append("ACCEPTED. These are the orders that will be resolved, unless you send a later sheet "
                      "before the deadline (the last sheet counts, and it replaces the whole earlier sheet).")
+        if not echo:
+            lines += ["", "WARNING: NO ORDERS WERE FOUND ON THIS SHEET. If you wrote orders, they were not read: "
+                      "write them one per line as NAME: value (e.g. BORROW: 100) below the GAME, PLAYER, TURN "
+                      "and CODE lines, or above a quoted sheet, and send the whole sheet again."]
     elif status == "late" and closed:
         lines.append("LATE — NOT USED. This sheet arrived after the turn was closed for resolution. It is stored; "
                      "it will not be used.")
@@ -508,8 +512,10 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
         lines.append(f"PROBLEMS ({len(problems)}): orders marked NOT USED are left out above; ADJUSTED ones "
                      "were cut to what is allowed; a NOTE changes nothing.")
         lines += _problem_lines(problems)
-    else:
+    elif echo:
         lines.append("No problems found.")
+    else:
+        lines.append("No problems found, but no orders either (see the WARNING above).")
     lines += ["", "To change your orders, send a complete new sheet (you may edit and send back the lines above "
                   "with the header below and your SECRET).",
               f"GAME: {game.name}", f"PLAYER: {player.number}", f"TURN: {game.turn}",

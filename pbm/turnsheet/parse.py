@@ -456,6 +456,40 @@ class _Builder:
         return o
 
 
+# the line a mail program puts between a reply and the message it quotes below it
+_QUOTE_SEPARATOR = re.compile(r"^\s*(-{2,}\s*original message\s*-{2,}|_{8,}|on .{1,200} wrote:|"
+                              r"-{2,}\s*forwarded message\s*-{2,})\s*$", re.IGNORECASE)
+
+
+def _top_posted_first(lines: list[str]) -> list[tuple[int, str]]:
+    """The lines to read, numbered as in the message.  A top-posted reply (Outlook style:
+    orders typed above "-----Original Message-----" and the sheet quoted below it) is read as
+    the quoted sheet's header lines followed by the orders above the separator; the rest of
+    the quoted sheet is left out.  Any other message is read as it is."""
+    numbered = list(enumerate(lines, start=1))
+    cut = next((i for i, ln in enumerate(lines) if _QUOTE_SEPARATOR.match(ln)), None)
+    if cut is None:
+        return numbered
+    above, below = numbered[:cut], numbered[cut + 1:]
+
+    def kind(raw: str) -> str | None:
+        split = _split_line(re.sub(r"^(\s*>)+ ?", "", raw).strip())
+        got = _classify(split[0]) if split else None
+        return got[0] if got else None
+
+    above_kinds = [kind(raw) for _, raw in above]
+    if not any(k is not None and k not in HEADER_KEYS and k != "END" for k in above_kinds):
+        return numbered  # nothing typed above the quote: the sheet is below it
+    have = {k for k in above_kinds if k in HEADER_KEYS}
+    header = [(n, re.sub(r"^(\s*>)+ ?", "", raw)) for n, raw in below
+              if kind(raw) in HEADER_KEYS and kind(raw) not in have]
+    seen: set[str | None] = set()
+    header = [(n, raw) for n, raw in header if not (kind(raw) in seen or seen.add(kind(raw)))]
+    first = [(n, raw) for (n, raw), k in zip(above, above_kinds) if k in HEADER_KEYS]
+    rest = [(n, raw) for (n, raw), k in zip(above, above_kinds) if k not in HEADER_KEYS]
+    return first + header + rest
+
+
 def parse_text(text: str, *, source: str = "text") -> ParsedSheet:
     """Read a plain-text turnsheet; never raises (see the module docstring)."""
     b = _Builder()
@@ -467,9 +501,10 @@ def parse_text(text: str, *, source: str = "text") -> ParsedSheet:
     if len(lines) > MAX_LINES:
         b.problem(MAX_LINES + 1, "sheet", f"{len(lines)} lines; only the first {MAX_LINES} were read")
         lines = lines[:MAX_LINES]
+    numbered = _top_posted_first(lines)
     unquoted_header = any(re.match(r"^\s*GAME\s*:", ln, re.IGNORECASE) for ln in lines)
     started = False
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in numbered:
         line = raw
         if line.lstrip().startswith(">"):
             if unquoted_header:

@@ -304,3 +304,102 @@ def test_random_1848_games_with_few_loans_reach_the_late_game(seed):
         assert g.total_cash() == total
     assert g.finished and g.state.end_reason in ("bank", "stock_market", "receiverships")
     assert int(g.phase.name) >= 5
+
+
+def test_director_change_example():
+    """6.2 (the example): Bill directs COM with 6 shares, Fred has 3; Bill sells 4 and keeps
+    2, so Fred becomes director; Bill hands over the director's certificate and receives two
+    standard shares for it. (Played on the CAR of a recorded game's stock round.)"""
+    g = at("1848_hotseat_game.json", 205)
+    s = g.state
+    bill, fred = "Player 3", "Player 1"
+    for sid in ("CAR_6", "CAR_7"):
+        s.share_owner[sid] = f"P:{fred}"  # Fred: 3 standard shares
+    assert g.percent_of(f"P:{bill}", "CAR") == 60 and g.percent_of(f"P:{fred}", "CAR") == 30
+    total, price = g.total_cash(), g.share_price("CAR")
+    cash = s.cash[f"P:{bill}"]
+    g.process(A.SellShares(bill, corporation="CAR", count=4))
+    assert g.president("CAR") == fred and s.share_owner["CAR_0"] == f"P:{fred}"
+    assert g.percent_of(f"P:{bill}", "CAR") == 20 and g.percent_of(f"P:{fred}", "CAR") == 30
+    assert all(sid != "CAR_0" for sid in g.shares_of(f"P:{bill}", "CAR"))  # two standard shares
+    assert s.cash[f"P:{bill}"] == cash + 4 * price and g.total_cash() == total
+
+
+@pytest.mark.parametrize("first, second", [("CAR", "VR"), ("VR", "CAR")])
+def test_token_moving_onto_an_occupied_space_goes_underneath(first, second):
+    """11 (the example): a company paying out moves one space right; arriving on a space where
+    another company's token already is, its token goes underneath, so it operates after it."""
+    g = at("1848_hotseat_game.json", 205)
+    s = g.state
+    r, c = s.corporations[first].price
+    g._set_price(s.corporations[second], (r, c - 1))
+    g.move_right(s.corporations[second])  # 11.1: a dividend moves it right, onto `first`
+    assert s.corporations[second].price == (r, c)
+    order = g.operating_order()
+    assert order.index(first) < order.index(second)
+    g.move_left(s.corporations[first])  # 11.2: retaining moves it one space left
+    assert s.corporations[first].price == (r, c - 1)
+
+
+def test_sold_out_companies_rise_at_the_end_of_a_stock_round_but_not_the_bank_of_england():
+    """12.6.1: a company whose shares are all in players' hands moves one space up at the end
+    of the stock round; 12.6.2: the Bank of England's price does not change."""
+    g = at("1848_hotseat_game.json", 205)
+    s = g.state
+    for corp in ("CAR", "BOE"):
+        for sid, owner in list(s.share_owner.items()):
+            if sid.startswith(f"{corp}_") and not owner.startswith("P:"):
+                s.share_owner[sid] = "P:Player 2"
+    assert sum(g.percent_of(p.key, "BOE") for p in s.players) == 100
+    (r, c), boe, vr = s.corporations["CAR"].price, s.corporations["BOE"].price, s.corporations["VR"].price
+    g._finish_stock_round()
+    assert s.corporations["CAR"].price == (r - 1, c)
+    assert s.corporations["BOE"].price == boe and s.corporations["VR"].price == vr  # VR has IPO shares
+
+
+def test_new_games_follow_the_book_and_imports_select_the_site_rules():
+    """Rulings: the rulebook is the default for new games; a replay of an 18xx.games export
+    selects every ``site_*`` rule of the title (site_dutch_pass, site_routes, site_turn_end_pass)."""
+    assert not [r for r in new(4).optional_rules if r.startswith("site_")]
+    g = at("101.json", 1)
+    assert {"site_dutch_pass", "site_routes", "site_turn_end_pass"} <= set(g.optional_rules)
+
+
+def test_director_may_surrender_only_to_an_opponent_with_two_shares():
+    """6.2: a director gives up his office only by selling, and only if an opponent owns at
+    least two shares: with Fred at one share Bill may sell down to his certificate, no further."""
+    g = at("1848_hotseat_game.json", 205)
+    s = g.state
+    bill, fred = "Player 3", "Player 1"
+    assert g.percent_of(f"P:{fred}", "CAR") == 10 and g.percent_of(f"P:{bill}", "CAR") == 60
+    snap = (dict(s.cash), dict(s.share_owner))
+    with pytest.raises(GameError, match="may sell 10%, 20%, 30%, 40%"):
+        g.process(A.SellShares(bill, corporation="CAR", count=5))
+    assert (dict(s.cash), dict(s.share_owner)) == snap
+    s.share_owner["CAR_6"] = f"P:{fred}"  # Fred: two shares
+    assert max(a.count for a in g.legal_actions() if isinstance(a, A.SellShares) and a.corporation == "CAR") == 5
+    g.process(A.SellShares(bill, corporation="CAR", count=5))
+    assert g.president("CAR") == fred and g.percent_of(f"P:{bill}", "CAR") == 10
+
+
+def test_sale_at_the_bottom_of_a_column_and_no_rebuy_after_a_sale():
+    """12.5.1 (the example's second half): a token at the bottom of its column stays put when
+    shares are sold; 12.3.2: a player who sold a company's shares may not buy them this round."""
+    g = at("1848_hotseat_game.json", 205)
+    s = g.state
+    vr = s.corporations["VR"]
+    r, c = vr.price
+    while (r + 1, c) in s.market:
+        r += 1
+    g._set_price(vr, (r, c))  # the bottom of VR's column
+    total = g.total_cash()
+
+    def buys_vr() -> bool:
+        return any(isinstance(a, A.BuyShares) and a.shares and a.shares[0].startswith("VR_")
+                   for a in g.legal_actions())
+    assert buys_vr()
+    g.process(A.SellShares("Player 3", corporation="VR", count=1))
+    assert vr.price == (r, c) and g.total_cash() == total
+    assert g.current_entity() == "Player 3" and not buys_vr()
+    with pytest.raises(GameError, match="sold VR this round"):
+        g.process(A.BuyShares("Player 3", corporation="VR", source="ipo"))

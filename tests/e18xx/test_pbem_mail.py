@@ -211,3 +211,32 @@ def test_cli_status_move_undo_and_pdf(ga, tmp_path):
     pdf = tmp_path / "a.pdf"
     cli("18xx", "pdf", "-o", str(pdf))
     assert pdf.read_bytes().startswith(b"%PDF")
+
+
+def test_undo_is_announced_and_the_next_state_mails_are_not_swallowed(ga):
+    """Issue 18 item 3: after `pbm 18xx undo` the action numbers come back, and the state mails
+    of the next move used to collide with the old outbox keys (1 of 3 players got it). Now the
+    undo is announced to every player, and the move made again reaches all of them."""
+    cli, *_ = ga
+
+    def state_mails() -> list[tuple[str, list[str]]]:
+        with session_scope(cli.url) as s:
+            rows = s.scalars(select(OutboxMessage).where(OutboxMessage.kind.in_(["18xx", "receipt"]))
+                             .order_by(OutboxMessage.created_seq)).all()
+            return [(r.key, list(r.recipients)) for r in rows]
+
+    line, _ = send(ga, 1, "bid 20 LTR")
+    assert "accepted" in line
+    first = state_mails()
+    assert {a for _, rs in first for a in rs} == {e for _, e in PLAYERS}
+    out = cli("18xx", "undo", "ga-1").stdout
+    assert "Removed action #1" in out and "Queued the new state to 3 player(s)" in out
+    undo_mails = state_mails()[len(first):]
+    assert {a for _, rs in undo_mails for a in rs} == {e for _, e in PLAYERS}
+    with session_scope(cli.url) as s:
+        raw = s.scalars(select(OutboxMessage).where(OutboxMessage.key == undo_mails[0][0])).one().raw
+    assert b"took back move #1" in raw
+    line, _ = send(ga, 1, "bid 20 LTR")
+    assert "accepted" in line
+    again = state_mails()[len(first) + len(undo_mails):]
+    assert {a for _, rs in again for a in rs} == {e for _, e in PLAYERS}, again

@@ -46,3 +46,29 @@ def test_sheet_to_receipt_to_resolved_turn(cli, players_csv, tmp_path):
                                      sender="ada@example.org"))
     result = cli("ingest", "--eml-dir", str(inbox))
     assert "#2 player 1 rejected: this sheet is for turn 1, which is over; turn 2 is being played now" in result.stdout
+
+
+def test_top_posted_orders_and_a_sheet_without_orders(cli, players_csv, tmp_path):
+    """Issue 18 item 4: orders typed above "-----Original Message-----" are used, and a sheet
+    that yields no orders is answered with a loud warning, never a quiet "No problems found"."""
+    created = cli("new-game", "continental-rails", "--seed", "7", "--players", str(players_csv)).stdout
+    secret = re.search(r"#\s*1 Ada Lovelace .*: (\S+)$", created, re.MULTILINE).group(1)
+    out = tmp_path / "sheets"
+    cli("turnsheet", "--player", "1", "--format", "text", "--out", str(out))
+    text = (out / "player-01.txt").read_text(encoding="utf-8").replace("SECRET:", f"SECRET: {secret}", 1)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    outlook = "BORROW: 100\n\nAda\n\n-----Original Message-----\nFrom: pbm\nSubject: turn 1\n\n" + text
+    (inbox / "1.eml").write_bytes(mk(outlook, sender="Ada Lovelace <ada@example.org>"))
+    assert "#1 player 1 accepted" in cli("ingest", "--eml-dir", str(inbox)).stdout
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(OrderSet).where(OrderSet.source == "email"))
+        _, receipt = reply_for(s, row.message_id)
+    assert "  BORROW: 100\n" in receipt and "NO ORDERS" not in receipt
+    (inbox / "2.eml").write_bytes(mk("Here it is\n\n" + text, sender="Ada Lovelace <ada@example.org>"))
+    cli("ingest", "--eml-dir", str(inbox))
+    with session_scope(cli.url) as s:
+        row = s.scalars(select(OrderSet).where(OrderSet.source == "email").order_by(OrderSet.id.desc())).first()
+        _, receipt = reply_for(s, row.message_id)
+    assert "WARNING: NO ORDERS WERE FOUND ON THIS SHEET" in receipt
+    assert "No problems found." not in receipt

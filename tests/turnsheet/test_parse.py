@@ -154,3 +154,21 @@ def test_fuzz_sheet_shaped_text(lines):
     assert all(p.line is not None for p in r.problems)
     assert not any("could not be read" in p.message for p in r.problems)  # no internal error was caught
     Orders.from_dict(r.orders.to_dict())
+
+
+def test_top_posted_orders_above_the_original_message_are_read():
+    """Issue 18 item 4: Outlook puts the reply on top and the sheet below
+    "-----Original Message-----": the orders above are read with the quoted header."""
+    mail = ("BORROW: 300\nSTOCK 1: buy 2 B&O\n\nThanks, Ada\n\n-----Original Message-----\n"
+            "From: pbm <pbm@example.org>\nSent: Sunday\n\n" + HEAD + "BORROW:\nSTOCK 1:\n")
+    r = parse_text(mail)
+    assert r.found and r.orders.borrow == 300
+    assert r.header.lines["GAME"] > 5  # the header lines keep their own line numbers
+    r = parse_text("BORROW: 40\n\nOn Sun, 22 Nov 2026 at 17:00, pbm <pbm@example.org> wrote:\n"
+                   + "".join("> " + ln + "\n" for ln in (HEAD + "BORROW:\n").splitlines()))
+    assert r.found and r.orders.borrow == 40
+
+
+def test_a_reply_with_nothing_above_the_quote_reads_the_sheet_below():
+    r = parse_text("\n-----Original Message-----\n" + HEAD + "BORROW: 70\n")
+    assert r.found and r.orders.borrow == 70

@@ -450,6 +450,8 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
             self.move_share(sid, swap_to)
         self.move_share(pres_sid, f"P:{new}")
         self.log(f"{new} becomes president of {corp}")
+        if corp in self.state.route_bonus_corps:  # 18AL Table III: a new president loses the name chits
+            self.log(f"{corp} loses {self.state.route_bonus_corps.pop(corp)}'s route bonuses (new president)")
 
     def _convert(self, corp: str, quiet: bool = False) -> None:
         """A five-share corporation becomes a ten-share one: its certificates

@@ -451,6 +451,7 @@ def undo(session: Session, game_row) -> Any:
         raise PbemError(f"game {game_row.name} has no actions to undo")
     last = rows[-1]
     session.execute(delete(Action18).where(Action18.id == last.id))
+    game_row.options = {**(game_row.options or {}), "undos": int((game_row.options or {}).get("undos", 0)) + 1}
     if game_row.status == "finished":
         game_row.status = "open"
     game = load(session, game_row)

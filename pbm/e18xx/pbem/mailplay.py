@@ -203,6 +203,14 @@ def _pdf_name(game_row, seq: int) -> str:
     return f"{safe}-{seq:04d}.pdf"
 
 
+def state_mail_key(game_row, seq: int, number: int) -> str:
+    """Outbox key of the state mail to seat ``number`` after ``seq`` actions.  A moderator's
+    undo takes action numbers back, so the keys carry how many undos came before: the state
+    after an undo, and the moves made after it, are new mails (issue 18 item 3)."""
+    undos = int((game_row.options or {}).get("undos", 0))
+    return f"18xx:{game_row.id}:{seq}:{number}" + (f":u{undos}" if undos else "")
+
+
 def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbound=None, extra: list[str] | None = None,
               applied: list[Applied] | None = None, note: str = "", rep: Replayed | None = None) -> int:
     """Queue the new state to every player (once each); returns how many messages were queued.
@@ -263,7 +271,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         if is_mover and inbound is not None:
             outbox.queue(session, f"receipt:{inbound.sha256[:24]}", "receipt", addrs, msg, game=game_row)
         else:
-            outbox.queue(session, f"18xx:{game_row.id}:{seq}:{p.number}", "18xx", addrs, msg, game=game_row)
+            outbox.queue(session, state_mail_key(game_row, seq, p.number), "18xx", addrs, msg, game=game_row)
         done.update(a.lower() for a in addrs)
         queued += 1
     return queued

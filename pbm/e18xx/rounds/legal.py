@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pbm.e18xx.rounds.or_trains import discount_off
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.tiles import UPGRADE_NEXT
@@ -275,7 +276,7 @@ def _company_actions(g: "Game", corp: str, sym: str) -> list[A.Action]:
                 continue
             if not g._room(corp, t):
                 continue
-            price = max(0, tr.price - int(ab.get("discount", 0)))
+            price = max(0, tr.price - discount_off(ab, tr.price))
             if price <= s.cash[f"C:{corp}"]:
                 out += [A.BuyTrain(sym, t, price, v) for v in _variants(g, t)]
     return out

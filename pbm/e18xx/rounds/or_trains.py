@@ -15,6 +15,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
 
 
+
+def discount_off(ability: dict, price: int) -> int:
+    """What a ``train_discount`` ability takes off a train's price: ``discount`` (a sum) or
+    ``percent`` (18AL's New Decatur Yards: 50)."""
+    if "percent" in ability:
+        return price * int(ability["percent"]) // 100
+    return int(ability.get("discount", 0))
+
 class TrainsMixin:
     # ------------------------------------------------------------- routes
     def corp_trains(self: "Game", corp: str) -> list[str]:
@@ -278,7 +286,7 @@ class TrainsMixin:
                 continue
             if ab.get("trains") and s.trains[train].name not in ab["trains"]:
                 continue
-            best = max(best, int(ab.get("discount", 0)))
+            best = max(best, discount_off(ab, s.trains[train].price))
         return best
 
     def outside_limit(self: "Game", name: str) -> bool:
@@ -565,10 +573,14 @@ class TrainsMixin:
         s = self.state
         soft = {train for rule, train in self.title.data.get("soft_rust_by_rule", {}).items()
                 if rule in self.optional_rules} | ({name} if obsolete else set())
+        # 18AL 4.2.5.1: the trains made obsolete that sit in the open market or belong to the
+        # buyer of the new train go at once (18xx.games: they too run once more, ``site_obsolete``)
+        buyer = f"C:{self._or_operator()}" if obsolete and s.round.kind == "operating" else None
+        at_once = {"discard", buyer} if obsolete and "site_obsolete" not in self.optional_rules else set()
         for t in s.trains.values():
             if t.name != name or t.owner in ("removed", "depot"):
                 continue
-            if name in soft:
+            if name in soft and t.owner not in at_once:
                 t.obsolete = True
                 continue
             if t.owner.startswith("C:"):
@@ -881,8 +893,7 @@ class CompanyAbilitiesMixin:
                                     f"{', '.join(t for t in self._depot_trains() if s.trains[t].owner == 'depot')}")
             if ab.get("trains") and train.name not in ab["trains"]:
                 raise IllegalAction(f"{sym}'s discount is for a {' or '.join(ab['trains'])} train")
-            off = train.price * int(ab["percent"]) // 100 if "percent" in ab else int(ab.get("discount", 0))
-            price = max(0, train.price - off)
+            price = max(0, train.price - discount_off(ab, train.price))
             if action.price is not None and action.price != price:
                 raise IllegalAction(f"with {sym} train {ref} costs {price}")
             self._close_company(sym, f"{train.price - price} off a new train")
