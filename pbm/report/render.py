@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,21 +114,78 @@ def render_turn(
     folder = turn_dir(out, game.name, data.turn)
     paths: list[Path] = []
     warnings: list[str] = []
-    items: Iterable[int] = progress(numbers) if progress else numbers
-    for n in items:
+    sheets: dict[int, list] = {}
+    for n in numbers:  # the turnsheets need the database: built here, in this process
         try:
-            sheet = turnsheet_flowables(session, game, data, n) if with_turnsheet else []
+            sheets[n] = turnsheet_flowables(session, game, data, n) if with_turnsheet else []
         except TurnsheetUnavailable as exc:
             warnings.append(f"player {n}: no turnsheet appended ({exc})")
             from reportlab.platypus import Paragraph
 
-            sheet = [Paragraph("Your turnsheet for the next turn could not be printed here; "
-                               "the moderator will send it separately.", pdf.BODY)]
+            sheets[n] = [Paragraph("Your turnsheet for the next turn could not be printed here; "
+                                   "the moderator will send it separately.", pdf.BODY)]
+    reports = _player_pdfs(data, list(numbers), sheets)
+    items: Iterable[int] = progress(numbers) if progress else numbers
+    for n in items:
         path = folder / f"player-{n}.pdf"
-        write_atomic(path, pdf.player_report(data, n, sheet))
+        write_atomic(path, next(reports))
         paths.append(path)
     if moderator:
         path = folder / "moderator.pdf"
         write_atomic(path, pdf.moderator_report(data))
         paths.append(path)
     return Rendered(turn=data.turn, paths=paths, warnings=warnings)
+
+
+# -- rendering the players' reports in parallel ---------------------------------------------
+#
+# reportlab is pure Python and single-threaded, so the per-player PDFs are built
+# in forked worker processes.  The workers inherit the loaded turn (no pickling
+# of the view or of the turnsheet flowables) and send back only the PDF bytes;
+# each PDF is built by the same function from the same inputs as in one process,
+# so the bytes are identical (invariant mode).  The workers never touch the
+# database: the turnsheets are built before the fork.
+
+_JOB: tuple[TurnData, dict[int, list]] | None = None
+
+
+def render_workers(jobs: int) -> int:
+    """How many processes render ``jobs`` reports: ``PBM_RENDER_WORKERS`` or the CPU count, at most ``jobs``.
+
+    1 (render in this process) where fork is not available or for a single report.
+    """
+    import multiprocessing
+
+    if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    wanted = os.environ.get("PBM_RENDER_WORKERS", "").strip()
+    try:
+        count = int(wanted) if wanted else (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                                            else os.cpu_count() or 1)
+    except ValueError:
+        raise PbmError(f"PBM_RENDER_WORKERS must be a whole number of processes, not {wanted!r}") from None
+    return max(1, min(count, jobs))
+
+
+def _one_report(player: int) -> bytes:
+    assert _JOB is not None
+    data, sheets = _JOB
+    return pdf.player_report(data, player, sheets[player])
+
+
+def _player_pdfs(data: TurnData, numbers: list[int], sheets: dict[int, list]) -> Iterator[bytes]:
+    """The PDF bytes of each player in ``numbers``, in that order."""
+    global _JOB
+    workers = render_workers(len(numbers))
+    if workers == 1:
+        for n in numbers:
+            yield pdf.player_report(data, n, sheets[n])
+        return
+    import multiprocessing
+
+    _JOB = (data, sheets)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            yield from pool.imap(_one_report, numbers)
+    finally:
+        _JOB = None

@@ -60,6 +60,31 @@ def test_two_renders_are_byte_identical(game_url, tmp_path):
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
 
 
+def test_parallel_render_gives_the_bytes_of_one_process(game_url, tmp_path, monkeypatch):
+    """Issue 15: the reports rendered in forked workers are byte for byte those of a single process."""
+    from pbm.report.render import render_workers
+
+    monkeypatch.setenv("PBM_RENDER_WORKERS", "1")
+    assert render_workers(3) == 1
+    alone = _render(game_url, tmp_path / "one")
+    monkeypatch.setenv("PBM_RENDER_WORKERS", "3")
+    assert render_workers(3) == 3 and render_workers(1) == 1
+    forked = _render(game_url, tmp_path / "three")
+    for name in ("player-1.pdf", "player-2.pdf", "player-3.pdf"):
+        assert (alone / name).read_bytes() == (forked / name).read_bytes(), name
+
+
+def test_bad_render_workers_setting_is_a_clear_error(monkeypatch):
+    import pytest
+
+    from pbm.errors import PbmError
+    from pbm.report.render import render_workers
+
+    monkeypatch.setenv("PBM_RENDER_WORKERS", "many")
+    with pytest.raises(PbmError, match="PBM_RENDER_WORKERS must be a whole number"):
+        render_workers(15)
+
+
 def test_visibility_presidents_directors_and_spies(game_url, tmp_path):
     folder = _render(game_url, tmp_path)
     p1, p2, p3 = (pdf_text(folder / f"player-{n}.pdf") for n in (1, 2, 3))
