@@ -130,9 +130,11 @@ def test_every_1848_fixture_identical(rel):
     assert replay(export) == expected_result(export)
 
 
-@pytest.mark.parametrize("rel", AUS_FIXTURES)
-def test_1848_cash_conserved_after_every_action(rel):
-    """Every action keeps the money constant: bank + players + companies + the Bank of England."""
+@pytest.mark.parametrize("rel", AUS_FIXTURES + ["18AL/18AL_game_end_bankrupt.json", "18AL/4714.json",
+                                                "18AL/hs_pzujrnou_144868.json", "18AL/1446.json"])
+def test_cash_conserved_after_every_action(rel):
+    """Every action keeps the money constant: bank + players + companies (+ 1848's Bank of
+    England); 18AL's objective payments, name chits, coal token and half-price train included."""
     from pbm.e18xx.fixtures import load_fixture
     export, where = load_fixture(rel)
     if export is None:
