@@ -151,9 +151,9 @@ def register(app: typer.Typer) -> None:
 
     def _continental_only(g, command: str, instead: str) -> None:
         """Refuse a Continental Rails turn command on an 18xx game, saying what to use (issue 18, item 11)."""
-        from pbm.e18xx.pbem.games import is_18xx
+        from pbm.kinds import kind_of
 
-        if is_18xx(g):
+        if kind_of(g).name != "continental-rails":
             raise PbmError(f"`pbm {command}` is for Continental Rails turns; {g.name} is an {g.title} game played "
                            f"move by move: {instead}")
 
