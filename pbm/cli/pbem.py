@@ -286,10 +286,17 @@ def seat_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
         if computer:
             comp = sorted(set(comp) | {player})
             row.options = {**(row.options or {}), "computer_seats": comp}
-            from pbm.e18xx.pbem.computer import play_due
+            from pbm.e18xx.pbem.computer import answer_for_computer, play_due
             from pbm.e18xx.pbem.mailplay import broadcast
 
+            offer = answer_for_computer(s, row, reply_sender(None))  # an offer waiting for this seat
             applied, rep = play_due(s, row)
+            if offer is not None and offer[0].applied:
+                applied = offer[0].applied + applied
+            elif offer is not None:
+                from pbm.e18xx.pbem.mailplay import _tell_buyer
+
+                _tell_buyer(s, row, reply_sender(None), offer[1])
             typer.echo(f"Seat {player} ({seat.name}) is played by the computer from now on"
                        f" ({len(applied)} move(s) made now).")
             if applied:

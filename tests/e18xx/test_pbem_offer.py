@@ -105,3 +105,91 @@ def test_an_offer_must_be_the_last_move_of_a_mail(ga):
     assert "rejected" in line
     assert "needs " + owner + "'s consent (rule 3.2)" in answer(cli, inbound)[1]
     assert state(cli)[1] == n0
+
+
+def _computer_owns(ga, owner: str) -> None:
+    out = ga[0]("18xx", "seat", "ga-1", "--player", str(SEAT[owner]), "--computer").stdout
+    assert "played by the computer" in out, out
+
+
+def test_a_computer_seat_declines_a_low_offer_at_once(ga):
+    """Ruling (rulings-18GA.md, 3.2): an offer to a computer seat is answered at once; below 1.5x face
+    value it is declined, nothing changes hands and the buyer is still to act."""
+    cli = ga[0]
+    game, buyer, comp, owner = _to_a_sale(ga)
+    _computer_owns(ga, owner)
+    cash, n0 = dict(game.state.cash), state(cli)[1]
+    face = game.state.companies[comp].value
+    low = int(face * 1.5) - 1
+    line, inbound = send(ga, SEAT[buyer], f"buy private {comp} {low}")
+    assert "accepted" in line, line
+    game, n1 = state(cli)
+    assert n1 == n0 and game.state.companies[comp].owner == f"P:{owner}" and game.state.cash == cash
+    assert game.current_entity() == buyer
+    text = answer(cli, inbound)[1]
+    assert f"OFFER DECLINED: {owner} declined {buyer}'s offer of ${low} for {comp}" in text
+    assert _outbox(cli, "offer:") == []  # the absent owner is not asked
+    with session_scope(cli.url) as s:
+        assert s.scalar(select(Game).where(Game.name == "ga-1")).state.get("offer") is None
+
+
+def test_a_computer_seat_sells_at_one_and_a_half_times_face_value(ga):
+    cli = ga[0]
+    game, buyer, comp, owner = _to_a_sale(ga)
+    _computer_owns(ga, owner)
+    cash, total, n0 = dict(game.state.cash), game.total_cash(), state(cli)[1]
+    price = -(-game.state.companies[comp].value * 3 // 2)  # 1.5x face, rounded up
+    if cash[f"P:{buyer}"] < price:
+        import pytest
+
+        pytest.skip("the buyer cannot pay 1.5x face value in this position")
+    line, inbound = send(ga, SEAT[buyer], f"buy private {comp} {price}")
+    assert "accepted" in line, line
+    game, n1 = state(cli)
+    assert n1 == n0 + 1 and game.state.companies[comp].owner == f"P:{buyer}"
+    assert game.state.cash[f"P:{buyer}"] == cash[f"P:{buyer}"] - price
+    assert game.state.cash[f"P:{owner}"] == cash[f"P:{owner}"] + price
+    assert game.total_cash() == total
+    text = answer(cli, inbound)[1]
+    assert f"SALE AGREED: {owner} accepted {buyer}'s offer: {comp} for ${price}" in text
+    assert f"agreed by the computer playing {owner}" in text
+
+
+def test_an_offer_waiting_when_the_seat_goes_to_the_computer_is_answered(ga):
+    cli = ga[0]
+    game, buyer, comp, owner = _to_a_sale(ga)
+    send(ga, SEAT[buyer], f"buy private {comp} 1")
+    _computer_owns(ga, owner)
+    with session_scope(cli.url) as s:
+        assert s.scalar(select(Game).where(Game.name == "ga-1")).state.get("offer") is None
+    told = _outbox(cli, "offer-declined:")
+    assert len(told) == 1 and f"{owner} declined {buyer}'s offer of $1 for {comp}" in told[0]
+
+
+def test_the_computer_never_buys_another_players_private():
+    """The computer never takes a purchase that needs another player's consent, even as its fallback."""
+    from pbm.e18xx.pbem.computer import choose
+    from pbm.e18xx.pbem.games import needs_consent
+
+    class Fake:
+        finished = False
+
+        def __init__(self):
+            from types import SimpleNamespace as NS
+            self.state = NS(round=NS(kind="operating"),
+                            companies={"MRC": NS(owner="P:Bo", value=40), "LTR": NS(owner="P:Al", value=20)})
+            self.actions = []
+
+        def current_entity(self):
+            return "W&A"
+
+        def controller(self, ent):
+            return "Al"
+
+        def legal_actions(self):
+            return [A.BuyCompany("W&A", "MRC", 80), A.BuyCompany("W&A", "LTR", 30)]
+
+    game = Fake()
+    assert needs_consent(game, "Al", game.legal_actions()[0]) == "Bo"
+    assert needs_consent(game, "Al", game.legal_actions()[1]) is None  # its president's own private
+    assert choose(game) == A.BuyCompany("W&A", "LTR", 30)

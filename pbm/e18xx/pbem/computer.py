@@ -11,7 +11,11 @@ title) with simple, sensible rules and no randomness:
 * operating rounds: lay the first legal tile and token, run the best
   routes (``auto``), pay out when the run earned something, buy a train when
   the company must or may (the cheapest offered), otherwise pass;
-* it never goes bankrupt while another legal action exists.
+* it never goes bankrupt while another legal action exists;
+* it never buys another player's private (that needs the owner's consent, 18GA 3.2),
+  and answers an offer for a private it holds by :func:`answer_for_computer`:
+  it sells at 1.5 times face value or more, the most a company may pay for a
+  private, and declines any lower offer (docs/rulings/rulings-18GA.md, 3.2).
 
 Its actions are stored with ``_via: "computer"`` and shown as the computer's
 in the log and the mails.
@@ -32,6 +36,10 @@ def choose(game) -> A.Action | None:
     if not legal:
         return None
     kind = str(game.state.round.kind)
+    from pbm.e18xx.pbem.games import needs_consent
+
+    player_of = game.controller(cur) if cur else ""
+    legal = [a for a in legal if needs_consent(game, player_of, a) is None] or legal
     not_bankrupt = [a for a in legal if not isinstance(a, A.Bankrupt)] or legal
 
     def first(cls):
@@ -86,6 +94,33 @@ def choose(game) -> A.Action | None:
     if bids:
         return min(bids, key=lambda a: (a.price, a.company))
     return first(A.Pass) or not_bankrupt[0]
+
+
+# an offer for a private held by a computer seat (18GA 3.2, ruling): the least price it takes, as a
+# multiple of the private's face value: the most a company may pay for a private
+SELL_AT = 1.5
+
+
+def computer_answer(game, offer: dict) -> str:
+    """'accept X' or 'decline X': the computer's answer to an offer for its private X."""
+    comp = game.state.companies.get(offer["company"])
+    fair = comp is not None and int(offer["price"]) >= SELL_AT * comp.value
+    return f"{'accept' if fair else 'decline'} {offer['company']}"
+
+
+def answer_for_computer(session, game_row, sender: str) -> tuple[object, dict] | None:
+    """If the offer waiting is for a private a computer seat holds, answer it at once (an offer to
+    an absent owner would otherwise only lapse).  Returns (outcome, offer) or None."""
+    from pbm.e18xx.pbem.games import answer_offer, pending_offer, replay_rows
+    from pbm.e18xx.pbem.pacing import computer_seats
+
+    offer = pending_offer(game_row)
+    if offer is None or offer.get("owner_seat") not in computer_seats(game_row):
+        return None
+    game = replay_rows(session, game_row).game
+    out, answered = answer_offer(session, game_row, int(offer["owner_seat"]), computer_answer(game, offer),
+                                   by="the computer playing " + str(offer.get("owner")))
+    return out, answered
 
 
 def _cash(game, player: str) -> int:

@@ -495,7 +495,7 @@ def offer_answer(text: str) -> tuple[str, str] | None:
 
 
 def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id: int | None = None,
-                 now: Any = None) -> tuple[Outcome, dict | None]:
+                 now: Any = None, by: str | None = None) -> tuple[Outcome, dict | None]:
     """The owner's ``accept <private>`` or ``decline <private>`` (18GA 3.2).
 
     Accepting applies the buyer's purchase as offered, if nothing has
@@ -531,7 +531,7 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
         return Outcome(True, "", [], False, rep.game, replayed=rep), offer
     act = A.BuyCompany(offer["entity"], offer["company"], int(offer["price"]))
     out = apply(session, game_row, int(offer["buyer"]), [act], message_id=message_id, now=now, consented=True,
-                via=f"agreed by {seats[seat].name}")
+                via=f"agreed by {by or seats[seat].name}")
     if out.accepted:
         set_offer(game_row, None)
         session.flush()

@@ -372,7 +372,18 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         out = apply(session, game, player.number, c.mail.moves, message_id=row.id, via=via)
         if out.accepted and out.offer is not None:
             away_note = "\n".join(x for x in (away_note, _offer_note(out.offer)) if x)
-            _tell_owner(session, game, ctx.sender, out.offer)
+            from pbm.e18xx.pbem.computer import answer_for_computer
+
+            computer = answer_for_computer(session, game, ctx.sender)  # a computer seat answers at once
+            if computer is None:
+                _tell_owner(session, game, ctx.sender, out.offer)
+            else:
+                done, answered = computer
+                said = _answer_note(answered, bool(done.applied)) if done.accepted else \
+                    f"OFFER NOT TAKEN: {done.error}"
+                away_note = "\n".join(x for x in (away_note, said) if x)
+                out.applied += done.applied
+                out.replayed, out.game = done.replayed or out.replayed, done.game or out.game
     if not out.accepted:
         _finish(row, "rejected", out.error, sheet_in=c.mail.where)
         assert out.game is not None
