@@ -59,6 +59,8 @@ def test_buying_another_players_private_is_an_offer_until_the_owner_accepts(ga):
     assert f"OFFER MADE, NOT YET A SALE: {buyer} offers {owner} $1 for {comp}" in text
     told = _outbox(cli, "offer:")
     assert len(told) == 1 and f"accept {comp}" in told[0] and f"{buyer} offers you $1" in told[0]
+    status = cli("18xx", "status", "ga-1").stdout  # the moderator sees the offer waiting
+    assert f"Offer waiting: {buyer} offers {owner} $1 for {comp}; {owner} answers 'accept {comp}'" in status
     # someone else cannot accept it
     other = next(n for n in SEAT if n not in (buyer, owner))
     line, inbound = send(ga, SEAT[other], f"accept {comp}")

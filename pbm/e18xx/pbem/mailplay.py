@@ -130,6 +130,13 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     else:
         lines.append(f"To act: {who_acts(g)}")
         lines += status_lines(session, game_row, g)[:1]
+        from pbm.e18xx.pbem.games import pending_offer
+
+        offer = pending_offer(game_row)
+        if offer is not None:  # 18GA 3.2: the sale waits for its owner
+            lines.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
+                         f"{offer['company']}; {offer['owner']} answers 'accept {offer['company']}' or "
+                         f"'decline {offer['company']}'")
     if rows:
         from pbm.e18xx.core import actions as A
 
