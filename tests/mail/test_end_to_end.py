@@ -41,6 +41,11 @@ def test_sheet_to_receipt_to_resolved_turn(cli, players_csv, tmp_path):
         assert ada.loan >= loan_before + 100
         assert s.scalar(select(LedgerEntry).where(LedgerEntry.target == "player:1", LedgerEntry.amount == 100,
                                                   LedgerEntry.turn == 1)) is not None
+    # the new turn's status counts the last turn's mail but does not list it again (issue 18, item 13)
+    status = cli("status", "--messages").stdout
+    assert "Messages: none this turn (1 of earlier turns)" in status and "#1 " not in status
+    status = cli("status", "--messages", "--all").stdout
+    assert "Messages: 1 accepted\n" in status and "#1 " in status
     # the turn-1 sheet is now for a turn that is over
     (inbox / "2.eml").write_bytes(mk("again\n" + filled.replace("BORROW: 100", "BORROW: 50"),
                                      sender="ada@example.org"))
