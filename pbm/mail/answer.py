@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from pbm.mail import outbox
-from pbm.mail.compose import make_message
+from pbm.mail.compose import make_message, one_line
 from pbm.models import Game, InboundMessage
 
 
@@ -57,3 +57,11 @@ def reply(session: Session, ctx: Sending, row: InboundMessage, recipients: list[
     msg = make_message(ctx.sender, unique, subject, body, in_reply_to=row.message_id)
     outbox.queue(session, f"receipt:{row.sha256[:24]}", "receipt", unique, msg, game=game)
     return unique
+
+
+def ignored_text(ignored: list[tuple[int, str]]) -> str:
+    """One line for the prose read after the orders (docs/mail.md): where it starts and how it begins."""
+    first, last = ignored[0][0], ignored[-1][0]
+    where = f"line {first}" if first == last else f"lines {first}-{last}"
+    quoted = " / ".join(one_line(text, 60) for _, text in ignored[:2]) + (" ..." if len(ignored) > 2 else "")
+    return f"IGNORED TEXT ({where}, after your orders, not read as orders): \"{quoted}\""

@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from pbm.cr.orders import Orders, Problem
 from pbm.db import savepoint
 from pbm import kinds
-from pbm.mail.answer import Outcome
+from pbm.mail.answer import Outcome, ignored_text
 from pbm.mail.answer import finish as _finish
 from pbm.mail.answer import reply as _reply
 from pbm.mail import outbox
@@ -262,6 +262,9 @@ def _authenticate(session: Session, ctx: Context, parsed: ParsedSheet) -> tuple[
     game = next((g for g in games if g.name.lower() == h.game.strip().lower()), None)
     if game is None:
         return f"there is no game {one_line(h.game, 60)!r} here; copy the GAME line from your sheet"
+    if not kinds.kind_of(game).weekly:  # routed by its GAME line: never a turnsheet answer (issue 18 item 5)
+        return (f"game {game.name} takes moves, not turnsheets: write GAME: {game.name}, PLAYER: <your seat>, "
+                "SECRET: <your secret> on their own lines at the top of the mail, then one move per line")
     lock_game(session, game)  # accepting and closing the turn exclude each other (item 2)
     if ctx.game is not None and game.id != ctx.game.id:
         return (f"your sheet is for game {game.name}, but this address takes sheets for game {ctx.game.name}; "
@@ -383,7 +386,8 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
     presided = sorted(session.scalars(select(Railroad.code).where(Railroad.game_id == game.id,
                                                                 Railroad.president_id == player.id)))
     body = _receipt_text(row, game, player, orders, problems, digest, presided=presided, status=status, deadline=deadline,
-                         replaced=replaced, where=where, echo=format_orders(orders), ctx=ctx, closed=closed)
+                         replaced=replaced, where=where, echo=format_orders(orders), ctx=ctx, closed=closed,
+                         ignored=parsed.ignored)
     recipients = [player.email] if clean_address(player.email or "") else []
     recipients.append(sender)
     label = {"accepted": "Receipt", "late": "LATE — not used", "superseded": "Received, but a later sheet counts"}
@@ -465,7 +469,8 @@ def _refusal_text(row: InboundMessage, reason: str, notes: list[str]) -> str:
 
 def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Orders, problems: list[Problem],
                   digest: str, *, presided: list[str], status: str, deadline: datetime | None, replaced: list[OrderSet], where: str,
-                  echo: list[str], ctx: Context, closed: bool = False) -> str:
+                  echo: list[str], ctx: Context, closed: bool = False,
+                  ignored: list[tuple[int, str]] = ()) -> str:
     from pbm.auth import turn_code
 
     when = row.received_at.strftime("%Y-%m-%d %H:%M UTC") if row.received_at else "?"
@@ -516,6 +521,8 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
         lines.append("No problems found.")
     else:
         lines.append("No problems found, but no orders either (see the WARNING above).")
+    if ignored:
+        lines += ["", ignored_text(ignored)]
     lines += ["", "To change your orders, send a complete new sheet (you may edit and send back the lines above "
                   "with the header below and your SECRET).",
               f"GAME: {game.name}", f"PLAYER: {player.number}", f"TURN: {game.turn}",

@@ -497,6 +497,9 @@ _SIGN_OFF = re.compile(r"^(thanks|thank you|thx|cheers|regards|best|best wishes|
                        re.IGNORECASE)
 
 
+_NAME = re.compile(r"^[^\W\d_]+([ .'-]+[^\W\d_]+){0,2}\.?$")  # "Ada", "Ada Lovelace", "A. Lovelace"
+
+
 def _order_words() -> frozenset[str]:
     """The first words of the order names on a sheet (BORROW, STOCK, BUILD, ...)."""
     words = set()
@@ -537,7 +540,9 @@ def _split_tail(pending: list[tuple[int, str, bool, tuple]]) -> tuple[list[tuple
     pasted from the report); from there on nothing is an order (docs/mail.md)."""
     problems: list[tuple] = []
     for i, (number, text, blank_before, problem) in enumerate(pending):
-        if _SIGN_OFF.match(text) or _QUOTE_SEPARATOR.match(text) or (blank_before and not _looks_like_order(text)):
+        name = i == len(pending) - 1 and _NAME.match(text) and not _looks_like_order(text)  # "Ada" signed last
+        if (_SIGN_OFF.match(text) or _QUOTE_SEPARATOR.match(text) or name
+                or (blank_before and not _looks_like_order(text))):
             return problems, [(n, t) for n, t, _, _ in pending[i:]]
         problems.append(problem)
     return problems, []
