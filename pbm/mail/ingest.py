@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from pbm.cr.orders import Orders, Problem
 from pbm.db import savepoint
 from pbm import kinds
-from pbm.mail.answer import Outcome, ignored_text
+from pbm.mail.answer import Outcome, contact_line, ignored_text, refusal_subject
 from pbm.mail.answer import finish as _finish
 from pbm.mail.answer import reply as _reply
 from pbm.mail import outbox
@@ -215,13 +215,15 @@ def _refuse(session: Session, ctx: Context, row: InboundMessage, sender: str, re
         row.outcome = {**(row.outcome or {}), "answer": f"not answered: already {REFUSALS_PER_DAY_UNKNOWN} "
                        "answer(s) today to this unknown address"}
         return []
-    subject = f"[pbm] Not accepted: your message #{row.seq}"
     if known:
-        body = _refusal_text(row, reason, notes)
+        subject = refusal_subject(row.seq, reason)
+        body = _refusal_text(row, reason, notes, ctx.moderator)
     else:
+        subject = f"[pbm] Not accepted: your message #{row.seq} (send it from your registered address)"
         body = (f"Your message #{row.seq} to this address was received but NOT accepted as a turnsheet.\n\n"
                 f"{HELP}\n\nIf you play in a game here, send your sheet from the address you gave the moderator "
                 "to get the reason. At most one answer a day goes to an address pbm does not know.\n\n"
+                f"{contact_line(ctx.moderator)}\n\n"
                 "-- \npbm (automatic answer)\n")
     msg = make_message(ctx.sender, [sender], subject, body, in_reply_to=row.message_id if known else None)
     outbox.queue(session, f"{key}:{row.sha256[:24]}", "receipt", [sender], msg)
@@ -291,8 +293,14 @@ def _authenticate(session: Session, ctx: Context, parsed: ParsedSheet) -> tuple[
     if not h.code:
         return f"the CODE line is empty: copy it from your turn-{game.turn} sheet"
     if not check_turn_code(game, player.number, game.turn, h.code):
-        return (f"the code {one_line(h.code, 20)} is not player {player.number}'s code for turn {game.turn}: "
-                "each player's sheet has its own code; use your own turn sheet")
+        # the secret matched, so the sender is the player: their own current code is theirs to see (docs/mail.md)
+        from pbm.auth import turn_code
+
+        return (f"the code {one_line(h.code, 20)} is not player {player.number}'s code for turn {game.turn}. "
+                f"Valid codes: only one, {turn_code(game, player.number, game.turn)} (your code for turn "
+                f"{game.turn}, the turn being played; codes of other turns and other players' codes are not "
+                "accepted). A code is six letters and digits, printed after CODE: on your turn sheet and in "
+                "your last receipt")
     return game, player
 
 
@@ -454,7 +462,7 @@ def _accepted_or_superseded(session: Session, game: Game, player: Player) -> lis
         OrderSet.status.in_(("accepted", "superseded")))))
 
 
-def _refusal_text(row: InboundMessage, reason: str, notes: list[str]) -> str:
+def _refusal_text(row: InboundMessage, reason: str, notes: list[str], moderator: str = "") -> str:
     lines = [
         f"Your message #{row.seq} was received and stored, but it was NOT accepted as a turnsheet.",
         "",
@@ -463,6 +471,7 @@ def _refusal_text(row: InboundMessage, reason: str, notes: list[str]) -> str:
     if notes:
         lines += ["", "What we found in the message:"] + [f"  - {one_line(n, 160)}" for n in notes]
     lines += ["", "Nothing in it will be used. Please correct the sheet and send it again before the deadline.",
+              "", contact_line(moderator),
               "", "-- ", "pbm (automatic answer; replies to this message are read as turnsheets)"]
     return "\n".join(lines) + "\n"
 

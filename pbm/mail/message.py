@@ -231,21 +231,29 @@ class _HtmlText(HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag in ("script", "style"):
             self.skip += 1
-        if tag in ("br", "p", "div", "tr", "li", "pre", "h1", "h2", "h3"):
+        if tag == "br":
             self.parts.append("\n")
+        elif tag in ("p", "div", "tr", "li", "pre", "h1", "h2", "h3"):
+            self.newline()
         if tag == "blockquote":
             self.parts.append("\n" + _QUOTE_ON)
         classes = (dict(attrs).get("class") or "").lower().split()
         if any(c in _SIGNATURE_CLASSES for c in classes):
-            self.parts.append("\n-- \n")
+            self.newline()
+            self.parts.append("-- \n")
 
     def handle_endtag(self, tag):
         if tag in ("script", "style") and self.skip:
             self.skip -= 1
         if tag in ("p", "div", "tr", "li", "pre"):
-            self.parts.append("\n")
+            self.newline()
         if tag == "blockquote":
             self.parts.append(_QUOTE_OFF + "\n")
+
+    def newline(self) -> None:
+        """End the line unless it has just ended: nested blocks make one line break, not several."""
+        if self.parts and not self.parts[-1].endswith("\n"):
+            self.parts.append("\n")
 
     def handle_data(self, data):
         if not self.skip:

@@ -389,16 +389,18 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     """Handle one stored mail for an 18xx game; returns an ingest Outcome."""
     from pbm.mail.answer import Outcome
     from pbm.mail.answer import finish as _finish
+    from pbm.mail.answer import contact_line, refusal_subject
     from pbm.mail.answer import reply as _reply
 
-    tag = one_line(c.game.name, 40)
+    tag = c.game.name
+    contact = contact_line(ctx.moderator)
     auth = _authenticate(session, ctx, c)
     if isinstance(auth, str):
         _finish(row, "rejected", auth, sheet_in=c.mail.where)
         body = (f"Your message #{row.seq} was received and stored, but NOT accepted.\n\nWhy: {auth}\n\n"
                 f"Nothing in it was used. A move mail starts with:\n\n{reply_header(c.game, 0).replace('PLAYER: 0', 'PLAYER: <your seat number>')}"
-                " <your secret>\n\nthen one move per line.\n\n-- \npbm (automatic answer)\n")
-        replied = _reply(session, ctx, row, [sender], f"[{tag}] Not accepted: your message #{row.seq}", body, None)
+                f" <your secret>\n\nthen one move per line.\n\n{contact}\n\n-- \npbm (automatic answer)\n")
+        replied = _reply(session, ctx, row, [sender], refusal_subject(row.seq, auth, tag), body, None)
         return Outcome(row.id, row.seq, "rejected", auth, replied)
     game, player = auth
     row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
@@ -408,9 +410,10 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         target = _proxy_target(session, game, player, c.mail.for_seat)
         if isinstance(target, str):
             _finish(row, "rejected", target, sheet_in=c.mail.where)
-            body = f"Your message #{row.seq} was received, but NOTHING in it was used.\n\nWhy: {target}\n\n-- \npbm\n"
-            replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body,
-                             game)
+            body = (f"Your message #{row.seq} was received, but NOTHING in it was used.\n\nWhy: {target}\n\n{contact}\n\n"
+                    "-- \npbm\n")
+            replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, target, tag),
+                             body, game)
             return Outcome(row.id, row.seq, "rejected", target, replied, 1, player.number)
         via = f"proxy {player.name}"
         player = target
@@ -420,8 +423,9 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         rep = replay_rows(session, game)
         body = "\n".join([
             f"Your message #{row.seq} was received, but NOTHING in it was used.", "", f"Why: {stale}", "",
-            state_text(session, game, rep)] + _seat_lines(player.number, game, len(rep.game.actions))) + "\n"
-        replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
+            state_text(session, game, rep)] + _seat_lines(player.number, game, len(rep.game.actions))
+            + ["", contact]) + "\n"
+        replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, stale, tag), body, game)
         return Outcome(row.id, row.seq, "rejected", stale, replied, 1, player.number)
     away_note = "" if via else "\n".join(x for x in (_away(game, player, c.mail), _notify(game, player, c.mail),
                                                   _auto(game, player, c.mail), _autorun(game, player, c.mail))
@@ -475,8 +479,9 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
             "", f"Why: {out.error}", "",
             f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal] + [
             "", "Correct the moves and send them again.", "", state_text(session, game, rep, legal=False)]
-            + _seat_lines(player.number, game, len(rep.game.actions))) + "\n"
-        replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
+            + _seat_lines(player.number, game, len(rep.game.actions)) + ["", contact]) + "\n"
+        replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, out.error, tag), body,
+                         game)
         return Outcome(row.id, row.seq, "rejected", out.error, replied, 1, player.number)
     from pbm.e18xx.pbem.pacing import computer_seats
 
