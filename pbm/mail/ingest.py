@@ -219,7 +219,7 @@ def _refuse(session: Session, ctx: Context, row: InboundMessage, sender: str, re
         subject = refusal_subject(row.seq, reason)
         body = _refusal_text(row, reason, notes, ctx.moderator)
     else:
-        subject = f"[pbm] Not accepted: your message #{row.seq} (send it from your registered address)"
+        subject = f"[pbm] Not accepted: your message #{row.seq} (sender address not on file)"
         body = (f"Your message #{row.seq} to this address was received but NOT accepted as a turnsheet.\n\n"
                 f"{HELP}\n\nIf you play in a game here, send your sheet from the address you gave the moderator "
                 "to get the reason. At most one answer a day goes to an address pbm does not know.\n\n"

@@ -497,7 +497,7 @@ _SIGN_OFF = re.compile(r"^(thanks|thank you|thx|cheers|regards|best|best wishes|
                        re.IGNORECASE)
 
 
-_NAME = re.compile(r"^[^\W\d_]+([ .'-]+[^\W\d_]+){0,2}\.?$")  # "Ada", "Ada Lovelace", "A. Lovelace"
+_NAME = re.compile(r"^(?=.*[a-z])[A-Z][^\W\d_]*([ .'-]+[A-Z][^\W\d_]*){0,2}\.?$")  # "Ada", "Ada Lovelace", "A. Lovelace"
 
 
 def _order_words() -> frozenset[str]:

@@ -170,7 +170,7 @@ def test_a_mail_without_a_sheet_and_a_stranger_get_whole_word_subjects_and_the_m
     answers = sorted(_answers(smtp))
     assert [a[0] for a in answers] == [
         "[pbm] Not accepted: your message #1 (no turnsheet found)",
-        "[pbm] Not accepted: your message #2 (send it from your registered address)"]
+        "[pbm] Not accepted: your message #2 (sender address not on file)"]
     assert all(CONTACT in a[1] for a in answers)
 
 

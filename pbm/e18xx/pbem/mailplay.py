@@ -35,7 +35,7 @@ from pbm.e18xx.pbem.games import (Applied, Replayed, answer_offer, apply, is_18x
 
 _HEADER = re.compile(r"^\s*(?:(game|player|secret|seen|away|notify|autorun|auto|for)\s*[:=]|(game|player|secret)\s)"
                      r"\s*(.*?)\s*$", re.IGNORECASE)
-_NAME = re.compile(r"^[^\W\d_]+([ .'-]+[^\W\d_]+){0,2}\.?$")
+_NAME = re.compile(r"^(?=.*[a-z])[A-Z][^\W\d_]*([ .'-]+[A-Z][^\W\d_]*){0,2}\.?$")
 _QUOTED = re.compile(r"^(\s*>)+ ?")
 _SIGN_OFF = re.compile(r"^(thanks|thank you|thx|cheers|regards|best|best wishes|kind regards|warm regards|"
                        r"sincerely|yours|yours truly|all the best|greetings|ta|bye|love|sent from my)\b[\s,.!:-]*",
