@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from pbm.cr.orders import Orders, Problem
 from pbm.db import savepoint
 from pbm import kinds
-from pbm.mail.answer import Outcome
+from pbm.mail.answer import Outcome, contact_line, ignored_text, refusal_subject
 from pbm.mail.answer import finish as _finish
 from pbm.mail.answer import reply as _reply
 from pbm.mail import outbox
@@ -215,13 +215,15 @@ def _refuse(session: Session, ctx: Context, row: InboundMessage, sender: str, re
         row.outcome = {**(row.outcome or {}), "answer": f"not answered: already {REFUSALS_PER_DAY_UNKNOWN} "
                        "answer(s) today to this unknown address"}
         return []
-    subject = f"[pbm] Not accepted: your message #{row.seq}"
     if known:
-        body = _refusal_text(row, reason, notes)
+        subject = refusal_subject(row.seq, reason)
+        body = _refusal_text(row, reason, notes, ctx.moderator)
     else:
+        subject = f"[pbm] Not accepted: your message #{row.seq} (sender address not on file)"
         body = (f"Your message #{row.seq} to this address was received but NOT accepted as a turnsheet.\n\n"
                 f"{HELP}\n\nIf you play in a game here, send your sheet from the address you gave the moderator "
                 "to get the reason. At most one answer a day goes to an address pbm does not know.\n\n"
+                f"{contact_line(ctx.moderator)}\n\n"
                 "-- \npbm (automatic answer)\n")
     msg = make_message(ctx.sender, [sender], subject, body, in_reply_to=row.message_id if known else None)
     outbox.queue(session, f"{key}:{row.sha256[:24]}", "receipt", [sender], msg)
@@ -262,6 +264,9 @@ def _authenticate(session: Session, ctx: Context, parsed: ParsedSheet) -> tuple[
     game = next((g for g in games if g.name.lower() == h.game.strip().lower()), None)
     if game is None:
         return f"there is no game {one_line(h.game, 60)!r} here; copy the GAME line from your sheet"
+    if not kinds.kind_of(game).weekly:  # routed by its GAME line: never a turnsheet answer (issue 18 item 5)
+        return (f"game {game.name} takes moves, not turnsheets: write GAME: {game.name}, PLAYER: <your seat>, "
+                "SECRET: <your secret> on their own lines at the top of the mail, then one move per line")
     lock_game(session, game)  # accepting and closing the turn exclude each other (item 2)
     if ctx.game is not None and game.id != ctx.game.id:
         return (f"your sheet is for game {game.name}, but this address takes sheets for game {ctx.game.name}; "
@@ -288,8 +293,14 @@ def _authenticate(session: Session, ctx: Context, parsed: ParsedSheet) -> tuple[
     if not h.code:
         return f"the CODE line is empty: copy it from your turn-{game.turn} sheet"
     if not check_turn_code(game, player.number, game.turn, h.code):
-        return (f"the code {one_line(h.code, 20)} is not player {player.number}'s code for turn {game.turn}: "
-                "each player's sheet has its own code; use your own turn sheet")
+        # the secret matched, so the sender is the player: their own current code is theirs to see (docs/mail.md)
+        from pbm.auth import turn_code
+
+        return (f"the code {one_line(h.code, 20)} is not player {player.number}'s code for turn {game.turn}. "
+                f"Valid codes: only one, {turn_code(game, player.number, game.turn)} (your code for turn "
+                f"{game.turn}, the turn being played; codes of other turns and other players' codes are not "
+                "accepted). A code is six letters and digits, printed after CODE: on your turn sheet and in "
+                "your last receipt")
     return game, player
 
 
@@ -383,7 +394,8 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
     presided = sorted(session.scalars(select(Railroad.code).where(Railroad.game_id == game.id,
                                                                 Railroad.president_id == player.id)))
     body = _receipt_text(row, game, player, orders, problems, digest, presided=presided, status=status, deadline=deadline,
-                         replaced=replaced, where=where, echo=format_orders(orders), ctx=ctx, closed=closed)
+                         replaced=replaced, where=where, echo=format_orders(orders), ctx=ctx, closed=closed,
+                         ignored=parsed.ignored)
     recipients = [player.email] if clean_address(player.email or "") else []
     recipients.append(sender)
     label = {"accepted": "Receipt", "late": "LATE — not used", "superseded": "Received, but a later sheet counts"}
@@ -450,7 +462,7 @@ def _accepted_or_superseded(session: Session, game: Game, player: Player) -> lis
         OrderSet.status.in_(("accepted", "superseded")))))
 
 
-def _refusal_text(row: InboundMessage, reason: str, notes: list[str]) -> str:
+def _refusal_text(row: InboundMessage, reason: str, notes: list[str], moderator: str = "") -> str:
     lines = [
         f"Your message #{row.seq} was received and stored, but it was NOT accepted as a turnsheet.",
         "",
@@ -459,13 +471,15 @@ def _refusal_text(row: InboundMessage, reason: str, notes: list[str]) -> str:
     if notes:
         lines += ["", "What we found in the message:"] + [f"  - {one_line(n, 160)}" for n in notes]
     lines += ["", "Nothing in it will be used. Please correct the sheet and send it again before the deadline.",
+              "", contact_line(moderator),
               "", "-- ", "pbm (automatic answer; replies to this message are read as turnsheets)"]
     return "\n".join(lines) + "\n"
 
 
 def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Orders, problems: list[Problem],
                   digest: str, *, presided: list[str], status: str, deadline: datetime | None, replaced: list[OrderSet], where: str,
-                  echo: list[str], ctx: Context, closed: bool = False) -> str:
+                  echo: list[str], ctx: Context, closed: bool = False,
+                  ignored: list[tuple[int, str]] = ()) -> str:
     from pbm.auth import turn_code
 
     when = row.received_at.strftime("%Y-%m-%d %H:%M UTC") if row.received_at else "?"
@@ -516,6 +530,8 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
         lines.append("No problems found.")
     else:
         lines.append("No problems found, but no orders either (see the WARNING above).")
+    if ignored:
+        lines += ["", ignored_text(ignored)]
     lines += ["", "To change your orders, send a complete new sheet (you may edit and send back the lines above "
                   "with the header below and your SECRET).",
               f"GAME: {game.name}", f"PLAYER: {player.number}", f"TURN: {game.turn}",

@@ -214,7 +214,15 @@ def classify(msg: Message, own_addresses: tuple[str, ...] = ()) -> Kind:
     return Kind()
 
 
+_QUOTE_ON, _QUOTE_OFF = "\x00q+\x00", "\x00q-\x00"
+_SIGNATURE_CLASSES = ("gmail_signature", "moz-signature", "signature", "x_signature")
+
+
 class _HtmlText(HTMLParser):
+    """The text of an HTML mail: a ``<blockquote>`` (the quoted original) becomes ``> `` lines and a
+    signature block (``class="gmail_signature"`` and the like) starts with ``-- ``, as a plain-text
+    mail program would write them (docs/mail.md)."""
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
@@ -223,18 +231,48 @@ class _HtmlText(HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag in ("script", "style"):
             self.skip += 1
-        if tag in ("br", "p", "div", "tr", "li", "pre", "h1", "h2", "h3"):
+        if tag == "br":
             self.parts.append("\n")
+        elif tag in ("p", "div", "tr", "li", "pre", "h1", "h2", "h3"):
+            self.newline()
+        if tag == "blockquote":
+            self.parts.append("\n" + _QUOTE_ON)
+        classes = (dict(attrs).get("class") or "").lower().split()
+        if any(c in _SIGNATURE_CLASSES for c in classes):
+            self.newline()
+            self.parts.append("-- \n")
 
     def handle_endtag(self, tag):
         if tag in ("script", "style") and self.skip:
             self.skip -= 1
         if tag in ("p", "div", "tr", "li", "pre"):
+            self.newline()
+        if tag == "blockquote":
+            self.parts.append(_QUOTE_OFF + "\n")
+
+    def newline(self) -> None:
+        """End the line unless it has just ended: nested blocks make one line break, not several."""
+        if self.parts and not self.parts[-1].endswith("\n"):
             self.parts.append("\n")
 
     def handle_data(self, data):
         if not self.skip:
-            self.parts.append(data)
+            self.parts.append(data.replace("\x00", ""))
+
+
+def _quote_marks(text: str) -> str:
+    """Prefix each line inside the quote markers with ``> `` (one per level)."""
+    out, depth = [], 0
+    for line in text.split("\n"):
+        depth += line.count(_QUOTE_ON)
+        opened = depth
+        depth = max(0, depth - line.count(_QUOTE_OFF))
+        line = line.replace(_QUOTE_ON, "").replace(_QUOTE_OFF, "")
+        level = max(opened, depth)
+        if level and line.strip():
+            line = "> " * level + line
+        out.append(line)
+    return "\n".join(out)
 
 
 def html_to_text(html: str) -> str:
@@ -244,7 +282,7 @@ def html_to_text(html: str) -> str:
         parser.close()
     except Exception:
         return re.sub(r"<[^>]*>", " ", html)
-    return "".join(parser.parts).replace("\xa0", " ")
+    return _quote_marks("".join(parser.parts).replace("\xa0", " "))
 
 
 def decode_text(part: Message) -> str | None:

@@ -76,6 +76,7 @@ class ParsedSheet:
     where_lines: dict[str, int]  # lower-case order name ("stock 3", "b&o build") -> line
     found: bool  # some header line was seen: this is meant to be a sheet
     source: str = "text"  # text or pdf
+    ignored: list[tuple[int, str]] = field(default_factory=list)  # prose after the orders: (line, text)
 
     def line_of(self, where: str) -> int | None:
         """The sheet line an order name (as the validator writes it) came from."""
@@ -490,6 +491,63 @@ def _top_posted_first(lines: list[str]) -> list[tuple[int, str]]:
     return first + header + rest
 
 
+# a line that closes a letter; it and what follows are never orders (docs/mail.md, "Prose after the orders")
+_SIGN_OFF = re.compile(r"^(thanks|thank you|thx|cheers|regards|best|best wishes|kind regards|warm regards|"
+                       r"sincerely|yours|yours truly|all the best|greetings|ta|bye|love|sent from my)\b[\s,.!:-]*",
+                       re.IGNORECASE)
+
+
+_NAME = re.compile(r"^(?=.*[a-z])[A-Z][^\W\d_]*([ .'-]+[A-Z][^\W\d_]*){0,2}\.?$")  # "Ada", "Ada Lovelace", "A. Lovelace"
+
+
+def _order_words() -> frozenset[str]:
+    """The first words of the order names on a sheet (BORROW, STOCK, BUILD, ...)."""
+    words = set()
+    for name in (*ALIASES, *PERSONAL_KEYS, *HEADER_KEYS, *RR_FIELDS, *RR_ALIASES, "STOCK", "PC", "BID", "END"):
+        words.add(name.split()[0])
+    return frozenset(words)
+
+
+_ORDER_WORDS = _order_words() - set(HEADER_KEYS)  # a header line below the orders is pasted text
+
+
+def _near_order_word(text: str) -> str | None:
+    """The order word a line starts with, or is within a typing slip of ("BORROWW 60" -> BORROW,
+    "B&O BUILDD: 300" -> BUILD); None for prose."""
+    import difflib
+
+    words = [normalize_key(w) for w in re.split(r"[\s:]+", text.strip()) if w][:2]
+    for word in words:
+        if len(word) >= 3:
+            if word in _ORDER_WORDS:
+                return word
+            close = difflib.get_close_matches(word, _ORDER_WORDS, 1, 0.8)
+            if close:
+                return close[0]
+    return None
+
+
+def _looks_like_order(text: str) -> bool:
+    """A line that starts with an order word or a typing slip of one: a mistyped order, never prose."""
+    return _near_order_word(text) is not None
+
+
+def _split_tail(pending: list[tuple[int, str, bool, tuple]]) -> tuple[list[tuple], list[tuple[int, str]]]:
+    """Unreadable lines after the last order: (the ones that are mistyped orders, the ignored prose).
+
+    The order block ends at a sign-off ("Thanks, Ada"), a quote separator ("On ... wrote:"), or a
+    line after a blank line that does not start with an order word (a name, a remark, a line
+    pasted from the report); from there on nothing is an order (docs/mail.md)."""
+    problems: list[tuple] = []
+    for i, (number, text, blank_before, problem) in enumerate(pending):
+        name = i == len(pending) - 1 and _NAME.match(text) and not _looks_like_order(text)  # "Ada" signed last
+        if (_SIGN_OFF.match(text) or _QUOTE_SEPARATOR.match(text) or name
+                or (blank_before and not _looks_like_order(text))):
+            return problems, [(n, t) for n, t, _, _ in pending[i:]]
+        problems.append(problem)
+    return problems, []
+
+
 def parse_text(text: str, *, source: str = "text") -> ParsedSheet:
     """Read a plain-text turnsheet; never raises (see the module docstring)."""
     b = _Builder()
@@ -504,6 +562,16 @@ def parse_text(text: str, *, source: str = "text") -> ParsedSheet:
     numbered = _top_posted_first(lines)
     unquoted_header = any(re.match(r"^\s*GAME\s*:", ln, re.IGNORECASE) for ln in lines)
     started = False
+    ordered = False  # an order line (not a header line) has been read
+    blank = False  # a blank line since the last line read
+    # unreadable lines not yet known to be inside the order block: (line, text, blank before, problem)
+    pending: list[tuple[int, str, bool, tuple]] = []
+
+    def flush() -> None:
+        for *_, problem in pending:
+            b.problem(*problem)
+        pending.clear()
+
     for number, raw in numbered:
         line = raw
         if line.lstrip().startswith(">"):
@@ -514,6 +582,7 @@ def parse_text(text: str, *, source: str = "text") -> ParsedSheet:
             break  # signature
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
+            blank = blank or not stripped
             continue
         if len(stripped) > MAX_LINE_LENGTH:
             if started:
@@ -527,19 +596,33 @@ def parse_text(text: str, *, source: str = "text") -> ParsedSheet:
                 started = True
             else:
                 continue  # greeting before the sheet
+        if (kind is not None and kind[0] in HEADER_KEYS and kind[0] in b.header.lines and ordered
+                and (blank or pending)):
+            kind = None  # "Player 1 Countess ... Cash $2,000" pasted from the report below the orders
+            problem = (number, "sheet", f"the {split[0]} line was given before (line {b.header.lines[split[0]]})",
+                       "one header at the top of the sheet")
+            pending.append((number, stripped, blank, problem))
+            blank = False
+            continue
         if kind is None:
             if split is not None:
-                b.problem(number, "sheet", f"unknown order {split[0]!r}",
-                          "the order names printed on the sheet (e.g. BORROW, STOCK 1, B&O BUILD)")
+                problem = (number, "sheet", f"unknown order {split[0]!r}",
+                           "the order names printed on the sheet (e.g. BORROW, STOCK 1, B&O BUILD)")
             else:
-                b.problem(number, "sheet", f"not an order line: {stripped[:60]!r}",
-                          "NAME: value, or a comment starting with #")
+                near = _near_order_word(stripped)
+                hint = f" (did you mean {near}?)" if near and near not in normalize_key(stripped).split()[:2] else ""
+                problem = (number, "sheet", f"not an order line: {stripped[:60]!r}{hint}",
+                           "NAME: value, or a comment starting with #")
+            pending.append((number, stripped, blank, problem))
+            blank = False
             continue
+        blank = False
         assert split is not None
         name, arg = kind
         value = split[1]
         if name == "END":
             break
+        flush()  # an order follows them: the unreadable lines above were inside the order block
         if name in HEADER_KEYS:
             if name in b.header.lines and name == "GAME":
                 b.problem(number, "sheet", "a second sheet starts here; only the first sheet of a message is read",
@@ -548,6 +631,7 @@ def parse_text(text: str, *, source: str = "text") -> ParsedSheet:
             found = True
             b.header_line(name, value, number)
             continue
+        ordered = True
         try:
             if name == "PC":
                 b.pc(arg or "", value, number)
@@ -565,9 +649,13 @@ def parse_text(text: str, *, source: str = "text") -> ParsedSheet:
             b.problem(number, where, bad.message, bad.allowed)
         except Exception as exc:  # pragma: no cover - a bug must not lose the rest of the sheet
             b.problem(number, "sheet", f"this line could not be read ({exc.__class__.__name__})", "")
+    mistyped, ignored = _split_tail(pending)
+    for problem in mistyped:
+        b.problem(*problem)
+    b.problems.sort(key=lambda p: (p.line is None, p.line or 0))
     orders = b.finish()
     return ParsedSheet(header=b.header, orders=orders, problems=b.problems, where_lines=b.where_lines,
-                       found=found, source=source)
+                       found=found, source=source, ignored=ignored)
 
 
 # --- PDF forms -------------------------------------------------------------------------

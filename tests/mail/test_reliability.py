@@ -214,7 +214,7 @@ def test_item11_refusals_to_unknown_addresses_carry_no_message_text_and_are_rate
         first = ingest(s, mk(evil, sender="victim@else.example", subject="x", msgid="<m1@evil>"), CTX)
         assert first.status == "rejected" and first.replied_to == ["victim@else.example"]
         msg, body = reply_for(s, first.inbound_id)
-        assert msg["Subject"] == f"[pbm] Not accepted: your message #{first.seq}"
+        assert msg["Subject"] == f"[pbm] Not accepted: your message #{first.seq} (sender address not on file)"
         assert msg["In-Reply-To"] is None
         assert "pills" not in body and "pills" not in msg.as_string()
         second = ingest(s, mk(evil + "\n2", sender="victim@else.example", msgid="<m2@evil>"), CTX)

@@ -33,7 +33,13 @@ from pbm.e18xx.pbem.moves import format_action
 from pbm.e18xx.pbem.games import (Applied, Replayed, answer_offer, apply, is_18xx, legal_lines, offer_answer, players,
                                   replay_rows, via_note, who_acts)
 
-_HEADER = re.compile(r"^\s*(game|player|secret|seen|away|notify|autorun|auto|for)\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
+_HEADER = re.compile(r"^\s*(?:(game|player|secret|seen|away|notify|autorun|auto|for)\s*[:=]|(game|player|secret)\s)"
+                     r"\s*(.*?)\s*$", re.IGNORECASE)
+_NAME = re.compile(r"^(?=.*[a-z])[A-Z][^\W\d_]*([ .'-]+[A-Z][^\W\d_]*){0,2}\.?$")
+_QUOTED = re.compile(r"^(\s*>)+ ?")
+_SIGN_OFF = re.compile(r"^(thanks|thank you|thx|cheers|regards|best|best wishes|kind regards|warm regards|"
+                       r"sincerely|yours|yours truly|all the best|greetings|ta|bye|love|sent from my)\b[\s,.!:-]*",
+                       re.IGNORECASE)
 _STOP = re.compile(r"^(-- ?|-{3,}\s*original message\s*-{3,}|_{5,}|on .{1,200} wrote:)$", re.IGNORECASE)
 
 
@@ -52,31 +58,96 @@ class MoveMail:
     autorun: str = ""  # on | off: standing order "run auto and pay out every OR"
     moves: str = ""
     where: str = "message body"
+    ignored: list = None  # prose after the moves: [(line, text)] (docs/mail.md)
+
+
+def _is_move_line(text: str) -> bool:
+    """Does the line start with a move word (or an answer to an offer)?  A mistyped move still does."""
+    from pbm.e18xx.pbem.games import offer_answer
+    from pbm.e18xx.pbem.moves import MoveError, parse_line
+
+    if offer_answer(text) is not None:
+        return True
+    try:
+        parse_line(text, "x")
+    except MoveError as exc:
+        return "unknown move" not in str(exc)
+    except Exception:
+        return True
+    return True
+
+
+def _near_move_word(text: str) -> bool:
+    import difflib
+
+    from pbm.e18xx.pbem.moves import USAGE
+
+    words = text.split()
+    word = words[0].lower() if words else ""
+    return bool(word) and bool(difflib.get_close_matches(word, [*USAGE, "accept", "decline"], 1, 0.66))
+
+
+def _cut_prose(kept: list[str]) -> list[tuple[int, str]]:
+    """Blank the prose after the last move in ``kept`` (in place) and return it as [(line, text)].
+
+    The moves end at a sign-off ("Thanks, Ada"), or at a line after a blank line that neither
+    starts with a move word nor is a typing slip of one (a name, a remark); an unknown word right
+    under a move, or one a move follows, stays a move and is refused with its line (docs/mail.md)."""
+    last = max((i for i, ln in enumerate(kept) if ln.strip() and _is_move_line(ln)), default=-1)
+    blank = False
+    for i in range(last + 1, len(kept)):
+        text = kept[i].split("#", 1)[0].strip()
+        if not text:
+            blank = True
+            continue
+        name = i == len(kept) - 1 - next((k for k, ln in enumerate(reversed(kept)) if ln.strip()), 0) and \
+            _NAME.match(text) and not _near_move_word(text)  # "Ada" signed under the moves
+        if _SIGN_OFF.match(text) or name or (blank and not _near_move_word(text)):
+            tail = [(n + 1, kept[n].strip()) for n in range(i, len(kept)) if kept[n].strip()]
+            for n in range(i, len(kept)):
+                kept[n] = ""
+            return tail
+        blank = False
+    return []
 
 
 def read_text(text: str, where: str = "message body") -> MoveMail:
     """Split a mail's text into the header values and the moves.
 
     Quoted lines (``>``) are ignored and reading stops at a signature
-    (``-- ``) or a quoted original message, so a reply to our mail works."""
+    (``-- ``) or a quoted original message, so a reply to our mail works; the
+    GAME and PLAYER lines of the quoted mail count when the reply has none.
+    Prose after the moves (a sign-off, a name) is set aside as ``ignored``."""
     out = MoveMail(where=where)
     kept: list[str] = []
+    quoted: dict[str, str] = {}
+    stopped = False
     for line in text.replace("\r\n", "\n").split("\n"):
         stripped = line.strip()
+        if stopped or stripped.startswith(">"):
+            m = _HEADER.match(_QUOTED.sub("", line))
+            if m and (m.group(1) or m.group(2)).lower() in ("game", "player"):
+                quoted.setdefault((m.group(1) or m.group(2)).lower(), m.group(3))
+            if not stopped:
+                kept.append("")
+            continue
         if _STOP.match(stripped) or _STOP.match(line.rstrip("\n")):
-            break
-        if stripped.startswith(">"):
-            kept.append("")
+            stopped = True
             continue
         m = _HEADER.match(line)
         if m:
-            key, value = m.group(1).lower(), m.group(2)
+            key, value = (m.group(1) or m.group(2)).lower(), m.group(3)
             key = "for_seat" if key == "for" else key
             if not getattr(out, key):
                 setattr(out, key, value)
             kept.append("")
             continue
         kept.append(line)
+    if not out.game.strip() and quoted.get("game"):
+        out.game = quoted["game"]
+        if not out.player.strip():
+            out.player = quoted.get("player", "")
+    out.ignored = _cut_prose(kept)
     out.moves = "\n".join(kept)
     return out
 
@@ -318,16 +389,18 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     """Handle one stored mail for an 18xx game; returns an ingest Outcome."""
     from pbm.mail.answer import Outcome
     from pbm.mail.answer import finish as _finish
+    from pbm.mail.answer import contact_line, refusal_subject
     from pbm.mail.answer import reply as _reply
 
-    tag = one_line(c.game.name, 40)
+    tag = c.game.name
+    contact = contact_line(ctx.moderator)
     auth = _authenticate(session, ctx, c)
     if isinstance(auth, str):
         _finish(row, "rejected", auth, sheet_in=c.mail.where)
         body = (f"Your message #{row.seq} was received and stored, but NOT accepted.\n\nWhy: {auth}\n\n"
                 f"Nothing in it was used. A move mail starts with:\n\n{reply_header(c.game, 0).replace('PLAYER: 0', 'PLAYER: <your seat number>')}"
-                " <your secret>\n\nthen one move per line.\n\n-- \npbm (automatic answer)\n")
-        replied = _reply(session, ctx, row, [sender], f"[{tag}] Not accepted: your message #{row.seq}", body, None)
+                f" <your secret>\n\nthen one move per line.\n\n{contact}\n\n-- \npbm (automatic answer)\n")
+        replied = _reply(session, ctx, row, [sender], refusal_subject(row.seq, auth, tag), body, None)
         return Outcome(row.id, row.seq, "rejected", auth, replied)
     game, player = auth
     row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
@@ -337,9 +410,10 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         target = _proxy_target(session, game, player, c.mail.for_seat)
         if isinstance(target, str):
             _finish(row, "rejected", target, sheet_in=c.mail.where)
-            body = f"Your message #{row.seq} was received, but NOTHING in it was used.\n\nWhy: {target}\n\n-- \npbm\n"
-            replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body,
-                             game)
+            body = (f"Your message #{row.seq} was received, but NOTHING in it was used.\n\nWhy: {target}\n\n{contact}\n\n"
+                    "-- \npbm\n")
+            replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, target, tag),
+                             body, game)
             return Outcome(row.id, row.seq, "rejected", target, replied, 1, player.number)
         via = f"proxy {player.name}"
         player = target
@@ -349,8 +423,9 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         rep = replay_rows(session, game)
         body = "\n".join([
             f"Your message #{row.seq} was received, but NOTHING in it was used.", "", f"Why: {stale}", "",
-            state_text(session, game, rep)] + _seat_lines(player.number, game, len(rep.game.actions))) + "\n"
-        replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
+            state_text(session, game, rep)] + _seat_lines(player.number, game, len(rep.game.actions))
+            + ["", contact]) + "\n"
+        replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, stale, tag), body, game)
         return Outcome(row.id, row.seq, "rejected", stale, replied, 1, player.number)
     away_note = "" if via else "\n".join(x for x in (_away(game, player, c.mail), _notify(game, player, c.mail),
                                                   _auto(game, player, c.mail), _autorun(game, player, c.mail))
@@ -368,6 +443,10 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         body = f"{away_note}\n\n-- \npbm (automatic answer)\n"
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Noted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "accepted", "", replied, 0, player.number)
+    if c.mail.ignored:  # prose after the moves: said once, never a move (docs/mail.md)
+        from pbm.mail.answer import ignored_text
+
+        away_note = "\n".join(x for x in (away_note, ignored_text(c.mail.ignored)) if x)
     answered = None
     if offer_answer(c.mail.moves) is not None:  # the owner's answer to an offer (18GA 3.2)
         out, answered = answer_offer(session, game, player.number, c.mail.moves, message_id=row.id)
@@ -400,8 +479,9 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
             "", f"Why: {out.error}", "",
             f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal] + [
             "", "Correct the moves and send them again.", "", state_text(session, game, rep, legal=False)]
-            + _seat_lines(player.number, game, len(rep.game.actions))) + "\n"
-        replied = _reply(session, ctx, row, recipients, f"[{tag}] Not accepted: your message #{row.seq}", body, game)
+            + _seat_lines(player.number, game, len(rep.game.actions)) + ["", contact]) + "\n"
+        replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, out.error, tag), body,
+                         game)
         return Outcome(row.id, row.seq, "rejected", out.error, replied, 1, player.number)
     from pbm.e18xx.pbem.pacing import computer_seats
 
