@@ -124,8 +124,13 @@ class Worker:
         query = (select(Game.name).where(Game.title == "continental-rails")
                  .where(or_(in_progress, (Game.status == "open") & (Game.deadline <= now)))
                  .order_by(Game.deadline, Game.id))
+        from pbm.mail.policy import grace_for
+
         with session_scope(self.url) as s:
-            return [n for n in s.scalars(query) if n not in self._given_up]
+            games = [g for g in s.scalars(query.with_only_columns(Game)) if g.name not in self._given_up]
+            busy = set(s.scalars(select(TurnState.game_id).where(TurnState.state.not_in(("open", "archived")))))
+            # a game in its grace period (issue 18, item 8) is not due yet
+            return [g.name for g in games if g.id in busy or g.deadline is None or g.deadline + grace_for(g) <= now]
 
     # -- units ------------------------------------------------------------------------------------
 

@@ -54,7 +54,7 @@ from pbm.mail.message import (
     split_head,
     truncated,
 )
-from pbm.mail.policy import deadline_for, supersede_older
+from pbm.mail.policy import closes_at, deadline_for, supersede_older
 from pbm.models import AnswerLimit, Game, InboundMessage, OrderSet, Player, Railroad, TurnState
 from pbm.turnsheet.parse import ParsedSheet, parse_pdf, parse_text
 
@@ -361,7 +361,9 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
     deadline = deadline_for(session, game, game.turn)
     arrived = row.received_at or _now()
     closed = _turn_closed(session, game)
-    late = closed or (deadline is not None and arrived > deadline)
+    closes = closes_at(session, game, game.turn)  # the deadline plus the game's grace period (item 8)
+    late = closed or (closes is not None and arrived > closes)
+    in_grace = not late and deadline is not None and arrived > deadline
     orderset = OrderSet(game_id=game.id, turn=game.turn, player_id=player.id, source="email",
                         status="late" if late else "accepted", orders=orders.to_dict(),
                         problems=[asdict(p) for p in problems], message_id=row.id, received_seq=row.seq,
@@ -383,7 +385,8 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
     presided = sorted(session.scalars(select(Railroad.code).where(Railroad.game_id == game.id,
                                                                 Railroad.president_id == player.id)))
     body = _receipt_text(row, game, player, orders, problems, digest, presided=presided, status=status, deadline=deadline,
-                         replaced=replaced, where=where, echo=format_orders(orders), ctx=ctx, closed=closed)
+                         replaced=replaced, where=where, echo=format_orders(orders), ctx=ctx, closed=closed,
+                         grace_until=closes if in_grace else None)
     recipients = [player.email] if clean_address(player.email or "") else []
     recipients.append(sender)
     label = {"accepted": "Receipt", "late": "LATE — not used", "superseded": "Received, but a later sheet counts"}
@@ -465,7 +468,7 @@ def _refusal_text(row: InboundMessage, reason: str, notes: list[str]) -> str:
 
 def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Orders, problems: list[Problem],
                   digest: str, *, presided: list[str], status: str, deadline: datetime | None, replaced: list[OrderSet], where: str,
-                  echo: list[str], ctx: Context, closed: bool = False) -> str:
+                  echo: list[str], ctx: Context, closed: bool = False, grace_until: datetime | None = None) -> str:
     from pbm.auth import turn_code
 
     when = row.received_at.strftime("%Y-%m-%d %H:%M UTC") if row.received_at else "?"
@@ -477,6 +480,9 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
         f"Deadline: {dl}",
         "",
     ]
+    if grace_until is not None:
+        lines[-1:-1] = [f"It arrived after the deadline, in the grace period (until "
+                        f"{grace_until:%Y-%m-%d %H:%M} UTC): it counts as on time."]
     if status == "accepted":
         lines.append("ACCEPTED. These are the orders that will be resolved, unless you send a later sheet "
                      "before the deadline (the last sheet counts, and it replaces the whole earlier sheet).")

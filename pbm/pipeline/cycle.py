@@ -140,8 +140,10 @@ def _due(game: Game, row: TurnState, opts: CycleOptions) -> bool:
         return True  # an interrupted turn always carries on
     if opts.force:
         return True
+    from pbm.mail.policy import grace_for
+
     deadline = row.deadline or game.deadline
-    return deadline is not None and deadline <= opts.now
+    return deadline is not None and deadline + grace_for(game) <= opts.now  # sheets count until the grace ends
 
 
 def _note(opts: CycleOptions, game: str, text: str) -> None:
