@@ -211,6 +211,9 @@ class Worker:
         with process_lock(self.url, "cycle", what="pbm cycle, run-turn or rerun-turn", wait=not self.opts.once,
                           timeout=self.opts.poll, **lock):
             self._intake()
+            from pbm.pipeline.reminders import remind_on_schedule
+
+            remind_on_schedule(self.url, self.opts.cycle)  # reminder points due (issue 18, item 9), once each
             names = self.due_games()
             with session_scope(self.url) as s:
                 ids = dict(s.execute(select(Game.name, Game.id).where(Game.name.in_(names))).all()) if names else {}

@@ -284,6 +284,34 @@ def register(app: typer.Typer) -> None:
             for number, seq in counted:
                 typer.echo(f"Late sheet #{seq} of player {number} now counts (the player is told).")
 
+    secret_app = typer.Typer(help="Players' secrets: reset one (mailed to the address on file).",
+                             no_args_is_help=True)
+    app.add_typer(secret_app, name="secret")
+
+    @secret_app.command("reset")
+    def secret_reset(
+        ctx: typer.Context,
+        game: Optional[str] = GAME_ARG,
+        player: int = typer.Option(..., "--player", help="The seat whose secret is replaced."),
+        show: bool = typer.Option(False, "--show", help="Also print the new secret here."),
+        config: Optional[Path] = CONFIG_OPT,
+    ) -> None:
+        """Give a player a new secret (the old one stops working at once) and mail it to his address on file."""
+        from pbm.mail.account import reset_secret
+        from pbm.mail.config import mail_settings, reply_sender
+
+        with session(ctx) as s:
+            g = pick_game(s, game)
+            _, secret, address = reset_secret(s, g, player, reply_sender(config), mail_settings(config).moderator)
+            name = g.name
+        typer.echo(f"Player {player} of {name}: new secret set; the old one no longer works.")
+        if address is not None:
+            typer.echo(f"Mailed to {address} (the address on file); `pbm send-mail` sends it.")
+        else:
+            typer.echo("No address on file: give the player the secret yourself.")
+        if show or address is None:
+            typer.echo(f"New secret (shown once): {secret}")
+
     @app.command("send-mail")
     def send_mail(
         ctx: typer.Context,

@@ -335,6 +335,11 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
         return Outcome(row.id, row.seq, "ignored", row.outcome["reason"])
     sender = sender_address(msg, "Reply-To") or sender_address(msg, "From")
     assert sender is not None  # classify() refuses mail without a usable From
+    from pbm.mail import account
+
+    chosen = account.claim(msg)  # a player choosing a new secret (issue 18, item 10; docs/mail.md)
+    if chosen is not None:
+        return account.handle(session, row, ctx, sender, chosen, _refuse)
     for kind in kinds.mail_kinds():  # moves for another game kind, e.g. 18xx (docs/18xx/email.md)
         claimed = kind.claim(session, msg)
         if claimed is not None:

@@ -383,6 +383,9 @@ def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = Non
             if unknown:
                 raise PbmError(f"no Continental Rails game {unknown[0]!r} (games: {', '.join(names) or 'none'})")
             names = [n for n in names if n in games]
+        from pbm.pipeline.reminders import remind_on_schedule
+
+        remind_on_schedule(url, opts, names)  # the reminder points now due (issue 18, item 9), sent once
         outcome: dict[str, str | None] = {}
         for name in names:
             result = None

@@ -101,3 +101,113 @@ def test_an_extension_lets_a_late_sheet_count_and_its_player_is_told(cli, game, 
     with session_scope(cli.url) as s:
         assert s.scalar(select(InboundMessage.status)) == "accepted"
     assert "now counts" not in cli("deadline", "2025-01-01 12:00", "--config", config).stdout  # once
+
+
+# -- item 10: welcome, reset, a secret chosen by mail ----------------------------------------------------------
+
+def _secret_in(body: str, label: str) -> str:
+    line = next(ln for ln in body.splitlines() if ln.startswith(label))
+    return line.split(":", 1)[1].strip()
+
+
+def test_a_new_game_with_a_players_file_mails_each_player_a_welcome_with_his_secret(cli, players_csv, servers):
+    imap, smtp, config = servers
+    out = cli("new-game", "continental-rails", "--players", players_csv, "--name", "w", "--config", config).stdout
+    assert "Welcome mail with the secret queued for player(s) 1, 2, 3; `pbm send-mail` sends it." in out
+    printed = dict(__import__("re").findall(r"#\s*(\d+) .*: (\S+)$", out, __import__("re").M))
+    cli("send-mail", "--config", config)
+    mails = _mails(smtp)
+    assert [(m[0], m[1]) for m in mails] == [
+        (["ada@example.org"], "[w] Welcome, player 1: your secret"),
+        (["ike@example.org"], "[w] Welcome, player 2: your secret"),
+        (["carl@example.org"], "[w] Welcome, player 3: your secret")]
+    for number, (_, _, body) in enumerate(mails, start=1):
+        assert _secret_in(body, "Your secret:") == printed[str(number)]
+        assert "NEW SECRET: (the secret you choose)" in body
+    cli("send-mail", "--config", config)
+    assert len(smtp.messages) == 3  # once
+
+
+def test_no_welcome_when_asked(cli, players_csv):
+    out = cli("new-game", "continental-rails", "--players", players_csv, "--name", "w", "--no-welcome").stdout
+    assert "Welcome mail" not in out
+    with session_scope(cli.url) as s:
+        assert s.scalar(select(OutboxMessage.id)) is None
+
+
+def test_the_moderator_resets_a_secret_mailed_to_the_address_on_file(cli, game, servers):
+    imap, smtp, config = servers
+    out = cli("secret", "reset", "cr-test", "--player", "2", "--config", config).stdout
+    assert out == ("Player 2 of cr-test: new secret set; the old one no longer works.\n"
+                   "Mailed to ike@example.org (the address on file); `pbm send-mail` sends it.\n")
+    cli("send-mail", "--config", config)
+    [(to, subject, body)] = _mails(smtp)
+    assert (to, subject) == (["ike@example.org"], "[cr-test] Player 2: your new secret")
+    new = _secret_in(body, "Your new secret:")
+    cli("deadline", "2025-01-01 12:00", "--quiet")
+    with session_scope(cli.url) as s:
+        _deliver(imap, mk(sheet(s, game.game_id, 2, "BORROW: 10\n"), sender="ike@example.org"))  # the old secret
+        _deliver(imap, mk(sheet(s, game.game_id, 2, "BORROW: 20\n", secret=new), sender="ike@example.org"))
+    out = cli("ingest", "--imap").stdout
+    assert "#1 player 2 rejected: the secret does not match player 2's secret" in out
+    assert "#2 player 2 accepted" in out
+
+
+def test_reset_of_a_computer_seat_is_refused(cli, game):
+    assert "player 7 of cr-test is a computer seat: it has no secret" in cli(
+        "secret", "reset", "--player", "7", expect=2).output
+
+
+def _change(s, game_id: int, player: int, new: str, *, secret: str | None = None, code: str | None = None) -> bytes:
+    from tests.mail.game import code_for
+
+    body = (f"Hello,\n\nGAME: cr-test\nPLAYER: {player}\nCODE: {code or code_for(s, game_id, player)}\n"
+            f"SECRET: {SECRETS[player] if secret is None else secret}\nNEW SECRET: {new}\n\nAda\n")
+    return mk(body, subject="new secret")
+
+
+def test_a_player_chooses_his_secret_by_mail(cli, game, servers):
+    imap, smtp, config = servers
+    cli("deadline", "2025-01-01 12:00", "--quiet")
+    with session_scope(cli.url) as s:
+        _deliver(imap, _change(s, game.game_id, 1, "rail baron 1848"))
+    assert "#1 player 1 secret changed: the player chose a new secret" in cli("ingest", "--imap").stdout
+    cli("send-mail", "--config", config)
+    [(to, subject, body)] = _mails(smtp)
+    assert (to, subject) == (["ada@example.org"], "[cr-test] Player 1: secret changed")
+    assert "From now on write your new secret (13 letters and digits; we do not repeat it here)" in body
+    assert "RAILBARON" not in body.upper().replace("RAILS", "")
+    with session_scope(cli.url) as s:
+        stored = s.scalar(select(InboundMessage.raw))
+        assert b"1848" not in stored and SECRETS[1].encode() not in stored  # neither secret kept
+        hashed = s.scalar(select(Player.secret_hash).where(Player.number == 1))
+        assert hashed.startswith("pbkdf2$") and "RAILBARON" not in hashed
+        _deliver(imap, mk(sheet(s, game.game_id, 1, "BORROW: 10\n")))  # the old secret
+        _deliver(imap, mk(sheet(s, game.game_id, 1, "BORROW: 20\n", secret="Rail-Baron 1848")))
+    out = cli("ingest", "--imap").stdout
+    assert "#2 player 1 rejected: the secret does not match" in out and "#3 player 1 accepted" in out
+
+
+@pytest.mark.parametrize("kwargs, new, reason", [
+    ({"secret": "WRONG-WRONG-1"}, "rail baron 1848",
+     "secret change refused: the SECRET line does not hold player 1's current secret (only letters and digits "
+     "count); your secret is unchanged"),
+    ({"code": "ZZZZZZ"}, "rail baron 1848",
+     "secret change refused: the code ZZZZZZ is not player 1's code for turn 3 (the turn being played): copy it "
+     "from your latest turnsheet"),
+    ({}, "short 1",
+     "secret change refused: the NEW SECRET has 6 letters and digits; a secret needs 10 to 40 (spaces and "
+     "punctuation do not count, case does not matter); your secret is unchanged"),
+])
+def test_a_bad_secret_change_is_refused_saying_why(cli, game, servers, kwargs, new, reason):
+    imap, smtp, config = servers
+    with session_scope(cli.url) as s:
+        _deliver(imap, _change(s, game.game_id, 1, new, **kwargs))
+    assert f"#1 rejected: {reason}" in cli("ingest", "--imap").stdout
+    cli("send-mail", "--config", config)
+    [(to, subject, body)] = _mails(smtp)
+    assert to == ["ada@example.org"] and "Not accepted" in subject and f"Why: {reason}" in body
+    with session_scope(cli.url) as s:
+        from pbm.auth import check_secret
+
+        assert check_secret(SECRETS[1], s.scalar(select(Player.secret_hash).where(Player.number == 1)))
