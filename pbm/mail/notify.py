@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbm.mail import outbox
@@ -11,7 +12,7 @@ from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import clean_address
 from pbm.mail.policy import (accepted_orderset, closes_at, deadline_for, duration_text, grace_for,
                              missed_turns_limit, reminder_schedule, supersede_older, turn_state)
-from pbm.models import Game, Player
+from pbm.models import Game, OutboxMessage, Player
 from pbm.turnsheet.files import Sheet, human_players, make_sheets, safe_name
 
 
@@ -58,6 +59,9 @@ def remind(session: Session, game: Game, sender: str, today: datetime | None = N
         address = clean_address(player.email or "")
         if address is None:
             continue
+        key = f"reminder:{game.id}:{game.turn}:{player.number}:{stamp}"
+        if point and session.scalar(select(OutboxMessage.id).where(OutboxMessage.key == key)) is not None:
+            continue  # this point's reminder is already on record (sent, or waiting in the outbox)
         sheet = make_sheets(session, game, player.number, "text")[0]
         missed = player.missed_turns
         warning = (f"You have missed {missed} turn(s) in a row; the computer is playing your position until "
@@ -71,8 +75,7 @@ def remind(session: Session, game: Game, sender: str, today: datetime | None = N
                 + f".\n\n{warning}\n\nYour text sheet:\n\n{sheet.text}")
         msg = make_message(sender, [address], f"[{one_line(game.name, 40)}] Reminder: turn {game.turn} orders",
                            body)
-        outbox.queue(session, f"reminder:{game.id}:{game.turn}:{player.number}:{stamp}", "reminder", [address], msg,
-                     game=game)
+        outbox.queue(session, key, "reminder", [address], msg, game=game)
         reminded.append(player.number)
     return reminded
 

@@ -211,3 +211,40 @@ def test_a_bad_secret_change_is_refused_saying_why(cli, game, servers, kwargs, n
         from pbm.auth import check_secret
 
         assert check_secret(SECRETS[1], s.scalar(select(Player.secret_hash).where(Player.number == 1)))
+
+
+# -- item 9: reminders on a schedule, run by pbm cycle --------------------------------------------------------
+
+def test_reminders_on_a_schedule_go_once_per_point_to_players_without_a_sheet(cli, game, servers):
+    imap, smtp, config = servers
+    out = cli("deadline", "2025-01-05 18:00", "--remind", "48h,12h", "--quiet").stdout
+    assert "reminders before it: 2d, 12h" in out
+
+    def cycle(clock: str) -> str:
+        return cli("cycle", "--clock", clock, "--config", config).stdout
+
+    assert "reminder" not in cycle("2025-01-02T12:00:00")  # before the first point
+    assert "cr-test: turn 3: reminder 2d before the deadline queued for player(s) 1, 2, 3" in cycle(
+        "2025-01-04T00:00:00")
+    assert "reminder" not in cycle("2025-01-04T01:00:00")  # the same point: nothing new
+    assert len(smtp.messages) == 3
+    with session_scope(cli.url) as s:
+        _deliver(imap, mk(sheet(s, game.game_id, 1, "BORROW: 10\n")))  # arrives 2025-01-01 11:00
+    cli("ingest", "--imap")
+    assert "reminder 12h before the deadline queued for player(s) 2, 3" in cycle("2025-01-05T07:00:00")
+    assert "reminder" not in cycle("2025-01-05T08:00:00")
+    reminders = [m for m in _mails(smtp) if "Reminder" in m[1]]
+    assert [m[0][0] for m in reminders] == ["ada@example.org", "ike@example.org", "carl@example.org",
+                                            "ike@example.org", "carl@example.org"]
+    assert all(m[1] == "[cr-test] Reminder: turn 3 orders" for m in reminders)
+    assert "Deadline: 2025-01-05 18:00 UTC (this reminder is sent 2 days before it)." in reminders[0][2]
+    assert "Deadline: 2025-01-05 18:00 UTC (this reminder is sent 12 hours before it)." in reminders[3][2]
+
+
+def test_a_point_missed_by_the_cycle_is_not_sent_late(cli, game, servers):
+    imap, smtp, config = servers
+    cli("deadline", "2025-01-05 18:00", "--remind", "48h,12h", "--quiet")
+    # the cycle did not run between the two points: only the nearer one goes, once
+    assert "reminder 12h before" in cli("cycle", "--clock", "2025-01-05T10:00:00", "--config", config).stdout
+    assert "reminder" not in cli("cycle", "--clock", "2025-01-05T11:00:00", "--config", config).stdout
+    assert len(smtp.messages) == 3
