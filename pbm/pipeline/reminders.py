@@ -32,12 +32,13 @@ def remind_on_schedule(url: str | None, opts, names: list[str] | None = None) ->
                 opts.log(f"{game.name}: turn {game.turn}: reminder {point} before the deadline queued for "
                          f"player(s) {', '.join(map(str, players))}")
                 queued += len(players)
-    if queued:
-        from pbm.mail.config import smtp_config
-        from pbm.mail.outbox import flush
-        from pbm.pipeline.cycle import _smtp_configured
+    from pbm.mail.config import smtp_config
+    from pbm.mail.outbox import flush, pending
+    from pbm.pipeline.cycle import _smtp_configured
 
-        if _smtp_configured(opts.mail_config):
-            with session_scope(url) as s:
+    if _smtp_configured(opts.mail_config):
+        with session_scope(url) as s:
+            # also reminders queued by a pass that died before sending them (nothing new is queued then)
+            if queued or any(m.kind == "reminder" and state != "sending" for m, _, state in pending(s)):
                 opts.log(f"reminders: {flush(s, smtp_config(opts.mail_config)).summary()}")
     return queued
