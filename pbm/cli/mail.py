@@ -216,7 +216,14 @@ def register(app: typer.Typer) -> None:
         with session(ctx) as s:
             g = pick_game(s, game)
             outcome = accept(s, g, ref, _context(s, g, config))
+            from pbm.models import InboundMessage
+
+            stored = s.get(InboundMessage, outcome.inbound_id)
+            turn = stored.turn if stored is not None and stored.turn is not None else g.turn
             typer.echo(f"Message #{outcome.seq} of player {outcome.player}: {outcome.status}.")
+            if turn < g.turn and outcome.status == "accepted":
+                typer.echo(f"Turn {turn} is already resolved: `pbm rerun-turn {g.name} {turn}` resolves it again "
+                           "with this sheet and queues the corrected reports.")
 
     @app.command("deadline")
     def deadline(

@@ -566,12 +566,11 @@ def accept_late(session: Session, game: Game, ref: str, ctx: Context) -> Outcome
         raise PbmError(f"message #{row.seq} holds no sheet of game {game.name} (its status: {row.status})")
     if orderset.status != "late":
         raise PbmError(f"message #{row.seq} is not a late sheet (its sheet is {orderset.status})")
-    if orderset.turn != game.turn:
-        raise PbmError(f"message #{row.seq} is for turn {orderset.turn}, which is over (turn {game.turn} now)")
     from pbm.locks import lock_game
 
     lock_game(session, game)
-    if _turn_closed(session, game):
+    resolved = orderset.turn < game.turn  # then `pbm rerun-turn` resolves it again with the sheet (item 8)
+    if not resolved and _turn_closed(session, game):
         raise PbmError(f"turn {game.turn} of {game.name} is closed (being resolved); a late sheet can no longer "
                        "be accepted for it")
     orderset.status = "accepted"
@@ -581,14 +580,16 @@ def accept_late(session: Session, game: Game, ref: str, ctx: Context) -> Outcome
     player = session.get(Player, orderset.player_id)
     assert player is not None
     text = (f"The moderator has accepted your late sheet (message #{row.seq}) for game {game.name}, turn "
-            f"{game.turn}. " + ("It counts: it will be resolved as shown in its receipt "
-                                f"(receipt {row.outcome.get('receipt', '?')})."
-                                if orderset.status == "accepted" else
-                                "But a sheet of yours that arrived later counts instead.") + "\n")
+            f"{orderset.turn}. " + ("It counts: it will be resolved as shown in its receipt "
+                                    f"(receipt {row.outcome.get('receipt', '?')})."
+                                    if orderset.status == "accepted" else
+                                    "But a sheet of yours that arrived later counts instead.")
+            + (f" Turn {orderset.turn} has already been resolved: it will be resolved again with your sheet, and "
+               "you will get a corrected report." if resolved and orderset.status == "accepted" else "") + "\n")
     recipients = [a for a in (clean_address(player.email or ""),) if a]
     replied = []
     if recipients:
-        msg = make_message(ctx.sender, recipients, f"[{one_line(game.name, 40)}] Turn {game.turn}: late sheet accepted",
+        msg = make_message(ctx.sender, recipients, f"[{one_line(game.name, 40)}] Turn {orderset.turn}: late sheet accepted",
                            text, in_reply_to=row.message_id)
         outbox.queue(session, f"accept-late:{row.sha256[:24]}", "notice", recipients, msg, game=game)
         replied = recipients

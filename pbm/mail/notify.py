@@ -197,8 +197,6 @@ def scheduled_reminders(session: Session, game: Game, sender: str, now: datetime
 def seat_notices(session: Session, game: Game, turn: int, sender: str) -> list[str]:
     """After turn ``turn`` was resolved: tell a player whose seat the computer has just taken (ruling M3,
     §3.1), and one who got it back by sending a sheet.  Keyed by turn and player: once each."""
-    from sqlalchemy import select
-
     from pbm.models import OrderSet
 
     if game.turn != turn + 1:
@@ -224,9 +222,11 @@ def seat_notices(session: Session, game: Game, turn: int, sender: str) -> list[s
                     f"position in game {game.name}.")
         else:
             continue
+        key = f"notice:seat:{game.id}:{turn}:{player.number}:{what}"
+        if session.scalar(select(OutboxMessage.id).where(OutboxMessage.key == key)) is not None:
+            continue  # told already
         msg = make_message(sender, [address], f"[{one_line(game.name, 40)}] Turn {game.turn}: {subject}",
                            body + "\n\n-- \npbm (automatic message)\n")
-        outbox.queue(session, f"notice:seat:{game.id}:{turn}:{player.number}:{what}", "notice", [address], msg,
-                     game=game)
+        outbox.queue(session, key, "notice", [address], msg, game=game)
         out.append(f"player {player.number}: {subject}")
     return out
