@@ -74,7 +74,7 @@ def supersede_older(session: Session, chosen: OrderSet) -> None:
             chosen.status = "superseded"
 
 
-# -- grace period and reminder schedule (issue 18, items 8 and 9; ruling M7, docs/rulings/mail.md) --------
+# -- grace period and reminder schedule (issue 18, items 8 and 9; rulings M10, M12, docs/rulings/mail.md) ----
 
 _UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400}
 
