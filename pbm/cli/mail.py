@@ -283,7 +283,8 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"Game {g.name}, turn {g.turn}: deadline {shown}"
                        + (f", grace {duration_text(grace_now)} (sheets count until "
                           f"{now + grace_now:%Y-%m-%d %H:%M} UTC)" if grace_now and now else "")
-                       + f"; reminders before it: {schedule}; the computer takes a seat after "
+                       + (f"; reminders before it: {schedule}" if reminder_schedule(g) else "")
+                       + "; the computer takes a seat after "
                        f"{missed_turns_limit(g)} missed turn(s).")
             if told:
                 typer.echo(f"Deadline change mailed to player(s) {', '.join(map(str, told))}; "

@@ -54,7 +54,7 @@ from pbm.mail.message import (
     split_head,
     truncated,
 )
-from pbm.mail.policy import closes_at, deadline_for, supersede_older
+from pbm.mail.policy import closes_at, deadline_for, replace_computer_orders, supersede_older
 from pbm.models import AnswerLimit, Game, InboundMessage, OrderSet, Player, Railroad, TurnState
 from pbm.turnsheet.parse import ParsedSheet, parse_pdf, parse_text
 
@@ -574,6 +574,7 @@ def accept_late(session: Session, game: Game, ref: str, ctx: Context) -> Outcome
         raise PbmError(f"turn {game.turn} of {game.name} is closed (being resolved); a late sheet can no longer "
                        "be accepted for it")
     orderset.status = "accepted"
+    replace_computer_orders(session, orderset)  # the computer played the seat in a turn already run (M11)
     supersede_older(session, orderset)
     row.status = orderset.status
     row.outcome = {**(row.outcome or {}), "reason": "late; accepted by the moderator"}

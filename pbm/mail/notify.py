@@ -106,10 +106,11 @@ def _when(value: datetime | None) -> str:
 
 def announce_deadline(session: Session, game: Game, sender: str, before: datetime | None) -> list[int]:
     """Tell every human seat the turn's new deadline (and the grace period, if any); queued once per
-    change (the key counts the turn's deadline changes).  Nothing is queued if the deadline is unchanged."""
+    change (the key counts the turn's deadline changes).  Nothing is queued if the deadline is unchanged
+    or newly set (no deadline before: the turnsheet and report mails state it)."""
     now = deadline_for(session, game)
-    if now == before:
-        return []
+    if now == before or before is None:
+        return []  # unchanged, or the first deadline: the turnsheet and report mails state it
     state = turn_state(session, game, game.turn)
     changes = sum(1 for h in (state.history or []) if isinstance(h, dict) and h.get("event") == "deadline") \
         if state is not None else 0
@@ -204,9 +205,16 @@ def seat_notices(session: Session, game: Game, turn: int, sender: str) -> list[s
     limit = missed_turns_limit(game)
 
     def sent(player: Player, t: int) -> bool:
+        """The player's own sheet counted in turn ``t`` (not the computer's orders stored for his seat)."""
         return session.scalar(select(OrderSet.id).where(
             OrderSet.game_id == game.id, OrderSet.player_id == player.id, OrderSet.turn == t,
-            OrderSet.status == "accepted").limit(1)) is not None
+            OrderSet.status == "accepted", OrderSet.source.not_in(("computer", "standing"))).limit(1)) is not None
+
+    def computer_played(player: Player, t: int) -> bool:
+        """The computer's orders were stored for the player's seat in turn ``t`` (it played the seat)."""
+        return session.scalar(select(OrderSet.id).where(
+            OrderSet.game_id == game.id, OrderSet.player_id == player.id, OrderSet.turn == t,
+            OrderSet.source == "computer").limit(1)) is not None
 
     out = []
     for player, address in _humans_with_address(session, game):
@@ -215,8 +223,10 @@ def seat_notices(session: Session, game: Game, turn: int, sender: str) -> list[s
             body = (f"We received no sheet from you for {limit} turn(s) in a row (up to turn {turn}). From turn "
                     f"{game.turn} the computer plays your position in game {game.name} (§3.1) until you send a "
                     "sheet again: your next sheet gives you the seat back.")
-        elif player.missed_turns == 0 and turn - limit >= 1 and sent(player, turn) \
-                and not any(sent(player, t) for t in range(turn - limit, turn)):
+        elif player.missed_turns == 0 and sent(player, turn) and (computer_played(player, turn - 1) or session.scalar(
+                select(OutboxMessage.id).where(OutboxMessage.key == f"notice:seat:{game.id}:{turn - 1}:"
+                                                                     f"{player.number}:computer")) is not None):
+            # the computer played the seat last turn, or took it after last turn and he came straight back
             what, subject = "back", "your seat is yours again"
             body = (f"Welcome back: your sheet for turn {turn} was played, and the computer no longer plays your "
                     f"position in game {game.name}.")

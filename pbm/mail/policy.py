@@ -61,6 +61,15 @@ def accepted_orderset(session: Session, game: Game, player: Player, turn: int) -
         .order_by(OrderSet.received_seq.desc(), OrderSet.id.desc()).limit(1))
 
 
+def replace_computer_orders(session: Session, chosen: OrderSet) -> None:
+    """A sheet that counts for a seat the computer played (its orders stored when the turn ran, ruling M3)
+    replaces the computer's orders: they become ``superseded`` whatever their arrival number (ruling M11)."""
+    for other in session.scalars(select(OrderSet).where(
+            OrderSet.game_id == chosen.game_id, OrderSet.turn == chosen.turn, OrderSet.player_id == chosen.player_id,
+            OrderSet.status == "accepted", OrderSet.source == "computer", OrderSet.id != chosen.id)):
+        other.status = "superseded"
+
+
 def supersede_older(session: Session, chosen: OrderSet) -> None:
     """§ "the last sheet counts": every other accepted sheet of the player and turn that arrived
     earlier becomes ``superseded``; if a later one is already accepted, ``chosen`` is superseded."""

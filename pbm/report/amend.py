@@ -82,7 +82,7 @@ def _checked(session: Session, game: Game, player: Player, turn: int, text: str)
 def enter_orders(session: Session, game: Game, number: int, turn: int, text: str) -> Entered:
     """Store the moderator's orders for seat ``number`` and ``turn`` (checked like a mailed sheet)."""
     from pbm.locks import lock_game
-    from pbm.mail.policy import supersede_older
+    from pbm.mail.policy import replace_computer_orders, supersede_older
     from pbm.turnsheet.text import format_orders
 
     lock_game(session, game)
@@ -110,6 +110,7 @@ def enter_orders(session: Session, game: Game, number: int, turn: int, text: str
                    received_seq=last + 1, received_at=None)
     session.add(row)
     session.flush()
+    replace_computer_orders(session, row)
     supersede_older(session, row)
     return Entered(row, format_orders(orders), problem_lines(problems), resolved=turn < game.turn)
 

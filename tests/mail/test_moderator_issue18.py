@@ -72,6 +72,7 @@ def test_bad_grace_is_answered_with_what_is_allowed(cli, game):
 
 def test_a_deadline_change_is_mailed_to_every_human_seat_once(cli, game, servers):
     imap, smtp, config = servers
+    assert "mailed" not in cli("deadline", "2025-01-04 18:00", "--config", config).stdout  # the first: not a change
     out = cli("deadline", "2025-01-05 18:00", "--config", config).stdout
     assert "Deadline change mailed to player(s) 1, 2, 3" in out
     again = cli("deadline", "2025-01-05 18:00", "--config", config).stdout  # unchanged: nobody is told again
@@ -81,7 +82,7 @@ def test_a_deadline_change_is_mailed_to_every_human_seat_once(cli, game, servers
     assert sorted(m[0][0] for m in mails) == sorted(EMAILS.values())
     to, subject, body = next(m for m in mails if m[0] == ["ada@example.org"])
     assert subject == "[cr-test] Turn 3: deadline changed"
-    assert "New deadline: Sunday 05 January 2025 18:00 UTC\nIt was: none (the moderator will set one)" in body
+    assert "New deadline: Sunday 05 January 2025 18:00 UTC\nIt was: Saturday 04 January 2025 18:00 UTC" in body
     assert "We have no sheet from you for this turn yet." in body
 
 
@@ -248,3 +249,25 @@ def test_a_point_missed_by_the_cycle_is_not_sent_late(cli, game, servers):
     assert "reminder 12h before" in cli("cycle", "--clock", "2025-01-05T10:00:00", "--config", config).stdout
     assert "reminder" not in cli("cycle", "--clock", "2025-01-05T11:00:00", "--config", config).stdout
     assert len(smtp.messages) == 3
+
+
+def test_an_18xx_game_welcomes_its_players_and_takes_a_chosen_secret_without_a_code(cli, players_csv, servers):
+    import re
+
+    imap, smtp, config = servers
+    out = cli("new-game", "18GA", "--players", players_csv, "--name", "ga", "--config", config).stdout
+    assert "Welcome mail with the secret queued for player(s) 1, 2, 3" in out
+    printed = dict(re.findall(r"#(\d+) .*: (\S+)$", out, re.M))
+    cli("send-mail", "--config", config)
+    welcome = _mails(smtp)
+    assert [m[1] for m in welcome] == [f"[ga] Welcome, player {n}: your secret" for n in (1, 2, 3)]
+    assert "Welcome to 18GA game ga" in welcome[0][2] and _secret_in(welcome[0][2], "Your secret:") == printed["1"]
+    assert "CODE:" not in welcome[0][2]
+    _deliver(imap, mk(f"GAME: ga\nPLAYER: 2\nSECRET: {printed['2']}\nNEW SECRET: peach state 1873\n",
+                      sender="ike@example.org"))
+    assert "#1 player 2 secret changed" in cli("ingest", "--imap").stdout
+    with session_scope(cli.url) as s:
+        from pbm.auth import check_secret
+
+        hashed = s.scalar(select(Player.secret_hash).join(Game).where(Game.name == "ga", Player.number == 2))
+        assert check_secret("PEACHSTATE1873", hashed) and not check_secret(printed["2"], hashed)
