@@ -162,3 +162,27 @@ def test_the_computer_taking_a_seat_and_handing_it_back_is_announced(cli, real, 
             "your position in game rr (§3.1)") in taken[0][2]
     [back] = [m for m in mails if "yours again" in m[1]]
     assert back[:2] == (["ike@example.org"], "[rr] Turn 3: your seat is yours again")
+
+
+def test_a_late_sheet_accepted_for_a_seat_the_computer_played_replaces_the_computers_orders(cli, real, servers,
+                                                                                            tmp_path):
+    imap, smtp, config = servers
+    secrets, filled = real
+    cli("deadline", "rr", "--missed-limit", "1", "--quiet")
+    cli("run-turn", "rr")  # nobody sent a sheet: the computer plays every human seat in turn 2
+    cli("deadline", "rr", "2025-01-01 10:30", "--quiet")
+    _deliver(imap, mk(filled(2, {"BORROW": "60"}), sender="ike@example.org"))  # arrives 11:00: late
+    assert "#1 player 2 late" in cli("ingest", "--imap").stdout
+    cli("run-turn", "rr")
+    with session_scope(cli.url) as s:
+        ike = s.scalar(select(Player).where(Player.number == 2)).id
+        assert [(o.source, o.status) for o in s.scalars(select(OrderSet).where(
+            OrderSet.turn == 2, OrderSet.player_id == ike).order_by(OrderSet.id))] == [
+            ("email", "late"), ("computer", "accepted")]
+    cli("accept-late", "rr", "1")
+    cli("rerun-turn", "rr", "2", "--no-mail")
+    with session_scope(cli.url) as s:
+        assert [(o.source, o.status) for o in s.scalars(select(OrderSet).where(
+            OrderSet.turn == 2, OrderSet.player_id == ike).order_by(OrderSet.id))] == [
+            ("email", "accepted"), ("computer", "superseded")]
+    assert _borrowed(cli.url, 2, 2) == 60
