@@ -76,7 +76,7 @@ def queue_welcome(session: Session, game: Game, secrets: dict[int, str], sender:
         lines += [""] + _how_to_choose(game, player.number, weekly) + _sign_off(moderator)
         msg = make_message(sender, [address], f"[{one_line(game.name, 40)}] Welcome, player {player.number}: "
                            "your secret", "\n".join(lines) + "\n")
-        outbox.queue(session, f"welcome:{game.id}:{player.number}:{player.secret_hash[-16:]}", "notice",
+        outbox.queue(session, f"welcome:{game.id}:{player.number}:{player.secret_hash[-16:]}", "secret",
                      [address], msg, game=game)
         done.append(player.number)
     return done
@@ -103,7 +103,7 @@ def reset_secret(session: Session, game: Game, number: int, sender: str,
             + _how_to_choose(game, player.number, weekly) + _sign_off(moderator)
         msg = make_message(sender, [address], f"[{one_line(game.name, 40)}] Player {player.number}: your new secret",
                            "\n".join(lines) + "\n")
-        outbox.queue(session, f"secret:{game.id}:{player.number}:{player.secret_hash[-16:]}", "notice", [address],
+        outbox.queue(session, f"secret:{game.id}:{player.number}:{player.secret_hash[-16:]}", "secret", [address],
                      msg, game=game)
     return player, secret, address
 

@@ -43,7 +43,7 @@ from pbm.mail.config import SmtpConfig
 from pbm.mail.message import clean_address, loop_headers, parse_bytes
 from pbm.models import Game, OutboxMessage, SendLog
 
-KINDS = ("receipt", "reminder", "report", "turnsheet", "notice", "18xx", "digest", "webhook")
+KINDS = ("receipt", "reminder", "report", "turnsheet", "notice", "secret", "18xx", "digest", "webhook")
 
 
 class OutboxError(PbmError):
@@ -146,13 +146,10 @@ def _connect(cfg: SmtpConfig) -> smtplib.SMTP:
         raise OutboxError(f"cannot send through {cfg.host}:{cfg.port}: {exc.__class__.__name__}: {exc}") from None
 
 
-SECRET_KEYS = ("welcome:", "secret:")  # mails that carry a player's secret (pbm.mail.account)
-
-
 def _scrub_if_done(session: Session, m: OutboxMessage) -> None:
     """Once a mail carrying a player's secret has reached every recipient, keep only its headers: pbm
     stores no secret, only its hash (issue 18, item 10).  Until then the body is needed for a retry."""
-    if not m.key.startswith(SECRET_KEYS) or b"X-PBM-Scrubbed" in bytes(m.raw[:4000]):
+    if m.kind != "secret" or b"X-PBM-Scrubbed" in bytes(m.raw[:4000]):
         return
     done = {log.recipient.lower() for log in session.scalars(select(SendLog).where(
         SendLog.outbox_id == m.id, SendLog.status == "sent"))}
