@@ -94,24 +94,39 @@ def maildir_new(url: str | None, path: Path) -> Iterator:
     yield from _unread(path, known)
 
 
-def unread_maildir(session, path: Path) -> Iterator:
-    """:func:`maildir_new` inside a caller's transaction (``pbm cycle``'s own intake)."""
-    return _unread(path, _known_sources(session))
+def unread_maildir(session, path: Path, skipped: list[str] | None = None) -> Iterator:
+    """:func:`maildir_new` inside a caller's transaction (``pbm cycle``'s own intake, ``pbm ingest``);
+    the names of the files left out (read before) are added to ``skipped``."""
+    return _unread(path, _known_sources(session), skipped)
 
 
-def _known_sources(session) -> set[str]:
-    return set(session.scalars(select(InboundMessage.source).where(InboundMessage.source.like("maildir:%"))))
+def _known_sources(session, prefix: str = "maildir:") -> set[str]:
+    return set(session.scalars(select(InboundMessage.source).where(InboundMessage.source.like(prefix + "%"))))
 
 
-def _unread(path: Path, known: set[str]) -> Iterator:
+def unread(session, items: Iterable, prefix: str, skipped: list[str]) -> Iterator:
+    """``items`` (an mbox's or a folder of .eml files' messages) less those whose source is already
+    stored: a folder read every week is not answered again message by message.  The sources left
+    out are added to ``skipped``."""
+    known = _known_sources(session, prefix)
+    for item in items:
+        if item.source in known:
+            skipped.append(item.source)
+            continue
+        yield item
+
+
+def _unread(path: Path, known: set[str], skipped: list[str] | None = None) -> Iterator:
     from pbm.mail import sources
 
     new_dir, cur_dir = path / "new", path / "cur"
     if not new_dir.is_dir() or not cur_dir.is_dir():
         yield from sources.read_maildir(path)  # says plainly what is wrong with the folder
         return
-    files = [p for sub in (new_dir, cur_dir) for p in sub.iterdir() if p.is_file() and not p.name.startswith(".")
-             and f"maildir:{p.name}"[:200] not in known]
+    every = [p for sub in (new_dir, cur_dir) for p in sub.iterdir() if p.is_file() and not p.name.startswith(".")]
+    files = [p for p in every if f"maildir:{p.name}"[:200] not in known]
+    if skipped is not None:
+        skipped += [f"maildir:{p.name}"[:200] for p in every if f"maildir:{p.name}"[:200] in known]
     files.sort(key=lambda p: (p.stat().st_mtime, p.name))  # as sources.read_maildir: oldest delivery first
     for p in files:
         try:

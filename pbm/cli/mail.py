@@ -116,9 +116,15 @@ def register(app: typer.Typer) -> None:
         retry: bool = typer.Option(False, "--retry", help="Handle again messages left stored or in error."),
         send: bool = typer.Option(False, "--send", help="Send the answers at once (needs [smtp])."),
         at: Optional[str] = typer.Option(None, "--at", hidden=True, help="Arrival time for sources without one."),
+        read_all: bool = typer.Option(False, "--all", help=(
+            "Read every message of the Maildir, mbox or folder again, also those read before (each is then "
+            "listed as a duplicate); by default only messages not read before are read and listed.")),
         config: Optional[Path] = CONFIG_OPT,
     ) -> None:
-        """Read emailed turnsheets: store each message, authenticate, check, store orders, queue the answer."""
+        """Read emailed turnsheets: store each message, authenticate, check, store orders, queue the answer.
+
+        Only new messages are read and listed: a Maildir file, an mbox message or an .eml file read by an
+        earlier run is skipped by name (`--all` reads everything again); IMAP messages are marked once read."""
         from pbm.mail import sources
         from pbm.mail.config import imap_config, smtp_config
         from pbm.mail.ingest import ingest as ingest_one
@@ -134,18 +140,27 @@ def register(app: typer.Typer) -> None:
             outcomes = handle_stored(s, context)  # stored by a run that died before handling them
             if retry:
                 outcomes += retry_errors(s, context)
+            skipped: list[str] = []
             if chosen:
+                from pbm.intake import unread, unread_maildir
+
                 if maildir is not None:
-                    items = sources.read_maildir(maildir)
+                    if read_all:
+                        items = sources.read_maildir(maildir)
+                    else:
+                        items = unread_maildir(s, maildir, skipped)
                 elif mbox is not None:
                     items = sources.read_mbox(mbox)
+                    items = items if read_all else unread(s, items, "mbox:", skipped)
                 elif eml_dir is not None:
                     items = sources.read_eml_dir(eml_dir)
+                    items = items if read_all else unread(s, items, "eml:", skipped)
                 else:
                     items = sources.read_imap(imap_config(config))
                 for item in items:
                     outcome = ingest_one(s, item.raw, context, source=item.source, received_at=item.received_at)
                     if item.done is not None:
+                        s.commit()  # stored for good before the mailbox is told (IMAP: marked stored)
                         item.done()
                     outcomes.append(outcome)
             for o in outcomes:
@@ -154,7 +169,12 @@ def register(app: typer.Typer) -> None:
             for o in outcomes:
                 counts[o.status] = counts.get(o.status, 0) + 1
             summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
-            typer.echo(f"{len(outcomes)} message(s): {summary}.")
+            before = f"{len(skipped)} read before, not read again (--all reads them again)" if skipped else ""
+            if outcomes or not before:
+                typer.echo(f"{len(outcomes)} message(s): {summary}." + (f" {before[0].upper()}{before[1:]}."
+                                                                       if before else ""))
+            else:
+                typer.echo(f"No new message; {before}.")
             if send:
                 _sent_or_fail(flush(s, smtp_config(config)))
 
@@ -163,13 +183,14 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         game: Optional[str] = GAME_ARG,
         messages: bool = typer.Option(False, "--messages", help="Also list every stored message of this turn."),
+        every: bool = typer.Option(False, "--all", help="Count and list the messages of every turn, not only this one."),
     ) -> None:
         """Who has sent orders for the current turn, when, with how many problems; late sheets; the outbox."""
         from pbm.mail.status import status_text
 
         with session(ctx) as s:
             g = pick_game(s, game)
-            typer.echo(status_text(s, g, messages=messages), nl=False)
+            typer.echo(status_text(s, g, messages=messages, every=every), nl=False)
 
     def _continental_only(g, command: str, instead: str) -> None:
         """Refuse a Continental Rails turn command on an 18xx game, saying what to use (issue 18, item 11)."""

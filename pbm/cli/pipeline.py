@@ -20,6 +20,9 @@ def register(app: typer.Typer) -> None:
         now: bool = typer.Option(False, "--now", help="Run now: do not wait for the deadline."),
         force: bool = typer.Option(False, "--force", help="Same as --now."),
         maildir: Optional[Path] = typer.Option(None, "--maildir", help="Read turnsheet mails from this Maildir."),
+        imap: Optional[bool] = typer.Option(None, "--imap/--no-imap", help=(
+            "Read the IMAP mailbox of [mail] in pbm.toml / PBM_IMAP_* before each game closes (the default "
+            "when an IMAP host is configured and no --maildir is given).")),
         reports: Path = typer.Option(Path("reports"), "--reports", help="Folder of the reports."),
         archive: Path = typer.Option(Path("archive"), "--archive", help="Folder of the archive."),
         config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml)."),
@@ -32,7 +35,15 @@ def register(app: typer.Typer) -> None:
         from pbm.cli.util import db_url
         from pbm.pipeline.cycle import CycleOptions, run_cycle
 
-        opts = CycleOptions(reports=reports, archive=archive, maildir=maildir, mail_config=config,
+        if imap and maildir is not None:
+            raise PbmError("name one mail source: --maildir DIR or --imap")
+        if imap is None and maildir is None:
+            from pbm.mail.config import imap_configured
+
+            imap = imap_configured(config)
+            if imap:
+                typer.echo("Mail: reading the IMAP mailbox configured for pbm (--no-imap skips it).")
+        opts = CycleOptions(reports=reports, archive=archive, maildir=maildir, imap=bool(imap), mail_config=config,
                             now=clock or datetime.now(), force=now or force, max_turns=turns,
                             progress=_progress("Rendering reports", _interactive()), log=typer.echo)
         outcome = run_cycle(db_url(ctx), opts, games or None, break_lock=break_lock)

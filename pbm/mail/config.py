@@ -124,6 +124,11 @@ def imap_config(path: Path | None = None) -> ImapConfig:
     )
 
 
+def imap_configured(path: Path | None = None) -> bool:
+    """Whether an IMAP mailbox is configured (an IMAP host in pbm.toml or PBM_IMAP_HOST)."""
+    return bool(_get(_section(load_file(path), "mail"), "imap_host", "PBM_IMAP_HOST"))
+
+
 def smtp_config(path: Path | None = None) -> SmtpConfig:
     """SMTP settings from ``[smtp]`` (keys host, port, user, password, starttls, ssl, from)."""
     section = _section(load_file(path), "smtp")

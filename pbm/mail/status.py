@@ -16,7 +16,22 @@ def _when(dt: datetime | None) -> str:
     return dt.strftime("%Y-%m-%d %H:%M") if dt else "-"
 
 
-def status_text(session: Session, game: Game, *, messages: bool = False, now: datetime | None = None) -> str:
+def _turn_opened(session: Session, game: Game) -> datetime | None:
+    """When the current turn opened: when the turn before it closed (None: the first turn, or unknown)."""
+    prev = session.scalar(select(TurnState).where(TurnState.game_id == game.id, TurnState.turn == game.turn - 1))
+    for entry in (prev.history or []) if prev is not None else []:
+        if entry.get("state") == "closed":
+            try:
+                return datetime.fromisoformat(entry["at"]).replace(tzinfo=None)
+            except (KeyError, TypeError, ValueError):
+                return None
+    return None
+
+
+def status_text(session: Session, game: Game, *, messages: bool = False, now: datetime | None = None,
+                every: bool = False) -> str:
+    """The moderator's view of the current turn.  Messages are those of this turn (of earlier turns
+    only counted) unless ``every``; messages in error or not handled are listed whatever their turn."""
     now = now or datetime.now(UTC).replace(tzinfo=None)
     deadline = deadline_for(session, game)
     out: list[str] = []
@@ -66,18 +81,31 @@ def status_text(session: Session, game: Game, *, messages: bool = False, now: da
             out.append(f"  #{msg.seq} player {numbers.get(orderset.player_id)} received {_when(msg.received_at)}")
     rows = session.scalars(select(InboundMessage).where(
         (InboundMessage.game_id == game.id) | InboundMessage.game_id.is_(None)).order_by(InboundMessage.seq)).all()
+    since = _turn_opened(session, game)
+    # this turn's messages: those of this game's turn, and mail of no known game that came since it opened;
+    # earlier turns' messages are counted, not listed again every week
+    def now_playing(r: InboundMessage) -> bool:
+        if every:
+            return True
+        if r.game_id == game.id and r.turn is not None:
+            return r.turn == game.turn
+        if since is not None:  # mail of no known game (or turn): by when it came
+            return r.received_at is not None and r.received_at > since
+        return True
+
+    this_turn = [r for r in rows if now_playing(r)]
     counts: dict[str, int] = {}
-    for r in rows:
+    for r in this_turn:
         counts[r.status] = counts.get(r.status, 0) + 1
     out.append("")
-    out.append("Messages: " + (", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"))
-    problems = [r for r in rows if r.status in ("error", "stored")]
+    earlier = len(rows) - len(this_turn)
+    out.append("Messages: " + (", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none")
+               + (f" this turn ({earlier} of earlier turns)" if earlier else ""))
+    problems = [r for r in rows if r.status in ("error", "stored")]  # waiting for the moderator, whatever turn
     for r in problems:
         out.append(f"  #{r.seq} {r.status}: {(r.outcome or {}).get('reason', 'not handled yet')} (pbm ingest --retry)")
     if messages:
-        for r in rows:
-            if r.game_id not in (None, game.id) or (r.turn not in (None, game.turn)):
-                continue
+        for r in this_turn:
             who = f"player {r.player_number}" if r.player_number is not None else "?"
             reason = (r.outcome or {}).get("reason", "")
             out.append(f"  #{r.seq} {_when(r.received_at)} {r.status:<10} {who:<10} {r.from_addr[:40]:<40} "

@@ -91,8 +91,9 @@ def default_resolver(session: Session, game: Game) -> Any:
     return kind_of(game).resolve(session, game)
 
 
-def default_ingester(session: Session, maildir: Path | None, config: Path | None = None) -> str:
-    """Read new mail from a Maildir through the mail part (``pbm ingest --maildir``); a one-line summary."""
+def default_ingester(session: Session, maildir: Path | None, config: Path | None = None, imap: bool = False) -> str:
+    """Read new mail from a Maildir (``pbm ingest --maildir``) or from the configured IMAP mailbox
+    (``pbm ingest --imap``) through the mail part; a one-line summary."""
     try:
         from pbm.mail.config import mail_settings, reply_sender
         from pbm.mail.ingest import Context, handle_stored, ingest
@@ -104,11 +105,23 @@ def default_ingester(session: Session, maildir: Path | None, config: Path | None
 
     # only the files not stored yet: a cycle reads the mailbox before each game closes, and rereading
     # (and hashing) every message of the week for each of many games would cost games × messages
-    for item in unread_maildir(session, maildir) if maildir is not None else ():
-        outcome = ingest(session, item.raw, context, source=item.source, received_at=item.received_at)
-        if item.done is not None:
-            item.done()
-        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    from pbm.mail import sources
+
+    if imap:
+        from pbm.mail.config import imap_config
+
+        items = sources.read_imap(imap_config(config))  # only the messages not marked stored yet
+    else:
+        items = unread_maildir(session, maildir) if maildir is not None else ()
+    try:
+        for item in items:
+            outcome = ingest(session, item.raw, context, source=item.source, received_at=item.received_at)
+            if item.done is not None:
+                session.commit()  # stored for good before the mailbox is told (IMAP: marked stored)
+                item.done()
+            counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    except sources.SourceError as exc:  # the game must not close with its mail unread
+        raise PbmError(f"mail not read, so the turn stays open: {exc}") from None
     for outcome in handle_stored(session, context):  # stored by an earlier run that died before handling
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     return ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
@@ -119,6 +132,7 @@ class CycleOptions:
     reports: Path = Path("reports")
     archive: Path = Path("archive")
     maildir: Path | None = None
+    imap: bool = False  # read the IMAP mailbox of the mail settings before each game closes
     mail_config: Path | None = None
     now: datetime = field(default_factory=datetime.now)
     force: bool = False  # run even if the deadline has not passed
@@ -177,8 +191,8 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
                 if opts.maildir is not None:
                     _note(opts, game_name, f"turn {turn}: mail read: {opts.ingester(s, opts.maildir)}")
             else:  # new mail, and any stored but never handled (a crash), before the turn closes
-                summary = default_ingester(s, opts.maildir, opts.mail_config)
-                if opts.maildir is not None or summary != "nothing new":
+                summary = default_ingester(s, opts.maildir, opts.mail_config, opts.imap)
+                if opts.maildir is not None or opts.imap or summary != "nothing new":
                     _note(opts, game_name, f"turn {turn}: mail read: {summary}")
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))

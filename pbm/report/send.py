@@ -33,17 +33,30 @@ def report_key(game: Game, turn: int, player: int) -> str:
     return f"report:{game.name}:{turn}:{player}"
 
 
-def _turnsheet_pdf(session: Session, game: Game, player: Player) -> bytes | None:
+def _turnsheets(session: Session, game: Game, player: Player) -> tuple[bytes | None, str | None]:
+    """The player's next turnsheet as a fillable PDF and as plain text (§10), or None for a form the
+    turnsheet part could not make (the mail then goes without it and says so)."""
     try:
         from pbm.turnsheet.facts import sheet_facts
         from pbm.turnsheet.pdf import render_pdf
+        from pbm.turnsheet.text import render_text
     except ImportError:
-        return None
+        return None, None
     try:
         with session.begin_nested():
-            return render_pdf(sheet_facts(session, game, player))
+            facts = sheet_facts(session, game, player)
     except Exception:  # the turnsheet part failed: the mail goes without it and says so
-        return None
+        return None, None
+    pdf = text = None
+    try:
+        pdf = render_pdf(facts)
+    except Exception:  # noqa: BLE001 - as above, for the PDF alone
+        pass
+    try:
+        text = render_text(facts)
+    except Exception:  # noqa: BLE001 - as above, for the text alone
+        pass
+    return pdf, text
 
 
 def build_message(session: Session, game: Game, turn: int, player: Player, report: bytes) -> EmailMessage:
@@ -51,7 +64,8 @@ def build_message(session: Session, game: Game, turn: int, player: Player, repor
     msg = EmailMessage()
     msg["To"] = Address(display_name=_one_line(player.name, 80), addr_spec=player.email)
     msg["Subject"] = _one_line(f"[{game.name}] Turn {turn} report for #{player.number} {player.character}")
-    sheet = _turnsheet_pdf(session, game, player) if game.status == "open" and turn == game.turn - 1 else None
+    sheet, text_sheet = _turnsheets(session, game, player) if game.status == "open" and turn == game.turn - 1 \
+        else (None, None)
     body = [
         f"Continental Rails II, game {game.name}.",
         f"Attached: your report of turn {turn}" + (f" and your turnsheet for turn {game.turn}." if sheet else "."),
@@ -66,6 +80,11 @@ def build_message(session: Session, game: Game, turn: int, player: Player, repor
         deadline = f" by {when:%A %d %B %Y %H:%M} UTC" if when else ""
         body.append(f"Fill in the turnsheet and send it back{deadline}, as an attachment or as text in the reply."
                     if sheet else f"Turn {game.turn} orders are due{deadline or ' when the moderator says'}.")
+    if text_sheet:  # a player who reads mail as text replies with this, filled in (issue 18, item 6)
+        body += ["", f"Your turnsheet for turn {game.turn} as text follows. To send orders by text, reply to this "
+                     "mail and fill in the lines below after the colons (quoted lines are read too); write "
+                     "your secret after SECRET and keep the GAME, PLAYER, TURN and CODE lines as they are.",
+                 "", text_sheet.rstrip("\n")]
     msg.set_content("\n".join(body) + "\n", charset="utf-8")
     msg.add_attachment(report, maintype="application", subtype="pdf",
                        filename=f"{game.name}-turn-{turn}-player-{player.number}.pdf")

@@ -130,7 +130,10 @@ def test_cli_ingest_status_remind(cli, game, tmp_path):
     assert "#2 rejected: no turnsheet found in the message" in result.stdout
     assert "#3 ignored: a delivery report (bounce); stored, not answered" in result.stdout
     assert "3 message(s): 1 accepted, 1 ignored, 1 rejected." in result.stdout
-    assert "3 message(s): 3 duplicate." in cli("ingest", "--eml-dir", str(folder)).stdout
+    # a folder read again: nothing is listed again (issue 18, item 13); --all reads it all again
+    assert cli("ingest", "--eml-dir", str(folder)).stdout == \
+        "No new message; 3 read before, not read again (--all reads them again).\n"
+    assert "3 message(s): 3 duplicate." in cli("ingest", "--eml-dir", str(folder), "--all").stdout
     status = cli("status").stdout
     assert "   1  Countess <of> Rails & Co ada@example.org            #1      2030-01-01 10:00     1" in status
     assert "   2  Jay Gould                ike@example.org            NONE" in status
@@ -162,7 +165,11 @@ def test_cli_maildir_and_mbox(cli, game, tmp_path):
     box.flush()
     box.close()
     assert "1 message(s): 1 accepted." in cli("ingest", "--maildir", str(tmp_path / "Maildir")).stdout
-    assert "1 message(s): 1 duplicate." in cli("ingest", "--maildir", str(tmp_path / "Maildir")).stdout
+    assert "No new message; 1 read before" in cli("ingest", "--maildir", str(tmp_path / "Maildir")).stdout
+    assert "1 message(s): 1 duplicate." in cli("ingest", "--maildir", str(tmp_path / "Maildir"), "--all").stdout
+    md.add(mk("no sheet here", sender="zed@example.org"))
+    out = cli("ingest", "--maildir", str(tmp_path / "Maildir")).stdout
+    assert "1 message(s): 1 rejected. 1 read before, not read again" in out and "duplicate" not in out
     assert "1 message(s): 1 accepted." in cli("ingest", "cr-test", "--mbox", str(tmp_path / "in.mbox")).stdout
 
 
