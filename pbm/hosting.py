@@ -124,8 +124,13 @@ class Worker:
         query = (select(Game.name).where(Game.title == "continental-rails")
                  .where(or_(in_progress, (Game.status == "open") & (Game.deadline <= now)))
                  .order_by(Game.deadline, Game.id))
+        from pbm.mail.policy import grace_for
+
         with session_scope(self.url) as s:
-            return [n for n in s.scalars(query) if n not in self._given_up]
+            games = [g for g in s.scalars(query.with_only_columns(Game)) if g.name not in self._given_up]
+            busy = set(s.scalars(select(TurnState.game_id).where(TurnState.state.not_in(("open", "archived")))))
+            # a game in its grace period (issue 18, item 8) is not due yet
+            return [g.name for g in games if g.id in busy or g.deadline is None or g.deadline + grace_for(g) <= now]
 
     # -- units ------------------------------------------------------------------------------------
 
@@ -206,6 +211,9 @@ class Worker:
         with process_lock(self.url, "cycle", what="pbm cycle, run-turn or rerun-turn", wait=not self.opts.once,
                           timeout=self.opts.poll, **lock):
             self._intake()
+            from pbm.pipeline.reminders import remind_on_schedule
+
+            remind_on_schedule(self.url, self.opts.cycle)  # reminder points due (issue 18, item 9), once each
             names = self.due_games()
             with session_scope(self.url) as s:
                 ids = dict(s.execute(select(Game.name, Game.id).where(Game.name.in_(names))).all()) if names else {}

@@ -39,6 +39,7 @@ class Created:
 
     game: Any
     lines: list[str] = field(default_factory=list)
+    secrets: dict[int, str] = field(default_factory=dict)  # seat number -> secret, for the welcome mail
 
 
 @runtime_checkable

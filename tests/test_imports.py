@@ -13,7 +13,7 @@ GAMES = ("pbm.cr", "pbm.e18xx")
 # The game kinds' own rooms: Continental Rails' printed turnsheets and turn reports.
 CR_ROOMS = ("pbm.turnsheet", "pbm.report")
 # The command groups of one game kind (they may import it; the root and core groups may not).
-GAME_COMMANDS = {"pbm.cli.cr": ("pbm.cr",), "pbm.cli.report": CR_ROOMS, "pbm.cli.e18xx": ("pbm.e18xx",),
+GAME_COMMANDS = {"pbm.cli.cr": ("pbm.cr", *CR_ROOMS), "pbm.cli.report": CR_ROOMS, "pbm.cli.e18xx": ("pbm.e18xx",),
                  "pbm.cli.pbem": ("pbm.e18xx",)}
 
 # Core modules that still import a game package, each with why; the list may only shrink

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -67,13 +68,19 @@ def rerun_turn_command(
     args: list[str] = typer.Argument(..., metavar="[GAME] TURN",
                                      help="The game (may be omitted when the database holds one game) and the turn "
                                           "to resolve again (later resolved turns are redone too)."),
+    mail: bool = typer.Option(True, "--mail/--no-mail", help="Queue each human's corrected reports (marked as a "
+                                                           "correction; `pbm send-mail` sends them)."),
+    reason: str = typer.Option("", "--reason", help="Why the turn was resolved again (told to the players)."),
+    reports: Path = typer.Option(Path("reports"), "--reports", help="Folder of the reports (rendered again)."),
 ) -> None:
-    """Restore the snapshot taken before TURN and resolve it (and later turns) again with the stored orders.
+    """Restore the snapshot taken before TURN and resolve it (and later turns) again with the stored orders;
+    render the reports again and queue the corrected ones to the players.
 
     `pbm rerun-turn 2` (the only game) and `pbm rerun-turn GAME 2` both work."""
     from pbm.cli.util import db_url
     from pbm.cr.resolve import rerun_turn
     from pbm.locks import lock_game, process_lock
+    from pbm.report.amend import queue_corrections, record_rerun
 
     if len(args) == 1:
         game, turn_text = None, args[0]
@@ -85,12 +92,26 @@ def rerun_turn_command(
         turn = int(turn_text)
     except ValueError:
         raise PbmError(f"TURN must be a whole number, not {turn_text!r}") from None
-    with process_lock(db_url(ctx), "cycle", what="pbm cycle, run-turn or rerun-turn"), session(ctx) as s:
-        g = pick_game(s, game, title="continental-rails")
-        lock_game(s, g)
-        results = rerun_turn(s, g, turn)
-    for result in results:
-        typer.echo(result.line())
+    with process_lock(db_url(ctx), "cycle", what="pbm cycle, run-turn or rerun-turn"):
+        with session(ctx) as s:
+            g = pick_game(s, game, title="continental-rails")
+            lock_game(s, g)
+            results = rerun_turn(s, g, turn)
+            name = g.name
+            rerun = record_rerun(s, g, turn, reason) if mail else 0
+        for result in results:
+            typer.echo(result.line())
+        if not mail:
+            return
+        with session(ctx) as s:  # issue 18, item 8: the corrected reports, keyed by this rerun
+            g = pick_game(s, name, title="continental-rails")
+            done = queue_corrections(s, g, [r.turn for r in results], rerun, reports=reports, reason=reason)
+        if done.queued:
+            typer.echo(f"Rerun {rerun} of turn {turn}: {len(done.queued)} corrected report mail(s) queued (turn(s) "
+                       f"{', '.join(str(t) for t in sorted({t for t, _ in done.queued}))}); `pbm send-mail` sends "
+                       "them.")
+        else:
+            typer.echo("No human player with an address: no corrected report to mail.")
 
 
 def simulate_command(

@@ -56,6 +56,28 @@ def _sent_or_fail(result) -> None:
                        f"{result.uncertain} interrupted mid-send: not sent")
 
 
+def _game_and_when(args: list[str], options: bool) -> tuple[str | None, str | None]:
+    """``[GAME] [WHEN]``: one word is WHEN if it reads as a time (or none), else the game (with an option)."""
+    if len(args) == 2:
+        return args[0], args[1]
+    if len(args) > 2:
+        raise PbmError("expected [GAME] [WHEN]")
+    if not args:
+        if not options:
+            raise PbmError("expected [GAME] WHEN (or an option such as --grace or --remind)")
+        return None, None
+    word = args[0]
+    if word.strip().lower() in ("none", "clear", "-"):
+        return None, word
+    try:
+        parse_when(word)
+        return None, word
+    except PbmError:
+        if options:
+            return word, None
+        raise
+
+
 def register(app: typer.Typer) -> None:
     @app.command("turnsheet")
     def turnsheet(
@@ -215,33 +237,109 @@ def register(app: typer.Typer) -> None:
         with session(ctx) as s:
             g = pick_game(s, game)
             outcome = accept(s, g, ref, _context(s, g, config))
+            from pbm.models import InboundMessage
+
+            stored = s.get(InboundMessage, outcome.inbound_id)
+            turn = stored.turn if stored is not None and stored.turn is not None else g.turn
             typer.echo(f"Message #{outcome.seq} of player {outcome.player}: {outcome.status}.")
+            if turn < g.turn and outcome.status == "accepted":
+                typer.echo(f"Turn {turn} is already resolved: `pbm rerun-turn {g.name} {turn}` resolves it again "
+                           "with this sheet and queues the corrected reports.")
 
     @app.command("deadline")
     def deadline(
         ctx: typer.Context,
-        args: list[str] = typer.Argument(..., metavar="[GAME] WHEN",
-                                         help="e.g. '2026-12-01 18:00' (UTC), or 'none' to clear."),
+        args: Optional[list[str]] = typer.Argument(
+            None, metavar="[GAME] [WHEN]", help="e.g. '2026-12-01 18:00' (UTC), or 'none' to clear."),
         missed_limit: Optional[int] = typer.Option(
             None, "--missed-limit", help="Missed turns before the computer takes a seat (§3.1; default 2)."),
+        grace: Optional[str] = typer.Option(
+            None, "--grace", help="Sheets still count this long after the deadline, e.g. 2h, 90m (0: none)."),
+        reminders: Optional[str] = typer.Option(
+            None, "--remind", help="Reminders before the deadline, sent by `pbm cycle`/`pbm worker`, e.g. "
+                                   "'48h,12h' ('none' to stop)."),
+        quiet: bool = typer.Option(False, "--quiet", help="Do not mail the players about the change."),
+        config: Optional[Path] = CONFIG_OPT,
     ) -> None:
-        """Set the current turn's deadline: sheets after it are answered 'late — not used'."""
-        from pbm.mail.policy import missed_turns_limit, set_deadline
+        """Set the current turn's deadline (sheets after it are answered 'late — not used'), its grace period
+        and the reminder schedule; every human seat is told of a new deadline, and a late sheet that an
+        extension lets count is accepted and its player told."""
+        from pbm.mail.config import reply_sender
+        from pbm.mail.notify import announce_deadline, reinstate_late
+        from pbm.mail.policy import (deadline_for, duration_text, grace_for, missed_turns_limit, parse_duration,
+                                     reminder_schedule, set_deadline)
 
-        game, when_text = _two_args(args, "WHEN")
-        when = None if when_text.strip().lower() in ("none", "clear", "-") else parse_when(when_text)
+        game, when_text = _game_and_when(args or [], bool(grace or reminders or missed_limit))
+        when = None
+        if when_text is not None and when_text.strip().lower() not in ("none", "clear", "-"):
+            when = parse_when(when_text)
         with session(ctx) as s:
             g = pick_game(s, game)
             _continental_only(g, "deadline", "an 18xx game has no weekly deadline: `pbm 18xx pacing` sets its "
                                              "move clock")
-            set_deadline(s, g, when)
+            before = deadline_for(s, g)
+            options = dict(g.options or {})
             if missed_limit is not None:
                 if missed_limit < 1:
                     raise PbmError("--missed-limit must be at least 1")
-                g.options = {**(g.options or {}), "missed_turns_limit": missed_limit}
-            shown = when.strftime("%Y-%m-%d %H:%M UTC") if when else "none"
-            typer.echo(f"Game {g.name}, turn {g.turn}: deadline {shown}; the computer takes a seat after "
+                options["missed_turns_limit"] = missed_limit
+            if grace is not None:
+                options["grace_minutes"] = int(parse_duration(grace, "a grace period").total_seconds() // 60)
+            if reminders is not None:
+                points = [] if reminders.strip().lower() in ("none", "off", "0", "") else [
+                    parse_duration(p, "a reminder point") for p in reminders.split(",") if p.strip()]
+                if any(not p for p in points):
+                    raise PbmError("a reminder point must be longer than 0 (e.g. 48h,12h)")
+                options["reminders"] = sorted({int(p.total_seconds() // 60) for p in points}, reverse=True)
+            g.options = options
+            if when_text is not None:
+                set_deadline(s, g, when)
+            now = deadline_for(s, g)
+            sender = reply_sender(config)
+            told = [] if quiet else announce_deadline(s, g, sender, before)
+            counted = reinstate_late(s, g, sender)
+            shown = now.strftime("%Y-%m-%d %H:%M UTC") if now else "none"
+            grace_now = grace_for(g)
+            schedule = ", ".join(duration_text(p) for p in reminder_schedule(g)) or "none"
+            typer.echo(f"Game {g.name}, turn {g.turn}: deadline {shown}"
+                       + (f", grace {duration_text(grace_now)} (sheets count until "
+                          f"{now + grace_now:%Y-%m-%d %H:%M} UTC)" if grace_now and now else "")
+                       + (f"; reminders before it: {schedule}" if reminder_schedule(g) else "")
+                       + "; the computer takes a seat after "
                        f"{missed_turns_limit(g)} missed turn(s).")
+            if told:
+                typer.echo(f"Deadline change mailed to player(s) {', '.join(map(str, told))}; "
+                           "`pbm send-mail` sends it.")
+            for number, seq in counted:
+                typer.echo(f"Late sheet #{seq} of player {number} now counts (the player is told).")
+
+    secret_app = typer.Typer(help="Players' secrets: reset one (mailed to the address on file).",
+                             no_args_is_help=True)
+    app.add_typer(secret_app, name="secret")
+
+    @secret_app.command("reset")
+    def secret_reset(
+        ctx: typer.Context,
+        game: Optional[str] = GAME_ARG,
+        player: int = typer.Option(..., "--player", help="The seat whose secret is replaced."),
+        show: bool = typer.Option(False, "--show", help="Also print the new secret here."),
+        config: Optional[Path] = CONFIG_OPT,
+    ) -> None:
+        """Give a player a new secret (the old one stops working at once) and mail it to his address on file."""
+        from pbm.mail.account import reset_secret
+        from pbm.mail.config import mail_settings, reply_sender
+
+        with session(ctx) as s:
+            g = pick_game(s, game)
+            _, secret, address = reset_secret(s, g, player, reply_sender(config), mail_settings(config).moderator)
+            name = g.name
+        typer.echo(f"Player {player} of {name}: new secret set; the old one no longer works.")
+        if address is not None:
+            typer.echo(f"Mailed to {address} (the address on file); `pbm send-mail` sends it.")
+        else:
+            typer.echo("No address on file: give the player the secret yourself.")
+        if show or address is None:
+            typer.echo(f"New secret (shown once): {secret}")
 
     @app.command("send-mail")
     def send_mail(

@@ -315,6 +315,10 @@ def seat_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
         typer.echo(f"Seat {player} ({seat.name}) handed to {name or seat.name} <{seat.email}>; "
                    f"the old secret no longer works.")
         typer.echo(f"New secret (shown once): {secret}")
+        from pbm.mail.account import queue_welcome
+
+        if queue_welcome(s, row, {player: secret}, reply_sender(None)):  # issue 18, item 10: a seat filled
+            typer.echo(f"Welcome mail with the secret queued to {seat.email}; `pbm send-mail` sends it.")
 
 
 def webhook_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,

@@ -1,4 +1,4 @@
-"""Commands of Continental Rails' turn reports: report, send."""
+"""Commands of Continental Rails' turn reports and their corrections: report, send, orders set."""
 
 from __future__ import annotations
 
@@ -12,6 +12,61 @@ from pbm.errors import PbmError
 
 
 def register(app: typer.Typer) -> None:
+    orders_app = typer.Typer(help="A player's orders entered or fixed by the moderator.", no_args_is_help=True)
+    app.add_typer(orders_app, name="orders")
+
+    @orders_app.command("set")
+    def orders_set(
+        ctx: typer.Context,
+        game: Optional[str] = GAME_ARG,
+        source: str = typer.Argument("-", metavar="FILE", help="A text sheet or just its order lines ('-': stdin)."),
+        player: int = typer.Option(..., "--player", help="The seat whose orders these are."),
+        turn: Optional[int] = typer.Option(None, "--turn", help="The turn (default: the current one); a resolved "
+                                                                  "turn is then rerun with `pbm rerun-turn`."),
+        mail: bool = typer.Option(True, "--mail/--no-mail", help="Tell the player (to the address on file)."),
+        config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml): the sender."),
+    ) -> None:
+        """Enter or fix a player's orders, read and checked exactly as a mailed sheet (same problem list);
+        they count as his last sheet for that turn."""
+        import sys
+
+        from pbm.report.amend import enter_orders, notify_entered
+
+        if source == "-":
+            text = sys.stdin.read()
+        else:
+            try:
+                text = Path(source).read_text(encoding="utf-8-sig")
+            except FileNotFoundError:
+                raise PbmError(f"{source}: no such file") from None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise PbmError(f"{source}: cannot read it as UTF-8 text ({exc.__class__.__name__})") from None
+        with session(ctx) as s:
+            g = pick_game(s, game, title="continental-rails")
+            t = g.turn if turn is None else turn
+            entered = enter_orders(s, g, player, t, text)
+            address = None
+            if mail:
+                from pbm.mail.config import reply_sender
+
+                address = notify_entered(s, g, player, entered, reply_sender(config))
+            name = g.name
+        typer.echo(f"Orders of player {player} for turn {t} of {name} stored (they count: the last sheet counts).")
+        typer.echo("ORDERS (as they will be read):")
+        for line in entered.echo or ["(no orders: control and dividends stay unchanged, §10.1D, §10.2H)"]:
+            typer.echo(f"  {line}")
+        if entered.problems:
+            typer.echo(f"PROBLEMS ({len(entered.problems)}):")
+            for line in entered.problems:
+                typer.echo(line)
+        else:
+            typer.echo("No problems found.")
+        if address:
+            typer.echo(f"The player is told at {address}; `pbm send-mail` sends it.")
+        if entered.resolved:
+            typer.echo(f"Turn {t} is already resolved: `pbm rerun-turn {name} {t}` resolves it again with these "
+                       "orders and queues the corrected reports.")
+
     @app.command("report")
     def report(
         ctx: typer.Context,
@@ -56,12 +111,27 @@ def register(app: typer.Typer) -> None:
 
         with session(ctx) as s:
             g = pick_game(s, game)
-            result = queue_reports(s, g, turn=turn, reports=reports)
+            from pbm.mail.config import reply_sender
+
+            result = queue_reports(s, g, turn=turn, reports=reports, sender=reply_sender(config))
         typer.echo(f"Turn {result.turn} of {g.name}: {len(result.queued)} report mail(s) queued"
                    + (f", {len(result.already)} already queued before (not sent again)" if result.already else "")
                    + ".")
         for n in result.no_address:
             typer.echo(f"  player {n} has no email address on file: not mailed")
+        for notice in result.notices:
+            typer.echo(f"  told {notice}")
+        if result.already:
+            from sqlalchemy import func, select
+
+            from pbm.models import OutboxMessage
+
+            with session(ctx) as s:
+                fixed = s.scalar(select(func.count()).select_from(OutboxMessage).where(OutboxMessage.key.startswith(
+                    f"correction:{g.name}:{result.turn}:", autoescape=True)))
+            if fixed:
+                typer.echo(f"  {fixed} corrected report mail(s) of turn {result.turn} were queued by `pbm rerun-turn` "
+                           "(each rerun mails its corrections once)")
         with session(ctx) as s:
             typer.echo(f"Delivery: {deliver(s, config)}")
         from pbm.pipeline.cycle import _smtp_configured, undelivered_reports

@@ -62,6 +62,9 @@ def new_game(
     name: Optional[str] = typer.Option(None, "--name", help="Game name (default: cr-SEED)."),
     anonymous: bool = typer.Option(False, "--anonymous", help="Hide players' names and contacts (§3.1)."),
     rule: Optional[list[str]] = typer.Option(None, "--rule", help="18xx: an optional rule (repeat for more)."),
+    welcome: bool = typer.Option(True, "--welcome/--no-welcome",
+                                 help="Queue a welcome mail with his secret to each player (pbm send-mail sends)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml): the sender."),
 ) -> None:
     """Create a new game: Continental Rails (15 positions, humans from --players, the rest computer-played)
     or an 18xx title (its players from --players, in seat order; `pbm 18xx titles` lists them)."""
@@ -78,7 +81,17 @@ def new_game(
     create = kind.new_game(title=canonical, seed=seed, name=name, players=players, anonymous=anonymous,
                            rules=tuple(rule or ()))
     with session(ctx) as s:  # committed before anything is printed (a closed pipe cannot undo it)
-        lines = create(s).lines
+        created = create(s)
+        lines = created.lines
+        if welcome and created.secrets:  # issue 18, item 10: in the same transaction as the game
+            from pbm.mail.account import queue_welcome
+            from pbm.mail.config import mail_settings, reply_sender
+
+            mailed = queue_welcome(s, created.game, created.secrets, reply_sender(config),
+                                   mail_settings(config).moderator)
+            if mailed:
+                lines.append(f"Welcome mail with the secret queued for player(s) {', '.join(map(str, mailed))}; "
+                             "`pbm send-mail` sends it.")
     _echo_lines(lines)
 
 

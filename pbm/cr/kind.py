@@ -59,7 +59,7 @@ class ContinentalRails:
                     if player.number in created.secrets:
                         lines.append(f"  #{player.number:2d} {player.name} <{player.email}> as "
                                      f"{player.character}: {created.secrets[player.number]}")
-            return Created(game, lines)
+            return Created(game, lines, dict(created.secrets))
 
         return create
 

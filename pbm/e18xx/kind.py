@@ -58,7 +58,7 @@ class Family18xx:
                      "Player secrets (shown once; pbm stores only a hash — give each to its player):"]
             lines += [f"  #{number} {seat.name} <{seat.email}>: {secrets[number]}"
                       for number, seat in enumerate(seats, start=1)]
-            return Created(row, lines)
+            return Created(row, lines, dict(secrets))
 
         return create
 

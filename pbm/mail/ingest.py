@@ -54,7 +54,7 @@ from pbm.mail.message import (
     split_head,
     truncated,
 )
-from pbm.mail.policy import deadline_for, supersede_older
+from pbm.mail.policy import closes_at, deadline_for, replace_computer_orders, supersede_older
 from pbm.models import AnswerLimit, Game, InboundMessage, OrderSet, Player, Railroad, TurnState
 from pbm.turnsheet.parse import ParsedSheet, parse_pdf, parse_text
 
@@ -346,6 +346,11 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
         return Outcome(row.id, row.seq, "ignored", row.outcome["reason"])
     sender = sender_address(msg, "Reply-To") or sender_address(msg, "From")
     assert sender is not None  # classify() refuses mail without a usable From
+    from pbm.mail import account
+
+    chosen = account.claim(msg)  # a player choosing a new secret (issue 18, item 10; docs/mail.md)
+    if chosen is not None:
+        return account.handle(session, row, ctx, sender, chosen, _refuse)
     for kind in kinds.mail_kinds():  # moves for another game kind, e.g. 18xx (docs/18xx/email.md)
         claimed = kind.claim(session, msg)
         if claimed is not None:
@@ -372,7 +377,9 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
     deadline = deadline_for(session, game, game.turn)
     arrived = row.received_at or _now()
     closed = _turn_closed(session, game)
-    late = closed or (deadline is not None and arrived > deadline)
+    closes = closes_at(session, game, game.turn)  # the deadline plus the game's grace period (item 8)
+    late = closed or (closes is not None and arrived > closes)
+    in_grace = not late and deadline is not None and arrived > deadline
     orderset = OrderSet(game_id=game.id, turn=game.turn, player_id=player.id, source="email",
                         status="late" if late else "accepted", orders=orders.to_dict(),
                         problems=[asdict(p) for p in problems], message_id=row.id, received_seq=row.seq,
@@ -395,7 +402,7 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
                                                                 Railroad.president_id == player.id)))
     body = _receipt_text(row, game, player, orders, problems, digest, presided=presided, status=status, deadline=deadline,
                          replaced=replaced, where=where, echo=format_orders(orders), ctx=ctx, closed=closed,
-                         ignored=parsed.ignored)
+                         ignored=parsed.ignored, grace_until=closes if in_grace else None)
     recipients = [player.email] if clean_address(player.email or "") else []
     recipients.append(sender)
     label = {"accepted": "Receipt", "late": "LATE — not used", "superseded": "Received, but a later sheet counts"}
@@ -479,7 +486,7 @@ def _refusal_text(row: InboundMessage, reason: str, notes: list[str], moderator:
 def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Orders, problems: list[Problem],
                   digest: str, *, presided: list[str], status: str, deadline: datetime | None, replaced: list[OrderSet], where: str,
                   echo: list[str], ctx: Context, closed: bool = False,
-                  ignored: list[tuple[int, str]] = ()) -> str:
+                  ignored: list[tuple[int, str]] = (), grace_until: datetime | None = None) -> str:
     from pbm.auth import turn_code
 
     when = row.received_at.strftime("%Y-%m-%d %H:%M UTC") if row.received_at else "?"
@@ -491,6 +498,9 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
         f"Deadline: {dl}",
         "",
     ]
+    if grace_until is not None:
+        lines[-1:-1] = [f"It arrived after the deadline, in the grace period (until "
+                        f"{grace_until:%Y-%m-%d %H:%M} UTC): it counts as on time."]
     if status == "accepted":
         lines.append("ACCEPTED. These are the orders that will be resolved, unless you send a later sheet "
                      "before the deadline (the last sheet counts, and it replaces the whole earlier sheet).")
@@ -571,29 +581,31 @@ def accept_late(session: Session, game: Game, ref: str, ctx: Context) -> Outcome
         raise PbmError(f"message #{row.seq} holds no sheet of game {game.name} (its status: {row.status})")
     if orderset.status != "late":
         raise PbmError(f"message #{row.seq} is not a late sheet (its sheet is {orderset.status})")
-    if orderset.turn != game.turn:
-        raise PbmError(f"message #{row.seq} is for turn {orderset.turn}, which is over (turn {game.turn} now)")
     from pbm.locks import lock_game
 
     lock_game(session, game)
-    if _turn_closed(session, game):
+    resolved = orderset.turn < game.turn  # then `pbm rerun-turn` resolves it again with the sheet (item 8)
+    if not resolved and _turn_closed(session, game):
         raise PbmError(f"turn {game.turn} of {game.name} is closed (being resolved); a late sheet can no longer "
                        "be accepted for it")
     orderset.status = "accepted"
+    replace_computer_orders(session, orderset)  # the computer played the seat in a turn already run (M12)
     supersede_older(session, orderset)
     row.status = orderset.status
     row.outcome = {**(row.outcome or {}), "reason": "late; accepted by the moderator"}
     player = session.get(Player, orderset.player_id)
     assert player is not None
     text = (f"The moderator has accepted your late sheet (message #{row.seq}) for game {game.name}, turn "
-            f"{game.turn}. " + ("It counts: it will be resolved as shown in its receipt "
-                                f"(receipt {row.outcome.get('receipt', '?')})."
-                                if orderset.status == "accepted" else
-                                "But a sheet of yours that arrived later counts instead.") + "\n")
+            f"{orderset.turn}. " + ("It counts: it will be resolved as shown in its receipt "
+                                    f"(receipt {row.outcome.get('receipt', '?')})."
+                                    if orderset.status == "accepted" else
+                                    "But a sheet of yours that arrived later counts instead.")
+            + (f" Turn {orderset.turn} has already been resolved: it will be resolved again with your sheet, and "
+               "you will get a corrected report." if resolved and orderset.status == "accepted" else "") + "\n")
     recipients = [a for a in (clean_address(player.email or ""),) if a]
     replied = []
     if recipients:
-        msg = make_message(ctx.sender, recipients, f"[{one_line(game.name, 40)}] Turn {game.turn}: late sheet accepted",
+        msg = make_message(ctx.sender, recipients, f"[{one_line(game.name, 40)}] Turn {orderset.turn}: late sheet accepted",
                            text, in_reply_to=row.message_id)
         outbox.queue(session, f"accept-late:{row.sha256[:24]}", "notice", recipients, msg, game=game)
         replied = recipients

@@ -43,7 +43,7 @@ from pbm.mail.config import SmtpConfig
 from pbm.mail.message import clean_address, loop_headers, parse_bytes
 from pbm.models import Game, OutboxMessage, SendLog
 
-KINDS = ("receipt", "reminder", "report", "turnsheet", "notice", "18xx", "digest", "webhook")
+KINDS = ("receipt", "reminder", "report", "turnsheet", "notice", "secret", "18xx", "digest", "webhook")
 
 
 class OutboxError(PbmError):
@@ -144,6 +144,25 @@ def _connect(cfg: SmtpConfig) -> smtplib.SMTP:
         return server
     except (OSError, smtplib.SMTPException) as exc:
         raise OutboxError(f"cannot send through {cfg.host}:{cfg.port}: {exc.__class__.__name__}: {exc}") from None
+
+
+def _scrub_if_done(session: Session, m: OutboxMessage) -> None:
+    """Once a mail carrying a player's secret has reached every recipient, keep only its headers: pbm
+    stores no secret, only its hash (issue 18, item 10).  Until then the body is needed for a retry."""
+    if m.kind != "secret" or b"X-PBM-Scrubbed" in bytes(m.raw[:4000]):
+        return
+    done = {log.recipient.lower() for log in session.scalars(select(SendLog).where(
+        SendLog.outbox_id == m.id, SendLog.status == "sent"))}
+    if all(r.lower() in done for r in m.recipients):
+        from pbm.mail.message import split_head
+
+        import re
+
+        head, _ = split_head(bytes(m.raw))
+        head = re.sub(rb"(?im)^Content-Transfer-Encoding:[^\r\n]*\r?\n?", b"", head).rstrip(b"\r\n")
+        m.raw = (head + b"\r\nX-PBM-Scrubbed: body removed once sent (it held a player's secret)\r\n\r\n"
+                 b"[body removed by pbm once delivered: it held a player's secret]\r\n")
+        session.commit()
 
 
 def _with_sender(m: OutboxMessage, sender: str) -> bytes:
@@ -343,6 +362,7 @@ def _flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool, limit: 
             log.status, log.sent_at, log.error = "sent", _now(), ""
             session.commit()
             result.sent += 1
+            _scrub_if_done(session, m)
     finally:
         if server is not None:
             try:

@@ -18,7 +18,7 @@ of the turn itself: ``pbm.cr.resolve.count_missed_turns`` (so a rerun repeats it
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -61,6 +61,15 @@ def accepted_orderset(session: Session, game: Game, player: Player, turn: int) -
         .order_by(OrderSet.received_seq.desc(), OrderSet.id.desc()).limit(1))
 
 
+def replace_computer_orders(session: Session, chosen: OrderSet) -> None:
+    """A sheet that counts for a seat the computer played (its orders stored when the turn ran, ruling M3)
+    replaces the computer's orders: they become ``superseded`` whatever their arrival number (ruling M12)."""
+    for other in session.scalars(select(OrderSet).where(
+            OrderSet.game_id == chosen.game_id, OrderSet.turn == chosen.turn, OrderSet.player_id == chosen.player_id,
+            OrderSet.status == "accepted", OrderSet.source == "computer", OrderSet.id != chosen.id)):
+        other.status = "superseded"
+
+
 def supersede_older(session: Session, chosen: OrderSet) -> None:
     """§ "the last sheet counts": every other accepted sheet of the player and turn that arrived
     earlier becomes ``superseded``; if a later one is already accepted, ``chosen`` is superseded."""
@@ -72,3 +81,65 @@ def supersede_older(session: Session, chosen: OrderSet) -> None:
             other.status = "superseded"
         else:
             chosen.status = "superseded"
+
+
+# -- grace period and reminder schedule (issue 18, items 8 and 9; rulings M11, M13, docs/rulings/mail.md) ----
+
+_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str, what: str = "a duration") -> timedelta:
+    """``90m``, ``2h``, ``1d``, ``1h30m`` or ``0``: a length of time (whole minutes, at most 30 days)."""
+    import re
+
+    from pbm.errors import PbmError
+
+    clean = (text or "").strip().lower().replace(" ", "")
+    if clean in ("0", "none", "off"):
+        return timedelta(0)
+    parts = re.findall(r"(\d+)(min|m|h|d)", clean)
+    if not parts or "".join(n + u for n, u in parts) != clean:
+        raise PbmError(f"{text!r} is not {what}; write e.g. 2h, 90m, 1d or 1h30m (0 for none)")
+    seconds = sum(int(n) * _UNITS[u] for n, u in parts)
+    if seconds > 30 * 86400:
+        raise PbmError(f"{text!r} is too long for {what} (at most 30 days)")
+    return timedelta(seconds=seconds)
+
+
+def duration_text(delta: timedelta) -> str:
+    """The short form of a duration: ``2h``, ``90m`` → ``1h30m``, ``1d``."""
+    minutes = int(delta.total_seconds() // 60)
+    if minutes == 0:
+        return "0"
+    out = ""
+    for unit, size in (("d", 1440), ("h", 60), ("m", 1)):
+        if minutes >= size:
+            out += f"{minutes // size}{unit}"
+            minutes %= size
+    return out
+
+
+def grace_for(game: Game) -> timedelta:
+    """How long after the deadline a sheet still counts (``Game.options["grace_minutes"]``, default none)."""
+    try:
+        minutes = int((game.options or {}).get("grace_minutes", 0))
+    except (TypeError, ValueError):
+        return timedelta(0)
+    return timedelta(minutes=max(0, minutes))
+
+
+def closes_at(session: Session, game: Game, turn: int | None = None) -> datetime | None:
+    """When the turn stops taking sheets: its deadline plus the game's grace period (None: no deadline)."""
+    deadline = deadline_for(session, game, turn)
+    return None if deadline is None else deadline + grace_for(game)
+
+
+def reminder_schedule(game: Game) -> list[timedelta]:
+    """The game's reminder points before the deadline (``Game.options["reminders"]``, minutes), largest first."""
+    out = []
+    for value in (game.options or {}).get("reminders", []) or []:
+        try:
+            out.append(timedelta(minutes=int(value)))
+        except (TypeError, ValueError):
+            continue
+    return sorted(set(out), reverse=True)

@@ -154,8 +154,10 @@ def _due(game: Game, row: TurnState, opts: CycleOptions) -> bool:
         return True  # an interrupted turn always carries on
     if opts.force:
         return True
+    from pbm.mail.policy import grace_for
+
     deadline = row.deadline or game.deadline
-    return deadline is not None and deadline <= opts.now
+    return deadline is not None and deadline + grace_for(game) <= opts.now  # sheets count until the grace ends
 
 
 def _note(opts: CycleOptions, game: str, text: str) -> None:
@@ -395,6 +397,9 @@ def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = Non
             if unknown:
                 raise PbmError(f"no Continental Rails game {unknown[0]!r} (games: {', '.join(names) or 'none'})")
             names = [n for n in names if n in games]
+        from pbm.pipeline.reminders import remind_on_schedule
+
+        remind_on_schedule(url, opts, names)  # the reminder points now due (issue 18, item 9), sent once
         outcome: dict[str, str | None] = {}
         for name in names:
             result = None

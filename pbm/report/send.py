@@ -118,11 +118,13 @@ class SendResult:
     already: list[int] = field(default_factory=list)
     no_address: list[int] = field(default_factory=list)
     delivery: str = ""
+    notices: list[str] = field(default_factory=list)  # seats the computer took or gave back (issue 18, item 9)
 
 
 def queue_reports(session: Session, game: Game, *, turn: int | None = None, reports: Path = Path("reports"),
-                  render_missing: bool = True) -> SendResult:
-    """Queue each human player's report of ``turn`` (rendering it first if its PDF is missing)."""
+                  render_missing: bool = True, sender: str | None = None) -> SendResult:
+    """Queue each human player's report of ``turn`` (rendering it first if its PDF is missing), and tell a
+    player whose seat the computer took, or gave back, in that turn."""
     turn = check_turn(game, turn)
     result = SendResult(turn=turn)
     folder = turn_dir(reports, game.name, turn)
@@ -146,6 +148,12 @@ def queue_reports(session: Session, game: Game, *, turn: int | None = None, repo
             result.queued.append(player.number)
         else:
             result.already.append(player.number)
+    try:
+        from pbm.mail.config import reply_sender
+        from pbm.mail.notify import seat_notices
+    except ImportError:  # the mail part is absent
+        return result
+    result.notices = seat_notices(session, game, turn, sender or reply_sender(None))
     return result
 
 

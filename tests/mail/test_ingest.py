@@ -73,7 +73,7 @@ def test_late_sheet_is_not_used_until_accepted(cli, game):
     assert f"Message #{late.seq} of player 3: accepted." in result.stdout
     with session_scope(cli.url) as s:
         assert orders_for_turn(s, s.get(Game, game.game_id))[3][0].borrow == 2
-        notice = s.scalar(select(OutboxMessage).where(OutboxMessage.kind == "notice"))
+        notice = s.scalar(select(OutboxMessage).where(OutboxMessage.key.startswith("accept-late:")))
         assert b"has accepted your late sheet" in notice.raw
     result = cli("accept-late", str(late.seq), expect=2)
     assert "is not a late sheet" in result.stderr
