@@ -78,7 +78,10 @@ def new_game(
     create = kind.new_game(title=canonical, seed=seed, name=name, players=players, anonymous=anonymous,
                            rules=tuple(rule or ()))
     with session(ctx) as s:  # committed before anything is printed (a closed pipe cannot undo it)
-        lines = create(s).lines
+        from pbm.mail.config import reply_sender
+
+        created = create(s)
+        lines = created.lines + kind.started(s, created.game, reply_sender(None))  # issue 18, item 11
     _echo_lines(lines)
 
 
