@@ -165,7 +165,7 @@ def map_picture(data: TurnData, width: float, height: float, label_size: int = 4
 
 
 CODE_SIZE = 4.2  # points: the route codes of the RoW page
-_ALONG = (0.5, 0.38, 0.62, 0.27, 0.73, 0.16, 0.84)  # where along a route its code may sit, best first
+_ALONG = (0.5, 0.38, 0.62, 0.27, 0.73, 0.16, 0.84, 0.08, 0.92)  # where along a route its code may sit, best first
 
 
 def row_picture(data: TurnData, width: float, height: float) -> MapPicture:
@@ -200,9 +200,9 @@ def row_picture(data: TurnData, width: float, height: float) -> MapPicture:
         [held_rows[n] for n in sorted(held_rows)]
     taken = _Boxes()
     for x, y, name in base.labels:  # the town names stay readable
-        taken.add((x, y - 1, x + stringWidth(name, SANS, 5.5), y + 5))
-    for x, y, radius, _ in base.towns:  # and the towns visible
-        taken.add((x - radius, y - radius, x + radius, y + radius))
+        taken.add((x, y - 1, x + stringWidth(name, SANS, 5.5), y + 5), 0.3)
+    for x, y, radius, _ in base.towns:  # and the towns visible (covering a town is better than another code)
+        taken.add((x - radius, y - radius, x + radius, y + radius), 0.3)
     codes = []
     for code, (ax, ay, bx, by), colour in pending:
         w, h = stringWidth(code, SANS, CODE_SIZE) + 1.0, CODE_SIZE * 0.8 + 1.0
@@ -230,40 +230,41 @@ def _offsets(w: float, h: float) -> list[tuple[float, float]]:
     """Where a code's box may sit around a point of its route, nearest first: on it, above, below, beside,
     then a little further out and at the corners."""
     out = [(-w / 2, -h / 2)]
-    for gap in (1.0, 3.5):
+    for gap in (1.0, 3.5, 6.0):
         out += [(-w / 2, gap), (-w / 2, -h - gap), (gap, -h / 2), (-w - gap, -h / 2),
                 (gap, gap), (-w - gap, gap), (gap, -h - gap), (-w - gap, -h - gap)]
     return out
 
 
 class _Boxes:
-    """Placed label boxes in a grid of cells, to ask quickly how much a new box covers of them."""
+    """Placed label boxes (each with a weight: how bad covering it is) in a grid of cells, to ask quickly how
+    much a new box covers of them."""
 
     CELL = 12.0
 
     def __init__(self) -> None:
-        self.cells: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+        self.cells: dict[tuple[int, int], list[tuple[tuple[float, float, float, float], float]]] = {}
 
     def _keys(self, box: tuple[float, float, float, float]) -> list[tuple[int, int]]:
         x0, y0, x1, y1 = (int(v // self.CELL) for v in box)
         return [(i, j) for i in range(x0, x1 + 1) for j in range(y0, y1 + 1)]
 
-    def add(self, box: tuple[float, float, float, float]) -> None:
+    def add(self, box: tuple[float, float, float, float], weight: float = 1.0) -> None:
         for key in self._keys(box):
-            self.cells.setdefault(key, []).append(box)
+            self.cells.setdefault(key, []).append((box, weight))
 
     def cover(self, box: tuple[float, float, float, float]) -> float:
         seen: set[tuple[float, float, float, float]] = set()
         area = 0.0
         for key in self._keys(box):
-            for other in self.cells.get(key, ()):
+            for other, weight in self.cells.get(key, ()):
                 if other in seen:
                     continue
                 seen.add(other)
                 w = min(box[2], other[2]) - max(box[0], other[0])
                 h = min(box[3], other[3]) - max(box[1], other[1])
                 if w > 0 and h > 0:
-                    area += w * h
+                    area += w * h * weight
         return area
 
 
