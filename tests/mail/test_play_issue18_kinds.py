@@ -153,3 +153,23 @@ def test_with_both_kinds_the_turn_commands_find_the_continental_rails_game(cli, 
     assert "To move: Ann" in cli("status", "ga-1").stdout
     res = cli("cycle", "--clock", "2026-01-01T00:00:00")  # run-turn's resolved turn is reported and archived
     assert "cr-1: turn 1 archived" in res.stdout and "ga-1: no reminder or time-out due" in res.stdout
+
+
+def test_when_the_mailbox_cannot_be_read_no_move_clock_is_ticked(cli, tmp_path, monkeypatch):
+    """A move may be waiting in the mailbox: with the IMAP server down, no time-out is applied."""
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    _new_18ga(cli, tmp_path)
+    cli("18xx", "pacing", "ga-1", "--clock", "24", "--on-timeout", "default")
+    for key, value in {"HOST": "127.0.0.1", "PORT": str(port), "USER": "u", "PASSWORD": "p", "SSL": "false"}.items():
+        monkeypatch.setenv(f"PBM_IMAP_{key}", value)
+    with session_scope(cli.url) as s:
+        since = datetime.fromisoformat(s.scalar(select(Game).where(Game.name == "ga-1")).state["clock"]["since"])
+    res = cli("cycle", "--clock", (since + timedelta(hours=30)).isoformat(), expect=2)
+    assert "no move clock ticked (a time-out could overtake a move waiting in the mailbox)" in res.stdout
+    assert _log(cli) == []
+    res = cli("cycle", "--no-imap", "--clock", (since + timedelta(hours=30)).isoformat())
+    assert [(e["player"], e.get("_via")) for e in _log(cli)] == [(1, "timeout")]
