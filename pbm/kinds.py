@@ -89,6 +89,18 @@ class GameKind(Protocol):
              names: list[str] | None = None) -> dict[str, list[str]]:
         """Reminders and time-outs due on the move clocks: {game name: what was done}."""
 
+    def started(self, session: "Session", game: "Game", sender: str) -> list[str]:
+        """``pbm new-game``, in the creating transaction: queue the mails that tell the players the game has
+        started; returns the lines to print (none: this kind's first mails go another way)."""
+
+    def status(self, session: "Session", game: "Game") -> str | None:
+        """``pbm status`` of a game without weekly turns: whose move, since when, the move clock (ending in
+        a newline).  None: a weekly kind, whose turn the core's turnsheet status shows."""
+
+    def instead(self, command: str, game: "Game") -> str:
+        """What to use on this kind's ``game`` instead of the weekly-turn command ``pbm <command>`` (one
+        line); "" when the command applies to this kind."""
+
 
 class UnknownKind(LookupError):
     """No registered kind plays this game or title."""
@@ -130,6 +142,17 @@ def known_titles() -> list[str]:
 def weekly_titles() -> list[str]:
     """The titles whose turns the weekly cycle runs."""
     return [t for kind in all_kinds() if kind.weekly for t in kind.titles()]
+
+
+def weekly_only(game: "Game", command: str) -> None:
+    """Refuse ``pbm <command>``, a command of weekly turns, on a game of a kind without them, saying in
+    one line what to use instead (issue 18, item 11)."""
+    from pbm.errors import PbmError
+
+    kind = kind_of(game)
+    if not kind.weekly:
+        raise PbmError(f"`pbm {command}` is for Continental Rails turns; {game.name} is an {game.title} game played "
+                       f"move by move: {kind.instead(command, game)}")
 
 
 def mail_kinds() -> tuple[GameKind, ...]:

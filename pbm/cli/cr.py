@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from pbm.cli.util import GAME_ARG, pick_game, session
+from pbm.cli.util import GAME_ARG, pick_weekly_game, session
 from pbm.errors import PbmError
 
 MAX_TURNS = 200  # a safety stop for --until-end (§1.3 ends games long before)
@@ -41,7 +41,7 @@ def run_turn_command(
     with process_lock(db_url(ctx), "cycle", what="pbm cycle, run-turn or rerun-turn"):
         for _ in range(MAX_TURNS):
             with session(ctx) as s:
-                g = pick_game(s, game, title="continental-rails")
+                g = pick_weekly_game(s, game, "run-turn")
                 lock_game(s, g)
                 name = g.name
                 if g.status == "open" and turn_state(s, g).state not in ("open", "closed"):  # pragma: no cover
@@ -94,7 +94,7 @@ def rerun_turn_command(
         raise PbmError(f"TURN must be a whole number, not {turn_text!r}") from None
     with process_lock(db_url(ctx), "cycle", what="pbm cycle, run-turn or rerun-turn"):
         with session(ctx) as s:
-            g = pick_game(s, game, title="continental-rails")
+            g = pick_weekly_game(s, game, "rerun-turn")
             lock_game(s, g)
             results = rerun_turn(s, g, turn)
             name = g.name

@@ -94,8 +94,11 @@ def register(app: typer.Typer) -> None:
         from pbm.mail.notify import queue_turnsheets
         from pbm.turnsheet.files import default_dir, make_sheets, write_sheets
 
+        from pbm.kinds import weekly_only
+
         with session(ctx) as s:
             g = pick_game(s, game)
+            weekly_only(g, "turnsheet")
             sheets = make_sheets(s, g, player, fmt.lower())
             folder = out or default_dir(g)
             written = write_sheets(sheets, folder)
@@ -186,19 +189,23 @@ def register(app: typer.Typer) -> None:
         every: bool = typer.Option(False, "--all", help="Count and list the messages of every turn, not only this one."),
     ) -> None:
         """Who has sent orders for the current turn, when, with how many problems; late sheets; the outbox."""
-        from pbm.mail.status import status_text
+        from pbm.kinds import kind_of
+        from pbm.mail.status import mail_text, status_text
 
         with session(ctx) as s:
             g = pick_game(s, game)
+            moves = kind_of(g).status(s, g)  # a game without weekly turns: whose move, since when (item 11)
+            if moves is not None:
+                typer.echo(moves + mail_text(s, g, messages=messages, every=every), nl=False)
+                return
             typer.echo(status_text(s, g, messages=messages, every=every), nl=False)
 
-    def _continental_only(g, command: str, instead: str) -> None:
-        """Refuse a Continental Rails turn command on an 18xx game, saying what to use (issue 18, item 11)."""
-        from pbm.kinds import kind_of
+    def _continental_only(g, command: str) -> None:
+        """Refuse a Continental Rails turn command on an 18xx game; the game's kind says what to use
+        (issue 18, item 11)."""
+        from pbm.kinds import weekly_only
 
-        if kind_of(g).name != "continental-rails":
-            raise PbmError(f"`pbm {command}` is for Continental Rails turns; {g.name} is an {g.title} game played "
-                           f"move by move: {instead}")
+        weekly_only(g, command)
 
     @app.command("remind")
     def remind(
@@ -214,8 +221,7 @@ def register(app: typer.Typer) -> None:
 
         with session(ctx) as s:
             g = pick_game(s, game)
-            _continental_only(g, "remind", "`pbm 18xx pacing` sets its reminders and `pbm 18xx tick` sends the "
-                                           "due ones")
+            _continental_only(g, "remind")
             numbers = remind_players(s, g, reply_sender(config))
             if numbers:
                 typer.echo(f"Reminders queued for player(s) {', '.join(map(str, numbers))}.")
@@ -236,6 +242,7 @@ def register(app: typer.Typer) -> None:
         game, ref = _two_args(args, "MESSAGE")
         with session(ctx) as s:
             g = pick_game(s, game)
+            _continental_only(g, "accept-late")
             outcome = accept(s, g, ref, _context(s, g, config))
             from pbm.models import InboundMessage
 
@@ -275,8 +282,7 @@ def register(app: typer.Typer) -> None:
             when = parse_when(when_text)
         with session(ctx) as s:
             g = pick_game(s, game)
-            _continental_only(g, "deadline", "an 18xx game has no weekly deadline: `pbm 18xx pacing` sets its "
-                                             "move clock")
+            _continental_only(g, "deadline")
             before = deadline_for(s, g)
             options = dict(g.options or {})
             if missed_limit is not None:

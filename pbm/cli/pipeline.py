@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from pbm.cli.util import GAME_ARG, interactive as _interactive, pick_game, progress as _progress, session
+from pbm.cli.util import GAME_ARG, interactive as _interactive, pick_weekly_game, progress as _progress, session
 from pbm.errors import PbmError
 
 
@@ -47,12 +47,14 @@ def register(app: typer.Typer) -> None:
                             now=clock or datetime.now(), force=now or force, max_turns=turns,
                             progress=_progress("Rendering reports", _interactive()), log=typer.echo)
         outcome = run_cycle(db_url(ctx), opts, games or None, break_lock=break_lock)
-        if not outcome:
-            typer.echo("No Continental Rails games.")
+        if not outcome and not opts.ticked:
+            typer.echo("No Continental Rails game, and no open game on a move clock.")
         done = [name for name, state in outcome.items() if state]
         others = len(opts.claimed_elsewhere)
         typer.echo(f"Cycle finished: {len(done)} game(s) advanced, {len(outcome) - len(done) - others} not due"
                    + (f", {others} left to another pbm process (claimed)" if others else "")
+                   + (f"; move clocks ticked: {', '.join(opts.ticked)} (`pbm status GAME` shows whose move)"
+                      if opts.ticked else "")
                    + f"; report mails: {opts.mails_queued} queued, {opts.mails_sent} sent"
                    + (f"; {len(opts.failures)} problem(s)" if opts.failures else "") + ".")
         for problem in opts.failures[:10]:
@@ -77,7 +79,7 @@ def register(app: typer.Typer) -> None:
         from pbm.report.view import check_turn
 
         with session(ctx) as s:
-            g = pick_game(s, game)
+            g = pick_weekly_game(s, game, "archive")
             if verify_only:
                 folders = sorted((archive / slug(g.name)).glob("turn-*")) + sorted((archive / slug(g.name)).glob("final"))
                 if not folders:

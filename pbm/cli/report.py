@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from pbm.cli.util import GAME_ARG, interactive as _interactive, pick_game, progress as _progress, session
+from pbm.cli.util import GAME_ARG, interactive as _interactive, pick_game, pick_weekly_game, progress as _progress, session
 from pbm.errors import PbmError
 
 
@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
         if player is not None and all_players:
             raise PbmError("give --player N or --all, not both")
         with session(ctx) as s:
-            g = pick_game(s, game)
+            g = pick_weekly_game(s, game, "report")
             players = [player] if player is not None else None
             if player is not None and moderator is False and player < 1:
                 raise PbmError(f"--player must be a position 1–15, not {player}")
@@ -110,7 +110,7 @@ def register(app: typer.Typer) -> None:
         from pbm.report.send import deliver, queue_reports
 
         with session(ctx) as s:
-            g = pick_game(s, game)
+            g = pick_weekly_game(s, game, "send")
             from pbm.mail.config import reply_sender
 
             result = queue_reports(s, g, turn=turn, reports=reports, sender=reply_sender(config))

@@ -81,17 +81,19 @@ def new_game(
     create = kind.new_game(title=canonical, seed=seed, name=name, players=players, anonymous=anonymous,
                            rules=tuple(rule or ()))
     with session(ctx) as s:  # committed before anything is printed (a closed pipe cannot undo it)
+        from pbm.mail.config import mail_settings, reply_sender
+
         created = create(s)
         lines = created.lines
         if welcome and created.secrets:  # issue 18, item 10: in the same transaction as the game
             from pbm.mail.account import queue_welcome
-            from pbm.mail.config import mail_settings, reply_sender
 
             mailed = queue_welcome(s, created.game, created.secrets, reply_sender(config),
                                    mail_settings(config).moderator)
             if mailed:
                 lines.append(f"Welcome mail with the secret queued for player(s) {', '.join(map(str, mailed))}; "
                              "`pbm send-mail` sends it.")
+        lines += kind.started(s, created.game, reply_sender(config))  # issue 18, item 11
     _echo_lines(lines)
 
 

@@ -65,3 +65,21 @@ def interactive() -> bool:
     import sys
 
     return sys.stderr.isatty()
+
+
+def pick_weekly_game(s: "Session", game: str | None, command: str) -> "Game":
+    """For ``pbm <command>``, a command of weekly turns: the game named, or the only game of a weekly kind
+    (Continental Rails); a game of a kind without weekly turns is refused in one line naming what to use
+    instead (issue 18, item 11)."""
+    from sqlalchemy import select
+
+    from pbm.kinds import weekly_only, weekly_titles
+    from pbm.models import Game
+
+    if game is None:
+        weekly = list(s.scalars(select(Game).where(Game.title.in_(weekly_titles())).order_by(Game.id)))
+        if len(weekly) == 1:
+            return weekly[0]
+    g = pick_game(s, game)
+    weekly_only(g, command)
+    return g

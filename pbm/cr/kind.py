@@ -97,5 +97,14 @@ class ContinentalRails:
              names: list[str] | None = None) -> dict[str, list[str]]:
         return {}
 
+    def started(self, session: "Session", game: "Game", sender: str) -> list[str]:
+        return []  # its first turnsheets go out with `pbm turnsheet --mail` once the moderator is ready
+
+    def status(self, session: "Session", game: "Game") -> str | None:
+        return None  # the core's turnsheet status (pbm.mail.status)
+
+    def instead(self, command: str, game: "Game") -> str:
+        return ""  # every weekly-turn command is Continental Rails'
+
 
 KIND = ContinentalRails()

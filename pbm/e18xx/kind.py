@@ -114,5 +114,42 @@ class Family18xx:
 
         return mailplay.tick(session, sender, now, moderator, names)
 
+    def started(self, session: "Session", game: "Game", sender: str) -> list[str]:
+        """Every player is mailed that the game has started, with the state; the first to act is told it is
+        his move, with the legal moves and the lines to reply with (issue 18, item 11)."""
+        from pbm.e18xx.pbem import mailplay
+
+        told = mailplay.announce_start(session, game, sender)
+        if not told:
+            return []
+        return [f"Start of the game mailed to {told} player(s) (the first to act is told it is his move); "
+                "`pbm send-mail` sends it."]
+
+    def status(self, session: "Session", game: "Game") -> str | None:
+        from pbm.e18xx.pbem import mailplay
+
+        return mailplay.move_status(session, game)
+
+    def instead(self, command: str, game: "Game") -> str:
+        name = game.name
+        return INSTEAD.get(command, INSTEAD[""]).format(name=name)
+
+
+# What to use instead of each weekly-turn command (issue 18, item 11); {name} is the game's name.
+INSTEAD = {
+    "": "`pbm status {name}` shows whose move it is, `pbm 18xx move {name} --player N MOVE` enters one",
+    "remind": "`pbm 18xx pacing {name}` sets its reminders and `pbm 18xx tick` sends the due ones",
+    "deadline": "an 18xx game has no weekly deadline: `pbm 18xx pacing {name}` sets its move clock",
+    "run-turn": "there are no turns to run; `pbm 18xx move {name} --player N MOVE` enters a move for a player "
+                "and `pbm 18xx tick {name}` applies a time-out that is due",
+    "rerun-turn": "`pbm 18xx undo {name}` takes back the last move (and mails the new state)",
+    "turnsheet": "it has no turnsheets; each player gets the state by mail after every move, and "
+                 "`pbm 18xx status {name}` / `pbm 18xx pdf {name}` show it",
+    "accept-late": "a move is never late; `pbm 18xx move {name} --player N MOVE` enters one for a player",
+    "report": "it has no turn reports; `pbm 18xx pdf {name}` draws its state (mailed after every move)",
+    "send": "its state is mailed after every move; `pbm send-mail` sends what is queued",
+    "archive": "`pbm 18xx export {name}` writes its whole record (the 18xx.games format)",
+}
+
 
 KIND = Family18xx()

@@ -110,6 +110,40 @@ def status_text(session: Session, game: Game, *, messages: bool = False, now: da
             reason = (r.outcome or {}).get("reason", "")
             out.append(f"  #{r.seq} {_when(r.received_at)} {r.status:<10} {who:<10} {r.from_addr[:40]:<40} "
                        f"{reason[:60]}")
+    out += _outbox_lines(session)
+    stuck = session.scalars(select(TurnState).where(TurnState.game_id == game.id, TurnState.state == "reported"))
+    for row in stuck:
+        out.append(f"  Turn {row.turn} is waiting for its reports to be delivered; `pbm cycle` retries.")
+    return "\n".join(out) + "\n"
+
+
+def mail_text(session: Session, game: Game, *, messages: bool = False, every: bool = False) -> str:
+    """The mail part of ``pbm status`` for a game without weekly turns (18xx): its messages counted, those
+    waiting for the moderator listed, the last ten listed with ``messages`` (all with ``every``); the outbox."""
+    rows = session.scalars(select(InboundMessage).where(InboundMessage.game_id == game.id)
+                           .order_by(InboundMessage.seq)).all()
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    out = ["", "Messages: " + (", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none")]
+    for r in rows:
+        if r.status in ("error", "stored"):
+            out.append(f"  #{r.seq} {r.status}: {(r.outcome or {}).get('reason', 'not handled yet')} "
+                       "(pbm ingest --retry)")
+    if messages:
+        shown = rows if every else rows[-10:]
+        if len(shown) < len(rows):
+            out.append(f"  (the last {len(shown)}; --all lists every one)")
+        for r in shown:
+            who = f"player {r.player_number}" if r.player_number is not None else "?"
+            reason = (r.outcome or {}).get("reason", "")
+            out.append(f"  #{r.seq} {_when(r.received_at)} {r.status:<10} {who:<10} {r.from_addr[:40]:<40} "
+                       f"{reason[:60]}")
+    return "\n".join(out + _outbox_lines(session)) + "\n"
+
+
+def _outbox_lines(session: Session) -> list[str]:
+    out = []
     waiting = pending(session)
     total = session.scalar(select(func.count()).select_from(OutboxMessage)) or 0
     out.append(f"Outbox: {total} message(s); {len(waiting)} delivery(ies) not yet sent (pbm send-mail).")
@@ -121,7 +155,4 @@ def status_text(session: Session, game: Game, *, messages: bool = False, now: da
     if uncertain:
         out.append(f"  INTERRUPTED MID-SEND: {len(uncertain)}: " + ", ".join(f"{m.key} to {r}" for m, r in uncertain[:5])
                    + " (may have arrived; `pbm send-mail --retry-uncertain` resends)")
-    stuck = session.scalars(select(TurnState).where(TurnState.game_id == game.id, TurnState.state == "reported"))
-    for row in stuck:
-        out.append(f"  Turn {row.turn} is waiting for its reports to be delivered; `pbm cycle` retries.")
-    return "\n".join(out) + "\n"
+    return out

@@ -147,6 +147,7 @@ class CycleOptions:
     claimed_elsewhere: list[str] = field(default_factory=list)  # due games another pbm process was doing
     mails_queued: int = 0  # report mails put in the outbox by this run
     mails_sent: int = 0  # deliveries this run's outbox flushes made (sent to the SMTP relay)
+    ticked: list[str] = field(default_factory=list)  # games of other kinds whose move clocks this run ticked
 
 
 def _due(game: Game, row: TurnState, opts: CycleOptions) -> bool:
@@ -395,8 +396,12 @@ def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = Non
         if games:
             unknown = [g for g in games if g not in names and g not in paced]
             if unknown:
-                raise PbmError(f"no Continental Rails game {unknown[0]!r} (games: {', '.join(names) or 'none'})")
+                raise PbmError(_not_cycled(url, unknown[0], names + paced))
             names = [n for n in names if n in games]
+            if opts.force and not names:
+                _note(opts, ", ".join(games), "moves by email, so there is no turn to run now (--now runs "
+                                              "Continental Rails turns before their deadline); its move clock is "
+                                              "ticked as usual")
         from pbm.pipeline.reminders import remind_on_schedule
 
         remind_on_schedule(url, opts, names)  # the reminder points now due (issue 18, item 9), sent once
@@ -424,10 +429,41 @@ def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = Non
         if paced and (not games or any(g in paced for g in games)):
             try:  # one process at a time ticks the move clocks; another one doing it now is enough
                 with process_lock(url, "tick", what="18xx move clock tick") if postgres else _nothing():
-                    _tick_other_kinds(url, opts, [g for g in games or [] if g in paced] or None)
+                    if _read_moves(url, opts):  # moves waiting in the mailbox count before any time-out
+                        _tick_other_kinds(url, opts, [g for g in games or [] if g in paced] or None)
             except Locked:
                 _note(opts, "18xx", "move clocks being ticked by another pbm process: left to it")
         return outcome
+
+
+def _not_cycled(url: str | None, name: str, known: list[str]) -> str:
+    """Why ``pbm cycle NAME`` has nothing to run: no such game, or a game neither weekly nor on a move clock."""
+    with session_scope(url) as s:
+        game = s.scalar(select(Game).where(Game.name == name))
+        if game is not None:
+            return f"{game.name} is an {game.title} game that is {game.status}: it has no move clock to tick"
+    return f"no game {name!r} to cycle (games: {', '.join(known) or 'none'})"
+
+
+def _read_moves(url: str | None, opts: CycleOptions) -> bool:
+    """Before the move clocks are ticked, read the mailbox (Maildir or IMAP) as the weekly games do: a move
+    that came in must count before its clock's time-out.  False (nothing ticked) if the mail could not be
+    read."""
+    if opts.maildir is None and not opts.imap:
+        return True
+    try:
+        with _intake_lock(url), session_scope(url) as s:
+            if opts.ingester is not None:
+                summary = opts.ingester(s, opts.maildir) if opts.maildir is not None else "nothing new"
+            else:
+                summary = default_ingester(s, opts.maildir, opts.mail_config, opts.imap)
+    except PbmError as exc:
+        problem = f"{exc}; no move clock ticked (a time-out could overtake a move waiting in the mailbox)"
+        _note(opts, "18xx", problem)
+        opts.failures.append(f"18xx: {problem}")
+        return False
+    _note(opts, "18xx", f"mail read: {summary}")
+    return True
 
 
 def _paced_games(url: str | None) -> list[str]:
@@ -454,6 +490,7 @@ def _tick_other_kinds(url: str | None, opts: CycleOptions, names: list[str] | No
             done = kind.tick(s, reply_sender(opts.mail_config), opts.now, mail_settings(opts.mail_config).moderator,
                              names)
             for game, lines in done.items():
+                opts.ticked.append(game)
                 _note(opts, game, "; ".join(lines) if lines else "no reminder or time-out due")
     if _smtp_configured(opts.mail_config):
         from pbm.report.send import deliver

@@ -101,6 +101,19 @@ class MapPicture:
     strokes: list[Stroke]
     towns: list[tuple[float, float, float, bool]]  # x, y, radius, filled
     labels: list[tuple[float, float, str]]
+    codes: list["CodeLabel"] = field(default_factory=list)  # route codes (the RoW page), drawn last
+
+
+@dataclass(frozen=True)
+class CodeLabel:
+    """A route code on the map: its text's lower-left corner, its box, its colour."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    text: str
+    colour: colors.Color
 
 
 def map_picture(data: TurnData, width: float, height: float, label_size: int = 4) -> MapPicture:
@@ -149,6 +162,110 @@ def map_picture(data: TurnData, width: float, height: float, label_size: int = 4
         if t.size >= label_size:
             labels.append((x + radius + 1, y - 2, t.name))
     return MapPicture(width, height, outline, [s for s in strokes if s.segments], dots, labels)
+
+
+CODE_SIZE = 4.2  # points: the route codes of the RoW page
+_ALONG = (0.5, 0.38, 0.62, 0.27, 0.73, 0.16, 0.84, 0.08, 0.92)  # where along a route its code may sit, best first
+
+
+def row_picture(data: TurnData, width: float, height: float) -> MapPicture:
+    """The RoW page (§2.3, §4.7, issue 18 item 12): every RoW not yet built with its code, so a bid can be
+    found on the map.  Open RoWs are drawn grey, a RoW a railroad holds unbuilt dotted in its colour; the
+    railroads' lines stay for orientation, only the biggest towns are named.  Each code sits on its route at
+    the first place (middle first, then along it, then beside it) where it covers no other code or town
+    name; where there is none, at the place it covers least."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    base = map_picture(data, width, height, label_size=5)
+    towns = {t.name: t for t in data.towns}
+    proj = Projection([(t.lat, t.lon) for t in towns.values()] + OUTLINE, width, height)
+    built = {line["code"] for r in data.railroads if r["status"] != "merged" for line in r["lines"]}
+    held = {r["row"]["code"]: r["number"] for r in data.railroads
+            if r["status"] != "merged" and r.get("row")}
+    open_rows = Stroke(colors.HexColor("#8a8a8a"), 0.45)
+    held_rows: dict[int, Stroke] = {}
+    pending: list[tuple[str, tuple[float, float, float, float], colors.Color]] = []
+    for r in data.routes:
+        if r.kind != "RoW" or r.code in built or r.a not in towns or r.b not in towns:
+            continue
+        seg = (*proj(towns[r.a].lat, towns[r.a].lon), *proj(towns[r.b].lat, towns[r.b].lon))
+        if r.code in held:
+            number = held[r.code]
+            held_rows.setdefault(number, Stroke(railroad_colour(number), 1.0, dash=(1.2, 1.2))).segments.append(seg)
+            pending.append((r.code, seg, railroad_colour(number)))
+        else:
+            open_rows.segments.append(seg)
+            pending.append((r.code, seg, LABEL))
+    strokes = [st for st in base.strokes if st.colour != FAINT] + [open_rows] + \
+        [held_rows[n] for n in sorted(held_rows)]
+    taken = _Boxes()
+    for x, y, name in base.labels:  # the town names stay readable
+        taken.add((x, y - 1, x + stringWidth(name, SANS, 5.5), y + 5), 0.3)
+    for x, y, radius, _ in base.towns:  # and the towns visible (covering a town is better than another code)
+        taken.add((x - radius, y - radius, x + radius, y + radius), 0.3)
+    codes = []
+    for code, (ax, ay, bx, by), colour in pending:
+        w, h = stringWidth(code, SANS, CODE_SIZE) + 1.0, CODE_SIZE * 0.8 + 1.0
+        best: tuple[float, tuple[float, float]] | None = None
+        for t in _ALONG:
+            mx, my = ax + (bx - ax) * t, ay + (by - ay) * t
+            for dx, dy in _offsets(w, h):
+                box = (mx + dx, my + dy, mx + dx + w, my + dy + h)
+                cover = taken.cover(box)
+                if best is None or cover < best[0]:
+                    best = (cover, (box[0], box[1]))
+                if cover == 0:
+                    break
+            if best is not None and best[0] == 0:
+                break
+        assert best is not None
+        x, y = round(best[1][0], 2), round(best[1][1], 2)
+        taken.add((x, y, x + w, y + h))
+        codes.append(CodeLabel(x, y, round(w, 2), round(h, 2), code, colour))
+    return MapPicture(width, height, base.outline, [st for st in strokes if st.segments], base.towns, base.labels,
+                      codes)
+
+
+def _offsets(w: float, h: float) -> list[tuple[float, float]]:
+    """Where a code's box may sit around a point of its route, nearest first: on it, above, below, beside,
+    then a little further out and at the corners."""
+    out = [(-w / 2, -h / 2)]
+    for gap in (1.0, 3.5, 6.0):
+        out += [(-w / 2, gap), (-w / 2, -h - gap), (gap, -h / 2), (-w - gap, -h / 2),
+                (gap, gap), (-w - gap, gap), (gap, -h - gap), (-w - gap, -h - gap)]
+    return out
+
+
+class _Boxes:
+    """Placed label boxes (each with a weight: how bad covering it is) in a grid of cells, to ask quickly how
+    much a new box covers of them."""
+
+    CELL = 12.0
+
+    def __init__(self) -> None:
+        self.cells: dict[tuple[int, int], list[tuple[tuple[float, float, float, float], float]]] = {}
+
+    def _keys(self, box: tuple[float, float, float, float]) -> list[tuple[int, int]]:
+        x0, y0, x1, y1 = (int(v // self.CELL) for v in box)
+        return [(i, j) for i in range(x0, x1 + 1) for j in range(y0, y1 + 1)]
+
+    def add(self, box: tuple[float, float, float, float], weight: float = 1.0) -> None:
+        for key in self._keys(box):
+            self.cells.setdefault(key, []).append((box, weight))
+
+    def cover(self, box: tuple[float, float, float, float]) -> float:
+        seen: set[tuple[float, float, float, float]] = set()
+        area = 0.0
+        for key in self._keys(box):
+            for other, weight in self.cells.get(key, ()):
+                if other in seen:
+                    continue
+                seen.add(other)
+                w = min(box[2], other[2]) - max(box[0], other[0])
+                h = min(box[3], other[3]) - max(box[1], other[1])
+                if w > 0 and h > 0:
+                    area += w * h * weight
+        return area
 
 
 def draw_map(data: TurnData, width: float, height: float, label_size: int = 4) -> Drawing:
@@ -219,6 +336,16 @@ class MapFlowable(Flowable):
         c.setFont(SANS, 5.5)
         for x, y, name in pic.labels:
             c.drawString(x, y, name)
+        if pic.codes:
+            c.setFillColor(LAND)  # a patch of land under each code, so the lines under it do not blur it
+            patches = c.beginPath()
+            for label in pic.codes:
+                patches.rect(label.x, label.y, label.w, label.h)
+            c.drawPath(patches, stroke=0, fill=1)
+            c.setFont(SANS, CODE_SIZE)
+            for label in pic.codes:
+                c.setFillColor(label.colour)
+                c.drawString(label.x + 0.5, label.y + 0.9, label.text)
         c.restoreState()
 
 

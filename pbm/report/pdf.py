@@ -38,7 +38,7 @@ from reportlab.platypus import (
 from pbm.fonts import BOLD, MONO as MONO_FONT, SANS
 from pbm import __version__
 from pbm.report import charts, sections
-from pbm.report.mapdraw import MapFlowable, legend_rows, map_picture
+from pbm.report.mapdraw import MapFlowable, legend_rows, map_picture, row_picture
 from pbm.report.view import TurnData
 from pbm.report.visibility import Visibility, visibility
 
@@ -258,6 +258,27 @@ def _map_page(story: list, data: TurnData, title: str) -> None:
     story.append(NextPageTemplate("portrait"))
 
 
+def _row_page(story: list, data: TurnData) -> None:
+    """The RoW codes on the map (§2.3, §4.7; issue 18 item 12): where each RoW a railroad may bid for runs."""
+    story.append(NextPageTemplate("landscape"))
+    story.append(PageBreak())
+    story.append(Paragraph(esc(f"Rights-of-way after turn {data.turn}: the code of every RoW not yet built "
+                               "(bid for one on your turnsheet, §10.2G)"), H2))
+    width = LAND_W - 1.4 * MARGIN - 130
+    height = LAND_H - 1.4 * MARGIN - 60
+    key = f"rows:{width:.1f}x{height:.1f}"
+    if key not in data.cache:  # the same page for every player of the turn: placed once
+        data.cache[key] = row_picture(data, width, height)
+    legend = [["", "RoW open for bids (grey)"], ["", "RoW held, unbuilt: dotted,"], ["", "in its railroad's colour"],
+              ["", "Lines of the railroads"], ["", "as on the map page"]]
+    t_legend = Table(legend, colWidths=[4, 122], hAlign="LEFT")
+    t_legend.setStyle(TableStyle(TABLE_STYLE.getCommands()))
+    outer = Table([[MapFlowable(data.cache[key]), t_legend]], colWidths=[width + 4, 128])
+    outer.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
+    story.append(outer)
+    story.append(NextPageTemplate("portrait"))
+
+
 def _charts_page(story: list, data: TurnData, vis: Visibility) -> None:
     story.append(PageBreak())
     story.append(Paragraph("Your record", H2))
@@ -298,6 +319,7 @@ def player_report(data: TurnData, player: int, turnsheet: list | None = None) ->
     _pcs(story, data)
     _private(story, data, vis)
     _map_page(story, data, f"The map after turn {data.turn}: lines of every railroad, PCs in play dashed")
+    _row_page(story, data)
     _charts_page(story, data, vis)
     if turnsheet:
         story.append(PageBreak())

@@ -45,6 +45,19 @@ class PCForSale:
 
 
 @dataclass
+class RowChoice:
+    """A RoW the railroad may bid for (§10.2G2): its code, its two ends (as on the map) and its miles."""
+
+    code: str
+    a: str
+    b: str
+    miles: int
+
+    def ends(self) -> str:
+        return f"{self.a} - {self.b}"
+
+
+@dataclass
 class StockLine:
     code: str
     number: int
@@ -83,6 +96,7 @@ class RailroadBlock:
     rate_war_targets: list[str]  # §4.16 railroads with parallel routes
     locomotives: dict[int, int] = field(default_factory=dict)  # §4.17 engine -> cost
     technology_options: dict[str, int] = field(default_factory=dict)  # §4.18 letter -> cost
+    row_choices: list[RowChoice] = field(default_factory=list)  # valid_rows with their ends and miles (§4.7E)
 
 
 @dataclass
@@ -168,8 +182,16 @@ def sheet_facts(session: Session, game: Game, player: Player, view: q.View | Non
             political_min=q.political_minimum(view, rr), valid_rows=q.valid_rows(view, rr),
             rate_war_targets=q.parallel_railroads(view, rr), locomotives=q.locomotive_upgrades(view, rr),
             technology_options=q.technology_options(view, rr),
+            row_choices=[_row_choice(view, code) for code in q.valid_rows(view, rr)],
         ))
     return facts
+
+
+def _row_choice(view: q.View, code: str) -> RowChoice:
+    """§10.2G2: "The turnsheet will display all valid, available RoWs" - with where each runs and how long."""
+    route = view.route_by_code[code.upper()]
+    return RowChoice(code=route.code, a=view.towns[route.a_id].name, b=view.towns[route.b_id].name,
+                     miles=route.miles)
 
 
 def railroad_numbers(session: Session, game: Game) -> dict[str, str]:

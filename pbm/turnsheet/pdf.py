@@ -155,7 +155,8 @@ class _Sheet:
         for b in f.railroads:
             self.title(f"10.2 Railroad {b.code} (#{b.number}) {b.name} — cash {money(b.cash)}, {b.miles} miles, "
                        f"efficiency {b.efficiency}")
-            self.paragraph(f"Valid RoWs now: {', '.join(b.valid_rows) or 'none'}", _NOTE)
+            rows = "; ".join(f"{r.code} {r.ends()}, {r.miles} mi" for r in b.row_choices)
+            self.paragraph(f"Valid RoWs now: {rows or ', '.join(b.valid_rows) or 'none'}", _NOTE)
             for key, note in railroad_lines(b):
                 self.row(key, note, checkbox=key.endswith(" ABANDON"))
         self.c.showPage()

@@ -133,6 +133,8 @@ def render_text(f: SheetFacts) -> str:
         out.append(f"## 10.2 RAILROAD {b.code} (#{b.number}) {_one_line(b.name)} — cash {money(b.cash)}, "
                    f"{b.miles} miles, efficiency {b.efficiency}")
         out.append(f"# valid RoWs: {', '.join(b.valid_rows) or 'none'}")
+        for r in b.row_choices:  # §10.2G2: where each runs, so a bid is not blind
+            out.append(f"#   {r.code:<5} {_one_line(r.ends())}, {r.miles} miles")
         for key, comment in railroad_lines(b):
             out.append(_line(key, "", comment))
     out.append("")

@@ -166,7 +166,9 @@ def test_refusals_leave_the_state_unchanged(ga):
     assert n == n0 == 0 and game.acting_players() == ["Ann"]
     with session_scope(cli.url) as s:
         assert s.scalar(select(Action18)) is None
-        assert not s.scalars(select(OutboxMessage).where(OutboxMessage.kind == "18xx")).all()
+        # no state mail but the start of the game's (action 0, issue 18 item 11)
+        keys = s.scalars(select(OutboxMessage.key).where(OutboxMessage.kind == "18xx")).all()
+        assert sorted(k.rsplit(":", 2)[1:] for k in keys) == [["0", "1"], ["0", "2"], ["0", "3"]]
 
 
 def test_several_moves_standing_pass_and_reply_quoting(ga):

@@ -216,7 +216,7 @@ def test_finished_game_record_tables_and_hall_of_records(game_url, tmp_path):
 
 
 def test_cycle_refuses_an_unknown_game(fresh, tmp_path):
-    with pytest.raises(PbmError, match="no Continental Rails game 'nope'"):
+    with pytest.raises(PbmError, match=r"no game 'nope' to cycle \(games: test-game\)"):  # 18xx games cycle too
         run_cycle(fresh, _opts(tmp_path), ["nope"])
 
 

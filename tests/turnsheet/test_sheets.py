@@ -34,6 +34,8 @@ def test_text_sheet_shows_limits(db_url, game):
     assert "MERGE:                             # you may not merge railroads this turn (§10.1E)" in text  # not joined
     assert "B&O TECHNOLOGY:                    # has none; A for $10,000 (§4.18)" in text  # Baltimore is size 4
     assert "# valid RoWs: NY2\n" in text and "# valid RoWs: NY2, PA1\n" in text  # §10.2G2
+    # issue 18 item 12: each valid RoW with its two ends and its miles, so a bid is not blind
+    assert "# valid RoWs: NY2, PA1\n#   NY2   Cumberland - Buffalo, 90 miles\n#   PA1   Albany - Harrisburg, 70 miles\n" in text
     assert "B&O POLITICAL:" in text and "at least $180" in text  # §10.2F2 $1/mile
     assert "blank = unchanged (now $2, §10.2H)" in text
     # the blank sheet parses to no orders and no problems
@@ -57,6 +59,9 @@ def test_pdf_is_deterministic_fillable_and_reads_back(db_url, game):
     assert pdf == render_pdf(facts)
     # escaped for Paragraph markup: "<of>" is drawn as text, not taken as a tag
     assert b"Countess <) Tj (of) Tj (> Rails & Co) Tj" in pdf
+    # issue 18 item 12: the valid RoWs with their ends and miles
+    words = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
+    assert "NY2 Cumberland - Buffalo, 90 mi; PA1 Albany - Harrisburg, 70 mi" in " ".join(words.split())
     fields = PdfReader(io.BytesIO(pdf)).get_fields()
     for name in ("GAME", "PLAYER", "TURN", "CODE", "SECRET", "BORROW", "STOCK 6", "B&O BUILD", "ERIE DIVIDEND",
                  "B&O ABANDON", "MESSAGE"):

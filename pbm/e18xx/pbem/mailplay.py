@@ -290,7 +290,8 @@ def state_mail_key(game_row, seq: int, number: int) -> str:
 
 
 def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbound=None, extra: list[str] | None = None,
-              applied: list[Applied] | None = None, note: str = "", rep: Replayed | None = None) -> int:
+              applied: list[Applied] | None = None, note: str = "", rep: Replayed | None = None,
+              headline: str = "") -> int:
     """Queue the new state to every player (once each); returns how many messages were queued.
 
     The mover's message is the receipt of ``inbound`` (key ``receipt:<hash>``);
@@ -334,6 +335,8 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             subject = f"[{one_line(game_row.name, 40)}] Your turn: {who_acts(rep.game)}"
         else:
             subject = f"[{one_line(game_row.name, 40)}] {who_acts(rep.game)} to act"
+        if headline:
+            subject = subject.replace("] ", f"] {headline} - ", 1)
         head = []
         if is_mover and inbound is not None:
             head = [f"ACCEPTED: your message #{inbound.seq} ({len(applied or [])} action(s) stored).", ""]
@@ -670,3 +673,54 @@ def tick(session: Session, sender: str, now, moderator: str = "", names: list[st
     from pbm.e18xx.pbem.pacing import tick_all
 
     return tick_all(session, sender, now, moderator, names)
+
+
+# ----------------------------------------------------------------- the start, and `pbm status`
+def announce_start(session: Session, game_row, sender: str) -> int:
+    """A new game: its move clock starts at its creation, and every player is mailed the state with a note
+    that the game has started; the first to act gets "your turn", the legal moves and the reply lines
+    (issue 18, item 11).  Keyed like any state mail (action 0), so it goes once."""
+    from pbm.e18xx.pbem.pacing import touch
+
+    rep = replay_rows(session, game_row)
+    count = len(rep.game.actions)
+    touch(game_row, count, game_row.created_at)
+    seats = ", ".join(f"{p.name} (player {p.number})" for p in players(session, game_row))
+    note = (f"THE GAME HAS STARTED: {game_row.title} game {game_row.name}, seed {game_row.seed}; the players in "
+            f"seat order: {seats}. Every player gets the state by mail after each move.")
+    return broadcast(session, game_row, rep.game, sender, note=note, rep=rep, headline="Game started")
+
+
+def move_status(session: Session, game_row, now=None) -> str:
+    """``pbm status`` of an 18xx game: whose move it is, since when, the move clock, the last move."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.games import action_rows, pending_offer
+    from pbm.e18xx.pbem.pacing import status_lines
+
+    rep = replay_rows(session, game_row)
+    g = rep.game
+    rows = action_rows(session, game_row)
+    seats = players(session, game_row)
+    by_name = {p.name: p for p in seats}
+    phase = "game over" if g.finished else f"{g.state.round.kind} round"
+    out = [f"Game {game_row.name} ({game_row.title}, moves by email): {len(rows)} action(s) so far, {phase}."]
+    if g.finished:
+        out.append(f"GAME OVER ({g.state.end_reason}).")
+    else:
+        acting = [by_name[n] for n in g.acting_players() if n in by_name]
+        who = "; ".join(f"player {p.number}, " + (p.email or "no address") for p in acting)
+        out.append(f"To move: {who_acts(g)}" + (f" ({who})" if who else ""))
+        offer = pending_offer(game_row)
+        if offer is not None:
+            out.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
+                       f"{offer['company']}; {offer['owner']} answers 'accept {offer['company']}' or "
+                       f"'decline {offer['company']}'")
+    out += status_lines(session, game_row, g, now)
+    if rows:
+        last = rows[-1]
+        names = {p.number: p.name for p in seats}
+        out.append(f"Last move: #{last.seq} {names.get(last.player_number or 0, '-')}: "
+                   f"{format_action(A.action_from_dict(last.action))}{via_note(last.action.get('_via'))}")
+    out.append(f"Full state and legal moves: `pbm 18xx status {game_row.name}`; the move clock: "
+               f"`pbm 18xx pacing {game_row.name}`.")
+    return "\n".join(out) + "\n"
