@@ -264,8 +264,10 @@ def test_an_18xx_game_welcomes_its_players_and_takes_a_chosen_secret_without_a_c
     assert "Welcome mail with the secret queued for player(s) 1, 2, 3" in out
     printed = dict(re.findall(r"#(\d+) .*: (\S+)$", out, re.M))
     cli("send-mail", "--config", config)
-    welcome = _mails(smtp)
+    mails = _mails(smtp)
+    welcome = [m for m in mails if "Welcome" in m[1]]
     assert [m[1] for m in welcome] == [f"[ga] Welcome, player {n}: your secret" for n in (1, 2, 3)]
+    assert mails[:3] == welcome and len(mails) == 6  # then the game-started mails (item 11)
     assert "Welcome to 18GA game ga" in welcome[0][2] and _secret_in(welcome[0][2], "Your secret:") == printed["1"]
     assert "CODE:" not in welcome[0][2]
     _deliver(imap, mk(f"GAME: ga\nPLAYER: 2\nSECRET: {printed['2']}\nNEW SECRET: peach state 1873\n",
