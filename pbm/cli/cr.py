@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from pbm.cli.util import GAME_ARG, pick_weekly_game, session
+from pbm.cli.util import GAME_ARG, pick_game, pick_weekly_game, session
 from pbm.errors import PbmError
 
 MAX_TURNS = 200  # a safety stop for --until-end (§1.3 ends games long before)

@@ -25,7 +25,7 @@ PLAYERS = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@ex
 def _new_18ga(cli, tmp_path) -> tuple[dict[int, str], str]:
     csv = tmp_path / "players.csv"
     csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
-    out = cli("new-game", "18GA", "--players", str(csv), "--seed", "11", "--name", "ga-1").stdout
+    out = cli("new-game", "18GA", "--players", str(csv), "--seed", "11", "--name", "ga-1", "--no-welcome").stdout
     return {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}, out
 
 
