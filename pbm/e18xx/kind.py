@@ -110,9 +110,9 @@ class Family18xx:
 
     def tick(self, session: "Session", sender: str, now: Any, moderator: str = "",
              names: list[str] | None = None) -> dict[str, list[str]]:
-        from pbm.e18xx.pbem import mailplay
+        from pbm.e18xx.pbem.ticks import tick_all
 
-        return mailplay.tick(session, sender, now, moderator, names)
+        return tick_all(session, sender, now, moderator, names)
 
 
 KIND = Family18xx()

@@ -583,10 +583,3 @@ def paced_games(session: Session) -> list[str]:
 
     return [g.name for g in session.scalars(select(Game).where(Game.status == "open").order_by(Game.id))
             if is_18xx(g)]
-
-
-def tick(session: Session, sender: str, now, moderator: str = "", names: list[str] | None = None) -> dict:
-    """Reminders and time-outs of the 18xx games (pacing.tick_all)."""
-    from pbm.e18xx.pbem.pacing import tick_all
-
-    return tick_all(session, sender, now, moderator, names)
