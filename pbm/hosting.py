@@ -276,8 +276,9 @@ def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | No
     from datetime import timedelta
     from email.message import EmailMessage
 
-    from pbm.cr.setup import SeatRequest, create_game
+    from pbm.cr.setup import create_game
     from pbm.pipeline.demo import GAME_ADDRESS, _sheet_text
+    from pbm.seats import SeatRequest
 
     box = mailbox.Maildir(str(maildir), create=True) if maildir is not None else None
     names = []

@@ -254,7 +254,7 @@ def tick_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
     """Send due reminders and apply time-outs (pbm cycle does this for every 18xx game)."""
     from pbm.mail.config import mail_settings, reply_sender
 
-    from pbm.e18xx.pbem.pacing import tick_all
+    from pbm.e18xx.pbem.ticks import tick_all
 
     now = _clock_now(clock)
     with session(ctx) as s:

@@ -110,9 +110,9 @@ class Family18xx:
 
     def tick(self, session: "Session", sender: str, now: Any, moderator: str = "",
              names: list[str] | None = None) -> dict[str, list[str]]:
-        from pbm.e18xx.pbem import mailplay
+        from pbm.e18xx.pbem.ticks import tick_all
 
-        return mailplay.tick(session, sender, now, moderator, names)
+        return tick_all(session, sender, now, moderator, names)
 
     def started(self, session: "Session", game: "Game", sender: str) -> list[str]:
         """Every player is mailed that the game has started, with the state; the first to act is told it is

@@ -668,13 +668,6 @@ def paced_games(session: Session) -> list[str]:
             if is_18xx(g)]
 
 
-def tick(session: Session, sender: str, now, moderator: str = "", names: list[str] | None = None) -> dict:
-    """Reminders and time-outs of the 18xx games (pacing.tick_all)."""
-    from pbm.e18xx.pbem.pacing import tick_all
-
-    return tick_all(session, sender, now, moderator, names)
-
-
 # ----------------------------------------------------------------- the start, and `pbm status`
 def announce_start(session: Session, game_row, sender: str) -> int:
     """A new game: its move clock starts at its creation, and every player is mailed the state with a note
