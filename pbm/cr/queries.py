@@ -141,7 +141,11 @@ class View:
 
     def active_railroads(self) -> list[Railroad]:
         """Railroads operating at the start of the turn (active or bankrupt, §4.11B)."""
-        return [r for r in self.railroads.values() if r.status in ("active", "bankrupt")]
+        cached = self.memo.get("active")
+        if cached is None:
+            cached = self.memo["active"] = tuple(r for r in self.railroads.values()
+                                                 if r.status in ("active", "bankrupt"))
+        return list(cached)
 
     def railroad(self, code: str) -> Railroad | None:
         """A railroad by code or turnsheet number (§10: the numbers may be used instead)."""
@@ -188,16 +192,26 @@ class View:
         return sorted(mine, key=lambda r: (order.get(r.id, 2), r.number))
 
     def pcs_owned(self, player: Player) -> list[PrivateCompany]:
-        return [pc for pc in self.pcs.values() if pc.status == "owned" and pc.owner_id == player.id]
+        owned = self.memo.get("pcs_owned")
+        if owned is None:
+            owned = self.memo["pcs_owned"] = {}
+            for pc in self.pcs.values():
+                if pc.status == "owned":
+                    owned.setdefault(pc.owner_id, []).append(pc)
+        return list(owned.get(player.id, ()))
 
     def towns_of(self, railroad: Railroad) -> set[int]:
         """Towns on the railroad's built lines."""
-        key = ("towns_of", railroad.id)
+        return set(self.town_set(railroad.id))
+
+    def town_set(self, railroad_id: int) -> frozenset[int]:
+        """:meth:`towns_of` as a shared frozen set (not to be changed by the caller)."""
+        key = ("towns_of", railroad_id)
         cached = self.memo.get(key)
         if cached is None:
-            cached = frozenset(t for r in self.lines_of.get(railroad.id, []) for t in (r.a_id, r.b_id))
+            cached = frozenset(t for r in self.lines_of.get(railroad_id, []) for t in (r.a_id, r.b_id))
             self.memo[key] = cached
-        return set(cached)
+        return cached
 
     def regions_of(self, railroad: Railroad, extra: Iterable[Route] = ()) -> set[str]:
         """§2.7B: regions connected by built lines to a starred (named) town."""
@@ -406,6 +420,13 @@ def pcs_for_sale(view: View) -> list[PCOffer]:
 
     A PC a player offers this turn cannot be bought until next turn, which is
     automatic here: only offers standing at the start of the turn count."""
+    cached = view.memo.get("pcs_for_sale")
+    if cached is None:
+        cached = view.memo["pcs_for_sale"] = tuple(_pcs_for_sale(view))
+    return list(cached)
+
+
+def _pcs_for_sale(view: View) -> list[PCOffer]:
     out: list[PCOffer] = []
     for pc in view.pcs.values():
         route = view.routes[pc.route_id]
@@ -486,9 +507,10 @@ def pc_merge_targets(view: View, pc: PrivateCompany) -> dict[str, str | None]:
     route = view.routes[pc.route_id]
     out: dict[str, str | None] = {}
     for rr in sorted(view.active_railroads(), key=lambda r: r.number):
+        towns = view.town_set(rr.id)
         if rr.status == "bankrupt":
             out[rr.code] = f"{rr.code} is bankrupt (§4.11B)"
-        elif route.a_id not in view.towns_of(rr) and route.b_id not in view.towns_of(rr):
+        elif route.a_id not in towns and route.b_id not in towns:
             out[rr.code] = f"{pc_code(view, pc)} does not connect to a line of {rr.code} at the start of the turn"
         else:
             out[rr.code] = prohibited_reason(view, _holding_routes(view, rr), route)
@@ -502,7 +524,11 @@ def pc_code(view: View, pc: PrivateCompany) -> str:
 
 def mergeable_railroads(view: View, pc: PrivateCompany) -> list[str]:
     """§10.1B2c: the railroads the turnsheet lists for merging this PC."""
-    return [code for code, why in pc_merge_targets(view, pc).items() if why is None]
+    key = ("mergeable", pc.id)
+    cached = view.memo.get(key)
+    if cached is None:
+        cached = view.memo[key] = tuple(code for code, why in pc_merge_targets(view, pc).items() if why is None)
+    return list(cached)
 
 
 # ---------------------------------------------------------------------------
