@@ -240,6 +240,14 @@ def load(session: Session, game: Game) -> View:
     lines = list(session.scalars(select(Line).where(Line.railroad_id.in_(list(railroads) or [-1])).order_by(Line.id)))
     holdings = list(session.scalars(select(Holding).where(Holding.player_id.in_(list(players) or [-1]))
                                     .order_by(Holding.id)))
+    return build(game, players, railroads, towns, routes, pcs, lines, holdings)
+
+
+def build(game: Game, players: dict[int, Player], railroads: dict[int, Railroad], towns: dict[int, Town],
+          routes: dict[int, Route], pcs: dict[int, PrivateCompany], lines: list[Line],
+          holdings: list[Holding]) -> View:
+    """A :class:`View` on rows already loaded (in :func:`load`'s orders: players by number,
+    railroads, towns, PCs, lines and holdings by id, routes by number)."""
     view = View(
         game=game, players=players, by_number={p.number: p for p in players.values()},
         railroads=railroads, rr_by_code={r.code.upper(): r for r in railroads.values()},
