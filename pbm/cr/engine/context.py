@@ -96,6 +96,7 @@ class TurnContext:
         self._ledger: list[dict[str, Any]] = []
         self._events: list[dict[str, Any]] = []
         self._rows: dict[int, Route] | None = None
+        self._routes_at: dict[int, list[Route]] | None = None
         self._load()
         self._preload_for_export()
         self.start_balances = self.balances()
@@ -170,6 +171,16 @@ class TurnContext:
                 if route.owner_id is not None and route.kind == "RoW" and route.id not in built:
                     self._rows[route.owner_id] = route
         return self._rows.get(rr.id)
+
+    def routes_at(self, town_id: int) -> list[Route]:
+        """The map's routes with an end at the town (the map never changes)."""
+        if self._routes_at is None:
+            self._routes_at = {}
+            for route in self.routes.values():
+                self._routes_at.setdefault(route.a_id, []).append(route)
+                if route.b_id != route.a_id:
+                    self._routes_at.setdefault(route.b_id, []).append(route)
+        return self._routes_at.get(town_id, [])
 
     def routes_changed(self) -> None:
         """Call after any change of a route's owner or a railroad's lines."""
