@@ -108,8 +108,7 @@ class TurnContext:
         routes = list(s.scalars(select(Route).where(Route.game_id == gid).order_by(Route.number)))
         self.routes: dict[str, Route] = {r.code: r for r in routes}
         self.route_by_id: dict[int, Route] = {r.id: r for r in routes}
-        players = list(s.scalars(select(Player).where(Player.game_id == gid).order_by(Player.number)
-                                 .options(selectinload(Player.holdings))))
+        players = list(s.scalars(select(Player).where(Player.game_id == gid).order_by(Player.number)))
         self.players: dict[int, Player] = {p.number: p for p in players}
         self.player_by_id: dict[int, Player] = {p.id: p for p in players}
         railroads = list(s.scalars(select(Railroad).where(Railroad.game_id == gid).order_by(Railroad.id)
@@ -120,9 +119,16 @@ class TurnContext:
         for pc in s.scalars(select(PrivateCompany).where(PrivateCompany.game_id == gid).order_by(PrivateCompany.id)):
             self.pcs[self.route_by_id[pc.route_id].code] = pc
         self.holdings: dict[tuple[int, int], Holding] = {}
+        by_player: dict[int, list[Holding]] = {p.id: [] for p in players}
         for r in railroads:
             for h in r.holdings:
                 self.holdings[(h.player_id, h.railroad_id)] = h
+                by_player[h.player_id].append(h)
+        from sqlalchemy.orm import attributes
+
+        for p in players:  # Player.holdings (ordered by railroad) from the rows just read, not a second query
+            if "holdings" not in p.__dict__:
+                attributes.set_committed_value(p, "holdings", sorted(by_player[p.id], key=lambda h: h.railroad_id))
 
     def _preload_for_export(self) -> None:
         """Touch the relationships ``export_game`` walks so that it needs no query per row."""
