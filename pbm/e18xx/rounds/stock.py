@@ -220,7 +220,11 @@ class StockMixin(AuctionMixin):
         return self.title.market[c.par[0]][c.par[1]].price  # type: ignore[union-attr]
 
     def _can_buy_any(self: "Game", player: str) -> bool:
-        for corp in self.state.corporations:
+        if self._bought():  # _can_buy refuses every certificate after a buy this turn
+            return False
+        for corp, c in self.state.corporations.items():
+            if not c.ipoed:  # nor any of a corporation not started
+                continue
             for src in ("ipo", "pool"):
                 sid = self._buyable_share(corp, src)
                 if sid and self._can_buy(player, sid) is None:
