@@ -334,11 +334,9 @@ class Planner:
         buys: list[StockOrder] = []
         used: set[str] = set()
 
-        yields = view.memo.get("ai:yield")
-        if yields is None:  # the same for every seat of the turn
-            yields = view.memo["ai:yield"] = {
-                rr.id: (rr.dividend + max(0, rr.last_profit) / max(1, rr.shares_issued) * 0.5) / max(rr.price, 1.0)
-                for rr in active}
+        yields = view.remember("ai:yield", lambda: {  # the same for every seat of the turn
+            rr.id: (rr.dividend + max(0, rr.last_profit) / max(1, rr.shares_issued) * 0.5) / max(rr.price, 1.0)
+            for rr in active})
 
         def value(rr: Railroad) -> float:
             """Yield of dividend and profit on the price (higher = cheaper stock)."""

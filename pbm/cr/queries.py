@@ -128,6 +128,18 @@ class View:
     # answers already computed on this (unchanging, start-of-turn) state: the computer
     # players and the validator of all 15 seats ask the same questions of one shared view
     memo: dict = field(default_factory=dict, repr=False, compare=False)
+    # True when the rows will not change while the view is used (the seats of one turn):
+    # then the answers below that scan many rows are memoized too (:meth:`remember`)
+    frozen: bool = field(default=False, compare=False)
+
+    def remember(self, key, make):
+        """``make()``, computed once per key on a frozen view (every time otherwise)."""
+        if not self.frozen:
+            return make()
+        got = self.memo.get(key)
+        if got is None:
+            got = self.memo[key] = make()
+        return got
 
     # -- basic facts ---------------------------------------------------------
 
@@ -141,11 +153,8 @@ class View:
 
     def active_railroads(self) -> list[Railroad]:
         """Railroads operating at the start of the turn (active or bankrupt, §4.11B)."""
-        cached = self.memo.get("active")
-        if cached is None:
-            cached = self.memo["active"] = tuple(r for r in self.railroads.values()
-                                                 if r.status in ("active", "bankrupt"))
-        return list(cached)
+        return list(self.remember("active", lambda: tuple(r for r in self.railroads.values()
+                                                            if r.status in ("active", "bankrupt"))))
 
     def railroad(self, code: str) -> Railroad | None:
         """A railroad by code or turnsheet number (§10: the numbers may be used instead)."""
@@ -192,13 +201,14 @@ class View:
         return sorted(mine, key=lambda r: (order.get(r.id, 2), r.number))
 
     def pcs_owned(self, player: Player) -> list[PrivateCompany]:
-        owned = self.memo.get("pcs_owned")
-        if owned is None:
-            owned = self.memo["pcs_owned"] = {}
+        def by_owner() -> dict[int, list[PrivateCompany]]:
+            out: dict[int, list[PrivateCompany]] = {}
             for pc in self.pcs.values():
                 if pc.status == "owned":
-                    owned.setdefault(pc.owner_id, []).append(pc)
-        return list(owned.get(player.id, ()))
+                    out.setdefault(pc.owner_id, []).append(pc)
+            return out
+
+        return list(self.remember("pcs_owned", by_owner).get(player.id, ()))
 
     def towns_of(self, railroad: Railroad) -> set[int]:
         """Towns on the railroad's built lines."""
@@ -428,10 +438,7 @@ def pcs_for_sale(view: View) -> list[PCOffer]:
 
     A PC a player offers this turn cannot be bought until next turn, which is
     automatic here: only offers standing at the start of the turn count."""
-    cached = view.memo.get("pcs_for_sale")
-    if cached is None:
-        cached = view.memo["pcs_for_sale"] = tuple(_pcs_for_sale(view))
-    return list(cached)
+    return list(view.remember("pcs_for_sale", lambda: tuple(_pcs_for_sale(view))))
 
 
 def _pcs_for_sale(view: View) -> list[PCOffer]:
@@ -532,11 +539,8 @@ def pc_code(view: View, pc: PrivateCompany) -> str:
 
 def mergeable_railroads(view: View, pc: PrivateCompany) -> list[str]:
     """§10.1B2c: the railroads the turnsheet lists for merging this PC."""
-    key = ("mergeable", pc.id)
-    cached = view.memo.get(key)
-    if cached is None:
-        cached = view.memo[key] = tuple(code for code, why in pc_merge_targets(view, pc).items() if why is None)
-    return list(cached)
+    return list(view.remember(("mergeable", pc.id), lambda: tuple(
+        code for code, why in pc_merge_targets(view, pc).items() if why is None)))
 
 
 # ---------------------------------------------------------------------------

@@ -243,6 +243,7 @@ class SeatChecks:
 
         if self._view is None:
             self._view = queries.load(self.session, self.game)
+            self._view.frozen = True  # the start-of-turn rows do not change while orders are gathered
         return self._view
 
     def computer_orders(self, player: Player) -> Orders:
@@ -375,7 +376,9 @@ def _view_of(ctx: TurnContext):
     pcs = {pc.id: pc for pc in sorted(ctx.pcs.values(), key=lambda pc: pc.id)}
     lines = sorted((line for rr in railroads.values() for line in rr.lines), key=lambda line: line.id)
     holdings = sorted(ctx.holdings.values(), key=lambda h: h.id)
-    return queries.build(ctx.game, players, railroads, towns, dict(ctx.route_by_id), pcs, lines, holdings)
+    view = queries.build(ctx.game, players, railroads, towns, dict(ctx.route_by_id), pcs, lines, holdings)
+    view.frozen = True  # nothing changes the rows until the orders are gathered
+    return view
 
 
 def rerun_turn(session: Session, game: Game, n: int, *, computer_for_missing: bool = False) -> list[TurnResult]:
