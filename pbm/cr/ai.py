@@ -334,11 +334,13 @@ class Planner:
         buys: list[StockOrder] = []
         used: set[str] = set()
 
+        yields = view.remember("ai:yield", lambda: {  # the same for every seat of the turn
+            rr.id: (rr.dividend + max(0, rr.last_profit) / max(1, rr.shares_issued) * 0.5) / max(rr.price, 1.0)
+            for rr in active})
+
         def value(rr: Railroad) -> float:
             """Yield of dividend and profit on the price (higher = cheaper stock)."""
-            price = max(rr.price, 1.0)
-            issued = max(1, rr.shares_issued)
-            return (rr.dividend + max(0, rr.last_profit) / issued * 0.5) / price
+            return yields[rr.id]
 
         ranked = sorted(active, key=lambda r: (-value(r), r.number))
         my_rrs = {r.id for r in self.presided}

@@ -128,6 +128,18 @@ class View:
     # answers already computed on this (unchanging, start-of-turn) state: the computer
     # players and the validator of all 15 seats ask the same questions of one shared view
     memo: dict = field(default_factory=dict, repr=False, compare=False)
+    # True when the rows will not change while the view is used (the seats of one turn):
+    # then the answers below that scan many rows are memoized too (:meth:`remember`)
+    frozen: bool = field(default=False, compare=False)
+
+    def remember(self, key, make):
+        """``make()``, computed once per key on a frozen view (every time otherwise)."""
+        if not self.frozen:
+            return make()
+        got = self.memo.get(key)
+        if got is None:
+            got = self.memo[key] = make()
+        return got
 
     # -- basic facts ---------------------------------------------------------
 
@@ -141,7 +153,8 @@ class View:
 
     def active_railroads(self) -> list[Railroad]:
         """Railroads operating at the start of the turn (active or bankrupt, §4.11B)."""
-        return [r for r in self.railroads.values() if r.status in ("active", "bankrupt")]
+        return list(self.remember("active", lambda: tuple(r for r in self.railroads.values()
+                                                            if r.status in ("active", "bankrupt"))))
 
     def railroad(self, code: str) -> Railroad | None:
         """A railroad by code or turnsheet number (§10: the numbers may be used instead)."""
@@ -188,16 +201,27 @@ class View:
         return sorted(mine, key=lambda r: (order.get(r.id, 2), r.number))
 
     def pcs_owned(self, player: Player) -> list[PrivateCompany]:
-        return [pc for pc in self.pcs.values() if pc.status == "owned" and pc.owner_id == player.id]
+        def by_owner() -> dict[int, list[PrivateCompany]]:
+            out: dict[int, list[PrivateCompany]] = {}
+            for pc in self.pcs.values():
+                if pc.status == "owned":
+                    out.setdefault(pc.owner_id, []).append(pc)
+            return out
+
+        return list(self.remember("pcs_owned", by_owner).get(player.id, ()))
 
     def towns_of(self, railroad: Railroad) -> set[int]:
         """Towns on the railroad's built lines."""
-        key = ("towns_of", railroad.id)
+        return set(self.town_set(railroad.id))
+
+    def town_set(self, railroad_id: int) -> frozenset[int]:
+        """:meth:`towns_of` as a shared frozen set (not to be changed by the caller)."""
+        key = ("towns_of", railroad_id)
         cached = self.memo.get(key)
         if cached is None:
-            cached = frozenset(t for r in self.lines_of.get(railroad.id, []) for t in (r.a_id, r.b_id))
+            cached = frozenset(t for r in self.lines_of.get(railroad_id, []) for t in (r.a_id, r.b_id))
             self.memo[key] = cached
-        return set(cached)
+        return cached
 
     def regions_of(self, railroad: Railroad, extra: Iterable[Route] = ()) -> set[str]:
         """§2.7B: regions connected by built lines to a starred (named) town."""
@@ -226,6 +250,14 @@ def load(session: Session, game: Game) -> View:
     lines = list(session.scalars(select(Line).where(Line.railroad_id.in_(list(railroads) or [-1])).order_by(Line.id)))
     holdings = list(session.scalars(select(Holding).where(Holding.player_id.in_(list(players) or [-1]))
                                     .order_by(Holding.id)))
+    return build(game, players, railroads, towns, routes, pcs, lines, holdings)
+
+
+def build(game: Game, players: dict[int, Player], railroads: dict[int, Railroad], towns: dict[int, Town],
+          routes: dict[int, Route], pcs: dict[int, PrivateCompany], lines: list[Line],
+          holdings: list[Holding]) -> View:
+    """A :class:`View` on rows already loaded (in :func:`load`'s orders: players by number,
+    railroads, towns, PCs, lines and holdings by id, routes by number)."""
     view = View(
         game=game, players=players, by_number={p.number: p for p in players.values()},
         railroads=railroads, rr_by_code={r.code.upper(): r for r in railroads.values()},
@@ -406,6 +438,10 @@ def pcs_for_sale(view: View) -> list[PCOffer]:
 
     A PC a player offers this turn cannot be bought until next turn, which is
     automatic here: only offers standing at the start of the turn count."""
+    return list(view.remember("pcs_for_sale", lambda: tuple(_pcs_for_sale(view))))
+
+
+def _pcs_for_sale(view: View) -> list[PCOffer]:
     out: list[PCOffer] = []
     for pc in view.pcs.values():
         route = view.routes[pc.route_id]
@@ -486,9 +522,10 @@ def pc_merge_targets(view: View, pc: PrivateCompany) -> dict[str, str | None]:
     route = view.routes[pc.route_id]
     out: dict[str, str | None] = {}
     for rr in sorted(view.active_railroads(), key=lambda r: r.number):
+        towns = view.town_set(rr.id)
         if rr.status == "bankrupt":
             out[rr.code] = f"{rr.code} is bankrupt (§4.11B)"
-        elif route.a_id not in view.towns_of(rr) and route.b_id not in view.towns_of(rr):
+        elif route.a_id not in towns and route.b_id not in towns:
             out[rr.code] = f"{pc_code(view, pc)} does not connect to a line of {rr.code} at the start of the turn"
         else:
             out[rr.code] = prohibited_reason(view, _holding_routes(view, rr), route)
@@ -502,7 +539,8 @@ def pc_code(view: View, pc: PrivateCompany) -> str:
 
 def mergeable_railroads(view: View, pc: PrivateCompany) -> list[str]:
     """§10.1B2c: the railroads the turnsheet lists for merging this PC."""
-    return [code for code, why in pc_merge_targets(view, pc).items() if why is None]
+    return list(view.remember(("mergeable", pc.id), lambda: tuple(
+        code for code, why in pc_merge_targets(view, pc).items() if why is None)))
 
 
 # ---------------------------------------------------------------------------

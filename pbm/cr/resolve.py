@@ -232,9 +232,9 @@ class SeatChecks:
     game (:func:`pbm.cr.queries.load`, read lazily the first time a seat needs it): the
     start-of-turn state does not change while orders are gathered, so the 15 seats share it."""
 
-    def __init__(self, session: Session, game: Game) -> None:
+    def __init__(self, session: Session, game: Game, view=None) -> None:
         self.session, self.game = session, game
-        self._view = None
+        self._view = view  # a view already built (run_turn: from the TurnContext's rows), or None
         self._bankrupt: set[int] | None = None
 
     @property
@@ -243,6 +243,7 @@ class SeatChecks:
 
         if self._view is None:
             self._view = queries.load(self.session, self.game)
+            self._view.frozen = True  # the start-of-turn rows do not change while orders are gathered
         return self._view
 
     def computer_orders(self, player: Player) -> Orders:
@@ -289,13 +290,15 @@ def stored_orders(session: Session, game: Game, turn: int) -> dict[int, OrderSet
     return out
 
 
-def gather_orders(session: Session, game: Game, computer_for_missing: bool = False) -> tuple[dict[int, Orders], dict[int, list[Problem]]]:
+def gather_orders(session: Session, game: Game, computer_for_missing: bool = False,
+                  view=None) -> tuple[dict[int, Orders], dict[int, list[Problem]]]:
     """Orders for every seat: stored, else the computer's (computer seats, or every seat
-    with ``computer_for_missing``), else standing orders (§10.1D, §10.2H)."""
+    with ``computer_for_missing``), else standing orders (§10.1D, §10.2H).  ``view``: the
+    start-of-turn :class:`pbm.cr.queries.View` if the caller has one."""
     stored = stored_orders(session, game, game.turn)
     orders: dict[int, Orders] = {}
     problems: dict[int, list[Problem]] = {}
-    seats = SeatChecks(session, game)
+    seats = SeatChecks(session, game, view)
     seq = max((o.received_seq for o in stored.values()), default=0)
     for player in sorted(game.players, key=lambda p: p.number):
         row = stored.get(player.number)
@@ -347,7 +350,7 @@ def _run_turn(session: Session, game: Game, computer_for_missing: bool,
               resolver: Callable[[Session, Game, dict[int, Orders]], TurnResult] | None) -> TurnResult:
     ctx = TurnContext(session, game)  # loads the game once; the export below reuses the rows
     take_snapshot(session, game)
-    orders, problems = gather_orders(session, game, computer_for_missing)
+    orders, problems = gather_orders(session, game, computer_for_missing, view=_view_of(ctx))
     if resolver is None:
         result = resolve_turn(session, game, orders, ctx=ctx)
     else:
@@ -360,6 +363,22 @@ def _run_turn(session: Session, game: Game, computer_for_missing: bool,
     result.year = tables.year_of(result.turn)
     session.flush()
     return result
+
+
+def _view_of(ctx: TurnContext):
+    """The start-of-turn view the computer players and the validator use, built on the rows the
+    TurnContext loaded (the same rows :func:`pbm.cr.queries.load` would read again)."""
+    from pbm.cr import queries
+
+    players = {p.id: p for p in ctx.players.values()}  # by number
+    railroads = dict(ctx.railroad_by_id)  # by id
+    towns = {tid: ctx.towns[tid] for tid in sorted(ctx.towns)}
+    pcs = {pc.id: pc for pc in sorted(ctx.pcs.values(), key=lambda pc: pc.id)}
+    lines = sorted((line for rr in railroads.values() for line in rr.lines), key=lambda line: line.id)
+    holdings = sorted(ctx.holdings.values(), key=lambda h: h.id)
+    view = queries.build(ctx.game, players, railroads, towns, dict(ctx.route_by_id), pcs, lines, holdings)
+    view.frozen = True  # nothing changes the rows until the orders are gathered
+    return view
 
 
 def rerun_turn(session: Session, game: Game, n: int, *, computer_for_missing: bool = False) -> list[TurnResult]:

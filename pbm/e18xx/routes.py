@@ -305,6 +305,16 @@ class _Packer:
         return best_total, best_pick
 
 
+def node_keys(node_ids: Sequence[str]) -> frozenset[NodeKey]:
+    """The stops ``HEX-i`` as node keys (a malformed id names no stop)."""
+    out = set()
+    for nid in node_ids:
+        coord, _, idx = str(nid).rpartition("-")
+        if coord and idx.isascii() and idx.isdigit():
+            out.add((coord, int(idx)))
+    return frozenset(out)
+
+
 def find_route(routes: Sequence[Route], node_ids: Sequence[str], stops_max: int, used_mask: int) -> Route | None:
     """A legal route visiting exactly ``node_ids`` (any order) that avoids ``used_mask``."""
     want = frozenset(node_ids)

@@ -52,6 +52,23 @@ def test_orders_are_deterministic(session):
     assert third != first
 
 
+def test_one_shared_frozen_view_gives_each_seat_the_orders_of_its_own_view(session):
+    """run_turn shares one frozen (memoizing) view between the 15 seats (issue 15): every seat's
+    computer orders and validation must be those it gets on a fresh view of its own."""
+    from pbm.cr.resolve import SeatChecks
+
+    game = real_game(session, seed=5)
+    seats = SeatChecks(session, game)
+    for player in sorted(game.players, key=lambda p: p.number):
+        shared = seats.computer_orders(player)
+        assert seats.view.frozen
+        alone = computer_orders(session, game, player, view=q.load(session, game))
+        assert shared.to_dict() == alone.to_dict()
+        checked, problems = seats.validate(player, shared)
+        assert (checked, problems) == validate(session, game, player, alone)
+    assert seats.view.memo  # the answers were shared
+
+
 def test_builder_runs_its_railroads(session):
     s = build_small(session, climate="Good")
     p1 = s.players[1]  # builder, presides NYC and BA

@@ -254,3 +254,19 @@ def test_character_order_is_applied_at_the_start_of_the_first_turn(db_url):
                                                                   Event.kind.in_(("character", "character-taken"))))}
         assert texts["character-taken"].private_to == [3]
         assert "is now known as" in texts["character"].text
+
+
+def test_canonical_json_is_the_json_modules_bytes():
+    """``state.dumps`` (a fast encoder) writes exactly what ``json.dumps(sort_keys, indent=2)``
+    writes — the snapshots and exports of earlier games stay byte-identical (issue 15)."""
+    import json
+
+    from pbm.cr.state import dumps
+
+    samples = [
+        {"b": [1, 2.5, {"x": None, "y": True, "z": False, "é": 'ü"\n\t\u2028'}], "a": {}, "c": [],
+         "d": [[], [{}], [[1]]], "e": -0.0, "f": 1e100, "g": [1.0, 3, "x"], "h": 10**30, "i": (1, 2)},
+        {1: 2, 3: 4}, {"nan": float("nan")}, {"inf": float("-inf")}, [], {}, "x", 0,
+    ]
+    for sample in samples:
+        assert dumps(sample) == json.dumps(sample, sort_keys=True, indent=2, ensure_ascii=False) + "\n"

@@ -96,6 +96,7 @@ class TurnContext:
         self._ledger: list[dict[str, Any]] = []
         self._events: list[dict[str, Any]] = []
         self._rows: dict[int, Route] | None = None
+        self._routes_at: dict[int, list[Route]] | None = None
         self._load()
         self._preload_for_export()
         self.start_balances = self.balances()
@@ -107,8 +108,7 @@ class TurnContext:
         routes = list(s.scalars(select(Route).where(Route.game_id == gid).order_by(Route.number)))
         self.routes: dict[str, Route] = {r.code: r for r in routes}
         self.route_by_id: dict[int, Route] = {r.id: r for r in routes}
-        players = list(s.scalars(select(Player).where(Player.game_id == gid).order_by(Player.number)
-                                 .options(selectinload(Player.holdings))))
+        players = list(s.scalars(select(Player).where(Player.game_id == gid).order_by(Player.number)))
         self.players: dict[int, Player] = {p.number: p for p in players}
         self.player_by_id: dict[int, Player] = {p.id: p for p in players}
         railroads = list(s.scalars(select(Railroad).where(Railroad.game_id == gid).order_by(Railroad.id)
@@ -119,9 +119,16 @@ class TurnContext:
         for pc in s.scalars(select(PrivateCompany).where(PrivateCompany.game_id == gid).order_by(PrivateCompany.id)):
             self.pcs[self.route_by_id[pc.route_id].code] = pc
         self.holdings: dict[tuple[int, int], Holding] = {}
+        by_player: dict[int, list[Holding]] = {p.id: [] for p in players}
         for r in railroads:
             for h in r.holdings:
                 self.holdings[(h.player_id, h.railroad_id)] = h
+                by_player[h.player_id].append(h)
+        from sqlalchemy.orm import attributes
+
+        for p in players:  # Player.holdings (ordered by railroad) from the rows just read, not a second query
+            if "holdings" not in p.__dict__:
+                attributes.set_committed_value(p, "holdings", sorted(by_player[p.id], key=lambda h: h.railroad_id))
 
     def _preload_for_export(self) -> None:
         """Touch the relationships ``export_game`` walks so that it needs no query per row."""
@@ -170,6 +177,16 @@ class TurnContext:
                 if route.owner_id is not None and route.kind == "RoW" and route.id not in built:
                     self._rows[route.owner_id] = route
         return self._rows.get(rr.id)
+
+    def routes_at(self, town_id: int) -> list[Route]:
+        """The map's routes with an end at the town (the map never changes)."""
+        if self._routes_at is None:
+            self._routes_at = {}
+            for route in self.routes.values():
+                self._routes_at.setdefault(route.a_id, []).append(route)
+                if route.b_id != route.a_id:
+                    self._routes_at.setdefault(route.b_id, []).append(route)
+        return self._routes_at.get(town_id, [])
 
     def routes_changed(self) -> None:
         """Call after any change of a route's owner or a railroad's lines."""

@@ -82,13 +82,17 @@ def elections(ctx: TurnContext) -> None:
     stock_splits(ctx)
     wishes = _wishes(ctx)
     roads = [r for r in ctx.active()]
+    # (set only where it changes: a holding marked modified costs the flush even if unchanged)
     for rr in roads:
         for h in rr.holdings:
-            h.director = is_director(h.shares, rr.shares_issued)
+            director = is_director(h.shares, rr.shares_issued)
+            if h.director != director:
+                h.director = director
     for rr in ctx.railroads.values():
         if rr.status == "merged":
             for h in rr.holdings:
-                h.director = False
+                if h.director is not False:
+                    h.director = False
     stage = {n: [0, 0] for n in wishes}  # 0: first wish, 1: fallback, 2: nothing
     winners: dict[str, int | None] = {}
     for _ in range(4 * len(wishes) + 4):

@@ -80,8 +80,9 @@ def valid_rows(ctx: TurnContext, rr: Railroad) -> list[Route]:
     """Every RoW the railroad could get right now, by route number."""
     held = holding_routes(ctx, rr)
     towns = {t for r in held for t in (r.a_id, r.b_id)}
-    return [r for r in ctx.routes.values() if r.kind == "RoW" and r.owner_id is None
-            and connects(r, towns) and prohibited_reason(ctx, held, r) is None]
+    near = {r.number: r for t in towns for r in ctx.routes_at(t)}  # the routes that connect
+    return [r for _, r in sorted(near.items()) if r.kind == "RoW" and r.owner_id is None
+            and prohibited_reason(ctx, held, r) is None]
 
 
 def may_bid(ctx: TurnContext, rr: Railroad) -> bool:

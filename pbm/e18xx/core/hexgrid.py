@@ -59,6 +59,7 @@ def from_xy(x: int, y: int, layout: str) -> str:
     return f"{_letters(x)}{y + 1}"
 
 
+@lru_cache(maxsize=65536)
 def neighbour(coord: str, edge: int, layout: str) -> str:
     """The coordinate across ``edge`` of ``coord`` (it may not be on the map)."""
     x, y = to_xy(coord, layout)

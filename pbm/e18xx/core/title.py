@@ -105,8 +105,12 @@ class Title:
         return next((c for c in self.data["corporations"] if c["sym"] == sym), {})
 
     def par_cells(self) -> list[tuple[int, int]]:
-        return [(r, c) for r, row in enumerate(self.market) for c, cell in enumerate(row)
-                if cell is not None and cell.kind == "p"]
+        cells = self.__dict__.get("_par_cells")
+        if cells is None:  # the market of a title never changes
+            cells = self.__dict__["_par_cells"] = tuple(
+                (r, c) for r, row in enumerate(self.market) for c, cell in enumerate(row)
+                if cell is not None and cell.kind == "p")
+        return list(cells)
 
 
 def _cell(text: str) -> MarketCell:

@@ -147,27 +147,30 @@ class TrackGraph:
         self.paths: list[tuple[str, tuple[str, int], tuple[str, int]]] = []
         self.by_side: dict[tuple[str, int], list[int]] = {}
         self.by_node: dict[NodeKey, list[int]] = {}
-        for coord, pl in m.placed.items():
-            for a, b in pl.tile.rotated_paths(pl.rotation):
-                pid = len(self.paths)
-                self.paths.append((coord, a, b))
-                for end in (a, b):
-                    if end[0] == "e":
-                        self.by_side.setdefault((coord, end[1]), []).append(pid)
-                    else:
-                        self.by_node.setdefault((coord, end[1]), []).append(pid)
         # Track-use keys (rule: no section of track used twice): each hex side a
-        # path touches, per hex, as on 18xx.games; plus node-to-node paths.
+        # path touches, per hex, as on 18xx.games; plus node-to-node paths.  One pass
+        # (rebuilt after every tile lay), numbering the keys path by path, end by end.
         keys: dict[tuple, int] = {}
         self.path_mask: list[int] = []
-        for pid, (coord, a, b) in enumerate(self.paths):
-            mask = 0
-            for end in (a, b):
-                if end[0] == "e":
-                    mask |= 1 << keys.setdefault((coord, end[1]), len(keys))
-            if a[0] == "n" and b[0] == "n":
-                mask |= 1 << keys.setdefault((coord, pid), len(keys))
-            self.path_mask.append(mask)
+        paths, by_side, by_node, path_mask = self.paths, self.by_side, self.by_node, self.path_mask
+        for coord, pl in m.placed.items():
+            for a, b in pl.tile.rotated_paths(pl.rotation):
+                pid = len(paths)
+                paths.append((coord, a, b))
+                mask = 0
+                for end in (a, b):
+                    key = (coord, end[1])
+                    if end[0] == "e":
+                        by_side.setdefault(key, []).append(pid)
+                        bit = keys.get(key)
+                        if bit is None:
+                            bit = keys[key] = len(keys)
+                        mask |= 1 << bit
+                    else:
+                        by_node.setdefault(key, []).append(pid)
+                if a[0] == "n" and b[0] == "n":
+                    mask |= 1 << keys.setdefault((coord, pid), len(keys))
+                path_mask.append(mask)
         self.side_bits = keys  # (hex, side) -> bit (and (hex, path) for node-to-node track)
         self._segments: dict[NodeKey, list[Segment]] = {}
 

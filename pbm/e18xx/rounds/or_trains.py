@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction, IllegalRoute, InsufficientFunds
-from pbm.e18xx.routes import all_routes, best_routes, find_route
+from pbm.e18xx.routes import all_routes, best_routes, find_route, node_keys
 from pbm.e18xx.core.state import Train
 from pbm.e18xx.core.track import NEUTRAL
 
@@ -185,11 +185,14 @@ class TrainsMixin:
         else:
             owned = self._check_route_trains(corp, action)
             longest = max((s.trains[t].distance for t in owned), default=0)
-            pool = all_routes(self.graph(), corp, longest, self.route_colors())
+            graph, colors = self.graph(), self.route_colors()
             used = 0
             total = 0
             chosen = []
             for spec in action.routes:
+                # Only the routes through the named stops: the same candidates, in the same
+                # order, as enumerating every route of the company would offer find_route.
+                pool = all_routes(graph, corp, longest, colors, only=node_keys(spec.nodes))
                 route = find_route(pool, spec.nodes, s.trains[spec.train].distance, used)
                 if route is None:
                     raise IllegalRoute(f"train {spec.train} cannot run {'-'.join(spec.nodes)} "
@@ -278,8 +281,8 @@ class TrainsMixin:
         s = self.state
         if s.round.kind != "operating":
             return []
-        return [c.sym for c in s.corporations.values()
-                if not c.closed and len(self.limited_trains(c.sym)) > self.train_limit(c.sym)]
+        return [c.sym for c in s.corporations.values()  # no trains: never over a limit (>= 0)
+                if not c.closed and c.trains and len(self.limited_trains(c.sym)) > self.train_limit(c.sym)]
 
     def _usable_discount(self: "Game", corp: str, train: str) -> int:
         """The biggest ``train_discount`` a private ``corp`` may use now gives on ``train``."""

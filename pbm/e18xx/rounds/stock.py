@@ -35,7 +35,7 @@ class StockMixin(AuctionMixin):
                 for c in corps:
                     corps[c] = "prev"
             r.turn_actions = []
-            if self.stock_actions(self._stock_current()):
+            if self._stock_can_act(self._stock_current()):
                 return
             r.passed.add(self._stock_current())  # no possible action: an automatic pass
             if self._stock_finished():
@@ -100,6 +100,28 @@ class StockMixin(AuctionMixin):
         if out:
             out.append("pass")
         return out
+
+    def _stock_checks(self: "Game") -> dict:
+        """What :meth:`stock_actions` asks for each action but selling-first, in its order."""
+        return {"buy_shares": self._can_buy_any, "par": self._can_par_any,
+                "buy_company": self._player_companies_for_sale, "sell_shares": self._can_sell_any}
+
+    def _stock_can_act(self: "Game", player: str) -> bool:
+        """``bool(stock_actions(player))``, stopping at the first action allowed."""
+        if player != self._stock_current():
+            return False
+        return any(check(player) for check in self._stock_checks().values())  # a forced sale can sell
+
+    def _stock_allows(self: "Game", player: str, kind: str) -> bool:
+        """``kind in stock_actions(player)``, asking only what that answer needs."""
+        if player != self._stock_current():
+            return False
+        if self._must_sell(player):
+            return kind == "sell_shares"
+        if kind == "pass":
+            return self._stock_can_act(player)
+        check = self._stock_checks().get(kind)
+        return bool(check and check(player))
 
     def _player_companies_for_sale(self: "Game", player: str) -> list[str]:
         """Privates of other players that ``player`` may buy (phase status permitting)."""
@@ -198,7 +220,11 @@ class StockMixin(AuctionMixin):
         return self.title.market[c.par[0]][c.par[1]].price  # type: ignore[union-attr]
 
     def _can_buy_any(self: "Game", player: str) -> bool:
-        for corp in self.state.corporations:
+        if self._bought():  # _can_buy refuses every certificate after a buy this turn
+            return False
+        for corp, c in self.state.corporations.items():
+            if not c.ipoed:  # nor any of a corporation not started
+                continue
             for src in ("ipo", "pool"):
                 sid = self._buyable_share(corp, src)
                 if sid and self._can_buy(player, sid) is None:
@@ -270,8 +296,8 @@ class StockMixin(AuctionMixin):
         player = action.entity
         if player != self._stock_current():
             raise self._not_turn(player)
-        allowed = self.stock_actions(player)
-        if action.type not in allowed:
+        if not self._stock_allows(player, action.type):
+            allowed = self.stock_actions(player)
             raise IllegalAction(f"{player} may not {action.type} now; allowed: {', '.join(allowed) or 'nothing'}")
         if isinstance(action, A.Pass):
             if r.turn_actions:
@@ -306,7 +332,7 @@ class StockMixin(AuctionMixin):
         else:
             raise IllegalAction(f"{action.type} is not a stock round action")
         r.last_to_act = player
-        if not self.stock_actions(player):
+        if not self._stock_can_act(player):
             r.passed.discard(player)  # the turn ends by itself; the player acted, so has not passed
             self._stock_next()
 
