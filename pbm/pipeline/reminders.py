@@ -32,13 +32,17 @@ def remind_on_schedule(url: str | None, opts, names: list[str] | None = None) ->
                 opts.log(f"{game.name}: turn {game.turn}: reminder {point} before the deadline queued for "
                          f"player(s) {', '.join(map(str, players))}")
                 queued += len(players)
+    from pbm.errors import PbmError
     from pbm.mail.config import smtp_config
     from pbm.mail.outbox import flush, pending
-    from pbm.pipeline.cycle import _smtp_configured
 
-    if _smtp_configured(opts.mail_config):
+    try:
+        smtp = smtp_config(opts.mail_config)
+    except PbmError:
+        smtp = None  # no SMTP: the reminders wait in the outbox for `pbm send-mail`
+    if smtp is not None:
         with session_scope(url) as s:
             # also reminders queued by a pass that died before sending them (nothing new is queued then)
             if queued or any(m.kind == "reminder" and state != "sending" for m, _, state in pending(s)):
-                opts.log(f"reminders: {flush(s, smtp_config(opts.mail_config)).summary()}")
+                opts.log(f"reminders: {flush(s, smtp).summary()}")
     return queued
