@@ -9,7 +9,9 @@ TEMPLATE``), dropped afterwards.  Set ``PBM_TEST_PG=off`` to run SQLite only
 
 from __future__ import annotations
 
+import hashlib
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +26,13 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 PG_ADMIN = os.environ.get("PBM_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 RUN_ID = uuid.uuid4().hex[:8]
+
+# pytest keeps the last 3 numbered temp folders of a user and deletes older ones when a run starts: a run
+# in another checkout on the same machine (a second worktree, CI beside a developer) would delete the
+# folders this run's Dovecot and SQLite files live in.  Each checkout gets its own temp root.
+os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", str(Path(tempfile.gettempdir())
+                                                   / f"pbm-pytest-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]}"))
+Path(os.environ["PYTEST_DEBUG_TEMPROOT"]).mkdir(exist_ok=True)
 
 
 def _pg_admin():
