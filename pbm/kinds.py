@@ -48,7 +48,7 @@ class GameKind(Protocol):
 
     name: str  # the registry key, e.g. "continental-rails"
     weekly: bool  # True: turns of sealed orders run by the weekly cycle (close, resolve, report, send, archive)
-    mail_moves: bool  # True: :meth:`claim` may take a mail before the turnsheet intake sees it
+    mail_moves: bool  # True: asked to :meth:`claim` a mail before the kinds without (which may claim any mail left)
 
     def titles(self) -> list[str]:
         """The titles this kind plays, as a moderator would type them."""
@@ -88,6 +88,10 @@ class GameKind(Protocol):
     def tick(self, session: "Session", sender: str, now: Any, moderator: str = "",
              names: list[str] | None = None) -> dict[str, list[str]]:
         """Reminders and time-outs due on the move clocks: {game name: what was done}."""
+
+    def remind_due(self, session: "Session", game: "Game", sender: str, now: Any) -> tuple[str | None, list[int]]:
+        """A weekly game's reminders on its schedule (``pbm deadline --remind``): queue the point due at
+        ``now`` (once each) and return it with the seats it was queued for; (None, []) when none is due."""
 
     def started(self, session: "Session", game: "Game", sender: str) -> list[str]:
         """``pbm new-game``, in the creating transaction: queue the mails that tell the players the game has
@@ -156,5 +160,6 @@ def weekly_only(game: "Game", command: str) -> None:
 
 
 def mail_kinds() -> tuple[GameKind, ...]:
-    """The kinds that take moves by mail before the turnsheet intake, in registry order."""
+    """The kinds that take moves by mail, asked before the others (Continental Rails claims any mail left),
+    in registry order."""
     return tuple(kind for kind in all_kinds() if kind.mail_moves)

@@ -145,3 +145,4 @@ def map_command(
         typer.echo(json.dumps(mapdata.map_json(game_map), indent=2, ensure_ascii=False))
     else:
         typer.echo(mapdata.route_list_text(game_map), nl=False)
+

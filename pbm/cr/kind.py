@@ -1,9 +1,9 @@
 """Continental Rails II as a game kind (:class:`pbm.kinds.GameKind`): weekly turns of sealed
 orders on printed turnsheets, resolved all at once (Appendix A) by the weekly cycle.
 
-Everything heavy is imported when used, so finding the kind costs nothing.  Its turnsheets are
-still read by the mail intake's own turnsheet path (``pbm.mail.ingest``), not through
-:meth:`claim` (docs/architecture.md, "what remains").
+Everything heavy is imported when used, so finding the kind costs nothing.  Its turnsheets come in
+through :meth:`claim` and :meth:`handle` (:mod:`pbm.turnsheet.intake`), asked after the kinds that
+take moves by mail.
 """
 from __future__ import annotations
 
@@ -84,11 +84,17 @@ class ContinentalRails:
 
         return run_turn(session, game)
 
-    def claim(self, session: "Session", msg: Any) -> None:
-        return None  # turnsheets go through the intake's turnsheet path
+    def claim(self, session: "Session", msg: Any) -> Any:
+        """Asked last (``mail_moves`` is False), it claims every mail left: a turnsheet, or mail to refuse
+        saying how to send one."""
+        from pbm.turnsheet import intake
+
+        return intake.claim(session, msg)
 
     def handle(self, session: "Session", row: Any, ctx: Any, sender: str, claim: Any) -> Any:
-        raise NotImplementedError("Continental Rails claims no mail")
+        from pbm.turnsheet import intake
+
+        return intake.handle(session, row, ctx, sender, claim)
 
     def paced_games(self, session: "Session") -> list[str]:
         return []  # turns are run by the weekly cycle, not by move clocks
@@ -96,6 +102,11 @@ class ContinentalRails:
     def tick(self, session: "Session", sender: str, now: Any, moderator: str = "",
              names: list[str] | None = None) -> dict[str, list[str]]:
         return {}
+
+    def remind_due(self, session: "Session", game: "Game", sender: str, now: Any) -> tuple[str | None, list[int]]:
+        from pbm.turnsheet.notify import scheduled_reminders
+
+        return scheduled_reminders(session, game, sender, now)
 
     def started(self, session: "Session", game: "Game", sender: str) -> list[str]:
         return []  # its first turnsheets go out with `pbm turnsheet --mail` once the moderator is ready

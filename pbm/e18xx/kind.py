@@ -114,6 +114,9 @@ class Family18xx:
 
         return tick_all(session, sender, now, moderator, names)
 
+    def remind_due(self, session: "Session", game: "Game", sender: str, now: Any) -> tuple[str | None, list[int]]:
+        return None, []  # the move clocks remind (tick), not a weekly schedule
+
     def started(self, session: "Session", game: "Game", sender: str) -> list[str]:
         """Every player is mailed that the game has started, with the state; the first to act is told it is
         his move, with the legal moves and the lines to reply with (issue 18, item 11)."""

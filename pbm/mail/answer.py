@@ -7,13 +7,17 @@ from the intake module itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from pbm.db import savepoint
 from pbm.mail import outbox
 from pbm.mail.compose import make_message, one_line
-from pbm.models import Game, InboundMessage
+from pbm.models import AnswerLimit, Game, InboundMessage, Player
 
 
 class Sending(Protocol):
@@ -107,3 +111,98 @@ def contact_line(moderator: str) -> str:
     if moderator:
         return f"Questions: write to the moderator at {moderator} (replies to this address are read by a program)."
     return "Questions: write to your game's moderator (replies to this address are read by a program)."
+
+
+HELP = ("A turnsheet starts with the lines GAME, PLAYER, TURN, CODE and SECRET as printed on your sheet; "
+        "paste the text sheet into the body of a plain-text email, attach it as a .txt file, "
+        "or attach the filled and saved PDF.")
+
+
+class Answering(Sending, Protocol):
+    """The part of the intake's configuration a refusal needs."""
+
+    moderator: str
+
+
+REFUSALS_PER_DAY_UNKNOWN = 1  # refusals a day to an address not on file for any player (issue 13, item 11)
+
+
+def _today() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def on_file(session: Session, address: str) -> bool:
+    low = address.lower()
+    return any(low == (e or "").lower() for e in session.scalars(select(Player.email).where(Player.email != "")))
+
+
+def count_answer(session: Session, row: InboundMessage, address: str) -> bool:
+    """Count one more answer to ``address`` today; False if its allowance is used up."""
+    day = (row.received_at or _today()).strftime("%Y-%m-%d")
+    used = session.get(AnswerLimit, (address, day))
+    if used is not None and used.count >= REFUSALS_PER_DAY_UNKNOWN:
+        return False
+    try:
+        with savepoint(session):
+            if used is None:
+                session.add(AnswerLimit(address=address, day=day, count=1))
+            else:
+                used.count += 1
+            session.flush()
+    except IntegrityError:  # a concurrent reader answered the same address first
+        used = session.get(AnswerLimit, (address, day), populate_existing=True)
+        if used is None or used.count >= REFUSALS_PER_DAY_UNKNOWN:
+            return False
+        used.count += 1
+    return True
+
+
+def refuse(session: Session, ctx: Answering, row: InboundMessage, sender: str, reason: str, notes: list[str],
+            *, key: str = "receipt") -> list[str]:
+    """Queue one refusal to the (unverified) sender, or none if its daily allowance is used up.
+
+    No text of the message goes into a header.  An address on file for a player gets the reason
+    and the notes; any other address gets one short fixed answer a day, with nothing from the message,
+    so pbm cannot be used to mail chosen text to a third party."""
+    known = on_file(session, sender)
+    if not known and not count_answer(session, row, sender.lower()[:254]):
+        row.outcome = {**(row.outcome or {}), "answer": f"not answered: already {REFUSALS_PER_DAY_UNKNOWN} "
+                       "answer(s) today to this unknown address"}
+        return []
+    if known:
+        subject = refusal_subject(row.seq, reason)
+        body = refusal_text(row, reason, notes, ctx.moderator)
+    else:
+        subject = f"[pbm] Not accepted: your message #{row.seq} (sender address not on file)"
+        body = (f"Your message #{row.seq} to this address was received but NOT accepted as a turnsheet.\n\n"
+                f"{HELP}\n\nIf you play in a game here, send your sheet from the address you gave the moderator "
+                "to get the reason. At most one answer a day goes to an address pbm does not know.\n\n"
+                f"{contact_line(ctx.moderator)}\n\n"
+                "-- \npbm (automatic answer)\n")
+    msg = make_message(ctx.sender, [sender], subject, body, in_reply_to=row.message_id if known else None)
+    outbox.queue(session, f"{key}:{row.sha256[:24]}", "receipt", [sender], msg)
+    return [sender]
+
+
+def refusal_text(row: InboundMessage, reason: str, notes: list[str], moderator: str = "") -> str:
+    lines = [
+        f"Your message #{row.seq} was received and stored, but it was NOT accepted as a turnsheet.",
+        "",
+        f"Why: {reason}",
+    ]
+    if notes:
+        lines += ["", "What we found in the message:"] + [f"  - {one_line(n, 160)}" for n in notes]
+    lines += ["", "Nothing in it will be used. Please correct the sheet and send it again before the deadline.",
+              "", contact_line(moderator),
+              "", "-- ", "pbm (automatic answer; replies to this message are read as turnsheets)"]
+    return "\n".join(lines) + "\n"
+
+
+def find_message(session: Session, ref: str) -> InboundMessage | None:
+    """A stored message by its arrival number (``12`` or ``#12``) or its Message-ID (with or without <>)."""
+    text = ref.strip()
+    if text.lstrip("#").isascii() and text.lstrip("#").isdigit():
+        return session.scalar(select(InboundMessage).where(InboundMessage.seq == int(text.lstrip("#"))))
+    mid = text if text.startswith("<") else f"<{text}>"
+    return session.scalar(select(InboundMessage).where(InboundMessage.message_id == mid)
+                          .order_by(InboundMessage.seq).limit(1))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from pbm.db import session_scope
-from pbm.kinds import weekly_titles
+from pbm.kinds import kind_of, weekly_titles
 from pbm.models import Game
 
 
@@ -19,7 +19,6 @@ def remind_on_schedule(url: str | None, opts, names: list[str] | None = None) ->
     """Queue the due reminder points of the open weekly games (or those named); returns how many mails
     were queued.  Sends them at once when SMTP is configured (else `pbm send-mail` does)."""
     from pbm.mail.config import reply_sender
-    from pbm.mail.notify import scheduled_reminders
 
     queued = 0
     with session_scope(url) as s:
@@ -27,7 +26,7 @@ def remind_on_schedule(url: str | None, opts, names: list[str] | None = None) ->
         for game in s.scalars(query):
             if names is not None and game.name not in names or not (game.options or {}).get("reminders"):
                 continue
-            point, players = scheduled_reminders(s, game, reply_sender(opts.mail_config), opts.now)
+            point, players = kind_of(game).remind_due(s, game, reply_sender(opts.mail_config), opts.now)
             if players:
                 opts.log(f"{game.name}: turn {game.turn}: reminder {point} before the deadline queued for "
                          f"player(s) {', '.join(map(str, players))}")

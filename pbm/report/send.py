@@ -150,7 +150,7 @@ def queue_reports(session: Session, game: Game, *, turn: int | None = None, repo
             result.already.append(player.number)
     try:
         from pbm.mail.config import reply_sender
-        from pbm.mail.notify import seat_notices
+        from pbm.turnsheet.notify import seat_notices
     except ImportError:  # the mail part is absent
         return result
     result.notices = seat_notices(session, game, turn, sender or reply_sender(None))

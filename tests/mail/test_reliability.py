@@ -94,7 +94,7 @@ def test_item2_sheet_after_the_close_is_late_and_not_used_by_a_rerun(db_url, gam
     assert _accepted(db_url, 1) == []
     # the moderator cannot accept it into the closed turn either
     from pbm.errors import PbmError
-    from pbm.mail.ingest import accept_late
+    from pbm.turnsheet.intake import accept_late
 
     with session_scope(db_url) as s, pytest.raises(PbmError, match="is closed"):
         accept_late(s, s.get(Game, game.game_id), str(outcome.seq), CTX)
@@ -187,12 +187,12 @@ def test_item10_non_ascii_code_and_nul_charset_are_answered_not_errors(db_url, g
 
 
 def test_item10_a_bug_while_handling_still_answers_once(db_url, game, monkeypatch):
-    import pbm.mail.ingest as ingest_mod
+    import pbm.turnsheet.intake as intake_mod
 
     def broken(*a, **k):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(ingest_mod, "_find_sheet", broken)
+    monkeypatch.setattr(intake_mod, "_find_sheet", broken)
     with session_scope(db_url) as s:
         outcome = ingest(s, mk("anything"), CTX)
         assert outcome.status == "error"
