@@ -76,6 +76,14 @@ class GameKind(Protocol):
     def resolve(self, session: "Session", game: "Game") -> Any:
         """Resolve the current turn with the gathered orders (weekly kinds)."""
 
+    def render_reports(self, session: "Session", game: "Game", turn: int, out: Path, progress: Any = None) -> Any:
+        """Write the PDF reports of a resolved turn (every player's and the moderator's) under ``out``
+        (weekly kinds); the result has ``paths`` and ``warnings``."""
+
+    def queue_reports(self, session: "Session", game: "Game", turn: int, reports: Path) -> Any:
+        """Put a resolved turn's report mails into the outbox, once each (weekly kinds); the result has
+        ``queued`` and ``already`` (seat numbers)."""
+
     def claim(self, session: "Session", msg: Any) -> Any | None:
         """Is this parsed mail a move for one of this kind's games?  A claim for :meth:`handle`, or None."""
 

@@ -37,7 +37,7 @@ from sqlalchemy import create_engine, func, select, text  # noqa: E402
 
 from pbm.db import get_engine, normalize_url, session_scope  # noqa: E402
 from pbm.e18xx.pbem.seed import mail_first_moves
-from pbm.hosting import populate  # noqa: E402
+from pbm.turnsheet.seed import populate  # noqa: E402
 from pbm.models import Action18, Event, Game, InboundMessage, OrderSet, OutboxMessage, TurnState  # noqa: E402
 
 

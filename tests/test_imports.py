@@ -23,14 +23,12 @@ GAME_COMMANDS = {"pbm.cli.cr": ("pbm.cr", *CR_ROOMS), "pbm.cli.turns": ("pbm.cr"
 # Core modules that still import a game package, each with why; the list may only shrink
 # (docs/architecture.md, "what remains").
 REMAINING = {
-    # the demo plays a Continental Rails game; the cycle renders and sends Continental Rails' turn
-    # reports (pbm.report), not yet through the kind; the archive stores its state and reports
-    ("pbm.pipeline.demo", "pbm.cr.ai"), ("pbm.pipeline.demo", "pbm.cr.setup"),
-    ("pbm.pipeline.demo", "pbm.turnsheet.text"), ("pbm.pipeline.demo", "pbm.report.site"),
+    # the demo plays a Continental Rails game; the archive stores its state and reports; the CLI's
+    # archive commands build its site
+    ("pbm.pipeline.demo", "pbm.cr.setup"), ("pbm.pipeline.demo", "pbm.turnsheet.seed"),
+    ("pbm.pipeline.demo", "pbm.report.site"),
     ("pbm.pipeline.archive", "pbm.cr.state"), ("pbm.pipeline.archive", "pbm.report.render"),
     ("pbm.pipeline.archive", "pbm.report.site"), ("pbm.pipeline.archive", "pbm.report.view"),
-    ("pbm.pipeline.cycle", "pbm.report.render"), ("pbm.pipeline.cycle", "pbm.report.send"),
-    ("pbm.hosting", "pbm.cr.setup"),
     ("pbm.cli.pipeline", "pbm.report.render"), ("pbm.cli.pipeline", "pbm.report.site"),
     ("pbm.cli.pipeline", "pbm.report.view"),
 }
@@ -216,7 +214,7 @@ def test_core_imports_no_game_package():
 def test_game_kinds_import_no_pipeline_mail_intake_or_cli():
     bad = {(m, t) for m, targets in edges().items() if room(m) in GAMES + CR_ROOMS
            for t, _ in targets
-           if room(t) in ("pbm.pipeline", "pbm.cli", "pbm.hosting") or t.startswith("pbm.mail.ingest")}
+           if room(t) in ("pbm.pipeline", "pbm.cli") or t.startswith("pbm.mail.ingest")}
     assert bad == set()
 
 

@@ -107,7 +107,8 @@ def register(app: typer.Typer) -> None:
         config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml)."),
     ) -> None:
         """Mail each human player his report and next turnsheet (never twice to the same person)."""
-        from pbm.report.send import deliver, queue_reports
+        from pbm.mail.outbox import deliver
+        from pbm.report.send import queue_reports
 
         with session(ctx) as s:
             g = pick_weekly_game(s, game, "send")

@@ -148,7 +148,7 @@ def worker(
     is bounded by PBM_STATEMENT_TIMEOUT (default here 300 s) and every lock wait by PBM_LOCK_TIMEOUT (120 s)."""
     import sys
 
-    from pbm.hosting import Worker, worker_options
+    from pbm.pipeline.worker import Worker, worker_options
 
     def log(line: str) -> None:
         if not quiet:

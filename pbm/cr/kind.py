@@ -84,6 +84,18 @@ class ContinentalRails:
 
         return run_turn(session, game)
 
+    def render_reports(self, session: "Session", game: "Game", turn: int, out: Path, progress: Any = None) -> Any:
+        """The turn reports of §9, every player's and the moderator's (:mod:`pbm.report.render`)."""
+        from pbm.report.render import render_turn
+
+        return render_turn(session, game, turn=turn, moderator=True, out=out, progress=progress)
+
+    def queue_reports(self, session: "Session", game: "Game", turn: int, reports: Path) -> Any:
+        """Each human's report with the next turnsheets, and the seat notices (:mod:`pbm.report.send`)."""
+        from pbm.report.send import queue_reports
+
+        return queue_reports(session, game, turn=turn, reports=reports)
+
     def claim(self, session: "Session", msg: Any) -> Any:
         """Asked last (``mail_moves`` is False), it claims every mail left: a turnsheet, or mail to refuse
         saying how to send one."""

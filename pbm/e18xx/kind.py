@@ -83,6 +83,12 @@ class Family18xx:
     def resolve(self, session: "Session", game: "Game") -> Any:
         raise PbmError(f"{game.name} is an 18xx game: it moves by email, not in weekly turns")
 
+    def render_reports(self, session: "Session", game: "Game", turn: int, out: Path, progress: Any = None) -> Any:
+        raise PbmError(f"{game.name} is played move by move: it has no weekly turn reports")
+
+    def queue_reports(self, session: "Session", game: "Game", turn: int, reports: Path) -> Any:
+        raise PbmError(f"{game.name} is played move by move: it has no weekly turn reports")
+
     def claim(self, session: "Session", msg: Any) -> Any | None:
         if not self.has_games(session):
             return None  # a mail for another kind: no need to load the engine to say so

@@ -32,6 +32,7 @@ import ssl
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import EmailMessage
+from pathlib import Path
 
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -370,3 +371,14 @@ def _flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool, limit: 
             except (OSError, smtplib.SMTPException):
                 pass
     return result
+
+
+def deliver(session: Session, config: Path | None) -> str:
+    """Flush the outbox through SMTP when it is configured; otherwise say what is waiting."""
+    from pbm.mail.config import smtp_config
+
+    try:
+        smtp = smtp_config(config)
+    except PbmError as exc:
+        return f"queued; not delivered: {exc}"
+    return flush(session, smtp).summary()

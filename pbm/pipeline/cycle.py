@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 
 from pbm.db import get_engine, session_scope
 from pbm.errors import PbmError
-from pbm.kinds import weekly_titles
+from pbm.kinds import kind_of, weekly_titles
 from pbm.locks import Locked, lock_game, process_lock
 from pbm.models import Game, OutboxMessage, SendLog, TurnState
 
@@ -167,9 +167,8 @@ def _note(opts: CycleOptions, game: str, text: str) -> None:
 
 def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | None:
     """Carry one game's current turn as far as it goes; returns the final state or None if not due."""
+    from pbm.mail.outbox import deliver
     from pbm.pipeline.archive import archive_turn
-    from pbm.report.render import render_turn
-    from pbm.report.send import deliver, queue_reports
 
     def step(name: str) -> None:
         if opts.after_step:
@@ -219,7 +218,7 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
     if state == "resolved":
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
-            rendered = render_turn(s, game, turn=turn, moderator=True, out=opts.reports, progress=opts.progress)
+            rendered = kind_of(game).render_reports(s, game, turn, opts.reports, opts.progress)
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
             advance(turn_state(s, game, turn), "reported", opts.now, f"{len(rendered.paths)} PDF(s)")
@@ -234,7 +233,7 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
             _next_deadline(s, game, turn, opts)  # before the report mails, which state it (issue 18, item 2)
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
-            sent = queue_reports(s, game, turn=turn, reports=opts.reports)
+            sent = kind_of(game).queue_reports(s, game, turn, opts.reports)
         with session_scope(url) as s:
             delivery = deliver(s, opts.mail_config)
         opts.mails_queued += len(sent.queued)
@@ -328,7 +327,7 @@ def _intake_lock(url: str | None) -> Iterator[None]:
 
 
 def _claim(url: str | None, postgres: bool, game_id: int, name: str):
-    """The per-game claim of :mod:`pbm.hosting` (``game:<id>``, tried without waiting; :class:`Locked` if
+    """The per-game claim of :mod:`pbm.pipeline.worker` (``game:<id>``, tried without waiting; :class:`Locked` if
     another process has the game).  SQLite: nothing to claim, the cycle runs alone."""
     from contextlib import nullcontext
 
@@ -493,7 +492,7 @@ def _tick_other_kinds(url: str | None, opts: CycleOptions, names: list[str] | No
                 opts.ticked.append(game)
                 _note(opts, game, "; ".join(lines) if lines else "no reminder or time-out due")
     if _smtp_configured(opts.mail_config):
-        from pbm.report.send import deliver
+        from pbm.mail.outbox import deliver
 
         with session_scope(url) as s:
             _note(opts, "18xx", str(deliver(s, opts.mail_config)))

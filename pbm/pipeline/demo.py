@@ -32,8 +32,6 @@ DEMO_PLAYERS = [
     ("Carl Benz", "carl@example.org", "", "555-0103"),
     ("Dora Dining", "dora@example.org", "Dora of the Diner Car", "555-0104"),
 ]
-MESSAGES = ["All aboard!", "My rails will reach Chicago first.", "Buy <font>B&O</font> & prosper!",
-            "Watch the Erie.", "Gold in California, friends."]
 GAME_ADDRESS = "pbm@demo.invalid"
 
 
@@ -45,21 +43,9 @@ class DemoResult:
     reports: list[Path]
 
 
-def _sheet_text(session, game: Game, player: Player, secret: str, turn: int) -> str:
-    from pbm.auth import turn_code
-    from pbm.cr.ai import computer_orders
-    from pbm.turnsheet.text import format_orders
-
-    orders = computer_orders(session, game, player)
-    orders.message = MESSAGES[(player.number + turn) % len(MESSAGES)]
-    lines = [f"GAME: {game.name}", f"PLAYER: {player.number}", f"TURN: {turn}",
-             f"CODE: {turn_code(game, player.number, turn)}", f"SECRET: {secret}", ""]
-    lines += format_orders(orders)
-    lines.append("END")
-    return "\n".join(lines) + "\n"
-
-
 def _write_mails(url: str, game_name: str, secrets: dict[int, str], box: mailbox.Maildir, turn: int) -> int:
+    from pbm.turnsheet.seed import sheet_text
+
     count = 0
     with session_scope(url) as s:
         game = s.scalar(select(Game).where(Game.name == game_name))
@@ -70,7 +56,7 @@ def _write_mails(url: str, game_name: str, secrets: dict[int, str], box: mailbox
             msg["To"] = GAME_ADDRESS
             msg["Subject"] = f"Orders for {game.name}, turn {turn}"
             msg["Message-ID"] = f"<demo-{game.name}-{turn}-{player.number}@example.org>"
-            msg.set_content(_sheet_text(s, game, player, secrets[player.number], turn))
+            msg.set_content(sheet_text(s, game, player, secrets[player.number], turn))
             box.add(mailbox.MaildirMessage(msg))
             count += 1
     return count

@@ -156,17 +156,3 @@ def queue_reports(session: Session, game: Game, *, turn: int | None = None, repo
     result.notices = seat_notices(session, game, turn, sender or reply_sender(None))
     return result
 
-
-def deliver(session: Session, config: Path | None) -> str:
-    """Flush the outbox through SMTP when it is configured; otherwise say what is waiting."""
-    try:
-        from pbm.mail.config import smtp_config
-        from pbm.mail.outbox import flush
-    except ImportError:
-        return "queued (the mail part is not installed: nothing delivered)"
-    try:
-        smtp = smtp_config(config)
-    except PbmError as exc:
-        return f"queued; not delivered: {exc}"
-    outcome = flush(session, smtp)
-    return getattr(outcome, "summary", lambda: str(outcome))()

@@ -12,7 +12,8 @@ import pytest
 from sqlalchemy import func, select
 
 from pbm.db import session_scope
-from pbm.hosting import Worker, populate, worker_options
+from pbm.pipeline.worker import Worker, worker_options
+from pbm.turnsheet.seed import populate
 from pbm.locks import Locked, process_lock
 from pbm.models import Event, Game, OrderSet, OutboxMessage, TurnState
 from pbm.pipeline.cycle import CycleOptions, run_cycle

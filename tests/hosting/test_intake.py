@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from pbm.db import session_scope
 from pbm.e18xx.pbem.seed import mail_first_moves
-from pbm.hosting import populate
+from pbm.turnsheet.seed import populate
 from pbm.intake import lane
 from pbm.models import Action18, Game, InboundMessage, TurnState
 from tests.conftest import ROOT, _pg_database
@@ -24,7 +24,7 @@ from tests.conftest import ROOT, _pg_database
 RUNNER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from pbm.hosting import Worker, worker_options
+    from pbm.pipeline.worker import Worker, worker_options
     url, out, maildir = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     opts = worker_options(reports=out / "reports", archive=out / "archive", maildir=maildir, config=None,
                           once=True, poll=0.2, log=lambda line: print(line, flush=True))

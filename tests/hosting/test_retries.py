@@ -17,7 +17,8 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import DBAPIError
 
 from pbm.db import get_engine, normalize_url, session_scope
-from pbm.hosting import Worker, populate, worker_options
+from pbm.pipeline.worker import Worker, worker_options
+from pbm.turnsheet.seed import populate
 from pbm.models import Event, Game, Player, TurnState
 from pbm.pipeline.cycle import default_resolver
 from pbm.retry import run_retrying, sqlstate

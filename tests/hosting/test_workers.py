@@ -18,14 +18,14 @@ import pytest
 from sqlalchemy import func, select
 
 from pbm.db import session_scope
-from pbm.hosting import populate
+from pbm.turnsheet.seed import populate
 from pbm.models import Event, Game, OrderSet, OutboxMessage, TurnState
 from tests.conftest import ROOT, _pg_database
 
 RUNNER = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
-    from pbm.hosting import Worker, worker_options
+    from pbm.pipeline.worker import Worker, worker_options
     url, out, maildir, kill_after = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
     opts = worker_options(reports=out / "reports", archive=out / "archive", maildir=maildir, config=None,
                           once=True, poll=0.2, log=lambda line: print(line, flush=True))
@@ -93,7 +93,7 @@ def test_four_workers_forty_games_each_exactly_once_with_one_killed(pg_url, tmp_
 SIGTERM_RUNNER = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
-    from pbm.hosting import Worker, worker_options
+    from pbm.pipeline.worker import Worker, worker_options
     url, out = sys.argv[1], Path(sys.argv[2])
     opts = worker_options(reports=out / "reports", archive=out / "archive", maildir=None, config=None,
                           once=False, poll=0.5, log=lambda line: print(line, flush=True))
@@ -142,7 +142,7 @@ def test_statement_timeout_bounds_every_statement(pg_url, monkeypatch):
     from sqlalchemy.exc import OperationalError
 
     from pbm.db import get_engine
-    from pbm.hosting import sqlstate
+    from pbm.retry import sqlstate
 
     monkeypatch.setenv("PBM_STATEMENT_TIMEOUT", "0.2")
     engine = get_engine(pg_url + "?application_name=timeout-test")

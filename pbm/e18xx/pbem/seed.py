@@ -1,5 +1,5 @@
 """18xx games played by email, seeded with mailed moves: the 18xx half of ``scripts/bench_hosting.py``
-and of the hosting tests (docs/hosting.md; the Continental Rails half is :func:`pbm.hosting.populate`)."""
+and of the hosting tests (docs/hosting.md; the Continental Rails half is :func:`pbm.turnsheet.seed.populate`)."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ from pbm.locks import Locked, process_lock
 from pbm.models import Game, TurnState
 from pbm.pipeline.cycle import CycleOptions, run_game_turn
 
-from pbm.retry import RETRYABLE, run_retrying, sqlstate  # noqa: F401  (sqlstate: for callers of old)
+from pbm.retry import run_retrying
 
 
 @dataclass
@@ -264,50 +264,4 @@ def worker_options(*, reports: Path, archive: Path, maildir: Path | None, config
     cycle = CycleOptions(reports=reports, archive=archive, maildir=None, mail_config=config, log=log,
                          ingester=lambda _s, _m: "")  # intake is a unit of its own (the ``intake`` lock)
     return WorkerOptions(cycle=cycle, once=once, poll=poll, maildir=maildir, imap=imap)
-
-
-def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | None = None, seed: int = 1,
-             prefix: str = "host", deadline: datetime | None = None) -> list[str]:
-    """Create ``games`` Continental Rails games due now, each with ``humans`` human seats whose turn-1
-    turnsheets (legal orders, chosen as the computer would) are mailed into ``maildir``.
-
-    For ``scripts/bench_hosting.py`` and the hosting tests: a week's work for many workers."""
-    import mailbox
-    from datetime import timedelta
-    from email.message import EmailMessage
-
-    from pbm.cr.setup import create_game
-    from pbm.pipeline.demo import GAME_ADDRESS, _sheet_text
-    from pbm.seats import SeatRequest
-
-    box = mailbox.Maildir(str(maildir), create=True) if maildir is not None else None
-    names = []
-    for i in range(games):
-        name = f"{prefix}-{i:04d}"
-        with session_scope(url) as s:
-            seats = [SeatRequest(line=k + 2, name=f"Player {k + 1} of {name}", email=f"p{k + 1}.{name}@example.org")
-                     for k in range(humans)]
-            created = create_game(s, seed=seed + i, name=name, seats=seats)
-            game = created.game
-            game.deadline = datetime.now() + timedelta(days=7)  # set below, once every sheet is in
-            s.flush()
-            if box is not None:
-                for player in sorted(game.players, key=lambda p: p.number):
-                    if not player.human:
-                        continue
-                    msg = EmailMessage()
-                    msg["From"] = player.email
-                    msg["To"] = GAME_ADDRESS
-                    msg["Subject"] = f"Orders for {name}, turn {game.turn}"
-                    msg["Message-ID"] = f"<bench-{name}-{game.turn}-{player.number}@example.org>"
-                    msg.set_content(_sheet_text(s, game, player, created.secrets[player.number], game.turn))
-                    box.add(mailbox.MaildirMessage(msg))
-        names.append(name)
-    from sqlalchemy import update
-
-    due = deadline or datetime.now().replace(microsecond=0) + timedelta(seconds=1)  # after every sheet above
-    with session_scope(url) as s:
-        s.execute(update(Game).where(Game.name.in_(names)).values(deadline=due))
-    time.sleep(max(0.0, (due - datetime.now()).total_seconds()) + 0.1 if deadline is None else 0)  # past the deadline: the games are due
-    return names
 
