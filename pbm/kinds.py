@@ -84,6 +84,14 @@ class GameKind(Protocol):
         """Put a resolved turn's report mails into the outbox, once each (weekly kinds); the result has
         ``queued`` and ``already`` (seat numbers)."""
 
+    def archive_turn(self, session: "Session", game: "Game", turn: int, reports: Path, archive: Path) -> Any:
+        """The cycle's "sent → archived" step (weekly kinds): the turn's immutable bundle
+        (:class:`pbm.bundle.Archived`)."""
+
+    def archive_game(self, session: "Session", game: "Game", reports: Path, archive: Path) -> tuple[Any, list[str]]:
+        """A finished game's whole record (weekly kinds): its final bundle, and what changed in the hall of
+        records (one line each)."""
+
     def claim(self, session: "Session", msg: Any) -> Any | None:
         """Is this parsed mail a move for one of this kind's games?  A claim for :meth:`handle`, or None."""
 

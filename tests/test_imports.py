@@ -23,14 +23,9 @@ GAME_COMMANDS = {"pbm.cli.cr": ("pbm.cr", *CR_ROOMS), "pbm.cli.turns": ("pbm.cr"
 # Core modules that still import a game package, each with why; the list may only shrink
 # (docs/architecture.md, "what remains").
 REMAINING = {
-    # the demo plays a Continental Rails game; the archive stores its state and reports; the CLI's
-    # archive commands build its site
+    # the demo plays a Continental Rails game
     ("pbm.pipeline.demo", "pbm.cr.setup"), ("pbm.pipeline.demo", "pbm.turnsheet.seed"),
     ("pbm.pipeline.demo", "pbm.report.site"),
-    ("pbm.pipeline.archive", "pbm.cr.state"), ("pbm.pipeline.archive", "pbm.report.render"),
-    ("pbm.pipeline.archive", "pbm.report.site"), ("pbm.pipeline.archive", "pbm.report.view"),
-    ("pbm.cli.pipeline", "pbm.report.render"), ("pbm.cli.pipeline", "pbm.report.site"),
-    ("pbm.cli.pipeline", "pbm.report.view"),
 }
 
 

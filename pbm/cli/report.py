@@ -1,4 +1,5 @@
-"""Commands of Continental Rails' turn reports and their corrections: report, send, orders set."""
+"""Commands of Continental Rails' turn reports, their corrections and its archive: report, send, orders set,
+archive, records (§11.3)."""
 
 from __future__ import annotations
 
@@ -142,3 +143,64 @@ def register(app: typer.Typer) -> None:
         if waiting:
             raise PbmError(f"{len(waiting)} report delivery(ies) not sent ({', '.join(waiting[:3])}); "
                            "`pbm send` or `pbm send-mail` tries again")
+
+    @app.command("archive")
+    def archive_command(
+        ctx: typer.Context,
+        game: Optional[str] = GAME_ARG,
+        turn: Optional[int] = typer.Option(None, "--turn", help="The turn to archive (default: the last resolved)."),
+        reports: Path = typer.Option(Path("reports"), "--reports", help="Folder of the reports."),
+        archive: Path = typer.Option(Path("archive"), "--archive", help="Folder of the archive."),
+        site: bool = typer.Option(True, "--site/--no-site", help="Also (re)build the game's static site."),
+        verify_only: bool = typer.Option(False, "--verify", help="Only check the archived bundles' checksums."),
+    ) -> None:
+        """Archive turns (immutable bundles with checksums); a finished game's whole record and records (§11.3)."""
+        from pbm.bundle import slug, verify
+        from pbm.report.archive import archive_final, archive_turn, update_records
+        from pbm.report.site import build_site
+        from pbm.report.view import check_turn
+
+        with session(ctx) as s:
+            g = pick_weekly_game(s, game, "archive")
+            if verify_only:
+                folders = sorted((archive / slug(g.name)).glob("turn-*")) + sorted((archive / slug(g.name)).glob("final"))
+                if not folders:
+                    raise PbmError(f"nothing archived for {g.name} under {archive}")
+                bad = [p for folder in folders for p in verify(folder)]
+                for problem in bad:
+                    typer.echo(f"  {problem}")
+                if bad:
+                    raise PbmError(f"{len(bad)} problem(s) in the archive of {g.name}")
+                typer.echo(f"{len(folders)} bundle(s) of {g.name} intact.")
+                return
+            turns = [check_turn(g, turn)] if turn is not None else [check_turn(g, None)]
+            for t in turns:
+                result = archive_turn(s, g, t, reports=reports, archive=archive)
+                typer.echo(f"Turn {t}: {result.path} ({result.outcome})")
+            if g.status in ("finished", "archived"):
+                for change in update_records(s, g):
+                    typer.echo(f"New record: {change}")
+                final = archive_final(s, g, reports=reports, archive=archive)
+                typer.echo(f"Whole game: {final.path} ({final.outcome})")
+            elif site:
+                folder = archive / slug(g.name) / "site"
+                build_site(s, g, folder)
+                typer.echo(f"Site: {folder / 'index.html'}")
+
+    @app.command("records")
+    def records(ctx: typer.Context) -> None:
+        """The hall of records across games (§11.3): the best score in each VP category."""
+        from sqlalchemy import select
+
+        from pbm.models import GameRecord
+        from pbm.report.archive import RECORD_NAMES
+
+        with session(ctx) as s:
+            rows = list(s.scalars(select(GameRecord).order_by(GameRecord.title, GameRecord.category)))
+            if not rows:
+                typer.echo("No records yet: they are set when a finished game is archived.")
+                return
+            typer.echo(f"{'category':<14} {'score':>7}  {'holder':<40} game (turn)")
+            for r in rows:
+                label = RECORD_NAMES.get(r.category, r.category)
+                typer.echo(f"{label:<14} {r.value:>7g}  {r.holder[:40]:<40} {r.game_name} ({r.turn})")

@@ -96,6 +96,19 @@ class ContinentalRails:
 
         return queue_reports(session, game, turn=turn, reports=reports)
 
+    def archive_turn(self, session: "Session", game: "Game", turn: int, reports: Path, archive: Path) -> Any:
+        """Mails, orders, state, log and reports of the turn (:mod:`pbm.report.archive`)."""
+        from pbm.report.archive import archive_turn
+
+        return archive_turn(session, game, turn, reports=reports, archive=archive)
+
+    def archive_game(self, session: "Session", game: "Game", reports: Path, archive: Path) -> tuple[Any, list[str]]:
+        """The hall of records first (§11.3), then tables, final state and site."""
+        from pbm.report.archive import archive_final, update_records
+
+        changes = update_records(session, game)
+        return archive_final(session, game, reports=reports, archive=archive), changes
+
     def claim(self, session: "Session", msg: Any) -> Any:
         """Asked last (``mail_moves`` is False), it claims every mail left: a turnsheet, or mail to refuse
         saying how to send one."""

@@ -89,6 +89,12 @@ class Family18xx:
     def queue_reports(self, session: "Session", game: "Game", turn: int, reports: Path) -> Any:
         raise PbmError(f"{game.name} is played move by move: it has no weekly turn reports")
 
+    def archive_turn(self, session: "Session", game: "Game", turn: int, reports: Path, archive: Path) -> Any:
+        raise PbmError(f"{game.name} is played move by move: its record is its action log (`pbm export`)")
+
+    def archive_game(self, session: "Session", game: "Game", reports: Path, archive: Path) -> tuple[Any, list[str]]:
+        raise PbmError(f"{game.name} is played move by move: its record is its action log (`pbm export`)")
+
     def claim(self, session: "Session", msg: Any) -> Any | None:
         if not self.has_games(session):
             return None  # a mail for another kind: no need to load the engine to say so

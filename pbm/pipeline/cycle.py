@@ -168,7 +168,6 @@ def _note(opts: CycleOptions, game: str, text: str) -> None:
 def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | None:
     """Carry one game's current turn as far as it goes; returns the final state or None if not due."""
     from pbm.mail.outbox import deliver
-    from pbm.pipeline.archive import archive_turn
 
     def step(name: str) -> None:
         if opts.after_step:
@@ -265,13 +264,11 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
     if state == "sent":
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
-            bundle = archive_turn(s, game, turn, reports=opts.reports, archive=opts.archive)
-            if game.status == "finished":  # §1.3: the game ended this turn; §11.3 records
-                from pbm.pipeline.archive import archive_final, update_records
-
-                for change in update_records(s, game):
+            bundle = kind_of(game).archive_turn(s, game, turn, opts.reports, opts.archive)
+            if game.status == "finished":  # the game ended this turn (Continental Rails: §1.3; records §11.3)
+                final, changes = kind_of(game).archive_game(s, game, opts.reports, opts.archive)
+                for change in changes:
                     _note(opts, game_name, f"new record: {change}")
-                final = archive_final(s, game, reports=opts.reports, archive=opts.archive)
                 _note(opts, game_name, f"the whole game archived in {final.path}")
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))

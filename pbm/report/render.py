@@ -8,7 +8,6 @@ reportlab invariant mode), so rerunning after a crash is harmless.
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -16,22 +15,13 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from pbm.bundle import slug, turn_dir  # noqa: F401  (slug: where the report modules take it from)
 from pbm.errors import PbmError
 from pbm.models import Game
 from pbm.report import pdf
 from pbm.report.view import TurnData, load_turn
 
 ProgressFn = Callable[[Iterable], Iterable]
-
-
-def slug(name: str) -> str:
-    """A game name made safe as one path component."""
-    text = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
-    return text or "game"
-
-
-def turn_dir(base: Path, game_name: str, turn: int) -> Path:
-    return Path(base) / slug(game_name) / f"turn-{turn}"
 
 
 def write_atomic(path: Path, content: bytes) -> None:

@@ -13,7 +13,7 @@ from pbm.db import session_scope
 from pbm.errors import PbmError
 from pbm.models import CycleLock, Game, GameRecord, OutboxMessage, TurnState
 from pbm.pipeline import cycle as cycle_mod
-from pbm.pipeline.archive import MANIFEST, verify
+from pbm.bundle import MANIFEST, verify
 from pbm.pipeline.cycle import CycleOptions, run_cycle
 from tests.conftest import Cli
 from tests.report.conftest import pdf_text

@@ -1,4 +1,5 @@
-"""The archive: an immutable bundle per turn, the record of a finished game, the hall of records.
+"""The archive of a Continental Rails game: an immutable bundle per turn, the record of a finished game, the
+hall of records (how a bundle is written, frozen and checked: :mod:`pbm.bundle`).
 
 ``archive/<game>/turn-<T>/`` holds the turn's raw mails (``mails/*.eml``), its
 orders (``orders.json``), the ``pbm export`` state at the end of the turn
@@ -16,111 +17,21 @@ hall of records (§11.3, :class:`~pbm.models.GameRecord`).
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import shutil
-import stat
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from pbm.bundle import Archived, install, json_bytes, slug, turn_dir, write_file
 from pbm.cr.state import dumps
 from pbm.errors import PbmError
 from pbm.models import Game, GameRecord, InboundMessage, PlayerTurn, RailroadTurn
-from pbm.report.render import slug, turn_dir
 from pbm.report.view import TurnData, load_turn
 
-MANIFEST = "MANIFEST.sha256"
-
 VP_KEYS = ["robber_baron", "rail_mogul", "rail_builder", "rail_magnate", "rail_prodigal", "rail_baron"]
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 16), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def manifest_text(folder: Path) -> str:
-    """``<sha256>  <path>`` for every file under ``folder`` (but the manifest), sorted by path."""
-    lines = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST):
-        lines.append(f"{sha256_file(path)}  {path.relative_to(folder).as_posix()}")
-    return "\n".join(lines) + "\n"
-
-
-def verify(folder: Path) -> list[str]:
-    """Problems with an archived bundle: missing, changed or extra files (empty: intact)."""
-    manifest = folder / MANIFEST
-    if not manifest.exists():
-        return [f"{folder}: no {MANIFEST}"]
-    expected = {}
-    for line in manifest.read_text(encoding="utf-8").splitlines():
-        digest, _, name = line.partition("  ")
-        expected[name] = digest
-    problems = []
-    actual = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST}
-    for name, digest in sorted(expected.items()):
-        if name not in actual:
-            problems.append(f"{folder / name}: missing")
-        elif sha256_file(actual[name]) != digest:
-            problems.append(f"{folder / name}: changed since it was archived")
-    for name in sorted(set(actual) - set(expected)):
-        problems.append(f"{folder / name}: not in the manifest")
-    return problems
-
-
-def _json(value: Any) -> bytes:
-    return (json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, default=str) + "\n").encode("utf-8")
-
-
-def _write(folder: Path, name: str, content: bytes) -> None:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(content)
-
-
-def _freeze(folder: Path) -> None:
-    """Read-only, and for the owner only: a bundle holds the players' mail (issue 13, item 13)."""
-    for path in folder.rglob("*"):
-        if path.is_file():
-            path.chmod(stat.S_IRUSR)
-        elif path.is_dir():
-            path.chmod(stat.S_IRWXU)
-    folder.chmod(stat.S_IRWXU)
-
-
-def _install(tmp: Path, target: Path) -> str:
-    """Move the finished bundle ``tmp`` to ``target`` unless an identical one is there."""
-    (tmp / MANIFEST).write_text(manifest_text(tmp), encoding="utf-8")
-    if target.exists():
-        old = (target / MANIFEST).read_text(encoding="utf-8") if (target / MANIFEST).exists() else ""
-        new = (tmp / MANIFEST).read_text(encoding="utf-8")
-        shutil.rmtree(tmp)
-        problems = verify(target)
-        if problems:
-            raise PbmError(f"the archive {target} has been tampered with: {problems[0]}"
-                           + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
-        if old != new:
-            raise PbmError(f"{target} is already archived with different contents; archives are never "
-                           "rewritten (move it away to archive this turn again)")
-        return "unchanged"
-    _freeze(tmp)
-    os.replace(tmp, target)
-    return "written"
-
-
-@dataclass
-class Archived:
-    path: Path
-    outcome: str  # written | unchanged
 
 
 def archive_turn(session: Session, game: Game, turn: int, *, reports: Path, archive: Path,
@@ -135,10 +46,10 @@ def archive_turn(session: Session, game: Game, turn: int, *, reports: Path, arch
                                                              InboundMessage.turn == turn)
                                 .order_by(InboundMessage.seq, InboundMessage.id))
         for m in mails:
-            _write(tmp, f"mails/{m.seq:05d}-{m.sha256[:12]}.eml", bytes(m.raw))
-        _write(tmp, "orders.json", _json(data.order_sets))
-        _write(tmp, "state.json", dumps(data.state).encode("utf-8"))
-        _write(tmp, "log.json", _json({"turn": turn, "events": data.events, "ledger": data.ledger}))
+            write_file(tmp, f"mails/{m.seq:05d}-{m.sha256[:12]}.eml", bytes(m.raw))
+        write_file(tmp, "orders.json", json_bytes(data.order_sets))
+        write_file(tmp, "state.json", dumps(data.state).encode("utf-8"))
+        write_file(tmp, "log.json", json_bytes({"turn": turn, "events": data.events, "ledger": data.ledger}))
         source = turn_dir(reports, game.name, turn)
         if source.is_dir():  # the same reports, rendered again without the next turn's sheet (its CODE)
             from pbm.report.render import render_turn
@@ -151,10 +62,10 @@ def archive_turn(session: Session, game: Game, turn: int, *, reports: Path, arch
                 done = render_turn(session, game, turn=turn, players=players, moderator="moderator.pdf" in names,
                                    out=scratch, with_turnsheet=False)
                 for pdf_path in sorted(done.paths):
-                    _write(tmp, f"reports/{pdf_path.name}", pdf_path.read_bytes())
+                    write_file(tmp, f"reports/{pdf_path.name}", pdf_path.read_bytes())
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
-        outcome = _install(tmp, target)
+        outcome = install(tmp, target)
     except BaseException:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
@@ -202,10 +113,10 @@ def archive_final(session: Session, game: Game, *, reports: Path, archive: Path)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".final.", suffix=".tmp"))
     try:
         for name, frame in tables(session, game).items():
-            _write(tmp, f"tables/{name}.csv", frame.to_csv(index=False, lineterminator="\n").encode("utf-8"))
-        _write(tmp, "state.json", dumps(data.state).encode("utf-8"))
+            write_file(tmp, f"tables/{name}.csv", frame.to_csv(index=False, lineterminator="\n").encode("utf-8"))
+        write_file(tmp, "state.json", dumps(data.state).encode("utf-8"))
         build_site(session, game, tmp / "site", data=data)
-        outcome = _install(tmp, target)
+        outcome = install(tmp, target)
     except BaseException:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
