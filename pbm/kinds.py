@@ -92,6 +92,13 @@ class GameKind(Protocol):
         """A finished game's whole record (weekly kinds): its final bundle, and what changed in the hall of
         records (one line each)."""
 
+    def build_site(self, session: "Session", game: "Game", folder: Path) -> Any:
+        """The game's static HTML pages, ``index.html`` first, written under ``folder`` (weekly kinds)."""
+
+    def sample_orders(self, session: "Session", game: "Game", number: int, secret: str) -> str:
+        """The text seat ``number``'s player could mail now, filled in with the orders the computer would
+        give and the seat's ``secret`` (``pbm demo`` and the benchmarks play with it)."""
+
     def claim(self, session: "Session", msg: Any) -> Any | None:
         """Is this parsed mail a move for one of this kind's games?  A claim for :meth:`handle`, or None."""
 

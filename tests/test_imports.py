@@ -20,13 +20,6 @@ KIND_DOORS = ("pbm.cr.kind", "pbm.e18xx.kind")
 GAME_COMMANDS = {"pbm.cli.cr": ("pbm.cr", *CR_ROOMS), "pbm.cli.turns": ("pbm.cr", *CR_ROOMS), "pbm.cli.report": CR_ROOMS, "pbm.cli.e18xx": ("pbm.e18xx",),
                  "pbm.cli.pbem": ("pbm.e18xx",)}
 
-# Core modules that still import a game package, each with why; the list may only shrink
-# (docs/architecture.md, "what remains").
-REMAINING = {
-    # the demo plays a Continental Rails game
-    ("pbm.pipeline.demo", "pbm.cr.setup"), ("pbm.pipeline.demo", "pbm.turnsheet.seed"),
-    ("pbm.pipeline.demo", "pbm.report.site"),
-}
 
 
 def module_name(path: Path) -> str:
@@ -200,10 +193,8 @@ def test_the_checks_fail_on_a_bad_graph():
 
 def test_core_imports_no_game_package():
     """Mail, pipeline, CLI, seats, secrets, store: no import of Continental Rails or the 18xx
-    package (or their rooms) except through the kinds registry, bar the listed remainder."""
-    found = game_imports(edges(explicit=True))
-    assert found - REMAINING == set()
-    assert REMAINING - found == set(), "a remaining import is gone: shrink REMAINING"
+    package (or their rooms); they reach a game through the kinds registry only."""
+    assert game_imports(edges(explicit=True)) == set()
 
 
 def test_game_kinds_import_no_pipeline_mail_intake_or_cli():

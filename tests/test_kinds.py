@@ -49,3 +49,35 @@ def test_an_18xx_game_is_not_resolved_by_the_weekly_cycle(sqlite_url, players_cs
         assert kind_of(game).name == "18xx" and not kind_of(game).weekly
         with pytest.raises(PbmError, match="moves by email"):
             kind_of(game).resolve(s, game)
+
+
+@pytest.mark.parametrize("title", ["continental-rails", "18GA"])
+def test_a_kinds_sample_orders_are_accepted_by_the_mail_intake(sqlite_url, players_csv, title):
+    """``sample_orders`` (what ``pbm demo`` mails) is a mail the intake accepts for that seat."""
+    from email.message import EmailMessage
+
+    from pbm.db import session_scope
+    from pbm.kinds import kind_for_title
+    from pbm.mail.ingest import Context, ingest
+
+    kind, canonical = kind_for_title(title)
+    create = kind.new_game(title=canonical, seed=5, name="g", players=players_csv, anonymous=False, rules=())
+    with session_scope(sqlite_url) as s:
+        created = create(s)
+        game = created.game
+        number = 1
+        if kind.name == "18xx":  # the seat whose move it is
+            from pbm.e18xx.pbem.games import load
+
+            engine = load(s, game)
+            acting = engine.controller(engine.current_entity())
+            number = next(p.number for p in game.players if p.name == acting)
+        body = kind.sample_orders(s, game, number, created.secrets[number])
+        email = next(p.email for p in game.players if p.number == number)
+    assert body.startswith("GAME: g\nPLAYER: ") and len(body.strip().splitlines()) > 3
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"], msg["Message-ID"] = email, "pbm@example.org", "orders", "<s1@example.org>"
+    msg.set_content(body)
+    with session_scope(sqlite_url) as s:
+        outcome = ingest(s, msg.as_bytes(), Context(sender="pbm@example.org"))
+    assert outcome.status in ("accepted", "applied"), outcome.line()

@@ -109,6 +109,21 @@ class ContinentalRails:
         changes = update_records(session, game)
         return archive_final(session, game, reports=reports, archive=archive), changes
 
+    def build_site(self, session: "Session", game: "Game", folder: Path) -> Any:
+        from pbm.report.site import build_site
+
+        return build_site(session, game, folder)
+
+    def sample_orders(self, session: "Session", game: "Game", number: int, secret: str) -> str:
+        """A filled-in text turnsheet for the current turn (:func:`pbm.turnsheet.seed.sheet_text`)."""
+        from sqlalchemy import select
+
+        from pbm.models import Player
+        from pbm.turnsheet.seed import sheet_text
+
+        player = session.scalar(select(Player).where(Player.game_id == game.id, Player.number == number))
+        return sheet_text(session, game, player, secret, game.turn)
+
     def claim(self, session: "Session", msg: Any) -> Any:
         """Asked last (``mail_moves`` is False), it claims every mail left: a turnsheet, or mail to refuse
         saying how to send one."""

@@ -95,6 +95,24 @@ class Family18xx:
     def archive_game(self, session: "Session", game: "Game", reports: Path, archive: Path) -> tuple[Any, list[str]]:
         raise PbmError(f"{game.name} is played move by move: its record is its action log (`pbm export`)")
 
+    def build_site(self, session: "Session", game: "Game", folder: Path) -> Any:
+        raise PbmError(f"{game.name} is played move by move: its pages are the state mails and `pbm 18xx show`")
+
+    def sample_orders(self, session: "Session", game: "Game", number: int, secret: str) -> str:
+        """A move mail (docs/18xx/email.md): the move the computer would make if it is the seat's turn,
+        else the header alone."""
+        from sqlalchemy import select
+
+        from pbm.e18xx.pbem.computer import choose
+        from pbm.e18xx.pbem.games import load, move_text
+        from pbm.models import Player
+
+        engine = load(session, game)
+        name = session.scalar(select(Player.name).where(Player.game_id == game.id, Player.number == number))
+        action = choose(engine)
+        acts = action is not None and engine.controller(engine.current_entity()) == name
+        return f"GAME: {game.name}\nPLAYER: {number}\nSECRET: {secret}\n" + (move_text(engine, action) if acts else "") + "\n"
+
     def claim(self, session: "Session", msg: Any) -> Any | None:
         if not self.has_games(session):
             return None  # a mail for another kind: no need to load the engine to say so

@@ -8,11 +8,13 @@ turns (ingest → close → resolve → render → send → archive), and leaves
 * ``reports/<game>/turn-<T>/player-<N>.pdf`` and ``moderator.pdf``;
 * ``archive/<game>/turn-<T>/`` bundles and the static site ``archive/<game>/site/``;
 * ``outbox/`` — every mail pbm would have sent (receipts, reports), as .eml files;
-* ``maildir/`` — the players' mails as they arrived; ``players.txt`` — the seats and secrets.
+* ``maildir/`` — the players' mails as they arrived; ``players.csv`` — the players file the game was
+  created from; ``players.txt`` — the seats and secrets.
 """
 
 from __future__ import annotations
 
+import csv
 import mailbox
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ from sqlalchemy import select
 
 from pbm.db import session_scope
 from pbm.errors import PbmError
+from pbm.kinds import kind_for_title, kind_of
 from pbm.models import Game, OutboxMessage, Player
 
 DEMO_PLAYERS = [
@@ -44,8 +47,6 @@ class DemoResult:
 
 
 def _write_mails(url: str, game_name: str, secrets: dict[int, str], box: mailbox.Maildir, turn: int) -> int:
-    from pbm.turnsheet.seed import sheet_text
-
     count = 0
     with session_scope(url) as s:
         game = s.scalar(select(Game).where(Game.name == game_name))
@@ -56,7 +57,7 @@ def _write_mails(url: str, game_name: str, secrets: dict[int, str], box: mailbox
             msg["To"] = GAME_ADDRESS
             msg["Subject"] = f"Orders for {game.name}, turn {turn}"
             msg["Message-ID"] = f"<demo-{game.name}-{turn}-{player.number}@example.org>"
-            msg.set_content(sheet_text(s, game, player, secrets[player.number], turn))
+            msg.set_content(kind_of(game).sample_orders(s, game, player.number, secrets[player.number]))
             box.add(mailbox.MaildirMessage(msg))
             count += 1
     return count
@@ -65,19 +66,23 @@ def _write_mails(url: str, game_name: str, secrets: dict[int, str], box: mailbox
 def run_demo(folder: Path, *, url: str | None = None, turns: int = 3, seed: int = 1841,
              log: Callable[[str], None] = print, progress: Callable | None = None) -> DemoResult:
     """Build the demo in ``folder`` (its own SQLite database unless ``url`` is given)."""
-    from pbm.cr.setup import SeatRequest, create_game
     from pbm.pipeline.cycle import CycleOptions, run_cycle
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     url = url or f"sqlite:///{(folder / 'pbm.db').resolve()}"
     name = f"demo-{seed}"
-    seats = [SeatRequest(line=i + 2, name=n, email=e, character=c, phone=ph)
-             for i, (n, e, c, ph) in enumerate(DEMO_PLAYERS)]
+    kind, title = kind_for_title("continental-rails")
+    players_csv = folder / "players.csv"  # what a moderator gives `pbm new-game --players`
+    with players_csv.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["name", "email", "character", "phone"])
+        writer.writerows(DEMO_PLAYERS)
+    create = kind.new_game(title=title, seed=seed, name=name, players=players_csv, anonymous=False, rules=())
     with session_scope(url) as s:
         if s.scalar(select(Game.id).where(Game.name == name)) is not None:
             raise PbmError(f"{folder} already holds the demo game {name}; choose another --dir or remove it")
-        created = create_game(s, seed=seed, name=name, seats=seats)
+        created = create(s)
         created.game.deadline = datetime.now().replace(microsecond=0) + timedelta(days=7)
         secrets = dict(created.secrets)
         players_txt = ["The demo's human seats (secrets are shown once, as `pbm new-game` does):"]
@@ -85,7 +90,7 @@ def run_demo(folder: Path, *, url: str | None = None, turns: int = 3, seed: int 
             if p.human:
                 players_txt.append(f"#{p.number} {p.name} <{p.email}> as {p.character}: secret {secrets[p.number]}")
     (folder / "players.txt").write_text("\n".join(players_txt) + "\n", encoding="utf-8")
-    log(f"Created game {name} with {len(seats)} human players and {15 - len(seats)} computer players.")
+    log(f"Created game {name} with {len(DEMO_PLAYERS)} human players and {15 - len(DEMO_PLAYERS)} computer players.")
     box = mailbox.Maildir(str(folder / "maildir"), create=True)
     opts = CycleOptions(reports=folder / "reports", archive=folder / "archive", maildir=folder / "maildir",
                         force=True, log=log, progress=progress)
@@ -98,11 +103,9 @@ def run_demo(folder: Path, *, url: str | None = None, turns: int = 3, seed: int 
         log(f"Turn {turn}: {n} players mailed their turnsheets to {folder / 'maildir'}.")
         opts.now = datetime.now()
         run_cycle(url, opts, [name])
-    from pbm.report.site import build_site
-
     with session_scope(url) as s:
         game = s.scalar(select(Game).where(Game.name == name))
-        build_site(s, game, folder / "archive" / name / "site")
+        kind_of(game).build_site(s, game, folder / "archive" / name / "site")
         outbox = folder / "outbox"
         outbox.mkdir(exist_ok=True)
         for m in s.scalars(select(OutboxMessage).order_by(OutboxMessage.id)):
