@@ -37,6 +37,7 @@ from pbm.cr.engine.rights import rights_of_way
 from pbm.cr.engine.treasury import treasury_stock_to_presidents
 from pbm.cr.engine.tycoons import tycoon_final_financial_phase, tycoon_financial_phase
 from pbm.cr.engine.victory import end_of_turn, victory_points
+from pbm.cr.engine.writes import prepare_flush
 from pbm.cr.orders import Orders, Problem
 from pbm.cr.state import dumps, export_game, restore_game
 from pbm.errors import PbmError
@@ -182,6 +183,7 @@ def _resolve_turn(session: Session, game: Game, orders: dict[int, Orders], ctx: 
     elections(ctx)  # 15
     victory_points(ctx)  # 16
     end_of_turn(ctx)
+    prepare_flush(session)  # new rows' ids known, one changed-column set per table: few statements
     session.flush()
     run_checks(ctx)
     write_history(ctx)

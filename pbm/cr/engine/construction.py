@@ -10,6 +10,7 @@ from pbm.cr.engine import tables
 from pbm.cr.engine.context import TurnContext, account, floor_money
 from pbm.cr.engine.financing import finance
 from pbm.cr.engine.rights import prohibited_reason, holding_routes
+from pbm.cr.engine.writes import prepare_flush
 from pbm.models import Line, Player, PrivateCompany, Railroad, Route
 
 
@@ -124,7 +125,8 @@ def incorporate_private_companies(ctx: TurnContext) -> None:
         launched.append((player, pc, route, rr, action.president))
     if not launched:
         return
-    ctx.session.flush()  # one flush gives every new railroad its id
+    prepare_flush(ctx.session)  # one flush gives every new railroad its id (known before it: few statements)
+    ctx.session.flush()
     for player, pc, route, rr, wants in launched:
         ctx.railroads[rr.code] = rr
         ctx.railroad_by_id[rr.id] = rr
