@@ -89,18 +89,28 @@ def assign_ids(session: Session) -> None:
 def _fill_defaults(mapper, state) -> None:
     """Set the column defaults a row not yet inserted leaves empty (the ORM sets them on the
     object when it inserts it; the turn's later steps read them before that now)."""
-    for prop in mapper.column_attrs:
-        column = prop.columns[0]
-        default = column.default
-        if default is None or state.dict.get(prop.key) is not None:
-            continue
-        if default.is_scalar:
-            value = default.arg
-        elif default.is_callable:
-            value = default.arg(None)
-        else:
-            continue
-        setattr(state.obj(), prop.key, value)
+    values = state.dict
+    obj = None
+    for key, default in _defaults(mapper):
+        if values.get(key) is None:
+            obj = obj or state.obj()
+            setattr(obj, key, default.arg if default.is_scalar else default.arg(None))
+
+
+_DEFAULTS: dict = {}
+
+
+def _defaults(mapper) -> list:
+    """(attribute, column default) of the mapper's columns with a Python-side scalar or callable default."""
+    found = _DEFAULTS.get(mapper)
+    if found is None:
+        found = []
+        for prop in mapper.column_attrs:
+            default = prop.columns[0].default
+            if default is not None and (default.is_scalar or default.is_callable):
+                found.append((prop.key, default))
+        _DEFAULTS[mapper] = found
+    return found
 
 
 def _auto_key_of_table(items) -> str:
