@@ -40,6 +40,14 @@ def export_game(session: Session, game: Game) -> dict[str, Any]:
     rows = list(session.scalars(select(Route).where(Route.game_id == game.id, Route.kind == "RoW",
                                                     Route.owner_id.is_not(None)).order_by(Route.number)))
     built = {line.route_id for r in railroads for line in r.lines}
+    pcs_of: dict[int, list[PrivateCompany]] = {}  # owner id -> PCs, in PC order (one pass, not one per player)
+    for pc in pcs:
+        if pc.owner_id is not None:
+            pcs_of.setdefault(pc.owner_id, []).append(pc)
+    row_of: dict[int, Route] = {}  # railroad id -> its first unbuilt RoW by route number
+    for rt in rows:
+        if rt.id not in built:
+            row_of.setdefault(rt.owner_id, rt)
 
     def holdings(p: Player) -> list[dict[str, Any]]:
         return [
@@ -74,14 +82,14 @@ def export_game(session: Session, game: Game) -> dict[str, Any]:
                 "cash": p.cash,
                 "loan": p.loan,
                 "recall": p.recall,
-                "net_worth": player_net_worth(p, pcs),
+                "net_worth": player_net_worth(p, pcs_of.get(p.id, [])),
                 "credit_limit": p.credit_limit,
                 "bankruptcies": p.bankruptcies,
                 "missed_turns": p.missed_turns,
                 "slots": [rr_code.get(p.slot1_id) if p.slot1_id else None,
                           rr_code.get(p.slot2_id) if p.slot2_id else None],
                 "holdings": holdings(p),
-                "private_companies": sorted(pc.route.code for pc in pcs if pc.owner_id == p.id),
+                "private_companies": sorted(pc.route.code for pc in pcs_of.get(p.id, [])),
                 "vp": {
                     "robber_baron": p.vp_robber,
                     "rail_mogul": p.vp_mogul,
@@ -130,8 +138,8 @@ def export_game(session: Session, game: Game) -> dict[str, Any]:
                      "b": line.route.b.name, "double_tracked": line.double_tracked, "built_turn": line.built_turn}
                     for line in sorted(r.lines, key=lambda x: x.route.number)
                 ],
-                "row": next(({"code": rt.code, "land_grant": rt.land_grant}
-                             for rt in rows if rt.owner_id == r.id and rt.id not in built), None),
+                "row": ({"code": row_of[r.id].code, "land_grant": row_of[r.id].land_grant}
+                        if r.id in row_of else None),
                 "last": {"revenue": r.last_revenue, "expenses": r.last_expenses, "profit": r.last_profit,
                          "dividend": r.last_dividend},
                 "regions_at_start": list(r.regions_at_start or []),
@@ -197,34 +205,44 @@ def _scalar(value: Any) -> str:
 
 
 def _encode(value: Any, newline: str, out: list[str]) -> None:
+    # strings and ints (most values of an export) are written in the loops, without a call each
     kind = type(value)
     if kind is dict:
         if not value:
             out.append("{}")
             return
         inner = newline + "  "
-        out.append("{")
-        first = True
+        sep = "{" + inner
         for key in sorted(value):
             if type(key) is not str:
                 raise _Unusual
-            out.append(inner if first else "," + inner)
-            first = False
-            out.append(_encode_str(key))
-            out.append(": ")
-            _encode(value[key], inner, out)
+            item = value[key]
+            kind = type(item)
+            if kind is str:
+                out.append(sep + _encode_str(key) + ": " + _encode_str(item))
+            elif kind is int:
+                out.append(sep + _encode_str(key) + ": " + int.__repr__(item))
+            else:
+                out.append(sep + _encode_str(key) + ": ")
+                _encode(item, inner, out)
+            sep = "," + inner
         out.append(newline + "}")
     elif kind is list or kind is tuple:
         if not value:
             out.append("[]")
             return
         inner = newline + "  "
-        out.append("[")
-        first = True
+        sep = "[" + inner
         for item in value:
-            out.append(inner if first else "," + inner)
-            first = False
-            _encode(item, inner, out)
+            kind = type(item)
+            if kind is str:
+                out.append(sep + _encode_str(item))
+            elif kind is int:
+                out.append(sep + int.__repr__(item))
+            else:
+                out.append(sep)
+                _encode(item, inner, out)
+            sep = "," + inner
         out.append(newline + "]")
     else:
         out.append(_scalar(value))
