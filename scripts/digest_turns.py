@@ -8,8 +8,8 @@ Plays, on a fresh database (SQLite, or a scratch PostgreSQL database made and dr
 transaction per turn as ``pbm run-turn`` does), a late-game synthetic game (60 railroads,
 15 tycoons) with 3 scripted turns and 3 all-computer ``run_turn``s, and a rerun of the
 first season from turn 5 (``rerun_turn``).  Then prints one SHA-256 per table over every
-row in primary-key order (every column, as stored: on PostgreSQL each row's text from
-``row_to_json``), leaving out ``games.turn_key`` (random per game), and the SHA-256 of the
+row in primary-key order (every column, as stored: on PostgreSQL each row's text as
+``ROW(...)::text`` writes it), leaving out ``games.turn_key`` (random per game), and the SHA-256 of the
 moderator's PDF report of the first season's last turn (SQLite only: it is the same data).
 ``--tree`` imports ``pbm`` from another checkout, for comparing a branch with ``main``.
 """
@@ -71,14 +71,11 @@ def digests(url: str) -> dict[str, str]:
             order = ", ".join(f'"{k}"' for k in keys)
             h = hashlib.sha256()
             if engine.dialect.name == "postgresql":
-                rows = c.execute(text(f'SELECT row_to_json(t)::text FROM "{table}" t ORDER BY {order}'))
+                wanted = [col for col in columns if not (table == "games" and col == "turn_key")]
+                fields = ", ".join(f't."{col}"' for col in wanted)
+                # a row's text as PostgreSQL writes it (SQL NULL and JSON null differ)
+                rows = c.execute(text(f'SELECT ROW({fields})::text FROM "{table}" t ORDER BY {order}'))
                 for (row,) in rows:
-                    if table == "games":
-                        import json
-
-                        data = json.loads(row)
-                        data.pop("turn_key", None)
-                        row = repr(sorted(data.items()))
                     h.update(row.encode("utf-8") + b"\n")
             else:
                 wanted = [col for col in columns if not (table == "games" and col == "turn_key")]
