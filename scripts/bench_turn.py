@@ -7,7 +7,7 @@
 ``--late-only`` times only ``run_turn`` of the late-game turn (1. below) and prints each
 run's wall and CPU time (``time.process_time``: this process only, not the database
 server's), the medians and the worst, and the SQL statements one ``run_turn`` sends (an
-executemany counts once).  ``--pg`` runs it on a scratch PostgreSQL database made (and
+executemany or a COPY counts once).  ``--pg`` runs it on a scratch PostgreSQL database made (and
 dropped) with that administrator URL instead of SQLite.  ``--tree`` imports ``pbm`` from
 another checkout (same schema), for alternated A/B runs against ``main``.
 
@@ -106,6 +106,15 @@ def late_game_run_turn(url: str, runs: int) -> dict:
         counted[0] += 1
 
     event.listen(engine, "before_cursor_execute", count)
+    from pbm.cr.engine import context as context_module
+
+    copy_rows = getattr(context_module, "copy_rows", None)  # a COPY (PostgreSQL) is a statement too
+    if copy_rows is not None:
+        def counted_copy(*args, **kwargs):
+            counted[0] += 1
+            return copy_rows(*args, **kwargs)
+
+        context_module.copy_rows = counted_copy
     factory = sessionmaker(bind=engine, expire_on_commit=False)
     wall, cpu, statements = [], [], []
     try:
@@ -124,6 +133,8 @@ def late_game_run_turn(url: str, runs: int) -> dict:
                 s.close()
     finally:
         event.remove(engine, "before_cursor_execute", count)
+        if copy_rows is not None:
+            context_module.copy_rows = copy_rows
     return {"wall": wall, "cpu": cpu, "statements": statements}
 
 
