@@ -36,7 +36,7 @@ def _turn(url: str, plain: bool, monkeypatch) -> tuple[dict[str, list[tuple]], i
     """Resolve the same busy turn (rolled back afterwards); its rows and the statements sent."""
     if plain:  # what the ORM alone does
         monkeypatch.setattr(resolve_module, "prepare_flush", lambda session: None)
-        monkeypatch.setattr(construction, "prepare_flush", lambda session: None)
+        monkeypatch.setattr(construction, "insert_now", lambda session, rows: (session.add_all(rows), session.flush()))
     engine = get_engine(url)
     count = [0]
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sqlalchemy import Integer, text
-from sqlalchemy.orm import Session
+from sqlalchemy import Integer, insert, text
+from sqlalchemy.orm import Session, make_transient_to_detached
 from sqlalchemy.orm.attributes import NO_VALUE, flag_modified, instance_state
 
 
@@ -44,11 +44,13 @@ def _auto_key(mapper):
     return column
 
 
-def assign_ids(session: Session) -> None:
-    """Give each new row (of a table the database numbers) its primary key now."""
+def assign_ids(session: Session, extra: list | tuple = ()) -> None:
+    """Give each new row (of a table the database numbers) its primary key now: the session's
+    new rows, then the rows ``extra`` not (yet) in the session, in that order."""
     waiting: dict = defaultdict(list)  # table -> [(insert order, state, key attribute)]
     given: dict = defaultdict(int)  # table -> the highest key already given to a row not yet inserted
-    for obj in session.new:
+    later = {id(obj): k for k, obj in enumerate(extra)}
+    for obj in list(session.new) + [obj for obj in extra if obj not in session]:
         state = instance_state(obj)
         mapper = state.mapper
         column = _auto_key(mapper)
@@ -58,7 +60,8 @@ def assign_ids(session: Session) -> None:
         if state.dict.get(attr) is not None:
             given[column.table] = max(given[column.table], state.dict[attr])
             continue
-        waiting[column.table].append((state.insert_order, obj, attr))
+        order = (1, later[id(obj)]) if id(obj) in later else (0, state.insert_order)
+        waiting[column.table].append((order, obj, attr))
         _fill_defaults(mapper, state)
     if not waiting:
         return
@@ -84,6 +87,31 @@ def assign_ids(session: Session) -> None:
     for table in tables:
         for (_, obj, attr), new_id in zip(sorted(waiting[table], key=lambda w: w[0]), firsts[table]):
             setattr(obj, attr, new_id)
+
+
+def insert_now(session: Session, rows: list) -> None:
+    """Insert ``rows`` (new ORM objects not in the session) at once, one executemany per table,
+    and make them the session's persistent rows, as a flush of them alone would (the rest of the
+    session's changes stay for the turn's one flush).  The session's new rows get their keys
+    first, as that flush would have given them."""
+    assign_ids(session, rows)
+    connection = session.connection()
+    by_mapper: dict = defaultdict(list)
+    for obj in rows:
+        by_mapper[instance_state(obj).mapper].append(obj)
+    for mapper, objs in by_mapper.items():
+        values = []
+        for obj in objs:
+            row = {}
+            for prop in mapper.column_attrs:
+                if prop.key not in obj.__dict__:
+                    setattr(obj, prop.key, None)  # (loaded, not expired, once the row is persistent)
+                row[prop.columns[0].key] = obj.__dict__[prop.key]
+            values.append(row)
+        connection.execute(insert(mapper.local_table), values)
+    for obj in rows:
+        make_transient_to_detached(obj)
+        session.add(obj)
 
 
 def _fill_defaults(mapper, state) -> None:
