@@ -163,12 +163,10 @@ def uniform_updates(session: Session) -> None:
             continue
         mapper = state.mapper
         columns = _column_keys(mapper)
+        values = state.dict
         changed = set()
         for key, before in state.committed_state.items():
-            if key not in columns:
-                continue
-            now = state.dict.get(key, NO_VALUE)
-            if before is NO_VALUE or now != before:
+            if key in columns and (before is NO_VALUE or values.get(key, NO_VALUE) != before):
                 changed.add(key)
         if changed:
             changed_rows[mapper].append((state, changed))
@@ -177,9 +175,12 @@ def uniform_updates(session: Session) -> None:
             continue
         union = set().union(*(keys for _, keys in rows))
         for state, keys in rows:
-            for key in union - keys:
-                if key in state.dict:  # (a column never loaded, e.g. left empty at an insert, is left out)
-                    flag_modified(state.obj(), key)
+            missing = union - keys
+            if missing:
+                values, obj = state.dict, state.obj()
+                for key in missing:
+                    if key in values:  # (a column never loaded, e.g. left empty at an insert, is left out)
+                        flag_modified(obj, key)
 
 
 _COLUMN_KEYS: dict = {}
