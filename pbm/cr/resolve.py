@@ -323,9 +323,14 @@ def gather_orders(session: Session, game: Game, computer_for_missing: bool = Fal
 
 
 # --------------------------------------------------------------------------- the moderator's verbs
-def take_snapshot(session: Session, game: Game) -> Snapshot:
-    """The canonical export before the turn, kept for reruns."""
-    text = dumps(export_game(session, game))
+def take_snapshot(session: Session, game: Game, ctx: TurnContext | None = None) -> Snapshot:
+    """The canonical export before the turn, kept for reruns (``ctx``: the turn's context
+    loaded just now, whose rows the export reads instead of selecting them again)."""
+    loaded = None
+    if ctx is not None:
+        loaded = (sorted(ctx.pcs.values(), key=lambda pc: pc.id), list(ctx.railroad_by_id.values()),
+                  list(ctx.players.values()), list(ctx.routes.values()))
+    text = dumps(export_game(session, game, loaded))
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     snap = session.scalar(select(Snapshot).where(Snapshot.game_id == game.id, Snapshot.turn == game.turn))
     if snap is None:
@@ -351,7 +356,7 @@ def run_turn(session: Session, game: Game, *, computer_for_missing: bool = False
 def _run_turn(session: Session, game: Game, computer_for_missing: bool,
               resolver: Callable[[Session, Game, dict[int, Orders]], TurnResult] | None) -> TurnResult:
     ctx = TurnContext(session, game)  # loads the game once; the export below reuses the rows
-    take_snapshot(session, game)
+    take_snapshot(session, game, ctx)
     orders, problems = gather_orders(session, game, computer_for_missing, view=_view_of(ctx))
     if resolver is None:
         result = resolve_turn(session, game, orders, ctx=ctx)

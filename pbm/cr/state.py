@@ -29,16 +29,24 @@ def player_net_worth(player: Player, pcs: list[PrivateCompany]) -> int:
     return player.cash + stock + owned - short - player.loan
 
 
-def export_game(session: Session, game: Game) -> dict[str, Any]:
-    """Everything needed to know (and restore) the game's state at this moment."""
-    pcs = list(session.scalars(select(PrivateCompany).where(PrivateCompany.game_id == game.id)
-                               .order_by(PrivateCompany.id)))
-    railroads = list(session.scalars(select(Railroad).where(Railroad.game_id == game.id).order_by(Railroad.id)))
-    players = list(session.scalars(select(Player).where(Player.game_id == game.id).order_by(Player.number)))
+def export_game(session: Session, game: Game, loaded: tuple | None = None) -> dict[str, Any]:
+    """Everything needed to know (and restore) the game's state at this moment.
+
+    ``loaded``: the game's rows already in the session, as ``(PCs by id, railroads by id,
+    players by number, routes by number)`` (the turn's :class:`TurnContext` has them), instead
+    of selecting them again."""
+    if loaded is None:
+        pcs = list(session.scalars(select(PrivateCompany).where(PrivateCompany.game_id == game.id)
+                                   .order_by(PrivateCompany.id)))
+        railroads = list(session.scalars(select(Railroad).where(Railroad.game_id == game.id).order_by(Railroad.id)))
+        players = list(session.scalars(select(Player).where(Player.game_id == game.id).order_by(Player.number)))
+        rows = list(session.scalars(select(Route).where(Route.game_id == game.id, Route.kind == "RoW",
+                                                        Route.owner_id.is_not(None)).order_by(Route.number)))
+    else:
+        pcs, railroads, players, routes = (list(x) for x in loaded)
+        rows = [r for r in routes if r.kind == "RoW" and r.owner_id is not None]
     by_id = {p.id: p.number for p in players}
     rr_code = {r.id: r.code for r in railroads}
-    rows = list(session.scalars(select(Route).where(Route.game_id == game.id, Route.kind == "RoW",
-                                                    Route.owner_id.is_not(None)).order_by(Route.number)))
     built = {line.route_id for r in railroads for line in r.lines}
     pcs_of: dict[int, list[PrivateCompany]] = {}  # owner id -> PCs, in PC order (one pass, not one per player)
     for pc in pcs:
