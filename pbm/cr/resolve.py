@@ -329,7 +329,7 @@ def take_snapshot(session: Session, game: Game, ctx: TurnContext | None = None) 
     loaded = None
     if ctx is not None:
         loaded = (sorted(ctx.pcs.values(), key=lambda pc: pc.id), list(ctx.railroad_by_id.values()),
-                  list(ctx.players.values()), list(ctx.routes.values()))
+                  list(ctx.players.values()), list(ctx.routes.values()), list(ctx.towns.values()))
     text = dumps(export_game(session, game, loaded))
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     snap = session.scalar(select(Snapshot).where(Snapshot.game_id == game.id, Snapshot.turn == game.turn))

@@ -98,7 +98,6 @@ class TurnContext:
         self._rows: dict[int, Route] | None = None
         self._routes_at: dict[int, list[Route]] | None = None
         self._load()
-        self._preload_for_export()
         self.start_balances = self.balances()
 
     # ------------------------------------------------------------------ loading
@@ -129,22 +128,6 @@ class TurnContext:
         for p in players:  # Player.holdings (ordered by railroad) from the rows just read, not a second query
             if "holdings" not in p.__dict__:
                 attributes.set_committed_value(p, "holdings", sorted(by_player[p.id], key=lambda h: h.railroad_id))
-
-    def _preload_for_export(self) -> None:
-        """Touch the relationships ``export_game`` walks so that it needs no query per row."""
-        from sqlalchemy.orm import attributes
-
-        for pc in self.pcs.values():
-            attributes.set_committed_value(pc, "route", self.route_by_id[pc.route_id])
-        for route in self.routes.values():
-            attributes.set_committed_value(route, "a", self.towns[route.a_id])
-            attributes.set_committed_value(route, "b", self.towns[route.b_id])
-        for rr in self.railroads.values():
-            for line in rr.lines:
-                attributes.set_committed_value(line, "route", self.route_by_id[line.route_id])
-            for h in rr.holdings:
-                attributes.set_committed_value(h, "railroad", rr)
-                attributes.set_committed_value(h, "player", self.player_by_id[h.player_id])
 
     # ---------------------------------------------------------------- randomness
     def rng(self, purpose: str) -> np.random.Generator:
