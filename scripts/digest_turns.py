@@ -7,7 +7,8 @@ Plays, on a fresh database (SQLite, or a scratch PostgreSQL database made and dr
 ``--pg``): two real-map all-computer seasons (seeds 100 and 7, ``--turns`` turns each, one
 transaction per turn as ``pbm run-turn`` does), a late-game synthetic game (60 railroads,
 15 tycoons) with 3 scripted turns and 3 all-computer ``run_turn``s, and a rerun of the
-first season from turn 5 (``rerun_turn``).  Then prints one SHA-256 per table over every
+first season from turn 5 (``rerun_turn``), and a small game from turn 20 to its end (the
+hall of records).  Then prints one SHA-256 per table over every
 row in primary-key order (every column, as stored: on PostgreSQL each row's text as
 ``ROW(...)::text`` writes it), leaving out ``games.turn_key`` (random per game), and the SHA-256 of the
 moderator's PDF report of the first season's last turn (SQLite only: it is the same data).
@@ -38,7 +39,7 @@ from pbm.models import Game  # noqa: E402
 def play(url: str, turns: int) -> None:
     from pbm.cr import resolve as resolve_module
     from pbm.cr.simulate import run_season
-    from tests.cr.helpers import scripted_orders, synthetic_game
+    from tests.cr.helpers import scripted_orders, synthetic_game, tiny_game
 
     run_season(url, seed=100, name="digest-real-100", turns=turns)
     run_season(url, seed=7, name="digest-real-7", turns=turns)
@@ -57,6 +58,15 @@ def play(url: str, turns: int) -> None:
     with session_scope(url) as s:
         g = s.scalar(select(Game).where(Game.name == "digest-real-100"))
         resolve_module.rerun_turn(s, g, 5)
+    with session_scope(url) as s:  # a game played to its end (§1.3): the hall of records
+        g = tiny_game(s, name="digest-end", humans=2)
+        g.turn, g.year = 20, 1879
+    for _ in range(40):
+        with session_scope(url) as s:
+            g = s.scalar(select(Game).where(Game.name == "digest-end"))
+            if g.status != "open":
+                break
+            resolve_module.run_turn(s, g, computer_for_missing=True)
 
 
 def digests(url: str) -> dict[str, str]:
