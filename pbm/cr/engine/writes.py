@@ -3,7 +3,7 @@
 The ORM inserts a new row one statement at a time when it must fetch the row's new
 primary key, and updates changed rows in one statement per distinct set of changed
 columns (a late-game turn: ~90 single-row INSERTs and ~100 UPDATEs).  Before the turn's
-flushes :func:`prepare_flush`
+flush :func:`prepare_flush`
 
 * gives every new row its primary key, exactly the one the database would have given
   it: on PostgreSQL the next values of the table's sequence (one ``SELECT nextval(...)
@@ -15,7 +15,9 @@ flushes :func:`prepare_flush`
   (its current value is written again where it did not change), so the ORM updates each
   table in one executemany.
 
-The database content is the same as with a plain flush.
+:func:`insert_now` inserts new rows at once (the railroads a turn incorporates, whose ids
+later steps need) without flushing the rest of the session.  The database content is the
+same as with plain flushes, ids included.
 """
 
 from __future__ import annotations
@@ -77,15 +79,15 @@ def assign_ids(session: Session, extra: list | tuple = ()) -> None:
         got: dict[int, list[int]] = defaultdict(list)
         for t, v in connection.execute(text(" UNION ALL ".join(parts)), params):
             got[t].append(v)
-        firsts = {table: sorted(got[i]) for i, table in enumerate(tables)}
+        ids = {table: sorted(got[i]) for i, table in enumerate(tables)}
     else:
         _sqlite_write_lock(connection)
         row = connection.execute(text("SELECT " + ", ".join(
             f'(SELECT max("{_auto_key_of_table(waiting[t])}") FROM "{t.name}")' for t in tables))).one()
-        firsts = {t: [max(top or 0, given[t]) + k for k in range(1, len(waiting[t]) + 1)]
-                  for t, top in zip(tables, row)}
+        ids = {t: [max(top or 0, given[t]) + k for k in range(1, len(waiting[t]) + 1)]
+               for t, top in zip(tables, row)}
     for table in tables:
-        for (_, obj, attr), new_id in zip(sorted(waiting[table], key=lambda w: w[0]), firsts[table]):
+        for (_, obj, attr), new_id in zip(sorted(waiting[table], key=lambda w: w[0]), ids[table]):
             setattr(obj, attr, new_id)
 
 
@@ -158,8 +160,9 @@ def _sqlite_write_lock(connection) -> None:
 def uniform_updates(session: Session) -> None:
     """On every changed row of a table, mark every column that changed on any row of it."""
     changed_rows: dict = defaultdict(list)  # mapper -> [(state, keys changed)]
-    for state in list(session.identity_map._modified):
-        if state.key is None or not state.committed_state:  # pending rows, or nothing changed
+    for obj in session.dirty:  # (persistent rows marked changed, not deleted)
+        state = instance_state(obj)
+        if not state.committed_state:
             continue
         mapper = state.mapper
         columns = _column_keys(mapper)
