@@ -33,6 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,31 +139,28 @@ def late_game_run_turn(url: str, runs: int) -> dict:
     return {"wall": wall, "cpu": cpu, "statements": statements}
 
 
-def _scratch_pg(admin: str):
-    """A scratch PostgreSQL database (CREATE DATABASE with the admin URL); yields its URL, drops it."""
+@contextmanager
+def scratch_pg(admin: str):
+    """A scratch PostgreSQL database (CREATE DATABASE with the admin URL): yields its URL, then drops it."""
     import os
     import uuid
-    from contextlib import contextmanager
 
     from sqlalchemy import create_engine, text
 
     from pbm.db import normalize_url
 
-    @contextmanager
-    def scratch():
-        name = f"pbm_bench_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-        engine = create_engine(normalize_url(admin), isolation_level="AUTOCOMMIT")
+    name = f"pbm_bench_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    engine = create_engine(normalize_url(admin), isolation_level="AUTOCOMMIT")
+    with engine.connect() as c:
+        c.execute(text(f'CREATE DATABASE "{name}"'))
+    url = normalize_url(admin.rsplit("/", 1)[0] + "/" + name)
+    try:
+        yield url
+    finally:
+        get_engine(url, migrate=False).dispose()
         with engine.connect() as c:
-            c.execute(text(f'CREATE DATABASE "{name}"'))
-        try:
-            yield normalize_url(admin.rsplit("/", 1)[0] + "/" + name)
-        finally:
-            get_engine(normalize_url(admin.rsplit("/", 1)[0] + "/" + name), migrate=False).dispose()
-            with engine.connect() as c:
-                c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            engine.dispose()
-
-    return scratch()
+            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        engine.dispose()
 
 
 def late_only(args) -> None:
@@ -181,7 +179,7 @@ def late_only(args) -> None:
         print(f"  statements per run_turn: {sorted(set(got['statements']))}")
 
     if args.pg:
-        with _scratch_pg(args.pg) as url:
+        with scratch_pg(args.pg) as url:
             report(url, "PostgreSQL")
     else:
         with tempfile.TemporaryDirectory() as tmp:

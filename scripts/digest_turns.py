@@ -113,26 +113,12 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=20)
     args = parser.parse_args()
     if args.pg:
-        import uuid
+        from bench_turn import scratch_pg  # (scripts/, beside this file)
 
-        from sqlalchemy import create_engine
-
-        from pbm.db import normalize_url
-
-        name = f"pbm_digest_{uuid.uuid4().hex[:8]}"
-        admin = create_engine(normalize_url(args.pg), isolation_level="AUTOCOMMIT")
-        with admin.connect() as c:
-            c.execute(text(f'CREATE DATABASE "{name}"'))
-        url = normalize_url(args.pg.rsplit("/", 1)[0] + "/" + name)
-        try:
+        with scratch_pg(args.pg) as url:
             play(url, args.turns)
             for table, value in digests(url).items():
                 print(f"{table:20} {value}")
-        finally:
-            get_engine(url, migrate=False).dispose()
-            with admin.connect() as c:
-                c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            admin.dispose()
         return
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'digest.db'}"
