@@ -13,40 +13,61 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from pbm.models import Game, Player, PrivateCompany, Railroad, Route
+from pbm.models import Game, Player, PrivateCompany, Railroad, Route, Town
 
 
-def _pc_value(pc: PrivateCompany) -> int:
-    """§3.5A: a PC is valued at what was paid, but never above $20/mile."""
-    return min(pc.paid, 20 * pc.route.miles)
+def export_game(session: Session, game: Game, loaded: tuple | None = None) -> dict[str, Any]:
+    """Everything needed to know (and restore) the game's state at this moment.
 
-
-def player_net_worth(player: Player, pcs: list[PrivateCompany]) -> int:
-    """§3.5A Net Worth = cash + stock value + PC value − debt (end-of-turn prices)."""
-    stock = sum(int(h.shares * h.railroad.price) for h in player.holdings if h.railroad.status != "merged")
-    short = sum(int(h.short * h.railroad.price) for h in player.holdings)
-    owned = sum(_pc_value(pc) for pc in pcs if pc.owner_id == player.id and pc.status == "owned")
-    return player.cash + stock + owned - short - player.loan
-
-
-def export_game(session: Session, game: Game) -> dict[str, Any]:
-    """Everything needed to know (and restore) the game's state at this moment."""
-    pcs = list(session.scalars(select(PrivateCompany).where(PrivateCompany.game_id == game.id)
-                               .order_by(PrivateCompany.id)))
-    railroads = list(session.scalars(select(Railroad).where(Railroad.game_id == game.id).order_by(Railroad.id)))
-    players = list(session.scalars(select(Player).where(Player.game_id == game.id).order_by(Player.number)))
+    ``loaded``: the game's rows already in the session, as ``(PCs by id, railroads by id,
+    players by number, routes by number, towns)`` (the turn's :class:`TurnContext` has them),
+    instead of selecting them again.  Rows are looked up by key, not through the ORM's
+    relationships (which would each need loading or setting up first)."""
+    if loaded is None:
+        gid = game.id
+        pcs = list(session.scalars(select(PrivateCompany).where(PrivateCompany.game_id == gid)
+                                   .order_by(PrivateCompany.id)))
+        railroads = list(session.scalars(select(Railroad).where(Railroad.game_id == gid).order_by(Railroad.id)))
+        players = list(session.scalars(select(Player).where(Player.game_id == gid).order_by(Player.number)))
+        routes = list(session.scalars(select(Route).where(Route.game_id == gid).order_by(Route.number)))
+        towns = list(session.scalars(select(Town).where(Town.game_id == gid)))
+    else:
+        pcs, railroads, players, routes, towns = (list(x) for x in loaded)
+    rows = [r for r in routes if r.kind == "RoW" and r.owner_id is not None]  # by route number
+    route_of = {r.id: r for r in routes}
+    town_name = {t.id: t.name for t in towns}
+    rr_of = {r.id: r for r in railroads}
     by_id = {p.id: p.number for p in players}
     rr_code = {r.id: r.code for r in railroads}
-    rows = list(session.scalars(select(Route).where(Route.game_id == game.id, Route.kind == "RoW",
-                                                    Route.owner_id.is_not(None)).order_by(Route.number)))
     built = {line.route_id for r in railroads for line in r.lines}
+    pcs_of: dict[int, list[PrivateCompany]] = {}  # owner id -> PCs, in PC order (one pass, not one per player)
+    for pc in pcs:
+        if pc.owner_id is not None:
+            pcs_of.setdefault(pc.owner_id, []).append(pc)
+    row_of: dict[int, Route] = {}  # railroad id -> its first unbuilt RoW by route number
+    for rt in rows:
+        if rt.id not in built:
+            row_of.setdefault(rt.owner_id, rt)
+
+    def net_worth(p: Player) -> int:  # player_net_worth, with the rows looked up by key
+        stock = sum(int(h.shares * rr_of[h.railroad_id].price) for h in p.holdings
+                    if rr_of[h.railroad_id].status != "merged")
+        short = sum(int(h.short * rr_of[h.railroad_id].price) for h in p.holdings)
+        owned = sum(min(pc.paid, 20 * route_of[pc.route_id].miles) for pc in pcs_of.get(p.id, [])
+                    if pc.status == "owned")
+        return p.cash + stock + owned - short - p.loan
 
     def holdings(p: Player) -> list[dict[str, Any]]:
         return [
-            {"railroad": h.railroad.code, "shares": h.shares, "short": h.short, "director": h.director}
-            for h in sorted(p.holdings, key=lambda h: h.railroad.code)
+            {"railroad": rr_of[h.railroad_id].code, "shares": h.shares, "short": h.short, "director": h.director}
+            for h in sorted(p.holdings, key=lambda h: rr_of[h.railroad_id].code)
             if h.shares or h.short
         ]
+
+    def line(x) -> dict[str, Any]:
+        route = route_of[x.route_id]
+        return {"code": route.code, "miles": route.miles, "a": town_name[route.a_id], "b": town_name[route.b_id],
+                "double_tracked": x.double_tracked, "built_turn": x.built_turn}
 
     return {
         "format": "pbm-continental-rails/1",
@@ -74,14 +95,14 @@ def export_game(session: Session, game: Game) -> dict[str, Any]:
                 "cash": p.cash,
                 "loan": p.loan,
                 "recall": p.recall,
-                "net_worth": player_net_worth(p, pcs),
+                "net_worth": net_worth(p),
                 "credit_limit": p.credit_limit,
                 "bankruptcies": p.bankruptcies,
                 "missed_turns": p.missed_turns,
                 "slots": [rr_code.get(p.slot1_id) if p.slot1_id else None,
                           rr_code.get(p.slot2_id) if p.slot2_id else None],
                 "holdings": holdings(p),
-                "private_companies": sorted(pc.route.code for pc in pcs if pc.owner_id == p.id),
+                "private_companies": sorted(route_of[pc.route_id].code for pc in pcs_of.get(p.id, [])),
                 "vp": {
                     "robber_baron": p.vp_robber,
                     "rail_mogul": p.vp_mogul,
@@ -124,14 +145,10 @@ def export_game(session: Session, game: Game) -> dict[str, Any]:
                 "president": by_id.get(r.president_id) if r.president_id else None,
                 "chairman": by_id.get(r.chairman_id) if r.chairman_id else None,
                 "directors": sorted(by_id[h.player_id] for h in r.holdings if h.director),
-                "miles": r.miles,
-                "lines": [
-                    {"code": line.route.code, "miles": line.route.miles, "a": line.route.a.name,
-                     "b": line.route.b.name, "double_tracked": line.double_tracked, "built_turn": line.built_turn}
-                    for line in sorted(r.lines, key=lambda x: x.route.number)
-                ],
-                "row": next(({"code": rt.code, "land_grant": rt.land_grant}
-                             for rt in rows if rt.owner_id == r.id and rt.id not in built), None),
+                "miles": sum(route_of[x.route_id].miles for x in r.lines),
+                "lines": [line(x) for x in sorted(r.lines, key=lambda x: route_of[x.route_id].number)],
+                "row": ({"code": row_of[r.id].code, "land_grant": row_of[r.id].land_grant}
+                        if r.id in row_of else None),
                 "last": {"revenue": r.last_revenue, "expenses": r.last_expenses, "profit": r.last_profit,
                          "dividend": r.last_dividend},
                 "regions_at_start": list(r.regions_at_start or []),
@@ -140,8 +157,8 @@ def export_game(session: Session, game: Game) -> dict[str, Any]:
         ],
         "private_companies": [
             {
-                "code": pc.route.code,
-                "miles": pc.route.miles,
+                "code": route_of[pc.route_id].code,
+                "miles": route_of[pc.route_id].miles,
                 "status": pc.status,
                 "owner": by_id.get(pc.owner_id) if pc.owner_id else None,
                 "paid": pc.paid,
@@ -197,34 +214,44 @@ def _scalar(value: Any) -> str:
 
 
 def _encode(value: Any, newline: str, out: list[str]) -> None:
+    # strings and ints (most values of an export) are written in the loops, without a call each
     kind = type(value)
     if kind is dict:
         if not value:
             out.append("{}")
             return
         inner = newline + "  "
-        out.append("{")
-        first = True
+        sep = "{" + inner
         for key in sorted(value):
             if type(key) is not str:
                 raise _Unusual
-            out.append(inner if first else "," + inner)
-            first = False
-            out.append(_encode_str(key))
-            out.append(": ")
-            _encode(value[key], inner, out)
+            item = value[key]
+            kind = type(item)
+            if kind is str:
+                out.append(sep + _encode_str(key) + ": " + _encode_str(item))
+            elif kind is int:
+                out.append(sep + _encode_str(key) + ": " + int.__repr__(item))
+            else:
+                out.append(sep + _encode_str(key) + ": ")
+                _encode(item, inner, out)
+            sep = "," + inner
         out.append(newline + "}")
     elif kind is list or kind is tuple:
         if not value:
             out.append("[]")
             return
         inner = newline + "  "
-        out.append("[")
-        first = True
+        sep = "[" + inner
         for item in value:
-            out.append(inner if first else "," + inner)
-            first = False
-            _encode(item, inner, out)
+            kind = type(item)
+            if kind is str:
+                out.append(sep + _encode_str(item))
+            elif kind is int:
+                out.append(sep + int.__repr__(item))
+            else:
+                out.append(sep)
+                _encode(item, inner, out)
+            sep = "," + inner
         out.append(newline + "]")
     else:
         out.append(_scalar(value))

@@ -10,6 +10,7 @@ from pbm.cr.engine import tables
 from pbm.cr.engine.context import TurnContext, account, floor_money
 from pbm.cr.engine.financing import finance
 from pbm.cr.engine.rights import prohibited_reason, holding_routes
+from pbm.cr.engine.writes import insert_now
 from pbm.models import Line, Player, PrivateCompany, Railroad, Route
 
 
@@ -119,12 +120,12 @@ def incorporate_private_companies(ctx: TurnContext) -> None:
                       shares_public=0, treasury_shares=0, cash=0, efficiency=efficiency, locomotive=best,
                       technologies=[t for t in tables.technologies_available(ctx.turn) if t != "A"],
                       grand_station=False, dividend=0, regions_at_start=[], lines=[], holdings=[])
-        ctx.session.add(rr)
         pc.status = "incorporated"  # taken now, so a second order for it is void
         launched.append((player, pc, route, rr, action.president))
     if not launched:
         return
-    ctx.session.flush()  # one flush gives every new railroad its id
+    insert_now(ctx.session, [rr for _, _, _, rr, _ in launched])  # their ids, one INSERT (the turn's other
+    # changes are written by its one flush at the end; the new railroads must be there before it)
     for player, pc, route, rr, wants in launched:
         ctx.railroads[rr.code] = rr
         ctx.railroad_by_id[rr.id] = rr

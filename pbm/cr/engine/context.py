@@ -98,7 +98,6 @@ class TurnContext:
         self._rows: dict[int, Route] | None = None
         self._routes_at: dict[int, list[Route]] | None = None
         self._load()
-        self._preload_for_export()
         self.start_balances = self.balances()
 
     # ------------------------------------------------------------------ loading
@@ -129,22 +128,6 @@ class TurnContext:
         for p in players:  # Player.holdings (ordered by railroad) from the rows just read, not a second query
             if "holdings" not in p.__dict__:
                 attributes.set_committed_value(p, "holdings", sorted(by_player[p.id], key=lambda h: h.railroad_id))
-
-    def _preload_for_export(self) -> None:
-        """Touch the relationships ``export_game`` walks so that it needs no query per row."""
-        from sqlalchemy.orm import attributes
-
-        for pc in self.pcs.values():
-            attributes.set_committed_value(pc, "route", self.route_by_id[pc.route_id])
-        for route in self.routes.values():
-            attributes.set_committed_value(route, "a", self.towns[route.a_id])
-            attributes.set_committed_value(route, "b", self.towns[route.b_id])
-        for rr in self.railroads.values():
-            for line in rr.lines:
-                attributes.set_committed_value(line, "route", self.route_by_id[line.route_id])
-            for h in rr.holdings:
-                attributes.set_committed_value(h, "railroad", rr)
-                attributes.set_committed_value(h, "player", self.player_by_id[h.player_id])
 
     # ---------------------------------------------------------------- randomness
     def rng(self, purpose: str) -> np.random.Generator:
@@ -236,11 +219,23 @@ class TurnContext:
 
     def net_worth(self, player: Player) -> int:
         """§3.5A: cash + stock (at current prices) + PCs − loan; the president loan is left out (§4.4E)."""
+        pcs = sum(self.pc_value(pc) for pc in self.pcs.values() if pc.owner_id == player.id and pc.status == "owned")
+        return self._worth(player, pcs)
+
+    def net_worths(self) -> dict[int, int]:
+        """:meth:`net_worth` of every player (by number), with one pass over the PCs."""
+        pcs: dict[int, int] = {}
+        for pc in self.pcs.values():
+            owner = pc.owner_id
+            if owner is not None and pc.status == "owned":
+                pcs[owner] = pcs.get(owner, 0) + self.pc_value(pc)
+        return {n: self._worth(p, pcs.get(p.id, 0)) for n, p in self.players.items()}
+
+    def _worth(self, player: Player, pcs: int) -> int:
         stock = 0
         for h in player.holdings:
             rr = self.railroad_by_id[h.railroad_id]
             stock += int(h.shares * rr.price) - int(h.short * rr.price)
-        pcs = sum(self.pc_value(pc) for pc in self.pcs.values() if pc.owner_id == player.id and pc.status == "owned")
         return player.cash + stock + pcs - player.loan
 
     # --------------------------------------------------------------------- money
@@ -297,12 +292,36 @@ class TurnContext:
         return self._events
 
     def flush_log(self) -> None:
-        """Write the turn's ledger and events in two bulk inserts."""
+        """Write the turn's ledger and events in two bulk inserts (on PostgreSQL, two COPYs)."""
         connection = self.session.connection()
-        if self._ledger:
-            connection.execute(insert(LedgerEntry.__table__), self._ledger)
-        if self._events:
-            connection.execute(insert(Event.__table__), self._events)
+        for table, rows in ((LedgerEntry.__table__, self._ledger), (Event.__table__, self._events)):
+            if not rows:
+                continue
+            if connection.dialect.name == "postgresql" and connection.dialect.driver == "psycopg":
+                copy_rows(connection, table, rows)
+            else:
+                connection.execute(insert(table), rows)
+
+
+def copy_rows(connection, table, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` (dicts with every column but the key) with one ``COPY ... FROM STDIN``
+    (psycopg 3): the values as the INSERT would store them — JSON columns through psycopg's
+    ``Json`` as SQLAlchemy's JSON type sends them (None as JSON ``null``), the key from the
+    table's sequence."""
+    from psycopg.types.json import Json
+    from sqlalchemy import JSON
+
+    columns = [c for c in table.columns if not c.primary_key]
+    names = ", ".join(f'"{c.name}"' for c in columns)
+    as_json = [isinstance(c.type, JSON) for c in columns]
+    keys = [c.key for c in columns]
+    cursor = connection.connection.dbapi_connection.cursor()
+    try:
+        with cursor.copy(f'COPY "{table.name}" ({names}) FROM STDIN') as copy:
+            for row in rows:
+                copy.write_row([Json(row[k]) if j else row[k] for k, j in zip(keys, as_json)])
+    finally:
+        cursor.close()
 
 
 def account(obj: Player | Railroad) -> str:

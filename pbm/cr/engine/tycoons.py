@@ -102,8 +102,9 @@ def tycoon_final_financial_phase(ctx: TurnContext) -> None:
             bankrupt_tycoon(ctx, player)
         else:
             compel_recall(ctx, player)
+    worths = ctx.net_worths()  # setting credit changes no holding, price or PC
     for number, player in ctx.players.items():
-        set_credit(ctx, player)
+        set_credit(ctx, player, worths[number])
 
 
 def pay_loan_interest(ctx: TurnContext, player: Player) -> None:
@@ -192,9 +193,10 @@ def compel_recall(ctx: TurnContext, player: Player) -> None:
     player.recall = 0
 
 
-def set_credit(ctx: TurnContext, player: Player) -> None:
-    """Step 14.4 (§3.5A/C): net worth, credit limit at the new climate's margin, and any recall."""
-    player.net_worth = ctx.net_worth(player)
+def set_credit(ctx: TurnContext, player: Player, worth: int | None = None) -> None:
+    """Step 14.4 (§3.5A/C): net worth (``worth`` if already known), credit limit at the new
+    climate's margin, and any recall."""
+    player.net_worth = ctx.net_worth(player) if worth is None else worth
     player.credit_limit = credit_limit(player.net_worth, ctx.new_climate.credit_margin)
     available = available_credit(player.credit_limit, player.loan)
     player.recall = max(0, player.loan - 2 * player.credit_limit) if available < 0 else 0

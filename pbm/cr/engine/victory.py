@@ -116,7 +116,7 @@ def victory_points(ctx: TurnContext) -> None:
 
 
 def award_robber_baron(ctx: TurnContext, state: dict) -> None:
-    worths = {n: ctx.net_worth(p) for n, p in ctx.players.items()}
+    worths = ctx.net_worths()
     for n, p in ctx.players.items():
         p.net_worth = worths[n]
     for n, pts in robber_baron_points(worths, ctx.scratch.bankrupt_players).items():
@@ -167,6 +167,7 @@ def award_builder(ctx: TurnContext, state: dict) -> None:
     linked = set(state.get("regions_linked", []))
     bonus_linked = set(state.get("bonus_linked", []))
     done: set[str] = set()
+    survivor = {c: _survivor(ctx, c).code for c in ctx.scratch.active_at_start}  # (no road merges here)
     for code in list(ctx.scratch.active_at_start):
         rr = _survivor(ctx, code)
         if rr.code in done or rr.status not in ("active", "bankrupt"):
@@ -174,7 +175,7 @@ def award_builder(ctx: TurnContext, state: dict) -> None:
         done.add(rr.code)
         president = ctx.scratch.president_at_start.get(rr.code)
         before = set().union(*(ctx.scratch.start_regions.get(c, set()) for c in ctx.scratch.active_at_start
-                               if _survivor(ctx, c).code == rr.code))
+                               if survivor[c] == rr.code))
         before = {norm(r) for r in before}
         now = {norm(r) for r in ctx.regions_of(rr)}
         new = sorted(now - before)
