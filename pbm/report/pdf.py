@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 from xml.sax.saxutils import escape
@@ -20,6 +21,7 @@ from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.pagesizes import landscape, letter
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     BaseDocTemplate,
     CondPageBreak,
@@ -85,11 +87,33 @@ def cell(text: Any) -> Paragraph:
     return Paragraph(esc(text), CELL)
 
 
+CELL_PAD = 2.5  # LEFTPADDING and RIGHTPADDING of TABLE_STYLE
+# What a Paragraph would change in a text (whitespace it collapses, soft hyphens it may break at): such a
+# text stays a Paragraph, so that a cell prints the same words whichever way it is drawn.
+_PARAGRAPH_ONLY = re.compile("[\t\n\r\x0b\x0c\xad\u200b]|  |^ | $")
+
+
+def fitted_cell(text: Any, width: float | None) -> Paragraph | str:
+    """A table cell of a wrapping column: the plain string (drawn as text, never parsed) where it fits
+    on one line of a column ``width`` wide, an escaped Paragraph (which wraps) where it does not.
+
+    Both are drawn in the cell font (``CELL``: DejaVu Sans 6.8 pt); the string saves the Paragraph's
+    markup parsing and line breaking, most of a report's table cost.
+    """
+    value = str(text)
+    if (width is not None and not _PARAGRAPH_ONLY.search(value)
+            and stringWidth(value, SANS, CELL.fontSize) <= width - 2 * CELL_PAD):
+        return value
+    return cell(value)
+
+
 def table(header: list[str], rows: list[list[Any]], widths: list[float] | None = None,
           wrap: set[int] | None = None, align_right: set[int] | None = None) -> Table:
-    """A styled table; columns in ``wrap`` become escaped Paragraphs so long text wraps."""
+    """A styled table; a cell of a column in ``wrap`` whose text does not fit on one line becomes an
+    escaped Paragraph, so long text wraps (:func:`fitted_cell`)."""
     wrap = wrap or set()
-    body = [[cell(v) if i in wrap else str(v) for i, v in enumerate(row)] for row in rows]
+    body = [[fitted_cell(v, widths[i] if widths else None) if i in wrap else str(v) for i, v in enumerate(row)]
+            for row in rows]
     t = Table([header] + body, colWidths=widths, repeatRows=1, hAlign="LEFT")
     style = TableStyle(TABLE_STYLE.getCommands())
     for i in align_right or set():

@@ -186,3 +186,24 @@ def test_computer_seat_report_on_request(game_url, tmp_path):
     assert "Computer Tycoon 7" in text
     with session_scope(game_url) as s:
         assert s.scalar(select(Player).where(Player.number == 7)).human is False
+
+
+def test_table_cells_are_plain_text_where_they_fit_and_wrap_where_they_do_not():
+    """Issue 15: a wrapping column's cell is drawn as a plain string (never parsed as markup) when it fits
+    on one line; a Paragraph (escaped) when it must wrap or when a Paragraph would print it differently."""
+    from reportlab.platypus import Paragraph
+
+    from pbm.report.pdf import fitted_cell, table
+
+    assert fitted_cell("#3 Jay Gould", 92) == "#3 Jay Gould"
+    assert fitted_cell('<b>B&O</b>', 92) == '<b>B&O</b>'  # player text drawn literally, not as markup
+    long = "a character name far too long for the narrow column of the player summary table"
+    wrapped = fitted_cell(long, 92)
+    assert isinstance(wrapped, Paragraph) and wrapped.text == long
+    evil = fitted_cell('<font size="40">' + "x" * 60 + "</font>", 92)
+    assert isinstance(evil, Paragraph) and evil.text.startswith("&lt;font")
+    for odd in ("two  spaces", " leading", "line\nbreak", "soft\xadhyphen"):  # a Paragraph would change them
+        assert isinstance(fitted_cell(odd, 200), Paragraph), repr(odd)
+    assert isinstance(fitted_cell("short", None), Paragraph)  # no width: no way to know it fits
+    t = table(["#", "Name"], [[1, "Ann"], [2, long]], [18, 92], wrap={1})
+    assert t._cellvalues[1][1] == "Ann" and isinstance(t._cellvalues[2][1], Paragraph)
