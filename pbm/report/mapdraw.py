@@ -102,6 +102,9 @@ class MapPicture:
     towns: list[tuple[float, float, float, bool]]  # x, y, radius, filled
     labels: list[tuple[float, float, str]]
     codes: list["CodeLabel"] = field(default_factory=list)  # route codes (the RoW page), drawn last
+    # The PDF operators of the picture's lines and shapes (no text), made by the first report drawing it
+    # and copied into every later one (MapFlowable.draw), by part.
+    graphics: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -300,6 +303,35 @@ class MapFlowable(Flowable):
     def draw(self) -> None:
         pic, c = self.picture, self.canv
         c.saveState()
+        self._once("map", self._draw_map)
+        c.setFillColor(LABEL)
+        c.setFont(SANS, 5.5)
+        for x, y, name in pic.labels:
+            c.drawString(x, y, name)
+        if pic.codes:
+            self._once("patches", self._draw_patches)
+            c.setFont(SANS, CODE_SIZE)
+            for label in pic.codes:
+                c.setFillColor(label.colour)
+                c.drawString(label.x + 0.5, label.y + 0.9, label.text)
+        c.restoreState()
+
+    def _once(self, part: str, draw) -> None:
+        """Lines and shapes are the same operators in every report of the turn: drawn by the first, then
+        copied (issue 15).  Text is not: its bytes depend on the document (the font subset's codes).  A
+        part sets every state it uses, so its operators do not depend on what was drawn before it."""
+        code = self.canv._code
+        done = self.picture.graphics.get(part)
+        if done is None:
+            start = len(code)
+            draw()
+            self.picture.graphics[part] = code[start:]
+        else:
+            code.extend(done)
+
+    def _draw_map(self) -> None:
+        """Water, land, lines and town dots."""
+        pic, c = self.picture, self.canv
         c.setStrokeColor(colors.grey)
         c.setFillColor(WATER)
         c.setLineWidth(0.5)
@@ -332,21 +364,15 @@ class MapFlowable(Flowable):
                 if is_filled == filled:
                     dots.circle(x, y, radius)
             c.drawPath(dots, stroke=1, fill=1)
-        c.setFillColor(LABEL)
-        c.setFont(SANS, 5.5)
-        for x, y, name in pic.labels:
-            c.drawString(x, y, name)
-        if pic.codes:
-            c.setFillColor(LAND)  # a patch of land under each code, so the lines under it do not blur it
-            patches = c.beginPath()
-            for label in pic.codes:
-                patches.rect(label.x, label.y, label.w, label.h)
-            c.drawPath(patches, stroke=0, fill=1)
-            c.setFont(SANS, CODE_SIZE)
-            for label in pic.codes:
-                c.setFillColor(label.colour)
-                c.drawString(label.x + 0.5, label.y + 0.9, label.text)
-        c.restoreState()
+
+    def _draw_patches(self) -> None:
+        """A patch of land under each route code, so the lines under it do not blur it."""
+        c = self.canv
+        c.setFillColor(LAND)
+        patches = c.beginPath()
+        for label in self.picture.codes:
+            patches.rect(label.x, label.y, label.w, label.h)
+        c.drawPath(patches, stroke=0, fill=1)
 
 
 def legend_rows(data: TurnData) -> list[tuple[colors.Color, str, str]]:
