@@ -207,3 +207,36 @@ def test_table_cells_are_plain_text_where_they_fit_and_wrap_where_they_do_not():
     assert isinstance(fitted_cell("short", None), Paragraph)  # no width: no way to know it fits
     t = table(["#", "Name"], [[1, "Ann"], [2, long]], [18, 92], wrap={1})
     assert t._cellvalues[1][1] == "Ann" and isinstance(t._cellvalues[2][1], Paragraph)
+
+
+def test_a_report_has_the_same_bytes_alone_or_after_the_others(game_url, tmp_path, monkeypatch):
+    """Issue 15: the reports of a turn share paragraphs and map drawings (built by the first report, reused
+    by the next); a report made after the others is byte for byte the one made alone."""
+    monkeypatch.setenv("PBM_RENDER_WORKERS", "1")
+    together = _render(game_url, tmp_path / "all", "--moderator")
+    for n in (3, 2):
+        alone = _render(game_url, tmp_path / f"p{n}", "--player", str(n))
+        assert (alone / f"player-{n}.pdf").read_bytes() == (together / f"player-{n}.pdf").read_bytes(), n
+    moderator = _render(game_url, tmp_path / "mod", "--player", "1", "--moderator")
+    assert (moderator / "moderator.pdf").read_bytes() == (together / "moderator.pdf").read_bytes()
+
+
+def test_a_shared_paragraph_put_off_to_the_next_page_fits_in_the_next_document():
+    """A paragraph the reports share, put off to the next page in one document, is laid out afresh in the
+    next (reportlab marks a put-off flowable; the mark must not travel to the next document)."""
+    import io
+
+    from reportlab.platypus import Spacer
+
+    from pbm.report import pdf
+    from pbm.report.view import TurnData
+
+    data = TurnData.__new__(TurnData)
+    data.cache = {}
+    outputs = []
+    for _ in range(2):
+        story = [Spacer(1, pdf.PAGE_H - 2 * pdf.MARGIN - 10 - 12 - 8), pdf.shared(data, "• shared headline", pdf.BODY)]
+        buffer = io.BytesIO()
+        pdf.ReportDoc(buffer, "header", "title").build(story)
+        outputs.append(buffer.getvalue())
+    assert outputs[0] == outputs[1]
