@@ -240,3 +240,28 @@ def test_a_shared_paragraph_put_off_to_the_next_page_fits_in_the_next_document()
         pdf.ReportDoc(buffer, "header", "title").build(story)
         outputs.append(buffer.getvalue())
     assert outputs[0] == outputs[1]
+
+
+def test_a_chart_prints_its_title_ticks_legend_and_axis_name():
+    """Issue 15: the charts are drawn straight onto the canvas; what they print is what reportlab's chart
+    widgets printed: the title, the turn and value ticks, the legend (names cut to 18 characters)."""
+    import io
+
+    from reportlab.platypus import SimpleDocTemplate
+
+    from pbm.report.charts import LineChart, line_chart
+    from tests.report.conftest import pdf_text
+
+    series = [("Robber Baron", [(1, 0.0), (2, 12.0), (3, 31.0)]),
+              ("A very long category name", [(1, 5.0), (2, -4.0), (3, 8.0)])]
+    chart = line_chart(500, 190, "Your victory points", series)
+    assert isinstance(chart, LineChart)
+    buffer = io.BytesIO()
+    SimpleDocTemplate(buffer, invariant=1).build([chart])
+    text = pdf_text(buffer.getvalue())
+    for word in ("Your victory points", "Robber Baron", "A very long catego", "turn", "1", "2", "3", "0", "10",
+                 "20", "30"):
+        assert word in text, word
+    assert "A very long category name" not in text
+    # fewer than two turns: a sentence instead of an empty frame
+    assert "the chart starts once two turns" in str(line_chart(500, 190, "t", [("a", [(1, 1.0)])]).contents[-1].text)
