@@ -131,27 +131,28 @@ CELL_PAD = 2.5  # LEFTPADDING and RIGHTPADDING of TABLE_STYLE
 _PARAGRAPH_ONLY = re.compile("[\t\n\r\x0b\x0c\xad\u200b]|  |^ | $")
 
 
-def fitted_cell(text: Any, width: float | None) -> Paragraph | str:
+def fitted_cell(text: Any, width: float | None, data: TurnData | None = None) -> Paragraph | str:
     """A table cell of a wrapping column: the plain string (drawn as text, never parsed) where it fits
     on one line of a column ``width`` wide, an escaped Paragraph (which wraps) where it does not.
 
     Both are drawn in the cell font (``CELL``: DejaVu Sans 6.8 pt); the string saves the Paragraph's
-    markup parsing and line breaking, most of a report's table cost.
+    markup parsing and line breaking, most of a report's table cost.  With ``data``, the Paragraph is
+    the turn's shared one (:func:`shared`): parsed and broken into lines once for every report.
     """
     value = str(text)
     if (width is not None and not _PARAGRAPH_ONLY.search(value)
             and stringWidth(value, SANS, CELL.fontSize) <= width - 2 * CELL_PAD):
         return value
-    return cell(value)
+    return cell(value) if data is None else shared(data, esc(value), CELL)
 
 
 def table(header: list[str], rows: list[list[Any]], widths: list[float] | None = None,
-          wrap: set[int] | None = None, align_right: set[int] | None = None) -> Table:
+          wrap: set[int] | None = None, align_right: set[int] | None = None, data: TurnData | None = None) -> Table:
     """A styled table; a cell of a column in ``wrap`` whose text does not fit on one line becomes an
-    escaped Paragraph, so long text wraps (:func:`fitted_cell`)."""
+    escaped Paragraph, so long text wraps (:func:`fitted_cell`; shared by the turn's reports with ``data``)."""
     wrap = wrap or set()
-    body = [[fitted_cell(v, widths[i] if widths else None) if i in wrap else str(v) for i, v in enumerate(row)]
-            for row in rows]
+    body = [[fitted_cell(v, widths[i] if widths else None, data) if i in wrap else str(v)
+             for i, v in enumerate(row)] for row in rows]
     t = Table([header] + body, colWidths=widths, repeatRows=1, hAlign="LEFT")
     style = TableStyle(TABLE_STYLE.getCommands())
     for i in align_right or set():
@@ -216,7 +217,7 @@ def _player_summary(story: list, data: TurnData, vis: Visibility) -> None:
     story.append(shared(data, "9.2 Player summary (by net worth)", H2))
     rows = sections.player_summary(data, vis)
     widths = [18, 92, 56, 62, 150, 82, 60]
-    story.append(table(sections.PLAYER_HEADER, rows, widths, wrap={1, 2, 3, 4, 5, 6}))
+    story.append(table(sections.PLAYER_HEADER, rows, widths, wrap={1, 2, 3, 4, 5, 6}, data=data))
     if vis.spied_player:
         addr = vis.address(data, vis.spied_player)
         if addr:
@@ -232,7 +233,7 @@ def _railroad_summary(story: list, data: TurnData, vis: Visibility | None) -> No
         return
     widths = [30, 32, 44, 44, 42, 40, 30, 28, 30, 30, 66, 66, 58]
     story.append(table(sections.RAILROAD_HEADER, [b.row for b in blocks], widths,
-                       wrap={10, 11, 12}, align_right={1, 2, 3, 4, 5, 6, 7, 8, 9}))
+                       wrap={10, 11, 12}, align_right={1, 2, 3, 4, 5, 6, 7, 8, 9}, data=data))
     story.append(shared(data, "Lines", H3))
     for b in blocks:
         text = f"<b>{esc(b.row[0])}</b> {esc(b.name)}: {esc('; '.join(b.lines) or 'no lines')}"
@@ -263,22 +264,23 @@ def _pcs(story: list, data: TurnData) -> None:
     if not rows:
         story.append(para("No private companies are for sale."))
         return
-    story.append(table(sections.PC_HEADER, rows, [40, 220, 40, 120, 70], wrap={1, 3}, align_right={2, 4}))
+    story.append(table(sections.PC_HEADER, rows, [40, 220, 40, 120, 70], wrap={1, 3}, align_right={2, 4},
+                       data=data))
     story.append(shared(data, "A player offering a PC may raise his asking price by 20 % this turn (§9.5).", SMALL))
 
 
-def _flow_table(flow: sections.CashFlow) -> Table:
+def _flow_table(flow: sections.CashFlow, data: TurnData) -> Table:
     rows = [["start", sections.money(flow.start)]]
     rows += [[text, sections.money(amount)] for text, amount in flow.lines]
     rows.append(["end", sections.money(flow.end)])
-    t = table([flow.title, ""], rows, [260, 70], wrap={0}, align_right={1})
+    t = table([flow.title, ""], rows, [260, 70], wrap={0}, align_right={1}, data=data)
     t.setStyle(TableStyle([("FONT", (0, -1), (-1, -1), BOLD, 6.8)]))
     return t
 
 
 def _private(story: list, data: TurnData, vis: Visibility) -> None:
     pr = sections.private_report(data, vis)
-    story.append(KeepTogether([shared(data, "9.6 Private report", H2), _flow_table(pr.flow)]))
+    story.append(KeepTogether([shared(data, "9.6 Private report", H2), _flow_table(pr.flow, data)]))
     story.append(Spacer(1, 6))
     side = Table([[table(["Assets and debt", ""], [list(a) for a in pr.assets], [150, 60], align_right={1}),
                    table(["Victory points", ""], [list(v) for v in pr.vp], [150, 60], align_right={1})]],
@@ -289,7 +291,7 @@ def _private(story: list, data: TurnData, vis: Visibility) -> None:
     if not pr.railroad_flows:
         story.append(shared(data, "You direct no railroad and spied on none this turn.", SMALL))
     for flow in pr.railroad_flows:
-        story.append(_flow_table(flow))
+        story.append(_flow_table(flow, data))
         story.append(Spacer(1, 5))
     if pr.news:
         story.append(shared(data, "Your news", H3))
