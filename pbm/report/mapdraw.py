@@ -13,7 +13,9 @@ latitude, which is faithful enough for a page-sized map of the country.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -103,8 +105,8 @@ class MapPicture:
     labels: list[tuple[float, float, str]]
     codes: list["CodeLabel"] = field(default_factory=list)  # route codes (the RoW page), drawn last
     # The PDF operators of the picture's lines and shapes (no text), made by the first report drawing it
-    # and copied into every later one (MapFlowable.draw), by part.
-    graphics: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
+    # and copied into every later one (MapFlowable.draw), by part; a part drawn as a form: its name and filter.
+    graphics: dict[str, list] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -303,7 +305,7 @@ class MapFlowable(Flowable):
     def draw(self) -> None:
         pic, c = self.picture, self.canv
         c.saveState()
-        self._once("map", self._draw_map)
+        self._form("map", self._draw_map)
         c.setFillColor(LABEL)
         c.setFont(SANS, 5.5)
         for x, y, name in pic.labels:
@@ -328,6 +330,37 @@ class MapFlowable(Flowable):
             self.picture.graphics[part] = code[start:]
         else:
             code.extend(done)
+
+    def _form(self, part: str, draw) -> None:
+        """Like :meth:`_once`, but the operators go into a form XObject of the document, whose stream is
+        compressed once for every report of the turn (compressing a map page's ~70-90 kB of
+        operators cost each report ~3 ms a page).  The form is drawn in the current graphics state, as
+        the operators were; what they change stays inside it."""
+        pic, c = self.picture, self.canv
+        done = pic.graphics.get(part)
+        if done is None:
+            start = len(c._code)
+            draw()
+            done = pic.graphics[part] = c._code[start:]
+            del c._code[start:]
+        key = f"{part}-form"
+        if key not in pic.graphics:
+            digest = hashlib.sha1("\n".join(done).encode("utf-8")).hexdigest()[:16]
+            pic.graphics[key] = [f"pbm{part}{digest}", _DeflateOnce()]
+        name, deflate = pic.graphics[key]
+        if not c._doc.hasForm(name):
+            c.beginForm(name, -2, -2, pic.width + 2, pic.height + 2)  # the frame's stroke reaches past the box
+            c._code.extend(done)
+            c.endForm()
+            if c._pageCompression:
+                from reportlab.pdfbase.pdfdoc import PDFStream
+
+                form = c._doc.idToObject[c._doc.getXObjectName(name)]
+                stream = PDFStream()
+                stream.content = form.stream
+                stream.filters = [deflate]
+                form.Contents, form.compression = stream, 0
+        c.doForm(name)
 
     def _draw_map(self) -> None:
         """Water, land, lines and town dots."""
@@ -373,6 +406,27 @@ class MapFlowable(Flowable):
         for label in self.picture.codes:
             patches.rect(label.x, label.y, label.w, label.h)
         c.drawPath(patches, stroke=0, fill=1)
+
+
+class _DeflateOnce:
+    """reportlab's Flate stream filter, remembering its last result: the same map stream in every report
+    of a turn is compressed once (zlib is deterministic: the same bytes as compressing it each time)."""
+
+    pdfname = "FlateDecode"
+
+    def __init__(self) -> None:
+        self.content: bytes | None = None
+        self.encoded = b""
+
+    def encode(self, content: bytes | str) -> bytes:
+        if isinstance(content, str):
+            content = content.encode("utf-8")
+        if content != self.content:
+            self.content, self.encoded = content, zlib.compress(content)
+        return self.encoded
+
+    def decode(self, encoded: bytes) -> bytes:
+        return zlib.decompress(encoded)
 
 
 def legend_rows(data: TurnData) -> list[tuple[colors.Color, str, str]]:
