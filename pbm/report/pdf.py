@@ -107,8 +107,11 @@ class SharedParagraph(Paragraph):
     def drawOn(self, canvas, x: float, y: float, _sW: float = 0) -> None:
         super().drawOn(canvas, x, y, _sW)
         # Drawn, so no longer put off to the next page: reportlab leaves the mark, which would make the next
-        # document that puts it off take it for a paragraph too large for any page.
+        # document that puts it off take it for a paragraph too large for any page.  Likewise the
+        # keep-with-next it switches off on a paragraph it has grouped with the next one: the next document
+        # takes it from the style again.
         self.__dict__.pop("_postponed", None)
+        self.__dict__.pop("keepWithNext", None)
 
 
 def shared(data: TurnData, markup: str, style: ParagraphStyle) -> Paragraph:

@@ -265,3 +265,23 @@ def test_a_chart_prints_its_title_ticks_legend_and_axis_name():
     assert "A very long category name" not in text
     # fewer than two turns: a sentence instead of an empty frame
     assert "the chart starts once two turns" in str(line_chart(500, 190, "t", [("a", [(1, 1.0)])]).contents[-1].text)
+
+
+def test_a_shared_heading_keeps_with_the_next_paragraph_in_every_document():
+    """reportlab switches keep-with-next off on a flowable it has grouped with the next one; a shared
+    paragraph gets it back from its style for the next document."""
+    import io
+
+    from reportlab.lib.styles import ParagraphStyle
+
+    from pbm.report import pdf
+    from pbm.report.view import TurnData
+
+    data = TurnData.__new__(TurnData)
+    data.cache = {}
+    heading = ParagraphStyle("kept", parent=pdf.H2, keepWithNext=1)
+    for _ in range(2):
+        p = pdf.shared(data, "A heading", heading)
+        assert p.getKeepWithNext() == 1
+        buffer = io.BytesIO()
+        pdf.ReportDoc(buffer, "header", "title").build([p, pdf.shared(data, "its text", pdf.BODY)])
