@@ -3,12 +3,15 @@
 Target: at most 1 s on every week of a 25-turn season (issue 15).  Run:
 ``python scripts/bench_week.py [--turns N]`` from the project folder; prints the time of each stage of
 every week, then the median and the worst week.  ``PBM_RENDER_WORKERS=1`` renders in one process.
+CPU columns: ``cpu`` this process's, ``+workers`` the render worker processes', ``render cpu`` the
+rendering's in both.
 """
 
 from __future__ import annotations
 
 import argparse
 import mailbox
+import resource
 import statistics
 import sys
 import tempfile
@@ -41,6 +44,7 @@ def week(folder: Path, turns: int) -> list[dict[str, float]]:
     for turn in range(1, turns + 1):
         _write_mails(url, "bench", secrets, box, turn)
         row: dict[str, float] = {}
+        w0 = _children_cpu()
         c0 = time.process_time()
         t0 = time.perf_counter()
         with session_scope(url) as s:
@@ -49,15 +53,24 @@ def week(folder: Path, turns: int) -> list[dict[str, float]]:
         with session_scope(url) as s:
             run_turn(s, s.scalar(select(Game).where(Game.name == "bench")))
         t2 = time.perf_counter()
+        c2 = time.process_time()
         with session_scope(url) as s:
             result = render_turn(s, s.scalar(select(Game).where(Game.name == "bench")), out=folder / "reports")
         t3 = time.perf_counter()
         row["cpu"] = time.process_time() - c0
+        row["workers_cpu"] = _children_cpu() - w0  # the render worker processes (ended by now)
+        row["render_cpu"] = time.process_time() - c2 + row["workers_cpu"]
         # the maildir keeps old mails: ingest of earlier turns' mails is a duplicate check only
         row.update(ingest=t1 - t0, resolve=t2 - t1, render=t3 - t2, total=t3 - t0, reports=len(result.paths))
         row["ingest_summary"] = summary  # type: ignore[assignment]
         figures.append(row)
     return figures
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the ended child processes: the render workers."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -66,18 +79,21 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         figures = week(Path(tmp), args.turns)
-    print(f"{'turn':>4} {'ingest 15':>10} {'resolve':>9} {'15 reports':>11} {'total':>8} {'cpu':>8}  mail")
+    print(f"{'turn':>4} {'ingest 15':>10} {'resolve':>9} {'15 reports':>11} {'total':>8} {'cpu':>8} {'+workers':>9} "
+          f"{'render cpu':>11}  mail")
     for i, f in enumerate(figures, start=1):
-        print(f"{i:>4} {f['ingest']:>9.3f}s {f['resolve']:>8.3f}s {f['render']:>10.3f}s {f['total']:>7.3f}s {f['cpu']:>7.3f}s  "
-              f"{f['ingest_summary']}")
+        print(f"{i:>4} {f['ingest']:>9.3f}s {f['resolve']:>8.3f}s {f['render']:>10.3f}s {f['total']:>7.3f}s {f['cpu']:>7.3f}s "
+              f"{f['workers_cpu']:>8.3f}s {f['render_cpu']:>10.3f}s  {f['ingest_summary']}")
     totals = sorted(f["total"] for f in figures)
     median = statistics.median(totals)
     worst = totals[-1]
     per_report = statistics.median(f["render"] for f in figures) / 15
+    cpu_per_report = statistics.median(f["render_cpu"] for f in figures) / 15
     print(f"median week: {median:.3f} s; worst week: {worst:.3f} s (turn "
           f"{1 + [f['total'] for f in figures].index(worst)}); target <= 1 s every week: "
           f"{'met' if worst <= 1 else 'NOT met'}; median {per_report * 1000:.0f} ms per report with its map "
-          f"({render_workers(15)} render processes; PBM_RENDER_WORKERS sets them)")
+          f"({render_workers(15)} render processes; PBM_RENDER_WORKERS sets them), "
+          f"{cpu_per_report * 1000:.0f} ms CPU per report (parent and workers)")
 
 if __name__ == "__main__":
     main()

@@ -1,6 +1,6 @@
 """Charts for the turn report: a player's net worth and VP over the turns, the prices of his stocks.
 
-Drawn with ``reportlab.graphics.charts`` from the history the engine keeps
+Drawn straight onto the PDF canvas (:class:`LineChart`) from the history the engine keeps
 (``PlayerTurn``, ``RailroadTurn``).  A chart with fewer than two points says
 so in words instead of drawing an empty frame.
 """
@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reportlab.graphics.charts.legends import Legend
-from reportlab.graphics.charts.lineplots import LinePlot
 from reportlab.graphics.shapes import Drawing, String
 from reportlab.lib import colors
+from reportlab.platypus import Flowable
 
 from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.report.mapdraw import PALETTE
@@ -42,55 +41,121 @@ def _empty(d: Drawing, width: float, height: float, text: str) -> Drawing:
 def line_chart(
     width: float, height: float, title: str, series: list[tuple[str, list[tuple[int, float]]]],
     y_format: str = "{:,.0f}",
-) -> Drawing:
+) -> Flowable:
     """Lines of (turn, value) points, one per named series, with a legend on the right."""
-    d = _frame(width, height, title)
     series = [(name, pts) for name, pts in series if pts]
     if not series or max(len(pts) for _, pts in series) < 2:
+        d = _frame(width, height, title)
         return _empty(d, width, height, "(the chart starts once two turns have been played)")
-    plot = LinePlot()
-    legend_width = 90 if len(series) > 1 else 0
-    plot.x, plot.y = 46, 22
-    plot.width = width - plot.x - 10 - legend_width
-    plot.height = height - plot.y - 22
-    plot.data = [[(float(t), float(v)) for t, v in pts] for _, pts in series]
-    for i in range(len(series)):
-        plot.lines[i].strokeColor = PALETTE[i % len(PALETTE)]
-        plot.lines[i].strokeWidth = 1.3
-    turns = sorted({t for _, pts in series for t, _ in pts})
-    plot.xValueAxis.valueMin = min(turns)
-    plot.xValueAxis.valueMax = max(turns)
-    step = max(1, (max(turns) - min(turns)) // 10 or 1)
-    plot.xValueAxis.valueSteps = list(range(min(turns), max(turns) + 1, step))
-    plot.xValueAxis.labels.fontSize = 6
-    plot.xValueAxis.labelTextFormat = "%d"
-    values = [v for _, pts in series for _, v in pts]
-    low, high = min(values + [0.0]), max(values + [1.0])
-    plot.yValueAxis.valueMin = low
-    plot.yValueAxis.valueMax = high if high > low else low + 1
-    plot.yValueAxis.labels.fontSize = 6
-    plot.yValueAxis.labelTextFormat = lambda v: y_format.format(v)
-    d.add(plot)
-    d.add(String(plot.x + plot.width / 2, 4, "turn", fontName=SANS, fontSize=6, textAnchor="middle"))
-    if legend_width:
-        legend = Legend()
-        legend.x, legend.y = width - legend_width + 4, height - 22
-        legend.fontName, legend.fontSize = SANS, 6
-        legend.dx = legend.dy = 6
-        legend.deltay = 8
-        legend.alignment = "right"
-        legend.columnMaximum = 12
-        legend.colorNamePairs = [(PALETTE[i % len(PALETTE)], name[:18]) for i, (name, _) in enumerate(series)]
-        d.add(legend)
-    return d
+    return LineChart(width, height, title, series, y_format)
 
 
-def net_worth_chart(history: list[dict[str, Any]], width: float, height: float) -> Drawing:
+class LineChart(Flowable):
+    """A line chart drawn straight onto the PDF canvas (issue 15: reportlab's LinePlot and Legend
+    widgets cost a report ~20 ms for its three charts, nearly all in building and checking widget
+    objects).  The picture is the one those widgets drew: the same axes, ticks and tick values
+    (reportlab's value axes still choose and place them), labels, lines, legend and texts, at the
+    same places."""
+
+    LEGEND_WIDTH = 90
+    TICK = 5  # tick length and label distance of reportlab's value axes
+    LABEL_FONT, LABEL_SIZE = "Helvetica", 6  # reportlab's axis labels: its default font
+    SWATCH, SWATCH_TEXT_GAP, LEGEND_STEP, LEGEND_ROWS = 6, 10, 8, 12
+
+    def __init__(self, width: float, height: float, title: str,
+                 series: list[tuple[str, list[tuple[int, float]]]], y_format: str) -> None:
+        from reportlab.graphics.charts.axes import XValueAxis, YValueAxis
+
+        super().__init__()
+        self.width, self.height, self.title = width, height, title
+        legend_width = self.LEGEND_WIDTH if len(series) > 1 else 0
+        x, y = 46, 22
+        w = width - x - 10 - legend_width
+        h = height - y - 22
+        data = [[(float(t), float(v)) for t, v in pts] for _, pts in series]
+        turns = sorted({t for _, pts in series for t, _ in pts})
+        values = [v for _, pts in series for _, v in pts]
+        low, high = min(values + [0.0]), max(values + [1.0])
+        y_axis = YValueAxis()
+        y_axis.valueMin, y_axis.valueMax = low, (high if high > low else low + 1)
+        y_axis.setPosition(x, y, h)
+        y_axis.configure(data)
+        x_axis = XValueAxis()
+        x_axis.valueMin, x_axis.valueMax = min(turns), max(turns)
+        step = max(1, (max(turns) - min(turns)) // 10 or 1)
+        x_axis.valueSteps = list(range(min(turns), max(turns) + 1, step))
+        x_axis.setPosition(x, y, w)  # LinePlot joins the x axis to the bottom of the y axis
+        x_axis.configure(data)
+        self.box = (x, y, w, h)
+        self.x_ticks = [(x_axis.scale(t), "%d" % t) for t in x_axis._tickValues]
+        self.y_ticks = [(y_axis.scale(v), y_format.format(v)) for v in y_axis._tickValues]
+        self.lines = [(PALETTE[i % len(PALETTE)], [(x_axis.scale(t), y_axis.scale(v)) for t, v in pts])
+                      for i, pts in enumerate(data)]
+        self.legend = ([(PALETTE[i % len(PALETTE)], name[:18]) for i, (name, _) in enumerate(series)]
+                       [:self.LEGEND_ROWS] if legend_width else [])
+        self.legend_x, self.legend_y = width - legend_width + 4, height - 22
+
+    def draw(self) -> None:
+        from reportlab.pdfbase.pdfmetrics import getFont
+
+        c = self.canv
+        x, y, w, h = self.box
+        c.saveState()
+        c.setFillColor(colors.black)
+        c.setFont(BOLD, 9)
+        c.drawString(4, self.height - 12, self.title)
+        c.setStrokeColor(colors.black)
+        c.setLineWidth(1)
+        axes = c.beginPath()
+        axes.moveTo(x, y)
+        axes.lineTo(x + w, y)
+        for tx, _ in self.x_ticks:
+            axes.moveTo(tx, y)
+            axes.lineTo(tx, y - self.TICK)
+        axes.moveTo(x, y)
+        axes.lineTo(x, y + h)
+        for ty, _ in self.y_ticks:
+            axes.moveTo(x, ty)
+            axes.lineTo(x - self.TICK, ty)
+        c.drawPath(axes, stroke=1, fill=0)
+        c.setFont(self.LABEL_FONT, self.LABEL_SIZE)
+        for tx, text in self.x_ticks:  # hung below the tick, centred
+            c.drawCentredString(tx, y - self.TICK - self.LABEL_SIZE, text)
+        for ty, text in self.y_ticks:  # left of the tick, centred on it as reportlab's labels are
+            c.drawRightString(x - self.TICK, ty - 0.4 * self.LABEL_SIZE, text)
+        c.setLineWidth(1.3)
+        c.setLineJoin(1)
+        for colour, points in self.lines:
+            line = c.beginPath()
+            line.moveTo(*points[0])
+            for point in points[1:]:
+                line.lineTo(*point)
+            c.setStrokeColor(colour)
+            c.drawPath(line, stroke=1, fill=0)
+        c.setFont(SANS, 6)
+        c.drawCentredString(x + w / 2, 4, "turn")
+        if self.legend:
+            c.setStrokeColor(colors.black)
+            c.setLineWidth(1)
+            c.setLineJoin(0)
+            ascent = getFont(SANS).face.ascent / 1000 * 6
+            row_y = self.legend_y - self.SWATCH
+            for colour, name in self.legend:
+                c.setFillColor(colour)
+                c.rect(self.legend_x, row_y, self.SWATCH, self.SWATCH, stroke=1, fill=1)
+                c.setFillColor(colors.black)
+                c.drawString(self.legend_x + self.SWATCH + self.SWATCH_TEXT_GAP,
+                             row_y + (self.SWATCH - ascent) * 0.5, name)
+                row_y -= self.LEGEND_STEP
+        c.restoreState()
+
+
+def net_worth_chart(history: list[dict[str, Any]], width: float, height: float) -> Flowable:
     pts = [(h["turn"], h["net_worth"]) for h in history]
     return line_chart(width, height, "Your net worth ($)", [("net worth", pts)], "${:,.0f}")
 
 
-def vp_chart(history: list[dict[str, Any]], width: float, height: float) -> Drawing:
+def vp_chart(history: list[dict[str, Any]], width: float, height: float) -> Flowable:
     series = []
     for key, label in VP_CATEGORIES:
         pts = [(h["turn"], float(h["vp"].get(key, 0) or 0)) for h in history if h.get("vp")]
@@ -101,7 +166,8 @@ def vp_chart(history: list[dict[str, Any]], width: float, height: float) -> Draw
     return line_chart(width, height, "Your victory points by category (Rail Baron: see the private report)", series)
 
 
-def price_chart(history: dict[str, list[dict[str, Any]]], codes: list[str], width: float, height: float) -> Drawing:
+def price_chart(history: dict[str, list[dict[str, Any]]], codes: list[str], width: float,
+                height: float) -> Flowable:
     series = []
     for code in codes:
         rows = history.get(code, [])

@@ -13,7 +13,9 @@ latitude, which is faithful enough for a page-sized map of the country.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -102,6 +104,9 @@ class MapPicture:
     towns: list[tuple[float, float, float, bool]]  # x, y, radius, filled
     labels: list[tuple[float, float, str]]
     codes: list["CodeLabel"] = field(default_factory=list)  # route codes (the RoW page), drawn last
+    # The PDF operators of the picture's lines and shapes (no text), made by the first report drawing it
+    # and copied into every later one (MapFlowable.draw), by part; a part drawn as a form: its name and filter.
+    graphics: dict[str, list] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -300,6 +305,66 @@ class MapFlowable(Flowable):
     def draw(self) -> None:
         pic, c = self.picture, self.canv
         c.saveState()
+        self._form("map", self._draw_map)
+        c.setFillColor(LABEL)
+        c.setFont(SANS, 5.5)
+        for x, y, name in pic.labels:
+            c.drawString(x, y, name)
+        if pic.codes:
+            self._once("patches", self._draw_patches)
+            c.setFont(SANS, CODE_SIZE)
+            for label in pic.codes:
+                c.setFillColor(label.colour)
+                c.drawString(label.x + 0.5, label.y + 0.9, label.text)
+        c.restoreState()
+
+    def _once(self, part: str, draw) -> None:
+        """Lines and shapes are the same operators in every report of the turn: drawn by the first, then
+        copied (issue 15).  Text is not: its bytes depend on the document (the font subset's codes).  A
+        part sets every state it uses, so its operators do not depend on what was drawn before it."""
+        code = self.canv._code
+        done = self.picture.graphics.get(part)
+        if done is None:
+            start = len(code)
+            draw()
+            self.picture.graphics[part] = code[start:]
+        else:
+            code.extend(done)
+
+    def _form(self, part: str, draw) -> None:
+        """Like :meth:`_once`, but the operators go into a form XObject of the document, whose stream is
+        compressed once for every report of the turn (compressing a map page's ~70-90 kB of
+        operators cost each report ~3 ms a page).  The form is drawn in the current graphics state, as
+        the operators were; what they change stays inside it."""
+        pic, c = self.picture, self.canv
+        done = pic.graphics.get(part)
+        if done is None:
+            start = len(c._code)
+            draw()
+            done = pic.graphics[part] = c._code[start:]
+            del c._code[start:]
+        key = f"{part}-form"
+        if key not in pic.graphics:
+            digest = hashlib.sha1("\n".join(done).encode("utf-8")).hexdigest()[:16]
+            pic.graphics[key] = [f"pbm{part}{digest}", _DeflateOnce()]
+        name, deflate = pic.graphics[key]
+        if not c._doc.hasForm(name):
+            c.beginForm(name, -2, -2, pic.width + 2, pic.height + 2)  # the frame's stroke reaches past the box
+            c._code.extend(done)
+            c.endForm()
+            if c._pageCompression:
+                from reportlab.pdfbase.pdfdoc import PDFStream
+
+                form = c._doc.idToObject[c._doc.getXObjectName(name)]
+                stream = PDFStream()
+                stream.content = form.stream
+                stream.filters = [deflate]
+                form.Contents, form.compression = stream, 0
+        c.doForm(name)
+
+    def _draw_map(self) -> None:
+        """Water, land, lines and town dots."""
+        pic, c = self.picture, self.canv
         c.setStrokeColor(colors.grey)
         c.setFillColor(WATER)
         c.setLineWidth(0.5)
@@ -332,21 +397,36 @@ class MapFlowable(Flowable):
                 if is_filled == filled:
                     dots.circle(x, y, radius)
             c.drawPath(dots, stroke=1, fill=1)
-        c.setFillColor(LABEL)
-        c.setFont(SANS, 5.5)
-        for x, y, name in pic.labels:
-            c.drawString(x, y, name)
-        if pic.codes:
-            c.setFillColor(LAND)  # a patch of land under each code, so the lines under it do not blur it
-            patches = c.beginPath()
-            for label in pic.codes:
-                patches.rect(label.x, label.y, label.w, label.h)
-            c.drawPath(patches, stroke=0, fill=1)
-            c.setFont(SANS, CODE_SIZE)
-            for label in pic.codes:
-                c.setFillColor(label.colour)
-                c.drawString(label.x + 0.5, label.y + 0.9, label.text)
-        c.restoreState()
+
+    def _draw_patches(self) -> None:
+        """A patch of land under each route code, so the lines under it do not blur it."""
+        c = self.canv
+        c.setFillColor(LAND)
+        patches = c.beginPath()
+        for label in self.picture.codes:
+            patches.rect(label.x, label.y, label.w, label.h)
+        c.drawPath(patches, stroke=0, fill=1)
+
+
+class _DeflateOnce:
+    """reportlab's Flate stream filter, remembering its last result: the same map stream in every report
+    of a turn is compressed once (zlib is deterministic: the same bytes as compressing it each time)."""
+
+    pdfname = "FlateDecode"
+
+    def __init__(self) -> None:
+        self.content: bytes | None = None
+        self.encoded = b""
+
+    def encode(self, content: bytes | str) -> bytes:
+        if isinstance(content, str):
+            content = content.encode("utf-8")
+        if content != self.content:
+            self.content, self.encoded = content, zlib.compress(content)
+        return self.encoded
+
+    def decode(self, encoded: bytes) -> bytes:
+        return zlib.decompress(encoded)
 
 
 def legend_rows(data: TurnData) -> list[tuple[colors.Color, str, str]]:

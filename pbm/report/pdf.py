@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 from xml.sax.saxutils import escape
@@ -20,6 +21,7 @@ from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.pagesizes import landscape, letter
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     BaseDocTemplate,
     CondPageBreak,
@@ -81,15 +83,79 @@ def para(text: Any, style: ParagraphStyle = BODY) -> Paragraph:
     return Paragraph(esc(text), style)
 
 
+class SharedParagraph(Paragraph):
+    """A Paragraph that the reports of a turn share (:func:`shared`): its markup is parsed once and its
+    lines are broken once per width, however many documents draw it.
+
+    ``wrap`` depends on the width only (reportlab's Paragraph ignores the height); the line breaking's
+    result (``blPara`` and what ``wrap`` sets beside it) is kept per width and put back, so a later
+    document draws exactly what the first did.  Parts split off at a page end are new paragraphs.
+    """
+
+    _WRAPPED = ("width", "height", "blPara", "_wrapWidths", "_width_max")
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        memo = self.__dict__.setdefault("_by_width", {})
+        state = memo.get(availWidth)
+        if state is None:
+            size = super().wrap(availWidth, availHeight)
+            memo[availWidth] = {k: self.__dict__[k] for k in self._WRAPPED if k in self.__dict__}
+            return size
+        self.__dict__.update(state)
+        return self.width, self.height
+
+    def drawOn(self, canvas, x: float, y: float, _sW: float = 0) -> None:
+        super().drawOn(canvas, x, y, _sW)
+        # Drawn, so no longer put off to the next page: reportlab leaves the mark, which would make the next
+        # document that puts it off take it for a paragraph too large for any page.  Likewise the
+        # keep-with-next it switches off on a paragraph it has grouped with the next one: the next document
+        # takes it from the style again.
+        self.__dict__.pop("_postponed", None)
+        self.__dict__.pop("keepWithNext", None)
+
+
+def shared(data: TurnData, markup: str, style: ParagraphStyle) -> Paragraph:
+    """The turn's one Paragraph of ``markup`` in ``style`` (escaped already), built on first use."""
+    store = data.cache.setdefault("paragraphs", {})
+    key = (markup, style.name)
+    p = store.get(key)
+    if p is None:
+        p = store[key] = SharedParagraph(markup, style)
+    return p
+
+
 def cell(text: Any) -> Paragraph:
     return Paragraph(esc(text), CELL)
 
 
+CELL_PAD = 2.5  # LEFTPADDING and RIGHTPADDING of TABLE_STYLE
+# What a Paragraph would change in a text (whitespace it collapses, soft hyphens it may break at): such a
+# text stays a Paragraph, so that a cell prints the same words whichever way it is drawn.
+_PARAGRAPH_ONLY = re.compile("[\t\n\r\x0b\x0c\xad\u200b]|  |^ | $")
+
+
+def fitted_cell(text: Any, width: float | None, data: TurnData | None = None) -> Paragraph | str:
+    """A table cell of a wrapping column: the plain string (drawn as text, never parsed) where it fits
+    on one line of a column ``width`` wide, an escaped Paragraph (which wraps) where it does not.
+
+    Both are drawn in the cell font (``CELL``: DejaVu Sans 6.8 pt); the string saves the Paragraph's
+    markup parsing and line breaking, most of a report's table cost.  With ``data``, the Paragraph is
+    the turn's shared one (:func:`shared`): parsed and broken into lines once for every report.
+    """
+    value = str(text)
+    if (width is not None and not _PARAGRAPH_ONLY.search(value)
+            and stringWidth(value, SANS, CELL.fontSize) <= width - 2 * CELL_PAD):
+        return value
+    return cell(value) if data is None else shared(data, esc(value), CELL)
+
+
 def table(header: list[str], rows: list[list[Any]], widths: list[float] | None = None,
-          wrap: set[int] | None = None, align_right: set[int] | None = None) -> Table:
-    """A styled table; columns in ``wrap`` become escaped Paragraphs so long text wraps."""
+          wrap: set[int] | None = None, align_right: set[int] | None = None, data: TurnData | None = None) -> Table:
+    """A styled table; a cell of a column in ``wrap`` whose text does not fit on one line becomes an
+    escaped Paragraph, so long text wraps (:func:`fitted_cell`; shared by the turn's reports with ``data``)."""
     wrap = wrap or set()
-    body = [[cell(v) if i in wrap else str(v) for i, v in enumerate(row)] for row in rows]
+    body = [[fitted_cell(v, widths[i] if widths else None, data) if i in wrap else str(v)
+             for i, v in enumerate(row)] for row in rows]
     t = Table([header] + body, colWidths=widths, repeatRows=1, hAlign="LEFT")
     style = TableStyle(TABLE_STYLE.getCommands())
     for i in align_right or set():
@@ -135,26 +201,26 @@ def _title_lines(data: TurnData) -> tuple[str, str]:
 # -- the player's report ------------------------------------------------------------------
 
 def _headlines(story: list, data: TurnData, vis: Visibility | None) -> None:
-    story.append(Paragraph("9.1 Headlines", H2))
+    story.append(shared(data, "9.1 Headlines", H2))
     h = sections.headlines(data, vis)
     if h.news:
         for line in h.news:
-            story.append(Paragraph("• " + esc(line), BODY))
+            story.append(shared(data, "• " + esc(line), BODY))
     else:
-        story.append(para("No great news this turn.", BODY))
+        story.append(shared(data, "No great news this turn.", BODY))
     if h.messages:
-        story.append(Paragraph("Messages from the tycoons", H3))
+        story.append(shared(data, "Messages from the tycoons", H3))
         for who, text in h.messages:
-            story.append(Paragraph(f"<b>{esc(who)}:</b> {esc(text)}", BODY))
-    story.append(Paragraph("World &amp; National News", H3))
-    story.append(Paragraph(f"<i>{esc(data.game['year'])}: {esc(h.world)}</i>", BODY))
+            story.append(shared(data, f"<b>{esc(who)}:</b> {esc(text)}", BODY))
+    story.append(shared(data, "World &amp; National News", H3))
+    story.append(shared(data, f"<i>{esc(data.game['year'])}: {esc(h.world)}</i>", BODY))
 
 
 def _player_summary(story: list, data: TurnData, vis: Visibility) -> None:
-    story.append(Paragraph("9.2 Player summary (by net worth)", H2))
+    story.append(shared(data, "9.2 Player summary (by net worth)", H2))
     rows = sections.player_summary(data, vis)
     widths = [18, 92, 56, 62, 150, 82, 60]
-    story.append(table(sections.PLAYER_HEADER, rows, widths, wrap={1, 2, 3, 4, 5, 6}))
+    story.append(table(sections.PLAYER_HEADER, rows, widths, wrap={1, 2, 3, 4, 5, 6}, data=data))
     if vis.spied_player:
         addr = vis.address(data, vis.spied_player)
         if addr:
@@ -163,76 +229,77 @@ def _player_summary(story: list, data: TurnData, vis: Visibility) -> None:
 
 def _railroad_summary(story: list, data: TurnData, vis: Visibility | None) -> None:
     story.append(CondPageBreak(1.5 * inch))
-    story.append(Paragraph("9.3 Railroad summary", H2))
+    story.append(shared(data, "9.3 Railroad summary", H2))
     blocks = sections.railroad_summary(data, vis)
     if not blocks:
         story.append(para("No active railroads."))
         return
     widths = [30, 32, 44, 44, 42, 40, 30, 28, 30, 30, 66, 66, 58]
     story.append(table(sections.RAILROAD_HEADER, [b.row for b in blocks], widths,
-                       wrap={10, 11, 12}, align_right={1, 2, 3, 4, 5, 6, 7, 8, 9}))
-    story.append(Paragraph("Lines", H3))
+                       wrap={10, 11, 12}, align_right={1, 2, 3, 4, 5, 6, 7, 8, 9}, data=data))
+    story.append(shared(data, "Lines", H3))
     for b in blocks:
         text = f"<b>{esc(b.row[0])}</b> {esc(b.name)}: {esc('; '.join(b.lines) or 'no lines')}"
-        story.append(Paragraph(text, SMALL))
+        story.append(shared(data, text, SMALL))
         if b.confidential:
-            story.append(Paragraph("&nbsp;&nbsp;&nbsp;<i>confidential: " + esc(", ".join(b.confidential)) + "</i>",
-                                   SMALL))
+            story.append(shared(data, "&nbsp;&nbsp;&nbsp;<i>confidential: " + esc(", ".join(b.confidential))
+                                + "</i>", SMALL))
 
 
 def _stock_report(story: list, data: TurnData, vis: Visibility) -> None:
     story.append(CondPageBreak(1.5 * inch))
-    story.append(Paragraph("9.4 Stock report", H2))
+    story.append(shared(data, "9.4 Stock report", H2))
     header, rows, notes = sections.stock_report(data, vis)
     n = len(header)
     widths = [34] + [(TEXT_W - 34) / (n - 1)] * (n - 1)
     story.append(table(header, rows, widths, align_right=set(range(1, n))))
-    story.append(Paragraph("Start/End: price per share; Pub./Plr. off./bid: shares offered and bid for by the "
-                           "public and by players; Bought/Sold: your trades; Max. Bid: the most shares you may "
-                           "bid for next turn (20 % of the issued shares not held by directors or you).", SMALL))
+    story.append(shared(data, "Start/End: price per share; Pub./Plr. off./bid: shares offered and bid for by the "
+                              "public and by players; Bought/Sold: your trades; Max. Bid: the most shares you may "
+                              "bid for next turn (20 % of the issued shares not held by directors or you).", SMALL))
     for note in notes:
-        story.append(Paragraph("• " + esc(note), SMALL))
+        story.append(shared(data, "• " + esc(note), SMALL))
 
 
 def _pcs(story: list, data: TurnData) -> None:
     story.append(CondPageBreak(1.2 * inch))
-    story.append(Paragraph("9.5 Private companies available", H2))
+    story.append(shared(data, "9.5 Private companies available", H2))
     rows = sections.pcs_available(data)
     if not rows:
         story.append(para("No private companies are for sale."))
         return
-    story.append(table(sections.PC_HEADER, rows, [40, 220, 40, 120, 70], wrap={1, 3}, align_right={2, 4}))
-    story.append(Paragraph("A player offering a PC may raise his asking price by 20 % this turn (§9.5).", SMALL))
+    story.append(table(sections.PC_HEADER, rows, [40, 220, 40, 120, 70], wrap={1, 3}, align_right={2, 4},
+                       data=data))
+    story.append(shared(data, "A player offering a PC may raise his asking price by 20 % this turn (§9.5).", SMALL))
 
 
-def _flow_table(flow: sections.CashFlow) -> Table:
+def _flow_table(flow: sections.CashFlow, data: TurnData) -> Table:
     rows = [["start", sections.money(flow.start)]]
     rows += [[text, sections.money(amount)] for text, amount in flow.lines]
     rows.append(["end", sections.money(flow.end)])
-    t = table([flow.title, ""], rows, [260, 70], wrap={0}, align_right={1})
+    t = table([flow.title, ""], rows, [260, 70], wrap={0}, align_right={1}, data=data)
     t.setStyle(TableStyle([("FONT", (0, -1), (-1, -1), BOLD, 6.8)]))
     return t
 
 
 def _private(story: list, data: TurnData, vis: Visibility) -> None:
     pr = sections.private_report(data, vis)
-    story.append(KeepTogether([Paragraph("9.6 Private report", H2), _flow_table(pr.flow)]))
+    story.append(KeepTogether([shared(data, "9.6 Private report", H2), _flow_table(pr.flow, data)]))
     story.append(Spacer(1, 6))
     side = Table([[table(["Assets and debt", ""], [list(a) for a in pr.assets], [150, 60], align_right={1}),
                    table(["Victory points", ""], [list(v) for v in pr.vp], [150, 60], align_right={1})]],
                  colWidths=[TEXT_W / 2, TEXT_W / 2], hAlign="LEFT")
     side.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
     story.append(side)
-    story.append(Paragraph("Cash flows of the railroads you direct or spied on", H3))
+    story.append(shared(data, "Cash flows of the railroads you direct or spied on", H3))
     if not pr.railroad_flows:
-        story.append(para("You direct no railroad and spied on none this turn.", SMALL))
+        story.append(shared(data, "You direct no railroad and spied on none this turn.", SMALL))
     for flow in pr.railroad_flows:
-        story.append(_flow_table(flow))
+        story.append(_flow_table(flow, data))
         story.append(Spacer(1, 5))
     if pr.news:
-        story.append(Paragraph("Your news", H3))
+        story.append(shared(data, "Your news", H3))
         for line in pr.news:
-            story.append(Paragraph("• " + esc(line), SMALL))
+            story.append(shared(data, "• " + esc(line), SMALL))
 
 
 def _map_page(story: list, data: TurnData, title: str) -> None:

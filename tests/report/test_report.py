@@ -186,3 +186,102 @@ def test_computer_seat_report_on_request(game_url, tmp_path):
     assert "Computer Tycoon 7" in text
     with session_scope(game_url) as s:
         assert s.scalar(select(Player).where(Player.number == 7)).human is False
+
+
+def test_table_cells_are_plain_text_where_they_fit_and_wrap_where_they_do_not():
+    """Issue 15: a wrapping column's cell is drawn as a plain string (never parsed as markup) when it fits
+    on one line; a Paragraph (escaped) when it must wrap or when a Paragraph would print it differently."""
+    from reportlab.platypus import Paragraph
+
+    from pbm.report.pdf import fitted_cell, table
+
+    assert fitted_cell("#3 Jay Gould", 92) == "#3 Jay Gould"
+    assert fitted_cell('<b>B&O</b>', 92) == '<b>B&O</b>'  # player text drawn literally, not as markup
+    long = "a character name far too long for the narrow column of the player summary table"
+    wrapped = fitted_cell(long, 92)
+    assert isinstance(wrapped, Paragraph) and wrapped.text == long
+    evil = fitted_cell('<font size="40">' + "x" * 60 + "</font>", 92)
+    assert isinstance(evil, Paragraph) and evil.text.startswith("&lt;font")
+    for odd in ("two  spaces", " leading", "line\nbreak", "soft\xadhyphen"):  # a Paragraph would change them
+        assert isinstance(fitted_cell(odd, 200), Paragraph), repr(odd)
+    assert isinstance(fitted_cell("short", None), Paragraph)  # no width: no way to know it fits
+    t = table(["#", "Name"], [[1, "Ann"], [2, long]], [18, 92], wrap={1})
+    assert t._cellvalues[1][1] == "Ann" and isinstance(t._cellvalues[2][1], Paragraph)
+
+
+def test_a_report_has_the_same_bytes_alone_or_after_the_others(game_url, tmp_path, monkeypatch):
+    """Issue 15: the reports of a turn share paragraphs and map drawings (built by the first report, reused
+    by the next); a report made after the others is byte for byte the one made alone."""
+    monkeypatch.setenv("PBM_RENDER_WORKERS", "1")
+    together = _render(game_url, tmp_path / "all", "--moderator")
+    for n in (3, 2):
+        alone = _render(game_url, tmp_path / f"p{n}", "--player", str(n))
+        assert (alone / f"player-{n}.pdf").read_bytes() == (together / f"player-{n}.pdf").read_bytes(), n
+    moderator = _render(game_url, tmp_path / "mod", "--player", "1", "--moderator")
+    assert (moderator / "moderator.pdf").read_bytes() == (together / "moderator.pdf").read_bytes()
+
+
+def test_a_shared_paragraph_put_off_to_the_next_page_fits_in_the_next_document():
+    """A paragraph the reports share, put off to the next page in one document, is laid out afresh in the
+    next (reportlab marks a put-off flowable; the mark must not travel to the next document)."""
+    import io
+
+    from reportlab.platypus import Spacer
+
+    from pbm.report import pdf
+    from pbm.report.view import TurnData
+
+    data = TurnData.__new__(TurnData)
+    data.cache = {}
+    outputs = []
+    for _ in range(2):
+        story = [Spacer(1, pdf.PAGE_H - 2 * pdf.MARGIN - 10 - 12 - 8), pdf.shared(data, "• shared headline", pdf.BODY)]
+        buffer = io.BytesIO()
+        pdf.ReportDoc(buffer, "header", "title").build(story)
+        outputs.append(buffer.getvalue())
+    assert outputs[0] == outputs[1]
+
+
+def test_a_chart_prints_its_title_ticks_legend_and_axis_name():
+    """Issue 15: the charts are drawn straight onto the canvas; what they print is what reportlab's chart
+    widgets printed: the title, the turn and value ticks, the legend (names cut to 18 characters)."""
+    import io
+
+    from reportlab.platypus import SimpleDocTemplate
+
+    from pbm.report.charts import LineChart, line_chart
+    from tests.report.conftest import pdf_text
+
+    series = [("Robber Baron", [(1, 0.0), (2, 12.0), (3, 31.0)]),
+              ("A very long category name", [(1, 5.0), (2, -4.0), (3, 8.0)])]
+    chart = line_chart(500, 190, "Your victory points", series)
+    assert isinstance(chart, LineChart)
+    buffer = io.BytesIO()
+    SimpleDocTemplate(buffer, invariant=1).build([chart])
+    text = pdf_text(buffer.getvalue())
+    for word in ("Your victory points", "Robber Baron", "A very long catego", "turn", "1", "2", "3", "0", "10",
+                 "20", "30"):
+        assert word in text, word
+    assert "A very long category name" not in text
+    # fewer than two turns: a sentence instead of an empty frame
+    assert "the chart starts once two turns" in str(line_chart(500, 190, "t", [("a", [(1, 1.0)])]).contents[-1].text)
+
+
+def test_a_shared_heading_keeps_with_the_next_paragraph_in_every_document():
+    """reportlab switches keep-with-next off on a flowable it has grouped with the next one; a shared
+    paragraph gets it back from its style for the next document."""
+    import io
+
+    from reportlab.lib.styles import ParagraphStyle
+
+    from pbm.report import pdf
+    from pbm.report.view import TurnData
+
+    data = TurnData.__new__(TurnData)
+    data.cache = {}
+    heading = ParagraphStyle("kept", parent=pdf.H2, keepWithNext=1)
+    for _ in range(2):
+        p = pdf.shared(data, "A heading", heading)
+        assert p.getKeepWithNext() == 1
+        buffer = io.BytesIO()
+        pdf.ReportDoc(buffer, "header", "title").build([p, pdf.shared(data, "its text", pdf.BODY)])
