@@ -320,6 +320,9 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
                 (self._graph_version != m.version and not self._same_track(m)):
             self._graph = TrackGraph(m)
             self._graph_track = {coord: (pl, pl.tile, pl.rotation) for coord, pl in m.placed.items()}
+        elif self._graph_version != m.version:
+            # same track, other stations: what a company reaches depends on them (full cities block)
+            self._graph.__dict__.pop("_reach_cache", None)
         self._graph_version = m.version
         return self._graph
 
@@ -541,10 +544,7 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
 
     # private companies -----------------------------------------------------
     def company_ability(self, sym: str, kind: str) -> dict[str, Any] | None:
-        for ab in self.title.company(sym).get("abilities", []):
-            if ab["type"] == kind:
-                return ab
-        return None
+        return self.title.company_ability(sym, kind)
 
     def payout_companies(self) -> None:
         s = self.state

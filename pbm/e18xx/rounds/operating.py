@@ -50,7 +50,16 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def forced_lay_company(self: "Game") -> str | None:
         """A private whose tile must be laid now that the privates have closed (title data
         ``tile_lay.forced_on_close``; 1848 4.4: the Tasmania tile)."""
+        forced = self.title.__dict__.get("_forced_on_close")
+        if forced is None:  # the privates whose title data has such a lay (most titles: none)
+            forced = self.title.__dict__["_forced_on_close"] = frozenset(
+                c["sym"] for c in self.title.data["companies"]
+                if (self.company_ability(c["sym"], "tile_lay") or {}).get("forced_on_close"))
+        if not forced:
+            return None
         for comp in self.state.companies.values():
+            if comp.sym not in forced:
+                continue
             ab = self.company_ability(comp.sym, "tile_lay") or {}
             if ab.get("forced_on_close") and comp.uses.get("dormant") and not comp.closed and comp.owner \
                     and comp.uses.get("tile_lay", 0) < ab.get("count", 1) \

@@ -281,8 +281,11 @@ class TrainsMixin:
         s = self.state
         if s.round.kind != "operating":
             return []
-        return [c.sym for c in s.corporations.values()  # no trains: never over a limit (>= 0)
-                if not c.closed and c.trains and len(self.limited_trains(c.sym)) > self.train_limit(c.sym)]
+        limit = self.phase.limit_for
+        # no more trains than the limit: never over it (the limited trains are some of them)
+        return [c.sym for c in s.corporations.values()
+                if not c.closed and c.trains and len(c.trains) > limit(c.size) + c.extra_train_limit
+                and len(self.limited_trains(c.sym)) > self.train_limit(c.sym)]
 
     def _usable_discount(self: "Game", corp: str, train: str) -> int:
         """The biggest ``train_discount`` a private ``corp`` may use now gives on ``train``."""
