@@ -316,25 +316,19 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
 
     def graph(self) -> TrackGraph:
         m = self.state.map
-        if self._graph is None or self._graph.map is not m or \
-                (self._graph_version != m.version and not self._same_track(m)):
-            self._graph = TrackGraph(m)
-            self._graph_track = {coord: (pl, pl.tile, pl.rotation) for coord, pl in m.placed.items()}
+        g = self._graph
+        if g is None or g.map is not m:
+            g = self._graph = TrackGraph(m)
         elif self._graph_version != m.version:
-            # same track, other stations: what a company reaches depends on them (full cities block)
-            self._graph.__dict__.pop("_reach_cache", None)
+            changed = g.built_from(m)  # the graph depends only on the tiles placed
+            if changed is None:
+                g = self._graph = TrackGraph(m)
+            elif changed:
+                g = self._graph = g.relaid(m, changed)
+            else:  # same track, other stations: what a company reaches depends on them
+                g.__dict__.pop("_reach_cache", None)
         self._graph_version = m.version
-        return self._graph
-
-    def _same_track(self, m) -> bool:
-        """The track graph depends only on the tiles placed (tokens change ``m.version`` too)."""
-        was = self.__dict__.get("_graph_track")
-        if was is None or len(was) != len(m.placed):
-            return False
-        for (coord, pl), (was_coord, old) in zip(m.placed.items(), was.items()):  # same order too
-            if coord != was_coord or old[0] is not pl or old[1] is not pl.tile or old[2] != pl.rotation:
-                return False
-        return True
+        return g
 
     # shares -------------------------------------------------------------
     @staticmethod

@@ -140,46 +140,145 @@ class Segment:
 
 
 class TrackGraph:
-    """All track on the map, indexed for walking."""
+    """All track on the map, indexed for walking.
 
-    def __init__(self, m: MapState):
+    Each hex owns a fixed block of path ids and of track-use bits (hex ``i`` in map order: path
+    ids ``i * stride_paths ...``, bits ``i * stride_bits ...``), numbered within the block path by
+    path, end by end.  So ids and bits follow the map order and, within a hex, the tile's order,
+    whatever was laid elsewhere: a tile lay rebuilds only its own hex (``relaid``).  Unused ids
+    are ``None`` in ``paths``."""
+
+    def __init__(self, m: MapState, _strides: tuple[int, int] | None = None):
         self.map = m
-        self.paths: list[tuple[str, tuple[str, int], tuple[str, int]]] = []
+        self.stride_paths, self.stride_bits = _strides or _title_strides(m.title)
+        self.index = {coord: i for i, coord in enumerate(m.placed)}
+        self.paths: list[tuple[str, tuple[str, int], tuple[str, int]] | None] = [None] * (len(self.index) * self.stride_paths)
+        self.path_mask: list[int] = [0] * len(self.paths)
         self.by_side: dict[tuple[str, int], list[int]] = {}
         self.by_node: dict[NodeKey, list[int]] = {}
-        # Track-use keys (rule: no section of track used twice): each hex side a
-        # path touches, per hex, as on 18xx.games; plus node-to-node paths.  One pass
-        # (rebuilt after every tile lay), numbering the keys path by path, end by end.
-        keys: dict[tuple, int] = {}
-        self.path_mask: list[int] = []
-        paths, by_side, by_node, path_mask = self.paths, self.by_side, self.by_node, self.path_mask
-        for coord, pl in m.placed.items():
-            for a, b in pl.tile.rotated_paths(pl.rotation):
-                pid = len(paths)
-                paths.append((coord, a, b))
-                mask = 0
-                for end in (a, b):
-                    key = (coord, end[1])
-                    if end[0] == "e":
-                        by_side.setdefault(key, []).append(pid)
-                        bit = keys.get(key)
-                        if bit is None:
-                            bit = keys[key] = len(keys)
-                        mask |= 1 << bit
-                    else:
-                        by_node.setdefault(key, []).append(pid)
-                if a[0] == "n" and b[0] == "n":
-                    mask |= 1 << keys.setdefault((coord, pid), len(keys))
-                path_mask.append(mask)
-        self.side_bits = keys  # (hex, side) -> bit (and (hex, path) for node-to-node track)
+        # per hex: its tile as built, and the by_side / by_node keys and track-use keys it made
+        self._hex: dict[str, tuple] = {}
+        self._nb: dict[tuple[str, int], str | None] = {}
         self._segments: dict[NodeKey, list[Segment]] = {}
+        for coord, pl in m.placed.items():
+            if not self._fill(coord, pl):
+                wider = _strides_needed(m, self.stride_paths, self.stride_bits)
+                self.__init__(m, wider)  # type: ignore[misc]  # a tile outside the title's set
+                return
+
+    def _fill(self, coord: str, pl: Placed) -> bool:
+        """Number ``coord``'s track into its block; False if the block is too small."""
+        paths = pl.tile.rotated_paths(pl.rotation)
+        if len(paths) > self.stride_paths:
+            return False
+        i = self.index[coord]
+        pid = i * self.stride_paths
+        bit0 = i * self.stride_bits
+        by_side, by_node, path_list, path_mask = self.by_side, self.by_node, self.paths, self.path_mask
+        # Track-use keys (rule: no section of track used twice): each hex side a path touches,
+        # per hex, as on 18xx.games; plus node-to-node paths.
+        keys: dict[tuple, int] = {}
+        sides: list[tuple[str, int]] = []
+        nodes: list[NodeKey] = []
+        for a, b in paths:
+            path_list[pid] = (coord, a, b)
+            mask = 0
+            for end in (a, b):
+                key = (coord, end[1])
+                if end[0] == "e":
+                    got = by_side.get(key)
+                    if got is None:
+                        got = by_side[key] = []
+                        sides.append(key)
+                    got.append(pid)
+                    bit = keys.get(key)
+                    if bit is None:
+                        bit = keys[key] = len(keys)
+                    mask |= 1 << (bit0 + bit)
+                else:
+                    got = by_node.get(key)
+                    if got is None:
+                        got = by_node[key] = []
+                        nodes.append(key)
+                    got.append(pid)
+            if a[0] == "n" and b[0] == "n":
+                mask |= 1 << (bit0 + keys.setdefault((coord, pid), len(keys)))
+            path_mask[pid] = mask
+            pid += 1
+        if len(keys) > self.stride_bits:
+            return False
+        self._hex[coord] = (pl, pl.tile, pl.rotation, sides, nodes, keys)
+        return True
+
+    def relaid(self, m: MapState, coords: Iterable[str]) -> "TrackGraph":
+        """The graph of ``m``, which differs from this graph's map only in the tiles of ``coords``
+        (same hexes, same order): this graph's numbering, those hexes renumbered."""
+        g = TrackGraph.__new__(TrackGraph)
+        g.map = m
+        g.stride_paths, g.stride_bits, g.index = self.stride_paths, self.stride_bits, self.index
+        g.paths = list(self.paths)
+        g.path_mask = list(self.path_mask)
+        g.by_side = dict(self.by_side)
+        g.by_node = dict(self.by_node)
+        g._hex = dict(self._hex)
+        g._nb = dict(self._nb)
+        g._segments = {}
+        layout = m.title.layout
+        for coord in coords:
+            _, _, _, sides, nodes, _ = g._hex[coord]  # replaced in place by _fill (keeps the map order)
+            for key in sides:
+                del g.by_side[key]
+            for key in nodes:
+                del g.by_node[key]
+            first = g.index[coord] * g.stride_paths
+            for pid in range(first, first + g.stride_paths):
+                g.paths[pid] = None
+                g.path_mask[pid] = 0
+            for e in range(6):  # whether track may cross into this hex depends on its tile
+                g._nb.pop((neighbour(coord, e, layout), opposite(e)), None)
+            if not g._fill(coord, m.placed[coord]):
+                return TrackGraph(m, _strides_needed(m, self.stride_paths, self.stride_bits))
+        return g
+
+    def built_from(self, m: MapState) -> list[str] | None:
+        """The hexes whose tile differs from the one this graph was built with; None if ``m``
+        has other hexes (or another order) than this graph's map."""
+        if len(m.placed) != len(self._hex):
+            return None
+        out = []
+        for (coord, pl), (built, was) in zip(m.placed.items(), self._hex.items()):
+            if coord != built:
+                return None
+            if was[0] is not pl or was[1] is not pl.tile or was[2] != pl.rotation:
+                out.append(coord)
+        return out
+
+    @property
+    def side_bits(self) -> dict[tuple, int]:
+        """(hex, side) -> bit, and (hex, path id) -> bit for node-to-node track; by bit."""
+        out: dict[tuple, int] = {}
+        for coord in self.index:
+            got = self._hex.get(coord)
+            if got is None:
+                continue
+            bit0 = self.index[coord] * self.stride_bits
+            for key, bit in got[5].items():
+                out[key] = bit0 + bit
+        return out
+
+    def neighbour_on_map(self, coord: str, edge: int) -> str | None:
+        key = (coord, edge)
+        if key in self._nb:
+            return self._nb[key]
+        got = self._nb[key] = self.map.neighbour_on_map(coord, edge)
+        return got
 
     def other_end(self, pid: int, end: tuple[str, int]) -> tuple[str, int]:
         _, a, b = self.paths[pid]
         return b if a == end else a
 
     def continue_across(self, coord: str, edge: int) -> tuple[str, int, list[int]] | None:
-        nb = self.map.neighbour_on_map(coord, edge)
+        nb = self.neighbour_on_map(coord, edge)
         if nb is None:
             return None
         opp = opposite(edge)
@@ -223,43 +322,79 @@ class TrackGraph:
         hexes: dict[str, set[int]] = {}
         nodes: set[NodeKey] = set()
         seen_paths: set[int] = set()
-        stack: list[tuple[NodeKey | None, int, tuple[str, int]]] = []  # (node, path, entered end)
+        stack: list[tuple[int, tuple[str, int]]] = []  # (path, entered end)
+        on_map, by_node, by_side, paths = self.neighbour_on_map, self.by_node, self.by_side, self.paths
+        blocks = self.map.blocks
+        blocked: dict[NodeKey, bool] = {}
         for coord in home_hexes:
-            hexes.setdefault(coord, set()).update(e for e in range(6) if self.map.neighbour_on_map(coord, e))
+            hexes.setdefault(coord, set()).update(e for e in range(6) if on_map(coord, e))
         for key in starts:
             coord = key[0]
-            hexes.setdefault(coord, set()).update(e for e in range(6) if self.map.neighbour_on_map(coord, e))
+            hexes.setdefault(coord, set()).update(e for e in range(6) if on_map(coord, e))
             nodes.add(key)
-            for pid in self.by_node.get(key, []):
-                stack.append((key, pid, ("n", key[1])))
+            for pid in by_node.get(key, ()):
+                stack.append((pid, ("n", key[1])))
         while stack:
-            _, pid, from_end = stack.pop()
+            pid, from_end = stack.pop()
             if pid in seen_paths:
                 continue
             seen_paths.add(pid)
-            coord, a, b = self.paths[pid]
-            for end in (a, b):
-                if end[0] == "e":
-                    hexes.setdefault(coord, set()).add(end[1])
-            end = self.other_end(pid, from_end)
+            coord, a, b = paths[pid]  # type: ignore[misc]
+            if a[0] == "e" or b[0] == "e":
+                edges = hexes.get(coord)
+                if edges is None:
+                    edges = hexes[coord] = set()
+                if a[0] == "e":
+                    edges.add(a[1])
+                if b[0] == "e":
+                    edges.add(b[1])
+            end = b if a == from_end else a
             if end[0] == "n":
                 key = (coord, end[1])
                 nodes.add(key)
-                if self.map.blocks(key, corp):
+                stop = blocked.get(key)
+                if stop is None:
+                    stop = blocked[key] = blocks(key, corp)
+                if stop:
                     continue
-                for nxt in self.by_node.get(key, []):
+                for nxt in by_node.get(key, ()):
                     if nxt not in seen_paths:
-                        stack.append((key, nxt, ("n", key[1])))
+                        stack.append((nxt, end))
                 continue
-            nb = self.map.neighbour_on_map(coord, end[1])
+            nb = on_map(coord, end[1])
             if nb is None:
                 continue
             opp = opposite(end[1])
-            hexes.setdefault(nb, set()).add(opp)
-            for nxt in self.by_side.get((nb, opp), []):
+            edges = hexes.get(nb)
+            if edges is None:
+                edges = hexes[nb] = set()
+            edges.add(opp)
+            entered = ("e", opp)
+            for nxt in by_side.get((nb, opp), ()):
                 if nxt not in seen_paths:
-                    stack.append((None, nxt, ("e", opp)))
+                    stack.append((nxt, entered))
         return hexes, nodes
+
+
+def _title_strides(title: Title) -> tuple[int, int]:
+    """Path ids and track-use bits a hex needs at most: the most of any tile of the title."""
+    got = title.__dict__.get("_track_strides")
+    if got is None:
+        tiles = list(title.tiles.values()) + [hd.tile for hd in title.hexes.values()]
+        got = title.__dict__["_track_strides"] = (max((len(t.paths) for t in tiles), default=1) or 1,
+                                                   max((_track_keys(t) for t in tiles), default=1) or 1)
+    return got
+
+
+def _track_keys(tile: TileDef) -> int:
+    sides = {end[1] for path in tile.paths for end in path if end[0] == "e"}
+    return len(sides) + sum(1 for a, b in tile.paths if a[0] == "n" and b[0] == "n")
+
+
+def _strides_needed(m: MapState, paths: int, bits: int) -> tuple[int, int]:
+    """Strides wide enough for every tile on ``m`` (one placed from outside the title's set)."""
+    return (max([paths] + [len(pl.tile.paths) for pl in m.placed.values()]),
+            max([bits] + [_track_keys(pl.tile) for pl in m.placed.values()]))
 
 
 def upgrade_ok(old: Placed, new: TileDef, rotation: int) -> str | None:

@@ -239,8 +239,13 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         if crowded:
             return ["discard_train"] if entity == crowded[0] else []
         corp = self._or_operator()
+        return self._turn_actions(entity, corp, self._active_blocking(corp))
+
+    def _turn_actions(self: "Game", entity: str, corp: str, block: str | None) -> list[str]:
+        """``or_actions`` once no private must lay, no director must sell and no company must
+        discard: ``block`` is the operating company's first open step."""
+        s = self.state
         out: list[str] = []
-        block = self._active_blocking(corp)
         if entity in s.companies:
             comp = s.companies[entity]
             if self._ability_user_ok(entity, corp, "tile_lay") and self._special_track_ok(entity, block):
@@ -295,7 +300,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             self._after_or_action()
             return
         corp = self._or_operator()
-        allowed = self.or_actions(action.entity)
+        block = self._active_blocking(corp)
+        allowed = self._turn_actions(action.entity, corp, block)  # or_actions: the checks above are passed
         if isinstance(action, A.TakeLoan) and action.entity == corp and not self.can_take_loan(corp):
             self.take_loan(corp)  # refuses, saying why (5.6)
         if action.type not in allowed:
@@ -305,7 +311,6 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 raise IllegalAction(f"{action.entity} is the president of {corp}: the action is {corp}'s "
                                     f"(entity {corp}), not the player's")
             raise IllegalAction(f"{action.entity} may not {action.type} now; allowed: {', '.join(allowed) or 'nothing'}")
-        block = self._active_blocking(corp)
         if action.entity in s.companies:
             if isinstance(action, A.LayTile):
                 self._special_lay(action)
