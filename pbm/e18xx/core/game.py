@@ -357,8 +357,8 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
 
     def shares_of(self, owner: str, corp: str) -> list[str]:
         s = self.state
-        so = s.share_owner
-        out = [sid for sid, _ in self._share_ids(corp) if so[sid] == owner]
+        ids = self._share_pcts(corp)
+        out = [sid for sid in s.share_owner.held(owner, corp) if sid in ids]
         if len(out) > 1:
             out.sort(key=s.share_seq.__getitem__)
         return out
@@ -376,9 +376,25 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
                                              for i in range(self.certs_for_size(size))]
         return ids
 
+    def _share_pcts(self, corp: str) -> dict[str, int]:
+        """``share id -> percent`` of the certificates ``corp`` has at its size now."""
+        cache = self.__dict__.setdefault("_pct_cache", {})
+        c = self.state.corporations[corp]
+        key = (corp, c.size, c.equal_shares)
+        got = cache.get(key)
+        if got is None:
+            got = cache[key] = dict(self._share_ids(corp))
+        return got
+
     def percent_of(self, owner: str, corp: str) -> int:
-        so = self.state.share_owner
-        return sum(pct for sid, pct in self._share_ids(corp) if so[sid] == owner)
+        held = self.state.share_owner.held(owner, corp)
+        if not held:
+            return 0
+        pcts = self._share_pcts(corp)
+        total = 0
+        for sid in held:
+            total += pcts.get(sid, 0)
+        return total
 
     def move_share(self, sid: str, owner: str) -> None:
         s = self.state
@@ -410,12 +426,12 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
         s = self.state
         key = f"P:{name}"
         n = 0
-        for sid, owner in s.share_owner.items():
-            if owner == key:
-                corp = s.corporations[sid.rsplit("_", 1)[0]]
-                if corp.price and self.market_cell(corp.sym).kind == "y":
-                    continue
-                n += 1
+        market = self.title.market
+        for sym, sids in s.share_owner.holdings(key).items():
+            corp = s.corporations[sym]
+            if corp.price and market[corp.price[0]][corp.price[1]].kind == "y":  # type: ignore[union-attr]
+                continue
+            n += len(sids)
         n += sum(1 for c in s.companies.values() if c.owner == key and not c.closed)
         return n
 
