@@ -122,7 +122,8 @@ def routes_through(game: "Game", corp: str, variant: str, kind: str, node_ids: S
     groups: StopGroups = game.stop_groups()
     g = game.graph()
     out = []
-    raw = all_routes(g, corp, train_number(variant), game.route_colors(), count=_count_fn(groups, g.map), only=keys)
+    raw = all_routes(g, corp, train_number(variant), game.route_colors(), count=_count_fn(groups, g.map), only=keys,
+                     complete=True)  # only routes through every named stop can match
     for r in raw:
         if len(r.nodes) == len(want) and frozenset(r.node_ids()) == want:
             kr = evaluate(game, corp, r, variant, kind, groups)

@@ -56,7 +56,8 @@ class _Pool:
         self.game = game
         self.corp = corp
         g = game.graph()
-        self.routes = all_routes(g, corp, longest, game.route_colors(), only=only)
+        # with ``only`` (checking a submitted route) just the routes through all its stops
+        self.routes = all_routes(g, corp, longest, game.route_colors(), only=only, complete=only is not None)
         self.colors = game.route_colors()
         self._gauge: dict[int, int] = {}
         cached = g.__dict__.get("_gauge_bits")

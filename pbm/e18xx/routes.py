@@ -45,7 +45,7 @@ def _revenue(m: MapState, key: NodeKey, colors: tuple[str, ...]) -> int:
 
 
 def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, ...],
-               count=None, only: frozenset[NodeKey] | None = None) -> list[Route]:
+               count=None, only: frozenset[NodeKey] | None = None, complete: bool = False) -> list[Route]:
     """Every legal route of at most ``max_stops`` counted stops, each once.
 
     From each token city the route grows at its tail, and at every tail state
@@ -53,10 +53,14 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
     (its bit mask) fixes its stops, so the mask identifies it.  To avoid making
     each two-armed route twice, the head arm must leave the token by a later
     segment than the tail arm.  ``count`` says how much a stop counts against
-    the train (default: towns 0, else 1); with ``only``, routes use no other stops.
+    the train (default: towns 0, else 1); with ``only``, routes use no other stops, and with
+    ``complete`` too, only the routes through every stop of ``only`` are returned (the same
+    routes, in the same order, as filtering the full answer).
     """
     m = graph.map
-    found: dict[int, Route] = {}
+    # mask -> route; None for a route found but not wanted (``complete``): it still claims its mask
+    found: dict[int, Route | None] = {}
+    want = len(only) if complete and only is not None else 0
     info: dict[NodeKey, tuple[int, int, bool]] = {}
     adj: dict[NodeKey, list[tuple[int, NodeKey, int]]] = {}
 
@@ -95,7 +99,7 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
                 visited.add(nxt)
                 nm = mask | smask
                 if nm not in found:
-                    found[nm] = Route(tuple(nodes), nm, s, rev + v)
+                    found[nm] = Route(tuple(nodes), nm, s, rev + v) if len(nodes) >= want else None
                 head(nodes, visited, nm, s, rev + v, after)
                 visited.discard(nxt)
                 nodes.pop(0)
@@ -103,7 +107,7 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
         def tail(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int, first: int) -> None:
             if len(nodes) > 1:
                 if mask not in found:
-                    found[mask] = Route(tuple(nodes), mask, stops, rev)
+                    found[mask] = Route(tuple(nodes), mask, stops, rev) if len(nodes) >= want else None
                 head(nodes, visited, mask, stops, rev, first)
             back = nodes[-1]
             if back != token and node_info(back)[2]:
@@ -122,7 +126,9 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
                 nodes.pop()
 
         tail([token], {token}, 0, start_stops, start_rev, -1)
-    return list(found.values())
+    if want:
+        return [r for r in found.values() if r is not None]
+    return list(found.values())  # type: ignore[arg-type]
 
 
 def _prune_detours(routes: list[Route]) -> list[Route]:

@@ -192,7 +192,7 @@ class TrainsMixin:
             for spec in action.routes:
                 # Only the routes through the named stops: the same candidates, in the same
                 # order, as enumerating every route of the company would offer find_route.
-                pool = all_routes(graph, corp, longest, colors, only=node_keys(spec.nodes))
+                pool = all_routes(graph, corp, longest, colors, only=node_keys(spec.nodes), complete=True)
                 route = find_route(pool, spec.nodes, s.trains[spec.train].distance, used)
                 if route is None:
                     raise IllegalRoute(f"train {spec.train} cannot run {'-'.join(spec.nodes)} "
