@@ -126,6 +126,11 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
                 nodes.pop()
 
         tail([token], {token}, 0, start_stops, start_rev, -1)
+        if want:
+            # every route through all of ``only`` passes this token, and every route through it
+            # has just been made from it: other tokens add none that is wanted (their routes
+            # through this token come back with a mask already found)
+            break
     if want:
         return [r for r in found.values() if r is not None]
     return list(found.values())  # type: ignore[arg-type]
