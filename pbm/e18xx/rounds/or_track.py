@@ -324,23 +324,26 @@ class TrackMixin:
         return None
 
     def tokenable_cities(self: "Game", corp: str) -> list[tuple[str, int]]:
-        m = self.state.map
         _, nodes = self._reach(corp)
-        out = []
-        for key in sorted(nodes):
-            node = m.tile(key[0]).nodes[key[1]]
-            if node.kind != "city" or not m.free_slots(key, corp):
-                continue
-            if m.hex_has_token(key[0], corp):
-                continue
-            out.append(key)
-        return out
+        return [key for key in sorted(nodes) if self._tokenable(key, corp)]
+
+    def _tokenable(self: "Game", key: tuple[str, int], corp: str, hexes: set[str] | None = None) -> bool:
+        """A city ``corp`` reaches may take its token here (``hexes``: where it has one)."""
+        m = self.state.map
+        if m.tile(key[0]).nodes[key[1]].kind != "city" or not m.free_slots(key, corp):
+            return False
+        return key[0] not in hexes if hexes is not None else not m.hex_has_token(key[0], corp)
 
     def _can_place_token(self: "Game", corp: str) -> bool:
+        """``bool(tokenable_cities(corp))`` and the next token affordable, stopping at the first city."""
         cost = self.next_token_cost(corp)
         if cost is None or cost > self.state.cash[f"C:{corp}"]:
             return False
-        return bool(self.tokenable_cities(corp))
+        m = self.state.map
+        _, nodes = self._reach(corp)
+        hexes = {k[0] for k, v in m.tokens.items() if corp in v}  # hex_has_token, for every hex at once
+        hexes.update(k[0] for k, v in m.extra_tokens.items() if corp in v)
+        return any(self._tokenable(key, corp, hexes) for key in nodes)
 
     def _place_token(self: "Game", corp: str, action: A.PlaceToken) -> None:
         s = self.state

@@ -291,7 +291,15 @@ class TrainsMixin:
         """The biggest ``train_discount`` a private ``corp`` may use now gives on ``train``."""
         s = self.state
         best = 0
+        discounting = self.title.__dict__.get("_train_discounts")
+        if discounting is None:  # the privates with a train discount (most titles: none)
+            discounting = self.title.__dict__["_train_discounts"] = frozenset(
+                c["sym"] for c in self.title.data["companies"] if self.company_ability(c["sym"], "train_discount"))
+        if not discounting:
+            return 0
         for comp in s.companies.values():
+            if comp.sym not in discounting:
+                continue
             ab = self.company_ability(comp.sym, "train_discount")
             if not ab or self._owned_by_operator(comp.sym) != corp:
                 continue

@@ -157,11 +157,19 @@ class StockMixin(AuctionMixin):
         return self.num_certs(player) < self.cert_limit(player)
 
     def _buyable_share(self: "Game", corp: str, source: str) -> str | None:
+        """The certificate a buy from ``source`` takes: the IPO's lowest-numbered, the pool's
+        longest there (the first of ``shares_of``)."""
         owner = f"ipo:{corp}" if source == "ipo" else "pool"
-        shares = [sid for sid in self.shares_of(owner, corp)]
+        held = self.state.share_owner.held(owner, corp)
+        if not held:
+            return None
+        ids = self._share_pcts(corp)
+        shares = [sid for sid in held if sid in ids]
+        if not shares:
+            return None
         if source == "ipo":
-            shares.sort(key=lambda sid: int(sid.split("_")[1]))
-        return shares[0] if shares else None
+            return min(shares, key=lambda sid: int(sid.split("_")[1]))
+        return min(shares, key=self.state.share_seq.__getitem__)
 
     def _can_buy(self: "Game", player: str, sid: str) -> str | None:
         """None if ``player`` may buy certificate ``sid`` now, else the reason."""
@@ -189,6 +197,14 @@ class StockMixin(AuctionMixin):
     def holding_limit(self: "Game") -> int:
         """Most of one company a player may hold (%); title data ``holding_limit_by_rule``
         ({rule: {"players": n, "limit": pct}}) raises it under an optional rule."""
+        key = len(self.state.players)
+        cache = self.__dict__.setdefault("_holding_limit", {})  # title data and rules never change
+        if key in cache:
+            return cache[key]
+        cache[key] = limit = self._holding_limit_for()
+        return limit
+
+    def _holding_limit_for(self: "Game") -> int:
         limit = int(self.title.data["holding_limit"])
         by_players = self.title.data.get("holding_limit_by_players", {})
         limit = int(by_players.get(str(len(self.state.players)), limit))
