@@ -139,7 +139,7 @@ class StockMixin(AuctionMixin):
         if self.num_certs(player) > self.cert_limit(player):
             return True
         return any(self._over_holding(player, c) and self._sellable_bundles(player, c)
-                   for c in self.state.corporations)
+                   for c in self.state.share_owner.holdings(f"P:{player}"))  # over a limit: holds some
 
     def _over_holding(self: "Game", player: str, corp: str) -> bool:
         c = self.state.corporations[corp]
@@ -272,6 +272,10 @@ class StockMixin(AuctionMixin):
         c = s.corporations[corp]
         if not c.ipoed or not c.price:
             return []
+        key = f"P:{player}"
+        held = self.percent_of(key, corp)
+        if held == 0:  # nothing to sell, whatever the rules below say
+            return []
         if self.title.data.get("sell_after") == "operated":
             if not c.operated:
                 return []
@@ -282,10 +286,6 @@ class StockMixin(AuctionMixin):
         if s.round.kind == "stock" and self.title.data.get("one_sale_per_company_per_turn") and \
                 s.round.sold.get(player, {}).get(corp) == "now":
             return []  # a company's shares are sold in one lot per turn
-        key = f"P:{player}"
-        held = self.percent_of(key, corp)
-        if held == 0:
-            return []
         pool = self.percent_of("pool", corp)
         room = (100 if c.equal_shares else int(self.title.data["market_share_limit"])) - pool
         is_pres = s.share_owner[f"{corp}_0"] == key and not c.equal_shares
@@ -303,7 +303,8 @@ class StockMixin(AuctionMixin):
         return out
 
     def _can_sell_any(self: "Game", player: str) -> bool:
-        return any(self._sellable_bundles(player, c) for c in self.state.corporations)
+        # only a corporation the player holds shares of has bundles to sell
+        return any(self._sellable_bundles(player, c) for c in self.state.share_owner.holdings(f"P:{player}"))
 
     # processing ----------------------------------------------------------------
     def _stock_process(self: "Game", action: A.Action) -> None:
