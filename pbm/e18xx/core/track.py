@@ -160,6 +160,7 @@ class TrackGraph:
         self._hex: dict[str, tuple] = {}
         self._nb: dict[tuple[str, int], str | None] = {}
         self._segments: dict[NodeKey, list[Segment]] = {}
+        self._seg_hexes: dict[NodeKey, set[str]] = {}  # the hexes each node's walk looked at
         for coord, pl in m.placed.items():
             if not self._fill(coord, pl):
                 wider = _strides_needed(m, self.stride_paths, self.stride_bits)
@@ -213,6 +214,7 @@ class TrackGraph:
     def relaid(self, m: MapState, coords: Iterable[str]) -> "TrackGraph":
         """The graph of ``m``, which differs from this graph's map only in the tiles of ``coords``
         (same hexes, same order): this graph's numbering, those hexes renumbered."""
+        coords = list(coords)
         g = TrackGraph.__new__(TrackGraph)
         g.map = m
         g.stride_paths, g.stride_bits, g.index = self.stride_paths, self.stride_bits, self.index
@@ -222,7 +224,12 @@ class TrackGraph:
         g.by_node = dict(self.by_node)
         g._hex = dict(self._hex)
         g._nb = dict(self._nb)
-        g._segments = {}
+        changed = set(coords)
+        if any(m.title.hexes[c].color in ("red", "gray", "blue") for c in changed if c in m.title.hexes):
+            g._segments, g._seg_hexes = {}, {}  # such a hex decides whether track may cross into it
+        else:  # the walks that never looked at a relaid hex find the same segments, same ids and bits
+            g._seg_hexes = {k: v for k, v in self._seg_hexes.items() if changed.isdisjoint(v)}
+            g._segments = {k: self._segments[k] for k in g._seg_hexes}
         layout = m.title.layout
         for coord in coords:
             _, _, _, sides, nodes, _ = g._hex[coord]  # replaced in place by _fill (keeps the map order)
@@ -290,13 +297,15 @@ class TrackGraph:
             return self._segments[node]
         out: list[Segment] = []
         coord = node[0]
+        touched = {coord}
         for pid in self.by_node.get(node, []):
-            self._walk_segment(node, coord, pid, ("n", node[1]), self.path_mask[pid], [coord], out)
+            self._walk_segment(node, coord, pid, ("n", node[1]), self.path_mask[pid], [coord], out, touched)
         self._segments[node] = out
+        self._seg_hexes[node] = touched
         return out
 
     def _walk_segment(self, start: NodeKey, coord: str, pid: int, from_end: tuple[str, int], mask: int,
-                      hexes: list[str], out: list[Segment]) -> None:
+                      hexes: list[str], out: list[Segment], touched: set[str]) -> None:
         end = self.other_end(pid, from_end)
         if end[0] == "n":
             key = (coord, end[1])
@@ -307,6 +316,7 @@ class TrackGraph:
         if across is None:
             return
         nb, opp, pids = across
+        touched.add(nb)  # the walk depends on this hex's tile (its track on this side)
         for nxt in pids:
             pm = self.path_mask[nxt]
             # the side we enter by is shared with the path we come from's hex; only
@@ -314,7 +324,7 @@ class TrackGraph:
             if pm & mask:
                 continue
             self._walk_segment(start, nb, nxt, ("e", opp), mask | pm,
-                               hexes + ([nb] if hexes[-1] != nb else []), out)
+                               hexes + ([nb] if hexes[-1] != nb else []), out, touched)
 
     # -- what a company reaches (tile lays, tokens) ---------------------
     def reach(self, corp: str, starts: Iterable[NodeKey], home_hexes: Iterable[str] = ()) -> tuple[dict[str, set[int]], set[NodeKey]]:
