@@ -84,14 +84,14 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
 
         def head(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int, after: int) -> None:
             front = nodes[0]
-            if node_info(front)[2]:  # extending makes the front an interior stop
+            if (info.get(front) or node_info(front))[2]:  # extending makes the front an interior stop
                 return
-            for idx, nxt, smask in neighbours(front):
+            for idx, nxt, smask in adj.get(front) or neighbours(front):
                 if front == token and idx <= after:
                     continue
                 if nxt in visited or smask & mask or (only is not None and nxt not in only):
                     continue
-                c, v, _ = node_info(nxt)
+                c, v, _ = info.get(nxt) or node_info(nxt)
                 s = stops + c
                 if s > max_stops:
                     continue
@@ -110,12 +110,12 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
                     found[mask] = Route(tuple(nodes), mask, stops, rev) if len(nodes) >= want else None
                 head(nodes, visited, mask, stops, rev, first)
             back = nodes[-1]
-            if back != token and node_info(back)[2]:
+            if back != token and (info.get(back) or node_info(back))[2]:
                 return
-            for idx, nxt, smask in neighbours(back):
+            for idx, nxt, smask in adj.get(back) or neighbours(back):
                 if nxt in visited or smask & mask or (only is not None and nxt not in only):
                     continue
-                c, v, _ = node_info(nxt)
+                c, v, _ = info.get(nxt) or node_info(nxt)
                 s = stops + c
                 if s > max_stops:
                     continue

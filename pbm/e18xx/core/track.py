@@ -161,6 +161,7 @@ class TrackGraph:
         self._nb: dict[tuple[str, int], str | None] = {}
         self._segments: dict[NodeKey, list[Segment]] = {}
         self._seg_hexes: dict[NodeKey, set[str]] = {}  # the hexes each node's walk looked at
+        self._stop_kinds: dict[NodeKey, int] = {}
         for coord, pl in m.placed.items():
             if not self._fill(coord, pl):
                 wider = _strides_needed(m, self.stride_paths, self.stride_bits)
@@ -225,6 +226,7 @@ class TrackGraph:
         g._hex = dict(self._hex)
         g._nb = dict(self._nb)
         changed = set(coords)
+        g._stop_kinds = {k: v for k, v in self._stop_kinds.items() if k[0] not in changed}
         if any(m.title.hexes[c].color in ("red", "gray", "blue") for c in changed if c in m.title.hexes):
             g._segments, g._seg_hexes = {}, {}  # such a hex decides whether track may cross into it
         else:  # the walks that never looked at a relaid hex find the same segments, same ids and bits
@@ -272,6 +274,19 @@ class TrackGraph:
             for key, bit in got[5].items():
                 out[key] = bit0 + bit
         return out
+
+    def _stop_kind(self, key: NodeKey) -> int:
+        """How ``MapState.blocks`` answers for this node whatever the stations: 1 it always
+        blocks (off-board, terminal, red area), 0 it never does (not a city), 2 the stations
+        in the city decide.  Depends on the hex's tile alone (and the title's red-area rule)."""
+        m = self.map
+        tile = m.tile(key[0])
+        node = tile.nodes[key[1]]
+        if node.kind == "offboard" or key[1] in tile.terminal:
+            return 1
+        if not m.red_pass and m.title.hexes[key[0]].color == "red":
+            return 1
+        return 2 if node.kind == "city" else 0
 
     def neighbour_on_map(self, coord: str, edge: int) -> str | None:
         key = (coord, edge)
@@ -336,6 +351,7 @@ class TrackGraph:
         on_map, by_node, by_side, paths = self.neighbour_on_map, self.by_node, self.by_side, self.paths
         blocks = self.map.blocks
         blocked: dict[NodeKey, bool] = {}
+        kinds = self._stop_kinds
         for coord in home_hexes:
             hexes.setdefault(coord, set()).update(e for e in range(6) if on_map(coord, e))
         for key in starts:
@@ -362,11 +378,17 @@ class TrackGraph:
             if end[0] == "n":
                 key = (coord, end[1])
                 nodes.add(key)
-                stop = blocked.get(key)
-                if stop is None:
-                    stop = blocked[key] = blocks(key, corp)
-                if stop:
+                kind = kinds.get(key)
+                if kind is None:
+                    kind = kinds[key] = self._stop_kind(key)
+                if kind == 1:  # never passed through, whose ever the stations
                     continue
+                if kind == 2:  # a city: its stations decide
+                    stop = blocked.get(key)
+                    if stop is None:
+                        stop = blocked[key] = blocks(key, corp)
+                    if stop:
+                        continue
                 for nxt in by_node.get(key, ()):
                     if nxt not in seen_paths:
                         stack.append((nxt, end))
