@@ -21,6 +21,7 @@ plain-city values double.  A route needs two paying stops besides a port.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
 
 from pbm.e18xx.routes import Route, all_routes
@@ -37,6 +38,7 @@ class KindedRoute:
     subsidy: int
 
 
+@lru_cache(maxsize=256)
 def train_number(variant: str) -> int:
     digits = "".join(ch for ch in variant if ch.isdigit())
     return int(digits or 0)

@@ -225,8 +225,12 @@ class StockMixin(AuctionMixin):
 
     def _started_by_private(self: "Game", corp: str) -> bool:
         """A corporation whose president's certificate comes with a private is not parred in the stock round."""
-        return any(ab.get("type") == "par_on_buy" and ab.get("corporation") == corp
-                   for comp in self.title.data["companies"] for ab in comp.get("abilities", []))
+        started = self.title.__dict__.get("_par_on_buy")
+        if started is None:  # the title's data never changes
+            started = self.title.__dict__["_par_on_buy"] = frozenset(
+                ab.get("corporation") for comp in self.title.data["companies"] for ab in comp.get("abilities", [])
+                if ab.get("type") == "par_on_buy")
+        return corp in started
 
     def _par_price(self: "Game", corp: str) -> int:
         c = self.state.corporations[corp]
