@@ -9,7 +9,7 @@ a company reaches (for tile lays and tokens) and the segments between stops
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from pbm.e18xx.core.hexgrid import neighbour, opposite
 from pbm.e18xx.core.tiles import TileDef, UPGRADE_NEXT
@@ -342,8 +342,11 @@ class TrackGraph:
                                hexes + ([nb] if hexes[-1] != nb else []), out, touched)
 
     # -- what a company reaches (tile lays, tokens) ---------------------
-    def reach(self, corp: str, starts: Iterable[NodeKey], home_hexes: Iterable[str] = ()) -> tuple[dict[str, set[int]], set[NodeKey]]:
-        """Edges of each hex a company can build on, and the stops it reaches."""
+    def reach(self, corp: str, starts: Iterable[NodeKey], home_hexes: Iterable[str] = (),
+              until: Callable[[NodeKey], bool] | None = None) -> tuple[dict[str, set[int]], set[NodeKey]] | None:
+        """Edges of each hex a company can build on, and the stops it reaches.  With ``until``
+        (a test of a stop): None as soon as a stop it reaches passes the test (the full answer
+        if none does), so ``any(until(k) for k in reach(...)[1])`` without the whole walk."""
         hexes: dict[str, set[int]] = {}
         nodes: set[NodeKey] = set()
         seen_paths: set[int] = set()
@@ -358,6 +361,8 @@ class TrackGraph:
             coord = key[0]
             hexes.setdefault(coord, set()).update(e for e in range(6) if on_map(coord, e))
             nodes.add(key)
+            if until is not None and until(key):
+                return None
             for pid in by_node.get(key, ()):
                 stack.append((pid, ("n", key[1])))
         while stack:
@@ -377,6 +382,8 @@ class TrackGraph:
             end = b if a == from_end else a
             if end[0] == "n":
                 key = (coord, end[1])
+                if until is not None and key not in nodes and until(key):
+                    return None
                 nodes.add(key)
                 kind = kinds.get(key)
                 if kind is None:

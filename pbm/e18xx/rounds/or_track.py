@@ -143,17 +143,32 @@ class TrackMixin:
         return False
 
     def _reach(self: "Game", corp: str):
-        s = self.state
-        c = s.corporations[corp]
-        starts = s.map.token_cities(corp)
-        home = [c.home] if not starts and c.tokens[0] is None else []
-        g = self.graph()  # rebuilt whenever the map changes (tiles, stations): a safe cache key
-        cache = g.__dict__.setdefault("_reach_cache", {})
-        key = (corp, tuple(starts), tuple(home))
+        g, key, starts, home, cache = self._reach_key(corp)
         got = cache.get(key)
         if got is None:
             got = cache[key] = g.reach(corp, starts, home)
         return got
+
+    def _reach_key(self: "Game", corp: str):
+        s = self.state
+        c = s.corporations[corp]
+        starts = s.map.token_cities(corp)
+        home = [c.home] if not starts and c.tokens[0] is None else []
+        g = self.graph()  # the same track and stations (the map's version): a safe cache key
+        cache = g.__dict__.setdefault("_reach_cache", {})
+        return g, (corp, tuple(starts), tuple(home)), starts, home, cache
+
+    def _reaches_any(self: "Game", corp: str, test) -> bool:
+        """``any(test(k) for k in self._reach(corp)[1])``, walking only until a stop passes."""
+        g, key, starts, home, cache = self._reach_key(corp)
+        got = cache.get(key)
+        if got is not None:
+            return any(test(k) for k in got[1])
+        full = g.reach(corp, starts, home, until=test)
+        if full is None:
+            return True
+        cache[key] = full
+        return False
 
     def _lay_tile(self: "Game", corp: str, action: A.LayTile, special: bool = False) -> None:
         s = self.state
@@ -340,10 +355,9 @@ class TrackMixin:
         if cost is None or cost > self.state.cash[f"C:{corp}"]:
             return False
         m = self.state.map
-        _, nodes = self._reach(corp)
         hexes = {k[0] for k, v in m.tokens.items() if corp in v}  # hex_has_token, for every hex at once
         hexes.update(k[0] for k, v in m.extra_tokens.items() if corp in v)
-        return any(self._tokenable(key, corp, hexes) for key in nodes)
+        return self._reaches_any(corp, lambda key: self._tokenable(key, corp, hexes))
 
     def _place_token(self: "Game", corp: str, action: A.PlaceToken) -> None:
         s = self.state
@@ -351,7 +365,8 @@ class TrackMixin:
         if cost is None:
             raise IllegalAction(f"{corp} has no tokens left")
         keys = self._city_ref(action.city)
-        ok = [k for k in keys if k in self.tokenable_cities(corp)]
+        tokenable = self.tokenable_cities(corp)
+        ok = [k for k in keys if k in tokenable]
         if not ok:
             raise IllegalAction(f"{corp} cannot place a token in {action.city}; possible: "
                                 f"{', '.join(f'{h}' for h, _ in self.tokenable_cities(corp)) or 'nowhere'}")
