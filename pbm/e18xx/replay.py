@@ -8,9 +8,7 @@ after the action that carries them.
 """
 from __future__ import annotations
 
-import gc
 import json
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -258,15 +256,7 @@ class Replayer:
                                   f"({self.game.total_cash()} != {self.total})")
 
     def run(self, upto: int | None = None) -> Game:
-        """Replay every action (or those whose id is at most ``upto``).
-
-        Python's cyclic garbage collector is paused meanwhile (as for a Continental Rails turn):
-        a replay makes hundreds of thousands of short-lived objects, which reference counting
-        frees, and collections in the middle of it cost ~10 % of its time."""
-        with _gc_paused():
-            return self._run(upto)
-
-    def _run(self, upto: int | None) -> Game:
+        """Replay every action (or those whose id is at most ``upto``)."""
         try:
             actions = effective_actions(self.export["actions"])
         except (TypeError, ValueError) as exc:
@@ -282,18 +272,6 @@ class Replayer:
                     raise ReplayError(f"action {a.get('id')} ({a.get('type')}) is malformed: "
                                       f"{type(exc).__name__}: {str(exc)[:80]}") from None
         return self.game
-
-
-@contextmanager
-def _gc_paused():
-    """Pause the cyclic garbage collector (reference counting still frees almost everything)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def replay(game_json: dict[str, Any] | str | Path, check_cash: bool = True) -> dict[str, Any]:
