@@ -258,8 +258,13 @@ class TrainsMixin:
         nxt = next((t.tid for t in s.trains.values() if t.owner == "depot"), None)
         if nxt:
             out.append(nxt)
+        left: set[str] | None = None  # names of the trains that have left the depot
         for td in self.title.trains:  # ``available_on``: offered early, once that train was bought
-            if td.available_on and any(t.name == td.available_on and t.owner != "depot" for t in s.trains.values()):
+            if not td.available_on:
+                continue
+            if left is None:
+                left = {t.name for t in s.trains.values() if t.owner != "depot"}
+            if td.available_on in left:
                 early = next((t.tid for t in s.trains.values() if t.owner == "depot" and t.name == td.name), None)
                 if early and early not in out:
                     out.append(early)
