@@ -214,17 +214,22 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             self._pay_dividend(corp, "withhold")
 
     def _active_blocking(self: "Game", corp: str) -> str | None:
+        return self._open_step(corp)[0]
+
+    def _open_step(self: "Game", corp: str) -> tuple[str | None, list[str]]:
+        """The operating company's first open step and ``_step_actions`` of it."""
         r = self.state.round
         for step in BLOCKING:
             if step in r.steps_done:
                 continue
             if step == "discard_train":
                 if self.crowded_corps():
-                    return step
+                    return step, []  # _step_actions has none for it
                 continue
-            if self._step_actions(step, corp):
-                return step
-        return None
+            acts = self._step_actions(step, corp)
+            if acts:
+                return step, acts
+        return None, []
 
     def or_actions(self: "Game", entity: str) -> list[str]:
         """Action types ``entity`` may take now in the operating round."""
@@ -239,11 +244,11 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         if crowded:
             return ["discard_train"] if entity == crowded[0] else []
         corp = self._or_operator()
-        return self._turn_actions(entity, corp, self._active_blocking(corp))
+        return self._turn_actions(entity, corp, *self._open_step(corp))
 
-    def _turn_actions(self: "Game", entity: str, corp: str, block: str | None) -> list[str]:
+    def _turn_actions(self: "Game", entity: str, corp: str, block: str | None, block_acts: list[str]) -> list[str]:
         """``or_actions`` once no private must lay, no director must sell and no company must
-        discard: ``block`` is the operating company's first open step."""
+        discard: ``block`` is the operating company's first open step, ``block_acts`` its actions."""
         s = self.state
         out: list[str] = []
         if entity in s.companies:
@@ -265,7 +270,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         if self.can_take_loan(corp) and block is not None:
             out.append("take_loan")
         if block:
-            out += self._step_actions(block, corp)
+            out += block_acts
         return list(dict.fromkeys(out))
 
     def _or_process(self: "Game", action: A.Action) -> None:
@@ -300,8 +305,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             self._after_or_action()
             return
         corp = self._or_operator()
-        block = self._active_blocking(corp)
-        allowed = self._turn_actions(action.entity, corp, block)  # or_actions: the checks above are passed
+        block, block_acts = self._open_step(corp)
+        allowed = self._turn_actions(action.entity, corp, block, block_acts)  # or_actions: the checks above passed
         if isinstance(action, A.TakeLoan) and action.entity == corp and not self.can_take_loan(corp):
             self.take_loan(corp)  # refuses, saying why (5.6)
         if action.type not in allowed:
