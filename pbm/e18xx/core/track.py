@@ -162,6 +162,7 @@ class TrackGraph:
         self._segments: dict[NodeKey, list[Segment]] = {}
         self._seg_hexes: dict[NodeKey, set[str]] = {}  # the hexes each node's walk looked at
         self._stop_kinds: dict[NodeKey, int] = {}
+        self._cross: dict[tuple[str, int], tuple | None] = {}
         for coord, pl in m.placed.items():
             if not self._fill(coord, pl):
                 wider = _strides_needed(m, self.stride_paths, self.stride_bits)
@@ -225,6 +226,7 @@ class TrackGraph:
         g.by_node = dict(self.by_node)
         g._hex = dict(self._hex)
         g._nb = dict(self._nb)
+        g._cross = dict(self._cross)
         changed = set(coords)
         g._stop_kinds = {k: v for k, v in self._stop_kinds.items() if k[0] not in changed}
         if any(m.title.hexes[c].color in ("red", "gray", "blue") for c in changed if c in m.title.hexes):
@@ -243,8 +245,10 @@ class TrackGraph:
             for pid in range(first, first + g.stride_paths):
                 g.paths[pid] = None
                 g.path_mask[pid] = 0
-            for e in range(6):  # whether track may cross into this hex depends on its tile
-                g._nb.pop((neighbour(coord, e, layout), opposite(e)), None)
+            for e in range(6):  # whether track may cross into this hex depends on its tile,
+                into = (neighbour(coord, e, layout), opposite(e))
+                g._nb.pop(into, None)
+                g._cross.pop(into, None)  # and where it lands, on its paths
             if not g._fill(coord, m.placed[coord]):
                 return TrackGraph(m, _strides_needed(m, self.stride_paths, self.stride_bits))
         return g
@@ -300,11 +304,23 @@ class TrackGraph:
         return b if a == end else a
 
     def continue_across(self, coord: str, edge: int) -> tuple[str, int, list[int]] | None:
-        nb = self.neighbour_on_map(coord, edge)
-        if nb is None:
-            return None
-        opp = opposite(edge)
-        return nb, opp, self.by_side.get((nb, opp), [])
+        got = self._crossing(coord, edge)
+        return None if got is None else got[:3]
+
+    def _crossing(self, coord: str, edge: int) -> tuple[str, int, list[int], tuple[str, int]] | None:
+        """Across ``edge`` of ``coord``: (the hex, its side, its paths from that side, that side
+        as a path end), or None where track may not cross; kept per graph."""
+        key = (coord, edge)
+        got = self._cross.get(key, False)
+        if got is False:
+            nb = self.neighbour_on_map(coord, edge)
+            if nb is None:
+                got = None
+            else:
+                opp = opposite(edge)
+                got = (nb, opp, self.by_side.get((nb, opp), []), ("e", opp))
+            self._cross[key] = got
+        return got  # type: ignore[return-value]
 
     # -- segments between stops (for routes) ----------------------------
     def segments(self, node: NodeKey) -> list[Segment]:
@@ -327,10 +343,10 @@ class TrackGraph:
             if key != start:
                 out.append(Segment(start, key, mask, tuple(hexes)))
             return
-        across = self.continue_across(coord, end[1])
+        across = self._crossing(coord, end[1])
         if across is None:
             return
-        nb, opp, pids = across
+        nb, opp, pids, entered = across
         touched.add(nb)  # the walk depends on this hex's tile (its track on this side)
         for nxt in pids:
             pm = self.path_mask[nxt]
@@ -338,7 +354,7 @@ class TrackGraph:
             # the entered hex's own keys must be new
             if pm & mask:
                 continue
-            self._walk_segment(start, nb, nxt, ("e", opp), mask | pm,
+            self._walk_segment(start, nb, nxt, entered, mask | pm,
                                hexes + ([nb] if hexes[-1] != nb else []), out, touched)
 
     # -- what a company reaches (tile lays, tokens) ---------------------
@@ -355,6 +371,7 @@ class TrackGraph:
         blocks = self.map.blocks
         blocked: dict[NodeKey, bool] = {}
         kinds = self._stop_kinds
+        cross = self._cross
         for coord in home_hexes:
             hexes.setdefault(coord, set()).update(e for e in range(6) if on_map(coord, e))
         for key in starts:
@@ -400,16 +417,17 @@ class TrackGraph:
                     if nxt not in seen_paths:
                         stack.append((nxt, end))
                 continue
-            nb = on_map(coord, end[1])
-            if nb is None:
+            across = cross.get((coord, end[1]), False)
+            if across is False:
+                across = self._crossing(coord, end[1])
+            if across is None:
                 continue
-            opp = opposite(end[1])
+            nb, opp, pids, entered = across
             edges = hexes.get(nb)
             if edges is None:
                 edges = hexes[nb] = set()
             edges.add(opp)
-            entered = ("e", opp)
-            for nxt in by_side.get((nb, opp), ()):
+            for nxt in pids:
                 if nxt not in seen_paths:
                     stack.append((nxt, entered))
         return hexes, nodes
