@@ -121,8 +121,9 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         if self.title.data.get("dynamic_operating_order"):
             # the next to operate is the highest-priced company yet to operate, prices as they are now
             rest = set(r.entities[r.index + 1:])
-            r.entities = r.entities[:r.index + 1] + [c for c in self.operating_order() if c in rest] + \
-                [c for c in r.entities[r.index + 1:] if c not in self.operating_order()]
+            order = self.operating_order()
+            r.entities = r.entities[:r.index + 1] + [c for c in order if c in rest] + \
+                [c for c in r.entities[r.index + 1:] if c not in order]
         r.index += 1
         self._start_corp_turn()
 
