@@ -359,10 +359,15 @@ class TrackGraph:
 
     # -- what a company reaches (tile lays, tokens) ---------------------
     def reach(self, corp: str, starts: Iterable[NodeKey], home_hexes: Iterable[str] = (),
-              until: Callable[[NodeKey], bool] | None = None) -> tuple[dict[str, set[int]], set[NodeKey]] | None:
+              until: Callable[[NodeKey], bool] | None = None, watch: str | None = None,
+              watch_ok: Callable[[set[int], set[NodeKey]], bool] | None = None,
+              ) -> tuple[dict[str, set[int]], set[NodeKey]] | None:
         """Edges of each hex a company can build on, and the stops it reaches.  With ``until``
         (a test of a stop): None as soon as a stop it reaches passes the test (the full answer
-        if none does), so ``any(until(k) for k in reach(...)[1])`` without the whole walk."""
+        if none does), so ``any(until(k) for k in reach(...)[1])`` without the whole walk.
+        With ``watch`` (a hex) and ``watch_ok`` (a test of that hex's edges and the stops
+        reached, which only more of either can make true): None as soon as the test holds on
+        what is reached so far, asked whenever more of that hex is reached."""
         hexes: dict[str, set[int]] = {}
         nodes: set[NodeKey] = set()
         seen_paths: set[int] = set()
@@ -372,13 +377,18 @@ class TrackGraph:
         blocked: dict[NodeKey, bool] = {}
         kinds = self._stop_kinds
         cross = self._cross
+        w = watch if watch_ok is not None else None
         for coord in home_hexes:
             hexes.setdefault(coord, set()).update(e for e in range(6) if on_map(coord, e))
+            if coord == w and watch_ok(hexes[coord], nodes):  # type: ignore[misc]
+                return None
         for key in starts:
             coord = key[0]
             hexes.setdefault(coord, set()).update(e for e in range(6) if on_map(coord, e))
             nodes.add(key)
             if until is not None and until(key):
+                return None
+            if coord == w and watch_ok(hexes[coord], nodes):  # type: ignore[misc]
                 return None
             for pid in by_node.get(key, ()):
                 stack.append((pid, ("n", key[1])))
@@ -396,11 +406,17 @@ class TrackGraph:
                     edges.add(a[1])
                 if b[0] == "e":
                     edges.add(b[1])
+                if coord == w and watch_ok(edges, nodes):  # type: ignore[misc]
+                    return None
             end = b if a == from_end else a
             if end[0] == "n":
                 key = (coord, end[1])
                 if until is not None and key not in nodes and until(key):
                     return None
+                if coord == w and key not in nodes:
+                    nodes.add(key)
+                    if watch_ok(hexes.get(coord, set()), nodes):  # type: ignore[misc]
+                        return None
                 nodes.add(key)
                 kind = kinds.get(key)
                 if kind is None:
@@ -427,6 +443,8 @@ class TrackGraph:
             if edges is None:
                 edges = hexes[nb] = set()
             edges.add(opp)
+            if nb == w and watch_ok(edges, nodes):  # type: ignore[misc]
+                return None
             for nxt in pids:
                 if nxt not in seen_paths:
                     stack.append((nxt, entered))

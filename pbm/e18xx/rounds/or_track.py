@@ -106,7 +106,13 @@ class TrackMixin:
         if not special or (isinstance(special, int) and not isinstance(special, bool)):
             reached_nodes: set | None = None
             if reach is None:
-                reach, reached_nodes = self._reach(corp)
+                def lay_ok(edges: set[int], nodes: set) -> bool:  # the tests below, on part of the reach
+                    return bool(edges) and bool(exits & edges) and (
+                        not old.tile.paths or self._upgrade_connects(corp, coord, old, new, rotation, edges, nodes))
+                full = self._reach_watching(corp, coord, lay_ok)
+                if full is None:  # connected: the walk stopped once that was shown
+                    return self._lay_cost(corp, coord, old, special)
+                reach, reached_nodes = full
             edges = reach.get(coord)
             if not edges:
                 raise IllegalTile(f"{coord} is not connected to {corp}'s stations")
@@ -115,6 +121,10 @@ class TrackMixin:
             if old.tile.paths and not self._upgrade_connects(corp, coord, old, new, rotation, edges, reached_nodes):
                 raise IllegalTile(f"4.2.1(j): tile {name} on {coord} adds no track connected to {corp}'s stations "
                                   "and has no city connected to them")
+        return self._lay_cost(corp, coord, old, special)
+
+    def _lay_cost(self: "Game", corp: str, coord: str, old: Placed, special) -> int:
+        s = self.state
         cost = self.title.hexes[coord].cost if old.tile_id is None and not special else 0
         if special and isinstance(special, int) and not isinstance(special, bool):  # a discounted lay
             cost = max(0, self.title.hexes[coord].cost - special) if old.tile_id is None else 0
@@ -157,6 +167,18 @@ class TrackMixin:
         g = self.graph()  # the same track and stations (the map's version): a safe cache key
         cache = g.__dict__.setdefault("_reach_cache", {})
         return g, (corp, tuple(starts), tuple(home)), starts, home, cache
+
+    def _reach_watching(self: "Game", corp: str, coord: str, ok):
+        """None if ``ok(edges of coord, stops)`` holds on the company's reach (a test only more
+        reach can make true), shown walking only as far as needed; else the full reach."""
+        g, key, starts, home, cache = self._reach_key(corp)
+        got = cache.get(key)
+        if got is not None:
+            return None if ok(got[0].get(coord) or set(), got[1]) else got
+        full = g.reach(corp, starts, home, watch=coord, watch_ok=ok)
+        if full is not None:
+            cache[key] = full
+        return full
 
     def _reaches_any(self: "Game", corp: str, test) -> bool:
         """``any(test(k) for k in self._reach(corp)[1])``, walking only until a stop passes."""
