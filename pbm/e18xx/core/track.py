@@ -160,7 +160,9 @@ class TrackGraph:
         self._hex: dict[str, tuple] = {}
         self._nb: dict[tuple[str, int], str | None] = {}
         self._segments: dict[NodeKey, list[Segment]] = {}
-        self._seg_hexes: dict[NodeKey, set[str]] = {}  # the hexes each node's walk looked at
+        # hex -> the stops whose walk looked at it (their segments depend on its tile); may hold
+        # stops whose segments were dropped since
+        self._seg_users: dict[str, list[NodeKey]] = {}
         self._stop_kinds: dict[NodeKey, int] = {}
         self._cross: dict[tuple[str, int], tuple | None] = {}
         for coord, pl in m.placed.items():
@@ -227,13 +229,18 @@ class TrackGraph:
         g._hex = dict(self._hex)
         g._nb = dict(self._nb)
         g._cross = dict(self._cross)
-        changed = set(coords)
-        g._stop_kinds = {k: v for k, v in self._stop_kinds.items() if k[0] not in changed}
-        if any(m.title.hexes[c].color in ("red", "gray", "blue") for c in changed if c in m.title.hexes):
-            g._segments, g._seg_hexes = {}, {}  # such a hex decides whether track may cross into it
+        g._stop_kinds = dict(self._stop_kinds)
+        for coord in coords:  # a stop's kind depends on its hex's tile
+            for i in range(max(len(self._hex[coord][1].nodes), len(m.placed[coord].tile.nodes))):
+                g._stop_kinds.pop((coord, i), None)
+        if any(m.title.hexes[c].color in ("red", "gray", "blue") for c in coords if c in m.title.hexes):
+            g._segments, g._seg_users = {}, {}  # such a hex decides whether track may cross into it
         else:  # the walks that never looked at a relaid hex find the same segments, same ids and bits
-            g._seg_hexes = {k: v for k, v in self._seg_hexes.items() if changed.isdisjoint(v)}
-            g._segments = {k: self._segments[k] for k in g._seg_hexes}
+            g._segments = dict(self._segments)
+            g._seg_users = dict(self._seg_users)  # the lists are shared: an extra stale entry is harmless
+            for coord in coords:
+                for node in g._seg_users.pop(coord, ()):
+                    g._segments.pop(node, None)
         layout = m.title.layout
         for coord in coords:
             _, _, _, sides, nodes, _ = g._hex[coord]  # replaced in place by _fill (keeps the map order)
@@ -332,7 +339,13 @@ class TrackGraph:
         for pid in self.by_node.get(node, []):
             self._walk_segment(node, coord, pid, ("n", node[1]), self.path_mask[pid], [coord], out, touched)
         self._segments[node] = out
-        self._seg_hexes[node] = touched
+        users = self._seg_users
+        for coord in touched:
+            got = users.get(coord)
+            if got is None:
+                users[coord] = [node]
+            else:
+                got.append(node)
         return out
 
     def _walk_segment(self, start: NodeKey, coord: str, pid: int, from_end: tuple[str, int], mask: int,
