@@ -73,8 +73,9 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
 
     def neighbours(key: NodeKey) -> list[tuple[int, NodeKey, int]]:
         got = adj.get(key)
-        if got is None:
-            got = adj[key] = [(i, seg.b, seg.mask) for i, seg in enumerate(graph.segments(key))]
+        if got is None:  # (a segment's index among all the stop's segments, its far end, its track)
+            got = adj[key] = [(i, seg.b, seg.mask) for i, seg in enumerate(graph.segments(key))
+                              if only is None or seg.b in only]  # the others are skipped anyway
         return got
 
     for token in m.token_cities(corp):
