@@ -293,7 +293,10 @@ class StockMixin(AuctionMixin):
         pool = self.percent_of("pool", corp)
         room = (100 if c.equal_shares else int(self.title.data["market_share_limit"])) - pool
         is_pres = s.share_owner[f"{corp}_0"] == key and not c.equal_shares
-        others = max((self.percent_of(p.key, corp) for p in s.players if p.name != player), default=0)
+        # the most another player holds: asked only of the president (who may not sell into his certificate
+        # unless someone can take the presidency)
+        others = max((self.percent_of(p.key, corp) for p in s.players if p.name != player), default=0) \
+            if is_pres else 0
         unit = self.unit(corp)
         pres = self.pres_percent(corp)
         out = []
