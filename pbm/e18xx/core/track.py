@@ -9,7 +9,7 @@ a company reaches (for tile lays and tokens) and the segments between stops
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from pbm.e18xx.core.hexgrid import neighbour, opposite
 from pbm.e18xx.core.tiles import TileDef, UPGRADE_NEXT
@@ -130,9 +130,8 @@ class MapState:
         return nb
 
 
-@dataclass(frozen=True)
-class Segment:
-    """Track between two stops with no stop in between."""
+class Segment(NamedTuple):
+    """Track between two stops with no stop in between (a tuple: made by the thousand)."""
     a: NodeKey
     b: NodeKey
     mask: int  # bit set of track-use keys (hex sides per hex, node-to-node paths)
