@@ -358,7 +358,7 @@ class TrackGraph:
         across = self._crossing(coord, end[1])
         if across is None:
             return
-        nb, opp, pids, entered = across
+        nb, _, pids, entered = across
         touched.add(nb)  # the walk depends on this hex's tile (its track on this side)
         for nxt in pids:
             pm = self.path_mask[nxt]

@@ -214,9 +214,6 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         if step == "dividend":
             self._pay_dividend(corp, "withhold")
 
-    def _active_blocking(self: "Game", corp: str) -> str | None:
-        return self._open_step(corp)[0]
-
     def _open_step(self: "Game", corp: str) -> tuple[str | None, list[str]]:
         """The operating company's first open step and ``_step_actions`` of it."""
         r = self.state.round
