@@ -29,6 +29,10 @@ class Route:
     stops: int
     revenue: int
 
+    def paying(self, revenue: int) -> "Route":
+        """This route with ``revenue`` (``dataclasses.replace``, without its cost)."""
+        return Route(self.nodes, self.mask, self.stops, revenue)
+
     def node_ids(self) -> tuple[str, ...]:
         return tuple(f"{h}-{i}" for h, i in self.nodes)
 

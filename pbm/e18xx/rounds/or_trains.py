@@ -2,7 +2,6 @@
 forced purchases and bankruptcy (rules 4.2.3 - 4.2.6, 5(c))."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
@@ -95,7 +94,7 @@ class TrainsMixin:
             fits = [o for o in out if set(bonus["hexes"]) <= set(o[1].hexes())]
             if fits:
                 max(fits, key=lambda o: o[2])[2] += int(bonus["bonus"])
-        return [(tid, replace(rt, revenue=rev)) for tid, rt, rev in out]
+        return [(tid, rt.paying(rev)) for tid, rt, rev in out]
 
     def stop_groups(self: "Game"):
         from pbm.e18xx.freight import StopGroups
@@ -144,7 +143,7 @@ class TrainsMixin:
             if total < best_total:
                 raise IllegalRoute(f"4.5.5: the routes must earn the most possible ({best_total}); "
                                    f"these earn {total} (use 'run auto')")
-        r.routes = [(t, replace(k.route, revenue=k.revenue)) for t, k in chosen]
+        r.routes = [(t, k.route.paying(k.revenue)) for t, k in chosen]
         r.revenue = sum(k.revenue for _, k in chosen)
         r.subsidy = sum(k.subsidy for _, k in chosen)
         r.ran = True
