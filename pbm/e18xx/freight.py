@@ -21,6 +21,7 @@ plain-city values double.  A route needs two paying stops besides a port.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
 
 from pbm.e18xx.routes import Route, all_routes
@@ -37,6 +38,7 @@ class KindedRoute:
     subsidy: int
 
 
+@lru_cache(maxsize=256)
 def train_number(variant: str) -> int:
     digits = "".join(ch for ch in variant if ch.isdigit())
     return int(digits or 0)
@@ -122,7 +124,8 @@ def routes_through(game: "Game", corp: str, variant: str, kind: str, node_ids: S
     groups: StopGroups = game.stop_groups()
     g = game.graph()
     out = []
-    raw = all_routes(g, corp, train_number(variant), game.route_colors(), count=_count_fn(groups, g.map), only=keys)
+    raw = all_routes(g, corp, train_number(variant), game.route_colors(), count=_count_fn(groups, g.map), only=keys,
+                     complete=True)  # only routes through every named stop can match
     for r in raw:
         if len(r.nodes) == len(want) and frozenset(r.node_ids()) == want:
             kr = evaluate(game, corp, r, variant, kind, groups)

@@ -15,7 +15,7 @@ depth-first search over its trains (a company owns at most a handful), exact.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from pbm.e18xx.core.errors import IllegalRoute
@@ -56,7 +56,8 @@ class _Pool:
         self.game = game
         self.corp = corp
         g = game.graph()
-        self.routes = all_routes(g, corp, longest, game.route_colors(), only=only)
+        # with ``only`` (checking a submitted route) just the routes through all its stops
+        self.routes = all_routes(g, corp, longest, game.route_colors(), only=only, complete=only is not None)
         self.colors = game.route_colors()
         self._gauge: dict[int, int] = {}
         cached = g.__dict__.get("_gauge_bits")
@@ -145,7 +146,7 @@ def best_gauge(game: "Game", corp: str, tids: Sequence[str]) -> tuple[int, list[
                 break
             if r.mask & used:
                 continue
-            chosen.append((specs[order[k]].tid, replace(r, revenue=v)))
+            chosen.append((specs[order[k]].tid, r.paying(v)))
             dfs(k + 1, used | r.mask, total + v, chosen)
             chosen.pop()
         dfs(k + 1, used, total, chosen)
@@ -190,5 +191,5 @@ def check_gauge(game: "Game", corp: str, action: "A.RunRoutes") -> tuple[int, li
             raise IllegalRoute(f"route {'-'.join(spec.nodes)} pays {v}, not {spec.revenue}")
         used |= r.mask
         total += v
-        chosen.append((spec.train, replace(r, revenue=v)))
+        chosen.append((spec.train, r.paying(v)))
     return total, chosen

@@ -29,6 +29,10 @@ class Route:
     stops: int
     revenue: int
 
+    def paying(self, revenue: int) -> "Route":
+        """This route with ``revenue`` (``dataclasses.replace``, without its cost)."""
+        return Route(self.nodes, self.mask, self.stops, revenue)
+
     def node_ids(self) -> tuple[str, ...]:
         return tuple(f"{h}-{i}" for h, i in self.nodes)
 
@@ -45,7 +49,7 @@ def _revenue(m: MapState, key: NodeKey, colors: tuple[str, ...]) -> int:
 
 
 def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, ...],
-               count=None, only: frozenset[NodeKey] | None = None) -> list[Route]:
+               count=None, only: frozenset[NodeKey] | None = None, complete: bool = False) -> list[Route]:
     """Every legal route of at most ``max_stops`` counted stops, each once.
 
     From each token city the route grows at its tail, and at every tail state
@@ -53,10 +57,14 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
     (its bit mask) fixes its stops, so the mask identifies it.  To avoid making
     each two-armed route twice, the head arm must leave the token by a later
     segment than the tail arm.  ``count`` says how much a stop counts against
-    the train (default: towns 0, else 1); with ``only``, routes use no other stops.
+    the train (default: towns 0, else 1); with ``only``, routes use no other stops, and with
+    ``complete`` too, only the routes through every stop of ``only`` are returned (the same
+    routes, in the same order, as filtering the full answer).
     """
     m = graph.map
-    found: dict[int, Route] = {}
+    # mask -> route; None for a route found but not wanted (``complete``): it still claims its mask
+    found: dict[int, Route | None] = {}
+    want = len(only) if complete and only is not None else 0
     info: dict[NodeKey, tuple[int, int, bool]] = {}
     adj: dict[NodeKey, list[tuple[int, NodeKey, int]]] = {}
 
@@ -69,8 +77,9 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
 
     def neighbours(key: NodeKey) -> list[tuple[int, NodeKey, int]]:
         got = adj.get(key)
-        if got is None:
-            got = adj[key] = [(i, seg.b, seg.mask) for i, seg in enumerate(graph.segments(key))]
+        if got is None:  # (a segment's index among all the stop's segments, its far end, its track)
+            got = adj[key] = [(i, seg.b, seg.mask) for i, seg in enumerate(graph.segments(key))
+                              if only is None or seg.b in only]  # the others are skipped anyway
         return got
 
     for token in m.token_cities(corp):
@@ -80,14 +89,14 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
 
         def head(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int, after: int) -> None:
             front = nodes[0]
-            if node_info(front)[2]:  # extending makes the front an interior stop
+            if (info.get(front) or node_info(front))[2]:  # extending makes the front an interior stop
                 return
-            for idx, nxt, smask in neighbours(front):
+            for idx, nxt, smask in adj.get(front) or neighbours(front):
                 if front == token and idx <= after:
                     continue
                 if nxt in visited or smask & mask or (only is not None and nxt not in only):
                     continue
-                c, v, _ = node_info(nxt)
+                c, v, _ = info.get(nxt) or node_info(nxt)
                 s = stops + c
                 if s > max_stops:
                     continue
@@ -95,7 +104,7 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
                 visited.add(nxt)
                 nm = mask | smask
                 if nm not in found:
-                    found[nm] = Route(tuple(nodes), nm, s, rev + v)
+                    found[nm] = Route(tuple(nodes), nm, s, rev + v) if len(nodes) >= want else None
                 head(nodes, visited, nm, s, rev + v, after)
                 visited.discard(nxt)
                 nodes.pop(0)
@@ -103,15 +112,15 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
         def tail(nodes: list[NodeKey], visited: set[NodeKey], mask: int, stops: int, rev: int, first: int) -> None:
             if len(nodes) > 1:
                 if mask not in found:
-                    found[mask] = Route(tuple(nodes), mask, stops, rev)
+                    found[mask] = Route(tuple(nodes), mask, stops, rev) if len(nodes) >= want else None
                 head(nodes, visited, mask, stops, rev, first)
             back = nodes[-1]
-            if back != token and node_info(back)[2]:
+            if back != token and (info.get(back) or node_info(back))[2]:
                 return
-            for idx, nxt, smask in neighbours(back):
+            for idx, nxt, smask in adj.get(back) or neighbours(back):
                 if nxt in visited or smask & mask or (only is not None and nxt not in only):
                     continue
-                c, v, _ = node_info(nxt)
+                c, v, _ = info.get(nxt) or node_info(nxt)
                 s = stops + c
                 if s > max_stops:
                     continue
@@ -122,7 +131,14 @@ def all_routes(graph: TrackGraph, corp: str, max_stops: int, colors: tuple[str, 
                 nodes.pop()
 
         tail([token], {token}, 0, start_stops, start_rev, -1)
-    return list(found.values())
+        if want:
+            # every route through all of ``only`` passes this token, and every route through it
+            # has just been made from it: other tokens add none that is wanted (their routes
+            # through this token come back with a mask already found)
+            break
+    if want:
+        return [r for r in found.values() if r is not None]
+    return list(found.values())  # type: ignore[arg-type]
 
 
 def _prune_detours(routes: list[Route]) -> list[Route]:

@@ -148,3 +148,29 @@ def test_no_running_through_a_red_area_city(late_fixture_game):
         assert all(h != "J12" for h, _ in r.nodes[1:-1])
     assert total <= site_total
     assert any(h == "J12" for _, r in site_routes for h, _ in r.nodes[1:-1]) or total == site_total
+
+
+@pytest.mark.parametrize("g,corp", STATES, ids=[f"{c}-{i}" for i, (_, c) in enumerate(STATES)])
+def test_complete_routes_are_the_filtered_ones_in_order(g, corp):
+    """``complete=True`` (checking a submitted route) gives exactly the routes through every
+    stop of ``only``, in the order the full enumeration through ``only`` gives them."""
+    colors = g.phase.tiles
+    longest = max(g.state.trains[t].distance for t in g.state.corporations[corp].trains)
+    for r in all_routes(g.graph(), corp, longest, colors)[:60]:
+        only = frozenset(r.nodes)
+        full = [x for x in all_routes(g.graph(), corp, longest, colors, only=only) if len(x.nodes) == len(only)]
+        assert all_routes(g.graph(), corp, longest, colors, only=only, complete=True) == full
+
+
+def test_a_relaid_graph_is_the_graph_built_afresh(late_fixture_game):
+    """After tile lays the graph renumbers only the relaid hexes: the same paths, path ids,
+    track bits and walks as a graph built from scratch on the same map."""
+    from pbm.e18xx.core.track import TrackGraph
+
+    for g in [late_fixture_game] + [random_game(seed, stop_at=900) for seed in (1, 2, 5)]:
+        kept, fresh = g.graph(), TrackGraph(g.state.map)
+        assert kept is not fresh and kept.paths == fresh.paths and kept.path_mask == fresh.path_mask
+        assert kept.by_side == fresh.by_side and kept.by_node == fresh.by_node
+        assert kept.side_bits == fresh.side_bits
+        for node in fresh.by_node:
+            assert kept.segments(node) == fresh.segments(node)

@@ -316,22 +316,19 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
 
     def graph(self) -> TrackGraph:
         m = self.state.map
-        if self._graph is None or self._graph.map is not m or \
-                (self._graph_version != m.version and not self._same_track(m)):
-            self._graph = TrackGraph(m)
-            self._graph_track = {coord: (pl, pl.tile, pl.rotation) for coord, pl in m.placed.items()}
+        g = self._graph
+        if g is None or g.map is not m:
+            g = self._graph = TrackGraph(m)
+        elif self._graph_version != m.version:
+            changed = g.built_from(m)  # the graph depends only on the tiles placed
+            if changed is None:
+                g = self._graph = TrackGraph(m)
+            elif changed:
+                g = self._graph = g.relaid(m, changed)
+            else:  # same track, other stations: what a company reaches depends on them
+                g.__dict__.pop("_reach_cache", None)
         self._graph_version = m.version
-        return self._graph
-
-    def _same_track(self, m) -> bool:
-        """The track graph depends only on the tiles placed (tokens change ``m.version`` too)."""
-        was = self.__dict__.get("_graph_track")
-        if was is None or len(was) != len(m.placed):
-            return False
-        for (coord, pl), (was_coord, old) in zip(m.placed.items(), was.items()):  # same order too
-            if coord != was_coord or old[0] is not pl or old[1] is not pl.tile or old[2] != pl.rotation:
-                return False
-        return True
+        return g
 
     # shares -------------------------------------------------------------
     @staticmethod
@@ -360,8 +357,8 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
 
     def shares_of(self, owner: str, corp: str) -> list[str]:
         s = self.state
-        so = s.share_owner
-        out = [sid for sid, _ in self._share_ids(corp) if so[sid] == owner]
+        ids = self._share_pcts(corp)
+        out = [sid for sid in s.share_owner.held(owner, corp) if sid in ids]
         if len(out) > 1:
             out.sort(key=s.share_seq.__getitem__)
         return out
@@ -379,9 +376,25 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
                                              for i in range(self.certs_for_size(size))]
         return ids
 
+    def _share_pcts(self, corp: str) -> dict[str, int]:
+        """``share id -> percent`` of the certificates ``corp`` has at its size now."""
+        cache = self.__dict__.setdefault("_pct_cache", {})
+        c = self.state.corporations[corp]
+        key = (corp, c.size, c.equal_shares)
+        got = cache.get(key)
+        if got is None:
+            got = cache[key] = dict(self._share_ids(corp))
+        return got
+
     def percent_of(self, owner: str, corp: str) -> int:
-        so = self.state.share_owner
-        return sum(pct for sid, pct in self._share_ids(corp) if so[sid] == owner)
+        held = self.state.share_owner.held(owner, corp)
+        if not held:
+            return 0
+        pcts = self._share_pcts(corp)
+        total = 0
+        for sid in held:
+            total += pcts.get(sid, 0)
+        return total
 
     def move_share(self, sid: str, owner: str) -> None:
         s = self.state
@@ -413,12 +426,12 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
         s = self.state
         key = f"P:{name}"
         n = 0
-        for sid, owner in s.share_owner.items():
-            if owner == key:
-                corp = s.corporations[sid.rsplit("_", 1)[0]]
-                if corp.price and self.market_cell(corp.sym).kind == "y":
-                    continue
-                n += 1
+        market = self.title.market
+        for sym, sids in s.share_owner.holdings(key).items():
+            corp = s.corporations[sym]
+            if corp.price and market[corp.price[0]][corp.price[1]].kind == "y":  # type: ignore[union-attr]
+                continue
+            n += len(sids)
         n += sum(1 for c in s.companies.values() if c.owner == key and not c.closed)
         return n
 
@@ -541,10 +554,7 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
 
     # private companies -----------------------------------------------------
     def company_ability(self, sym: str, kind: str) -> dict[str, Any] | None:
-        for ab in self.title.company(sym).get("abilities", []):
-            if ab["type"] == kind:
-                return ab
-        return None
+        return self.title.company_ability(sym, kind)
 
     def payout_companies(self) -> None:
         s = self.state

@@ -119,6 +119,84 @@ class RoundState:
     loaned: set[str] = field(default_factory=set)  # corporations that took a loan this round
 
 
+class ShareOwners(dict):
+    """``share id -> owner``, with an index ``owner -> corporation -> share ids`` kept on every
+    write (a plain dict otherwise: same items, same order), so what an owner holds of a
+    corporation is read without scanning every certificate."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._reindex()
+
+    def _reindex(self) -> None:
+        held: dict[str, dict[str, dict[str, None]]] = {}
+        for sid, owner in dict.items(self):
+            held.setdefault(owner, {}).setdefault(sid.rsplit("_", 1)[0], {})[sid] = None
+        self._held = held
+
+    def __setitem__(self, sid: str, owner: str) -> None:
+        corp = sid.rsplit("_", 1)[0]
+        old = dict.get(self, sid)
+        if old is not None:
+            by_corp = self._held[old]
+            sids = by_corp[corp]
+            del sids[sid]
+            if not sids:
+                del by_corp[corp]
+        dict.__setitem__(self, sid, owner)
+        self._held.setdefault(owner, {}).setdefault(corp, {})[sid] = None
+
+    def held(self, owner: str, corp: str) -> dict[str, None]:
+        """The share ids of ``corp`` that ``owner`` holds (keys of the dict; do not change it)."""
+        return self._held.get(owner, {}).get(corp) or {}
+
+    def holdings(self, owner: str) -> dict[str, dict[str, None]]:
+        """``corporation -> share ids`` of everything ``owner`` holds (do not change it)."""
+        return self._held.get(owner) or {}
+
+    def copy(self) -> "ShareOwners":
+        new = ShareOwners.__new__(ShareOwners)
+        dict.update(new, self)
+        new._held = {owner: {corp: dict(sids) for corp, sids in by_corp.items()}
+                     for owner, by_corp in self._held.items()}
+        return new
+
+    # the other ways to change a dict keep the index too
+    def __delitem__(self, sid: str) -> None:
+        dict.__delitem__(self, sid)
+        self._reindex()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        dict.update(self, *args, **kwargs)
+        self._reindex()
+
+    def pop(self, *args: Any) -> Any:  # type: ignore[override]
+        out = dict.pop(self, *args)
+        self._reindex()
+        return out
+
+    def popitem(self) -> Any:
+        out = dict.popitem(self)
+        self._reindex()
+        return out
+
+    def setdefault(self, sid: str, owner: Any = None) -> Any:  # type: ignore[override]
+        if sid not in self:
+            self[sid] = owner
+        return dict.__getitem__(self, sid)
+
+    def clear(self) -> None:
+        dict.clear(self)
+        self._reindex()
+
+    def __ior__(self, other: Any) -> "ShareOwners":  # type: ignore[override]
+        self.update(other)
+        return self
+
+    def __reduce__(self) -> Any:
+        return (ShareOwners, (dict(self),))
+
+
 @dataclass
 class State:
     players: list[Player]
@@ -152,6 +230,10 @@ class State:
     receiverships: int = 0
     receivership_by_director: dict[str, int] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.share_owner, ShareOwners):
+            self.share_owner = ShareOwners(self.share_owner)
+
 
 def _dup(obj, **changes):
     """A shallow copy of a dataclass instance with ``changes`` (much faster than
@@ -181,7 +263,7 @@ def clone_state(s: State) -> State:
         trains={k: _dup(t) for k, t in s.trains.items()},
         map=s.map.__deepcopy__({}),
         cash=dict(s.cash),
-        share_owner=dict(s.share_owner),
+        share_owner=s.share_owner.copy() if isinstance(s.share_owner, ShareOwners) else dict(s.share_owner),
         share_seq=dict(s.share_seq),
         market={k: list(v) for k, v in s.market.items()},
         round=rnd,

@@ -63,7 +63,10 @@ class PhaseDef:
         """The train limit of a corporation of ``size`` shares (0 if it may own none)."""
         if not self.limits_by_size:
             return self.train_limit
-        return dict(self.limits_by_size).get(size, 0)
+        by_size = self.__dict__.get("_by_size")
+        if by_size is None:
+            by_size = self.__dict__["_by_size"] = dict(self.limits_by_size)
+        return by_size.get(size, 0)
 
 
 @dataclass(frozen=True)
@@ -95,10 +98,31 @@ class Title:
         return next((c for c in self.data.get("corporations", []) if c["sym"] == sym), {})
 
     def company(self, sym: str) -> dict[str, Any]:
-        for c in self.data["companies"]:
-            if c["sym"] == sym:
-                return c
-        raise GameError(f"unknown company {sym!r}")
+        found = self._companies().get(sym)
+        if found is None:
+            raise GameError(f"unknown company {sym!r}")
+        return found
+
+    def _companies(self) -> dict[str, dict[str, Any]]:
+        index = self.__dict__.get("_company_index")
+        if index is None:  # the first of each symbol, as a scan of the list finds it
+            index = {}
+            for c in self.data["companies"]:
+                index.setdefault(c["sym"], c)
+            self.__dict__["_company_index"] = index
+        return index
+
+    def company_ability(self, sym: str, kind: str) -> dict[str, Any] | None:
+        """The first ability of type ``kind`` of private ``sym`` (None if it has none)."""
+        index = self.__dict__.get("_ability_index")
+        if index is None:
+            index = self.__dict__["_ability_index"] = {}
+        key = (sym, kind)
+        if key in index:
+            return index[key]
+        found = next((ab for ab in self.company(sym).get("abilities", []) if ab["type"] == kind), None)
+        index[key] = found
+        return found
 
     def data_corp(self, sym: str) -> dict[str, Any]:
         """The title data of corporation ``sym`` (empty for one the data does not list)."""

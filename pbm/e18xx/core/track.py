@@ -9,7 +9,7 @@ a company reaches (for tile lays and tokens) and the segments between stops
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from pbm.e18xx.core.hexgrid import neighbour, opposite
 from pbm.e18xx.core.tiles import TileDef, UPGRADE_NEXT
@@ -130,9 +130,8 @@ class MapState:
         return nb
 
 
-@dataclass(frozen=True)
-class Segment:
-    """Track between two stops with no stop in between."""
+class Segment(NamedTuple):
+    """Track between two stops with no stop in between (a tuple: made by the thousand)."""
     a: NodeKey
     b: NodeKey
     mask: int  # bit set of track-use keys (hex sides per hex, node-to-node paths)
@@ -140,50 +139,194 @@ class Segment:
 
 
 class TrackGraph:
-    """All track on the map, indexed for walking."""
+    """All track on the map, indexed for walking.
 
-    def __init__(self, m: MapState):
+    Each hex owns a fixed block of path ids and of track-use bits (hex ``i`` in map order: path
+    ids ``i * stride_paths ...``, bits ``i * stride_bits ...``), numbered within the block path by
+    path, end by end.  So ids and bits follow the map order and, within a hex, the tile's order,
+    whatever was laid elsewhere: a tile lay rebuilds only its own hex (``relaid``).  Unused ids
+    are ``None`` in ``paths``."""
+
+    def __init__(self, m: MapState, _strides: tuple[int, int] | None = None):
         self.map = m
-        self.paths: list[tuple[str, tuple[str, int], tuple[str, int]]] = []
+        self.stride_paths, self.stride_bits = _strides or _title_strides(m.title)
+        self.index = {coord: i for i, coord in enumerate(m.placed)}
+        self.paths: list[tuple[str, tuple[str, int], tuple[str, int]] | None] = [None] * (len(self.index) * self.stride_paths)
+        self.path_mask: list[int] = [0] * len(self.paths)
         self.by_side: dict[tuple[str, int], list[int]] = {}
         self.by_node: dict[NodeKey, list[int]] = {}
-        # Track-use keys (rule: no section of track used twice): each hex side a
-        # path touches, per hex, as on 18xx.games; plus node-to-node paths.  One pass
-        # (rebuilt after every tile lay), numbering the keys path by path, end by end.
-        keys: dict[tuple, int] = {}
-        self.path_mask: list[int] = []
-        paths, by_side, by_node, path_mask = self.paths, self.by_side, self.by_node, self.path_mask
-        for coord, pl in m.placed.items():
-            for a, b in pl.tile.rotated_paths(pl.rotation):
-                pid = len(paths)
-                paths.append((coord, a, b))
-                mask = 0
-                for end in (a, b):
-                    key = (coord, end[1])
-                    if end[0] == "e":
-                        by_side.setdefault(key, []).append(pid)
-                        bit = keys.get(key)
-                        if bit is None:
-                            bit = keys[key] = len(keys)
-                        mask |= 1 << bit
-                    else:
-                        by_node.setdefault(key, []).append(pid)
-                if a[0] == "n" and b[0] == "n":
-                    mask |= 1 << keys.setdefault((coord, pid), len(keys))
-                path_mask.append(mask)
-        self.side_bits = keys  # (hex, side) -> bit (and (hex, path) for node-to-node track)
+        # per hex: its tile as built, and the by_side / by_node keys and track-use keys it made
+        self._hex: dict[str, tuple] = {}
+        self._nb: dict[tuple[str, int], str | None] = {}
         self._segments: dict[NodeKey, list[Segment]] = {}
+        # hex -> the stops whose walk looked at it (their segments depend on its tile); may hold
+        # stops whose segments were dropped since
+        self._seg_users: dict[str, list[NodeKey]] = {}
+        self._stop_kinds: dict[NodeKey, int] = {}
+        self._cross: dict[tuple[str, int], tuple | None] = {}
+        for coord, pl in m.placed.items():
+            if not self._fill(coord, pl):
+                wider = _strides_needed(m, self.stride_paths, self.stride_bits)
+                self.__init__(m, wider)  # type: ignore[misc]  # a tile outside the title's set
+                return
+
+    def _fill(self, coord: str, pl: Placed) -> bool:
+        """Number ``coord``'s track into its block; False if the block is too small."""
+        paths = pl.tile.rotated_paths(pl.rotation)
+        if len(paths) > self.stride_paths:
+            return False
+        i = self.index[coord]
+        pid = i * self.stride_paths
+        bit0 = i * self.stride_bits
+        by_side, by_node, path_list, path_mask = self.by_side, self.by_node, self.paths, self.path_mask
+        # Track-use keys (rule: no section of track used twice): each hex side a path touches,
+        # per hex, as on 18xx.games; plus node-to-node paths.
+        keys: dict[tuple, int] = {}
+        sides: list[tuple[str, int]] = []
+        nodes: list[NodeKey] = []
+        for a, b in paths:
+            path_list[pid] = (coord, a, b)
+            mask = 0
+            for end in (a, b):
+                key = (coord, end[1])
+                if end[0] == "e":
+                    got = by_side.get(key)
+                    if got is None:
+                        got = by_side[key] = []
+                        sides.append(key)
+                    got.append(pid)
+                    bit = keys.get(key)
+                    if bit is None:
+                        bit = keys[key] = len(keys)
+                    mask |= 1 << (bit0 + bit)
+                else:
+                    got = by_node.get(key)
+                    if got is None:
+                        got = by_node[key] = []
+                        nodes.append(key)
+                    got.append(pid)
+            if a[0] == "n" and b[0] == "n":
+                mask |= 1 << (bit0 + keys.setdefault((coord, pid), len(keys)))
+            path_mask[pid] = mask
+            pid += 1
+        if len(keys) > self.stride_bits:
+            return False
+        self._hex[coord] = (pl, pl.tile, pl.rotation, sides, nodes, keys)
+        return True
+
+    def relaid(self, m: MapState, coords: Iterable[str]) -> "TrackGraph":
+        """The graph of ``m``, which differs from this graph's map only in the tiles of ``coords``
+        (same hexes, same order): this graph's numbering, those hexes renumbered."""
+        coords = list(coords)
+        g = TrackGraph.__new__(TrackGraph)
+        g.map = m
+        g.stride_paths, g.stride_bits, g.index = self.stride_paths, self.stride_bits, self.index
+        g.paths = list(self.paths)
+        g.path_mask = list(self.path_mask)
+        g.by_side = dict(self.by_side)
+        g.by_node = dict(self.by_node)
+        g._hex = dict(self._hex)
+        g._nb = dict(self._nb)
+        g._cross = dict(self._cross)
+        g._stop_kinds = dict(self._stop_kinds)
+        for coord in coords:  # a stop's kind depends on its hex's tile
+            for i in range(max(len(self._hex[coord][1].nodes), len(m.placed[coord].tile.nodes))):
+                g._stop_kinds.pop((coord, i), None)
+        if any(m.title.hexes[c].color in ("red", "gray", "blue") for c in coords if c in m.title.hexes):
+            g._segments, g._seg_users = {}, {}  # such a hex decides whether track may cross into it
+        else:  # the walks that never looked at a relaid hex find the same segments, same ids and bits
+            g._segments = dict(self._segments)
+            g._seg_users = dict(self._seg_users)  # the lists are shared: an extra stale entry is harmless
+            for coord in coords:
+                for node in g._seg_users.pop(coord, ()):
+                    g._segments.pop(node, None)
+        layout = m.title.layout
+        for coord in coords:
+            _, _, _, sides, nodes, _ = g._hex[coord]  # replaced in place by _fill (keeps the map order)
+            for key in sides:
+                del g.by_side[key]
+            for key in nodes:
+                del g.by_node[key]
+            first = g.index[coord] * g.stride_paths
+            for pid in range(first, first + g.stride_paths):
+                g.paths[pid] = None
+                g.path_mask[pid] = 0
+            for e in range(6):  # whether track may cross into this hex depends on its tile,
+                into = (neighbour(coord, e, layout), opposite(e))
+                g._nb.pop(into, None)
+                g._cross.pop(into, None)  # and where it lands, on its paths
+            if not g._fill(coord, m.placed[coord]):
+                return TrackGraph(m, _strides_needed(m, self.stride_paths, self.stride_bits))
+        return g
+
+    def built_from(self, m: MapState) -> list[str] | None:
+        """The hexes whose tile differs from the one this graph was built with; None if ``m``
+        has other hexes (or another order) than this graph's map."""
+        if len(m.placed) != len(self._hex):
+            return None
+        out = []
+        for (coord, pl), (built, was) in zip(m.placed.items(), self._hex.items()):
+            if coord != built:
+                return None
+            if was[0] is not pl or was[1] is not pl.tile or was[2] != pl.rotation:
+                out.append(coord)
+        return out
+
+    @property
+    def side_bits(self) -> dict[tuple, int]:
+        """(hex, side) -> bit, and (hex, path id) -> bit for node-to-node track; by bit."""
+        out: dict[tuple, int] = {}
+        for coord in self.index:
+            got = self._hex.get(coord)
+            if got is None:
+                continue
+            bit0 = self.index[coord] * self.stride_bits
+            for key, bit in got[5].items():
+                out[key] = bit0 + bit
+        return out
+
+    def _stop_kind(self, key: NodeKey) -> int:
+        """How ``MapState.blocks`` answers for this node whatever the stations: 1 it always
+        blocks (off-board, terminal, red area), 0 it never does (not a city), 2 the stations
+        in the city decide.  Depends on the hex's tile alone (and the title's red-area rule)."""
+        m = self.map
+        tile = m.tile(key[0])
+        node = tile.nodes[key[1]]
+        if node.kind == "offboard" or key[1] in tile.terminal:
+            return 1
+        if not m.red_pass and m.title.hexes[key[0]].color == "red":
+            return 1
+        return 2 if node.kind == "city" else 0
+
+    def neighbour_on_map(self, coord: str, edge: int) -> str | None:
+        key = (coord, edge)
+        if key in self._nb:
+            return self._nb[key]
+        got = self._nb[key] = self.map.neighbour_on_map(coord, edge)
+        return got
 
     def other_end(self, pid: int, end: tuple[str, int]) -> tuple[str, int]:
         _, a, b = self.paths[pid]
         return b if a == end else a
 
     def continue_across(self, coord: str, edge: int) -> tuple[str, int, list[int]] | None:
-        nb = self.map.neighbour_on_map(coord, edge)
-        if nb is None:
-            return None
-        opp = opposite(edge)
-        return nb, opp, self.by_side.get((nb, opp), [])
+        got = self._crossing(coord, edge)
+        return None if got is None else got[:3]
+
+    def _crossing(self, coord: str, edge: int) -> tuple[str, int, list[int], tuple[str, int]] | None:
+        """Across ``edge`` of ``coord``: (the hex, its side, its paths from that side, that side
+        as a path end), or None where track may not cross; kept per graph."""
+        key = (coord, edge)
+        got = self._cross.get(key, False)
+        if got is False:
+            nb = self.neighbour_on_map(coord, edge)
+            if nb is None:
+                got = None
+            else:
+                opp = opposite(edge)
+                got = (nb, opp, self.by_side.get((nb, opp), []), ("e", opp))
+            self._cross[key] = got
+        return got  # type: ignore[return-value]
 
     # -- segments between stops (for routes) ----------------------------
     def segments(self, node: NodeKey) -> list[Segment]:
@@ -191,75 +334,154 @@ class TrackGraph:
             return self._segments[node]
         out: list[Segment] = []
         coord = node[0]
+        touched = {coord}
         for pid in self.by_node.get(node, []):
-            self._walk_segment(node, coord, pid, ("n", node[1]), self.path_mask[pid], [coord], out)
+            self._walk_segment(node, coord, pid, ("n", node[1]), self.path_mask[pid], [coord], out, touched)
         self._segments[node] = out
+        users = self._seg_users
+        for coord in touched:
+            got = users.get(coord)
+            if got is None:
+                users[coord] = [node]
+            else:
+                got.append(node)
         return out
 
     def _walk_segment(self, start: NodeKey, coord: str, pid: int, from_end: tuple[str, int], mask: int,
-                      hexes: list[str], out: list[Segment]) -> None:
+                      hexes: list[str], out: list[Segment], touched: set[str]) -> None:
         end = self.other_end(pid, from_end)
         if end[0] == "n":
             key = (coord, end[1])
             if key != start:
                 out.append(Segment(start, key, mask, tuple(hexes)))
             return
-        across = self.continue_across(coord, end[1])
+        across = self._crossing(coord, end[1])
         if across is None:
             return
-        nb, opp, pids = across
+        nb, _, pids, entered = across
+        touched.add(nb)  # the walk depends on this hex's tile (its track on this side)
         for nxt in pids:
             pm = self.path_mask[nxt]
             # the side we enter by is shared with the path we come from's hex; only
             # the entered hex's own keys must be new
             if pm & mask:
                 continue
-            self._walk_segment(start, nb, nxt, ("e", opp), mask | pm,
-                               hexes + ([nb] if hexes[-1] != nb else []), out)
+            self._walk_segment(start, nb, nxt, entered, mask | pm,
+                               hexes + ([nb] if hexes[-1] != nb else []), out, touched)
 
     # -- what a company reaches (tile lays, tokens) ---------------------
-    def reach(self, corp: str, starts: Iterable[NodeKey], home_hexes: Iterable[str] = ()) -> tuple[dict[str, set[int]], set[NodeKey]]:
-        """Edges of each hex a company can build on, and the stops it reaches."""
+    def reach(self, corp: str, starts: Iterable[NodeKey], home_hexes: Iterable[str] = (),
+              until: Callable[[NodeKey], bool] | None = None, watch: str | None = None,
+              watch_ok: Callable[[set[int], set[NodeKey]], bool] | None = None,
+              ) -> tuple[dict[str, set[int]], set[NodeKey]] | None:
+        """Edges of each hex a company can build on, and the stops it reaches.  With ``until``
+        (a test of a stop): None as soon as a stop it reaches passes the test (the full answer
+        if none does), so ``any(until(k) for k in reach(...)[1])`` without the whole walk.
+        With ``watch`` (a hex) and ``watch_ok`` (a test of that hex's edges and the stops
+        reached, which only more of either can make true): None as soon as the test holds on
+        what is reached so far, asked whenever more of that hex is reached."""
         hexes: dict[str, set[int]] = {}
         nodes: set[NodeKey] = set()
         seen_paths: set[int] = set()
-        stack: list[tuple[NodeKey | None, int, tuple[str, int]]] = []  # (node, path, entered end)
+        stack: list[tuple[int, tuple[str, int]]] = []  # (path, entered end)
+        on_map, by_node, by_side, paths = self.neighbour_on_map, self.by_node, self.by_side, self.paths
+        blocks = self.map.blocks
+        blocked: dict[NodeKey, bool] = {}
+        kinds = self._stop_kinds
+        cross = self._cross
+        w = watch if watch_ok is not None else None
         for coord in home_hexes:
-            hexes.setdefault(coord, set()).update(e for e in range(6) if self.map.neighbour_on_map(coord, e))
+            hexes.setdefault(coord, set()).update(e for e in range(6) if on_map(coord, e))
+            if coord == w and watch_ok(hexes[coord], nodes):  # type: ignore[misc]
+                return None
         for key in starts:
             coord = key[0]
-            hexes.setdefault(coord, set()).update(e for e in range(6) if self.map.neighbour_on_map(coord, e))
+            hexes.setdefault(coord, set()).update(e for e in range(6) if on_map(coord, e))
             nodes.add(key)
-            for pid in self.by_node.get(key, []):
-                stack.append((key, pid, ("n", key[1])))
+            if until is not None and until(key):
+                return None
+            if coord == w and watch_ok(hexes[coord], nodes):  # type: ignore[misc]
+                return None
+            for pid in by_node.get(key, ()):
+                stack.append((pid, ("n", key[1])))
         while stack:
-            _, pid, from_end = stack.pop()
+            pid, from_end = stack.pop()
             if pid in seen_paths:
                 continue
             seen_paths.add(pid)
-            coord, a, b = self.paths[pid]
-            for end in (a, b):
-                if end[0] == "e":
-                    hexes.setdefault(coord, set()).add(end[1])
-            end = self.other_end(pid, from_end)
+            coord, a, b = paths[pid]  # type: ignore[misc]
+            if a[0] == "e" or b[0] == "e":
+                edges = hexes.get(coord)
+                if edges is None:
+                    edges = hexes[coord] = set()
+                if a[0] == "e":
+                    edges.add(a[1])
+                if b[0] == "e":
+                    edges.add(b[1])
+                if coord == w and watch_ok(edges, nodes):  # type: ignore[misc]
+                    return None
+            end = b if a == from_end else a
             if end[0] == "n":
                 key = (coord, end[1])
+                if until is not None and key not in nodes and until(key):
+                    return None
+                if coord == w and key not in nodes:
+                    nodes.add(key)
+                    if watch_ok(hexes.get(coord, set()), nodes):  # type: ignore[misc]
+                        return None
                 nodes.add(key)
-                if self.map.blocks(key, corp):
+                kind = kinds.get(key)
+                if kind is None:
+                    kind = kinds[key] = self._stop_kind(key)
+                if kind == 1:  # never passed through, whose ever the stations
                     continue
-                for nxt in self.by_node.get(key, []):
+                if kind == 2:  # a city: its stations decide
+                    stop = blocked.get(key)
+                    if stop is None:
+                        stop = blocked[key] = blocks(key, corp)
+                    if stop:
+                        continue
+                for nxt in by_node.get(key, ()):
                     if nxt not in seen_paths:
-                        stack.append((key, nxt, ("n", key[1])))
+                        stack.append((nxt, end))
                 continue
-            nb = self.map.neighbour_on_map(coord, end[1])
-            if nb is None:
+            across = cross.get((coord, end[1]), False)
+            if across is False:
+                across = self._crossing(coord, end[1])
+            if across is None:
                 continue
-            opp = opposite(end[1])
-            hexes.setdefault(nb, set()).add(opp)
-            for nxt in self.by_side.get((nb, opp), []):
+            nb, opp, pids, entered = across
+            edges = hexes.get(nb)
+            if edges is None:
+                edges = hexes[nb] = set()
+            edges.add(opp)
+            if nb == w and watch_ok(edges, nodes):  # type: ignore[misc]
+                return None
+            for nxt in pids:
                 if nxt not in seen_paths:
-                    stack.append((None, nxt, ("e", opp)))
+                    stack.append((nxt, entered))
         return hexes, nodes
+
+
+def _title_strides(title: Title) -> tuple[int, int]:
+    """Path ids and track-use bits a hex needs at most: the most of any tile of the title."""
+    got = title.__dict__.get("_track_strides")
+    if got is None:
+        tiles = list(title.tiles.values()) + [hd.tile for hd in title.hexes.values()]
+        got = title.__dict__["_track_strides"] = (max((len(t.paths) for t in tiles), default=1) or 1,
+                                                   max((_track_keys(t) for t in tiles), default=1) or 1)
+    return got
+
+
+def _track_keys(tile: TileDef) -> int:
+    sides = {end[1] for path in tile.paths for end in path if end[0] == "e"}
+    return len(sides) + sum(1 for a, b in tile.paths if a[0] == "n" and b[0] == "n")
+
+
+def _strides_needed(m: MapState, paths: int, bits: int) -> tuple[int, int]:
+    """Strides wide enough for every tile on ``m`` (one placed from outside the title's set)."""
+    return (max([paths] + [len(pl.tile.paths) for pl in m.placed.values()]),
+            max([bits] + [_track_keys(pl.tile) for pl in m.placed.values()]))
 
 
 def upgrade_ok(old: Placed, new: TileDef, rotation: int) -> str | None:

@@ -50,7 +50,16 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def forced_lay_company(self: "Game") -> str | None:
         """A private whose tile must be laid now that the privates have closed (title data
         ``tile_lay.forced_on_close``; 1848 4.4: the Tasmania tile)."""
+        forced = self.title.__dict__.get("_forced_on_close")
+        if forced is None:  # the privates whose title data has such a lay (most titles: none)
+            forced = self.title.__dict__["_forced_on_close"] = frozenset(
+                c["sym"] for c in self.title.data["companies"]
+                if (self.company_ability(c["sym"], "tile_lay") or {}).get("forced_on_close"))
+        if not forced:
+            return None
         for comp in self.state.companies.values():
+            if comp.sym not in forced:
+                continue
             ab = self.company_ability(comp.sym, "tile_lay") or {}
             if ab.get("forced_on_close") and comp.uses.get("dormant") and not comp.closed and comp.owner \
                     and comp.uses.get("tile_lay", 0) < ab.get("count", 1) \
@@ -112,8 +121,9 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         if self.title.data.get("dynamic_operating_order"):
             # the next to operate is the highest-priced company yet to operate, prices as they are now
             rest = set(r.entities[r.index + 1:])
-            r.entities = r.entities[:r.index + 1] + [c for c in self.operating_order() if c in rest] + \
-                [c for c in r.entities[r.index + 1:] if c not in self.operating_order()]
+            order = self.operating_order()
+            r.entities = r.entities[:r.index + 1] + [c for c in order if c in rest] + \
+                [c for c in r.entities[r.index + 1:] if c not in order]
         r.index += 1
         self._start_corp_turn()
 
@@ -204,18 +214,20 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         if step == "dividend":
             self._pay_dividend(corp, "withhold")
 
-    def _active_blocking(self: "Game", corp: str) -> str | None:
+    def _open_step(self: "Game", corp: str) -> tuple[str | None, list[str]]:
+        """The operating company's first open step and ``_step_actions`` of it."""
         r = self.state.round
         for step in BLOCKING:
             if step in r.steps_done:
                 continue
             if step == "discard_train":
                 if self.crowded_corps():
-                    return step
+                    return step, []  # _step_actions has none for it
                 continue
-            if self._step_actions(step, corp):
-                return step
-        return None
+            acts = self._step_actions(step, corp)
+            if acts:
+                return step, acts
+        return None, []
 
     def or_actions(self: "Game", entity: str) -> list[str]:
         """Action types ``entity`` may take now in the operating round."""
@@ -230,8 +242,13 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         if crowded:
             return ["discard_train"] if entity == crowded[0] else []
         corp = self._or_operator()
+        return self._turn_actions(entity, corp, *self._open_step(corp))
+
+    def _turn_actions(self: "Game", entity: str, corp: str, block: str | None, block_acts: list[str]) -> list[str]:
+        """``or_actions`` once no private must lay, no director must sell and no company must
+        discard: ``block`` is the operating company's first open step, ``block_acts`` its actions."""
+        s = self.state
         out: list[str] = []
-        block = self._active_blocking(corp)
         if entity in s.companies:
             comp = s.companies[entity]
             if self._ability_user_ok(entity, corp, "tile_lay") and self._special_track_ok(entity, block):
@@ -251,7 +268,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         if self.can_take_loan(corp) and block is not None:
             out.append("take_loan")
         if block:
-            out += self._step_actions(block, corp)
+            out += block_acts
         return list(dict.fromkeys(out))
 
     def _or_process(self: "Game", action: A.Action) -> None:
@@ -286,7 +303,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             self._after_or_action()
             return
         corp = self._or_operator()
-        allowed = self.or_actions(action.entity)
+        block, block_acts = self._open_step(corp)
+        allowed = self._turn_actions(action.entity, corp, block, block_acts)  # or_actions: the checks above passed
         if isinstance(action, A.TakeLoan) and action.entity == corp and not self.can_take_loan(corp):
             self.take_loan(corp)  # refuses, saying why (5.6)
         if action.type not in allowed:
@@ -296,7 +314,6 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 raise IllegalAction(f"{action.entity} is the president of {corp}: the action is {corp}'s "
                                     f"(entity {corp}), not the player's")
             raise IllegalAction(f"{action.entity} may not {action.type} now; allowed: {', '.join(allowed) or 'nothing'}")
-        block = self._active_blocking(corp)
         if action.entity in s.companies:
             if isinstance(action, A.LayTile):
                 self._special_lay(action)

@@ -106,7 +106,13 @@ class TrackMixin:
         if not special or (isinstance(special, int) and not isinstance(special, bool)):
             reached_nodes: set | None = None
             if reach is None:
-                reach, reached_nodes = self._reach(corp)
+                def lay_ok(edges: set[int], nodes: set) -> bool:  # the tests below, on part of the reach
+                    return bool(edges) and bool(exits & edges) and (
+                        not old.tile.paths or self._upgrade_connects(corp, coord, old, new, rotation, edges, nodes))
+                full = self._reach_watching(corp, coord, lay_ok)
+                if full is None:  # connected: the walk stopped once that was shown
+                    return self._lay_cost(corp, coord, old, special)
+                reach, reached_nodes = full
             edges = reach.get(coord)
             if not edges:
                 raise IllegalTile(f"{coord} is not connected to {corp}'s stations")
@@ -115,6 +121,10 @@ class TrackMixin:
             if old.tile.paths and not self._upgrade_connects(corp, coord, old, new, rotation, edges, reached_nodes):
                 raise IllegalTile(f"4.2.1(j): tile {name} on {coord} adds no track connected to {corp}'s stations "
                                   "and has no city connected to them")
+        return self._lay_cost(corp, coord, old, special)
+
+    def _lay_cost(self: "Game", corp: str, coord: str, old: Placed, special) -> int:
+        s = self.state
         cost = self.title.hexes[coord].cost if old.tile_id is None and not special else 0
         if special and isinstance(special, int) and not isinstance(special, bool):  # a discounted lay
             cost = max(0, self.title.hexes[coord].cost - special) if old.tile_id is None else 0
@@ -143,17 +153,44 @@ class TrackMixin:
         return False
 
     def _reach(self: "Game", corp: str):
-        s = self.state
-        c = s.corporations[corp]
-        starts = s.map.token_cities(corp)
-        home = [c.home] if not starts and c.tokens[0] is None else []
-        g = self.graph()  # rebuilt whenever the map changes (tiles, stations): a safe cache key
-        cache = g.__dict__.setdefault("_reach_cache", {})
-        key = (corp, tuple(starts), tuple(home))
+        g, key, starts, home, cache = self._reach_key(corp)
         got = cache.get(key)
         if got is None:
             got = cache[key] = g.reach(corp, starts, home)
         return got
+
+    def _reach_key(self: "Game", corp: str):
+        s = self.state
+        c = s.corporations[corp]
+        starts = s.map.token_cities(corp)
+        home = [c.home] if not starts and c.tokens[0] is None else []
+        g = self.graph()  # the same track and stations (the map's version): a safe cache key
+        cache = g.__dict__.setdefault("_reach_cache", {})
+        return g, (corp, tuple(starts), tuple(home)), starts, home, cache
+
+    def _reach_watching(self: "Game", corp: str, coord: str, ok):
+        """None if ``ok(edges of coord, stops)`` holds on the company's reach (a test only more
+        reach can make true), shown walking only as far as needed; else the full reach."""
+        g, key, starts, home, cache = self._reach_key(corp)
+        got = cache.get(key)
+        if got is not None:
+            return None if ok(got[0].get(coord) or set(), got[1]) else got
+        full = g.reach(corp, starts, home, watch=coord, watch_ok=ok)
+        if full is not None:
+            cache[key] = full
+        return full
+
+    def _reaches_any(self: "Game", corp: str, test) -> bool:
+        """``any(test(k) for k in self._reach(corp)[1])``, walking only until a stop passes."""
+        g, key, starts, home, cache = self._reach_key(corp)
+        got = cache.get(key)
+        if got is not None:
+            return any(test(k) for k in got[1])
+        full = g.reach(corp, starts, home, until=test)
+        if full is None:
+            return True
+        cache[key] = full
+        return False
 
     def _lay_tile(self: "Game", corp: str, action: A.LayTile, special: bool = False) -> None:
         s = self.state
@@ -324,23 +361,25 @@ class TrackMixin:
         return None
 
     def tokenable_cities(self: "Game", corp: str) -> list[tuple[str, int]]:
-        m = self.state.map
         _, nodes = self._reach(corp)
-        out = []
-        for key in sorted(nodes):
-            node = m.tile(key[0]).nodes[key[1]]
-            if node.kind != "city" or not m.free_slots(key, corp):
-                continue
-            if m.hex_has_token(key[0], corp):
-                continue
-            out.append(key)
-        return out
+        return [key for key in sorted(nodes) if self._tokenable(key, corp)]
+
+    def _tokenable(self: "Game", key: tuple[str, int], corp: str, hexes: set[str] | None = None) -> bool:
+        """A city ``corp`` reaches may take its token here (``hexes``: where it has one)."""
+        m = self.state.map
+        if m.tile(key[0]).nodes[key[1]].kind != "city" or not m.free_slots(key, corp):
+            return False
+        return key[0] not in hexes if hexes is not None else not m.hex_has_token(key[0], corp)
 
     def _can_place_token(self: "Game", corp: str) -> bool:
+        """``bool(tokenable_cities(corp))`` and the next token affordable, stopping at the first city."""
         cost = self.next_token_cost(corp)
         if cost is None or cost > self.state.cash[f"C:{corp}"]:
             return False
-        return bool(self.tokenable_cities(corp))
+        m = self.state.map
+        hexes = {k[0] for k, v in m.tokens.items() if corp in v}  # hex_has_token, for every hex at once
+        hexes.update(k[0] for k, v in m.extra_tokens.items() if corp in v)
+        return self._reaches_any(corp, lambda key: self._tokenable(key, corp, hexes))
 
     def _place_token(self: "Game", corp: str, action: A.PlaceToken) -> None:
         s = self.state
@@ -348,7 +387,8 @@ class TrackMixin:
         if cost is None:
             raise IllegalAction(f"{corp} has no tokens left")
         keys = self._city_ref(action.city)
-        ok = [k for k in keys if k in self.tokenable_cities(corp)]
+        tokenable = self.tokenable_cities(corp)
+        ok = [k for k in keys if k in tokenable]
         if not ok:
             raise IllegalAction(f"{corp} cannot place a token in {action.city}; possible: "
                                 f"{', '.join(f'{h}' for h, _ in self.tokenable_cities(corp)) or 'nowhere'}")

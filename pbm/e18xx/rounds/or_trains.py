@@ -2,7 +2,6 @@
 forced purchases and bankruptcy (rules 4.2.3 - 4.2.6, 5(c))."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
@@ -95,7 +94,7 @@ class TrainsMixin:
             fits = [o for o in out if set(bonus["hexes"]) <= set(o[1].hexes())]
             if fits:
                 max(fits, key=lambda o: o[2])[2] += int(bonus["bonus"])
-        return [(tid, replace(rt, revenue=rev)) for tid, rt, rev in out]
+        return [(tid, rt.paying(rev)) for tid, rt, rev in out]
 
     def stop_groups(self: "Game"):
         from pbm.e18xx.freight import StopGroups
@@ -144,7 +143,7 @@ class TrainsMixin:
             if total < best_total:
                 raise IllegalRoute(f"4.5.5: the routes must earn the most possible ({best_total}); "
                                    f"these earn {total} (use 'run auto')")
-        r.routes = [(t, replace(k.route, revenue=k.revenue)) for t, k in chosen]
+        r.routes = [(t, k.route.paying(k.revenue)) for t, k in chosen]
         r.revenue = sum(k.revenue for _, k in chosen)
         r.subsidy = sum(k.subsidy for _, k in chosen)
         r.ran = True
@@ -192,7 +191,7 @@ class TrainsMixin:
             for spec in action.routes:
                 # Only the routes through the named stops: the same candidates, in the same
                 # order, as enumerating every route of the company would offer find_route.
-                pool = all_routes(graph, corp, longest, colors, only=node_keys(spec.nodes))
+                pool = all_routes(graph, corp, longest, colors, only=node_keys(spec.nodes), complete=True)
                 route = find_route(pool, spec.nodes, s.trains[spec.train].distance, used)
                 if route is None:
                     raise IllegalRoute(f"train {spec.train} cannot run {'-'.join(spec.nodes)} "
@@ -258,8 +257,13 @@ class TrainsMixin:
         nxt = next((t.tid for t in s.trains.values() if t.owner == "depot"), None)
         if nxt:
             out.append(nxt)
+        left: set[str] | None = None  # names of the trains that have left the depot
         for td in self.title.trains:  # ``available_on``: offered early, once that train was bought
-            if td.available_on and any(t.name == td.available_on and t.owner != "depot" for t in s.trains.values()):
+            if not td.available_on:
+                continue
+            if left is None:
+                left = {t.name for t in s.trains.values() if t.owner != "depot"}
+            if td.available_on in left:
                 early = next((t.tid for t in s.trains.values() if t.owner == "depot" and t.name == td.name), None)
                 if early and early not in out:
                     out.append(early)
@@ -281,14 +285,25 @@ class TrainsMixin:
         s = self.state
         if s.round.kind != "operating":
             return []
-        return [c.sym for c in s.corporations.values()  # no trains: never over a limit (>= 0)
-                if not c.closed and c.trains and len(self.limited_trains(c.sym)) > self.train_limit(c.sym)]
+        limit = self.phase.limit_for
+        # no more trains than the limit: never over it (the limited trains are some of them)
+        return [c.sym for c in s.corporations.values()
+                if not c.closed and c.trains and len(c.trains) > limit(c.size) + c.extra_train_limit
+                and len(self.limited_trains(c.sym)) > self.train_limit(c.sym)]
 
     def _usable_discount(self: "Game", corp: str, train: str) -> int:
         """The biggest ``train_discount`` a private ``corp`` may use now gives on ``train``."""
         s = self.state
         best = 0
+        discounting = self.title.__dict__.get("_train_discounts")
+        if discounting is None:  # the privates with a train discount (most titles: none)
+            discounting = self.title.__dict__["_train_discounts"] = frozenset(
+                c["sym"] for c in self.title.data["companies"] if self.company_ability(c["sym"], "train_discount"))
+        if not discounting:
+            return 0
         for comp in s.companies.values():
+            if comp.sym not in discounting:
+                continue
             ab = self.company_ability(comp.sym, "train_discount")
             if not ab or self._owned_by_operator(comp.sym) != corp:
                 continue

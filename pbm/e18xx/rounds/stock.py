@@ -139,7 +139,7 @@ class StockMixin(AuctionMixin):
         if self.num_certs(player) > self.cert_limit(player):
             return True
         return any(self._over_holding(player, c) and self._sellable_bundles(player, c)
-                   for c in self.state.corporations)
+                   for c in self.state.share_owner.holdings(f"P:{player}"))  # over a limit: holds some
 
     def _over_holding(self: "Game", player: str, corp: str) -> bool:
         c = self.state.corporations[corp]
@@ -157,11 +157,19 @@ class StockMixin(AuctionMixin):
         return self.num_certs(player) < self.cert_limit(player)
 
     def _buyable_share(self: "Game", corp: str, source: str) -> str | None:
+        """The certificate a buy from ``source`` takes: the IPO's lowest-numbered, the pool's
+        longest there (the first of ``shares_of``)."""
         owner = f"ipo:{corp}" if source == "ipo" else "pool"
-        shares = [sid for sid in self.shares_of(owner, corp)]
+        held = self.state.share_owner.held(owner, corp)
+        if not held:
+            return None
+        ids = self._share_pcts(corp)
+        shares = [sid for sid in held if sid in ids]
+        if not shares:
+            return None
         if source == "ipo":
-            shares.sort(key=lambda sid: int(sid.split("_")[1]))
-        return shares[0] if shares else None
+            return min(shares, key=lambda sid: int(sid.split("_")[1]))
+        return min(shares, key=self.state.share_seq.__getitem__)
 
     def _can_buy(self: "Game", player: str, sid: str) -> str | None:
         """None if ``player`` may buy certificate ``sid`` now, else the reason."""
@@ -189,6 +197,14 @@ class StockMixin(AuctionMixin):
     def holding_limit(self: "Game") -> int:
         """Most of one company a player may hold (%); title data ``holding_limit_by_rule``
         ({rule: {"players": n, "limit": pct}}) raises it under an optional rule."""
+        key = len(self.state.players)
+        cache = self.__dict__.setdefault("_holding_limit", {})  # title data and rules never change
+        if key in cache:
+            return cache[key]
+        cache[key] = limit = self._holding_limit_for()
+        return limit
+
+    def _holding_limit_for(self: "Game") -> int:
         limit = int(self.title.data["holding_limit"])
         by_players = self.title.data.get("holding_limit_by_players", {})
         limit = int(by_players.get(str(len(self.state.players)), limit))
@@ -209,8 +225,12 @@ class StockMixin(AuctionMixin):
 
     def _started_by_private(self: "Game", corp: str) -> bool:
         """A corporation whose president's certificate comes with a private is not parred in the stock round."""
-        return any(ab.get("type") == "par_on_buy" and ab.get("corporation") == corp
-                   for comp in self.title.data["companies"] for ab in comp.get("abilities", []))
+        started = self.title.__dict__.get("_par_on_buy")
+        if started is None:  # the title's data never changes
+            started = self.title.__dict__["_par_on_buy"] = frozenset(
+                ab.get("corporation") for comp in self.title.data["companies"] for ab in comp.get("abilities", [])
+                if ab.get("type") == "par_on_buy")
+        return corp in started
 
     def _par_price(self: "Game", corp: str) -> int:
         c = self.state.corporations[corp]
@@ -256,6 +276,10 @@ class StockMixin(AuctionMixin):
         c = s.corporations[corp]
         if not c.ipoed or not c.price:
             return []
+        key = f"P:{player}"
+        held = self.percent_of(key, corp)
+        if held == 0:  # nothing to sell, whatever the rules below say
+            return []
         if self.title.data.get("sell_after") == "operated":
             if not c.operated:
                 return []
@@ -266,14 +290,13 @@ class StockMixin(AuctionMixin):
         if s.round.kind == "stock" and self.title.data.get("one_sale_per_company_per_turn") and \
                 s.round.sold.get(player, {}).get(corp) == "now":
             return []  # a company's shares are sold in one lot per turn
-        key = f"P:{player}"
-        held = self.percent_of(key, corp)
-        if held == 0:
-            return []
         pool = self.percent_of("pool", corp)
         room = (100 if c.equal_shares else int(self.title.data["market_share_limit"])) - pool
         is_pres = s.share_owner[f"{corp}_0"] == key and not c.equal_shares
-        others = max((self.percent_of(p.key, corp) for p in s.players if p.name != player), default=0)
+        # the most another player holds: asked only of the president (who may not sell into his certificate
+        # unless someone can take the presidency)
+        others = max((self.percent_of(p.key, corp) for p in s.players if p.name != player), default=0) \
+            if is_pres else 0
         unit = self.unit(corp)
         pres = self.pres_percent(corp)
         out = []
@@ -287,7 +310,8 @@ class StockMixin(AuctionMixin):
         return out
 
     def _can_sell_any(self: "Game", player: str) -> bool:
-        return any(self._sellable_bundles(player, c) for c in self.state.corporations)
+        # only a corporation the player holds shares of has bundles to sell
+        return any(self._sellable_bundles(player, c) for c in self.state.share_owner.holdings(f"P:{player}"))
 
     # processing ----------------------------------------------------------------
     def _stock_process(self: "Game", action: A.Action) -> None:
