@@ -52,7 +52,9 @@ from pbm.models import Game, Railroad  # noqa: E402
 from tests.cr.helpers import scripted_orders, synthetic_game  # noqa: E402
 
 
-def late_game_turn(url: str, runs: int) -> tuple[float, float, int]:
+def played_late_game(url: str) -> np.random.Generator:
+    """The synthetic late game (60 railroads, 15 tycoons, turn 18) after three scripted turns, so it
+    has presidents, PCs bought and RoWs; returns the generator the scripted orders came from."""
     with session_scope(url) as s:
         synthetic_game(s, name="late", railroads=60, players=15, cols=18, rows=12, turn=18)
     rng = np.random.default_rng(1)
@@ -62,6 +64,11 @@ def late_game_turn(url: str, runs: int) -> tuple[float, float, int]:
             orders = scripted_orders(s, g, rng)
             resolve_module.resolve_turn(s, g, orders)
             g.turn += 1
+    return rng
+
+
+def late_game_turn(url: str, runs: int) -> tuple[float, float, int]:
+    rng = played_late_game(url)
     with session_scope(url) as s:
         g = s.scalar(select(Game).where(Game.name == "late"))
         active = sum(1 for r in s.scalars(select(Railroad).where(Railroad.game_id == g.id))
@@ -91,15 +98,7 @@ def late_game_run_turn(url: str, runs: int) -> dict:
     seconds of each run and the statements each run sent to the database."""
     from sqlalchemy import event
 
-    with session_scope(url) as s:
-        synthetic_game(s, name="late", railroads=60, players=15, cols=18, rows=12, turn=18)
-    rng = np.random.default_rng(1)
-    for _ in range(3):  # make it a played game: presidents, PCs bought, RoWs
-        with session_scope(url) as s:
-            g = s.scalar(select(Game).where(Game.name == "late"))
-            orders = scripted_orders(s, g, rng)
-            resolve_module.resolve_turn(s, g, orders)
-            g.turn += 1
+    played_late_game(url)
     engine = get_engine(url)
     counted = [0]
 
