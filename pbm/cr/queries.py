@@ -253,6 +253,80 @@ def load(session: Session, game: Game) -> View:
     return build(game, players, railroads, towns, routes, pcs, lines, holdings)
 
 
+def load_plain(session: Session, game: Game) -> View:
+    """:func:`load`, but the rows are read with Core selects into plain objects, not ORM rows.
+
+    For a caller that only reads the view (the validator of one mailed sheet): a plain object is
+    made for a fraction of what an ORM row costs (identity map, instance state), and the ~900 rows
+    of a game are most of what checking one sheet costs.  The objects carry every column, the
+    model's Python properties (``Town.value``, ``Railroad.miles``, ``PrivateCompany.code``) and the
+    relationships between the view's own rows (``Railroad.lines``, ``Line.route``, ``Route.a``, …),
+    in the order the ORM would give them; ``game`` is the ORM ``game``.  Nothing may write to them
+    (they are not in the session)."""
+    session.flush()  # what the ORM selects of :func:`load` would have flushed first (autoflush)
+    gid = game.id
+    players = {p.id: p for p in _plain_rows(session, Player, Player.game_id == gid, Player.number)}
+    railroads = {r.id: r for r in _plain_rows(session, Railroad, Railroad.game_id == gid, Railroad.id)}
+    towns = {t.id: t for t in _plain_rows(session, Town, Town.game_id == gid, Town.id)}
+    routes = {r.id: r for r in _plain_rows(session, Route, Route.game_id == gid, Route.number)}
+    pcs = {p.id: p for p in _plain_rows(session, PrivateCompany, PrivateCompany.game_id == gid,
+                                        PrivateCompany.id)}
+    lines = _plain_rows(session, Line, Line.railroad_id.in_(list(railroads) or [-1]), Line.id)
+    holdings = _plain_rows(session, Holding, Holding.player_id.in_(list(players) or [-1]), Holding.id)
+    # the relationships among these rows, as the ORM would load them (each list in its order_by)
+    for row in (*players.values(), *railroads.values(), *towns.values(), *routes.values(), *pcs.values()):
+        row.game = game
+    for p in players.values():
+        p.holdings = []
+    for r in railroads.values():
+        r.lines, r.holdings = [], []
+        r.president, r.chairman = players.get(r.president_id), players.get(r.chairman_id)
+    for r in routes.values():
+        r.a, r.b = towns.get(r.a_id), towns.get(r.b_id)
+    for pc in pcs.values():
+        pc.route, pc.owner = routes.get(pc.route_id), players.get(pc.owner_id)
+    for line in lines:  # by id: Railroad.lines is ordered by Line.id
+        line.railroad, line.route = railroads[line.railroad_id], routes.get(line.route_id)
+        line.railroad.lines.append(line)
+    for h in holdings:
+        h.player, h.railroad = players[h.player_id], railroads.get(h.railroad_id)
+        h.player.holdings.append(h)
+        if h.railroad is not None:
+            h.railroad.holdings.append(h)
+    for p in players.values():
+        p.holdings.sort(key=lambda h: h.railroad_id)  # Player.holdings: ordered by railroad id
+    for r in railroads.values():
+        r.holdings.sort(key=lambda h: h.player_id)  # Railroad.holdings: ordered by player id
+    return build(game, players, railroads, towns, routes, pcs, lines, holdings)
+
+
+_PLAIN_CLASSES: dict[type, tuple[type, tuple[str, ...], tuple]] = {}
+
+
+def _plain_rows(session: Session, model: type, where, order_by) -> list:
+    """Every row of ``model`` matching ``where`` as plain objects (see :func:`load_plain`)."""
+    known = _PLAIN_CLASSES.get(model)
+    if known is None:
+        from sqlalchemy import inspect
+
+        props = {}
+        for klass in reversed(model.__mro__):
+            props.update({k: v for k, v in vars(klass).items() if isinstance(v, property)})
+        cls = type(f"Plain{model.__name__}", (), {**props, "__doc__": f"A plain copy of a {model.__name__} row.",
+                                                   "__module__": __name__})
+        attrs = inspect(model).column_attrs
+        known = _PLAIN_CLASSES[model] = (cls, tuple(a.key for a in attrs), tuple(a.columns[0] for a in attrs))
+    cls, keys, columns = known
+    result = session.execute(select(*columns).where(where).order_by(order_by))
+    out = []
+    new = cls.__new__
+    for values in result:
+        obj = new(cls)
+        obj.__dict__ = dict(zip(keys, values))
+        out.append(obj)
+    return out
+
+
 def build(game: Game, players: dict[int, Player], railroads: dict[int, Railroad], towns: dict[int, Town],
           routes: dict[int, Route], pcs: dict[int, PrivateCompany], lines: list[Line],
           holdings: list[Holding]) -> View:

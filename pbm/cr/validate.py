@@ -49,8 +49,8 @@ def validate(session: Session, game: Game, player: Player, orders: Orders, *, vi
     ``view`` (a :func:`pbm.cr.queries.load` of this game at this turn) and
     ``recently_bankrupt`` (:func:`recently_bankrupt`) may be given by a caller that
     checks every seat of a turn, so the game is read once for all of them."""
-    if view is None:
-        view = q.load(session, game)
+    if view is None:  # read only here: plain copies of the rows do (pbm.cr.queries.load_plain)
+        view = q.load_plain(session, game)
     if recently_bankrupt is None:
         recently_bankrupt = _recently_bankrupt(session, game)
     return Checker(view, view.players[player.id], orders, recently_bankrupt=player.number in recently_bankrupt).run()
