@@ -265,14 +265,13 @@ def load_plain(session: Session, game: Game) -> View:
     (they are not in the session)."""
     session.flush()  # what the ORM selects of :func:`load` would have flushed first (autoflush)
     gid = game.id
-    players = {p.id: p for p in _plain_rows(session, Player, Player.game_id == gid, Player.number)}
-    railroads = {r.id: r for r in _plain_rows(session, Railroad, Railroad.game_id == gid, Railroad.id)}
-    towns = {t.id: t for t in _plain_rows(session, Town, Town.game_id == gid, Town.id)}
-    routes = {r.id: r for r in _plain_rows(session, Route, Route.game_id == gid, Route.number)}
-    pcs = {p.id: p for p in _plain_rows(session, PrivateCompany, PrivateCompany.game_id == gid,
-                                        PrivateCompany.id)}
-    lines = _plain_rows(session, Line, Line.railroad_id.in_(list(railroads) or [-1]), Line.id)
-    holdings = _plain_rows(session, Holding, Holding.player_id.in_(list(players) or [-1]), Holding.id)
+    players = {p.id: p for p in _plain_rows(session, Player, "game_id", gid, "number")}
+    railroads = {r.id: r for r in _plain_rows(session, Railroad, "game_id", gid, "id")}
+    towns = {t.id: t for t in _plain_rows(session, Town, "game_id", gid, "id")}
+    routes = {r.id: r for r in _plain_rows(session, Route, "game_id", gid, "number")}
+    pcs = {p.id: p for p in _plain_rows(session, PrivateCompany, "game_id", gid, "id")}
+    lines = _plain_rows(session, Line, "railroad_id", list(railroads) or [-1], "id")
+    holdings = _plain_rows(session, Holding, "player_id", list(players) or [-1], "id")
     # the relationships among these rows, as the ORM would load them (each list in its order_by)
     for row in (*players.values(), *railroads.values(), *towns.values(), *routes.values(), *pcs.values()):
         row.game = game
@@ -300,14 +299,16 @@ def load_plain(session: Session, game: Game) -> View:
     return build(game, players, railroads, towns, routes, pcs, lines, holdings)
 
 
-_PLAIN_CLASSES: dict[type, tuple[type, tuple[str, ...], tuple]] = {}
+_PLAIN_CLASSES: dict[tuple, tuple] = {}
 
 
-def _plain_rows(session: Session, model: type, where, order_by) -> list:
-    """Every row of ``model`` matching ``where`` as plain objects (see :func:`load_plain`)."""
-    known = _PLAIN_CLASSES.get(model)
+def _plain_rows(session: Session, model: type, column: str, value, order_by: str) -> list:
+    """The rows of ``model`` whose ``column`` is ``value`` (or in ``value``, a list), ordered by
+    ``order_by``, as plain objects (see :func:`load_plain`)."""
+    key = (model, column, isinstance(value, list), order_by)
+    known = _PLAIN_CLASSES.get(key)
     if known is None:
-        from sqlalchemy import inspect
+        from sqlalchemy import bindparam, inspect
 
         props = {}
         for klass in reversed(model.__mro__):
@@ -315,15 +316,18 @@ def _plain_rows(session: Session, model: type, where, order_by) -> list:
         cls = type(f"Plain{model.__name__}", (), {**props, "__doc__": f"A plain copy of a {model.__name__} row.",
                                                    "__module__": __name__})
         attrs = inspect(model).column_attrs
-        known = _PLAIN_CLASSES[model] = (cls, tuple(a.key for a in attrs), tuple(a.columns[0] for a in attrs))
-    cls, keys, columns = known
-    result = session.execute(select(*columns).where(where).order_by(order_by))
-    out = []
+        table = model.__table__
+        where = (table.c[column].in_(bindparam("value", expanding=True)) if isinstance(value, list)
+                 else table.c[column] == bindparam("value"))
+        # a Core statement (table columns, no ORM entity): made once, run on the session's connection
+        statement = select(*(table.c[a.columns[0].key] for a in attrs)).where(where).order_by(table.c[order_by])
+        known = _PLAIN_CLASSES[key] = (cls, tuple(a.key for a in attrs), statement)
+    cls, keys, statement = known
+    rows = session.connection().execute(statement, {"value": value}).all()
     new = cls.__new__
-    for values in result:
-        obj = new(cls)
+    out = [new(cls) for _ in rows]
+    for obj, values in zip(out, rows):
         obj.__dict__ = dict(zip(keys, values))
-        out.append(obj)
     return out
 
 
