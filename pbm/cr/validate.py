@@ -51,8 +51,8 @@ def validate(session: Session, game: Game, player: Player, orders: Orders, *, vi
     checks every seat of a turn, so the game is read once for all of them."""
     if view is None:  # read only here: plain copies of the rows do (pbm.cr.queries.load_plain)
         view = q.load_plain(session, game)
-    if recently_bankrupt is None:
-        recently_bankrupt = _recently_bankrupt(session, game)
+    if recently_bankrupt is None:  # only this player's events are read: whether they are in the set
+        recently_bankrupt = _recently_bankrupt(session, game, player.number)
     return Checker(view, view.players[player.id], orders, recently_bankrupt=player.number in recently_bankrupt).run()
 
 
@@ -66,11 +66,13 @@ def recently_bankrupt(session: Session, game: Game) -> set[int]:
     return _recently_bankrupt(session, game)
 
 
-def _recently_bankrupt(session: Session, game: Game) -> set[int]:
-    """Players who went bankrupt last turn (they may pick a new character name, §3.2)."""
-    rows = session.execute(
-        select(Event.player_number, Event.kind).where(Event.game_id == game.id, Event.turn == game.turn - 1)
-    )
+def _recently_bankrupt(session: Session, game: Game, number: int | None = None) -> set[int]:
+    """Players who went bankrupt last turn (they may pick a new character name, §3.2); with
+    ``number``, only that player is looked for (the set is empty or holds ``number``)."""
+    query = select(Event.player_number, Event.kind).where(Event.game_id == game.id, Event.turn == game.turn - 1)
+    if number is not None:
+        query = query.where(Event.player_number == number)
+    rows = session.execute(query)
     return {n for n, kind in rows if n is not None and "bankrupt" in kind.lower() and "railroad" not in kind.lower()}
 
 
