@@ -33,7 +33,7 @@ from pbm.mail import outbox
 from pbm.mail.answer import HELP, Outcome, find_message, finish, ignored_text, refuse, reply
 from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import Unreadable, clean_address, contents, parse_bytes, split_head
-from pbm.mail.policy import closes_at, deadline_for, replace_computer_orders, supersede_older
+from pbm.mail.policy import deadline_for, grace_for, replace_computer_orders, supersede_older
 from pbm.models import Game, InboundMessage, OrderSet, Player, Railroad, TurnState
 from pbm.turnsheet.parse import ParsedSheet, parse_pdf, parse_text
 
@@ -164,7 +164,8 @@ def handle(session: Session, row: InboundMessage, ctx: Any, sender: str, claim: 
     deadline = deadline_for(session, game, game.turn)
     arrived = row.received_at or _now()
     closed = _turn_closed(session, game)
-    closes = closes_at(session, game, game.turn)  # the deadline plus the game's grace period (item 8)
+    # the deadline plus the game's grace period (item 8): policy.closes_at, on the deadline just read
+    closes = None if deadline is None else deadline + grace_for(game)
     late = closed or (closes is not None and arrived > closes)
     in_grace = not late and deadline is not None and arrived > deadline
     orderset = OrderSet(game_id=game.id, turn=game.turn, player_id=player.id, source="email",
