@@ -263,7 +263,8 @@ def load_plain(session: Session, game: Game) -> View:
     relationships between the view's own rows (``Railroad.lines``, ``Line.route``, ``Route.a``, …),
     in the order the ORM would give them; ``game`` is the ORM ``game``.  Nothing may write to them
     (they are not in the session)."""
-    session.flush()  # what the ORM selects of :func:`load` would have flushed first (autoflush)
+    if session.autoflush:  # what the ORM selects of :func:`load` would have flushed first
+        session.flush()
     gid = game.id
     players = {p.id: p for p in _plain_rows(session, Player, "game_id", gid, "number")}
     railroads = {r.id: r for r in _plain_rows(session, Railroad, "game_id", gid, "id")}
