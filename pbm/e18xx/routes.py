@@ -184,55 +184,60 @@ def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
     return total, [(order[i][0], r) for i, r in picks]
 
 
+def _set_of(indices: list[int], size: int) -> int:
+    """The bit set (an int) with the bits ``indices`` (each below ``size``)."""
+    buf = bytearray((size + 8) // 8)
+    for i in indices:
+        buf[i >> 3] |= 1 << (i & 7)
+    return int.from_bytes(buf, "little")
+
+
 class _Packer:
     """Choose disjoint routes for trains of given lengths, for the most revenue.
 
-    Each train length has its candidate routes sorted by falling revenue (one
-    shared order), and for every length a bit set of the candidates that clash
-    (share track) with the routes already chosen, so "the best route still
-    possible for train j" is the lowest clear bit.  The bound for the trains
-    still to place is the sum of those best routes, or the exact optimum of
-    those trains on the whole network if smaller: an upper bound either way,
-    so pruning never loses the optimum.  Searched states are remembered with
-    the bound they proved.  Symmetry is broken: when the route of a train also
-    suits the next (shorter or equal) train, that train takes a route ranked
-    after it (adjacent swaps sort any optimum into this form); and if a train
-    runs nothing, neither do the shorter ones after it.
+    All candidate routes share one order, by falling revenue, and a set of
+    routes is a bit set over that order: for each train length the routes it
+    may run, for each route the routes that clash with it (share track), and
+    for a partial choice the routes blocked by it.  "The best route still
+    possible for train j" is then the lowest bit of its routes less the
+    blocked ones.  The bound for the trains still to place is the sum of
+    those best routes, or the exact optimum of those trains on the whole
+    network if smaller: an upper bound either way, so pruning never loses the
+    optimum.  Searched states are remembered with the bound they proved.
+    Symmetry is broken: when the route of a train also suits the next
+    (shorter or equal) train, that train takes a route ranked after it
+    (adjacent swaps sort any optimum into this form); and if a train runs
+    nothing, neither do the shorter ones after it.
     """
 
     def __init__(self, routes: list[Route]):
         self.routes = sorted(routes, key=lambda r: -r.revenue)
-        self.lists: dict[int, list[Route]] = {}
-        self.revs: dict[int, list[int]] = {}
-        self.full: dict[int, int] = {}
-        self.users: dict[int, dict[int, int]] = {}
-        self.rank: dict[int, dict[int, int]] = {}
-        self.conf: dict[tuple[int, int], int] = {}
+        self.revs = [r.revenue for r in self.routes]
+        self.fits: dict[int, int] = {}  # train length -> the routes it may run
+        self.conf: list[int | None] = [None] * len(self.routes)  # route -> the routes it clashes with
+        users: dict[int, list[int]] = {}
+        for idx, r in enumerate(self.routes):
+            for k in _bits(r.mask):
+                got = users.get(k)
+                if got is None:
+                    users[k] = [idx]
+                else:
+                    got.append(idx)
+        self.users = {k: _set_of(v, len(self.routes)) for k, v in users.items()}
         self.solved: dict[tuple[int, ...], int] = {}
 
     def prepare(self, d: int) -> None:
-        if d in self.lists:
-            return
-        lst = [r for r in self.routes if r.stops <= d]
-        self.lists[d] = lst
-        self.revs[d] = [r.revenue for r in lst]
-        self.full[d] = (1 << len(lst)) - 1
-        u: dict[int, int] = {}
-        for idx, r in enumerate(lst):
-            for k in _bits(r.mask):
-                u[k] = u.get(k, 0) | (1 << idx)
-        self.users[d] = u
-        self.rank[d] = {id(r): k for k, r in enumerate(lst)}
+        if d not in self.fits:
+            self.fits[d] = _set_of([k for k, r in enumerate(self.routes) if r.stops <= d], len(self.routes))
 
-    def clash(self, d: int, r: Route) -> int:
-        key = (d, id(r))
-        c = self.conf.get(key)
+    def clash(self, k: int) -> int:
+        c = self.conf[k]
         if c is None:
             c = 0
-            u = self.users[d]
-            for k in _bits(r.mask):
-                c |= u.get(k, 0)
-            self.conf[key] = c
+            u = self.users
+            for b in _bits(self.routes[k].mask):
+                c |= u[b]
+            self.conf[k] = c
         return c
 
     def optimum(self, tdist: tuple[int, ...]) -> int:
@@ -241,6 +246,7 @@ class _Packer:
         return self.solved[tdist]
 
     def solve(self, tdist: tuple[int, ...]) -> tuple[int, list[tuple[int, Route]]]:
+        """``tdist``: the train lengths, longest first."""
         n = len(tdist)
         for d in set(tdist):
             self.prepare(d)
@@ -248,76 +254,77 @@ class _Packer:
         if n > 2:
             for i in range(n - 1, 0, -1):
                 opt_rest[i] = self.optimum(tdist[i:])
-        lists, revs, full, rank = self.lists, self.revs, self.full, self.rank
-        after = [sorted({tdist[j] for j in range(i + 1, n)}) for i in range(n)]  # lengths still to place
-        here = [sorted({tdist[j] for j in range(i, n)}) for i in range(n)]
+        routes, revs, conf = self.routes, self.revs, self.conf
+        clash = self.clash
+        fits = [self.fits[d] for d in tdist]
+        last = n - 1
         best_total = 0
         best_pick: list[tuple[int, Route]] = []
         pick: list[tuple[int, Route]] = []
         seen: dict[tuple, int] = {}  # state -> proven upper bound on what the rest can add
 
-        def best_left(d: int, blocked: dict[int, int], start: int) -> int:
-            avail = full[d] & ~blocked[d]
-            if start:
-                avail &= ~((1 << start) - 1)
-            if not avail:
-                return 0
-            return revs[d][(avail & -avail).bit_length() - 1]
-
-        def bound(i: int, blocked: dict[int, int], start: int) -> int:
+        def bound(i: int, free: int, start: int) -> int:
+            """What trains i.. can add at most, ``free`` being the routes not blocked
+            (and train i taking none ranked before ``start``)."""
             total = 0
             for j in range(i, n):
-                total += best_left(tdist[j], blocked, start if j == i else 0)
-            if opt_rest[i] and opt_rest[i] < total:
-                return opt_rest[i]
+                avail = fits[j] & free
+                if start and j == i:
+                    avail = (avail >> start) << start
+                if avail:
+                    total += revs[(avail & -avail).bit_length() - 1]
+            o = opt_rest[i]
+            if o and o < total:
+                return o
             return total
 
-        def search(i: int, blocked: dict[int, int], total: int, start: int) -> None:
+        def search(i: int, free: int, total: int, start: int) -> None:
             nonlocal best_total, best_pick
             if total > best_total:
                 best_total = total
                 best_pick = list(pick)
             if i == n:
                 return
-            key = (i, start) + tuple(blocked[dd] for dd in here[i])
+            key = (i, start, free & fits[i])
             ub = seen.get(key)
             if ub is not None and total + ub <= best_total:
                 return  # the same trains on the same free track were searched already
-            explore(i, blocked, total, start)
+            explore(i, free, total, start)
             seen[key] = best_total - total
 
-        def explore(i: int, blocked: dict[int, int], total: int, start: int) -> None:
-            d = tdist[i]
-            lst = lists[d]
-            rv = revs[d]
-            later = after[i]
-            rest_now = bound(i + 1, blocked, 0)
-            avail = full[d] & ~blocked[d]
+        def explore(i: int, free: int, total: int, start: int) -> None:
+            avail = fits[i] & free
             if start:
-                avail &= ~((1 << start) - 1)
+                avail = (avail >> start) << start
+            if i == last:  # the last train: the first route that fits is its best
+                if avail:
+                    k = (avail & -avail).bit_length() - 1
+                    if total + revs[k] > best_total:
+                        pick.append((i, routes[k]))
+                        search(i + 1, free, total + revs[k], 0)
+                        pick.pop()
+                return
+            rest_now = bound(i + 1, free, 0)
+            fits_next = fits[i + 1]
             while avail:
                 low = avail & -avail
                 avail ^= low
                 k = low.bit_length() - 1
-                if total + rv[k] + rest_now <= best_total:
+                rv = revs[k]
+                if total + rv + rest_now <= best_total:
                     break  # sorted by revenue: no later route can do better
-                r = lst[k]
-                if not later:  # the last train: the first route that fits is its best
-                    pick.append((i, r))
-                    search(i + 1, blocked, total + rv[k], 0)
-                    pick.pop()
-                    break
-                nb = dict(blocked)
-                for dd in later:
-                    nb[dd] = blocked[dd] | self.clash(dd, r)
-                nstart = rank[tdist[i + 1]][id(r)] + 1 if r.stops <= tdist[i + 1] else 0
-                if total + rv[k] + bound(i + 1, nb, nstart) <= best_total:
+                c = conf[k]
+                if c is None:
+                    c = clash(k)
+                nf = free & ~c
+                nstart = k + 1 if low & fits_next else 0
+                if total + rv + bound(i + 1, nf, nstart) <= best_total:
                     continue
-                pick.append((i, r))
-                search(i + 1, nb, total + rv[k], nstart)
+                pick.append((i, routes[k]))
+                search(i + 1, nf, total + rv, nstart)
                 pick.pop()
 
-        search(0, {d: 0 for d in set(tdist)}, 0, 0)
+        search(0, (1 << len(routes)) - 1, 0, 0)
         return best_total, best_pick
 
 
