@@ -263,21 +263,6 @@ class _Packer:
         pick: list[tuple[int, Route]] = []
         seen: dict[tuple, int] = {}  # state -> proven upper bound on what the rest can add
 
-        def bound(i: int, free: int, start: int) -> int:
-            """What trains i.. can add at most, ``free`` being the routes not blocked
-            (and train i taking none ranked before ``start``)."""
-            total = 0
-            for j in range(i, n):
-                avail = fits[j] & free
-                if start and j == i:
-                    avail = (avail >> start) << start
-                if avail:
-                    total += revs[(avail & -avail).bit_length() - 1]
-            o = opt_rest[i]
-            if o and o < total:
-                return o
-            return total
-
         def search(i: int, free: int, total: int, start: int) -> None:
             nonlocal best_total, best_pick
             if total > best_total:
@@ -304,8 +289,18 @@ class _Packer:
                         search(i + 1, free, total + revs[k], 0)
                         pick.pop()
                 return
-            rest_now = bound(i + 1, free, 0)
+            # the routes each later train may still run, and the best of them (before this
+            # train's route blocks some): the bound for each candidate starts from these
+            later = [fits[j] & free for j in range(i + 1, n)]
+            tops = [revs[(a & -a).bit_length() - 1] if a else 0 for a in later]
+            cap = opt_rest[i + 1]
+            rest_now = sum(tops)
+            if cap and cap < rest_now:
+                rest_now = cap
             fits_next = fits[i + 1]
+            first = later[0]
+            others = later[1:]
+            others_top = sum(tops[1:])
             while avail:
                 low = avail & -avail
                 avail ^= low
@@ -316,12 +311,28 @@ class _Packer:
                 c = conf[k]
                 if c is None:
                     c = clash(k)
-                nf = free & ~c
-                nstart = k + 1 if low & fits_next else 0
-                if total + rv + bound(i + 1, nf, nstart) <= best_total:
+                # the bound on what the later trains add after this route (the sum of their
+                # best routes still free, or their optimum if less), worked out only as far as
+                # needed to decide: the next train's part first, the others' at most ``tops``
+                a = first & ~c
+                if low & fits_next:
+                    nstart = k + 1
+                    a = (a >> nstart) << nstart
+                else:
+                    nstart = 0
+                b = revs[(a & -a).bit_length() - 1] if a else 0
+                if total + rv + b + others_top <= best_total:
+                    continue
+                for a in others:
+                    a &= ~c
+                    if a:
+                        b += revs[(a & -a).bit_length() - 1]
+                if cap and cap < b:
+                    b = cap
+                if total + rv + b <= best_total:
                     continue
                 pick.append((i, routes[k]))
-                search(i + 1, nf, total + rv, nstart)
+                search(i + 1, free & ~c, total + rv, nstart)
                 pick.pop()
 
         search(0, (1 << len(routes)) - 1, 0, 0)
