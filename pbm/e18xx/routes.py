@@ -15,6 +15,7 @@ exact maximum; no time limit is involved.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -256,6 +257,12 @@ class _Packer:
                 opt_rest[i] = self.optimum(tdist[i:])
         routes, revs, conf = self.routes, self.revs, self.conf
         clash = self.clash
+        neg = [-v for v in revs]  # rising
+
+        def paying_more(x: int) -> int:
+            """How many routes pay more than ``x`` (the first ones in the order)."""
+            return bisect_left(neg, -x)
+
         fits = [self.fits[d] for d in tdist]
         last = n - 1
         best_total = 0
@@ -298,9 +305,20 @@ class _Packer:
             if cap and cap < rest_now:
                 rest_now = cap
             fits_next = fits[i + 1]
-            first = later[0]
             others = later[1:]
             others_top = sum(tops[1:])
+            # Only the routes that pay enough can matter, and the routes are ranked by
+            # revenue, so each bit set below is cut to its lowest bits (small ints are
+            # fast): a route of this train is tried only if it pays more than
+            # ``need - rest_now`` (best_total only grows meanwhile, so the cut stays safe)
+            need = best_total - total
+            avail &= (1 << paying_more(need - rest_now)) - 1
+            if not avail:
+                return
+            # and the next train's best route counts only if it pays more than ``floor``
+            # (with the best candidate here, a route paying ``floor`` fails the bound)
+            floor = need - revs[(avail & -avail).bit_length() - 1] - others_top
+            first = later[0] & ((1 << paying_more(floor)) - 1)
             while avail:
                 low = avail & -avail
                 avail ^= low
@@ -314,17 +332,18 @@ class _Packer:
                 # the bound on what the later trains add after this route (the sum of their
                 # best routes still free, or their optimum if less), worked out only as far as
                 # needed to decide: the next train's part first, the others' at most ``tops``
-                a = first & ~c
+                a = first ^ (first & c)  # first & ~c, with no negative (full-width) int
                 if low & fits_next:
                     nstart = k + 1
                     a = (a >> nstart) << nstart
                 else:
                     nstart = 0
+                # (none left: it pays nothing, or at most ``floor``, which fails the test below)
                 b = revs[(a & -a).bit_length() - 1] if a else 0
                 if total + rv + b + others_top <= best_total:
                     continue
                 for a in others:
-                    a &= ~c
+                    a ^= a & c
                     if a:
                         b += revs[(a & -a).bit_length() - 1]
                 if cap and cap < b:
