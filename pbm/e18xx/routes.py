@@ -193,6 +193,24 @@ def _set_of(indices: list[int], size: int) -> int:
     return int.from_bytes(buf, "little")
 
 
+def _users(routes: list[Route]) -> dict[int, int]:
+    """For each track bit, the bit set of the routes (by index) that use it.
+
+    The routes' masks are written as rows of a table of '0'/'1' characters, so that
+    each track bit's column, read as a number, is that bit set: one string slice
+    per bit rather than one step per route and bit."""
+    every = 0
+    for r in routes:
+        every |= r.mask
+    width = every.bit_length()
+    fmt = f"0{width}b"
+    table = "".join([format(r.mask, fmt) for r in routes])  # a row per route, its top bit first
+    out = {}
+    for k in _bits(every):
+        out[k] = int(table[width - 1 - k::width][::-1], 2)  # the last route is the top bit
+    return out
+
+
 class _Packer:
     """Choose disjoint routes for trains of given lengths, for the most revenue.
 
@@ -216,15 +234,7 @@ class _Packer:
         self.revs = [r.revenue for r in self.routes]
         self.fits: dict[int, int] = {}  # train length -> the routes it may run
         self.conf: list[int | None] = [None] * len(self.routes)  # route -> the routes it clashes with
-        users: dict[int, list[int]] = {}
-        for idx, r in enumerate(self.routes):
-            for k in _bits(r.mask):
-                got = users.get(k)
-                if got is None:
-                    users[k] = [idx]
-                else:
-                    got.append(idx)
-        self.users = {k: _set_of(v, len(self.routes)) for k, v in users.items()}
+        self.users = _users(self.routes)  # track bit -> the routes using it
         self.solved: dict[tuple[int, ...], int] = {}
 
     def prepare(self, d: int) -> None:
