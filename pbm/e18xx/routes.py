@@ -193,22 +193,42 @@ def _set_of(indices: list[int], size: int) -> int:
     return int.from_bytes(buf, "little")
 
 
-def _users(routes: list[Route]) -> dict[int, int]:
-    """For each track bit, the bit set of the routes (by index) that use it.
+class _Users:
+    """Which routes (by index) use each track bit, and the routes each route clashes with.
 
-    The routes' masks are written as rows of a table of '0'/'1' characters, so that
-    each track bit's column, read as a number, is that bit set: one string slice
-    per bit rather than one step per route and bit."""
-    every = 0
-    for r in routes:
-        every |= r.mask
-    width = every.bit_length()
-    fmt = f"0{width}b"
-    table = "".join([format(r.mask, fmt) for r in routes])  # a row per route, its top bit first
-    out = {}
-    for k in _bits(every):
-        out[k] = int(table[width - 1 - k::width][::-1], 2)  # the last route is the top bit
-    return out
+    The routes' masks are written as rows of one table of '0'/'1' characters, so that
+    each track bit's column, read as a number, is the bit set of its users: one string
+    slice per bit rather than one step per route and bit.  Bits with the same users, or
+    whose users all use another bit too, add nothing to a clash set: only the other
+    bits (``keys``) are looked up, in the route's row of the table."""
+
+    def __init__(self, routes: list[Route]):
+        every = 0
+        for r in routes:
+            every |= r.mask
+        self.width = width = every.bit_length()
+        fmt = f"0{width}b"
+        self.table = "".join([format(r.mask, fmt) for r in routes])  # a row per route, top bit first
+        self.users: dict[int, int] = {}
+        for k in _bits(every):
+            self.users[k] = int(self.table[width - 1 - k::width][::-1], 2)  # the last route is the top bit
+        sets: dict[int, int] = {}  # users -> one bit with them
+        for k, u in self.users.items():
+            sets.setdefault(u, k)
+        wide = list(sets)
+        if len(wide) <= 64:  # (a quadratic test: skipped on a large network, where it would cost more)
+            wide = [u for u in wide if not any(v != u and u & v == u for v in sets)]
+        self.keys = [(width - 1 - sets[u], u) for u in wide]  # (column in a row, users)
+
+    def clash(self, idx: int) -> int:
+        """The routes that share track with route ``idx`` (itself included)."""
+        row = self.table
+        off = idx * self.width
+        c = 0
+        for col, u in self.keys:
+            if row[off + col] == "1":
+                c |= u
+        return c
 
 
 class _Packer:
@@ -234,7 +254,7 @@ class _Packer:
         self.revs = [r.revenue for r in self.routes]
         self.fits: dict[int, int] = {}  # train length -> the routes it may run
         self.conf: list[int | None] = [None] * len(self.routes)  # route -> the routes it clashes with
-        self.users = _users(self.routes)  # track bit -> the routes using it
+        self.track = _Users(self.routes)
         self.solved: dict[tuple[int, ...], int] = {}
 
     def prepare(self, d: int) -> None:
@@ -244,11 +264,7 @@ class _Packer:
     def clash(self, k: int) -> int:
         c = self.conf[k]
         if c is None:
-            c = 0
-            u = self.users
-            for b in _bits(self.routes[k].mask):
-                c |= u[b]
-            self.conf[k] = c
+            c = self.conf[k] = self.track.clash(k)
         return c
 
     def optimum(self, tdist: tuple[int, ...]) -> int:
