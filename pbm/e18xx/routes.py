@@ -147,9 +147,17 @@ def _prune_detours(routes: list[Route]) -> list[Route]:
     (same revenue, less track: never worse in any combination)."""
     by_nodes: dict[frozenset[NodeKey], list[Route]] = {}
     for r in routes:
-        by_nodes.setdefault(frozenset(r.nodes), []).append(r)
+        key = frozenset(r.nodes)
+        group = by_nodes.get(key)
+        if group is None:
+            by_nodes[key] = [r]
+        else:
+            group.append(r)
     out: list[Route] = []
     for group in by_nodes.values():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
         group.sort(key=lambda r: bin(r.mask).count("1"))
         kept: list[Route] = []
         for r in group:
@@ -345,12 +353,16 @@ class _Packer:
             # (with the best candidate here, a route paying ``floor`` fails the bound)
             floor = need - revs[(avail & -avail).bit_length() - 1] - others_top
             first = later[0] & ((1 << paying_more(floor)) - 1)
+            fits_next &= avail  # (small)
+            # the tests below, as limits on this route's revenue (updated when best_total grows)
+            stop_at = need - rest_now
+            lim = need - others_top
             while avail:
                 low = avail & -avail
                 avail ^= low
                 k = low.bit_length() - 1
                 rv = revs[k]
-                if total + rv + rest_now <= best_total:
+                if rv <= stop_at:
                     break  # sorted by revenue: no later route can do better
                 c = conf[k]
                 if c is None:
@@ -366,7 +378,7 @@ class _Packer:
                     nstart = 0
                 # (none left: it pays nothing, or at most ``floor``, which fails the test below)
                 b = revs[(a & -a).bit_length() - 1] if a else 0
-                if total + rv + b + others_top <= best_total:
+                if rv + b <= lim:
                     continue
                 for a in others:
                     a ^= a & c
@@ -379,6 +391,9 @@ class _Packer:
                 pick.append((i, routes[k]))
                 search(i + 1, free & ~c, total + rv, nstart)
                 pick.pop()
+                need = best_total - total
+                stop_at = need - rest_now
+                lim = need - others_top
 
         search(0, (1 << len(routes)) - 1, 0, 0)
         return best_total, best_pick
