@@ -291,11 +291,7 @@ class _Packer:
                 opt_rest[i] = self.optimum(tdist[i:])
         routes, revs, conf = self.routes, self.revs, self.conf
         clash = self.clash
-        neg = [-v for v in revs]  # rising
-
-        def paying_more(x: int) -> int:
-            """How many routes pay more than ``x`` (the first ones in the order)."""
-            return bisect_left(neg, -x)
+        neg = [-v for v in revs]  # rising: bisect_left(neg, -x) routes pay more than x
 
         fits = [self.fits[d] for d in tdist]
         last = n - 1
@@ -332,27 +328,35 @@ class _Packer:
                 return
             # the routes each later train may still run, and the best of them (before this
             # train's route blocks some): the bound for each candidate starts from these
-            later = [fits[j] & free for j in range(i + 1, n)]
-            tops = [revs[(a & -a).bit_length() - 1] if a else 0 for a in later]
-            cap = opt_rest[i + 1]
-            rest_now = sum(tops)
-            if cap and cap < rest_now:
-                rest_now = cap
             fits_next = fits[i + 1]
-            others = later[1:]
-            others_top = sum(tops[1:])
+            if i + 1 == last:  # (the common case, written out: one later train)
+                nxt = fits_next & free
+                rest_now = revs[(nxt & -nxt).bit_length() - 1] if nxt else 0
+                cap = 0  # (its optimum alone is its best route: never less)
+                others = ()
+                others_top = 0
+            else:
+                later = [fits[j] & free for j in range(i + 1, n)]
+                tops = [revs[(a & -a).bit_length() - 1] if a else 0 for a in later]
+                cap = opt_rest[i + 1]
+                rest_now = sum(tops)
+                if cap and cap < rest_now:
+                    rest_now = cap
+                nxt = later[0]
+                others = later[1:]
+                others_top = sum(tops[1:])
             # Only the routes that pay enough can matter, and the routes are ranked by
             # revenue, so each bit set below is cut to its lowest bits (small ints are
             # fast): a route of this train is tried only if it pays more than
             # ``need - rest_now`` (best_total only grows meanwhile, so the cut stays safe)
             need = best_total - total
-            avail &= (1 << paying_more(need - rest_now)) - 1
+            avail &= (1 << bisect_left(neg, rest_now - need)) - 1
             if not avail:
                 return
             # and the next train's best route counts only if it pays more than ``floor``
             # (with the best candidate here, a route paying ``floor`` fails the bound)
             floor = need - revs[(avail & -avail).bit_length() - 1] - others_top
-            first = later[0] & ((1 << paying_more(floor)) - 1)
+            first = nxt & ((1 << bisect_left(neg, -floor)) - 1)
             fits_next &= avail  # (small)
             # the tests below, as limits on this route's revenue (updated when best_total grows)
             stop_at = need - rest_now
