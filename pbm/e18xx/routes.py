@@ -358,6 +358,10 @@ class _Packer:
             floor = need - revs[(avail & -avail).bit_length() - 1] - others_top
             first = nxt & ((1 << bisect_left(neg, -floor)) - 1)
             fits_next &= avail  # (small)
+            if fits_next:
+                # a candidate the next train could run leaves it only routes ranked after
+                # its own, paying at most as much: it needs twice its revenue > need - others_top
+                avail ^= fits_next ^ (fits_next & ((1 << bisect_left(neg, -((need - others_top) // 2))) - 1))
             # the tests below, as limits on this route's revenue (updated when best_total grows)
             stop_at = need - rest_now
             lim = need - others_top
