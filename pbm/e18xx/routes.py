@@ -15,6 +15,7 @@ exact maximum; no time limit is involved.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -146,9 +147,17 @@ def _prune_detours(routes: list[Route]) -> list[Route]:
     (same revenue, less track: never worse in any combination)."""
     by_nodes: dict[frozenset[NodeKey], list[Route]] = {}
     for r in routes:
-        by_nodes.setdefault(frozenset(r.nodes), []).append(r)
+        key = frozenset(r.nodes)
+        group = by_nodes.get(key)
+        if group is None:
+            by_nodes[key] = [r]
+        else:
+            group.append(r)
     out: list[Route] = []
     for group in by_nodes.values():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
         group.sort(key=lambda r: bin(r.mask).count("1"))
         kept: list[Route] = []
         for r in group:
@@ -184,55 +193,86 @@ def best_routes(graph: TrackGraph, corp: str, trains: Sequence[tuple[str, int]],
     return total, [(order[i][0], r) for i, r in picks]
 
 
+def _set_of(indices: list[int], size: int) -> int:
+    """The bit set (an int) with the bits ``indices`` (each below ``size``)."""
+    buf = bytearray((size + 8) // 8)
+    for i in indices:
+        buf[i >> 3] |= 1 << (i & 7)
+    return int.from_bytes(buf, "little")
+
+
+class _Users:
+    """Which routes (by index) use each track bit, and the routes each route clashes with.
+
+    The routes' masks are written as rows of one table of '0'/'1' characters, so that
+    each track bit's column, read as a number, is the bit set of its users: one string
+    slice per bit rather than one step per route and bit.  Bits with the same users, or
+    whose users all use another bit too, add nothing to a clash set: only the other
+    bits (``keys``) are looked up, in the route's row of the table."""
+
+    def __init__(self, routes: list[Route]):
+        every = 0
+        for r in routes:
+            every |= r.mask
+        self.width = width = every.bit_length()
+        fmt = f"0{width}b"
+        self.table = "".join([format(r.mask, fmt) for r in routes])  # a row per route, top bit first
+        self.users: dict[int, int] = {}
+        for k in _bits(every):
+            self.users[k] = int(self.table[width - 1 - k::width][::-1], 2)  # the last route is the top bit
+        sets: dict[int, int] = {}  # users -> one bit with them
+        for k, u in self.users.items():
+            sets.setdefault(u, k)
+        wide = list(sets)
+        if len(wide) <= 64:  # (a quadratic test: skipped on a large network, where it would cost more)
+            wide = [u for u in wide if not any(v != u and u & v == u for v in sets)]
+        self.keys = [(width - 1 - sets[u], u) for u in wide]  # (column in a row, users)
+
+    def clash(self, idx: int) -> int:
+        """The routes that share track with route ``idx`` (itself included)."""
+        row = self.table
+        off = idx * self.width
+        c = 0
+        for col, u in self.keys:
+            if row[off + col] == "1":
+                c |= u
+        return c
+
+
 class _Packer:
     """Choose disjoint routes for trains of given lengths, for the most revenue.
 
-    Each train length has its candidate routes sorted by falling revenue (one
-    shared order), and for every length a bit set of the candidates that clash
-    (share track) with the routes already chosen, so "the best route still
-    possible for train j" is the lowest clear bit.  The bound for the trains
-    still to place is the sum of those best routes, or the exact optimum of
-    those trains on the whole network if smaller: an upper bound either way,
-    so pruning never loses the optimum.  Searched states are remembered with
-    the bound they proved.  Symmetry is broken: when the route of a train also
-    suits the next (shorter or equal) train, that train takes a route ranked
-    after it (adjacent swaps sort any optimum into this form); and if a train
-    runs nothing, neither do the shorter ones after it.
+    All candidate routes share one order, by falling revenue, and a set of
+    routes is a bit set over that order: for each train length the routes it
+    may run, for each route the routes that clash with it (share track), and
+    for a partial choice the routes blocked by it.  "The best route still
+    possible for train j" is then the lowest bit of its routes less the
+    blocked ones.  The bound for the trains still to place is the sum of
+    those best routes, or the exact optimum of those trains on the whole
+    network if smaller: an upper bound either way, so pruning never loses the
+    optimum.  Searched states are remembered with the bound they proved.
+    Symmetry is broken: when the route of a train also suits the next
+    (shorter or equal) train, that train takes a route ranked after it
+    (adjacent swaps sort any optimum into this form); and if a train runs
+    nothing, neither do the shorter ones after it.
     """
 
     def __init__(self, routes: list[Route]):
         self.routes = sorted(routes, key=lambda r: -r.revenue)
-        self.lists: dict[int, list[Route]] = {}
-        self.revs: dict[int, list[int]] = {}
-        self.full: dict[int, int] = {}
-        self.users: dict[int, dict[int, int]] = {}
-        self.rank: dict[int, dict[int, int]] = {}
-        self.conf: dict[tuple[int, int], int] = {}
+        self.revs = [r.revenue for r in self.routes]
+        self.fits: dict[int, int] = {}  # train length -> the routes it may run
+        self.conf: list[int | None] = [None] * len(self.routes)  # route -> the routes it clashes with
+        self.track = _Users(self.routes)
         self.solved: dict[tuple[int, ...], int] = {}
 
     def prepare(self, d: int) -> None:
-        if d in self.lists:
-            return
-        lst = [r for r in self.routes if r.stops <= d]
-        self.lists[d] = lst
-        self.revs[d] = [r.revenue for r in lst]
-        self.full[d] = (1 << len(lst)) - 1
-        u: dict[int, int] = {}
-        for idx, r in enumerate(lst):
-            for k in _bits(r.mask):
-                u[k] = u.get(k, 0) | (1 << idx)
-        self.users[d] = u
-        self.rank[d] = {id(r): k for k, r in enumerate(lst)}
+        if d not in self.fits:
+            self.fits[d] = _set_of([k for k, r in enumerate(self.routes) if r.stops <= d], len(self.routes))
 
-    def clash(self, d: int, r: Route) -> int:
-        key = (d, id(r))
-        c = self.conf.get(key)
+    def clash(self, k: int) -> int:
+        c = self.conf[k]
         if c is None:
-            c = 0
-            u = self.users[d]
-            for k in _bits(r.mask):
-                c |= u.get(k, 0)
-            self.conf[key] = c
+            c = self.conf[k] = self.track.clash(k)
         return c
 
     def optimum(self, tdist: tuple[int, ...]) -> int:
@@ -241,6 +281,7 @@ class _Packer:
         return self.solved[tdist]
 
     def solve(self, tdist: tuple[int, ...]) -> tuple[int, list[tuple[int, Route]]]:
+        """``tdist``: the train lengths, longest first."""
         n = len(tdist)
         for d in set(tdist):
             self.prepare(d)
@@ -248,76 +289,121 @@ class _Packer:
         if n > 2:
             for i in range(n - 1, 0, -1):
                 opt_rest[i] = self.optimum(tdist[i:])
-        lists, revs, full, rank = self.lists, self.revs, self.full, self.rank
-        after = [sorted({tdist[j] for j in range(i + 1, n)}) for i in range(n)]  # lengths still to place
-        here = [sorted({tdist[j] for j in range(i, n)}) for i in range(n)]
+        routes, revs, conf = self.routes, self.revs, self.conf
+        clash = self.clash
+        neg = [-v for v in revs]  # rising: bisect_left(neg, -x) routes pay more than x
+
+        fits = [self.fits[d] for d in tdist]
+        last = n - 1
         best_total = 0
         best_pick: list[tuple[int, Route]] = []
         pick: list[tuple[int, Route]] = []
         seen: dict[tuple, int] = {}  # state -> proven upper bound on what the rest can add
 
-        def best_left(d: int, blocked: dict[int, int], start: int) -> int:
-            avail = full[d] & ~blocked[d]
-            if start:
-                avail &= ~((1 << start) - 1)
-            if not avail:
-                return 0
-            return revs[d][(avail & -avail).bit_length() - 1]
-
-        def bound(i: int, blocked: dict[int, int], start: int) -> int:
-            total = 0
-            for j in range(i, n):
-                total += best_left(tdist[j], blocked, start if j == i else 0)
-            if opt_rest[i] and opt_rest[i] < total:
-                return opt_rest[i]
-            return total
-
-        def search(i: int, blocked: dict[int, int], total: int, start: int) -> None:
+        def search(i: int, free: int, total: int, start: int) -> None:
             nonlocal best_total, best_pick
             if total > best_total:
                 best_total = total
                 best_pick = list(pick)
             if i == n:
                 return
-            key = (i, start) + tuple(blocked[dd] for dd in here[i])
+            key = (i, start, free & fits[i])
             ub = seen.get(key)
             if ub is not None and total + ub <= best_total:
                 return  # the same trains on the same free track were searched already
-            explore(i, blocked, total, start)
+            explore(i, free, total, start)
             seen[key] = best_total - total
 
-        def explore(i: int, blocked: dict[int, int], total: int, start: int) -> None:
-            d = tdist[i]
-            lst = lists[d]
-            rv = revs[d]
-            later = after[i]
-            rest_now = bound(i + 1, blocked, 0)
-            avail = full[d] & ~blocked[d]
+        def explore(i: int, free: int, total: int, start: int) -> None:
+            avail = fits[i] & free
             if start:
-                avail &= ~((1 << start) - 1)
+                avail = (avail >> start) << start
+            if i == last:  # the last train: the first route that fits is its best
+                if avail:
+                    k = (avail & -avail).bit_length() - 1
+                    if total + revs[k] > best_total:
+                        pick.append((i, routes[k]))
+                        search(i + 1, free, total + revs[k], 0)
+                        pick.pop()
+                return
+            # the routes each later train may still run, and the best of them (before this
+            # train's route blocks some): the bound for each candidate starts from these
+            fits_next = fits[i + 1]
+            if i + 1 == last:  # (the common case, written out: one later train)
+                nxt = fits_next & free
+                rest_now = revs[(nxt & -nxt).bit_length() - 1] if nxt else 0
+                cap = 0  # (its optimum alone is its best route: never less)
+                others = ()
+                others_top = 0
+            else:
+                later = [fits[j] & free for j in range(i + 1, n)]
+                tops = [revs[(a & -a).bit_length() - 1] if a else 0 for a in later]
+                cap = opt_rest[i + 1]
+                rest_now = sum(tops)
+                if cap and cap < rest_now:
+                    rest_now = cap
+                nxt = later[0]
+                others = later[1:]
+                others_top = sum(tops[1:])
+            # Only the routes that pay enough can matter, and the routes are ranked by
+            # revenue, so each bit set below is cut to its lowest bits (small ints are
+            # fast): a route of this train is tried only if it pays more than
+            # ``need - rest_now`` (best_total only grows meanwhile, so the cut stays safe)
+            need = best_total - total
+            avail &= (1 << bisect_left(neg, rest_now - need)) - 1
+            if not avail:
+                return
+            # and the next train's best route counts only if it pays more than ``floor``
+            # (with the best candidate here, a route paying ``floor`` fails the bound)
+            floor = need - revs[(avail & -avail).bit_length() - 1] - others_top
+            first = nxt & ((1 << bisect_left(neg, -floor)) - 1)
+            fits_next &= avail  # (small)
+            if fits_next:
+                # a candidate the next train could run leaves it only routes ranked after
+                # its own, paying at most as much: it needs twice its revenue > need - others_top
+                avail ^= fits_next ^ (fits_next & ((1 << bisect_left(neg, -((need - others_top) // 2))) - 1))
+            # the tests below, as limits on this route's revenue (updated when best_total grows)
+            stop_at = need - rest_now
+            lim = need - others_top
             while avail:
                 low = avail & -avail
                 avail ^= low
                 k = low.bit_length() - 1
-                if total + rv[k] + rest_now <= best_total:
+                rv = revs[k]
+                if rv <= stop_at:
                     break  # sorted by revenue: no later route can do better
-                r = lst[k]
-                if not later:  # the last train: the first route that fits is its best
-                    pick.append((i, r))
-                    search(i + 1, blocked, total + rv[k], 0)
-                    pick.pop()
-                    break
-                nb = dict(blocked)
-                for dd in later:
-                    nb[dd] = blocked[dd] | self.clash(dd, r)
-                nstart = rank[tdist[i + 1]][id(r)] + 1 if r.stops <= tdist[i + 1] else 0
-                if total + rv[k] + bound(i + 1, nb, nstart) <= best_total:
+                c = conf[k]
+                if c is None:
+                    c = clash(k)
+                # the bound on what the later trains add after this route (the sum of their
+                # best routes still free, or their optimum if less), worked out only as far as
+                # needed to decide: the next train's part first, the others' at most ``tops``
+                a = first ^ (first & c)  # first & ~c, with no negative (full-width) int
+                if low & fits_next:
+                    nstart = k + 1
+                    a = (a >> nstart) << nstart
+                else:
+                    nstart = 0
+                # (none left: it pays nothing, or at most ``floor``, which fails the test below)
+                b = revs[(a & -a).bit_length() - 1] if a else 0
+                if rv + b <= lim:
                     continue
-                pick.append((i, r))
-                search(i + 1, nb, total + rv[k], nstart)
+                for a in others:
+                    a ^= a & c
+                    if a:
+                        b += revs[(a & -a).bit_length() - 1]
+                if cap and cap < b:
+                    b = cap
+                if total + rv + b <= best_total:
+                    continue
+                pick.append((i, routes[k]))
+                search(i + 1, free & ~c, total + rv, nstart)
                 pick.pop()
+                need = best_total - total
+                stop_at = need - rest_now
+                lim = need - others_top
 
-        search(0, {d: 0 for d in set(tdist)}, 0, 0)
+        search(0, (1 << len(routes)) - 1, 0, 0)
         return best_total, best_pick
 
 
