@@ -50,9 +50,14 @@ def export_game(session: Session, game: Game, loaded: tuple | None = None) -> di
             row_of.setdefault(rt.owner_id, rt)
 
     def net_worth(p: Player) -> int:  # player_net_worth, with the rows looked up by key
-        stock = sum(int(h.shares * rr_of[h.railroad_id].price) for h in p.holdings
-                    if rr_of[h.railroad_id].status != "merged")
-        short = sum(int(h.short * rr_of[h.railroad_id].price) for h in p.holdings)
+        stock = short = 0
+        for h in p.holdings:  # an empty holding adds int(0 * price), 0: most are empty
+            shares, shorted = h.shares, h.short
+            if shares or shorted:
+                rr = rr_of[h.railroad_id]
+                if shares and rr.status != "merged":
+                    stock += int(shares * rr.price)
+                short += int(shorted * rr.price)
         owned = sum(min(pc.paid, 20 * route_of[pc.route_id].miles) for pc in pcs_of.get(p.id, [])
                     if pc.status == "owned")
         return p.cash + stock + owned - short - p.loan
@@ -60,8 +65,7 @@ def export_game(session: Session, game: Game, loaded: tuple | None = None) -> di
     def holdings(p: Player) -> list[dict[str, Any]]:
         return [
             {"railroad": rr_of[h.railroad_id].code, "shares": h.shares, "short": h.short, "director": h.director}
-            for h in sorted(p.holdings, key=lambda h: rr_of[h.railroad_id].code)
-            if h.shares or h.short
+            for h in sorted((h for h in p.holdings if h.shares or h.short), key=lambda h: rr_of[h.railroad_id].code)
         ]
 
     def line(x) -> dict[str, Any]:

@@ -97,6 +97,7 @@ class TurnContext:
         self._events: list[dict[str, Any]] = []
         self._rows: dict[int, Route] | None = None
         self._routes_at: dict[int, list[Route]] | None = None
+        self._star_region: dict[int, str] | None = None
         self._load()
         self.start_balances = self.balances()
 
@@ -184,7 +185,10 @@ class TurnContext:
 
     def regions_of(self, rr: Railroad) -> set[str]:
         """§2.7B: regions whose starred towns the railroad's built lines reach."""
-        return {self.towns[t].region for t in self.towns_of(rr) if self.towns[t].star and self.towns[t].region}
+        star_region = self._star_region
+        if star_region is None:  # the map's towns never change during a turn
+            star_region = self._star_region = {t.id: t.region for t in self.towns.values() if t.star and t.region}
+        return {star_region[t] for t in self.towns_of(rr) if t in star_region}
 
     def holding(self, player: Player, rr: Railroad) -> Holding:
         """The player's holding in ``rr`` (created empty when needed)."""
@@ -233,9 +237,12 @@ class TurnContext:
 
     def _worth(self, player: Player, pcs: int) -> int:
         stock = 0
+        rr_of = self.railroad_by_id
         for h in player.holdings:
-            rr = self.railroad_by_id[h.railroad_id]
-            stock += int(h.shares * rr.price) - int(h.short * rr.price)
+            shares, short = h.shares, h.short
+            if shares or short:  # most holdings are empty: int(0 * price) is 0
+                price = rr_of[h.railroad_id].price
+                stock += int(shares * price) - int(short * price)
         return player.cash + stock + pcs - player.loan
 
     # --------------------------------------------------------------------- money
