@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from pbm.cr.engine import tables
@@ -25,7 +25,7 @@ from pbm.cr.engine.autopilot import autopilot_orders
 from pbm.cr.engine.capital import capital_expenses
 from pbm.cr.engine.checks import run_checks
 from pbm.cr.engine.construction import construction
-from pbm.cr.engine.context import TurnContext
+from pbm.cr.engine.context import TurnContext, insert_rows
 from pbm.cr.engine.elections import elections
 from pbm.cr.engine.loans import presidents_lend_or_are_repaid, railroads_repay_bank_debt, tycoons_borrow_or_repay
 from pbm.cr.engine.market import stock_market
@@ -222,10 +222,8 @@ def write_history(ctx: TurnContext) -> None:
                           "start_price": ctx.scratch.start_price.get(code, rr.price), "end_price": rr.price,
                           "data": data})
     connection = ctx.session.connection()
-    if players:
-        connection.execute(insert(PlayerTurn.__table__), players)
-    if railroads:
-        connection.execute(insert(RailroadTurn.__table__), railroads)
+    insert_rows(connection, PlayerTurn.__table__, players)
+    insert_rows(connection, RailroadTurn.__table__, railroads)
 
 
 # --------------------------------------------------------------------------- orders

@@ -302,12 +302,47 @@ class TurnContext:
         """Write the turn's ledger and events in two bulk inserts (on PostgreSQL, two COPYs)."""
         connection = self.session.connection()
         for table, rows in ((LedgerEntry.__table__, self._ledger), (Event.__table__, self._events)):
-            if not rows:
-                continue
-            if connection.dialect.name == "postgresql" and connection.dialect.driver == "psycopg":
-                copy_rows(connection, table, rows)
-            else:
-                connection.execute(insert(table), rows)
+            insert_rows(connection, table, rows)
+
+
+def insert_rows(connection, table, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` (dicts with every column but the key) in one statement: on PostgreSQL
+    (psycopg) a COPY (:func:`copy_rows`), on SQLite one executemany of the values SQLAlchemy
+    would bind (each column type's own bind processor; JSON ``None`` and ``{}`` written as
+    ``null`` and ``{}`` without a call to the encoder), else SQLAlchemy's executemany."""
+    if not rows:
+        return
+    dialect = connection.dialect
+    if dialect.name == "postgresql" and dialect.driver == "psycopg":
+        copy_rows(connection, table, rows)
+    elif dialect.name == "sqlite" and dialect.driver == "pysqlite" and not dialect._json_serializer:
+        columns = [c for c in table.columns if not c.primary_key]
+        names = ", ".join(f'"{c.name}"' for c in columns)
+        processors = [_sqlite_processor(c, dialect) for c in columns]
+        keys = [c.key for c in columns]
+        values = [tuple(row[k] if p is None else p(row[k]) for k, p in zip(keys, processors)) for row in rows]
+        connection.exec_driver_sql(f'INSERT INTO "{table.name}" ({names}) VALUES '
+                                   f'({", ".join("?" for _ in columns)})', values)
+    else:
+        connection.execute(insert(table), rows)
+
+
+def _sqlite_processor(column, dialect):
+    """The column's bind processor on this dialect (None: the value goes as it is)."""
+    from sqlalchemy import JSON
+
+    process = column.type._cached_bind_processor(dialect)
+    if isinstance(column.type, JSON) and process is not None:
+        return lambda value: _json_shortcut(value, process)
+    return process
+
+
+def _json_shortcut(value, process):
+    if value is None:
+        return "null"  # json.dumps(None), as SQLAlchemy's JSON type writes None
+    if type(value) is dict and not value:
+        return "{}"
+    return process(value)
 
 
 def copy_rows(connection, table, rows: list[dict[str, Any]]) -> None:
