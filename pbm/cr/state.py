@@ -218,7 +218,7 @@ def _scalar(value: Any) -> str:
 
 
 def _encode(value: Any, newline: str, out: list[str]) -> None:
-    # strings and ints (most values of an export) are written in the loops, without a call each
+    # strings, ints, None and booleans (most values of an export) are written in the loops, without a call each
     kind = type(value)
     if kind is dict:
         if not value:
@@ -235,6 +235,10 @@ def _encode(value: Any, newline: str, out: list[str]) -> None:
                 out.append(sep + _encode_str(key) + ": " + _encode_str(item))
             elif kind is int:
                 out.append(sep + _encode_str(key) + ": " + int.__repr__(item))
+            elif item is None or kind is bool:
+                out.append(sep + _encode_str(key) + (": null" if item is None else ": true" if item else ": false"))
+            elif kind is float and item - item == 0.0:  # finite (inf and nan go the json module's way)
+                out.append(sep + _encode_str(key) + ": " + float.__repr__(item))
             else:
                 out.append(sep + _encode_str(key) + ": ")
                 _encode(item, inner, out)
@@ -252,6 +256,10 @@ def _encode(value: Any, newline: str, out: list[str]) -> None:
                 out.append(sep + _encode_str(item))
             elif kind is int:
                 out.append(sep + int.__repr__(item))
+            elif item is None or kind is bool:
+                out.append(sep + ("null" if item is None else "true" if item else "false"))
+            elif kind is float and item - item == 0.0:
+                out.append(sep + float.__repr__(item))
             else:
                 out.append(sep)
                 _encode(item, inner, out)
