@@ -129,6 +129,8 @@ class TurnContext:
         for p in players:  # Player.holdings (ordered by railroad) from the rows just read, not a second query
             if "holdings" not in p.__dict__:
                 attributes.set_committed_value(p, "holdings", sorted(by_player[p.id], key=lambda h: h.railroad_id))
+        if "players" not in self.game.__dict__:  # Game.players (by number): the rows just read, not a lazy load
+            attributes.set_committed_value(self.game, "players", list(players))
 
     # ---------------------------------------------------------------- randomness
     def rng(self, purpose: str) -> np.random.Generator:
