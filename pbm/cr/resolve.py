@@ -258,7 +258,9 @@ class SeatChecks:
         from pbm.cr import validate
 
         if self._bankrupt is None:
-            self._bankrupt = validate.recently_bankrupt(self.session, self.game)
+            with self.session.no_autoflush:  # (reads last turn's events: the order sets added so far wait
+                # for the one flush of them all instead of going in a statement of their own)
+                self._bankrupt = validate.recently_bankrupt(self.session, self.game)
         return validate.validate(self.session, self.game, player, orders, view=self.view,
                                  recently_bankrupt=self._bankrupt)
 
@@ -267,10 +269,9 @@ def count_missed_turns(session: Session, game: Game) -> None:
     """Ruling M3: a human who sent a sheet for this turn is back to 0 missed turns (and back in
     the seat); one who did not has missed one more.  Part of the turn, so a rerun repeats it."""
     session.flush()
-    stored = stored_orders(session, game, game.turn)
-    for player in game.players:
-        if not player.human:
-            continue
+    humans = [player for player in game.players if player.human]
+    stored = stored_orders(session, game, game.turn) if humans else {}
+    for player in humans:
         row = stored.get(player.number)
         if row is not None and row.source not in ("computer", "standing"):
             player.missed_turns = 0
