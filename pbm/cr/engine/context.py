@@ -19,6 +19,7 @@ turn (:meth:`TurnContext.flush_log`).
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -225,7 +226,8 @@ class TurnContext:
 
     def net_worth(self, player: Player) -> int:
         """§3.5A: cash + stock (at current prices) + PCs − loan; the president loan is left out (§4.4E)."""
-        pcs = sum(self.pc_value(pc) for pc in self.pcs.values() if pc.owner_id == player.id and pc.status == "owned")
+        pid = player.id
+        pcs = sum(self.pc_value(pc) for pc in self.pcs.values() if pc.owner_id == pid and pc.status == "owned")
         return self._worth(player, pcs)
 
     def net_worths(self) -> dict[int, int]:
@@ -322,7 +324,14 @@ def insert_rows(connection, table, rows: list[dict[str, Any]]) -> None:
         names = ", ".join(f'"{c.name}"' for c in columns)
         processors = [_sqlite_processor(c, dialect) for c in columns]
         keys = [c.key for c in columns]
-        values = [tuple(row[k] if p is None else p(row[k]) for k, p in zip(keys, processors)) for row in rows]
+        values_of = itemgetter(*keys) if len(keys) > 1 else (lambda row: (row[keys[0]],))
+        process = [(i, p) for i, p in enumerate(processors) if p is not None]
+        values = []
+        for row in rows:
+            row_values = list(values_of(row))
+            for i, p in process:
+                row_values[i] = p(row_values[i])
+            values.append(tuple(row_values))
         connection.exec_driver_sql(f'INSERT INTO "{table.name}" ({names}) VALUES '
                                    f'({", ".join("?" for _ in columns)})', values)
     else:
