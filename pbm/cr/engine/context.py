@@ -360,19 +360,30 @@ def copy_rows(connection, table, rows: list[dict[str, Any]]) -> None:
     """Insert ``rows`` (dicts with every column but the key) with one ``COPY ... FROM STDIN``
     (psycopg 3): the values as the INSERT would store them — JSON columns through psycopg's
     ``Json`` as SQLAlchemy's JSON type sends them (None as JSON ``null``), the key from the
-    table's sequence."""
+    table's sequence.  JSON ``None`` and ``{}`` go as the text ``null`` and ``{}`` (what ``Json``
+    would write) without a call to the encoder."""
     from psycopg.types.json import Json
     from sqlalchemy import JSON
 
     columns = [c for c in table.columns if not c.primary_key]
     names = ", ".join(f'"{c.name}"' for c in columns)
-    as_json = [isinstance(c.type, JSON) for c in columns]
     keys = [c.key for c in columns]
+    values_of = itemgetter(*keys) if len(keys) > 1 else (lambda row: (row[keys[0]],))
+    as_json = [i for i, c in enumerate(columns) if isinstance(c.type, JSON)]
     cursor = connection.connection.dbapi_connection.cursor()
     try:
         with cursor.copy(f'COPY "{table.name}" ({names}) FROM STDIN') as copy:
             for row in rows:
-                copy.write_row([Json(row[k]) if j else row[k] for k, j in zip(keys, as_json)])
+                row_values = list(values_of(row))
+                for i in as_json:
+                    value = row_values[i]
+                    if value is None:
+                        row_values[i] = "null"
+                    elif type(value) is dict and not value:
+                        row_values[i] = "{}"
+                    else:
+                        row_values[i] = Json(value)
+                copy.write_row(row_values)
     finally:
         cursor.close()
 
