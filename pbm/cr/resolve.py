@@ -80,7 +80,7 @@ def begin_turn(ctx: TurnContext) -> None:
         sc.start_price[rr.code] = rr.price
         sc.start_miles[rr.code] = ctx.miles(rr)
         sc.start_towns[rr.code] = ctx.towns_of(rr)
-        sc.start_regions[rr.code] = ctx.regions_of(rr)
+        sc.start_regions[rr.code] = ctx.regions_of_towns(sc.start_towns[rr.code])
         row = ctx.row_of(rr)
         sc.start_row[rr.code] = row.code if row else None
         sc.directors_at_start[rr.code] = [p.number for p in ctx.directors(rr)]

@@ -49,24 +49,30 @@ def export_game(session: Session, game: Game, loaded: tuple | None = None) -> di
         if rt.id not in built:
             row_of.setdefault(rt.owner_id, rt)
 
+    def positions(p: Player) -> list[tuple[Railroad, int, int, bool]]:
+        """The player's holdings with shares or a short, each row's attributes read once."""
+        out = []
+        for h in p.holdings:
+            shares, short = h.shares, h.short
+            if shares or short:  # (an empty holding adds int(0 * price), 0, and is not listed)
+                out.append((rr_of[h.railroad_id], shares, short, h.director))
+        return out
+
+    held_of = {p.id: positions(p) for p in players}
+
     def net_worth(p: Player) -> int:  # player_net_worth, with the rows looked up by key
         stock = short = 0
-        for h in p.holdings:  # an empty holding adds int(0 * price), 0: most are empty
-            shares, shorted = h.shares, h.short
-            if shares or shorted:
-                rr = rr_of[h.railroad_id]
-                if shares and rr.status != "merged":
-                    stock += int(shares * rr.price)
-                short += int(shorted * rr.price)
+        for rr, shares, shorted, _ in held_of[p.id]:
+            if shares and rr.status != "merged":
+                stock += int(shares * rr.price)
+            short += int(shorted * rr.price)
         owned = sum(min(pc.paid, 20 * route_of[pc.route_id].miles) for pc in pcs_of.get(p.id, [])
                     if pc.status == "owned")
         return p.cash + stock + owned - short - p.loan
 
     def holdings(p: Player) -> list[dict[str, Any]]:
-        return [
-            {"railroad": rr_of[h.railroad_id].code, "shares": h.shares, "short": h.short, "director": h.director}
-            for h in sorted((h for h in p.holdings if h.shares or h.short), key=lambda h: rr_of[h.railroad_id].code)
-        ]
+        return [{"railroad": rr.code, "shares": shares, "short": short, "director": director}
+                for rr, shares, short, director in sorted(held_of[p.id], key=lambda x: x[0].code)]
 
     def line(x) -> dict[str, Any]:
         route = route_of[x.route_id]

@@ -188,10 +188,14 @@ class TurnContext:
 
     def regions_of(self, rr: Railroad) -> set[str]:
         """§2.7B: regions whose starred towns the railroad's built lines reach."""
+        return self.regions_of_towns(self.towns_of(rr))
+
+    def regions_of_towns(self, towns: set[int]) -> set[str]:
+        """:meth:`regions_of` for a set of towns (:meth:`towns_of`'s) already at hand."""
         star_region = self._star_region
         if star_region is None:  # the map's towns never change during a turn
             star_region = self._star_region = {t.id: t.region for t in self.towns.values() if t.star and t.region}
-        return {star_region[t] for t in self.towns_of(rr) if t in star_region}
+        return {star_region[t] for t in towns if t in star_region}
 
     def holding(self, player: Player, rr: Railroad) -> Holding:
         """The player's holding in ``rr`` (created empty when needed)."""
