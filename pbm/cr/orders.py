@@ -107,7 +107,7 @@ class Orders:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; ``from_dict(to_dict(o)) == o``."""
-        data = asdict(self)
+        data = _as_dict(self)
         if self.merge is not None:
             data["merge"] = list(self.merge)
         return data
@@ -135,6 +135,70 @@ class Orders:
             if r.railroad == code:
                 return r
         return None
+
+
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in fields(kind))
+    return names
+
+
+def _as_dict(value: Any) -> Any:
+    """``dataclasses.asdict`` of orders, without its ``copy.deepcopy`` of every string and number
+    (they are immutable: the same values); anything else goes the way ``asdict`` takes it."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is list:
+        return [_as_dict(v) for v in value]
+    if kind in _ORDER_CLASSES:
+        return {name: _as_dict(getattr(value, name)) for name in _field_names(kind)}
+    if kind is tuple:
+        return tuple(_as_dict(v) for v in value)
+    return asdict(_Boxed(value))["value"]
+
+
+@dataclass
+class _Boxed:
+    value: Any
+
+
+def copy_orders(orders: Orders) -> Orders:
+    """``copy.deepcopy(orders)``, the same result (an object met twice is copied once), without
+    the generic machinery: strings, numbers and None are kept, lists, tuples and the order
+    dataclasses copied; anything else is left to ``copy.deepcopy``."""
+    import copy
+
+    memo: dict[int, Any] = {}
+
+    def dup(value: Any) -> Any:
+        kind = type(value)
+        if kind in _ATOMS:
+            return value
+        done = memo.get(id(value))
+        if done is not None:
+            return done
+        if kind is list:
+            out: Any = []
+            memo[id(value)] = out
+            out.extend(dup(v) for v in value)
+        elif kind in _ORDER_CLASSES:
+            out = kind.__new__(kind)
+            memo[id(value)] = out
+            out.__dict__.update({k: dup(v) for k, v in value.__dict__.items()})
+        elif kind is tuple and all(type(v) in _ATOMS for v in value):
+            out = value  # (deepcopy keeps a tuple of immutables as it is)
+        else:
+            out = copy.deepcopy(value)
+            memo[id(value)] = out
+        return out
+
+    return dup(orders)
 
 
 @dataclass
@@ -175,3 +239,6 @@ class Problem:
         head = f"line {self.line}: " if self.line is not None else ""
         tail = f" (allowed: {self.allowed})" if self.allowed else ""
         return f"{head}{self.where}: {self.message}{tail}"
+
+
+_ORDER_CLASSES = frozenset((Orders, RailroadOrders, PCAction, PCBid, StockOrder, RateWar))

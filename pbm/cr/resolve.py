@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from pbm.cr.engine import tables
@@ -25,7 +25,7 @@ from pbm.cr.engine.autopilot import autopilot_orders
 from pbm.cr.engine.capital import capital_expenses
 from pbm.cr.engine.checks import run_checks
 from pbm.cr.engine.construction import construction
-from pbm.cr.engine.context import TurnContext
+from pbm.cr.engine.context import TurnContext, insert_rows
 from pbm.cr.engine.elections import elections
 from pbm.cr.engine.loans import presidents_lend_or_are_repaid, railroads_repay_bank_debt, tycoons_borrow_or_repay
 from pbm.cr.engine.market import stock_market
@@ -80,7 +80,7 @@ def begin_turn(ctx: TurnContext) -> None:
         sc.start_price[rr.code] = rr.price
         sc.start_miles[rr.code] = ctx.miles(rr)
         sc.start_towns[rr.code] = ctx.towns_of(rr)
-        sc.start_regions[rr.code] = ctx.regions_of(rr)
+        sc.start_regions[rr.code] = ctx.regions_of_towns(sc.start_towns[rr.code])
         row = ctx.row_of(rr)
         sc.start_row[rr.code] = row.code if row else None
         sc.directors_at_start[rr.code] = [p.number for p in ctx.directors(rr)]
@@ -222,10 +222,8 @@ def write_history(ctx: TurnContext) -> None:
                           "start_price": ctx.scratch.start_price.get(code, rr.price), "end_price": rr.price,
                           "data": data})
     connection = ctx.session.connection()
-    if players:
-        connection.execute(insert(PlayerTurn.__table__), players)
-    if railroads:
-        connection.execute(insert(RailroadTurn.__table__), railroads)
+    insert_rows(connection, PlayerTurn.__table__, players)
+    insert_rows(connection, RailroadTurn.__table__, railroads)
 
 
 # --------------------------------------------------------------------------- orders
@@ -260,7 +258,9 @@ class SeatChecks:
         from pbm.cr import validate
 
         if self._bankrupt is None:
-            self._bankrupt = validate.recently_bankrupt(self.session, self.game)
+            with self.session.no_autoflush:  # (reads last turn's events: the order sets added so far wait
+                # for the one flush of them all instead of going in a statement of their own)
+                self._bankrupt = validate.recently_bankrupt(self.session, self.game)
         return validate.validate(self.session, self.game, player, orders, view=self.view,
                                  recently_bankrupt=self._bankrupt)
 
@@ -269,10 +269,9 @@ def count_missed_turns(session: Session, game: Game) -> None:
     """Ruling M3: a human who sent a sheet for this turn is back to 0 missed turns (and back in
     the seat); one who did not has missed one more.  Part of the turn, so a rerun repeats it."""
     session.flush()
-    stored = stored_orders(session, game, game.turn)
-    for player in game.players:
-        if not player.human:
-            continue
+    humans = [player for player in game.players if player.human]
+    stored = stored_orders(session, game, game.turn) if humans else {}
+    for player in humans:
         row = stored.get(player.number)
         if row is not None and row.source not in ("computer", "standing"):
             player.missed_turns = 0

@@ -49,20 +49,30 @@ def export_game(session: Session, game: Game, loaded: tuple | None = None) -> di
         if rt.id not in built:
             row_of.setdefault(rt.owner_id, rt)
 
+    def positions(p: Player) -> list[tuple[Railroad, int, int, bool]]:
+        """The player's holdings with shares or a short, each row's attributes read once."""
+        out = []
+        for h in p.holdings:
+            shares, short = h.shares, h.short
+            if shares or short:  # (an empty holding adds int(0 * price), 0, and is not listed)
+                out.append((rr_of[h.railroad_id], shares, short, h.director))
+        return out
+
+    held_of = {p.id: positions(p) for p in players}
+
     def net_worth(p: Player) -> int:  # player_net_worth, with the rows looked up by key
-        stock = sum(int(h.shares * rr_of[h.railroad_id].price) for h in p.holdings
-                    if rr_of[h.railroad_id].status != "merged")
-        short = sum(int(h.short * rr_of[h.railroad_id].price) for h in p.holdings)
+        stock = short = 0
+        for rr, shares, shorted, _ in held_of[p.id]:
+            if shares and rr.status != "merged":
+                stock += int(shares * rr.price)
+            short += int(shorted * rr.price)
         owned = sum(min(pc.paid, 20 * route_of[pc.route_id].miles) for pc in pcs_of.get(p.id, [])
                     if pc.status == "owned")
         return p.cash + stock + owned - short - p.loan
 
     def holdings(p: Player) -> list[dict[str, Any]]:
-        return [
-            {"railroad": rr_of[h.railroad_id].code, "shares": h.shares, "short": h.short, "director": h.director}
-            for h in sorted(p.holdings, key=lambda h: rr_of[h.railroad_id].code)
-            if h.shares or h.short
-        ]
+        return [{"railroad": rr.code, "shares": shares, "short": short, "director": director}
+                for rr, shares, short, director in sorted(held_of[p.id], key=lambda x: x[0].code)]
 
     def line(x) -> dict[str, Any]:
         route = route_of[x.route_id]
@@ -214,7 +224,7 @@ def _scalar(value: Any) -> str:
 
 
 def _encode(value: Any, newline: str, out: list[str]) -> None:
-    # strings and ints (most values of an export) are written in the loops, without a call each
+    # strings, ints, None and booleans (most values of an export) are written in the loops, without a call each
     kind = type(value)
     if kind is dict:
         if not value:
@@ -231,6 +241,10 @@ def _encode(value: Any, newline: str, out: list[str]) -> None:
                 out.append(sep + _encode_str(key) + ": " + _encode_str(item))
             elif kind is int:
                 out.append(sep + _encode_str(key) + ": " + int.__repr__(item))
+            elif item is None or kind is bool:
+                out.append(sep + _encode_str(key) + (": null" if item is None else ": true" if item else ": false"))
+            elif kind is float and item - item == 0.0:  # finite (inf and nan go the json module's way)
+                out.append(sep + _encode_str(key) + ": " + float.__repr__(item))
             else:
                 out.append(sep + _encode_str(key) + ": ")
                 _encode(item, inner, out)
@@ -248,6 +262,10 @@ def _encode(value: Any, newline: str, out: list[str]) -> None:
                 out.append(sep + _encode_str(item))
             elif kind is int:
                 out.append(sep + int.__repr__(item))
+            elif item is None or kind is bool:
+                out.append(sep + ("null" if item is None else "true" if item else "false"))
+            elif kind is float and item - item == 0.0:
+                out.append(sep + float.__repr__(item))
             else:
                 out.append(sep)
                 _encode(item, inner, out)

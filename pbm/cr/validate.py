@@ -22,7 +22,6 @@ Rulings are numbered R-O… in ``docs/rulings/orders.md``.
 
 from __future__ import annotations
 
-import copy
 import math
 import re
 
@@ -30,7 +29,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbm.cr import queries as q
-from pbm.cr.orders import MAX_MESSAGE, Orders, PCAction, PCBid, Problem, RailroadOrders, RateWar, StockOrder
+from pbm.cr.orders import MAX_MESSAGE, Orders, PCAction, PCBid, Problem, RailroadOrders, RateWar, StockOrder, copy_orders
 from pbm.models import Event, Game, Player, Railroad
 
 PRODIGAL_MIN = 1000  # §1.2 Rail Prodigal: at least $1000
@@ -83,7 +82,7 @@ class Checker:
         self.view = view
         self.player = player
         self.given = orders
-        self.out = copy.deepcopy(orders)
+        self.out = copy_orders(orders)
         self.problems: list[Problem] = []
         self.recently_bankrupt = recently_bankrupt
         self.cash = player.cash  # the tycoon's cash as the personal actions proceed (Appendix A 1–5)

@@ -265,7 +265,8 @@ def test_canonical_json_is_the_json_modules_bytes():
 
     samples = [
         {"b": [1, 2.5, {"x": None, "y": True, "z": False, "é": 'ü"\n\t\u2028'}], "a": {}, "c": [],
-         "d": [[], [{}], [[1]]], "e": -0.0, "f": 1e100, "g": [1.0, 3, "x"], "h": 10**30, "i": (1, 2)},
+         "d": [[], [{}], [[1]]], "e": -0.0, "f": 1e100, "g": [1.0, 3, "x"], "h": 10**30, "i": (1, 2),
+         "j": [True, False, None, 0.1, -2.0, 1e-300]},
         {1: 2, 3: 4}, {"nan": float("nan")}, {"inf": float("-inf")}, [], {}, "x", 0,
     ]
     for sample in samples:

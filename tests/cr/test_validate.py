@@ -438,3 +438,30 @@ def test_problem_round_trip():
     assert Problem.from_dict(p.to_dict()) == p
     assert not p.refused and Problem("x", "y").refused
     assert str(p) == "line 12: stock 4: cut (allowed: 50 shares)"
+
+
+def test_copy_and_dict_of_orders_are_deepcopy_and_asdict():
+    """``copy_orders`` (the validator's working copy) is ``copy.deepcopy`` and ``Orders.to_dict``
+    is ``dataclasses.asdict`` (merge as a list), written without their generic machinery."""
+    import copy
+    from dataclasses import asdict
+
+    from pbm.cr.orders import copy_orders
+
+    stock = StockOrder("B&O", "buy", 5, 1)
+    orders = Orders(borrow=10, pc_actions=[PCAction("PC1", "incorporate", president=True)],
+                    pc_bids=[PCBid("PC2", 300, 2)], stock=[stock, StockOrder("NYC", "short", 2), stock],
+                    control=["B&O", None], resign=["PRR"], merge=("B&O", "NYC"), spy_player=3,
+                    message="hé", character="Jay Gould",
+                    railroads=[RailroadOrders("B&O", build_per_mile=40, double_track=["R12"],
+                                              rate_wars=[RateWar("NYC", 20)], dividend=None)])
+    got = copy_orders(orders)
+    assert got == copy.deepcopy(orders) and repr(got) == repr(orders)
+    assert got.stock[0] is got.stock[2] and got.stock[0] is not stock  # one copy of an object met twice
+    assert got.railroads[0].rate_wars is not orders.railroads[0].rate_wars
+    got.railroads[0].double_track.append("R13")
+    assert orders.railroads[0].double_track == ["R12"]
+    expected = asdict(orders)
+    expected["merge"] = ["B&O", "NYC"]
+    assert orders.to_dict() == expected and repr(orders.to_dict()) == repr(expected)
+    assert Orders.from_dict(orders.to_dict()) == orders

@@ -122,3 +122,47 @@ def test_ids_given_before_a_flush_follow_the_order_rows_were_added(sqlite_url):
         assert list(s.execute(select(OrderSet.id, OrderSet.source, OrderSet.status).where(OrderSet.id > top)
                               .order_by(OrderSet.id))) == \
             [(top + 1, "computer", "accepted"), (top + 2, "standing", "accepted"), (top + 3, "file", "accepted")]
+
+
+def test_bulk_insert_stores_what_sqlalchemys_insert_stores(db_url):
+    """``context.insert_rows`` (COPY on PostgreSQL, a driver-level executemany on SQLite) stores the
+    values SQLAlchemy's own executemany stores: JSON None as ``null``, ``{}``, lists, booleans,
+    NULLs, text with quotes and line breaks."""
+    from sqlalchemy import insert, text
+
+    from pbm.cr.engine.context import insert_rows
+    from pbm.models import PlayerTurn
+
+    with session_scope(db_url) as s:
+        synthetic_game(s, name="rows", railroads=2, players=2)
+    engine = get_engine(db_url)
+    events = [{"game_id": 0, "turn": t, "seq": k, "step": "6.2", "rule": "§6.3", "kind": "trade",
+               "player_number": None if k % 2 else k, "railroad": None if k % 3 else "B&O",
+               "amount": None if k % 4 else 10**12 + k, "headline": bool(k % 2),
+               "private_to": [None, [], [1, 3]][k % 3], "text": 'a "quoted"\nline é\\ ✓',
+               "data": [{}, {"x": [1, 2.5, None, True], "é": "ü"}][k % 2]}
+              for t in (1, 2) for k in range(1, 7)]
+    history = [{"game_id": 0, "turn": t, "player_number": 1, "cash": -5, "loan": 0, "net_worth": 2**40,
+                "vp": {"robber_baron": 0.5, "rail_builder": None}} for t in (1, 2)]
+    stored = {}
+    with engine.begin() as c:
+        gid = c.execute(select(Game.id).where(Game.name == "rows")).scalar_one()
+        for row in events + history:
+            row["game_id"] = gid
+        for table, rows in ((Event.__table__, events), (PlayerTurn.__table__, history)):
+            first = [r for r in rows if r["turn"] == 1]
+            second = [r for r in rows if r["turn"] == 2]
+            c.execute(insert(table), first)
+            insert_rows(c, table, second)
+            cols = [col for col in table.columns if col.name not in ("id", "turn")]
+            if c.dialect.name == "postgresql":  # JSON as stored, SQL NULL apart from JSON null
+                got = c.execute(text(f"SELECT turn, ROW({', '.join(col.name for col in cols)})::text "
+                                     f"FROM {table.name} WHERE game_id = :g ORDER BY id"), {"g": gid}).all()
+            else:
+                got = c.execute(text(f"SELECT turn, {', '.join(col.name for col in cols)}, "
+                                     f"{', '.join(f'typeof({col.name})' for col in cols)} "
+                                     f"FROM {table.name} WHERE game_id = :g ORDER BY id"), {"g": gid}).all()
+            stored[table.name] = got
+            by_turn = {1: [tuple(r[1:]) for r in got if r[0] == 1], 2: [tuple(r[1:]) for r in got if r[0] == 2]}
+            assert len(by_turn[1]) == len(first) and by_turn[1] == by_turn[2]
+        c.rollback()

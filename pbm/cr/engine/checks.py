@@ -45,8 +45,13 @@ def check_shares(ctx: TurnContext) -> list[str]:
     """Issued = players' + public; authorized = issued + treasury; nothing negative."""
     problems = []
     for code, rr in ctx.railroads.items():
-        held = sum(h.shares for h in rr.holdings)
-        if any(h.shares < 0 or h.short < 0 for h in rr.holdings):
+        held, negative = 0, False
+        for h in rr.holdings:  # (one pass: the attributes are read once)
+            shares = h.shares
+            held += shares
+            if shares < 0 or h.short < 0:
+                negative = True
+        if negative:
             problems.append(f"shares: {code} has a negative holding")
         if min(rr.shares_public, rr.treasury_shares, rr.shares_issued) < 0:
             problems.append(f"shares: {code} has a negative share count")
@@ -64,9 +69,13 @@ def check_officers(ctx: TurnContext) -> list[str]:
     """The president and chairman are directors; directors hold 10 %; slots match presidencies."""
     problems = []
     for code, rr in ctx.railroads.items():
-        directors = {h.player_id for h in rr.holdings if h.director}
-        for h in rr.holdings:
-            if h.director != (h.shares > 0 and h.shares * 10 >= rr.shares_issued > 0) and rr.status != "merged":
+        directors = set()
+        issued, merged = rr.shares_issued, rr.status == "merged"
+        for h in rr.holdings:  # (one pass: the attributes are read once)
+            director, shares = h.director, h.shares
+            if director:
+                directors.add(h.player_id)
+            if not merged and director != (shares > 0 and shares * 10 >= issued > 0):
                 problems.append(f"officers: {code} director flag of player id {h.player_id} is wrong")
         if rr.president_id is not None and rr.president_id not in directors:
             problems.append(f"officers: {code} president is not a director")

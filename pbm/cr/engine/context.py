@@ -19,6 +19,7 @@ turn (:meth:`TurnContext.flush_log`).
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,6 +98,7 @@ class TurnContext:
         self._events: list[dict[str, Any]] = []
         self._rows: dict[int, Route] | None = None
         self._routes_at: dict[int, list[Route]] | None = None
+        self._star_region: dict[int, str] | None = None
         self._load()
         self.start_balances = self.balances()
 
@@ -128,6 +130,8 @@ class TurnContext:
         for p in players:  # Player.holdings (ordered by railroad) from the rows just read, not a second query
             if "holdings" not in p.__dict__:
                 attributes.set_committed_value(p, "holdings", sorted(by_player[p.id], key=lambda h: h.railroad_id))
+        if "players" not in self.game.__dict__:  # Game.players (by number): the rows just read, not a lazy load
+            attributes.set_committed_value(self.game, "players", list(players))
 
     # ---------------------------------------------------------------- randomness
     def rng(self, purpose: str) -> np.random.Generator:
@@ -184,7 +188,14 @@ class TurnContext:
 
     def regions_of(self, rr: Railroad) -> set[str]:
         """§2.7B: regions whose starred towns the railroad's built lines reach."""
-        return {self.towns[t].region for t in self.towns_of(rr) if self.towns[t].star and self.towns[t].region}
+        return self.regions_of_towns(self.towns_of(rr))
+
+    def regions_of_towns(self, towns: set[int]) -> set[str]:
+        """:meth:`regions_of` for a set of towns (:meth:`towns_of`'s) already at hand."""
+        star_region = self._star_region
+        if star_region is None:  # the map's towns never change during a turn
+            star_region = self._star_region = {t.id: t.region for t in self.towns.values() if t.star and t.region}
+        return {star_region[t] for t in towns if t in star_region}
 
     def holding(self, player: Player, rr: Railroad) -> Holding:
         """The player's holding in ``rr`` (created empty when needed)."""
@@ -219,7 +230,8 @@ class TurnContext:
 
     def net_worth(self, player: Player) -> int:
         """§3.5A: cash + stock (at current prices) + PCs − loan; the president loan is left out (§4.4E)."""
-        pcs = sum(self.pc_value(pc) for pc in self.pcs.values() if pc.owner_id == player.id and pc.status == "owned")
+        pid = player.id
+        pcs = sum(self.pc_value(pc) for pc in self.pcs.values() if pc.owner_id == pid and pc.status == "owned")
         return self._worth(player, pcs)
 
     def net_worths(self) -> dict[int, int]:
@@ -233,9 +245,12 @@ class TurnContext:
 
     def _worth(self, player: Player, pcs: int) -> int:
         stock = 0
+        rr_of = self.railroad_by_id
         for h in player.holdings:
-            rr = self.railroad_by_id[h.railroad_id]
-            stock += int(h.shares * rr.price) - int(h.short * rr.price)
+            shares, short = h.shares, h.short
+            if shares or short:  # most holdings are empty: int(0 * price) is 0
+                price = rr_of[h.railroad_id].price
+                stock += int(shares * price) - int(short * price)
         return player.cash + stock + pcs - player.loan
 
     # --------------------------------------------------------------------- money
@@ -295,31 +310,84 @@ class TurnContext:
         """Write the turn's ledger and events in two bulk inserts (on PostgreSQL, two COPYs)."""
         connection = self.session.connection()
         for table, rows in ((LedgerEntry.__table__, self._ledger), (Event.__table__, self._events)):
-            if not rows:
-                continue
-            if connection.dialect.name == "postgresql" and connection.dialect.driver == "psycopg":
-                copy_rows(connection, table, rows)
-            else:
-                connection.execute(insert(table), rows)
+            insert_rows(connection, table, rows)
+
+
+def insert_rows(connection, table, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` (dicts with every column but the key) in one statement: on PostgreSQL
+    (psycopg) a COPY (:func:`copy_rows`), on SQLite one executemany of the values SQLAlchemy
+    would bind (each column type's own bind processor; JSON ``None`` and ``{}`` written as
+    ``null`` and ``{}`` without a call to the encoder), else SQLAlchemy's executemany."""
+    if not rows:
+        return
+    dialect = connection.dialect
+    if dialect.name == "postgresql" and dialect.driver == "psycopg":
+        copy_rows(connection, table, rows)
+    elif dialect.name == "sqlite" and dialect.driver == "pysqlite" and not dialect._json_serializer:
+        columns = [c for c in table.columns if not c.primary_key]
+        names = ", ".join(f'"{c.name}"' for c in columns)
+        processors = [_sqlite_processor(c, dialect) for c in columns]
+        keys = [c.key for c in columns]
+        values_of = itemgetter(*keys) if len(keys) > 1 else (lambda row: (row[keys[0]],))
+        process = [(i, p) for i, p in enumerate(processors) if p is not None]
+        values = []
+        for row in rows:
+            row_values = list(values_of(row))
+            for i, p in process:
+                row_values[i] = p(row_values[i])
+            values.append(tuple(row_values))
+        connection.exec_driver_sql(f'INSERT INTO "{table.name}" ({names}) VALUES '
+                                   f'({", ".join("?" for _ in columns)})', values)
+    else:
+        connection.execute(insert(table), rows)
+
+
+def _sqlite_processor(column, dialect):
+    """The column's bind processor on this dialect (None: the value goes as it is)."""
+    from sqlalchemy import JSON
+
+    process = column.type._cached_bind_processor(dialect)
+    if isinstance(column.type, JSON) and process is not None:
+        return lambda value: _json_shortcut(value, process)
+    return process
+
+
+def _json_shortcut(value, process):
+    if value is None:
+        return "null"  # json.dumps(None), as SQLAlchemy's JSON type writes None
+    if type(value) is dict and not value:
+        return "{}"
+    return process(value)
 
 
 def copy_rows(connection, table, rows: list[dict[str, Any]]) -> None:
     """Insert ``rows`` (dicts with every column but the key) with one ``COPY ... FROM STDIN``
     (psycopg 3): the values as the INSERT would store them — JSON columns through psycopg's
     ``Json`` as SQLAlchemy's JSON type sends them (None as JSON ``null``), the key from the
-    table's sequence."""
+    table's sequence.  JSON ``None`` and ``{}`` go as the text ``null`` and ``{}`` (what ``Json``
+    would write) without a call to the encoder."""
     from psycopg.types.json import Json
     from sqlalchemy import JSON
 
     columns = [c for c in table.columns if not c.primary_key]
     names = ", ".join(f'"{c.name}"' for c in columns)
-    as_json = [isinstance(c.type, JSON) for c in columns]
     keys = [c.key for c in columns]
+    values_of = itemgetter(*keys) if len(keys) > 1 else (lambda row: (row[keys[0]],))
+    as_json = [i for i, c in enumerate(columns) if isinstance(c.type, JSON)]
     cursor = connection.connection.dbapi_connection.cursor()
     try:
         with cursor.copy(f'COPY "{table.name}" ({names}) FROM STDIN') as copy:
             for row in rows:
-                copy.write_row([Json(row[k]) if j else row[k] for k, j in zip(keys, as_json)])
+                row_values = list(values_of(row))
+                for i in as_json:
+                    value = row_values[i]
+                    if value is None:
+                        row_values[i] = "null"
+                    elif type(value) is dict and not value:
+                        row_values[i] = "{}"
+                    else:
+                        row_values[i] = Json(value)
+                copy.write_row(row_values)
     finally:
         cursor.close()
 
