@@ -39,6 +39,26 @@ def _pg_admin():
     return create_engine(pbm_db.normalize_url(PG_ADMIN), isolation_level="AUTOCOMMIT")
 
 
+# Folders a command writes to by default, relative to where it runs: a test that runs one without
+# pointing it at its tmp_path would write into the checkout (and a later run could then find an
+# "already archived with different contents" bundle there).
+_OUTPUTS = ("archive", "reports", "turnsheets", "pbm-demo", "site")
+
+
+def _listing() -> dict[str, set[str]]:
+    return {name: {p.name for p in (ROOT / name).iterdir()} if (ROOT / name).is_dir() else set()
+            for name in _OUTPUTS}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def checkout_stays_clean():
+    before = _listing()
+    yield
+    after = _listing()
+    new = sorted(f"{name}/{entry}" for name in _OUTPUTS for entry in after[name] - before[name])
+    assert not new, f"tests wrote into the checkout (run such commands in tmp_path): {', '.join(new)}"
+
+
 @pytest.fixture(scope="session")
 def pg_template() -> Iterator[str]:
     if PG_ADMIN == "off":

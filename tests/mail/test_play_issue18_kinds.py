@@ -145,7 +145,8 @@ def test_continental_rails_commands_on_an_18xx_game_answer_in_one_line(cli, tmp_
     assert cli("cycle", "nope", expect=2).stderr.strip() == "Error: no game 'nope' to cycle (games: ga-1)"
 
 
-def test_with_both_kinds_the_turn_commands_find_the_continental_rails_game(cli, tmp_path):
+def test_with_both_kinds_the_turn_commands_find_the_continental_rails_game(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the cycle writes reports/ and archive/ where it runs: here, not in the checkout
     _new_18ga(cli, tmp_path)
     cli("new-game", "continental-rails", "--name", "cr-1")
     assert "turn 1" in cli("run-turn").stdout.lower()  # the only Continental Rails game
