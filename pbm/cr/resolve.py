@@ -37,6 +37,7 @@ from pbm.cr.engine.rights import rights_of_way
 from pbm.cr.engine.treasury import treasury_stock_to_presidents
 from pbm.cr.engine.tycoons import tycoon_final_financial_phase, tycoon_financial_phase
 from pbm.cr.engine.victory import end_of_turn, victory_points
+from pbm.cr.queries import plain_class
 from pbm.cr.engine.writes import prepare_flush
 from pbm.cr.orders import Orders, Problem
 from pbm.cr.state import dumps, export_game, restore_game
@@ -393,21 +394,10 @@ def _view_of(ctx: TurnContext):
     return view
 
 
-_PLAIN_CLASSES: dict[type, type] = {}
-
-
 def _plain(row):
     """A plain object with the row's loaded attributes (its relationships still lead to ORM rows)
-    and its model's Python properties (``Town.value``, ``Railroad.miles``, ...)."""
-    model = type(row)
-    cls = _PLAIN_CLASSES.get(model)
-    if cls is None:
-        props = {}
-        for klass in reversed(model.__mro__):
-            props.update({k: v for k, v in vars(klass).items() if isinstance(v, property)})
-        cls = type(f"Plain{model.__name__}", (), {**props, "__doc__": f"A plain copy of a {model.__name__} row.",
-                                                   "__module__": __name__})
-        _PLAIN_CLASSES[model] = cls
+    and its model's Python properties (:func:`pbm.cr.queries.plain_class`)."""
+    cls = plain_class(type(row))
     copy = cls.__new__(cls)
     values = dict(row.__dict__)
     values.pop("_sa_instance_state", None)
