@@ -112,18 +112,11 @@ def enter_orders(session: Session, game: Game, number: int, turn: int, text: str
     session.flush()
     replace_computer_orders(session, row)
     supersede_older(session, row)
+    from pbm.turnsheet.intake import problem_lines
+
     return Entered(row, format_orders(orders), problem_lines(problems), resolved=turn < game.turn)
 
 
-def problem_lines(problems) -> list[str]:
-    """Each problem as a receipt shows it: its tag, its line, what was wrong and what is allowed."""
-    out = []
-    for p in problems:
-        where = f"line {p.line}, " if p.line is not None else ""
-        allowed = f" — allowed: {p.allowed}" if p.allowed else ""
-        tag = "ADJUSTED" if p.adjusted else "NOTE" if getattr(p, "warning", False) else "NOT USED"
-        out.append(f"  [{tag}] {where}{p.where}: {p.message}{allowed}")
-    return out
 
 
 def notify_entered(session: Session, game: Game, number: int, entered: Entered, sender: str) -> str | None:

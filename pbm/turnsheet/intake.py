@@ -126,7 +126,9 @@ def _authenticate(session: Session, ctx: Any, parsed: ParsedSheet) -> tuple[Game
     return game, player
 
 
-def _problem_lines(problems: list[Problem]) -> list[str]:
+def problem_lines(problems: list[Problem]) -> list[str]:
+    """Each problem as a receipt shows it: its tag, its line, what was wrong and what is allowed
+    (the mail receipt and ``pbm orders set``)."""
     out = []
     for p in problems:
         where = f"line {p.line}, " if p.line is not None else ""
@@ -309,7 +311,7 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
     if problems:
         lines.append(f"PROBLEMS ({len(problems)}): orders marked NOT USED are left out above; ADJUSTED ones "
                      "were cut to what is allowed; a NOTE changes nothing.")
-        lines += _problem_lines(problems)
+        lines += problem_lines(problems)
     elif echo:
         lines.append("No problems found.")
     else:
