@@ -37,11 +37,42 @@ FILES = {
 }
 
 
+class SubsetFont(TTFont):
+    """reportlab's TrueType font with a quicker way to encode plain ASCII text, which is most of a report.
+
+    reportlab encodes every string character by character into the document's font subsets.  In its
+    "ASCII readable" mode (reportlab's default, and ours) the printable ASCII characters the font has are
+    given their own codes in subset 0 before any text is drawn, so a string of those characters always
+    encodes to subset 0 and its own bytes: :meth:`splitString` returns that at once and leaves every
+    other string to reportlab's loop.  The result is the same, so the PDF bytes are the same.
+    """
+
+    _PRINTABLE = range(32, 127)
+
+    def __init__(self, name: str, filename: str) -> None:
+        super().__init__(name, filename)
+        face = self.face
+        self._ascii_fast = (self._asciiReadable and not getattr(face, "_full_font", None)
+                            and all(n in face.charToGlyph for n in self._PRINTABLE))
+
+    def splitString(self, text, doc, encoding="utf-8"):  # noqa: N802 (reportlab's name)
+        if self._ascii_fast and type(text) is str and text.isascii() and text.isprintable():
+            state = self.state.get(doc)
+            if state is None:
+                state = self.state[doc] = TTFont.State(self._asciiReadable, self)
+            identity = state.__dict__.get("ascii_identity")
+            if identity is None:  # checked once per document: codes, once given, never change
+                identity = state.ascii_identity = all(state.assignments.get(n) == n for n in self._PRINTABLE)
+            if identity:
+                return [(0, text.encode("ascii"))] if text else []
+        return super().splitString(text, doc, encoding)
+
+
 @cache
 def register() -> None:
     """Register pbm's fonts with reportlab (once per process); <b> and <i> in Paragraphs map onto them."""
     for name, filename in FILES.items():
-        pdfmetrics.registerFont(TTFont(name, str(FOLDER / filename)))
+        pdfmetrics.registerFont(SubsetFont(name, str(FOLDER / filename)))
     addMapping(SANS, 0, 0, SANS)
     addMapping(SANS, 1, 0, BOLD)
     addMapping(SANS, 0, 1, ITALIC)

@@ -39,6 +39,7 @@ from reportlab.platypus import (
 
 from pbm.fonts import BOLD, MONO as MONO_FONT, SANS
 from pbm import __version__
+from pbm.pdfcanvas import TextCanvas
 from pbm.report import charts, sections
 from pbm.report.mapdraw import MapFlowable, legend_rows, map_picture, row_picture
 from pbm.report.view import TurnData
@@ -361,7 +362,7 @@ def _charts_page(story: list, data: TurnData, vis: Visibility) -> None:
 def _build(story: list, header: str, title: str) -> bytes:
     buffer = io.BytesIO()
     doc = ReportDoc(buffer, header, title)
-    doc.build(story)
+    doc.build(story, canvasmaker=TextCanvas)
     return buffer.getvalue()
 
 

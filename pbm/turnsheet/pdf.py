@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.styles import ParagraphStyle
-from reportlab.pdfgen.canvas import Canvas
+from pbm.pdfcanvas import TextCanvas
 from reportlab.platypus import Paragraph
 
 from pbm.fonts import BOLD, SANS
@@ -52,7 +52,7 @@ class _Sheet:
     def __init__(self, facts: SheetFacts) -> None:
         self.facts = facts
         self.buffer = io.BytesIO()
-        self.c = Canvas(self.buffer, pagesize=letter, invariant=1, pageCompression=0)
+        self.c = TextCanvas(self.buffer, pagesize=letter, invariant=1, pageCompression=0)
         self.c.setTitle(f"Turnsheet {facts.game} player {facts.player} turn {facts.turn}")
         self.c.setAuthor("pbm")
         self.c.setSubject("Continental Rails II turnsheet")
