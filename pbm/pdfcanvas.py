@@ -30,12 +30,15 @@ class TextCanvas(Canvas):
         doc = self._doc
         parts = []
         current = -1
-        tail = None
+        switches = self.__dict__.setdefault("_font_switches", {})  # this document's, as names are
         for subset, chunk in font.splitString(text, doc):
             if subset != current:
-                if tail is None:
-                    tail = f"{fp_str(self._fontsize)} Tf {fp_str(self._leading)} TL"
-                parts.append(f"{font.getSubsetInternalName(subset, doc)} {tail}")
+                key = (self._fontname, subset, self._fontsize, self._leading)
+                switch = switches.get(key)
+                if switch is None:  # the first use registers the subset with the document
+                    switch = switches[key] = (f"{font.getSubsetInternalName(subset, doc)} "
+                                              f"{fp_str(self._fontsize)} Tf {fp_str(self._leading)} TL")
+                parts.append(switch)
                 current = subset
             parts.append(f"({self._escape(chunk)}) Tj")
         # reportlab: "BT", the origin, the text line followed by T*, "ET", joined by spaces

@@ -36,6 +36,7 @@ from reportlab.platypus import (
     Table,
     TableStyle,
 )
+from reportlab.platypus.tables import CellStyle
 
 from pbm.fonts import BOLD, MONO as MONO_FONT, SANS
 from pbm import __version__
@@ -150,6 +151,44 @@ def fitted_cell(text: Any, width: float | None, data: TurnData | None = None) ->
     return cell(value) if data is None else shared(data, esc(value), CELL)
 
 
+# TABLE_STYLE's commands that set each cell's own style (font, vertical alignment, padding).  reportlab
+# applies such a command cell by cell, ten commands to each of a report's ~1,100 cells; :func:`table`
+# instead gives each cell a copy of the header's or the body's finished style, and passes reportlab only
+# the commands that act on the whole table (backgrounds, lines) and the column alignments.
+_CELL_OPS = {"FONT", "VALIGN", "TOPPADDING", "BOTTOMPADDING", "LEFTPADDING", "RIGHTPADDING"}
+_TABLE_COMMANDS = [c for c in TABLE_STYLE.getCommands() if c[0] not in _CELL_OPS]
+
+
+def _cell_prototypes() -> tuple[CellStyle, CellStyle]:
+    """The style of a header cell and of a body cell, made by reportlab from TABLE_STYLE's cell commands."""
+    commands = [c for c in TABLE_STYLE.getCommands() if c[0] in _CELL_OPS]
+    for op, (sc, sr), (ec, er), *_ in commands:  # the copies are right only for these two shapes of range
+        if (sc, ec) != (0, -1) or (sr, er) not in ((0, -1), (0, 0)):
+            raise ValueError(f"TABLE_STYLE: {op} must address whole rows: all of them, or the header")
+    proto = Table([["header"], ["body"]])
+    proto.setStyle(TableStyle(commands))
+    return proto._cellStyles[0][0], proto._cellStyles[1][0]
+
+
+_HEAD_CELL, _BODY_CELL = _cell_prototypes()
+
+
+def _cell_styles(rows: int, cols: int) -> list[list[CellStyle]]:
+    """Each cell's own style (reportlab changes a cell's style in place), copied from the prototypes."""
+    styles = []
+    new = CellStyle.__new__
+    for i in range(rows):
+        proto = (_HEAD_CELL if i == 0 else _BODY_CELL).__dict__
+        row = []
+        for j in range(cols):
+            c = new(CellStyle)
+            c.__dict__.update(proto)
+            c.name = repr((i, j))
+            row.append(c)
+        styles.append(row)
+    return styles
+
+
 def table(header: list[str], rows: list[list[Any]], widths: list[float] | None = None,
           wrap: set[int] | None = None, align_right: set[int] | None = None, data: TurnData | None = None) -> Table:
     """A styled table; a cell of a column in ``wrap`` whose text does not fit on one line becomes an
@@ -157,8 +196,10 @@ def table(header: list[str], rows: list[list[Any]], widths: list[float] | None =
     wrap = wrap or set()
     body = [[fitted_cell(v, widths[i] if widths else None, data) if i in wrap else str(v)
              for i, v in enumerate(row)] for row in rows]
-    t = Table([header] + body, colWidths=widths, repeatRows=1, hAlign="LEFT")
-    style = TableStyle(TABLE_STYLE.getCommands())
+    cols = max(len(r) for r in [header] + body)
+    t = Table([header] + body, colWidths=widths, repeatRows=1, hAlign="LEFT",
+              cellStyles=_cell_styles(1 + len(body), cols))
+    style = TableStyle(_TABLE_COMMANDS)
     for i in align_right or set():
         style.add("ALIGN", (i, 0), (i, -1), "RIGHT")
     t.setStyle(style)
