@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from sqlalchemy import delete, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from pbm.models import Game, Player, PrivateCompany, Railroad, Route, Town
 
@@ -27,8 +27,11 @@ def export_game(session: Session, game: Game, loaded: tuple | None = None) -> di
         gid = game.id
         pcs = list(session.scalars(select(PrivateCompany).where(PrivateCompany.game_id == gid)
                                    .order_by(PrivateCompany.id)))
-        railroads = list(session.scalars(select(Railroad).where(Railroad.game_id == gid).order_by(Railroad.id)))
-        players = list(session.scalars(select(Player).where(Player.game_id == gid).order_by(Player.number)))
+        # lines and holdings come in one SELECT each (selectinload), not one per railroad and player
+        railroads = list(session.scalars(select(Railroad).where(Railroad.game_id == gid).order_by(Railroad.id)
+                                         .options(selectinload(Railroad.lines), selectinload(Railroad.holdings))))
+        players = list(session.scalars(select(Player).where(Player.game_id == gid).order_by(Player.number)
+                                       .options(selectinload(Player.holdings))))
         routes = list(session.scalars(select(Route).where(Route.game_id == gid).order_by(Route.number)))
         towns = list(session.scalars(select(Town).where(Town.game_id == gid)))
     else:

@@ -63,7 +63,7 @@ def turnsheet_flowables(session: Session, game: Game, data: TurnData, player: in
             if "turnsheet-view" not in data.cache:  # one start-of-turn view for every player's sheet
                 from pbm.cr import queries
 
-                data.cache["turnsheet-view"] = queries.load(session, game)
+                data.cache["turnsheet-view"] = queries.load_plain(session, game)
             text = render_text(sheet_facts(session, game, row, view=data.cache["turnsheet-view"]))
     except Exception as exc:  # a fault in the turnsheet part must not stop the reports: say it on the page
         raise TurnsheetUnavailable(f"{exc.__class__.__name__}: {exc}") from exc

@@ -271,3 +271,35 @@ def test_canonical_json_is_the_json_modules_bytes():
     ]
     for sample in samples:
         assert dumps(sample) == json.dumps(sample, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_export_reads_a_game_in_a_few_selects_whatever_its_size(db_url):
+    """The reports' state of the last turn comes from export_game with nothing loaded: its lines and
+    holdings are read in one SELECT per kind (they were one per railroad and per player), and the state is
+    the one exported from rows a session already has loaded (the turn's path)."""
+    from sqlalchemy import event
+
+    from pbm.db import get_engine
+
+    with session_scope(db_url) as s:
+        synthetic_game(s, name="sized", railroads=8)
+    _play(db_url, "sized", 3, scripted=True)
+    engine = get_engine(db_url)
+    with session_scope(db_url) as s:
+        g = s.scalar(select(Game).where(Game.name == "sized"))
+        selects: list[str] = []
+
+        def seen(_conn, _cursor, statement, *_args) -> None:
+            selects.append(statement)
+
+        event.listen(engine, "before_cursor_execute", seen)
+        try:
+            fresh = dumps(export_game(s, g))
+        finally:
+            event.remove(engine, "before_cursor_execute", seen)
+        assert len(selects) <= 8, selects
+        touched = dumps(export_game(s, g, loaded=(
+            g.private_companies, g.railroads, g.players, g.routes, g.towns)))
+    assert fresh == touched
+    state = json.loads(fresh)
+    assert any(p["holdings"] for p in state["players"]) and any(r["lines"] for r in state["railroads"])
