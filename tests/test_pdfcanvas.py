@@ -110,3 +110,27 @@ def test_subset_font_encodes_plain_ascii_without_reportlabs_loop(monkeypatch) ->
     assert ours.splitString("Player 1: $1,234", doc) == [(0, b"Player 1: $1,234")]
     with pytest.raises(AssertionError):
         ours.splitString("Łódź", doc)  # anything else goes to reportlab
+
+
+def _font_pdf(font: str) -> bytes:
+    buf = io.BytesIO()
+    c = Canvas(buf, invariant=1)
+    for i, text in enumerate(TEXTS):
+        c.setFont(font, 9)
+        c.drawString(20, 760 - 12 * i, text)
+    c.save()
+    return buf.getvalue()
+
+
+def test_subset_font_embeds_the_programs_reportlab_embeds() -> None:
+    """SubsetFont builds and compresses each subset's font program once per process: the second and
+    third documents take them from memory, and every document is the one plain reportlab makes."""
+    ours = pdfmetrics.getFont(SANS)
+    plain_name = "PlainDejaVuForTest"
+    if plain_name not in pdfmetrics.getRegisteredFontNames():
+        pdfmetrics.registerFont(TTFont(plain_name, ours.face.filename))
+    expected = _font_pdf(plain_name)
+    assert b"FlateDecode" in expected
+    assert _font_pdf(SANS) == expected
+    assert _font_pdf(SANS) == expected  # from the memo
+    assert "makeSubset" in ours.face.__dict__  # the memo is in place

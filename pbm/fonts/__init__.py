@@ -13,11 +13,13 @@ Embedded TrueType subsets keep reportlab's invariant mode byte-deterministic.
 
 from __future__ import annotations
 
+import zlib
 from functools import cache
 from pathlib import Path
 
 from reportlab.lib.fonts import addMapping
 from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.pdfdoc import PDFStream, PDFZCompress
 from reportlab.pdfbase.ttfonts import TTFont
 
 FOLDER = Path(__file__).resolve().parent
@@ -55,6 +57,35 @@ class SubsetFont(TTFont):
         self._ascii_fast = (self._asciiReadable and not getattr(face, "_full_font", None)
                             and all(n in face.charToGlyph for n in self._PRINTABLE))
 
+    def addObjects(self, doc):  # noqa: N802 (reportlab's name)
+        """reportlab's, with each subset's font program made and compressed once per process.
+
+        A subset's program depends only on its characters, and most reports use the same ones (ASCII
+        and a few signs), so the 15 reports of a turn embed the same subsets: reportlab would build
+        each from the TrueType file and compress it again in every document.  The bytes are the same.
+        """
+        face = self.face
+        if "makeSubset" not in face.__dict__:  # once per font: the face's own method, memoised
+            build = face.makeSubset
+            programs: dict[tuple[int, ...], bytes] = {}
+
+            def make_subset(subset, _build=build, _programs=programs):
+                key = tuple(subset)
+                program = _programs.get(key)
+                if program is None:
+                    if len(_programs) >= 64:  # a long-running worker sees many documents: keep it bounded
+                        _programs.clear()
+                    program = _programs[key] = _build(subset)
+                return program
+
+            face.makeSubset = make_subset
+        before = set(doc.idToObject)
+        super().addObjects(doc)
+        for name in set(doc.idToObject) - before:  # the new font programs and ToUnicode maps
+            stream = doc.idToObject[name]
+            if isinstance(stream, PDFStream) and stream.filters == [PDFZCompress]:
+                stream.filters = [DEFLATE_ONCE]
+
     def splitString(self, text, doc, encoding="utf-8"):  # noqa: N802 (reportlab's name)
         if self._ascii_fast and type(text) is str and text.isascii() and text.isprintable():
             state = self.state.get(doc)
@@ -66,6 +97,34 @@ class SubsetFont(TTFont):
             if identity:
                 return [(0, text.encode("ascii"))] if text else []
         return super().splitString(text, doc, encoding)
+
+
+class DeflateOnce:
+    """reportlab's Flate filter, remembering what it compressed: a stream that many documents embed
+    (a font subset's program, its ToUnicode map) is compressed once.  zlib gives the same bytes for the
+    same input, so the documents are unchanged.  Bounded, for a long-running worker."""
+
+    pdfname = "FlateDecode"
+
+    def __init__(self, limit: int = 128) -> None:
+        self.limit = limit
+        self.done: dict[bytes, bytes] = {}
+
+    def encode(self, content: bytes | str) -> bytes:
+        if isinstance(content, str):
+            content = content.encode("utf8")
+        encoded = self.done.get(content)
+        if encoded is None:
+            if len(self.done) >= self.limit:
+                self.done.clear()
+            encoded = self.done[content] = zlib.compress(content)
+        return encoded
+
+    def decode(self, encoded: bytes) -> bytes:
+        return zlib.decompress(encoded)
+
+
+DEFLATE_ONCE = DeflateOnce()
 
 
 @cache
