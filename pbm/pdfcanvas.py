@@ -10,6 +10,9 @@ would write, so the PDF bytes do not change: ``tests/test_pdfcanvas.py`` compare
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from reportlab.pdfbase.pdfmetrics import getFont, stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.textobject import ShapedStr, rtlSupport
@@ -62,3 +65,95 @@ class TextCanvas(Canvas):
         if (mode is not None or charSpace or direction or wordSpace or shaping or type(text) is not str
                 or not self._plain_text(x - 0.5 * stringWidth(text, self._fontname, self._fontsize), y, text)):
             super().drawCentredString(x, y, text, mode, charSpace, direction, wordSpace, shaping)
+
+
+# In text code: a TrueType subset chosen (``/F2+1 ``), a standard font chosen (``/F3 ``), a string literal.
+_TOKEN = re.compile(r"/(F\d+)\+(\d+) |/F\d+ |\(((?:\\[0-7]{3}|\\.|[^\\()])*)\)")
+_ESCAPE = re.compile(r"\\([0-7]{3}|.)")
+_PRINTABLE = range(32, 127)
+
+
+def _literal_bytes(literal: str) -> bytes:
+    """The bytes of a PDF string literal as reportlab writes them (escapePDF: \\ooo, \\(, \\), \\\\)."""
+    return _ESCAPE.sub(lambda m: chr(int(m.group(1), 8)) if len(m.group(1)) == 3 else m.group(1),
+                       literal).encode("latin-1")
+
+
+def _ascii_identity(state) -> bool:
+    """True if the document's subset 0 of a font codes printable ASCII as itself (reportlab's ASCII-readable
+    mode, checked once per document and font as :class:`pbm.fonts.SubsetFont` does)."""
+    identity = state.__dict__.get("ascii_identity")
+    if identity is None:
+        identity = state.ascii_identity = all(state.assignments.get(n) == n for n in _PRINTABLE)
+    return identity
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """The PDF code something drew, and what in its document that code depends on: to draw the same
+    thing in another document by copying the code, where that is the same.
+
+    Text code names fonts by the document's names for them (``/F2+0``: the second font the document
+    used, subset 0) and writes each character as the code the document gave it: printable ASCII as
+    itself, every other character in the order the document met it.  So the code is valid in another
+    document where each font it names has the same name and each other code it writes stands for the
+    same character; :meth:`fits` checks exactly that, and the caller draws afresh where it does not
+    (which also gives the document those names and codes, as drawing must).  The codes are read from
+    the code itself, so nothing drawn can be left out of the check.
+    """
+
+    code: tuple[str, ...]
+    fonts: tuple[tuple[str, str], ...]  # (reportlab font name, the document's name for it)
+    codes: tuple[tuple[str, int, int], ...]  # (font name, character, its code in that font's subsets)
+
+    @classmethod
+    def of(cls, code: list[str], doc) -> "Drawing | None":
+        """What ``code``, just drawn in ``doc``, depends on; None where that cannot be told (a standard
+        font, a character without a glyph, text before any font): such code is drawn afresh each time."""
+        names = {ref[1:]: font for font, ref in doc.fontMapping.items()}  # "F2" -> "PbmSans"
+        named: set[str] = set()
+        used: set[tuple[str, int]] = set()
+        current: tuple[str, int] | None = None
+        for m in _TOKEN.finditer("\n".join(code)):
+            if m.group(1):
+                font = names.get(m.group(1))
+                if font is None:
+                    return None
+                named.add(font)
+                current = (font, int(m.group(2)))
+            elif m.group(3) is None:  # a standard (non-TrueType) font
+                return None
+            elif m.group(3):
+                if current is None:
+                    return None
+                font, subset = current
+                for b in _literal_bytes(m.group(3)):
+                    if subset or b not in _PRINTABLE:
+                        used.add((font, subset << 8 | b))
+        codes = []
+        for font in named:
+            state = getFont(font).state.get(doc)
+            if state is None or not _ascii_identity(state):
+                return None
+            char_of = {n: ch for ch, n in state.assignments.items()}
+            for f, n in used:
+                if f == font:
+                    if n not in char_of:
+                        return None
+                    codes.append((font, char_of[n], n))
+        fonts = tuple(sorted((font, doc.fontMapping[font]) for font in named))
+        return cls(tuple(code), fonts, tuple(sorted(codes)))
+
+    def fits(self, doc) -> bool:
+        """True if this code draws the same in ``doc`` as drawing afresh would."""
+        mapping = doc.fontMapping
+        for font, ref in self.fonts:
+            if mapping.get(font) != ref:
+                return False
+            state = getFont(font).state.get(doc)
+            if state is None or not _ascii_identity(state):
+                return False
+        for font, ch, code in self.codes:
+            if getFont(font).state[doc].assignments.get(ch) != code:
+                return False
+        return True

@@ -40,7 +40,7 @@ from reportlab.platypus.tables import CellStyle
 
 from pbm.fonts import BOLD, MONO as MONO_FONT, SANS
 from pbm import __version__
-from pbm.pdfcanvas import TextCanvas
+from pbm.pdfcanvas import Drawing, TextCanvas
 from pbm.report import charts, sections
 from pbm.report.mapdraw import MapFlowable, legend_rows, map_picture, row_picture
 from pbm.report.view import TurnData
@@ -105,6 +105,29 @@ class SharedParagraph(Paragraph):
             return size
         self.__dict__.update(state)
         return self.width, self.height
+
+    # Markup whose drawing does more than write text code (links, images, callbacks, page numbers):
+    # drawn afresh in every document.
+    _EFFECTS = re.compile(r"<\s*(a|link|img|ondraw|index|pagenumber|seq|span)\b|href", re.IGNORECASE)
+
+    def draw(self) -> None:
+        """Draw as the first document of the process did, by copying its code where that code is valid in
+        this document too (:class:`pbm.pdfcanvas.Drawing`), else afresh (and keep that)."""
+        canv = self.canv
+        doc = canv._doc
+        # what the code depends on besides the document's fonts: the lines (put back by wrap, one object
+        # per width) and the canvas's font, which reportlab's text object starts from
+        key = (id(self.blPara), self.width, self.height, canv._fontname, canv._fontsize, canv._leading,
+               canv.bottomup)
+        drawn = self.__dict__.setdefault("_drawn", {})
+        done = drawn.get(key)
+        if done is not None and done.fits(doc):
+            canv._code.extend(done.code)
+            return
+        start = len(canv._code)
+        super().draw()
+        if done is None and not self._EFFECTS.search(self.text) and not self.bulletText:
+            drawn[key] = Drawing.of(canv._code[start:], doc)
 
     def drawOn(self, canvas, x: float, y: float, _sW: float = 0) -> None:
         super().drawOn(canvas, x, y, _sW)

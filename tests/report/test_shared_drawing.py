@@ -1,0 +1,109 @@
+"""A paragraph every report of a turn shares is drawn once per process and its code copied into the
+next documents where that code is valid there (pbm.pdfcanvas.Drawing): the reports are the bytes that
+drawing every paragraph afresh gives, also when names and messages use characters whose codes differ
+from one document to the next."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Paragraph
+from sqlalchemy import select
+
+from pbm import pdfcanvas
+from pbm.db import session_scope
+from pbm.fonts import BOLD, SANS
+from pbm.models import Game, OrderSet, Player
+from pbm.pdfcanvas import Drawing
+from pbm.report import pdf
+from pbm.report.render import render_turn
+from tests.report.helpers import build_game
+
+NAMES = ["Zoë Ñúñez", "Łódź", "Дмитрий", "Ελένη Παπαδοπούλου", "Jörg → Åsa – “Ünal”"]
+
+
+def _reports(url: str, out) -> dict[str, bytes]:
+    with session_scope(url) as s:
+        game = s.scalar(select(Game).where(Game.name == "test-game"))
+        humans = [p.number for p in s.scalars(select(Player).where(Player.game_id == game.id))]
+        result = render_turn(s, game, players=humans, out=out, moderator=True)
+    return {p.name: p.read_bytes() for p in result.paths}
+
+
+def test_copied_drawings_give_the_bytes_of_fresh_ones(sqlite_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("PBM_RENDER_WORKERS", "1")  # one process: the copies happen between its documents
+    with session_scope(sqlite_url) as s:
+        build_game(s, evil=True)
+        players = sorted(s.scalars(select(Player)), key=lambda p: p.number)
+        for p, name in zip(players, NAMES * 3):
+            p.character = f"{name} {p.number}"
+        for orders in s.scalars(select(OrderSet)):
+            if "message" in (orders.orders or {}) and orders.status == "accepted":
+                orders.orders = {**orders.orders, "message": f"Привет ß ø {orders.player_id} → 🚂"}
+    with monkeypatch.context() as fresh:
+        fresh.setattr(pdf.SharedParagraph, "draw", Paragraph.draw)
+        expected = _reports(sqlite_url, tmp_path / "fresh")
+    copied = [0]
+    fits = Drawing.fits
+
+    def counted(self, doc):
+        ok = fits(self, doc)
+        copied[0] += ok
+        return ok
+
+    monkeypatch.setattr(Drawing, "fits", counted)
+    got = _reports(sqlite_url, tmp_path / "copied")
+    assert copied[0] > 100  # the copies were made
+    assert sorted(got) == sorted(expected) and len(got) >= 4
+    for name in expected:
+        assert got[name] == expected[name], name
+
+
+def _canvas(first: str) -> Canvas:
+    c = Canvas(io.BytesIO(), invariant=1)
+    c.setFont(SANS, 9)
+    c.drawString(0, 0, first)  # gives the document its codes for these characters, in this order
+    return c
+
+
+@pytest.mark.parametrize("text", ["plain ASCII (and) \\ back", "Łódź → Дмитрий", "ß then ø"])
+def test_drawing_fits_where_its_names_and_codes_are_the_same(text):
+    a = _canvas("Łódź ß → Дмитрий ø")
+    start = len(a._code)
+    a.setFont(BOLD, 7)
+    a.drawString(5, 5, "x")  # a second font: named F2 in this document
+    a.setFont(SANS, 9)
+    a.drawString(10, 10, text)
+    drawing = Drawing.of(a._code[start:], a._doc)
+    assert drawing is not None
+    same = _canvas("Łódź ß → Дмитрий ø")
+    same.setFont(BOLD, 7)
+    same.drawString(5, 5, "y")
+    assert drawing.fits(same._doc)
+    other_order = _canvas("ø Дмитрий → ß Łódź")
+    other_order.setFont(BOLD, 7)
+    other_order.drawString(5, 5, "y")
+    assert drawing.fits(other_order._doc) is text.isascii()
+    no_bold_yet = _canvas("Łódź ß → Дмитрий ø")
+    assert not drawing.fits(no_bold_yet._doc)  # the bold font would be named now: drawn afresh
+
+
+def test_drawing_is_not_kept_for_what_it_cannot_check():
+    c = _canvas("a")
+    start = len(c._code)
+    c.drawString(0, 0, "train 🚂")  # no glyph: code 0, the font's "missing" box in every document
+    boxed = Drawing.of(c._code[start:], c._doc)
+    assert boxed is not None and boxed.codes == (("PbmSans", 0, 0),) and boxed.fits(_canvas("ø")._doc)
+    start = len(c._code)
+    c.setFont("Helvetica", 9)
+    c.drawString(0, 0, "standard font")
+    assert Drawing.of(c._code[start:], c._doc) is None
+
+
+def test_literal_bytes_read_what_reportlab_escapes():
+    from reportlab.lib.rl_accel import escapePDF
+
+    raw = bytes([2, 40, 41, 92, 65, 200, 127, 10, 13, 9, 255])
+    assert pdfcanvas._literal_bytes(escapePDF(raw)) == raw
