@@ -212,6 +212,73 @@ def _cell_styles(rows: int, cols: int) -> list[list[CellStyle]]:
     return styles
 
 
+class SharedTable(Table):
+    """A table whose drawing is kept for the turn (in ``data.cache``) under a key of its contents: a table
+    that several reports of the turn print alike (the railroad summary, the private companies) is drawn
+    once per process and copied into the next documents where the copy is valid (:class:`Drawing`).
+
+    The key is made by :func:`table` from what the table is made of (texts, the shared paragraphs by
+    identity, widths, alignments), extended by every later ``setStyle``; a part split off at a page end
+    is keyed by its table's key, its place and its rows.  The drawing is also keyed by the table's laid
+    out rows and columns and the canvas's font, which reportlab's drawing starts from.
+    """
+
+    _share: tuple[dict, tuple] | None = None  # (the turn's drawings, this table's key)
+
+    def setStyle(self, tblstyle) -> None:  # noqa: N802 (reportlab's name)
+        super().setStyle(tblstyle)
+        if self._share is not None:
+            commands = tblstyle.getCommands() if isinstance(tblstyle, TableStyle) else list(tblstyle)
+            memo, key = self._share
+            self._share = (memo, (key, repr(commands)))
+
+    def split(self, availWidth: float, availHeight: float) -> list:  # noqa: N803
+        parts = super().split(availWidth, availHeight)
+        if self._share is not None:
+            memo, key = self._share
+            for i, part in enumerate(parts):
+                if isinstance(part, SharedTable):
+                    part._share = (memo, (key, "part", i, len(part._cellvalues), part.repeatRows))
+        return parts
+
+    def draw(self) -> None:
+        if self._share is None:
+            super().draw()
+            return
+        memo, key = self._share
+        canv = self.canv
+        key = (key, tuple(self._rowpositions), tuple(self._colpositions), tuple(self._rowHeights),
+               canv._fontname, canv._fontsize, canv._leading, canv.bottomup)
+        done = memo.get(key)
+        if done is None:  # first seen: most tables are one report's own, so not worth keeping yet
+            memo[key] = False
+            super().draw()
+            return
+        if done and done.fits(canv._doc):
+            canv._code.extend(done.code)
+            return
+        start = len(canv._code)
+        super().draw()
+        if done is False:  # seen again: keep it for the next documents
+            memo[key] = Drawing.of(canv._code[start:], canv._doc)
+
+
+def _share_key(body: list[list[Any]]) -> tuple | None:
+    """What a table's cells are, for :class:`SharedTable`: texts, and the turn's shared paragraphs by
+    identity (they live as long as the turn's drawings); None for any other cell (not shared)."""
+    out = []
+    for row in body:
+        for v in row:
+            if type(v) is str:
+                out.append(v)
+            elif isinstance(v, SharedParagraph):
+                out.append(("paragraph", id(v)))
+            else:
+                return None
+        out.append(None)  # the end of a row
+    return tuple(out)
+
+
 def table(header: list[str], rows: list[list[Any]], widths: list[float] | None = None,
           wrap: set[int] | None = None, align_right: set[int] | None = None, data: TurnData | None = None) -> Table:
     """A styled table; a cell of a column in ``wrap`` whose text does not fit on one line becomes an
@@ -220,10 +287,13 @@ def table(header: list[str], rows: list[list[Any]], widths: list[float] | None =
     body = [[fitted_cell(v, widths[i] if widths else None, data) if i in wrap else str(v)
              for i, v in enumerate(row)] for row in rows]
     cols = max(len(r) for r in [header] + body)
-    t = Table([header] + body, colWidths=widths, repeatRows=1, hAlign="LEFT",
-              cellStyles=_cell_styles(1 + len(body), cols))
+    t = SharedTable([header] + body, colWidths=widths, repeatRows=1, hAlign="LEFT",
+                    cellStyles=_cell_styles(1 + len(body), cols))
+    content = _share_key([list(header)] + body) if data is not None else None
+    if content is not None:
+        t._share = (data.cache.setdefault("tables", {}), (content, tuple(widths or ()), cols))
     style = TableStyle(_TABLE_COMMANDS)
-    for i in align_right or set():
+    for i in sorted(align_right or set()):
         style.add("ALIGN", (i, 0), (i, -1), "RIGHT")
     t.setStyle(style)
     return t

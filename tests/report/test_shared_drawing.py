@@ -1,6 +1,6 @@
-"""A paragraph every report of a turn shares is drawn once per process and its code copied into the
-next documents where that code is valid there (pbm.pdfcanvas.Drawing): the reports are the bytes that
-drawing every paragraph afresh gives, also when names and messages use characters whose codes differ
+"""A paragraph or table the reports of a turn share is drawn once per process and its code copied into
+the next documents where that code is valid there (pbm.pdfcanvas.Drawing): the reports are the bytes
+that drawing everything afresh gives, also when names and messages use characters whose codes differ
 from one document to the next."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import io
 
 import pytest
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import Paragraph
+from reportlab.platypus import Paragraph, Table
 from sqlalchemy import select
 
 from pbm import pdfcanvas
@@ -44,18 +44,19 @@ def test_copied_drawings_give_the_bytes_of_fresh_ones(sqlite_url, tmp_path, monk
                 orders.orders = {**orders.orders, "message": f"Привет ß ø {orders.player_id} → 🚂"}
     with monkeypatch.context() as fresh:
         fresh.setattr(pdf.SharedParagraph, "draw", Paragraph.draw)
+        fresh.setattr(pdf.SharedTable, "draw", Table.draw)
         expected = _reports(sqlite_url, tmp_path / "fresh")
-    copied = [0]
+    copied = {"paragraphs": 0, "tables": 0}
     fits = Drawing.fits
 
     def counted(self, doc):
         ok = fits(self, doc)
-        copied[0] += ok
+        copied["tables" if any("re f" in line or " re " in line for line in self.code) else "paragraphs"] += ok
         return ok
 
     monkeypatch.setattr(Drawing, "fits", counted)
     got = _reports(sqlite_url, tmp_path / "copied")
-    assert copied[0] > 100  # the copies were made
+    assert copied["paragraphs"] > 100 and copied["tables"] > 2, copied  # the copies were made
     assert sorted(got) == sorted(expected) and len(got) >= 4
     for name in expected:
         assert got[name] == expected[name], name
