@@ -18,12 +18,14 @@ import math
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from reportlab.graphics.shapes import Circle, Drawing, Group, Line, Polygon, Rect, String
 from reportlab.lib import colors
 from reportlab.platypus import Flowable
 
 from pbm.fonts import SANS
+from pbm.pdfcanvas import Drawing as Drawn
 from pbm.report.view import TurnData
 
 # A coarse outline of the contiguous United States, (lat, lon), clockwise from Cape Flattery.
@@ -106,7 +108,7 @@ class MapPicture:
     codes: list["CodeLabel"] = field(default_factory=list)  # route codes (the RoW page), drawn last
     # The PDF operators of the picture's lines and shapes (no text), made by the first report drawing it
     # and copied into every later one (MapFlowable.draw), by part; a part drawn as a form: its name and filter.
-    graphics: dict[str, list] = field(default_factory=dict, repr=False, compare=False)
+    graphics: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -308,15 +310,39 @@ class MapFlowable(Flowable):
         self._form("map", self._draw_map)
         c.setFillColor(LABEL)
         c.setFont(SANS, 5.5)
-        for x, y, name in pic.labels:
-            c.drawString(x, y, name)
+        self._text("labels", self._draw_labels)
         if pic.codes:
             self._once("patches", self._draw_patches)
             c.setFont(SANS, CODE_SIZE)
-            for label in pic.codes:
-                c.setFillColor(label.colour)
-                c.drawString(label.x + 0.5, label.y + 0.9, label.text)
+            self._text("codes", self._draw_codes)
         c.restoreState()
+
+    def _draw_labels(self) -> None:
+        for x, y, name in self.picture.labels:
+            self.canv.drawString(x, y, name)
+
+    def _draw_codes(self) -> None:
+        c = self.canv
+        for label in self.picture.codes:
+            c.setFillColor(label.colour)
+            c.drawString(label.x + 0.5, label.y + 0.9, label.text)
+
+    def _text(self, part: str, draw) -> None:
+        """Text the same in every report of the turn (town names, RoW codes): drawn by the first
+        document of the process, then copied into each document where its code is valid
+        (:class:`pbm.pdfcanvas.Drawing`: the same names for the fonts and codes for the characters), else
+        drawn afresh.  The part is drawn last before the state is restored, in the font set before it,
+        so what it leaves set (a fill colour) is not used after it."""
+        c = self.canv
+        key = f"{part}-text:{c._fontname}:{c._fontsize}:{c._leading}"
+        done = self.picture.graphics.get(key)
+        if done and done.fits(c._doc):
+            c._code.extend(done.code)
+            return
+        start = len(c._code)
+        draw()
+        if done is None:
+            self.picture.graphics[key] = Drawn.of(c._code[start:], c._doc) or False
 
     def _once(self, part: str, draw) -> None:
         """Lines and shapes are the same operators in every report of the turn: drawn by the first, then
