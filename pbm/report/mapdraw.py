@@ -375,13 +375,21 @@ class MapFlowable(Flowable):
             pic.graphics[key] = [f"pbm{part}{digest}", _DeflateOnce()]
         name, deflate = pic.graphics[key]
         if not c._doc.hasForm(name):
+            # the form's stream, as reportlab joins and encodes it, is made once per preamble too
+            encoded_key = f"{part}-stream:{c._preamble}"
+            encoded = pic.graphics.get(encoded_key)
             c.beginForm(name, -2, -2, pic.width + 2, pic.height + 2)  # the frame's stroke reaches past the box
-            c._code.extend(done)
+            if encoded is None:
+                c._code.extend(done)
             c.endForm()
+            form = c._doc.idToObject[c._doc.getXObjectName(name)]
+            if encoded is None:
+                pic.graphics[encoded_key] = form.stream
+            else:
+                form.stream = encoded
             if c._pageCompression:
                 from reportlab.pdfbase.pdfdoc import PDFStream
 
-                form = c._doc.idToObject[c._doc.getXObjectName(name)]
                 stream = PDFStream()
                 stream.content = form.stream
                 stream.filters = [deflate]

@@ -201,12 +201,11 @@ def _cell_styles(rows: int, cols: int) -> list[list[CellStyle]]:
     styles = []
     new = CellStyle.__new__
     for i in range(rows):
-        proto = (_HEAD_CELL if i == 0 else _BODY_CELL).__dict__
+        proto = (_HEAD_CELL if i == 0 else _BODY_CELL).__dict__  # (its name, unused in drawing, too)
         row = []
-        for j in range(cols):
+        for _ in range(cols):
             c = new(CellStyle)
             c.__dict__.update(proto)
-            c.name = repr((i, j))
             row.append(c)
         styles.append(row)
     return styles
