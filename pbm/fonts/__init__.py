@@ -19,7 +19,8 @@ from pathlib import Path
 
 from reportlab.lib.fonts import addMapping
 from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.pdfdoc import PDFStream, PDFZCompress
+from reportlab import rl_config
+from reportlab.pdfbase.pdfdoc import PDFArray, PDFStream, PDFTrueTypeFont, PDFZCompress
 from reportlab.pdfbase.ttfonts import TTFont
 
 FOLDER = Path(__file__).resolve().parent
@@ -81,10 +82,13 @@ class SubsetFont(TTFont):
             face.makeSubset = make_subset
         before = set(doc.idToObject)
         super().addObjects(doc)
-        for name in set(doc.idToObject) - before:  # the new font programs and ToUnicode maps
-            stream = doc.idToObject[name]
-            if isinstance(stream, PDFStream) and stream.filters == [PDFZCompress]:
-                stream.filters = [DEFLATE_ONCE]
+        for name in set(doc.idToObject) - before:  # the new font programs and ToUnicode maps, the fonts
+            obj = doc.idToObject[name]
+            if isinstance(obj, PDFStream) and obj.filters == [PDFZCompress]:
+                obj.filters = [DEFLATE_ONCE]
+            elif (isinstance(obj, PDFTrueTypeFont) and type(obj.Widths) is PDFArray
+                  and all(type(w) in (int, float) for w in obj.Widths.sequence)):
+                obj.Widths = WidthsArray(obj.Widths.sequence)
 
     def splitString(self, text, doc, encoding="utf-8"):  # noqa: N802 (reportlab's name)
         if self._ascii_fast and type(text) is str and text.isascii() and text.isprintable():
@@ -125,6 +129,22 @@ class DeflateOnce:
 
 
 DEFLATE_ONCE = DeflateOnce()
+
+
+class WidthsArray(PDFArray):
+    """A subset's glyph widths, formatted once per process: the same subsets come back in every report,
+    and reportlab formats an array number by number (its bytes do not depend on the document)."""
+
+    _formatted: dict[tuple, bytes] = {}
+
+    def format(self, document, IND=b"\n "):  # noqa: N803 (reportlab's name)
+        key = (tuple(self.sequence), self.multiline, rl_config.pdfMultiLine, IND)
+        out = self._formatted.get(key)
+        if out is None:
+            if len(self._formatted) >= 256:
+                self._formatted.clear()
+            out = self._formatted[key] = super().format(document, IND)
+        return out
 
 
 @cache
