@@ -113,6 +113,9 @@ class SharedParagraph(Paragraph):
     def draw(self) -> None:
         """Draw as the first document of the process did, by copying its code where that code is valid in
         this document too (:class:`pbm.pdfcanvas.Drawing`), else afresh (and keep that)."""
+        if not isinstance(self.text, str):  # a part split off at a page end (reportlab makes it of fragments)
+            super().draw()
+            return
         canv = self.canv
         doc = canv._doc
         # what the code depends on besides the document's fonts: the lines (put back by wrap, one object

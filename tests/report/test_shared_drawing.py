@@ -108,3 +108,22 @@ def test_literal_bytes_read_what_reportlab_escapes():
 
     raw = bytes([2, 40, 41, 92, 65, 200, 127, 10, 13, 9, 255])
     assert pdfcanvas._literal_bytes(escapePDF(raw)) == raw
+
+
+def test_a_shared_paragraph_split_at_a_page_end_is_drawn(monkeypatch):
+    """A shared paragraph longer than a page is split by reportlab into new paragraphs made of its
+    fragments (no markup): they are drawn afresh, and every document is the one drawing afresh gives."""
+    from reportlab.platypus import SimpleDocTemplate, Spacer
+
+    def build(paragraph, lead: float) -> bytes:
+        buf = io.BytesIO()
+        SimpleDocTemplate(buf, invariant=1).build([Spacer(1, lead), paragraph, paragraph],
+                                                  canvasmaker=pdfcanvas.TextCanvas)
+        return buf.getvalue()
+
+    text = " ".join(f"Łódź → {i} naïve" for i in range(900))
+    with monkeypatch.context() as fresh:
+        fresh.setattr(pdf.SharedParagraph, "draw", Paragraph.draw)
+        expected = [build(pdf.SharedParagraph(text, pdf.BODY), lead) for lead in (10, 10, 200)]
+    shared = pdf.SharedParagraph(text, pdf.BODY)
+    assert [build(shared, lead) for lead in (10, 10, 200)] == expected
