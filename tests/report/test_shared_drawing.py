@@ -127,3 +127,20 @@ def test_a_shared_paragraph_split_at_a_page_end_is_drawn(monkeypatch):
         expected = [build(pdf.SharedParagraph(text, pdf.BODY), lead) for lead in (10, 10, 200)]
     shared = pdf.SharedParagraph(text, pdf.BODY)
     assert [build(shared, lead) for lead in (10, 10, 200)] == expected
+
+
+def test_digest_reports_gives_the_same_bytes_in_two_processes(tmp_path):
+    """scripts/digest_reports.py (the proof tool for render changes) builds a season and hashes every
+    report; a second process rendering the same database hashes the same bytes."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "digest_reports.py"
+    db = tmp_path / "season.db"
+    runs = [subprocess.run([sys.executable, str(script), "--db", str(db), "--turns", "2"], capture_output=True,
+                           text=True, check=True, cwd=tmp_path).stdout for _ in range(2)]
+    lines = runs[0].splitlines()
+    assert runs[0] == runs[1]
+    assert len(lines) == 3 * 16 and all(len(line.split()[-1]) == 64 for line in lines)  # turns 0-2
+    assert {line.split()[2] for line in lines} >= {"player-1.pdf", "player-15.pdf", "moderator.pdf"}
