@@ -21,20 +21,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from pbm.cr import queries
 from pbm.cr.state import export_game
 from pbm.errors import PbmError
-from pbm.models import (
-    Event,
-    Game,
-    LedgerEntry,
-    OrderSet,
-    Player,
-    PlayerTurn,
-    RailroadTurn,
-    Route,
-    Snapshot,
-    Town,
-)
+from pbm.models import Event, Game, LedgerEntry, OrderSet, PlayerTurn, RailroadTurn, Snapshot
 
 
 @dataclass(frozen=True)
@@ -128,9 +118,11 @@ def last_resolved_turn(game: Game) -> int:
     return game.turn - 1 if game.status == "open" else game.turn
 
 
-def _state_at(session: Session, game: Game, turn: int) -> dict[str, Any]:
-    if turn == last_resolved_turn(game):
-        return export_game(session, game)
+def _state_at(session: Session, game: Game, turn: int, view) -> dict[str, Any]:
+    if turn == last_resolved_turn(game):  # the state now: exported from the current rows, read plain
+        return export_game(session, game, loaded=(view.pcs.values(), view.railroads.values(),
+                                                  view.players.values(), view.routes.values(),
+                                                  view.towns.values()))
     snap = session.scalar(select(Snapshot).where(Snapshot.game_id == game.id, Snapshot.turn == turn + 1))
     if snap is None:
         raise PbmError(
@@ -165,58 +157,71 @@ def load_turn(session: Session, game: Game, turn: int | None = None) -> TurnData
     if game.title != "continental-rails":
         raise PbmError(f"{game.name} is an {game.title} game; turn reports are for Continental Rails games")
     turn = check_turn(game, turn)
-    state = _state_at(session, game, turn)
-    towns_by_id = {t.id: t for t in session.scalars(select(Town).where(Town.game_id == game.id).order_by(Town.id))}
+    # the game's rows as they are now, read with Core selects into plain objects (pbm.cr.queries): the
+    # last turn's state is exported from them, the map and contacts read from them, and the next
+    # turn's turnsheets (render.turnsheet_flowables) reuse them
+    view = queries.load_plain(session, game)
+    state = _state_at(session, game, turn, view)
+    towns_by_id = view.towns  # by id
     towns = [MapTown(t.name, t.lat, t.lon, t.size, t.region) for t in towns_by_id.values()]
     routes = [
         MapRoute(r.code, r.kind, r.miles, towns_by_id[r.a_id].name, towns_by_id[r.b_id].name, r.name or "")
-        for r in session.scalars(select(Route).where(Route.game_id == game.id).order_by(Route.number))
+        for r in view.routes.values()  # by route number
     ]
     contacts = {
         p.number: Contact(p.name or "", p.email or "", p.phone or "", p.address or "",
                           bool(p.hide_phone), bool(p.hide_address), bool(p.human))
-        for p in session.scalars(select(Player).where(Player.game_id == game.id).order_by(Player.number))
+        for p in view.players.values()  # by player number
     }
+    gid = game.id
+    E = Event.__table__.c
     events = [
-        {"seq": e.seq, "step": e.step, "rule": e.rule, "kind": e.kind, "player": e.player_number,
-         "railroad": e.railroad, "amount": e.amount, "headline": bool(e.headline),
-         "private_to": list(e.private_to) if e.private_to is not None else None,
-         "text": e.text or "", "data": dict(e.data or {})}
-        for e in session.scalars(select(Event).where(Event.game_id == game.id, Event.turn == turn)
-                                 .order_by(Event.seq, Event.id))
+        {"seq": seq, "step": step, "rule": rule, "kind": kind, "player": player, "railroad": railroad,
+         "amount": amount, "headline": bool(headline),
+         "private_to": list(private_to) if private_to is not None else None,
+         "text": text or "", "data": dict(data or {})}
+        for seq, step, rule, kind, player, railroad, amount, headline, private_to, text, data in session.execute(
+            select(E.seq, E.step, E.rule, E.kind, E.player_number, E.railroad, E.amount, E.headline, E.private_to,
+                   E.text, E.data).where(E.game_id == gid, E.turn == turn).order_by(E.seq, E.id))
     ]
+    L = LedgerEntry.__table__.c
     ledger = [
-        {"seq": x.seq, "step": x.step, "source": x.source, "target": x.target, "amount": x.amount, "memo": x.memo}
-        for x in session.scalars(select(LedgerEntry).where(LedgerEntry.game_id == game.id, LedgerEntry.turn == turn)
-                                 .order_by(LedgerEntry.seq, LedgerEntry.id))
+        {"seq": seq, "step": step, "source": source, "target": target, "amount": amount, "memo": memo}
+        for seq, step, source, target, amount, memo in session.execute(
+            select(L.seq, L.step, L.source, L.target, L.amount, L.memo)
+            .where(L.game_id == gid, L.turn == turn).order_by(L.seq, L.id))
     ]
-    numbers = {p.id: p.number for p in session.scalars(select(Player).where(Player.game_id == game.id))}
-    sets = list(session.scalars(select(OrderSet).where(OrderSet.game_id == game.id, OrderSet.turn == turn)
-                                .order_by(OrderSet.received_seq, OrderSet.id)))
+    numbers = {p.id: p.number for p in view.players.values()}
+    O = OrderSet.__table__.c
     order_sets = [
-        {"player": numbers.get(o.player_id), "source": o.source, "status": o.status, "orders": o.orders or {},
-         "problems": list(o.problems or []), "received_seq": o.received_seq}
-        for o in sets
+        {"player": numbers.get(player_id), "source": source, "status": status, "orders": orders or {},
+         "problems": list(problems or []), "received_seq": received_seq}
+        for player_id, source, status, orders, problems, received_seq in session.execute(
+            select(O.player_id, O.source, O.status, O.orders, O.problems, O.received_seq)
+            .where(O.game_id == gid, O.turn == turn).order_by(O.received_seq, O.id))
     ]
     orders: dict[int, dict[str, Any]] = {}
     for o in order_sets:  # newest accepted wins (arrival order)
         if o["status"] == "accepted" and o["player"] is not None:
             orders[o["player"]] = o["orders"]
     player_history: dict[int, list[dict[str, Any]]] = {}
-    for row in session.scalars(select(PlayerTurn).where(PlayerTurn.game_id == game.id, PlayerTurn.turn <= turn)
-                               .order_by(PlayerTurn.turn, PlayerTurn.player_number)):
-        player_history.setdefault(row.player_number, []).append(
-            {"turn": row.turn, "cash": row.cash, "loan": row.loan, "net_worth": row.net_worth,
-             "vp": dict(row.vp or {})})
+    P = PlayerTurn.__table__.c
+    for row_turn, number, cash, loan, net_worth, vp in session.execute(
+            select(P.turn, P.player_number, P.cash, P.loan, P.net_worth, P.vp)
+            .where(P.game_id == gid, P.turn <= turn).order_by(P.turn, P.player_number)):
+        player_history.setdefault(number, []).append(
+            {"turn": row_turn, "cash": cash, "loan": loan, "net_worth": net_worth, "vp": dict(vp or {})})
     railroad_history: dict[str, list[dict[str, Any]]] = {}
-    for row in session.scalars(select(RailroadTurn).where(RailroadTurn.game_id == game.id,
-                                                          RailroadTurn.turn <= turn)
-                               .order_by(RailroadTurn.turn, RailroadTurn.code)):
-        railroad_history.setdefault(row.code, []).append(
-            {"turn": row.turn, "start_price": row.start_price, "end_price": row.end_price,
-             "data": dict(row.data or {})})
-    return TurnData(
+    R = RailroadTurn.__table__.c
+    for row_turn, code, start_price, end_price, data in session.execute(
+            select(R.turn, R.code, R.start_price, R.end_price, R.data)
+            .where(R.game_id == gid, R.turn <= turn).order_by(R.turn, R.code)):
+        railroad_history.setdefault(code, []).append(
+            {"turn": row_turn, "start_price": start_price, "end_price": end_price, "data": dict(data or {})})
+    data = TurnData(
         game_name=game.name, turn=turn, state=state, towns=towns, routes=routes, contacts=contacts,
         events=events, ledger=ledger, orders=orders, order_sets=order_sets,
         player_history=player_history, railroad_history=railroad_history,
     )
+    data.cache["turnsheet-view"] = view  # the state now: the start of the next turn
+    return data
