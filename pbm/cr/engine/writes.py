@@ -11,9 +11,14 @@ flush :func:`prepare_flush`
   SQLite itself would choose: the tables are not ``AUTOINCREMENT``), taken under the
   write lock; ids go in the order the rows were added to the session, the order the ORM
   inserts them in.  With its key known the ORM inserts each table in one executemany;
-* marks, on every changed row of a table, every column changed on any row of that table
-  (its current value is written again where it did not change), so the ORM updates each
-  table in one executemany.
+* writes the changed rows itself (:func:`write_updates`), one statement per table — on
+  PostgreSQL one ``UPDATE ... FROM (VALUES ...)``, on SQLite one driver-level executemany —
+  every column changed on any row of the table set on each of its changed rows (its current
+  value written again where it did not change), and marks those columns committed, so the
+  ORM's flush has only the inserts, deletes and relationship changes left.  (The ORM would
+  send one executemany per table, on PostgreSQL one round of the pipeline per row, and
+  compile the parameters of each row; rows it must still write — see :func:`write_updates` —
+  get the one changed-column set per table of :func:`uniform_updates`.)
 
 :func:`insert_now` inserts new rows at once (the railroads a turn incorporates, whose ids
 later steps need) without flushing the rest of the session.  The database content is the
@@ -27,11 +32,13 @@ from collections import defaultdict
 from sqlalchemy import Integer, insert, text
 from sqlalchemy.orm import Session, make_transient_to_detached
 from sqlalchemy.orm.attributes import NO_VALUE, flag_modified, instance_state
+from sqlalchemy.orm.interfaces import MANYTOONE
 
 
 def prepare_flush(session: Session) -> None:
     """Keys for the session's new rows and one set of changed columns per table (see the module)."""
     assign_ids(session)
+    write_updates(session)
     uniform_updates(session)
 
 
@@ -197,3 +204,106 @@ def _column_keys(mapper) -> frozenset[str]:
         keys = frozenset(p.key for p in mapper.column_attrs if not (set(p.columns) & pk))
         _COLUMN_KEYS[mapper] = keys
     return keys
+
+
+def write_updates(session: Session) -> None:
+    """Write the session's changed persistent rows now, one statement per table, and mark the
+    written columns committed (the flush then has nothing to update on those rows).
+
+    Left to the flush: a row with a many-to-one relationship changed (its key column is set
+    only by the flush: a line moved to another railroad), a table with a changed column the
+    flush would give a row not loaded in full, and a table whose changed columns may point at
+    a row not inserted yet (the flush inserts first what others point at).  The rows are
+    written before the flush's inserts and deletes; nothing the turn inserts or deletes
+    depends on the values written."""
+    changed_rows: dict = defaultdict(list)  # mapper -> [(state, keys changed)]
+    for state in list(session.identity_map._modified):
+        if not state.modified or state.deleted or not state.committed_state or state.key is None:
+            continue
+        mapper = state.mapper
+        columns = _column_keys(mapper)
+        if _pulls_keys(mapper, state.committed_state):
+            continue
+        values = state.dict
+        changed = set()
+        for key, before in state.committed_state.items():
+            if key in columns and (before is NO_VALUE or values.get(key, NO_VALUE) != before):
+                changed.add(key)
+        if changed:
+            changed_rows[mapper].append((state, changed))
+    if not changed_rows:
+        return
+    new_tables = {instance_state(obj).mapper.local_table for obj in session.new}
+    connection = session.connection()
+    for mapper in sorted(changed_rows, key=lambda m: m.local_table.name):
+        rows = changed_rows[mapper]
+        keys = sorted(set().union(*(changed for _, changed in rows)))
+        if len(mapper.primary_key) != 1 or any(key not in state.dict for state, _ in rows for key in keys):
+            continue
+        columns = [mapper.get_property(key).columns[0] for key in keys]
+        if any(fk.column.table in new_tables for column in columns for fk in column.foreign_keys):
+            continue
+        rows.sort(key=lambda row: row[0].key[1])  # by primary key, as the flush orders its updates
+        _update_rows(connection, mapper.local_table, mapper.primary_key[0], columns,
+                     [(state.key[1][0], [state.dict[key] for key in keys]) for state, _ in rows])
+        column_keys = _column_keys(mapper)
+        identity_map = session.identity_map
+        for state, _ in rows:  # every column committed (one set to its old value: the flush would skip it too)
+            committed = state.committed_state
+            for key in [key for key in committed if key in column_keys]:
+                del committed[key]
+            if not committed:  # (else a collection changed: the flush still has it to do)
+                state._commit_all(state.dict, identity_map)
+
+
+def _pulls_keys(mapper, committed) -> bool:
+    """Whether a changed attribute is a many-to-one relationship (the flush sets its key columns)."""
+    relationships = mapper.relationships
+    for key in committed:
+        prop = relationships.get(key)
+        if prop is not None and prop.direction is MANYTOONE:
+            return True
+    return False
+
+
+def _update_rows(connection, table, key_column, columns, rows: list[tuple]) -> None:
+    """Set ``columns`` of each row (key, [values]) in one statement: the values go through each
+    column type's own bind processor, as the ORM's UPDATE sends them."""
+    dialect = connection.dialect
+    processors = [c.type._cached_bind_processor(dialect) for c in columns]
+    process = [(i, p) for i, p in enumerate(processors) if p is not None]
+    values = []
+    for key, row in rows:
+        for i, p in process:
+            row[i] = p(row[i])
+        values.append((key, row))
+    quote = dialect.identifier_preparer.quote
+    name, key_name = quote(table.name), quote(key_column.name)
+    if dialect.name == "postgresql":
+        casts = [_pg_cast(c, dialect) for c in [key_column] + columns]
+        one = "(" + ", ".join(f"%s::{cast}" for cast in casts) + ")"
+        per = max(1, 30000 // len(casts))  # (at most 65,535 parameters a statement)
+        names = ", ".join(quote(c.name) for c in [key_column] + columns)
+        sets = ", ".join(f"{quote(c.name)} = v.{quote(c.name)}" for c in columns)
+        for start in range(0, len(values), per):
+            chunk = values[start:start + per]
+            params = [x for key, row in chunk for x in (key, *row)]
+            connection.exec_driver_sql(
+                f"UPDATE {name} SET {sets} FROM (VALUES {', '.join([one] * len(chunk))}) AS v({names}) "
+                f"WHERE {name}.{key_name} = v.{key_name}", tuple(params))
+    else:
+        sets = ", ".join(f"{quote(c.name)} = ?" for c in columns)
+        connection.exec_driver_sql(f"UPDATE {name} SET {sets} WHERE {key_name} = ?",
+                                   [(*row, key) for key, row in values])
+
+
+def _pg_cast(column, dialect) -> str:
+    """The type a value of ``column`` is cast to in the VALUES list (character types without
+    their length: a value too long fails at the assignment, as the ORM's UPDATE does)."""
+    from sqlalchemy import String, Text
+
+    if isinstance(column.type, Text):
+        return "TEXT"
+    if isinstance(column.type, String):
+        return "VARCHAR"
+    return dialect.type_compiler_instance.process(column.type)
