@@ -244,8 +244,11 @@ def write_updates(session: Session) -> None:
         if any(fk.column.table in new_tables for column in columns for fk in column.foreign_keys):
             continue
         rows.sort(key=lambda row: row[0].key[1])  # by primary key, as the flush orders its updates
-        _update_rows(connection, mapper.local_table, mapper.primary_key[0], columns,
-                     [(state.key[1][0], [state.dict[key] for key in keys]) for state, _ in rows])
+        values = [(state.key[1][0], [state.dict[key] for key in keys]) for state, _ in rows]
+        if connection.dialect.name == "postgresql" and (
+                connection.dialect._json_serializer is not None or not _plain_values(columns, values)):
+            continue
+        _update_rows(connection, mapper.local_table, mapper.primary_key[0], columns, values)
         column_keys = _column_keys(mapper)
         identity_map = session.identity_map
         for state, _ in rows:  # every column committed (one set to its old value: the flush would skip it too)
@@ -267,43 +270,88 @@ def _pulls_keys(mapper, committed) -> bool:
 
 
 def _update_rows(connection, table, key_column, columns, rows: list[tuple]) -> None:
-    """Set ``columns`` of each row (key, [values]) in one statement: the values go through each
-    column type's own bind processor, as the ORM's UPDATE sends them."""
+    """Set ``columns`` of each row (key, [values]) in one statement.
+
+    SQLite: a driver-level executemany of the values through each column type's own bind
+    processor, as the ORM's UPDATE sends them.  PostgreSQL: one parameter, the rows as a JSON
+    array of arrays, each value cast to its column's type on the server (few parameters: psycopg
+    neither converts thousands of placeholders nor adapts each value).  A float goes as its
+    ``repr`` (read back exactly), a JSON column's value as the text ``json.dumps`` writes (what
+    psycopg's ``Json`` sends), so the stored values are the ORM's."""
     dialect = connection.dialect
-    processors = [c.type._cached_bind_processor(dialect) for c in columns]
-    process = [(i, p) for i, p in enumerate(processors) if p is not None]
-    values = []
-    for key, row in rows:
-        for i, p in process:
-            row[i] = p(row[i])
-        values.append((key, row))
     quote = dialect.identifier_preparer.quote
     name, key_name = quote(table.name), quote(key_column.name)
     if dialect.name == "postgresql":
-        casts = [_pg_cast(c, dialect) for c in [key_column] + columns]
-        one = "(" + ", ".join(f"%s::{cast}" for cast in casts) + ")"
-        per = max(1, 30000 // len(casts))  # (at most 65,535 parameters a statement)
-        names = ", ".join(quote(c.name) for c in [key_column] + columns)
-        sets = ", ".join(f"{quote(c.name)} = v.{quote(c.name)}" for c in columns)
-        for start in range(0, len(values), per):
-            chunk = values[start:start + per]
-            params = [x for key, row in chunk for x in (key, *row)]
-            connection.exec_driver_sql(
-                f"UPDATE {name} SET {sets} FROM (VALUES {', '.join([one] * len(chunk))}) AS v({names}) "
-                f"WHERE {name}.{key_name} = v.{key_name}", tuple(params))
+        import json
+
+        casts = [_pg_cast(c) for c in columns]
+        as_json = [i for i, c in enumerate(columns) if casts[i] == "JSON"]
+        for i in as_json:
+            null = None if columns[i].type.none_as_null else "null"
+            for _, row in rows:
+                value = row[i]
+                row[i] = null if value is None else json.dumps(value)
+        sets = ", ".join(f"{quote(c.name)} = (r->>{k})::{cast}"
+                         for k, (c, cast) in enumerate(zip(columns, casts), start=1))
+        document = json.dumps([[key, *row] for key, row in rows], allow_nan=False)
+        connection.exec_driver_sql(
+            f"UPDATE {name} SET {sets} FROM json_array_elements(%s::json) AS r "
+            f"WHERE {name}.{key_name} = (r->>0)::{_pg_cast(key_column)}", (document,))
     else:
+        processors = [c.type._cached_bind_processor(dialect) for c in columns]
+        process = [(i, p) for i, p in enumerate(processors) if p is not None]
+        values = []
+        for key, row in rows:
+            for i, p in process:
+                row[i] = p(row[i])
+            values.append((*row, key))
         sets = ", ".join(f"{quote(c.name)} = ?" for c in columns)
-        connection.exec_driver_sql(f"UPDATE {name} SET {sets} WHERE {key_name} = ?",
-                                   [(*row, key) for key, row in values])
+        connection.exec_driver_sql(f"UPDATE {name} SET {sets} WHERE {key_name} = ?", values)
 
 
-def _pg_cast(column, dialect) -> str:
-    """The type a value of ``column`` is cast to in the VALUES list (character types without
+def _pg_cast(column) -> str:
+    """The type a value of ``column`` is read as from the JSON text (character types without
     their length: a value too long fails at the assignment, as the ORM's UPDATE does)."""
-    from sqlalchemy import String, Text
+    from sqlalchemy import JSON, BigInteger, Boolean, Float, Integer, SmallInteger, String
 
-    if isinstance(column.type, Text):
+    kind = column.type
+    if isinstance(kind, JSON):
+        return "JSON"
+    if isinstance(kind, Boolean):
+        return "BOOLEAN"
+    if isinstance(kind, BigInteger):
+        return "BIGINT"
+    if isinstance(kind, (Integer, SmallInteger)):
+        return "INTEGER"
+    if isinstance(kind, Float):
+        return "FLOAT8"
+    if isinstance(kind, String):
         return "TEXT"
-    if isinstance(column.type, String):
-        return "VARCHAR"
-    return dialect.type_compiler_instance.process(column.type)
+    raise TypeError(f"no JSON cast for {column}")
+
+
+def _plain_values(columns, rows) -> bool:
+    """Whether every value is of the Python type its column's JSON cast reads exactly (else the
+    ORM writes the table: a float in an integer column, say, which its cast would round)."""
+    from sqlalchemy import JSON, Boolean, Float, Integer, String
+
+    allowed = []
+    for c in columns:
+        kind = c.type
+        if isinstance(kind, JSON):
+            allowed.append(None)  # anything json.dumps writes
+        elif isinstance(kind, Boolean):
+            allowed.append((bool,))
+        elif isinstance(kind, Integer):
+            allowed.append((int,))
+        elif isinstance(kind, Float):
+            allowed.append((float, int))
+        elif isinstance(kind, String):
+            allowed.append((str,))
+        else:
+            return False
+    for _, row in rows:
+        for value, types in zip(row, allowed):
+            if value is not None and types is not None and type(value) not in types:
+                return False
+    return True
