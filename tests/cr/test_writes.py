@@ -188,7 +188,8 @@ def _changed_rows(url: str, fast: bool) -> tuple[list, list[str]]:
         rrs = list(s.scalars(select(Railroad).where(Railroad.game_id == g.id).order_by(Railroad.id)))
         players = list(s.scalars(select(Player).where(Player.game_id == g.id).order_by(Player.number)))
         built = set(s.scalars(select(Line.route_id)))
-        free = next(r for r in s.scalars(select(Route).where(Route.game_id == g.id).order_by(Route.id)) if r.id not in built)
+        routes = s.scalars(select(Route).where(Route.game_id == g.id).order_by(Route.id))
+        free = next(r for r in routes if r.id not in built)
         lines = rrs[0].lines  # (loaded now: a lazy load would flush the changes below)
         rrs[0].price, rrs[0].technologies = 0.1 + 0.2, ["A", 'é "q" \\ ✓']
         rrs[1].cash, rrs[1].regions_at_start = 10**12 + 7, []
@@ -200,7 +201,7 @@ def _changed_rows(url: str, fast: bool) -> tuple[list, list[str]]:
 
         s.add(OrderSet(game_id=g.id, turn=1, player_id=players[0].id, source="file", orders={"x": [1.5, None]},
                        problems=[], received_at=datetime(2026, 1, 2, 3, 4, 5, 678901)))
-        lines.append(Line(route_id=free.id, built_turn=1, double_tracked=False))  # its railroad_id from the relationship
+        lines.append(Line(route_id=free.id, built_turn=1, double_tracked=False))  # railroad_id: by the relationship
         event.listen(engine, "before_cursor_execute", seen)
         try:
             if fast:

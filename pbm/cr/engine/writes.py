@@ -344,9 +344,10 @@ def write_updates(session: Session) -> None:
     identity_map = session.identity_map
     for mapper in sorted(changed_rows, key=lambda m: m.local_table.name):
         rows = changed_rows[mapper]
-        keys = sorted(set().union(*(changed for _, _, changed in rows)))
-        if len(mapper.primary_key) != 1 or any(key not in values for _, values, _ in rows for key in keys):
+        key_set = set().union(*(changed for _, _, changed in rows))
+        if len(mapper.primary_key) != 1 or not all(key_set <= values.keys() for _, values, _ in rows):
             continue
+        keys = sorted(key_set)
         columns = [mapper.get_property(key).columns[0] for key in keys]
         if any(fk.column.table in new_tables for column in columns for fk in column.foreign_keys):
             continue
