@@ -144,6 +144,8 @@ def write_inserts(session: Session) -> None:
         key = mapper.get_property_by_column(mapper.primary_key[0]).key
         if any(obj.__dict__.get(key) is None for obj in objs) or not _synced_keys(mapper, objs):
             continue
+        for obj in objs:  # (the column defaults the flush would apply; assign_ids set them on the rows it numbered)
+            _fill_defaults(mapper, instance_state(obj))
         _insert_objects(connection, mapper, objs)
         for obj in objs:
             session.expunge(obj)
