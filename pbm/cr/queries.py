@@ -611,13 +611,16 @@ def pc_merge_targets(view: View, pc: PrivateCompany) -> dict[str, str | None]:
     if key in view.memo:
         return dict(view.memo[key])
     route = view.routes[pc.route_id]
+    a, b, code = route.a_id, route.b_id, route.code  # (pc_code)
     out: dict[str, str | None] = {}
-    for rr in sorted(view.active_railroads(), key=lambda r: r.number):
+    by_number = view.remember("active_by_number", lambda: tuple(
+        sorted(view.active_railroads(), key=lambda r: r.number)))  # (the same for every PC)
+    for rr in by_number:
         towns = view.town_set(rr.id)
         if rr.status == "bankrupt":
             out[rr.code] = f"{rr.code} is bankrupt (§4.11B)"
-        elif route.a_id not in towns and route.b_id not in towns:
-            out[rr.code] = f"{pc_code(view, pc)} does not connect to a line of {rr.code} at the start of the turn"
+        elif a not in towns and b not in towns:
+            out[rr.code] = f"{code} does not connect to a line of {rr.code} at the start of the turn"
         else:
             out[rr.code] = prohibited_reason(view, _holding_routes(view, rr), route)
     view.memo[key] = dict(out)

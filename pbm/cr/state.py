@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session, selectinload
 
+from pbm.cr.engine.context import loaded as loaded_values  # (export_game has a parameter "loaded")
 from pbm.models import Game, Player, PrivateCompany, Railroad, Route, Town
 
 
@@ -56,7 +57,7 @@ def export_game(session: Session, game: Game, loaded: tuple | None = None) -> di
         """The player's holdings with shares or a short, each row's attributes read once."""
         out = []
         for h in p.holdings:
-            shares, short = h.shares, h.short
+            shares, short = loaded_values(h, "shares", "short")
             if shares or short:  # (an empty holding adds int(0 * price), 0, and is not listed)
                 out.append((rr_of[h.railroad_id], shares, short, h.director))
         return out

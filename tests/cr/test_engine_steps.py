@@ -430,3 +430,30 @@ def test_rail_builder_points_for_a_new_region(sqlite_url):
         assert "NY2" in {s.get(Route, x.route_id).code for x in nyc.lines}
         assert p1.vp_builder == 4
         assert "great lakes" in g.state["regions_linked"]
+
+
+def test_loaded_reads_the_rows_values_and_loads_an_expired_one(sqlite_url):
+    """``context.loaded`` (the hot loops' cheap reads) gives the attribute's value even where the
+    row's value is not loaded: an expired attribute is loaded from the database."""
+    from sqlalchemy import select, update
+
+    from pbm.cr.engine.context import loaded
+    from pbm.db import session_scope
+    from pbm.models import Holding
+    from tests.cr.helpers import synthetic_game
+
+    with session_scope(sqlite_url) as s:
+        synthetic_game(s, name="reads", railroads=2, players=2)
+    with session_scope(sqlite_url) as s:
+        h = s.scalars(select(Holding).order_by(Holding.id)).first()
+        h.shares = 7
+        assert loaded(h, "shares", "short") == (7, h.short)
+        s.flush()
+        s.execute(update(Holding).where(Holding.id == h.id).values(short=3, shares=5)
+                  .execution_options(synchronize_session=False))  # (the row in the session keeps 7)
+        s.expire(h, ["short"])
+        assert "short" not in h.__dict__
+        assert loaded(h, "shares", "short") == (7, 3)  # (shares as loaded; short read again)
+        fresh = Holding(shares=2)
+        assert loaded(fresh, "shares", "short") == (2, None)  # never set: None, as the attribute reads
+        s.rollback()

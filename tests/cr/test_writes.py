@@ -166,3 +166,98 @@ def test_bulk_insert_stores_what_sqlalchemys_insert_stores(db_url):
             by_turn = {1: [tuple(r[1:]) for r in got if r[0] == 1], 2: [tuple(r[1:]) for r in got if r[0] == 2]}
             assert len(by_turn[1]) == len(first) and by_turn[1] == by_turn[2]
         c.rollback()
+
+
+def _changed_rows(url: str, fast: bool) -> tuple[list, list[str]]:
+    """Change columns of every type on a few rows (different columns on different rows, a float
+    that is no short decimal, JSON lists, text with quotes and accents, a key set to NULL), write
+    them by ``write_updates`` and a flush (``fast``) or by a plain flush; the rows as stored (on
+    PostgreSQL as ``ROW(...)::text``: JSON text as stored) and the UPDATEs sent.  Rolled back."""
+    from sqlalchemy import text
+
+    engine = get_engine(url)
+    sent: list[str] = []
+
+    def seen(_conn, _cursor, statement, *_args) -> None:
+        if statement.lstrip().upper().startswith("UPDATE"):
+            sent.append(statement.split()[1].strip('"'))
+
+    s = sessionmaker(bind=engine, expire_on_commit=False)()
+    try:
+        g = s.scalar(select(Game).where(Game.name == "upd"))
+        rrs = list(s.scalars(select(Railroad).where(Railroad.game_id == g.id).order_by(Railroad.id)))
+        players = list(s.scalars(select(Player).where(Player.game_id == g.id).order_by(Player.number)))
+        built = set(s.scalars(select(Line.route_id)))
+        routes = s.scalars(select(Route).where(Route.game_id == g.id).order_by(Route.id))
+        free = next(r for r in routes if r.id not in built)
+        lines = rrs[0].lines  # (loaded now: a lazy load would flush the changes below)
+        rrs[0].price, rrs[0].technologies = 0.1 + 0.2, ["A", 'é "q" \\ ✓']
+        rrs[1].cash, rrs[1].regions_at_start = 10**12 + 7, []
+        rrs[2].name, rrs[2].president_id = "x\n\"y' ü", None
+        rrs[2].efficiency = rrs[2].efficiency  # set to its own value: not a change
+        players[0].cash, players[1].loan = -5, 123
+        g.climate = "boom"
+        from datetime import datetime
+
+        s.add(OrderSet(game_id=g.id, turn=1, player_id=players[0].id, source="file", orders={"x": [1.5, None]},
+                       problems=[], received_at=datetime(2026, 1, 2, 3, 4, 5, 678901)))
+        lines.append(Line(route_id=free.id, built_turn=1, double_tracked=False))  # railroad_id: by the relationship
+        event.listen(engine, "before_cursor_execute", seen)
+        try:
+            if fast:
+                writes.assign_ids(s)
+                writes.write_updates(s)
+                writes.write_inserts(s)
+                assert not s.new
+            s.flush()
+        finally:
+            event.remove(engine, "before_cursor_execute", seen)
+        assert not s.dirty
+        out = []
+        for table, where, columns in (("railroads", "game_id", "t.*"), ("players", "game_id", "t.*"),
+                                      ("games", "id", "t.*"),
+                                      ("order_sets", "game_id", "game_id, turn, player_id, source, status, orders, "
+                                       "problems, message_id, received_seq, received_at"),
+                                      ("lines", "railroad_id IN (SELECT id FROM railroads WHERE game_id = :g)",
+                                       "railroad_id, route_id, built_turn, double_tracked")):
+            where = where if " IN " in where else f"{where} = :g"
+            if url.startswith("postgresql"):
+                query = f"SELECT ROW({columns})::text FROM {table} t WHERE {where} ORDER BY id"
+            else:
+                query = f"SELECT {columns} FROM {table} t WHERE {where} ORDER BY id"
+            out.append([tuple(r) for r in s.execute(text(query), {"g": g.id})])
+    finally:
+        s.rollback()
+        s.close()
+    return out, sent
+
+
+def test_changed_rows_written_in_one_statement_a_table_are_stored_as_the_flush_stores_them(db_url):
+    with session_scope(db_url) as s:
+        synthetic_game(s, name="upd", railroads=3, players=2)
+        g = s.scalar(select(Game).where(Game.name == "upd"))
+        for rr in g.railroads:
+            rr.president_id = g.players[0].id
+    plain, plain_sent = _changed_rows(db_url, fast=False)
+    fast, fast_sent = _changed_rows(db_url, fast=True)
+    assert fast == plain
+    assert sorted(fast_sent) == ["games", "players", "railroads"]  # one statement a table, none left to the flush
+    assert len(fast[3]) == len(plain[3]) > 0 and "2026-01-02 03:04:05.678901" in str(fast[3][-1])
+    assert len(fast[4]) == len(plain[4]) > 0
+    assert plain_sent.count("railroads") == 3  # (the flush: one statement per set of changed columns)
+
+
+def test_a_float_in_an_integer_column_is_left_to_the_flush():
+    """(the PostgreSQL statement reads an integer column's value as an integer: a float there is
+    written by the ORM, which rounds it as before)"""
+    from pbm.cr.engine.writes import _plain_values
+
+    columns = [Railroad.__table__.c.cash, Railroad.__table__.c.price, Railroad.__table__.c.technologies]
+    assert _plain_values(columns, [(1, [5, 2, ["A"]]), (2, [None, 2.5, None])])
+    assert not _plain_values(columns, [(1, [5.0, 2.5, []])])
+    assert not _plain_values(columns, [(1, [True, 2.5, []])])
+    from datetime import datetime, timezone
+
+    stamp = [OrderSet.__table__.c.received_at]
+    assert _plain_values(stamp, [(1, [datetime(2026, 1, 2)]), (2, [None])])
+    assert not _plain_values(stamp, [(1, [datetime(2026, 1, 2, tzinfo=timezone.utc)])])

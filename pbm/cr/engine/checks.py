@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from pbm.cr.engine.context import SOURCES, EngineError, TurnContext
+from pbm.cr.engine.context import SOURCES, EngineError, TurnContext, loaded
 
 
 class ConservationError(EngineError):
@@ -47,9 +47,9 @@ def check_shares(ctx: TurnContext) -> list[str]:
     for code, rr in ctx.railroads.items():
         held, negative = 0, False
         for h in rr.holdings:  # (one pass: the attributes are read once)
-            shares = h.shares
+            shares, short = loaded(h, "shares", "short")
             held += shares
-            if shares < 0 or h.short < 0:
+            if shares < 0 or short < 0:
                 negative = True
         if negative:
             problems.append(f"shares: {code} has a negative holding")
@@ -72,7 +72,7 @@ def check_officers(ctx: TurnContext) -> list[str]:
         directors = set()
         issued, merged = rr.shares_issued, rr.status == "merged"
         for h in rr.holdings:  # (one pass: the attributes are read once)
-            director, shares = h.director, h.shares
+            director, shares = loaded(h, "director", "shares")
             if director:
                 directors.add(h.player_id)
             if not merged and director != (shares > 0 and shares * 10 >= issued > 0):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from pbm.cr.engine import tables
-from pbm.cr.engine.context import TurnContext, account, floor_cents, floor_money
+from pbm.cr.engine.context import TurnContext, account, floor_cents, floor_money, loaded
 from pbm.models import Player, Railroad
 
 
@@ -84,9 +84,11 @@ def elections(ctx: TurnContext) -> None:
     roads = [r for r in ctx.active()]
     # (set only where it changes: a holding marked modified costs the flush even if unchanged)
     for rr in roads:
+        issued = rr.shares_issued
         for h in rr.holdings:
-            director = is_director(h.shares, rr.shares_issued)
-            if h.director != director:
+            shares, was = loaded(h, "shares", "director")
+            director = is_director(shares, issued)
+            if was != director:
                 h.director = director
     for rr in ctx.railroads.values():
         if rr.status == "merged":

@@ -25,7 +25,8 @@ def offered_at_start(ctx: TurnContext, pc: PrivateCompany) -> bool:
 
 
 def owned_count(ctx: TurnContext, player: Player) -> int:
-    return sum(1 for pc in ctx.pcs.values() if pc.owner_id == player.id and pc.status == "owned")
+    pid = player.id
+    return sum(1 for pc in ctx.pcs.values() if pc.owner_id == pid and pc.status == "owned")
 
 
 def _affordable_bids(ctx: TurnContext, player: Player, bids: list[PCBid]) -> list[PCBid]:

@@ -174,8 +174,9 @@ def award_builder(ctx: TurnContext, state: dict) -> None:
             continue
         done.add(rr.code)
         president = ctx.scratch.president_at_start.get(rr.code)
+        code = rr.code
         before = set().union(*(ctx.scratch.start_regions.get(c, set()) for c in ctx.scratch.active_at_start
-                               if survivor[c] == rr.code))
+                               if survivor[c] == code))
         before = {norm(r) for r in before}
         now = {norm(r) for r in ctx.regions_of(rr)}
         new = sorted(now - before)
