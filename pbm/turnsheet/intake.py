@@ -159,8 +159,6 @@ def handle(session: Session, row: InboundMessage, ctx: Any, sender: str, claim: 
         replied = refuse(session, ctx, row, sender, auth, [])
         return Outcome(row.id, row.seq, "rejected", auth, replied, player=row.player_number)
     game, player = auth
-    row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
-    _redact(row, parsed.header.secret or "", where)
     orders, problems = check(session, game, player, parsed.orders, parsed)
     problems = sorted(parsed.problems + problems, key=lambda p: (p.line is None, p.line or 0))
     deadline = deadline_for(session, game, game.turn)
@@ -184,6 +182,9 @@ def handle(session: Session, row: InboundMessage, ctx: Any, sender: str, claim: 
     status = "late" if late else orderset.status
     why = ("late: the turn was already closed (being resolved) when it arrived" if closed
            else "late: after the deadline" if late else "")
+    # the row's changes all at once, after the reads above: one UPDATE of it with the commit, not two
+    row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
+    _redact(row, parsed.header.secret or "", where)
     finish(row, status, why, receipt=digest, problems=len(problems),
             orderset=orderset.id, sheet_in=where, **({"redacted": True} if row.outcome.get("redacted") else {}))
     presided = sorted(session.scalars(select(Railroad.code).where(Railroad.game_id == game.id,
