@@ -18,8 +18,10 @@ anything.  Rulings where the rulebook is silent or contradictory are in
 
 from __future__ import annotations
 
+import gc
 import math
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import starmap
 from typing import Iterable
@@ -314,6 +316,23 @@ def release_plain(view: View) -> None:
         p.holdings = ()
 
 
+@contextmanager
+def collector_paused():
+    """No garbage collection inside the block (if it was on, it is on again after).
+
+    For a block that builds a :func:`load_plain` view, uses it and releases it (:func:`release_plain`):
+    its thousand-odd rows would otherwise set off collections that find nothing to free but move the
+    rows to older generations, so that every dozen mails a full collection walks the whole process;
+    freed by reference counting before the block ends, they leave the collector nothing to do."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 _PLAIN_CLASSES: dict[tuple, tuple] = {}
 _PLAIN_TYPES: dict[type, type] = {}
 
@@ -368,7 +387,7 @@ def _plain_rows(session: Session, model: type, column: str, value, order_by: str
         statement = select(*(table.c[a.columns[0].key] for a in attrs)).where(where).order_by(table.c[order_by])
         known = _PLAIN_CLASSES[key] = (cls, statement)  # its columns in mapper order, as cls() takes them
     cls, statement = known
-    return list(starmap(cls, session.connection().execute(statement, {"value": value})))
+    return list(starmap(cls, session.connection().execute(statement, {"value": value}).all()))
 
 
 def build(game: Game, players: dict[int, Player], railroads: dict[int, Railroad], towns: dict[int, Town],

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from pbm.cr.orders import Orders, Problem, copy_orders
-from pbm.cr.queries import load_plain, release_plain
+from pbm.cr.queries import collector_paused, load_plain, release_plain
 from pbm.models import Game, Player
 from pbm.cr.validate import validate
 from pbm.turnsheet.facts import railroad_numbers
@@ -62,14 +62,16 @@ def check(session: Session, game: Game, player: Player, orders: Orders,
     The game is read once, into a plain view (:func:`~pbm.cr.queries.load_plain`), for the railroad
     numbers and the validator both."""
     orders = copy_orders(orders)
-    view = load_plain(session, game)
-    try:
-        # railroad_numbers, from the rows just read (all railroads of the game, by id)
-        numbers = {str(r.number): r.code for r in view.railroads.values()}
-        problems = resolve_numbers(session, game, orders, numbers)
-        orders, found = validate(session, game, player, orders, view=view)
-    finally:
-        release_plain(view)  # no one reads it again: its rows go now, not at the next collection
+    with collector_paused():  # the view's rows live only until release_plain (see there)
+        view = load_plain(session, game)
+        try:
+            # railroad_numbers, from the rows just read (all railroads of the game, by id)
+            numbers = {str(r.number): r.code for r in view.railroads.values()}
+            problems = resolve_numbers(session, game, orders, numbers)
+            orders, found = validate(session, game, player, orders, view=view)
+        finally:
+            release_plain(view)  # no one reads it again: its rows go now, by reference counting
+        del view
     problems.extend(found)
     if parsed is not None:
         for p in problems:

@@ -151,3 +151,27 @@ def test_released_view_is_freed_without_the_collector(db_url):
             gc.enable()
         session.rollback()
         session.close()
+
+
+def test_collector_paused_restores_the_collector():
+    """No collection inside the block; afterwards the collector is as it was, even after an error."""
+    import gc
+
+    enabled = gc.isenabled()
+    try:
+        gc.enable()
+        with q.collector_paused():
+            assert not gc.isenabled()
+        assert gc.isenabled()
+        try:
+            with q.collector_paused():
+                raise KeyError
+        except KeyError:
+            pass
+        assert gc.isenabled()
+        gc.disable()  # a caller that turned it off keeps it off
+        with q.collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if enabled else gc.disable)()
