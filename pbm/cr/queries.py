@@ -18,9 +18,12 @@ anything.  Rulings where the rulebook is silent or contradictory are in
 
 from __future__ import annotations
 
+import gc
 import math
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import starmap
 from typing import Iterable
 
 from sqlalchemy import select
@@ -300,6 +303,36 @@ def load_plain(session: Session, game: Game) -> View:
     return build(game, players, railroads, towns, routes, pcs, lines, holdings)
 
 
+def release_plain(view: View) -> None:
+    """Break the reference cycles among the plain rows of a :func:`load_plain` view no one will read
+    again (a railroad and its lines, a railroad or a player and their holdings).
+
+    Then its thousand-odd rows are freed the moment the view is, by reference counting; left in
+    cycles, they wait for the garbage collector, whose passes over them (and over everything else
+    the process holds) cost the mail intake more than building them did."""
+    for r in view.railroads.values():
+        r.lines = r.holdings = ()
+    for p in view.players.values():
+        p.holdings = ()
+
+
+@contextmanager
+def collector_paused():
+    """No garbage collection inside the block (if it was on, it is on again after).
+
+    For a block that builds a :func:`load_plain` view, uses it and releases it (:func:`release_plain`):
+    its thousand-odd rows would otherwise set off collections that find nothing to free but move the
+    rows to older generations, so that every dozen mails a full collection walks the whole process;
+    freed by reference counting before the block ends, they leave the collector nothing to do."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 _PLAIN_CLASSES: dict[tuple, tuple] = {}
 _PLAIN_TYPES: dict[type, type] = {}
 
@@ -307,16 +340,34 @@ _PLAIN_TYPES: dict[type, type] = {}
 def plain_class(model: type) -> type:
     """A plain class standing for ``model``'s rows: instances hold the row's values in their
     ``__dict__`` and keep the model's Python properties (``Town.value``, ``Railroad.miles``, ...),
-    so code reading a view reads plain attributes, a fraction of an ORM attribute's cost."""
+    so code reading a view reads plain attributes, a fraction of an ORM attribute's cost.
+
+    ``cls(*values)`` makes one from the values of the model's columns in mapper order."""
     cls = _PLAIN_TYPES.get(model)
     if cls is None:
+        from sqlalchemy import inspect
+
         props = {}
         for klass in reversed(model.__mro__):
             props.update({k: v for k, v in vars(klass).items() if isinstance(v, property)})
+        init = _init_for([a.key for a in inspect(model).column_attrs])
         cls = _PLAIN_TYPES[model] = type(f"Plain{model.__name__}", (),
-                                         {**props, "__doc__": f"A plain copy of a {model.__name__} row.",
+                                         {**props, "__init__": init,
+                                          "__doc__": f"A plain copy of a {model.__name__} row.",
                                           "__module__": __name__})
     return cls
+
+
+def _init_for(keys: list[str]):
+    """An ``__init__(self, <keys>)`` that sets each attribute in turn.
+
+    Written out as a function's own code (as :mod:`dataclasses` does): several times cheaper than
+    filling a ``__dict__`` from the row, which was most of what building a view's thousand rows cost."""
+    assert all(k.isidentifier() and k != "self" for k in keys), keys
+    body = "".join(f"    self.{k} = {k}\n" for k in keys) or "    pass\n"
+    scope: dict = {}
+    exec(f"def __init__(self, {', '.join(keys)}):\n{body}", scope)  # noqa: S102 - column names only
+    return scope["__init__"]
 
 
 def _plain_rows(session: Session, model: type, column: str, value, order_by: str) -> list:
@@ -334,14 +385,9 @@ def _plain_rows(session: Session, model: type, column: str, value, order_by: str
                  else table.c[column] == bindparam("value"))
         # a Core statement (table columns, no ORM entity): made once, run on the session's connection
         statement = select(*(table.c[a.columns[0].key] for a in attrs)).where(where).order_by(table.c[order_by])
-        known = _PLAIN_CLASSES[key] = (cls, tuple(a.key for a in attrs), statement)
-    cls, keys, statement = known
-    rows = session.connection().execute(statement, {"value": value}).all()
-    new = cls.__new__
-    out = [new(cls) for _ in rows]
-    for obj, values in zip(out, rows):
-        obj.__dict__ = dict(zip(keys, values))
-    return out
+        known = _PLAIN_CLASSES[key] = (cls, statement)  # its columns in mapper order, as cls() takes them
+    cls, statement = known
+    return list(starmap(cls, session.connection().execute(statement, {"value": value}).all()))
 
 
 def build(game: Game, players: dict[int, Player], railroads: dict[int, Railroad], towns: dict[int, Town],

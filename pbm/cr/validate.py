@@ -48,11 +48,17 @@ def validate(session: Session, game: Game, player: Player, orders: Orders, *, vi
     ``view`` (a :func:`pbm.cr.queries.load` of this game at this turn) and
     ``recently_bankrupt`` (:func:`recently_bankrupt`) may be given by a caller that
     checks every seat of a turn, so the game is read once for all of them."""
-    if view is None:  # read only here: plain copies of the rows do (pbm.cr.queries.load_plain)
+    own = view is None
+    if own:  # read only here: plain copies of the rows do (pbm.cr.queries.load_plain)
         view = q.load_plain(session, game)
     if recently_bankrupt is None:  # only this player's events are read: whether they are in the set
         recently_bankrupt = _recently_bankrupt(session, game, player.number)
-    return Checker(view, view.players[player.id], orders, recently_bankrupt=player.number in recently_bankrupt).run()
+    try:
+        return Checker(view, view.players[player.id], orders,
+                       recently_bankrupt=player.number in recently_bankrupt).run()
+    finally:
+        if own:  # nothing else holds it: let its rows go as soon as it does
+            q.release_plain(view)
 
 
 def check(view: q.View, player: Player, orders: Orders, *, recently_bankrupt: bool = False) -> tuple[Orders, list[Problem]]:

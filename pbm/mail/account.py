@@ -28,7 +28,7 @@ from pbm.errors import PbmError
 from pbm.mail import outbox
 from pbm.mail.answer import Outcome, finish
 from pbm.mail.compose import make_message, one_line
-from pbm.mail.message import clean_address, contents, split_head
+from pbm.mail.message import clean_address, contents_once, split_head
 from pbm.models import Game, InboundMessage, Player
 
 MIN_CHOSEN, MAX_CHOSEN = 10, 40
@@ -112,7 +112,7 @@ def reset_secret(session: Session, game: Game, number: int, sender: str,
 
 def claim(msg) -> dict[str, str] | None:
     """The command's lines if a text part of ``msg`` has a ``NEW SECRET:`` line, else None."""
-    for candidate in contents(msg).candidates:
+    for candidate in contents_once(msg).candidates:
         if candidate.kind == "pdf" or not candidate.text:
             continue
         fields: dict[str, str] = {}

@@ -12,7 +12,7 @@ import unicodedata
 from email.headerregistry import Address
 from email.message import EmailMessage
 
-from pbm.mail.message import _MSGID, clean_address
+from pbm.mail.message import _MSGID, POLICY, clean_address
 
 
 def one_line(text: str, limit: int = 200) -> str:
@@ -32,7 +32,7 @@ def address(addr: str, name: str = "") -> Address:
 def make_message(sender: str, to: list[str], subject: str, body: str, *, in_reply_to: str | None = None,
                  sender_name: str = "pbm") -> EmailMessage:
     """A plain-text UTF-8 message; ``in_reply_to`` is used only if it is a well-formed Message-ID."""
-    msg = EmailMessage()
+    msg = EmailMessage(policy=POLICY)
     msg["From"] = address(sender, sender_name)
     msg["To"] = [address(a) for a in to]
     msg["Subject"] = one_line(subject)

@@ -24,7 +24,6 @@ and each delivery is claimed atomically (issue 13, item 7).
 
 from __future__ import annotations
 
-import email.policy
 import email.utils
 import hashlib
 import smtplib
@@ -41,7 +40,7 @@ from sqlalchemy.orm import Session
 from pbm.db import savepoint
 from pbm.errors import PbmError
 from pbm.mail.config import SmtpConfig
-from pbm.mail.message import clean_address, loop_headers, parse_bytes
+from pbm.mail.message import SMTP_POLICY, clean_address, loop_headers, parse_bytes
 from pbm.models import Game, OutboxMessage, SendLog
 
 KINDS = ("receipt", "reminder", "report", "turnsheet", "notice", "secret", "18xx", "digest", "webhook")
@@ -88,7 +87,7 @@ def queue(session: Session, key: str, kind: str, recipients: list[str], message:
         message["To"] = ", ".join(clean)
     loop_headers(message, kind, "auto-replied" if kind == "receipt" else "auto-generated")
     row = OutboxMessage(key=key, game_id=game.id if game is not None else None, kind=kind, recipients=clean,
-                        raw=message.as_bytes(policy=email.policy.SMTP), created_seq=0)
+                        raw=message.as_bytes(policy=SMTP_POLICY), created_seq=0)
     try:
         with savepoint(session):  # a concurrent queue of the same key: keep theirs
             session.add(row)
@@ -170,7 +169,7 @@ def _with_sender(m: OutboxMessage, sender: str) -> bytes:
     msg = parse_bytes(m.raw)
     if msg["From"] is None:
         msg["From"] = sender
-        m.raw = msg.as_bytes(policy=email.policy.SMTP)
+        m.raw = msg.as_bytes(policy=SMTP_POLICY)
     return m.raw
 
 

@@ -70,9 +70,12 @@ def replace_computer_orders(session: Session, chosen: OrderSet) -> None:
         other.status = "superseded"
 
 
-def supersede_older(session: Session, chosen: OrderSet) -> None:
+def supersede_older(session: Session, chosen: OrderSet) -> list[OrderSet]:
     """§ "the last sheet counts": every other accepted sheet of the player and turn that arrived
-    earlier becomes ``superseded``; if a later one is already accepted, ``chosen`` is superseded."""
+    earlier becomes ``superseded``; if a later one is already accepted, ``chosen`` is superseded.
+
+    Returns those other accepted sheets (by id), each with its status now, so a caller can tell
+    which it replaced without reading them again."""
     others = session.scalars(select(OrderSet).where(
         OrderSet.game_id == chosen.game_id, OrderSet.turn == chosen.turn, OrderSet.player_id == chosen.player_id,
         OrderSet.status == "accepted", OrderSet.id != chosen.id)).all()
@@ -81,6 +84,7 @@ def supersede_older(session: Session, chosen: OrderSet) -> None:
             other.status = "superseded"
         else:
             chosen.status = "superseded"
+    return list(others)
 
 
 # -- grace period and reminder schedule (issue 18, items 8 and 9; rulings M11, M13, docs/rulings/mail.md) ----

@@ -7,20 +7,22 @@ the sheet line it came from.
 
 from __future__ import annotations
 
-import copy
-
 from sqlalchemy.orm import Session
 
-from pbm.cr.orders import Orders, Problem
+from pbm.cr.orders import Orders, Problem, copy_orders
+from pbm.cr.queries import collector_paused, load_plain, release_plain
 from pbm.models import Game, Player
 from pbm.cr.validate import validate
 from pbm.turnsheet.facts import railroad_numbers
 from pbm.turnsheet.parse import ParsedSheet
 
 
-def resolve_numbers(session: Session, game: Game, orders: Orders) -> list[Problem]:
-    """§10: railroad numbers may stand for codes; turn them into codes everywhere."""
-    numbers = railroad_numbers(session, game)
+def resolve_numbers(session: Session, game: Game, orders: Orders, numbers: dict[str, str] | None = None
+                    ) -> list[Problem]:
+    """§10: railroad numbers may stand for codes; turn them into codes everywhere (``numbers``:
+    :func:`~pbm.turnsheet.facts.railroad_numbers`, read here if not given)."""
+    if numbers is None:
+        numbers = railroad_numbers(session, game)
     problems: list[Problem] = []
 
     def code(value: str | None, where: str) -> str | None:
@@ -55,10 +57,21 @@ def resolve_numbers(session: Session, game: Game, orders: Orders) -> list[Proble
 
 def check(session: Session, game: Game, player: Player, orders: Orders,
           parsed: ParsedSheet | None = None) -> tuple[Orders, list[Problem]]:
-    """The orders that will be resolved and every problem, each with its sheet line when known."""
-    orders = copy.deepcopy(orders)
-    problems = resolve_numbers(session, game, orders)
-    orders, found = validate(session, game, player, orders)
+    """The orders that will be resolved and every problem, each with its sheet line when known.
+
+    The game is read once, into a plain view (:func:`~pbm.cr.queries.load_plain`), for the railroad
+    numbers and the validator both."""
+    orders = copy_orders(orders)
+    with collector_paused():  # the view's rows live only until release_plain (see there)
+        view = load_plain(session, game)
+        try:
+            # railroad_numbers, from the rows just read (all railroads of the game, by id)
+            numbers = {str(r.number): r.code for r in view.railroads.values()}
+            problems = resolve_numbers(session, game, orders, numbers)
+            orders, found = validate(session, game, player, orders, view=view)
+        finally:
+            release_plain(view)  # no one reads it again: its rows go now, by reference counting
+        del view
     problems.extend(found)
     if parsed is not None:
         for p in problems:

@@ -32,7 +32,7 @@ from pbm.cr.orders import Orders, Problem
 from pbm.mail import outbox
 from pbm.mail.answer import HELP, Outcome, find_message, finish, ignored_text, refuse, reply
 from pbm.mail.compose import make_message, one_line
-from pbm.mail.message import Unreadable, clean_address, contents, parse_bytes, split_head
+from pbm.mail.message import Unreadable, clean_address, contents, contents_once, parse_bytes, split_head
 from pbm.mail.policy import deadline_for, grace_for, replace_computer_orders, supersede_older
 from pbm.models import Game, InboundMessage, OrderSet, Player, Railroad, TurnState
 from pbm.turnsheet.parse import ParsedSheet, parse_pdf, parse_text
@@ -58,7 +58,7 @@ def receipt_hash(game: Game, player: int, turn: int, orders: Orders) -> str:
 
 
 def _find_sheet(msg) -> tuple[ParsedSheet | None, list[str], str]:
-    found = contents(msg)
+    found = contents_once(msg)
     notes = list(found.skipped)
     for candidate in found.candidates:
         if candidate.kind == "pdf":
@@ -159,8 +159,6 @@ def handle(session: Session, row: InboundMessage, ctx: Any, sender: str, claim: 
         replied = refuse(session, ctx, row, sender, auth, [])
         return Outcome(row.id, row.seq, "rejected", auth, replied, player=row.player_number)
     game, player = auth
-    row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
-    _redact(row, parsed.header.secret or "", where)
     orders, problems = check(session, game, player, parsed.orders, parsed)
     problems = sorted(parsed.problems + problems, key=lambda p: (p.line is None, p.line or 0))
     deadline = deadline_for(session, game, game.turn)
@@ -177,15 +175,16 @@ def handle(session: Session, row: InboundMessage, ctx: Any, sender: str, claim: 
     session.add(orderset)
     session.flush()
     replaced = []
-    if not late:
-        before = {o.id for o in _accepted(session, game, player)}
-        supersede_older(session, orderset)
-        replaced = [o for o in _accepted_or_superseded(session, game, player) if o.id in before
-                    and o.status == "superseded"]
+    if not late:  # the player's sheets accepted until now (this one among them, the newest) now superseded
+        others = supersede_older(session, orderset)
+        replaced = [o for o in (*others, orderset) if o.status == "superseded"]
     digest = receipt_hash(game, player.number, game.turn, orders)
     status = "late" if late else orderset.status
     why = ("late: the turn was already closed (being resolved) when it arrived" if closed
            else "late: after the deadline" if late else "")
+    # the row's changes all at once, after the reads above: one UPDATE of it with the commit, not two
+    row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
+    _redact(row, parsed.header.secret or "", where)
     finish(row, status, why, receipt=digest, problems=len(problems),
             orderset=orderset.id, sheet_in=where, **({"redacted": True} if row.outcome.get("redacted") else {}))
     presided = sorted(session.scalars(select(Railroad.code).where(Railroad.game_id == game.id,
@@ -245,18 +244,6 @@ def _redact(row: InboundMessage, secret: str, where: str) -> None:
     if out != raw:
         row.raw = out
         row.outcome = {**(row.outcome or {}), "redacted": True}
-
-
-def _accepted(session: Session, game: Game, player: Player) -> list[OrderSet]:
-    return list(session.scalars(select(OrderSet).where(
-        OrderSet.game_id == game.id, OrderSet.turn == game.turn, OrderSet.player_id == player.id,
-        OrderSet.status == "accepted")))
-
-
-def _accepted_or_superseded(session: Session, game: Game, player: Player) -> list[OrderSet]:
-    return list(session.scalars(select(OrderSet).where(
-        OrderSet.game_id == game.id, OrderSet.turn == game.turn, OrderSet.player_id == player.id,
-        OrderSet.status.in_(("accepted", "superseded")))))
 
 
 def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Orders, problems: list[Problem],

@@ -120,3 +120,58 @@ def test_plain_view_of_a_played_game(db_url):
     finally:
         session.rollback()
         session.close()
+
+
+def test_released_view_is_freed_without_the_collector(db_url):
+    """After the check, a plain view's rows are freed by reference counting alone (release_plain breaks
+    the railroad-lines and holdings cycles), not left for the garbage collector."""
+    import gc
+    import weakref
+
+    session = Session(get_engine(db_url))
+    enabled = gc.isenabled()
+    try:
+        game = real_game(session, seed=11)
+        run_turn(session, game, computer_for_missing=True)
+        session.flush()
+        gc.collect()
+        gc.disable()
+        view = q.load_plain(session, game)
+        rows = [*view.players.values(), *view.railroads.values(),
+                *(h for p in view.players.values() for h in p.holdings),
+                *(line for r in view.railroads.values() for line in r.lines)]
+        assert any(r.lines for r in view.railroads.values()) and any(p.holdings for p in view.players.values())
+        refs = [weakref.ref(r) for r in rows]
+        del rows
+        q.release_plain(view)
+        del view
+        assert [r for r in refs if r() is not None] == []
+    finally:
+        if enabled:
+            gc.enable()
+        session.rollback()
+        session.close()
+
+
+def test_collector_paused_restores_the_collector():
+    """No collection inside the block; afterwards the collector is as it was, even after an error."""
+    import gc
+
+    enabled = gc.isenabled()
+    try:
+        gc.enable()
+        with q.collector_paused():
+            assert not gc.isenabled()
+        assert gc.isenabled()
+        try:
+            with q.collector_paused():
+                raise KeyError
+        except KeyError:
+            pass
+        assert gc.isenabled()
+        gc.disable()  # a caller that turned it off keeps it off
+        with q.collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if enabled else gc.disable)()
