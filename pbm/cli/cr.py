@@ -27,12 +27,16 @@ def run_turn_command(
     game: Optional[str] = GAME_ARG,
     until_end: bool = typer.Option(False, "--until-end",
                                    help="Computer orders for every seat without orders; keep going until the game ends."),
+    only_turn: Optional[int] = typer.Option(None, "--turn", metavar="N",
+                                            help="Resolve turn N only: refuse, in one line, if the game is not at "
+                                                 "turn N (say, another run-turn or cycle resolved it already)."),
 ) -> None:
     """Resolve the current turn (Appendix A) with the orders received; one line per turn.
 
     Holds the cycle's lock (a running `pbm cycle` and run-turn exclude each other) and moves the
     turn's cycle state to ``resolved`` in the same transaction, so the next `pbm cycle` reports,
-    mails and archives it."""
+    mails and archives it.  Run again, it resolves the next turn; ``--turn N`` makes it resolve turn
+    N exactly once, however many are started (for scripts and cron jobs)."""
     from pbm.cli.util import db_url
     from pbm.cr.resolve import run_turn
     from pbm.locks import lock_game, process_lock
@@ -46,6 +50,11 @@ def run_turn_command(
                 name = g.name
                 if g.status == "open" and turn_state(s, g).state not in ("open", "closed"):  # pragma: no cover
                     raise PbmError(f"turn {g.turn} of {g.name} is already {turn_state(s, g).state}")
+                if only_turn is not None and g.turn != only_turn:
+                    state = "is already resolved" if g.turn > only_turn else "has not begun"
+                    raise PbmError(f"turn {only_turn} of {g.name} {state}: the game is at turn {g.turn}"
+                                   + (" (finished)" if g.status != "open" else ""))
+                only_turn = None  # with --until-end, the turns after it follow
                 resolved_turn = g.turn
                 result = run_turn(s, g, computer_for_missing=until_end)
                 from datetime import datetime

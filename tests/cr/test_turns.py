@@ -184,6 +184,21 @@ def test_cli_run_turn_and_rerun(cli):
     assert "TURN must be a whole number" in cli("rerun-turn", "cli-game", "two", expect=2).stderr
 
 
+def test_cli_run_turn_with_turn_resolves_that_turn_once(cli):
+    """``run-turn --turn N`` (what a script or cron job runs): a second one, or one for a turn not begun,
+    refuses in one line and changes nothing."""
+    with session_scope(cli.url) as s:
+        tiny_game(s, name="once")
+    assert cli("run-turn", "once", "--turn", "1").stdout.startswith("Turn 1 (1841) resolved")
+    before = cli("export", "once").stdout
+    err = cli("run-turn", "once", "--turn", "1", expect=2).stderr
+    assert err.strip() == "Error: turn 1 of once is already resolved: the game is at turn 2"
+    err = cli("run-turn", "once", "--turn", "3", expect=2).stderr
+    assert err.strip() == "Error: turn 3 of once has not begun: the game is at turn 2"
+    assert cli("export", "once").stdout == before
+    assert cli("run-turn", "once", "--turn", "2").stdout.startswith("Turn 2 (1843) resolved")
+
+
 def test_cli_until_end(sqlite_url):
     from tests.conftest import Cli
 

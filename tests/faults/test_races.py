@@ -35,7 +35,7 @@ def _argv(run, command: str) -> list[str]:
     conf = ["--config", str(f / "pbm.toml")]
     return {
         "ingest": ["ingest", "g", "--maildir", str(f / "md"), "--send", *conf],
-        "run-turn": ["run-turn", "g"],
+        "run-turn": ["run-turn", "g", "--turn", "1"],  # what a script runs: turn 1, exactly once
         "cycle": ["cycle", "--clock", CLOCK, "--maildir", str(f / "md"), "--reports", str(f / "reports"),
                   "--archive", str(f / "archive"), *conf],
         "send-mail": ["send-mail", *conf],
