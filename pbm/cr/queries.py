@@ -18,10 +18,8 @@ anything.  Rulings where the rulebook is silent or contradictory are in
 
 from __future__ import annotations
 
-import gc
 import math
 from collections import defaultdict
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import starmap
 from typing import Iterable
@@ -30,6 +28,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbm.cr.engine.tables import BOND_RATE, CLIMATES, Climate, climate  # noqa: F401 (§5: one table)
+from pbm.collector import paused
 from pbm.models import Game, Holding, Line, Player, PrivateCompany, Railroad, Route, Town
 
 # ---------------------------------------------------------------------------
@@ -316,21 +315,12 @@ def release_plain(view: View) -> None:
         p.holdings = ()
 
 
-@contextmanager
 def collector_paused():
-    """No garbage collection inside the block (if it was on, it is on again after).
-
-    For a block that builds a :func:`load_plain` view, uses it and releases it (:func:`release_plain`):
-    its thousand-odd rows would otherwise set off collections that find nothing to free but move the
-    rows to older generations, so that every dozen mails a full collection walks the whole process;
-    freed by reference counting before the block ends, they leave the collector nothing to do."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+    """The collector paused (:func:`pbm.collector.paused`) for a block that builds a :func:`load_plain`
+    view, uses it and releases it (:func:`release_plain`): its thousand-odd rows would otherwise set off
+    collections that find nothing to free but move the rows to older generations, so that every dozen
+    mails a full collection walks the whole process."""
+    return paused()
 
 
 _PLAIN_CLASSES: dict[tuple, tuple] = {}

@@ -10,16 +10,15 @@ turns *n*… again with the same stored orders.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from pbm.collector import paused
 from pbm.cr.engine import tables
 from pbm.cr.engine.autopilot import autopilot_orders
 from pbm.cr.engine.capital import capital_expenses
@@ -143,20 +142,8 @@ def resolve_turn(session: Session, game: Game, orders: dict[int, Orders],
     of thousands of short-lived objects and holds thousands of ORM rows, and full collections
     in the middle of it cost a third of its time (nothing cyclic is left behind by a turn
     that the collection after it would not find)."""
-    with _gc_paused():
+    with paused():
         return _resolve_turn(session, game, orders, ctx)
-
-
-@contextmanager
-def _gc_paused():
-    """Pause the cyclic garbage collector (reference counting still frees almost everything)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _resolve_turn(session: Session, game: Game, orders: dict[int, Orders], ctx: TurnContext | None) -> TurnResult:
@@ -349,7 +336,7 @@ def run_turn(session: Session, game: Game, *, computer_for_missing: bool = False
         raise PbmError(f"{game.name} is not a Continental Rails game")
     if game.status != "open":
         raise PbmError(f"game {game.name} is {game.status}; no more turns can be run")
-    with _gc_paused():
+    with paused():
         return _run_turn(session, game, computer_for_missing, resolver)
 
 

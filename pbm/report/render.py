@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from pbm import collector
 from pbm.bundle import slug, turn_dir  # noqa: F401  (slug: where the report modules take it from)
 from pbm.errors import PbmError
 from pbm.models import Game
@@ -169,13 +170,15 @@ def _player_pdfs(data: TurnData, numbers: list[int], sheets: dict[int, list]) ->
     workers = render_workers(len(numbers))
     if workers == 1:
         for n in numbers:
-            yield pdf.player_report(data, n, sheets[n])
+            with collector.paused():  # (pbm.collector: ~5-10 % of rendering, for little to free)
+                report = pdf.player_report(data, n, sheets[n])
+            yield report
         return
     import multiprocessing
 
     _JOB = (data, sheets)
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+    try:  # a worker ends with the turn: its collector stays off
+        with multiprocessing.get_context("fork").Pool(workers, initializer=collector.off) as pool:
             yield from pool.imap(_one_report, numbers)
     finally:
         _JOB = None
