@@ -15,6 +15,8 @@ import os
 import re
 import shutil
 import stat
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,6 +112,20 @@ def install(tmp: Path, target: Path) -> str:
     freeze(tmp)
     os.replace(tmp, target)
     return "written"
+
+
+def build(target: Path, fill: Callable[[Path], None], *, prefix: str) -> str:
+    """Make the bundle ``target``: ``fill`` writes it into a new temporary folder beside ``target`` (named
+    ``prefix...tmp``), which is then installed (:func:`install`); if anything fails, the folder goes."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=prefix, suffix=".tmp"))
+    try:
+        fill(tmp)
+        return install(tmp, target)
+    except BaseException:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 @dataclass

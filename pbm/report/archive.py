@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbm.bundle import Archived, install, json_bytes, slug, turn_dir, write_file
+from pbm.bundle import Archived, build, json_bytes, slug, turn_dir, write_file
 from pbm.cr.state import dumps
 from pbm.errors import PbmError
 from pbm.models import Game, GameRecord, InboundMessage, PlayerTurn, RailroadTurn
@@ -39,9 +39,8 @@ def archive_turn(session: Session, game: Game, turn: int, *, reports: Path, arch
     """Bundle turn ``turn`` of ``game`` under ``archive/<game>/turn-<T>/``."""
     data = data or load_turn(session, game, turn)
     target = turn_dir(archive, game.name, turn)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
-    try:
+
+    def fill(tmp: Path) -> None:
         mails = session.scalars(select(InboundMessage).where(InboundMessage.game_id == game.id,
                                                              InboundMessage.turn == turn)
                                 .order_by(InboundMessage.seq, InboundMessage.id))
@@ -65,11 +64,8 @@ def archive_turn(session: Session, game: Game, turn: int, *, reports: Path, arch
                     write_file(tmp, f"reports/{pdf_path.name}", pdf_path.read_bytes())
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
-        outcome = install(tmp, target)
-    except BaseException:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-        raise
+
+    outcome = build(target, fill, prefix=f".{target.name}.")
     return Archived(target, outcome)
 
 
@@ -109,18 +105,14 @@ def archive_final(session: Session, game: Game, *, reports: Path, archive: Path)
         raise PbmError(f"{game.name} is not finished (status {game.status}); only turn bundles can be archived")
     data = load_turn(session, game)
     target = Path(archive) / slug(game.name) / "final"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".final.", suffix=".tmp"))
-    try:
+
+    def fill(tmp: Path) -> None:
         for name, frame in tables(session, game).items():
             write_file(tmp, f"tables/{name}.csv", frame.to_csv(index=False, lineterminator="\n").encode("utf-8"))
         write_file(tmp, "state.json", dumps(data.state).encode("utf-8"))
         build_site(session, game, tmp / "site", data=data)
-        outcome = install(tmp, target)
-    except BaseException:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-        raise
+
+    outcome = build(target, fill, prefix=".final.")
     return Archived(target, outcome)
 
 
