@@ -195,8 +195,12 @@ def _row_choice(view: q.View, code: str) -> RowChoice:
 
 
 def railroad_numbers(session: Session, game: Game) -> dict[str, str]:
-    """Turnsheet numbers (§10: "You may use these numbers instead of the railroad's abbreviation")."""
-    rows = session.execute(select(Railroad.number, Railroad.code).where(Railroad.game_id == game.id)).all()
+    """Turnsheet numbers (§10: "You may use these numbers instead of the railroad's abbreviation").
+
+    In railroad id order, as the intake's view reads them (pbm.turnsheet.check): should a number ever
+    name two railroads of a game, the later one wins in both, whatever order the database returns."""
+    rows = session.execute(select(Railroad.number, Railroad.code).where(Railroad.game_id == game.id)
+                           .order_by(Railroad.id)).all()
     return {str(number): code for number, code in rows}
 
 
