@@ -11,6 +11,7 @@ would write, so the PDF bytes do not change: ``tests/test_pdfcanvas.py`` compare
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass
 
 from reportlab.pdfbase.pdfmetrics import getFont, stringWidth
@@ -79,13 +80,41 @@ def _literal_bytes(literal: str) -> bytes:
                        literal).encode("latin-1")
 
 
-def _ascii_identity(state) -> bool:
-    """True if the document's subset 0 of a font codes printable ASCII as itself (reportlab's ASCII-readable
-    mode, checked once per document and font as :class:`pbm.fonts.SubsetFont` does)."""
+def ascii_identity(state) -> bool:
+    """True if a document's subset 0 of a TrueType font codes printable ASCII as itself (reportlab's
+    ASCII-readable mode), checked once per document and font: codes, once given, never change."""
     identity = state.__dict__.get("ascii_identity")
     if identity is None:
         identity = state.ascii_identity = all(state.assignments.get(n) == n for n in _PRINTABLE)
     return identity
+
+
+class DeflateOnce:
+    """reportlab's Flate filter, remembering what it compressed: a stream that many documents embed (a font
+    subset's program and ToUnicode map, a map page's form) is compressed once.  zlib gives the same bytes
+    for the same input, so the documents are unchanged.  Bounded, for a long-running worker."""
+
+    pdfname = "FlateDecode"
+
+    def __init__(self, limit: int = 128) -> None:
+        self.limit = limit
+        self.done: dict[bytes, bytes] = {}
+
+    def encode(self, content: bytes | str) -> bytes:
+        if isinstance(content, str):
+            content = content.encode("utf8")
+        encoded = self.done.get(content)
+        if encoded is None:
+            if len(self.done) >= self.limit:
+                self.done.clear()
+            encoded = self.done[content] = zlib.compress(content)
+        return encoded
+
+    def decode(self, encoded: bytes) -> bytes:
+        return zlib.decompress(encoded)
+
+
+DEFLATE_ONCE = DeflateOnce()
 
 
 @dataclass(frozen=True)
@@ -133,7 +162,7 @@ class Drawing:
         codes = []
         for font in named:
             state = getFont(font).state.get(doc)
-            if state is None or not _ascii_identity(state):
+            if state is None or not ascii_identity(state):
                 return None
             char_of = {n: ch for ch, n in state.assignments.items()}
             for f, n in used:
@@ -151,7 +180,7 @@ class Drawing:
             if mapping.get(font) != ref:
                 return False
             state = getFont(font).state.get(doc)
-            if state is None or not _ascii_identity(state):
+            if state is None or not ascii_identity(state):
                 return False
         for font, ch, code in self.codes:
             if getFont(font).state[doc].assignments.get(ch) != code:

@@ -13,7 +13,6 @@ Embedded TrueType subsets keep reportlab's invariant mode byte-deterministic.
 
 from __future__ import annotations
 
-import zlib
 from functools import cache
 from pathlib import Path
 
@@ -22,6 +21,8 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab import rl_config
 from reportlab.pdfbase.pdfdoc import PDFArray, PDFStream, PDFTrueTypeFont, PDFZCompress
 from reportlab.pdfbase.ttfonts import TTFont
+
+from pbm.pdfcanvas import DEFLATE_ONCE, ascii_identity
 
 FOLDER = Path(__file__).resolve().parent
 
@@ -95,40 +96,9 @@ class SubsetFont(TTFont):
             state = self.state.get(doc)
             if state is None:
                 state = self.state[doc] = TTFont.State(self._asciiReadable, self)
-            identity = state.__dict__.get("ascii_identity")
-            if identity is None:  # checked once per document: codes, once given, never change
-                identity = state.ascii_identity = all(state.assignments.get(n) == n for n in self._PRINTABLE)
-            if identity:
+            if ascii_identity(state):
                 return [(0, text.encode("ascii"))] if text else []
         return super().splitString(text, doc, encoding)
-
-
-class DeflateOnce:
-    """reportlab's Flate filter, remembering what it compressed: a stream that many documents embed
-    (a font subset's program, its ToUnicode map) is compressed once.  zlib gives the same bytes for the
-    same input, so the documents are unchanged.  Bounded, for a long-running worker."""
-
-    pdfname = "FlateDecode"
-
-    def __init__(self, limit: int = 128) -> None:
-        self.limit = limit
-        self.done: dict[bytes, bytes] = {}
-
-    def encode(self, content: bytes | str) -> bytes:
-        if isinstance(content, str):
-            content = content.encode("utf8")
-        encoded = self.done.get(content)
-        if encoded is None:
-            if len(self.done) >= self.limit:
-                self.done.clear()
-            encoded = self.done[content] = zlib.compress(content)
-        return encoded
-
-    def decode(self, encoded: bytes) -> bytes:
-        return zlib.decompress(encoded)
-
-
-DEFLATE_ONCE = DeflateOnce()
 
 
 class WidthsArray(PDFArray):

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +24,7 @@ from reportlab.lib import colors
 from reportlab.platypus import Flowable
 
 from pbm.fonts import SANS
-from pbm.pdfcanvas import Drawing as Drawn
+from pbm.pdfcanvas import DEFLATE_ONCE, Drawing as Drawn
 from pbm.report.view import TurnData
 
 # A coarse outline of the contiguous United States, (lat, lon), clockwise from Cape Flattery.
@@ -372,7 +371,7 @@ class MapFlowable(Flowable):
         key = f"{part}-form"
         if key not in pic.graphics:
             digest = hashlib.sha1("\n".join(done).encode("utf-8")).hexdigest()[:16]
-            pic.graphics[key] = [f"pbm{part}{digest}", _DeflateOnce()]
+            pic.graphics[key] = [f"pbm{part}{digest}", DEFLATE_ONCE]
         name, deflate = pic.graphics[key]
         if not c._doc.hasForm(name):
             # the form's stream, as reportlab joins and encodes it, is made once per preamble too
@@ -440,27 +439,6 @@ class MapFlowable(Flowable):
         for label in self.picture.codes:
             patches.rect(label.x, label.y, label.w, label.h)
         c.drawPath(patches, stroke=0, fill=1)
-
-
-class _DeflateOnce:
-    """reportlab's Flate stream filter, remembering its last result: the same map stream in every report
-    of a turn is compressed once (zlib is deterministic: the same bytes as compressing it each time)."""
-
-    pdfname = "FlateDecode"
-
-    def __init__(self) -> None:
-        self.content: bytes | None = None
-        self.encoded = b""
-
-    def encode(self, content: bytes | str) -> bytes:
-        if isinstance(content, str):
-            content = content.encode("utf-8")
-        if content != self.content:
-            self.content, self.encoded = content, zlib.compress(content)
-        return self.encoded
-
-    def decode(self, encoded: bytes) -> bytes:
-        return zlib.decompress(encoded)
 
 
 def legend_rows(data: TurnData) -> list[tuple[colors.Color, str, str]]:
