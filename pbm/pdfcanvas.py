@@ -1,4 +1,6 @@
-"""A reportlab canvas that draws plain strings with less work, for every PDF pbm makes.
+"""What pbm's PDFs share below reportlab: a canvas that draws plain strings with less work
+(:class:`TextCanvas`), drawn code copied between documents where it is valid (:class:`Drawing`), and a
+Flate filter that compresses a stream many documents embed once (:class:`DeflateOnce`).
 
 A report draws some 1,700 strings (table cells, chart labels, the running header), each through
 reportlab's ``drawString``: a text object is made, its origin set, the text encoded and the object

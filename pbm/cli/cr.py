@@ -42,6 +42,8 @@ def run_turn_command(
     from pbm.locks import lock_game, process_lock
     from pbm.pipeline.cycle import STATES, advance, turn_state
 
+    if only_turn is not None and only_turn < 1:
+        raise PbmError(f"--turn {only_turn}: turns are numbered from 1")
     with process_lock(db_url(ctx), "cycle", what="pbm cycle, run-turn or rerun-turn"):
         for _ in range(MAX_TURNS):
             with session(ctx) as s:

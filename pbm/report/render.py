@@ -61,10 +61,7 @@ def turnsheet_flowables(session: Session, game: Game, data: TurnData, player: in
         return []
     try:
         with session.begin_nested():
-            if "turnsheet-view" not in data.cache:  # one start-of-turn view for every player's sheet
-                from pbm.cr import queries
-
-                data.cache["turnsheet-view"] = queries.load_plain(session, game)
+            # one start-of-turn view for every player's sheet: the rows load_turn read (the state now)
             text = render_text(sheet_facts(session, game, row, view=data.cache["turnsheet-view"]))
     except Exception as exc:  # a fault in the turnsheet part must not stop the reports: say it on the page
         raise TurnsheetUnavailable(f"{exc.__class__.__name__}: {exc}") from exc

@@ -195,6 +195,8 @@ def test_cli_run_turn_with_turn_resolves_that_turn_once(cli):
     assert err.strip() == "Error: turn 1 of once is already resolved: the game is at turn 2"
     err = cli("run-turn", "once", "--turn", "3", expect=2).stderr
     assert err.strip() == "Error: turn 3 of once has not begun: the game is at turn 2"
+    err = cli("run-turn", "once", "--turn", "0", expect=2).stderr
+    assert err.strip() == "Error: --turn 0: turns are numbered from 1"
     assert cli("export", "once").stdout == before
     assert cli("run-turn", "once", "--turn", "2").stdout.startswith("Turn 2 (1843) resolved")
 
