@@ -20,6 +20,7 @@ On SQLite there is one worker: lanes are not claimed.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -98,6 +99,41 @@ def unread_maildir(session, path: Path, skipped: list[str] | None = None) -> Ite
     """:func:`maildir_new` inside a caller's transaction (``pbm cycle``'s own intake, ``pbm ingest``);
     the names of the files left out (read before) are added to ``skipped``."""
     return _unread(path, _known_sources(session), skipped)
+
+
+class MaildirWatch:
+    """Whether mail may have come into a Maildir since the last look, for a worker waiting between
+    passes: one ``stat`` of ``new/`` and one of ``cur/`` (a delivery renames a file into one of them,
+    which changes the folder's modification time), so a waiting worker can look twenty times a second
+    at no cost and read a message as soon as it lands instead of at its next pass.
+
+    :meth:`look` is called just before the Maildir is read, so a message delivered while it is read is
+    seen by the next :meth:`changed`.  A false alarm (a file removed or renamed by a mail reader) costs
+    one pass that reads nothing.  On a file system whose timestamps are coarse (a second or more), a
+    second delivery within the same tick as the look may be missed; the next pass reads it as
+    before."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._seen: tuple | None = None
+
+    def _mark(self) -> tuple:
+        out = []
+        for sub in ("new", "cur"):
+            try:
+                st = os.stat(self.path / sub)
+                out.append((st.st_ino, st.st_mtime_ns))
+            except OSError:
+                out.append(None)  # not (yet) a Maildir: the pass says what is wrong
+        return tuple(out)
+
+    def look(self) -> None:
+        """Remember the folders as they are now (call before reading the Maildir)."""
+        self._seen = self._mark()
+
+    def changed(self) -> bool:
+        """True when ``new/`` or ``cur/`` has changed since :meth:`look` (or it was never called)."""
+        return self._seen is None or self._mark() != self._seen
 
 
 def _known_sources(session, prefix: str = "maildir:") -> set[str]:

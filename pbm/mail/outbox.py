@@ -35,7 +35,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from pbm.db import savepoint
 from pbm.errors import PbmError
@@ -116,9 +116,20 @@ class FlushResult:
 
 
 def pending(session: Session) -> list[tuple[OutboxMessage, str, str]]:
-    """(message, recipient, state) for every delivery not yet sent; state is new, failed or sending."""
-    rows = session.scalars(select(OutboxMessage).order_by(OutboxMessage.created_seq)).all()
-    logs = {(log.outbox_id, log.recipient.lower()): log for log in session.scalars(select(SendLog))}
+    """(message, recipient, state) for every delivery not yet sent; state is new, failed or sending.
+
+    The outbox keeps every message ever sent (a year of reports, with their PDFs), so the database
+    picks the candidates: messages with fewer ``sent`` logs than recipients.  Only those are loaded,
+    without their bytes (read when a delivery is made), and checked recipient by recipient here."""
+    sent = (select(func.count(SendLog.id)).where(SendLog.outbox_id == OutboxMessage.id, SendLog.status == "sent")
+            .correlate(OutboxMessage).scalar_subquery())
+    ids = select(OutboxMessage.id).where(sent < func.json_array_length(OutboxMessage.recipients))
+    rows = session.scalars(select(OutboxMessage).where(OutboxMessage.id.in_(ids))
+                           .options(defer(OutboxMessage.raw)).order_by(OutboxMessage.created_seq)).all()
+    if not rows:
+        return []
+    logs = {(log.outbox_id, log.recipient.lower()): log
+            for log in session.scalars(select(SendLog).where(SendLog.outbox_id.in_([m.id for m in rows])))}
     out = []
     for m in rows:
         for r in m.recipients:
@@ -298,7 +309,7 @@ def _flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool, limit: 
     result = FlushResult()
     server: smtplib.SMTP | None = None
     todo = pending(session)
-    result.already = sum(len(m.recipients) for m in session.scalars(select(OutboxMessage))) - len(todo)
+    result.already = session.scalar(select(func.count(SendLog.id)).where(SendLog.status == "sent")) or 0
     try:
         for m, recipient, state in todo:
             if limit is not None and result.sent >= limit:

@@ -15,7 +15,10 @@ mailbox (the ``intake`` lock), then every worker handles stored messages side by
 per lane (the game on the ``GAME:`` line), each lane in arrival order; a worker closes no game
 before the lanes held by others are done, so a sheet that was in before a deadline is accepted
 before that game closes.  A sheet racing a closing turn meets it at the game's row lock
-(accepted before the close, or late after it).
+(accepted before the close, or late after it).  A worker waiting between passes watches its Maildir
+(:class:`pbm.intake.MaildirWatch`) and starts a pass as soon as a message lands, and once it has
+handled mail it sends the answers at once when SMTP is configured: a player's sheet or move is
+answered in a fraction of a second, not at the next pass.
 
 Transactions are short (one per step), every unit is retried on serialization failures and
 deadlocks (SQLSTATE 40001, 40P01) a bounded number of times, and ``PBM_STATEMENT_TIMEOUT``
@@ -36,6 +39,7 @@ from pathlib import Path
 
 from sqlalchemy import exists, or_, select
 from pbm.db import get_engine, session_scope
+from pbm.intake import MaildirWatch
 from pbm.locks import Locked, process_lock
 from pbm.models import Game, TurnState
 from pbm.pipeline.cycle import CycleOptions, run_game_turn
@@ -60,6 +64,7 @@ class WorkerStats:
     mail: Counter = field(default_factory=Counter)  # messages handled, by outcome
     mails_queued: int = 0  # report mails put in the outbox (CycleOptions counts them)
     mails_sent: int = 0
+    answers_sent: int = 0  # deliveries of what the mail handled queued, sent right after it (SMTP configured)
     seconds: Counter = field(default_factory=Counter)  # where the time went: mailbox wait, mail, games, idle
 
     @property
@@ -77,6 +82,8 @@ class WorkerStats:
                 "claimed by other workers")
         mail = ", ".join(f"{v} {k}" for k, v in sorted(self.mail.items())) or "none"
         text += f"; mail handled: {mail}; report mails: {self.mails_queued} queued, {self.mails_sent} sent"
+        if self.answers_sent:
+            text += f"; answers to mail: {self.answers_sent} sent"
         t = self.seconds
         text += (f"; time: games {t['games']:.1f}s, mail {t['mail']:.1f}s (waiting for the mailbox "
                  f"{t['mailbox wait']:.1f}s), idle {t['idle']:.1f}s")
@@ -106,6 +113,8 @@ class Worker:
         self._given_up: set[str] = set()  # games that failed or stopped short in this run
         self.postgres = get_engine(url).dialect.name == "postgresql"
         self.progress: Callable[[int], object] | None = None  # a bar factory (total) -> .update(n), .close()
+        # mail landing in the Maildir ends a wait between passes (an IMAP mailbox is read each pass)
+        self._watch = MaildirWatch(opts.maildir) if opts.maildir is not None and not opts.imap else None
 
     # -- signals ------------------------------------------------------------------------------
 
@@ -151,6 +160,8 @@ class Worker:
                 if self.opts.imap:
                     items = sources.read_imap(imap_config(config))
                 elif self.opts.maildir is not None:
+                    if self._watch is not None:
+                        self._watch.look()  # before reading: a message delivered meanwhile wakes the next wait
                     items = maildir_new(self.url, self.opts.maildir)
                 else:
                     items = iter(())
@@ -168,7 +179,31 @@ class Worker:
             self.opts.cycle.log(f"mail: {summary}" + (f" ({read} read from the mailbox)" if read else ""))
         self.stats.intake.append(summary)
         self.stats.mail.update(counts)
+        if counts:
+            self._send_answers()
         self.stats.seconds["mail"] += time.monotonic() - start
+
+    def _send_answers(self) -> None:
+        """Send what the mail just handled queued (receipts, rejections, an 18xx move's new state for
+        every player) when SMTP is configured; otherwise it waits in the outbox for ``pbm send-mail``.
+        The outbox's own claims make this safe beside other workers' flushes (nothing is sent twice),
+        and a failed delivery stays queued for the next flush."""
+        from pbm.errors import PbmError
+        from pbm.mail.config import smtp_config
+        from pbm.mail.outbox import flush
+
+        try:
+            smtp = smtp_config(self.opts.cycle.mail_config)
+        except PbmError:
+            return
+        try:
+            with session_scope(self.url) as s:
+                result = flush(s, smtp)
+        except Exception as exc:  # noqa: BLE001 - a relay or database hiccup: the mail stays queued
+            self.opts.cycle.log(f"mail answers: not sent now ({type(exc).__name__}: {exc}); they stay queued")
+            return
+        self.stats.answers_sent += result.sent
+        self.opts.cycle.log(f"mail answers: {result.summary()}")
 
     def _run_unit(self, name: str, game_id: int) -> Unit | None:
         unit = Unit(game=name)
@@ -253,10 +288,18 @@ class Worker:
         return self.stats
 
     def _sleep(self, seconds: float) -> None:
-        self.stats.seconds["idle"] += seconds
-        end = time.monotonic() + seconds
-        while not self.stopping and time.monotonic() < end:
-            time.sleep(min(0.2, end - time.monotonic()) if end > time.monotonic() else 0)
+        """Wait between passes: until ``seconds`` have passed, a stop is asked for, or mail lands in
+        the watched Maildir (looked at every 50 ms: two ``stat`` calls)."""
+        start = time.monotonic()
+        end = start + seconds
+        tick = 0.2 if self._watch is None else 0.05
+        try:
+            while not self.stopping and time.monotonic() < end:
+                if self._watch is not None and self._watch.changed():
+                    return
+                time.sleep(max(0.0, min(tick, end - time.monotonic())))
+        finally:
+            self.stats.seconds["idle"] += time.monotonic() - start
 
 
 def worker_options(*, reports: Path, archive: Path, maildir: Path | None, config: Path | None, once: bool,

@@ -175,3 +175,33 @@ def test_claimed_by_a_dead_flusher_is_sent_uncertain_is_not(db_url, smtp):
         result = flush(s, _cfg(smtp))
         assert (result.sent, result.uncertain) == (1, 1)
     assert [m.rcpt_tos for m in smtp.messages] == [["ada@example.org"]]
+
+
+def test_pending_reads_only_messages_not_yet_sent_to_everyone(db_url, smtp):
+    """The outbox keeps every message ever sent; a flush (now after every handled mail in a worker)
+    must not read them all back with their bytes.  A message half sent is still pending for the
+    recipient left; one sent to everyone is not read at all."""
+    with session_scope(db_url) as s:
+        for n in range(5):
+            queue(s, f"old:{n}", "report", [f"p{n}@example.org"], _msg(f"old {n}"))
+    with session_scope(db_url) as s:
+        assert flush(s, _cfg(smtp)).sent == 5
+    smtp.recorder.refuse.add("ike@example.org")
+    with session_scope(db_url) as s:
+        queue(s, "half", "notice", ["ada@example.org", "ike@example.org"], _msg("half"))
+        queue(s, "new", "notice", ["bo@example.org"], _msg("new"))
+    with session_scope(db_url) as s:
+        result = flush(s, _cfg(smtp))
+        assert (result.sent, result.failed, result.already) == (2, 1, 5)
+    with session_scope(db_url) as s:
+        waiting = pending(s)
+        assert [(m.key, r, state) for m, r, state in waiting] == [("half", "ike@example.org", "failed")]
+        assert "raw" not in waiting[0][0].__dict__  # the bytes are read only to send
+        loaded = {m.key for m in s.identity_map.values() if isinstance(m, OutboxMessage)}
+        assert loaded == {"half"}
+    smtp.recorder.refuse.clear()
+    with session_scope(db_url) as s:
+        result = flush(s, _cfg(smtp))
+        assert (result.sent, result.failed, result.already) == (1, 0, 7)
+        assert pending(s) == []
+    assert [m.rcpt_tos for m in smtp.messages][-3:] == [["ada@example.org"], ["bo@example.org"], ["ike@example.org"]]

@@ -1,0 +1,148 @@
+"""A running `pbm worker` answers mail as it lands (issue 15, "one mail end to end"): between passes it
+watches its Maildir (:class:`pbm.intake.MaildirWatch`), so a sheet delivered while it waits is read at
+once rather than at the next pass, and once mail is handled the answers go out at once when SMTP is
+configured (before, they waited in the outbox for the next turn's or reminder's flush).
+
+The worker here runs as a user runs it (`pbm worker --maildir DIR --poll 3600`, its own process),
+against a real SMTP server on loopback, on SQLite and PostgreSQL.  Its poll is an hour, so an answer
+that arrives at all within the test's wait arrived because the worker woke for it."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import mailbox
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from pbm.intake import MaildirWatch
+from pbm.turnsheet.seed import populate
+from tests.conftest import ROOT
+from tests.mail.smtp import SmtpServer
+
+WAIT = 180.0  # seconds: generous for a loaded 2-core machine; the worker's own poll is 3600
+
+
+def _deliver(box: mailbox.Maildir, message: mailbox.MaildirMessage) -> None:
+    box.add(message)  # as an MTA does: written in tmp/, then renamed into new/
+
+
+def test_watch_sees_a_delivery_and_nothing_else(tmp_path):
+    box = mailbox.Maildir(str(tmp_path / "md"), create=True)
+    watch = MaildirWatch(tmp_path / "md")
+    assert watch.changed()  # never looked: read it
+    watch.look()
+    assert not watch.changed()
+    (tmp_path / "md" / "tmp" / "half-written").write_bytes(b"Subject: x\n\n")  # an MTA still writing
+    assert not watch.changed()
+    _deliver(box, mailbox.MaildirMessage(b"Subject: hello\n\nbody\n"))
+    assert watch.changed()
+    assert watch.changed()  # until the next look
+    watch.look()
+    assert not watch.changed()
+
+
+def test_watch_of_a_folder_that_is_not_a_maildir_yet(tmp_path):
+    watch = MaildirWatch(tmp_path / "later")
+    watch.look()
+    assert not watch.changed()
+    mailbox.Maildir(str(tmp_path / "later"), create=True)
+    assert watch.changed()  # the folders appeared: the pass reads (or says what is wrong)
+
+
+def _lines(proc: subprocess.Popen, out: queue.Queue) -> None:
+    for line in proc.stdout:
+        out.put(line.rstrip("\n"))
+    out.put(None)
+
+
+def _wait_for(lines: queue.Queue, seen: list[str], pattern: str) -> None:
+    end = time.monotonic() + WAIT
+    while time.monotonic() < end:
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        if line is None:
+            raise AssertionError("the worker stopped:\n" + "\n".join(seen))
+        seen.append(line)
+        if pattern in line:
+            return
+    raise AssertionError(f"no {pattern!r} from the worker in {WAIT:.0f}s:\n" + "\n".join(seen))
+
+
+def _wait_for_mail(smtp: SmtpServer, count: int) -> None:
+    end = time.monotonic() + WAIT
+    while len(smtp.messages) < count and time.monotonic() < end:
+        time.sleep(0.05)
+    assert len(smtp.messages) >= count, f"{len(smtp.messages)} answer(s) received, {count} expected"
+
+
+def test_a_waiting_worker_answers_each_sheet_as_it_lands(db_url, tmp_path):
+    staging = tmp_path / "staging"
+    [name] = populate(db_url, games=1, humans=2, maildir=staging, seed=4242, prefix="wake",
+                      deadline=datetime.now() + timedelta(days=7))
+    sheets = sorted((mailbox.Maildir(str(staging))[k] for k in mailbox.Maildir(str(staging)).keys()),
+                    key=lambda m: m["Message-ID"])
+    watched = mailbox.Maildir(str(tmp_path / "maildir"), create=True)
+    _deliver(watched, sheets[0])  # in before the worker starts: read by its first pass
+    with SmtpServer() as smtp:
+        config = tmp_path / "pbm.toml"
+        config.write_text(smtp.config_toml())
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_")} | {"PYTHONPATH": str(ROOT)}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pbm", "--db", db_url, "worker", "--maildir", str(tmp_path / "maildir"),
+             "--poll", "3600", "--config", str(config), "--reports", str(tmp_path / "reports"),
+             "--archive", str(tmp_path / "archive")],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=_lines, args=(proc, lines), daemon=True).start()
+        seen: list[str] = []
+        try:
+            _wait_for(lines, seen, "mail answers: sent 1")
+            _wait_for_mail(smtp, 1)
+            # the worker is now between passes, with an hour to wait: the second sheet wakes it
+            _deliver(watched, sheets[1])
+            _wait_for(lines, seen, "mail answers: sent 1")
+            _wait_for_mail(smtp, 2)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=120)
+            while (line := lines.get(timeout=60)) is not None:  # the rest, up to the closing summary
+                seen.append(line)
+    assert proc.returncode == 0, "\n".join(seen)
+    assert [line for line in seen if line.startswith("mail: ")] == ["mail: 1 accepted (1 read from the mailbox)"] * 2
+    assert [m.rcpt_tos for m in smtp.messages] == [[f"p1.{name}@example.org"], [f"p2.{name}@example.org"]]
+    for m in smtp.messages:
+        answer = email.message_from_bytes(m.data, policy=email.policy.default)
+        assert "accepted" in answer.get_body(("plain",)).get_content().lower(), answer["Subject"]
+        assert "Not accepted" not in answer["Subject"]
+    summary = seen[-1]
+    assert summary.startswith("worker ") and "mail handled: 2 accepted" in summary
+    assert summary.endswith("s") and "answers to mail: 2 sent" in summary
+
+
+def test_without_smtp_the_answers_wait_in_the_outbox(sqlite_url, tmp_path, monkeypatch):
+    """No [smtp]: the moderator sends with `pbm send-mail`; the worker says nothing about answers."""
+    from tests.conftest import Cli
+
+    monkeypatch.chdir(tmp_path)
+    populate(sqlite_url, games=1, humans=1, maildir=tmp_path / "maildir", seed=4343, prefix="quiet",
+             deadline=datetime.now() + timedelta(days=7))
+    (tmp_path / "pbm.toml").write_text("")
+    out = Cli(sqlite_url)("worker", "--once", "--maildir", str(tmp_path / "maildir"),
+                          "--config", str(tmp_path / "pbm.toml")).stdout
+    assert "mail: 1 accepted" in out
+    assert "mail answers" not in out and "answers to mail" not in out
+    from pbm.db import session_scope
+    from pbm.mail.outbox import pending
+
+    with session_scope(sqlite_url) as s:
+        assert [(m.kind, state) for m, _r, state in pending(s)] == [("receipt", "new")]
