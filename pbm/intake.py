@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from contextlib import nullcontext
 
@@ -134,6 +135,19 @@ class MaildirWatch:
     def changed(self) -> bool:
         """True when ``new/`` or ``cur/`` has changed since :meth:`look` (or it was never called)."""
         return self._seen is None or self._mark() != self._seen
+
+    def wait(self, seconds: float, stopped: Callable[[], bool]) -> bool:
+        """Wait up to ``seconds`` (looking every 50 ms); True as soon as mail may have come, False when
+        the time ran out or ``stopped()``."""
+        end = time.monotonic() + seconds
+        while not stopped():
+            if self.changed():
+                return True
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(0.05, left))
+        return False
 
 
 def _known_sources(session, prefix: str = "maildir:") -> set[str]:

@@ -9,6 +9,10 @@ Then the same mail work as a running ``pbm worker`` does it (one process, starte
 of the other seats stored, read, checked, answered and committed, one after another), which is
 what a mail costs once the process is up (docs/architecture.md, "Start-up").
 
+Last, the whole way as a player meets it: ``pbm worker --maildir DIR --poll 3600`` runs with an SMTP
+relay on loopback (aiosmtpd, a test dependency); each sheet is delivered into the Maildir as an MTA
+does while the worker waits, and the time runs until the answer reaches the relay.
+
 Run: ``python scripts/bench_cli.py [--runs N] [--source DIR]`` from the project folder (uses the
 ``pbm`` next to this Python, or ``python -m pbm`` from the checkout DIR to compare another version);
 prints the median and the worst of each.
@@ -30,7 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-TARGETS = {"--help": 0.150, "--version": 0.150, "games": 0.250, "ingest 1 mail": 0.250, "1 mail, worker": 0.250}
+TARGETS = {"--help": 0.150, "--version": 0.150, "games": 0.250, "ingest 1 mail": 0.250, "1 mail, worker": 0.250,
+           "mail→answer": 0.250}
 
 
 def pbm_command() -> list[str]:
@@ -83,6 +88,59 @@ def in_process(folder: Path, db: Path, runs: int) -> list[float]:
     return seconds[1:]
 
 
+def delivered_to_worker(folder: Path, db: Path, pbm: list[str], env: dict[str, str], runs: int) -> list[float]:
+    """Seconds from a sheet landing in a waiting worker's Maildir to its answer reaching the SMTP
+    relay; the first mail (imports, first connection) is not counted."""
+    import threading
+
+    from aiosmtpd.controller import Controller
+
+    arrived: list[float] = []
+    got = threading.Event()
+
+    class Relay:
+        async def handle_DATA(self, server, session, envelope):
+            arrived.append(time.perf_counter())
+            got.set()
+            return "250 OK"
+
+    run_db = folder / "waiting.db"
+    shutil.copyfile(db, run_db)
+    box_dir = folder / "waiting-maildir"
+    shutil.rmtree(box_dir, ignore_errors=True)
+    target = mailbox.Maildir(str(box_dir), create=True)
+    source = mailbox.Maildir(str(folder / "all"), create=False)
+    mails = [source[k] for k in sorted(source.keys(), key=lambda k: source[k]["Message-ID"])][1:runs + 2]
+    import socket
+
+    with socket.socket() as probe:  # a free port on loopback
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(Relay(), hostname="127.0.0.1", port=port)
+    controller.start()
+    config = folder / "relay.toml"
+    config.write_text(f'[smtp]\nhost = "127.0.0.1"\nport = {port}\nstarttls = false\nfrom = "pbm@example.org"\n')
+    proc = subprocess.Popen([*pbm, "--db", f"sqlite:///{run_db}", "worker", "--maildir", str(box_dir), "--poll", "3600",
+                             "--config", str(config), "--reports", str(folder / "reports"),
+                             "--archive", str(folder / "archive"), "--quiet"],
+                            env=env, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seconds = []
+    try:
+        for mail in mails:
+            time.sleep(0.3)  # the worker is waiting between passes
+            got.clear()
+            t0 = time.perf_counter()
+            target.add(mail)
+            if not got.wait(120):
+                raise SystemExit("the waiting worker did not answer a sheet within 120 s")
+            seconds.append(arrived[-1] - t0)
+    finally:
+        proc.terminate()
+        proc.wait(60)
+        controller.stop()
+    return seconds[1:]
+
+
 def timed(cmd: list[str], env: dict[str, str], expect: str = "", cwd: Path | None = None) -> float:
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
@@ -120,6 +178,7 @@ def main() -> None:
             figures["ingest 1 mail"].append(
                 timed([*pbm, "--db", url, "ingest", "--maildir", str(run_box)], env, "1 accepted", folder))
         figures["1 mail, worker"] = in_process(folder, db, min(args.runs, 13))
+        figures["mail→answer"] = delivered_to_worker(folder, db, pbm, env, min(args.runs, 13))
     print(f"{'measure':<15} {'median':>8} {'worst':>8} {'target':>8}")
     missed = []
     for name, values in figures.items():

@@ -78,8 +78,11 @@ def read_eml_dir(path: Path) -> Iterator[Arrived]:
         yield Arrived(raw, f"eml:{p.name}"[:200])
 
 
-def read_imap(cfg: ImapConfig) -> Iterator[Arrived]:
-    """New messages of the configured folder, by UID; each marked stored once pbm has it."""
+_NEW = ["NOT", "KEYWORD", STORED_KEYWORD, "NOT", "DELETED"]  # what pbm has not stored yet
+
+
+def _open_imap(cfg: ImapConfig):
+    """A logged-in IMAPClient with the configured folder selected, or a SourceError saying why not."""
     import imapclient
     from imapclient.exceptions import IMAPClientError
 
@@ -92,8 +95,89 @@ def read_imap(cfg: ImapConfig) -> Iterator[Arrived]:
     except (OSError, IMAPClientError) as exc:
         raise SourceError(f"cannot read IMAP {cfg.user}@{cfg.host}:{cfg.port}/{cfg.folder}: "
                           f"{exc.__class__.__name__}: {exc}") from None
+    return client
+
+
+class ImapWatch:
+    """Waits for new mail in the IMAP folder with IDLE (RFC 2177), for a worker between passes: the
+    server says when a message arrives, so the worker reads it at once rather than at its next pass.
+
+    Each wait logs in, looks for messages not stored yet (one that came just after the last read
+    ends the wait at once), then idles until the server reports a new message (``EXISTS``), the time
+    is up or a stop is asked for (looked at every second).  IDLE is started again every 25 minutes
+    (servers may end it after 30).  A server without IDLE, or one that cannot be reached, gets a
+    plain wait, said once in the log; the next pass reads the mailbox as usual."""
+
+    RENEW = 25 * 60.0
+
+    def __init__(self, cfg: ImapConfig, log: Callable[[str], None]) -> None:
+        self.cfg = cfg
+        self.log = log
+        self._said: set[str] = set()
+
+    def _say(self, what: str) -> None:
+        if what not in self._said:
+            self._said.add(what)
+            self.log(f"mail: {what}; waiting between passes without it")
+
+    def wait(self, seconds: float, stopped: Callable[[], bool]) -> bool:
+        """True as soon as new mail may be there; False when ``seconds`` ran out or ``stopped()``."""
+        import time
+
+        from imapclient.exceptions import IMAPClientError
+
+        end = time.monotonic() + seconds
+        try:
+            client = _open_imap(self.cfg)
+        except SourceError as exc:
+            self._say(f"cannot watch the IMAP folder ({exc})")
+            return _sleep_until(end, stopped)
+        try:
+            if b"IDLE" not in client.capabilities():
+                self._say(f"the IMAP server {self.cfg.host} has no IDLE")
+                return _sleep_until(end, stopped)
+            if client.search(_NEW):
+                return True  # came after the pass read the folder
+            while not stopped() and time.monotonic() < end:
+                try:
+                    client.idle()
+                except IMAPClientError:
+                    return True  # the server reported something before it started idling: read and see
+                renew = time.monotonic() + self.RENEW
+                try:
+                    while not stopped() and time.monotonic() < min(end, renew):
+                        responses = client.idle_check(timeout=max(0.0, min(1.0, end - time.monotonic())))
+                        if any(len(r) > 1 and r[1] in (b"EXISTS", b"RECENT") for r in responses):
+                            return True
+                finally:
+                    client.idle_done()
+            return False
+        except (OSError, IMAPClientError) as exc:
+            self._say(f"the IMAP watch stopped ({exc.__class__.__name__}: {exc})")
+            return _sleep_until(end, stopped)
+        finally:
+            try:
+                client.logout()
+            except (OSError, IMAPClientError):
+                pass
+
+
+def _sleep_until(end: float, stopped: Callable[[], bool]) -> bool:
+    import time
+
+    while not stopped() and time.monotonic() < end:
+        time.sleep(max(0.0, min(0.2, end - time.monotonic())))
+    return False
+
+
+def read_imap(cfg: ImapConfig) -> Iterator[Arrived]:
+    """New messages of the configured folder, by UID; each marked stored once pbm has it."""
+    import imapclient
+    from imapclient.exceptions import IMAPClientError
+
+    client = _open_imap(cfg)
     try:
-        uids = sorted(client.search(["NOT", "KEYWORD", STORED_KEYWORD, "NOT", "DELETED"]))
+        uids = sorted(client.search(_NEW))
         for start in range(0, len(uids), 50):
             batch = uids[start:start + 50]
             sizes = client.fetch(batch, ["RFC822.SIZE"])

@@ -39,7 +39,9 @@ from pathlib import Path
 
 from sqlalchemy import exists, or_, select
 from pbm.db import get_engine, session_scope
+from pbm.errors import PbmError
 from pbm.intake import MaildirWatch
+from pbm.mail.sources import ImapWatch
 from pbm.locks import Locked, process_lock
 from pbm.models import Game, TurnState
 from pbm.pipeline.cycle import CycleOptions, run_game_turn
@@ -113,8 +115,17 @@ class Worker:
         self._given_up: set[str] = set()  # games that failed or stopped short in this run
         self.postgres = get_engine(url).dialect.name == "postgresql"
         self.progress: Callable[[int], object] | None = None  # a bar factory (total) -> .update(n), .close()
-        # mail landing in the Maildir ends a wait between passes (an IMAP mailbox is read each pass)
-        self._watch = MaildirWatch(opts.maildir) if opts.maildir is not None and not opts.imap else None
+        # mail landing in the mailbox ends a wait between passes
+        self._watch: MaildirWatch | ImapWatch | None = None
+        if opts.imap:
+            from pbm.mail.config import imap_config
+
+            try:
+                self._watch = ImapWatch(imap_config(opts.cycle.mail_config), opts.cycle.log)
+            except PbmError:
+                pass  # each pass says what is wrong with the settings
+        elif opts.maildir is not None:
+            self._watch = MaildirWatch(opts.maildir)
 
     # -- signals ------------------------------------------------------------------------------
 
@@ -160,7 +171,7 @@ class Worker:
                 if self.opts.imap:
                     items = sources.read_imap(imap_config(config))
                 elif self.opts.maildir is not None:
-                    if self._watch is not None:
+                    if isinstance(self._watch, MaildirWatch):
                         self._watch.look()  # before reading: a message delivered meanwhile wakes the next wait
                     items = maildir_new(self.url, self.opts.maildir)
                 else:
@@ -289,15 +300,15 @@ class Worker:
 
     def _sleep(self, seconds: float) -> None:
         """Wait between passes: until ``seconds`` have passed, a stop is asked for, or mail lands in
-        the watched Maildir (looked at every 50 ms: two ``stat`` calls)."""
+        the mailbox (a Maildir looked at every 50 ms, an IMAP folder's IDLE)."""
         start = time.monotonic()
         end = start + seconds
-        tick = 0.2 if self._watch is None else 0.05
         try:
+            if self._watch is not None and not self.opts.once:
+                self._watch.wait(seconds, lambda: self.stopping)
+                return
             while not self.stopping and time.monotonic() < end:
-                if self._watch is not None and self._watch.changed():
-                    return
-                time.sleep(max(0.0, min(tick, end - time.monotonic())))
+                time.sleep(max(0.0, min(0.2, end - time.monotonic())))
         finally:
             self.stats.seconds["idle"] += time.monotonic() - start
 

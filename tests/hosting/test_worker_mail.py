@@ -146,3 +146,104 @@ def test_without_smtp_the_answers_wait_in_the_outbox(sqlite_url, tmp_path, monke
 
     with session_scope(sqlite_url) as s:
         assert [(m.kind, state) for m, _r, state in pending(s)] == [("receipt", "new")]
+
+
+def test_maildir_wait_ends_when_mail_lands_or_time_is_up(tmp_path):
+    box = mailbox.Maildir(str(tmp_path / "md"), create=True)
+    watch = MaildirWatch(tmp_path / "md")
+    watch.look()
+    assert watch.wait(0.2, lambda: False) is False  # nothing came: the time ran out
+    assert watch.wait(3600, lambda: True) is False  # a stop asked for ends it at once
+    threading.Timer(0.3, lambda: _deliver(box, mailbox.MaildirMessage(b"Subject: hi\n\nx\n"))).start()
+    assert watch.wait(3600, lambda: False) is True
+
+
+PLAYERS = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org")]
+
+
+def test_a_worker_on_imap_applies_an_18xx_move_and_mails_everyone_at_once(cli, db_url, tmp_path, tmp_path_factory):
+    """18GA by mail under `pbm worker --imap`: the worker idles on the IMAP folder (IDLE), so a move
+    appended while it waits is applied at once, and the new state goes to every player at once."""
+    import re
+
+    import imapclient
+
+    from tests.mail.dovecot import PASSWORD, USER, Dovecot, available
+    from tests.mail.helpers import mk
+
+    if available() is not None:
+        import pytest
+
+        pytest.skip(available())
+    server = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
+    try:
+        with SmtpServer() as smtp:
+            config = tmp_path / "pbm.toml"
+            config.write_text(smtp.config_toml())
+            csv = tmp_path / "players.csv"
+            csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
+            out = cli("new-game", "18GA", "--players", str(csv), "--seed", "11", "--name", "ga-w").stdout
+            secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
+            env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_")} | {"PYTHONPATH": str(ROOT)}
+            env |= {"PBM_IMAP_HOST": "127.0.0.1", "PBM_IMAP_PORT": str(server.port), "PBM_IMAP_USER": USER,
+                    "PBM_IMAP_PASSWORD": PASSWORD, "PBM_IMAP_SSL": "false", "PBM_IMAP_FOLDER": "INBOX"}
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "pbm", "--db", db_url, "worker", "--imap", "--poll", "3600",
+                 "--config", str(config), "--reports", str(tmp_path / "reports"), "--archive", str(tmp_path / "archive")],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+            lines: queue.Queue = queue.Queue()
+            threading.Thread(target=_lines, args=(proc, lines), daemon=True).start()
+            seen: list[str] = []
+
+            def append(seat: int, text: str, n: int) -> None:
+                c = imapclient.IMAPClient("127.0.0.1", port=server.port, ssl=False)
+                c.login(USER, PASSWORD)
+                name, addr = PLAYERS[seat - 1]
+                c.append("INBOX", mk(f"GAME: ga-w\nPLAYER: {seat}\nSECRET: {secrets[seat]}\n{text}\n",
+                                     sender=f"{name} <{addr}>", msgid=f"<w{n}@test.example>"))
+                c.logout()
+
+            try:
+                before = len(smtp.messages)
+                append(1, "pass", 1)  # may land before the worker's first pass or while it idles: either way
+                _wait_for(lines, seen, "mail answers: sent")
+                _wait_for_mail(smtp, before + 1)
+                first = len(smtp.messages)
+                time.sleep(1.0)  # the worker is idling on the folder now, with an hour to wait
+                append(2, "pass", 2)
+                _wait_for(lines, seen, "mail answers: sent")
+                _wait_for_mail(smtp, first + 1)
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=120)
+                while (line := lines.get(timeout=60)) is not None:
+                    seen.append(line)
+            assert proc.returncode == 0, "\n".join(seen)
+            to = {addr: [] for _, addr in PLAYERS}
+            for m in smtp.messages[before:]:
+                for r in m.rcpt_tos:
+                    to[r].append(email.message_from_bytes(m.data, policy=email.policy.default))
+            # every player heard of both moves; the third seat is now to move
+            assert all(len(msgs) >= 2 for msgs in to.values()), {k: len(v) for k, v in to.items()}
+            cy = to["cy@example.org"][-1].get_body(("plain",)).get_content()
+            assert "IT IS YOUR TURN" in cy, cy[:400]
+            assert "without it" not in "\n".join(seen)  # the IDLE watch worked: no fallback said
+    finally:
+        server.stop()
+
+
+def test_imap_watch_without_a_server_waits_plainly_and_says_so_once():
+    from pbm.mail.config import ImapConfig
+    from pbm.mail.sources import ImapWatch
+    from tests.mail.smtp import free_port
+
+    said: list[str] = []
+    cfg = ImapConfig(host="127.0.0.1", port=free_port(), user="u", password="p", folder="INBOX", ssl=False,
+                     starttls=False, processed_folder="")
+    watch = ImapWatch(cfg, said.append)
+    t0 = time.monotonic()
+    assert watch.wait(0.3, lambda: False) is False
+    assert time.monotonic() - t0 >= 0.3  # the whole wait, not a busy loop of passes
+    assert watch.wait(0.1, lambda: False) is False
+    assert len(said) == 1 and said[0].startswith("mail: cannot watch the IMAP folder (cannot read IMAP u@127.0.0.1:")
+    assert said[0].endswith("; waiting between passes without it")
