@@ -439,24 +439,48 @@ def _private(story: list, data: TurnData, vis: Visibility) -> None:
             story.append(shared(data, "• " + esc(line), SMALL))
 
 
+MAP_LEGEND_W = 154  # the map page's legend: wide enough for the longest name of the map in full (LP&W, 131 pt)
+
+
+def _legend_text(text: str, width: float, size: float = 6.8, smallest: float = 5.6) -> tuple[str, float]:
+    """A legend line and its font size: the table's size if it fits ``width``, else smaller down to
+    ``smallest``, else cut with an ellipsis at that size (one line a railroad, so the legend's height,
+    and the page, stay as planned)."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    if stringWidth(text, SANS, size) <= width:
+        return text, size
+    fitted = max(smallest, size * width / stringWidth(text, SANS, size))
+    fitted = int(fitted * 10) / 10  # a tenth of a point below, so it surely fits
+    if stringWidth(text, SANS, fitted) <= width:
+        return text, fitted
+    while text and stringWidth(text + "…", SANS, smallest) > width:
+        text = text[:-1]
+    return text.rstrip() + "…", smallest
+
+
 def _map_page(story: list, data: TurnData, title: str) -> None:
     story.append(NextPageTemplate("landscape"))
     story.append(PageBreak())
     story.append(Paragraph(esc(title), H2))
-    width = LAND_W - 1.4 * MARGIN - 130
+    width = LAND_W - 1.4 * MARGIN - MAP_LEGEND_W - 2
     height = LAND_H - 1.4 * MARGIN - 60
     legend = [["", "Railroad"]]
     style = TableStyle(TABLE_STYLE.getCommands())
+    text_w = MAP_LEGEND_W - 16 - 5  # the swatch column, and the text cell's padding
     for i, (colour, code, name) in enumerate(legend_rows(data), start=1):
-        legend.append(["", f"{code} {name}"[:28]])
+        text, size = _legend_text(f"{code} {name}", text_w)
+        legend.append(["", text])
         style.add("BACKGROUND", (0, i), (0, i), colour)
+        if size != 6.8:
+            style.add("FONTSIZE", (1, i), (1, i), size)
     legend.append(["- -", "PC in play"])
-    t_legend = Table(legend, colWidths=[14, 112], hAlign="LEFT")
+    t_legend = Table(legend, colWidths=[14, MAP_LEGEND_W - 16], hAlign="LEFT")
     t_legend.setStyle(style)
     key = f"map:{width:.1f}x{height:.1f}"
     if key not in data.cache:  # the same map for every player of the turn: drawn once
         data.cache[key] = map_picture(data, width, height)
-    outer = Table([[MapFlowable(data.cache[key]), t_legend]], colWidths=[width + 4, 128])
+    outer = Table([[MapFlowable(data.cache[key]), t_legend]], colWidths=[width + 4, MAP_LEGEND_W])
     outer.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
     story.append(outer)
     story.append(NextPageTemplate("portrait"))
