@@ -441,6 +441,20 @@ def _not_cycled(url: str | None, name: str, known: list[str]) -> str:
     return f"no game {name!r} to cycle (games: {', '.join(known) or 'none'})"
 
 
+def tick_move_clocks(url: str | None, opts: CycleOptions, postgres: bool) -> int:
+    """A worker's tick of the 18xx move clocks (reminders, time-outs, computer seats' moves): one
+    process at a time (the ``tick`` lock, tried without waiting: another one ticking now is enough),
+    logging only the games where something was done; the number of those games.  The worker has read
+    its mailbox just before, so a move that came in counts before a time-out."""
+    if not _paced_games(url):
+        return 0
+    try:
+        with process_lock(url, "tick", what="18xx move clock tick") if postgres else _nothing():
+            return _tick_other_kinds(url, opts, None, quiet=True)
+    except Locked:
+        return 0
+
+
 def _read_moves(url: str | None, opts: CycleOptions) -> bool:
     """Before the move clocks are ticked, read the mailbox (Maildir or IMAP) as the weekly games do: a move
     that came in must count before its clock's time-out.  False (nothing ticked) if the mail could not be
@@ -473,12 +487,15 @@ def _paced_games(url: str | None) -> list[str]:
     return out
 
 
-def _tick_other_kinds(url: str | None, opts: CycleOptions, names: list[str] | None) -> None:
+def _tick_other_kinds(url: str | None, opts: CycleOptions, names: list[str] | None, *, quiet: bool = False) -> int:
     """Reminders and time-outs of the other kinds' games (18xx move clocks), then their mail is sent
-    by the usual flush (pbm send-mail, or the next cycle's)."""
+    by the usual flush (pbm send-mail, or the next cycle's); returns the number of games where
+    something was done.  ``quiet`` (a worker, every minute): games with nothing due are not logged,
+    and nothing is flushed when nothing was done."""
     from pbm.kinds import all_kinds
     from pbm.mail.config import mail_settings, reply_sender
 
+    acted = 0
     with session_scope(url) as s:
         for kind in all_kinds():
             if kind.weekly:
@@ -486,10 +503,16 @@ def _tick_other_kinds(url: str | None, opts: CycleOptions, names: list[str] | No
             done = kind.tick(s, reply_sender(opts.mail_config), opts.now, mail_settings(opts.mail_config).moderator,
                              names)
             for game, lines in done.items():
+                acted += bool(lines)
+                if quiet and not lines:
+                    continue
                 opts.ticked.append(game)
                 _note(opts, game, "; ".join(lines) if lines else "no reminder or time-out due")
+    if quiet and not acted:
+        return 0
     if _smtp_configured(opts.mail_config):
         from pbm.mail.outbox import deliver
 
         with session_scope(url) as s:
             _note(opts, "18xx", str(deliver(s, opts.mail_config)))
+    return acted

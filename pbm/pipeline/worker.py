@@ -115,6 +115,7 @@ class Worker:
         self._given_up: set[str] = set()  # games that failed or stopped short in this run
         self.postgres = get_engine(url).dialect.name == "postgresql"
         self.progress: Callable[[int], object] | None = None  # a bar factory (total) -> .update(n), .close()
+        self._next_tick = 0.0  # monotonic time of the next tick of the 18xx move clocks
         # mail landing in the mailbox ends a wait between passes
         self._watch: MaildirWatch | ImapWatch | None = None
         if opts.imap:
@@ -216,6 +217,23 @@ class Worker:
         self.stats.answers_sent += result.sent
         self.opts.cycle.log(f"mail answers: {result.summary()}")
 
+    TICK_EVERY = 60.0  # seconds between a worker's ticks of the 18xx move clocks (their unit is the hour)
+
+    def _tick_move_clocks(self) -> None:
+        """The 18xx games' move clocks (reminders, time-outs, computer seats' moves), at most once a
+        minute per worker and by one process at a time; before, only ``pbm cycle`` ticked them, so a
+        service of workers alone never timed a move out."""
+        from pbm.pipeline.cycle import tick_move_clocks
+
+        if time.monotonic() < self._next_tick:
+            return
+        self._next_tick = time.monotonic() + self.TICK_EVERY
+        try:
+            tick_move_clocks(self.url, self.opts.cycle, self.postgres)
+        except Exception as exc:  # noqa: BLE001 - the clocks are ticked again next minute; games go on
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+            self.opts.cycle.log(f"18xx: move clocks not ticked ({type(exc).__name__}: {reason[0] if reason else ''})")
+
     def _run_unit(self, name: str, game_id: int) -> Unit | None:
         unit = Unit(game=name)
         start = time.monotonic()
@@ -260,6 +278,7 @@ class Worker:
             from pbm.pipeline.reminders import remind_on_schedule
 
             remind_on_schedule(self.url, self.opts.cycle)  # reminder points due (issue 18, item 9), once each
+            self._tick_move_clocks()
             names = self.due_games()
             with session_scope(self.url) as s:
                 ids = dict(s.execute(select(Game.name, Game.id).where(Game.name.in_(names))).all()) if names else {}

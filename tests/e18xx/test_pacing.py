@@ -300,3 +300,26 @@ def test_a_computer_seat_is_given_back_to_a_person(ga):
     assert "New secret (shown once): " in out
     assert "Computer seats" not in cli("18xx", "status", "ga-1").stdout
     cli("18xx", "seat", "ga-1", "--player", "3", "--computer", "--email", "x@example.org", expect=2)
+
+
+def test_a_worker_ticks_the_move_clocks_too(ga):
+    """A service of `pbm worker` processes alone (docs/hosting.md: no coordinator) times moves out and
+    reminds as `pbm cycle` does; a minute with nothing due logs nothing."""
+    cli, *_ = ga
+    cli("18xx", "pacing", "ga-1", "--clock", "48", "--remind", "6", "--on-timeout", "default")
+    send(ga, 1, "pass")
+    assert len(log(cli)) == 1
+    quiet = cli("worker", "--once").stdout
+    assert "ga-1" not in quiet and "move clock" not in quiet and len(log(cli)) == 1  # nothing due yet
+    with session_scope(cli.url) as s:  # Bob has now been on the clock for 49 hours
+        game = s.scalar(select(Game).where(Game.name == "ga-1"))
+        state = dict(game.state)
+        state["clock"] = {**state["clock"], "since": (_since(cli) - timedelta(hours=49)).isoformat()}
+        game.state = state
+    out = cli("worker", "--once").stdout
+    assert "ga-1: time-out: 1 action(s) for player 2" in out, out
+    entries = log(cli)
+    assert len(entries) == 2 and entries[-1]["_via"] == "timeout" and entries[-1]["player"] == 2
+    assert any("Time-out: the move clock of Bob ran out" in text_of(r) for r in outbox(cli, "18xx"))
+    again = cli("worker", "--once").stdout
+    assert "ga-1" not in again and len(log(cli)) == 2  # done once
