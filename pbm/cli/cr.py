@@ -59,9 +59,9 @@ def run_turn_command(
                 only_turn = None  # with --until-end, the turns after it follow
                 resolved_turn = g.turn
                 result = run_turn(s, g, computer_for_missing=until_end)
-                from datetime import datetime
+                from pbm.clock import utcnow
 
-                now = datetime.now()
+                now = utcnow()
                 row = turn_state(s, g, resolved_turn)
                 if row.state == "open":
                     advance(row, "closed", now, "closed by run-turn")

@@ -33,6 +33,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The weekly cycle for every game whose deadline has passed: ingest, close, resolve, render, send, archive."""
         from pbm.cli.util import db_url
+        from pbm.clock import utcnow
         from pbm.pipeline.cycle import CycleOptions, run_cycle
 
         if imap and maildir is not None:
@@ -44,7 +45,7 @@ def register(app: typer.Typer) -> None:
             if imap:
                 typer.echo("Mail: reading the IMAP mailbox configured for pbm (--no-imap skips it).")
         opts = CycleOptions(reports=reports, archive=archive, maildir=maildir, imap=bool(imap), mail_config=config,
-                            now=clock or datetime.now(), force=now or force, max_turns=turns,
+                            now=clock or utcnow(), force=now or force, max_turns=turns,
                             progress=_progress("Rendering reports", _interactive()), log=typer.echo)
         outcome = run_cycle(db_url(ctx), opts, games or None, break_lock=break_lock)
         if not outcome and not opts.ticked:

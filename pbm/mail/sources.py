@@ -172,7 +172,6 @@ def _sleep_until(end: float, stopped: Callable[[], bool]) -> bool:
 
 def read_imap(cfg: ImapConfig) -> Iterator[Arrived]:
     """New messages of the configured folder, by UID; each marked stored once pbm has it."""
-    import imapclient
     from imapclient.exceptions import IMAPClientError
 
     client = _open_imap(cfg)

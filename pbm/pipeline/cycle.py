@@ -29,6 +29,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from pbm.clock import utcnow
 from pbm.db import get_engine, session_scope
 from pbm.errors import PbmError
 from pbm.kinds import kind_of, weekly_titles
@@ -134,7 +135,7 @@ class CycleOptions:
     maildir: Path | None = None
     imap: bool = False  # read the IMAP mailbox of the mail settings before each game closes
     mail_config: Path | None = None
-    now: datetime = field(default_factory=datetime.now)
+    now: datetime = field(default_factory=utcnow)  # UTC, as the stored deadlines (pbm.clock)
     force: bool = False  # run even if the deadline has not passed
     period: timedelta = DEFAULT_PERIOD
     max_turns: int = 1  # turns to run per game in one call

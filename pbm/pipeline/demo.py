@@ -18,12 +18,13 @@ import csv
 import mailbox
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
 from sqlalchemy import select
 
+from pbm.clock import utcnow
 from pbm.db import session_scope
 from pbm.errors import PbmError
 from pbm.kinds import kind_for_title, kind_of
@@ -83,7 +84,7 @@ def run_demo(folder: Path, *, url: str | None = None, turns: int = 3, seed: int 
         if s.scalar(select(Game.id).where(Game.name == name)) is not None:
             raise PbmError(f"{folder} already holds the demo game {name}; choose another --dir or remove it")
         created = create(s)
-        created.game.deadline = datetime.now().replace(microsecond=0) + timedelta(days=7)
+        created.game.deadline = utcnow().replace(microsecond=0) + timedelta(days=7)
         secrets = dict(created.secrets)
         players_txt = ["The demo's human seats (secrets are shown once, as `pbm new-game` does):"]
         for p in sorted(created.game.players, key=lambda p: p.number):
@@ -101,7 +102,7 @@ def run_demo(folder: Path, *, url: str | None = None, turns: int = 3, seed: int 
                 break
         n = _write_mails(url, name, secrets, box, turn)
         log(f"Turn {turn}: {n} players mailed their turnsheets to {folder / 'maildir'}.")
-        opts.now = datetime.now()
+        opts.now = utcnow()
         run_cycle(url, opts, [name])
     with session_scope(url) as s:
         game = s.scalar(select(Game).where(Game.name == name))

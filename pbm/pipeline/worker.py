@@ -34,10 +34,10 @@ from collections import Counter
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import exists, or_, select
+from pbm.clock import utcnow
 from pbm.db import get_engine, session_scope
 from pbm.errors import PbmError
 from pbm.intake import MaildirWatch
@@ -301,7 +301,7 @@ class Worker:
             if self.progress is not None:
                 bar = self.progress(len(self.due_games()))
             while not self.stopping:
-                self.opts.cycle.now = datetime.now()
+                self.opts.cycle.now = utcnow()
                 handled, left = self.run_pass(bar)
                 if self.opts.once and left == 0:
                     break

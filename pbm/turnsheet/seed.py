@@ -39,6 +39,8 @@ def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | No
     For ``scripts/bench_hosting.py`` and the hosting tests: a week's work for many workers."""
     import mailbox
     from datetime import timedelta
+
+    from pbm.clock import utcnow
     from email.message import EmailMessage
 
     from pbm.cr.setup import create_game
@@ -53,7 +55,7 @@ def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | No
                      for k in range(humans)]
             created = create_game(s, seed=seed + i, name=name, seats=seats)
             game = created.game
-            game.deadline = datetime.now() + timedelta(days=7)  # set below, once every sheet is in
+            game.deadline = utcnow() + timedelta(days=7)  # set below, once every sheet is in
             s.flush()
             if box is not None:
                 for player in sorted(game.players, key=lambda p: p.number):
@@ -69,9 +71,9 @@ def populate(url: str | None, *, games: int, humans: int = 1, maildir: Path | No
         names.append(name)
     from sqlalchemy import update
 
-    due = deadline or datetime.now().replace(microsecond=0) + timedelta(seconds=1)  # after every sheet above
+    due = deadline or utcnow().replace(microsecond=0) + timedelta(seconds=1)  # after every sheet above
     with session_scope(url) as s:
         s.execute(update(Game).where(Game.name.in_(names)).values(deadline=due))
-    time.sleep(max(0.0, (due - datetime.now()).total_seconds()) + 0.1 if deadline is None else 0)  # past the deadline: the games are due
+    time.sleep(max(0.0, (due - utcnow()).total_seconds()) + 0.1 if deadline is None else 0)  # past the deadline: the games are due
     return names
 
