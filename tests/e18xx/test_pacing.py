@@ -323,3 +323,27 @@ def test_a_worker_ticks_the_move_clocks_too(ga):
     assert any("Time-out: the move clock of Bob ran out" in text_of(r) for r in outbox(cli, "18xx"))
     again = cli("worker", "--once").stdout
     assert "ga-1" not in again and len(log(cli)) == 2  # done once
+
+
+def test_a_tick_with_nothing_due_does_not_replay_the_game(ga, monkeypatch):
+    """Workers tick every open game every minute: until the first reminder can fall, the stored clock
+    says so without a replay (tens of milliseconds a game); when one is due, the game is replayed."""
+    import pbm.e18xx.pbem.games as games
+
+    cli, *_ = ga
+    cli("18xx", "pacing", "ga-1", "--clock", "48", "--remind", "6")
+    send(ga, 1, "pass")
+    t0 = _since(cli)
+    replays: list[int] = []
+    real = games.replay_rows
+    monkeypatch.setattr(games, "replay_rows", lambda *a, **k: replays.append(1) or real(*a, **k))
+    _cycle(cli, t0 + timedelta(hours=23, minutes=59))
+    assert replays == [] and outbox(cli, "reminder") == []
+    _cycle(cli, t0 + timedelta(hours=24, minutes=1))  # half time: the reminder is due
+    assert replays and [r.key.split(":")[3] for r in outbox(cli, "reminder")] == ["half"]
+    replays.clear()
+    _cycle(cli, t0 + timedelta(hours=41, minutes=59))  # the 6 h reminder falls at 42 h
+    assert replays == []
+    _cycle(cli, t0 + timedelta(hours=42, minutes=1))
+    assert [r.key.split(":")[3] for r in outbox(cli, "reminder")] == ["half", "6h"]
+    assert row_state(cli)["clock"]["reminded"] == ["half", "6h"]  # kept with the game (was lost: list changed in place)

@@ -26,6 +26,41 @@ def _reminders(opts: dict[str, Any], hours: float) -> list[tuple[str, float]]:
     return sorted(out, key=lambda x: x[1])
 
 
+def _nothing_due_yet(session: Session, game_row, now: datetime) -> bool:
+    """True when no reminder and no time-out can be due at ``now``, told from the stored clock without
+    replaying the game (a worker ticks every open game every minute; a replay is tens of milliseconds).
+
+    The earliest any of them can fall is reckoned with the shortest clock of any round (the round being
+    played is not known without a replay) and no time away (which only moves them later), counting
+    only the reminders not sent yet and the time-out if it has not happened.  Unsure means False: no
+    clock stored yet, or the log has grown since it was set (the clock restarts on the next tick)."""
+    from sqlalchemy import func, select
+
+    from pbm.models import Action18
+
+    c = (game_row.state or {}).get("clock") or {}
+    if "since" not in c or "at" not in c:
+        return False
+    count = session.scalar(select(func.count()).select_from(Action18).where(Action18.game_id == game_row.id))
+    if count != c["at"]:
+        return False
+    opts = settings(game_row)
+    clocks = [float(h) for h in (opts["clock_hours"], *(opts.get("round_hours") or {}).values()) if h and float(h) > 0]
+    if not clocks:
+        return True  # no round has a clock
+    hours = min(clocks)
+    reminded = set(c.get("reminded") or [])
+    offsets = [] if c.get("timed_out") else [hours]
+    if opts.get("remind_half") and "half" not in reminded:
+        offsets.append(hours / 2)
+    for before in opts.get("remind_before_hours") or []:
+        if f"{float(before):g}h" not in reminded:
+            offsets.append(max(0.0, hours - float(before)))
+    if not offsets:
+        return True  # everything this clock does has been done
+    return now < datetime.fromisoformat(c["since"]) + timedelta(hours=min(offsets))
+
+
 def tick(session: Session, game_row, sender: str, now: datetime | None = None, moderator: str = "") -> list[str]:
     """Send the reminders that are due and apply a time-out; returns what was done (lines)."""
     from pbm.mail import outbox
@@ -37,6 +72,8 @@ def tick(session: Session, game_row, sender: str, now: datetime | None = None, m
 
     now = now or utcnow()
     if game_row.status != "open":
+        return []
+    if not computer_seats(game_row) and _nothing_due_yet(session, game_row, now):
         return []
     done: list[str] = []
     if computer_seats(game_row):
@@ -84,7 +121,7 @@ def tick(session: Session, game_row, sender: str, now: datetime | None = None, m
             outbox.queue(session, f"18xx-remind:{game_row.id}:{count}:{label}:{n}", "reminder", [addr], msg,
                          game=game_row)
             done.append(f"reminded player {n} ({label})")
-        c.setdefault("reminded", []).append(label)
+        c["reminded"] = [*(c.get("reminded") or []), label]  # a new list: the stored one is not changed in place (it would not be saved)
     if now >= clock.deadline and not c.get("timed_out"):
         c["timed_out"] = True
         game_row.state = {**state, "clock": c}
