@@ -251,7 +251,7 @@ def pacing_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
 def tick_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
              clock: Optional[str] = typer.Option(None, "--clock", help="Pretend it is this time (UTC)."),
              config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml).")) -> None:
-    """Send due reminders and apply time-outs (pbm cycle does this for every 18xx game)."""
+    """Send due reminders and apply time-outs (pbm cycle and pbm worker do this for every 18xx game)."""
     from pbm.mail.config import mail_settings, reply_sender
 
     from pbm.e18xx.pbem.ticks import tick_all
