@@ -24,12 +24,12 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import delete, select, text, update
 from sqlalchemy.orm import Session
 
+from pbm.clock import utcnow
 from pbm.db import get_engine
 from pbm.errors import PbmError
 from pbm.models import CycleLock, Game
@@ -73,7 +73,7 @@ def _holder(url_text: str | None, name: str) -> str:
         with session_scope(url_text) as s:
             row = s.get(CycleLock, name)
             if row is not None:
-                since = f" since {row.acquired_at:%Y-%m-%d %H:%M}" if row.acquired_at else ""
+                since = f" since {row.acquired_at:%Y-%m-%d %H:%M} UTC" if row.acquired_at else ""
                 return f" (pid {row.pid} on {row.host}{since})"
     except Exception:  # pragma: no cover - the message is a courtesy
         pass
@@ -89,7 +89,7 @@ def _record(url_text: str | None, name: str, token: str, *, remove: bool = False
             return
         s.execute(delete(CycleLock).where(CycleLock.name == name))  # a dead holder's note
         s.add(CycleLock(name=name, holder=token, host=socket.gethostname()[:200], pid=os.getpid(),
-                        acquired_at=datetime.now()))
+                        acquired_at=utcnow()))
 
 
 @contextmanager
