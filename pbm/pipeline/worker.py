@@ -324,8 +324,18 @@ class Worker:
         end = start + seconds
         try:
             if self._watch is not None and not self.opts.once:
-                self._watch.wait(seconds, lambda: self.stopping)
-                return
+                if isinstance(self._watch, ImapWatch) and self.postgres:
+                    # one worker at a time idles on the IMAP folder: N workers hold one IDLE connection
+                    # between them, not N (servers cap a user's connections, often at 10)
+                    try:
+                        with process_lock(self.url, "imap-watch", what="IMAP watch"):
+                            self._watch.wait(seconds, lambda: self.stopping)
+                        return
+                    except Locked:
+                        pass  # another worker watches and starts its pass when mail comes; this one waits its poll
+                else:
+                    self._watch.wait(seconds, lambda: self.stopping)
+                    return
             while not self.stopping and time.monotonic() < end:
                 time.sleep(max(0.0, min(0.2, end - time.monotonic())))
         finally:

@@ -22,12 +22,19 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from pbm.intake import MaildirWatch
 from pbm.turnsheet.seed import populate
-from tests.conftest import ROOT
+from tests.conftest import ROOT, _pg_database
 from tests.mail.smtp import SmtpServer
 
 WAIT = 180.0  # seconds: generous for a loaded 2-core machine; the worker's own poll is 3600
+
+
+@pytest.fixture
+def pg_url(pg_template):
+    yield from _pg_database(pg_template)
 
 
 def _deliver(box: mailbox.Maildir, message: mailbox.MaildirMessage) -> None:
@@ -172,8 +179,6 @@ def test_a_worker_on_imap_applies_an_18xx_move_and_mails_everyone_at_once(cli, d
     from tests.mail.helpers import mk
 
     if available() is not None:
-        import pytest
-
         pytest.skip(available())
     server = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
     try:
@@ -247,3 +252,32 @@ def test_imap_watch_without_a_server_waits_plainly_and_says_so_once():
     assert watch.wait(0.1, lambda: False) is False
     assert len(said) == 1 and said[0].startswith("mail: cannot watch the IMAP folder (cannot read IMAP u@127.0.0.1:")
     assert said[0].endswith("; waiting between passes without it")
+
+
+def test_on_postgresql_one_worker_at_a_time_idles_on_the_imap_folder(pg_url, tmp_path):
+    """N workers on one IMAP mailbox hold one IDLE connection between them (the `imap-watch` claim);
+    the others wait their poll, as before."""
+    from pbm.locks import process_lock
+    from pbm.mail.config import ImapConfig
+    from pbm.mail.sources import ImapWatch
+    from pbm.pipeline.worker import Worker, worker_options
+
+    cfg = ImapConfig(host="127.0.0.1", port=1, user="u", password="p", folder="INBOX", ssl=False,
+                     starttls=False, processed_folder="")
+    opts = worker_options(reports=tmp_path / "r", archive=tmp_path / "a", maildir=None, config=None,
+                          once=False, poll=0.3, log=lambda _line: None, imap=True)
+    worker = Worker(pg_url, opts)
+    watched: list[float] = []
+
+    class Watch(ImapWatch):
+        def wait(self, seconds, stopped):
+            watched.append(seconds)
+            return False
+
+    worker._watch = Watch(cfg, lambda _line: None)
+    with process_lock(pg_url, "imap-watch", what="another worker's IMAP watch"):
+        t0 = time.monotonic()
+        worker._sleep(0.3)
+        assert watched == [] and time.monotonic() - t0 >= 0.3  # another worker watches: a plain wait
+    worker._sleep(0.3)
+    assert watched == [0.3]  # the claim is free: this worker watches
