@@ -139,7 +139,7 @@ def worker(
     reports: Path = typer.Option(Path("reports"), "--reports", help="Folder of the reports (shared by workers)."),
     archive: Path = typer.Option(Path("archive"), "--archive", help="Folder of the archive (shared by workers)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml)."),
-    poll: float = typer.Option(30.0, "--poll", min=0.1, help="Seconds between passes when idle."),
+    poll: float = typer.Option(30.0, "--poll", min=0.1, help="Seconds between passes when no mail comes (mail landing in the mailbox starts a pass at once)."),
     quiet: bool = typer.Option(False, "--quiet", help="No per-game lines, only the closing summary."),
 ) -> None:
     """Do due work continuously: read mail, then close, resolve, report, send and archive each game whose
