@@ -15,10 +15,12 @@ mailbox (the ``intake`` lock), then every worker handles stored messages side by
 per lane (the game on the ``GAME:`` line), each lane in arrival order; a worker closes no game
 before the lanes held by others are done, so a sheet that was in before a deadline is accepted
 before that game closes.  A sheet racing a closing turn meets it at the game's row lock
-(accepted before the close, or late after it).  A worker waiting between passes watches its Maildir
-(:class:`pbm.intake.MaildirWatch`) and starts a pass as soon as a message lands, and once it has
-handled mail it sends the answers at once when SMTP is configured: a player's sheet or move is
-answered in a fraction of a second, not at the next pass.
+(accepted before the close, or late after it).  A worker waiting between passes watches its mailbox
+(a Maildir: :class:`pbm.intake.MaildirWatch`; IMAP IDLE: :class:`pbm.mail.sources.ImapWatch`, one
+worker at a time) and starts a pass as soon as a message lands, and once it has handled mail it
+sends the answers at once when SMTP is configured: a player's sheet or move is answered in a
+fraction of a second, not at the next pass.  Each pass also ticks the 18xx move clocks, at most
+once a minute (:func:`pbm.pipeline.cycle.tick_move_clocks`).
 
 Transactions are short (one per step), every unit is retried on serialization failures and
 deadlocks (SQLSTATE 40001, 40P01) a bounded number of times, and ``PBM_STATEMENT_TIMEOUT``
@@ -37,12 +39,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import exists, or_, select
+
 from pbm.clock import utcnow
 from pbm.db import get_engine, session_scope
 from pbm.errors import PbmError
 from pbm.intake import MaildirWatch
-from pbm.mail.sources import ImapWatch
 from pbm.locks import Locked, process_lock
+from pbm.mail.sources import ImapWatch
 from pbm.models import Game, TurnState
 from pbm.pipeline.cycle import CycleOptions, run_game_turn
 
@@ -200,7 +203,6 @@ class Worker:
         every player) when SMTP is configured; otherwise it waits in the outbox for ``pbm send-mail``.
         The outbox's own claims make this safe beside other workers' flushes (nothing is sent twice),
         and a failed delivery stays queued for the next flush."""
-        from pbm.errors import PbmError
         from pbm.mail.config import smtp_config
         from pbm.mail.outbox import flush
 
