@@ -7,13 +7,13 @@ from the intake module itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from pbm.clock import utcnow
 from pbm.db import savepoint
 from pbm.mail import outbox
 from pbm.mail.compose import make_message, one_line
@@ -127,10 +127,6 @@ class Answering(Sending, Protocol):
 REFUSALS_PER_DAY_UNKNOWN = 1  # refusals a day to an address not on file for any player (issue 13, item 11)
 
 
-def _today() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
 def on_file(session: Session, address: str) -> bool:
     low = address.lower()
     return any(low == (e or "").lower() for e in session.scalars(select(Player.email).where(Player.email != "")))
@@ -138,7 +134,7 @@ def on_file(session: Session, address: str) -> bool:
 
 def count_answer(session: Session, row: InboundMessage, address: str) -> bool:
     """Count one more answer to ``address`` today; False if its allowance is used up."""
-    day = (row.received_at or _today()).strftime("%Y-%m-%d")
+    day = (row.received_at or utcnow()).strftime("%Y-%m-%d")
     used = session.get(AnswerLimit, (address, day))
     if used is not None and used.count >= REFUSALS_PER_DAY_UNKNOWN:
         return False

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pbm import kinds
+from pbm.clock import utcnow
 from pbm.mail.answer import Outcome, finish, refuse
 from pbm.mail.compose import one_line
 from pbm.mail.message import (
@@ -54,10 +55,6 @@ class Context:
     moderator: str = ""
 
 
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
 def store_raw(session: Session, raw: bytes, source: str = "", received_at: datetime | None = None
               ) -> tuple[InboundMessage, bool]:
     """Store the message as it came; (row, True) if new, (existing row, False) if these bytes were seen.
@@ -70,7 +67,7 @@ def store_raw(session: Session, raw: bytes, source: str = "", received_at: datet
     head = parse_headers(raw)
     row = InboundMessage(
         sha256=digest, message_id=message_id(head), raw=raw, source=one_line(source, 200),
-        received_at=received_at or _now(), seq=0, from_addr=one_line(header(head, "From"), 300),
+        received_at=received_at or utcnow(), seq=0, from_addr=one_line(header(head, "From"), 300),
         subject=one_line(header(head, "Subject"), 500), status="stored", outcome={},
         content_sha256=content_digest(raw),
     )

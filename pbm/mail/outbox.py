@@ -37,6 +37,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
+from pbm.clock import utcnow
 from pbm.db import savepoint
 from pbm.errors import PbmError
 from pbm.mail.config import SmtpConfig
@@ -48,10 +49,6 @@ KINDS = ("receipt", "reminder", "report", "turnsheet", "notice", "secret", "18xx
 
 class OutboxError(PbmError):
     """A message cannot be queued or the mail server cannot be reached."""
-
-
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def message_id_for(key: str, domain: str = "pbm.invalid") -> str:
@@ -274,7 +271,7 @@ def _flush_webhook(session: Session, m: OutboxMessage, recipient: str, log: Send
         if "refused" in str(exc).lower() or "Name or service" in str(exc):
             log.status = "failed"
     else:
-        log.status, log.sent_at, log.error = "sent", _now(), ""
+        log.status, log.sent_at, log.error = "sent", utcnow(), ""
         session.commit()
         result.sent += 1
         return
@@ -370,7 +367,7 @@ def _flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool, limit: 
                 result.errors.append(f"{recipient}: {log.error}")
                 server = None
                 break
-            log.status, log.sent_at, log.error = "sent", _now(), ""
+            log.status, log.sent_at, log.error = "sent", utcnow(), ""
             session.commit()
             result.sent += 1
             _scrub_if_done(session, m)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pbm.clock import sleep_until
 from pbm.errors import PbmError
 from pbm.mail.config import ImapConfig
 from pbm.mail.message import MAX_MESSAGE_BYTES, TRUNCATED_KEEP, read_limited, truncated
@@ -131,11 +132,11 @@ class ImapWatch:
             client = _open_imap(self.cfg)
         except SourceError as exc:
             self._say(f"cannot watch the IMAP folder ({exc})")
-            return _sleep_until(end, stopped)
+            return sleep_until(end, stopped)
         try:
             if b"IDLE" not in client.capabilities():
                 self._say(f"the IMAP server {self.cfg.host} has no IDLE")
-                return _sleep_until(end, stopped)
+                return sleep_until(end, stopped)
             if client.search(_NEW):
                 return True  # came after the pass read the folder
             while not stopped() and time.monotonic() < end:
@@ -154,20 +155,12 @@ class ImapWatch:
             return False
         except (OSError, IMAPClientError) as exc:
             self._say(f"the IMAP watch stopped ({exc.__class__.__name__}: {exc})")
-            return _sleep_until(end, stopped)
+            return sleep_until(end, stopped)
         finally:
             try:
                 client.logout()
             except (OSError, IMAPClientError):
                 pass
-
-
-def _sleep_until(end: float, stopped: Callable[[], bool]) -> bool:
-    import time
-
-    while not stopped() and time.monotonic() < end:
-        time.sleep(max(0.0, min(0.2, end - time.monotonic())))
-    return False
 
 
 def read_imap(cfg: ImapConfig) -> Iterator[Arrived]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from pbm.clock import utcnow
 from pbm.mail.outbox import pending
 from pbm.mail.policy import accepted_orderset, computer_seated, deadline_for, missed_turns_limit
 from pbm.models import TurnState, Game, InboundMessage, OrderSet, OutboxMessage, Player
@@ -32,7 +33,7 @@ def status_text(session: Session, game: Game, *, messages: bool = False, now: da
                 every: bool = False) -> str:
     """The moderator's view of the current turn.  Messages are those of this turn (of earlier turns
     only counted) unless ``every``; messages in error or not handled are listed whatever their turn."""
-    now = now or datetime.now(UTC).replace(tzinfo=None)
+    now = now or utcnow()
     deadline = deadline_for(session, game)
     out: list[str] = []
     if deadline is None:

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from sqlalchemy import exists, or_, select
 
-from pbm.clock import utcnow
+from pbm.clock import sleep_until, utcnow
 from pbm.db import get_engine, session_scope
 from pbm.errors import PbmError
 from pbm.intake import MaildirWatch
@@ -338,8 +338,7 @@ class Worker:
                 else:
                     self._watch.wait(seconds, lambda: self.stopping)
                     return
-            while not self.stopping and time.monotonic() < end:
-                time.sleep(max(0.0, min(0.2, end - time.monotonic())))
+            sleep_until(end, lambda: self.stopping)
         finally:
             self.stats.seconds["idle"] += time.monotonic() - start
 

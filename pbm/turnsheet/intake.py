@@ -21,13 +21,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbm import kinds
+from pbm.clock import utcnow
 from pbm.cr.orders import Orders, Problem
 from pbm.mail import outbox
 from pbm.mail.answer import HELP, Outcome, find_message, finish, ignored_text, refuse, reply
@@ -38,10 +39,6 @@ from pbm.models import Game, InboundMessage, OrderSet, Player, Railroad, TurnSta
 from pbm.turnsheet.parse import ParsedSheet, parse_pdf, parse_text
 
 Claim = tuple["ParsedSheet | None", list[str], str]  # the sheet found (None: none), notes on the parts, where
-
-
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def claim(session: Session, msg) -> Claim:
@@ -162,7 +159,7 @@ def handle(session: Session, row: InboundMessage, ctx: Any, sender: str, claim: 
     orders, problems = check(session, game, player, parsed.orders, parsed)
     problems = sorted(parsed.problems + problems, key=lambda p: (p.line is None, p.line or 0))
     deadline = deadline_for(session, game, game.turn)
-    arrived = row.received_at or _now()
+    arrived = row.received_at or utcnow()
     closed = _turn_closed(session, game)
     # the deadline plus the game's grace period (item 8): policy.closes_at, on the deadline just read
     closes = None if deadline is None else deadline + grace_for(game)

@@ -19,13 +19,13 @@ import re
 
 import secrets as _secrets
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Sequence
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from pbm.auth import hash_secret, new_secret
+from pbm.clock import utcnow
 from pbm.seats import SeatRequest
 from pbm.errors import PbmError
 
@@ -78,7 +78,7 @@ def create_game(session: Session, *, title: str, seed: int, name: str | None, se
                   anonymous=False, options={"optional_rules": list(rules),
                                             "player_ids": [str(p) for p in (player_ids or range(1, len(names) + 1))]},
                   state={"standing": {}}, turn_key=_secrets.token_hex(16),
-                  created_at=datetime.now(UTC).replace(tzinfo=None))
+                  created_at=utcnow())
     session.add(row)
     session.flush()
     secrets: dict[int, str] = {}

@@ -25,10 +25,12 @@ import base64
 import hashlib
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
+
+from pbm.clock import utcnow  # re-exported: the clock's time is UTC, as the stored one
 
 DEFAULTS: dict[str, Any] = {
     "clock_hours": 48.0,          # the move clock (hours); 0 = no clock
@@ -42,10 +44,6 @@ DEFAULTS: dict[str, Any] = {
 }
 TIMEOUTS = ("notify", "default", "computer")
 STALE = ("strict", "lenient")
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def settings(game_row) -> dict[str, Any]:
