@@ -178,7 +178,13 @@ def main() -> None:
             figures["ingest 1 mail"].append(
                 timed([*pbm, "--db", url, "ingest", "--maildir", str(run_box)], env, "1 accepted", folder))
         figures["1 mail, worker"] = in_process(folder, db, min(args.runs, 13))
-        figures["mail→answer"] = delivered_to_worker(folder, db, pbm, env, min(args.runs, 13))
+        import importlib.util
+
+        if importlib.util.find_spec("aiosmtpd") is None:  # the relay of the last measure, a test dependency
+            print("mail→answer: not measured (it needs aiosmtpd, a test dependency: pip install -e '.[test]')")
+            del figures["mail→answer"]
+        else:
+            figures["mail→answer"] = delivered_to_worker(folder, db, pbm, env, min(args.runs, 13))
     print(f"{'measure':<15} {'median':>8} {'worst':>8} {'target':>8}")
     missed = []
     for name, values in figures.items():
