@@ -217,7 +217,12 @@ class Worker:
             self.opts.cycle.log(f"mail answers: not sent now ({type(exc).__name__}: {exc}); they stay queued")
             return
         self.stats.answers_sent += result.sent
-        self.opts.cycle.log(f"mail answers: {result.summary()}")
+        line = f"mail answers: sent {result.sent}"  # (not the outbox's whole history, as a flush's summary)
+        if result.failed:
+            line += f", failed {result.failed} (tried again by the next flush: {'; '.join(result.errors[:1])})"
+        if result.uncertain:
+            line += f", {result.uncertain} left mid-send by an earlier run (`pbm send-mail --retry-uncertain`)"
+        self.opts.cycle.log(line)
 
     TICK_EVERY = 60.0  # seconds between a worker's ticks of the 18xx move clocks (their unit is the hour)
 

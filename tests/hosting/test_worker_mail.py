@@ -281,3 +281,30 @@ def test_on_postgresql_one_worker_at_a_time_idles_on_the_imap_folder(pg_url, tmp
         assert watched == [] and time.monotonic() - t0 >= 0.3  # another worker watches: a plain wait
     worker._sleep(0.3)
     assert watched == [0.3]  # the claim is free: this worker watches
+
+
+def test_the_answers_line_says_what_was_sent_and_what_failed(sqlite_url, tmp_path):
+    from email.message import EmailMessage
+
+    from pbm.db import session_scope
+    from pbm.mail.outbox import queue as queue_mail
+    from pbm.pipeline.worker import Worker, worker_options
+
+    with SmtpServer() as smtp:
+        smtp.recorder.refuse.add("ike@example.org")
+        config = tmp_path / "pbm.toml"
+        config.write_text(smtp.config_toml())
+        said: list[str] = []
+        worker = Worker(sqlite_url, worker_options(reports=tmp_path / "r", archive=tmp_path / "a", maildir=None,
+                                                   config=config, once=True, poll=1, log=said.append))
+        for n, to in enumerate(["ada@example.org", "ike@example.org"]):
+            m = EmailMessage()
+            m["Subject"] = f"receipt {n}"
+            m.set_content("ok\n")
+            with session_scope(sqlite_url) as s:
+                queue_mail(s, f"receipt:{n}", "receipt", [to], m)
+        worker._send_answers()
+        worker._send_answers()  # Ada's is not counted again; Ike's is tried again
+    assert said[0].startswith("mail answers: sent 1, failed 1 (tried again by the next flush: ike@example.org: ")
+    assert said[1].startswith("mail answers: sent 0, failed 1 (tried again by the next flush: ike@example.org: ")
+    assert worker.stats.answers_sent == 1
