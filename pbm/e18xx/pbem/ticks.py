@@ -121,7 +121,8 @@ def tick(session: Session, game_row, sender: str, now: datetime | None = None, m
             outbox.queue(session, f"18xx-remind:{game_row.id}:{count}:{label}:{n}", "reminder", [addr], msg,
                          game=game_row)
             done.append(f"reminded player {n} ({label})")
-        c["reminded"] = [*(c.get("reminded") or []), label]  # a new list: the stored one is not changed in place (it would not be saved)
+        # a new list: the stored one changed in place would look unchanged, and not be saved
+        c["reminded"] = [*(c.get("reminded") or []), label]
     if now >= clock.deadline and not c.get("timed_out"):
         c["timed_out"] = True
         game_row.state = {**state, "clock": c}
