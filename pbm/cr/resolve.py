@@ -39,7 +39,7 @@ from pbm.cr.engine.victory import end_of_turn, victory_points
 from pbm.cr.queries import plain_class
 from pbm.cr.engine.writes import prepare_flush
 from pbm.cr.orders import Orders, Problem
-from pbm.cr.state import dumps, export_game, restore_game
+from pbm.cr.state import export_game, restore_game, snapshot_text
 from pbm.errors import PbmError
 from pbm.seats import computer_seated
 from pbm.models import (
@@ -317,7 +317,7 @@ def take_snapshot(session: Session, game: Game, ctx: TurnContext | None = None) 
     if ctx is not None:
         loaded = (sorted(ctx.pcs.values(), key=lambda pc: pc.id), list(ctx.railroad_by_id.values()),
                   list(ctx.players.values()), list(ctx.routes.values()), list(ctx.towns.values()))
-    text = dumps(export_game(session, game, loaded))
+    text = snapshot_text(export_game(session, game, loaded))
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     snap = session.scalar(select(Snapshot).where(Snapshot.game_id == game.id, Snapshot.turn == game.turn))
     if snap is None:
