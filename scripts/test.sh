@@ -27,4 +27,6 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e ".[test]"
-exec .venv/bin/python -m pytest -q "$@"
+# Every core runs tests (pytest-xdist; PBM_TEST_WORKERS=0 runs them in this one process); each worker has
+# its own PostgreSQL template, Dovecot and ports (tests/conftest.py).
+exec .venv/bin/python -m pytest -q -n "${PBM_TEST_WORKERS:-auto}" --dist worksteal "$@"
