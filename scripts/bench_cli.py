@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -45,6 +45,7 @@ def pbm_command() -> list[str]:
 
 def prepare(folder: Path) -> tuple[Path, Path]:
     """A template database with a 15-seat game and a Maildir holding player 1's sheet for turn 1."""
+    from pbm.clock import utcnow
     from pbm.cr.setup import SeatRequest, create_game
     from pbm.db import session_scope
     from pbm.pipeline.demo import _write_mails
@@ -54,7 +55,7 @@ def prepare(folder: Path) -> tuple[Path, Path]:
     seats = [SeatRequest(line=i + 2, name=f"Player {i + 1}", email=f"p{i + 1}@example.org") for i in range(15)]
     with session_scope(url) as s:
         created = create_game(s, seed=1841, name="bench", seats=seats)
-        created.game.deadline = datetime.now() + timedelta(days=7)
+        created.game.deadline = utcnow() + timedelta(days=7)  # deadlines are UTC (pbm.clock)
         secrets = {1: created.secrets[1]}
     box = mailbox.Maildir(str(folder / "all"), create=True)
     _write_mails(url, "bench", secrets | {n: s for n, s in created.secrets.items() if n != 1}, box, 1)

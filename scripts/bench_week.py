@@ -16,13 +16,14 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import select  # noqa: E402
 
+from pbm.clock import utcnow  # noqa: E402
 from pbm.cr.resolve import run_turn  # noqa: E402
 from pbm.cr.setup import SeatRequest, create_game  # noqa: E402
 from pbm.db import session_scope  # noqa: E402
@@ -37,7 +38,7 @@ def week(folder: Path, turns: int) -> list[dict[str, float]]:
     seats = [SeatRequest(line=i + 2, name=f"Player {i + 1}", email=f"p{i + 1}@example.org") for i in range(15)]
     with session_scope(url) as s:
         created = create_game(s, seed=1841, name="bench", seats=seats)
-        created.game.deadline = datetime.now() + timedelta(days=7)
+        created.game.deadline = utcnow() + timedelta(days=7)  # deadlines are UTC (pbm.clock)
         secrets = dict(created.secrets)
     box = mailbox.Maildir(str(folder / "maildir"), create=True)
     figures = []
