@@ -27,6 +27,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e ".[test]"
-# Every core runs tests (pytest-xdist; PBM_TEST_WORKERS=0 runs them in this one process); each worker has
-# its own PostgreSQL template, Dovecot and ports (tests/conftest.py).
-exec .venv/bin/python -m pytest -q -n "${PBM_TEST_WORKERS:-auto}" --dist worksteal "$@"
+# Every core runs tests, up to 4 (pytest-xdist; PBM_TEST_WORKERS=N sets how many, 0 runs them in this one
+# process).  Each worker has its own PostgreSQL template, Dovecot and ports (tests/conftest.py); more than 4
+# would mostly wait on the one PostgreSQL server and could run it out of connections (100 by default).
+workers="${PBM_TEST_WORKERS:-$(n=$(nproc 2>/dev/null || echo 2); [ "$n" -gt 4 ] && echo 4 || echo "$n")}"
+exec .venv/bin/python -m pytest -q -n "$workers" --dist worksteal "$@"
