@@ -86,7 +86,7 @@ def pg_template() -> Iterator[str]:
 # a second on these machines, for each of some 300 PostgreSQL tests.  Emptying one that a test used
 # (its rows deleted, its sequences restarted) costs one small transaction.  A database whose schema a
 # test changed (a migration test, a dropped table) is dropped instead of reused.
-_PG_FREE: list[str] = []
+_PG_FREE: dict[str, list[str]] = {}  # template URL -> emptied databases made from it
 _PG_SCHEMA: dict[str, str] = {}  # template URL -> fingerprint of its schema
 
 _FINGERPRINT = text(
@@ -141,8 +141,9 @@ def _pg_database(template_url: str) -> Iterator[str]:
         with engine.connect() as c:
             _PG_SCHEMA[template_url] = c.execute(_FINGERPRINT).scalar()
         engine.dispose()
-    if _PG_FREE:
-        name = _PG_FREE.pop()
+    free = _PG_FREE.setdefault(template_url, [])
+    if free:
+        name = free.pop()
     else:
         admin = _pg_admin()
         template = template_url.rsplit("/", 1)[1]
@@ -154,7 +155,7 @@ def _pg_database(template_url: str) -> Iterator[str]:
     yield url
     pbm_db.get_engine(url, migrate=False).dispose()
     if _emptied(name, _PG_SCHEMA[template_url]):
-        _PG_FREE.append(name)
+        free.append(name)
         return
     admin = _pg_admin()
     with admin.connect() as c:
@@ -165,13 +166,14 @@ def _pg_database(template_url: str) -> Iterator[str]:
 @pytest.fixture(scope="session", autouse=True)
 def _drop_free_databases() -> Iterator[None]:
     yield
-    if _PG_FREE:
+    names = [name for free in _PG_FREE.values() for name in free]
+    _PG_FREE.clear()
+    if names:
         admin = _pg_admin()
         with admin.connect() as c:
-            for name in _PG_FREE:
+            for name in names:
                 c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
-        _PG_FREE.clear()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
