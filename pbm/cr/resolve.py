@@ -36,7 +36,6 @@ from pbm.cr.engine.rights import rights_of_way
 from pbm.cr.engine.treasury import treasury_stock_to_presidents
 from pbm.cr.engine.tycoons import tycoon_final_financial_phase, tycoon_financial_phase
 from pbm.cr.engine.victory import end_of_turn, victory_points
-from pbm.cr.queries import plain_class
 from pbm.cr.engine.writes import prepare_flush
 from pbm.cr.orders import Orders, Problem
 from pbm.cr.state import export_game, restore_game, snapshot_text
@@ -143,14 +142,18 @@ def resolve_turn(session: Session, game: Game, orders: dict[int, Orders],
     in the middle of it cost a third of its time (nothing cyclic is left behind by a turn
     that the collection after it would not find)."""
     with paused():
-        return _resolve_turn(session, game, orders, ctx)
+        own = ctx is None
+        if own:
+            ctx = TurnContext(session, game, orders)
+        try:
+            return _resolve_turn(session, game, orders, ctx)
+        finally:
+            if own:
+                ctx.release()
 
 
-def _resolve_turn(session: Session, game: Game, orders: dict[int, Orders], ctx: TurnContext | None) -> TurnResult:
-    if ctx is None:
-        ctx = TurnContext(session, game, orders)
-    else:
-        ctx.orders = dict(orders)
+def _resolve_turn(session: Session, game: Game, orders: dict[int, Orders], ctx: TurnContext) -> TurnResult:
+    ctx.orders = dict(orders)
     climate_before = ctx.climate.name
     begin_turn(ctx)
     tycoons_borrow_or_repay(ctx)  # 1
@@ -171,7 +174,8 @@ def _resolve_turn(session: Session, game: Game, orders: dict[int, Orders], ctx: 
     elections(ctx)  # 15
     victory_points(ctx)  # 16
     end_of_turn(ctx)
-    prepare_flush(session)  # new rows' ids known, one changed-column set per table: few statements
+    ctx.write_rows()  # the turn's plain rows: one statement per table and kind (pbm.cr.engine.rows)
+    prepare_flush(session)  # the ORM rows (the game, ...): few statements
     session.flush()
     run_checks(ctx)
     write_history(ctx)
@@ -253,12 +257,18 @@ class SeatChecks:
                                  recently_bankrupt=self._bankrupt)
 
 
-def count_missed_turns(session: Session, game: Game) -> None:
+def count_missed_turns(session: Session, game: Game, players=None) -> None:
     """Ruling M3: a human who sent a sheet for this turn is back to 0 missed turns (and back in
-    the seat); one who did not has missed one more.  Part of the turn, so a rerun repeats it."""
+    the seat); one who did not has missed one more.  Part of the turn, so a rerun repeats it.
+
+    ``players``: the turn's own (plain) players, whose changes the turn writes; else the
+    game's ORM rows."""
+    prepare_flush(session)  # (the computer's order sets just added: one INSERT, not one per row)
     session.flush()
-    humans = [player for player in game.players if player.human]
-    stored = stored_orders(session, game, game.turn) if humans else {}
+    if players is None:
+        players = game.players
+    humans = [player for player in players if player.human]
+    stored = stored_orders(session, game, game.turn, players) if humans else {}
     for player in humans:
         row = stored.get(player.number)
         if row is not None and row.source not in ("computer", "standing"):
@@ -267,12 +277,13 @@ def count_missed_turns(session: Session, game: Game) -> None:
             player.missed_turns += 1
 
 
-def stored_orders(session: Session, game: Game, turn: int) -> dict[int, OrderSet]:
-    """Each player's newest accepted order set for ``turn`` (by arrival)."""
+def stored_orders(session: Session, game: Game, turn: int, players=None) -> dict[int, OrderSet]:
+    """Each player's newest accepted order set for ``turn`` (by arrival); ``players``: the
+    game's players if at hand (else its ORM rows are read)."""
     rows = session.scalars(select(OrderSet).where(OrderSet.game_id == game.id, OrderSet.turn == turn,
                                                   OrderSet.status == "accepted")
                            .order_by(OrderSet.received_seq, OrderSet.id))
-    by_player = {p.id: p.number for p in game.players}
+    by_player = {p.id: p.number for p in (game.players if players is None else players)}
     out: dict[int, OrderSet] = {}
     for row in rows:
         out[by_player[row.player_id]] = row
@@ -283,13 +294,15 @@ def gather_orders(session: Session, game: Game, computer_for_missing: bool = Fal
                   view=None) -> tuple[dict[int, Orders], dict[int, list[Problem]]]:
     """Orders for every seat: stored, else the computer's (computer seats, or every seat
     with ``computer_for_missing``), else standing orders (§10.1D, §10.2H).  ``view``: the
-    start-of-turn :class:`pbm.cr.queries.View` if the caller has one."""
-    stored = stored_orders(session, game, game.turn)
+    start-of-turn :class:`pbm.cr.queries.View` if the caller has one (its players are then the
+    seats: the same rows as the game's)."""
+    players = list(game.players) if view is None else list(view.players.values())
+    stored = stored_orders(session, game, game.turn, players)
     orders: dict[int, Orders] = {}
     problems: dict[int, list[Problem]] = {}
     seats = SeatChecks(session, game, view)
     seq = max((o.received_seq for o in stored.values()), default=0)
-    for player in sorted(game.players, key=lambda p: p.number):
+    for player in sorted(players, key=lambda p: p.number):
         row = stored.get(player.number)
         if row is not None:
             try:
@@ -343,53 +356,24 @@ def run_turn(session: Session, game: Game, *, computer_for_missing: bool = False
 def _run_turn(session: Session, game: Game, computer_for_missing: bool,
               resolver: Callable[[Session, Game, dict[int, Orders]], TurnResult] | None) -> TurnResult:
     ctx = TurnContext(session, game)  # loads the game once; the export below reuses the rows
-    take_snapshot(session, game, ctx)
-    orders, problems = gather_orders(session, game, computer_for_missing, view=_view_of(ctx))
-    if resolver is None:
-        result = resolve_turn(session, game, orders, ctx=ctx)
-    else:
-        result = resolver(session, game, orders)
+    try:
+        take_snapshot(session, game, ctx)
+        orders, problems = gather_orders(session, game, computer_for_missing, view=ctx.view)
+        if resolver is None:
+            count_missed_turns(session, game, ctx.players.values())  # written with the turn's rows
+            result = resolve_turn(session, game, orders, ctx=ctx)
+        else:
+            result = resolver(session, game, orders)
+            count_missed_turns(session, game)
+    finally:
+        ctx.release()
     result.problems = problems
-    count_missed_turns(session, game)
     if game.status == "open":
         game.turn += 1
         game.year = tables.year_of(game.turn)
     result.year = tables.year_of(result.turn)
     session.flush()
     return result
-
-
-def _view_of(ctx: TurnContext):
-    """The start-of-turn view the computer players and the validator use, built on the rows the
-    TurnContext loaded (the same rows :func:`pbm.cr.queries.load` would read again).
-
-    The view's players, railroads, towns, routes, PCs and holdings are plain copies of those rows
-    (:func:`_plain`): the 15 seats read their attributes some 70,000 times, and reading a plain
-    attribute costs a fraction of an ORM one.  Nothing gathering orders writes to them (the view
-    is frozen: the rows do not change until the orders are gathered)."""
-    from pbm.cr import queries
-
-    players = {p.id: _plain(p) for p in ctx.players.values()}  # by number
-    railroads = {r.id: _plain(r) for r in ctx.railroad_by_id.values()}  # by id
-    towns = {tid: _plain(ctx.towns[tid]) for tid in sorted(ctx.towns)}
-    routes = {rid: _plain(r) for rid, r in ctx.route_by_id.items()}
-    pcs = {pc.id: _plain(pc) for pc in sorted(ctx.pcs.values(), key=lambda pc: pc.id)}
-    lines = sorted((line for rr in ctx.railroad_by_id.values() for line in rr.lines), key=lambda line: line.id)
-    holdings = [_plain(h) for h in sorted(ctx.holdings.values(), key=lambda h: h.id)]
-    view = queries.build(ctx.game, players, railroads, towns, routes, pcs, lines, holdings)
-    view.frozen = True  # nothing changes the rows until the orders are gathered
-    return view
-
-
-def _plain(row):
-    """A plain object with the row's loaded attributes (its relationships still lead to ORM rows)
-    and its model's Python properties (:func:`pbm.cr.queries.plain_class`)."""
-    cls = plain_class(type(row))
-    copy = cls.__new__(cls)
-    values = dict(row.__dict__)
-    values.pop("_sa_instance_state", None)
-    copy.__dict__ = values
-    return copy
 
 
 def rerun_turn(session: Session, game: Game, n: int, *, computer_for_missing: bool = False) -> list[TurnResult]:

@@ -17,7 +17,7 @@ from pbm.cr.engine.context import TurnContext
 from pbm.cr.orders import Orders, RailroadOrders, StockOrder
 from pbm.cr.resolve import begin_turn, resolve_turn
 from pbm.db import session_scope
-from pbm.models import Event, GameRecord, Line, Railroad, Route
+from pbm.models import Event, GameRecord, Railroad, Route
 from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game, tiny_game
 
 
@@ -177,6 +177,7 @@ def test_land_comes_with_the_built_line_and_sells_by_climate(db_url):
         ny2.owner_id, ny2.land_grant = nyc.id, 81
         s.flush()
         ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", build_per_mile=300)])})
+        nyc, ny2 = ctx.railroads["NYC"], ctx.routes["NY2"]  # the turn's rows
         build_or_abandon_rows(ctx)
         assert nyc.land == 81 and ny2.land_grant == 0
         for rank, sold, price in ((8, 40, 60), (0, 8, 20)):  # Boom: 50 % at $60; Panic: 10 % at $20
@@ -202,6 +203,7 @@ def test_abandoning_a_row_loses_it_and_its_land_grant(sqlite_url):
         ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", abandon=True)])})
         from pbm.cr.engine.construction import build_or_abandon_rows
 
+        nyc, ny2 = ctx.railroads["NYC"], ctx.routes["NY2"]  # the turn's rows
         build_or_abandon_rows(ctx)
         assert ny2.owner_id is None and ny2.land_grant == 0 and nyc.land == 0
         assert ctx.row_of(nyc) is None and "NY2" not in {r.code for r in ctx.line_routes(nyc)}
@@ -224,24 +226,31 @@ def test_technology_costs_ten_dollars_a_mile_and_a_grand_station_ten_thousand(db
         ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", technology="B")]),
                           2: Orders(railroads=[RailroadOrders("LS", technology="A")])})
         buy_technology(ctx)
+        nyc, ls = ctx.railroads["NYC"], ctx.railroads["LS"]  # the turn's rows
         assert nyc.technologies == ["B"] and nyc.cash == 50_000 - 10 * 148
         # Buffalo and Cleveland are size 3: no Grand Station for the LS
         assert ls.technologies == [] and not ls.grand_station and ls.cash == 50_000
         assert any("size 4 or 5" in e["text"] for e in _kinds(ctx, "technology-void"))
+        ctx.write_rows()  # the next context reads what this one changed
 
         ctx2 = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", technology="A")]),
                            2: Orders(railroads=[RailroadOrders("LS", technology="C")])})  # C not yet available
         buy_technology(ctx2)
+        nyc, ls = ctx2.railroads["NYC"], ctx2.railroads["LS"]
         assert nyc.grand_station and nyc.technologies == ["A", "B"] and nyc.cash == 50_000 - 1480 - 10_000
         assert ls.technologies == [] and _kinds(ctx2, "technology-void")
+        ctx2.write_rows()
 
         ctx3 = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", technology="B")])})  # already owned
         buy_technology(ctx3)
-        assert nyc.cash == 50_000 - 1480 - 10_000 and _kinds(ctx3, "technology-void")
-        nyc.cash = 100  # not enough cash: nothing bought, nothing owed
-        ls.cash = 100
+        assert ctx3.railroads["NYC"].cash == 50_000 - 1480 - 10_000 and _kinds(ctx3, "technology-void")
+        ctx3.write_rows()
+        _rr(s, g, "NYC").cash = 100  # not enough cash: nothing bought, nothing owed
+        _rr(s, g, "LS").cash = 100
+        s.flush()
         ctx4 = _ctx(s, g, {2: Orders(railroads=[RailroadOrders("LS", technology="B")])})
         buy_technology(ctx4)
+        ls = ctx4.railroads["LS"]
         assert ls.technologies == [] and ls.cash == 100 and _kinds(ctx4, "technology-unaffordable")
         assert not check_money(ctx4)
 
@@ -261,6 +270,7 @@ def test_president_loan_grows_ten_percent_a_turn(sqlite_url):
 def test_rail_builder_bonus_groups_double_for_the_first_railroad(sqlite_url):
     """§1.2 Rail Builder: 2 VP a new region (4 for the first railroad to reach it) and the
     Atlantic–Central/Mississippi bonus of 5 (10 for the first railroad), once per player."""
+    from pbm.cr.engine.construction import _add_line
     from pbm.cr.engine.victory import award_builder
 
     with session_scope(sqlite_url) as s:
@@ -268,12 +278,13 @@ def test_rail_builder_bonus_groups_double_for_the_first_railroad(sqlite_url):
         nyc, p1 = _preside(s, g, "NYC", 1)
         penn, p2 = _preside(s, g, "PENN", 2)
         ctx = _ctx(s, g)
+        nyc, penn, p1, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1], ctx.players[2]
         # This turn NYC reaches Buffalo, Cleveland (Great Lakes) and Chicago (Central) …
         for code in ("NY2", "LS", "OH1", "MC"):
-            nyc.lines.append(Line(route_id=ctx.routes[code].id, built_turn=1))
+            _add_line(ctx, nyc, ctx.routes[code])
         # … and PENN reaches Chicago by Cincinnati and Indianapolis (Ohio it had already).
         for code in ("OH2", "IN1", "IN2"):
-            penn.lines.append(Line(route_id=ctx.routes[code].id, built_turn=1))
+            _add_line(ctx, penn, ctx.routes[code])
         state: dict = {}
         award_builder(ctx, state)
         assert p1.vp_builder == 4 + 4 + 2 * 5  # two regions first, the bonus first
@@ -281,10 +292,11 @@ def test_rail_builder_bonus_groups_double_for_the_first_railroad(sqlite_url):
         assert "atlantic-central/mississippi" in p1.bonuses_claimed
         assert set(state["regions_linked"]) >= {"atlantic", "great lakes", "central", "ohio"}
         assert state["bonus_linked"] == ["atlantic-central/mississippi"]
+        ctx.write_rows()  # (the lines and the points, for the next turn's context)
         # the next turn nothing new: no more points (the bonus is never paid twice)
         ctx2 = _ctx(s, g)
         award_builder(ctx2, state)
-        assert p1.vp_builder == 18 and p2.vp_builder == 7
+        assert ctx2.players[1].vp_builder == 18 and ctx2.players[2].vp_builder == 7
 
 
 # --------------------------------------------------------------------------- §11.3 records
@@ -362,6 +374,7 @@ def test_looting_on_a_change_of_president_is_a_random_part_of_the_debt(sqlite_ur
             nyc.president_debt, nyc.cash = 5_000, cash
             s.flush()
             ctx = _ctx(s, g)
+            nyc = ctx.railroads["NYC"]  # the turn's row
             cancel_president_debt(ctx, nyc)
             loot = cash - nyc.cash
             assert nyc.president_debt == 0 and 0 <= loot <= min(5_000, cash)

@@ -17,6 +17,8 @@ from tests.cr.helpers import tiny_game
 
 
 def _ctx(s, game, orders=None) -> TurnContext:
+    """A turn's context on the game as flushed; the turn changes its own (plain) rows, not the
+    session's ORM rows (read ``ctx.players``, ``ctx.railroads``, ... after a step)."""
     ctx = TurnContext(s, game, orders or {})
     begin_turn(ctx)
     return ctx
@@ -46,8 +48,8 @@ def test_borrowing_is_limited_to_available_credit(sqlite_url):
         from pbm.cr.engine.loans import tycoons_borrow_or_repay
 
         tycoons_borrow_or_repay(ctx)
-        assert p1.loan == math.floor(worth * 0.70)  # §3.5A, Normal: 70 %
-        assert g.players[1].loan == 100
+        assert ctx.players[1].loan == math.floor(worth * 0.70)  # §3.5A, Normal: 70 %
+        assert ctx.players[2].loan == 100
         assert not check_money(ctx)
 
 
@@ -66,10 +68,10 @@ def test_pc_goes_to_highest_bid_and_cheap_offers_go_to_the_public(db_url):
         private_company_purchases(ctx)
         ba = ctx.pcs["B&A"]
         assert ba.status == "owned" and ba.owner_id == g.players[1].id and ba.paid == 1600
-        assert g.players[1].cash == 2000 - 1600 and g.players[0].cash == 2000
+        assert ctx.players[2].cash == 2000 - 1600 and ctx.players[1].cash == 2000
         assert ctx.pcs["ERIE"].status == "bank"
         # §10.1B1c: 900 < $10 × 182 miles, nobody bid: the Public buys it
-        assert pc.status == "public" and p3.cash == 2000 + 900
+        assert ctx.pcs["LS"].status == "public" and ctx.players[3].cash == 2000 + 900
         assert not check_money(ctx)
 
 
@@ -110,7 +112,7 @@ def test_pc_merger_gives_owner_20_percent_and_directors_their_bonus(db_url):
         new = 5 * 201
         assert nyc.shares_authorized == before_auth + new
         assert ctx.shares(p3, nyc) == 26 + new * 20 // 100  # 26 = the 4 % of 666 everyone started with
-        p1 = g.players[0]
+        p1 = ctx.players[1]
         assert ctx.shares(p1, nyc) == 100 + new // 10
         assert p1.loan == math.floor(new // 10 * 20 / 2)  # half the $20 start price, lent by the Bank
         public = new - new // 10 - new // 5 - 2 * (new // 10)
@@ -135,10 +137,11 @@ def test_building_with_overspend_pays_the_directors(db_url):
 
         cash = {n: p.cash for n, p in ctx.players.items()}
         bonds = nyc.bond_debt
+        nyc, pa1 = ctx.railroads["NYC"], ctx.routes["PA1"]
         build_or_abandon_rows(ctx)
         # §4.6C: $90/mile over the $300 minimum, 2 directors → $30/mile each, 90 miles
-        assert g.players[0].cash - cash[1] == 30 * 90
-        assert g.players[1].cash - cash[2] == 30 * 90
+        assert ctx.players[1].cash - cash[1] == 30 * 90
+        assert ctx.players[2].cash - cash[2] == 30 * 90
         cost = 390 * 90 + 300 * 16  # Philadelphia (size 4) is a new town; New York is not
         assert nyc.bond_debt - bonds >= cost / 2
         assert "PA1" in {ctx.route_by_id[x.route_id].code for x in nyc.lines}
@@ -264,6 +267,7 @@ def test_president_debt_cancelled_on_change_of_president(sqlite_url):
         ctx = _ctx(s, g, {2: Orders(control=["NYC", None])})
         from pbm.cr.engine.elections import elections
 
+        nyc = ctx.railroads["NYC"]
         cash = nyc.cash
         elections(ctx)
         assert nyc.president_id == p2.id and nyc.president_debt == 0  # §4.4D
@@ -281,6 +285,7 @@ def test_stock_split(sqlite_url):
         from pbm.cr.engine.elections import split_ratio, stock_splits
 
         assert split_ratio(100) == 1 and split_ratio(100.01) == 2 and split_ratio(250) == 3
+        nyc = ctx.railroads["NYC"]
         issued = nyc.shares_issued
         stock_splits(ctx)
         assert nyc.price == 83.33 and nyc.shares_issued == 3 * issued
@@ -404,6 +409,7 @@ def test_president_loan_debt_repayment_and_treasury_purchase(db_url):
         from pbm.cr.engine.loans import presidents_lend_or_are_repaid, railroads_repay_bank_debt
         from pbm.cr.engine.treasury import treasury_stock_to_presidents
 
+        nyc, p1 = ctx.railroads["NYC"], ctx.players[1]
         presidents_lend_or_are_repaid(ctx)
         assert nyc.president_debt == 700 and nyc.cash == 1200 and p1.cash == 1300
         railroads_repay_bank_debt(ctx)

@@ -1,5 +1,5 @@
-"""The turn's few-statement writes (``pbm.cr.engine.writes``): the same rows, ids included, as a
-plain ORM flush gives, in far fewer statements."""
+"""The turn's few-statement writes (``pbm.cr.engine.rows``, ``pbm.cr.engine.writes``): the same
+rows, ids included, as the ORM's own flush of the same changes gives, in far fewer statements."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from sqlalchemy import event, select
 from sqlalchemy.orm import sessionmaker
 
 from pbm.cr import resolve as resolve_module
-from pbm.cr.engine import construction, writes
+from pbm.cr.engine import writes
+from pbm.cr.engine.rows import Rows, model_of, table_of
 from pbm.db import get_engine, session_scope
 from pbm.models import Event, Game, Holding, LedgerEntry, Line, OrderSet, Player, PrivateCompany, Railroad, Route
 from tests.cr.helpers import scripted_orders, synthetic_game
@@ -32,11 +33,50 @@ def _rows(s, gid: int) -> dict[str, list[tuple]]:
     return out
 
 
+def _orm_insert(rows: Rows, new: list) -> None:
+    """The reference for :meth:`Rows._insert`: each new row as an ORM row, numbered by the ORM's flush."""
+    session, made = rows.session, []
+    for row in new:
+        model = model_of(row)
+        spec = table_of(model)
+        orm = model(**{k: row.__dict__[k] for k in spec.keys if k != spec.key})
+        session.add(orm)
+        made.append((row, orm, model, spec))
+    session.flush()
+    for row, orm, model, spec in made:
+        row.__dict__[spec.key] = getattr(orm, spec.key)
+        rows.track(model, [row])
+
+
+def _orm_write(rows: Rows) -> None:
+    """The reference for :meth:`Rows.write`: the turn's changes made to the session's ORM rows,
+    written by the ORM's own flush."""
+    session = rows.session
+    for model, pairs in rows._loaded.items():
+        spec = table_of(model)
+        for row, before in pairs:
+            now = spec.values_of(row.__dict__)
+            if now != before:
+                orm = session.get(model, row.__dict__[spec.key])
+                for key, a, b in zip(spec.keys, now, before):
+                    if a != b:
+                        setattr(orm, key, a)
+    new, rows._new = rows._new, []
+    _orm_insert(rows, new)
+    for row in rows._deleted:
+        model = model_of(row)
+        session.delete(session.get(model, row.__dict__[table_of(model).key]))
+    rows._deleted = []
+    session.flush()
+
+
 def _turn(url: str, plain: bool, monkeypatch) -> tuple[dict[str, list[tuple]], int]:
-    """Resolve the same busy turn (rolled back afterwards); its rows and the statements sent."""
-    if plain:  # what the ORM alone does
+    """Resolve the same busy turn (rolled back afterwards); its rows and the statements sent.
+    ``plain``: the turn's rows written by the ORM (:func:`_orm_write`) instead."""
+    if plain:  # what the ORM alone does with the same changes
         monkeypatch.setattr(resolve_module, "prepare_flush", lambda session: None)
-        monkeypatch.setattr(construction, "insert_now", lambda session, rows: (session.add_all(rows), session.flush()))
+        monkeypatch.setattr(Rows, "write", _orm_write)
+        monkeypatch.setattr(Rows, "_insert", _orm_insert)
     engine = get_engine(url)
     count = [0]
 

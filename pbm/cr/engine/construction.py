@@ -10,7 +10,6 @@ from pbm.cr.engine import tables
 from pbm.cr.engine.context import TurnContext, account, floor_money
 from pbm.cr.engine.financing import finance
 from pbm.cr.engine.rights import prohibited_reason, holding_routes
-from pbm.cr.engine.writes import insert_now
 from pbm.models import Line, Player, PrivateCompany, Railroad, Route
 
 
@@ -77,8 +76,9 @@ def issue_new_stock(ctx: TurnContext, rr: Railroad, miles: int, step: str, why: 
 
 
 def _add_line(ctx: TurnContext, rr: Railroad, route: Route) -> None:
-    line = Line(railroad=rr, route_id=route.id, built_turn=ctx.turn, double_tracked=False)
-    ctx.session.add(line)
+    line = ctx.rows.new(Line, railroad_id=rr.id, route_id=route.id, built_turn=ctx.turn, double_tracked=False)
+    line.railroad, line.route = rr, route
+    rr.lines.append(line)
     route.owner_id = rr.id
     ctx.routes_changed()
 
@@ -115,16 +115,17 @@ def incorporate_private_companies(ctx: TurnContext) -> None:
         best = tables.best_locomotive(ctx.turn)
         efficiency = min(int(rng.integers(85, 96)), tables.max_efficiency(route.miles, best, best))
         number = max((r.number for r in ctx.railroads.values()), default=0) + 1 + len(launched)
-        rr = Railroad(game_id=ctx.game.id, code=route.code, name=route.name or route.code, number=number,
-                      status="active", founded_turn=ctx.turn, price=price, shares_authorized=0, shares_issued=0,
-                      shares_public=0, treasury_shares=0, cash=0, efficiency=efficiency, locomotive=best,
-                      technologies=[t for t in tables.technologies_available(ctx.turn) if t != "A"],
-                      grand_station=False, dividend=0, regions_at_start=[], lines=[], holdings=[])
+        rr = ctx.rows.new(Railroad, game_id=ctx.game.id, code=route.code, name=route.name or route.code,
+                          number=number, status="active", founded_turn=ctx.turn, price=price, shares_authorized=0,
+                          shares_issued=0, shares_public=0, treasury_shares=0, cash=0, efficiency=efficiency,
+                          locomotive=best, technologies=[t for t in tables.technologies_available(ctx.turn) if t != "A"],
+                          grand_station=False, dividend=0, regions_at_start=[])
+        rr.game, rr.lines, rr.holdings, rr.president, rr.chairman = ctx.game, [], [], None, None
         pc.status = "incorporated"  # taken now, so a second order for it is void
         launched.append((player, pc, route, rr, action.president))
     if not launched:
         return
-    insert_now(ctx.session, [rr for _, _, _, rr, _ in launched])  # their ids, one INSERT (the turn's other
+    ctx.rows.insert_now([rr for _, _, _, rr, _ in launched])  # their ids, one INSERT (the turn's other
     # changes are written by its one flush at the end; the new railroads must be there before it)
     for player, pc, route, rr, wants in launched:
         ctx.railroads[rr.code] = rr

@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import insert, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import insert
+from sqlalchemy.orm import Session
 
 from pbm.cr.engine import tables
+from pbm.cr.engine.rows import Rows
 from pbm.cr.orders import Orders, RailroadOrders
+from pbm.cr.queries import load_plain, plain_class, release_plain
 from pbm.models import Event, Game, Holding, LedgerEntry, Line, Player, PrivateCompany, Railroad, Route, Town
 from pbm.rng import generator
 
@@ -104,34 +106,45 @@ class TurnContext:
 
     # ------------------------------------------------------------------ loading
     def _load(self) -> None:
-        s, gid = self.session, self.game.id
-        self.towns: dict[int, Town] = {t.id: t for t in s.scalars(select(Town).where(Town.game_id == gid))}
-        routes = list(s.scalars(select(Route).where(Route.game_id == gid).order_by(Route.number)))
-        self.routes: dict[str, Route] = {r.code: r for r in routes}
-        self.route_by_id: dict[int, Route] = {r.id: r for r in routes}
-        players = list(s.scalars(select(Player).where(Player.game_id == gid).order_by(Player.number)))
-        self.players: dict[int, Player] = {p.number: p for p in players}
-        self.player_by_id: dict[int, Player] = {p.id: p for p in players}
-        railroads = list(s.scalars(select(Railroad).where(Railroad.game_id == gid).order_by(Railroad.id)
-                                   .options(selectinload(Railroad.lines), selectinload(Railroad.holdings))))
-        self.railroads: dict[str, Railroad] = {r.code: r for r in railroads}
-        self.railroad_by_id: dict[int, Railroad] = {r.id: r for r in railroads}
-        self.pcs: dict[str, PrivateCompany] = {}
-        for pc in s.scalars(select(PrivateCompany).where(PrivateCompany.game_id == gid).order_by(PrivateCompany.id)):
-            self.pcs[self.route_by_id[pc.route_id].code] = pc
+        """The game's rows as plain objects (:mod:`pbm.cr.engine.rows`): one Core select per
+        table, no ORM instance; :attr:`rows` remembers them and writes back what the turn changes
+        (:meth:`write_rows`).  :attr:`view` is the start-of-turn view of the same objects, for the
+        computer players and the validator while the orders are gathered (before anything
+        changes them)."""
+        view = load_plain(self.session, self.game)
+        view.frozen = True  # nothing changes the rows until the orders are gathered
+        self.view = view
+        self.towns: dict[int, Town] = view.towns
+        self.route_by_id: dict[int, Route] = view.routes  # (by route number)
+        self.routes: dict[str, Route] = {r.code: r for r in view.routes.values()}
+        self.player_by_id: dict[int, Player] = view.players
+        self.players: dict[int, Player] = {p.number: p for p in view.players.values()}
+        self.railroad_by_id: dict[int, Railroad] = view.railroads
+        self.railroads: dict[str, Railroad] = {r.code: r for r in view.railroads.values()}
+        route_by_id = self.route_by_id
+        self.pcs: dict[str, PrivateCompany] = {route_by_id[pc.route_id].code: pc for pc in view.pcs.values()}
         self.holdings: dict[tuple[int, int], Holding] = {}
-        by_player: dict[int, list[Holding]] = {p.id: [] for p in players}
-        for r in railroads:
+        lines: list[Line] = []
+        for r in view.railroads.values():
+            lines.extend(r.lines)
             for h in r.holdings:
                 self.holdings[(h.player_id, h.railroad_id)] = h
-                by_player[h.player_id].append(h)
-        from sqlalchemy.orm import attributes
+        rows = self.rows = Rows(self.session)
+        for model, loaded_rows in ((Player, view.players.values()), (Railroad, view.railroads.values()),
+                                   (Town, view.towns.values()), (Route, view.routes.values()),
+                                   (PrivateCompany, view.pcs.values()), (Line, lines),
+                                   (Holding, self.holdings.values())):
+            rows.track(model, loaded_rows)
 
-        for p in players:  # Player.holdings (ordered by railroad) from the rows just read, not a second query
-            if "holdings" not in p.__dict__:
-                attributes.set_committed_value(p, "holdings", sorted(by_player[p.id], key=lambda h: h.railroad_id))
-        if "players" not in self.game.__dict__:  # Game.players (by number): the rows just read, not a lazy load
-            attributes.set_committed_value(self.game, "players", list(players))
+    def write_rows(self) -> None:
+        """Write what the turn changed of its rows (:meth:`Rows.write`)."""
+        self.rows.write()
+
+    def release(self) -> None:
+        """Break the reference cycles among the turn's rows (a railroad and its lines, ...), so
+        they are freed as soon as the context is, without the garbage collector
+        (:func:`pbm.cr.queries.release_plain`)."""
+        release_plain(self.view)
 
     # ---------------------------------------------------------------- randomness
     def rng(self, purpose: str) -> np.random.Generator:
@@ -202,9 +215,10 @@ class TurnContext:
         key = (player.id, rr.id)
         h = self.holdings.get(key)
         if h is None:
-            h = Holding(player_id=player.id, railroad_id=rr.id, player=player, railroad=rr,
-                        shares=0, short=0, director=False)
-            self.session.add(h)
+            h = self.rows.new(Holding, player_id=player.id, railroad_id=rr.id, shares=0, short=0, director=False)
+            h.player, h.railroad = player, rr
+            player.holdings.append(h)
+            rr.holdings.append(h)
             self.holdings[key] = h
         return h
 
@@ -409,8 +423,8 @@ def loaded(row, first: str, second: str) -> tuple:
 
 
 def account(obj: Player | Railroad) -> str:
-    """The ledger account of a player or a railroad."""
-    if isinstance(obj, Player):
+    """The ledger account of a player or a railroad (an ORM row or a plain one)."""
+    if isinstance(obj, (Player, plain_class(Player))):
         return f"player:{obj.number}"
     return f"rr:{obj.code}"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from sqlalchemy import inspect
 
 import math
 
@@ -70,12 +69,8 @@ def merge(ctx: TurnContext, m: Railroad, s: Railroad) -> None:
     shares are exchanged one for one at the averaged price."""
     for route in parallel_deletions(ctx, m, s):
         line = next(x for x in list(m.lines) + list(s.lines) if x.route_id == route.id)
-        owner = line.railroad
-        owner.lines.remove(line)
-        if inspect(line).pending:  # built earlier this turn and not yet flushed
-            ctx.session.expunge(line)
-        else:
-            ctx.session.delete(line)
+        ctx.railroad_by_id[line.railroad_id].lines.remove(line)
+        ctx.rows.delete(line)
         route.owner_id = None
         ctx.routes_changed()
         pc = ctx.pcs.get(route.code)
@@ -95,6 +90,7 @@ def merge(ctx: TurnContext, m: Railroad, s: Railroad) -> None:
     for line in list(m.lines):
         m.lines.remove(line)
         s.lines.append(line)
+        line.railroad_id, line.railroad = s.id, s
         ctx.route_by_id[line.route_id].owner_id = s.id
     if m.cash > 0:
         ctx.pay(account(m), account(s), m.cash, "12", f"cash of the {m.code}")

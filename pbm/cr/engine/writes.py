@@ -24,9 +24,12 @@ flush :func:`prepare_flush`
   (The ORM would send one executemany per table, on PostgreSQL one round of the pipeline per
   row, ~30 µs of Python each, and compile each row's parameters.)
 
-:func:`insert_now` inserts new rows at once (the railroads a turn incorporates, whose ids
-later steps need) without flushing the rest of the session.  The database content is the
-same as with plain flushes, ids included.
+The database content is the same as with plain flushes, ids included.
+
+The turn's own rows (players, railroads, routes, ...) are not ORM rows: the engine works on plain
+objects and :mod:`pbm.cr.engine.rows` writes them, with this module's statement builders
+(:func:`_update_rows`, :func:`_insert_objects`).  What is left here for the ORM's rows of a turn:
+the computer's order sets, the snapshot, the game row.
 """
 
 from __future__ import annotations
@@ -60,13 +63,11 @@ def _auto_key(mapper):
     return column
 
 
-def assign_ids(session: Session, extra: list | tuple = ()) -> None:
-    """Give each new row (of a table the database numbers) its primary key now: the session's
-    new rows, then the rows ``extra`` not (yet) in the session, in that order."""
+def assign_ids(session: Session) -> None:
+    """Give each new row of the session (of a table the database numbers) its primary key now."""
     waiting: dict = defaultdict(list)  # table -> [(insert order, state, key attribute)]
     given: dict = defaultdict(int)  # table -> the highest key already given to a row not yet inserted
-    later = {id(obj): k for k, obj in enumerate(extra)}
-    for obj in list(session.new) + [obj for obj in extra if obj not in session]:
+    for obj in list(session.new):
         state = instance_state(obj)
         mapper = state.mapper
         column = _auto_key(mapper)
@@ -76,8 +77,7 @@ def assign_ids(session: Session, extra: list | tuple = ()) -> None:
         if state.dict.get(attr) is not None:
             given[column.table] = max(given[column.table], state.dict[attr])
             continue
-        order = (1, later[id(obj)]) if id(obj) in later else (0, state.insert_order)
-        waiting[column.table].append((order, obj, attr))
+        waiting[column.table].append((state.insert_order, obj, attr))
         _fill_defaults(mapper, state)
     if not waiting:
         return
@@ -105,26 +105,9 @@ def assign_ids(session: Session, extra: list | tuple = ()) -> None:
             setattr(obj, attr, new_id)
 
 
-def insert_now(session: Session, rows: list) -> None:
-    """Insert ``rows`` (new ORM objects not in the session) at once, one executemany per table,
-    and make them the session's persistent rows, as a flush of them alone would (the rest of the
-    session's changes stay for the turn's one flush).  The session's new rows get their keys
-    first, as that flush would have given them."""
-    assign_ids(session, rows)
-    connection = session.connection()
-    by_mapper: dict = defaultdict(list)
-    for obj in rows:
-        by_mapper[instance_state(obj).mapper].append(obj)
-    for mapper, objs in by_mapper.items():
-        _insert_objects(connection, mapper, objs)
-    for obj in rows:
-        make_transient_to_detached(obj)
-        session.add(obj)
-
-
 def write_inserts(session: Session) -> None:
     """Insert the session's new rows now, one statement per table, and make them persistent rows
-    of the session (as :func:`insert_now` does), so the flush has none left to insert.  Rows go
+    of the session, so the flush has none left to insert.  Rows go
     in the order they were added; their keys are given (:func:`assign_ids`) before.  Left to the
     flush: a table whose rows point at another table's new rows (the flush orders them), or
     without a single key given to every row."""
