@@ -55,12 +55,12 @@ def _orm_write(rows: Rows) -> None:
     for model, pairs in rows._loaded.items():
         spec = table_of(model)
         for row, before in pairs:
-            now = spec.values_of(row.__dict__)
+            now = spec.compared(row.__dict__)
             if now != before:
                 orm = session.get(model, row.__dict__[spec.key])
                 for key, a, b in zip(spec.keys, now, before):
                     if a != b:
-                        setattr(orm, key, a)
+                        setattr(orm, key, row.__dict__[key])
     new, rows._new = rows._new, []
     _orm_insert(rows, new)
     for row in rows._deleted:

@@ -15,8 +15,9 @@ json_array_elements`` on PostgreSQL, an executemany on SQLite: :func:`writes._up
 new rows with the keys the database would have given them (:func:`next_ids`), the deleted rows.
 
 What the database holds afterwards is what the ORM's flush of the same changes wrote, keys
-included.  As with the ORM, a change is an assignment: a JSON value changed in place (a list
-appended to) is not seen, so the engine assigns a new value.
+included.  A JSON value changed in place (a list appended to) is a change too: the loaded
+values of JSON columns are kept as frozen copies (:func:`_frozen`), not as the objects the
+engine may change.
 
 The references between the loaded rows that :func:`~pbm.cr.queries.load_plain` sets
 (``Railroad.president``, ``Holding.player``, ``Line.railroad``, ``PrivateCompany.owner``, …) are
@@ -31,7 +32,7 @@ from collections import defaultdict
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import bindparam, delete, inspect, text, update
+from sqlalchemy import JSON, bindparam, delete, inspect, text, update
 from sqlalchemy.orm import Session
 
 from pbm.cr.engine.writes import _insert_objects, _plain_values, _sqlite_write_lock, _update_rows
@@ -46,7 +47,7 @@ class _Table:
     """One model's mapping facts, worked out once: its column attributes (in mapper order, as
     :func:`~pbm.cr.queries.plain_class` takes them), its key and its Python-side defaults."""
 
-    __slots__ = ("model", "mapper", "table", "keys", "values_of", "key", "key_column", "defaults")
+    __slots__ = ("model", "mapper", "table", "keys", "values_of", "key", "key_column", "defaults", "json")
 
     def __init__(self, model: type) -> None:
         mapper = inspect(model)
@@ -60,6 +61,26 @@ class _Table:
             default = prop.columns[0].default
             if default is not None and (default.is_scalar or default.is_callable):
                 self.defaults.append((prop.key, default))
+        self.json = [i for i, prop in enumerate(mapper.column_attrs) if isinstance(prop.columns[0].type, JSON)]
+
+    def compared(self, data: dict) -> tuple:
+        """The row's values as :meth:`Rows.write` compares them: JSON values frozen."""
+        values = self.values_of(data)
+        if not self.json:
+            return values
+        values = list(values)
+        for i in self.json:
+            values[i] = _frozen(values[i])
+        return tuple(values)
+
+
+def _frozen(value: Any) -> Any:
+    """A JSON value as an immutable copy that compares equal exactly when the values do."""
+    if isinstance(value, list):
+        return ("[", *(_frozen(v) for v in value))
+    if isinstance(value, dict):
+        return ("{", *sorted((k, _frozen(v)) for k, v in value.items()))
+    return value
 
 
 _TABLES: dict[type, _Table] = {}
@@ -99,8 +120,8 @@ class Rows:
     # ----------------------------------------------------------------- recording
     def track(self, model: type, rows) -> None:
         """Remember the values of ``rows`` (plain rows of ``model`` just loaded)."""
-        values_of = table_of(model).values_of
-        self._loaded[model].extend((row, values_of(row.__dict__)) for row in rows)
+        compared = table_of(model).compared
+        self._loaded[model].extend((row, compared(row.__dict__)) for row in rows)
 
     def new(self, model: type, **values: Any) -> Any:
         """A new plain row of ``model`` with ``values`` (the model's Python-side defaults and None
@@ -160,11 +181,11 @@ class Rows:
 
     def _update(self, connection, model: type, pairs: list[tuple[Any, tuple]]) -> None:
         spec = table_of(model)
-        values_of, key_index = spec.values_of, spec.keys.index(spec.key)
+        compared, key_index = spec.compared, spec.keys.index(spec.key)
         changed_rows = []
         changed_columns: set[int] = set()
         for k, (row, before) in enumerate(pairs):
-            now = values_of(row.__dict__)
+            now = compared(row.__dict__)
             if now != before:
                 changed_columns.update(i for i, (a, b) in enumerate(zip(now, before)) if a != b)
                 changed_rows.append((k, row, now))
@@ -174,7 +195,9 @@ class Rows:
         indexes = sorted(changed_columns)
         if indexes:
             columns = [spec.mapper.get_property(spec.keys[i]).columns[0] for i in indexes]
-            values = sorted((now[key_index], [now[i] for i in indexes]) for _, _, now in changed_rows)
+            values_of = spec.values_of
+            values = sorted((now[key_index], [current[i] for i in indexes])
+                            for _, row, now in changed_rows for current in (values_of(row.__dict__),))
             if connection.dialect.name == "postgresql" and (
                     connection.dialect._json_serializer is not None or not _plain_values(columns, values)):
                 params = [{"_key": key, **{c.key: v for c, v in zip(columns, row)}} for key, row in values]
