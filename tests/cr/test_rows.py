@@ -84,3 +84,22 @@ def test_a_new_holding_gets_the_key_the_database_would_give(db_url):
         ctx.write_rows()
         assert new.id == top + 1
         assert s.scalar(select(Holding.shares).where(Holding.id == new.id)) == 7
+
+
+def test_rows_written_after_a_deletion_are_still_followed(sqlite_url):
+    """A write that deletes one row of a table and updates others keeps following every row
+    left: a change made after it is written by the next write."""
+    with session_scope(sqlite_url) as s:
+        tiny_game(s, name="rows")
+    with session_scope(sqlite_url) as s:
+        g = _game(s)
+        ctx = TurnContext(s, g)
+        first, second, third = sorted(ctx.holdings.values(), key=lambda h: h.id)[:3]
+        ctx.rows.delete(first)
+        third.shares = 11
+        ctx.write_rows()
+        second.shares, third.shares = 22, 33
+        ctx.write_rows()
+        got = dict(s.execute(select(Holding.id, Holding.shares).where(Holding.id.in_([second.id, third.id]))).all())
+        assert got == {second.id: 22, third.id: 33}
+        assert s.get(Holding, first.id) is None

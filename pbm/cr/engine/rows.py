@@ -47,7 +47,8 @@ class _Table:
     """One model's mapping facts, worked out once: its column attributes (in mapper order, as
     :func:`~pbm.cr.queries.plain_class` takes them), its key and its Python-side defaults."""
 
-    __slots__ = ("model", "mapper", "table", "keys", "values_of", "key", "key_column", "defaults", "json")
+    __slots__ = ("model", "mapper", "table", "keys", "values_of", "key", "key_column", "defaults", "json",
+                 "compared")
 
     def __init__(self, model: type) -> None:
         mapper = inspect(model)
@@ -63,12 +64,12 @@ class _Table:
                 self.defaults.append((prop.key, default))
         self.json = [i for i, prop in enumerate(mapper.column_attrs) if isinstance(prop.columns[0].type, JSON)]
 
-    def compared(self, data: dict) -> tuple:
+        # the row's values as Rows.write compares them (the plain getter where no JSON is frozen)
+        self.compared = self._compared if self.json else self.values_of
+
+    def _compared(self, data: dict) -> tuple:
         """The row's values as :meth:`Rows.write` compares them: JSON values frozen."""
-        values = self.values_of(data)
-        if not self.json:
-            return values
-        values = list(values)
+        values = list(self.values_of(data))
         for i in self.json:
             values[i] = _frozen(values[i])
         return tuple(values)
@@ -163,19 +164,19 @@ class Rows:
         Afterwards the rows' current values are the loaded ones, so a second write writes only
         what changed since."""
         connection = self.session.connection()
-        deleted = {id(row) for row in self._deleted}
-        for model in sorted(self._loaded, key=lambda m: m.__tablename__):
-            self._update(connection, model, [pair for pair in self._loaded[model] if id(pair[0]) not in deleted])
-        new, self._new = self._new, []
-        self._insert(new)
-        by_model: dict[type, list] = defaultdict(list)
+        by_model: dict[type, list] = defaultdict(list)  # the rows to delete (no longer written)
         for row in self._deleted:
             by_model[model_of(row)].append(row)
         for model, rows in by_model.items():
-            spec = table_of(model)
-            connection.execute(delete(spec.table).where(spec.key_column.in_([r.__dict__[spec.key] for r in rows])))
             gone = {id(row) for row in rows}
             self._loaded[model] = [pair for pair in self._loaded[model] if id(pair[0]) not in gone]
+        for model in sorted(self._loaded, key=lambda m: m.__tablename__):
+            self._update(connection, model, self._loaded[model])
+        new, self._new = self._new, []
+        self._insert(new)
+        for model, rows in by_model.items():
+            spec = table_of(model)
+            connection.execute(delete(spec.table).where(spec.key_column.in_([r.__dict__[spec.key] for r in rows])))
         self._deleted = []
         expire_orm_rows(self.session, by_model)
 
@@ -205,9 +206,8 @@ class Rows:
                                    .values({c.key: bindparam(c.key) for c in columns}), params)
             else:
                 _update_rows(connection, spec.table, spec.key_column, columns, values)
-        loaded = self._loaded[model]
         for k, row, now in changed_rows:  # written: these are now the rows' loaded values
-            loaded[k] = (row, now)
+            pairs[k] = (row, now)
 
     def _insert(self, rows: list) -> None:
         if not rows:
