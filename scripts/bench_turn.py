@@ -24,6 +24,7 @@ Figures (2 cores, SQLite; docs/cr/engine.md keeps the history):
 
     before (main a5b3023)   late turn 220–294 ms, run_turn 1.1–1.2 s, season 17–20 s, real map 13–14 s
     after  (cr-tune)        late turn 120–140 ms, run_turn 0.23–0.3 s, season 3.7–4.6 s, real map 4–5 s
+    plain rows (issue 15)   run_turn --late-only: SQLite 46–49 ms, PostgreSQL 83–94 ms (docs/speed.md)
 """
 
 from __future__ import annotations

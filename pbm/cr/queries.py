@@ -263,8 +263,9 @@ def load_plain(session: Session, game: Game) -> View:
     of a game are most of what checking one sheet costs.  The objects carry every column, the
     model's Python properties (``Town.value``, ``Railroad.miles``, ``PrivateCompany.code``) and the
     relationships between the view's own rows (``Railroad.lines``, ``Line.route``, ``Route.a``, …),
-    in the order the ORM would give them; ``game`` is the ORM ``game``.  Nothing may write to them
-    (they are not in the session)."""
+    in the order the ORM would give them; ``game`` is the ORM ``game``.  They are not in the
+    session: a change to them is written only by whoever makes it (the turn engine's
+    :class:`pbm.cr.engine.rows.Rows`)."""
     if session.autoflush:  # what the ORM selects of :func:`load` would have flushed first
         session.flush()
     gid = game.id
