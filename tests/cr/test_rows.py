@@ -103,3 +103,17 @@ def test_rows_written_after_a_deletion_are_still_followed(sqlite_url):
         got = dict(s.execute(select(Holding.id, Holding.shares).where(Holding.id.in_([second.id, third.id]))).all())
         assert got == {second.id: 22, third.id: 33}
         assert s.get(Holding, first.id) is None
+
+
+def test_a_value_the_fast_update_cannot_carry_is_written_all_the_same(db_url):
+    """A float in an integer column (the JSON-array UPDATE on PostgreSQL would round it on the
+    server): written through SQLAlchemy's executemany instead, as the ORM would."""
+    with session_scope(db_url) as s:
+        tiny_game(s, name="rows")
+    with session_scope(db_url) as s:
+        g = _game(s)
+        ctx = TurnContext(s, g)
+        ctx.players[1].loan, ctx.players[2].cash = 789.0, 1_234
+        ctx.write_rows()
+        got = dict(s.execute(select(Player.number, Player.loan).where(Player.game_id == g.id)).all())
+        assert got[1] == 789 and s.scalar(select(Player.cash).where(Player.id == ctx.players[2].id)) == 1_234

@@ -201,9 +201,12 @@ class Rows:
                             for _, row, now in changed_rows for current in (values_of(row.__dict__),))
             if connection.dialect.name == "postgresql" and (
                     connection.dialect._json_serializer is not None or not _plain_values(columns, values)):
-                params = [{"_key": key, **{c.key: v for c, v in zip(columns, row)}} for key, row in values]
-                connection.execute(update(spec.table).where(spec.key_column == bindparam("_key"))
-                                   .values({c.key: bindparam(c.key) for c in columns}), params)
+                # (a value its JSON cast would not read exactly, a float in an integer column say:
+                # SQLAlchemy's executemany, each value bound by its column's type)
+                params = [{"row_key": key, **{f"new_{c.key}": v for c, v in zip(columns, row)}}
+                          for key, row in values]
+                connection.execute(update(spec.table).where(spec.key_column == bindparam("row_key"))
+                                   .values({c.key: bindparam(f"new_{c.key}") for c in columns}), params)
             else:
                 _update_rows(connection, spec.table, spec.key_column, columns, values)
         for k, row, now in changed_rows:  # written: these are now the rows' loaded values
