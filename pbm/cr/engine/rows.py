@@ -12,7 +12,8 @@ and ``Player.holdings``), and a :class:`Rows` remembers each loaded row's values
 turn makes and the rows it deletes.  :meth:`Rows.write` then writes the difference, one
 statement per table and kind: the changed columns of the changed rows (``UPDATE ... FROM
 json_array_elements`` on PostgreSQL, an executemany on SQLite: :func:`writes._update_rows`), the
-new rows with the keys the database would have given them (:func:`next_ids`), the deleted rows.
+new rows with the keys the database would have given them (:func:`~pbm.cr.engine.writes.next_ids`),
+the deleted rows.
 
 What the database holds afterwards is what the ORM's flush of the same changes wrote, keys
 included.  A JSON value changed in place (a list appended to) is a change too: the loaded
@@ -32,10 +33,10 @@ from collections import defaultdict
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import JSON, bindparam, delete, inspect, text, update
+from sqlalchemy import JSON, bindparam, delete, inspect, update
 from sqlalchemy.orm import Session
 
-from pbm.cr.engine.writes import _insert_objects, _plain_values, _sqlite_write_lock, _update_rows
+from pbm.cr.engine.writes import _insert_objects, _plain_values, _update_rows, next_ids
 from pbm.cr.queries import plain_class
 from pbm.models import Holding, Line, Player, PrivateCompany, Railroad, Route, Town
 
@@ -227,30 +228,6 @@ class Rows:
                 row.__dict__[spec.key] = new_id
             _insert_objects(connection, spec.mapper, objs)
             self.track(model, objs)
-
-
-def next_ids(connection, wanted: dict) -> dict:
-    """``{table: n}`` → ``{table: [n new keys]}``: the keys the database would give the next n
-    rows of each table — on PostgreSQL the next values of its sequence (one statement for all
-    the tables), on SQLite max(key) + 1, + 2, … (the rowid SQLite itself would choose: the tables
-    are not ``AUTOINCREMENT``), read under the write lock."""
-    tables = sorted(wanted, key=lambda t: t.name)
-    if connection.dialect.name == "postgresql":
-        parts, params = [], {}
-        for i, table in enumerate(tables):
-            (column,) = table.primary_key.columns
-            parts.append(f"SELECT {i} AS t, nextval(pg_get_serial_sequence(:name{i}, :col{i})) AS v "
-                         f"FROM generate_series(1, :n{i})")
-            params.update({f"name{i}": table.name, f"col{i}": column.name, f"n{i}": wanted[table]})
-        got: dict[int, list[int]] = defaultdict(list)
-        for t, v in connection.execute(text(" UNION ALL ".join(parts)), params):
-            got[t].append(v)
-        return {table: sorted(got[i]) for i, table in enumerate(tables)}
-    _sqlite_write_lock(connection)
-    names = [next(iter(t.primary_key.columns)).name for t in tables]
-    row = connection.execute(text("SELECT " + ", ".join(
-        f'(SELECT max("{name}") FROM "{t.name}")' for t, name in zip(tables, names)))).one()
-    return {t: [(top or 0) + k for k in range(1, wanted[t] + 1)] for t, top in zip(tables, row)}
 
 
 def expire_orm_rows(session: Session, deleted: dict[type, list] | None = None) -> None:

@@ -81,28 +81,35 @@ def assign_ids(session: Session) -> None:
         _fill_defaults(mapper, state)
     if not waiting:
         return
-    tables = sorted(waiting, key=lambda t: t.name)
-    connection = session.connection()
+    ids = next_ids(session.connection(), {table: len(rows) for table, rows in waiting.items()}, given)
+    for table, rows in waiting.items():
+        for (_, obj, attr), new_id in zip(sorted(rows, key=lambda w: w[0]), ids[table]):
+            setattr(obj, attr, new_id)
+
+
+def next_ids(connection, wanted: dict, given: dict | None = None) -> dict:
+    """``{table: n}`` → ``{table: [n new keys]}``: the keys the database would give the next n
+    rows of each table — on PostgreSQL the next values of its sequence (one statement for all
+    the tables), on SQLite max(key) + 1, + 2, … (the rowid SQLite itself would choose: the tables
+    are not ``AUTOINCREMENT``), read under the write lock, and above ``given[table]`` (the highest
+    key already given to a row not inserted yet)."""
+    tables = sorted(wanted, key=lambda t: t.name)
+    names = {t: next(iter(t.primary_key.columns)).name for t in tables}
     if connection.dialect.name == "postgresql":
         parts, params = [], {}
         for i, table in enumerate(tables):
             parts.append(f"SELECT {i} AS t, nextval(pg_get_serial_sequence(:name{i}, :col{i})) AS v "
                          f"FROM generate_series(1, :n{i})")
-            params.update({f"name{i}": table.name, f"col{i}": _auto_key_of_table(waiting[table]),
-                           f"n{i}": len(waiting[table])})
+            params.update({f"name{i}": table.name, f"col{i}": names[table], f"n{i}": wanted[table]})
         got: dict[int, list[int]] = defaultdict(list)
         for t, v in connection.execute(text(" UNION ALL ".join(parts)), params):
             got[t].append(v)
-        ids = {table: sorted(got[i]) for i, table in enumerate(tables)}
-    else:
-        _sqlite_write_lock(connection)
-        row = connection.execute(text("SELECT " + ", ".join(
-            f'(SELECT max("{_auto_key_of_table(waiting[t])}") FROM "{t.name}")' for t in tables))).one()
-        ids = {t: [max(top or 0, given[t]) + k for k in range(1, len(waiting[t]) + 1)]
-               for t, top in zip(tables, row)}
-    for table in tables:
-        for (_, obj, attr), new_id in zip(sorted(waiting[table], key=lambda w: w[0]), ids[table]):
-            setattr(obj, attr, new_id)
+        return {table: sorted(got[i]) for i, table in enumerate(tables)}
+    _sqlite_write_lock(connection)
+    row = connection.execute(text("SELECT " + ", ".join(
+        f'(SELECT max("{names[t]}") FROM "{t.name}")' for t in tables))).one()
+    given = given or {}
+    return {t: [max(top or 0, given.get(t, 0)) + k for k in range(1, wanted[t] + 1)] for t, top in zip(tables, row)}
 
 
 def write_inserts(session: Session) -> None:
@@ -244,11 +251,6 @@ def _defaults(mapper) -> list:
                 found.append((prop.key, default))
         _DEFAULTS[mapper] = found
     return found
-
-
-def _auto_key_of_table(items) -> str:
-    _, obj, attr = items[0]
-    return instance_state(obj).mapper.get_property(attr).columns[0].name
 
 
 def _sqlite_write_lock(connection) -> None:
