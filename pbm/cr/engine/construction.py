@@ -126,7 +126,7 @@ def incorporate_private_companies(ctx: TurnContext) -> None:
     if not launched:
         return
     ctx.rows.insert_now([rr for _, _, _, rr, _ in launched])  # their ids, one INSERT (the turn's other
-    # changes are written by its one flush at the end; the new railroads must be there before it)
+    # changes are written at its end, ctx.write_rows; later steps need the new railroads' ids)
     for player, pc, route, rr, wants in launched:
         ctx.railroads[rr.code] = rr
         ctx.railroad_by_id[rr.id] = rr
