@@ -140,10 +140,6 @@ class Rows:
         self._new.append(row)
         return row
 
-    def is_new(self, row: Any) -> bool:
-        """Whether ``row`` was made this turn and is not written yet."""
-        return any(row is other for other in self._new)
-
     def delete(self, row: Any) -> None:
         """Delete ``row``: a loaded row at :meth:`write`; a new one is simply not inserted."""
         for k, other in enumerate(self._new):
