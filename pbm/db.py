@@ -123,7 +123,18 @@ def _engine(url: str) -> Engine:
         raise DatabaseError(f"not a usable database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
+    _made.append(engine)
     return engine
+
+
+_made: list[Engine] = []
+
+
+def close_engines() -> None:
+    """Close every pooled connection of every engine this process made (a PostgreSQL server sees
+    each session end cleanly); the engines stay usable and connect again when asked."""
+    for engine in _made:
+        engine.dispose()
 
 
 def get_engine(url: str | None = None, *, migrate: bool = True) -> Engine:

@@ -16,13 +16,36 @@ HEAVY = ("sqlalchemy", "alembic", "numpy", "pandas", "reportlab", "rich", "pypdf
 
 def _loaded_after(code: str) -> list[str]:
     probe = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_help_builds_every_command_without_loading_a_library_or_game():
     loaded = _loaded_after("from pbm.cli import app\nimport typer.main\n"
                            "group = typer.main.get_command(app)\nassert len(group.commands) > 20")
+    assert [m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)] == []
+
+
+def test_help_through_the_entry_point_and_its_exit_loads_no_library(tmp_path):
+    """``main()`` to the very end: the quick exit (``pbm.cli.root.leave``) closes the database
+    connections only if the command opened any; it loads nothing for it.  (Every module the
+    process imports, up to its last instruction, is written down as it is looked for.)"""
+    log = tmp_path / "imports.txt"
+    probe = ("import sys\n"
+             "class Watch:\n"
+             "    def find_spec(self, name, path=None, target=None):\n"
+             f"        with open({str(log)!r}, 'a') as f:\n"
+             "            f.write(name + '\\n')\n"
+             "sys.meta_path.insert(0, Watch())\n"
+             "sys.argv = ['pbm', '--help']\n"
+             "from pbm.cli import main\n"
+             "main()\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "Commands" in done.stdout
+    loaded = log.read_text().split()
+    assert "pbm.cli.root" in loaded
     assert [m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)] == []
 
 
