@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 from pathlib import Path
-from typing import Optional
+from typing import NoReturn, Optional
 
 import typer
 
@@ -268,7 +268,7 @@ def main() -> None:
     leave(0)
 
 
-def leave(code) -> None:
+def leave(code) -> NoReturn:
     """End the process with ``code`` once the command is done, without the interpreter's teardown
     when nothing needs it.
 
@@ -291,7 +291,10 @@ def leave(code) -> None:
     atexit._run_exitfuncs()  # (what the interpreter would run first; os._exit runs none)
     db = sys.modules.get("pbm.db")  # (not imported for it: ``pbm --help`` never loads SQLAlchemy)
     if db is not None:
-        db.close_engines()
+        try:
+            db.close_engines()
+        except Exception:  # noqa: BLE001 - a connection already broken: the command's outcome stands
+            pass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
