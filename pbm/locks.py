@@ -13,6 +13,17 @@ Two kinds:
   it when the holder's connection ends, however the process died); on SQLite it is ``flock``
   on a file beside the database (the kernel drops it when the process dies).  So a lock that is
   held is held by a live process, and pbm never breaks it.
+
+**Fencing** (workers on separate hosts, docs/hosting.md).  On PostgreSQL a claim can be lost while
+its holder lives on: a host's network link is cut, the server notices the dead connection (TCP
+keepalives) and ends that session, dropping its advisory locks, and another host takes the game
+over.  When the link returns, the first holder's pool reconnects and it would carry on with work
+it no longer owns.  So every PostgreSQL claim is remembered (the holding backend's pid and start
+time) for the block it guards, and a ``before_commit`` hook checks, in the committing transaction
+itself, that the server still grants each claim the committing code runs under; if one is gone the
+commit is refused with :class:`ClaimLost` (a :class:`Locked`), the transaction is rolled back and
+the unit abandoned, as if the claim had never been taken.  The check is one small query on
+``pg_locks`` per claim and commit; SQLite needs none (its locks die only with the process).
 """
 
 from __future__ import annotations
@@ -24,9 +35,13 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import delete, select, text, update
+from sqlalchemy import Engine, delete, event, select, text, update
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from pbm.clock import utcnow
@@ -37,6 +52,74 @@ from pbm.models import CycleLock, Game
 
 class Locked(PbmError):
     """Another live pbm process holds the lock."""
+
+
+class ClaimLost(Locked):
+    """A claim this process held was dropped by the server (its connection ended: a network cut, a
+    server restart, an administrator's ``pg_terminate_backend``); nothing more is committed under it."""
+
+
+# -- fencing (PostgreSQL) ----------------------------------------------------------------------
+
+@dataclass
+class _Claim:
+    name: str
+    key: int
+    engine: Engine
+    pid: int  # the backend holding the advisory lock
+    started: datetime  # its backend_start: a pid the server reuses is not taken for the holder
+    lost: bool = False
+
+
+_claims: ContextVar[tuple[_Claim, ...]] = ContextVar("pbm_claims", default=())
+
+_HELD = text("SELECT l.pid, a.backend_start, l.classid::bigint, l.objid::bigint FROM pg_locks l "
+             "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+             "AND l.objsubid = 1 AND l.pid = ANY(:pids)")
+
+
+def _halves(key: int) -> tuple[int, int]:
+    """A bigint advisory key as pg_locks shows it: (classid, objid), the high and low 32 bits."""
+    unsigned = key & 0xFFFF_FFFF_FFFF_FFFF
+    return unsigned >> 32, unsigned & 0xFFFF_FFFF
+
+
+def held_claims() -> list[str]:
+    """The names of the PostgreSQL claims the running code is under (outermost first)."""
+    return [c.name for c in _claims.get()]
+
+
+def check_claims(session: Session) -> None:
+    """Raise :class:`ClaimLost` unless the server still grants every claim the running code is under,
+    asked in ``session``'s own transaction (so the answer holds for what that transaction commits).
+
+    Called by the ``before_commit`` hook on every commit; a step may also call it before slow work
+    that is not a commit (rendering, mailing) to stop early."""
+    claims = _claims.get()
+    if not claims:
+        return
+    bind = session.get_bind()
+    engine = getattr(bind, "engine", bind)
+    mine = [c for c in claims if c.engine is engine]
+    if not mine:
+        return
+    unsure = [c for c in mine if not c.lost]
+    if unsure:  # one query for all of them
+        granted = {(pid, started, hi, lo) for pid, started, hi, lo in
+                   session.connection().execute(_HELD, {"pids": sorted({c.pid for c in unsure})})}
+        for claim in unsure:
+            claim.lost = (claim.pid, claim.started, *_halves(claim.key)) not in granted
+    for claim in mine:
+        if claim.lost:
+            raise ClaimLost(f"the claim {claim.name!r} was lost: the database server ended its connection "
+                            "(a network cut or a server restart?) and another process may hold it now; "
+                            "this work is abandoned, nothing more is committed under it")
+
+
+@event.listens_for(Session, "before_commit")
+def _fence(session: Session) -> None:
+    if _claims.get():
+        check_claims(session)
 
 
 def lock_game(session: Session, game: Game) -> None:
@@ -92,6 +175,15 @@ def _record(url_text: str | None, name: str, token: str, *, remove: bool = False
                         acquired_at=utcnow()))
 
 
+def _unlock(conn, statement, key: int) -> None:
+    """Release an advisory lock; if the connection is gone (cut, or ended by the server), so is the lock."""
+    try:
+        conn.execute(statement, {"k": key})
+    except DBAPIError as exc:
+        if not exc.connection_invalidated:
+            raise
+
+
 @contextmanager
 def process_lock(url_text: str | None, name: str, *, wait: bool = False, what: str = "pbm command",
                  timeout: float = 600.0, shared: bool = False) -> Iterator[None]:
@@ -116,18 +208,26 @@ def process_lock(url_text: str | None, name: str, *, wait: bool = False, what: s
                     raise Locked(f"another {what} is running{_holder(url_text, name)}; wait for it to finish "
                                  "(a lock is only ever held by a live process: pbm does not break it)")
                 conn.execute(text("SELECT pg_sleep(0.05)"))
+            pid, started = conn.execute(text("SELECT pg_backend_pid(), backend_start FROM pg_stat_activity "
+                                             "WHERE pid = pg_backend_pid()")).one()
+            claim = _Claim(name, key, engine, pid, started)
+            fenced = _claims.set((*_claims.get(), claim))
             try:
                 if not shared:
                     _record(url_text, name, token)
                 yield
             finally:
+                _claims.reset(fenced)
                 try:
-                    if not shared:
+                    if not shared and not claim.lost:
                         _record(url_text, name, token, remove=True)
                 finally:
-                    conn.execute(text(f"SELECT pg_advisory_unlock{suffix}(:k)"), {"k": key})
+                    _unlock(conn, text(f"SELECT pg_advisory_unlock{suffix}(:k)"), key)
         finally:
-            conn.close()
+            try:
+                conn.close()
+            except DBAPIError:  # pragma: no cover - a dead connection is discarded by the pool
+                pass
         return
     path = _lock_path(engine.url, name)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
