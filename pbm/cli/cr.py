@@ -110,13 +110,14 @@ def rerun_turn_command(
             results = rerun_turn(s, g, turn)
             name = g.name
             rerun = record_rerun(s, g, turn, reason) if mail else 0
+        if mail:  # issue 18, item 8: the corrected reports, keyed by this rerun; before anything is printed
+            with session(ctx) as s:
+                g = pick_game(s, name, title="continental-rails")
+                done = queue_corrections(s, g, [r.turn for r in results], rerun, reports=reports, reason=reason)
         for result in results:
             typer.echo(result.line())
         if not mail:
             return
-        with session(ctx) as s:  # issue 18, item 8: the corrected reports, keyed by this rerun
-            g = pick_game(s, name, title="continental-rails")
-            done = queue_corrections(s, g, [r.turn for r in results], rerun, reports=reports, reason=reason)
         if done.queued:
             typer.echo(f"Rerun {rerun} of turn {turn}: {len(done.queued)} corrected report mail(s) queued (turn(s) "
                        f"{', '.join(str(t) for t in sorted({t for t, _ in done.queued}))}); `pbm send-mail` sends "

@@ -100,57 +100,51 @@ def register(app: typer.Typer) -> None:
 
         Only new messages are read and listed: a Maildir file, an mbox message or an .eml file read by an
         earlier run is skipped by name (`--all` reads everything again); IMAP messages are marked once read."""
+        from pbm.cli.util import db_url
+        from pbm.intake import maildir_new, take_mail, unread
         from pbm.mail import sources
         from pbm.mail.config import imap_config, smtp_config
-        from pbm.mail.ingest import ingest as ingest_one
-        from pbm.mail.ingest import handle_stored, retry_errors
         from pbm.mail.outbox import flush
 
         chosen = [x for x in (maildir, mbox, eml_dir) if x is not None] + ([True] if imap else [])
         if len(chosen) != 1 and not retry:
             raise PbmError("name one source: --maildir DIR, --mbox FILE, --eml-dir DIR or --imap")
+        url = db_url(ctx)
         with session(ctx) as s:
             g = pick_game(s, game) if game is not None else None
+            if g is not None:
+                s.expunge(g)  # read (id, name) by the handling, in sessions of its own
             context = _context(s, g, config, at)
-            outcomes = handle_stored(s, context)  # stored by a run that died before handling them
-            if retry:
-                outcomes += retry_errors(s, context)
             skipped: list[str] = []
-            if chosen:
-                from pbm.intake import unread, unread_maildir
-
-                if maildir is not None:
-                    if read_all:
-                        items = sources.read_maildir(maildir)
-                    else:
-                        items = unread_maildir(s, maildir, skipped)
-                elif mbox is not None:
-                    items = sources.read_mbox(mbox)
-                    items = items if read_all else unread(s, items, "mbox:", skipped)
-                elif eml_dir is not None:
-                    items = sources.read_eml_dir(eml_dir)
-                    items = items if read_all else unread(s, items, "eml:", skipped)
-                else:
-                    items = sources.read_imap(imap_config(config))
-                for item in items:
-                    outcome = ingest_one(s, item.raw, context, source=item.source, received_at=item.received_at)
-                    if item.done is not None:
-                        s.commit()  # stored for good before the mailbox is told (IMAP: marked stored)
-                        item.done()
-                    outcomes.append(outcome)
-            for o in outcomes:
-                typer.echo(o.line())
-            counts: dict[str, int] = {}
-            for o in outcomes:
-                counts[o.status] = counts.get(o.status, 0) + 1
-            summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
-            before = f"{len(skipped)} read before, not read again (--all reads them again)" if skipped else ""
-            if outcomes or not before:
-                typer.echo(f"{len(outcomes)} message(s): {summary}." + (f" {before[0].upper()}{before[1:]}."
-                                                                       if before else ""))
-            else:
-                typer.echo(f"No new message; {before}.")
-            if send:
+            items: object = ()
+            if maildir is not None:
+                items = sources.read_maildir(maildir) if read_all else maildir_new(url, maildir, skipped)
+            elif mbox is not None:
+                items = sources.read_mbox(mbox)
+                items = items if read_all else unread(s, items, "mbox:", skipped)
+            elif eml_dir is not None:
+                items = sources.read_eml_dir(eml_dir)
+                items = items if read_all else unread(s, items, "eml:", skipped)
+            elif imap:
+                items = sources.read_imap(imap_config(config))
+        # the protocol every intake path shares (pbm.intake): new mail stored, then every stored message
+        # handled in arrival order — what a dead run left first — under the claims the workers take
+        stored, handled = take_mail(url, items, context, retry_errors=retry)
+        outcomes = handled + stored.known
+        for o in outcomes:
+            typer.echo(o.line())
+        counts: dict[str, int] = {}
+        for o in outcomes:
+            counts[o.status] = counts.get(o.status, 0) + 1
+        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+        before = f"{len(skipped)} read before, not read again (--all reads them again)" if skipped else ""
+        if outcomes or not before:
+            typer.echo(f"{len(outcomes)} message(s): {summary}." + (f" {before[0].upper()}{before[1:]}."
+                                                                   if before else ""))
+        else:
+            typer.echo(f"No new message; {before}.")
+        if send:
+            with session(ctx) as s:
                 _sent_or_fail(flush(s, smtp_config(config)))
 
     @app.command("status")
@@ -212,5 +206,6 @@ def register(app: typer.Typer) -> None:
         from pbm.mail.outbox import flush
 
         cfg = smtp_config(config)
-        with session(ctx) as s:
-            _sent_or_fail(flush(s, cfg, retry_uncertain=retry_uncertain))
+        with session(ctx) as s:  # each delivery is committed by the flush; printed after (issue 34, item 7)
+            result = flush(s, cfg, retry_uncertain=retry_uncertain)
+        _sent_or_fail(result)

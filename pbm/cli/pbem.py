@@ -18,12 +18,20 @@ from pbm.cli.util import GAME_ARG, session
 from pbm.errors import PbmError
 
 
-def _print_secrets(row, secrets: dict[int, str], seats) -> None:
-    typer.echo("Player secrets (shown once; pbm stores only a hash — give each to its player):")
+def _secret_lines(secrets: dict[int, str], seats) -> list[str]:
+    lines = ["Player secrets (shown once; pbm stores only a hash — give each to its player):"]
     for p in seats:
         if p.number in secrets:
             contact = f" <{p.email}>" if p.email else " (no e-mail address)"
-            typer.echo(f"  #{p.number} {p.name}{contact}: {secrets[p.number]}")
+            lines.append(f"  #{p.number} {p.name}{contact}: {secrets[p.number]}")
+    return lines
+
+
+def _echo(lines: list[str]) -> None:
+    """Print what a command did, after its commit (issue 34, item 7: a closed pipe or a full disk under
+    stdout loses the output, never the work)."""
+    for line in lines:
+        typer.echo(line)
 
 
 def import_cmd(ctx: typer.Context,
@@ -45,11 +53,12 @@ def import_cmd(ctx: typer.Context,
     except ReplayError as exc:
         raise PbmError(str(exc)) from None
     seats = read_players_file(emails) if emails else None
-    with session(ctx) as s:
+    with session(ctx) as s:  # committed before anything is printed
         row, secrets, game = import_export(s, data, name=name, seats=seats)
-        typer.echo(f"Imported game {row.name} (id {row.id}): {row.title}, {len(game.actions)} actions, "
-                   f"{'finished' if game.finished else 'now ' + game.state.round.kind + ' round'}.")
-        _print_secrets(row, secrets, players(s, row))
+        lines = [f"Imported game {row.name} (id {row.id}): {row.title}, {len(game.actions)} actions, "
+                 f"{'finished' if game.finished else 'now ' + game.state.round.kind + ' round'}."]
+        lines += _secret_lines(secrets, players(s, row))
+    _echo(lines)
 
 
 def export_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
@@ -98,7 +107,8 @@ def move_cmd(ctx: typer.Context,
     from pbm.e18xx.pbem.games import apply, pick_18xx_game
     from pbm.e18xx.pbem.games import players as seat_rows
 
-    with session(ctx) as s:
+    lines: list[str] = []
+    with session(ctx) as s:  # committed before anything is printed
         game = None
         if len(words) > 1 and _is_game(s, words[0]):
             game, words = words[0], words[1:]
@@ -109,19 +119,20 @@ def move_cmd(ctx: typer.Context,
             legal = "\n".join(f"  {x}" for x in out.legal)
             raise PbmError(f"nothing stored: {out.error}\nLegal now:\n{legal}")
         for a in out.applied:
-            typer.echo(f"  #{a.seq} {a.player}: {_fmt(a.action)}" + _via_note(a.via))
+            lines.append(f"  #{a.seq} {a.player}: {_fmt(a.action)}" + _via_note(a.via))
         assert out.game is not None
-        typer.echo(f"Stored {len(out.applied)} action(s). Now: {_now(out.game)}")
+        lines.append(f"Stored {len(out.applied)} action(s). Now: {_now(out.game)}")
         if out.offer is not None:  # 18GA 3.2: another player's private is sold only if its owner agrees
             o = out.offer
-            typer.echo(f"Offer, not a sale: {o['entity']} offers {o['owner']} ${o['price']} for {o['company']}; "
-                       f"{o['owner']} (player {o['owner_seat']}) answers 'accept {o['company']}' or "
-                       f"'decline {o['company']}'.")
+            lines.append(f"Offer, not a sale: {o['entity']} offers {o['owner']} ${o['price']} for {o['company']}; "
+                         f"{o['owner']} (player {o['owner_seat']}) answers 'accept {o['company']}' or "
+                         f"'decline {o['company']}'.")
         if mail:
             seat = next(p for p in seat_rows(s, row) if p.number == player)
             n = broadcast(s, row, out.game, reply_sender(None), mover=seat, applied=out.applied, rep=out.replayed,
                           note=f"The moderator entered moves for {seat.name}.")
-            typer.echo(f"Queued the new state to {n} player(s); `pbm send-mail` sends it.")
+            lines.append(f"Queued the new state to {n} player(s); `pbm send-mail` sends it.")
+    _echo(lines)
 
 
 def undo_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG) -> None:
@@ -129,17 +140,18 @@ def undo_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG) -> None:
     from pbm.e18xx.core import actions as A
     from pbm.e18xx.pbem.games import load, pick_18xx_game, undo
 
-    with session(ctx) as s:
+    with session(ctx) as s:  # committed before anything is printed
         row = pick_18xx_game(s, game)
         last = undo(s, row)
         g = load(s, row)
         removed = _fmt(A.action_from_dict(last.action))
-        typer.echo(f"Removed action #{last.seq}: {removed} (player {last.player_number}). Now: {_now(g)}")
+        lines = [f"Removed action #{last.seq}: {removed} (player {last.player_number}). Now: {_now(g)}"]
         # every player hears of it, with the state as it now is (issue 18 item 3)
         from pbm.e18xx.pbem.mailplay import broadcast
         from pbm.mail.config import reply_sender
         n = broadcast(s, row, g, reply_sender(None), note=f"The moderator took back move #{last.seq} ({removed}).")
-        typer.echo(f"Queued the new state to {n} player(s); `pbm send-mail` sends it.")
+        lines.append(f"Queued the new state to {n} player(s); `pbm send-mail` sends it.")
+    _echo(lines)
 
 
 def pdf_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
@@ -240,12 +252,13 @@ def pacing_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
                 per[kind.strip()] = float(h)
             except ValueError:
                 raise PbmError(f"--round takes KIND=HOURS (e.g. stock=24), not {item!r}") from None
-    with session(ctx) as s:
+    with session(ctx) as s:  # committed before anything is printed
         row = pick_18xx_game(s, game)
         now = set_settings(row, clock_hours=hours, round_hours=per, remind_before_hours=list(remind) or None,
                            remind_half=half, on_timeout=on_timeout, stale=stale, require_seen=require_seen,
                            notify=notify)
-        typer.echo(f"Pacing of {row.name}: " + ", ".join(f"{k}={v}" for k, v in sorted(now.items())))
+        lines = [f"Pacing of {row.name}: " + ", ".join(f"{k}={v}" for k, v in sorted(now.items()))]
+    _echo(lines)
 
 
 def tick_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
@@ -270,14 +283,14 @@ def seat_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
              computer: bool = typer.Option(False, "--computer", help="Hand the seat to the computer player."),
              human: bool = typer.Option(False, "--human", help="Take the seat back from the computer.")) -> None:
     """Hand a seat to another person (new secret, same holdings) or to the computer player."""
-    from pbm.auth import hash_secret, new_secret
     from pbm.mail.config import reply_sender
 
     from pbm.e18xx.pbem.games import pick_18xx_game, players
 
     if computer and (email or human):
         raise PbmError("--computer hands the seat to the computer; give no --email/--human with it")
-    with session(ctx) as s:
+    lines: list[str] = []
+    with session(ctx) as s:  # committed before anything is printed
         row = pick_18xx_game(s, game)
         seat = next((p for p in players(s, row) if p.number == player), None)
         if seat is None:
@@ -297,28 +310,38 @@ def seat_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
                 from pbm.e18xx.pbem.mailplay import _tell_buyer
 
                 _tell_buyer(s, row, reply_sender(None), offer[1])
-            typer.echo(f"Seat {player} ({seat.name}) is played by the computer from now on"
-                       f" ({len(applied)} move(s) made now).")
+            lines.append(f"Seat {player} ({seat.name}) is played by the computer from now on"
+                         f" ({len(applied)} move(s) made now).")
             if applied:
                 broadcast(s, row, rep.game, reply_sender(None), applied=applied, rep=rep,
                           note=f"The computer now plays {seat.name}'s seat.")
-            return
-        if name is None and email is None and not human:
-            raise PbmError("say who takes the seat: --email (and --name), --computer, or --human")
-        row.options = {**(row.options or {}), "computer_seats": [c for c in comp if c != player]}
-        if email is not None:
-            seat.email = email
-        if name is not None:
-            seat.character = name  # shown to people; the engine keeps the seat's name
-        secret = new_secret()
-        seat.secret_hash = hash_secret(secret)
-        typer.echo(f"Seat {player} ({seat.name}) handed to {name or seat.name} <{seat.email}>; "
-                   f"the old secret no longer works.")
-        typer.echo(f"New secret (shown once): {secret}")
-        from pbm.mail.account import queue_welcome
+        else:
+            _hand_over(s, row, seat, comp, player, name, email, human, lines)
+    _echo(lines)
 
-        if queue_welcome(s, row, {player: secret}, reply_sender(None)):  # issue 18, item 10: a seat filled
-            typer.echo(f"Welcome mail with the secret queued to {seat.email}; `pbm send-mail` sends it.")
+
+def _hand_over(s, row, seat, comp: list[int], player: int, name: str | None, email: str | None, human: bool,
+               lines: list[str]) -> None:
+    """``pbm 18xx seat --email/--name/--human``: a new person (and a new secret) for the seat."""
+    from pbm.auth import hash_secret, new_secret
+    from pbm.mail.config import reply_sender
+
+    if name is None and email is None and not human:
+        raise PbmError("say who takes the seat: --email (and --name), --computer, or --human")
+    row.options = {**(row.options or {}), "computer_seats": [c for c in comp if c != player]}
+    if email is not None:
+        seat.email = email
+    if name is not None:
+        seat.character = name  # shown to people; the engine keeps the seat's name
+    secret = new_secret()
+    seat.secret_hash = hash_secret(secret)
+    lines.append(f"Seat {player} ({seat.name}) handed to {name or seat.name} <{seat.email}>; "
+                 f"the old secret no longer works.")
+    lines.append(f"New secret (shown once): {secret}")
+    from pbm.mail.account import queue_welcome
+
+    if queue_welcome(s, row, {player: secret}, reply_sender(None)):  # issue 18, item 10: a seat filled
+        lines.append(f"Welcome mail with the secret queued to {seat.email}; `pbm send-mail` sends it.")
 
 
 def webhook_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
@@ -340,11 +363,13 @@ def webhook_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
                 add_hook(row, url, style, player)
             except ValueError as exc:
                 raise PbmError(str(exc)) from None
+        lines = []
         for i, h in enumerate(hooks(row)):
             who = f"player {h['seat']}'s turns" if h.get("seat") is not None else "every change"
-            typer.echo(f"  {i}: {h['style']} {h['url']} ({who})")
+            lines.append(f"  {i}: {h['style']} {h['url']} ({who})")
         if not hooks(row):
-            typer.echo(f"Game {row.name} has no webhooks.")
+            lines.append(f"Game {row.name} has no webhooks.")
+    _echo(lines)
 
 
 def register(app: typer.Typer) -> None:

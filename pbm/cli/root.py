@@ -260,12 +260,119 @@ _register_parts()
 
 def main() -> None:
     """Entry point of the ``pbm`` console script and ``python -m pbm``: the command, then the
-    process ends (:func:`leave`)."""
+    process ends (:func:`leave`).
+
+    Output never stops a command half-way (issue 34, item 7): stdout and stderr are guarded
+    (:func:`_guard_output`), so a reader that went away (``pbm … | head -1``) or a full disk under
+    ``> file`` loses the rest of the output, not the command's work; the command runs to its end,
+    and then one line on stderr says the output was lost (exit code 1 if the command succeeded)."""
+    _guard_output()
     try:
-        app()
+        try:
+            app()
+        except OSError as exc:  # an operator's environment (a folder not writable, a full disk): one line
+            _fail_line(_os_problem(exc))
+            code: object = 1
+        else:
+            code = 0
     except SystemExit as done:
-        leave(done.code)
-    leave(0)
+        code = done.code
+    leave(_output_verdict(code))
+
+
+class _GuardedFile:
+    """Made by :func:`_guard_output`: an ``io.FileIO`` on fd 1 or 2 whose write never fails.  The
+    first failure (EPIPE, ENOSPC, EIO, ...) is kept in :attr:`lost` and the descriptor is pointed at
+    /dev/null, so everything after it (and what is still buffered) goes nowhere, quietly."""
+
+    lost: OSError | None = None
+
+
+def _guard_output() -> None:
+    """Put a :class:`_GuardedFile` under ``sys.stdout`` and ``sys.stderr`` (same encoding, errors and
+    buffering as Python chose)."""
+    import io
+    import os
+    import sys
+
+    class Guarded(io.FileIO, _GuardedFile):
+        def write(self, data):  # noqa: ANN001
+            try:
+                return super().write(data)
+            except BlockingIOError:
+                raise
+            except OSError as exc:
+                if self.lost is None:
+                    self.lost = exc
+                try:
+                    null = os.open(os.devnull, os.O_WRONLY)
+                    os.dup2(null, self.fileno())
+                    os.close(null)
+                except OSError:  # pragma: no cover - /dev/null missing: keep dropping by hand
+                    pass
+                return len(data)
+
+    for name in ("stdout", "stderr"):
+        old = getattr(sys, name)
+        if isinstance(getattr(getattr(old, "buffer", None), "raw", None), _GuardedFile):
+            continue  # main() called twice in one process
+        try:
+            fd = old.fileno()
+            old.flush()
+        except (AttributeError, OSError, ValueError):  # no real stream (a test runner's, pythonw): leave it
+            continue
+        raw = Guarded(fd, "w", closefd=False)
+        stream = io.TextIOWrapper(io.BufferedWriter(raw), encoding=old.encoding, errors=old.errors,
+                                  line_buffering=old.line_buffering,
+                                  write_through=getattr(old, "write_through", False))
+        setattr(sys, name, stream)
+
+
+def _lost(name: str) -> OSError | None:
+    import sys
+
+    stream = getattr(sys, name)
+    raw = getattr(getattr(stream, "buffer", None), "raw", None)
+    if not isinstance(raw, _GuardedFile):
+        return None
+    try:
+        stream.flush()
+    except (OSError, ValueError):  # pragma: no cover - the guard keeps writes from failing
+        pass
+    return raw.lost
+
+
+def _output_verdict(code: object) -> object:
+    """The exit code once the command is done: when its output was lost, one line on stderr says so, and a
+    command that otherwise succeeded exits 1."""
+    lost = _lost("stdout")
+    if lost is None:
+        return code
+    reason = lost.strerror or str(lost)
+    if code in (0, None):
+        _fail_line(f"pbm: its output was lost (stdout: {reason}); the command itself finished and what it did "
+                   "is stored")
+        return 1
+    _fail_line(f"pbm: its output was lost too (stdout: {reason})")
+    return code
+
+
+def _fail_line(text: str) -> None:
+    import sys
+
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # pragma: no cover - stderr gone as well: the exit code tells
+        pass
+
+
+def _os_problem(exc: OSError) -> str:
+    """One line for an OSError that reached the top: what, where, why (no traceback: it is the
+    machine's state — a folder not writable, a full disk — not a fault of pbm's)."""
+    where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+    reason = exc.strerror or str(exc) or exc.__class__.__name__
+    return f"Error: cannot use{where}: {reason}"
 
 
 def leave(code) -> NoReturn:

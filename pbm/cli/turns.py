@@ -30,17 +30,17 @@ def register(app: typer.Typer) -> None:
         from pbm.turnsheet.notify import queue_turnsheets
         from pbm.turnsheet.files import default_dir, make_sheets, write_sheets
 
-        with session(ctx) as s:
+        with session(ctx) as s:  # committed before anything is printed (issue 34, item 7)
             g = pick_game(s, game)
             weekly_only(g, "turnsheet")
             sheets = make_sheets(s, g, player, fmt.lower())
             folder = out or default_dir(g)
             written = write_sheets(sheets, folder)
-            for path in written:
-                typer.echo(f"Wrote {path}")
+            lines = [f"Wrote {path}" for path in written]
             if mail:
                 queued = queue_turnsheets(s, g, sheets, reply_sender(config))
-                typer.echo(f"Queued {len(queued)} turnsheet message(s); `pbm send-mail` sends them.")
+                lines.append(f"Queued {len(queued)} turnsheet message(s); `pbm send-mail` sends them.")
+        _echo(lines)
 
     def weekly_only(g, command: str) -> None:
         """Refuse a Continental Rails turn command on an 18xx game; the game's kind says what to use
@@ -61,16 +61,18 @@ def register(app: typer.Typer) -> None:
         from pbm.turnsheet.notify import remind as remind_players
         from pbm.mail.outbox import flush
 
-        with session(ctx) as s:
+        with session(ctx) as s:  # committed before anything is printed (issue 34, item 7)
             g = pick_game(s, game)
             weekly_only(g, "remind")
             numbers = remind_players(s, g, reply_sender(config))
-            if numbers:
-                typer.echo(f"Reminders queued for player(s) {', '.join(map(str, numbers))}.")
-            else:
-                typer.echo("Every human player has sent orders (or has no address): no reminder.")
-            if send:
-                _sent_or_fail(flush(s, smtp_config(config)))
+        if numbers:
+            typer.echo(f"Reminders queued for player(s) {', '.join(map(str, numbers))}.")
+        else:
+            typer.echo("Every human player has sent orders (or has no address): no reminder.")
+        if send:
+            with session(ctx) as s:
+                result = flush(s, smtp_config(config))
+            _sent_or_fail(result)
 
     @app.command("deadline")
     def deadline(
@@ -126,17 +128,18 @@ def register(app: typer.Typer) -> None:
             shown = now.strftime("%Y-%m-%d %H:%M UTC") if now else "none"
             grace_now = grace_for(g)
             schedule = ", ".join(duration_text(p) for p in reminder_schedule(g)) or "none"
-            typer.echo(f"Game {g.name}, turn {g.turn}: deadline {shown}"
-                       + (f", grace {duration_text(grace_now)} (sheets count until "
-                          f"{now + grace_now:%Y-%m-%d %H:%M} UTC)" if grace_now and now else "")
-                       + (f"; reminders before it: {schedule}" if reminder_schedule(g) else "")
-                       + "; the computer takes a seat after "
-                       f"{missed_turns_limit(g)} missed turn(s).")
+            lines = [f"Game {g.name}, turn {g.turn}: deadline {shown}"
+                     + (f", grace {duration_text(grace_now)} (sheets count until "
+                        f"{now + grace_now:%Y-%m-%d %H:%M} UTC)" if grace_now and now else "")
+                     + (f"; reminders before it: {schedule}" if reminder_schedule(g) else "")
+                     + "; the computer takes a seat after "
+                     f"{missed_turns_limit(g)} missed turn(s)."]
             if told:
-                typer.echo(f"Deadline change mailed to player(s) {', '.join(map(str, told))}; "
-                           "`pbm send-mail` sends it.")
+                lines.append(f"Deadline change mailed to player(s) {', '.join(map(str, told))}; "
+                             "`pbm send-mail` sends it.")
             for number, seq in counted:
-                typer.echo(f"Late sheet #{seq} of player {number} now counts (the player is told).")
+                lines.append(f"Late sheet #{seq} of player {number} now counts (the player is told).")
+        _echo(lines)  # after the commit (issue 34, item 7)
 
     app.command("accept-late")(accept_late_command)
 
@@ -157,7 +160,13 @@ def accept_late_command(
         outcome = accept_late(s, g, ref, _context(s, g, config))
         stored = s.get(InboundMessage, outcome.inbound_id)
         turn = stored.turn if stored is not None and stored.turn is not None else g.turn
-        typer.echo(f"Message #{outcome.seq} of player {outcome.player}: {outcome.status}.")
+        lines = [f"Message #{outcome.seq} of player {outcome.player}: {outcome.status}."]
         if turn < g.turn and outcome.status == "accepted":
-            typer.echo(f"Turn {turn} is already resolved: `pbm rerun-turn {g.name} {turn}` resolves it again "
-                       "with this sheet and queues the corrected reports.")
+            lines.append(f"Turn {turn} is already resolved: `pbm rerun-turn {g.name} {turn}` resolves it again "
+                         "with this sheet and queues the corrected reports.")
+    _echo(lines)  # after the commit (issue 34, item 7)
+
+
+def _echo(lines: list[str]) -> None:
+    for line in lines:
+        typer.echo(line)
