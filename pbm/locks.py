@@ -22,8 +22,11 @@ it no longer owns.  So every PostgreSQL claim is remembered (the holding backend
 time) for the block it guards, and a ``before_commit`` hook checks, in the committing transaction
 itself, that the server still grants each claim the committing code runs under; if one is gone the
 commit is refused with :class:`ClaimLost` (a :class:`Locked`), the transaction is rolled back and
-the unit abandoned, as if the claim had never been taken.  The check is one small query on
-``pg_locks`` per claim and commit; SQLite needs none (its locks die only with the process).
+the unit abandoned, as if the claim had never been taken.  The same check at the start of every
+transaction stops the unit before its next step's side effects outside the database (rendering
+reports into the folder, mailing).  The check is one query on ``pg_locks`` (all the claims at
+once), at the start and at the commit of a transaction run under claims; SQLite needs none (its
+locks die only with the process).
 """
 
 from __future__ import annotations
@@ -89,12 +92,12 @@ def held_claims() -> list[str]:
     return [c.name for c in _claims.get()]
 
 
-def check_claims(session: Session) -> None:
+def check_claims(session: Session, connection=None) -> None:
     """Raise :class:`ClaimLost` unless the server still grants every claim the running code is under,
     asked in ``session``'s own transaction (so the answer holds for what that transaction commits).
 
-    Called by the ``before_commit`` hook on every commit; a step may also call it before slow work
-    that is not a commit (rendering, mailing) to stop early."""
+    Called by the hooks below at the start and at the commit of every transaction; a step may also
+    call it before slow work to stop early."""
     claims = _claims.get()
     if not claims:
         return
@@ -105,8 +108,9 @@ def check_claims(session: Session) -> None:
         return
     unsure = [c for c in mine if not c.lost]
     if unsure:  # one query for all of them
+        conn = connection if connection is not None else session.connection()
         granted = {(pid, started, hi, lo) for pid, started, hi, lo in
-                   session.connection().execute(_HELD, {"pids": sorted({c.pid for c in unsure})})}
+                   conn.execute(_HELD, {"pids": sorted({c.pid for c in unsure})})}
         for claim in unsure:
             claim.lost = (claim.pid, claim.started, *_halves(claim.key)) not in granted
     for claim in mine:
@@ -116,8 +120,16 @@ def check_claims(session: Session) -> None:
                             "this work is abandoned, nothing more is committed under it")
 
 
+@event.listens_for(Session, "after_begin")
+def _fence_begin(session: Session, _transaction, connection) -> None:
+    """A transaction under a lost claim stops before its work (a step renders or mails only after reading)."""
+    if _claims.get():
+        check_claims(session, connection)
+
+
 @event.listens_for(Session, "before_commit")
 def _fence(session: Session) -> None:
+    """The fence itself: what a transaction under a lost claim did is never committed."""
     if _claims.get():
         check_claims(session)
 

@@ -69,6 +69,15 @@ def test_claim_lost_is_a_locked_so_a_worker_skips_the_game_and_tries_it_next_pas
     assert issubclass(ClaimLost, Locked)
 
 
+def test_a_transaction_under_a_lost_claim_stops_at_its_first_statement(pg_url):
+    """Before a step's work outside the database (rendering, mailing) that follows its first read."""
+    with process_lock(pg_url, "game:10"):
+        _end_claims(pg_url)
+        with pytest.raises(ClaimLost), session_scope(pg_url) as s:
+            s.execute(text("SELECT 1"))
+            raise AssertionError("not reached: the read itself is refused")
+
+
 def test_a_step_may_check_before_slow_work(pg_url):
     with process_lock(pg_url, "game:9"):
         with session_scope(pg_url) as s:
@@ -81,12 +90,14 @@ def test_a_step_may_check_before_slow_work(pg_url):
 def test_without_the_fence_the_stale_commit_goes_through(pg_url):
     """The hazard the fence closes (so the test above fails without it)."""
     event.remove(Session, "before_commit", locks._fence)
+    event.remove(Session, "after_begin", locks._fence_begin)
     try:
         with process_lock(pg_url, "game:8"):
             _end_claims(pg_url)
             _note(pg_url, "stale")
     finally:
         event.listen(Session, "before_commit", locks._fence)
+        event.listen(Session, "after_begin", locks._fence_begin)
     with session_scope(pg_url) as s:
         assert s.get(CycleLock, "stale") is not None
 
