@@ -107,7 +107,7 @@ def move_cmd(ctx: typer.Context,
     from pbm.e18xx.pbem.games import apply, pick_18xx_game
     from pbm.e18xx.pbem.games import players as seat_rows
 
-    lines: list[str] = []
+    shown: list[str] = []
     with session(ctx) as s:  # committed before anything is printed
         game = None
         if len(words) > 1 and _is_game(s, words[0]):
@@ -119,20 +119,20 @@ def move_cmd(ctx: typer.Context,
             legal = "\n".join(f"  {x}" for x in out.legal)
             raise PbmError(f"nothing stored: {out.error}\nLegal now:\n{legal}")
         for a in out.applied:
-            lines.append(f"  #{a.seq} {a.player}: {_fmt(a.action)}" + _via_note(a.via))
+            shown.append(f"  #{a.seq} {a.player}: {_fmt(a.action)}" + _via_note(a.via))
         assert out.game is not None
-        lines.append(f"Stored {len(out.applied)} action(s). Now: {_now(out.game)}")
+        shown.append(f"Stored {len(out.applied)} action(s). Now: {_now(out.game)}")
         if out.offer is not None:  # 18GA 3.2: another player's private is sold only if its owner agrees
             o = out.offer
-            lines.append(f"Offer, not a sale: {o['entity']} offers {o['owner']} ${o['price']} for {o['company']}; "
+            shown.append(f"Offer, not a sale: {o['entity']} offers {o['owner']} ${o['price']} for {o['company']}; "
                          f"{o['owner']} (player {o['owner_seat']}) answers 'accept {o['company']}' or "
                          f"'decline {o['company']}'.")
         if mail:
             seat = next(p for p in seat_rows(s, row) if p.number == player)
             n = broadcast(s, row, out.game, reply_sender(None), mover=seat, applied=out.applied, rep=out.replayed,
                           note=f"The moderator entered moves for {seat.name}.")
-            lines.append(f"Queued the new state to {n} player(s); `pbm send-mail` sends it.")
-    _echo(lines)
+            shown.append(f"Queued the new state to {n} player(s); `pbm send-mail` sends it.")
+    _echo(shown)
 
 
 def undo_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG) -> None:
