@@ -856,12 +856,12 @@ def double_track_cost(view: View, route: Route) -> int:
 
 
 def build_cost(view: View, railroad: Railroad, per_mile: int) -> int:
-    """§4.6B–D: the cost of building the owned RoW at ``per_mile``, plus $300 × value of new towns."""
+    """§4.6B–D: the cost of building the owned RoW at ``per_mile``, plus $300 × value of each
+    town on the route (both ends, reached already or not)."""
     row = view.row_of.get(railroad.id)
     if row is None:
         return 0
-    have = view.towns_of(railroad)
-    towns = sum(TOWN_BUILD_COST * view.towns[t].value for t in (row.a_id, row.b_id) if t not in have)
+    towns = sum(TOWN_BUILD_COST * view.towns[t].value for t in {row.a_id, row.b_id})
     return per_mile * row.miles + towns
 
 

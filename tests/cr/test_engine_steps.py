@@ -142,7 +142,7 @@ def test_building_with_overspend_pays_the_directors(db_url):
         # §4.6C: $90/mile over the $300 minimum, 2 directors → $30/mile each, 90 miles
         assert ctx.players[1].cash - cash[1] == 30 * 90
         assert ctx.players[2].cash - cash[2] == 30 * 90
-        cost = 390 * 90 + 300 * 16  # Philadelphia (size 4) is a new town; New York is not
+        cost = 390 * 90 + 300 * (16 + 25)  # §4.6D: both towns on the route, Philadelphia and New York
         assert nyc.bond_debt - bonds >= cost / 2
         assert "PA1" in {ctx.route_by_id[x.route_id].code for x in nyc.lines}
         assert nyc.land == 45 and pa1.land_grant == 0

@@ -230,7 +230,7 @@ def test_equipment_and_costs(small):
     assert q.technology_options(view, s.railroads["BA"]) == {"A": 10_000, "B": 2000}  # Boston is size 4
     assert q.political_minimum(view, nyc) == 150
     assert q.double_track_cost(view, s.routes["NYC"]) == 75 * 150  # 25 % of $300 × 150 miles
-    assert q.build_cost(view, s.railroads["PENN"], 300) == 300 * 130 + 300 * 9  # Cleveland (value 9) is new
+    assert q.build_cost(view, s.railroads["PENN"], 300) == 300 * 130 + 300 * (16 + 9)  # §4.6D: Pittsburgh and Cleveland
     assert q.is_civil_war(11) and q.is_civil_war(12) and not q.is_civil_war(13)
 
 

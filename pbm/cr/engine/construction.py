@@ -215,10 +215,10 @@ def build_or_abandon_rows(ctx: TurnContext) -> None:
 
 
 def build_row(ctx: TurnContext, rr: Railroad, route: Route, per_mile: int, low: int) -> None:
-    """§4.6B–E: track at ``per_mile`` plus $300 × value of each town the railroad did not
-    yet reach (ruling E-4.6D); the excess over the minimum goes to the directors (§4.6C)."""
-    have = ctx.towns_of(rr)
-    towns = sum(tables.TOWN_BUILD_COST * ctx.towns[t].value for t in {route.a_id, route.b_id} if t not in have)
+    """§4.6B–E: track at ``per_mile`` plus $300 × value of each town on the route — both
+    ends, whether or not the road reaches them already (§4.6D); the excess over the minimum
+    goes to the directors (§4.6C)."""
+    towns = sum(tables.TOWN_BUILD_COST * ctx.towns[t].value for t in {route.a_id, route.b_id})
     directors = [ctx.players[n] for n in ctx.scratch.directors_at_start.get(rr.code, [])]
     each, _rest = overspend_split(per_mile - low, route.miles, len(directors))
     cost = per_mile * route.miles + towns

@@ -35,32 +35,45 @@ def tycoon_financial_phase(ctx: TurnContext) -> None:
 
 
 def settle_stock_trades(ctx: TurnContext) -> None:
-    """Step 7.1 (§6.3G, §6.2A–B): sales are added, purchases deducted, shorts covered at the end price."""
-    for trade in ctx.scratch.trades:
-        number = int(trade.account.split(":")[1])
+    """Step 7.1 (§6.1C, §6.3G, §6.2A–B): "stock market purchases deducted; sales added".
+
+    Each tycoon's trades are settled as a whole: first every sale (owned shares and short
+    sales, at the trade price) is added, then the shorts are covered at the end price and the
+    purchases deducted, so a sale pays for a purchase of another stock in the same turn.
+    The Bank lends (§6.2B) only what the whole still lacks, in one emergency loan.
+    """
+    by_player: dict[int, list] = {}
+    for trade in ctx.scratch.trades:  # railroad by railroad; each tycoon's keep that order
+        by_player.setdefault(int(trade.account.split(":")[1]), []).append(trade)
+    for number in sorted(by_player):
         player = ctx.players[number]
-        proceeds = floor_money((trade.sold + trade.shorted) * trade.price)
-        if proceeds:
-            ctx.pay("public", account(player), proceeds, "7.1",
-                    f"sold {trade.sold + trade.shorted} {trade.railroad} at ${trade.price:.2f}")
-        if trade.shorted:
-            cover = floor_money(trade.shorted * trade.cover_price)
-            emergency_loan(ctx, player, cover, "7.1", f"covering the {trade.railroad} short sale")
-            ctx.pay(account(player), "public", cover, "7.1",
-                    f"covered {trade.shorted} {trade.railroad} short at ${trade.cover_price:.2f}")
-            gain = floor_money(trade.shorted * trade.price) - cover
-            ctx.event("7.1", "§6.2B", "short-covered",
-                      f"Your short sale of {trade.shorted} {trade.railroad} at ${trade.price:.2f} was covered at "
-                      f"${trade.cover_price:.2f}: {'profit' if gain >= 0 else 'loss'} ${abs(gain):,}.",
-                      player=number, railroad=trade.railroad, amount=gain, private_to=[number])
-        if trade.bought:
-            cost = floor_money(trade.bought * trade.price)
-            emergency_loan(ctx, player, cost, "7.1", f"paying for {trade.railroad} stock")
-            ctx.pay(account(player), "public", cost, "7.1", f"bought {trade.bought} {trade.railroad} at ${trade.price:.2f}")
-        ctx.event("7.1", "§6.3G", "stock-trade",
-                  f"{trade.railroad}: bought {trade.bought}, sold {trade.sold}, short {trade.shorted} at "
-                  f"${trade.price:.2f}.", player=number, railroad=trade.railroad, private_to=[number],
-                  data={"bought": trade.bought, "sold": trade.sold, "short": trade.shorted, "price": trade.price})
+        trades = by_player[number]
+        for trade in trades:
+            proceeds = floor_money((trade.sold + trade.shorted) * trade.price)
+            if proceeds:
+                ctx.pay("public", account(player), proceeds, "7.1",
+                        f"sold {trade.sold + trade.shorted} {trade.railroad} at ${trade.price:.2f}")
+        due = sum(floor_money(t.shorted * t.cover_price) + floor_money(t.bought * t.price) for t in trades)
+        emergency_loan(ctx, player, due, "7.1", "settling the stock market")
+        for trade in trades:
+            if trade.shorted:
+                cover = floor_money(trade.shorted * trade.cover_price)
+                ctx.pay(account(player), "public", cover, "7.1",
+                        f"covered {trade.shorted} {trade.railroad} short at ${trade.cover_price:.2f}")
+                gain = floor_money(trade.shorted * trade.price) - cover
+                ctx.event("7.1", "§6.2B", "short-covered",
+                          f"Your short sale of {trade.shorted} {trade.railroad} at ${trade.price:.2f} was covered "
+                          f"at ${trade.cover_price:.2f}: {'profit' if gain >= 0 else 'loss'} ${abs(gain):,}.",
+                          player=number, railroad=trade.railroad, amount=gain, private_to=[number])
+            if trade.bought:
+                cost = floor_money(trade.bought * trade.price)
+                ctx.pay(account(player), "public", cost, "7.1",
+                        f"bought {trade.bought} {trade.railroad} at ${trade.price:.2f}")
+            ctx.event("7.1", "§6.3G", "stock-trade",
+                      f"{trade.railroad}: bought {trade.bought}, sold {trade.sold}, short {trade.shorted} at "
+                      f"${trade.price:.2f}.", player=number, railroad=trade.railroad, private_to=[number],
+                      data={"bought": trade.bought, "sold": trade.sold, "short": trade.shorted,
+                            "price": trade.price})
 
 
 def prodigal_spending(ctx: TurnContext) -> None:

@@ -1,0 +1,132 @@
+"""Continental Rails by the book, round 2 (issue 31): rules the engine got wrong, each
+with the figures the rulebook gives (or that follow from it).
+
+Each test names its section; every one of them failed on the engine before its fix.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pbm.cr.engine.checks import check_money, check_shares
+from pbm.cr.engine.context import Trade, TurnContext
+from pbm.cr.resolve import begin_turn
+from pbm.db import session_scope
+from tests.cr.helpers import tiny_game
+
+
+def _ctx(s, game, orders=None) -> TurnContext:
+    ctx = TurnContext(s, game, orders or {})
+    begin_turn(ctx)
+    return ctx
+
+
+def _kinds(ctx, kind, player=None):
+    return [e for e in ctx.events if e["kind"] == kind and (player is None or e["player_number"] == player)]
+
+
+# --------------------------------------------------------------------------- §6.1C, App. A 7.1
+def test_stock_settlement_is_a_whole_a_sale_pays_for_a_purchase_6_1c_7_1(sqlite_url):
+    """App. A 7.1 "Stock market purchases deducted; sales added": a tycoon's trades are settled
+    as a whole, so the sale of one stock pays for the purchase of another in the same turn.
+    The issue's reproduction: $0 cash, sell 54 PENN at $16.47 ($889), buy 10 NYC at $25.90
+    ($259) → no emergency loan, $630 cash (the engine lent $259 because the NYC, founded
+    first, was settled before the PENN)."""
+    from pbm.cr.engine.tycoons import settle_stock_trades
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s)
+        g.players[0].cash, g.players[1].cash = 0, 100
+        s.flush()
+        ctx = _ctx(s, g)
+        p1, p2 = ctx.players[1], ctx.players[2]
+        ctx.scratch.trades = [  # railroad by railroad, in founding order, as trade_all leaves them
+            Trade("player:1", "NYC", bought=10, price=25.90, cover_price=27.0),
+            Trade("player:2", "NYC", bought=40, price=25.90, cover_price=27.0),
+            Trade("player:1", "PENN", sold=54, price=16.47, cover_price=15.0),
+            Trade("player:2", "PENN", sold=54, price=16.47, cover_price=15.0),
+        ]
+        settle_stock_trades(ctx)
+        assert p1.loan == 0 and not _kinds(ctx, "emergency-loan", 1)
+        assert p1.cash == 889 - 259 == 630
+        # net cash short: the Bank lends only what the whole lacks: 100 + 889 − 1,036 → $0 and a $47 loan
+        assert p2.loan == 47 and p2.cash == 0
+        assert [e["amount"] for e in _kinds(ctx, "emergency-loan", 2)] == [47]
+        assert not check_money(ctx)
+
+
+def test_short_cover_is_settled_with_the_sales_6_2b_7_1(sqlite_url):
+    """§6.2B with 7.1: a short sale's cover is paid from the turn's proceeds as a whole; the
+    Bank lends only what the whole lacks."""
+    from pbm.cr.engine.tycoons import settle_stock_trades
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s)
+        g.players[0].cash = 0
+        s.flush()
+        ctx = _ctx(s, g)
+        p1 = ctx.players[1]
+        ctx.scratch.trades = [  # short 20 NYC at $20 (proceeds $400), covered at $30 ($600); sell 40 PENN at $10
+            Trade("player:1", "NYC", shorted=20, price=20.0, cover_price=30.0),
+            Trade("player:1", "PENN", sold=40, price=10.0, cover_price=9.0),
+        ]
+        settle_stock_trades(ctx)
+        assert p1.loan == 0 and p1.cash == 400 + 400 - 600
+        assert [e["amount"] for e in _kinds(ctx, "short-covered", 1)] == [-200]
+        assert not check_money(ctx)
+
+
+# --------------------------------------------------------------------------- §4.6D
+def test_building_pays_for_every_town_on_the_route_4_6d(sqlite_url):
+    """§4.6D: "the railroad must pay to build into the Towns on the route": $300 × value of
+    each end town, including the one the road already reaches.  NYC (New York–Albany)
+    builds NY2 (Albany–Buffalo, 203 miles) at the Normal minimum of $300 a mile:
+    203 × $300 + $300 × (Albany 2² + Buffalo 3²) = $60,900 + $3,900 = $64,800 (the engine
+    charged $63,600: Albany free)."""
+    from pbm.cr import queries as q
+    from pbm.cr.engine.construction import build_or_abandon_rows
+    from pbm.cr.orders import Orders, RailroadOrders
+    from pbm.models import Railroad, Route
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s)
+        nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+        ny2 = s.query(Route).filter_by(game_id=g.id, code="NY2").one()
+        ny2.owner_id = nyc.id
+        nyc.president_id, g.players[0].slot1_id = g.players[0].id, nyc.id
+        s.flush()
+        view = q.load(s, g)
+        assert q.build_cost(view, view.railroad("NYC"), 300) == 64_800  # what the turnsheet shows
+        ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", build_per_mile=300)])})
+        build_or_abandon_rows(ctx)
+        [built] = _kinds(ctx, "row-built")
+        assert built["amount"] == 64_800
+        assert not check_money(ctx) and not check_shares(ctx)
+
+
+def test_b_and_a_builds_ny1_on_the_real_map_4_6d(sqlite_url):
+    """Issue 31's example on the real map: the B&A (Boston–Albany) builds NY1 (Albany–Montreal,
+    210 miles) on turn 2 at $500 a mile.  The book: 210 × $500 + $300 × (Albany 4² + Montreal 5²)
+    = $105,000 + $12,300 = $117,300; the engine charged $112,500 (Albany free).  (The issue
+    quotes $113,700, valuing Albany at 4, its size; §2.6 makes the value the square of the size.)"""
+    from pbm.cr.engine.construction import build_or_abandon_rows
+    from pbm.cr.orders import Orders, RailroadOrders
+    from pbm.cr.setup import create_game
+    from pbm.models import Game, Railroad, Route
+
+    with session_scope(sqlite_url) as s:
+        create_game(s, seed=1841, name="real-4-6d")
+        g = s.query(Game).filter_by(name="real-4-6d").one()
+        g.turn, g.climate = 2, "Normal"
+        ba = s.query(Railroad).filter_by(game_id=g.id, code="B&A").one()
+        ny1 = s.query(Route).filter_by(game_id=g.id, code="NY1").one()
+        assert {ny1.a.name, ny1.b.name, ny1.miles} == {"Albany", "Montreal", 210}
+        ny1.owner_id = ba.id
+        president = min(g.players, key=lambda p: p.number)
+        ba.president_id, president.slot1_id = president.id, ba.id
+        s.flush()
+        ctx = _ctx(s, g, {president.number: Orders(railroads=[RailroadOrders("B&A", build_per_mile=500)])})
+        build_or_abandon_rows(ctx)
+        [built] = _kinds(ctx, "row-built")
+        assert built["amount"] == 210 * 500 + 300 * (16 + 25) == 117_300
+        assert not check_money(ctx)
