@@ -130,3 +130,76 @@ def test_b_and_a_builds_ny1_on_the_real_map_4_6d(sqlite_url):
         [built] = _kinds(ctx, "row-built")
         assert built["amount"] == 210 * 500 + 300 * (16 + 25) == 117_300
         assert not check_money(ctx)
+
+
+# --------------------------------------------------------------------------- §4.16
+def _penn_read(s, pct_orders):
+    """PENN and READ, each a single line Philadelphia–Pittsburgh: the two routes of a double
+    connection (§2.2), so the roads are parallel (§4.16)."""
+    from pbm.models import Railroad
+    from tests.cr.helpers import R, TINY_TOWNS, build_game
+
+    routes = [R("PENN", "PC", "Philadelphia", "Pittsburgh", 300, double_with="READ"),
+              R("READ", "PC", "Philadelphia", "Pittsburgh", 320, double_with="PENN"),
+              R("NYC", "PC", "New York", "Albany", 148)]
+    g = build_game(s, TINY_TOWNS, routes, [{"code": "PENN", "price": 15}, {"code": "READ", "price": 12}],
+                   bank_pcs=[])
+    penn = s.query(Railroad).filter_by(game_id=g.id, code="PENN").one()
+    penn.president_id, g.players[0].slot1_id = g.players[0].id, penn.id
+    s.flush()
+    return g
+
+
+def test_rate_war_example_both_roads_receive_75_percent_4_16(sqlite_url):
+    """§4.16: "the Penn railroad could declare a 25% rate war with the READ railroad, meaning
+    both railroads would only receive 75% of normal gross revenues".  Each road's revenue is
+    ⌊75 % of its gross⌋ (the engine left two single-line roads 82.8 %: it cut only half of
+    each end town's revenue).  Operating costs stay those of the full gross."""
+    from pbm.cr.engine.operations import operating_expenses, operations
+    from pbm.cr.orders import Orders, RailroadOrders, RateWar
+
+    with session_scope(sqlite_url) as s:
+        g = _penn_read(s, 25)
+        ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("PENN", rate_wars=[RateWar("READ", 25)])])})
+        operations(ctx)
+        for code in ("PENN", "READ"):
+            ops = ctx.scratch.operations[code]
+            assert ops["gross"] > 0
+            assert ops["revenue"] == math.floor(ops["gross"] * 75 / 100)
+            assert ops["rate_war"] == ops["gross"] - ops["revenue"]
+            assert ops["expenses"] == operating_expenses(ctx.railroads[code], ops["gross"])
+        [war] = _kinds(ctx, "rate-war")
+        assert war["data"] == {"percent": 25, "with": "READ"}
+
+
+def test_rate_war_cuts_only_the_revenue_along_the_parallel_lines_4_16(sqlite_url):
+    """§4.16 "reduce revenues along any parallel lines" (ruling E-4.16): a road with other
+    lines loses the percentage of what its parallel line earns — its $60 a mile and its end
+    towns' $300 × value, a town shared equally by the road's lines that end there.  NYC (New
+    York–Albany 148 mi, New York–Boston NYNH 110 mi) against PENN (Philadelphia–Pittsburgh
+    300 mi, New York–Boston NY1 110 mi) at 25 %:
+      NYC  base 60 × 258 + 300 × (25 + 4 + 16) = 28,980; NYNH 6,600 + 300 × (25/2 + 16) = 15,150
+      PENN base 60 × 410 + 300 × (16 + 9 + 25 + 16) = 44,400; NY1 6,600 + 300 × 41 = 18,900."""
+    from fractions import Fraction
+
+    from pbm.cr.engine.operations import rate_war_losses, revenue_parts
+    from pbm.cr.orders import Orders, RailroadOrders, RateWar
+    from pbm.models import Line, Railroad, Route
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s)
+        rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN")}
+        route = {c: s.query(Route).filter_by(game_id=g.id, code=c).one() for c in ("NYNH", "NY1")}
+        s.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
+        s.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
+        route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
+        rr["NYC"].president_id, g.players[0].slot1_id = g.players[0].id, rr["NYC"].id
+        s.flush()
+        s.expire_all()
+        ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", rate_wars=[RateWar("PENN", 25)])])})
+        parts = {c: revenue_parts(ctx, ctx.railroads[c]) for c in ("NYC", "PENN")}
+        assert (parts["NYC"]["base"], parts["PENN"]["base"]) == (28_980, 44_400)
+        losses = rate_war_losses(ctx, parts)
+        for code, line, base in (("NYC", 15_150, 28_980), ("PENN", 18_900, 44_400)):
+            gross = parts[code]["gross"]
+            assert losses[code] == gross - math.floor(gross * (1 - Fraction(25, 100) * Fraction(line, base)))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from pbm.cr.engine import tables
 from pbm.cr.engine.context import TurnContext, account, ceil_money, floor_money
@@ -75,9 +76,40 @@ def projected_profit(ctx: TurnContext, rr: Railroad) -> int:
     return int(gross - operating_expenses(rr, int(gross)) - interest)
 
 
-def rate_war_losses(ctx: TurnContext, factors: dict[str, float]) -> dict[str, int]:
-    """§4.16: a rate war cuts both roads' revenue on their parallel lines by the percentage;
-    where several are declared on the same pair the deepest cut counts."""
+def revenue_share(ctx: TurnContext, rr: Railroad, codes: set[str]) -> Fraction:
+    """§4.16 (ruling E-4.16): the part of a road's revenue earned along its lines ``codes``.
+
+    A line earns its $60 a mile, its double-track bonus (§4.15) and the $300 × value of its
+    end towns, a town's shared equally among the road's lines that end there — so the lines'
+    parts add up to the road's base revenue (§4.10A) plus its double-track bonuses, and a road
+    of one line earns all of it along that line.
+    """
+    routes = [(line, ctx.route_by_id[line.route_id]) for line in rr.lines]
+    ends: dict[int, int] = {}
+    for _line, route in routes:
+        for town in {route.a_id, route.b_id}:
+            ends[town] = ends.get(town, 0) + 1
+    total = part = Fraction(0)
+    for line, route in routes:
+        earned = Fraction(tables.MILE_REVENUE * route.miles)
+        for town in {route.a_id, route.b_id}:
+            earned += Fraction(tables.TOWN_REVENUE * ctx.towns[town].value, ends[town])
+        if line.double_tracked:
+            va, vb = ctx.towns[route.a_id].value, ctx.towns[route.b_id].value
+            earned += line_revenue(route.miles, va, vb) * tables.double_track_percent(va, vb) // 100
+        total += earned
+        if route.code in codes:
+            part += earned
+    return part / total if total else Fraction(0)
+
+
+def rate_war_losses(ctx: TurnContext, parts: dict[str, dict]) -> dict[str, int]:
+    """§4.16 (ruling E-4.16): a rate war of p % cuts both roads' gross revenue along their
+    parallel lines by p %: each loses ⌈gross × p % × the parallel lines' share⌉ (its revenue
+    is rounded down), so two roads of one parallel line each receive (100 − p) % of their
+    normal gross, as the PENN–READ example says.  ``parts`` are the roads'
+    :func:`revenue_parts`.  Where several wars are declared on the same pair the deepest
+    cut counts."""
     cuts: dict[tuple[str, str], int] = {}
     for rr in ctx.active():
         ro = ctx.president_orders(rr)
@@ -99,10 +131,9 @@ def rate_war_losses(ctx: TurnContext, factors: dict[str, float]) -> dict[str, in
                       "have no parallel routes.", railroad=a_code)
             continue
         for code, routes in ((a_code, [p[0] for p in pairs]), (b_code, [p[1] for p in pairs])):
-            lost = 0
-            for route in routes:
-                rev = line_revenue(route.miles, ctx.towns[route.a_id].value, ctx.towns[route.b_id].value)
-                lost += floor_money(rev * factors.get(code, 1.0) * pct / 100)
+            gross = int(parts[code]["gross"]) if code in parts else 0
+            share = revenue_share(ctx, ctx.railroads[code], {r.code for r in routes})
+            lost = gross - math.floor(gross * (1 - Fraction(pct, 100) * share))
             losses[code] = losses.get(code, 0) + lost
         ctx.event("13.1", "§4.16", "rate-war", f"Rate war! The {a_code} and the {b_code} cut their rates {pct}% "
                   "on their parallel lines.", railroad=a_code, headline=True, data={"percent": pct, "with": b_code})
@@ -147,7 +178,7 @@ def operations(ctx: TurnContext) -> None:
         noise = min(1 + NOISE_LIMIT, max(1 - NOISE_LIMIT, float(rng.normal(1.0, NOISE_SD))))
         noises[rr.code] = noise
         parts[rr.code] = revenue_parts(ctx, rr, noise)
-    losses = rate_war_losses(ctx, {c: p["factor"] for c, p in parts.items()})
+    losses = rate_war_losses(ctx, parts)
     event_rng = ctx.rng("random-events")
     for rr in ctx.active():
         p = parts[rr.code]
