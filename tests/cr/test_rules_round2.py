@@ -203,3 +203,41 @@ def test_rate_war_cuts_only_the_revenue_along_the_parallel_lines_4_16(sqlite_url
         for code, line, base in (("NYC", 15_150, 28_980), ("PENN", 18_900, 44_400)):
             gross = parts[code]["gross"]
             assert losses[code] == gross - math.floor(gross * (1 - Fraction(25, 100) * Fraction(line, base)))
+
+
+# --------------------------------------------------------------------------- §6.3G
+def test_allocation_divides_by_supply_with_half_the_short_sales_6_3g():
+    """§6.3B/G: "each player can only purchase a number of shares equal to his bid times the
+    Supply divided by the Demand", Supply counting one half of the short sales.  100 shares
+    offered and 100 sold short: 200 traded, Supply 150; a player bids 300 and the Public 100
+    (Demand 400) → the player gets ⌊300 × 150 / 400⌋ = 112 (the engine gave 300 × 200 / 400
+    = 150); the Public takes the other 88 of the 200 traded (§6.3E)."""
+    from pbm.cr.engine.market import allocate
+
+    assert allocate(200, {"1": 300}, 100, supply=150) == {"1": 112, "public": 88}
+    assert allocate(200, {"1": 100}, 50, supply=150) == {"1": 100, "public": 100}  # Demand ≤ Supply: all of it
+    assert allocate(200, {"1": 300}, 100) == {"1": 150, "public": 50}  # no short sales: Supply = shares sold
+
+
+def test_market_allocates_bids_by_supply_with_shorts_6_3g(sqlite_url):
+    """§6.3G in the market step: player 1 bids for 128 NYC while players 2 and 3 sell 26 and
+    short 40 each; player 1 receives ⌊128 × Supply / Demand⌋ with the Supply of §6.3B."""
+    from fractions import Fraction
+
+    from pbm.cr.engine.market import stock_market
+    from pbm.cr.orders import Orders, StockOrder
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, cash=10_000)
+        orders = {1: Orders(stock=[StockOrder("NYC", "buy", 128, priority=1)]),
+                  2: Orders(stock=[StockOrder("NYC", "sell", 66, priority=1)]),
+                  3: Orders(stock=[StockOrder("NYC", "sell", 66, priority=1)])}
+        ctx = _ctx(s, g, orders)
+        stock_market(ctx)
+        m = ctx.scratch.market["NYC"]
+        assert m["short_sales"] == 80 and m["player_sales"] == 52 and m["player_bids"] == 128
+        assert m["supply"] == m["public_offer"] + 52 + 80 / 2
+        assert m["demand"] > m["supply"]  # bids are cut
+        [trade] = [t for t in ctx.scratch.trades if t.account == "player:1"]
+        assert trade.bought == math.floor(128 * Fraction(m["supply"]) / Fraction(m["demand"]))
+        assert not check_shares(ctx)

@@ -107,21 +107,23 @@ def trade_price(start: float, end: float) -> float:
     return ceil_cents((start + end) / 2)
 
 
-def allocate(sold: int, bids: dict[str, int], public_bid: int) -> dict[str, int]:
-    """§6.3G: who gets the ``sold`` shares.
+def allocate(sold: int, bids: dict[str, int], public_bid: int, supply: float | None = None) -> dict[str, int]:
+    """§6.3G: who gets the ``sold`` shares (§6.3E: the shares traded are the shares sold).
 
-    If the bids (players' and the Public's) do not exceed the shares sold,
-    every bidder gets his bid and the Public buys the rest; otherwise each
-    player gets ``bid × sold / demand`` (rounded down) and the Public the rest.
-    Returns shares per bidder, with the Public under ``"public"``.
+    ``supply`` is the Supply of §6.3B (offers plus one half of the short sales; the shares
+    sold when there are no short sales).  If the Demand (players' and the Public's bids)
+    does not exceed the Supply, every bidder gets his bid and the Public buys the rest;
+    otherwise each player gets ``bid × Supply / Demand`` (rounded down) and the Public the
+    rest of the shares sold.  Returns shares per bidder, with the Public under ``"public"``.
     """
+    supply = sold if supply is None else supply
     demand = sum(bids.values()) + public_bid
     out: dict[str, int] = {}
-    if demand <= sold:
+    if demand <= supply:
         out.update(bids)
     else:
         for who, bid in bids.items():
-            out[who] = math.floor(bid * sold / demand + 1e-9)
+            out[who] = math.floor(bid * supply / demand + 1e-9)
     out["public"] = sold - sum(out.values())
     return out
 
@@ -315,7 +317,7 @@ def trade_all(ctx: TurnContext, checked: dict[int, list[CheckedLine]]) -> None:
         end = market_price(start, demand, supply)
         price = trade_price(start, end)
         sold = pub_offer + treasury + sum(sells.values()) + sum(shorts.values())
-        alloc = allocate(sold, {str(n): b for n, b in buys.items()}, pub_bid)
+        alloc = allocate(sold, {str(n): b for n, b in buys.items()}, pub_bid, supply=supply)  # §6.3G
         # shares move now; money is settled in the tycoon financial phase (step 7.1)
         rr.shares_public += alloc["public"] - pub_offer
         for number, n in sells.items():
