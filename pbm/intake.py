@@ -15,27 +15,37 @@ parts:
 
 Workers hold ``handling`` shared while they handle; ``pbm cycle``'s own intake (which handles
 everything stored) takes it alone, so a stored message is never handled by two processes at once.
-On SQLite there is one worker: lanes are not claimed.
+On SQLite every handler takes ``handling`` alone instead (one writer at a time anyway).
+
+**One protocol for every path** (:func:`take_mail`): ``pbm ingest``, ``pbm cycle`` and ``pbm worker``
+all store new mail under the ``intake`` lock, then handle what is stored — left by a dead process or
+just stored — in arrival order, lane by lane, under the same claims (issue 34, items 2 and 3).  A lane
+claim's name is ``mail:`` and a hash of the lane (bounded, and no text of the mail in a lock name or a
+log line: item 1).  A message that ended ``error`` holds the later mail of its 18xx game (moves must be
+applied in order) until the moderator's ``pbm ingest --retry`` (item 8).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import time
-from collections import Counter
+from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from contextlib import nullcontext
 
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 
 from pbm.db import get_engine, session_scope
 from pbm.locks import Locked, process_lock
-from pbm.models import InboundMessage
-from pbm.retry import run_retrying
+from pbm.models import Game, InboundMessage
+from pbm.retry import DEFAULT_RETRIES, run_retrying
 
-_GAME_LINE = re.compile(r"^\s*game\s*[:=]\s*(\S.*?)\s*$", re.IGNORECASE | re.MULTILINE)
+# a GAME: line; lines end at LF, CRLF or a lone CR (a mail written with CR-only line endings is still lines)
+_GAME_LINE = re.compile(r"^[ \t]*game[ \t]*[:=][ \t]*(\S[^\r\n]*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+LANE_LIMIT = 120  # characters of a lane name kept (a game name is at most this long to be told apart)
 
 
 def lane(raw: bytes) -> str:
@@ -47,22 +57,40 @@ def lane(raw: bytes) -> str:
         msg = parse_bytes(raw)
         for cand in contents(msg).candidates:
             if cand.text:
-                found = _GAME_LINE.search(cand.text)
+                found = _GAME_LINE.search(cand.text.replace("\r\n", "\n").replace("\r", "\n"))
                 if found:
-                    return "game:" + found.group(1).lower()[:120]
+                    return "game:" + found.group(1).lower()[:LANE_LIMIT]
         sender = sender_address(msg)
-        return f"from:{sender.lower()}" if sender else "misc"
+        return f"from:{sender.lower()[:LANE_LIMIT]}" if sender else "misc"
     except Exception:  # noqa: BLE001 - any mail at all gets a lane; handling says what is wrong with it
         return "misc"
 
 
-def store_new(url: str | None, items: Iterable, retries: int) -> int:
-    """Store each new message (its own transaction) and mark it done in its mailbox after the commit;
-    the number of messages read.  The caller holds the ``intake`` lock."""
+def lane_claim(name: str) -> str:
+    """The process lock that claims lane ``name``: ``mail:`` and 32 hex digits of its hash — bounded (the
+    lock table's name column is 40 characters) and free of the mail's text (a lock name is shown in
+    messages and logs; a lane may come from a stranger's mail or a player's SECRET line)."""
+    return "mail:" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+@dataclass
+class Stored:
+    """What a store pass read: the number of messages, and those read before and already handled."""
+
+    read: int = 0
+    known: list = field(default_factory=list)  # Outcome "duplicate" for each, in reading order
+
+
+def store_new(url: str | None, items: Iterable, retries: int, now=None) -> Stored:
+    """Store each new message (its own transaction) and mark it done in its mailbox after the commit.
+    The caller holds the ``intake`` lock.  ``now``: the arrival time of messages whose source gives none."""
     from sqlalchemy.exc import IntegrityError
 
+    from pbm.mail.answer import Outcome
     from pbm.mail.ingest import store_raw
     from pbm.mail.message import MAX_MESSAGE_BYTES, TRUNCATED_MARK, truncated
+
+    out = Stored()
 
     def store(item) -> None:
         raw = item.raw
@@ -70,20 +98,22 @@ def store_new(url: str | None, items: Iterable, retries: int) -> int:
             raw = truncated(raw, len(raw))  # as pbm.mail.ingest.ingest: only the start of a huge mail
         try:
             with session_scope(url) as s:
-                store_raw(s, raw, item.source, item.received_at)
+                row, new = store_raw(s, raw, item.source, item.received_at or now)
+                if not new and row.status != "stored":
+                    out.known.append(Outcome(row.id, row.seq, "duplicate",
+                                             f"the same message as #{row.seq} (already handled)"))
         except IntegrityError:
-            pass  # the same bytes stored at the same moment by another reader (`pbm ingest`): known now
+            pass  # the same bytes stored at the same moment by another reader: handled as that one
 
-    count = 0
     for item in items:
         run_retrying(lambda: store(item), retries=retries)
         if item.done is not None:
             item.done()  # after the commit: a crash in between reads it again, and the bytes are known
-        count += 1
-    return count
+        out.read += 1
+    return out
 
 
-def maildir_new(url: str | None, path: Path) -> Iterator:
+def maildir_new(url: str | None, path: Path, skipped: list[str] | None = None) -> Iterator:
     """The messages of a shared Maildir not yet stored by any worker, oldest delivery first.
 
     A Maildir is left as it is (:mod:`pbm.mail.sources`), so every pass would read every message ever
@@ -91,15 +121,9 @@ def maildir_new(url: str | None, path: Path) -> Iterator:
     ``intake`` lock, for a big club's week.  Instead the files whose source (``maildir:<name>``) is
     already in the database are skipped by name, with one query; the rest are read as usual (and a
     file stored under another name is still recognised by its hash)."""
-    with session_scope(url) as s:
+    with session_scope(url) as s:  # read when the first message is asked for: under the ``intake`` lock
         known = _known_sources(s)
-    yield from _unread(path, known)
-
-
-def unread_maildir(session, path: Path, skipped: list[str] | None = None) -> Iterator:
-    """:func:`maildir_new` inside a caller's transaction (``pbm cycle``'s own intake, ``pbm ingest``);
-    the names of the files left out (read before) are added to ``skipped``."""
-    return _unread(path, _known_sources(session), skipped)
+    yield from _unread(path, known, skipped)
 
 
 class MaildirWatch:
@@ -157,8 +181,11 @@ def _known_sources(session, prefix: str = "maildir:") -> set[str]:
 def unread(session, items: Iterable, prefix: str, skipped: list[str]) -> Iterator:
     """``items`` (an mbox's or a folder of .eml files' messages) less those whose source is already
     stored: a folder read every week is not answered again message by message.  The sources left
-    out are added to ``skipped``."""
-    known = _known_sources(session, prefix)
+    out are added to ``skipped``.  The stored sources are read now, in ``session``."""
+    return _unread_items(items, _known_sources(session, prefix), skipped)
+
+
+def _unread_items(items: Iterable, known: set[str], skipped: list[str]) -> Iterator:
     for item in items:
         if item.source in known:
             skipped.append(item.source)
@@ -187,49 +214,152 @@ def _unread(path: Path, known: set[str], skipped: list[str] | None = None) -> It
         yield sources.Arrived(raw, f"maildir:{p.name}"[:200], sources._mtime(p))
 
 
-def _stored(url: str | None) -> dict[str, list[int]]:
-    """Message ids stored and not yet handled, by lane, each lane in arrival order."""
+def _stored(url: str | None) -> tuple[dict[str, list[int]], dict[str, tuple[int, int]]]:
+    """Message ids stored and not yet handled, by lane, each lane in arrival order; and for each lane
+    whose moves must be applied in order (an 18xx game's) and that has a message in ``error``, that
+    message's (seq, id): the lane's later mail waits behind it (issue 34, item 8)."""
     lanes: dict[str, list[int]] = {}
     with session_scope(url) as s:
         rows = s.execute(select(InboundMessage.id, InboundMessage.raw).where(InboundMessage.status == "stored")
                          .order_by(InboundMessage.seq)).all()
-    for mid, raw in rows:
-        lanes.setdefault(lane(raw), []).append(mid)
-    return lanes
+        for mid, raw in rows:
+            lanes.setdefault(lane(raw), []).append(mid)
+        blocked: dict[str, tuple[int, int]] = {}
+        if lanes:
+            errors = s.execute(select(InboundMessage.id, InboundMessage.seq, InboundMessage.raw)
+                               .where(InboundMessage.status == "error").order_by(InboundMessage.seq)).all()
+            for mid, seq, raw in errors:
+                name = lane(raw)
+                if name in lanes and name not in blocked and _ordered(s, name):
+                    blocked[name] = (seq, mid)
+    return lanes, blocked
 
 
-def handle_lanes(url: str | None, context, retries: int) -> Counter[str]:
-    """Handle every stored message, lane by lane, side by side with the other workers; outcome counts."""
+def _ordered(session, name: str) -> bool:
+    """Whether lane ``name`` is a game whose mail must be applied in arrival order (a kind that takes
+    moves by mail: each move depends on the one before)."""
+    if not name.startswith("game:"):
+        return False
+    game = session.scalar(select(Game).where(func.lower(Game.name) == name[5:]).limit(1))
+    if game is None:
+        return False
+    from pbm.kinds import kind_of
+
+    try:
+        return bool(kind_of(game).mail_moves)
+    except Exception:  # noqa: BLE001 - an unknown title: its mail is refused by handling, in any order
+        return False
+
+
+def handle_lanes(url: str | None, context, retries: int, log: Callable[[str], None] | None = None) -> list:
+    """Handle every stored message, lane by lane, side by side with the other handlers; the outcomes,
+    in the order handled.
+
+    PostgreSQL: ``handling`` shared, and each lane claimed (:func:`lane_claim`); a lane another process
+    holds is waited for afterwards, and what it left is handled, so every message stored before this
+    call is handled when it returns.  SQLite: ``handling`` alone (one writer at a time in any case).
+    Each message is handled in its own transaction with its row locked and its status checked again,
+    so a message is handled once whoever else is handling.  A lane that fails outside the handling of a
+    message (the database, a lock) is said in one line, without the mail's text, and the others go on."""
+    from pbm.mail.answer import Outcome
     from pbm.mail.ingest import handle
 
     postgres = get_engine(url).dialect.name == "postgresql"
-    counts: Counter[str] = Counter()
+    outcomes: list[Outcome] = []
+    say = log or (lambda _line: None)
 
     def one(mid: int) -> None:
         with session_scope(url) as s:
             row = s.get(InboundMessage, mid, with_for_update=postgres)
             if row is None or row.status != "stored":
                 return  # handled meanwhile (by the lane's previous holder)
-            counts[handle(s, row, context).status] += 1
+            outcomes.append(handle(s, row, context))
+
+    def hold(ids: list[int], behind: tuple[int, int]) -> None:
+        seq, _mid = behind
+        reason = (f"waits behind #{seq}, which ended in an internal error: moves are applied in order; "
+                  "`pbm ingest --retry` handles them again once the fault is mended")
+        with session_scope(url) as s:
+            for row in s.scalars(select(InboundMessage).where(InboundMessage.id.in_(ids),
+                                                              InboundMessage.status == "stored",
+                                                              InboundMessage.seq > seq)):
+                if (row.outcome or {}).get("held") != reason:
+                    row.outcome = {**(row.outcome or {}), "held": reason}
+                outcomes.append(Outcome(row.id, row.seq, "held", reason))
+
+    def run(name: str, ids: list[int], blocked: dict[str, tuple[int, int]]) -> None:
+        behind = blocked.get(name)
+        for mid in ids:
+            if behind is None:
+                run_retrying(lambda: one(mid), retries=retries)
+                if outcomes and outcomes[-1].inbound_id == mid and outcomes[-1].status == "error" \
+                        and _lane_ordered(name):
+                    behind = (outcomes[-1].seq, mid)
+            if behind is not None:
+                hold([m for m in ids if m != behind[1]], behind)
+                return
+
+    ordered_cache: dict[str, bool] = {}
+
+    def _lane_ordered(name: str) -> bool:
+        if name not in ordered_cache:
+            with session_scope(url) as s:
+                ordered_cache[name] = _ordered(s, name)
+        return ordered_cache[name]
 
     def claim(name: str, wait: bool):
         if not postgres:
             return nullcontext()
-        return process_lock(url, f"mail:{name}", what="worker handling this mail", wait=wait, timeout=600)
+        return process_lock(url, lane_claim(name), what="worker handling this mail", wait=wait, timeout=600)
 
-    together = process_lock(url, "handling", what="pbm cycle reading mail", wait=True, timeout=600, shared=True)
-    with together if postgres else nullcontext():  # SQLite: the worker runs alone (its cycle lock)
-        lanes = _stored(url)
-        left: list[str] = []
-        for name, ids in lanes.items():
-            try:
-                with claim(name, wait=False):
-                    for mid in ids:
-                        run_retrying(lambda: one(mid), retries=retries)
-            except Locked:
-                left.append(name)
-        for name in left:  # held by other workers: wait for them, then handle anything they left
-            with claim(name, wait=True):
-                for mid in lanes[name]:
-                    run_retrying(lambda: one(mid), retries=retries)
-    return counts
+    def guarded(name: str, ids: list[int], blocked, wait: bool) -> bool:
+        """Handle one lane; False if another process holds it (``wait`` False)."""
+        try:
+            with claim(name, wait=wait):
+                run(name, ids, blocked)
+        except Locked:
+            if wait:
+                raise
+            return False
+        except Exception as exc:  # noqa: BLE001 - one lane's trouble must not stop the others' mail
+            say(f"mail: a lane ({lane_claim(name)}) not handled now, tried again next pass: {_safe(exc)}")
+        return True
+
+    together = process_lock(url, "handling", what="pbm handling mail", wait=True, timeout=600, shared=postgres)
+    with together:
+        lanes, blocked = _stored(url)
+        left = [name for name, ids in lanes.items() if not guarded(name, ids, blocked, wait=False)]
+        for name in left:  # held by other handlers: wait for them, then handle anything they left
+            guarded(name, lanes[name], blocked, wait=True)
+    outcomes.sort(key=lambda o: o.seq)
+    return outcomes
+
+
+_SECRET_TEXT = re.compile(r"(?i)(secret|code)([ \t]*[:=][ \t]*)[^\s'\"]+")
+
+
+def _safe(exc: BaseException) -> str:
+    """One line about ``exc`` for a log: the database's own message (not SQLAlchemy's, which quotes the
+    statement's parameters: a mail's text), cut short, any ``SECRET:``/``CODE:`` value hidden."""
+    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    first = _SECRET_TEXT.sub(r"\1\2[hidden]", text[0] if text else "")[:200]
+    return f"{type(exc).__name__}: {first}"
+
+
+def take_mail(url: str | None, items: Iterable, context, *, retries: int = DEFAULT_RETRIES,
+              retry_errors: bool = False, log: Callable[[str], None] | None = None) -> tuple[Stored, list]:
+    """The one intake protocol of ``pbm ingest``, ``pbm cycle`` and ``pbm worker``: store the new messages
+    of ``items`` (one process at a time: the ``intake`` lock, waited for), then handle every stored
+    message — those a dead process left and those just stored alike, in arrival order — with
+    :func:`handle_lanes`.  ``retry_errors``: messages that ended ``error`` are handled again, in their
+    place in the order (the moderator mended the fault: ``pbm ingest --retry``).
+
+    Returns what was stored (with the messages read before and already handled) and the outcomes of
+    the messages handled, in arrival order."""
+    with process_lock(url, "intake", what="mail intake", wait=True, timeout=600):
+        stored = store_new(url, items, retries, now=getattr(context, "now", None))
+    if retry_errors:
+        with session_scope(url) as s:
+            s.execute(update(InboundMessage).where(InboundMessage.status == "error")
+                      .values(status="stored").execution_options(synchronize_session=False))
+    return stored, handle_lanes(url, context, retries, log)

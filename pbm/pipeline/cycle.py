@@ -92,38 +92,39 @@ def default_resolver(session: Session, game: Game) -> Any:
     return kind_of(game).resolve(session, game)
 
 
-def default_ingester(session: Session, maildir: Path | None, config: Path | None = None, imap: bool = False) -> str:
+def default_ingester(session: Session | None, maildir: Path | None, config: Path | None = None,
+                     imap: bool = False, url: str | None = None) -> str:
     """Read new mail from a Maildir (``pbm ingest --maildir``) or from the configured IMAP mailbox
-    (``pbm ingest --imap``) through the mail part; a one-line summary."""
+    (``pbm ingest --imap``) and handle it with every message stored earlier and not yet handled, in
+    arrival order (:func:`pbm.intake.take_mail`, the protocol every intake path shares); a one-line
+    summary.  The database is ``url``, else the one ``session`` is bound to; the work is done in
+    transactions of its own, so the caller must not hold a write transaction open."""
     try:
         from pbm.mail.config import mail_settings, reply_sender
-        from pbm.mail.ingest import Context, handle_stored, ingest
+        from pbm.mail.ingest import Context
     except ImportError:
         raise PbmError("the mail part (pbm.mail) is not installed; cannot read mail") from None
-    context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
-    counts: dict[str, int] = {}
-    from pbm.intake import unread_maildir
-
-    # only the files not stored yet: a cycle reads the mailbox before each game closes, and rereading
-    # (and hashing) every message of the week for each of many games would cost games × messages
+    from pbm.intake import maildir_new, take_mail
     from pbm.mail import sources
 
+    if url is None:
+        assert session is not None, "default_ingester needs a database: url or session"
+        url = session.get_bind().url.render_as_string(hide_password=False)
+    context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
     if imap:
         from pbm.mail.config import imap_config
 
         items = sources.read_imap(imap_config(config))  # only the messages not marked stored yet
     else:
-        items = unread_maildir(session, maildir) if maildir is not None else ()
+        # only the files not stored yet: a cycle reads the mailbox before each game closes, and rereading
+        # (and hashing) every message of the week for each of many games would cost games × messages
+        items = maildir_new(url, maildir) if maildir is not None else ()
     try:
-        for item in items:
-            outcome = ingest(session, item.raw, context, source=item.source, received_at=item.received_at)
-            if item.done is not None:
-                session.commit()  # stored for good before the mailbox is told (IMAP: marked stored)
-                item.done()
-            counts[outcome.status] = counts.get(outcome.status, 0) + 1
+        _stored, outcomes = take_mail(url, items, context)
     except sources.SourceError as exc:  # the game must not close with its mail unread
         raise PbmError(f"mail not read, so the turn stays open: {exc}") from None
-    for outcome in handle_stored(session, context):  # stored by an earlier run that died before handling
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     return ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
 
@@ -186,14 +187,14 @@ def run_game_turn(url: str | None, game_name: str, opts: CycleOptions) -> str | 
             return None
 
     if state == "open":
-        with _intake_lock(url), session_scope(url) as s:
-            if opts.ingester is not None:
-                if opts.maildir is not None:
+        if opts.ingester is not None:
+            if opts.maildir is not None:
+                with _intake_lock(url), session_scope(url) as s:
                     _note(opts, game_name, f"turn {turn}: mail read: {opts.ingester(s, opts.maildir)}")
-            else:  # new mail, and any stored but never handled (a crash), before the turn closes
-                summary = default_ingester(s, opts.maildir, opts.mail_config, opts.imap)
-                if opts.maildir is not None or opts.imap or summary != "nothing new":
-                    _note(opts, game_name, f"turn {turn}: mail read: {summary}")
+        else:  # stored mail (a crash left some unhandled), then new mail, in arrival order, before the close
+            summary = default_ingester(None, opts.maildir, opts.mail_config, opts.imap, url=url)
+            if opts.maildir is not None or opts.imap or summary != "nothing new":
+                _note(opts, game_name, f"turn {turn}: mail read: {summary}")
         with session_scope(url) as s:
             game = s.scalar(select(Game).where(Game.name == game_name))
             lock_game(s, game)  # no sheet is accepted while the turn closes (it is late after)
@@ -463,11 +464,11 @@ def _read_moves(url: str | None, opts: CycleOptions) -> bool:
     if opts.maildir is None and not opts.imap:
         return True
     try:
-        with _intake_lock(url), session_scope(url) as s:
-            if opts.ingester is not None:
+        if opts.ingester is not None:
+            with _intake_lock(url), session_scope(url) as s:
                 summary = opts.ingester(s, opts.maildir) if opts.maildir is not None else "nothing new"
-            else:
-                summary = default_ingester(s, opts.maildir, opts.mail_config, opts.imap)
+        else:
+            summary = default_ingester(None, opts.maildir, opts.mail_config, opts.imap, url=url)
     except PbmError as exc:
         problem = f"{exc}; no move clock ticked (a time-out could overtake a move waiting in the mailbox)"
         _note(opts, "18xx", problem)

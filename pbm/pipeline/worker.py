@@ -180,23 +180,39 @@ class Worker:
                     items = maildir_new(self.url, self.opts.maildir)
                 else:
                     items = iter(())
-                read = store_new(self.url, items, self.opts.retries)
+                read = store_new(self.url, items, self.opts.retries).read
         except Locked:
             read = 0  # another worker has been reading the mailbox for ten minutes: read next pass
         context = Context(sender=reply_sender(config), moderator=mail_settings(config).moderator)
         try:
-            counts = handle_lanes(self.url, context, self.opts.retries)
+            outcomes = handle_lanes(self.url, context, self.opts.retries, log=self.opts.cycle.log)
         except Locked as exc:  # a lane held for ten minutes (or a cycle reading mail): handled next pass
             self.opts.cycle.log(f"mail: {exc}")
-            counts = Counter()
+            outcomes = []
+        counts = Counter(o.status for o in outcomes)
         summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
         if summary != "nothing new":
             self.opts.cycle.log(f"mail: {summary}" + (f" ({read} read from the mailbox)" if read else ""))
         self.stats.intake.append(summary)
         self.stats.mail.update(counts)
-        if counts:
+        # send what this pass queued, and what any earlier process queued and left unsent (a worker killed
+        # between queueing its answers and sending them: item 4 of issue 34)
+        if counts or self._answers_waiting():
             self._send_answers()
         self.stats.seconds["mail"] += time.monotonic() - start
+
+    def _answers_waiting(self) -> bool:
+        """Whether the outbox holds a delivery a flush would make now (new, failed, or claimed by a
+        flusher that died) — not one left mid-send, which waits for the moderator's word."""
+        from pbm.mail.config import smtp_config
+        from pbm.mail.outbox import pending
+
+        try:
+            smtp_config(self.opts.cycle.mail_config)
+        except PbmError:
+            return False  # no SMTP: the outbox waits for `pbm send-mail`
+        with session_scope(self.url) as s:
+            return any(state != "sending" for _m, _r, state in pending(s))
 
     def _send_answers(self) -> None:
         """Send what the mail just handled queued (receipts, rejections, an 18xx move's new state for
