@@ -46,7 +46,7 @@ TECH_COST_PER_MILE = 10  # §4.18
 GRAND_STATION_COST = 10_000  # §4.18
 PC_MIN_PER_MILE = 1  # §10.1B1a, §10.1B3
 PC_PRICE_FLOOR_PER_MILE = 10  # §10.1B1b: may always ask $10/mile
-PC_MARKUP = 0.20  # §10.1B1b/d: 20 % over what was paid (or the current asking price)
+PC_MARKUP = 0.20  # §10.1B1b/d: 20 % over what was paid (and over the current asking price)
 MAX_PCS_OWNED = 2  # §10.1B
 MAX_STOCK_ORDERS = 6  # §6.1A
 STOCK_BID_PCT = 0.20  # §6.1A/B
@@ -592,14 +592,16 @@ def pc_bids_allowed(view: View, player: Player) -> int:
 
 
 def pc_ask_range(view: View, pc: PrivateCompany) -> tuple[int, int]:
-    """§10.1B1a/b/d: (lowest, highest) asking price the owner may set.
+    """§10.1B1a/b/d: (lowest, highest) asking price the owner may set (ruling R-O6).
 
-    At least $1/mile.  At most 20 % over what was paid — or over the current
-    asking price when it is already for sale (§10.1B1d, §9.5) — but $10/mile is
-    always allowed (ruling R-O6)."""
+    At least $1/mile.  At most 20 % over what was paid (§10.1B1b) — never more,
+    however many turns it is offered — and, when it is already for sale, at most
+    20 % over the current asking price (§10.1B1d); $10/mile is always allowed."""
     miles = view.routes[pc.route_id].miles
-    base = pc.asking_price if (pc.for_sale and pc.asking_price is not None) else pc.paid
-    high = max(math.floor(base * (1 + PC_MARKUP)), PC_PRICE_FLOOR_PER_MILE * miles)
+    floor = PC_PRICE_FLOOR_PER_MILE * miles
+    high = max(math.floor(pc.paid * (1 + PC_MARKUP)), floor)
+    if pc.for_sale and pc.asking_price is not None:
+        high = min(high, max(math.floor(pc.asking_price * (1 + PC_MARKUP)), floor))
     return PC_MIN_PER_MILE * miles, high
 
 

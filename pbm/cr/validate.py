@@ -477,8 +477,8 @@ class Checker:
                                 "(§10.1B1a)", f"{money(low)}–{money(high)}")
                     action.price = low
                 elif action.price > high:
-                    self.adjust(where, f"asking {money(action.price)} is more than 20 % over "
-                                f"{'the current asking price' if pc.for_sale else 'what you paid'} (or $10 a mile); "
+                    self.adjust(where, f"asking {money(action.price)} is more than 20 % over what you paid"
+                                f"{' or over the current asking price' if pc.for_sale else ''} (or $10 a mile); "
                                 f"lowered to {money(high)} (§10.1B1b/d)", f"{money(low)}–{money(high)}")
                     action.price = high
                 miles = view.routes[pc.route_id].miles

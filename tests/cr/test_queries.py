@@ -143,7 +143,9 @@ def test_pc_ask_range(small):
     bo.paid = 2000
     assert q.pc_ask_range(view, bo) == (160, 2400)
     bo.for_sale, bo.asking_price = True, 3000
-    assert q.pc_ask_range(view, bo) == (160, 3600)  # §10.1B1d: 20 % over the current asking price
+    assert q.pc_ask_range(view, bo) == (160, 2400)  # §10.1B1b: never more than 20 % over what was paid (R-O6)
+    bo.asking_price = 1800
+    assert q.pc_ask_range(view, bo) == (160, 2160)  # §10.1B1d: 20 % over the current asking price
 
 
 def test_pc_merge_targets(small):

@@ -241,3 +241,42 @@ def test_market_allocates_bids_by_supply_with_shorts_6_3g(sqlite_url):
         [trade] = [t for t in ctx.scratch.trades if t.account == "player:1"]
         assert trade.bought == math.floor(128 * Fraction(m["supply"]) / Fraction(m["demand"]))
         assert not check_shares(ctx)
+
+
+# --------------------------------------------------------------------------- §10.1B1b/d, R-O6
+def _owned_pc(s, g, code, paid, asking=None):
+    from pbm.models import PrivateCompany, Route
+
+    pc = s.query(PrivateCompany).join(Route).filter(Route.code == code, PrivateCompany.game_id == g.id).one()
+    pc.status, pc.owner_id, pc.paid = "owned", g.players[0].id, paid
+    pc.for_sale, pc.asking_price, pc.offered_turn = asking is not None, asking, (g.turn - 1 if asking else None)
+    s.flush()
+    return pc
+
+
+def test_asking_price_never_passes_20_percent_over_what_was_paid_10_1b1b(sqlite_url):
+    """§10.1B1b: "The minimum price cannot be more than 20% more [than] you paid for it, but you
+    can always set a price of $10 per mile"; §10.1B1d lets an offered PC's price be raised "up
+    to 20% higher" — within that limit, not compounding.  LS (182 miles) paid $3,000 and
+    offered at $3,600: an ask of $4,320 stays $3,600 (the engine allowed $4,320, then $5,184,
+    $6,220 …).  ERIE (287 miles) paid $5,000, lowered to $3,000: $3,600 at most (§10.1B1d);
+    MC (152 miles) paid $500: $10 a mile, $1,520, is always allowed."""
+    from pbm.cr import queries as q
+    from pbm.cr.engine.privates import private_company_offers
+    from pbm.cr.orders import Orders, PCAction
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, turn=3)
+        _owned_pc(s, g, "LS", 3000, asking=3600)
+        _owned_pc(s, g, "ERIE", 5000, asking=3000)
+        _owned_pc(s, g, "MC", 500)
+        view = q.load(s, g)
+        assert q.pc_ask_range(view, view.pc("LS")) == (182, 3600)
+        assert q.pc_ask_range(view, view.pc("ERIE")) == (287, 3600)
+        assert q.pc_ask_range(view, view.pc("MC")) == (152, 1520)
+        ctx = _ctx(s, g, {1: Orders(pc_actions=[PCAction("LS", "sell", price=4320),
+                                                PCAction("ERIE", "sell", price=6000),
+                                                PCAction("MC", "sell", price=5000)])})
+        private_company_offers(ctx)
+        assert {c: ctx.pcs[c].asking_price for c in ("LS", "ERIE", "MC")} == {"LS": 3600, "ERIE": 3600, "MC": 1520}
+        assert len(_kinds(ctx, "pc-ask-adjusted", 1)) == 3

@@ -105,11 +105,15 @@ def _sell_pc(ctx: TurnContext, pc: PrivateCompany, buyer: Player, amount: int) -
 
 
 def ask_range(ctx: TurnContext, pc: PrivateCompany) -> tuple[int, int]:
-    """§10.1B1a–b,d: $1/mile up to 20 % over what was paid (or over the current ask),
-    but $10/mile is always allowed."""
+    """§10.1B1a–b,d (ruling R-O6): $1/mile up to 20 % over what was paid — not compounding
+    turn after turn — and, for a PC already offered, up to 20 % over the current ask; but
+    $10/mile is always allowed.  The same as ``pbm.cr.queries.pc_ask_range``."""
     miles = ctx.route_by_id[pc.route_id].miles
-    base = pc.asking_price if pc.for_sale and pc.asking_price else pc.paid
-    return miles, max(math.floor(base * 1.2), tables.PC_PUBLIC_BELOW_PER_MILE * miles)
+    floor = tables.PC_PUBLIC_BELOW_PER_MILE * miles
+    high = max(math.floor(pc.paid * 1.2), floor)
+    if pc.for_sale and pc.asking_price:
+        high = min(high, max(math.floor(pc.asking_price * 1.2), floor))
+    return miles, high
 
 
 def private_company_offers(ctx: TurnContext) -> None:
