@@ -139,7 +139,7 @@ def _check(session: Session, fields: dict[str, str]) -> tuple[Game, Player, str]
     if not name:
         return "the GAME line is missing or empty"
     if game is None:
-        return f"there is no game {one_line(name, 60)!r} here; copy the GAME line from your sheet"
+        return "there is no game here by the name on your GAME line; copy the GAME line from your sheet"
     lock_game(session, game)
     if game.status != "open":
         return f"game {game.name} is {game.status}"
@@ -173,8 +173,12 @@ def _check(session: Session, fields: dict[str, str]) -> tuple[Game, Player, str]
 def handle(session: Session, row: InboundMessage, ctx, sender: str, fields: dict[str, str],
            refuse: Callable[..., list[str]]) -> Outcome:
     """Change the player's secret, or refuse saying why (``refuse``: the intake's answer to a sender)."""
+    from pbm.mail.redact import remember
+
     checked = _check(session, fields)
     _drop_body(row)
+    for name in ("secret", "new secret"):  # the subject may repeat them: the intake cuts them there too
+        remember(row, fields.get(name))
     if isinstance(checked, str):
         finish(row, "rejected", f"secret change refused: {checked}", redacted=True)
         replied = refuse(session, ctx, row, sender, f"secret change refused: {checked}", [])

@@ -154,30 +154,38 @@ def count_answer(session: Session, row: InboundMessage, address: str) -> bool:
 
 
 def refuse(session: Session, ctx: Answering, row: InboundMessage, sender: str, reason: str, notes: list[str],
-            *, key: str = "receipt") -> list[str]:
-    """Queue one refusal to the (unverified) sender, or none if its daily allowance is used up.
+            *, key: str = "receipt", tag: str = "pbm", body: str | None = None) -> list[str]:
+    """Queue one refusal of a message that did not authenticate to its (unverified) sender, or none if the
+    sender's daily allowance is used up.  Every game kind refuses through here (issue 34, items 6 and 10).
 
-    No text of the message goes into a header.  An address on file for a player gets the reason
-    and the notes; any other address gets one short fixed answer a day, with nothing from the message,
-    so pbm cannot be used to mail chosen text to a third party."""
+    The sender is not proven to be anyone, so nothing of the message goes into the answer: no header
+    refers to it (no In-Reply-To or References to its Message-ID), and ``reason``, ``notes`` and ``body``
+    must be fixed words — never a line, an attachment name or the subject of the message.  An address on
+    file for a player gets the reason and the notes (``body``: a kind's own text instead, with the same
+    rule); any other address gets one short fixed answer a day, so pbm cannot be used to mail chosen text
+    to a third party."""
     known = on_file(session, sender)
     if not known and not count_answer(session, row, sender.lower()[:254]):
         row.outcome = {**(row.outcome or {}), "answer": f"not answered: already {REFUSALS_PER_DAY_UNKNOWN} "
                        "answer(s) today to this unknown address"}
         return []
     if known:
-        subject = refusal_subject(row.seq, reason)
-        body = refusal_text(row, reason, notes, ctx.moderator)
+        subject = refusal_subject(row.seq, reason, tag)
+        text = body if body is not None else refusal_text(row, reason, notes, ctx.moderator)
     else:
-        subject = f"[pbm] Not accepted: your message #{row.seq} (sender address not on file)"
-        body = (f"Your message #{row.seq} to this address was received but NOT accepted as a turnsheet.\n\n"
-                f"{HELP}\n\nIf you play in a game here, send your sheet from the address you gave the moderator "
-                "to get the reason. At most one answer a day goes to an address pbm does not know.\n\n"
-                f"{contact_line(ctx.moderator)}\n\n"
-                "-- \npbm (automatic answer)\n")
-    msg = make_message(ctx.sender, [sender], subject, body, in_reply_to=row.message_id if known else None)
+        subject = f"[{tag}] Not accepted: your message #{row.seq} (sender address not on file)"
+        text = STRANGER_TEXT.format(seq=row.seq, help=HELP + MOVES_HELP, contact=contact_line(ctx.moderator))
+    msg = make_message(ctx.sender, [sender], subject, text)
     outbox.queue(session, f"{key}:{row.sha256[:24]}", "receipt", [sender], msg)
     return [sender]
+
+
+MOVES_HELP = " Moves in a game played move by move start with the lines GAME, PLAYER and SECRET."
+STRANGER_TEXT = (
+    "Your message #{seq} to this address was received but NOT accepted.\n\n"
+    "{help}\n\nIf you play in a game here, send your sheet or your moves from the address you gave the "
+    "moderator to get the reason. At most one answer a day goes to an address pbm does not know.\n\n"
+    "{contact}\n\n-- \npbm (automatic answer)\n")
 
 
 def refusal_text(row: InboundMessage, reason: str, notes: list[str], moderator: str = "") -> str:

@@ -118,8 +118,11 @@ def handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
 
     The sender still gets one short answer (the moderator has been told), so no message ends
     ``error`` unanswered."""
+    from pbm.mail.redact import redact_stored, redact_text
+
     try:
         outcome = _handle(session, row, ctx)
+        redact_stored(row)  # every outcome, every game kind: no secret stays in the stored mail (issue 34)
         session.commit()
         return outcome
     except Exception as exc:  # the message stays stored; `pbm status` shows it, `pbm ingest --retry` redoes it
@@ -127,7 +130,7 @@ def handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
         row = session.get(InboundMessage, row.id)
         assert row is not None
         row.status = "error"
-        row.outcome = {"reason": f"internal error {exc.__class__.__name__}: {str(exc)[:300]}"}
+        row.outcome = {"reason": redact_text(f"internal error {exc.__class__.__name__}: {str(exc)[:300]}")}
         try:
             with session.begin_nested():
                 sender = _sender_of(parse_headers(row.raw), ctx)

@@ -358,7 +358,30 @@ class Candidate:
 @dataclass
 class Contents:
     candidates: list[Candidate] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # what was there but not read, and why
+    skipped: list[str] = field(default_factory=list)  # what was there but not read, and why (names: the moderator's)
+    told: list[str] = field(default_factory=list)  # the same in fixed words, nothing of the message (refusals)
+
+
+def _kind_words(ctype: str) -> str:
+    """A part's kind in fixed words, from a fixed list (never the message's own text)."""
+    main = ctype.split("/", 1)[0]
+    if main == "image":
+        return "an image"
+    if main in ("audio", "video"):
+        return "a sound or video"
+    if any(w in ctype for w in ("zip", "compressed", "tar", "rar", "7z", "gzip")):
+        return "an archive"
+    if any(w in ctype for w in ("msword", "officedocument", "opendocument", "rtf")):
+        return "a word-processor or spreadsheet document"
+    return "a file that is neither text nor PDF"
+
+
+def plain_note(candidate: Candidate) -> str:
+    """Why a place read found no sheet, in fixed words (for a refusal: nothing of the message is quoted)."""
+    return {"body": "the message text has no GAME/PLAYER/TURN lines",
+            "attachment": "a text attachment without GAME/PLAYER/TURN lines",
+            "html": "an HTML part without GAME/PLAYER/TURN lines",
+            "pdf": "a PDF without pbm turnsheet form fields"}.get(candidate.kind, "a part without a turnsheet")
 
 
 def _filename(part: Message) -> str:
@@ -397,14 +420,17 @@ def contents(msg: Message) -> Contents:
                 data = None
             if not isinstance(data, bytes) or not data:
                 out.skipped.append(f"{label}: an empty or unreadable PDF")
+                out.told.append("an empty or unreadable PDF")
             elif len(data) > MAX_PDF_PART:
                 out.skipped.append(f"{label}: a PDF of {len(data) // 1024} KB, larger than we read")
+                out.told.append(f"a PDF larger than pbm reads ({MAX_PDF_PART // 1024 // 1024} MB)")
             else:
                 pdfs.append(Candidate("pdf", label, data=data))
         elif ctype in ("text/plain", "text/x-turnsheet") or (ctype.startswith("text/") and name.lower().endswith(".txt")):
             text = decode_text(part)
             if text is None:
                 out.skipped.append(f"{label}: a text part too large or unreadable")
+                out.told.append("a text part too large or unreadable")
             elif disposition == "attachment" or name:
                 attachments.append(Candidate("attachment", label, text=text))
             else:
@@ -415,6 +441,7 @@ def contents(msg: Message) -> Contents:
                 htmls.append(Candidate("html", label if name else "HTML body", text=html_to_text(text)))
         else:
             out.skipped.append(f"{label} ({ctype}): attachments of this kind are not opened")
+            out.told.append(f"an attachment of a kind pbm does not open ({_kind_words(ctype)})")
     out.candidates = bodies + attachments + htmls + pdfs
     return out
 

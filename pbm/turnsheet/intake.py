@@ -7,7 +7,7 @@ Continental Rails is asked last and claims whatever mail is left; here it:
 1. finds the sheet: text body, text attachment, HTML body, filled PDF form;
 2. authenticates it by what is inside: the player's secret and the turn's code; the From:
    address only receives a copy of the answer;
-3. takes the secret out of the stored raw message;
+3. names the secret it read, so the intake cuts it out of the stored message (:mod:`pbm.mail.redact`);
 4. checks the orders (the engine's validator) and stores them as an :class:`OrderSet`; the later
    sheet supersedes the earlier by arrival; after the deadline it is stored ``late`` and not used
    unless the moderator accepts it (``pbm accept-late``, :func:`accept_late`);
@@ -33,12 +33,15 @@ from pbm.cr.orders import Orders, Problem
 from pbm.mail import outbox
 from pbm.mail.answer import HELP, Outcome, find_message, finish, ignored_text, refuse, reply
 from pbm.mail.compose import make_message, one_line
-from pbm.mail.message import Unreadable, clean_address, contents, contents_once, parse_bytes, split_head
+from pbm.mail.message import clean_address, contents_once, plain_note
+from pbm.mail.redact import remember
 from pbm.mail.policy import deadline_for, grace_for, replace_computer_orders, supersede_older
 from pbm.models import Game, InboundMessage, OrderSet, Player, Railroad, TurnState
 from pbm.turnsheet.parse import ParsedSheet, parse_pdf, parse_text
 
-Claim = tuple["ParsedSheet | None", list[str], str]  # the sheet found (None: none), notes on the parts, where
+# the sheet found (None: none), notes on the parts (with their names, for the moderator), the same notes in
+# fixed words (for a refusal, which quotes nothing of an unauthenticated message), where the sheet was read
+Claim = tuple["ParsedSheet | None", list[str], list[str], str]
 
 
 def claim(session: Session, msg) -> Claim:
@@ -54,21 +57,23 @@ def receipt_hash(game: Game, player: int, turn: int, orders: Orders) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
-def _find_sheet(msg) -> tuple[ParsedSheet | None, list[str], str]:
+def _find_sheet(msg) -> Claim:
     found = contents_once(msg)
-    notes = list(found.skipped)
+    notes, told = list(found.skipped), list(found.told)
     for candidate in found.candidates:
         if candidate.kind == "pdf":
             parsed = parse_pdf(candidate.data or b"")
             if parsed is None:
                 notes.append(f"{candidate.name}: a PDF without pbm turnsheet form fields")
+                told.append(plain_note(candidate))
                 continue
         else:
             parsed = parse_text(candidate.text or "")
         if parsed.found:
-            return parsed, notes, candidate.name
+            return parsed, notes, told, candidate.name
         notes.append(f"{candidate.name}: no GAME/PLAYER/TURN lines")
-    return None, notes, ""
+        told.append(plain_note(candidate))
+    return None, notes, told, ""
 
 
 def _authenticate(session: Session, ctx: Any, parsed: ParsedSheet) -> tuple[Game, Player] | str:
@@ -82,7 +87,7 @@ def _authenticate(session: Session, ctx: Any, parsed: ParsedSheet) -> tuple[Game
     games = session.scalars(select(Game).order_by(Game.id)).all()
     game = next((g for g in games if g.name.lower() == h.game.strip().lower()), None)
     if game is None:
-        return f"there is no game {one_line(h.game, 60)!r} here; copy the GAME line from your sheet"
+        return "there is no game here by the name on your GAME line; copy the GAME line from your sheet"
     if not kinds.kind_of(game).weekly:  # routed by its GAME line: never a turnsheet answer (issue 18 item 5)
         return (f"game {game.name} takes moves, not turnsheets: write GAME: {game.name}, PLAYER: <your seat>, "
                 "SECRET: <your secret> on their own lines at the top of the mail, then one move per line")
@@ -141,15 +146,16 @@ def handle(session: Session, row: InboundMessage, ctx: Any, sender: str, claim: 
     from pbm.turnsheet.check import check
     from pbm.turnsheet.text import format_orders
 
-    parsed, notes, where = claim
+    parsed, notes, told, where = claim
     if parsed is None:
         reason = "no turnsheet found in the message"
         finish(row, "rejected", reason, notes=notes)
-        replied = refuse(session, ctx, row, sender, reason + ". " + HELP, notes)
+        replied = refuse(session, ctx, row, sender, reason + ". " + HELP, told)
         return Outcome(row.id, row.seq, "rejected", reason, replied)
     auth = _authenticate(session, ctx, parsed)
     if isinstance(auth, str):
         finish(row, "rejected", auth, sheet_in=where)
+        remember(row, parsed.header.secret)  # right or wrong, it is cut out of the stored message
         head = parsed.header
         row.player_number = head.player if isinstance(head.player, int) and 0 < head.player < 100 else None
         row.turn = head.turn if isinstance(head.turn, int) and 0 <= head.turn < 100000 else None
@@ -181,9 +187,9 @@ def handle(session: Session, row: InboundMessage, ctx: Any, sender: str, claim: 
            else "late: after the deadline" if late else "")
     # the row's changes all at once, after the reads above: one UPDATE of it with the commit, not two
     row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
-    _redact(row, parsed.header.secret or "", where)
+    remember(row, parsed.header.secret)  # cut out of the stored message by the intake (pbm.mail.redact)
     finish(row, status, why, receipt=digest, problems=len(problems),
-            orderset=orderset.id, sheet_in=where, **({"redacted": True} if row.outcome.get("redacted") else {}))
+            orderset=orderset.id, sheet_in=where)
     presided = sorted(session.scalars(select(Railroad.code).where(Railroad.game_id == game.id,
                                                                 Railroad.president_id == player.id)))
     body = _receipt_text(row, game, player, orders, problems, digest, presided=presided, status=status, deadline=deadline,
@@ -204,43 +210,6 @@ def _turn_closed(session: Session, game: Game) -> bool:
     before the close or found late after it, never accepted into a turn being resolved (item 2)."""
     state = session.scalar(select(TurnState.state).where(TurnState.game_id == game.id, TurnState.turn == game.turn))
     return state is not None and state != "open"
-
-
-def _redact(row: InboundMessage, secret: str, where: str) -> None:
-    """Take the player's secret out of the stored raw message once it has been checked (item 13).
-
-    ``sha256`` still holds the hash of the bytes as they came (the audit trail); if the secret cannot
-    be cut out where it stands (an encoded part, a PDF form), the body is dropped and only the headers kept."""
-    from pbm.auth import normalize_secret
-
-    raw = row.raw
-    token = normalize_secret(secret)
-    if len(token) < 6:
-        return
-    import re
-
-    out = re.sub(rb"(?im)^([ \t>]*SECRET[ \t]*:)[^\r\n]*", rb"\1 [REDACTED]", raw)
-    for variant in {secret.strip(), secret.strip().upper(), secret.strip().lower(), token}:
-        if len(variant) >= 6:
-            out = out.replace(variant.encode("utf-8", "replace"), b"[REDACTED]")
-    still = where.lower().endswith(".pdf") or "pdf" in where.lower()
-    if not still:
-        try:
-            for candidate in contents(parse_bytes(out)).candidates:
-                text = candidate.text if candidate.text is not None else ""
-                if candidate.kind == "pdf" or token in normalize_secret(text):
-                    still = True
-                    break
-        except Unreadable:
-            still = True
-    if still:
-        head, _ = split_head(raw)
-        out = (head + b"\r\nX-PBM-Redacted: body removed (it held a player's secret)\r\n\r\n"
-               b"[body removed by pbm: it held a player's secret; sha256 of the original: "
-               + row.sha256.encode() + b"]\r\n")
-    if out != raw:
-        row.raw = out
-        row.outcome = {**(row.outcome or {}), "redacted": True}
 
 
 def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Orders, problems: list[Problem],

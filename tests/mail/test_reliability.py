@@ -219,10 +219,12 @@ def test_item11_refusals_to_unknown_addresses_carry_no_message_text_and_are_rate
         assert "pills" not in body and "pills" not in msg.as_string()
         second = ingest(s, mk(evil + "\n2", sender="victim@else.example", msgid="<m2@evil>"), CTX)
         assert second.status == "rejected" and second.replied_to == []  # one answer a day
-        # a player on file still gets the reason (in the body, never in a header)
+        # a player on file still gets the reason, in fixed words: nothing of an unauthenticated mail is
+        # quoted, not even to a player's address (a forged From:, issue 34 item 10)
         own = ingest(s, mk(evil, sender="ada@example.org", msgid="<m3@x>"), CTX)
         msg, body = reply_for(s, own.inbound_id)
-        assert "pills" in body and "pills" not in msg["Subject"]
+        assert "there is no game here by the name on your GAME line" in body
+        assert "pills" not in body and "pills" not in msg["Subject"] and msg["In-Reply-To"] is None
 
 
 # -- item 12: a huge mail is cut while it is read ----------------------------------------------------

@@ -374,7 +374,7 @@ def _authenticate(session: Session, ctx, c: Claim):
     if not mm.player.strip():
         return "the PLAYER line is missing or empty: write your seat number, e.g. PLAYER: 2"
     if not mm.player.strip().isdigit() or len(mm.player.strip()) > 3:
-        return f"the PLAYER line must be your seat number, not {one_line(mm.player, 20)!r}"
+        return "the PLAYER line must be your seat number (a number, e.g. PLAYER: 2)"
     number = int(mm.player.strip())
     player = session.scalar(select(Player).where(Player.game_id == game.id, Player.number == number))
     if player is None:
@@ -395,15 +395,20 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     from pbm.mail.answer import contact_line, refusal_subject
     from pbm.mail.answer import reply as _reply
 
+    from pbm.mail.answer import refuse
+    from pbm.mail.redact import remember
+
     tag = c.game.name
     contact = contact_line(ctx.moderator)
+    remember(row, c.mail.secret)  # right or wrong, cut out of the stored message (pbm.mail.redact)
     auth = _authenticate(session, ctx, c)
     if isinstance(auth, str):
+        # not authenticated: the answer quotes nothing of the mail, and a stranger gets one a day (issue 34)
         _finish(row, "rejected", auth, sheet_in=c.mail.where)
         body = (f"Your message #{row.seq} was received and stored, but NOT accepted.\n\nWhy: {auth}\n\n"
                 f"Nothing in it was used. A move mail starts with:\n\n{reply_header(c.game, 0).replace('PLAYER: 0', 'PLAYER: <your seat number>')}"
                 f" <your secret>\n\nthen one move per line.\n\n{contact}\n\n-- \npbm (automatic answer)\n")
-        replied = _reply(session, ctx, row, [sender], refusal_subject(row.seq, auth, tag), body, None)
+        replied = refuse(session, ctx, row, sender, auth, [], tag=tag, body=body)
         return Outcome(row.id, row.seq, "rejected", auth, replied)
     game, player = auth
     row.game_id, row.player_number, row.turn = game.id, player.number, game.turn

@@ -1,0 +1,204 @@
+"""Issue 34, item 11: no secret is left in plaintext, whatever happened to the mail and whatever its game kind.
+
+One redaction (:mod:`pbm.mail.redact`) runs on every handled message: accepted, refused, late, ignored or
+a redelivery; Continental Rails sheets and 18xx moves alike.  It cuts the value of every SECRET line (the
+right secret, another player's, one after junk text), any secret known to the handler wherever it stands
+(the Subject too), and any secret in pbm's own form (``XXXX-XXXX-XXXX``); an encoded part is rewritten,
+and what cannot be cut is dropped.  ``sha256`` and ``content_sha256`` keep the digests of the mail as it
+came, so the same mail again is still recognised.  SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+import hashlib
+
+from sqlalchemy import select
+
+from pbm.auth import normalize_secret
+from pbm.db import session_scope
+from pbm.mail.ingest import Context, ingest
+from pbm.models import Game, InboundMessage
+from tests.e18xx.test_pbem_mail import PLAYERS, ga  # noqa: F401 (the fixture: an 18GA game 'ga-1' by mail)
+from tests.mail.game import SECRETS, code_for, sheet
+from tests.mail.helpers import mk
+
+CTX = Context(sender="orders@pbm.example")
+
+
+def _forms(secret: str) -> list[bytes]:
+    return [f.encode() for f in {secret, secret.lower(), secret.upper(), normalize_secret(secret),
+                                 normalize_secret(secret).lower()}]
+
+
+def _clean(row: InboundMessage, *secrets: str) -> None:
+    """Neither the stored bytes, nor any decoded part, nor the subject column hold any form of a secret."""
+    parsed = email.message_from_bytes(row.raw, policy=email.policy.default)
+    texts = [str(parsed["Subject"] or ""), row.subject or ""]
+    for part in parsed.walk():
+        if not part.is_multipart() and part.get_content_maintype() == "text":
+            texts.append(part.get_content())
+    for secret in secrets:
+        for form in _forms(secret):
+            assert form not in row.raw, (form, row.raw.decode(errors="replace"))
+        for text in texts:
+            assert normalize_secret(secret) not in normalize_secret(text), text
+
+
+def _qp(text: str) -> bytes:
+    from email.message import EmailMessage
+
+    m = EmailMessage()
+    m["From"], m["To"], m["Subject"] = "Ada <ada@example.org>", "orders@pbm.example", "orders"
+    m.set_content(text, cte="quoted-printable")
+    raw = m.as_bytes(policy=email.policy.SMTP)
+    assert SECRETS[1].encode() not in raw  # the encoding splits it: it cannot be cut where it stands
+    return raw
+
+
+def _lines(out: str, status: str) -> int:
+    """How many messages the ingest listed with ``status``."""
+    return len(re.findall(rf"^#\d+ .*\b{status}\b", out, re.M))
+
+
+def _stored(s, outcome) -> InboundMessage:
+    return s.get(InboundMessage, outcome.inbound_id)
+
+
+# -- Continental Rails: refused sheets are redacted too ----------------------------------------------------
+
+def test_item11_refused_cr_sheets_keep_no_secret_and_their_digests(db_url, game):
+    with session_scope(db_url) as s:
+        b64 = sheet(s, game.game_id, 2, "BORROW: 1\n", code="ZZZZZZ").encode()
+        cases = [
+            ("wrong code", mk(sheet(s, game.game_id, 1, "BORROW: 5\n", code="ZZZZZZ")), SECRETS[1]),
+            ("another player's secret", mk(sheet(s, game.game_id, 1, "BORROW: 5\n", secret=SECRETS[2])), SECRETS[2]),
+            ("secret after junk text", mk(sheet(s, game.game_id, 1, "BORROW: 5\n",
+                                                secret=f"{SECRETS[1]} please hurry")), SECRETS[1]),
+            ("junk before the SECRET line", mk("blah blah SECRET: " + SECRETS[3] + "\nno sheet here\n",
+                                               sender="carl@example.org"), SECRETS[3]),
+            ("wrong code, base64 attachment", mk(None, sender="ike@example.org", attachments=[
+                (b64, "text", "plain", "sheet.txt")]), SECRETS[2]),
+            ("wrong code, quoted-printable, the secret cut by a soft line break",
+             _qp(sheet(s, game.game_id, 1, "MESSAGE: caf\u00e9\n", code="ZZZZZZ", secret=" " * 66 + SECRETS[1])),
+             SECRETS[1]),
+        ]
+        for what, raw, secret in cases:
+            out = ingest(s, raw, CTX)
+            assert out.status == "rejected", (what, out)
+            row = _stored(s, out)
+            _clean(row, secret)
+            assert row.sha256 == hashlib.sha256(raw).hexdigest(), what
+            assert ingest(s, raw, CTX).status == "duplicate", what  # the same bytes again: still known
+
+
+def test_item11_a_chosen_secret_on_a_refused_sheet_is_cut_by_its_line(db_url, game):
+    """A secret the player chose (not pbm's XXXX-XXXX-XXXX form), wrong for the seat: cut by its SECRET line."""
+    chosen = "rail baron 1848 forever"
+    with session_scope(db_url) as s:
+        out = ingest(s, mk(sheet(s, game.game_id, 1, "BORROW: 5\n", secret=chosen)), CTX)
+        assert out.status == "rejected"
+        row = _stored(s, out)
+        assert b"rail baron" not in row.raw and b"SECRET: [REDACTED]" in row.raw
+
+
+def test_item11_the_secret_typed_in_the_subject_is_not_kept(db_url, game):
+    with session_scope(db_url) as s:
+        accepted = ingest(s, mk(sheet(s, game.game_id, 1, "BORROW: 5\n"),
+                                subject=f"turn 3, my secret is {SECRETS[1]}"), CTX)
+        keyword = ingest(s, mk("no sheet", sender="ike@example.org", subject="SECRET: my own words 42"), CTX)
+        encoded = ingest(s, mk(sheet(s, game.game_id, 3, "BORROW: 5\n"), sender="carl@example.org",
+                               subject=f"Zug \u00fcber {SECRETS[3].lower()}"), CTX)
+        assert (accepted.status, keyword.status, encoded.status) == ("accepted", "rejected", "accepted")
+        _clean(_stored(s, accepted), SECRETS[1])
+        _clean(_stored(s, encoded), SECRETS[3])
+        row = _stored(s, keyword)
+        assert "my own words" not in row.subject and b"my own words" not in row.raw
+        assert _stored(s, accepted).subject.startswith("turn 3, my secret is ")
+
+
+def test_item11_a_redelivered_sheet_is_redacted_and_still_a_duplicate(db_url, game):
+    with session_scope(db_url) as s:
+        raw = mk(sheet(s, game.game_id, 1, "BORROW: 5\n"), msgid="<same@example.org>")
+        first = ingest(s, raw, CTX)
+        again = ingest(s, b"Received: from relay2.example.org\r\n" + raw, CTX)
+        third = ingest(s, b"Received: from relay3.example.org\r\n" + raw, CTX)
+        assert (first.status, again.status, third.status) == ("accepted", "duplicate", "duplicate")
+        for o in (first, again, third):
+            _clean(_stored(s, o), SECRETS[1])
+        assert _stored(s, again).content_sha256 == _stored(s, first).content_sha256
+
+
+def test_item11_an_internal_error_keeps_no_secret_in_its_reason(db_url, game, monkeypatch):
+    import pbm.turnsheet.intake as intake
+
+    def boom(session, ctx, parsed):
+        raise RuntimeError(f"value too long: 'mail:game:cr-test\rPLAYER: 1\rSECRET: {parsed.header.secret}\r'")
+
+    monkeypatch.setattr(intake, "_authenticate", boom)
+    with session_scope(db_url) as s:
+        out = ingest(s, mk(sheet(s, game.game_id, 1, "BORROW: 5\n")), CTX)
+        assert out.status == "error"
+        row = _stored(s, out)
+        assert "SECRET: [REDACTED]" in row.outcome["reason"] and "CCC1" not in row.outcome["reason"]
+        assert "CCC1" not in out.reason
+
+
+def test_item11_log_lines_and_exception_texts_are_redacted():
+    from pbm.mail.redact import redact_text
+
+    line = f"mail:game:x\rPLAYER: 1\rSECRET: {SECRETS[1]}\rTURN: 3\r"
+    assert redact_text(line) == "mail:game:x\rPLAYER: 1\rSECRET: [REDACTED]\rTURN: 3\r"
+    assert redact_text(f"worker: lane 'game:{SECRETS[2].lower()} x'") == "worker: lane 'game:[REDACTED] x'"
+    assert redact_text("new secret = rail baron 1848; bye", ["RAILBARON1848"]) == "new secret = [REDACTED]"
+    assert redact_text("I typed rail-baron-1848 here", ["RAILBARON1848"]) == "I typed [REDACTED] here"
+    assert redact_text("BORROW: 5 and the secret sauce") == "BORROW: 5 and the secret sauce"
+
+
+# -- 18xx: every stored move mail ------------------------------------------------------------------------
+
+def _first_move(cli) -> tuple[int, str]:
+    from pbm.e18xx.pbem.games import load, move_text
+
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "ga-1"))
+        g = load(s, row)
+        act = next(a for a in g.legal_actions() if type(a).__name__ == "Pass") if any(
+            type(a).__name__ == "Pass" for a in g.legal_actions()) else g.legal_actions()[0]
+        seat = [n for n, _ in PLAYERS].index(g.controller(g.current_entity())) + 1
+        return seat, move_text(g, act)
+
+
+def test_item11_every_18xx_move_mail_is_stored_without_its_secret(ga):
+    cli, secrets, md, path = ga
+    seat, move = _first_move(cli)
+    other = seat % 3 + 1
+    name, addr = PLAYERS[seat - 1]
+    mails = [
+        ("accepted", mk(f"GAME: ga-1\nPLAYER: {seat}\nSECRET: {secrets[seat]}\n{move}\n", sender=addr,
+                        subject=f"move, secret {secrets[seat]}", msgid="<a1@x>")),
+        ("refused after authentication", mk(f"GAME: ga-1\nPLAYER: {other}\nSECRET: {secrets[other].lower()}\n"
+                                            "frobnicate\n", sender=PLAYERS[other - 1][1], msgid="<a2@x>")),
+        ("another seat's secret", mk(f"GAME: ga-1\nPLAYER: {seat}\nSECRET: {secrets[other]}\npass\n",
+                                     sender=addr, msgid="<a3@x>")),
+        ("base64 attachment", mk(None, sender=addr, msgid="<a4@x>", attachments=[
+            (f"GAME: ga-1\nPLAYER: {seat}\nSECRET: {secrets[seat]}\nfrobnicate\n".encode(), "text", "plain",
+             "moves.txt")])),
+    ]
+    raws = {}
+    for what, raw in mails:
+        md.add(raw)
+        raws[what] = raw
+    out = cli("ingest", "--maildir", str(path)).stdout
+    assert _lines(out, "accepted") == 1 and _lines(out, "rejected") == 3, out
+    with session_scope(cli.url) as s:
+        rows = s.scalars(select(InboundMessage).order_by(InboundMessage.seq)).all()
+        assert len(rows) == 4
+        for row in rows:
+            _clean(row, *secrets.values())
+            assert row.sha256 in {hashlib.sha256(r).hexdigest() for r in raws.values()}
+        accepted = [r for r in rows if r.status == "accepted"]
+        assert len(accepted) == 1 and accepted[0].outcome.get("redacted")
+    md.add(raws["accepted"])  # the same bytes under another file name: recognised by their hash
+    assert "duplicate" in cli("ingest", "--maildir", str(path)).stdout
