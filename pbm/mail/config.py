@@ -151,6 +151,17 @@ def smtp_config(path: Path | None = None) -> SmtpConfig:
     )
 
 
+def smtp_configured(path: Path | None = None) -> bool:
+    """Whether the moderator set up sending at all: any key in ``[smtp]`` or any ``PBM_SMTP_*`` variable.
+
+    Set up but wrong (a port that is not a number, no ``from``) is still set up: :func:`smtp_config` then
+    says what is wrong, and nothing that must be mailed may be taken as done (issue 34, item 5).  Not set
+    up at all is the moderator's choice: mail waits in the outbox for ``pbm send-mail``."""
+    if any(key.startswith("PBM_SMTP_") and value for key, value in os.environ.items()):
+        return True
+    return bool(_section(load_file(path), "smtp"))
+
+
 def mail_settings(path: Path | None = None) -> MailSettings:
     section = _section(load_file(path), "mail")
     return MailSettings(moderator=str(_get(section, "moderator", "PBM_MODERATOR", "")))

@@ -336,13 +336,29 @@ def _claim(url: str | None, postgres: bool, game_id: int, name: str):
 
 
 def _smtp_configured(config: Path | None) -> bool:
+    """Whether sending is set up — rightly or not: a wrong ``[smtp]`` value leaves the reports undelivered
+    and the turn ``reported`` (the cycle exits non-zero, saying what is wrong), never ``sent``."""
     try:
-        from pbm.mail.config import smtp_config
+        from pbm.mail.config import smtp_configured
+    except ImportError:
+        return False
+    try:
+        return smtp_configured(config)
+    except PbmError:
+        return True  # the file itself is wrong: nothing can be sent, and that must be said
 
+
+def smtp_problem(config: Path | None) -> str | None:
+    """What is wrong with the sending settings, when they are set up but unusable; else None."""
+    if not _smtp_configured(config):
+        return None
+    from pbm.mail.config import smtp_config
+
+    try:
         smtp_config(config)
-    except (ImportError, PbmError):
-        return False  # no SMTP: mail waits in the outbox for `pbm send-mail` (the moderator's choice)
-    return True
+    except PbmError as exc:
+        return str(exc)
+    return None
 
 
 def undelivered_reports(s: Session, game: Game, turn: int) -> list[str]:
@@ -385,6 +401,10 @@ def run_cycle(url: str | None, opts: CycleOptions, games: list[str] | None = Non
     from pbm.retry import run_retrying
 
     postgres = get_engine(url).dialect.name == "postgresql"
+    problem = smtp_problem(opts.mail_config)
+    if problem:  # said first: turns are still resolved and reported, their mail waits (the cycle exits 1)
+        _note(opts, "mail", f"[smtp] is set up but cannot be used: {problem}; nothing will be sent and no "
+                            "turn goes past 'reported' until it is mended")
     with process_lock(url, "cycle", what="pbm cycle, run-turn or rerun-turn", shared=postgres):
         with session_scope(url) as s:
             query = select(Game.name, Game.id).where(Game.title.in_(weekly_titles())).order_by(Game.id)
@@ -513,8 +533,20 @@ def _tick_other_kinds(url: str | None, opts: CycleOptions, names: list[str] | No
     if quiet and not acted:
         return 0
     if _smtp_configured(opts.mail_config):
-        from pbm.mail.outbox import deliver
+        problem = smtp_problem(opts.mail_config)
+        if problem:  # set up but wrong: the players' mail waits, and the cycle must not say it went
+            _note(opts, "18xx", f"mail not sent: {problem}")
+            opts.failures.append(f"18xx: mail not sent: {problem}")
+            return acted
+        from pbm.mail.config import smtp_config
+        from pbm.mail.outbox import flush
 
         with session_scope(url) as s:
-            _note(opts, "18xx", str(deliver(s, opts.mail_config)))
+            result = flush(s, smtp_config(opts.mail_config))
+        opts.mails_sent += result.sent
+        _note(opts, "18xx", result.summary())
+        if result.failed or result.uncertain:
+            opts.failures.append(
+                f"18xx: {result.failed} delivery(ies) failed (tried again next time), {result.uncertain} left "
+                "mid-send (they may have arrived: check, then `pbm send-mail --retry-uncertain`)")
     return acted

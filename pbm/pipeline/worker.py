@@ -118,6 +118,8 @@ class Worker:
         self._given_up: set[str] = set()  # games that failed or stopped short in this run
         self.postgres = get_engine(url).dialect.name == "postgresql"
         self.progress: Callable[[int], object] | None = None  # a bar factory (total) -> .update(n), .close()
+        self._smtp_said = False  # a wrong [smtp] said once a run
+        self._retry_failed_at = 0.0  # monotonic time after which failed deliveries are tried again
         self._next_tick = 0.0  # monotonic time of the next tick of the 18xx move clocks
         # mail landing in the mailbox ends a wait between passes
         self._watch: MaildirWatch | ImapWatch | None = None
@@ -202,8 +204,9 @@ class Worker:
         self.stats.seconds["mail"] += time.monotonic() - start
 
     def _answers_waiting(self) -> bool:
-        """Whether the outbox holds a delivery a flush would make now (new, failed, or claimed by a
-        flusher that died) — not one left mid-send, which waits for the moderator's word."""
+        """Whether the outbox holds a delivery a flush would make now: new, or claimed by a flusher that
+        died (every pass), or failed (once a minute) — not one left mid-send, which waits for the
+        moderator's word."""
         from pbm.mail.config import smtp_config
         from pbm.mail.outbox import pending
 
@@ -212,7 +215,13 @@ class Worker:
         except PbmError:
             return False  # no SMTP: the outbox waits for `pbm send-mail`
         with session_scope(self.url) as s:
-            return any(state != "sending" for _m, _r, state in pending(s))
+            states = {state for _m, _r, state in pending(s)}
+        if states & {"new", "claimed"}:
+            return True
+        if "failed" in states and time.monotonic() >= self._retry_failed_at:  # a relay that refused: once a minute
+            self._retry_failed_at = time.monotonic() + self.TICK_EVERY
+            return True
+        return False
 
     def _send_answers(self) -> None:
         """Send what the mail just handled queued (receipts, rejections, an 18xx move's new state for
@@ -224,7 +233,12 @@ class Worker:
 
         try:
             smtp = smtp_config(self.opts.cycle.mail_config)
-        except PbmError:
+        except PbmError as exc:
+            from pbm.pipeline.cycle import _smtp_configured
+
+            if _smtp_configured(self.opts.cycle.mail_config) and not self._smtp_said:
+                self._smtp_said = True  # once a run: the answers wait in the outbox until it is mended
+                self.opts.cycle.log(f"mail answers: not sent: [smtp] is set up but cannot be used: {exc}")
             return
         try:
             with session_scope(self.url) as s:

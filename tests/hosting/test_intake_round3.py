@@ -201,3 +201,72 @@ def test_item8_an_internal_error_holds_the_later_moves_until_retry(db_url, tmp_p
     assert code == 0, out
     assert _statuses(db_url) == {"accepted": 2}, out
     assert _actions(db_url, "held-0000") == 2
+
+
+# -- item 4: whoever runs next sends what a dead process queued -------------------------------------
+
+def test_item4_a_restarted_worker_sends_the_answers_another_process_queued(db_url, tmp_path):
+    """Three moves handled and their answers queued (here by `pbm ingest` without --send, as a worker
+    killed between queueing and sending leaves them); `pbm worker --once` with nothing new to read
+    sends every one of them, once."""
+    from tests.mail.smtp import SmtpServer
+
+    maildir = tmp_path / "md"
+    mail_first_moves(db_url, title="18GA", games=1, moves=3, maildir=maildir, seed=41, prefix="flush")
+    code, out = _done(_pbm(db_url, "ingest", "--maildir", str(maildir), cwd=tmp_path))
+    assert code == 0 and _statuses(db_url) == {"accepted": 3}, out
+    with session_scope(db_url) as s:
+        from pbm.mail.outbox import pending
+
+        queued = len(pending(s))
+    assert queued >= 3 * 3  # each move: its new state to all three players
+    for sub in ("new", "cur", "tmp"):
+        (tmp_path / "empty" / sub).mkdir(parents=True)
+    with SmtpServer() as smtp:
+        config = tmp_path / "pbm.toml"
+        config.write_text(smtp.config_toml())
+        code, out = _done(_pbm(db_url, "worker", "--once", "--maildir", str(tmp_path / "empty"), "--config",
+                               str(config), "--reports", str(tmp_path / "r"), "--archive", str(tmp_path / "a"),
+                               cwd=tmp_path))
+        assert code == 0, out
+        assert f"mail answers: sent {queued}" in out, out
+        assert len(smtp.messages) == queued
+        code, out = _done(_pbm(db_url, "worker", "--once", "--maildir", str(tmp_path / "empty"), "--config",
+                               str(config), "--reports", str(tmp_path / "r"), "--archive", str(tmp_path / "a"),
+                               cwd=tmp_path))
+        assert code == 0 and len(smtp.messages) == queued, out  # nothing twice
+    with session_scope(db_url) as s:
+        assert pending(s) == []
+
+
+# -- item 5: a wrong [smtp] value never reports success ----------------------------------------------
+
+BAD_SMTP = {
+    "port": '[smtp]\nhost = "127.0.0.1"\nport = "abc"\nfrom = "mod@pbm.example"\n',
+    "starttls": '[smtp]\nhost = "127.0.0.1"\nstarttls = "maybe"\nfrom = "mod@pbm.example"\n',
+    "no-from": '[smtp]\nhost = "127.0.0.1"\nport = 2525\n',
+}
+
+
+@pytest.mark.parametrize("bad", sorted(BAD_SMTP))
+def test_item5_a_wrong_smtp_setting_fails_the_cycle_and_keeps_the_turn_reported(sqlite_url, tmp_path, bad):
+    from pbm.models import TurnState
+
+    maildir = tmp_path / "md"
+    [name] = populate(sqlite_url, games=1, humans=1, maildir=maildir, seed=51, prefix="badsmtp")
+    config = tmp_path / "pbm.toml"
+    config.write_text(BAD_SMTP[bad])
+    proc = subprocess.run([sys.executable, "-m", "pbm", "--db", sqlite_url, "cycle", "--maildir", str(maildir),
+                           "--config", str(config), "--reports", str(tmp_path / "r"), "--archive",
+                           str(tmp_path / "a")], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert {"port": "port must be a whole number", "starttls": "starttls must be true or false",
+            "no-from": "no sender address"}[bad] in proc.stdout + proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    with session_scope(sqlite_url) as s:
+        gid = s.scalar(select(Game.id).where(Game.name == name))
+        states = [t.state for t in s.scalars(select(TurnState).where(TurnState.game_id == gid)
+                                             .order_by(TurnState.turn))]
+    assert states[0] == "reported", states  # resolved and reported; not sent, not archived
