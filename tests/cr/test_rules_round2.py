@@ -280,3 +280,42 @@ def test_asking_price_never_passes_20_percent_over_what_was_paid_10_1b1b(sqlite_
         private_company_offers(ctx)
         assert {c: ctx.pcs[c].asking_price for c in ("LS", "ERIE", "MC")} == {"LS": 3600, "ERIE": 3600, "MC": 1520}
         assert len(_kinds(ctx, "pc-ask-adjusted", 1)) == 3
+
+
+# --------------------------------------------------------------------------- ruling E-6.2
+def test_short_sales_cut_pro_rata_are_told_in_the_report_e_6_2(sqlite_url):
+    """Ruling E-6.2: shorts are covered from the Public, so together they cannot exceed what the
+    Public keeps after its own offer; when they are cut pro rata each short seller is told, in
+    his own report (§9.6), and only he.  NYC: 666 issued, players 1–2 hold 300 each, the Public
+    66; players 3 and 4 (no shares) each short the 10 % limit, 66."""
+    from pbm.cr.orders import Orders, StockOrder
+    from pbm.cr.resolve import resolve_turn
+    from pbm.models import Holding, Railroad
+    from pbm.report.sections import private_report
+    from pbm.report.view import load_turn
+    from pbm.report.visibility import visibility
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, cash=10_000)
+        nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+        for h in s.query(Holding).filter_by(railroad_id=nyc.id):
+            h.shares = 300 if h.player.number <= 2 else 0
+        nyc.shares_public = nyc.shares_issued - 600
+        assert nyc.shares_public == 66
+        s.flush()
+        turn = g.turn
+        resolve_turn(s, g, {n: Orders(stock=[StockOrder("NYC", "sell", 66, priority=1)]) for n in (3, 4)})
+        g.turn = turn + 1  # as run_turn leaves it: the turn resolved is the one reported
+        s.flush()
+        data = load_turn(s, g, turn)
+        cuts = [e for e in data.events if e["kind"] == "short-cut"]
+        assert sorted(e["player"] for e in cuts) == [3, 4]
+        for e in cuts:
+            assert e["private_to"] == [e["player"]]
+            d = e["data"]
+            assert d["asked"] == 66 and d["total"] == 132 and d["room"] < 132
+            assert d["allowed"] == math.floor(66 * d["room"] / 132)
+        text = cuts[0]["text"]
+        assert f"Your short sale of 66 NYC was cut to {cuts[0]['data']['allowed']}" in text
+        assert text in private_report(data, visibility(data, cuts[0]["player"])).news
+        assert not any("short sale of 66 NYC" in t for t in private_report(data, visibility(data, 1)).news)

@@ -308,7 +308,15 @@ def trade_all(ctx: TurnContext, checked: dict[int, list[CheckedLine]]) -> None:
         room = max(0, rr.shares_public - pub_offer)
         if sum(shorts.values()) > room:
             total = sum(shorts.values())
+            asked = shorts
             shorts = {n: math.floor(s * room / total) for n, s in shorts.items()}
+            for n in sorted(asked):  # ruling E-6.2: each short seller is told
+                ctx.event("6.2", "§6.2", "short-cut",
+                          f"Your short sale of {asked[n]} {code} was cut to {shorts[n]}: short sales are covered "
+                          f"from the Public, which kept only {room} shares after its own offer, so the "
+                          f"{total} shares sold short were cut pro rata (ruling E-6.2).",
+                          player=n, railroad=code, private_to=[n],
+                          data={"asked": asked[n], "allowed": shorts[n], "room": room, "total": total})
             for n in list(shorts):
                 if not shorts[n]:
                     del shorts[n]
