@@ -4,8 +4,8 @@ Gathering a turn's orders is a pipeline step (:func:`pbm.pipeline.gather.orders_
 who sits at the computer is seat policy (:func:`pbm.seats.computer_seated`).  A seat's
 ``source`` is one of:
 
-* ``"email"`` / ``"moderator"`` / ``"file"`` — the newest accepted OrderSet of that player for the
-  turn (by arrival order; earlier ones are ``superseded``);
+* ``"email"`` / ``"moderator"`` / ``"file"`` — the accepted OrderSet of that player for the turn that
+  arrived last (by arrival time, ruling M14; earlier ones are ``superseded``);
 * ``"standing"`` — a human player sent nothing: blank orders, which keep control (§10.1D) and
   dividend rates (§10.2H) unchanged and order nothing else;
 * ``"computer"`` — a computer seat (§3.1), or a human seat whose player has missed
@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbm.models import Game, OrderSet, Player, TurnState
+from pbm.models import Game, InboundMessage, OrderSet, Player, TurnState
 from pbm.seats import DEFAULT_MISSED_TURNS_LIMIT, computer_seated, missed_turns_limit  # noqa: F401 (seat policy is core)
 
 
@@ -54,11 +54,53 @@ def set_deadline(session: Session, game: Game, when: datetime | None) -> None:
 
 
 def accepted_orderset(session: Session, game: Game, player: Player, turn: int) -> OrderSet | None:
-    """The sheet that counts: the newest accepted one by arrival."""
-    return session.scalar(
+    """The sheet that counts: the accepted one that arrived last (ruling M14)."""
+    rows = session.scalars(
         select(OrderSet).where(OrderSet.game_id == game.id, OrderSet.turn == turn, OrderSet.player_id == player.id,
-                               OrderSet.status == "accepted")
-        .order_by(OrderSet.received_seq.desc(), OrderSet.id.desc()).limit(1))
+                               OrderSet.status == "accepted")).all()
+    if not rows:
+        return None
+    chosen = rows[0]
+    for row in rows[1:]:
+        if arrived_after(session, row, chosen):
+            chosen = row
+    return chosen
+
+
+def first_copy(session: Session, orderset: OrderSet) -> InboundMessage | None:
+    """The earliest stored message with the same content as ``orderset``'s mail, for the same game, seat and
+    turn — a copy under a new Message-ID (a relay's redelivery, a replay) counts from then (ruling M14).
+    None if the sheet came another way or no earlier copy exists."""
+    if orderset.message_id is None:
+        return None
+    own = session.get(InboundMessage, orderset.message_id)
+    if own is None or not own.content_sha256:
+        return None
+    player = session.get(Player, orderset.player_id)
+    earlier = session.scalars(select(InboundMessage).where(
+        InboundMessage.content_sha256 == own.content_sha256, InboundMessage.id != own.id,
+        InboundMessage.game_id == orderset.game_id, InboundMessage.turn == orderset.turn,
+        InboundMessage.player_number == (player.number if player is not None else None))).all()
+    copies = [m for m in earlier if m.received_at is not None and own.received_at is not None
+              and (m.received_at, m.seq) < (own.received_at, own.seq)]
+    return min(copies, key=lambda m: (m.received_at, m.seq), default=None)
+
+
+def arrival(session: Session, orderset: OrderSet) -> datetime | None:
+    """When a sheet arrived, for deciding which counts (ruling M14): a mailed sheet's arrival at the mailbox
+    (the first copy's, for a copy), the moment the moderator entered his orders; None if unknown (rows
+    stored before arrival times were kept, the computer's orders)."""
+    first = first_copy(session, orderset)
+    return first.received_at if first is not None else orderset.received_at
+
+
+def arrived_after(session: Session, one: OrderSet, other: OrderSet) -> bool:
+    """True if ``one`` arrived after ``other``: by arrival time, then by the order pbm read them (the
+    arrival number); by the arrival number alone when either time is unknown."""
+    a, b = arrival(session, one), arrival(session, other)
+    if a is not None and b is not None and a != b:
+        return a > b
+    return (one.received_seq, one.id) > (other.received_seq, other.id)
 
 
 def replace_computer_orders(session: Session, chosen: OrderSet) -> None:
@@ -71,8 +113,9 @@ def replace_computer_orders(session: Session, chosen: OrderSet) -> None:
 
 
 def supersede_older(session: Session, chosen: OrderSet) -> list[OrderSet]:
-    """§ "the last sheet counts": every other accepted sheet of the player and turn that arrived
-    earlier becomes ``superseded``; if a later one is already accepted, ``chosen`` is superseded.
+    """§ "the last sheet counts" (M1), by arrival time (M14): every other accepted sheet of the player and
+    turn that arrived earlier becomes ``superseded``; if one that arrived later is already accepted,
+    ``chosen`` is superseded.
 
     Returns those other accepted sheets (by id), each with its status now, so a caller can tell
     which it replaced without reading them again."""
@@ -80,10 +123,10 @@ def supersede_older(session: Session, chosen: OrderSet) -> list[OrderSet]:
         OrderSet.game_id == chosen.game_id, OrderSet.turn == chosen.turn, OrderSet.player_id == chosen.player_id,
         OrderSet.status == "accepted", OrderSet.id != chosen.id)).all()
     for other in others:
-        if (other.received_seq, other.id) < (chosen.received_seq, chosen.id):
-            other.status = "superseded"
-        else:
+        if arrived_after(session, other, chosen):
             chosen.status = "superseded"
+        else:
+            other.status = "superseded"
     return list(others)
 
 

@@ -81,6 +81,7 @@ def _checked(session: Session, game: Game, player: Player, turn: int, text: str)
 
 def enter_orders(session: Session, game: Game, number: int, turn: int, text: str) -> Entered:
     """Store the moderator's orders for seat ``number`` and ``turn`` (checked like a mailed sheet)."""
+    from pbm.clock import utcnow
     from pbm.locks import lock_game
     from pbm.mail.policy import replace_computer_orders, supersede_older
     from pbm.turnsheet.text import format_orders
@@ -107,7 +108,7 @@ def enter_orders(session: Session, game: Game, number: int, turn: int, text: str
                session.scalar(select(func.max(OrderSet.received_seq)).where(OrderSet.game_id == game.id)) or 0)
     row = OrderSet(game_id=game.id, turn=turn, player_id=player.id, source="moderator", status="accepted",
                    orders=orders.to_dict(), problems=[asdict(p) for p in problems], message_id=None,
-                   received_seq=last + 1, received_at=None)
+                   received_seq=last + 1, received_at=utcnow())  # they arrive now (ruling M14)
     session.add(row)
     session.flush()
     replace_computer_orders(session, row)

@@ -35,7 +35,8 @@ from pbm.mail.answer import HELP, Outcome, find_message, finish, ignored_text, r
 from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import clean_address, contents_once, plain_note
 from pbm.mail.redact import remember
-from pbm.mail.policy import deadline_for, grace_for, replace_computer_orders, supersede_older
+from pbm.mail.policy import (accepted_orderset, arrival, deadline_for, first_copy, grace_for,
+                             replace_computer_orders, supersede_older)
 from pbm.models import Game, InboundMessage, OrderSet, Player, Railroad, TurnState
 from pbm.turnsheet.parse import ParsedSheet, parse_pdf, parse_text
 
@@ -177,10 +178,13 @@ def handle(session: Session, row: InboundMessage, ctx: Any, sender: str, claim: 
                         received_at=arrived)
     session.add(orderset)
     session.flush()
-    replaced = []
-    if not late:  # the player's sheets accepted until now (this one among them, the newest) now superseded
+    replaced, instead = [], ""
+    if not late:  # the last sheet to arrive counts (M1, by arrival time: M14), whatever order pbm reads them in
         others = supersede_older(session, orderset)
-        replaced = [o for o in (*others, orderset) if o.status == "superseded"]
+        if orderset.status == "accepted":
+            replaced = [o for o in others if o.status == "superseded"]
+        else:
+            instead = _counts_instead(session, game, player, orderset)
     digest = receipt_hash(game, player.number, game.turn, orders)
     status = "late" if late else orderset.status
     why = ("late: the turn was already closed (being resolved) when it arrived" if closed
@@ -194,13 +198,38 @@ def handle(session: Session, row: InboundMessage, ctx: Any, sender: str, claim: 
                                                                 Railroad.president_id == player.id)))
     body = _receipt_text(row, game, player, orders, problems, digest, presided=presided, status=status, deadline=deadline,
                          replaced=replaced, where=where, echo=format_orders(orders), ctx=ctx, closed=closed,
-                         ignored=parsed.ignored, grace_until=closes if in_grace else None)
+                         ignored=parsed.ignored, grace_until=closes if in_grace else None, instead=instead)
     recipients = [player.email] if clean_address(player.email or "") else []
     recipients.append(sender)
     label = {"accepted": "Receipt", "late": "LATE — not used", "superseded": "Received, but a later sheet counts"}
     subject = f"[{one_line(game.name, 40)}] Turn {game.turn} player {player.number}: {label.get(status, status)}"
     replied = reply(session, ctx, row, recipients, subject, body, game)
     return Outcome(row.id, row.seq, status, row.outcome.get("reason", ""), replied, len(problems), player.number)
+
+
+def _counts_instead(session: Session, game: Game, player: Player, orderset: OrderSet) -> str:
+    """Why a sheet just read does not count, plainly (ruling M14): which sheet counts instead, and, for a
+    copy of an earlier sheet, that a copy counts from when its first copy arrived."""
+    def when(at: datetime | None) -> str:
+        return f"{at:%Y-%m-%d %H:%M:%S} UTC" if at is not None else "an unknown time"
+
+    current = accepted_orderset(session, game, player, orderset.turn)
+    if current is None:
+        counts = "a sheet of yours that arrived later already counts"
+    elif current.source == "moderator":
+        counts = (f"the orders the moderator entered for you at {when(current.received_at)} count; they came "
+                  "after this sheet arrived")
+    else:
+        message = session.get(InboundMessage, current.message_id) if current.message_id else None
+        number = message.seq if message is not None else current.received_seq
+        counts = f"your message #{number}, which arrived later ({when(arrival(session, current))}), counts"
+    lines = f"Received, but NOT USED: {counts}. The last sheet to arrive counts (ruling M14)."
+    copy = first_copy(session, orderset)
+    if copy is not None:
+        lines = (f"This is the same sheet as your message #{copy.seq}, received {when(copy.received_at)}: a copy "
+                 "counts from when its first copy arrived.\n" + lines + " To make these orders count again, send "
+                 "them as a new mail (any change to the text makes it new).")
+    return lines
 
 
 def _turn_closed(session: Session, game: Game) -> bool:
@@ -215,7 +244,8 @@ def _turn_closed(session: Session, game: Game) -> bool:
 def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Orders, problems: list[Problem],
                   digest: str, *, presided: list[str], status: str, deadline: datetime | None, replaced: list[OrderSet], where: str,
                   echo: list[str], ctx: Any, closed: bool = False,
-                  ignored: list[tuple[int, str]] = (), grace_until: datetime | None = None) -> str:
+                  ignored: list[tuple[int, str]] = (), grace_until: datetime | None = None,
+                  instead: str = "") -> str:
     from pbm.auth import turn_code
 
     when = row.received_at.strftime("%Y-%m-%d %H:%M UTC") if row.received_at else "?"
@@ -244,10 +274,11 @@ def _receipt_text(row: InboundMessage, game: Game, player: Player, orders: Order
         lines.append("LATE — NOT USED. This sheet arrived after the deadline. It is stored; it will be used only "
                      "if the moderator accepts it. Until then your earlier sheet (if any) counts.")
     else:
-        lines.append("Received, but a sheet of yours that arrived later already counts; this one is not used.")
+        lines.append(instead or "Received, but NOT USED: a sheet of yours that arrived later already counts.")
     if replaced:
         lines.append("It replaces your earlier sheet(s): " + ", ".join(
-            f"message #{o.received_seq}" for o in sorted(replaced, key=lambda o: o.received_seq)) + ".")
+            f"message #{o.received_seq}" if o.source == "email" else "the orders the moderator entered"
+            for o in sorted(replaced, key=lambda o: o.received_seq)) + ".")
     lines += ["", f"Receipt: {digest}", "", "ORDERS (as they will be read):"]
     if echo:
         lines += [f"  {e}" for e in echo]
