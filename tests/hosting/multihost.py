@@ -1,0 +1,512 @@
+"""A harness for `pbm worker` processes on separate "hosts": each worker runs in its own network
+namespace, joined to this one by a veth pair, and reaches a private PostgreSQL server (and an SMTP
+server that records what it receives) over its veth address, so a host's link can be cut
+(``ip link set <veth> down``) and restored while the others go on.
+
+Used by tests/hosting/test_multihost.py (one cut) and scripts/multihost.py (a soak of many cuts).
+Everything made here is made only inside this machine and removed on close, also when a test fails:
+the namespaces (``pbm-mh-<pid>-<n>``), the veth pairs (``pm<tag>h<n>`` here, ``pm<tag>n<n>`` in the
+namespace), the addresses (``10.<200+pid%50>.<n>.1`` here, ``.2`` there) and the server's folder.
+
+The server is the one a host would run, with the settings docs/hosting.md gives, shortened so that
+a dead client is noticed in about 3 s instead of about a minute (:data:`SERVER_SETTINGS`); the
+workers' database URL carries the client's keepalive settings (:data:`CLIENT_PARAMS`).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import queue
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# the server: notice a dead client in ~3 s (idle 1 s + 2 probes 1 s apart); a busy backend checks
+# its client every second; a transaction left open by a dead client ends with it anyway
+SERVER_SETTINGS = {
+    "tcp_keepalives_idle": "1",
+    "tcp_keepalives_interval": "1",
+    "tcp_keepalives_count": "2",
+    "tcp_user_timeout": "3000",
+    "client_connection_check_interval": "1000",
+}
+# the client (libpq, in the URL): notice a dead server as fast, so a worker blocked on a cut link
+# gets an error instead of waiting for the kernel's 15-minute retransmission limit
+CLIENT_PARAMS = "keepalives=1&keepalives_idle=1&keepalives_interval=1&keepalives_count=2&tcp_user_timeout=3000"
+
+WAIT = 120.0  # seconds any one awaited event may take on a loaded 2-core machine
+
+
+def pg_bin() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
+    return Path(found[-1]).parent if found else None
+
+
+def unavailable() -> str | None:
+    """Why the harness cannot run here (None: it can)."""
+    if os.geteuid() != 0:
+        return "needs root (network namespaces, veth pairs)"
+    if shutil.which("ip") is None:
+        return "needs iproute2's `ip` (apt-get install iproute2)"
+    if pg_bin() is None:
+        return "needs the PostgreSQL server binaries under /usr/lib/postgresql/*/bin (initdb, pg_ctl)"
+    try:
+        pwd.getpwnam("postgres")
+    except KeyError:
+        return "needs a 'postgres' system user to run a private PostgreSQL server as"
+    probe = f"pbm-mh-probe-{os.getpid()}"
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if made.returncode != 0:
+        return f"`ip netns add` is not allowed here: {made.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return None
+
+
+def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(["ip", *args], capture_output=True, text=True, check=check)
+
+
+class Hosts:
+    """``count`` network namespaces, host ``n`` (1-based) at ``addr(n)`` and reaching this machine's
+    side of its link at ``gateway(n)``."""
+
+    def __init__(self, count: int) -> None:
+        pid = os.getpid()
+        self.count = count
+        self.tag = f"{pid % 100000:05d}"
+        self.net = 200 + pid % 50
+        self.made: list[tuple[str, str]] = []  # (namespace, host-side veth)
+
+    def ns(self, n: int) -> str:
+        return f"pbm-mh-{os.getpid()}-{n}"
+
+    def veth(self, n: int) -> str:
+        return f"pm{self.tag}h{n}"
+
+    def gateway(self, n: int) -> str:
+        return f"10.{self.net}.{n}.1"
+
+    def addr(self, n: int) -> str:
+        return f"10.{self.net}.{n}.2"
+
+    def __enter__(self) -> Hosts:
+        try:
+            for n in range(1, self.count + 1):
+                ns, here, there = self.ns(n), self.veth(n), f"pm{self.tag}n{n}"
+                _ip("netns", "add", ns)
+                self.made.append((ns, here))
+                _ip("link", "add", here, "type", "veth", "peer", "name", there)
+                _ip("link", "set", there, "netns", ns)
+                _ip("addr", "add", f"{self.gateway(n)}/24", "dev", here)
+                _ip("link", "set", here, "up")
+                _ip("-n", ns, "addr", "add", f"{self.addr(n)}/24", "dev", there)
+                _ip("-n", ns, "link", "set", there, "up")
+                _ip("-n", ns, "link", "set", "lo", "up")
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for ns, here in reversed(self.made):
+            _ip("link", "del", here, check=False)  # its peer in the namespace goes with it
+            _ip("netns", "del", ns, check=False)
+        self.made.clear()
+
+    def cut(self, n: int) -> None:
+        """The host's link goes dead: nothing passes either way, and neither side is told."""
+        _ip("link", "set", self.veth(n), "down")
+
+    def restore(self, n: int) -> None:
+        _ip("link", "set", self.veth(n), "up")
+
+    def command(self, n: int, argv: list[str]) -> list[str]:
+        return ["ip", "netns", "exec", self.ns(n), *argv]
+
+
+class PrivatePostgres:
+    """A throw-away PostgreSQL server listening on the given addresses (and a socket in its folder)."""
+
+    def __init__(self, listen: list[str], settings: dict[str, str] | None = None) -> None:
+        self.listen = listen
+        self.settings = {**SERVER_SETTINGS, **(settings or {})}
+        self.bin = pg_bin()
+        self.dir = Path(tempfile.mkdtemp(prefix="pbm-mh-pg-"))
+        self.port = 5433 + os.getpid() % 20000
+        self.user = pwd.getpwnam("postgres")
+
+    def _as_postgres(self, *argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["runuser", "-u", "postgres", "--", *argv], capture_output=True, text=True,
+                              check=True, cwd=self.dir)
+
+    def __enter__(self) -> PrivatePostgres:
+        try:
+            os.chown(self.dir, self.user.pw_uid, self.user.pw_gid)
+            os.chmod(self.dir, 0o755)
+            data = self.dir / "data"
+            self._as_postgres(str(self.bin / "initdb"), "-D", str(data), "-U", "pbm", "--auth=trust", "-E", "UTF8",
+                              "--no-sync", "--locale=C")
+            conf = {"listen_addresses": "'" + ",".join(self.listen) + "'", "port": str(self.port),
+                    "unix_socket_directories": f"'{self.dir}'", "fsync": "off", "synchronous_commit": "off",
+                    "full_page_writes": "off", "max_connections": "80", "shared_buffers": "32MB",
+                    "log_connections": "on", "log_disconnections": "on", **self.settings}
+            with open(data / "postgresql.conf", "a", encoding="utf-8") as f:
+                f.writelines(f"{k} = {v}\n" for k, v in conf.items())
+            (data / "pg_hba.conf").write_text("local all all trust\nhost all all 10.0.0.0/8 trust\n")
+            self._as_postgres(str(self.bin / "pg_ctl"), "-D", str(data), "-l", str(self.dir / "server.log"),
+                              "-w", "-t", "60", "start")
+            self._as_postgres(str(self.bin / "createdb"), "-h", str(self.dir), "-p", str(self.port), "-U", "pbm", "pbm")
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if (self.dir / "data" / "postmaster.pid").exists():
+            subprocess.run(["runuser", "-u", "postgres", "--", str(self.bin / "pg_ctl"), "-D", str(self.dir / "data"),
+                            "-m", "immediate", "-w", "stop"], capture_output=True)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    @property
+    def admin_url(self) -> str:
+        """For the test itself, on this machine (the server's socket)."""
+        return f"postgresql://pbm@/pbm?host={self.dir}&port={self.port}"
+
+    def url(self, address: str) -> str:
+        """For a worker: over the network, with the client's keepalive settings."""
+        return f"postgresql://pbm@{address}:{self.port}/pbm?{CLIENT_PARAMS}"
+
+    def log(self) -> str:
+        try:
+            return (self.dir / "server.log").read_text(errors="replace")
+        except OSError:
+            return ""
+
+
+class Smtp:
+    """One recording SMTP server (aiosmtpd) per listening address, all into one list."""
+
+    def __init__(self, addresses: list[str]) -> None:
+        from aiosmtpd.controller import Controller
+
+        from tests.mail.smtp import Recorder
+
+        self.recorder = Recorder()
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.controllers = [Controller(self.recorder, hostname=a, port=self.port) for a in addresses]
+
+    def __enter__(self) -> Smtp:
+        started = []
+        try:
+            for c in self.controllers:
+                c.start()
+                started.append(c)
+        except BaseException:
+            for c in started:
+                c.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for c in self.controllers:
+            c.stop()
+
+    @property
+    def messages(self):
+        return self.recorder.messages
+
+    def config(self, address: str) -> str:
+        return f'[smtp]\nhost = "{address}"\nport = {self.port}\nstarttls = false\nfrom = "moderator@pbm.example"\n'
+
+
+# A `pbm worker` (long-running, poll 0.2 s) with the test's stop points.  At each point P (``claimed``
+# right after a game is claimed; ``closed``, ``resolved``, ``reported``, ``sent``, ``archived`` after each
+# step's commit) it says ``AT P``; if the file ``pause-<me>-P`` exists in the control folder it says
+# ``PAUSED P`` and waits for the file ``go-<me>-P`` (the test decides when it goes on).  It says
+# ``COMMIT`` after every commit it makes, and ``TURN <game> -> <state>`` / ``TURN <game> raised <error>``
+# at the end of each unit.  argv: url me control reports archive maildir config fence(on|off)
+RUNNER = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from sqlalchemy import event
+    from sqlalchemy.orm import Session
+    import pbm.locks
+    import pbm.pipeline.worker as wm
+
+    url, me, ctl, reports, archive, maildir, config, fence = sys.argv[1:9]
+    ctl = Path(ctl)
+    if fence == "off":
+        event.remove(Session, "before_commit", pbm.locks._fence)
+        event.remove(Session, "after_begin", pbm.locks._fence_begin)
+
+    def say(line):
+        print(line, flush=True)
+
+    def gate(point):
+        say(f"AT {point}")
+        if (ctl / f"pause-{me}-{point}").exists():
+            say(f"PAUSED {point}")
+            go = ctl / f"go-{me}-{point}"
+            while not go.exists():  # the test writes it when it wants this worker to go on
+                time.sleep(0.01)
+            say(f"RESUMED {point}")
+
+    @event.listens_for(Session, "after_commit")
+    def _committed(_session):
+        say("COMMIT")
+
+    inner = wm.run_game_turn
+    def traced(url, name, opts):
+        try:
+            state = inner(url, name, opts)
+        except BaseException as exc:
+            say(f"TURN {name} raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+            raise
+        say(f"TURN {name} -> {state}")
+        return state
+    wm.run_game_turn = traced
+
+    opts = wm.worker_options(reports=Path(reports), archive=Path(archive), maildir=Path(maildir),
+                             config=Path(config), once=False, poll=0.2, log=say)
+    opts.name = me
+    opts.claimed = lambda game: (say(f"CLAIMED {game}"), gate("claimed"))
+    opts.cycle.after_step = lambda game, state, turn: gate(state)
+    stats = wm.Worker(url, opts).run()
+    say("SUMMARY " + stats.summary().replace(chr(10), " | "))
+""")
+
+
+class Worker:
+    """One `pbm worker` on host ``n``; its output is read line by line into ``seen``."""
+
+    def __init__(self, hosts: Hosts, n: int, name: str, url: str, folder: Path, maildir: Path, config: Path,
+                 control: Path, fence: bool = True) -> None:
+        self.name = name
+        self.control = control
+        runner = folder / "runner.py"
+        folder.mkdir(parents=True, exist_ok=True)
+        runner.write_text(RUNNER)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_")} | {"PYTHONPATH": str(ROOT)}
+        argv = [sys.executable, str(runner), url, name, str(control), str(folder / "reports"),
+                str(folder / "archive"), str(maildir), str(config), "on" if fence else "off"]
+        self.proc = subprocess.Popen(hosts.command(n, argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, env=env, cwd=folder)
+        self.lines: queue.Queue = queue.Queue()
+        self.seen: list[str] = []
+        self.times: list[float] = []  # seconds since the start at which each line came
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        start = time.monotonic()
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+            self.times.append(round(time.monotonic() - start, 2))
+        self.lines.put(None)
+
+    def pause(self, point: str) -> None:
+        (self.control / f"pause-{self.name}-{point}").touch()
+
+    def go(self, point: str) -> None:
+        (self.control / f"pause-{self.name}-{point}").unlink(missing_ok=True)
+        (self.control / f"go-{self.name}-{point}").touch()
+
+    def wait_for(self, text: str, timeout: float = WAIT) -> str:
+        """The first line from now on that contains ``text`` (AssertionError if the worker stops or time runs out)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                line = self.lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if line is None:
+                self.lines.put(None)
+                raise AssertionError(f"worker {self.name} stopped before {text!r}:\n" + "\n".join(self.seen[-60:]))
+            self.seen.append(line)
+            if text in line:
+                return line
+        raise AssertionError(f"no {text!r} from worker {self.name} in {timeout:.0f}s:\n" + "\n".join(self.seen[-60:]))
+
+    def stop(self, timeout: float = WAIT) -> int:
+        """SIGTERM (finish the current unit, then stop); the rest of its output is read into ``seen``."""
+        if self.proc.poll() is None:
+            self.proc.terminate()  # `ip netns exec` passes the signal on (it execs the command)
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        while True:
+            try:
+                line = self.lines.get(timeout=5)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.seen.append(line)
+        return self.proc.returncode
+
+    def since(self, marker: str) -> list[str]:
+        """The lines seen after the first one containing ``marker``."""
+        for i, line in enumerate(self.seen):
+            if marker in line:
+                return self.seen[i + 1:]
+        return []
+
+
+def wait_until(check, what: str, timeout: float = WAIT, every: float = 0.05) -> None:
+    """Poll ``check()`` until it is true (a condition, not a guess at how long something takes)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if check():
+            return
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+
+
+def sessions_from(admin_url: str, address: str) -> int:
+    """How many server sessions come from ``address`` (the server's view of a host)."""
+    from sqlalchemy import text
+
+    from pbm.db import get_engine
+
+    with get_engine(admin_url).connect() as c:
+        return c.execute(text("SELECT count(*) FROM pg_stat_activity WHERE client_addr = CAST(:a AS inet)"),
+                         {"a": address}).scalar()
+
+
+# -- the scenario -----------------------------------------------------------------------------------
+
+POINTS = ("claimed", "closed", "resolved", "reported", "sent")  # where host A's link is cut
+
+
+def run_cut(folder: Path, *, point: str = "resolved", fence: bool = True, seed: int = 1, humans: int = 2,
+            log=lambda _line: None) -> dict:
+    """One Continental Rails game due; worker A (host 1) claims it and is stopped at ``point`` of the
+    turn; its link is cut; the server drops A's sessions (its claims with them); worker B (host 2) claims
+    the game and is held there; A's link comes back and A goes on; then B goes on and finishes the turn.
+
+    Returns what happened (``stale``: commits A made after it went on, in the unit it had lost) and
+    ``problems``: every way the outcome differs from "each sheet, step and mail exactly once"."""
+    import email
+    from collections import Counter
+
+    from sqlalchemy import func, select
+
+    from pbm.db import get_engine, session_scope
+    from pbm.models import Event, Game, OrderSet, OutboxMessage, TurnState
+    from pbm.turnsheet.seed import populate
+
+    folder.mkdir(parents=True, exist_ok=True)
+    control = folder / "control"
+    control.mkdir(exist_ok=True)
+    shared_maildir = folder / "maildir"  # the one mailbox (a shared folder, or IMAP, on real hosts)
+    result: dict = {"point": point, "fence": fence, "seed": seed, "problems": []}
+    problems = result["problems"]
+    with Hosts(2) as hosts, PrivatePostgres([hosts.gateway(1), hosts.gateway(2)]) as pg, \
+            Smtp([hosts.gateway(1), hosts.gateway(2)]) as smtp:
+        [game] = populate(pg.admin_url, games=1, humans=humans, maildir=shared_maildir, seed=seed, prefix="mh")
+        workers: list[Worker] = []
+        try:
+            for n, name in ((1, "A"), (2, "B")):
+                config = folder / f"pbm-{name}.toml"
+                config.write_text(smtp.config(hosts.gateway(n)))
+            a = Worker(hosts, 1, "A", pg.url(hosts.gateway(1)), folder / "host-A", shared_maildir,
+                       folder / "pbm-A.toml", control, fence)
+            workers.append(a)
+            a.pause(point)
+            a.wait_for(f"PAUSED {point}")
+            log(f"A paused at {point}")
+            b = Worker(hosts, 2, "B", pg.url(hosts.gateway(2)), folder / "host-B", shared_maildir,
+                       folder / "pbm-B.toml", control, fence)
+            workers.append(b)
+            b.pause("claimed")
+            hosts.cut(1)
+            t0 = time.monotonic()
+            wait_until(lambda: sessions_from(pg.admin_url, hosts.addr(1)) == 0, "the server to drop host A's sessions")
+            result["lapse_seconds"] = round(time.monotonic() - t0, 1)
+            log(f"A cut; its sessions dropped after {result['lapse_seconds']} s")
+            b.wait_for("PAUSED claimed")
+            log("B claimed the game")
+            hosts.restore(1)
+            a.go(point)
+            end = a.wait_for(f"TURN {game} ")
+            result["a_unit"] = end.split(f"TURN {game} ", 1)[1]
+            after = a.since(f"RESUMED {point}")
+            result["stale"] = sum(1 for line in after[:after.index(end)] if line == "COMMIT")
+            log(f"A went on: {result['a_unit']}; {result['stale']} commit(s) after its claim had lapsed")
+            b.go("claimed")
+            result["b_unit"] = b.wait_for(f"TURN {game} ").split(f"TURN {game} ", 1)[1]
+            log(f"B: {result['b_unit']}")
+        finally:
+            codes = [w.stop() for w in workers]
+            result["outputs"] = {w.name: w.seen for w in workers}
+        result["exit_codes"] = codes
+        if any(codes):
+            problems.append(f"worker exit codes {codes}")
+
+        # -- what the database says ----------------------------------------------------------------
+        with session_scope(pg.admin_url) as s:
+            g = s.scalar(select(Game).where(Game.name == game))
+            states = list(s.scalars(select(TurnState).where(TurnState.game_id == g.id).order_by(TurnState.turn)))
+            if [(t.turn, t.state) for t in states] != [(1, "archived"), (2, "open")]:
+                problems.append(f"turn states {[(t.turn, t.state) for t in states]}")
+            moves = [h["state"] for h in states[0].history]
+            if moves != ["open", "closed", "resolved", "reported", "sent", "archived"]:
+                problems.append(f"turn 1 history {moves}")
+            seqs = list(s.scalars(select(Event.seq).where(Event.game_id == g.id, Event.turn == 1)))
+            if not seqs or len(seqs) != len(set(seqs)):
+                problems.append(f"turn 1 events {len(seqs)}, {len(set(seqs))} distinct")
+            sheets = Counter(s.execute(select(OrderSet.player_id, OrderSet.status).where(
+                OrderSet.game_id == g.id, OrderSet.turn == 1, OrderSet.source == "email")).all())
+            if len(sheets) != humans or set(sheets.values()) != {1} or {st for _p, st in sheets} != {"accepted"}:
+                problems.append(f"mailed sheets {dict(sheets)}")
+            reports = s.scalar(select(func.count()).select_from(OutboxMessage)
+                               .where(OutboxMessage.key.like(f"report:{game}:1:%")))
+            if reports != humans:
+                problems.append(f"{reports} report mails queued for {humans} players")
+            wanted = Counter()
+            for m in s.scalars(select(OutboxMessage)):
+                msgid = email.message_from_bytes(m.raw)["Message-ID"]
+                for r in m.recipients:
+                    wanted[(m.kind, msgid, r)] += 1
+        got = Counter()
+        kinds = {(msgid, r): kind for kind, msgid, r in wanted}
+        for m in smtp.messages:
+            msgid = email.message_from_bytes(m.data)["Message-ID"]
+            for r in m.rcpt_tos:
+                got[(kinds.get((msgid, r), "?"), msgid, r)] += 1
+        result["mails"] = dict(Counter(k for k, _m, _r in got.elements()))
+        if got != wanted:
+            missing = wanted - got
+            doubled = {k: v for k, v in got.items() if v > 1}
+            unknown = [k for k in got if k not in wanted]
+            problems.append(f"mail: {len(missing)} not delivered, {len(doubled)} delivered twice, "
+                            f"{len(unknown)} not from the outbox")
+        archives = {h: sorted(p.parent.name for p in (folder / f"host-{h}" / "archive").glob("*/turn-1"))
+                    for h in "AB"}
+        result["archives"] = archives
+        if sum(len(v) for v in archives.values()) != 1:
+            problems.append(f"turn archives {archives}")
+        if fence and result.get("stale"):
+            problems.append(f"host A committed {result['stale']} time(s) after its claim had lapsed")
+        result["server_log"] = pg.log()
+        get_engine(pg.admin_url).dispose()
+    return result
