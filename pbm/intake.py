@@ -275,16 +275,22 @@ def handle_lanes(url: str | None, context, retries: int, log: Callable[[str], No
                 return  # handled meanwhile (by the lane's previous holder)
             outcomes.append(handle(s, row, context))
 
-    def hold(ids: list[int], behind: tuple[int, int]) -> None:
+    def hold(name: str, ids: list[int], behind: tuple[int, int]) -> None:
         seq, _mid = behind
         reason = (f"waits behind #{seq}, which ended in an internal error: moves are applied in order; "
                   "`pbm ingest --retry` handles them again once the fault is mended")
         with session_scope(url) as s:
+            game_id = s.scalar(select(Game.id).where(func.lower(Game.name) == name[5:]).limit(1))
+            error = s.get(InboundMessage, behind[1])
+            if error is not None and error.game_id is None:
+                error.game_id = game_id  # the error, too, is listed with its game by `pbm status`
             for row in s.scalars(select(InboundMessage).where(InboundMessage.id.in_(ids),
                                                               InboundMessage.status == "stored",
                                                               InboundMessage.seq > seq)):
                 if (row.outcome or {}).get("held") != reason:
                     row.outcome = {**(row.outcome or {}), "held": reason}
+                if row.game_id is None and game_id is not None:
+                    row.game_id = game_id  # listed with its game by `pbm status`
                 outcomes.append(Outcome(row.id, row.seq, "held", reason))
 
     def run(name: str, ids: list[int], blocked: dict[str, tuple[int, int]]) -> None:
@@ -296,7 +302,7 @@ def handle_lanes(url: str | None, context, retries: int, log: Callable[[str], No
                         and _lane_ordered(name):
                     behind = (outcomes[-1].seq, mid)
             if behind is not None:
-                hold([m for m in ids if m != behind[1]], behind)
+                hold(name, [m for m in ids if m != behind[1]], behind)
                 return
 
     ordered_cache: dict[str, bool] = {}

@@ -104,7 +104,7 @@ def status_text(session: Session, game: Game, *, messages: bool = False, now: da
                + (f" this turn ({earlier} of earlier turns)" if earlier else ""))
     problems = [r for r in rows if r.status in ("error", "stored")]  # waiting for the moderator, whatever turn
     for r in problems:
-        out.append(f"  #{r.seq} {r.status}: {(r.outcome or {}).get('reason', 'not handled yet')} (pbm ingest --retry)")
+        out.append(f"  #{r.seq} {r.status}: {_waiting_reason(r)} (pbm ingest --retry)")
     if messages:
         for r in this_turn:
             who = f"player {r.player_number}" if r.player_number is not None else "?"
@@ -129,7 +129,7 @@ def mail_text(session: Session, game: Game, *, messages: bool = False, every: bo
     out = ["", "Messages: " + (", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none")]
     for r in rows:
         if r.status in ("error", "stored"):
-            out.append(f"  #{r.seq} {r.status}: {(r.outcome or {}).get('reason', 'not handled yet')} "
+            out.append(f"  #{r.seq} {r.status}: {_waiting_reason(r)} "
                        "(pbm ingest --retry)")
     if messages:
         shown = rows if every else rows[-10:]
@@ -141,6 +141,12 @@ def mail_text(session: Session, game: Game, *, messages: bool = False, every: bo
             out.append(f"  #{r.seq} {_when(r.received_at)} {r.status:<10} {who:<10} {r.from_addr[:40]:<40} "
                        f"{reason[:60]}")
     return "\n".join(out + _outbox_lines(session)) + "\n"
+
+
+def _waiting_reason(r: InboundMessage) -> str:
+    """Why a message waits for the moderator: its error, the earlier error it is held behind, or none yet."""
+    outcome = r.outcome or {}
+    return outcome.get("reason") or outcome.get("held") or "not handled yet"
 
 
 def _outbox_lines(session: Session) -> list[str]:

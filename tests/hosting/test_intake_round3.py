@@ -197,6 +197,10 @@ def test_item8_an_internal_error_holds_the_later_moves_until_retry(db_url, tmp_p
         assert [r.status for r in rows] == ["error", "stored"], out
         assert "waits behind" in rows[1].outcome["held"]
     assert "held" in out
+    code, out = _done(_pbm(db_url, "status", "held-0000", cwd=tmp_path))
+    assert code == 0, out
+    assert "#1 error: internal error OSError: font file missing" in out, out  # the moderator sees both
+    assert "#2 stored: waits behind #1" in out, out
     code, out = _done(_pbm(db_url, "ingest", "--retry", cwd=tmp_path))
     assert code == 0, out
     assert _statuses(db_url) == {"accepted": 2}, out
