@@ -40,7 +40,7 @@ from sqlalchemy import func, select, update
 
 from pbm.db import get_engine, session_scope
 from pbm.locks import Locked, process_lock
-from pbm.models import Game, InboundMessage
+from pbm.models import Game, InboundMessage, MailboxRead
 from pbm.retry import DEFAULT_RETRIES, run_retrying
 
 # a GAME: line; lines end at LF, CRLF or a lone CR (a mail written with CR-only line endings is still lines)
@@ -99,9 +99,16 @@ def store_new(url: str | None, items: Iterable, retries: int, now=None) -> Store
         try:
             with session_scope(url) as s:
                 row, new = store_raw(s, raw, item.source, item.received_at or now)
-                if not new and row.status != "stored":
+                if not new and item.source and item.source[:200] != row.source:
+                    _remember_read(s, item.source[:200], row.id)  # not read again under this name
+                if new:
+                    return
+                if row.status != "stored":
                     out.known.append(Outcome(row.id, row.seq, "duplicate",
                                              f"the same message as #{row.seq} (already handled)"))
+                elif item.source[:200] != row.source:  # a copy of one stored and not handled yet
+                    out.known.append(Outcome(row.id, row.seq, "duplicate", f"the same message as #{row.seq}"))
+                # else: the same source read again after a crash before it was marked read: handled below
         except IntegrityError:
             pass  # the same bytes stored at the same moment by another reader: handled as that one
 
@@ -175,7 +182,18 @@ class MaildirWatch:
 
 
 def _known_sources(session, prefix: str = "maildir:") -> set[str]:
-    return set(session.scalars(select(InboundMessage.source).where(InboundMessage.source.like(prefix + "%"))))
+    """The sources read before: those stored, and those whose bytes were stored under another source."""
+    stored = set(session.scalars(select(InboundMessage.source).where(InboundMessage.source.like(prefix + "%"))))
+    return stored | set(session.scalars(select(MailboxRead.source).where(MailboxRead.source.like(prefix + "%"))))
+
+
+def _remember_read(session, source: str, inbound_id: int) -> None:
+    """Remember ``source`` as read (its bytes are stored as message ``inbound_id``), once."""
+    from pbm.clock import utcnow
+
+    if session.get(MailboxRead, source) is None:
+        with session.begin_nested():
+            session.add(MailboxRead(source=source, inbound_id=inbound_id, read_at=utcnow()))
 
 
 def unread(session, items: Iterable, prefix: str, skipped: list[str]) -> Iterator:

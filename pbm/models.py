@@ -421,6 +421,17 @@ class InboundMessage(Base):
     content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
 
 
+class MailboxRead(Base):
+    """A mailbox source (``maildir:<file>``, ``mbox:…``, ``eml:…``) whose bytes were stored before under
+    another source: known, so it is not read again every pass (migration 0007)."""
+
+    __tablename__ = "mailbox_reads"
+
+    source: Mapped[str] = mapped_column(String(200), primary_key=True)
+    inbound_id: Mapped[int] = mapped_column(ForeignKey("inbound_messages.id", ondelete="CASCADE"))
+    read_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
 class AnswerLimit(Base):
     """How many refusals went to one address on one day (UTC): answers to unverified senders are rate-limited."""
 

@@ -274,3 +274,18 @@ def test_item5_a_wrong_smtp_setting_fails_the_cycle_and_keeps_the_turn_reported(
         states = [t.state for t in s.scalars(select(TurnState).where(TurnState.game_id == gid)
                                              .order_by(TurnState.turn))]
     assert states[0] == "reported", states  # resolved and reported; not sent, not archived
+
+
+# -- item 12: a copy of a message in the mailbox is read once ------------------------------------------
+
+def test_item12_byte_identical_maildir_files_are_read_once_not_every_pass(cli, tmp_path):
+    maildir = tmp_path / "md"
+    raw = _stranger("hello, is this the railway game?\n", sender="visitor@elsewhere.example")
+    _drop(maildir, raw, "0001-first")
+    _drop(maildir, raw, "0002-copy")  # the same bytes under another name (a copy, a second delivery)
+    first = cli("ingest", "--maildir", maildir).stdout
+    assert "2 message(s)" in first and "1 duplicate" in first, first
+    again = cli("ingest", "--maildir", maildir).stdout
+    assert again.strip() == "No new message; 2 read before, not read again (--all reads them again).", again
+    every = cli("ingest", "--maildir", maildir, "--all").stdout
+    assert "2 duplicate" in every, every
