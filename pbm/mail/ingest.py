@@ -122,7 +122,7 @@ def handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
 
     try:
         outcome = _handle(session, row, ctx)
-        redact_stored(row)  # every outcome, every game kind: no secret stays in the stored mail (issue 34)
+        redact_stored(row, outcome)  # every outcome, every game kind: no secret stays in the stored mail (issue 34)
         session.commit()
         return outcome
     except Exception as exc:  # the message stays stored; `pbm status` shows it, `pbm ingest --retry` redoes it

@@ -221,13 +221,16 @@ def redact_raw(raw: bytes, secrets: Iterable[str] = (), original_sha: str = "") 
     return _drop_body(head, original_sha)
 
 
-def redact_stored(row: Any, secrets: Iterable[str] = ()) -> bool:
+def redact_stored(row: Any, outcome: Any = None, secrets: Iterable[str] = ()) -> bool:
     """Cut every secret out of a handled message: its raw bytes, its subject column and its outcome's
-    texts.  True if the raw bytes changed (``outcome["redacted"]`` says so too)."""
+    texts (and the reason of ``outcome``, the intake's :class:`pbm.mail.answer.Outcome`, which commands
+    print).  True if the raw bytes changed (``outcome["redacted"]`` says so too)."""
     from pbm.mail.compose import one_line
     from pbm.mail.message import content_digest
 
     known = [*row.__dict__.get("_pbm_secrets", []), *secrets]
+    if outcome is not None and getattr(outcome, "reason", ""):
+        outcome.reason = redact_text(outcome.reason, known)
     raw = row.raw or b""
     out = redact_raw(raw, known, row.sha256 or "")
     if row.subject:

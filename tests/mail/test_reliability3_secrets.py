@@ -179,7 +179,8 @@ def test_item11_every_18xx_move_mail_is_stored_without_its_secret(ga):
         ("accepted", mk(f"GAME: ga-1\nPLAYER: {seat}\nSECRET: {secrets[seat]}\n{move}\n", sender=addr,
                         subject=f"move, secret {secrets[seat]}", msgid="<a1@x>")),
         ("refused after authentication", mk(f"GAME: ga-1\nPLAYER: {other}\nSECRET: {secrets[other].lower()}\n"
-                                            "frobnicate\n", sender=PLAYERS[other - 1][1], msgid="<a2@x>")),
+                                            f"par {secrets[other]} 90\n", sender=PLAYERS[other - 1][1],
+                                            msgid="<a2@x>")),
         ("another seat's secret", mk(f"GAME: ga-1\nPLAYER: {seat}\nSECRET: {secrets[other]}\npass\n",
                                      sender=addr, msgid="<a3@x>")),
         ("base64 attachment", mk(None, sender=addr, msgid="<a4@x>", attachments=[
@@ -192,6 +193,7 @@ def test_item11_every_18xx_move_mail_is_stored_without_its_secret(ga):
         raws[what] = raw
     out = cli("ingest", "--maildir", str(path)).stdout
     assert _lines(out, "accepted") == 1 and _lines(out, "rejected") == 3, out
+    assert not any(form.decode() in out for sec in secrets.values() for form in _forms(sec)), out  # nor printed
     with session_scope(cli.url) as s:
         rows = s.scalars(select(InboundMessage).order_by(InboundMessage.seq)).all()
         assert len(rows) == 4
