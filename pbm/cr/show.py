@@ -30,13 +30,13 @@ def summary(session: Session, game: Game) -> str:
     active = [r for r in state["railroads"] if r["status"] != "merged"]
     out.append(f"Railroads ({len(active)} active)")
     out.append(f"  {'code':<5} {'name':<28} {'miles':>5} {'price':>7} {'issued':>6} {'public':>6} "
-               f"{'treas':>5} {'cash':>9} {'eff':>3} {'div':>3}  president")
+               f"{'treas':>5} {'cash':>9} {'eff':>3} {'div':>4}  president")  # div: paid a share last turn (§9.3)
     players = {p["number"]: p for p in state["players"]}
     for r in active:
         pres = players[r["president"]]["character"] if r["president"] else "(anonymous)"
         out.append(f"  {r['code']:<5} {r['name'][:28]:<28} {r['miles']:>5} {r['price']:>7.2f} "
                    f"{r['shares_issued']:>6} {r['shares_public']:>6} {r['treasury_shares']:>5} "
-                   f"{money(r['cash']):>9} {r['efficiency']:>3} {r['dividend']:>3}  {pres}")
+                   f"{money(r['cash']):>9} {r['efficiency']:>3} {money(r['last']['dividend'] or 0):>4}  {pres}")
         lines = ", ".join(f"{line['code']} {line['a']}–{line['b']}" for line in r["lines"])
         out.append(f"        lines: {lines}")
     out.append("")

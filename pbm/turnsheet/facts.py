@@ -175,8 +175,8 @@ def sheet_facts(session: Session, game: Game, player: Player, view: q.View | Non
             bank_debt=rr.loan_debt + rr.bond_debt, efficiency=rr.efficiency, dividend=rr.dividend,
             locomotive=rr.locomotive, technologies=list(rr.technologies or []),
             lines=[r.code for r in view.lines_of.get(rr.id, [])],
-            max_lend=player.cash + credit,  # §10.2A1: what the President has after borrowing from the bank
-            max_repay_president=min(rr.cash, rr.president_debt),
+            max_lend=max(0, player.cash + credit),  # §10.2A1: what the President has after borrowing from the bank
+            max_repay_president=max(0, min(rr.cash, rr.president_debt)),  # §10.2A2: out of cash; never negative
             max_repay_debt=max(0, min(rr.cash, rr.loan_debt + rr.bond_debt)),
             own_row=row.code if row is not None else None, build_min=low, build_max=high,
             political_min=q.political_minimum(view, rr), valid_rows=q.valid_rows(view, rr),

@@ -61,13 +61,22 @@ def personal_lines(f: SheetFacts) -> list[tuple[str, str]]:
     return rows
 
 
+def _repay_president(b: RailroadBlock) -> str:
+    """§10.2A2: the railroad repays its President out of its cash — a limit, never negative."""
+    if b.max_repay_president > 0:
+        return f"0 to {money(b.max_repay_president)} (§10.2A2)"
+    if b.president_debt <= 0:
+        return f"none: the {b.code} owes you nothing (§10.2A2)"
+    return f"none: the {b.code} has no cash to repay the {money(b.president_debt)} it owes you (§10.2A2)"
+
+
 def railroad_lines(b: RailroadBlock) -> list[tuple[str, str]]:
     c = b.code
     build = (f"RoW {b.own_row}: {money(b.build_min)} to {money(b.build_max)} per mile (§10.2E)"
              if b.own_row else "owns no RoW to build")
     rows = [
         (f"{c} LEND", f"0 to {money(b.max_lend)} (§10.2A1)"),
-        (f"{c} REPAY PRESIDENT", f"0 to {money(b.max_repay_president)} (§10.2A2)"),
+        (f"{c} REPAY PRESIDENT", _repay_president(b)),
         (f"{c} REPAY DEBT", f"0 to {money(b.max_repay_debt)} (debt {money(b.bank_debt)}, §10.2B)"),
         (f"{c} TREASURY TO PRESIDENT", f"0 to {b.treasury_shares} shares at 50 % (§10.2C2)"),
         (f"{c} TREASURY TO MARKET", f"0 to {b.treasury_shares} shares (§10.2C3)"),

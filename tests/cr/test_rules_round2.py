@@ -319,3 +319,48 @@ def test_short_sales_cut_pro_rata_are_told_in_the_report_e_6_2(sqlite_url):
         assert f"Your short sale of 66 NYC was cut to {cuts[0]['data']['allowed']}" in text
         assert text in private_report(data, visibility(data, cuts[0]["player"])).news
         assert not any("short sale of 66 NYC" in t for t in private_report(data, visibility(data, 1)).news)
+
+
+# --------------------------------------------------------------------------- display (§9.3 Div/sh)
+def test_show_div_column_is_the_dividend_paid_9_3(sqlite_url):
+    """``pbm show``'s "div" column is the dividend paid a share last turn (§9.3 "Div/sh: the
+    actual dividend rate paid per share that turn"), not the standing rate the president
+    set: NYC stands at $99 but paid $21 (its cash allowed no more)."""
+    from pbm.cr.show import summary
+    from pbm.models import Railroad
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s)
+        nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+        nyc.dividend, nyc.last_dividend = 99, 21
+        s.flush()
+        text = summary(s, g)
+        header = next(line for line in text.splitlines() if line.strip().startswith("code"))
+        row = next(line for line in text.splitlines() if line.strip().startswith("NYC "))
+        col = header.index("div")
+        assert row[col - 2:col + 3].strip() == "$21"
+        assert " 99 " not in row
+
+
+def test_turnsheet_never_offers_a_negative_repayment_10_2a(sqlite_url):
+    """§10.2A2: a railroad repays its President out of its cash.  With $-1,796 cash and $5,000
+    owed, the sheet offered "REPAY PRESIDENT: 0 to $-1,796"; it now says there is nothing to
+    repay with, and never prints a negative limit."""
+    from pbm.models import Railroad
+    from pbm.turnsheet.facts import sheet_facts
+    from pbm.turnsheet.text import railroad_lines, render_text
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, humans=1)
+        nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+        p1 = g.players[0]
+        nyc.president_id, p1.slot1_id = p1.id, nyc.id
+        nyc.cash, nyc.president_debt = -1796, 5000
+        s.flush()
+        facts = sheet_facts(s, g, p1)
+        [block] = [b for b in facts.railroads if b.code == "NYC"]
+        assert block.max_repay_president == 0 and block.max_lend >= 0 and block.max_repay_debt >= 0
+        lines = dict(railroad_lines(block))
+        assert "$-" not in lines["NYC REPAY PRESIDENT"]
+        assert "no cash" in lines["NYC REPAY PRESIDENT"] and "$5,000" in lines["NYC REPAY PRESIDENT"]
+        assert "$-" not in render_text(facts).replace("$-1,796", "")  # the cash itself may be shown
