@@ -364,3 +364,18 @@ def test_turnsheet_never_offers_a_negative_repayment_10_2a(sqlite_url):
         assert "$-" not in lines["NYC REPAY PRESIDENT"]
         assert "no cash" in lines["NYC REPAY PRESIDENT"] and "$5,000" in lines["NYC REPAY PRESIDENT"]
         assert "$-" not in render_text(facts).replace("$-1,796", "")  # the cash itself may be shown
+
+
+# --------------------------------------------------------------------------- §6.3H (ruling E-6.3D)
+def test_stock_market_example_6_3h_as_the_engine_plays_it():
+    """Ruling E-6.3D: §6.3H prints its prices with the plain ratio (exponent 1: $40/$30, $10/$15)
+    and lets Player 2 bid 200 shares, over §6.1B's limit of 20 % of (1,000 issued − 350 held by
+    the directors, Players 1 and 2) = 130.  The engine plays the formula (§6.3D, 0.7) and the
+    limit: 400 bid / 200 offered → $32.49 end, $26.25 trade; reversed → $12.31, $16.16.  With
+    Player 2's bid lowered to 130 the 200 shares go 30 / 78 / 92 (Public)."""
+    from pbm.cr.engine.market import BID_PCT, allocate, market_price, trade_price
+
+    assert (market_price(20, 400, 200), trade_price(20, 32.49)) == (32.49, 26.25)
+    assert (market_price(20, 200, 400), trade_price(20, 12.31)) == (12.31, 16.16)
+    assert math.floor(BID_PCT * (1000 - (200 + 150))) == 130 < 200
+    assert allocate(200, {"1": 50, "2": 130}, 150) == {"1": 30, "2": 78, "public": 92}
