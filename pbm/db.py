@@ -44,6 +44,36 @@ def database_url(url: str | None = None) -> str:
     return normalize_url(chosen)
 
 
+SUPPORTED = ("sqlite", "postgresql")
+
+
+def check_supported(url: str) -> None:
+    """Refuse, in one line, a URL of a database pbm does not work with (``mysql://…``, ``oracle://…``): its
+    migrations and locks are written for SQLite and PostgreSQL only."""
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    if scheme.split("+", 1)[0].lower() in SUPPORTED:
+        return
+    kind = scheme.split("+", 1)[0] or "this"
+    raise DatabaseError(f"not a usable database URL {(scheme + '://…') if scheme else repr(url[:40])}: pbm keeps "
+                        "its games in SQLite (sqlite:///pbm.db) or PostgreSQL (postgresql://user@host/name), "
+                        f"not {kind}")
+
+
+def explain(exc: BaseException) -> str:
+    """One line for a database's refusal, saying what the moderator can do about the usual ones (a read-only
+    or full folder or disk, a missing folder); the driver's words are kept in brackets."""
+    orig = getattr(exc, "orig", None) or exc
+    words = " ".join(str(orig).split())[:300]
+    low = words.lower()
+    if "readonly database" in low or "read-only" in low or "read only" in low:
+        return f"the database file or its folder is read-only ({words})"
+    if "database or disk is full" in low or "no space left" in low or "disk full" in low:
+        return f"the disk of the database is full ({words}); free some space, nothing was changed"
+    if "disk i/o error" in low:
+        return f"the disk of the database failed to read or write ({words}); check the disk and free space"
+    return words
+
+
 def normalize_url(url: str) -> str:
     """Map plain ``postgresql://`` (and ``postgres://``) onto the psycopg 3 driver."""
     for prefix in ("postgresql://", "postgres://"):
@@ -107,6 +137,7 @@ def pool_settings() -> dict:
 
 @cache
 def _engine(url: str) -> Engine:
+    check_supported(url)
     try:
         # SQLite: wait up to a minute for another writer (a resolving turn) instead of failing at once
         connect_args: dict = {"timeout": 60} if url.startswith("sqlite") else {}
@@ -119,7 +150,7 @@ def _engine(url: str) -> Engine:
             if options:
                 connect_args["options"] = options
         engine = create_engine(url, future=True, connect_args=connect_args, **kwargs)
-    except (ArgumentError, NoSuchModuleError) as exc:
+    except (ArgumentError, NoSuchModuleError, ImportError) as exc:
         raise DatabaseError(f"not a usable database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -190,6 +221,7 @@ def upgrade(engine: Engine) -> None:
         return
     if engine.dialect.name == "sqlite":
         check_sqlite_file(engine)
+        create_sqlite_file(engine)
     if at_head(engine):
         _migrated.add(key)
         return
@@ -212,23 +244,81 @@ def upgrade(engine: Engine) -> None:
                                 "upgrade pbm to use it") from None
         raise DatabaseError(f"cannot prepare database {shown}: {str(exc).splitlines()[0]}") from None
     except SQLAlchemyError as exc:
-        orig = getattr(exc, "orig", None)
-        reason = str(orig or exc).strip().splitlines()[0]
-        raise DatabaseError(f"cannot open database {shown}: {reason}") from None
+        raise DatabaseError(f"cannot open database {shown}: {explain(exc)}") from None
     _migrated.add(key)
+
+
+def _sqlite_path(engine: Engine) -> Path | None:
+    database = engine.url.database or ""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def create_sqlite_file(engine: Engine) -> None:
+    """Make a new SQLite database whole or not at all: its schema is built in a temporary file beside it
+    (``.NAME.new-PID.tmp``), which is then linked to the name — never over an existing file.  So pbm never
+    leaves an empty or half-made ``pbm.db`` (a kill, a full disk), and an empty file found under the name is
+    not pbm's: :func:`check_sqlite_file` refuses it.  A folder that is missing, read-only or full is one line."""
+    path = _sqlite_path(engine)
+    if path is None or path.exists():
+        return
+    folder = path.parent
+    shown = str(path)
+    if not folder.is_dir():
+        raise DatabaseError(f"cannot create database {shown}: its folder {folder} does not exist")
+    tmp = folder / f".{path.name}.new-{os.getpid()}.tmp"
+    try:
+        tmp.unlink(missing_ok=True)
+        temporary = create_engine(f"sqlite:///{tmp}", future=True)
+        try:
+            from alembic import command
+            from alembic.config import Config
+
+            cfg = Config()
+            cfg.set_main_option("script_location", str(migrations_dir()))
+            with temporary.begin() as connection:
+                cfg.attributes["connection"] = connection
+                command.upgrade(cfg, "head")
+        finally:
+            temporary.dispose()
+        try:
+            os.link(tmp, path)  # never over a file made meanwhile (another pbm's: then that one is used)
+        except FileExistsError:
+            pass
+    except OSError as exc:
+        raise DatabaseError(f"cannot create database {shown}: {explain(exc)}") from None
+    except Exception as exc:  # noqa: BLE001 - the driver's refusal (read-only, full): one line
+        from sqlalchemy.exc import SQLAlchemyError
+
+        if not isinstance(exc, SQLAlchemyError):
+            raise
+        raise DatabaseError(f"cannot create database {shown}: {explain(exc)}") from None
+    finally:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def check_sqlite_file(engine: Engine) -> None:
     """Refuse a file that is not an SQLite database, or a damaged one (``PRAGMA quick_check``)."""
     import sqlite3
 
-    database = engine.url.database or ""
-    if not database or database == ":memory:" or not Path(database).exists():
+    path = _sqlite_path(engine)
+    if path is None or not path.exists():
         return
-    path = Path(database)
-    with path.open("rb") as f:
-        head = f.read(16)
-    if head and head != b"SQLite format 3\x00":
+    if path.is_dir():
+        raise DatabaseError(f"{path} is a folder, not a database file (name a file, e.g. sqlite:///{path}/pbm.db)")
+    try:
+        with path.open("rb") as f:
+            head = f.read(16)
+    except OSError as exc:
+        raise DatabaseError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not head:
+        raise DatabaseError(f"{path} is empty (0 bytes): an empty file is not a pbm database, and pbm does not "
+                            "write over it; if you mean to start a new database there, delete the empty file")
+    if head != b"SQLite format 3\x00":
         raise DatabaseError(f"{path} is not an SQLite database (is it the right file?)")
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60) as conn:

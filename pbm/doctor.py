@@ -65,15 +65,28 @@ def check_database(url: str | None) -> Check:
     from pbm.db import database_url, get_engine
     from pbm.resources import migrations_dir
 
+    from pbm.db import DatabaseError, check_sqlite_file
+
     chosen = database_url(url)
-    engine = get_engine(chosen, migrate=False)
+    try:
+        engine = get_engine(chosen, migrate=False)
+    except DatabaseError as exc:  # mysql://…, a URL that is not one: said, not raised
+        return Check("database", False, [f"PROBLEM: {exc.message}"], {"url": chosen.split("@")[-1]})
     shown = engine.url.render_as_string(hide_password=True)
     c = Check("database", True, data={"url": shown, "dialect": engine.dialect.name})
     c.lines.append(f"URL: {shown} ({engine.dialect.name})")
     cfg = Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
-    head = ScriptDirectory.from_config(cfg).get_current_head()
+    script = ScriptDirectory.from_config(cfg)
+    head = script.get_current_head()
     c.data["head"] = head
+    if engine.dialect.name == "sqlite":
+        try:  # an empty file, a folder, not SQLite, damaged: what every command would refuse
+            check_sqlite_file(engine)
+        except DatabaseError as exc:
+            c.ok = False
+            c.lines.append(f"PROBLEM: {exc.message}")
+            return c
     try:
         with engine.connect() as conn:
             current = MigrationContext.configure(conn).get_current_revision()
@@ -100,10 +113,22 @@ def check_database(url: str | None) -> Check:
         c.lines.append(f"schema: empty (pbm creates it at revision {head} on first use)")
     elif current == head:
         c.lines.append(f"schema: revision {current} (up to date); {games} game(s)")
+    elif not _known_revision(script, current):
+        c.ok = False
+        c.data["newer"] = True
+        c.lines.append(f"PROBLEM: schema revision {current} was made by a newer pbm (this pbm knows up to {head}): "
+                       "upgrade pbm to use this database; this pbm refuses to change it")
     else:
         c.lines.append(f"schema: revision {current}, this pbm's is {head}: the next command upgrades it "
                        "(stop every worker first; see docs/hosting.md)")
     return c
+
+
+def _known_revision(script, revision: str) -> bool:
+    try:
+        return script.get_revision(revision) is not None
+    except Exception:  # noqa: BLE001 - alembic: "Can't locate revision", an ambiguous prefix
+        return False
 
 
 def _mail_section(name: str, loader, port_attr: str = "port") -> Check:
@@ -139,13 +164,34 @@ def check_mail(config: Path | None) -> list[Check]:
             _mail_section("mail out (SMTP)", lambda: smtp_config(config))]
 
 
-def check_fonts() -> Check:
-    from pbm import fonts
+def _font_files() -> list[dict[str, str]]:
+    """Each font file and whether it is there, read without importing :mod:`pbm.fonts` (which registers
+    them with reportlab at import, and fails then when one is missing)."""
+    import importlib.util
 
-    files = fonts.describe()
+    spec = importlib.util.find_spec("pbm.fonts")
+    folder = Path(next(iter(spec.submodule_search_locations))) if spec and spec.submodule_search_locations else None
+    names = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans-BoldOblique.ttf",
+             "DejaVuSansMono.ttf")
+    return [{"file": str(folder / n) if folder else n, "ok": "yes" if folder and (folder / n).is_file() else "missing"}
+            for n in names]
+
+
+def check_fonts() -> Check:
+    files = _font_files()
     ok = all(f["ok"] == "yes" for f in files)
     c = Check("fonts", ok, data={"files": files})
     c.lines.append(", ".join(f"{Path(f['file']).name} {'ok' if f['ok'] == 'yes' else 'MISSING'}" for f in files))
+    if not ok:
+        c.lines.append("PROBLEM: a font file is missing: no PDF (report, turnsheet, 18xx state) can be made; "
+                       "reinstall pbm")
+        return c
+    try:
+        from pbm import fonts
+    except Exception as exc:  # noqa: BLE001 - a damaged font file: said, not raised
+        c.ok = False
+        c.lines.append(f"PROBLEM: the fonts cannot be loaded: {exc}")
+        return c
     if ok:
         sample = "Zoë Ñúñez, Łódź, Дмитрий, Ελένη"
         covered = fonts.covered(sample)

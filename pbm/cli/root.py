@@ -270,8 +270,11 @@ def main() -> None:
     try:
         try:
             app()
-        except OSError as exc:  # an operator's environment (a folder not writable, a full disk): one line
-            _fail_line(_os_problem(exc))
+        except Exception as exc:  # noqa: BLE001 - an operator's environment is one line; a bug keeps its traceback
+            line = _environment_problem(exc)
+            if line is None:
+                raise
+            _fail_line(line)
             code: object = 1
         else:
             code = 0
@@ -367,12 +370,34 @@ def _fail_line(text: str) -> None:
         pass
 
 
-def _os_problem(exc: OSError) -> str:
-    """One line for an OSError that reached the top: what, where, why (no traceback: it is the
-    machine's state — a folder not writable, a full disk — not a fault of pbm's)."""
-    where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-    reason = exc.strerror or str(exc) or exc.__class__.__name__
-    return f"Error: cannot use{where}: {reason}"
+def _environment_problem(exc: BaseException) -> str | None:
+    """One line for an error of the machine pbm runs on that reached the top (issue 34, item 12): a folder
+    or disk that is read-only or full, a database that refuses for such a reason, a font file missing from
+    the installation.  None for anything else (a fault of pbm's keeps its traceback)."""
+    import errno
+    import sys
+
+    if isinstance(exc, OSError):
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        reason = exc.strerror or str(exc) or exc.__class__.__name__
+        hint = {errno.ENOSPC: "a disk pbm writes to is full; free some space and run the command again",
+                errno.EROFS: "that folder is on a read-only disk; name a writable folder",
+                errno.EACCES: "pbm may not write there; name a folder it may write to",
+                errno.EISDIR: "that is a folder; name a file",
+                errno.ENOTDIR: "a part of that path is not a folder"}.get(exc.errno or 0)
+        return f"Error: cannot use{where}: {reason}" + (f" ({hint})" if hint else "")
+    sqlalchemy_exc = sys.modules.get("sqlalchemy.exc")
+    sqlite3 = sys.modules.get("sqlite3")
+    if (sqlalchemy_exc is not None and isinstance(exc, sqlalchemy_exc.OperationalError)) or (
+            sqlite3 is not None and isinstance(exc, sqlite3.OperationalError)):
+        from pbm.db import explain
+
+        return f"Error: the database refused: {explain(exc)}"
+    ttfonts = sys.modules.get("reportlab.pdfbase.ttfonts")
+    if ttfonts is not None and isinstance(exc, ttfonts.TTFError):
+        return (f"Error: a font file of this pbm installation is missing or unreadable ({exc}); reinstall pbm "
+                "(`pbm doctor` checks the fonts)")
+    return None
 
 
 def leave(code) -> NoReturn:

@@ -31,15 +31,13 @@ def session(ctx: typer.Context) -> Iterator["Session"]:
     """One transaction on the chosen database; a database refusal is a one-line error, not a traceback."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from pbm.db import session_scope
+    from pbm.db import explain, session_scope
 
     try:
         with session_scope(db_url(ctx)) as s:
             yield s
     except SQLAlchemyError as exc:
-        orig = getattr(exc, "orig", None)
-        reason = " ".join(str(orig or exc).split())[:300]
-        raise PbmError(f"the database refused the change: {reason}") from None
+        raise PbmError(f"the database refused the change: {explain(exc)}") from None
 
 
 def pick_game(s: "Session", game: str | None, title: str | None = None) -> "Game":
