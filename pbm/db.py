@@ -63,7 +63,7 @@ def explain(exc: BaseException) -> str:
     """One line for a database's refusal, saying what the moderator can do about the usual ones (a read-only
     or full folder or disk, a missing folder); the driver's words are kept in brackets."""
     orig = getattr(exc, "orig", None) or exc
-    words = " ".join(str(orig).split())[:300]
+    words = " ".join(str(orig.strerror if isinstance(orig, OSError) and orig.strerror else orig).split())[:300]
     low = words.lower()
     if "readonly database" in low or "read-only" in low or "read only" in low:
         return f"the database file or its folder is read-only ({words})"

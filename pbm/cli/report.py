@@ -163,10 +163,13 @@ def register(app: typer.Typer) -> None:
         with session(ctx) as s:
             g = pick_weekly_game(s, game, "archive")
             if verify_only:
+                from pbm.report.archive import leftover_problems
+
                 folders = sorted((archive / slug(g.name)).glob("turn-*")) + sorted((archive / slug(g.name)).glob("final"))
-                if not folders:
+                left = leftover_problems(archive / slug(g.name))  # what killed runs left (issue 34, item 12)
+                if not folders and not left:
                     raise PbmError(f"nothing archived for {g.name} under {archive}")
-                bad = [p for folder in folders for p in verify(folder)]
+                bad = [p for folder in folders for p in verify(folder)] + left
                 for problem in bad:
                     typer.echo(f"  {problem}")
                 if bad:

@@ -31,6 +31,71 @@ from pbm.errors import PbmError
 from pbm.models import Game, GameRecord, InboundMessage, PlayerTurn, RailroadTurn
 from pbm.report.view import TurnData, load_turn
 
+# What a run killed while archiving leaves beside the bundles (issue 34, item 12): pbm.bundle.build's
+# folder (".turn-<T>.XXXX.tmp", ".final.XXXX.tmp") and the reports rendered for it (".render.XXXX.tmp").
+LEFTOVER_PATTERNS = (".turn-*.tmp", ".final.*.tmp", ".render.*.tmp")
+STALE_AFTER = 3600.0  # seconds without a change: no archive run takes that long, so its writer is gone
+
+
+def leftovers(folder: Path) -> list[tuple[Path, float]]:
+    """(folder, seconds since anything in it last changed) for each temporary folder a killed archive run
+    left in ``folder`` (a game's archive folder), oldest first."""
+    import time
+
+    found = []
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    for pattern in LEFTOVER_PATTERNS:
+        for path in folder.glob(pattern):
+            if path.is_symlink() or not path.is_dir():
+                continue
+            newest = path.lstat().st_mtime
+            for inner in path.rglob("*"):
+                try:
+                    newest = max(newest, inner.lstat().st_mtime)
+                except OSError:  # removed meanwhile: a live writer
+                    newest = time.time()
+            found.append((path, max(0.0, time.time() - newest)))
+    return sorted(found, key=lambda item: (-item[1], str(item[0])))
+
+
+def sweep_leftovers(folder: Path, stale_after: float = STALE_AFTER) -> list[Path]:
+    """Remove the leftovers of killed archive runs in ``folder`` that nothing has changed for
+    ``stale_after`` seconds; younger ones may belong to a run writing now (another worker) and stay.
+    Only folders with the names pbm gives them, directly in ``folder``, are touched (never a bundle)."""
+    import os
+    import stat
+
+    def writable(func, path, _exc):  # a folder frozen (owner read-only) before the kill
+        os.chmod(os.path.dirname(path), stat.S_IRWXU)
+        func(path)
+
+    removed = []
+    for path, age in leftovers(folder):
+        if age < stale_after:
+            continue
+        try:
+            path.chmod(stat.S_IRWXU)
+            shutil.rmtree(path, onerror=writable)
+        except OSError:  # another pbm removed it first, or it cannot be: verify keeps reporting it
+            continue
+        removed.append(path)
+    return removed
+
+
+def leftover_problems(folder: Path) -> list[str]:
+    """For ``pbm archive --verify``: one line per leftover of a killed run."""
+    out = []
+    for path, age in leftovers(folder):
+        when = f"{age / 3600:.1f} h" if age >= 3600 else f"{age / 60:.0f} min"
+        then = ("the next archive run removes it" if age >= STALE_AFTER else
+                f"the next archive run removes it once nothing has changed in it for {STALE_AFTER / 3600:g} h "
+                "(a pbm may be writing it now)")
+        out.append(f"{path}: left by an interrupted archive run (last change {when} ago); {then}")
+    return out
+
+
 VP_KEYS = ["robber_baron", "rail_mogul", "rail_builder", "rail_magnate", "rail_prodigal", "rail_baron"]
 
 
@@ -39,6 +104,7 @@ def archive_turn(session: Session, game: Game, turn: int, *, reports: Path, arch
     """Bundle turn ``turn`` of ``game`` under ``archive/<game>/turn-<T>/``."""
     data = data or load_turn(session, game, turn)
     target = turn_dir(archive, game.name, turn)
+    sweep_leftovers(target.parent)
 
     def fill(tmp: Path) -> None:
         mails = session.scalars(select(InboundMessage).where(InboundMessage.game_id == game.id,
@@ -105,6 +171,7 @@ def archive_final(session: Session, game: Game, *, reports: Path, archive: Path)
         raise PbmError(f"{game.name} is not finished (status {game.status}); only turn bundles can be archived")
     data = load_turn(session, game)
     target = Path(archive) / slug(game.name) / "final"
+    sweep_leftovers(target.parent)
 
     def fill(tmp: Path) -> None:
         for name, frame in tables(session, game).items():
