@@ -199,13 +199,26 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         config: Optional[Path] = CONFIG_OPT,
         retry_uncertain: bool = typer.Option(
-            False, "--retry-uncertain", help="Also resend deliveries interrupted mid-send (may duplicate)."),
+            False, "--retry-uncertain", help="Also resend every delivery interrupted mid-send (may duplicate)."),
+        mark_sent: Optional[list[int]] = typer.Option(
+            None, "--mark-sent", metavar="ID", help="An uncertain delivery (#ID in `pbm status`) that the relay "
+            "says arrived: mark it sent, never send it again (repeatable)."),
+        resend: Optional[list[int]] = typer.Option(
+            None, "--resend", metavar="ID", help="An uncertain delivery that the relay says did not arrive: send it "
+            "again (repeatable)."),
     ) -> None:
-        """Send every queued message not yet sent (each recipient at most once)."""
+        """Send every queued message not yet sent (each recipient at most once).
+
+        A delivery interrupted while its data went to the relay is uncertain: it is listed with when and where it
+        was handed over and its Message-ID, so the relay's log can tell whether it arrived; then --mark-sent ID or
+        --resend ID settles it (issue 34, item 12)."""
         from pbm.mail.config import smtp_config
-        from pbm.mail.outbox import flush
+        from pbm.mail.outbox import flush, resolve_uncertain
 
         cfg = smtp_config(config)
         with session(ctx) as s:  # each delivery is committed by the flush; printed after (issue 34, item 7)
+            settled = resolve_uncertain(s, list(mark_sent or ()), list(resend or ()))
             result = flush(s, cfg, retry_uncertain=retry_uncertain)
+        for line in settled:
+            typer.echo(line)
         _sent_or_fail(result)

@@ -60,8 +60,22 @@ def register(app: typer.Typer) -> None:
                    + (f"; {len(opts.failures)} problem(s)" if opts.failures else "") + ".")
         for problem in opts.failures[:10]:
             typer.echo(f"  {problem}")
+        left = _uncertain(ctx)
+        for line in left[:10]:
+            typer.echo(f"  uncertain delivery {line}")
         if opts.failures:
             raise PbmError("the cycle did not finish: " + "; ".join(opts.failures[:3]))
+        if left:  # issue 34, item 12: a delivery that may not have arrived is never called done
+            raise PbmError(f"{len(left)} delivery(ies) uncertain (interrupted mid-send; listed above): ask the relay, "
+                           "then `pbm send-mail --mark-sent ID` or `--resend ID`")
+
+    def _uncertain(ctx: typer.Context) -> list[str]:
+        """Every delivery left uncertain in the outbox, whichever run left it (:func:`pbm.mail.outbox.uncertain`)."""
+        from pbm.cli.util import session
+        from pbm.mail.outbox import uncertain
+
+        with session(ctx) as s:
+            return uncertain(s)
 
     @app.command("demo")
     def demo(

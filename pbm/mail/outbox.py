@@ -283,6 +283,66 @@ def _flush_webhook(session: Session, m: OutboxMessage, recipient: str, log: Send
     result.errors.append(f"{recipient}: {log.error}")
 
 
+def _message_id_of(raw: bytes) -> str:
+    import re
+
+    found = re.search(rb"(?im)^Message-ID:[ \t]*(<[^>\r\n]{1,300}>)", bytes(raw[:20000]))
+    return found.group(1).decode("ascii", "replace") if found else "(none)"
+
+
+def _reply(code: int, resp: bytes | str) -> str:
+    text = resp.decode("utf-8", "replace") if isinstance(resp, bytes) else str(resp)
+    return " ".join(f"{code} {text}".split())[:300]
+
+
+def uncertain_line(log: SendLog, m: OutboxMessage) -> str:
+    """One delivery left uncertain, with what the moderator needs to ask the relay before deciding."""
+    what = log.error or "handed to the server (no details recorded)"
+    return (f"#{log.id} {m.key} to {log.recipient}: {what}. Search the relay's log for that Message-ID: "
+            f"if it arrived, `pbm send-mail --mark-sent {log.id}`; if not, `pbm send-mail --resend {log.id}`")
+
+
+def uncertain(session: Session) -> list[str]:
+    """Every delivery left uncertain (``sending``: interrupted while its data went to the server), one line
+    each (:func:`uncertain_line`), oldest first."""
+    rows = session.execute(select(SendLog, OutboxMessage).join(OutboxMessage, OutboxMessage.id == SendLog.outbox_id)
+                           .where(SendLog.status == "sending").options(defer(OutboxMessage.raw))
+                           .order_by(SendLog.id)).all()
+    return [uncertain_line(log, m) for log, m in rows]
+
+
+def resolve_uncertain(session: Session, arrived: list[int] = (), again: list[int] = ()) -> list[str]:
+    """The moderator's word on uncertain deliveries, after asking the relay: those in ``arrived`` are marked
+    ``sent`` (never sent again); those in ``again`` go back to ``failed``, so the next flush sends each once
+    more.  An id that is not an uncertain delivery is refused (:class:`OutboxError`) and nothing is changed."""
+    if set(arrived) & set(again):
+        raise OutboxError("a delivery is either marked sent or resent, not both")
+    logs = []
+    for i in [*arrived, *again]:
+        log = session.get(SendLog, i)
+        if log is None or log.status != "sending":
+            state = "no such delivery" if log is None else f"it is {log.status}"
+            raise OutboxError(f"#{i} is not an uncertain delivery ({state}); `pbm status` lists those")
+        logs.append(log)
+    out = []
+    for log in logs:
+        note = f"{log.error}; " if log.error else ""
+        if log.id in arrived:
+            log.status, log.sent_at = "sent", log.sent_at or utcnow()
+            log.error = f"{note}marked sent by the moderator {utcnow():%Y-%m-%d %H:%M} UTC"[:2000]
+            out.append(f"#{log.id} to {log.recipient}: marked sent (it arrived; not sent again)")
+        else:
+            log.status = "failed"
+            log.error = f"{note}to be resent: the moderator found it had not arrived"[:2000]
+            out.append(f"#{log.id} to {log.recipient}: to be sent again")
+    session.commit()
+    for log in logs:
+        m = session.get(OutboxMessage, log.outbox_id)
+        if m is not None:
+            _scrub_if_done(session, m)
+    return out
+
+
 def _url_of(session: Session) -> str:
     return session.get_bind().url.render_as_string(hide_password=False)
 
@@ -313,6 +373,9 @@ def _flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool, limit: 
                 break
             if state == "sending" and not retry_uncertain:
                 result.uncertain += 1
+                log = session.scalar(select(SendLog).where(SendLog.outbox_id == m.id, SendLog.recipient == recipient))
+                if log is not None:
+                    result.errors.append(uncertain_line(log, m))
                 continue
             log = _claim(session, m, recipient, state)
             if log is None:
@@ -341,10 +404,14 @@ def _flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool, limit: 
                 if code not in (250, 251):
                     raise smtplib.SMTPRecipientsRefused({recipient: (code, resp)})
                 log.status = "sending"
+                # what the moderator needs to ask the relay if we never learn the outcome (issue 34, item 12)
+                log.error = (f"handed to {smtp.host}:{smtp.port} at {utcnow():%Y-%m-%d %H:%M:%S} UTC, Message-ID "
+                             f"{_message_id_of(raw)}, RCPT {_reply(code, resp)}; no reply to DATA recorded")
                 session.commit()  # from here on the server may have the message: uncertain if we die
                 code, resp = server.data(raw)
                 if code != 250:
                     raise smtplib.SMTPDataError(code, resp)
+                handed = log.error.replace("; no reply to DATA recorded", "")
             except (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError, smtplib.SMTPSenderRefused) as exc:
                 log.status, log.error = "failed", f"{exc.__class__.__name__}: {exc}"[:2000]
                 session.commit()
@@ -357,17 +424,21 @@ def _flush(session: Session, smtp: SmtpConfig, *, retry_uncertain: bool, limit: 
                 continue
             except (OSError, smtplib.SMTPException) as exc:
                 # cut off before the data: nothing was delivered (failed, retried); during it: uncertain
-                log.status = "sending" if log.status == "sending" else "failed"
-                log.error = f"{exc.__class__.__name__}: {exc}"[:2000]
-                session.commit()
+                reason = f"{exc.__class__.__name__}: {exc}"
                 if log.status == "sending":
+                    log.error = f"{log.error} (interrupted: {reason})"[:2000]
+                    session.commit()
                     result.uncertain += 1
+                    result.errors.append(uncertain_line(log, m))
                 else:
+                    log.status, log.error = "failed", reason[:2000]
+                    session.commit()
                     result.failed += 1
-                result.errors.append(f"{recipient}: {log.error}")
+                    result.errors.append(f"{recipient}: {log.error}")
                 server = None
                 break
-            log.status, log.sent_at, log.error = "sent", utcnow(), ""
+            # the relay's word, kept: its 250 reply names its queue id ("queued as 4F2A1B9C0D")
+            log.status, log.sent_at, log.error = "sent", utcnow(), f"{handed}; DATA {_reply(code, resp)}"[:2000]
             session.commit()
             result.sent += 1
             _scrub_if_done(session, m)

@@ -159,7 +159,10 @@ def _outbox_lines(session: Session) -> list[str]:
     if failed:
         out.append(f"  DELIVERY FAILED: {len(failed)}: " + ", ".join(f"{m.key} to {r}" for m, r in failed[:5])
                    + (" ..." if len(failed) > 5 else "") + " (retried by the next send-mail or cycle)")
-    if uncertain:
-        out.append(f"  INTERRUPTED MID-SEND: {len(uncertain)}: " + ", ".join(f"{m.key} to {r}" for m, r in uncertain[:5])
-                   + " (may have arrived; `pbm send-mail --retry-uncertain` resends)")
+    if uncertain:  # issue 34, item 12: what to ask the relay, then how to settle each
+        from pbm.mail.outbox import uncertain as uncertain_lines
+
+        out.append(f"  INTERRUPTED MID-SEND: {len(uncertain)} delivery(ies) may have arrived; ask the relay before "
+                   "resending:")
+        out += [f"    {line}" for line in uncertain_lines(session)]
     return out
