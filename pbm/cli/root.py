@@ -189,7 +189,18 @@ def worker(
         w.progress = opts_progress
     stats = w.run()
     typer.echo(f"worker {opts.name}: {stats.summary()}")
-    if stats.failed:
+    left: list[str] = []
+    if once:  # issue 34, item 12: a run for cron does not end "done" while a delivery may not have arrived
+        from pbm.mail.outbox import uncertain
+
+        with session(ctx) as s:
+            left = uncertain(s)
+        for line in left[:10]:
+            typer.echo(f"  uncertain delivery {line}")
+        if left:
+            typer.echo(f"worker {opts.name}: {len(left)} delivery(ies) uncertain (interrupted mid-send): ask the "
+                       "relay, then `pbm send-mail --mark-sent ID` or `--resend ID`", err=True)
+    if stats.failed or left:
         raise typer.Exit(1)
 
 

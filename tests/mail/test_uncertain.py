@@ -133,3 +133,16 @@ def test_resend_one_uncertain_delivery(cli, relay, tmp_path):
     # an id that is not an uncertain delivery is refused in one line
     bad = cli("send-mail", "--config", config, "--mark-sent", str(ada.id), expect=2)
     assert f"#{ada.id}" in bad.stderr and "not an uncertain delivery" in bad.stderr
+
+
+def test_a_worker_run_for_cron_exits_non_zero_while_a_delivery_is_uncertain(cli, relay, tmp_path):
+    config = tmp_path / "pbm.toml"
+    config.write_text(relay.config_toml())
+    _queue_two(cli.url)
+    cli("send-mail", "--config", config, expect=2)
+    args = ("worker", "--once", "--config", config, "--reports", tmp_path / "r", "--archive", tmp_path / "a")
+    done = cli(*args, expect=1)
+    assert "uncertain delivery #" in done.stdout and "interrupted mid-send" in done.stderr
+    ada = _logs(cli.url)["ada@example.org"]
+    cli("send-mail", "--config", config, "--mark-sent", str(ada.id))
+    cli(*args)
