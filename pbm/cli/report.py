@@ -135,7 +135,8 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"  {fixed} corrected report mail(s) of turn {result.turn} were queued by `pbm rerun-turn` "
                            "(each rerun mails its corrections once)")
         with session(ctx) as s:
-            typer.echo(f"Delivery: {deliver(s, config)}")
+            delivered = deliver(s, config)
+        typer.echo(f"Delivery: {delivered}")
         from pbm.pipeline.cycle import _smtp_configured, undelivered_reports
 
         with session(ctx) as s:
@@ -177,18 +178,21 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"{len(folders)} bundle(s) of {g.name} intact.")
                 return
             turns = [check_turn(g, turn)] if turn is not None else [check_turn(g, None)]
+            lines = []
             for t in turns:
                 result = archive_turn(s, g, t, reports=reports, archive=archive)
-                typer.echo(f"Turn {t}: {result.path} ({result.outcome})")
+                lines.append(f"Turn {t}: {result.path} ({result.outcome})")
             if g.status in ("finished", "archived"):
                 for change in update_records(s, g):
-                    typer.echo(f"New record: {change}")
+                    lines.append(f"New record: {change}")
                 final = archive_final(s, g, reports=reports, archive=archive)
-                typer.echo(f"Whole game: {final.path} ({final.outcome})")
+                lines.append(f"Whole game: {final.path} ({final.outcome})")
             elif site:
                 folder = archive / slug(g.name) / "site"
                 build_site(s, g, folder)
-                typer.echo(f"Site: {folder / 'index.html'}")
+                lines.append(f"Site: {folder / 'index.html'}")
+        for line in lines:  # after the commit (the hall of records), issue 34, item 7
+            typer.echo(line)
 
     @app.command("records")
     def records(ctx: typer.Context) -> None:
