@@ -255,6 +255,24 @@ def _sqlite_path(engine: Engine) -> Path | None:
     return Path(database)
 
 
+def _remove_dead_creations(folder: Path, name: str) -> None:
+    """Remove the temporary files of new databases whose maker died before linking them (a kill): named
+    ``.NAME.new-PID.tmp`` with a PID no process on this machine has (SQLite files are local)."""
+    for leftover in folder.glob(f".{name}.new-*.tmp"):
+        pid = leftover.name[len(f".{name}.new-"):-len(".tmp")]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            try:
+                leftover.unlink()
+            except OSError:
+                pass
+        except OSError:  # alive (or not ours to signal): keep it
+            continue
+
+
 def create_sqlite_file(engine: Engine) -> None:
     """Make a new SQLite database whole or not at all: its schema is built in a temporary file beside it
     (``.NAME.new-PID.tmp``), which is then linked to the name — never over an existing file.  So pbm never
@@ -268,6 +286,7 @@ def create_sqlite_file(engine: Engine) -> None:
     if not folder.is_dir():
         raise DatabaseError(f"cannot create database {shown}: its folder {folder} does not exist")
     tmp = folder / f".{path.name}.new-{os.getpid()}.tmp"
+    _remove_dead_creations(folder, path.name)
     try:
         tmp.unlink(missing_ok=True)
         temporary = create_engine(f"sqlite:///{tmp}", future=True)

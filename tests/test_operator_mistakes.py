@@ -28,12 +28,24 @@ from .conftest import ROOT, Cli
 PLAYERS = "name,email\nAda,ada@example.org\nIke,ike@example.org\nCarl,carl@example.org\n"
 
 
-def run_pbm(args: list[str], cwd: Path, pythonpath: Path = ROOT, env: dict | None = None):
+def run_pbm(args: list[str], cwd: Path, pythonpath: Path = ROOT, env: dict | None = None, stdout: str = "pipe"):
+    """``python -m pbm ARGS``; ``stdout`` "closed" is a pipe whose reader has gone (``| head -1``), "full"
+    is /dev/full."""
     full = {k: v for k, v in os.environ.items() if k not in ("PBM_DATABASE_URL", "PBM_CONFIG")}
     full["PYTHONPATH"] = str(pythonpath)
     full.update(env or {})
-    return subprocess.run([sys.executable, "-m", "pbm", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=full, timeout=300)
+    cmd = [sys.executable, "-m", "pbm", *map(str, args)]
+    if stdout == "closed":
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            return subprocess.run(cmd, stdout=write, stderr=subprocess.PIPE, text=True, cwd=cwd, env=full, timeout=300)
+        finally:
+            os.close(write)
+    if stdout == "full":
+        with open("/dev/full", "w") as sink:
+            return subprocess.run(cmd, stdout=sink, stderr=subprocess.PIPE, text=True, cwd=cwd, env=full, timeout=300)
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=full, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +120,7 @@ class Case:
     says: tuple[str, ...]
     pythonpath: Callable[[Path], Path] | None = None
     env: dict = field(default_factory=dict)
+    stdout: str = "pipe"
 
 
 def _copy_into(game_db: Path):
@@ -172,6 +185,14 @@ CASES = {
     "font-missing:report": Case(
         lambda t, g, m: ["--db", _db(shutil.copy(g, t / "pbm.db")), "report", "g", "--out", t / "reports"],
         ("font",), pythonpath=_no_font_install),
+    "font-missing:cycle": Case(
+        lambda t, g, m: ["--db", _db(shutil.copy(g, t / "pbm.db")), "cycle", "--now", "--reports", t / "reports",
+                         "--archive", t / "archive"], ("font",), pythonpath=_no_font_install),
+    # where the output goes
+    "stdout-closed:games": Case(lambda t, g, m: ["--db", _db(shutil.copy(g, t / "pbm.db")), "games"], ("output",),
+                                stdout="closed"),
+    "stdout-full:show": Case(lambda t, g, m: ["--db", _db(shutil.copy(g, t / "pbm.db")), "show", "g"], ("output",),
+                             stdout="full"),
     "config-is-a-folder:send-mail": Case(
         lambda t, g, m: ["--db", _db(shutil.copy(g, t / "pbm.db")), "send-mail", "--config", t], ("folder",)),
     "config-is-a-folder:new-game": Case(
@@ -187,7 +208,7 @@ def test_an_operator_mistake_is_one_line(name, tmp_path, game_db, mounts):
     work.mkdir()
     args = case.setup(work, game_db, mounts)
     pythonpath = case.pythonpath(tmp_path) if case.pythonpath else ROOT
-    done = run_pbm(args, cwd=work, pythonpath=pythonpath, env=case.env)
+    done = run_pbm(args, cwd=work, pythonpath=pythonpath, env=case.env, stdout=case.stdout)
     assert done.returncode != 0, (done.stdout, done.stderr)
     assert "Traceback" not in done.stderr, done.stderr
     lines = done.stderr.strip().splitlines()
@@ -241,3 +262,35 @@ def test_doctor_calls_an_empty_database_file_a_problem(tmp_path):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "database: PROBLEM" in done.stdout and "empty" in done.stdout
     assert (tmp_path / "pbm.db").read_bytes() == b""
+
+
+BOTH = {  # the same mistakes with the game in SQLite and in PostgreSQL (the db_url fixture)
+    "reports-read-only": (lambda t, m: ["report", "g", "--out", m.read_only("ro")], "pipe", "read-only"),
+    "archive-disk-full": (lambda t, m: ["archive", "g", "--turn", "1", "--reports", t / "reports", "--archive",
+                                        m.full("full", size="256k")], "pipe", "space"),
+    "stdout-closed": (lambda t, m: ["show", "g"], "closed", "output"),
+    "config-is-a-folder": (lambda t, m: ["send-mail", "--config", t], "pipe", "folder"),
+}
+
+
+@pytest.mark.parametrize("name", list(BOTH))
+def test_an_operator_mistake_is_one_line_on_either_database(name, cli, players_csv, tmp_path, mounts):
+    cli("new-game", "continental-rails", "--players", players_csv, "--name", "g", "--no-welcome")
+    cli("run-turn", "g")
+    setup, stdout, word = BOTH[name]
+    done = run_pbm(["--db", cli.url, *setup(tmp_path, mounts)], cwd=tmp_path, stdout=stdout)
+    assert done.returncode != 0, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and word in lines[0].lower(), done.stderr
+
+
+def test_a_new_database_left_half_made_by_a_kill_is_cleaned_up(tmp_path):
+    """pbm builds a new SQLite database in ``.pbm.db.new-PID.tmp`` and links it into place; a kill in between
+    leaves that file (never an empty pbm.db); the next run removes it when its process is gone."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f".pbm.db.new-{int(dead.stdout)}.tmp"
+    stale.write_bytes(b"SQLite format 3\0half")
+    done = run_pbm(["games"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not stale.exists() and (tmp_path / "pbm.db").stat().st_size > 0
