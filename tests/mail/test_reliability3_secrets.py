@@ -204,3 +204,28 @@ def test_item11_every_18xx_move_mail_is_stored_without_its_secret(ga):
         assert len(accepted) == 1 and accepted[0].outcome.get("redacted")
     md.add(raws["accepted"])  # the same bytes under another file name: recognised by their hash
     assert "duplicate" in cli("ingest", "--maildir", str(path)).stdout
+
+
+def test_item11_a_pdf_sheet_is_replaced_by_a_note_and_the_rest_of_the_mail_is_kept(db_url, game):
+    from tests.mail.test_corpus import _filled_pdf, _plain_pdf
+
+    with session_scope(db_url) as s:
+        accepted = mk("my pdf, thanks", attachments=[
+            (_filled_pdf(s, game.game_id, {"SECRET": SECRETS[1], "BORROW": "700"}), "application", "pdf", "sheet.pdf"),
+            (_plain_pdf(), "application", "pdf", "map.pdf")])
+        wrong = mk("pdf", attachments=[(_filled_pdf(s, game.game_id, {"SECRET": SECRETS[2], "BORROW": "1"}),
+                                        "application", "pdf", "sheet.pdf")])
+        outcomes = ingest(s, accepted, CTX), ingest(s, wrong, CTX)
+        assert [o.status for o in outcomes] == ["accepted", "rejected"]
+        for o, secret in zip(outcomes, (SECRETS[1], SECRETS[2])):
+            row = _stored(s, o)
+            _clean(row, secret)
+            parsed = email.message_from_bytes(row.raw, policy=email.policy.default)
+            names = [p.get_filename() for p in parsed.iter_attachments()]
+            assert "sheet.pdf.txt" in names and "sheet.pdf" not in names  # the PDF with the secret: a note
+            note = next(p for p in parsed.iter_attachments() if p.get_filename() == "sheet.pdf.txt")
+            assert "PDF removed by pbm" in note.get_content() and row.sha256 in note.get_content()
+        row = _stored(s, outcomes[0])
+        parsed = email.message_from_bytes(row.raw, policy=email.policy.default)
+        assert "map.pdf" in [p.get_filename() for p in parsed.iter_attachments()]  # no secret in it: kept
+        assert "my pdf, thanks" in parsed.get_body(("plain",)).get_content()
