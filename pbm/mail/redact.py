@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import email.header
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 MARK = "[REDACTED]"
@@ -73,6 +73,15 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     for token in _known(secrets):
         text = _known_pattern(token, False).sub(MARK, text)
     return text
+
+
+def redacting(log: Callable[[str], Any]) -> Callable[[str], Any]:
+    """A log function that writes each line with every secret cut (for a worker's or cycle's log: an error
+    text may quote a mail, e.g. a database refusing a value taken from it)."""
+    def write(line: str) -> Any:
+        return log(redact_text(line))
+
+    return write
 
 
 def redact_bytes(data: bytes, secrets: Iterable[str] = ()) -> bytes:

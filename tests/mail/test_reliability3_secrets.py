@@ -154,6 +154,11 @@ def test_item11_log_lines_and_exception_texts_are_redacted():
     assert redact_text("new secret = rail baron 1848; bye", ["RAILBARON1848"]) == "new secret = [REDACTED]"
     assert redact_text("I typed rail-baron-1848 here", ["RAILBARON1848"]) == "I typed [REDACTED] here"
     assert redact_text("BORROW: 5 and the secret sauce") == "BORROW: 5 and the secret sauce"
+    from pbm.mail.redact import redacting
+
+    lines: list[str] = []
+    redacting(lines.append)(f"worker w1: StringDataRightTruncation: 'mail:game:x\rSECRET: {SECRETS[1]}\r'")
+    assert lines == ["worker w1: StringDataRightTruncation: 'mail:game:x\rSECRET: [REDACTED]\r'"]
 
 
 # -- 18xx: every stored move mail ------------------------------------------------------------------------
