@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from pbm.auth import normalize_secret
 from pbm.db import session_scope
-from pbm.mail.ingest import Context, ingest
+from pbm.mail.ingest import Context, ingest, store_raw
 from pbm.models import Game, InboundMessage
 from tests.e18xx.test_pbem_mail import PLAYERS, ga  # noqa: F401 (the fixture: an 18GA game 'ga-1' by mail)
 from tests.mail.game import SECRETS, code_for, sheet
@@ -234,3 +234,19 @@ def test_item11_a_pdf_sheet_is_replaced_by_a_note_and_the_rest_of_the_mail_is_ke
         parsed = email.message_from_bytes(row.raw, policy=email.policy.default)
         assert "map.pdf" in [p.get_filename() for p in parsed.iter_attachments()]  # no secret in it: kept
         assert "my pdf, thanks" in parsed.get_body(("plain",)).get_content()
+
+
+def test_item11_mail_stored_before_the_redaction_can_be_redacted_afterwards(db_url, game):
+    from pbm.mail.redact import redact_handled
+
+    with session_scope(db_url) as s:
+        raw = mk(sheet(s, game.game_id, 1, "BORROW: 5\n", code="ZZZZZZ"))
+        out = ingest(s, raw, CTX)
+        row = _stored(s, out)
+        row.raw = raw  # as an older pbm left it
+        pending = store_raw(s, mk(sheet(s, game.game_id, 2, "BORROW: 5\n"), sender="ike@example.org"))[0]
+        s.flush()
+        assert redact_handled(s) == 1
+        _clean(row, SECRETS[1])
+        assert SECRETS[2].encode() in pending.raw  # not handled yet: read as it came when it is handled
+        assert redact_handled(s) == 0
