@@ -396,7 +396,7 @@ def _environment_problem(exc: BaseException) -> str | None:
                 errno.EACCES: "pbm may not write there; name a folder it may write to",
                 errno.EISDIR: "that is a folder; name a file",
                 errno.ENOTDIR: "a part of that path is not a folder"}.get(exc.errno or 0)
-        return f"Error: cannot {'use' + where if where else 'write'}: {reason}" + (f" ({hint})" if hint else "")
+        return (f"Error: cannot use{where}: {reason}" if where else f"Error: {reason}") + (f" ({hint})" if hint else "")
     sqlalchemy_exc = sys.modules.get("sqlalchemy.exc")
     sqlite3 = sys.modules.get("sqlite3")
     if (sqlalchemy_exc is not None and isinstance(exc, sqlalchemy_exc.OperationalError)) or (
