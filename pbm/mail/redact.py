@@ -36,7 +36,7 @@ _ANY = r"(?i)(\b)((?:new[ \t]+)?secret[ \t]*[:=][ \t]*)(\S[^\r\n]*)"
 # pbm's own form: three groups of four letters and digits (not part of a longer dashed token)
 _FORM = r"(?<![-\w])[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}(?![-\w])"
 
-_STR = [re.compile(_LINE), re.compile(_ANY)]
+_STR_LINE, _STR_ANY = re.compile(_LINE), re.compile(_ANY)
 _BYTES = [re.compile(_LINE.encode()), re.compile(_ANY.encode())]
 _FORM_STR = re.compile(_FORM)
 _FORM_BYTES = re.compile(_FORM.encode())
@@ -61,13 +61,16 @@ def _known_pattern(token: str, binary: bool):
     return re.compile(sep.join(parts), re.IGNORECASE)
 
 
-def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` (a log line, an exception's text, a subject, a decoded mail part) with every secret cut.
+def redact_text(text: str, secrets: Iterable[str] = (), *, mail: bool = False) -> str:
+    """``text`` (a log line, an exception's text, a subject; with ``mail``, a decoded part of a mail) with
+    every secret cut.
 
-    A line ending may be LF, CRLF or a lone CR: the value of a SECRET line stops at any of them."""
+    A line ending may be LF, CRLF or a lone CR: the value of a SECRET line stops at any of them.  A line
+    that starts with the word "secret" and a blank (``Secret K7QM...``, as the 18xx reader takes it) is
+    cut only in mail text: in a log line or an error text it is prose ("secret change refused: ...")."""
     if not text:
         return text
-    for pattern in _STR:
+    for pattern in (_STR_LINE, _STR_ANY) if mail else (_STR_ANY,):
         text = pattern.sub(lambda m: m.group(1) + m.group(2) + MARK, text)
     text = _FORM_STR.sub(MARK, text)
     for token in _known(secrets):
@@ -96,9 +99,9 @@ def redact_bytes(data: bytes, secrets: Iterable[str] = ()) -> bytes:
 
 
 def holds_secret(text: str, secrets: Iterable[str] = ()) -> bool:
-    """True if ``text`` still shows a secret: a SECRET line with a value, pbm's form, or a known secret
-    (also when other characters stand between its letters, as a soft line break does)."""
-    if redact_text(text, secrets) != text:
+    """True if the mail text ``text`` still shows a secret: a SECRET line with a value, pbm's form, or a
+    known secret (also when other characters stand between its letters, as a soft line break does)."""
+    if redact_text(text, secrets, mail=True) != text:
         return True
     flat = _normal(text)
     return any(token in flat for token in _known(secrets))
@@ -200,7 +203,7 @@ def _rewrite_parts(raw: bytes, secrets: list[str], original_sha: str) -> bytes |
             text = decode_text(part)
             if text is None or not holds_secret(text, secrets):
                 continue
-            part.set_content(redact_text(text, secrets), subtype=part.get_content_subtype(),
+            part.set_content(redact_text(text, secrets, mail=True), subtype=part.get_content_subtype(),
                              disposition=disposition, filename=name)
         return msg.as_bytes(policy=SMTP_POLICY)
     except (Unreadable, Exception):  # noqa: BLE001 - anything odd: the caller drops the body

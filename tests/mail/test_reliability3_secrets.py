@@ -154,6 +154,9 @@ def test_item11_log_lines_and_exception_texts_are_redacted():
     assert redact_text("new secret = rail baron 1848; bye", ["RAILBARON1848"]) == "new secret = [REDACTED]"
     assert redact_text("I typed rail-baron-1848 here", ["RAILBARON1848"]) == "I typed [REDACTED] here"
     assert redact_text("BORROW: 5 and the secret sauce") == "BORROW: 5 and the secret sauce"
+    reason = "secret change refused: the NEW SECRET has 6 letters and digits"  # prose in a reason: kept
+    assert redact_text(reason) == reason
+    assert redact_text("Secret rail baron 1848\npass", mail=True) == "Secret [REDACTED]\npass"  # 18xx header
     from pbm.mail.redact import redacting
 
     lines: list[str] = []
