@@ -513,3 +513,20 @@ class CycleLock(Base):
     host: Mapped[str] = mapped_column(String(200), default="")
     pid: Mapped[int] = mapped_column(Integer, default=0)
     acquired_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class WebLink(Base):
+    """A player's own web page link (issue 33): only a hash of its token is kept (pbm.web.links).
+
+    ``pbm link reset`` revokes the live link of a seat (``revoked_at``) and makes a new one; a
+    revoked or unknown token finds no row and the page answers a plain 404.
+    """
+
+    __tablename__ = "web_links"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    player_number: Mapped[int] = mapped_column(Integer)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)  # sha256 hex of the token
+    created_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
