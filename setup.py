@@ -13,6 +13,7 @@ MAPPED = {
     "pbm.migrations.versions": "migrations/versions",
     "pbm.templates": "templates",
     "pbm.templates.site": "templates/site",
+    "pbm.templates.web": "templates/web",
 }
 
 setup(
