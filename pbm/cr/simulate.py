@@ -164,6 +164,13 @@ class SimReport:
         if self.extra.get("regions_reached"):
             lines.append("Regions reached by the end (share of seasons): " + ", ".join(
                 f"{r.title()} {v:.0%}" for r, v in self.extra["regions_reached"].items()))
+        pres = self.extra.get("presidents") or {}
+        if pres:
+            lines.append("Computer presidents: " + ", ".join(
+                f"{k.replace('_', ' ')} {v}" for k, v in pres.items() if not isinstance(v, dict) and k != "seasons"))
+            for k, v in pres.items():
+                if isinstance(v, dict):
+                    lines.append(f"  {k.replace('_', ' ')}: " + ", ".join(f"{t}: {x:,}" for t, x in v.items()))
         if self.strength():
             lines += ["", "Category winners by personality (a personality as strong as the rest wins about its "
                       "seat share):", self.strength_table()]
@@ -456,6 +463,7 @@ class Measured:
     final_climate: dict[int, str] = field(default_factory=dict)
     final_regions: dict[int, list[str]] = field(default_factory=dict)
     kind_counts: dict[str, int] = field(default_factory=dict)
+    presidents: dict[int, dict[str, Any]] = field(default_factory=dict)  # game -> computer-president figures
 
     @classmethod
     def load(cls, session, game_ids: list[int], renumber: dict[int, int] | None = None) -> Measured:
@@ -489,6 +497,7 @@ class Measured:
                 for x in session.scalars(select(LedgerEntry).where(LedgerEntry.game_id == back.get(gid, gid),
                                                                    LedgerEntry.turn == turn)
                                          .order_by(LedgerEntry.seq))]
+        m.presidents = _president_figures(session, game_ids, gid_of)
         for g in session.scalars(select(Game).where(Game.id.in_(game_ids))):
             m.final_climate[gid_of(g.id)] = g.climate
             m.final_regions[gid_of(g.id)] = list((g.state or {}).get("regions_linked", []))
@@ -504,6 +513,7 @@ class Measured:
         self.final_regions.update(other.final_regions)
         for k, v in other.kind_counts.items():
             self.kind_counts[k] = self.kind_counts.get(k, 0) + v
+        self.presidents.update(other.presidents)
 
     def climate_series(self) -> dict[int, list[tuple[int, str]]]:
         """Per game: (turn, climate at the start of that turn), plus the climate after the last turn."""
@@ -583,7 +593,116 @@ class Measured:
             "active_railroads_by_turn": {t: round(statistics.fmean(v), 1) for t, v in sorted(by_turn.items())
                                          if t in (1, 3, 6, 9, 12, 15, 18, 21, 24)},
             "regions_reached": {r: round(c / n, 3) for r, c in sorted(counts.items(), key=lambda x: -x[1])},
+            "presidents": president_summary(self.presidents),
         }
+
+
+def _president_figures(session, game_ids: list[int], gid_of) -> dict[int, dict[str, Any]]:
+    """Per game, how its (computer) presidents ran their roads and tycoons their cash
+    (docs/cr/computer-players.md): profits against dividends paid, railroad debt and cash at the
+    start of each turn, debt repaid, emergency loans, RoWs built, waited on and abandoned."""
+    out: dict[int, dict[str, Any]] = {}
+    kinds = ("operations", "dividend", "emergency-loan", "debt-repaid", "row-built", "row-abandoned",
+             "railroad-bankrupt", "reorganized")
+    for gid in game_ids:
+        f: dict[str, Any] = {"profit_pos": 0, "profit": 0, "road_turns": 0, "profitable": 0, "profitable_no_div": 0,
+                             "dividends": 0, "emergency_loans": 0, "emergency_amount": 0, "repaid": 0,
+                             "repaid_amount": 0, "built": 0, "build_cost": 0, "abandoned": 0,
+                             "rr_bankrupt": 0, "reorganized": 0, "players": 0, "by_turn": {}}
+        paid: set[tuple[int, str]] = set()
+        profits: dict[tuple[int, str], int] = {}
+        for e in session.scalars(select(Event).where(Event.game_id == gid, Event.kind.in_(kinds))):
+            if e.kind == "operations":
+                profits[(e.turn, e.railroad)] = int((e.data or {}).get("profit", 0))
+            elif e.kind == "dividend":
+                f["dividends"] += int(e.amount or 0)
+                paid.add((e.turn, e.railroad))
+            elif e.kind == "emergency-loan":
+                f["emergency_loans"] += 1
+                f["emergency_amount"] += int(e.amount or 0)
+            elif e.kind == "debt-repaid":
+                f["repaid"] += 1
+                f["repaid_amount"] += int(e.amount or 0)
+            elif e.kind == "row-built":
+                f["built"] += 1
+                f["build_cost"] += int(e.amount or 0)
+            elif e.kind == "row-abandoned":
+                f["abandoned"] += 1
+            elif e.kind == "railroad-bankrupt":
+                f["rr_bankrupt"] += 1
+            else:
+                f["reorganized"] += 1
+        for key, profit in profits.items():
+            f["road_turns"] += 1
+            f["profit"] += profit
+            if profit > 0:
+                f["profit_pos"] += profit
+                f["profitable"] += 1
+                if key not in paid:
+                    f["profitable_no_div"] += 1
+        for snap in session.scalars(select(Snapshot).where(Snapshot.game_id == gid)):
+            state = json.loads(snap.state)
+            f["players"] = len(state["players"])
+            roads = [r for r in state["railroads"] if r["status"] in ("active", "bankrupt")]
+            f["by_turn"][snap.turn] = [len(roads), sum(r.get("bond_debt", 0) for r in roads),
+                                       sum(r.get("loan_debt", 0) for r in roads), sum(r.get("cash", 0) for r in roads),
+                                       sum((r.get("last") or {}).get("revenue", 0) for r in roads),
+                                       sum(int(p.get("loan", 0)) for p in state["players"])]
+        out[gid_of(gid)] = f
+    return out
+
+
+def president_summary(games: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The computer-president figures pooled over the seasons (docs/cr/computer-players.md)."""
+    if not games:
+        return {}
+    n = len(games)
+    tot = {k: sum(g[k] for g in games.values()) for k in
+           ("profit_pos", "profit", "road_turns", "profitable", "profitable_no_div", "dividends", "emergency_loans",
+            "emergency_amount", "repaid", "repaid_amount", "built", "build_cost", "abandoned", "rr_bankrupt",
+            "reorganized", "players")}
+    debt: dict[int, list[float]] = defaultdict(list)
+    loans: dict[int, list[float]] = defaultdict(list)
+    cash: dict[int, list[float]] = defaultdict(list)
+    ratio: dict[int, list[float]] = defaultdict(list)
+    tycoon: dict[int, list[float]] = defaultdict(list)
+    for g in games.values():
+        for t, (roads, bonds, short, money, revenue, ploans) in g["by_turn"].items():
+            t = int(t)
+            if roads:
+                debt[t].append((bonds + short) / roads)
+                loans[t].append(short / roads)
+                cash[t].append(money / roads)
+            if revenue:
+                ratio[t].append((bonds + short) / revenue)
+            tycoon[t].append(ploans / max(1, g["players"]))
+    at = (1, 3, 6, 9, 12, 15, 18, 21, 24)
+
+    def by(series: dict[int, list[float]], digits: int = 0) -> dict[int, float]:
+        return {t: round(statistics.fmean(series[t]), digits) for t in at if series.get(t)}
+
+    return {
+        "seasons": n,
+        "payout_of_positive_profit": round(tot["dividends"] / max(1, tot["profit_pos"]), 3),
+        "payout_of_profit": round(tot["dividends"] / max(1, tot["profit"]), 3) if tot["profit"] > 0 else None,
+        "profitable_road_turns_paying_nothing": round(tot["profitable_no_div"] / max(1, tot["profitable"]), 3),
+        "dividends_per_season": round(tot["dividends"] / n),
+        "profit_per_season": round(tot["profit"] / n),
+        "debt_repayments_per_season": round(tot["repaid"] / n, 1),
+        "debt_repaid_per_season": round(tot["repaid_amount"] / n),
+        "emergency_loans_per_tycoon": round(tot["emergency_loans"] / max(1, tot["players"]), 2),
+        "emergency_loan_dollars_per_tycoon": round(tot["emergency_amount"] / max(1, tot["players"])),
+        "rows_built_per_season": round(tot["built"] / n, 1),
+        "mean_build_cost": round(tot["build_cost"] / max(1, tot["built"])),
+        "rows_abandoned_per_season": round(tot["abandoned"] / n, 1),
+        "railroad_bankruptcies_per_season": round(tot["rr_bankrupt"] / n, 2),
+        "reorganizations_per_season": round(tot["reorganized"] / n, 2),
+        "debt_per_road_by_turn": by(debt),
+        "short_loans_per_road_by_turn": by(loans),
+        "cash_per_road_by_turn": by(cash),
+        "debt_to_revenue_by_turn": by(ratio, 2),
+        "tycoon_loan_by_turn": by(tycoon),
+    }
 
 
 # --------------------------------------------------------------------------- statistics
