@@ -30,7 +30,7 @@ app = typer.Typer(
 # Modules that add commands: each has ``register(app: typer.Typer) -> None``,
 # or an ``app`` of its own mounted under the group name given here.
 PARTS = {"pbm.cli.cr": None, "pbm.cli.mail": None, "pbm.cli.turns": None, "pbm.cli.report": None, "pbm.cli.pipeline": None,
-         "pbm.cli.e18xx": "18xx", "pbm.cli.pbem": None}
+         "pbm.cli.e18xx": "18xx", "pbm.cli.pbem": None, "pbm.cli.web": None}
 
 def _version(value: bool) -> None:
     if value:
