@@ -160,10 +160,16 @@ def game18_context(session: Session, game: Any, rep: Any, rows: list[Any], at: i
         owner = "closed" if p["closed"] else (name(owner[2:]) if owner[1:2] == ":" else (owner or "bank"))
         privates.append({"sym": sym, "owner": owner, "value": p["value"], "revenue": p["revenue"]})
     texts = texts if texts is not None else action_texts(rows)
-    seat_names = {p.number: name(p.name) for p in seats}
-    log = [{"seq": row.seq, "text": name(texts[i]), "seat": seat_names.get(row.player_number, ""),
-            "href": links.move(row.seq, total), "current": row.seq == n}
-           for i, row in enumerate(rows) if row.seq <= n]
+    real = {p.number: p.name for p in seats}
+    log = []
+    for i, row in enumerate(rows):
+        if row.seq > n:
+            break
+        mover = real.get(row.player_number, "")
+        # the seat that sent the move, when it is not the entity that acted (a company, a private)
+        seat = name(mover) if mover and not texts[i].startswith(mover + ":") else ""
+        log.append({"seq": row.seq, "text": name(texts[i]), "seat": seat, "href": links.move(row.seq, total),
+                    "current": row.seq == n})
     log.reverse()
     rnd = st["round"]
     where = {"auction": "Private auction", "stock": f"Stock round {rnd['turn']}",
