@@ -249,19 +249,22 @@ def player_page(session: Session, game: Any, player: Any) -> PlayerView:
 
         rep = replay_rows(session, game)
         g = rep.game
-        ctx["to_act"] = who_acts(g)
+        name = Names(seat_rows(session, game), bool(game.anonymous))
+        if player.name in name.public:  # he knows his own name; the others stay "Player N" in an anonymous game
+            name.public[player.name] = player.name
+        ctx["to_act"] = name(who_acts(g))
         acting = _safe(g.acting_players, []) or []
         ctx["my_turn"] = player.name in acting
         if ctx["my_turn"]:
-            ctx["legal"] = legal_lines(g)
+            ctx["legal"] = [name(line) for line in legal_lines(g)]
         offer = pending_offer(game)
         if offer and player.name in (offer.get("owner"), offer.get("entity"), offer.get("buyer")):
-            ctx["offer"] = (f"{offer.get('entity')} offers {offer.get('owner')} ${offer.get('price')} for "
-                            f"{offer.get('company')}; the owner answers 'accept {offer.get('company')}' or "
-                            f"'decline {offer.get('company')}'")
+            ctx["offer"] = name(f"{offer.get('entity')} offers {offer.get('owner')} ${offer.get('price')} for "
+                                f"{offer.get('company')}; the owner answers 'accept {offer.get('company')}' or "
+                                f"'decline {offer.get('company')}'")
         ctx["settings"] = [("Mail", f"NOTIFY: {preference(game, player.number)} (change it with a line "
                                     "'NOTIFY: every', 'NOTIFY: turn' or 'NOTIFY: digest' in any mail to the game)"),
-                           ("PDF", "the state PDF comes with every state mail; the latest is below")]
+                           ("PDF", "the state PDF comes with every state mail; the latest is under 'Your reports'")]
         ctx["items"] = [("state.pdf", "The game's state now (PDF: map, market, holdings)")]
 
         def state_pdf() -> bytes:
@@ -276,7 +279,7 @@ def player_page(session: Session, game: Any, player: Any) -> PlayerView:
         turn = _safe(lambda: last_resolved_turn(game), 0)
         ctx["turn"] = turn
         ctx["settings"] = [("Mail", f"reports go to the address on file: {player.email or '(none)'}"),
-                           ("PDF", "your turn report is a PDF, mailed after each turn; the latest is below")]
+                           ("PDF", "your turn report is a PDF, mailed after each turn; the latest is under 'Your reports'")]
         if turn >= 1 and player.human:
             ctx["items"] = [("report.pdf", f"Your turn report for turn {turn} (PDF, private)")]
 

@@ -130,6 +130,12 @@ def test_anonymous_game_shows_no_name(server, games):
     for name in HOSTILE:
         assert name not in page and esc(name) not in page
     assert "anonymous game" in page
+    # a player's own page: his own name, the others as "Player N"
+    out = games.cli("link", "reset", games.names["anonymous"], "--player", "1", "--base", server.base).stdout
+    status, mine, _ = server.get(out.strip().splitlines()[-1][len(server.base):])
+    assert status == 200
+    assert esc(HOSTILE[0]) in mine and "To act: Player 3." in mine
+    assert "Carol" not in mine and esc(HOSTILE[1]) not in mine
 
 
 def test_continental_rails_public_pages_live(server, games):
