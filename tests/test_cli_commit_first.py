@@ -163,3 +163,15 @@ def test_the_commit_comes_before_the_first_print(cli, game18, monkeypatch, comma
         else:
             seat = s.scalar(select(Player).where(Player.number == 2))
             assert seat.email == "new@example.org" and not check_secret(game18["2"], seat.secret_hash)
+
+
+def test_rerun_turn_queues_the_corrections_before_the_first_print(cli, players_csv, tmp_path, monkeypatch):
+    cli("new-game", "continental-rails", "--players", players_csv, "--name", "rr", "--no-welcome")
+    cli("run-turn", "rr")
+    monkeypatch.setattr(typer, "echo", _failing_echo)
+    result = cli("rerun-turn", "rr", "1", "--reports", tmp_path / "reports", expect=None)
+    assert isinstance(result.exception, OSError)
+    monkeypatch.undo()
+    with session_scope(cli.url) as s:
+        keys = list(s.scalars(select(OutboxMessage.key).where(OutboxMessage.key.startswith("correction:rr:1:"))))
+    assert len(keys) == 3
