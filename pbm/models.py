@@ -468,7 +468,7 @@ class SendLog(Base):
     status: Mapped[str] = mapped_column(String(12))  # claimed, sending, sent, failed
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     sent_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    error: Mapped[str] = mapped_column(Text, default="")
+    error: Mapped[str] = mapped_column(Text, default="")  # the hand-over record and the relay's reply, or why it failed
 
 
 class TurnState(Base):

@@ -548,5 +548,6 @@ def _tick_other_kinds(url: str | None, opts: CycleOptions, names: list[str] | No
         if result.failed or result.uncertain:
             opts.failures.append(
                 f"18xx: {result.failed} delivery(ies) failed (tried again next time), {result.uncertain} left "
-                "mid-send (they may have arrived: check, then `pbm send-mail --retry-uncertain`)")
+                "mid-send (they may have arrived: `pbm status` lists them; `pbm send-mail --mark-sent ID` or "
+                "`--resend ID` once the relay's log says)")
     return acted

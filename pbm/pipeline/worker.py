@@ -251,7 +251,8 @@ class Worker:
         if result.failed:
             line += f", failed {result.failed} (tried again by the next flush: {'; '.join(result.errors[:1])})"
         if result.uncertain:
-            line += f", {result.uncertain} left mid-send by an earlier run (`pbm send-mail --retry-uncertain`)"
+            line += (f", {result.uncertain} left mid-send by an earlier run (`pbm status` lists them; "
+                     "`pbm send-mail --mark-sent ID` or `--resend ID` once the relay's log says)")
         self.opts.cycle.log(line)
 
     TICK_EVERY = 60.0  # seconds between a worker's ticks of the 18xx move clocks (their unit is the hour)
