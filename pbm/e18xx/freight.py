@@ -28,7 +28,7 @@ from pbm.e18xx.routes import Route, all_routes
 from pbm.e18xx.core.track import NodeKey
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def _count_fn(groups: StopGroups, m):
     return count
 
 
-def _raw_routes(game: "Game", corp: str, n: int) -> list[Route]:
+def _raw_routes(game: "Engine", corp: str, n: int) -> list[Route]:
     """Every route of at most ``n`` counted cities for ``corp`` (cached per map version)."""
     g = game.graph()
     m = g.map
@@ -94,7 +94,7 @@ def _raw_routes(game: "Game", corp: str, n: int) -> list[Route]:
     return [r for r in got[1] if r.stops <= n]
 
 
-def routes_for(game: "Game", corp: str, variant: str, kind: str) -> list[KindedRoute]:
+def routes_for(game: "Engine", corp: str, variant: str, kind: str) -> list[KindedRoute]:
     """Every legal route of a train ``variant`` of ``kind`` for ``corp``, valued."""
     groups: StopGroups = game.stop_groups()
     m = game.state.map
@@ -117,7 +117,7 @@ def _node_key(node_id: str) -> NodeKey:
     return (coord, int(idx)) if idx.isdigit() else (node_id, -1)
 
 
-def routes_through(game: "Game", corp: str, variant: str, kind: str, node_ids: Sequence[str]) -> list[KindedRoute]:
+def routes_through(game: "Engine", corp: str, variant: str, kind: str, node_ids: Sequence[str]) -> list[KindedRoute]:
     """The legal routes of a train visiting exactly ``node_ids`` (any order), best first."""
     want = frozenset(node_ids)
     keys = frozenset(_node_key(x) for x in want)
@@ -135,7 +135,7 @@ def routes_through(game: "Game", corp: str, variant: str, kind: str, node_ids: S
     return out
 
 
-def evaluate(game: "Game", corp: str, r: Route, variant: str, kind: str, groups: StopGroups) -> KindedRoute | None:
+def evaluate(game: "Engine", corp: str, r: Route, variant: str, kind: str, groups: StopGroups) -> KindedRoute | None:
     m = game.state.map
     colors = game.route_colors()
     n = train_number(variant)
@@ -210,7 +210,7 @@ def evaluate(game: "Game", corp: str, r: Route, variant: str, kind: str, groups:
     return KindedRoute(r, revenue, subsidy)
 
 
-def best_kinded(game: "Game", corp: str, trains: Sequence[str]) -> tuple[int, list[tuple[str, KindedRoute]]]:
+def best_kinded(game: "Engine", corp: str, trains: Sequence[str]) -> tuple[int, list[tuple[str, KindedRoute]]]:
     """Exact best combination (revenue + subsidy) for ``trains`` (ids), branch and bound."""
     s = game.state
     pools: list[list[KindedRoute]] = []

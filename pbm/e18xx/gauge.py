@@ -24,12 +24,12 @@ from pbm.e18xx.routes import Route, all_routes
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core import actions as A
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
 
 BIG = 99
 
 
-def uses_gauge_routes(game: "Game") -> bool:
+def uses_gauge_routes(game: "Engine") -> bool:
     d = game.title.data
     return bool(d.get("gauge_change") or d.get("k_bonus") or any(t.get("to_offboard") for t in d["trains"]))
 
@@ -42,7 +42,7 @@ class TrainSpec:
     to_offboard: frozenset[str]
 
 
-def _train_spec(game: "Game", tid: str) -> TrainSpec:
+def _train_spec(game: "Engine", tid: str) -> TrainSpec:
     t = game.state.trains[tid]
     data = game._train_data(t.name)
     free = int(data.get("free_gauge_changes", {}).get(t.variant or t.name, 0))
@@ -52,7 +52,7 @@ def _train_spec(game: "Game", tid: str) -> TrainSpec:
 class _Pool:
     """Every route the company can run, with its gauge changes and bonus stops."""
 
-    def __init__(self, game: "Game", corp: str, longest: int, only: frozenset | None = None):
+    def __init__(self, game: "Engine", corp: str, longest: int, only: frozenset | None = None):
         self.game = game
         self.corp = corp
         g = game.graph()
@@ -120,7 +120,7 @@ class _Pool:
         return r.revenue + self.bonus(r)
 
 
-def best_gauge(game: "Game", corp: str, tids: Sequence[str]) -> tuple[int, list[tuple[str, Route]]]:
+def best_gauge(game: "Engine", corp: str, tids: Sequence[str]) -> tuple[int, list[tuple[str, Route]]]:
     """The exact best set of routes for the company's trains."""
     specs = [_train_spec(game, t) for t in tids]
     if not specs:
@@ -155,7 +155,7 @@ def best_gauge(game: "Game", corp: str, tids: Sequence[str]) -> tuple[int, list[
     return best[0], best[1]
 
 
-def check_gauge(game: "Game", corp: str, action: "A.RunRoutes") -> tuple[int, list[tuple[str, Route]]]:
+def check_gauge(game: "Engine", corp: str, action: "A.RunRoutes") -> tuple[int, list[tuple[str, Route]]]:
     """The submitted routes, checked (legal, disjoint, revenue as stated)."""
     specs = {t: _train_spec(game, t) for t in game.corp_trains(corp)}
     longest = max((BIG if s.to_offboard else s.distance for s in specs.values()), default=0)

@@ -7,28 +7,20 @@ The engine does no I/O.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError, IllegalAction, NotYourTurn
 from pbm.e18xx.rounds.operating import OperatingMixin
-from pbm.e18xx.core.state import Company, Corporation, Player, RoundState, State, Train, clone_state
+from pbm.e18xx.core.hooks import hooks_for
+from pbm.e18xx.core.state import (Company, Corporation, GameSetup, Player, RoundState, State, Train,  # noqa: F401
+                                  clone_state)
 from pbm.e18xx.rounds.joint_home import JointHomeMixin
 from pbm.e18xx.rounds.loans import LoansMixin
 from pbm.e18xx.rounds.receivership import ReceivershipMixin
 from pbm.e18xx.rounds.stock import StockMixin
 from pbm.e18xx.core.title import Title, load_title
 from pbm.e18xx.core.track import NEUTRAL, MapState, TrackGraph
-
-
-@dataclass(frozen=True)
-class GameSetup:
-    title: str
-    players: tuple[str, ...]
-    seed: int = 0
-    optional_rules: tuple[str, ...] = ()
-    player_ids: tuple[str, ...] = ()
 
 
 class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeMixin):
@@ -56,7 +48,7 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
         self.actions: list[A.Action] = []
         self._graph: TrackGraph | None = None
         self._graph_version = -1
-        self.hooks = self.title.hooks(self)
+        self.hooks = hooks_for(self.title)(self)
         self.state = self._initial_state(players, list(player_ids or players))
         self._start()
 

@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # typing only: the hooks receive the game they serve
-    from .game import Game
+from pbm.e18xx.core.title import TITLES_DIR, Title
+
+if TYPE_CHECKING:  # typing only: the hooks receive the game they serve, as the Protocol it meets
+    from pbm.e18xx.core.protocol import Engine
 
 
 class TitleHooks:
     """Default behaviour at every hook point (no title-specific rules)."""
 
-    def __init__(self, game: "Game") -> None:
+    def __init__(self, game: "Engine") -> None:
         self.game = game
 
     def after_setup(self) -> None:
@@ -36,6 +39,16 @@ class TitleHooks:
     def describe(self) -> dict[str, Any]:
         """Title-specific facts for ``pbm 18xx show --json`` (default: none)."""
         return {}
+
+
+def hooks_for(title: Title) -> type[TitleHooks]:
+    """The hooks class of ``title`` (its folder's ``hooks.py``; :class:`TitleHooks` if it has none)."""
+    return _hooks_of(title.folder or title.name)
+
+
+@lru_cache(maxsize=None)
+def _hooks_of(folder: str) -> type[TitleHooks]:
+    return load_hooks(TITLES_DIR / folder)
 
 
 def load_hooks(folder: Path) -> type[TitleHooks]:

@@ -13,6 +13,16 @@ from typing import Any
 from pbm.e18xx.core.track import MapState
 
 
+@dataclass(frozen=True)
+class GameSetup:
+    """What a game was started with (it never changes)."""
+    title: str
+    players: tuple[str, ...]
+    seed: int = 0
+    optional_rules: tuple[str, ...] = ()
+    player_ids: tuple[str, ...] = ()
+
+
 @dataclass
 class Player:
     name: str

@@ -1,7 +1,7 @@
 """Loading a title: the data files under ``titles/<TITLE>/``.
 
 A title is data (``title.json`` + ``tiles.json``, see docs/18xx/format.md)
-plus a few named hooks.  Everything here is immutable after loading.
+plus a few named hooks (``titles/<T>/hooks.py``, loaded by ``core/hooks.py::hooks_for``).  Everything here is immutable after loading.
 """
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.core.hooks import TitleHooks, load_hooks
 from pbm.e18xx.core.tiles import TileDef, parse_hex_spec_full
 
 TITLES_DIR = Path(__file__).parent.parent / "titles"
@@ -79,7 +78,7 @@ class Title:
     market: tuple[tuple[MarketCell | None, ...], ...] = ()
     trains: tuple[TrainDef, ...] = ()
     phases: tuple[PhaseDef, ...] = ()
-    hooks: type[TitleHooks] = field(default=TitleHooks, repr=False, hash=False, compare=False)
+    folder: str = ""  # the folder under ``titles/`` it was loaded from (its hooks are there)
 
     def cert_limit(self, players: int) -> int:
         """The certificate limit for ``players`` players.  Bankruptcies can leave fewer players
@@ -212,4 +211,4 @@ def _load(canon: str) -> Title:
     phases = tuple(_phase(p) for p in data["phases"])
     layout = data["layout"] + ("_xnum" if data.get("axes") == "x_number" else "")
     return Title(name=data["title"], data=data, layout=layout, hexes=hexes, tiles=tiles,
-                 market=market, trains=trains, phases=phases, hooks=load_hooks(folder))
+                 market=market, trains=trains, phases=phases, folder=canon)

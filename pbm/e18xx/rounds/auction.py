@@ -17,23 +17,23 @@ from pbm.e18xx.core.state import Bid, RoundState
 from pbm.e18xx.rounds.dutch import DutchAuctionMixin
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
 
 
 class AuctionMixin(DutchAuctionMixin):
     # ------------------------------------------------------------------ auction
-    def _auction_companies(self: "Game") -> list[str]:
+    def _auction_companies(self: "Engine") -> list[str]:
         s = self.state
         left = [c for c in s.companies.values() if c.owner is None and not c.closed]
         return [c.sym for c in sorted(left, key=lambda c: c.value)]
 
-    def _start_auction(self: "Game") -> None:
+    def _start_auction(self: "Engine") -> None:
         self.state.round = RoundState("auction", [p.name for p in self.state.players])
 
-    def _site_auction(self: "Game") -> bool:
+    def _site_auction(self: "Engine") -> bool:
         return "site_auction" in self.optional_rules
 
-    def active_auction(self: "Game") -> str | None:
+    def active_auction(self: "Engine") -> str | None:
         """The private being auctioned among its bidders now, if any."""
         r = self.state.round
         if not r.auctioning:
@@ -42,10 +42,10 @@ class AuctionMixin(DutchAuctionMixin):
             return r.auctioning if len(r.bids.get(r.auctioning, [])) > 1 else None
         return r.auctioning if r.high is not None else None
 
-    def _auction_style(self: "Game") -> str:
+    def _auction_style(self: "Engine") -> str:
         return str(self.title.data.get("auction", {}).get("style", "waterfall"))
 
-    def _auction_current(self: "Game") -> str:
+    def _auction_current(self: "Engine") -> str:
         r = self.state.round
         if r.pending_par:
             return r.pending_par[0]
@@ -56,14 +56,14 @@ class AuctionMixin(DutchAuctionMixin):
             return r.auction_seq[r.auction_turn]
         return r.entities[r.index]
 
-    def committed(self: "Game", player: str) -> int:
+    def committed(self: "Engine", player: str) -> int:
         bids = self.state.round.bids.values()
         if self._auction_style() == "bid_all":  # only a player's high bids hold his cash
             return sum(max(bs, key=lambda b: b.price).price for bs in bids
                        if bs and max(bs, key=lambda b: b.price).player == player)
         return sum(b.price for bs in bids for b in bs if b.player == player)
 
-    def max_bid(self: "Game", player: str, company: str) -> int:
+    def max_bid(self: "Engine", player: str, company: str) -> int:
         r = self.state.round
         bids = r.bids.get(company, [])
         if self._auction_style() == "bid_all":
@@ -73,7 +73,7 @@ class AuctionMixin(DutchAuctionMixin):
             own = next((b.price for b in bids if b.player == player), 0)
         return self.state.cash[f"P:{player}"] - self.committed(player) + own
 
-    def min_bid(self: "Game", company: str) -> int:
+    def min_bid(self: "Engine", company: str) -> int:
         r = self.state.round
         comp = self.state.companies[company]
         if self._auction_style() == "dutch":
@@ -90,13 +90,13 @@ class AuctionMixin(DutchAuctionMixin):
         bids = r.bids.get(company, [])
         return (max(b.price for b in bids) if bids else comp.min_bid) + int(self.title.data["min_bid_increment"])
 
-    def _may_purchase(self: "Game", company: str) -> bool:
+    def _may_purchase(self: "Engine", company: str) -> bool:
         if self.active_auction():
             return False
         left = self._auction_companies()
         return bool(left) and company == left[0]
 
-    def _auction_process(self: "Game", action: A.Action) -> None:
+    def _auction_process(self: "Engine", action: A.Action) -> None:
         r = self.state.round
         cur = self._auction_current()
         if action.entity != cur:
@@ -153,7 +153,7 @@ class AuctionMixin(DutchAuctionMixin):
         if not self._auction_companies():
             self._end_auction()
 
-    def _rulebook_auction_turn(self: "Game", action: A.Action, company: str) -> None:
+    def _rulebook_auction_turn(self: "Engine", action: A.Action, company: str) -> None:
         """3.1.1: bidders speak in turn from the one after the high bidder; a pass
         does not leave the auction; it ends when all but the high bidder pass in a row."""
         r = self.state.round
@@ -179,7 +179,7 @@ class AuctionMixin(DutchAuctionMixin):
             self._resolve_bids()
 
     # -- every item open to bids at once (title data: auction.style = "bid_all") --------
-    def _bid_all_process(self: "Game", action: A.Action) -> None:
+    def _bid_all_process(self: "Engine", action: A.Action) -> None:
         """Bid on any item or pass.  When everybody has passed in a row, every item
         with bids goes to its high bidder if all items have bids; otherwise each item
         without a bid gets cheaper (``discount_on_all_pass``) and bidding goes on; an
@@ -205,7 +205,7 @@ class AuctionMixin(DutchAuctionMixin):
         self.log(f"{action.entity} bids {action.price} for {comp.sym}")
         r.index = (r.index + 1) % len(r.entities)
 
-    def _bid_all_passed(self: "Game") -> None:
+    def _bid_all_passed(self: "Engine") -> None:
         r = self.state.round
         left = self._auction_companies()
         unbid = [c for c in left if not r.bids.get(c)]
@@ -228,7 +228,7 @@ class AuctionMixin(DutchAuctionMixin):
                 self.log(f"{forced} bids 0 for {sym}, now free")
         r.passed.clear()
 
-    def _pending_par_process(self: "Game", action: A.Action) -> None:
+    def _pending_par_process(self: "Engine", action: A.Action) -> None:
         """The buyer of a private that carries a president's certificate sets its starting value."""
         r = self.state.round
         assert r.pending_par
@@ -239,7 +239,7 @@ class AuctionMixin(DutchAuctionMixin):
         r.pending_par = None
         self._end_auction()
 
-    def _check_bid(self: "Game", action: A.Bid) -> None:
+    def _check_bid(self: "Engine", action: A.Bid) -> None:
         low = self.min_bid(action.company)
         if action.price < low:
             raise GameError(f"minimum bid for {action.company} is {low}")
@@ -250,7 +250,7 @@ class AuctionMixin(DutchAuctionMixin):
             raise InsufficientFunds(f"{action.entity} can bid at most {high} for {action.company} "
                                     f"(cash less other bids)")
 
-    def _sell_company(self: "Game", player: str, company: str, price: int) -> None:
+    def _sell_company(self: "Engine", player: str, company: str, price: int) -> None:
         comp = self.state.companies[company]
         self.transfer(f"P:{player}", "bank", price)
         comp.owner = f"P:{player}"
@@ -261,7 +261,7 @@ class AuctionMixin(DutchAuctionMixin):
             self.move_share(ab["share"], f"P:{player}")
             self.log(f"{player} receives {ab['share']}")
 
-    def _resolve_bids(self: "Game") -> None:
+    def _resolve_bids(self: "Engine") -> None:
         r = self.state.round
         while True:
             left = self._auction_companies()
@@ -285,7 +285,7 @@ class AuctionMixin(DutchAuctionMixin):
                     r.high = top
             return
 
-    def _all_passed(self: "Game") -> None:
+    def _all_passed(self: "Engine") -> None:
         r = self.state.round
         left = self._auction_companies()
         cheapest = min(self.state.companies.values(), key=lambda c: c.value)
@@ -300,7 +300,7 @@ class AuctionMixin(DutchAuctionMixin):
             self.payout_companies()
         r.passed.clear()
 
-    def _end_auction(self: "Game") -> None:
+    def _end_auction(self: "Engine") -> None:
         r = self.state.round
         s = self.state
         for comp in s.companies.values():  # a private carrying a president's certificate: par first
@@ -318,7 +318,7 @@ class AuctionMixin(DutchAuctionMixin):
         self._reorder_players(r.index)
         self._start_stock()
 
-    def _reorder_players(self: "Game", index: int) -> None:
+    def _reorder_players(self: "Engine", index: int) -> None:
         s = self.state
         active = [p for p in s.players if not p.bankrupt]
         first = active[index % len(active)]

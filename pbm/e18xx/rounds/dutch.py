@@ -18,18 +18,18 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction, InsufficientFunds
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
 
 
 class DutchAuctionMixin:
-    def _dutch_floor(self: "Game", sym: str) -> int:
+    def _dutch_floor(self: "Engine", sym: str) -> int:
         return int(self.title.data["auction"].get("min_prices", {}).get(sym, 0))
 
-    def dutch_may_reduce(self: "Game", sym: str) -> bool:
+    def dutch_may_reduce(self: "Engine", sym: str) -> bool:
         comp = self.state.companies[sym]
         return comp.min_bid - int(self.title.data["auction"].get("step", 5)) >= self._dutch_floor(sym)
 
-    def dutch_may_pass(self: "Game", player: str) -> bool:
+    def dutch_may_pass(self: "Engine", player: str) -> bool:
         s = self.state
         owns = any(c.owner == f"P:{player}" for c in s.companies.values())
         if owns or "site_dutch_pass" in self.optional_rules:
@@ -38,7 +38,7 @@ class DutchAuctionMixin:
         someone = any(c.owner and c.owner.startswith("P:") for c in s.companies.values())
         return someone and not any(self.dutch_may_reduce(c) for c in left)
 
-    def _dutch_process(self: "Game", action: A.Action) -> None:
+    def _dutch_process(self: "Engine", action: A.Action) -> None:
         s = self.state
         r = s.round
         player = action.entity
@@ -80,7 +80,7 @@ class DutchAuctionMixin:
         if not self._auction_companies():
             self._end_auction()
 
-    def _fixed_par(self: "Game", player: str, sym: str) -> None:
+    def _fixed_par(self: "Engine", player: str, sym: str) -> None:
         """A private carrying a president's certificate at a fixed starting value (``fixed_par``)."""
         ab = self.company_ability(sym, "fixed_par")
         if not ab:

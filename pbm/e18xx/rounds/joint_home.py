@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 from pbm.e18xx.core.hexgrid import opposite
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
     from pbm.e18xx.core.state import Corporation
 
 
 class JointHomeMixin:
-    def joint_homes(self: "Game", corp: str) -> list[str]:
+    def joint_homes(self: "Engine", corp: str) -> list[str]:
         data = self.title.data_corp(corp)
         return list(data.get("float_needs_link", ()))
 
-    def may_operate(self: "Game", corp: str) -> bool:
+    def may_operate(self: "Engine", corp: str) -> bool:
         homes = self.joint_homes(corp)
         if not homes:
             return True
@@ -37,7 +37,7 @@ class JointHomeMixin:
             return True
         return False
 
-    def homes_linked(self: "Game", a: str, b: str) -> bool:
+    def homes_linked(self: "Engine", a: str, b: str) -> bool:
         """Track joins a city of hex ``a`` to hex ``b``, nothing blocking (5.3.2)."""
         g = self.graph()
         m = self.state.map
@@ -61,7 +61,7 @@ class JointHomeMixin:
                         stack.extend(g.by_side.get((nb, opposite(end[1])), []))
         return False
 
-    def place_joint_homes(self: "Game", corp: "Corporation") -> None:
+    def place_joint_homes(self: "Engine", corp: "Corporation") -> None:
         homes = self.joint_homes(corp.sym)
         m = self.state.map
         if not homes or corp.tokens[0] is not None:

@@ -15,10 +15,10 @@ from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.tiles import UPGRADE_NEXT
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
 
 
-def legal_actions(g: "Game") -> list[A.Action]:
+def legal_actions(g: "Engine") -> list[A.Action]:
     s = g.state
     if s.finished:
         return []
@@ -53,7 +53,7 @@ def legal_actions(g: "Game") -> list[A.Action]:
     return out
 
 
-def _auction(g: "Game", ent: str) -> list[A.Action]:
+def _auction(g: "Engine", ent: str) -> list[A.Action]:
     r = g.state.round
     if r.pending_par:
         corp = r.pending_par[1]
@@ -77,7 +77,7 @@ def _auction(g: "Game", ent: str) -> list[A.Action]:
     return out
 
 
-def _stock(g: "Game", ent: str) -> list[A.Action]:
+def _stock(g: "Engine", ent: str) -> list[A.Action]:
     s = g.state
     allowed = g.stock_actions(ent)
     out: list[A.Action] = []
@@ -111,7 +111,7 @@ def _stock(g: "Game", ent: str) -> list[A.Action]:
     return out
 
 
-def tile_lays(g: "Game", corp: str, special: str | None = None) -> list[A.LayTile]:
+def tile_lays(g: "Engine", corp: str, special: str | None = None) -> list[A.LayTile]:
     """Every legal (hex, tile, rotation) for ``corp`` now (or for private ``special``)."""
     s = g.state
     out: list[A.LayTile] = []
@@ -158,7 +158,7 @@ def tile_lays(g: "Game", corp: str, special: str | None = None) -> list[A.LayTil
     return out
 
 
-def _operating(g: "Game", ent: str) -> list[A.Action]:
+def _operating(g: "Engine", ent: str) -> list[A.Action]:
     s = g.state
     out: list[A.Action] = []
     allowed = g.or_actions(ent)
@@ -242,14 +242,14 @@ def _operating(g: "Game", ent: str) -> list[A.Action]:
     return out
 
 
-def _variants(g: "Game", tid: str) -> list[str | None]:
+def _variants(g: "Engine", tid: str) -> list[str | None]:
     """The sides a train may be declared as when bought from the bank or pool (None: no choice)."""
     t = g.state.trains[tid]
     td = next(x for x in g.title.trains if x.name == t.name)
     return [v for v, _ in td.variants] if len(td.variants) > 1 else [None]
 
 
-def _company_actions(g: "Game", corp: str, sym: str) -> list[A.Action]:
+def _company_actions(g: "Engine", corp: str, sym: str) -> list[A.Action]:
     """Uses of a corporation-owned private's ability (each closes the private)."""
     s = g.state
     allowed = g.company_actions(sym)

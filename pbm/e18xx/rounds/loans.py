@@ -21,27 +21,27 @@ from typing import TYPE_CHECKING
 from pbm.e18xx.core.errors import IllegalAction
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
 
 
 class LoansMixin:
     # ------------------------------------------------------------ the lender
-    def lender(self: "Game") -> str | None:
+    def lender(self: "Engine") -> str | None:
         spec = self.title.data.get("bank_corporation")
         return spec["sym"] if spec else None
 
-    def auto_operates(self: "Game", entity: str) -> bool:
+    def auto_operates(self: "Engine", entity: str) -> bool:
         """Does ``entity`` act by itself (the lender's dividend)?"""
         return entity is not None and entity == self.lender()
 
-    def loans_left(self: "Game") -> int:
+    def loans_left(self: "Engine") -> int:
         spec = self.title.data.get("bank_corporation") or {}
         sym = spec.get("sym")
         if not sym:
             return 0
         return int(spec.get("loans", 0)) - self.state.corporations[sym].loans
 
-    def lender_dividend(self: "Game") -> None:
+    def lender_dividend(self: "Engine") -> None:
         """5.4.3, 5.5.7: the lender pays its dividend from the bank at the start of the operating round."""
         spec = self.title.data.get("bank_corporation")
         if not spec:
@@ -66,11 +66,11 @@ class LoansMixin:
         self.log(f"{sym} pays {total} ({per} a share)")
 
     # ----------------------------------------------------------------- loans
-    def loans_open(self: "Game") -> bool:
+    def loans_open(self: "Engine") -> bool:
         spec = self.title.data.get("loans")
         return bool(spec) and spec.get("from_event") in self.state.events
 
-    def can_take_loan(self: "Game", corp: str, ignore_round: bool = False) -> bool:
+    def can_take_loan(self: "Engine", corp: str, ignore_round: bool = False) -> bool:
         spec = self.title.data.get("loans")
         if not spec or not self.loans_open() or corp == self.lender():
             return False
@@ -79,7 +79,7 @@ class LoansMixin:
             return False
         return c.loans < int(spec.get("per_company", 5)) and self.loans_left() > 0 and not c.receivership
 
-    def take_loan(self: "Game", corp: str, forced: bool = False) -> None:
+    def take_loan(self: "Engine", corp: str, forced: bool = False) -> None:
         spec = self.title.data["loans"]
         if not forced and not self.can_take_loan(corp):
             c = self.state.corporations[corp]
@@ -105,13 +105,13 @@ class LoansMixin:
         self.log(f"{corp} takes a loan of {value} ({c.loans} in all)")
         self.after_price_drop(corp)
 
-    def after_price_drop(self: "Game", corp: str) -> None:
+    def after_price_drop(self: "Engine", corp: str) -> None:
         """A corporation whose price reached a receivership cell goes into receivership."""
         c = self.state.corporations[corp]
         if c.price and self.title.market[c.price[0]][c.price[1]].kind == "c" and not c.receivership:
             self.enter_receivership(corp)
 
-    def _forced_loans(self: "Game", corp: str, price: int) -> None:
+    def _forced_loans(self: "Engine", corp: str, price: int) -> None:
         """8.4: a company that must buy a train from the bank and lacks the money borrows (its
         director pays nothing) until it can pay or its price reaches receivership; with no
         loans left it goes into receivership at once."""

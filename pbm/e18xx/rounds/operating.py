@@ -19,18 +19,18 @@ from pbm.e18xx.rounds.or_track import TrackMixin
 from pbm.e18xx.rounds.or_trains import CompanyAbilitiesMixin, TrainsMixin
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
 
 BLOCKING = ("home_token", "convert", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company")
 
 
 class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     # ------------------------------------------------------------ round flow
-    def _start_operating_set(self: "Game") -> None:
+    def _start_operating_set(self: "Engine") -> None:
         self.state.ors_in_set = self.phase.operating_rounds
         self._start_or(1)
 
-    def _start_or(self: "Game", num: int) -> None:
+    def _start_or(self: "Engine", num: int) -> None:
         s = self.state
         s.round = RoundState("operating", self.operating_order(), num=num)
         self.log(f"-- operating round {s.turn}.{num} --")
@@ -43,11 +43,11 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             return
         self._start_corp_turn()
 
-    def _or_operator(self: "Game") -> str:
+    def _or_operator(self: "Engine") -> str:
         r = self.state.round
         return r.entities[r.index]
 
-    def forced_lay_company(self: "Game") -> str | None:
+    def forced_lay_company(self: "Engine") -> str | None:
         """A private whose tile must be laid now that the privates have closed (title data
         ``tile_lay.forced_on_close``; 1848 4.4: the Tasmania tile)."""
         forced = self.title.__dict__.get("_forced_on_close")
@@ -68,7 +68,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 return comp.sym
         return None
 
-    def _or_current(self: "Game") -> str:
+    def _or_current(self: "Engine") -> str:
         forced = self.forced_lay_company()
         if forced:
             return forced
@@ -80,7 +80,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             return crowded[0]
         return self._or_operator()
 
-    def _start_corp_turn(self: "Game") -> None:
+    def _start_corp_turn(self: "Engine") -> None:
         s = self.state
         r = s.round
         while True:
@@ -107,7 +107,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             self._place_home_token(corp)
         self._skip_steps()
 
-    def _next_corp(self: "Game") -> None:
+    def _next_corp(self: "Engine") -> None:
         s = self.state
         r = s.round
         if s.corporations[self._or_operator()].floated:
@@ -127,7 +127,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         r.index += 1
         self._start_corp_turn()
 
-    def _end_or(self: "Game") -> None:
+    def _end_or(self: "Engine") -> None:
         s = self.state
         s.recently_floated = []
         self.check_game_end(at_or_end=True)
@@ -140,7 +140,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             self._start_stock()
 
     # -------------------------------------------------------------- steps
-    def _step_actions(self: "Game", step: str, corp: str) -> list[str]:
+    def _step_actions(self: "Engine", step: str, corp: str) -> list[str]:
         s = self.state
         r = s.round
         c = s.corporations[corp]
@@ -182,7 +182,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             return list(dict.fromkeys(out + ["pass"])) if out else []
         raise AssertionError(step)
 
-    def _skip_steps(self: "Game") -> None:
+    def _skip_steps(self: "Engine") -> None:
         """Skip blocking steps with nothing to do; end the turn if none is left."""
         s = self.state
         r = s.round
@@ -201,20 +201,20 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 return
         self._next_corp()
 
-    def _may_convert(self: "Game", corp: str) -> bool:
+    def _may_convert(self: "Engine", corp: str) -> bool:
         """At the start of its turn, once the phase allows it, a five-share
         corporation that has operated may convert to ten shares."""
         conv = self.title.data.get("conversion")
         c = self.state.corporations[corp]
         return bool(conv) and conv.get("may_status") in self.phase.status and c.size == 5 and c.operated
 
-    def _skip(self: "Game", step: str, corp: str) -> None:
+    def _skip(self: "Engine", step: str, corp: str) -> None:
         r = self.state.round
         r.steps_done.add(step)
         if step == "dividend":
             self._pay_dividend(corp, "withhold")
 
-    def _open_step(self: "Game", corp: str) -> tuple[str | None, list[str]]:
+    def _open_step(self: "Engine", corp: str) -> tuple[str | None, list[str]]:
         """The operating company's first open step and ``_step_actions`` of it."""
         r = self.state.round
         for step in BLOCKING:
@@ -229,7 +229,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 return step, acts
         return None, []
 
-    def or_actions(self: "Game", entity: str) -> list[str]:
+    def or_actions(self: "Engine", entity: str) -> list[str]:
         """Action types ``entity`` may take now in the operating round."""
         s = self.state
         forced = self.forced_lay_company()
@@ -244,7 +244,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         corp = self._or_operator()
         return self._turn_actions(entity, corp, *self._open_step(corp))
 
-    def _turn_actions(self: "Game", entity: str, corp: str, block: str | None, block_acts: list[str]) -> list[str]:
+    def _turn_actions(self: "Engine", entity: str, corp: str, block: str | None, block_acts: list[str]) -> list[str]:
         """``or_actions`` once no private must lay, no director must sell and no company must
         discard: ``block`` is the operating company's first open step, ``block_acts`` its actions."""
         s = self.state
@@ -271,7 +271,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             out += block_acts
         return list(dict.fromkeys(out))
 
-    def _or_process(self: "Game", action: A.Action) -> None:
+    def _or_process(self: "Engine", action: A.Action) -> None:
         s = self.state
         r = s.round
         forced = self.forced_lay_company()
@@ -371,7 +371,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             raise IllegalAction(f"{action.type} is not an operating round action")
         self._after_or_action()
 
-    def _after_or_action(self: "Game") -> None:
+    def _after_or_action(self: "Engine") -> None:
         s = self.state
         self.check_game_end()
         if s.finished:

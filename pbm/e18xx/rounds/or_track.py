@@ -10,12 +10,12 @@ from pbm.e18xx.core.state import Corporation
 from pbm.e18xx.core.track import Placed, city_map, upgrade_ok
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
 
 
 class TrackMixin:
     # ------------------------------------------------------------- track
-    def _tile_lays_allowed(self: "Game", corp: str) -> int:
+    def _tile_lays_allowed(self: "Engine", corp: str) -> int:
         """One lay or upgrade; optional rule 7(a): a second yellow lay in the first OR; after the
         train event ``second_tile_lay_event`` (title data) a second yellow lay unless it upgraded."""
         s = self.state
@@ -26,7 +26,7 @@ class TrackMixin:
             return 2
         return 1
 
-    def _blocking_private(self: "Game", coord: str) -> str | None:
+    def _blocking_private(self: "Engine", coord: str) -> str | None:
         for c in self.state.companies.values():
             if c.closed or not c.owner or not c.owner.startswith("P:"):
                 continue
@@ -35,7 +35,7 @@ class TrackMixin:
                 return c.sym
         return None
 
-    def _tile_by_ref(self: "Game", ref: str) -> tuple[str, int]:
+    def _tile_by_ref(self: "Engine", ref: str) -> tuple[str, int]:
         """Tile name and copy index from ``57`` or ``57-1``."""
         s = self.state
         if ref in self.title.tiles:
@@ -51,7 +51,7 @@ class TrackMixin:
             return name, i
         raise IllegalTile(f"unknown tile {ref!r}")
 
-    def check_lay(self: "Game", corp: str, coord: str, name: str, rotation: int, special: bool = False,
+    def check_lay(self: "Engine", corp: str, coord: str, name: str, rotation: int, special: bool = False,
                   reach: dict[str, set[int]] | None = None) -> int:
         """Raise IllegalTile unless ``corp`` may lay tile ``name`` on ``coord``; return the cost."""
         s = self.state
@@ -123,7 +123,7 @@ class TrackMixin:
                                   "and has no city connected to them")
         return self._lay_cost(corp, coord, old, special)
 
-    def _lay_cost(self: "Game", corp: str, coord: str, old: Placed, special) -> int:
+    def _lay_cost(self: "Engine", corp: str, coord: str, old: Placed, special) -> int:
         s = self.state
         cost = self.title.hexes[coord].cost if old.tile_id is None and not special else 0
         if special and isinstance(special, int) and not isinstance(special, bool):  # a discounted lay
@@ -132,7 +132,7 @@ class TrackMixin:
             raise InsufficientFunds(f"{coord} costs {cost} to build on; {corp} has {s.cash[f'C:{corp}']}")
         return cost
 
-    def _upgrade_connects(self: "Game", corp: str, coord: str, old: Placed, new, rotation: int,
+    def _upgrade_connects(self: "Engine", corp: str, coord: str, old: Placed, new, rotation: int,
                           edges: set[int], reached_nodes: set | None) -> bool:
         """4.2.1(j) for an upgrade: new track touching the company's reach, or a reached city."""
         if reached_nodes is None:
@@ -152,14 +152,14 @@ class TrackMixin:
                 return True
         return False
 
-    def _reach(self: "Game", corp: str):
+    def _reach(self: "Engine", corp: str):
         g, key, starts, home, cache = self._reach_key(corp)
         got = cache.get(key)
         if got is None:
             got = cache[key] = g.reach(corp, starts, home)
         return got
 
-    def _reach_key(self: "Game", corp: str):
+    def _reach_key(self: "Engine", corp: str):
         s = self.state
         c = s.corporations[corp]
         starts = s.map.token_cities(corp)
@@ -168,7 +168,7 @@ class TrackMixin:
         cache = g.__dict__.setdefault("_reach_cache", {})
         return g, (corp, tuple(starts), tuple(home)), starts, home, cache
 
-    def _reach_watching(self: "Game", corp: str, coord: str, ok):
+    def _reach_watching(self: "Engine", corp: str, coord: str, ok):
         """None if ``ok(edges of coord, stops)`` holds on the company's reach (a test only more
         reach can make true), shown walking only as far as needed; else the full reach."""
         g, key, starts, home, cache = self._reach_key(corp)
@@ -180,7 +180,7 @@ class TrackMixin:
             cache[key] = full
         return full
 
-    def _reaches_any(self: "Game", corp: str, test) -> bool:
+    def _reaches_any(self: "Engine", corp: str, test) -> bool:
         """``any(test(k) for k in self._reach(corp)[1])``, walking only until a stop passes."""
         g, key, starts, home, cache = self._reach_key(corp)
         got = cache.get(key)
@@ -192,7 +192,7 @@ class TrackMixin:
         cache[key] = full
         return False
 
-    def _lay_tile(self: "Game", corp: str, action: A.LayTile, special: bool = False) -> None:
+    def _lay_tile(self: "Engine", corp: str, action: A.LayTile, special: bool = False) -> None:
         s = self.state
         name, idx = self._tile_by_ref(action.tile)
         cost = self.check_lay(corp, action.hex, name, action.rotation, special=special)
@@ -202,7 +202,7 @@ class TrackMixin:
         s.round.laid_hexes.append(action.hex)
         self.log(f"{corp} lays {name} on {action.hex} rotation {action.rotation}" + (f" for {cost}" if cost else ""))
 
-    def _put_tile(self: "Game", coord: str, name: str, idx: int, rotation: int, actor: str) -> None:
+    def _put_tile(self: "Engine", coord: str, name: str, idx: int, rotation: int, actor: str) -> None:
         s = self.state
         m = s.map
         old = m.placed[coord]
@@ -241,7 +241,7 @@ class TrackMixin:
         m.tile_hex[tid] = coord
         m.version += 1
 
-    def _unplace_corp_token(self: "Game", corp: str, key) -> None:
+    def _unplace_corp_token(self: "Engine", corp: str, key) -> None:
         c = self.state.corporations.get(corp)
         if c is None:
             return
@@ -250,7 +250,7 @@ class TrackMixin:
                 c.tokens[i] = None
                 return
 
-    def _ability_user_ok(self: "Game", company: str, corp: str, kind: str) -> bool:
+    def _ability_user_ok(self: "Engine", company: str, corp: str, kind: str) -> bool:
         """May ``corp`` use ``company``'s ability ``kind`` now?  Its owner must be ``corp`` (or,
         with the ability's ``owner: corporation_or_director``, ``corp``'s director); with title
         data ``abilities_from_status`` only once the phase has that status (or the privates have
@@ -265,7 +265,7 @@ class TrackMixin:
             return False
         return True
 
-    def _special_track_ok(self: "Game", company: str, block: str | None) -> bool:
+    def _special_track_ok(self: "Engine", company: str, block: str | None) -> bool:
         comp = self.state.companies[company]
         ab = self.company_ability(company, "tile_lay")
         if not ab or (comp.closed and not ab.get("survives_close")) or comp.uses.get("tile_lay", 0) >= ab.get("count", 1):
@@ -278,7 +278,7 @@ class TrackMixin:
         return any((ab.get("on_blue") or self.title.tiles[t].color in self.phase.tiles)
                    and self.state.tile_supply.get(t) for t in ab["tiles"])
 
-    def special_kind(self: "Game", sym: str) -> bool | int | str:
+    def special_kind(self: "Engine", sym: str) -> bool | int | str:
         """How ``check_lay`` treats private ``sym``'s tile lay: ``"blue"`` (a tile for an empty
         blue hex), an int (the company's own lay with that terrain discount) or True (free,
         anywhere among its hexes)."""
@@ -289,7 +289,7 @@ class TrackMixin:
             return int(ab.get("discount", 0))
         return True
 
-    def _special_lay(self: "Game", action: A.LayTile) -> None:
+    def _special_lay(self: "Engine", action: A.LayTile) -> None:
         comp = self.state.companies[action.entity]
         ab = self.company_ability(comp.sym, "tile_lay")
         assert ab
@@ -309,7 +309,7 @@ class TrackMixin:
             comp.closed = True
 
     # ------------------------------------------------------------- tokens
-    def _place_home_token(self: "Game", corp: Corporation) -> None:
+    def _place_home_token(self: "Engine", corp: Corporation) -> None:
         if corp.tokens[0] is not None:
             return
         m = self.state.map
@@ -335,7 +335,7 @@ class TrackMixin:
         m.version += 1
         self.log(f"{corp.sym} places its home token in {corp.home}")
 
-    def _city_ref(self: "Game", ref: str) -> list[tuple[str, int]]:
+    def _city_ref(self: "Engine", ref: str) -> list[tuple[str, int]]:
         """City keys named by ``ref``: a hex, a location name, or a city id."""
         m = self.state.map
         names = {v.lower(): k for k, v in self.title.data.get("location_names", {}).items()}
@@ -353,25 +353,25 @@ class TrackMixin:
                 return [(hexname, int(idx))]
         raise GameError(f"unknown city {ref!r} (give a hex like E5, a city name, or a city id)")
 
-    def next_token_cost(self: "Game", corp: str) -> int | None:
+    def next_token_cost(self: "Engine", corp: str) -> int | None:
         c = self.state.corporations[corp]
         for i, where in enumerate(c.tokens):
             if where is None:
                 return c.token_costs[i]
         return None
 
-    def tokenable_cities(self: "Game", corp: str) -> list[tuple[str, int]]:
+    def tokenable_cities(self: "Engine", corp: str) -> list[tuple[str, int]]:
         _, nodes = self._reach(corp)
         return [key for key in sorted(nodes) if self._tokenable(key, corp)]
 
-    def _tokenable(self: "Game", key: tuple[str, int], corp: str, hexes: set[str] | None = None) -> bool:
+    def _tokenable(self: "Engine", key: tuple[str, int], corp: str, hexes: set[str] | None = None) -> bool:
         """A city ``corp`` reaches may take its token here (``hexes``: where it has one)."""
         m = self.state.map
         if m.tile(key[0]).nodes[key[1]].kind != "city" or not m.free_slots(key, corp):
             return False
         return key[0] not in hexes if hexes is not None else not m.hex_has_token(key[0], corp)
 
-    def _can_place_token(self: "Game", corp: str) -> bool:
+    def _can_place_token(self: "Engine", corp: str) -> bool:
         """``bool(tokenable_cities(corp))`` and the next token affordable, stopping at the first city."""
         cost = self.next_token_cost(corp)
         if cost is None or cost > self.state.cash[f"C:{corp}"]:
@@ -381,7 +381,7 @@ class TrackMixin:
         hexes.update(k[0] for k, v in m.extra_tokens.items() if corp in v)
         return self._reaches_any(corp, lambda key: self._tokenable(key, corp, hexes))
 
-    def _place_token(self: "Game", corp: str, action: A.PlaceToken) -> None:
+    def _place_token(self: "Engine", corp: str, action: A.PlaceToken) -> None:
         s = self.state
         cost = self.next_token_cost(corp)
         if cost is None:
@@ -400,7 +400,7 @@ class TrackMixin:
         self.log(f"{corp} places a token in {ok[0][0]} for {cost}")
         self._objective_reached(corp, ok[0][0])
 
-    def _objective_reached(self: "Game", corp: str, coord: str) -> None:
+    def _objective_reached(self: "Engine", corp: str, coord: str) -> None:
         """A corporation's ``objective`` (title data ``{"hex", "bonus"}``): its first station in
         that hex earns the bonus from the bank, once."""
         goal = self.title.corporation(corp).get("objective")
@@ -409,7 +409,7 @@ class TrackMixin:
             self.transfer("bank", f"C:{corp}", int(goal["bonus"]))
             self.log(f"{corp} reaches its objective {coord}: +{goal['bonus']} from the bank")
 
-    def _put_token(self: "Game", corp: str, key: tuple[str, int], slot: int | None) -> None:
+    def _put_token(self: "Engine", corp: str, key: tuple[str, int], slot: int | None) -> None:
         m = self.state.map
         c = self.state.corporations[corp]
         free = m.free_slots(key, corp)
@@ -422,7 +422,7 @@ class TrackMixin:
             m.reservations.pop(key)
         m.version += 1
 
-    def _place_pending_token(self: "Game", corp: str, action: A.PlaceToken) -> None:
+    def _place_pending_token(self: "Engine", corp: str, action: A.PlaceToken) -> None:
         s = self.state
         owner = s.pending_tokens[0]
         keys = self._city_ref(action.city)
@@ -441,7 +441,7 @@ class TrackMixin:
         m.version += 1
         s.pending_tokens.pop(0)
 
-    def _special_token_open(self: "Game", corp: str) -> bool:
+    def _special_token_open(self: "Engine", corp: str) -> bool:
         for comp in self.state.companies.values():
             ab = self.company_ability(comp.sym, "token")
             if ab and comp.owner == f"C:{corp}" and not comp.closed and comp.uses.get("token", 0) < ab.get("count", 1):
@@ -451,10 +451,10 @@ class TrackMixin:
                     return True
         return False
 
-    def _special_token_ok(self: "Game", corp: str) -> bool:
+    def _special_token_ok(self: "Engine", corp: str) -> bool:
         return corp not in self.state.round.tokened and self._special_token_open(corp) and None in self.state.corporations[corp].tokens
 
-    def _is_special_token(self: "Game", corp: str, action: A.PlaceToken) -> bool:
+    def _is_special_token(self: "Engine", corp: str, action: A.PlaceToken) -> bool:
         if not self._special_token_ok(corp):
             return False
         try:
@@ -467,7 +467,7 @@ class TrackMixin:
                 return not any(k in self.tokenable_cities(corp) for k in keys) or True
         return False
 
-    def _place_special_token(self: "Game", corp: str, action: A.PlaceToken) -> None:
+    def _place_special_token(self: "Engine", corp: str, action: A.PlaceToken) -> None:
         s = self.state
         keys = self._city_ref(action.city)
         for comp in s.companies.values():

@@ -11,7 +11,7 @@ from pbm.e18xx.core.state import Train
 from pbm.e18xx.core.track import NEUTRAL
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
 
 
 
@@ -24,10 +24,10 @@ def discount_off(ability: dict, price: int) -> int:
 
 class TrainsMixin:
     # ------------------------------------------------------------- routes
-    def corp_trains(self: "Game", corp: str) -> list[str]:
+    def corp_trains(self: "Engine", corp: str) -> list[str]:
         return [t for t in self.state.corporations[corp].trains]
 
-    def _can_run_route(self: "Game", corp: str) -> bool:
+    def _can_run_route(self: "Engine", corp: str) -> bool:
         g = self.graph()
         m = self.state.map
         for key in m.token_cities(corp):
@@ -35,22 +35,22 @@ class TrainsMixin:
                 return True
         return False
 
-    def _must_buy_train(self: "Game", corp: str) -> bool:
+    def _must_buy_train(self: "Engine", corp: str) -> bool:
         """A company without a train must buy one if it has a route (title data
         ``must_buy_train: always``: whether or not it has one)."""
         if self.limited_trains(corp) or not self._depot_trains():
             return False
         return self.title.data.get("must_buy_train") == "always" or self._can_run_route(corp)
 
-    def _ebuy_from_others(self: "Game") -> bool:
+    def _ebuy_from_others(self: "Engine") -> bool:
         """May a president's money buy a train from another company (up to its face value)?
         Title data ``ebuy_from_others`` or the ``site_ebuy`` flag."""
         return bool(self.title.data.get("ebuy_from_others")) or "site_ebuy" in self.optional_rules
 
-    def route_colors(self: "Game") -> tuple[str, ...]:
+    def route_colors(self: "Engine") -> tuple[str, ...]:
         return self.phase.tiles
 
-    def auto_routes(self: "Game", corp: str):
+    def auto_routes(self: "Engine", corp: str):
         from pbm.e18xx.gauge import best_gauge, uses_gauge_routes
         if uses_gauge_routes(self):
             return best_gauge(self, corp, self.corp_trains(corp))
@@ -61,15 +61,15 @@ class TrainsMixin:
             total = sum(rt.revenue for _, rt in chosen)
         return total, chosen
 
-    def _has_route_extras(self: "Game", corp: str) -> bool:
+    def _has_route_extras(self: "Engine", corp: str) -> bool:
         s = self.state
         return (corp in s.hex_bonuses or corp in s.route_bonus_corps
                 or any(s.trains[t].name in self._multipliers() for t in self.corp_trains(corp)))
 
-    def _multipliers(self: "Game") -> dict[str, int]:
+    def _multipliers(self: "Engine") -> dict[str, int]:
         return {t["name"]: int(t["multiplier"]) for t in self.title.data["trains"] if t.get("multiplier")}
 
-    def route_extras(self: "Game", corp: str, chosen: list) -> list:
+    def route_extras(self: "Engine", corp: str, chosen: list) -> list:
         """Revenue a route earns beyond its stops (title data): a train's ``multiplier``
         (18AL's 4D pays double for its cities and off-boards, not its towns), the company's hex bonus token (each train through that hex
         earns the bonus) and a ``route_bonuses`` private's bonuses (each goes to the one route
@@ -96,14 +96,14 @@ class TrainsMixin:
                 max(fits, key=lambda o: o[2])[2] += int(bonus["bonus"])
         return [(tid, rt.paying(rev)) for tid, rt, rev in out]
 
-    def stop_groups(self: "Game"):
+    def stop_groups(self: "Engine"):
         from pbm.e18xx.freight import StopGroups
         cache = self.__dict__.get("_stop_groups")
         if cache is None:
             cache = self.__dict__["_stop_groups"] = StopGroups(self.title.data.get("stop_groups", {}))
         return cache
 
-    def assigned_bonus(self: "Game", corp: str, hexes: set[str], kind: str) -> int:
+    def assigned_bonus(self: "Engine", corp: str, hexes: set[str], kind: str) -> int:
         """Bonus of an ``assign_bonus`` private used by ``corp`` on one of ``hexes``."""
         s = self.state
         for (sym, owner), coord in s.assignments.items():
@@ -112,7 +112,7 @@ class TrainsMixin:
                 return int(ab.get("doubler_bonus" if kind == "doubler" else "bonus", 0))
         return 0
 
-    def _run_kinded(self: "Game", corp: str, action: A.RunRoutes) -> None:
+    def _run_kinded(self: "Engine", corp: str, action: A.RunRoutes) -> None:
         from pbm.e18xx.freight import best_kinded, pick_disjoint, routes_through
         s = self.state
         r = s.round
@@ -153,7 +153,7 @@ class TrainsMixin:
         self.log(f"{corp} runs for {r.revenue}" + (f" (+{r.subsidy} to the treasury)" if r.subsidy else "") + ": "
                  + "; ".join(f"{t}: {'-'.join(k.route.hexes())} ({k.revenue})" for t, k in chosen))
 
-    def _check_route_trains(self: "Game", corp: str, action: A.RunRoutes) -> set[str]:
+    def _check_route_trains(self: "Engine", corp: str, action: A.RunRoutes) -> set[str]:
         """The company's trains, after checking each submitted route names one of them, once."""
         owned = set(self.corp_trains(corp))
         seen: set[str] = set()
@@ -165,7 +165,7 @@ class TrainsMixin:
             seen.add(spec.train)
         return owned
 
-    def _run_routes(self: "Game", corp: str, action: A.RunRoutes) -> None:
+    def _run_routes(self: "Engine", corp: str, action: A.RunRoutes) -> None:
         if self.title.data.get("stop_groups"):
             self._run_kinded(corp, action)
             return
@@ -215,7 +215,7 @@ class TrainsMixin:
             s.trains[t].operated = True
         self.log(f"{corp} runs for {total}: " + "; ".join(f"{t}: {'-'.join(rt.hexes())} ({rt.revenue})" for t, rt in chosen))
 
-    def _pay_dividend(self: "Game", corp: str, kind: str) -> None:
+    def _pay_dividend(self: "Engine", corp: str, kind: str) -> None:
         s = self.state
         c = s.corporations[corp]
         revenue = s.round.revenue
@@ -250,7 +250,7 @@ class TrainsMixin:
             self.log(f"{corp} withholds {revenue}")
 
     # ------------------------------------------------------------- trains
-    def _depot_trains(self: "Game") -> list[str]:
+    def _depot_trains(self: "Engine") -> list[str]:
         """Trains the depot offers: the next new one, and discarded ones (one per type)."""
         s = self.state
         out = []
@@ -274,14 +274,14 @@ class TrainsMixin:
                 out.append(t.tid)
         return out
 
-    def train_limit(self: "Game", corp: str | None = None) -> int:
+    def train_limit(self: "Engine", corp: str | None = None) -> int:
         """The phase's train limit; for a corporation, by its size plus any permanent bonus."""
         if corp is None:
             return self.phase.train_limit
         c = self.state.corporations[corp]
         return self.phase.limit_for(c.size) + c.extra_train_limit
 
-    def crowded_corps(self: "Game") -> list[str]:
+    def crowded_corps(self: "Engine") -> list[str]:
         s = self.state
         if s.round.kind != "operating":
             return []
@@ -291,7 +291,7 @@ class TrainsMixin:
                 if not c.closed and c.trains and len(c.trains) > limit(c.size) + c.extra_train_limit
                 and len(self.limited_trains(c.sym)) > self.train_limit(c.sym)]
 
-    def _usable_discount(self: "Game", corp: str, train: str) -> int:
+    def _usable_discount(self: "Engine", corp: str, train: str) -> int:
         """The biggest ``train_discount`` a private ``corp`` may use now gives on ``train``."""
         s = self.state
         best = 0
@@ -312,12 +312,12 @@ class TrainsMixin:
             best = max(best, discount_off(ab, s.trains[train].price))
         return best
 
-    def outside_limit(self: "Game", name: str) -> bool:
+    def outside_limit(self: "Engine", name: str) -> bool:
         """Title data ``trains[].outside_limit``: a train type that does not count against the
         train limit, does not meet the duty to own a train, and of which a company owns one."""
         return bool(self._train_data(name).get("outside_limit"))
 
-    def limited_trains(self: "Game", corp: str) -> list[str]:
+    def limited_trains(self: "Engine", corp: str) -> list[str]:
         s = self.state
         outside = self.__dict__.get("_outside_limit")
         if outside is None:
@@ -328,7 +328,7 @@ class TrainsMixin:
             return list(trains)
         return [t for t in trains if s.trains[t].name not in outside]
 
-    def _other_trains(self: "Game", corp: str) -> list[str]:
+    def _other_trains(self: "Engine", corp: str) -> list[str]:
         s = self.state
         event = self.title.data.get("trains_between_companies_event")
         if event and event not in s.events:
@@ -338,14 +338,14 @@ class TrainsMixin:
                     and t.buyable and not self.outside_limit(t.name)]
         return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}" and t.buyable]
 
-    def _room(self: "Game", corp: str, train: str | None = None) -> bool:
+    def _room(self: "Engine", corp: str, train: str | None = None) -> bool:
         s = self.state
         if train is not None and self.outside_limit(s.trains[train].name):
             name = s.trains[train].name
             return not any(s.trains[t].name == name for t in s.corporations[corp].trains)
         return len(self.limited_trains(corp)) < self.train_limit(corp)
 
-    def _can_buy_train(self: "Game", corp: str) -> bool:
+    def _can_buy_train(self: "Engine", corp: str) -> bool:
         s = self.state
         cash = s.cash[f"C:{corp}"]
         depot = [t for t in self._depot_trains() if not self._depot_limited(corp, t) and self._room(corp, t)]
@@ -357,7 +357,7 @@ class TrainsMixin:
             return True
         return bool(self._other_trains(corp)) and cash >= 1
 
-    def _depot_limited(self: "Game", corp: str, train: str | None = None) -> bool:
+    def _depot_limited(self: "Engine", corp: str, train: str | None = None) -> bool:
         """Status ``limited_train_buy``: one train from the bank per turn, or with title data
         ``limited_train_buy: per_type`` one new train of each type (the pool is free)."""
         s = self.state
@@ -373,7 +373,7 @@ class TrainsMixin:
             return t.owner == "depot" and f"{corp}:{t.name}" in s.round.bought_depot
         return corp in s.round.bought_depot
 
-    def _needs_emergency(self: "Game", corp: str) -> bool:
+    def _needs_emergency(self: "Engine", corp: str) -> bool:
         s = self.state
         if not self._must_buy_train(corp):
             return False
@@ -383,7 +383,7 @@ class TrainsMixin:
         cheapest = min((s.trains[t].price for t in depot), default=0)
         return s.cash[f"C:{corp}"] < cheapest
 
-    def emergency_buying_power(self: "Game", corp: str) -> int:
+    def emergency_buying_power(self: "Engine", corp: str) -> int:
         """Company cash + president's cash + the best sale he could make in each company (4.2.5.1)."""
         s = self.state
         pres = self.president(corp)
@@ -397,7 +397,7 @@ class TrainsMixin:
                 total += max(units) * self.share_price(c)
         return total
 
-    def _emergency_units(self: "Game", player: str, operating: str, corp: str) -> list[int]:
+    def _emergency_units(self: "Engine", player: str, operating: str, corp: str) -> list[int]:
         """Sellable lots while raising money for ``operating``: no change of its presidency."""
         units = self._sellable_bundles(player, corp)
         if corp == operating and self.president(corp) == player:
@@ -406,7 +406,7 @@ class TrainsMixin:
             units = [u for u in units if held - u * self.unit(corp) >= others]
         return units
 
-    def _must_go_bankrupt(self: "Game", corp: str) -> bool:
+    def _must_go_bankrupt(self: "Engine", corp: str) -> bool:
         if not self._must_buy_train(corp):
             return False
         if (self.title.data.get("loans") or {}).get("forced_train_loans"):
@@ -414,7 +414,7 @@ class TrainsMixin:
         cheapest = min(self.state.trains[t].price for t in self._depot_trains())
         return self.emergency_buying_power(corp) < cheapest
 
-    def _buy_train(self: "Game", corp: str, action: A.BuyTrain, discount: int = 0) -> None:
+    def _buy_train(self: "Engine", corp: str, action: A.BuyTrain, discount: int = 0) -> None:
         s = self.state
         c = s.corporations[corp]
         ref = action.train
@@ -495,7 +495,7 @@ class TrainsMixin:
         if not self._can_buy_train(corp):
             s.round.steps_done.add("buy_train")
 
-    def _trade_in(self: "Game", corp: str, train: Train, action: A.BuyTrain) -> int:
+    def _trade_in(self: "Engine", corp: str, train: Train, action: A.BuyTrain) -> int:
         """8.2.4: the side ``trade_in.variant`` may be bought trading in one of the company's
         ``trade_in.trains`` for ``trade_in.discount`` less; the traded train leaves the game."""
         s = self.state
@@ -510,18 +510,18 @@ class TrainsMixin:
         self.log(f"{corp} trades in {old.tid}")
         return int(spec["discount"])
 
-    def _train_data(self: "Game", name: str) -> dict:
+    def _train_data(self: "Engine", name: str) -> dict:
         table = self.__dict__.get("_train_table")
         if table is None:
             table = self.__dict__["_train_table"] = {t["name"]: t for t in self.title.data["trains"]}
         return table[name]
 
-    def variant_price(self: "Game", train: Train, variant: str | None) -> int:
+    def variant_price(self: "Engine", train: Train, variant: str | None) -> int:
         """A new train's price for the side it is bought as (title data ``variant_prices``)."""
         prices = self._train_data(train.name).get("variant_prices", {})
         return int(prices.get(variant, train.price)) if variant else train.price
 
-    def _declare_variant(self: "Game", train: Train, variant: str | None, from_depot: bool) -> None:
+    def _declare_variant(self: "Engine", train: Train, variant: str | None, from_depot: bool) -> None:
         """A train with several sides (``2``/``1G``) is declared passenger or freight when
         bought from the bank or pool; one bought from a company keeps its side."""
         td = next(t for t in self.title.trains if t.name == train.name)
@@ -542,7 +542,7 @@ class TrainsMixin:
         if pick in data.get("variant_distance", {}):
             train.distance = int(data["variant_distance"][pick])
 
-    def _refill_unlimited(self: "Game", name: str) -> None:
+    def _refill_unlimited(self: "Engine", name: str) -> None:
         """Optional rule 7(f): the last train type never runs out."""
         s = self.state
         unlimited = self.title.data.get("unlimited_trains_by_rule", {})
@@ -554,7 +554,7 @@ class TrainsMixin:
         n = sum(1 for t in s.trains.values() if t.name == name)
         s.trains[f"{name}-{n}"] = Train(f"{name}-{n}", name, td.distance, td.price)
 
-    def _train_bought_from_depot(self: "Game", name: str) -> None:
+    def _train_bought_from_depot(self: "Engine", name: str) -> None:
         s = self.state
         phases = self.title.phases
         while s.phase + 1 < len(phases) and phases[s.phase + 1].on == name:
@@ -592,7 +592,7 @@ class TrainsMixin:
                     comp.closed = True
             self.log("-- private companies close --")
 
-    def _rust(self: "Game", name: str, obsolete: bool = False) -> None:
+    def _rust(self: "Engine", name: str, obsolete: bool = False) -> None:
         s = self.state
         soft = {train for rule, train in self.title.data.get("soft_rust_by_rule", {}).items()
                 if rule in self.optional_rules} | ({name} if obsolete else set())
@@ -611,7 +611,7 @@ class TrainsMixin:
             t.owner = "removed"
         self.log(f"-- {name} trains rust --")
 
-    def _discard(self: "Game", action: A.DiscardTrain) -> None:
+    def _discard(self: "Engine", action: A.DiscardTrain) -> None:
         s = self.state
         c = s.corporations[action.entity]
         if action.train not in c.trains:
@@ -624,7 +624,7 @@ class TrainsMixin:
         self.log(f"{c.sym} discards {action.train}")
 
     # ----------------------------------------------------------- companies
-    def company_price_range(self: "Game", sym: str) -> tuple[int, int]:
+    def company_price_range(self: "Engine", sym: str) -> tuple[int, int]:
         fixed = self.title.company(sym).get("price_range")
         if fixed:  # the private's own range (1848: £1 to a printed maximum)
             return int(fixed[0]), int(fixed[1])
@@ -632,12 +632,12 @@ class TrainsMixin:
         v = self.state.companies[sym].value
         return (-(-v * lo // 100), v * hi // 100)
 
-    def _purchasable_companies(self: "Game") -> list[str]:
+    def _purchasable_companies(self: "Engine") -> list[str]:
         return [c.sym for c in self.state.companies.values()
                 if c.owner and c.owner.startswith("P:") and not c.closed
                 and not self.title.company(c.sym).get("no_buy") and not c.uses.get("dormant")]
 
-    def _owned_tile_ability(self: "Game", corp: str) -> str | None:
+    def _owned_tile_ability(self: "Engine", corp: str) -> str | None:
         """A private owned by ``corp`` whose special tile lay is still unused."""
         for comp in self.state.companies.values():
             ab = self.company_ability(comp.sym, "tile_lay")
@@ -647,7 +647,7 @@ class TrainsMixin:
                 return comp.sym
         return None
 
-    def _can_buy_tile_company(self: "Game", corp: str) -> bool:
+    def _can_buy_tile_company(self: "Engine", corp: str) -> bool:
         if "can_buy_companies" not in self.phase.status:
             return False
         cash = self.state.cash[f"C:{corp}"]
@@ -656,7 +656,7 @@ class TrainsMixin:
                    and not (self.company_ability(c, "tile_lay") or {}).get("any_time")
                    for c in self._purchasable_companies())
 
-    def _can_buy_company(self: "Game", corp: str) -> bool:
+    def _can_buy_company(self: "Engine", corp: str) -> bool:
         if "can_buy_companies" not in self.phase.status:
             return False
         comps = self._purchasable_companies()
@@ -664,7 +664,7 @@ class TrainsMixin:
             return False
         return min(self.company_price_range(c)[0] for c in comps) <= self.state.cash[f"C:{corp}"]
 
-    def _buy_company(self: "Game", corp: str, action: A.BuyCompany) -> None:
+    def _buy_company(self: "Engine", corp: str, action: A.BuyCompany) -> None:
         s = self.state
         comp = self.company(action.company)
         if comp.sym not in self._purchasable_companies():
@@ -691,7 +691,7 @@ class TrainsMixin:
                 self.log(f"{corp} receives the free train {free.tid}")
 
     # ---------------------------------------------------------- emergencies
-    def _emergency_sell(self: "Game", corp: str, action: A.SellShares) -> None:
+    def _emergency_sell(self: "Engine", corp: str, action: A.SellShares) -> None:
         s = self.state
         player = action.entity
         if action.shares:
@@ -712,7 +712,7 @@ class TrainsMixin:
                                 f"{units - 1} share(s) of {target} would raise {(units - 1) * price}")
         self.sell_units(player, target, units, list(action.shares))
 
-    def _bankrupt(self: "Game", corp: str) -> None:
+    def _bankrupt(self: "Engine", corp: str) -> None:
         """4.2.5.1/5(c): the president cannot raise the money: he sells what he may,
         forfeits his cash, and the game ends at once."""
         s = self.state
@@ -739,7 +739,7 @@ class TrainsMixin:
             self.log(f"{pres} goes bankrupt")
         self.end_game("bankrupt")
 
-    def _eliminate(self: "Game", name: str, corp: str) -> None:
+    def _eliminate(self: "Engine", name: str, corp: str) -> None:
         """Bankruptcy that eliminates (``game_end.bankrupt: all_but_one``): the bankrupt player leaves the game; his cash stays with the company
         he was raising money for, his shares go to the open market (prices unchanged), his
         privates close; each company he ran passes to the next player holding two shares,
@@ -780,7 +780,7 @@ class TrainsMixin:
         else:
             self._next_corp()
 
-    def _close_corporation(self: "Game", sym: str) -> None:
+    def _close_corporation(self: "Engine", sym: str) -> None:
         """A company without a president closes: stations off the map, trains to the pool,
         privates closed, shares back to its charter; it may be started again."""
         s = self.state
@@ -834,7 +834,7 @@ class CompanyAbilitiesMixin:
     and ``train_limit_bonus`` (one more train allowed).  Each is used once, during
     the owning corporation's turn, and closes the private."""
 
-    def _owned_by_operator(self: "Game", sym: str) -> str | None:
+    def _owned_by_operator(self: "Engine", sym: str) -> str | None:
         s = self.state
         comp = s.companies[sym]
         if comp.closed or not comp.owner or s.round.kind != "operating":
@@ -849,7 +849,7 @@ class CompanyAbilitiesMixin:
         corp = comp.owner[2:]
         return corp if corp == op and not self.crowded_corps() else None
 
-    def company_actions(self: "Game", sym: str) -> list[str]:
+    def company_actions(self: "Engine", sym: str) -> list[str]:
         corp = self._owned_by_operator(sym)
         if corp is None:
             return []
@@ -868,11 +868,11 @@ class CompanyAbilitiesMixin:
             out.append("buy_train")
         return out
 
-    def _close_company(self: "Game", sym: str, why: str) -> None:
+    def _close_company(self: "Engine", sym: str, why: str) -> None:
         self.state.companies[sym].closed = True
         self.log(f"{sym} closes ({why})")
 
-    def _company_process(self: "Game", action: A.Action) -> None:
+    def _company_process(self: "Engine", action: A.Action) -> None:
         s = self.state
         sym = action.entity
         corp = self._owned_by_operator(sym)

@@ -21,11 +21,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
 
 
 class ReceivershipMixin:
-    def receivership_cert_limit(self: "Game", player: str | None) -> int | None:
+    def receivership_cert_limit(self: "Engine", player: str | None) -> int | None:
         spec = self.title.data.get("receivership")
         s = self.state
         if not spec or not s.receiverships:
@@ -37,7 +37,7 @@ class ReceivershipMixin:
             limit -= s.receivership_by_director.get(player, 0) * int(spec["director_reduction"][n])
         return limit
 
-    def enter_receivership(self: "Game", corp: str) -> None:
+    def enter_receivership(self: "Engine", corp: str) -> None:
         s = self.state
         spec = self.title.data["receivership"]
         lender = self.lender()
@@ -92,7 +92,7 @@ class ReceivershipMixin:
                 self.title.data.get("game_end", {}) and not s.end_trigger:
             s.end_trigger = ("receiverships", self.title.data["game_end"]["receiverships"])
 
-    def export_train(self: "Game") -> None:
+    def export_train(self: "Engine") -> None:
         """5.4.4: the cheapest permanent train for sale leaves the game as though bought."""
         s = self.state
         rusting = {td.name for td in self.title.trains if td.rusts_on}
@@ -105,7 +105,7 @@ class ReceivershipMixin:
         self.log(f"-- a {train.name} train leaves the game --")
         self._train_bought_from_depot(train.name)
 
-    def cash_crisis_player(self: "Game") -> str | None:
+    def cash_crisis_player(self: "Engine") -> str | None:
         """5.5.3: a director whose compensation payment left him owing money must sell shares
         (the usual selling rules) until he owes nothing or can sell no more; what he still owes
         stays a debt to the bank (his cash below zero), paid from his next income."""
@@ -117,7 +117,7 @@ class ReceivershipMixin:
                 return p.name
         return None
 
-    def crisis_bundles(self: "Game", player: str, corp: str) -> list[int]:
+    def crisis_bundles(self: "Engine", player: str, corp: str) -> list[int]:
         """12.4.1: shares sold to pay compensation may not change a company's director."""
         units = self._sellable_bundles(player, corp)
         if self.president(corp) != player:

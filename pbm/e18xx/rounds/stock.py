@@ -13,21 +13,21 @@ from pbm.e18xx.rounds.auction import AuctionMixin
 from pbm.e18xx.core.state import RoundState
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine
 
 
 class StockMixin(AuctionMixin):
     # --------------------------------------------------------------- stock round
-    def _start_stock(self: "Game") -> None:
+    def _start_stock(self: "Engine") -> None:
         s = self.state
         s.round = RoundState("stock", [p.name for p in s.players if not p.bankrupt])
         self._stock_start_turn()
 
-    def _stock_current(self: "Game") -> str:
+    def _stock_current(self: "Engine") -> str:
         r = self.state.round
         return r.entities[r.index]
 
-    def _stock_start_turn(self: "Game") -> None:
+    def _stock_start_turn(self: "Engine") -> None:
         """Set up the current player's turn, skipping players who cannot act."""
         r = self.state.round
         for _ in range(len(r.entities) + 1):
@@ -44,11 +44,11 @@ class StockMixin(AuctionMixin):
             r.index = (r.index + 1) % len(r.entities)
         self._finish_stock_round()
 
-    def _stock_finished(self: "Game") -> bool:
+    def _stock_finished(self: "Engine") -> bool:
         r = self.state.round
         return all(p in r.passed for p in r.entities)
 
-    def _stock_next(self: "Game") -> None:
+    def _stock_next(self: "Engine") -> None:
         r = self.state.round
         if self._stock_finished():
             r.index = (r.index + 1) % len(r.entities)
@@ -57,7 +57,7 @@ class StockMixin(AuctionMixin):
         r.index = (r.index + 1) % len(r.entities)
         self._stock_start_turn()
 
-    def _finish_stock_round(self: "Game") -> None:
+    def _finish_stock_round(self: "Engine") -> None:
         s = self.state
         r = s.round
         if s.round.kind != "stock":
@@ -73,17 +73,17 @@ class StockMixin(AuctionMixin):
         self._reorder_players(index)
         self._start_operating_set()
 
-    def _sort_key(self: "Game", c) -> tuple:
+    def _sort_key(self: "Engine", c) -> tuple:
         if not c.price:
             return (1, 0, 0, 0, c.sym)
         r, col = c.price
         return (0, -self.share_price(c.sym), -col, r, self.state.market[(r, col)].index(c.sym))
 
     # what may the current player do? -----------------------------------------
-    def _bought(self: "Game") -> bool:
+    def _bought(self: "Engine") -> bool:
         return any(k in ("buy", "par") for k, _ in self.state.round.turn_actions)
 
-    def stock_actions(self: "Game", player: str) -> list[str]:
+    def stock_actions(self: "Engine", player: str) -> list[str]:
         if player != self._stock_current():
             return []
         if self._must_sell(player):
@@ -101,18 +101,18 @@ class StockMixin(AuctionMixin):
             out.append("pass")
         return out
 
-    def _stock_checks(self: "Game") -> dict:
+    def _stock_checks(self: "Engine") -> dict:
         """What :meth:`stock_actions` asks for each action but selling-first, in its order."""
         return {"buy_shares": self._can_buy_any, "par": self._can_par_any,
                 "buy_company": self._player_companies_for_sale, "sell_shares": self._can_sell_any}
 
-    def _stock_can_act(self: "Game", player: str) -> bool:
+    def _stock_can_act(self: "Engine", player: str) -> bool:
         """``bool(stock_actions(player))``, stopping at the first action allowed."""
         if player != self._stock_current():
             return False
         return any(check(player) for check in self._stock_checks().values())  # a forced sale can sell
 
-    def _stock_allows(self: "Game", player: str, kind: str) -> bool:
+    def _stock_allows(self: "Engine", player: str, kind: str) -> bool:
         """``kind in stock_actions(player)``, asking only what that answer needs."""
         if player != self._stock_current():
             return False
@@ -123,7 +123,7 @@ class StockMixin(AuctionMixin):
         check = self._stock_checks().get(kind)
         return bool(check and check(player))
 
-    def _player_companies_for_sale(self: "Game", player: str) -> list[str]:
+    def _player_companies_for_sale(self: "Engine", player: str) -> list[str]:
         """Privates of other players that ``player`` may buy (phase status permitting)."""
         s = self.state
         if self._bought() or s.cash[f"P:{player}"] <= 0:
@@ -133,7 +133,7 @@ class StockMixin(AuctionMixin):
         return [c.sym for c in s.companies.values()
                 if c.owner and c.owner.startswith("P:") and c.owner != f"P:{player}" and not c.closed]
 
-    def _must_sell(self: "Game", player: str) -> bool:
+    def _must_sell(self: "Engine", player: str) -> bool:
         if not self._can_sell_any(player):
             return False
         if self.num_certs(player) > self.cert_limit(player):
@@ -141,13 +141,13 @@ class StockMixin(AuctionMixin):
         return any(self._over_holding(player, c) and self._sellable_bundles(player, c)
                    for c in self.state.share_owner.holdings(f"P:{player}"))  # over a limit: holds some
 
-    def _over_holding(self: "Game", player: str, corp: str) -> bool:
+    def _over_holding(self: "Engine", player: str, corp: str) -> bool:
         c = self.state.corporations[corp]
         if not c.price:
             return False
         return self.percent_of(f"P:{player}", corp) > self.holding_limit()
 
-    def _can_gain(self: "Game", player: str, corp: str, percent: int = 10) -> bool:
+    def _can_gain(self: "Engine", player: str, corp: str, percent: int = 10) -> bool:
         c = self.state.corporations[corp]
         limit = self.holding_limit()
         if self.percent_of(f"P:{player}", corp) + percent > limit:
@@ -156,7 +156,7 @@ class StockMixin(AuctionMixin):
             return True
         return self.num_certs(player) < self.cert_limit(player)
 
-    def _buyable_share(self: "Game", corp: str, source: str) -> str | None:
+    def _buyable_share(self: "Engine", corp: str, source: str) -> str | None:
         """The certificate a buy from ``source`` takes: the IPO's lowest-numbered, the pool's
         longest there (the first of ``shares_of``)."""
         owner = f"ipo:{corp}" if source == "ipo" else "pool"
@@ -171,7 +171,7 @@ class StockMixin(AuctionMixin):
             return min(shares, key=lambda sid: int(sid.split("_")[1]))
         return min(shares, key=self.state.share_seq.__getitem__)
 
-    def _can_buy(self: "Game", player: str, sid: str) -> str | None:
+    def _can_buy(self: "Engine", player: str, sid: str) -> str | None:
         """None if ``player`` may buy certificate ``sid`` now, else the reason."""
         s = self.state
         corp = sid.split("_")[0]
@@ -194,7 +194,7 @@ class StockMixin(AuctionMixin):
             return "certificate limit or 60% holding limit reached"
         return None
 
-    def holding_limit(self: "Game") -> int:
+    def holding_limit(self: "Engine") -> int:
         """Most of one company a player may hold (%); title data ``holding_limit_by_rule``
         ({rule: {"players": n, "limit": pct}}) raises it under an optional rule."""
         key = len(self.state.players)
@@ -204,7 +204,7 @@ class StockMixin(AuctionMixin):
         cache[key] = limit = self._holding_limit_for()
         return limit
 
-    def _holding_limit_for(self: "Game") -> int:
+    def _holding_limit_for(self: "Engine") -> int:
         limit = int(self.title.data["holding_limit"])
         by_players = self.title.data.get("holding_limit_by_players", {})
         limit = int(by_players.get(str(len(self.state.players)), limit))
@@ -213,17 +213,17 @@ class StockMixin(AuctionMixin):
                 limit = int(spec["limit"])
         return limit
 
-    def _incremental(self: "Game") -> bool:
+    def _incremental(self: "Engine") -> bool:
         """Title data ``capitalization: incremental``: treasury shares sell at the market
         price and pay the corporation; nothing is paid at floating."""
         return self.title.data.get("capitalization") == "incremental"
 
-    def _buy_price(self: "Game", corp: str, owner: str) -> int:
+    def _buy_price(self: "Engine", corp: str, owner: str) -> int:
         if owner == "pool" or self._incremental():
             return self.share_price(corp)
         return self._par_price(corp)
 
-    def _started_by_private(self: "Game", corp: str) -> bool:
+    def _started_by_private(self: "Engine", corp: str) -> bool:
         """A corporation whose president's certificate comes with a private is not parred in the stock round."""
         started = self.title.__dict__.get("_par_on_buy")
         if started is None:  # the title's data never changes
@@ -232,14 +232,14 @@ class StockMixin(AuctionMixin):
                 if ab.get("type") == "par_on_buy")
         return corp in started
 
-    def _par_price(self: "Game", corp: str) -> int:
+    def _par_price(self: "Engine", corp: str) -> int:
         c = self.state.corporations[corp]
         if c.par is None and c.equal_shares:  # the lender has no starting value: its price
             return self.share_price(corp)
         assert c.par
         return self.title.market[c.par[0]][c.par[1]].price  # type: ignore[union-attr]
 
-    def _can_buy_any(self: "Game", player: str) -> bool:
+    def _can_buy_any(self: "Engine", player: str) -> bool:
         if self._bought():  # _can_buy refuses every certificate after a buy this turn
             return False
         for corp, c in self.state.corporations.items():
@@ -251,7 +251,7 @@ class StockMixin(AuctionMixin):
                     return True
         return False
 
-    def _can_par_any(self: "Game", player: str) -> bool:
+    def _can_par_any(self: "Engine", player: str) -> bool:
         if self._bought():
             return False
         cash = self.state.cash[f"P:{player}"]
@@ -260,7 +260,7 @@ class StockMixin(AuctionMixin):
                    for c in self.state.corporations.values()) and cash >= 2 * low \
             and self.num_certs(player) < self.cert_limit(player)
 
-    def _can_sell_order(self: "Game") -> bool:
+    def _can_sell_order(self: "Engine") -> bool:
         kinds = [k for k, _ in self.state.round.turn_actions]
         if not kinds:
             return True
@@ -269,7 +269,7 @@ class StockMixin(AuctionMixin):
         classes = {("buy" if k in ("buy", "par") else k) for k in kinds}
         return not (len(classes) == 2 and kinds[-1] in ("buy", "par"))
 
-    def _sellable_bundles(self: "Game", player: str, corp: str) -> list[int]:
+    def _sellable_bundles(self: "Engine", player: str, corp: str) -> list[int]:
         """Numbers of shares ``player`` may sell of ``corp`` now (a share is 10% of a
         ten-share and 20% of a five-share corporation)."""
         s = self.state
@@ -309,12 +309,12 @@ class StockMixin(AuctionMixin):
             out.append(units)
         return out
 
-    def _can_sell_any(self: "Game", player: str) -> bool:
+    def _can_sell_any(self: "Engine", player: str) -> bool:
         # only a corporation the player holds shares of has bundles to sell
         return any(self._sellable_bundles(player, c) for c in self.state.share_owner.holdings(f"P:{player}"))
 
     # processing ----------------------------------------------------------------
-    def _stock_process(self: "Game", action: A.Action) -> None:
+    def _stock_process(self: "Engine", action: A.Action) -> None:
         s = self.state
         r = s.round
         player = action.entity
@@ -360,7 +360,7 @@ class StockMixin(AuctionMixin):
             r.passed.discard(player)  # the turn ends by itself; the player acted, so has not passed
             self._stock_next()
 
-    def _resolve_buy(self: "Game", player: str, action: A.BuyShares) -> str:
+    def _resolve_buy(self: "Engine", player: str, action: A.BuyShares) -> str:
         if action.shares:
             if len(action.shares) != 1:
                 raise IllegalAction("buy one certificate at a time")
@@ -379,7 +379,7 @@ class StockMixin(AuctionMixin):
             raise IllegalAction(f"{player} cannot buy {sid}: {why}")
         return sid
 
-    def _do_buy(self: "Game", player: str, sid: str) -> None:
+    def _do_buy(self: "Engine", player: str, sid: str) -> None:
         s = self.state
         corp = sid.split("_")[0]
         owner = s.share_owner[sid]
@@ -395,7 +395,7 @@ class StockMixin(AuctionMixin):
         self.presidency_check(corp, prev)
         self._check_float(corp)
 
-    def _underwrite(self: "Game", corp: str) -> None:
+    def _underwrite(self: "Engine", corp: str) -> None:
         """4.4: with the sixth share of a ten-share corporation sold, the bank pays for the last
         four and they go to the open market (which may then hold more than 50%)."""
         s = self.state
@@ -406,7 +406,7 @@ class StockMixin(AuctionMixin):
             self.move_share(sid, "pool")
         self.log(f"{corp}'s last {len(left)} shares go to the open market; the bank pays {amount}")
 
-    def _do_par(self: "Game", player: str, corp_sym: str, price: int, pay: bool = True) -> None:
+    def _do_par(self: "Engine", player: str, corp_sym: str, price: int, pay: bool = True) -> None:
         c = self.corp(corp_sym)
         if c.ipoed:
             raise IllegalAction(f"{c.sym} is already started")
@@ -438,7 +438,7 @@ class StockMixin(AuctionMixin):
         self.log(f"{player} pars {c.sym} at {price}")
         self._check_float(c.sym)
 
-    def _check_float(self: "Game", corp: str) -> None:
+    def _check_float(self: "Engine", corp: str) -> None:
         c = self.state.corporations[corp]
         if c.floated or c.equal_shares:
             return
@@ -457,7 +457,7 @@ class StockMixin(AuctionMixin):
                 self.state.map.flipped.discard(corp)
                 self.state.map.version += 1
 
-    def _do_sell(self: "Game", player: str, action: A.SellShares) -> str:
+    def _do_sell(self: "Engine", player: str, action: A.SellShares) -> str:
         s = self.state
         key = f"P:{player}"
         if action.shares:
@@ -480,7 +480,7 @@ class StockMixin(AuctionMixin):
         s.round.sold.setdefault(player, {})[corp] = "now"
         return corp
 
-    def sell_units(self: "Game", player: str, corp: str, units: int, named: list[str] | None = None) -> None:
+    def sell_units(self: "Engine", player: str, corp: str, units: int, named: list[str] | None = None) -> None:
         """Sell ``units`` shares of ``corp`` to the open market; price drops a row per share."""
         s = self.state
         key = f"P:{player}"
