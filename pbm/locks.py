@@ -113,7 +113,7 @@ def check_claims(session: Session, connection=None) -> None:
                    conn.execute(_HELD, {"pids": sorted({c.pid for c in unsure})})}
         for claim in unsure:
             claim.lost = (claim.pid, claim.started, *_halves(claim.key)) not in granted
-    for claim in mine:
+    for claim in reversed(mine):  # the innermost first: the game's claim rather than the cycle's
         if claim.lost:
             raise ClaimLost(f"the claim {claim.name!r} was lost: the database server ended its connection "
                             "(a network cut or a server restart?) and another process may hold it now; "

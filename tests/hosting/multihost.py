@@ -20,6 +20,7 @@ import os
 import pwd
 import queue
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -238,10 +239,12 @@ class Smtp:
 
 
 # A `pbm worker` (long-running, poll 0.2 s) with the test's stop points.  At each point P (``claimed``
-# right after a game is claimed; ``closed``, ``resolved``, ``reported``, ``sent``, ``archived`` after each
-# step's commit) it says ``AT P``; if the file ``pause-<me>-P`` exists in the control folder it says
+# right after a game is claimed; ``resolving`` inside the resolve step's transaction, the game's row locked
+# and the turn resolved but not committed; ``closed``, ``resolved``, ``reported``, ``sent``, ``archived``
+# after each step's commit; ``handling-K`` inside the transaction of the K-th mail it handles, the move
+# applied but not committed) it says ``AT P``; if the file ``pause-<me>-P`` exists in the control folder it says
 # ``PAUSED P`` and waits for the file ``go-<me>-P`` (the test decides when it goes on).  It says
-# ``COMMIT`` after every commit it makes, and ``TURN <game> -> <state>`` / ``TURN <game> raised <error>``
+# ``COMMIT`` after every commit it makes, ``ROLLBACK`` after every rollback, and ``TURN <game> -> <state>`` / ``TURN <game> raised <error>``
 # at the end of each unit.  argv: url me control reports archive maildir config fence(on|off)
 RUNNER = textwrap.dedent("""
     import sys, time
@@ -273,6 +276,10 @@ RUNNER = textwrap.dedent("""
     def _committed(_session):
         say("COMMIT")
 
+    @event.listens_for(Session, "after_soft_rollback")
+    def _rolled_back(_session, _previous):
+        say("ROLLBACK")
+
     inner = wm.run_game_turn
     def traced(url, name, opts):
         try:
@@ -284,12 +291,42 @@ RUNNER = textwrap.dedent("""
         return state
     wm.run_game_turn = traced
 
+    import pbm.mail.ingest as ingest
+    handle, handled = ingest.handle, [0]
+    def handling(session, row, context):  # "handling-K": inside the K-th message's transaction, before its commit
+        outcome = handle(session, row, context)
+        handled[0] += 1
+        session.flush()
+        gate(f"handling-{handled[0]}")
+        return outcome
+    ingest.handle = handling
+
+    import pbm.pipeline.cycle as cy
+    resolve = cy.default_resolver
+    def resolving(session, game):  # the point "resolving": inside the step's transaction, before its commit
+        out = resolve(session, game)
+        session.flush()
+        gate("resolving")
+        return out
+    cy.default_resolver = resolving
+
     opts = wm.worker_options(reports=Path(reports), archive=Path(archive), maildir=Path(maildir),
                              config=Path(config), once=False, poll=0.2, log=say)
     opts.name = me
     opts.claimed = lambda game: (say(f"CLAIMED {game}"), gate("claimed"))
     opts.cycle.after_step = lambda game, state, turn: gate(state)
-    stats = wm.Worker(url, opts).run()
+    class Worker(wm.Worker):
+        def run_pass(self, bar=None):
+            # A pass whose claims the server dropped (its `cycle` claim too) is abandoned and the next pass
+            # takes fresh ones: what pbm/pipeline/worker.py should do itself (asked of the lead); without it
+            # the worker exits with the ClaimLost at its next database access in that pass
+            try:
+                return super().run_pass(bar)
+            except pbm.locks.ClaimLost as exc:
+                say(f"PASS ABANDONED: {exc}")
+                return 0, 1
+
+    stats = Worker(url, opts).run()
     say("SUMMARY " + stats.summary().replace(chr(10), " | "))
 """)
 
@@ -305,10 +342,15 @@ class Worker:
         folder.mkdir(parents=True, exist_ok=True)
         runner.write_text(RUNNER)
         env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_")} | {"PYTHONPATH": str(ROOT)}
+        # reports rendered in this process: the render pool's forked children inherit the worker's SIGTERM
+        # handler, so the pool's terminate() at the end of a render can hang the worker for good (seen here;
+        # to be fixed in pbm/report/render.py: reset SIGTERM/SIGINT to the default in the pool initializer)
+        env["PBM_RENDER_WORKERS"] = "1"
         argv = [sys.executable, str(runner), url, name, str(control), str(folder / "reports"),
                 str(folder / "archive"), str(maildir), str(config), "on" if fence else "off"]
+        # its own process group: on a timeout the worker and whatever it forked are killed together
         self.proc = subprocess.Popen(hosts.command(n, argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, env=env, cwd=folder)
+                                     text=True, env=env, cwd=folder, start_new_session=True)
         self.lines: queue.Queue = queue.Queue()
         self.seen: list[str] = []
         self.times: list[float] = []  # seconds since the start at which each line came
@@ -351,7 +393,12 @@ class Worker:
         try:
             self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
+            self.seen.append(f"(no exit {timeout:.0f}s after SIGTERM: killed)")
+        if self.proc.returncode is None or self.proc.returncode < 0:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)  # the group is this worker's alone (its own session)
+            except ProcessLookupError:
+                pass
             self.proc.wait()
         while True:
             try:
@@ -392,9 +439,28 @@ def sessions_from(admin_url: str, address: str) -> int:
                          {"a": address}).scalar()
 
 
+def activity(admin_url: str) -> str:
+    """The server's sessions: who, in what state, waiting for what, running what (for a failure's message)."""
+    from sqlalchemy import text
+
+    from pbm.db import get_engine
+
+    try:
+        with get_engine(admin_url).connect() as c:
+            rows = c.execute(text(
+                "SELECT a.pid, a.client_addr, a.state, a.wait_event_type, a.wait_event, "
+                "now() - a.xact_start, left(a.query, 160), "
+                "(SELECT string_agg(l.locktype || ':' || l.mode || CASE WHEN l.granted THEN '' ELSE ' WAITING' END, ', ') "
+                " FROM pg_locks l WHERE l.pid = a.pid AND l.locktype <> 'virtualxid') "
+                "FROM pg_stat_activity a WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()")).all()
+        return "\n".join(" | ".join(str(v) for v in row) for row in rows)
+    except Exception as exc:  # noqa: BLE001 - a courtesy in a failure's message
+        return f"(not read: {exc})"
+
+
 # -- the scenario -----------------------------------------------------------------------------------
 
-POINTS = ("claimed", "closed", "resolved", "reported", "sent")  # where host A's link is cut
+POINTS = ("claimed", "closed", "resolving", "resolved", "reported", "sent")  # where host A's link is cut
 
 
 def run_cut(folder: Path, *, point: str = "resolved", fence: bool = True, seed: int = 1, humans: int = 2,
@@ -455,6 +521,10 @@ def run_cut(folder: Path, *, point: str = "resolved", fence: bool = True, seed: 
             b.go("claimed")
             result["b_unit"] = b.wait_for(f"TURN {game} ").split(f"TURN {game} ", 1)[1]
             log(f"B: {result['b_unit']}")
+        except BaseException as exc:
+            raise AssertionError(f"{exc}\n--- the server's sessions:\n{activity(pg.admin_url)}\n"
+                                 + "\n".join(f"--- worker {w.name}:\n" + "\n".join(w.seen[-40:]) for w in workers)
+                                 ) from exc
         finally:
             codes = [w.stop() for w in workers]
             result["outputs"] = {w.name: w.seen for w in workers}
@@ -510,3 +580,140 @@ def run_cut(folder: Path, *, point: str = "resolved", fence: bool = True, seed: 
         result["server_log"] = pg.log()
         get_engine(pg.admin_url).dispose()
     return result
+
+
+def _delivered_once(smtp: Smtp, admin_url: str) -> tuple[dict, list[str]]:
+    """Every delivery of the outbox received exactly once, and nothing else: (mails by kind, problems)."""
+    import email
+    from collections import Counter
+
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.models import OutboxMessage
+
+    wanted = Counter()
+    with session_scope(admin_url) as s:
+        for m in s.scalars(select(OutboxMessage)):
+            msgid = email.message_from_bytes(m.raw)["Message-ID"]
+            for r in m.recipients:
+                wanted[(m.kind, msgid, r)] += 1
+    kinds = {(msgid, r): kind for kind, msgid, r in wanted}
+    got = Counter()
+    for m in smtp.messages:
+        msgid = email.message_from_bytes(m.data)["Message-ID"]
+        for r in m.rcpt_tos:
+            got[(kinds.get((msgid, r), "?"), msgid, r)] += 1
+    mails = dict(Counter(k for k, _m, _r in got.elements()))
+    if got == wanted:
+        return mails, []
+    missing = wanted - got
+    doubled = {k: v for k, v in got.items() if v > 1}
+    unknown = [k for k in got if k not in wanted]
+    return mails, [f"mail: {len(missing)} not delivered, {len(doubled)} delivered twice, "
+                   f"{len(unknown)} not from the outbox"]
+
+
+def run_mail_cut(folder: Path, *, at: int = 3, moves: int = 6, fence: bool = True, seed: int = 1,
+                 log=lambda _line: None) -> dict:
+    """An 18GA game played by email, its first ``moves`` moves in the shared Maildir.  Worker A (host 1)
+    stores them and handles them in order; inside the transaction of the ``at``-th (the move applied, not
+    committed) A's link is cut; the server ends A's sessions (rolling that transaction back) and drops
+    its claims; worker B (host 2), waiting for the game's mail lane, takes it and is held inside its first
+    move's transaction; A's link comes back and A goes on; then B goes on and handles the rest.
+
+    ``problems``: moves lost, applied twice or out of order; mail not accepted exactly once; deliveries
+    not made exactly once."""
+    from collections import Counter
+
+    from sqlalchemy import func, select
+
+    from pbm.db import get_engine, session_scope
+    from pbm.e18xx.pbem.seed import mail_first_moves
+    from pbm.models import Action18, InboundMessage
+
+    folder.mkdir(parents=True, exist_ok=True)
+    control = folder / "control"
+    control.mkdir(exist_ok=True)
+    shared_maildir = folder / "maildir"
+    point = f"handling-{at}"
+    result: dict = {"point": point, "fence": fence, "seed": seed, "problems": []}
+    problems = result["problems"]
+    with Hosts(2) as hosts, PrivatePostgres([hosts.gateway(1), hosts.gateway(2)]) as pg, \
+            Smtp([hosts.gateway(1), hosts.gateway(2)]) as smtp:
+        mailed = mail_first_moves(pg.admin_url, title="18GA", games=1, moves=moves, maildir=shared_maildir,
+                                  seed=seed, prefix="ga")
+        [(game, count)] = mailed.items()
+        for n, name in ((1, "A"), (2, "B")):
+            (folder / f"pbm-{name}.toml").write_text(smtp.config(hosts.gateway(n)))
+        workers: list[Worker] = []
+        try:
+            a = Worker(hosts, 1, "A", pg.url(hosts.gateway(1)), folder / "host-A", shared_maildir,
+                       folder / "pbm-A.toml", control, fence)
+            workers.append(a)
+            a.pause(point)
+            a.wait_for(f"PAUSED {point}")
+            log(f"A paused inside the transaction of mail {at}")
+            b = Worker(hosts, 2, "B", pg.url(hosts.gateway(2)), folder / "host-B", shared_maildir,
+                       folder / "pbm-B.toml", control, fence)
+            workers.append(b)
+            b.pause("handling-1")
+            hosts.cut(1)
+            t0 = time.monotonic()
+            wait_until(lambda: sessions_from(pg.admin_url, hosts.addr(1)) == 0, "the server to drop host A's sessions")
+            result["lapse_seconds"] = round(time.monotonic() - t0, 1)
+            log(f"A cut; its sessions dropped after {result['lapse_seconds']} s")
+            b.wait_for("PAUSED handling-1")
+            log("B took the game's mail lane")
+            hosts.restore(1)
+            a.go(point)
+            a.wait_for("ROLLBACK")  # its transaction (ended by the server) is gone; it then waits for the lane
+            after = a.since(f"RESUMED {point}")
+            result["stale"] = sum(1 for line in after[:after.index("ROLLBACK")] if line == "COMMIT")
+            log(f"A went on: rolled back; {result['stale']} commit(s) after its claim had lapsed")
+            b.go("handling-1")
+            wait_until(lambda: _stored_left(pg.admin_url) == 0, "every stored mail to be handled")
+            b.wait_for("mail answers: sent")
+            log("B handled the rest and sent the answers")
+            # A, given the lane once B let it go, finds nothing left: it handled only what it had before the cut
+            result["a_mail"] = a.wait_for("mail: ")
+            log(f"A: {result['a_mail']}")
+            if not (result["a_mail"].startswith(f"mail: {at - 1} accepted") or "was lost" in result["a_mail"]):
+                problems.append(f"host A handled more than the {at - 1} mail(s) before its cut: {result['a_mail']}")
+        except BaseException as exc:
+            raise AssertionError(f"{exc}\n--- the server's sessions:\n{activity(pg.admin_url)}\n"
+                                 + "\n".join(f"--- worker {w.name}:\n" + "\n".join(w.seen[-40:]) for w in workers)
+                                 ) from exc
+        finally:
+            codes = [w.stop() for w in workers]
+            result["outputs"] = {w.name: w.seen for w in workers}
+        result["exit_codes"] = codes
+        if any(codes):
+            problems.append(f"worker exit codes {codes}")
+        with session_scope(pg.admin_url) as s:
+            seqs = list(s.scalars(select(Action18.seq).order_by(Action18.seq)))
+            result["actions"] = len(seqs)
+            if len(seqs) != count or len(set(seqs)) != len(seqs):
+                problems.append(f"{len(seqs)} move(s) applied ({len(set(seqs))} distinct), {count} mailed")
+            statuses = Counter(dict(s.execute(select(InboundMessage.status, func.count())
+                                              .group_by(InboundMessage.status)).all()))
+            result["inbound"] = dict(statuses)
+            if statuses != Counter({"accepted": count}):
+                problems.append(f"mail: {dict(statuses)}, expected {count} accepted")
+        result["mails"], trouble = _delivered_once(smtp, pg.admin_url)
+        problems += trouble
+        if fence and result.get("stale"):
+            problems.append(f"host A committed {result['stale']} time(s) after its claim had lapsed")
+        result["server_log"] = pg.log()
+        get_engine(pg.admin_url).dispose()
+    return result
+
+
+def _stored_left(admin_url: str) -> int:
+    from sqlalchemy import func, select
+
+    from pbm.db import session_scope
+    from pbm.models import InboundMessage
+
+    with session_scope(admin_url) as s:
+        return s.scalar(select(func.count()).select_from(InboundMessage).where(InboundMessage.status == "stored"))
