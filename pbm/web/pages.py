@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup, escape
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -168,8 +169,7 @@ def game18_context(session: Session, game: Any, rep: Any, rows: list[Any], at: i
         mover = real.get(row.player_number, "")
         # the seat that sent the move, when it is not the entity that acted (a company, a private)
         seat = name(mover) if mover and not texts[i].startswith(mover + ":") else ""
-        log.append({"seq": row.seq, "text": name(texts[i]), "seat": seat, "href": links.move(row.seq, total),
-                    "current": row.seq == n})
+        log.append(_log_line(row.seq, name(texts[i]), seat, links.move(row.seq, total), row.seq == n))
     log.reverse()
     rnd = st["round"]
     where = {"auction": "Private auction", "stock": f"Stock round {rnd['turn']}",
@@ -185,10 +185,18 @@ def game18_context(session: Session, game: Any, rep: Any, rows: list[Any], at: i
         "bank": st["bank"], "depot": st["depot"], "finished": st["finished"], "end_reason": st["end_reason"],
         "result": {name(k): v for k, v in (st["result"] or {}).items()} if st["result"] else None,
         "to_act": name(who_acts(g)), "legal": [name(line) for line in legal_lines(g)] if not st["finished"] else [],
-        "players": players, "corps": corps, "privates": privates, "log": log,
+        "players": players, "corps": corps, "privates": privates, "log": Markup("\n".join(log)), "log_count": len(log),
         "map_svg": _map(rep, f"Map of {title} after action {n}"),
         "market_svg": market_svg(g, f"Stock market of {title} after action {n}"),
     }
+
+
+def _log_line(seq: int, text: str, seat: str, href: str, current: bool) -> str:
+    """One item of the action log, as HTML (built here rather than in the template: a late game's log
+    has hundreds of lines, and this is ten times faster).  Every text is escaped."""
+    mark = ' class="current" aria-current="step"' if current else ""
+    who = f'<span class="seat">[{escape(seat)}]</span> ' if seat else ""
+    return f'<li value="{seq}"{mark}><a href="{escape(href)}">{seq}</a> {who}{escape(text)}</li>'
 
 
 def _map(rep: Any, label: str) -> str:

@@ -23,18 +23,26 @@ PAD = 12.0
 
 
 def _num(v: float) -> str:
-    text = f"{v:.1f}"
-    if text.endswith(".0"):
+    text = "%.1f" % v
+    if text[-2:] == ".0":
         text = text[:-2]
-    return "0" if text == "-0" else text
+        return "0" if text == "-0" else text
+    return text
+
+
+_COLOURS: dict[tuple[float, float, float], str] = {}
 
 
 def _colour(c: Any) -> str:
     """A reportlab colour (or a '#rrggbb' string) as '#rrggbb'."""
     if isinstance(c, str):
-        return c if c.startswith("#") else c
-    r, g, b = (max(0, min(255, round(float(getattr(c, k)) * 255))) for k in ("red", "green", "blue"))
-    return f"#{r:02x}{g:02x}{b:02x}"
+        return c
+    key = (c.red, c.green, c.blue)
+    found = _COLOURS.get(key)
+    if found is None:
+        r, g, b = (max(0, min(255, round(float(v) * 255))) for v in key)
+        found = _COLOURS[key] = f"#{r:02x}{g:02x}{b:02x}"
+    return found
 
 
 class SvgPath:
@@ -75,17 +83,29 @@ class SvgCanvas:
         self._line_width = 1.0
         self._dash: str | None = None
         self._font = ("", 10.0)
-        self.bounds = [math.inf, math.inf, -math.inf, -math.inf]  # x0, y0, x1, y1 in SVG units
+        self._xs: list[float] = []  # every point drawn (SVG units), for the viewBox
+        self._ys: list[float] = []
 
     # ------------------------------------------------------------------ helpers
     def _grow(self, x: float, y: float, margin: float = 0.0) -> None:
-        b = self.bounds
-        b[0], b[1] = min(b[0], x - margin), min(b[1], y - margin)
-        b[2], b[3] = max(b[2], x + margin), max(b[3], y + margin)
+        if margin:
+            self._xs += (x - margin, x + margin)
+            self._ys += (y - margin, y + margin)
+        else:
+            self._xs.append(x)
+            self._ys.append(y)
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        """x0, y0, x1, y1 of everything drawn, in SVG units."""
+        if not self._xs:
+            return (math.inf, math.inf, -math.inf, -math.inf)
+        return min(self._xs), min(self._ys), max(self._xs), max(self._ys)
 
     def pt(self, x: float, y: float) -> str:
         sy = self.height - y
-        self._grow(x, sy)
+        self._xs.append(x)
+        self._ys.append(sy)
         return f"{_num(x)},{_num(sy)}"
 
     def _stroke_attrs(self) -> str:

@@ -203,7 +203,18 @@ def test_server_answers_while_moves_are_applied(server, games):
     games.cli("18xx", "move", games.names["hostile"], "pass", "--player", "3", "--no-mail")
     after = server.get(f"/g/{gid}/")[1]
     assert "after action 3 of 3" in after
+    # the server stepped its replay forward by the new action: the same state as a whole replay
+    state = _state(games.url, games.names["hostile"])
+    assert f"To act: <strong>{esc(state['to_act'])}</strong>" in after
+    for name, p in state["players"].items():
+        assert f'<th scope="row">{esc(name)}</th><td class="n">${p["cash"]}</td>' in after
     assert server.get(f"/g/{gid}/move-2.html")[1].count("<li value=") == 2
+    games.cli("18xx", "undo", games.names["hostile"])  # the log shrinks: the server replays it whole
+    undone = server.get(f"/g/{gid}/")[1]
+    assert "after action 2 of 2" in undone and "To act: <strong>Carol</strong>" in undone
+    games.cli("18xx", "move", games.names["hostile"], "bid 40 MRC", "--player", "3", "--no-mail")
+    again = server.get(f"/g/{gid}/")[1]
+    assert "after action 3 of 3" in again and "Carol: bid 40 MRC" in again  # not the page of the undone pass
 
 
 def test_site_writes_the_same_pages_as_files(games, tmp_path):
