@@ -149,19 +149,33 @@ def test_building_with_overspend_pays_the_directors(db_url):
         assert not check_money(ctx) and not check_shares(ctx)
 
 
-def test_no_building_during_the_civil_war(sqlite_url):
+@pytest.mark.parametrize("turn", [11, 12, 13])
+def test_no_building_during_the_civil_war(sqlite_url, turn):
+    """§8.2 1): no railroad builds its RoW on turns 11 and 12; the same road builds on turn 13.
+    (The assertions read the turn's rows, ``ctx.railroads``: the session's ORM rows keep what
+    the test set whatever the engine does.)"""
     with session_scope(sqlite_url) as s:
-        g = tiny_game(s, turn=11)
+        g = tiny_game(s, turn=turn)
         nyc = _rr(s, g, "NYC")
         pa1 = s.query(Route).filter_by(game_id=g.id, code="PA1").one()
         pa1.owner_id = nyc.id
         s.flush()
-        ctx = _ctx(s, g, {})  # NYC has no president: the computer would build at the minimum
+        ctx = _ctx(s, g, {})  # NYC has no president: the computer builds at the minimum
         from pbm.cr.engine.construction import build_or_abandon_rows
 
+        nyc = ctx.railroads["NYC"]
+        bonds, authorized = nyc.bond_debt, nyc.shares_authorized
         build_or_abandon_rows(ctx)
-        assert len(nyc.lines) == 1 and pa1.owner_id == nyc.id
-        assert any(e["kind"] == "no-building" for e in ctx.events)
+        lines = {ctx.route_by_id[x.route_id].code for x in nyc.lines}
+        no = [e for e in ctx.events if e["kind"] == "no-building"]
+        if turn in (11, 12):
+            assert lines == {"NYC"} and ctx.routes["PA1"].owner_id == nyc.id
+            assert (nyc.bond_debt, nyc.shares_authorized) == (bonds, authorized)
+            assert len(no) == 1 and "Civil War" in no[0]["text"] and no[0]["railroad"] == "NYC"
+        else:  # turn 13: PA1 (90 miles, Philadelphia 16 and New York 25) at the $300 minimum (§4.6B, D)
+            assert lines == {"NYC", "PA1"} and not no
+            assert nyc.bond_debt - bonds == math.ceil((300 * 90 + 300 * (16 + 25)) / 2)  # §4.6E: half by bonds
+            assert nyc.shares_authorized - authorized == 5 * 90
 
 
 def test_row_bids_prohibited_routes_and_influence(db_url):
@@ -231,6 +245,8 @@ def test_a_whole_turn_trades_stock_and_conserves(db_url):
 
 
 def test_elections_directors_president_and_fallback(db_url):
+    """§10.1D, §4.14C.  The assertions read the turn's rows (``ctx``): ``elections`` never
+    changes the session's ORM rows, so asserting on them held whatever the engine did."""
     with session_scope(db_url) as s:
         g = tiny_game(s)
         nyc, penn = _rr(s, g, "NYC"), _rr(s, g, "PENN")
@@ -247,12 +263,44 @@ def test_elections_directors_president_and_fallback(db_url):
         from pbm.cr.engine.elections import elections
 
         elections(ctx)
-        assert penn.president_id == p1.id and p1.slot1_id == penn.id  # fallback (§10.1D4)
-        assert nyc.president_id == p2.id  # equal shares: the incumbent keeps it
-        assert p3.slot1_id is None
+        penn, nyc = ctx.railroads["PENN"], ctx.railroads["NYC"]
+        p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
+        assert penn.president_id == p1.id and (p1.slot1_id, p1.slot2_id) == (penn.id, None)  # fallback (§10.1D4)
+        assert nyc.president_id == p2.id and (p2.slot1_id, p2.slot2_id) == (nyc.id, None)  # 200 = 200: the incumbent
+        assert (p3.slot1_id, p3.slot2_id) == (None, None)
+        assert not [e for e in ctx.events if e["kind"] == "new-president"]
         from pbm.cr.engine.checks import check_officers
 
         assert not check_officers(ctx)
+
+
+def test_elections_the_director_with_most_shares_who_seeks_it_presides(db_url):
+    """§4.14C, §10.1D: p3 (250 NYC shares) seeks NYC against its president p2 (200) and wins it;
+    p2's slot is emptied; p1 (not a director) falls back to PENN; PENN's chairman is its largest
+    holder (§4.14B).  Read from the turn's rows."""
+    with session_scope(db_url) as s:
+        g = tiny_game(s)
+        nyc, penn = _rr(s, g, "NYC"), _rr(s, g, "PENN")
+        p1, p2, p3 = g.players[:3]
+        _make_directors(s, g, "PENN", {1}, 300)
+        _make_directors(s, g, "PENN", {2}, 350)
+        _make_directors(s, g, "NYC", {2}, 200)
+        _make_directors(s, g, "NYC", {3}, 250)
+        penn.president_id, p1.slot1_id = p1.id, penn.id
+        nyc.president_id, p2.slot1_id = p2.id, nyc.id
+        s.flush()
+        ctx = _ctx(s, g, {1: Orders(control=["NYC", None]), 3: Orders(control=["NYC", None])})
+        from pbm.cr.engine.elections import elections
+
+        elections(ctx)
+        penn, nyc = ctx.railroads["PENN"], ctx.railroads["NYC"]
+        q1, q2, q3 = ctx.players[1], ctx.players[2], ctx.players[3]
+        assert nyc.president_id == q3.id and q3.slot1_id == nyc.id
+        assert (q2.slot1_id, q2.slot2_id) == (None, None)
+        assert penn.president_id == q1.id and q1.slot1_id == penn.id  # p2 did not seek PENN
+        assert penn.chairman_id == q2.id and nyc.chairman_id == q3.id  # most shares (§4.14B)
+        new = [e for e in ctx.events if e["kind"] == "new-president"]
+        assert [(e["railroad"], e["player_number"]) for e in new] == [("NYC", 3)]
 
 
 def test_president_debt_cancelled_on_change_of_president(sqlite_url):
