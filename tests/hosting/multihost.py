@@ -521,7 +521,7 @@ def run_cut(folder: Path, *, point: str = "resolved", fence: bool = True, seed: 
             b.go("claimed")
             result["b_unit"] = b.wait_for(f"TURN {game} ").split(f"TURN {game} ", 1)[1]
             log(f"B: {result['b_unit']}")
-        except BaseException as exc:
+        except Exception as exc:
             raise AssertionError(f"{exc}\n--- the server's sessions:\n{activity(pg.admin_url)}\n"
                                  + "\n".join(f"--- worker {w.name}:\n" + "\n".join(w.seen[-40:]) for w in workers)
                                  ) from exc
@@ -680,7 +680,7 @@ def run_mail_cut(folder: Path, *, at: int = 3, moves: int = 6, fence: bool = Tru
             log(f"A: {result['a_mail']}")
             if not (result["a_mail"].startswith(f"mail: {at - 1} accepted") or "was lost" in result["a_mail"]):
                 problems.append(f"host A handled more than the {at - 1} mail(s) before its cut: {result['a_mail']}")
-        except BaseException as exc:
+        except Exception as exc:
             raise AssertionError(f"{exc}\n--- the server's sessions:\n{activity(pg.admin_url)}\n"
                                  + "\n".join(f"--- worker {w.name}:\n" + "\n".join(w.seen[-40:]) for w in workers)
                                  ) from exc
