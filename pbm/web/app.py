@@ -19,7 +19,6 @@ link he follows), a strict Content-Security-Policy (no script runs), and private
 """
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -75,11 +74,12 @@ class Replays:
     fraction of a millisecond.  Each request reads the log (its rows, a few milliseconds): when it
     is the log seen last time plus new actions, only those are stepped through (``games.step``, as
     the replay itself does); when it changed otherwise (an undo, even one followed by other moves
-    under the same row ids) or the moderator ended the game, it is replayed whole.  The log's
-    contents also name the cached pages (:attr:`fingerprint`), so no page outlives the log it shows."""
+    under the same row ids) or the moderator ended the game, it is replayed whole.  Each change of
+    the log gives a new version, which names the cached pages: no page outlives the log it shows."""
 
     def __init__(self) -> None:
-        self._games: dict[int, tuple[Any, list[Any], list[str], list[tuple]]] = {}
+        self._games: dict[int, tuple[Any, list[Any], list[str], list[tuple], int]] = {}
+        self._version = 0
         self.locks: dict[int, threading.Lock] = {}
         self._lock = threading.Lock()
 
@@ -87,23 +87,27 @@ class Replays:
         with self._lock:
             return self.locks.setdefault(game_id, threading.Lock())
 
-    @staticmethod
-    def _content(row: Any) -> tuple:
-        return (row.seq, row.player_number, json.dumps(row.action, sort_keys=True, default=str))
-
     def now(self, s: Session, game: Any) -> tuple[Any, list[Any], list[str], int]:
-        """(replayed, rows, texts, fingerprint) of the game now; call it holding :meth:`lock` of the game."""
-        from pbm.e18xx.core.actions import action_from_dict
-        from pbm.e18xx.pbem.games import action_rows, replay_rows, step
+        """(replayed, rows, texts, version) of the game now; call it holding :meth:`lock` of the game.
+        ``version`` changes whenever the log does (it names the cached pages)."""
+        from sqlalchemy import select
 
-        rows = action_rows(s, game)
-        contents = [self._content(r) for r in rows]
-        fingerprint = hash((len(contents), tuple(contents), bool((game.options or {}).get("ended"))))
+        from pbm.e18xx.core.actions import action_from_dict
+        from pbm.e18xx.pbem.games import replay_rows, step
+        from pbm.models import Action18
+
+        # the log's columns only (no ORM objects: a late game's log is read on every request)
+        rows = s.execute(select(Action18.id, Action18.seq, Action18.player_number, Action18.action)
+                         .where(Action18.game_id == game.id).order_by(Action18.seq)).all()
+        contents = [(r.seq, r.player_number, r.action) for r in rows]
+        ended = (game.options or {}).get("ended")
         held = self._games.get(game.id)
-        if held is not None and not (game.options or {}).get("ended"):
-            rep, _, texts, old = held
+        if held is not None and not ended:
+            rep, _, texts, old, version = held
             n = len(old)
             if len(contents) >= n and contents[:n] == old:
+                if len(contents) == n:
+                    return rep, rows, texts, version
                 try:
                     for row in rows[n:]:
                         step(rep, action_from_dict(row.action), rollback=False)
@@ -111,12 +115,16 @@ class Replays:
                     pass
                 else:
                     texts = texts + pages.action_texts(rows[n:])
-                    self._games[game.id] = (rep, rows, texts, contents)
-                    return rep, rows, texts, fingerprint
+                    self._version += 1
+                    self._games[game.id] = (rep, rows, texts, contents, self._version)
+                    return rep, rows, texts, self._version
+        if held is not None and held[3] == contents and ended:
+            return held[0], rows, held[2], held[4]
         rep = replay_rows(s, game)
         texts = pages.action_texts(rows)
-        self._games[game.id] = (rep, rows, texts, contents)
-        return rep, rows, texts, fingerprint
+        self._version += 1
+        self._games[game.id] = (rep, rows, texts, contents, self._version)
+        return rep, rows, texts, self._version
 
 
 def _not_found() -> Response:
@@ -177,7 +185,7 @@ def create_app(url: str | None = None) -> Starlette:
             return _not_found()
         look = (game.status, bool(game.anonymous))
         with replays.lock(game.id):
-            rep, rows, texts, fingerprint = replays.now(s, game)
+            rep, rows, texts, version = replays.now(s, game)
             total = len(rows)
             if at is not None and not 0 <= at <= total:
                 return _not_found()
@@ -186,14 +194,14 @@ def create_app(url: str | None = None) -> Starlette:
             if name == "map.svg":
                 from pbm.web.svg import map_svg
 
-                svg = cache.get(("map", game.id, fingerprint), lambda: map_svg(rep, f"Map of {game.name}"))
+                svg = cache.get(("map", game.id, version), lambda: map_svg(rep, f"Map of {game.name}"))
                 return Response(svg, media_type="image/svg+xml")
             if at is None:  # the page now, from the replay carried forward (rep changes: inside the lock)
-                html = cache.get(("18xx", game.id, fingerprint, None, look), lambda: pages.render(
+                html = cache.get(("18xx", game.id, version, None, look), lambda: pages.render(
                     "game18.html", **pages.game18_context(s, game, rep, rows, None, pages.Links(), texts)))
                 return HTMLResponse(html)
         # history: a replay up to that action, outside the lock (other requests of the game go on)
-        html = cache.get(("18xx", game.id, fingerprint, at, look), lambda: pages.game18_page(s, game, at))
+        html = cache.get(("18xx", game.id, version, at, look), lambda: pages.game18_page(s, game, at))
         return HTMLResponse(html)
 
     def _cr(s: Session, game: Any, name: str) -> Response:
