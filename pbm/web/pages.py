@@ -171,6 +171,7 @@ def game18_context(session: Session, game: Any, rep: Any, rows: list[Any], at: i
         seat = name(mover) if mover and not texts[i].startswith(mover + ":") else ""
         log.append(_log_line(row.seq, name(texts[i]), seat, links.move(row.seq, total), row.seq == n))
     log.reverse()
+    lays, lay_entity = legal_lays(g) if not st["finished"] else ({}, "")
     rnd = st["round"]
     where = {"auction": "Private auction", "stock": f"Stock round {rnd['turn']}",
              "operating": f"Operating round {rnd['turn']}.{rnd['operating_round']}"}.get(rnd["kind"], rnd["kind"])
@@ -186,7 +187,8 @@ def game18_context(session: Session, game: Any, rep: Any, rows: list[Any], at: i
         "result": {name(k): v for k, v in (st["result"] or {}).items()} if st["result"] else None,
         "to_act": name(who_acts(g)), "legal": [name(line) for line in legal_lines(g)] if not st["finished"] else [],
         "players": players, "corps": corps, "privates": privates, "log": Markup("\n".join(log)), "log_count": len(log),
-        "map_svg": _map(rep, f"Map of {title} after action {n}"),
+        "lays": lays, "lay_entity": lay_entity,
+        "map_svg": _map(rep, f"Map of {title} after action {n}", {c: [x["line"] for x in v] for c, v in lays.items()}),
         "market_svg": market_svg(g, f"Stock market of {title} after action {n}"),
     }
 
@@ -199,10 +201,26 @@ def _log_line(seq: int, text: str, seat: str, href: str, current: bool) -> str:
     return f'<li value="{seq}"{mark}><a href="{escape(href)}">{seq}</a> {who}{escape(text)}</li>'
 
 
-def _map(rep: Any, label: str) -> str:
+def _map(rep: Any, label: str, lays: dict[str, list[str]] | None = None) -> str:
     from pbm.web.svg import map_svg
 
-    return map_svg(rep, label)
+    return map_svg(rep, label, lays)
+
+
+def legal_lays(g: Any) -> tuple[dict[str, list[dict[str, Any]]], str]:
+    """The legal tile lays now, by hex: [{tile, rotation, line}] (line: the move to copy into a mail),
+    and the entity that may lay them ("" when none may)."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.games import move_text
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    entity = ""
+    for act in _safe(g.legal_actions, []) or []:
+        if isinstance(act, A.LayTile):
+            entity = entity or str(act.entity)
+            out.setdefault(act.hex, []).append({"tile": act.tile, "rotation": act.rotation,
+                                                "line": move_text(g, act)})
+    return out, entity
 
 
 def game18_page(session: Session, game: Any, at: int | None = None, links: Links | None = None) -> str:

@@ -200,10 +200,13 @@ class SvgCanvas:
                 + "".join(self.items) + "</svg>")
 
 
-def map_svg(rep: Any, label: str = "") -> str:
+def map_svg(rep: Any, label: str = "", lays: dict[str, list[str]] | None = None) -> str:
     """The map of a replayed 18xx game (:class:`pbm.e18xx.pbem.games.Replayed`) as an ``<svg>`` element:
     every hex, tile and its track, cities with their values and stations, terrain costs, off-boards,
-    the routes each company ran last (with their legend below), and the last move ringed."""
+    the routes each company ran last (with their legend below), and the last move ringed.
+
+    ``lays`` (hex -> the legal tile lays there, as move lines) outlines each of those hexes with a
+    link to ``#lay-<hex>`` (the page's list of the lays, to copy into a mail)."""
     from pbm.e18xx.render.pdf import MapGeometry, draw_map
 
     g = rep.game
@@ -215,5 +218,23 @@ def map_svg(rep: Any, label: str = "") -> str:
     top_margin = probe.r * 1.3  # the "last move" label above a top-row hex
     height = legend_h + map_h + top_margin
     canvas = SvgCanvas(WIDTH + 2 * PAD, height)
-    draw_map(canvas, rep, (PAD, legend_h, PAD + WIDTH, legend_h + map_h))  # type: ignore[arg-type]
+    box = (PAD, legend_h, PAD + WIDTH, legend_h + map_h)
+    draw_map(canvas, rep, box)  # type: ignore[arg-type]
+    if lays:
+        geo = MapGeometry(g, box)
+        for coord, lines in sorted(lays.items()):
+            if coord not in g.title.hexes:
+                continue
+            pts = " ".join(f"{_num(x)},{_num(canvas.height - y)}" for x, y in geo.corners(coord))
+            cx, cy = geo.centre(coord)
+            what = f"{len(lines)} legal tile lay{'s' if len(lines) != 1 else ''} in {coord}"
+            canvas.items.append(
+                f'<a href="#lay-{escape(coord)}" class="lay"><title>{escape(what)}: '
+                f'{escape("; ".join(lines[:12]), quote=False)}</title>'
+                f'<polygon points="{pts}" fill="#1565c0" fill-opacity="0.12" stroke="#1565c0" '
+                f'stroke-width="{_num(max(2.0, geo.r * 0.08))}" stroke-dasharray="{_num(geo.r * 0.2)} '
+                f'{_num(geo.r * 0.1)}"/>'
+                f'<text x="{_num(cx)}" y="{_num(canvas.height - cy + geo.r * 0.42)}" font-size="'
+                f'{_num(max(6.0, geo.r * 0.22))}" font-weight="bold" text-anchor="middle" fill="#0d47a1">'
+                f'lay ×{len(lines)}</text></a>')
     return canvas.svg(label)

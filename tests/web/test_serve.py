@@ -105,6 +105,32 @@ def test_history_page_is_the_game_after_that_action(server, games):
     assert server.get("/g/99999/")[0] == 404
 
 
+def test_legal_tile_lays_are_outlined_on_the_map_with_their_move_lines(server, games):
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import legal_lines, replay_rows
+    from pbm.models import Game
+
+    gid = games.ids["recorded"]
+    with session_scope(games.url) as s:
+        row = s.scalar(select(Game).where(Game.name == games.names["recorded"]))
+        at = next(n for n in range(60, 300) if any(line.startswith("lay ") for line in
+                                                   legal_lines(replay_rows(s, row, upto=n).game, limit=10_000)))
+        lines = [line for line in legal_lines(replay_rows(s, row, upto=at).game, limit=10_000)
+                 if line.startswith("lay ")]
+    status, page, _ = server.get(f"/g/{gid}/move-{at}.html")
+    assert status == 200
+    table = page[page.index("<h2>Legal tile lays</h2>"):page.index("<h2>Legal moves</h2>")]
+    assert "<caption>Where " in table
+    for line in lines:
+        assert f"<code>{esc(line)}</code>" in table, line
+        coord = line.split()[2]
+        assert f'<a href="#lay-{coord}" class="lay">' in page and f'id="lay-{coord}"' in table
+    end = server.get(f"/g/{gid}/")[1]
+    assert "Legal tile lays" not in end and 'class="lay"' not in end  # the game is over
+
+
 def test_hostile_player_names_are_text_everywhere(server, games):
     gid = games.ids["hostile"]
     status, page, _ = server.get(f"/g/{gid}/")
