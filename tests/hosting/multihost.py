@@ -335,7 +335,8 @@ class Worker:
     """One `pbm worker` on host ``n``; its output is read line by line into ``seen``."""
 
     def __init__(self, hosts: Hosts, n: int, name: str, url: str, folder: Path, maildir: Path, config: Path,
-                 control: Path, fence: bool = True) -> None:
+                 control: Path, fence: bool = True, files: Path | None = None) -> None:
+        """``files``: the folder of its reports/ and archive/ (default: its own ``folder``)."""
         self.name = name
         self.control = control
         runner = folder / "runner.py"
@@ -346,8 +347,9 @@ class Worker:
         # handler, so the pool's terminate() at the end of a render can hang the worker for good (seen here;
         # to be fixed in pbm/report/render.py: reset SIGTERM/SIGINT to the default in the pool initializer)
         env["PBM_RENDER_WORKERS"] = "1"
-        argv = [sys.executable, str(runner), url, name, str(control), str(folder / "reports"),
-                str(folder / "archive"), str(maildir), str(config), "on" if fence else "off"]
+        files = files or folder
+        argv = [sys.executable, str(runner), url, name, str(control), str(files / "reports"),
+                str(files / "archive"), str(maildir), str(config), "on" if fence else "off"]
         # its own process group: on a timeout the worker and whatever it forked are killed together
         self.proc = subprocess.Popen(hosts.command(n, argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, env=env, cwd=folder, start_new_session=True)
@@ -464,13 +466,17 @@ POINTS = ("claimed", "closed", "resolving", "resolved", "reported", "sent")  # w
 
 
 def run_cut(folder: Path, *, point: str = "resolved", fence: bool = True, seed: int = 1, humans: int = 2,
-            log=lambda _line: None) -> dict:
+            shared_files: bool = True, log=lambda _line: None) -> dict:
     """One Continental Rails game due; worker A (host 1) claims it and is stopped at ``point`` of the
     turn; its link is cut; the server drops A's sessions (its claims with them); worker B (host 2) claims
     the game and is held there; A's link comes back and A goes on; then B goes on and finishes the turn.
 
+    ``shared_files``: both workers write their reports and archive into the same folders (a network file
+    system, as docs/hosting.md asks); without, each has its own.
+
     Returns what happened (``stale``: commits A made after it went on, in the unit it had lost) and
-    ``problems``: every way the outcome differs from "each sheet, step and mail exactly once"."""
+    ``problems``: every way the outcome differs from "each sheet, step and mail exactly once", and the
+    turn's archive whole."""
     import email
     from collections import Counter
 
@@ -494,14 +500,15 @@ def run_cut(folder: Path, *, point: str = "resolved", fence: bool = True, seed: 
             for n, name in ((1, "A"), (2, "B")):
                 config = folder / f"pbm-{name}.toml"
                 config.write_text(smtp.config(hosts.gateway(n)))
+            files = {h: folder / ("shared" if shared_files else f"host-{h}") for h in "AB"}
             a = Worker(hosts, 1, "A", pg.url(hosts.gateway(1)), folder / "host-A", shared_maildir,
-                       folder / "pbm-A.toml", control, fence)
+                       folder / "pbm-A.toml", control, fence, files["A"])
             workers.append(a)
             a.pause(point)
             a.wait_for(f"PAUSED {point}")
             log(f"A paused at {point}")
             b = Worker(hosts, 2, "B", pg.url(hosts.gateway(2)), folder / "host-B", shared_maildir,
-                       folder / "pbm-B.toml", control, fence)
+                       folder / "pbm-B.toml", control, fence, files["B"])
             workers.append(b)
             b.pause("claimed")
             hosts.cut(1)
@@ -570,11 +577,15 @@ def run_cut(folder: Path, *, point: str = "resolved", fence: bool = True, seed: 
             unknown = [k for k in got if k not in wanted]
             problems.append(f"mail: {len(missing)} not delivered, {len(doubled)} delivered twice, "
                             f"{len(unknown)} not from the outbox")
-        archives = {h: sorted(p.parent.name for p in (folder / f"host-{h}" / "archive").glob("*/turn-1"))
-                    for h in "AB"}
-        result["archives"] = archives
-        if sum(len(v) for v in archives.values()) != 1:
-            problems.append(f"turn archives {archives}")
+        bundles = sorted({p for h in "AB" for p in files[h].glob("archive/*/turn-1")})
+        result["archives"] = [str(p.relative_to(folder)) for p in bundles]
+        if len(bundles) != 1:
+            problems.append(f"turn archives {result['archives']}")
+        else:
+            wanted = {"moderator.pdf", *(f"player-{k}.pdf" for k in range(1, humans + 1))}
+            got = {p.name for p in (bundles[0] / "reports").glob("*.pdf")}
+            if got != wanted:
+                problems.append(f"the turn's archive holds reports {sorted(got)}, not {sorted(wanted)}")
         if fence and result.get("stale"):
             problems.append(f"host A committed {result['stale']} time(s) after its claim had lapsed")
         result["server_log"] = pg.log()
@@ -615,7 +626,7 @@ def _delivered_once(smtp: Smtp, admin_url: str) -> tuple[dict, list[str]]:
 
 
 def run_mail_cut(folder: Path, *, at: int = 3, moves: int = 6, fence: bool = True, seed: int = 1,
-                 log=lambda _line: None) -> dict:
+                 shared_files: bool = True, log=lambda _line: None) -> dict:
     """An 18GA game played by email, its first ``moves`` moves in the shared Maildir.  Worker A (host 1)
     stores them and handles them in order; inside the transaction of the ``at``-th (the move applied, not
     committed) A's link is cut; the server ends A's sessions (rolling that transaction back) and drops
@@ -648,14 +659,15 @@ def run_mail_cut(folder: Path, *, at: int = 3, moves: int = 6, fence: bool = Tru
             (folder / f"pbm-{name}.toml").write_text(smtp.config(hosts.gateway(n)))
         workers: list[Worker] = []
         try:
+            files = {h: folder / ("shared" if shared_files else f"host-{h}") for h in "AB"}
             a = Worker(hosts, 1, "A", pg.url(hosts.gateway(1)), folder / "host-A", shared_maildir,
-                       folder / "pbm-A.toml", control, fence)
+                       folder / "pbm-A.toml", control, fence, files["A"])
             workers.append(a)
             a.pause(point)
             a.wait_for(f"PAUSED {point}")
             log(f"A paused inside the transaction of mail {at}")
             b = Worker(hosts, 2, "B", pg.url(hosts.gateway(2)), folder / "host-B", shared_maildir,
-                       folder / "pbm-B.toml", control, fence)
+                       folder / "pbm-B.toml", control, fence, files["B"])
             workers.append(b)
             b.pause("handling-1")
             hosts.cut(1)
