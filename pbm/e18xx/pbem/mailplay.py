@@ -392,10 +392,8 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     """Handle one stored mail for an 18xx game; returns an ingest Outcome."""
     from pbm.mail.answer import Outcome
     from pbm.mail.answer import finish as _finish
-    from pbm.mail.answer import contact_line, refusal_subject
+    from pbm.mail.answer import contact_line, refusal_subject, refuse
     from pbm.mail.answer import reply as _reply
-
-    from pbm.mail.answer import refuse
     from pbm.mail.redact import remember
 
     tag = c.game.name
