@@ -73,10 +73,13 @@ def register(app: typer.Typer) -> None:
         player: int = typer.Option(..., "--player", help="The seat number."),
         base: Optional[str] = typer.Option(None, "--base", help="The site's address (default: $PBM_WEB_URL or "
                                                                  "http://127.0.0.1:8000)."),
+        mail: bool = typer.Option(False, "--mail/--no-mail", help="Also mail the link to the player (queued; "
+                                                                  "`pbm send-mail` sends it)."),
+        config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml): the sender."),
     ) -> None:
         """Give a player a new secret link to his own page; his old link stops working.  The link is
-        printed once: pbm keeps only its hash."""
-        from pbm.web.links import player_url, reset_link
+        printed once (and mailed with --mail): pbm keeps only its hash."""
+        from pbm.web.links import mail_link, player_url, reset_link
 
         with session(ctx) as s:
             g = pick_game(s, game)
@@ -84,10 +87,18 @@ def register(app: typer.Typer) -> None:
                 token = reset_link(s, g, player)
             except LookupError as exc:
                 raise PbmError(str(exc)) from None
+            address = None
+            if mail:
+                from pbm.mail.config import reply_sender
+
+                address = mail_link(s, g, player, token, reply_sender(config), base)
             name = g.name
         # printed after the commit: a link shown is a link that works
         typer.echo(f"New link of player {player} in {name} (shown once; the old one no longer works):")
         typer.echo(player_url(token, base))
+        if mail:
+            typer.echo(f"Mailed to {address}; `pbm send-mail` sends it." if address
+                       else "Not mailed: the player has no address on file.")
 
     @link_app.command("revoke")
     def link_revoke(

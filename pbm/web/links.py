@@ -115,3 +115,28 @@ def resolve(session: Session, token: str) -> tuple[Any, Any] | None:
     if player is None:
         return None
     return game, player
+
+
+def mail_link(session: Session, game: Any, number: int, token: str, sender: str, base: str | None = None) -> str | None:
+    """Queue a mail to seat ``number`` with his new link (outbox kind ``secret``, like the welcome mail
+    with the mail secret); returns the address, or None when he has none on file."""
+    from pbm.mail import outbox
+    from pbm.mail.compose import make_message, one_line
+    from pbm.mail.message import clean_address
+    from pbm.models import Player
+
+    seat = session.scalar(select(Player).where(Player.game_id == game.id, Player.number == number))
+    address = clean_address(seat.email or "") if seat is not None else None
+    if not address:
+        return None
+    lines = [f"Your own page of game {one_line(game.name, 80)} (player {number}):", "",
+             player_url(token, base), "",
+             "It shows what only you may see: your report, your settings, offers made to you. The address is a "
+             "secret: keep it to yourself. A new one replaces it whenever the moderator resets it; the old one "
+             "then stops working.", "",
+             f"The game's public page: {game_url(game, base)}", ""]
+    msg = make_message(sender, [address], f"[{one_line(game.name, 40)}] Your own page, player {number}",
+                       "\n".join(lines))
+    outbox.queue(session, f"web-link:{int(game.id)}:{number}:{token_hash(token)[-16:]}", "secret", [address], msg,
+                 game=game)
+    return address

@@ -221,6 +221,24 @@ def test_player_links_private_pages_revocation_and_no_token_in_logs(server, game
     assert cli("link", "reset", games.names["cr"], "--player", "99", expect=2).exit_code == 2
 
 
+def test_link_reset_mail_queues_the_link_to_the_player(games):
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.models import OutboxMessage
+
+    out = games.cli("link", "reset", games.names["hostile"], "--player", "2", "--mail").stdout
+    link = out.strip().splitlines()[-2]
+    assert "/p/" in link and "Mailed to p2@example.org" in out
+    with session_scope(games.url) as s:
+        rows = [m for m in s.scalars(select(OutboxMessage).where(OutboxMessage.key.like("web-link:%")))]
+    assert [m.kind for m in rows] == ["secret"] and rows[0].recipients == ["p2@example.org"]
+    import email
+
+    body = email.message_from_bytes(rows[0].raw).get_payload(decode=True).decode()
+    assert link in body and f"/g/{games.ids['hostile']}/" in body
+
+
 def test_server_answers_while_moves_are_applied(server, games):
     """A worker (here the moderator's `pbm 18xx move`) writes the database the server reads."""
     gid = games.ids["hostile"]
