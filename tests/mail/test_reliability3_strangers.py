@@ -165,3 +165,57 @@ def test_item10_after_authentication_the_players_own_lines_are_quoted(ga, smtp):
     (msg, data), = [(m, d) for m, d in _sent_to(smtp, "ann@example.org") if "Not accepted" in str(m["Subject"])]
     assert "ZZZ" in msg.get_body(("plain",)).get_content()
     assert msg["In-Reply-To"] == "<ok1@example.org>"  # the player's own mail: the answer is threaded
+
+
+# -- item 10, over many shapes of mail: whatever stands where, nothing of an unauthenticated mail is quoted ---
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PLACES = ("GAME", "PLAYER", "TURN", "CODE", "SECRET", "NEW SECRET", "subject", "attachment name", "text attachment",
+           "body line", "html body", "quoted line")
+
+
+def _hostile_mail(places: list[str], game_name: str, mark: str, subtype: str) -> bytes:
+    head = {"GAME": game_name, "PLAYER": "1", "TURN": "3", "CODE": "ZZZZZZ", "SECRET": "WRONG-WRONG-0000"}
+    for key in ("GAME", "PLAYER", "TURN", "CODE", "SECRET"):
+        if key in places:
+            head[key] = f"{head[key]} {mark}" if key in ("SECRET", "GAME") and len(places) % 2 else mark
+    lines = [f"{k}: {v}" for k, v in head.items()]
+    if "NEW SECRET" in places:
+        lines.append(f"NEW SECRET: {mark} {mark}")
+    if "body line" in places:
+        lines.append(f"BORROW: 5 {mark}")
+    if "quoted line" in places:
+        lines.append(f"> {mark} wrote this")
+    attachments = []
+    if "attachment name" in places:
+        attachments.append((b"\x00\x01" * 20, "application", subtype, f"{mark}.bin"))
+    if "text attachment" in places:
+        attachments.append((f"{mark}\nhello", "text", "plain", "notes.txt"))
+    html = f"<p>{mark}</p>" if "html body" in places else None
+    return mk("\n".join(lines) + "\n", subject=mark if "subject" in places else "orders", html=html,
+              attachments=attachments)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(places=st.lists(st.sampled_from(_PLACES), min_size=1, max_size=5, unique=True),
+       kind=st.sampled_from(["cr", "unknown-game"]), subtype=st.sampled_from(["zip", "octet-stream", "msword"]),
+       n=st.integers(0, 10 ** 6))
+def test_item10_no_unauthenticated_mail_is_quoted_whatever_stands_where(db_url, game, places, kind, subtype, n):
+    from pbm.mail.ingest import Context, ingest
+    from pbm.models import OutboxMessage
+    from sqlalchemy import select
+
+    mark = f"qqbait{n}qq"
+    raw = _hostile_mail(places, game.name if kind == "cr" else "cr-nope", mark, subtype)
+    with session_scope(db_url) as s:
+        out = ingest(s, raw, Context(sender="orders@pbm.example"))
+        if out.status == "duplicate":  # the same mail drawn twice: answered once, checked then
+            return
+        assert out.status == "rejected", (places, out)
+        assert out.replied_to == ["ada@example.org"]
+        for row in s.scalars(select(OutboxMessage)):
+            assert mark.encode() not in row.raw, (places, row.raw.decode(errors="replace"))
+            assert b"In-Reply-To" not in row.raw and b"References" not in row.raw
