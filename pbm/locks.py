@@ -23,9 +23,9 @@ time) for the block it guards, and a ``before_commit`` hook checks, in the commi
 itself, that the server still grants each claim the committing code runs under; if one is gone the
 commit is refused with :class:`ClaimLost` (a :class:`Locked`), the transaction is rolled back and
 the unit abandoned, as if the claim had never been taken.  The same check at the start of every
-transaction stops the unit before its next step's side effects outside the database (rendering
-reports into the folder, mailing).  The check is one query on ``pg_locks`` (all the claims at
-once), at the start and at the commit of a transaction run under claims; SQLite needs none (its
+transaction (unless they were found held less than a second ago) stops the unit before its next
+step's side effects outside the database (rendering reports into the folder, mailing).  The check is
+one query on ``pg_locks`` (all the claims at once; about one round trip); SQLite needs none (its
 locks die only with the process).
 """
 
@@ -72,13 +72,14 @@ class _Claim:
     pid: int  # the backend holding the advisory lock
     started: datetime  # its backend_start: a pid the server reuses is not taken for the holder
     lost: bool = False
+    checked: float = 0.0  # time.monotonic() of the last check that found it held
 
 
 _claims: ContextVar[tuple[_Claim, ...]] = ContextVar("pbm_claims", default=())
 
-_HELD = text("SELECT l.pid, a.backend_start, l.classid::bigint, l.objid::bigint FROM pg_locks l "
-             "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
-             "AND l.objsubid = 1 AND l.pid = ANY(:pids)")
+_HELD = text("SELECT l.pid, (SELECT a.backend_start FROM pg_stat_get_activity(l.pid) a), l.classid::bigint, "
+             "l.objid::bigint FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+             "AND l.pid = ANY(:pids)")
 
 
 def _halves(key: int) -> tuple[int, int]:
@@ -111,8 +112,10 @@ def check_claims(session: Session, connection=None) -> None:
         conn = connection if connection is not None else session.connection()
         granted = {(pid, started, hi, lo) for pid, started, hi, lo in
                    conn.execute(_HELD, {"pids": sorted({c.pid for c in unsure})})}
+        now = time.monotonic()
         for claim in unsure:
             claim.lost = (claim.pid, claim.started, *_halves(claim.key)) not in granted
+            claim.checked = now
     for claim in reversed(mine):  # the innermost first: the game's claim rather than the cycle's
         if claim.lost:
             raise ClaimLost(f"the claim {claim.name!r} was lost: the database server ended its connection "
@@ -120,10 +123,16 @@ def check_claims(session: Session, connection=None) -> None:
                             "this work is abandoned, nothing more is committed under it")
 
 
+BEGIN_CHECK_EVERY = 1.0  # seconds: a transaction's start is checked unless its claims were found held this recently
+
+
 @event.listens_for(Session, "after_begin")
 def _fence_begin(session: Session, _transaction, connection) -> None:
-    """A transaction under a lost claim stops before its work (a step renders or mails only after reading)."""
-    if _claims.get():
+    """A transaction under a lost claim stops before its work (a step renders or mails only after reading).
+    Only an early stop, so skipped when the claims were found held less than a second ago (the commit
+    is always checked: that is the fence)."""
+    claims = _claims.get()
+    if claims and (any(c.lost for c in claims) or time.monotonic() - min(c.checked for c in claims) > BEGIN_CHECK_EVERY):
         check_claims(session, connection)
 
 

@@ -15,6 +15,8 @@ workers' database URL carries the client's keepalive settings (:data:`CLIENT_PAR
 
 from __future__ import annotations
 
+import fcntl
+import functools
 import glob
 import os
 import pwd
@@ -53,6 +55,7 @@ def pg_bin() -> Path | None:
     return Path(found[-1]).parent if found else None
 
 
+@functools.cache
 def unavailable() -> str | None:
     """Why the harness cannot run here (None: it can)."""
     if os.geteuid() != 0:
@@ -81,11 +84,13 @@ class Hosts:
     """``count`` network namespaces, host ``n`` (1-based) at ``addr(n)`` and reaching this machine's
     side of its link at ``gateway(n)``."""
 
+    LOCK = Path(tempfile.gettempdir()) / "pbm-multihost-net.lock"  # harnesses running at once pick apart
+
     def __init__(self, count: int) -> None:
         pid = os.getpid()
         self.count = count
         self.tag = f"{pid % 100000:05d}"
-        self.net = 200 + pid % 50
+        self.net = 200 + pid % 50  # the second octet: chosen again on entry, among those not in use
         self.made: list[tuple[str, str]] = []  # (namespace, host-side veth)
 
     def ns(self, n: int) -> str:
@@ -100,7 +105,23 @@ class Hosts:
     def addr(self, n: int) -> str:
         return f"10.{self.net}.{n}.2"
 
+    def _free_net(self) -> int:
+        """A second octet 200-249 that no address of this machine uses (so two harnesses never share one)."""
+        used = _ip("-o", "-4", "addr", "show").stdout
+        for k in range(50):
+            net = 200 + (self.net - 200 + k) % 50
+            if f" 10.{net}." not in used:
+                return net
+        raise RuntimeError("no free 10.200-249.x.x range for the harness's links")
+
     def __enter__(self) -> Hosts:
+        with open(self.LOCK, "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # held while the range is chosen and its addresses made
+            self.net = self._free_net()
+            self._make()
+        return self
+
+    def _make(self) -> None:
         try:
             for n in range(1, self.count + 1):
                 ns, here, there = self.ns(n), self.veth(n), f"pm{self.tag}n{n}"
@@ -116,7 +137,6 @@ class Hosts:
         except BaseException:
             self.close()
             raise
-        return self
 
     def __exit__(self, *exc) -> None:
         self.close()
@@ -146,7 +166,9 @@ class PrivatePostgres:
         self.settings = {**SERVER_SETTINGS, **(settings or {})}
         self.bin = pg_bin()
         self.dir = Path(tempfile.mkdtemp(prefix="pbm-mh-pg-"))
-        self.port = 5433 + os.getpid() % 20000
+        with socket.socket() as probe:  # a port free on the first address (the server binds every one)
+            probe.bind((listen[0], 0))
+            self.port = probe.getsockname()[1]
         self.user = pwd.getpwnam("postgres")
 
     def _as_postgres(self, *argv: str) -> subprocess.CompletedProcess:

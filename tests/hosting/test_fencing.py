@@ -53,7 +53,7 @@ def test_a_commit_after_the_claim_was_dropped_is_refused_and_rolled_back(pg_url)
     with process_lock(pg_url, "cycle", shared=True):
         with process_lock(pg_url, "game:7", what="worker on game g"):
             assert _end_claims(pg_url) == 2  # both claims' sessions ended by the server
-            with pytest.raises(ClaimLost, match=r"the claim 'cycle' was lost"):
+            with pytest.raises(ClaimLost, match=r"the claim 'game:7' was lost"):  # the innermost is named
                 _note(pg_url, "stale")  # the pool reconnects for the step: without the fence this commits
             with pytest.raises(ClaimLost):
                 _note(pg_url, "stale-2")  # and stays refused while the block runs
@@ -69,13 +69,23 @@ def test_claim_lost_is_a_locked_so_a_worker_skips_the_game_and_tries_it_next_pas
     assert issubclass(ClaimLost, Locked)
 
 
-def test_a_transaction_under_a_lost_claim_stops_at_its_first_statement(pg_url):
-    """Before a step's work outside the database (rendering, mailing) that follows its first read."""
+def test_a_transaction_under_a_lost_claim_stops_at_its_first_statement(pg_url, monkeypatch):
+    """Before a step's work outside the database (rendering, mailing) that follows its first read; this
+    early check is skipped for a second after the claims were last found held (the commit's never is)."""
+    monkeypatch.setattr(locks, "BEGIN_CHECK_EVERY", 0.0)
     with process_lock(pg_url, "game:10"):
         _end_claims(pg_url)
         with pytest.raises(ClaimLost), session_scope(pg_url) as s:
             s.execute(text("SELECT 1"))
             raise AssertionError("not reached: the read itself is refused")
+
+
+def test_the_early_check_is_skipped_for_a_second_after_a_check_but_the_commit_is_fenced(pg_url):
+    with process_lock(pg_url, "game:11"):  # taking it committed its note: the claims were just checked
+        _end_claims(pg_url)
+        with pytest.raises(ClaimLost), session_scope(pg_url) as s:
+            s.execute(text("SELECT 1"))  # not checked at its start: found held a moment ago
+            s.add(CycleLock(name="stale", holder="x" * 32, host="h", pid=1))
 
 
 def test_a_step_may_check_before_slow_work(pg_url):
