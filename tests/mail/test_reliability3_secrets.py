@@ -253,3 +253,48 @@ def test_item11_mail_stored_before_the_redaction_can_be_redacted_afterwards(db_u
         _clean(row, SECRETS[1])
         assert SECRETS[2].encode() in pending.raw  # not handled yet: read as it came when it is handled
         assert redact_handled(s) == 0
+
+
+# -- over many shapes of mail: wherever the secret stands, however the mail is encoded ---------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(form=st.sampled_from(["as given", "lower", "no dashes", "spaced", "junk after"]),
+       code_ok=st.booleans(), cte=st.sampled_from(["7bit", "base64", "quoted-printable"]),
+       extra=st.lists(st.sampled_from(["subject", "quoted", "html", "attachment", "junk before"]), unique=True,
+                      max_size=3),
+       n=st.integers(0, 10 ** 6))
+def test_item11_no_secret_is_stored_wherever_it_stands(db_url, game, form, code_ok, cte, extra, n):
+    from email.message import EmailMessage
+
+    secret = SECRETS[1]
+    written = {"as given": secret, "lower": secret.lower(), "no dashes": secret.replace("-", ""),
+               "spaced": secret.replace("-", " "), "junk after": f"{secret} thanks {n}"}[form]
+    with session_scope(db_url) as s:
+        text = sheet(s, game.game_id, 1, f"MESSAGE: note {n}\n", secret=written,
+                     code=None if code_ok else "ZZZZZZ")
+        if "quoted" in extra:
+            text += f"\n> SECRET: {secret}\n"
+        if "junk before" in extra:
+            text += f"\nps my secret: {secret.lower()}\n"
+        m = EmailMessage()
+        m["From"], m["To"] = "Ada <ada@example.org>", "orders@pbm.example"
+        m["Subject"] = f"orders {secret}" if "subject" in extra else f"orders {n}"
+        m.set_content(text, cte=cte)
+        if "html" in extra:
+            m.add_alternative("<p>" + text.replace("\n", "<br>") + "</p>", subtype="html", cte=cte)
+        if "attachment" in extra:
+            m.add_attachment(text.encode(), maintype="text", subtype="plain", filename="sheet.txt")
+        raw = m.as_bytes(policy=email.policy.SMTP)
+        out = ingest(s, raw, CTX)
+        if out.status == "duplicate":
+            return
+        counts = code_ok and form != "junk after"  # junk after the secret makes it a wrong secret
+        assert out.status == ("accepted" if counts else "rejected"), (out, form, cte, extra)
+        row = _stored(s, out)
+        _clean(row, secret)
+        assert row.sha256 == hashlib.sha256(raw).hexdigest()
