@@ -48,8 +48,8 @@ def main() -> None:
     from pbm.e18xx.pbem.exchange import import_export
     from pbm.e18xx.pbem.games import action_rows, replay_rows
     from pbm.models import Game
+    from pbm.e18xx.render import web as e18xx_web
     from pbm.web import pages
-    from pbm.web.svg import map_svg
 
     data, where = load_fixture(args.fixture)
     if data is None:
@@ -65,15 +65,15 @@ def main() -> None:
             results: dict[str, object] = {"fixture": args.fixture, "actions": total}
             ms, rep = timed(lambda: replay_rows(s, game), args.repeat)
             results["replay_ms"] = round(ms, 1)
-            texts = pages.action_texts(rows)
-            ms, html = timed(lambda: pages.render("game18.html", **pages.game18_context(
+            texts = e18xx_web.action_texts(rows)
+            ms, html = timed(lambda: pages.render("game18.html", **e18xx_web.context(
                 s, game, rep, rows, None, pages.Links(), texts)), args.repeat)
             results["page_from_replayed_ms"] = round(ms, 1)
             results["page_bytes"] = len(html.encode())
-            ms, svg = timed(lambda: map_svg(rep, "map"), args.repeat)
+            ms, svg = timed(lambda: e18xx_web.map_svg(rep, "map"), args.repeat)
             results["map_svg_ms"] = round(ms, 1)
             results["map_svg_bytes"] = len(svg.encode())
-            ms, _ = timed(lambda: pages.game18_page(s, game, total // 2), max(3, args.repeat // 4))
+            ms, _ = timed(lambda: e18xx_web.game_page(s, game, total // 2), max(3, args.repeat // 4))
             results["history_page_cold_ms"] = round(ms, 1)
         import asyncio
 

@@ -67,66 +67,6 @@ class PageCache:
         return value
 
 
-class Replays:
-    """Each 18xx game's replayed state as the server last saw it, carried forward action by action.
-
-    A game is a replay of its log: replaying a late game costs some 100 ms, one more action a
-    fraction of a millisecond.  Each request reads the log (its rows, a few milliseconds): when it
-    is the log seen last time plus new actions, only those are stepped through (``games.step``, as
-    the replay itself does); when it changed otherwise (an undo, even one followed by other moves
-    under the same row ids) or the moderator ended the game, it is replayed whole.  Each change of
-    the log gives a new version, which names the cached pages: no page outlives the log it shows."""
-
-    def __init__(self) -> None:
-        self._games: dict[int, tuple[Any, list[Any], list[str], list[tuple], int]] = {}
-        self._version = 0
-        self.locks: dict[int, threading.Lock] = {}
-        self._lock = threading.Lock()
-
-    def lock(self, game_id: int) -> threading.Lock:
-        with self._lock:
-            return self.locks.setdefault(game_id, threading.Lock())
-
-    def now(self, s: Session, game: Any) -> tuple[Any, list[Any], list[str], int]:
-        """(replayed, rows, texts, version) of the game now; call it holding :meth:`lock` of the game.
-        ``version`` changes whenever the log does (it names the cached pages)."""
-        from sqlalchemy import select
-
-        from pbm.e18xx.core.actions import action_from_dict
-        from pbm.e18xx.pbem.games import replay_rows, step
-        from pbm.models import Action18
-
-        # the log's columns only (no ORM objects: a late game's log is read on every request)
-        rows = s.execute(select(Action18.id, Action18.seq, Action18.player_number, Action18.action)
-                         .where(Action18.game_id == game.id).order_by(Action18.seq)).all()
-        contents = [(r.seq, r.player_number, r.action) for r in rows]
-        ended = (game.options or {}).get("ended")
-        held = self._games.get(game.id)
-        if held is not None and not ended:
-            rep, _, texts, old, version = held
-            n = len(old)
-            if len(contents) >= n and contents[:n] == old:
-                if len(contents) == n:
-                    return rep, rows, texts, version
-                try:
-                    for row in rows[n:]:
-                        step(rep, action_from_dict(row.action), rollback=False)
-                except Exception:  # noqa: BLE001 - whatever went wrong, a whole replay is the answer
-                    pass
-                else:
-                    texts = texts + pages.action_texts(rows[n:])
-                    self._version += 1
-                    self._games[game.id] = (rep, rows, texts, contents, self._version)
-                    return rep, rows, texts, self._version
-        if held is not None and held[3] == contents and ended:
-            return held[0], rows, held[2], held[4]
-        rep = replay_rows(s, game)
-        texts = pages.action_texts(rows)
-        self._version += 1
-        self._games[game.id] = (rep, rows, texts, contents, self._version)
-        return rep, rows, texts, self._version
-
-
 def _not_found() -> Response:
     return PlainTextResponse("Not found\n", status_code=404)
 
@@ -138,7 +78,15 @@ def create_app(url: str | None = None) -> Starlette:
     engine = get_engine(url)
     factory = sessionmaker(bind=engine, expire_on_commit=False)
     cache = PageCache()
-    replays = Replays()
+    states: dict[str, Any] = {}  # a game kind's name -> what its pages keep between requests
+    states_lock = threading.Lock()
+
+    def state_of(game: Any) -> Any:
+        kind = pages.kind_name(game)
+        with states_lock:
+            if kind not in states:
+                states[kind] = pages.module_of(game).server_state()
+            return states[kind]
 
     def read() -> Session:
         return factory()
@@ -167,57 +115,11 @@ def create_app(url: str | None = None) -> Starlette:
                 return _not_found()
             if name == "web.css":
                 return stylesheet(request)
-            if pages.is_18xx(game):
-                return _game18(s, game, name, request)
-            return _cr(s, game, name)
-
-    def _game18(s: Session, game: Any, name: str, request: Request) -> Response:
-        at: int | None = None
-        if name == "index.html":
-            raw = request.query_params.get("move")
-            if raw is not None:
-                if not raw.strip().isdigit():
-                    return _not_found()
-                at = int(raw)
-        elif name.startswith("move-") and name.endswith(".html") and name[5:-5].isdigit():
-            at = int(name[5:-5])
-        elif name != "map.svg":
-            return _not_found()
-        look = (game.status, bool(game.anonymous))
-        with replays.lock(game.id):
-            rep, rows, texts, version = replays.now(s, game)
-            total = len(rows)
-            if at is not None and not 0 <= at <= total:
+            found = pages.module_of(game).respond(state_of(game), s, game, name, request.query_params, cache)
+            if found is None:
                 return _not_found()
-            if at == total:
-                at = None
-            if name == "map.svg":
-                from pbm.web.svg import map_svg
-
-                svg = cache.get(("map", game.id, version), lambda: map_svg(rep, f"Map of {game.name}"))
-                return Response(svg, media_type="image/svg+xml")
-            if at is None:  # the page now, from the replay carried forward (rep changes: inside the lock)
-                html = cache.get(("18xx", game.id, version, None, look), lambda: pages.render(
-                    "game18.html", **pages.game18_context(s, game, rep, rows, None, pages.Links(), texts)))
-                return HTMLResponse(html)
-        # history: a replay up to that action, outside the lock (other requests of the game go on)
-        html = cache.get(("18xx", game.id, version, at, look), lambda: pages.game18_page(s, game, at))
-        return HTMLResponse(html)
-
-    def _cr(s: Session, game: Any, name: str) -> Response:
-        from pbm.report.view import last_resolved_turn
-
-        key = ("cr", game.id, game.turn, game.status, last_resolved_turn(game), bool(game.anonymous))
-        files = cache.get(key, lambda: pages.cr_files(s, game))
-        if not files:
-            if name == "index.html":
-                return HTMLResponse(pages.cr_waiting_page(game))
-            return _not_found()
-        data = files.get(name)
-        if data is None:
-            return _not_found()
-        media = "text/css; charset=utf-8" if name.endswith(".css") else "text/html; charset=utf-8"
-        return Response(data, media_type=media)
+            body, media = found
+            return Response(body, media_type=media)
 
     def player(request: Request) -> Response:
         token = request.path_params["token"]
