@@ -14,6 +14,17 @@ if ! command -v dovecot >/dev/null 2>&1 || ! command -v pdftoppm >/dev/null 2>&1
   fi
 fi
 
+# Debian's chromium for the browser tests (tests/web/test_browser.py): playwright drives it and never
+# downloads a browser of its own
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing Debian package: chromium"
+    (apt-get install -y -q chromium >/dev/null 2>&1 \
+      || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null; }) \
+      || echo "warning: could not install chromium; the browser tests will say so"
+  fi
+fi
+
 if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
   if command -v pg_ctlcluster >/dev/null 2>&1; then
     echo "== starting PostgreSQL"
