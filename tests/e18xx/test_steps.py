@@ -33,3 +33,90 @@ def test_engine_protocol_lists_every_method_of_the_game():
 def test_hooks_protocol_matches_the_default_hooks():
     from pbm.e18xx.core.hooks import TitleHooks
     assert all(callable(getattr(TitleHooks, n, None)) for n in _protocol_members("Hooks"))
+
+
+# ------------------------------------------------------------------ the operating round's steps
+STEPS = {
+    "18GA": ["home_token", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company"],
+    "18AL": ["home_token", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company"],
+    "1848": ["home_token", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company"],
+    "18VA": ["home_token", "convert", "track", "token", "route", "dividend", "discard_train", "buy_train",
+             "buy_company"],
+}
+INTERRUPTS = {"18GA": ["forced_lay", "discard_train"], "18AL": ["forced_lay", "discard_train"],
+              "1848": ["forced_lay", "pay_debt", "discard_train"], "18VA": ["forced_lay", "discard_train"]}
+
+
+def _game(title: str) -> Game:
+    from pbm.e18xx.core.title import load_title
+    n = load_title(title).data["players"]["min"]
+    return Game(title, [f"Player {i}" for i in range(max(n, 3))])
+
+
+def test_each_title_has_its_operating_steps_in_order():
+    for title, names in STEPS.items():
+        g = _game(title)
+        assert [s.name for s in g.or_steps] == names, title
+        assert [s.name for s in g.or_interrupts] == INTERRUPTS[title], title
+        # the discard step is one object: an interrupt for the crowded company, a block in the turn
+        assert g.or_step("discard_train") in g.or_interrupts
+
+
+def test_title_steps_live_in_the_title_folder():
+    g = _game("1848")
+    assert type(g.or_step("buy_company")).__name__ == "BuyCompanyOrLoan"
+    assert "take_loan" in g.or_step("buy_company").takes
+    assert "take_loan" not in _game("18GA").or_step("buy_company").takes
+    assert type(_game("18VA").or_step("convert")).__module__.endswith("18VA")
+    assert _game("18GA").or_step("convert") is None and _game("18GA")._step_actions("convert", "GA") == []
+
+
+def test_every_step_reads_to_a_player_and_has_its_rule_section():
+    for title in STEPS:
+        g = _game(title)
+        for step in [*g.or_steps, *g.or_interrupts]:
+            assert step.description and step.takes, (title, step)
+            assert ("may skip" in step.description) == step.player_may_skip, (title, step)
+            assert step.name in g.title.data["step_rules"], (title, step.name)
+        assert all(step.rule(g.title) for step in g.or_steps), title
+
+
+def test_the_list_can_be_changed_by_name():
+    from pbm.e18xx.rounds import step as S
+    steps = S.operating_steps()
+    S.insert_after(steps, "track", S.Track())
+    S.remove(steps, "buy_company")
+    S.replace(steps, "route", S.Route())
+    S.insert_before(steps, "home_token", S.Dividend())
+    assert [s.name for s in steps][:3] == ["dividend", "home_token", "track"] and "buy_company" not in [s.name for s in steps]
+    import pytest
+    with pytest.raises(ValueError, match="no step 'nope'"):
+        S.remove(steps, "nope")
+
+
+def test_after_every_action_the_open_step_is_what_the_company_may_do(bank_export):
+    """Through a whole recorded game: in the operating round (nobody interrupting) the open step
+    is the first not done that offers something, its actions are ones it takes, and the company
+    is offered them plus what later steps offer at any time."""
+    from pbm.e18xx.replay import Replayer
+    rp = Replayer(bank_export)
+    g = rp.game
+    seen: set[str] = set()
+    process = g.process
+
+    def checked(action, rollback=True):
+        process(action, rollback=rollback)
+        if g.finished or g.state.round.kind != "operating" or g._interrupt()[0] is not None:
+            return g
+        corp = g._or_operator()
+        block, acts = g._open_block(corp)
+        assert block is not None and block.name not in g.state.round.steps_done
+        assert acts and set(acts) <= set(block.takes) and set(acts) <= set(g.or_actions(corp))
+        earlier = g.or_steps[:g.or_steps.index(block)]
+        assert all(st.name in g.state.round.steps_done or not st.once for st in earlier)
+        seen.add(block.name)
+        return g
+
+    g.process = checked  # type: ignore[method-assign]
+    rp.run()
+    assert {"track", "token", "route", "dividend", "buy_train"} <= seen

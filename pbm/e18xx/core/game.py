@@ -49,6 +49,7 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
         self._graph: TrackGraph | None = None
         self._graph_version = -1
         self.hooks = hooks_for(self.title)(self)
+        self._build_steps()
         self.state = self._initial_state(players, list(player_ids or players))
         self._start()
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pbm.e18xx.core.title import TITLES_DIR, Title
 
 if TYPE_CHECKING:  # typing only: the hooks receive the game they serve, as the Protocol it meets
-    from pbm.e18xx.core.protocol import Engine
+    from pbm.e18xx.core.protocol import Engine, StepView
 
 
 class TitleHooks:
@@ -39,6 +39,17 @@ class TitleHooks:
     def describe(self) -> dict[str, Any]:
         """Title-specific facts for ``pbm 18xx show --json`` (default: none)."""
         return {}
+
+    def operating_steps(self, steps: list["StepView"]) -> list["StepView"]:
+        """The operating company's turn, in order (rounds/step.py::operating_steps); a title
+        adds, replaces or removes steps by name (``step.insert_after``, ``replace``, ``remove``),
+        defining its own step classes in its ``hooks.py``.  Called once per game.  Default: as given."""
+        return steps
+
+    def operating_interrupts(self, interrupts: list["StepView"]) -> list["StepView"]:
+        """Who must act before the operating company, first first (rounds/step.py::
+        operating_interrupts).  Default: as given."""
+        return interrupts
 
 
 def hooks_for(title: Title) -> type[TitleHooks]:

@@ -17,11 +17,13 @@ from pbm.e18xx.core.errors import IllegalAction
 from pbm.e18xx.core.state import RoundState
 from pbm.e18xx.rounds.or_track import TrackMixin
 from pbm.e18xx.rounds.or_trains import CompanyAbilitiesMixin, TrainsMixin
+from pbm.e18xx.rounds.step import BuyTrain, Interrupt, Step, operating_interrupts, operating_steps
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
 
-BLOCKING = ("home_token", "convert", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company")
+# The steps of every title's turn (a title's hooks may add, replace or remove some: rounds/step.py).
+BLOCKING = ("home_token", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company")
 
 
 class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
@@ -69,16 +71,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         return None
 
     def _or_current(self: "Engine") -> str:
-        forced = self.forced_lay_company()
-        if forced:
-            return forced
-        crisis = self.cash_crisis_player()
-        if crisis:
-            return crisis
-        crowded = self.crowded_corps()
-        if crowded:
-            return crowded[0]
-        return self._or_operator()
+        _step, who = self._interrupt()
+        return who or self._or_operator()
 
     def _start_corp_turn(self: "Engine") -> None:
         s = self.state
@@ -140,63 +134,35 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             self._start_stock()
 
     # -------------------------------------------------------------- steps
+    def _build_steps(self: "Engine") -> None:
+        """The operating turn's steps and interrupts: every title's, as its hooks change them."""
+        self.or_steps = list(self.hooks.operating_steps(operating_steps()))
+        self.or_interrupts = list(self.hooks.operating_interrupts(operating_interrupts(self.or_steps)))
+
+    # The turn is ``self.or_steps`` (rounds/step.py, as the title's hooks change it) and who
+    # acts before the operating company is ``self.or_interrupts``.
+    def or_step(self: "Engine", name: str) -> Step | None:
+        """The operating step called ``name`` in this title (None if it has none)."""
+        return next((st for st in self.or_steps if st.name == name), None)
+
     def _step_actions(self: "Engine", step: str, corp: str) -> list[str]:
-        s = self.state
-        r = s.round
-        c = s.corporations[corp]
-        if step == "home_token":
-            return ["place_token"] if s.pending_tokens else []
-        if step == "discard_train":
-            return []
-        if step == "convert":
-            return ["convert", "pass"] if self._may_convert(corp) else []
-        if step == "track":
-            if r.tile_lays < self._tile_lays_allowed(corp):
-                return ["lay_tile", "pass"]
-            # the step stays open while a tile-laying private could still be bought
-            return ["pass"] if self._can_buy_tile_company(corp) or self._owned_tile_ability(corp) else []
-        if step == "token":
-            if corp in r.tokened:
-                return []
-            if self._can_place_token(corp):
-                return ["place_token", "pass"]
-            if self._special_token_open(corp):
-                return ["pass"]
-            return []
-        if step == "route":
-            if r.ran or not self.corp_trains(corp) or not self._can_run_route(corp):
-                return []
-            return ["run_routes"]
-        if step == "dividend":
-            return ["dividend"] if r.revenue > 0 else []
-        if step == "buy_train":
-            if self._must_buy_train(corp):
-                return ["buy_train"]
-            return ["buy_train", "pass"] if self._can_buy_train(corp) else []
-        if step == "buy_company":
-            out = ["buy_company"] if self._can_buy_company(corp) else []
-            if self.can_take_loan(corp):  # the turn's last chance to borrow (title data ``loans``)
-                out.append("take_loan")
-            elif "site_turn_end_pass" in self.optional_rules and self.can_take_loan(corp, ignore_round=True):
-                out.append("pass")  # 18xx.games waits for the director's pass even after this round's loan
-            return list(dict.fromkeys(out + ["pass"])) if out else []
-        raise AssertionError(step)
+        """The action types operating step ``step`` offers ``corp`` now ([] if the title has no such step)."""
+        st = self.or_step(step)
+        return st.actions(self, corp) if st else []
 
     def _skip_steps(self: "Engine") -> None:
         """Skip blocking steps with nothing to do; end the turn if none is left."""
         s = self.state
         r = s.round
         corp = self._or_operator()
-        for step in BLOCKING:
-            if step in r.steps_done:
+        for step in self.or_steps:
+            if step.name in r.steps_done:
                 continue
-            if step in ("discard_train", "home_token"):
-                if self._step_actions(step, corp) or (step == "discard_train" and self.crowded_corps()):
-                    return
-                continue
-            if self._step_actions(step, corp):
+            if step.blocks(self, corp):
                 return
-            self._skip(step, corp)
+            if not step.once:
+                continue
+            step.skip(self, corp)
             if s.finished:
                 return
         self._next_corp()
@@ -209,64 +175,59 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         return bool(conv) and conv.get("may_status") in self.phase.status and c.size == 5 and c.operated
 
     def _skip(self: "Engine", step: str, corp: str) -> None:
-        r = self.state.round
-        r.steps_done.add(step)
-        if step == "dividend":
-            self._pay_dividend(corp, "withhold")
+        st = self.or_step(step)
+        if st is not None:
+            st.skip(self, corp)
 
-    def _open_step(self: "Engine", corp: str) -> tuple[str | None, list[str]]:
-        """The operating company's first open step and ``_step_actions`` of it."""
+    def _open_block(self: "Engine", corp: str) -> tuple[Step | None, list[str]]:
+        """The operating company's first open (blocking) step and the actions it offers."""
         r = self.state.round
-        for step in BLOCKING:
-            if step in r.steps_done:
+        for step in self.or_steps:
+            if step.name in r.steps_done:
                 continue
-            if step == "discard_train":
-                if self.crowded_corps():
-                    return step, []  # _step_actions has none for it
-                continue
-            acts = self._step_actions(step, corp)
-            if acts:
+            acts = step.actions(self, corp)
+            if acts or (step.own_blocks and step.blocks(self, corp)):
                 return step, acts
         return None, []
 
+    def _open_step(self: "Engine", corp: str) -> tuple[str | None, list[str]]:
+        """The operating company's first open step (its name) and ``_step_actions`` of it."""
+        step, acts = self._open_block(corp)
+        return (step.name if step else None), acts
+
+    def _interrupt(self: "Engine") -> tuple[Interrupt | None, str | None]:
+        """The first interrupt with someone who must act before the operating company."""
+        for step in self.or_interrupts:
+            who = step.acting(self)
+            if who:
+                return step, who
+        return None, None
+
     def or_actions(self: "Engine", entity: str) -> list[str]:
         """Action types ``entity`` may take now in the operating round."""
-        s = self.state
-        forced = self.forced_lay_company()
-        if forced:
-            return ["lay_tile"] if entity == forced else []
-        crisis = self.cash_crisis_player()
-        if crisis:
-            return ["sell_shares"] if entity == crisis else []
-        crowded = self.crowded_corps()
-        if crowded:
-            return ["discard_train"] if entity == crowded[0] else []
+        step, who = self._interrupt()
+        if step is not None:
+            return step.offer(self, entity, who)  # type: ignore[arg-type]
         corp = self._or_operator()
         return self._turn_actions(entity, corp, *self._open_step(corp))
 
     def _turn_actions(self: "Engine", entity: str, corp: str, block: str | None, block_acts: list[str]) -> list[str]:
-        """``or_actions`` once no private must lay, no director must sell and no company must
-        discard: ``block`` is the operating company's first open step, ``block_acts`` its actions."""
+        """``or_actions`` once no interrupt is pending: ``block`` is the operating company's
+        first open step, ``block_acts`` its actions."""
         s = self.state
         out: list[str] = []
         if entity in s.companies:
-            comp = s.companies[entity]
             if self._ability_user_ok(entity, corp, "tile_lay") and self._special_track_ok(entity, block):
                 out.append("lay_tile")
             return out + self.company_actions(entity)
         if entity != corp:
             pres = self.president(corp)
-            if entity == pres and block == "buy_train" and self._needs_emergency(corp):
-                return ["sell_shares"]
+            buying = self.or_step("buy_train")
+            if entity == pres and isinstance(buying, BuyTrain):
+                return buying.for_president(self, corp, block)
             return []
-        if block == "buy_train" and self._must_go_bankrupt(corp):
-            out.append("bankrupt")
-        if block == "token" and self._special_token_ok(corp):
-            out.append("place_token")
-        if self._can_buy_company(corp) and block not in ("buy_company", None):
-            out.append("buy_company")
-        if self.can_take_loan(corp) and block is not None:
-            out.append("take_loan")
+        for step in self.or_steps:
+            out += step.also(self, corp, block)
         if block:
             out += block_acts
         return list(dict.fromkeys(out))
@@ -274,40 +235,20 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def _or_process(self: "Engine", action: A.Action) -> None:
         s = self.state
         r = s.round
-        forced = self.forced_lay_company()
-        if forced:
-            if action.entity != forced or not isinstance(action, A.LayTile):
-                raise IllegalAction(f"{forced}'s tile must be laid first (lay <tile> <hex> <rotation> with {forced})")
-            self._special_lay(action)
-            s.companies[forced].closed = True
-            self.log(f"{forced} closes")
-            self._after_or_action()
-            return
-        crisis = self.cash_crisis_player()
-        if crisis:
-            if action.entity != crisis or not isinstance(action, A.SellShares):
-                raise IllegalAction(f"5.5.3: {crisis} owes {-s.cash[f'P:{crisis}']} and must sell shares first")
-            target = action.corporation or (action.shares[0].rsplit("_", 1)[0] if action.shares else "")
-            units = action.count or len(action.shares) or 1
-            if target in s.corporations and units not in self.crisis_bundles(crisis, target):
-                raise IllegalAction(f"12.4.1: {crisis} may not sell {units} of {target} now (a sale to pay "
-                                    "compensation may not change a director)")
-            self._do_sell(crisis, action)
-            self._after_or_action()
-            return
-        crowded = self.crowded_corps()
-        if crowded:
-            if action.entity != crowded[0] or not isinstance(action, A.DiscardTrain):
-                raise IllegalAction(f"{crowded[0]} has more trains than the limit and must discard one first")
-            self._discard(action)
+        interrupt, who = self._interrupt()
+        if interrupt is not None:
+            interrupt.handle(self, who, action)  # type: ignore[arg-type]
             self._after_or_action()
             return
         corp = self._or_operator()
-        block, block_acts = self._open_step(corp)
-        allowed = self._turn_actions(action.entity, corp, block, block_acts)  # or_actions: the checks above passed
-        if isinstance(action, A.TakeLoan) and action.entity == corp and not self.can_take_loan(corp):
-            self.take_loan(corp)  # refuses, saying why (5.6)
+        block, block_acts = self._open_block(corp)
+        name = block.name if block else None
+        allowed = self._turn_actions(action.entity, corp, name, block_acts)  # or_actions: no interrupt is pending
         if action.type not in allowed:
+            if action.entity == corp:
+                for step in self.or_steps:
+                    if action.type in step.takes:
+                        step.refuse(self, corp, action)  # a precise refusal, if the step has one
             if action.entity not in (corp, self.president(corp)) and action.entity not in s.companies:
                 raise self._not_turn(action.entity)
             if action.entity == self.president(corp) and action.type in self.or_actions(corp):
@@ -321,54 +262,14 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 self._company_process(action)
         elif isinstance(action, A.Pass):
             assert block
-            r.steps_done.add(block)
-        elif isinstance(action, A.LayTile):
-            if r.tile_lays >= self._tile_lays_allowed(corp):
-                raise IllegalAction(f"{corp} has already laid its tile this turn")
-            here = self.state.map.placed.get(action.hex)
-            upgrade = here is not None and here.tile.color != "white"
-            self._lay_tile(corp, action)
-            r.tile_lays += 1
-            r.upgraded = r.upgraded or upgrade
-            if not self._step_actions("track", corp):
-                r.steps_done.add("track")
-        elif isinstance(action, A.PlaceToken):
-            if block == "home_token":
-                self._place_pending_token(corp, action)
-            elif block == "token" and self._is_special_token(corp, action):
-                self._place_special_token(corp, action)
-            else:
-                self._place_token(corp, action)
-                r.steps_done.add("token")
-        elif isinstance(action, A.RunRoutes):
-            self._run_routes(corp, action)
-        elif isinstance(action, A.Dividend):
-            if action.kind not in ("payout", "withhold"):
-                raise IllegalAction("dividend kind is 'payout' or 'withhold'")
-            self._pay_dividend(corp, action.kind)
-            r.steps_done.add("dividend")
-        elif isinstance(action, A.BuyTrain):
-            self._buy_train(corp, action)
-            if s.corporations[corp].closed:  # forced loans put it into receivership
-                self._next_corp()
-                return
-        elif isinstance(action, A.BuyCompany):
-            self._buy_company(corp, action)
-        elif isinstance(action, A.SellShares):
-            self._emergency_sell(corp, action)
-        elif isinstance(action, A.Bankrupt):
-            self._bankrupt(corp)
-            return
-        elif isinstance(action, A.TakeLoan):
-            self.take_loan(corp)
-            if s.corporations[corp].closed:
-                self._next_corp()
-                return
-        elif isinstance(action, A.Convert):
-            self._convert(corp)
-            r.steps_done.add("convert")
+            r.steps_done.add(block.name)
         else:
-            raise IllegalAction(f"{action.type} is not an operating round action")
+            step = block if block is not None and action.type in block.takes else \
+                next((st for st in self.or_steps if action.type in st.takes), None)
+            if step is None:
+                raise IllegalAction(f"{action.type} is not an operating round action")
+            if step.process(self, corp, action):
+                return  # the step ended the turn itself
         self._after_or_action()
 
     def _after_or_action(self: "Engine") -> None:

@@ -1,14 +1,86 @@
-"""1848 Australia hooks: everything 1848 plays is switched on by its data (title.json);
-this only adds 1848's own facts to ``pbm 18xx show --json``: loans, the Bank of England,
-receiverships, Commonwealth Railways' link and the train sides."""
+"""1848 Australia hooks: 1848's own steps -- loans at any time in a company's turn (5.6)
+and a director's sales to pay a receivership debt before anyone else acts (5.5.3) -- and
+1848's own facts for ``pbm 18xx show --json``: loans, the Bank of England, receiverships,
+Commonwealth Railways' link and the train sides.  The mechanics (``rounds/loans.py``,
+``rounds/receivership.py``, ``rounds/dutch.py``, ``rounds/joint_home.py``) are engine code
+switched on by title data."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import IllegalAction
 from pbm.e18xx.core.hooks import TitleHooks
+from pbm.e18xx.rounds.step import BuyCompany, Interrupt, insert_after, replace
+
+if TYPE_CHECKING:  # typing only
+    from pbm.e18xx.core.protocol import Engine
+
+
+class BuyCompanyOrLoan(BuyCompany):
+    """The turn's last step, with loans (5.6): a loan may be taken at any time in the turn, once
+    per round; the turn waits at its end while one may still be taken."""
+    takes = ("buy_company", "take_loan", "pass")
+    description = "Buy a private company or take a loan (any time in the turn) — may skip"
+
+    def actions(self, g: "Engine", corp: str) -> list[str]:
+        out = ["buy_company"] if g._can_buy_company(corp) else []
+        if g.can_take_loan(corp):  # the turn's last chance to borrow
+            out.append("take_loan")
+        elif "site_turn_end_pass" in g.optional_rules and g.can_take_loan(corp, ignore_round=True):
+            out.append("pass")  # 18xx.games waits for the director's pass even after this round's loan
+        return list(dict.fromkeys(out + ["pass"])) if out else []
+
+    def also(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+        out = super().also(g, corp, block)
+        if block is not None and g.can_take_loan(corp):
+            out.append("take_loan")
+        return out
+
+    def refuse(self, g: "Engine", corp: str, action: A.Action) -> None:
+        if isinstance(action, A.TakeLoan) and not g.can_take_loan(corp):
+            g.take_loan(corp)  # refuses, saying why (5.6)
+
+    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+        if isinstance(action, A.TakeLoan):
+            g.take_loan(corp)
+            if g.state.corporations[corp].closed:  # the loan put it into receivership
+                g._next_corp()
+                return True
+            return False
+        return super().process(g, corp, action)
+
+
+class PayDebt(Interrupt):
+    """5.5.3: a director whose receivership compensation left him owing money sells shares
+    before anyone else acts."""
+    name = "pay_debt"
+    takes = ("sell_shares",)
+    player_may_skip = False
+    description = "Sell shares to pay the receivership debt — must"
+
+    def acting(self, g: "Engine") -> str | None:
+        return g.cash_crisis_player()
+
+    def handle(self, g: "Engine", acting: str, action: A.Action) -> None:
+        s = g.state
+        if action.entity != acting or not isinstance(action, A.SellShares):
+            raise IllegalAction(f"5.5.3: {acting} owes {-s.cash[f'P:{acting}']} and must sell shares first")
+        target = action.corporation or (action.shares[0].rsplit("_", 1)[0] if action.shares else "")
+        units = action.count or len(action.shares) or 1
+        if target in s.corporations and units not in g.crisis_bundles(acting, target):
+            raise IllegalAction(f"12.4.1: {acting} may not sell {units} of {target} now (a sale to pay "
+                                "compensation may not change a director)")
+        g._do_sell(acting, action)
 
 
 class Hooks(TitleHooks):
+    def operating_steps(self, steps: list) -> list:
+        return replace(steps, "buy_company", BuyCompanyOrLoan())
+
+    def operating_interrupts(self, interrupts: list) -> list:
+        return insert_after(interrupts, "forced_lay", PayDebt())
+
     def describe(self) -> dict[str, Any]:
         g = self.game
         s = g.state

@@ -1,13 +1,39 @@
-"""18VA hooks: everything 18VA plays is switched on by its data (title.json);
-this only adds 18VA's own facts to ``pbm 18xx show --json``."""
+"""18VA hooks: its own step, conversion to ten shares at the start of a company's turn
+(4.5.1; the mechanics are engine code switched on by title data ``conversion``), and 18VA's
+own facts for ``pbm 18xx show --json``.  Freight and passenger routes are route finding
+(``freight.py``, title data ``stop_groups``), not a step."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.hooks import TitleHooks
+from pbm.e18xx.rounds.step import Step, insert_after
+
+if TYPE_CHECKING:  # typing only
+    from pbm.e18xx.core.protocol import Engine
+
+
+class Convert(Step):
+    """4.5.1: a five-share company that has operated may become a ten-share one at the start
+    of its turn, once the phase allows it."""
+    name = "convert"
+    takes = ("convert", "pass")
+    description = "Convert to a ten-share company — may skip"
+
+    def actions(self, g: "Engine", corp: str) -> list[str]:
+        return ["convert", "pass"] if g._may_convert(corp) else []
+
+    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+        g._convert(corp)
+        g.state.round.steps_done.add(self.name)
+        return False
 
 
 class Hooks(TitleHooks):
+    def operating_steps(self, steps: list) -> list:
+        return insert_after(steps, "home_token", Convert())
+
     def describe(self) -> dict[str, Any]:
         g = self.game
         s = g.state

@@ -1,0 +1,334 @@
+"""Steps: a round as an ordered list of step objects (issue 30; the shape of tobymao/18xx's
+``lib/engine/step``, written anew).
+
+A step is a stateless object; what it has done this turn lives in the state
+(``RoundState.steps_done`` and the round's counters), so a game's copy for undo needs
+nothing from it.  Each step says
+
+* ``takes`` -- every action type it may ever take;
+* ``actions(g, corp)`` -- the action types it offers the operating company now, and
+  ``blocks(g, corp)`` -- whether it must be done (or passed) before later steps;
+* ``also(g, corp, block)`` -- actions it offers while an *earlier* step blocks (buying a
+  private, a private's special station, a loan: the non-blocking part of a step);
+* ``player_may_skip`` (a ``pass`` ends it) and ``auto_skip`` (skipped by itself when it
+  offers nothing; a step that is not ``once`` is never marked done: it blocks whenever
+  something is pending, like a home station to place or a train over the limit);
+* ``description`` -- one line for players (``"Lay or upgrade one tile — may skip"``) and
+  ``rule(title)`` -- its rule section in that title (title data ``step_rules``);
+* ``process(g, corp, action)`` -- apply an action it offered (it returns True when the
+  action ended the company's turn itself, e.g. a bankruptcy).
+
+Interrupts (``acting(g)``) are steps that name an entity who must act before the operating
+company: a private whose tile must be laid, a director who must sell to pay a debt, a
+company over its train limit.
+
+A title changes the list in its ``titles/<T>/hooks.py`` (``Hooks.operating_steps`` and
+``Hooks.operating_interrupts``) with :func:`insert_after`, :func:`replace` and
+:func:`remove`, by step name; see docs/18xx/engine.md.  The steps delegate to the round
+mixins' code (``rounds/or_track.py``, ``rounds/or_trains.py``), so every recorded game
+replays as before.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Sequence
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import IllegalAction
+
+if TYPE_CHECKING:  # typing only: steps use the game through its Protocol
+    from pbm.e18xx.core.protocol import Engine
+    from pbm.e18xx.core.title import Title
+
+
+class Step:
+    name: ClassVar[str] = ""
+    takes: ClassVar[tuple[str, ...]] = ()
+    once: ClassVar[bool] = True
+    player_may_skip: ClassVar[bool] = True
+    auto_skip: ClassVar[bool] = True
+    description: ClassVar[str] = ""
+    # set for a step whose ``blocks`` is more than "it offers an action" (read by the round)
+    own_blocks: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kw: object) -> None:
+        super().__init_subclass__(**kw)
+        cls.own_blocks = cls.blocks is not Step.blocks
+
+    def actions(self, g: "Engine", corp: str) -> list[str]:
+        return []
+
+    def blocks(self, g: "Engine", corp: str) -> bool:
+        return bool(self.actions(g, corp))
+
+    def also(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+        return []
+
+    def skip(self, g: "Engine", corp: str) -> None:
+        """Nothing to do (or passed): the step is done for this turn."""
+        g.state.round.steps_done.add(self.name)
+
+    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+        raise IllegalAction(f"{action.type} is not an operating round action")
+
+    def refuse(self, g: "Engine", corp: str, action: A.Action) -> None:
+        """Raise a precise refusal for an action of its kind that is not allowed now (default: none)."""
+
+    def rule(self, title: "Title") -> str:
+        return str(title.data.get("step_rules", {}).get(self.name, ""))
+
+    def __repr__(self) -> str:
+        return f"<step {self.name}>"
+
+
+class Interrupt(Step):
+    """A step that makes someone other than the operating company act first."""
+
+    def acting(self, g: "Engine") -> str | None:
+        return None
+
+    def offer(self, g: "Engine", entity: str, acting: str) -> list[str]:
+        return list(self.takes) if entity == acting else []
+
+    def handle(self, g: "Engine", acting: str, action: A.Action) -> None:
+        raise NotImplementedError
+
+
+# ----------------------------------------------------------------- the operating company's turn
+class HomeToken(Step):
+    name = "home_token"
+    takes = ("place_token",)
+    once = False
+    player_may_skip = False
+    description = "Place the home station the company is owed — must"
+
+    def actions(self, g: "Engine", corp: str) -> list[str]:
+        return ["place_token"] if g.state.pending_tokens else []
+
+    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+        assert isinstance(action, A.PlaceToken)
+        g._place_pending_token(corp, action)
+        return False
+
+
+class Track(Step):
+    name = "track"
+    takes = ("lay_tile", "pass")
+    description = "Lay or upgrade one tile — may skip"
+
+    def actions(self, g: "Engine", corp: str) -> list[str]:
+        if g.state.round.tile_lays < g._tile_lays_allowed(corp):
+            return ["lay_tile", "pass"]
+        # the step stays open while a tile-laying private could still be bought
+        return ["pass"] if g._can_buy_tile_company(corp) or g._owned_tile_ability(corp) else []
+
+    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+        assert isinstance(action, A.LayTile)
+        r = g.state.round
+        if r.tile_lays >= g._tile_lays_allowed(corp):
+            raise IllegalAction(f"{corp} has already laid its tile this turn")
+        here = g.state.map.placed.get(action.hex)
+        upgrade = here is not None and here.tile.color != "white"
+        g._lay_tile(corp, action)
+        r.tile_lays += 1
+        r.upgraded = r.upgraded or upgrade
+        if not self.actions(g, corp):
+            r.steps_done.add(self.name)
+        return False
+
+
+class Token(Step):
+    name = "token"
+    takes = ("place_token", "pass")
+    description = "Place a station — may skip"
+
+    def actions(self, g: "Engine", corp: str) -> list[str]:
+        if corp in g.state.round.tokened:
+            return []
+        if g._can_place_token(corp):
+            return ["place_token", "pass"]
+        if g._special_token_open(corp):
+            return ["pass"]
+        return []
+
+    def also(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+        # a private's station while this step is open (and only a pass is left otherwise)
+        return ["place_token"] if block == self.name and g._special_token_ok(corp) else []
+
+    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+        assert isinstance(action, A.PlaceToken)
+        if g._is_special_token(corp, action):
+            g._place_special_token(corp, action)
+        else:
+            g._place_token(corp, action)
+            g.state.round.steps_done.add(self.name)
+        return False
+
+
+class Route(Step):
+    name = "route"
+    takes = ("run_routes",)
+    player_may_skip = False
+    description = "Run trains (the best routes unless you name yours) — must, if a train can run"
+
+    def actions(self, g: "Engine", corp: str) -> list[str]:
+        if g.state.round.ran or not g.corp_trains(corp) or not g._can_run_route(corp):
+            return []
+        return ["run_routes"]
+
+    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+        assert isinstance(action, A.RunRoutes)
+        g._run_routes(corp, action)
+        return False
+
+
+class Dividend(Step):
+    name = "dividend"
+    takes = ("dividend",)
+    player_may_skip = False
+    description = "Pay out or withhold the run's revenue — must (no revenue: withheld by itself)"
+
+    def actions(self, g: "Engine", corp: str) -> list[str]:
+        return ["dividend"] if g.state.round.revenue > 0 else []
+
+    def skip(self, g: "Engine", corp: str) -> None:
+        super().skip(g, corp)
+        g._pay_dividend(corp, "withhold")  # no revenue: a withhold of 0, the price moves left
+
+    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+        assert isinstance(action, A.Dividend)
+        if action.kind not in ("payout", "withhold"):
+            raise IllegalAction("dividend kind is 'payout' or 'withhold'")
+        g._pay_dividend(corp, action.kind)
+        g.state.round.steps_done.add(self.name)
+        return False
+
+
+class DiscardTrain(Interrupt):
+    """A company over its train limit discards (it acts before the operating company); in the
+    turn it holds later steps back until the discard is made."""
+    name = "discard_train"
+    takes = ("discard_train",)
+    once = False
+    player_may_skip = False
+    description = "Discard a train down to the limit — must"
+
+    def blocks(self, g: "Engine", corp: str) -> bool:
+        return bool(g.crowded_corps())
+
+    def acting(self, g: "Engine") -> str | None:
+        crowded = g.crowded_corps()
+        return crowded[0] if crowded else None
+
+    def handle(self, g: "Engine", acting: str, action: A.Action) -> None:
+        if action.entity != acting or not isinstance(action, A.DiscardTrain):
+            raise IllegalAction(f"{acting} has more trains than the limit and must discard one first")
+        g._discard(action)
+
+
+class BuyTrain(Step):
+    name = "buy_train"
+    takes = ("buy_train", "pass", "sell_shares", "bankrupt")
+    description = "Buy trains — may skip, unless the company must own one"
+
+    def actions(self, g: "Engine", corp: str) -> list[str]:
+        if g._must_buy_train(corp):
+            return ["buy_train"]
+        return ["buy_train", "pass"] if g._can_buy_train(corp) else []
+
+    def also(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+        return ["bankrupt"] if block == self.name and g._must_go_bankrupt(corp) else []
+
+    def for_president(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+        """What the operating company's president may do for it now (emergency sales)."""
+        return ["sell_shares"] if block == self.name and g._needs_emergency(corp) else []
+
+    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+        if isinstance(action, A.BuyTrain):
+            g._buy_train(corp, action)
+            if g.state.corporations[corp].closed:  # forced loans put it into receivership
+                g._next_corp()
+                return True
+            return False
+        if isinstance(action, A.SellShares):
+            g._emergency_sell(corp, action)
+            return False
+        if isinstance(action, A.Bankrupt):
+            g._bankrupt(corp)
+            return True
+        return super().process(g, corp, action)
+
+
+class BuyCompany(Step):
+    name = "buy_company"
+    takes = ("buy_company", "pass")
+    description = "Buy a private company (any time in the turn) — may skip"
+
+    def actions(self, g: "Engine", corp: str) -> list[str]:
+        return ["buy_company", "pass"] if g._can_buy_company(corp) else []
+
+    def also(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+        return ["buy_company"] if block not in (self.name, None) and g._can_buy_company(corp) else []
+
+    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+        assert isinstance(action, A.BuyCompany)
+        g._buy_company(corp, action)
+        return False
+
+
+# ------------------------------------------------------------------------------- interrupts
+class ForcedLay(Interrupt):
+    """A private whose tile must be laid now that the privates have closed (title data
+    ``tile_lay.forced_on_close``)."""
+    name = "forced_lay"
+    takes = ("lay_tile",)
+    player_may_skip = False
+    description = "Lay the closed private's tile — must"
+
+    def acting(self, g: "Engine") -> str | None:
+        return g.forced_lay_company()
+
+    def handle(self, g: "Engine", acting: str, action: A.Action) -> None:
+        if action.entity != acting or not isinstance(action, A.LayTile):
+            raise IllegalAction(f"{acting}'s tile must be laid first (lay <tile> <hex> <rotation> with {acting})")
+        g._special_lay(action)
+        g.state.companies[acting].closed = True
+        g.log(f"{acting} closes")
+
+
+def operating_steps() -> list[Step]:
+    """The operating company's turn in every title, before its title changes it."""
+    return [HomeToken(), Track(), Token(), Route(), Dividend(), DiscardTrain(), BuyTrain(), BuyCompany()]
+
+
+def operating_interrupts(steps: Sequence[Step]) -> list[Interrupt]:
+    """Who acts before the operating company, in this order (the discard step is shared)."""
+    discard = next((s for s in steps if isinstance(s, DiscardTrain)), DiscardTrain())
+    return [ForcedLay(), discard]
+
+
+# --------------------------------------------------------------------- changing a list by name
+def _index(steps: Sequence[Step], name: str) -> int:
+    for i, s in enumerate(steps):
+        if s.name == name:
+            return i
+    raise ValueError(f"no step {name!r}; steps: {', '.join(s.name for s in steps)}")
+
+
+def insert_after(steps: list, name: str, step: Step) -> list:
+    steps.insert(_index(steps, name) + 1, step)
+    return steps
+
+
+def insert_before(steps: list, name: str, step: Step) -> list:
+    steps.insert(_index(steps, name), step)
+    return steps
+
+
+def replace(steps: list, name: str, step: Step) -> list:
+    steps[_index(steps, name)] = step
+    return steps
+
+
+def remove(steps: list, name: str) -> list:
+    del steps[_index(steps, name)]
+    return steps
