@@ -36,11 +36,13 @@ from pbm.web import pages
 
 log = logging.getLogger("pbm.web.access")
 
+# No script runs on any page (default-src 'none'); inline styles are allowed because the Continental Rails
+# map (reportlab's SVG, pbm.report.site) draws with style attributes.
 SECURITY_HEADERS = {
     "referrer-policy": "no-referrer",
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "content-security-policy": "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+    "content-security-policy": "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; "
                                "base-uri 'none'; frame-ancestors 'none'",
 }
 

@@ -49,6 +49,8 @@ def test_phone_and_desktop_pages_history_and_private_links(browser, server, game
     gid = games.ids["recorded"]
     phone = browser.new_context(viewport={"width": 390, "height": 844}, java_script_enabled=False)
     page = phone.new_page()
+    problems: list[str] = []  # console errors: a refused style or script (Content-Security-Policy), a failed load
+    page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" and "404" not in msg.text else None)
     response = page.goto(f"{server.base}/")
     assert response.status == 200
     page.get_by_role("link", name=games.names["recorded"]).click()
@@ -83,6 +85,11 @@ def test_phone_and_desktop_pages_history_and_private_links(browser, server, game
     # Continental Rails' public page
     response = page.goto(f"{server.base}/g/{games.ids['cr']}/")
     assert response.status == 200 and page.get_by_text("Standings").first.is_visible()
+    # the map is drawn in its colours (style attributes are allowed by the page's policy), not black
+    fills = page.evaluate("[...new Set([...document.querySelectorAll('.map svg [style*=\"fill:\"]')]"
+                          ".map(e => getComputedStyle(e).fill))]")
+    assert fills and any(f not in ("rgb(0, 0, 0)", "none") for f in fills), fills
+    assert problems == []
     phone.close()
     desktop = browser.new_context(viewport={"width": 1280, "height": 1000})
     page = desktop.new_page()
