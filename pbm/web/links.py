@@ -44,6 +44,11 @@ def game_url(game: Any, base: str | None = None) -> str:
     return base_url(base) + game_path(game)
 
 
+def mail_lines(game: Any, base: str | None = None) -> list[str]:
+    """The lines a state or report mail adds about the game's page (public: fit for every player)."""
+    return [f"The game's page (map, market, players, history): {game_url(game, base)}"]
+
+
 def player_url(token: str, base: str | None = None) -> str:
     """The full address of a player's own page, from the token :func:`reset_link` returned.  Only the
     token's holder (the player's mail, the moderator's terminal once) may see it: the token is

@@ -260,7 +260,8 @@ def respond(state: Replays, session: Session, game: Any, name: str, query: Any,
         at = int(name[5:-5])
     elif name != "map.svg":
         return None
-    look = (game.status, bool(game.anonymous))
+    # what else a page shows that the log does not change (a seat handed to another person renames it)
+    look = (game.status, bool(game.anonymous), tuple((p.number, p.name) for p in seat_rows(session, game)))
     with state.lock(game.id):
         rep, rows, texts, version = state.now(session, game)
         total = len(rows)
