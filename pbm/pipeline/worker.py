@@ -118,6 +118,7 @@ class Worker:
         self._given_up: set[str] = set()  # games that failed or stopped short in this run
         self.postgres = get_engine(url).dialect.name == "postgresql"
         self.progress: Callable[[int], object] | None = None  # a bar factory (total) -> .update(n), .close()
+        self._stop_reason = ""  # why a stop was asked for, until it is said in the log
         self._smtp_said = False  # a wrong [smtp] said once a run
         self._retry_failed_at = 0.0  # monotonic time after which failed deliveries are tried again
         self._next_tick = 0.0  # monotonic time of the next tick of the 18xx move clocks
@@ -136,10 +137,17 @@ class Worker:
     # -- signals ------------------------------------------------------------------------------
 
     def request_stop(self, signum=None, _frame=None) -> None:
+        """Stop after the current unit.  A signal handler: it only sets flags — writing the log line here
+        could re-enter a write the main flow was in the middle of (the stop is said by :meth:`_said_stop`)."""
         if not self.stopping:
-            self.opts.cycle.log(f"worker {self.opts.name}: stopping after the current game "
-                                f"({signal.Signals(signum).name if signum else 'asked'})")
+            self._stop_reason = signal.Signals(signum).name if signum else "asked"
         self.stopping = True
+
+    def _said_stop(self) -> None:
+        """Say once, from the main flow, that a stop was asked for."""
+        if self.stopping and self._stop_reason:
+            reason, self._stop_reason = self._stop_reason, ""
+            self.opts.cycle.log(f"worker {self.opts.name}: stopping after the current game ({reason})")
 
     # -- what is due ----------------------------------------------------------------------------
 
@@ -341,12 +349,14 @@ class Worker:
             while not self.stopping:
                 self.opts.cycle.now = utcnow()
                 handled, left = self.run_pass(bar)
+                self._said_stop()
                 if self.opts.once and left == 0:
                     break
                 if handled == 0 and not self.stopping:
                     # nothing this worker could take: others hold the due games (or nothing is due)
                     self._sleep(0.2 if self.opts.once else self.opts.poll)
         finally:
+            self._said_stop()
             self.stats.mails_queued = self.opts.cycle.mails_queued
             self.stats.mails_sent = self.opts.cycle.mails_sent
             if bar is not None:
