@@ -36,7 +36,23 @@ def register(app: typer.Typer) -> None:
         from pbm.cli.util import db_url
         from pbm.web.app import create_app
 
+        import socket
+
         web_app = create_app(db_url(ctx))
+        # the socket is opened here, so a port in use is one plain line, and --port 0 takes a free port
+        # (the line below names it)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            sock.close()
+            raise PbmError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        sock.listen(128)
+        sock.set_inheritable(True)
+        port = sock.getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
         for name in ("pbm.web.access", "pbm.web"):
@@ -44,10 +60,25 @@ def register(app: typer.Typer) -> None:
             logger.handlers[:] = [handler]
             logger.setLevel(logging.INFO if access_log else logging.WARNING)
             logger.propagate = False
-        typer.echo(f"Serving the games on http://{host}:{port}/ (Ctrl-C stops)", err=True)
+        typer.echo(f"Serving the games on http://{shown}:{port}/ (Ctrl-C stops)", err=True)
         # uvicorn's access log is off: it prints the whole path, and a player's page has his token in it
-        uvicorn.run(web_app, host=host, port=port, access_log=False, log_level="warning", server_header=False,
-                    proxy_headers=False)
+        config = uvicorn.Config(web_app, access_log=False, log_level="warning", server_header=False,
+                                proxy_headers=False, lifespan="off")
+        import signal
+
+        def stop(signum: int, frame: object) -> None:
+            raise KeyboardInterrupt
+
+        # uvicorn stops gracefully on SIGINT and SIGTERM, then raises the signal again to the handler it found:
+        # this one, so that a stop asked for is a clean exit (status 0), not a death by signal
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            uvicorn.Server(config).run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass
+        finally:
+            sock.close()
+        typer.echo("Stopped.", err=True)
 
     @app.command("site")
     def site(

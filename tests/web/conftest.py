@@ -3,9 +3,8 @@
 Rails demo game; ``pbm serve`` started for real on a free loopback port and stopped cleanly."""
 from __future__ import annotations
 
-import os
+import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -98,34 +97,33 @@ def games(request, tmp_path_factory) -> Games:
                 pass
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """``pbm serve`` in a subprocess on a free loopback port."""
 
     def __init__(self, url: str, log: Path) -> None:
         self.url = url
         self.log = log
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "PBM_WEB_URL": self.base}
         self._err = open(log, "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "pbm", "--db", url, "serve", "--port", str(self.port)],
-                                     cwd=ROOT, stdout=self._err, stderr=subprocess.STDOUT, env=env)
+        # --port 0: the server takes a free port and names it on its first line
+        self.proc = subprocess.Popen([sys.executable, "-m", "pbm", "--db", url, "serve", "--port", "0"],
+                                     cwd=ROOT, stdout=self._err, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
+        self.base = ""
         while True:
-            try:
-                urllib.request.urlopen(self.base + "/web.css", timeout=5).read()
-                break
-            except (urllib.error.URLError, ConnectionError, OSError):
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise AssertionError(f"pbm serve did not start: {log.read_text(errors='replace')}")
-                time.sleep(0.2)
+            if not self.base:
+                found = re.search(r"Serving the games on (http://127\.0\.0\.1:\d+)/", self.log_text())
+                self.base = found.group(1) if found else ""
+            if self.base:
+                try:
+                    urllib.request.urlopen(self.base + "/web.css", timeout=5).read()
+                    break
+                except (urllib.error.URLError, ConnectionError, OSError):
+                    pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(f"pbm serve did not start: {log.read_text(errors='replace')}")
+            time.sleep(0.2)
+        self.port = int(self.base.rsplit(":", 1)[1])
 
     def get(self, path: str) -> tuple[int, str, dict[str, str]]:
         try:
@@ -153,7 +151,8 @@ class Server:
         return self.proc.returncode
 
     def log_text(self) -> str:
-        self._err.flush()
+        if not self._err.closed:
+            self._err.flush()
         return self.log.read_text(encoding="utf-8", errors="replace")
 
 

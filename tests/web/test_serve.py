@@ -221,6 +221,30 @@ def test_player_links_private_pages_revocation_and_no_token_in_logs(server, game
     assert cli("link", "reset", games.names["cr"], "--player", "99", expect=2).exit_code == 2
 
 
+def test_serve_on_a_port_in_use_is_one_line(server, games):
+    import subprocess
+    import sys
+
+    from ..conftest import ROOT
+
+    done = subprocess.run([sys.executable, "-m", "pbm", "--db", games.url, "serve", "--port", str(server.port)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert f"cannot listen on 127.0.0.1:{server.port}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serve_stops_cleanly_on_sigterm(games, tmp_path):
+    import signal
+
+    from .conftest import Server
+
+    srv = Server(games.url, tmp_path / "serve.log")
+    assert srv.get("/")[0] == 200
+    srv.proc.send_signal(signal.SIGTERM)
+    assert srv.proc.wait(timeout=30) == 0
+    assert srv.stop() == 0 and "Stopped." in srv.log_text()
+
+
 def test_link_reset_mail_queues_the_link_to_the_player(games):
     from sqlalchemy import select
 
