@@ -39,17 +39,31 @@ Any other personality (e.g. "human" left to the computer) plays as a builder.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from sqlalchemy.orm import Session
 
 from pbm.cr import queries as q
+from pbm.cr.engine import tables
 from pbm.cr.orders import Orders, PCAction, PCBid, RailroadOrders, StockOrder
 from pbm.cr.validate import check
 from pbm.models import Game, Player, Railroad, Route
 from pbm.rng import generator
 
 PERSONALITIES = ("builder", "speculator", "empire")
+
+
+@dataclass(frozen=True)
+class RowOutlook:
+    """A careful president's figures for building a RoW this turn (see Planner.row_outlook)."""
+
+    cost: float  # §4.6B–D at the minimum: track and both towns
+    stock_cash: float  # §4.3A2–C: the new stock's cash (directors at half price, the Public at 90 %)
+    earns: float  # more operating profit a turn (new miles, towns, regions) at the road's efficiency
+    pays: float  # earns less the interest on the bonds and loans it needs
+    new_regions: int
+TREASURY_SALE_PRICE = 60.0  # §10.2C3: a stock this dear pays for the road better than loans
 BASELINE = "naive"  # random legal orders: the yardstick of scripts/tournament.py, never seated by setup
 
 
@@ -156,6 +170,11 @@ class Planner:
                 if want > 0:
                     ro.treasury_to_president = want
                     self.cash -= math.ceil(want * price)
+        # §10.2C3: when the stock is dear and the road owes short-term loans (or has a line to
+        # build), equity is cheaper than 8–16 % loans: offer treasury shares to the market.
+        left = rr.treasury_shares - ro.treasury_to_president
+        if left > 0 and rr.price >= TREASURY_SALE_PRICE and (rr.loan_debt > 0 or view.row_of.get(rr.id) is not None):
+            ro.treasury_to_market = min(left, max(1, rr.shares_issued // 10))
         # D: capital improvements — about $10–15 a mile, more when efficiency is low.
         per_mile = 10 + int(rng.integers(0, 6))
         if rr.efficiency < 75:
@@ -163,14 +182,22 @@ class Planner:
         if rr.efficiency >= 95:
             per_mile = 8
         ro.capital_per_mile = min(per_mile, q.CAPITAL_MAX_PER_MILE)
-        # E: build the owned RoW (not in the Civil War), at the minimum cost (a little overspend for the greedy).
+        # E: build the owned RoW (not in the Civil War) when it pays and the road can carry it,
+        # at the minimum cost (a little overspend for the greedy); hold it for a better turn, or
+        # abandon it when it would never pay (§4.6D: both towns on the route cost $300 × value).
         row = view.row_of.get(rr.id)
         building = False
         if row is not None and not q.is_civil_war(view.turn):
-            low, high = q.build_cost_range(view.game.climate)
-            over = 0 if self.style == "builder" else int(low * 0.1 * rng.random())
-            ro.build_per_mile = min(high, low + over)
-            building = True
+            decision = self.build_decision(rr, row, cash)
+            if decision == "build":
+                low, high = q.build_cost_range(view.game.climate)
+                over = 0 if self.style == "builder" else int(low * 0.1 * rng.random())
+                ro.build_per_mile = min(high, low + over)
+                building = True
+                cash -= self.row_outlook(rr, row).cost // 2  # the part not paid by bonds
+            elif decision == "abandon":
+                ro.abandon = True
+                building = True  # §4.7B: a road that abandons may bid again
         # G: a RoW toward a new region.
         if row is None or building:
             choice = self.choose_rows(rr)
@@ -197,17 +224,127 @@ class Planner:
                 ro.technology = letter
                 cash -= techs[letter]
                 break
-        # H: dividend about half the profit per share (speculators pay more).
-        issued = max(1, rr.shares_issued)
-        per_share = rr.last_profit / issued
-        share = {"speculator": 0.75, "empire": 0.3}.get(self.style, 0.5)
-        div = int(max(0.0, per_share * share))
-        if rr.last_profit <= 0 and cash > 0:
-            div = min(rr.dividend, 1)
-        ro.dividend = max(0, min(q.MAX_DIVIDEND, div))
-        if ro.dividend * issued > max(0, cash) // 2:
-            ro.dividend = max(0, min(ro.dividend, max(0, cash) // 2 // issued))
+        # B, H: the road's cash after this turn's needs: repay dear short-term debt, then pay
+        # the shareholders their part of the earnings and of a hoard the road does not need.
+        self.treasury(rr, ro, cash)
         return ro
+
+    # -- a careful president's arithmetic (§4.6, §4.10, §4.12, §10.2B) -----------------------
+
+    def gross_estimate(self, rr: Railroad, extra: Route | None = None) -> float:
+        """§4.10A: the road's gross revenue this climate (no noise), with ``extra`` built."""
+        view = self.view
+        towns = set(view.town_set(rr.id))
+        miles = view.miles(rr)
+        if extra is not None:
+            towns |= {extra.a_id, extra.b_id}
+            miles += extra.miles
+        base = tables.MILE_REVENUE * miles + tables.TOWN_REVENUE * sum(view.towns[t].value for t in towns)
+        regions = len(view.regions_of(rr, [extra] if extra is not None else ()))
+        techs = set(rr.technologies or [])
+        if rr.grand_station:
+            techs.add("A")
+        tech = 1 + sum(v for k, v in tables.REVENUE_TECHS.items() if k in techs)
+        return base * (1 + 0.10 * max(0, regions - 1)) * tech * view.climate.revenue_factor
+
+    def margin(self, rr: Railroad) -> float:
+        """§4.10B: the share of gross revenue left after operating costs at the road's efficiency."""
+        ratio = 1.0 - (rr.efficiency - 50) * 0.35 / 45
+        for letter, saving in tables.COST_TECHS.items():
+            if letter in (rr.technologies or []):
+                ratio *= 1 - saving
+        return max(0.0, 1.0 - max(ratio, 1.0 if rr.efficiency <= 50 else 0.0))
+
+    def interest(self, rr: Railroad, rate: float | None = None) -> float:
+        """§4.6E, §5: a turn's interest on the road's bonds (6 %) and short-term loans."""
+        return rr.bond_debt * tables.BOND_RATE + rr.loan_debt * (self.view.climate.loan_rate if rate is None else rate)
+
+    def row_outlook(self, rr: Railroad, row: Route) -> RowOutlook:
+        """What building ``row`` costs (§4.6B–D at the minimum, less the new stock's cash, §4.3A2)
+        and earns each turn (the new miles, towns and regions, §4.10A, §2.7C), after the interest
+        on what is borrowed for it (§4.6E: half by bonds, the rest by loans when cash lacks)."""
+        key = ("ai:row", rr.id, row.id)
+        memo = self.view.memo
+        if key in memo:
+            return memo[key]
+        view = self.view
+        low, _ = q.build_cost_range(view.game.climate)
+        cost = low * row.miles + tables.TOWN_BUILD_COST * sum(view.towns[t].value for t in {row.a_id, row.b_id})
+        new = tables.SHARES_PER_MILE * row.miles
+        directors = min(5, len(view.directors(rr)))
+        bonus = new * tables.DIRECTOR_PCT // 100 * directors
+        public = new - new * tables.TREASURY_PCT // 100 - bonus
+        stock_cash = bonus * rr.price / 2 + public * rr.price * tables.BROKER_DISCOUNT
+        earns = (self.gross_estimate(rr, row) - self.gross_estimate(rr)) * self.margin(rr)
+        rate = max(view.climate.loan_rate, 0.10)  # the loan outlives this turn's climate
+        borrowed = max(0.0, cost / 2 - stock_cash)
+        pays = earns - cost / 2 * tables.BOND_RATE - borrowed * rate
+        regions = len(view.regions_of(rr, [row])) - len(view.regions_of(rr))
+        out = RowOutlook(cost=cost, stock_cash=stock_cash, earns=earns, pays=pays, new_regions=regions)
+        memo[key] = out
+        return out
+
+    def road_profit(self, rr: Railroad) -> float:
+        """The road's operating profit before interest this turn (its record, else the estimate)."""
+        if rr.last_revenue > 0:
+            gross = max(rr.last_revenue, 0) * 0.5 + self.gross_estimate(rr) * 0.5
+        else:
+            gross = self.gross_estimate(rr)
+        return gross * self.margin(rr)
+
+    def build_decision(self, rr: Railroad, row: Route, cash: int) -> str:
+        """"build", "wait" or "abandon" the owned RoW, as a careful president would.
+
+        Build when the line pays its interest (or opens a region, §2.7C, §1.2) and the road,
+        with the new debt, still earns its interest in a worse turn (revenue −20 %, loans +3
+        points) or has the cash to ride it out; otherwise wait for a cheaper turn (§4.6B: the
+        minimum falls with the climate), and abandon (§4.6 5) a line that could never pay its
+        way, so the road may bid for a better one (§4.7B)."""
+        out = self.row_outlook(rr, row)
+        pays = out.pays > 0 or (out.new_regions > 0 and out.pays > -0.02 * out.cost)
+        rate = self.view.climate.loan_rate + 0.03
+        debt_interest = self.interest(rr, rate) + out.cost / 2 * tables.BOND_RATE + \
+            max(0.0, out.cost / 2 - out.stock_cash - max(0, cash)) * rate
+        stress = (self.road_profit(rr) + out.earns) * 0.8 - debt_interest
+        carries = stress > 0 or max(0, cash) + out.stock_cash >= -stress * 2 + out.cost / 2
+        if pays and carries:
+            return "build"
+        # at the cheapest climate ($200 a mile, §4.6B) would it ever pay?
+        cheapest = (out.cost - (q.build_cost_range(self.view.game.climate)[0] - 200) * row.miles)
+        ever = out.earns - cheapest / 2 * tables.BOND_RATE - max(0.0, cheapest / 2 - out.stock_cash) * 0.10
+        if ever <= 0 and out.new_regions == 0:
+            return "abandon"
+        return "wait"
+
+    def treasury(self, rr: Railroad, ro: RailroadOrders, cash: int) -> None:
+        """§10.2B, §4.12: repay short-term loans from cash the road will not need this turn, then
+        set the dividend: a part of the expected profit a share (whole dollars, §4.12), and a
+        share of any hoard beyond a year's needs once the dear debt is gone."""
+        issued = max(1, rr.shares_issued)
+        profit = self.road_profit(rr) - self.interest(rr)
+        capital = ro.capital_per_mile * max(1, self.view.miles(rr)) // 2
+        # keep: a turn's interest and a bad turn's loss, this turn's capital spending, a cushion
+        keep = int(self.interest(rr) + capital + max(0.0, -profit) * 2 + 0.15 * max(0, rr.last_revenue))
+        spare = max(0, cash - keep)
+        if rr.loan_debt > 0 and spare > 0:
+            ro.repay_debt = min(rr.loan_debt, spare, max(0, rr.cash))
+            spare -= ro.repay_debt
+            cash -= ro.repay_debt
+            profit += ro.repay_debt * self.view.climate.loan_rate
+        share = {"speculator": 0.75, "empire": 0.3}.get(self.style, 0.5)
+        pay = max(0.0, profit) * share
+        per = pay / issued
+        div = int(per)
+        # whole dollars a share (§4.12): after a split the part is often under $1; round it to
+        # the nearer dollar when the spare cash pays it, so a rich road does not pay $0
+        if per - div >= 0.5 and (div + 1) * issued <= spare + pay:
+            div += 1
+        if rr.last_profit <= 0 and profit <= 0:
+            div = 0
+        div = max(0, min(q.MAX_DIVIDEND, div))
+        if div * issued > max(0, cash) + max(0.0, profit):
+            div = max(0, int((max(0, cash) + max(0.0, profit)) // issued))
+        ro.dividend = min(div, q.MAX_DIVIDEND)
 
     def choose_rows(self, rr: Railroad) -> list[str]:
         """Valid RoWs, best first: new regions (doubly so if unclaimed), big towns, westward."""
@@ -238,6 +375,11 @@ class Planner:
                 if tid in partner_towns:
                     score += 30
             score -= route.miles / 50
+            # §4.6D: what the line would earn over the interest on its cost, towns included
+            out = self.row_outlook(rr, route)
+            if out.pays <= 0 and out.new_regions == 0:
+                continue  # a line that never pays its way is not worth the political spending
+            score += max(-30.0, min(30.0, out.pays / 200))
             score += float(self.rng.random()) * 3
             scored.append((score, code))
         scored.sort(key=lambda x: (-x[0], x[1]))

@@ -399,7 +399,7 @@ def simulate(seasons: int, turns: int | None, seed: int, url: str | None = None,
 
 # the event kinds some fact reads; every other event is only counted
 KEPT_KINDS = {"efficiency", "operations", "bank-failure", "tycoon-bankrupt", "split", "new-president",
-              "incorporated", "pc-merged"}
+              "incorporated", "pc-merged", "railroads-merged"}
 
 
 @dataclass
@@ -832,10 +832,13 @@ def measure(m: Measured, seasons: list[SeasonSummary], *, full: bool = True) -> 
         found = _EFF.search(e.text or "")
         if found:
             eff_after[(e.game_id, e.turn, e.railroad)] = int(found.group(2))
+    # a railroad merger (step 12) averages the surviving road's efficiency after 8.1 with the
+    # merging road's (§4.13): its operations (step 13) ran at an efficiency no event reports
+    merged = {(e.game_id, e.turn, e.railroad) for e in m.events if e.kind == "railroads-merged"}
     excellent: dict[int, list[float]] = defaultdict(list)
     poor: list[float] = []
     for e in m.events:
-        if e.kind != "operations":
+        if e.kind != "operations" or (e.game_id, e.turn, e.railroad) in merged:
             continue
         revenue = e.data.get("revenue") or 0
         if revenue <= 0:

@@ -9,6 +9,7 @@ from pbm.cr import queries as q
 from pbm.cr.ai import computer_orders
 from pbm.cr.validate import validate
 from pbm.db import get_engine
+from pbm.models import Line
 from tests.cr.orders_helpers import build_small, real_game
 
 
@@ -79,11 +80,25 @@ def test_builder_runs_its_railroads(session):
     assert 10 <= nyc.capital_per_mile <= 15
     view = q.load(session, s.game)
     assert nyc.row_first in q.valid_rows(view, s.railroads["NYC"])
-    assert nyc.dividend == 2  # half of $4 profit per share
+    # §4.12: half the profit a share the road expects (its revenue this climate at efficiency 85,
+    # no debt: $3,860 on 1,000 shares), rounded to the nearer dollar as the spare cash allows
+    expected = _expected_profit(session, s, p1, "NYC")
+    assert 3_800 < expected < 3_900 and nyc.dividend == 2
     assert orders.borrow > 0
     assert orders.control and set(orders.control) >= {"NYC", "BA"}
     # two connected railroads under one President are merged (§4.13)
     assert orders.merge in (("BA", "NYC"), ("NYC", "BA"))
+
+
+def _expected_profit(session, s, player, code: str) -> float:
+    """The profit a careful president expects of ``code`` this turn (operating profit − interest)."""
+    from pbm.cr.ai import Planner
+    from pbm.rng import generator
+
+    view = q.load(session, s.game)
+    planner = Planner(view, view.players[player.id], generator(1, 1, "t"), "builder")
+    rr = view.railroad(code)
+    return planner.road_profit(rr) - planner.interest(rr)
 
 
 def test_builder_builds_its_row_but_not_in_the_civil_war(session):
@@ -166,7 +181,9 @@ def test_empire_builder_collects_pcs_and_keeps_cash_in_track(session):
     spec = computer_orders(session, s.game, p1)
     assert_legal(session, s.game, p1, spec)
     assert len(empire.pc_bids) > len(spec.pc_bids) == 1
-    assert empire.for_railroad("NYC").dividend == 0 < spec.for_railroad("NYC").dividend == 1  # 30 % vs 75 % of $2
+    expected = _expected_profit(session, s, p1, "NYC") / 1000  # $3.86 a share
+    assert empire.for_railroad("NYC").dividend == int(0.3 * expected) == 1  # 30 % vs 75 % of the profit
+    assert spec.for_railroad("NYC").dividend == round(0.75 * expected) == 3
     assert empire.merge in (("BA", "NYC"), ("NYC", "BA"))
 
 
@@ -181,3 +198,90 @@ def test_naive_baseline_gives_legal_random_orders(session):
         first.append(orders.to_dict())
     assert first == [computer_orders(session, game, p).to_dict() for p in game.players]
     assert sum(1 for o in first if o["stock"]) >= 5
+
+
+# --------------------------------------------------------------------------- a careful president (issue 31)
+def test_a_careful_president_weighs_what_the_row_costs(session):
+    """§4.6B–D, §4.6E: PENN (Philadelphia 25 – Pittsburgh 16, 100 miles) owns PA1 (130 miles to
+    Cleveland, 9, Great Lakes).  In Normal times the line costs 130 × $300 + $300 × (16 + 9) =
+    $46,500 and earns its interest (the new miles, Cleveland, a third region): it is built.  A
+    road that owes $400,000 of 12 % loans and has no cash waits; a road that already reaches
+    Cleveland and runs at efficiency 55 would never earn the line's interest: it abandons it and
+    bids again (§4.6 5, §4.7B)."""
+    from pbm.cr.ai import Planner, RowOutlook
+    from pbm.cr.engine import tables
+    from pbm.rng import generator
+
+    s = build_small(session, turn=13)
+    p2 = s.players[2]
+    p2.personality = "builder"
+    session.flush()
+    view = q.load(session, s.game)
+    planner = Planner(view, view.players[p2.id], generator(1, 13, "t"), "builder")
+    penn, pa1 = view.railroad("PENN"), view.route("PA1")
+    out = planner.row_outlook(penn, pa1)
+    assert isinstance(out, RowOutlook) and out.cost == 130 * 300 + tables.TOWN_BUILD_COST * (16 + 9)
+    assert out.new_regions == 1
+    # 650 new shares: 65 to each of the two directors at $10, 455 brokered at 90 % of $20
+    assert out.stock_cash == 130 * 10 + 455 * 20 * 0.9
+    assert out.pays > 0 and planner.build_decision(penn, pa1, penn.cash) == "build"
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    assert orders.for_railroad("PENN").build_per_mile == 300
+
+    rr = s.railroads["PENN"]
+    rr.loan_debt, rr.cash, rr.last_revenue, rr.last_expenses = 400_000, 0, 30_000, 24_000
+    session.flush()
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    penn_o = orders.for_railroad("PENN")
+    assert penn_o.build_per_mile is None and not penn_o.abandon and penn_o.row_first is None  # waits
+
+    rr.loan_debt, rr.cash, rr.last_revenue, rr.last_expenses, rr.efficiency = 0, 5_000, 0, 0, 55
+    ls = s.routes["LS"]
+    session.add(Line(railroad_id=rr.id, route_id=ls.id, built_turn=0))
+    ls.owner_id = rr.id
+    s.pcs["LS"].status, s.pcs["LS"].railroad_id = "merged", rr.id
+    session.flush()
+    session.expire_all()
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    penn_o = orders.for_railroad("PENN")
+    assert penn_o.abandon and penn_o.build_per_mile is None
+
+
+def test_a_careful_president_repays_short_term_loans_from_spare_cash(session):
+    """§10.2B: a road with $200,000 cash and $50,000 of short-term loans (12 % in Normal) repays
+    them all; a road with no spare cash repays nothing."""
+    s = build_small(session, turn=13)
+    p2 = s.players[2]
+    p2.personality = "builder"
+    rr = s.railroads["PENN"]
+    rr.cash, rr.loan_debt, rr.bond_debt = 200_000, 50_000, 20_000
+    session.flush()
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    assert orders.for_railroad("PENN").repay_debt == 50_000
+    rr.cash = 0
+    session.flush()
+    orders = computer_orders(session, s.game, p2)
+    assert orders.for_railroad("PENN").repay_debt == 0
+
+
+def test_a_rich_road_pays_a_dividend_after_a_split(session):
+    """§4.12, §6.5: dividends are whole dollars a share.  NYC, split to 2,500 shares, expects
+    about $3,860 of profit ($1.54 a share): the builder's half is $0.77 — the old rule paid $0;
+    a road with the spare cash pays $1 (the nearer dollar), one without pays nothing."""
+    s = build_small(session, climate="Good")
+    p1 = s.players[1]
+    rr = s.railroads["NYC"]
+    rr.shares_issued, rr.cash = 2_500, 200_000
+    session.flush()
+    per = 0.5 * _expected_profit(session, s, p1, "NYC") / 2_500
+    assert 0.5 <= per < 1
+    orders = computer_orders(session, s.game, p1)
+    assert_legal(session, s.game, p1, orders)
+    assert orders.for_railroad("NYC").dividend == 1
+    rr.cash = 0
+    session.flush()
+    assert computer_orders(session, s.game, p1).for_railroad("NYC").dividend == 0
