@@ -54,7 +54,7 @@ def respond(state: None, session: Session, game: Any, name: str, query: Any,
 
 
 def player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
-                files_out: dict[str, tuple[str, Callable[[], bytes]]]) -> None:
+                files_out: dict[str, tuple[str, Callable[[], bytes]]], state: None = None) -> None:
     """Fill a player's own page: his last turn report (``report.pdf``, private) and his settings."""
     from pbm.report.view import last_resolved_turn
 

@@ -131,7 +131,7 @@ def create_app(url: str | None = None) -> Starlette:
             if found is None:
                 return _not_found()
             game, seat = found
-            view = pages.player_page(s, game, seat)
+            view = pages.player_page(s, game, seat, state_of(game))
             if not name:
                 response: Response = HTMLResponse(view.html)
             elif name in view.files:

@@ -136,14 +136,15 @@ class PlayerView:
     files: dict[str, tuple[str, Callable[[], bytes]]] = field(default_factory=dict)  # name -> (type, maker)
 
 
-def player_page(session: Session, game: Any, player: Any) -> PlayerView:
-    """What only this player may see: his report, his settings, offers to him (filled by his game's kind)."""
+def player_page(session: Session, game: Any, player: Any, state: Any = None) -> PlayerView:
+    """What only this player may see: his report, his settings, offers to him (filled by his game's kind;
+    ``state``: what the server keeps for that kind)."""
     ctx: dict[str, Any] = {"game": {"name": game.name, "title": game.title, "status": game.status},
                            "public": f"/g/{int(game.id)}/", "seat": player.number, "name": player.name,
                            "email": player.email, "character": getattr(player, "character", ""),
                            "items": [], "legal": [], "offer": None, "settings": []}
     files: dict[str, tuple[str, Callable[[], bytes]]] = {}
-    module_of(game).player_view(session, game, player, ctx, files)
+    module_of(game).player_view(session, game, player, ctx, files, state)
     return PlayerView(render("player.html", **ctx), files)
 
 

@@ -282,13 +282,26 @@ def respond(state: Replays, session: Session, game: Any, name: str, query: Any,
 
 
 def player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
-                files: dict[str, tuple[str, Callable[[], bytes]]]) -> None:
+                files: dict[str, tuple[str, Callable[[], bytes]]], state: Replays | None = None) -> None:
     """Fill a player's own page: his turn and legal moves, an offer to or from him, his NOTIFY
-    preference, and the state PDF (``state.pdf``).  In an anonymous game the others stay "Player N"."""
-    from pbm.e18xx.pbem.games import legal_lines, pending_offer, replay_rows, who_acts
+    preference, and the state PDF (``state.pdf``).  In an anonymous game the others stay "Player N".
+    ``state``: the server's replays (the game as the server holds it, under its lock)."""
+    if state is None:
+        from pbm.e18xx.pbem.games import replay_rows
+
+        _player_view(session, game, player, ctx, files, replay_rows(session, game), None)
+        return
+    lock = state.lock(game.id)
+    with lock:
+        rep = state.now(session, game)[0]
+        _player_view(session, game, player, ctx, files, rep, lock)
+
+
+def _player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
+                 files: dict[str, tuple[str, Callable[[], bytes]]], rep: Any, lock: Any) -> None:
+    from pbm.e18xx.pbem.games import legal_lines, pending_offer, who_acts
     from pbm.e18xx.pbem.notify import preference
 
-    rep = replay_rows(session, game)
     g = rep.game
     name = Names(seat_rows(session, game), bool(game.anonymous))
     if player.name in name.public:  # he knows his own name
@@ -310,7 +323,10 @@ def player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
     def state_pdf() -> bytes:
         from pbm.e18xx.render.pdf import render_pdf
 
-        return render_pdf(rep, game.name)
+        if lock is None:
+            return render_pdf(rep, game.name)
+        with lock:  # the server's replay: no request steps it while the PDF is drawn
+            return render_pdf(rep, game.name)
 
     files["state.pdf"] = ("application/pdf", state_pdf)
 
