@@ -9,9 +9,11 @@ Routes (all GET):
 * ``/p/<token>/`` — a player's own page (his report, settings, offers), ``/p/<token>/<file>`` its
   PDFs.  A wrong or revoked token is a plain 404, as is anything else unknown.
 
-Pages are read in a fresh read-only session per request, so the server answers while a worker
-applies moves to the same database.  A rendered page is kept in memory keyed by what it shows (the
-game's id and action count, the move), so a game's page is replayed once per change.
+Each request reads the database in a session of its own that writes nothing, so the server answers
+while a worker applies moves to the same database.  A game kind's own module (``pages.module_of``)
+answers its game's files; a rendered page is kept in memory (:class:`PageCache`) under what it shows
+(an 18xx game's log version and the move; a Continental Rails game's turn and status), and an 18xx
+game's replay is carried forward by its new actions (``pbm.e18xx.render.web.Replays``).
 
 Every response says ``Referrer-Policy: no-referrer`` (a player's link never leaks through a
 link he follows), a strict Content-Security-Policy (no script runs), and private pages

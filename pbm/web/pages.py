@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from markupsafe import Markup, escape
+from markupsafe import escape
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 

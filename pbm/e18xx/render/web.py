@@ -9,7 +9,6 @@ The server carries each game's replay forward by its new actions (:class:`Replay
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from typing import Any, Callable
 
 from markupsafe import Markup
