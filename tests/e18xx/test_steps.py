@@ -74,11 +74,49 @@ def test_title_steps_live_in_the_title_folder():
 def test_every_step_reads_to_a_player_and_has_its_rule_section():
     for title in STEPS:
         g = _game(title)
-        for step in [*g.or_steps, *g.or_interrupts]:
+        for step in [*g.or_steps, *g.or_interrupts, *g.auction_steps, *g.stock_steps]:
             assert step.description and step.takes, (title, step)
-            assert ("may skip" in step.description) == step.player_may_skip, (title, step)
+            assert ("may skip" in step.description or "may pass" in step.description) == step.player_may_skip, \
+                (title, step)
             assert step.name in g.title.data["step_rules"], (title, step.name)
-        assert all(step.rule(g.title) for step in g.or_steps), title
+        assert all(step.rule(g.title) for step in [*g.or_steps, g.auction_steps[-1], *g.stock_steps]), title
+
+
+def test_each_title_has_its_private_sale_and_stock_round():
+    sales = {t: type(_game(t).auction_steps[-1]).__name__ for t in STEPS}
+    assert sales == {"18GA": "Waterfall", "18AL": "Waterfall", "1848": "DutchAuction", "18VA": "BidAll"}
+    assert type(_game("1848").auction_steps[-1]).__module__.endswith("1848")
+    for t in STEPS:
+        g = _game(t)
+        assert [s.name for s in g.auction_steps] == ["par_on_buy", "auction"]
+        assert [s.name for s in g.stock_steps] == ["shares"]
+
+
+def test_what_now_reads_the_open_step(bank_export):
+    from pbm.e18xx.replay import Replayer
+    g = _game("18GA")
+    now = g.what_now()
+    assert now["round"] == "auction" and now["step"] == "auction" and now["entity"] == "Player 0"
+    assert now["rule"] == "3.1, 3.1.1, 3.1.2" and set(now["actions"]) == {"bid", "pass"}
+    g = Replayer(bank_export).run()
+    assert g.what_now()["step"] is None
+    rp = Replayer(bank_export)
+    seen = {}
+    process = rp.game.process
+
+    def watch(action, rollback=True):
+        process(action, rollback=rollback)
+        now = rp.game.what_now()
+        if now["step"]:
+            seen.setdefault(now["step"], now)
+            assert now["entity"] == rp.game.current_entity()
+            assert {a.type for a in rp.game.legal_actions() if a.entity == now["entity"]} <= set(now["actions"])
+        return rp.game
+
+    rp.game.process = watch  # type: ignore[method-assign]
+    rp.run(upto=400)
+    assert {"auction", "shares", "track", "route", "buy_train"} <= set(seen)
+    assert seen["track"]["description"] == "Lay or upgrade one tile — may skip" and seen["track"]["rule"] == "4.2.1"
 
 
 def test_the_list_can_be_changed_by_name():

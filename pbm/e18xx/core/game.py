@@ -240,6 +240,37 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
             return owner[2:]
         return entity
 
+    def open_step(self) -> tuple[Any, str | None]:
+        """(the step open now, who acts in it): a round's steps are ``auction_steps``,
+        ``stock_steps`` and ``or_steps``/``or_interrupts`` (rounds/step.py); (None, None) once
+        the game is over."""
+        if self.state.finished:
+            return None, None
+        kind = self.state.round.kind
+        if kind == "auction":
+            return self._auction_step(), self._auction_current()
+        if kind == "stock":
+            return self.stock_steps[0], self._stock_current()
+        step, who = self._interrupt()
+        if step is not None:
+            return step, who
+        corp = self._or_operator()
+        return self._open_block(corp)[0], corp
+
+    def what_now(self) -> dict[str, Any]:
+        """What happens now, for a player or a web page: the round, the open step, who acts,
+        how the step reads, its rule section in this title, and the action types allowed."""
+        step, who = self.open_step()
+        if step is None:
+            return {"round": self.state.round.kind, "step": None, "entity": None, "description": "the game is over",
+                    "rule": "", "actions": []}
+        if self.state.round.kind == "operating":
+            allowed = self.or_actions(who) if who else []
+        else:
+            allowed = step.offer(self, who) if who else []
+        return {"round": self.state.round.kind, "step": step.name, "entity": who, "description": step.description,
+                "rule": step.rule(self.title), "actions": allowed}
+
     def legal_actions(self) -> list[A.Action]:
         """Representative legal actions for the acting entity (see legal.py)."""
         from pbm.e18xx.rounds.legal import legal_actions

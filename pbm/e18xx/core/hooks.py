@@ -51,6 +51,15 @@ class TitleHooks:
         operating_interrupts).  Default: as given."""
         return interrupts
 
+    def auction_steps(self, steps: list["StepView"]) -> list["StepView"]:
+        """The private sale's steps (rounds/step.py::auction_steps: the par of a private's
+        company, then the sale of title data ``auction.style``).  Default: as given."""
+        return steps
+
+    def stock_steps(self, steps: list["StepView"]) -> list["StepView"]:
+        """The stock round's steps (rounds/step.py::stock_steps).  Default: as given."""
+        return steps
+
 
 def hooks_for(title: Title) -> type[TitleHooks]:
     """The hooks class of ``title`` (its folder's ``hooks.py``; :class:`TitleHooks` if it has none)."""

@@ -18,6 +18,7 @@ from pbm.e18xx.rounds.dutch import DutchAuctionMixin
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
+    from pbm.e18xx.rounds.step import PlayerStep
 
 
 class AuctionMixin(DutchAuctionMixin):
@@ -96,20 +97,23 @@ class AuctionMixin(DutchAuctionMixin):
         left = self._auction_companies()
         return bool(left) and company == left[0]
 
+    def _auction_step(self: "Engine") -> "PlayerStep":
+        """The private sale's open step (the first of ``self.auction_steps`` that blocks)."""
+        for step in self.auction_steps:
+            if step.blocks(self, ""):
+                return step
+        return self.auction_steps[-1]
+
     def _auction_process(self: "Engine", action: A.Action) -> None:
-        r = self.state.round
         cur = self._auction_current()
         if action.entity != cur:
             raise self._not_turn(action.entity)
-        if r.pending_par:
-            self._pending_par_process(action)
-            return
-        if self._auction_style() == "bid_all":
-            self._bid_all_process(action)
-            return
-        if self._auction_style() == "dutch":
-            self._dutch_process(action)
-            return
+        self._auction_step().handle(self, action)
+
+    def _waterfall_process(self: "Engine", action: A.Action) -> None:
+        """Title data ``auction.style`` ``waterfall`` (the default): buy the cheapest private at
+        its price or bid on any; bids are settled when the cheapest is bid on (3.1)."""
+        r = self.state.round
         auctioning = self.active_auction()
         if auctioning and not self._site_auction():
             self._rulebook_auction_turn(action, auctioning)

@@ -17,7 +17,8 @@ from pbm.e18xx.core.errors import IllegalAction
 from pbm.e18xx.core.state import RoundState
 from pbm.e18xx.rounds.or_track import TrackMixin
 from pbm.e18xx.rounds.or_trains import CompanyAbilitiesMixin, TrainsMixin
-from pbm.e18xx.rounds.step import BuyTrain, Interrupt, Step, operating_interrupts, operating_steps
+from pbm.e18xx.rounds.step import (BuyTrain, Interrupt, Step, auction_steps, operating_interrupts, operating_steps,
+                                   stock_steps)
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -138,6 +139,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         """The operating turn's steps and interrupts: every title's, as its hooks change them."""
         self.or_steps = list(self.hooks.operating_steps(operating_steps()))
         self.or_interrupts = list(self.hooks.operating_interrupts(operating_interrupts(self.or_steps)))
+        self.auction_steps = list(self.hooks.auction_steps(auction_steps(self._auction_style())))
+        self.stock_steps = list(self.hooks.stock_steps(stock_steps()))
 
     # The turn is ``self.or_steps`` (rounds/step.py, as the title's hooks change it) and who
     # acts before the operating company is ``self.or_interrupts``.

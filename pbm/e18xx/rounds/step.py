@@ -306,6 +306,91 @@ def operating_interrupts(steps: Sequence[Step]) -> list[Interrupt]:
     return [ForcedLay(), discard]
 
 
+# ------------------------------------------------------- rounds where players act in turn
+class PlayerStep(Step):
+    """A step of the private sale or the stock round: the round's current player acts in it.
+    ``blocks(g, "")`` says whether it is the open step (the last step of a round always is)."""
+
+    def blocks(self, g: "Engine", corp: str) -> bool:
+        return True
+
+    def offer(self, g: "Engine", player: str) -> list[str]:
+        """The action types ``player`` may take in this step now."""
+        return []
+
+    def handle(self, g: "Engine", action: A.Action) -> None:
+        raise NotImplementedError
+
+
+class ParOnBuy(PlayerStep):
+    """The buyer of a private that carries a president's certificate (ability ``par_on_buy``)
+    sets the company's starting value before the sale ends."""
+    name = "par_on_buy"
+    takes = ("par",)
+    player_may_skip = False
+    description = "Set the starting value of the company the private came with — must"
+
+    def blocks(self, g: "Engine", corp: str) -> bool:
+        return bool(g.state.round.pending_par)
+
+    def offer(self, g: "Engine", player: str) -> list[str]:
+        pending = g.state.round.pending_par
+        return ["par"] if pending and pending[0] == player else []
+
+    def handle(self, g: "Engine", action: A.Action) -> None:
+        g._pending_par_process(action)
+
+
+class Waterfall(PlayerStep):
+    """Title data ``auction.style`` ``waterfall`` (the default)."""
+    name = "auction"
+    takes = ("bid", "pass")
+    description = "Buy the cheapest private at its price or bid on one — may pass"
+
+    def offer(self, g: "Engine", player: str) -> list[str]:
+        return ["bid", "pass"] if player == g.current_entity() else []
+
+    def handle(self, g: "Engine", action: A.Action) -> None:
+        g._waterfall_process(action)
+
+
+class BidAll(PlayerStep):
+    """Title data ``auction.style`` ``bid_all``: every item open to bids at once."""
+    name = "auction"
+    takes = ("bid", "pass")
+    description = "Bid on any private or item — may pass"
+
+    def offer(self, g: "Engine", player: str) -> list[str]:
+        return ["bid", "pass"] if player == g.current_entity() else []
+
+    def handle(self, g: "Engine", action: A.Action) -> None:
+        g._bid_all_process(action)
+
+
+class BuySellParShares(PlayerStep):
+    """The stock turn: sell any lots and buy or start one certificate, in either order; a
+    pass ends the turn."""
+    name = "shares"
+    takes = ("buy_shares", "par", "buy_company", "sell_shares", "pass")
+    description = "Sell shares, then buy one share or start a company (or buy then sell) — may pass"
+
+    def offer(self, g: "Engine", player: str) -> list[str]:
+        return g.stock_actions(player)
+
+    def handle(self, g: "Engine", action: A.Action) -> None:
+        g._stock_turn(action)
+
+
+def auction_steps(style: str) -> list[PlayerStep]:
+    """The private sale (title data ``auction.style``; a title with a sale of its own replaces
+    the ``auction`` step in its hooks)."""
+    return [ParOnBuy(), BidAll() if style == "bid_all" else Waterfall()]
+
+
+def stock_steps() -> list[PlayerStep]:
+    return [BuySellParShares()]
+
+
 # --------------------------------------------------------------------- changing a list by name
 def _index(steps: Sequence[Step], name: str) -> int:
     for i, s in enumerate(steps):

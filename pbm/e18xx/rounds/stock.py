@@ -315,11 +315,16 @@ class StockMixin(AuctionMixin):
 
     # processing ----------------------------------------------------------------
     def _stock_process(self: "Engine", action: A.Action) -> None:
-        s = self.state
-        r = s.round
         player = action.entity
         if player != self._stock_current():
             raise self._not_turn(player)
+        self.stock_steps[0].handle(self, action)
+
+    def _stock_turn(self: "Engine", action: A.Action) -> None:
+        """One action of the current player's stock turn (rounds/step.py::BuySellParShares)."""
+        s = self.state
+        r = s.round
+        player = action.entity
         if not self._stock_allows(player, action.type):
             allowed = self.stock_actions(player)
             raise IllegalAction(f"{player} may not {action.type} now; allowed: {', '.join(allowed) or 'nothing'}")

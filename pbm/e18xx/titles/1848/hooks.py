@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction
 from pbm.e18xx.core.hooks import TitleHooks
-from pbm.e18xx.rounds.step import BuyCompany, Interrupt, insert_after, replace
+from pbm.e18xx.rounds.step import BuyCompany, Interrupt, PlayerStep, insert_after, replace
 
 if TYPE_CHECKING:  # typing only
     from pbm.e18xx.core.protocol import Engine
@@ -74,7 +74,26 @@ class PayDebt(Interrupt):
         g._do_sell(acting, action)
 
 
+class DutchAuction(PlayerStep):
+    """3.1: the falling-price sale of the privates (the mechanics: ``rounds/dutch.py``, title
+    data ``auction.style: dutch``)."""
+    name = "auction"
+    takes = ("bid", "assign", "pass")
+    description = "Buy a private at its price or lower one's price by 5 — may pass once you own one"
+
+    def offer(self, g: "Engine", player: str) -> list[str]:
+        if player != g.current_entity():
+            return []
+        return ["bid", "assign"] + (["pass"] if g.dutch_may_pass(player) else [])
+
+    def handle(self, g: "Engine", action: A.Action) -> None:
+        g._dutch_process(action)
+
+
 class Hooks(TitleHooks):
+    def auction_steps(self, steps: list) -> list:
+        return replace(steps, "auction", DutchAuction())
+
     def operating_steps(self, steps: list) -> list:
         return replace(steps, "buy_company", BuyCompanyOrLoan())
 
