@@ -359,15 +359,13 @@ def handle_lanes(url: str | None, context, retries: int, log: Callable[[str], No
     return outcomes
 
 
-_SECRET_TEXT = re.compile(r"(?i)(secret|code)([ \t]*[:=][ \t]*)[^\s'\"]+")
-
-
 def _safe(exc: BaseException) -> str:
     """One line about ``exc`` for a log: the database's own message (not SQLAlchemy's, which quotes the
-    statement's parameters: a mail's text), cut short, any ``SECRET:``/``CODE:`` value hidden."""
+    statement's parameters: a mail's text), cut short, with every secret cut (:mod:`pbm.mail.redact`)."""
+    from pbm.mail.redact import redact_text
+
     text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    first = _SECRET_TEXT.sub(r"\1\2[hidden]", text[0] if text else "")[:200]
-    return f"{type(exc).__name__}: {first}"
+    return f"{type(exc).__name__}: {redact_text(text[0] if text else '')[:200]}"
 
 
 def take_mail(url: str | None, items: Iterable, context, *, retries: int = DEFAULT_RETRIES,

@@ -151,6 +151,15 @@ class CycleOptions:
     mails_sent: int = 0  # deliveries this run's outbox flushes made (sent to the SMTP relay)
     ticked: list[str] = field(default_factory=list)  # games of other kinds whose move clocks this run ticked
 
+    def __post_init__(self) -> None:
+        # every line of a cycle's or worker's log goes out with its secrets cut: an error text may quote a
+        # mail (a database refusing a value taken from it), a mail line may carry a SECRET (issue 34, item 11)
+        from pbm.mail.redact import redacting
+
+        if not getattr(self.log, "redacted", False):
+            self.log = redacting(self.log)
+            self.log.redacted = True  # type: ignore[attr-defined]
+
 
 def _due(game: Game, row: TurnState, opts: CycleOptions) -> bool:
     if row.state != "open":

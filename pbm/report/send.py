@@ -80,6 +80,9 @@ def build_message(session: Session, game: Game, turn: int, player: Player, repor
         deadline = f" by {when:%A %d %B %Y %H:%M} UTC" if when else ""
         body.append(f"Fill in the turnsheet and send it back{deadline}, as an attachment or as text in the reply."
                     if sheet else f"Turn {game.turn} orders are due{deadline or ' when the moderator says'}.")
+    from pbm.web.links import mail_lines
+
+    body += mail_lines(game)  # the game's live page, once the moderator serves one (docs/web.md)
     if text_sheet:  # a player who reads mail as text replies with this, filled in (issue 18, item 6)
         body += ["", f"Your turnsheet for turn {game.turn} as text follows. To send orders by text, reply to this "
                      "mail and fill in the lines below after the colons (quoted lines are read too); write "

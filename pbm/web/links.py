@@ -45,7 +45,11 @@ def game_url(game: Any, base: str | None = None) -> str:
 
 
 def mail_lines(game: Any, base: str | None = None) -> list[str]:
-    """The lines a state or report mail adds about the game's page (public: fit for every player)."""
+    """The lines a state or report mail adds about the game's page (public: fit for every player) — none
+    while the moderator has not said where the pages are served (``PBM_WEB_URL``): a link to this
+    machine's loopback address would lead a player nowhere."""
+    if base is None and not os.environ.get("PBM_WEB_URL"):
+        return []
     return [f"The game's page (map, market, players, history): {game_url(game, base)}"]
 
 

@@ -316,6 +316,10 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             for a in applied] + [""]
     from pbm.e18xx.pbem.games import action_rows
 
+    from pbm.web.links import mail_lines
+
+    page = mail_lines(game_row)  # the game's live page, once the moderator serves one (docs/web.md)
+    page = ["", *page] if page else []
     rows = action_rows(session, game_row)
     seats = players(session, game_row)
     # the mover first, so a shared address gets the receipt
@@ -345,7 +349,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
         short = summary_lines(rep.game, rows, p, turn=turn, orders=_orders_of(game_row, p.name))
-        body = "\n".join(head + short + happened + [text] + _seat_lines(p.number, game_row, seq)) + "\n"
+        body = "\n".join(head + short + happened + [text] + page + _seat_lines(p.number, game_row, seq)) + "\n"
         msg = make_message(sender, addrs, subject, body,
                            in_reply_to=inbound.message_id if (is_mover and inbound is not None) else None)
         msg.add_attachment(pdf, maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
@@ -695,6 +699,10 @@ def move_status(session: Session, game_row, now=None) -> str:
 
     rep = replay_rows(session, game_row)
     g = rep.game
+    from pbm.web.links import mail_lines
+
+    page = mail_lines(game_row)  # the game's live page, once the moderator serves one (docs/web.md)
+    page = ["", *page] if page else []
     rows = action_rows(session, game_row)
     seats = players(session, game_row)
     by_name = {p.name: p for p in seats}
