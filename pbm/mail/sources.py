@@ -190,9 +190,15 @@ def read_imap(cfg: ImapConfig) -> Iterator[Arrived]:
                     when = (when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)).replace(tzinfo=None)
 
                 def done(uid: int = uid) -> None:
-                    client.add_flags([uid], [STORED_KEYWORD])
-                    if cfg.processed_folder:
-                        client.move([uid], cfg.processed_folder)
+                    # called by the reader after its commit, outside this generator: say a server's failure
+                    # here as one line too (the message is stored; the next run knows it by its hash)
+                    try:
+                        client.add_flags([uid], [STORED_KEYWORD])
+                        if cfg.processed_folder:
+                            client.move([uid], cfg.processed_folder)
+                    except (IMAPClientError, OSError) as exc:
+                        raise SourceError(f"IMAP error on {cfg.host} marking message {uid} as stored (it is "
+                                          f"stored; the next run recognises it): {exc}") from None
 
                 yield Arrived(data[b"BODY[]"], f"imap:{cfg.folder}:{uid}", when, done)
     except IMAPClientError as exc:
