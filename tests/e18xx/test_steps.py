@@ -158,3 +158,25 @@ def test_after_every_action_the_open_step_is_what_the_company_may_do(bank_export
     g.process = checked  # type: ignore[method-assign]
     rp.run()
     assert {"track", "token", "route", "dividend", "buy_train"} <= seen
+
+
+def test_an_interrupt_of_a_title_gives_its_own_legal_moves():
+    """1848's pay_debt interrupt (titles/1848/hooks.py) is the open step for the indebted
+    director; legal moves come from the step itself."""
+    import pytest
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.fixtures import load_fixture
+    from pbm.e18xx.replay import Replayer
+    export, where = load_fixture("1848/101.json")
+    if export is None:
+        pytest.skip(where)
+    g = Replayer(export).run(upto=475)
+    s = g.state
+    s.cash["bank"] += s.cash["P:Player 1"] + s.cash["C:SAR"]
+    s.cash["P:Player 1"] = s.cash["C:SAR"] = 0
+    g.process(A.TakeLoan("SAR"))
+    step, who = g.open_step()
+    assert step.name == "pay_debt" and who == "Player 1"
+    now = g.what_now()
+    assert now["rule"] == "5.5.3" and now["actions"] == ["sell_shares"] and "must" in now["description"]
+    assert g.legal_actions() == step.legal(g, "Player 1") and g.legal_actions()

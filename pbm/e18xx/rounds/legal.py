@@ -1,4 +1,5 @@
-"""Enumerate the legal actions of the acting entity.
+"""Enumerate the legal actions of the acting entity: those of the step open now
+(``Game.open_step()``, rounds/step.py), by the action types it offers.
 
 The list is complete for discrete choices (which tile, where, which
 rotation; which share; which token) and representative for amounts (bids
@@ -13,36 +14,42 @@ from pbm.e18xx.rounds.or_trains import discount_off
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.tiles import UPGRADE_NEXT
+from pbm.e18xx.rounds.step import Interrupt
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
 
 
 def legal_actions(g: "Engine") -> list[A.Action]:
+    """The actions of the step open now (``g.open_step()``): a step that lists its own moves
+    (``legal``, a title's step say) gives them; otherwise they are enumerated here by the
+    action types the step offers."""
     s = g.state
     if s.finished:
         return []
     ent = g.current_entity()
     if ent is None:
         return []
+    step, _who = g.open_step()
+    if step is None:
+        return []
+    own = step.legal(g, ent)
+    if own is not None:
+        return own
     kind = s.round.kind
     if kind == "auction":
-        return _auction(g, ent)
+        return _auction(g, ent, step.offer(g, ent))
     if kind == "stock":
-        return _stock(g, ent)
-    forced = g.forced_lay_company() if kind == "operating" else None
-    if forced:
-        return list(tile_lays(g, g._or_operator(), special=forced))
-    crisis = g.cash_crisis_player() if kind == "operating" else None
-    if crisis:
-        return [A.SellShares(crisis, corporation=c, count=u) for c in s.corporations
-                for u in g.crisis_bundles(crisis, c)]
+        return _stock(g, ent, step.offer(g, ent))
+    interrupted = isinstance(step, Interrupt)
+    if interrupted and "lay_tile" in step.takes:  # a private's tile that must be laid
+        return list(tile_lays(g, g._or_operator(), special=ent))
     out = _operating(g, ent)
     # a president may also act for emergency money
-    if kind == "operating" and not g.crowded_corps():
-        pres = g.president(g._or_operator())
+    if not interrupted:
+        corp = g._or_operator()
+        pres = g.president(corp)
         if pres and pres != ent:
-            corp = g._or_operator()
             if "sell_shares" in g.or_actions(pres):
                 cheapest = min(s.trains[t].price for t in g._depot_trains())
                 need = cheapest - s.cash[f"C:{corp}"] - s.cash[f"P:{pres}"]
@@ -53,21 +60,21 @@ def legal_actions(g: "Engine") -> list[A.Action]:
     return out
 
 
-def _auction(g: "Engine", ent: str) -> list[A.Action]:
+def _auction(g: "Engine", ent: str, allowed: list[str]) -> list[A.Action]:
     r = g.state.round
-    if r.pending_par:
-        corp = r.pending_par[1]
+    if "par" in allowed:  # the starting value of a private's company
+        corp = r.pending_par[1]  # type: ignore[index]
         return [A.Par(ent, corp, g.title.market[rr][cc].price)  # type: ignore[union-attr]
                 for rr, cc in g.title.par_cells()]
-    if g._auction_style() == "dutch":
-        out: list[A.Action] = [A.Pass(ent)] if g.dutch_may_pass(ent) else []
+    if "assign" in allowed:  # a falling-price sale: buy at the price, or lower one price
+        out: list[A.Action] = [A.Pass(ent)] if "pass" in allowed else []
         for c in g._auction_companies():
             if g.state.companies[c].min_bid <= g.state.cash[f"P:{ent}"]:
                 out.append(A.Bid(ent, c, g.state.companies[c].min_bid))
             if g.dutch_may_reduce(c):
                 out.append(A.Assign(ent, c))
         return out
-    out = [A.Pass(ent)]
+    out = [A.Pass(ent)] if "pass" in allowed else []
     auctioning = g.active_auction()
     comps = [auctioning] if auctioning else g._auction_companies()
     for c in comps:
@@ -77,9 +84,8 @@ def _auction(g: "Engine", ent: str) -> list[A.Action]:
     return out
 
 
-def _stock(g: "Engine", ent: str) -> list[A.Action]:
+def _stock(g: "Engine", ent: str, allowed: list[str]) -> list[A.Action]:
     s = g.state
-    allowed = g.stock_actions(ent)
     out: list[A.Action] = []
     if "pass" in allowed:
         out.append(A.Pass(ent))

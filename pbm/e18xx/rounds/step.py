@@ -16,7 +16,9 @@ nothing from it.  Each step says
 * ``description`` -- one line for players (``"Lay or upgrade one tile — may skip"``) and
   ``rule(title)`` -- its rule section in that title (title data ``step_rules``);
 * ``process(g, corp, action)`` -- apply an action it offered (it returns True when the
-  action ended the company's turn itself, e.g. a bankruptcy).
+  action ended the company's turn itself, e.g. a bankruptcy);
+* ``legal(g, entity)`` -- its concrete legal moves, for a step that lists its own (default
+  None: ``rounds/legal.py`` enumerates those of the action types the open step offers).
 
 Interrupts (``acting(g)``) are steps that name an entity who must act before the operating
 company: a private whose tile must be laid, a director who must sell to pay a debt, a
@@ -72,6 +74,11 @@ class Step:
 
     def refuse(self, g: "Engine", corp: str, action: A.Action) -> None:
         """Raise a precise refusal for an action of its kind that is not allowed now (default: none)."""
+
+    def legal(self, g: "Engine", entity: str) -> list[A.Action] | None:
+        """Its legal moves for ``entity`` when it is the open step, if it lists them itself (a
+        title's step may); None: ``rounds/legal.py`` enumerates them by the action types offered."""
+        return None
 
     def rule(self, title: "Title") -> str:
         return str(title.data.get("step_rules", {}).get(self.name, ""))

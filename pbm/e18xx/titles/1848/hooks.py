@@ -62,6 +62,10 @@ class PayDebt(Interrupt):
     def acting(self, g: "Engine") -> str | None:
         return g.cash_crisis_player()
 
+    def legal(self, g: "Engine", entity: str) -> list[A.Action] | None:
+        return [A.SellShares(entity, corporation=c, count=u) for c in g.state.corporations
+                for u in g.crisis_bundles(entity, c)]
+
     def handle(self, g: "Engine", acting: str, action: A.Action) -> None:
         s = g.state
         if action.entity != acting or not isinstance(action, A.SellShares):
