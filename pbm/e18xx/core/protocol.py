@@ -80,6 +80,7 @@ class Engine(Protocol):
     _graph_version: int
     or_steps: list[StepView]
     or_interrupts: list[InterruptView]
+    _or_also: list[StepView]
     auction_steps: list[PlayerStepView]
     stock_steps: list[PlayerStepView]
 

@@ -139,6 +139,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         """The operating turn's steps and interrupts: every title's, as its hooks change them."""
         self.or_steps = list(self.hooks.operating_steps(operating_steps()))
         self.or_interrupts = list(self.hooks.operating_interrupts(operating_interrupts(self.or_steps)))
+        self._or_also = [st for st in self.or_steps if type(st).also is not Step.also]
         self.auction_steps = list(self.hooks.auction_steps(auction_steps(self._auction_style())))
         self.stock_steps = list(self.hooks.stock_steps(stock_steps()))
 
@@ -161,7 +162,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         for step in self.or_steps:
             if step.name in r.steps_done:
                 continue
-            if step.blocks(self, corp):
+            if step.blocks(self, corp) if step.own_blocks else step.actions(self, corp):
                 return
             if not step.once:
                 continue
@@ -229,7 +230,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             if entity == pres and isinstance(buying, BuyTrain):
                 return buying.for_president(self, corp, block)
             return []
-        for step in self.or_steps:
+        for step in self._or_also:  # the steps that offer something while another blocks
             out += step.also(self, corp, block)
         if block:
             out += block_acts
