@@ -24,10 +24,26 @@ def test_engine_protocol_lists_every_method_of_the_game():
     """A method added to Game or a round mixin is added to ``core/protocol.py::Engine`` (the
     Protocol the mixins and steps type ``self``/``game`` with), and none is left there stale."""
     methods = {n for n in dir(Game) if not n.startswith("__") and n != "from_log"}
-    listed = _protocol_members("Engine")
+    listed = _protocol_members("Engine") | _protocol_members("StepGame")
     assert sorted(methods - listed) == [], "add these to core/protocol.py::Engine"
     g = Game("18GA", ["A", "B", "C"])
     assert sorted(n for n in listed - methods if not hasattr(g, n)) == [], "stale in core/protocol.py::Engine"
+
+
+def test_steps_use_the_game_only_through_the_small_protocol():
+    """A step (rounds/step.py, and the steps in titles/<T>/hooks.py) reaches the game only
+    through ``StepGame``: every ``g.<name>`` it uses is listed there."""
+    root = Path(protocol.__file__).parents[1]
+    allowed = _protocol_members("StepGame")
+    used: dict[str, set[str]] = {}
+    for path in [root / "rounds" / "step.py", *sorted((root / "titles").glob("*/hooks.py"))]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name != "Hooks"):
+            for node in ast.walk(cls):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "g":
+                    used.setdefault(node.attr, set()).add(f"{path.parent.name}/{path.name}")
+    assert len(allowed) < 60
+    assert {n: sorted(w) for n, w in used.items() if n not in allowed} == {}, "add them to StepGame"
 
 
 def test_hooks_protocol_matches_the_default_hooks():

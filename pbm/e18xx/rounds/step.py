@@ -38,7 +38,7 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction
 
 if TYPE_CHECKING:  # typing only: steps use the game through its Protocol
-    from pbm.e18xx.core.protocol import Engine
+    from pbm.e18xx.core.protocol import StepGame
     from pbm.e18xx.core.title import Title
 
 
@@ -56,26 +56,26 @@ class Step:
         super().__init_subclass__(**kw)
         cls.own_blocks = cls.blocks is not Step.blocks
 
-    def actions(self, g: "Engine", corp: str) -> list[str]:
+    def actions(self, g: "StepGame", corp: str) -> list[str]:
         return []
 
-    def blocks(self, g: "Engine", corp: str) -> bool:
+    def blocks(self, g: "StepGame", corp: str) -> bool:
         return bool(self.actions(g, corp))
 
-    def also(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+    def also(self, g: "StepGame", corp: str, block: str | None) -> list[str]:
         return []
 
-    def skip(self, g: "Engine", corp: str) -> None:
+    def skip(self, g: "StepGame", corp: str) -> None:
         """Nothing to do (or passed): the step is done for this turn."""
         g.state.round.steps_done.add(self.name)
 
-    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+    def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         raise IllegalAction(f"{action.type} is not an operating round action")
 
-    def refuse(self, g: "Engine", corp: str, action: A.Action) -> None:
+    def refuse(self, g: "StepGame", corp: str, action: A.Action) -> None:
         """Raise a precise refusal for an action of its kind that is not allowed now (default: none)."""
 
-    def legal(self, g: "Engine", entity: str) -> list[A.Action] | None:
+    def legal(self, g: "StepGame", entity: str) -> list[A.Action] | None:
         """Its legal moves for ``entity`` when it is the open step, if it lists them itself (a
         title's step may); None: ``rounds/legal.py`` enumerates them by the action types offered."""
         return None
@@ -90,13 +90,13 @@ class Step:
 class Interrupt(Step):
     """A step that makes someone other than the operating company act first."""
 
-    def acting(self, g: "Engine") -> str | None:
+    def acting(self, g: "StepGame") -> str | None:
         return None
 
-    def offer(self, g: "Engine", entity: str, acting: str) -> list[str]:
+    def offer(self, g: "StepGame", entity: str, acting: str) -> list[str]:
         return list(self.takes) if entity == acting else []
 
-    def handle(self, g: "Engine", acting: str, action: A.Action) -> None:
+    def handle(self, g: "StepGame", acting: str, action: A.Action) -> None:
         raise NotImplementedError
 
 
@@ -108,10 +108,10 @@ class HomeToken(Step):
     player_may_skip = False
     description = "Place the home station the company is owed — must"
 
-    def actions(self, g: "Engine", corp: str) -> list[str]:
+    def actions(self, g: "StepGame", corp: str) -> list[str]:
         return ["place_token"] if g.state.pending_tokens else []
 
-    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+    def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         assert isinstance(action, A.PlaceToken)
         g._place_pending_token(corp, action)
         return False
@@ -122,13 +122,13 @@ class Track(Step):
     takes = ("lay_tile", "pass")
     description = "Lay or upgrade one tile — may skip"
 
-    def actions(self, g: "Engine", corp: str) -> list[str]:
+    def actions(self, g: "StepGame", corp: str) -> list[str]:
         if g.state.round.tile_lays < g._tile_lays_allowed(corp):
             return ["lay_tile", "pass"]
         # the step stays open while a tile-laying private could still be bought
         return ["pass"] if g._can_buy_tile_company(corp) or g._owned_tile_ability(corp) else []
 
-    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+    def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         assert isinstance(action, A.LayTile)
         r = g.state.round
         if r.tile_lays >= g._tile_lays_allowed(corp):
@@ -148,7 +148,7 @@ class Token(Step):
     takes = ("place_token", "pass")
     description = "Place a station — may skip"
 
-    def actions(self, g: "Engine", corp: str) -> list[str]:
+    def actions(self, g: "StepGame", corp: str) -> list[str]:
         if corp in g.state.round.tokened:
             return []
         if g._can_place_token(corp):
@@ -157,11 +157,11 @@ class Token(Step):
             return ["pass"]
         return []
 
-    def also(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+    def also(self, g: "StepGame", corp: str, block: str | None) -> list[str]:
         # a private's station while this step is open (and only a pass is left otherwise)
         return ["place_token"] if block == self.name and g._special_token_ok(corp) else []
 
-    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+    def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         assert isinstance(action, A.PlaceToken)
         if g._is_special_token(corp, action):
             g._place_special_token(corp, action)
@@ -177,12 +177,12 @@ class Route(Step):
     player_may_skip = False
     description = "Run trains (the best routes unless you name yours) — must, if a train can run"
 
-    def actions(self, g: "Engine", corp: str) -> list[str]:
+    def actions(self, g: "StepGame", corp: str) -> list[str]:
         if g.state.round.ran or not g.corp_trains(corp) or not g._can_run_route(corp):
             return []
         return ["run_routes"]
 
-    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+    def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         assert isinstance(action, A.RunRoutes)
         g._run_routes(corp, action)
         return False
@@ -194,14 +194,14 @@ class Dividend(Step):
     player_may_skip = False
     description = "Pay out or withhold the run's revenue — must (no revenue: withheld by itself)"
 
-    def actions(self, g: "Engine", corp: str) -> list[str]:
+    def actions(self, g: "StepGame", corp: str) -> list[str]:
         return ["dividend"] if g.state.round.revenue > 0 else []
 
-    def skip(self, g: "Engine", corp: str) -> None:
+    def skip(self, g: "StepGame", corp: str) -> None:
         super().skip(g, corp)
         g._pay_dividend(corp, "withhold")  # no revenue: a withhold of 0, the price moves left
 
-    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+    def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         assert isinstance(action, A.Dividend)
         if action.kind not in ("payout", "withhold"):
             raise IllegalAction("dividend kind is 'payout' or 'withhold'")
@@ -219,14 +219,14 @@ class DiscardTrain(Interrupt):
     player_may_skip = False
     description = "Discard a train down to the limit — must"
 
-    def blocks(self, g: "Engine", corp: str) -> bool:
+    def blocks(self, g: "StepGame", corp: str) -> bool:
         return bool(g.crowded_corps())
 
-    def acting(self, g: "Engine") -> str | None:
+    def acting(self, g: "StepGame") -> str | None:
         crowded = g.crowded_corps()
         return crowded[0] if crowded else None
 
-    def handle(self, g: "Engine", acting: str, action: A.Action) -> None:
+    def handle(self, g: "StepGame", acting: str, action: A.Action) -> None:
         if action.entity != acting or not isinstance(action, A.DiscardTrain):
             raise IllegalAction(f"{acting} has more trains than the limit and must discard one first")
         g._discard(action)
@@ -237,19 +237,19 @@ class BuyTrain(Step):
     takes = ("buy_train", "pass", "sell_shares", "bankrupt")
     description = "Buy trains — may skip, unless the company must own one"
 
-    def actions(self, g: "Engine", corp: str) -> list[str]:
+    def actions(self, g: "StepGame", corp: str) -> list[str]:
         if g._must_buy_train(corp):
             return ["buy_train"]
         return ["buy_train", "pass"] if g._can_buy_train(corp) else []
 
-    def also(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+    def also(self, g: "StepGame", corp: str, block: str | None) -> list[str]:
         return ["bankrupt"] if block == self.name and g._must_go_bankrupt(corp) else []
 
-    def for_president(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+    def for_president(self, g: "StepGame", corp: str, block: str | None) -> list[str]:
         """What the operating company's president may do for it now (emergency sales)."""
         return ["sell_shares"] if block == self.name and g._needs_emergency(corp) else []
 
-    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+    def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         if isinstance(action, A.BuyTrain):
             g._buy_train(corp, action)
             if g.state.corporations[corp].closed:  # forced loans put it into receivership
@@ -270,13 +270,13 @@ class BuyCompany(Step):
     takes = ("buy_company", "pass")
     description = "Buy a private company (any time in the turn) — may skip"
 
-    def actions(self, g: "Engine", corp: str) -> list[str]:
+    def actions(self, g: "StepGame", corp: str) -> list[str]:
         return ["buy_company", "pass"] if g._can_buy_company(corp) else []
 
-    def also(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+    def also(self, g: "StepGame", corp: str, block: str | None) -> list[str]:
         return ["buy_company"] if block not in (self.name, None) and g._can_buy_company(corp) else []
 
-    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+    def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         assert isinstance(action, A.BuyCompany)
         g._buy_company(corp, action)
         return False
@@ -291,10 +291,10 @@ class ForcedLay(Interrupt):
     player_may_skip = False
     description = "Lay the closed private's tile — must"
 
-    def acting(self, g: "Engine") -> str | None:
+    def acting(self, g: "StepGame") -> str | None:
         return g.forced_lay_company()
 
-    def handle(self, g: "Engine", acting: str, action: A.Action) -> None:
+    def handle(self, g: "StepGame", acting: str, action: A.Action) -> None:
         if action.entity != acting or not isinstance(action, A.LayTile):
             raise IllegalAction(f"{acting}'s tile must be laid first (lay <tile> <hex> <rotation> with {acting})")
         g._special_lay(action)
@@ -318,14 +318,14 @@ class PlayerStep(Step):
     """A step of the private sale or the stock round: the round's current player acts in it.
     ``blocks(g, "")`` says whether it is the open step (the last step of a round always is)."""
 
-    def blocks(self, g: "Engine", corp: str) -> bool:
+    def blocks(self, g: "StepGame", corp: str) -> bool:
         return True
 
-    def offer(self, g: "Engine", player: str) -> list[str]:
+    def offer(self, g: "StepGame", player: str) -> list[str]:
         """The action types ``player`` may take in this step now."""
         return []
 
-    def handle(self, g: "Engine", action: A.Action) -> None:
+    def handle(self, g: "StepGame", action: A.Action) -> None:
         raise NotImplementedError
 
 
@@ -337,14 +337,14 @@ class ParOnBuy(PlayerStep):
     player_may_skip = False
     description = "Set the starting value of the company the private came with — must"
 
-    def blocks(self, g: "Engine", corp: str) -> bool:
+    def blocks(self, g: "StepGame", corp: str) -> bool:
         return bool(g.state.round.pending_par)
 
-    def offer(self, g: "Engine", player: str) -> list[str]:
+    def offer(self, g: "StepGame", player: str) -> list[str]:
         pending = g.state.round.pending_par
         return ["par"] if pending and pending[0] == player else []
 
-    def handle(self, g: "Engine", action: A.Action) -> None:
+    def handle(self, g: "StepGame", action: A.Action) -> None:
         g._pending_par_process(action)
 
 
@@ -354,10 +354,10 @@ class Waterfall(PlayerStep):
     takes = ("bid", "pass")
     description = "Buy the cheapest private at its price or bid on one — may pass"
 
-    def offer(self, g: "Engine", player: str) -> list[str]:
+    def offer(self, g: "StepGame", player: str) -> list[str]:
         return ["bid", "pass"] if player == g.current_entity() else []
 
-    def handle(self, g: "Engine", action: A.Action) -> None:
+    def handle(self, g: "StepGame", action: A.Action) -> None:
         g._waterfall_process(action)
 
 
@@ -367,10 +367,10 @@ class BidAll(PlayerStep):
     takes = ("bid", "pass")
     description = "Bid on any private or item — may pass"
 
-    def offer(self, g: "Engine", player: str) -> list[str]:
+    def offer(self, g: "StepGame", player: str) -> list[str]:
         return ["bid", "pass"] if player == g.current_entity() else []
 
-    def handle(self, g: "Engine", action: A.Action) -> None:
+    def handle(self, g: "StepGame", action: A.Action) -> None:
         g._bid_all_process(action)
 
 
@@ -381,10 +381,10 @@ class BuySellParShares(PlayerStep):
     takes = ("buy_shares", "par", "buy_company", "sell_shares", "pass")
     description = "Sell shares, then buy one share or start a company (or buy then sell) — may pass"
 
-    def offer(self, g: "Engine", player: str) -> list[str]:
+    def offer(self, g: "StepGame", player: str) -> list[str]:
         return g.stock_actions(player)
 
-    def handle(self, g: "Engine", action: A.Action) -> None:
+    def handle(self, g: "StepGame", action: A.Action) -> None:
         g._stock_turn(action)
 
 

@@ -14,7 +14,7 @@ from pbm.e18xx.core.hooks import TitleHooks
 from pbm.e18xx.rounds.step import BuyCompany, Interrupt, PlayerStep, insert_after, replace
 
 if TYPE_CHECKING:  # typing only
-    from pbm.e18xx.core.protocol import Engine
+    from pbm.e18xx.core.protocol import StepGame
 
 
 class BuyCompanyOrLoan(BuyCompany):
@@ -23,7 +23,7 @@ class BuyCompanyOrLoan(BuyCompany):
     takes = ("buy_company", "take_loan", "pass")
     description = "Buy a private company or take a loan (any time in the turn) — may skip"
 
-    def actions(self, g: "Engine", corp: str) -> list[str]:
+    def actions(self, g: "StepGame", corp: str) -> list[str]:
         out = ["buy_company"] if g._can_buy_company(corp) else []
         if g.can_take_loan(corp):  # the turn's last chance to borrow
             out.append("take_loan")
@@ -31,17 +31,17 @@ class BuyCompanyOrLoan(BuyCompany):
             out.append("pass")  # 18xx.games waits for the director's pass even after this round's loan
         return list(dict.fromkeys(out + ["pass"])) if out else []
 
-    def also(self, g: "Engine", corp: str, block: str | None) -> list[str]:
+    def also(self, g: "StepGame", corp: str, block: str | None) -> list[str]:
         out = super().also(g, corp, block)
         if block is not None and g.can_take_loan(corp):
             out.append("take_loan")
         return out
 
-    def refuse(self, g: "Engine", corp: str, action: A.Action) -> None:
+    def refuse(self, g: "StepGame", corp: str, action: A.Action) -> None:
         if isinstance(action, A.TakeLoan) and not g.can_take_loan(corp):
             g.take_loan(corp)  # refuses, saying why (5.6)
 
-    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+    def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         if isinstance(action, A.TakeLoan):
             g.take_loan(corp)
             if g.state.corporations[corp].closed:  # the loan put it into receivership
@@ -59,14 +59,14 @@ class PayDebt(Interrupt):
     player_may_skip = False
     description = "Sell shares to pay the receivership debt — must"
 
-    def acting(self, g: "Engine") -> str | None:
+    def acting(self, g: "StepGame") -> str | None:
         return g.cash_crisis_player()
 
-    def legal(self, g: "Engine", entity: str) -> list[A.Action] | None:
+    def legal(self, g: "StepGame", entity: str) -> list[A.Action] | None:
         return [A.SellShares(entity, corporation=c, count=u) for c in g.state.corporations
                 for u in g.crisis_bundles(entity, c)]
 
-    def handle(self, g: "Engine", acting: str, action: A.Action) -> None:
+    def handle(self, g: "StepGame", acting: str, action: A.Action) -> None:
         s = g.state
         if action.entity != acting or not isinstance(action, A.SellShares):
             raise IllegalAction(f"5.5.3: {acting} owes {-s.cash[f'P:{acting}']} and must sell shares first")
@@ -85,12 +85,12 @@ class DutchAuction(PlayerStep):
     takes = ("bid", "assign", "pass")
     description = "Buy a private at its price or lower one's price by 5 — may pass once you own one"
 
-    def offer(self, g: "Engine", player: str) -> list[str]:
+    def offer(self, g: "StepGame", player: str) -> list[str]:
         if player != g.current_entity():
             return []
         return ["bid", "assign"] + (["pass"] if g.dutch_may_pass(player) else [])
 
-    def handle(self, g: "Engine", action: A.Action) -> None:
+    def handle(self, g: "StepGame", action: A.Action) -> None:
         g._dutch_process(action)
 
 

@@ -11,7 +11,7 @@ from pbm.e18xx.core.hooks import TitleHooks
 from pbm.e18xx.rounds.step import Step, insert_after
 
 if TYPE_CHECKING:  # typing only
-    from pbm.e18xx.core.protocol import Engine
+    from pbm.e18xx.core.protocol import StepGame
 
 
 class Convert(Step):
@@ -21,10 +21,10 @@ class Convert(Step):
     takes = ("convert", "pass")
     description = "Convert to a ten-share company — may skip"
 
-    def actions(self, g: "Engine", corp: str) -> list[str]:
+    def actions(self, g: "StepGame", corp: str) -> list[str]:
         return ["convert", "pass"] if g._may_convert(corp) else []
 
-    def process(self, g: "Engine", corp: str, action: A.Action) -> bool:
+    def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         g._convert(corp)
         g.state.round.steps_done.add(self.name)
         return False
