@@ -64,6 +64,7 @@ class RowOutlook:
     pays: float  # earns less the interest on the bonds and loans it needs
     new_regions: int
 TREASURY_SALE_PRICE = 60.0  # §10.2C3: a stock this dear pays for the road better than loans
+HOARD_TURNS = 10  # §4.12: a road with ten times the next dollar a share spare pays it
 BASELINE = "naive"  # random legal orders: the yardstick of scripts/tournament.py, never seated by setup
 
 
@@ -335,9 +336,9 @@ class Planner:
         pay = max(0.0, profit) * share
         per = pay / issued
         div = int(per)
-        # whole dollars a share (§4.12): after a split the part is often under $1; round it to
-        # the nearer dollar when the spare cash pays it, so a rich road does not pay $0
-        if per - div >= 0.5 and (div + 1) * issued <= spare + pay:
+        # whole dollars a share (§4.12): after a split the part is often under $1; a road sitting
+        # on a hoard (ten times the next dollar a share, spare) rounds it up rather than pay $0
+        if per - div >= 0.5 and (div + 1) * issued * HOARD_TURNS <= spare:
             div += 1
         if rr.last_profit <= 0 and profit <= 0:
             div = 0

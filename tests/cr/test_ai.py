@@ -81,9 +81,9 @@ def test_builder_runs_its_railroads(session):
     view = q.load(session, s.game)
     assert nyc.row_first in q.valid_rows(view, s.railroads["NYC"])
     # §4.12: half the profit a share the road expects (its revenue this climate at efficiency 85,
-    # no debt: $3,860 on 1,000 shares), rounded to the nearer dollar as the spare cash allows
+    # no debt: $3,860 on 1,000 shares), in whole dollars: $1.93 → $1 (no hoard to round it up)
     expected = _expected_profit(session, s, p1, "NYC")
-    assert 3_800 < expected < 3_900 and nyc.dividend == 2
+    assert 3_800 < expected < 3_900 and nyc.dividend == 1
     assert orders.borrow > 0
     assert orders.control and set(orders.control) >= {"NYC", "BA"}
     # two connected railroads under one President are merged (§4.13)
@@ -183,7 +183,7 @@ def test_empire_builder_collects_pcs_and_keeps_cash_in_track(session):
     assert len(empire.pc_bids) > len(spec.pc_bids) == 1
     expected = _expected_profit(session, s, p1, "NYC") / 1000  # $3.86 a share
     assert empire.for_railroad("NYC").dividend == int(0.3 * expected) == 1  # 30 % vs 75 % of the profit
-    assert spec.for_railroad("NYC").dividend == round(0.75 * expected) == 3
+    assert spec.for_railroad("NYC").dividend == int(0.75 * expected) == 2
     assert empire.merge in (("BA", "NYC"), ("NYC", "BA"))
 
 
@@ -271,7 +271,8 @@ def test_a_careful_president_repays_short_term_loans_from_spare_cash(session):
 def test_a_rich_road_pays_a_dividend_after_a_split(session):
     """§4.12, §6.5: dividends are whole dollars a share.  NYC, split to 2,500 shares, expects
     about $3,860 of profit ($1.54 a share): the builder's half is $0.77 — the old rule paid $0;
-    a road with the spare cash pays $1 (the nearer dollar), one without pays nothing."""
+    a road sitting on $200,000 (more than ten times $1 × 2,500 spare) pays $1, one without
+    cash pays nothing."""
     s = build_small(session, climate="Good")
     p1 = s.players[1]
     rr = s.railroads["NYC"]
@@ -285,3 +286,21 @@ def test_a_rich_road_pays_a_dividend_after_a_split(session):
     rr.cash = 0
     session.flush()
     assert computer_orders(session, s.game, p1).for_railroad("NYC").dividend == 0
+
+
+def test_a_road_in_debt_sells_treasury_stock_when_it_is_dear(session):
+    """§10.2C3: at $70 a share PENN, owing $10,000 of short-term loans, offers what is left of its
+    treasury after the president's half-price purchase (§10.2C2) to the market; at $30 it keeps it."""
+    s = build_small(session, turn=13)
+    p2 = s.players[2]
+    p2.personality = "builder"
+    rr = s.railroads["PENN"]
+    rr.price, rr.loan_debt = 70.0, 10_000
+    session.flush()
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    penn = orders.for_railroad("PENN")
+    assert penn.treasury_to_market == rr.treasury_shares - penn.treasury_to_president > 0
+    rr.price = 30.0
+    session.flush()
+    assert computer_orders(session, s.game, p2).for_railroad("PENN").treasury_to_market == 0
