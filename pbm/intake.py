@@ -232,16 +232,16 @@ def _unread(path: Path, known: set[str], skipped: list[str] | None = None) -> It
         yield sources.Arrived(raw, f"maildir:{p.name}"[:200], sources._mtime(p))
 
 
-def _stored(url: str | None) -> tuple[dict[str, list[int]], dict[str, tuple[int, int]]]:
-    """Message ids stored and not yet handled, by lane, each lane in arrival order; and for each lane
-    whose moves must be applied in order (an 18xx game's) and that has a message in ``error``, that
-    message's (seq, id): the lane's later mail waits behind it (issue 34, item 8)."""
-    lanes: dict[str, list[int]] = {}
+def _stored(url: str | None) -> tuple[dict[str, list[tuple[int, int]]], dict[str, tuple[int, int]]]:
+    """(id, seq) of the messages stored and not yet handled, by lane, each lane in arrival order; and for
+    each lane whose moves must be applied in order (an 18xx game's) and that has a message in ``error``,
+    that message's (seq, id): the lane's later mail waits behind it (issue 34, item 8)."""
+    lanes: dict[str, list[tuple[int, int]]] = {}
     with session_scope(url) as s:
-        rows = s.execute(select(InboundMessage.id, InboundMessage.raw).where(InboundMessage.status == "stored")
-                         .order_by(InboundMessage.seq)).all()
-        for mid, raw in rows:
-            lanes.setdefault(lane(raw), []).append(mid)
+        rows = s.execute(select(InboundMessage.id, InboundMessage.seq, InboundMessage.raw)
+                         .where(InboundMessage.status == "stored").order_by(InboundMessage.seq)).all()
+        for mid, seq, raw in rows:
+            lanes.setdefault(lane(raw), []).append((mid, seq))
         blocked: dict[str, tuple[int, int]] = {}
         if lanes:
             errors = s.execute(select(InboundMessage.id, InboundMessage.seq, InboundMessage.raw)
@@ -311,17 +311,16 @@ def handle_lanes(url: str | None, context, retries: int, log: Callable[[str], No
                     row.game_id = game_id  # listed with its game by `pbm status`
                 outcomes.append(Outcome(row.id, row.seq, "held", reason))
 
-    def run(name: str, ids: list[int], blocked: dict[str, tuple[int, int]]) -> None:
+    def run(name: str, ids: list[tuple[int, int]], blocked: dict[str, tuple[int, int]]) -> None:
         behind = blocked.get(name)
-        for mid in ids:
-            if behind is None:
-                run_retrying(lambda: one(mid), retries=retries)
-                if outcomes and outcomes[-1].inbound_id == mid and outcomes[-1].status == "error" \
-                        and _lane_ordered(name):
-                    behind = (outcomes[-1].seq, mid)
-            if behind is not None:
-                hold(name, [m for m in ids if m != behind[1]], behind)
+        for mid, seq in ids:
+            if behind is not None and seq > behind[0]:  # this and the lane's later mail wait behind the error
+                hold(name, [m for m, _ in ids if m != behind[1]], behind)
                 return
+            run_retrying(lambda: one(mid), retries=retries)
+            if behind is None and outcomes and outcomes[-1].inbound_id == mid and outcomes[-1].status == "error" \
+                    and _lane_ordered(name):
+                behind = (outcomes[-1].seq, mid)
 
     ordered_cache: dict[str, bool] = {}
 
@@ -336,7 +335,7 @@ def handle_lanes(url: str | None, context, retries: int, log: Callable[[str], No
             return nullcontext()
         return process_lock(url, lane_claim(name), what="worker handling this mail", wait=wait, timeout=600)
 
-    def guarded(name: str, ids: list[int], blocked, wait: bool) -> bool:
+    def guarded(name: str, ids: list[tuple[int, int]], blocked, wait: bool) -> bool:
         """Handle one lane; False if another process holds it (``wait`` False)."""
         try:
             with claim(name, wait=wait):

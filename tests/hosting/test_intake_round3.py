@@ -289,3 +289,21 @@ def test_item12_byte_identical_maildir_files_are_read_once_not_every_pass(cli, t
     assert again.strip() == "No new message; 2 read before, not read again (--all reads them again).", again
     every = cli("ingest", "--maildir", maildir, "--all").stdout
     assert "2 duplicate" in every, every
+
+
+def test_item8_mail_older_than_the_error_is_handled_and_only_later_mail_waits(sqlite_url, tmp_path):
+    """The lane's order decides: a message stored before the one in error is handled as usual; only the
+    later ones wait."""
+    from pbm.intake import handle_lanes, maildir_new, store_new
+    from pbm.mail.ingest import Context
+
+    maildir = tmp_path / "md"
+    mail_first_moves(sqlite_url, title="18GA", games=1, moves=3, maildir=maildir, seed=33, prefix="order")
+    assert store_new(sqlite_url, maildir_new(sqlite_url, maildir), retries=0).read == 3
+    with session_scope(sqlite_url) as s:
+        second = s.scalar(select(InboundMessage).where(InboundMessage.seq == 2))
+        second.status = "error"  # as a fault in handling it would leave it (the first was never handled)
+        second.outcome = {"reason": "internal error OSError: disk full"}
+    outcomes = handle_lanes(sqlite_url, Context(), retries=0)
+    assert [(o.seq, o.status) for o in outcomes] == [(1, "accepted"), (3, "held")]
+    assert _actions(sqlite_url, "order-0000") == 1
