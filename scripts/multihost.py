@@ -6,7 +6,7 @@ own network namespaces, a private PostgreSQL server and a recording SMTP server 
 links — and cuts host A's link at a point drawn from a seeded generator: for a Continental Rails game,
 one of the turn's stop points (right after the claim, inside the resolve step's transaction, or after
 the close, resolve, report or send step's commit); for an 18GA game played by email, inside the
-transaction of the K-th of its move mails.  The server drops A's sessions, host B takes the work over,
+transaction of the K-th of its move mails (``handling-K``) or right after its commit (``handled-K``).  The server drops A's sessions, host B takes the work over,
 A's link returns.  Each round checks that every step, sheet, move and mail was done exactly once and
 that A committed nothing after its claim lapsed.  Needs root, iproute2 and the PostgreSQL server
 binaries (the same as the test); about 15-25 s a round on a 2-core machine.
@@ -90,8 +90,9 @@ def main() -> int:
                 point = rng.choice(POINTS)
                 result = run_cut(folder, point=point, fence=fence, seed=seed)
             else:
-                point = f"handling-{rng.randint(1, args.moves)}"
-                result = run_mail_cut(folder, at=int(point.split("-")[1]), moves=args.moves, fence=fence, seed=seed)
+                inside, at = rng.random() < 0.5, rng.randint(1, args.moves)
+                point = f"{'handling' if inside else 'handled'}-{at}"
+                result = run_mail_cut(folder, at=at, moves=args.moves, inside=inside, fence=fence, seed=seed)
         except KeyboardInterrupt:
             print("interrupted; cleaned up", file=sys.stderr)
             shutil.rmtree(folder, ignore_errors=True)

@@ -4,9 +4,11 @@ over their veth links.  Host A's link is cut in the middle of a game turn: the s
 client (TCP keepalives) and drops A's sessions, its claim on the game with them; host B takes the game
 over and finishes the turn; A's link comes back while B holds the game, and A goes on.
 
-Proved: every step of the turn, every mailed sheet and every mail (receipts, reports) exactly once; the
-turn archived once; and with the fence of pbm/locks.py, A commits nothing after its claim lapsed (without
-it, A carries on with the turn it no longer owns: see the second test).  The synchronisation is the
+Proved: every step of the turn, every mailed sheet, every 18GA move and every mail (receipts, reports,
+moves' answers) exactly once; the turn archived once and whole; and with the fence of pbm/locks.py, A
+commits nothing after its claim lapsed.  Without the fence (the last two tests) A carries on with work it
+no longer owns: it marks a move B applied as an error and tells the player so, and it commits the rest
+of a turn B holds.  The synchronisation is the
 workers' stop points (files the test writes) and the server's own view of A's sessions, never a sleep.
 A cut inside a step's transaction (the game's row held, the turn resolved but not committed) is the
 soak's point ``resolving``; the 18GA test below cuts inside a move's transaction.  The soak of many cuts
@@ -59,9 +61,19 @@ def test_with_folders_local_to_each_host_a_turn_taken_over_after_its_report_is_a
                                   "not ['moderator.pdf', 'player-1.pdf', 'player-2.pdf']"], _report(result)
 
 
+def test_without_the_fence_the_cut_host_marks_a_move_the_other_host_applied_as_an_error(tmp_path):
+    """The hazard the fence closes, on the mail path: A's commit fails on its dead connection, its error
+    path reconnects and marks the message `error` — after B applied that very move — and tells the player
+    his move could not be handled.  (With the fence, the reconnected transaction is refused: above.)"""
+    result = run_mail_cut(tmp_path, at=3, moves=6, fence=False, seed=37)
+    assert result["actions"] == 6, _report(result)  # B applied every move once ...
+    assert result["inbound"] == {"accepted": 5, "error": 1}, _report(result)  # ... and A undid one's record
+    assert result["mails"]["receipt"] == 7, _report(result)  # an extra answer: "could not handle your message"
+
+
 def test_without_the_fence_the_cut_host_carries_on_with_a_turn_it_no_longer_owns(tmp_path):
-    """The hazard: A's pool reconnects when its link returns and A commits the rest of the turn while B
-    holds the game.  (The turn still looks whole here only because B was held until A was done.)"""
+    """A's pool reconnects when its link returns and A commits the rest of the turn while B holds the game
+    (the turn still looks whole here only because B was held until A was done)."""
     result = run_cut(tmp_path, point="resolved", fence=False, seed=35)
     assert result["stale"] > 0, _report(result)
     assert result["a_unit"] == "-> archived", _report(result)
