@@ -592,7 +592,7 @@ class Measured:
         return {
             "active_railroads_by_turn": {t: round(statistics.fmean(v), 1) for t, v in sorted(by_turn.items())
                                          if t in (1, 3, 6, 9, 12, 15, 18, 21, 24)},
-            "regions_reached": {r: round(c / n, 3) for r, c in sorted(counts.items(), key=lambda x: -x[1])},
+            "regions_reached": {r: round(c / n, 3) for r, c in sorted(counts.items(), key=lambda x: (-x[1], x[0]))},
             "presidents": president_summary(self.presidents),
         }
 
