@@ -223,15 +223,16 @@ def process_lock(url_text: str | None, name: str, *, wait: bool = False, what: s
         try:
             deadline = time.monotonic() + timeout
             while True:
-                if conn.execute(text(f"SELECT pg_try_advisory_lock{suffix}(:k)"), {"k": key}).scalar():
+                got, pid, started = conn.execute(text(
+                    f"SELECT pg_try_advisory_lock{suffix}(:k), pg_backend_pid(), "
+                    "(SELECT backend_start FROM pg_stat_get_activity(pg_backend_pid()))"), {"k": key}).one()
+                if got:
                     break
                 if not wait or time.monotonic() > deadline:
                     raise Locked(f"another {what} is running{_holder(url_text, name)}; wait for it to finish "
                                  "(a lock is only ever held by a live process: pbm does not break it)")
                 conn.execute(text("SELECT pg_sleep(0.05)"))
-            pid, started = conn.execute(text("SELECT pg_backend_pid(), backend_start FROM pg_stat_activity "
-                                             "WHERE pid = pg_backend_pid()")).one()
-            claim = _Claim(name, key, engine, pid, started)
+            claim = _Claim(name, key, engine, pid, started)  # the holder, as the fence will look for it
             fenced = _claims.set((*_claims.get(), claim))
             try:
                 if not shared:
@@ -242,6 +243,8 @@ def process_lock(url_text: str | None, name: str, *, wait: bool = False, what: s
                 try:
                     if not shared and not claim.lost:
                         _record(url_text, name, token, remove=True)
+                except ClaimLost:
+                    pass  # an outer claim is lost too: the note stays, and is replaced by the next holder's
                 finally:
                     _unlock(conn, text(f"SELECT pg_advisory_unlock{suffix}(:k)"), key)
         finally:
