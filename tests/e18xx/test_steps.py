@@ -59,8 +59,11 @@ STEPS = {
     "18VA": ["home_token", "convert", "track", "token", "route", "dividend", "discard_train", "buy_train",
              "buy_company"],
 }
-INTERRUPTS = {"18GA": ["forced_lay", "discard_train"], "18AL": ["forced_lay", "discard_train"],
-              "1848": ["forced_lay", "pay_debt", "discard_train"], "18VA": ["forced_lay", "discard_train"]}
+# by data: a private's forced lay only where a private has one, the par of a private's company
+# only where a private carries a president's certificate
+INTERRUPTS = {"18GA": ["discard_train"], "18AL": ["discard_train"],
+              "1848": ["forced_lay", "pay_debt", "discard_train"], "18VA": ["discard_train"]}
+SALE = {"18GA": ["auction"], "18AL": ["auction"], "1848": ["auction"], "18VA": ["par_on_buy", "auction"]}
 
 
 def _game(title: str) -> Game:
@@ -104,7 +107,7 @@ def test_each_title_has_its_private_sale_and_stock_round():
     assert type(_game("1848").auction_steps[-1]).__module__.endswith("1848")
     for t in STEPS:
         g = _game(t)
-        assert [s.name for s in g.auction_steps] == ["par_on_buy", "auction"]
+        assert [s.name for s in g.auction_steps] == SALE[t]
         assert [s.name for s in g.stock_steps] == ["shares"]
 
 

@@ -138,9 +138,9 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def _build_steps(self: "Engine") -> None:
         """The operating turn's steps and interrupts: every title's, as its hooks change them."""
         self.or_steps = list(self.hooks.operating_steps(operating_steps()))
-        self.or_interrupts = list(self.hooks.operating_interrupts(operating_interrupts(self.or_steps)))
+        self.or_interrupts = list(self.hooks.operating_interrupts(operating_interrupts(self.or_steps, self.title)))
         self._or_also = [st for st in self.or_steps if type(st).also is not Step.also]
-        self.auction_steps = list(self.hooks.auction_steps(auction_steps(self._auction_style())))
+        self.auction_steps = list(self.hooks.auction_steps(auction_steps(self._auction_style(), self.title)))
         self.stock_steps = list(self.hooks.stock_steps(stock_steps()))
 
     # The turn is ``self.or_steps`` (rounds/step.py, as the title's hooks change it) and who

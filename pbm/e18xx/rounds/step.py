@@ -307,10 +307,16 @@ def operating_steps() -> list[Step]:
     return [HomeToken(), Track(), Token(), Route(), Dividend(), DiscardTrain(), BuyTrain(), BuyCompany()]
 
 
-def operating_interrupts(steps: Sequence[Step]) -> list[Interrupt]:
-    """Who acts before the operating company, in this order (the discard step is shared)."""
+def _has_ability(title: "Title", kind: str, flag: str | None = None) -> bool:
+    return any(ab.get("type") == kind and (flag is None or ab.get(flag))
+               for c in title.data.get("companies", []) for ab in c.get("abilities", []))
+
+
+def operating_interrupts(steps: Sequence[Step], title: "Title") -> list[Interrupt]:
+    """Who acts before the operating company, in this order (the discard step is shared): a
+    private's forced tile lay only in a title with one (``tile_lay.forced_on_close``)."""
     discard = next((s for s in steps if isinstance(s, DiscardTrain)), DiscardTrain())
-    return [ForcedLay(), discard]
+    return ([ForcedLay()] if _has_ability(title, "tile_lay", "forced_on_close") else []) + [discard]
 
 
 # ------------------------------------------------------- rounds where players act in turn
@@ -388,10 +394,12 @@ class BuySellParShares(PlayerStep):
         g._stock_turn(action)
 
 
-def auction_steps(style: str) -> list[PlayerStep]:
+def auction_steps(style: str, title: "Title") -> list[PlayerStep]:
     """The private sale (title data ``auction.style``; a title with a sale of its own replaces
-    the ``auction`` step in its hooks)."""
-    return [ParOnBuy(), BidAll() if style == "bid_all" else Waterfall()]
+    the ``auction`` step in its hooks), after the par of a private's company in a title with
+    such a private (ability ``par_on_buy``)."""
+    par = [ParOnBuy()] if _has_ability(title, "par_on_buy") else []
+    return par + [BidAll() if style == "bid_all" else Waterfall()]
 
 
 def stock_steps() -> list[PlayerStep]:

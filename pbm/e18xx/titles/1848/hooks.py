@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction
 from pbm.e18xx.core.hooks import TitleHooks
-from pbm.e18xx.rounds.step import BuyCompany, Interrupt, PlayerStep, insert_after, replace
+from pbm.e18xx.rounds.step import BuyCompany, Interrupt, PlayerStep, insert_before, replace
 
 if TYPE_CHECKING:  # typing only
     from pbm.e18xx.core.protocol import StepGame
@@ -102,7 +102,7 @@ class Hooks(TitleHooks):
         return replace(steps, "buy_company", BuyCompanyOrLoan())
 
     def operating_interrupts(self, interrupts: list) -> list:
-        return insert_after(interrupts, "forced_lay", PayDebt())
+        return insert_before(interrupts, "discard_train", PayDebt())
 
     def describe(self) -> dict[str, Any]:
         g = self.game
