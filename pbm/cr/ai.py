@@ -13,9 +13,12 @@ Two personalities (``Player.personality``), following Appendix C:
 be President) or merges them into its railroads, seeks the presidency of a
 starting railroad with maximum stock bids, borrows in good times, and runs its
 railroads for the long term: capital improvements of about $10–15 a mile,
-RoWs toward regions it does not reach yet (westward first), building at the
-minimum cost, political influence, new engines and technologies when cash
-allows, a dividend of about half the profit per share.
+RoWs toward regions it does not reach yet (westward first) that earn more than
+the interest on their cost, building at the minimum cost when the line pays and
+the road can carry the debt (else it waits, or abandons a line that never pays),
+political influence, new engines and technologies when cash allows, short-term
+railroad loans repaid from spare cash, treasury stock sold when dear and in
+debt, a dividend of about half the profit a share the road expects.
 
 ``speculator`` — the market speculator.  Trades stock on price against
 dividend and profit, buys maximum bids to win directorships and presidencies,
