@@ -45,8 +45,8 @@ def classify(result: dict) -> set[str]:
     """lost / doubled / stale / other, from a round's problems."""
     found = set()
     for p in result["problems"]:
-        if "committed" in p and "after its claim" in p:
-            found.add("stale")
+        if ("committed" in p and "after its claim" in p) or "'error'" in p or "rendered reports after" in p:
+            found.add("stale")  # a write by the host whose claim lapsed (a handled move recorded as an error)
         elif "twice" in p or "distinct" in p:
             found.add("doubled")
         elif "not delivered" in p or "applied," in p or "expected" in p or "queued for" in p:
@@ -105,6 +105,9 @@ def main() -> int:
         key = f"{kind}:{point}"
         by_point.setdefault(key, Counter())["tried"] += 1
         tally["tried"] += 1
+        if result.get("stale") and not any("after its claim" in p for p in result["problems"]):
+            result["problems"].append(f"host A committed {result['stale']} time(s) after its claim had lapsed")
+            kinds_of_trouble.add("stale")
         if not result["problems"]:
             tally["survived"] += 1
             by_point[key]["survived"] += 1
