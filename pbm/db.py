@@ -124,6 +124,24 @@ def server_options() -> str:
     return " ".join(parts)
 
 
+# TCP keepalives (libpq parameters) for every PostgreSQL connection whose URL sets none: a host whose
+# link is cut is noticed by both ends within about a minute, so the server drops its claims (advisory
+# locks) and another host takes its games over (docs/hosting.md, "Workers on separate hosts")
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3,
+              "tcp_user_timeout": 60000}
+
+
+def keepalive_settings(url: str) -> dict:
+    """The keepalive parameters of :data:`KEEPALIVES` that ``url`` does not set itself (a connect argument
+    would override the URL's own)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    given = set(parse_qs(urlsplit(url).query))
+    if "host" in given and any(h.startswith("/") for h in parse_qs(urlsplit(url).query)["host"]):
+        return {}  # a Unix socket: no TCP to keep alive
+    return {k: v for k, v in KEEPALIVES.items() if k not in given}
+
+
 def pool_settings() -> dict:
     """The connection pool of a PostgreSQL engine: connections checked before use (a restarted server or a
     dropped connection is replaced, not an error) and recycled after half an hour; ``PBM_POOL_SIZE``
@@ -149,6 +167,7 @@ def _engine(url: str) -> Engine:
             options = server_options()
             if options:
                 connect_args["options"] = options
+            connect_args.update(keepalive_settings(url))
         engine = create_engine(url, future=True, connect_args=connect_args, **kwargs)
     except (ArgumentError, NoSuchModuleError, ImportError) as exc:
         raise DatabaseError(f"not a usable database URL {url!r}: {exc}") from None

@@ -126,11 +126,19 @@ def _env(extra: dict | None = None) -> dict[str, str]:
 
 def pbm(url: str, *args: str, cwd: Path, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "pbm", "--db", url, *map(str, args)], cwd=cwd, env=_env(env),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+HANG = 600  # seconds a command may take before it counts as hung (and is killed with its children)
 
 
 def done(proc: subprocess.Popen) -> tuple[int, str]:
-    out, err = proc.communicate(timeout=900)
+    try:
+        out, err = proc.communicate(timeout=HANG)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)  # the command and every process it started (render workers)
+        out, err = proc.communicate()
+        return -9, out + err + f"\nHUNG: killed after {HANG} s"
     return proc.returncode, out + err
 
 
@@ -264,7 +272,8 @@ def race(pair: str):
                                     .where(Player.game_id == gid, OrderSet.source == "email", OrderSet.turn == 1)))
         doubled += sum(max(0, n - 1) for n in per.values())
         ok = all(code == 0 and "Traceback" not in out for code, out in results) and st["stored"] == 0
-        tally.add(ok, max(0, lost), doubled, 0, "" if ok and not lost else f"{dict(st)} {[c for c, _ in results]}")
+        tally.add(ok, max(0, lost), doubled, 0, "" if ok and not lost else
+                  f"{dict(st)} {[c for c, _ in results]} {[out.strip().splitlines()[-1:] for _, out in results]}")
     return scenario
 
 
@@ -338,7 +347,7 @@ def bad_smtp(url: str, work: Path, rng: np.random.Generator, tally: Tally) -> No
         gid = s.scalar(select(Game.id).where(Game.name == name))
         state = s.scalar(select(TurnState.state).where(TurnState.game_id == gid, TurnState.turn == 1))
     ok = code != 0 and "Traceback" not in out and state == "reported"
-    tally.add(ok, 0 if ok else 1, 0, 0, "" if ok else f"exit {code}, turn 1 {state}")
+    tally.add(ok, 0 if ok else 1, 0, 0, "" if ok else f"exit {code}, turn 1 {state}: {out.strip().splitlines()[-2:]}")
 
 
 def strangers(url: str, work: Path, rng: np.random.Generator, tally: Tally) -> None:
@@ -397,6 +406,10 @@ def main() -> int:
                         scenario(dbs.fresh(), Path(tmp), rng, tally)
                     except Exception as exc:  # a scenario that breaks is a finding, not the end of the campaign
                         tally.add(False, note=f"{type(exc).__name__}: {exc}"[:200])
+                    finally:
+                        from pbm.db import close_engines
+
+                        close_engines()  # this trial's connections: a campaign makes a database per trial
             print(f"{name}: {tally.tried} tried, {tally.survived} survived", flush=True)
     finally:
         dbs.drop()

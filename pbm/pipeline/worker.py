@@ -44,7 +44,7 @@ from pbm.clock import sleep_until, utcnow
 from pbm.db import get_engine, session_scope
 from pbm.errors import PbmError
 from pbm.intake import MaildirWatch
-from pbm.locks import Locked, process_lock
+from pbm.locks import ClaimLost, Locked, process_lock
 from pbm.mail.sources import ImapWatch
 from pbm.models import Game, TurnState
 from pbm.pipeline.cycle import CycleOptions, run_game_turn
@@ -59,6 +59,7 @@ class Unit:
     seconds: float = 0.0
     error: str = ""
     retries: int = 0
+    lost_connection: bool = False  # the error was the database connection going away, not the game
 
 
 @dataclass
@@ -294,18 +295,25 @@ class Worker:
 
                 unit.state = run_retrying(lambda: run_game_turn(self.url, name, self.opts.cycle),
                                           retries=self.opts.retries, on_retry=retried)
+        except ClaimLost as exc:  # the server dropped this worker's claim (a network cut): another may have it
+            self.opts.cycle.log(f"{name}: {exc}")
+            self.stats.skipped_claimed += 1
+            return None
         except Locked:
             self.stats.skipped_claimed += 1
             return None
         except Exception as exc:  # one game's failure is reported, and the worker goes on with the others
             reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
             unit.error = f"{type(exc).__name__}: {reason[0] if reason else ''}"
+            if _connection_lost(exc):
+                unit.lost_connection = True
         unit.seconds = time.monotonic() - start
         self.stats.seconds["games"] += unit.seconds
         if unit.state is None and not unit.error:
             return unit  # not due any more (another worker finished it between the listing and the claim)
-        if unit.error or unit.state != "archived":
+        if (unit.error or unit.state != "archived") and not unit.lost_connection:
             self._given_up.add(name)  # retried by the next run, not again and again by this one
+            # (a lost connection is not the game's fault: the next pass takes it up again)
         log = self.opts.cycle.log
         if unit.error:
             log(f"{name}: FAILED: {unit.error}")
@@ -348,7 +356,11 @@ class Worker:
                 bar = self.progress(len(self.due_games()))
             while not self.stopping:
                 self.opts.cycle.now = utcnow()
-                handled, left = self.run_pass(bar)
+                try:
+                    handled, left = self.run_pass(bar)
+                except ClaimLost as exc:  # the server dropped this worker's claims (a network cut): start again
+                    self.opts.cycle.log(f"worker {self.opts.name}: {exc}; starting a new pass")
+                    handled, left = 0, 1
                 self._said_stop()
                 if self.opts.once and left == 0:
                     break
@@ -387,6 +399,18 @@ class Worker:
             sleep_until(end, lambda: self.stopping)
         finally:
             self.stats.seconds["idle"] += time.monotonic() - start
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database connection going away (SQLSTATE class 08, or a connection the
+    driver gave up), not something wrong with the game."""
+    from sqlalchemy.exc import DBAPIError
+
+    from pbm.retry import sqlstate
+
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    return (sqlstate(exc) or "").startswith("08")
 
 
 def worker_options(*, reports: Path, archive: Path, maildir: Path | None, config: Path | None, once: bool,

@@ -161,6 +161,17 @@ def _one_report(player: int) -> bytes:
     return pdf.player_report(data, player, sheets[player])
 
 
+def _render_child() -> None:
+    """A render worker process's start: the default signal handlers back (a ``pbm worker``'s SIGTERM
+    handler, inherited through fork, only sets a flag — the pool's ``terminate()`` at the end of the turn
+    would then never end the child, and the parent would wait for it for good), and no collector."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    collector.off()
+
+
 def _player_pdfs(data: TurnData, numbers: list[int], sheets: dict[int, list]) -> Iterator[bytes]:
     """The PDF bytes of each player in ``numbers``, in that order."""
     global _JOB
@@ -175,7 +186,7 @@ def _player_pdfs(data: TurnData, numbers: list[int], sheets: dict[int, list]) ->
 
     _JOB = (data, sheets)
     try:  # a worker ends with the turn: its collector stays off
-        with multiprocessing.get_context("fork").Pool(workers, initializer=collector.off) as pool:
+        with multiprocessing.get_context("fork").Pool(workers, initializer=_render_child) as pool:
             yield from pool.imap(_one_report, numbers)
     finally:
         _JOB = None
