@@ -352,16 +352,6 @@ RUNNER = textwrap.dedent("""
             stop_asked.append(signum)  # a worker held at a stop point goes on, and stops
             super().request_stop(signum, frame)
 
-        def run_pass(self, bar=None):
-            # A pass whose claims the server dropped (its `cycle` claim too) is abandoned and the next pass
-            # takes fresh ones: what pbm/pipeline/worker.py should do itself (asked of the lead); without it
-            # the worker exits with the ClaimLost at its next database access in that pass
-            try:
-                return super().run_pass(bar)
-            except pbm.locks.ClaimLost as exc:
-                say(f"PASS ABANDONED: {exc}")
-                return 0, 1
-
     stats = Worker(url, opts).run()
     say("SUMMARY " + stats.summary().replace(chr(10), " | "))
 """)
@@ -379,10 +369,6 @@ class Worker:
         folder.mkdir(parents=True, exist_ok=True)
         runner.write_text(RUNNER)
         env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_")} | {"PYTHONPATH": str(ROOT)}
-        # reports rendered in this process: the render pool's forked children inherit the worker's SIGTERM
-        # handler, so the pool's terminate() at the end of a render can hang the worker for good (seen here;
-        # to be fixed in pbm/report/render.py: reset SIGTERM/SIGINT to the default in the pool initializer)
-        env["PBM_RENDER_WORKERS"] = "1"
         files = files or folder
         argv = [sys.executable, str(runner), url, name, str(control), str(files / "reports"),
                 str(files / "archive"), str(maildir), str(config), "on" if fence else "off"]
