@@ -487,6 +487,30 @@ def activity(admin_url: str) -> str:
 POINTS = ("claimed", "closed", "resolving", "resolved", "reported", "sent")  # where host A's link is cut
 
 
+def _cut_a_at(hosts, pg, folder: Path, shared_maildir: Path, control: Path, fence: bool, shared_files: bool,
+              workers: list, point: str, b_point: str, result: dict, log) -> tuple:
+    """The cut both scenarios make: host A's worker started and held at ``point``, host B's started and
+    held at ``b_point``, then A's link cut and the server's drop of A's sessions waited for (its time in
+    ``result["lapse_seconds"]``); returns the two workers (also added to ``workers``, for the clean-up)."""
+    files = {h: folder / ("shared" if shared_files else f"host-{h}") for h in "AB"}
+    a = Worker(hosts, 1, "A", pg.url(hosts.gateway(1)), folder / "host-A", shared_maildir,
+               folder / "pbm-A.toml", control, fence, files["A"])
+    workers.append(a)
+    a.pause(point)
+    a.wait_for(f"PAUSED {point}")
+    log(f"A held at {point}")
+    b = Worker(hosts, 2, "B", pg.url(hosts.gateway(2)), folder / "host-B", shared_maildir,
+               folder / "pbm-B.toml", control, fence, files["B"])
+    workers.append(b)
+    b.pause(b_point)
+    hosts.cut(1)
+    t0 = time.monotonic()
+    wait_until(lambda: sessions_from(pg.admin_url, hosts.addr(1)) == 0, "the server to drop host A's sessions")
+    result["lapse_seconds"] = round(time.monotonic() - t0, 1)
+    log(f"A cut; its sessions dropped after {result['lapse_seconds']} s")
+    return a, b
+
+
 def run_cut(folder: Path, *, point: str = "resolved", fence: bool = True, seed: int = 1, humans: int = 2,
             shared_files: bool = True, log=lambda _line: None) -> dict:
     """One Continental Rails game due; worker A (host 1) claims it and is stopped at ``point`` of the
@@ -522,22 +546,8 @@ def run_cut(folder: Path, *, point: str = "resolved", fence: bool = True, seed: 
             for n, name in ((1, "A"), (2, "B")):
                 config = folder / f"pbm-{name}.toml"
                 config.write_text(smtp.config(hosts.gateway(n)))
-            files = {h: folder / ("shared" if shared_files else f"host-{h}") for h in "AB"}
-            a = Worker(hosts, 1, "A", pg.url(hosts.gateway(1)), folder / "host-A", shared_maildir,
-                       folder / "pbm-A.toml", control, fence, files["A"])
-            workers.append(a)
-            a.pause(point)
-            a.wait_for(f"PAUSED {point}")
-            log(f"A paused at {point}")
-            b = Worker(hosts, 2, "B", pg.url(hosts.gateway(2)), folder / "host-B", shared_maildir,
-                       folder / "pbm-B.toml", control, fence, files["B"])
-            workers.append(b)
-            b.pause("claimed")
-            hosts.cut(1)
-            t0 = time.monotonic()
-            wait_until(lambda: sessions_from(pg.admin_url, hosts.addr(1)) == 0, "the server to drop host A's sessions")
-            result["lapse_seconds"] = round(time.monotonic() - t0, 1)
-            log(f"A cut; its sessions dropped after {result['lapse_seconds']} s")
+            a, b = _cut_a_at(hosts, pg, folder, shared_maildir, control, fence, shared_files, workers, point,
+                             "claimed", result, log)
             b.wait_for("PAUSED claimed")
             log("B claimed the game")
             hosts.restore(1)
@@ -600,6 +610,7 @@ def run_cut(folder: Path, *, point: str = "resolved", fence: bool = True, seed: 
             unknown = [k for k in got if k not in wanted]
             problems.append(f"mail: {len(missing)} not delivered, {len(doubled)} delivered twice, "
                             f"{len(unknown)} not from the outbox")
+        files = {h: folder / ("shared" if shared_files else f"host-{h}") for h in "AB"}
         bundles = sorted({p for h in "AB" for p in files[h].glob("archive/*/turn-1")})
         result["archives"] = [str(p.relative_to(folder)) for p in bundles]
         if len(bundles) != 1:
@@ -686,22 +697,8 @@ def run_mail_cut(folder: Path, *, at: int = 3, moves: int = 6, inside: bool = Tr
             (folder / f"pbm-{name}.toml").write_text(smtp.config(hosts.gateway(n)))
         workers: list[Worker] = []
         try:
-            files = {h: folder / ("shared" if shared_files else f"host-{h}") for h in "AB"}
-            a = Worker(hosts, 1, "A", pg.url(hosts.gateway(1)), folder / "host-A", shared_maildir,
-                       folder / "pbm-A.toml", control, fence, files["A"])
-            workers.append(a)
-            a.pause(point)
-            a.wait_for(f"PAUSED {point}")
-            log(f"A paused inside the transaction of mail {at}")
-            b = Worker(hosts, 2, "B", pg.url(hosts.gateway(2)), folder / "host-B", shared_maildir,
-                       folder / "pbm-B.toml", control, fence, files["B"])
-            workers.append(b)
-            b.pause("handling-1")
-            hosts.cut(1)
-            t0 = time.monotonic()
-            wait_until(lambda: sessions_from(pg.admin_url, hosts.addr(1)) == 0, "the server to drop host A's sessions")
-            result["lapse_seconds"] = round(time.monotonic() - t0, 1)
-            log(f"A cut; its sessions dropped after {result['lapse_seconds']} s")
+            a, b = _cut_a_at(hosts, pg, folder, shared_maildir, control, fence, shared_files, workers, point,
+                             "handling-1", result, log)
             left = _stored_left(pg.admin_url)
             if left:
                 b.wait_for("PAUSED handling-1")
