@@ -53,6 +53,9 @@ from pbm.errors import PbmError
 from pbm.models import CycleLock, Game
 
 
+NAME_LIMIT = 40  # characters of a lock name (models.CycleLock.name)
+
+
 class Locked(PbmError):
     """Another live pbm process holds the lock."""
 
@@ -213,7 +216,14 @@ def process_lock(url_text: str | None, name: str, *, wait: bool = False, what: s
 
     ``shared``: any number of shared holders at once (``pbm worker`` processes, each handling its own
     games), but none while an exclusive holder (``pbm cycle``, ``run-turn``) has it, and the other
-    way round.  Shared holders are not recorded in ``cycle_locks``."""
+    way round.  Shared holders are not recorded in ``cycle_locks``.
+
+    ``name`` is pbm's own (``cycle``, ``game:<id>``, ``mail:<hash>``), never text from outside, and at
+    most :data:`NAME_LIMIT` characters (the width of ``cycle_locks.name``): a longer one is a bug, said
+    before anything is locked rather than as a database refusal while holding other locks."""
+    if not name or len(name) > NAME_LIMIT or not name.isprintable():
+        raise ValueError(f"lock name {name[:60]!r}... is not a pbm lock name (1 to {NAME_LIMIT} printable "
+                         "characters)")
     engine = get_engine(url_text)
     token = os.urandom(16).hex()
     if engine.dialect.name == "postgresql":

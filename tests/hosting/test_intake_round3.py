@@ -307,3 +307,15 @@ def test_item8_mail_older_than_the_error_is_handled_and_only_later_mail_waits(sq
     outcomes = handle_lanes(sqlite_url, Context(), retries=0)
     assert [(o.seq, o.status) for o in outcomes] == [(1, "accepted"), (3, "held")]
     assert _actions(sqlite_url, "order-0000") == 1
+
+
+def test_item1_a_lock_name_longer_than_the_lock_table_is_refused_before_anything_is_locked(sqlite_url):
+    from pbm.locks import NAME_LIMIT, process_lock
+    from pbm.models import CycleLock
+
+    assert CycleLock.__table__.c.name.type.length == NAME_LIMIT
+    with pytest.raises(ValueError, match="not a pbm lock name"):
+        with process_lock(sqlite_url, "mail:game:" + "x" * 40):
+            pass
+    with process_lock(sqlite_url, lane_claim("game:" + "x" * 120)):  # what the intake makes: fits
+        pass
