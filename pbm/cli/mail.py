@@ -166,7 +166,8 @@ def register(app: typer.Typer) -> None:
                 return
             typer.echo(status_text(s, g, messages=messages, every=every), nl=False)
 
-    secret_app = typer.Typer(help="Players' secrets: reset one (mailed to the address on file).",
+    secret_app = typer.Typer(help="Players' secrets: reset one (mailed to the address on file); cut them out of old "
+                             "stored mail.",
                              no_args_is_help=True)
     app.add_typer(secret_app, name="secret")
 
@@ -193,6 +194,20 @@ def register(app: typer.Typer) -> None:
             typer.echo("No address on file: give the player the secret yourself.")
         if show or address is None:
             typer.echo(f"New secret (shown once): {secret}")
+
+    @secret_app.command("redact-mail")
+    def secret_redact_mail(ctx: typer.Context) -> None:
+        """Cut secrets out of every message handled before this pbm redacted them (a one-off after upgrading).
+
+        Every message pbm handles now is redacted as it is handled (docs/guarantees.md, promise 9); mail
+        handled by an older pbm (an 18xx move mail kept whole, a refused sheet) is redacted here: every
+        SECRET line's value and anything in pbm's secret form, in the raw mail, its subject and its outcome.
+        Messages still waiting to be handled keep their bytes (they need the secret to be read)."""
+        from pbm.mail.redact import redact_handled
+
+        with session(ctx) as s:
+            changed = redact_handled(s)
+        typer.echo(f"Redacted {changed} stored message(s); messages already clean were left as they were.")
 
     @app.command("send-mail")
     def send_mail(

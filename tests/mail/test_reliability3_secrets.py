@@ -298,3 +298,17 @@ def test_item11_no_secret_is_stored_wherever_it_stands(db_url, game, form, code_
         row = _stored(s, out)
         _clean(row, secret)
         assert row.sha256 == hashlib.sha256(raw).hexdigest()
+
+
+def test_item11_pbm_secret_redact_mail_cleans_what_an_older_pbm_kept(cli, db_url, game):
+    """The moderator's one-off after upgrading, through the CLI: the old mail is cleaned, a second run
+    finds nothing left to clean."""
+    with session_scope(db_url) as s:
+        out = ingest(s, mk(sheet(s, game.game_id, 1, "BORROW: 5\n", code="ZZZZZZ")), CTX)
+        row = _stored(s, out)
+        row.raw = mk(sheet(s, game.game_id, 1, "BORROW: 5\n", code="ZZZZZZ"))  # as an older pbm left it
+        row_id = row.id
+    assert cli("secret", "redact-mail").stdout.startswith("Redacted 1 stored message(s)")
+    with session_scope(db_url) as s:
+        _clean(s.get(InboundMessage, row_id), SECRETS[1])
+    assert cli("secret", "redact-mail").stdout.startswith("Redacted 0 stored message(s)")
