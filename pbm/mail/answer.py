@@ -125,6 +125,9 @@ class Answering(Sending, Protocol):
 
 
 REFUSALS_PER_DAY_UNKNOWN = 1  # refusals a day to an address not on file for any player (issue 13, item 11)
+# refusals of unauthenticated mail a day to a player's own address: enough for a player fumbling his secret,
+# too few for a forger to flood a player's mailbox with pbm's answers to mail sent in his name
+REFUSALS_PER_DAY_KNOWN = 10
 
 
 def on_file(session: Session, address: str) -> bool:
@@ -132,11 +135,11 @@ def on_file(session: Session, address: str) -> bool:
     return any(low == (e or "").lower() for e in session.scalars(select(Player.email).where(Player.email != "")))
 
 
-def count_answer(session: Session, row: InboundMessage, address: str) -> bool:
-    """Count one more answer to ``address`` today; False if its allowance is used up."""
+def count_answer(session: Session, row: InboundMessage, address: str, limit: int = REFUSALS_PER_DAY_UNKNOWN) -> bool:
+    """Count one more answer to ``address`` today; False if its allowance (``limit``) is used up."""
     day = (row.received_at or utcnow()).strftime("%Y-%m-%d")
     used = session.get(AnswerLimit, (address, day))
-    if used is not None and used.count >= REFUSALS_PER_DAY_UNKNOWN:
+    if used is not None and used.count >= limit:
         return False
     try:
         with savepoint(session):
@@ -147,7 +150,7 @@ def count_answer(session: Session, row: InboundMessage, address: str) -> bool:
             session.flush()
     except IntegrityError:  # a concurrent reader answered the same address first
         used = session.get(AnswerLimit, (address, day), populate_existing=True)
-        if used is None or used.count >= REFUSALS_PER_DAY_UNKNOWN:
+        if used is None or used.count >= limit:
             return False
         used.count += 1
     return True
@@ -168,6 +171,10 @@ def refuse(session: Session, ctx: Answering, row: InboundMessage, sender: str, r
     if not known and not count_answer(session, row, sender.lower()[:254]):
         row.outcome = {**(row.outcome or {}), "answer": f"not answered: already {REFUSALS_PER_DAY_UNKNOWN} "
                        "answer(s) today to this unknown address"}
+        return []
+    if known and not count_answer(session, row, sender.lower()[:254], REFUSALS_PER_DAY_KNOWN):
+        row.outcome = {**(row.outcome or {}), "answer": f"not answered: already {REFUSALS_PER_DAY_KNOWN} "
+                       "refusals today to this player's address (mail in his name that did not authenticate)"}
         return []
     if known:
         subject = refusal_subject(row.seq, reason, tag)

@@ -210,8 +210,12 @@ def test_item10_no_unauthenticated_mail_is_quoted_whatever_stands_where(db_url, 
 
     mark = f"qqbait{n}qq"
     raw = _hostile_mail(places, game.name if kind == "cr" else "cr-nope", mark, subtype)
+    from datetime import datetime, timedelta
+
+    # each drawn mail arrives on a day of its own: Ada is answered at most REFUSALS_PER_DAY_KNOWN times a day
+    day = datetime(2030, 1, 1) + timedelta(days=n % 1000)
     with session_scope(db_url) as s:
-        out = ingest(s, raw, Context(sender="orders@pbm.example"))
+        out = ingest(s, raw, Context(sender="orders@pbm.example", now=day))
         if out.status == "duplicate":  # the same mail drawn twice: answered once, checked then
             return
         assert out.status == "rejected", (places, out)
@@ -219,3 +223,20 @@ def test_item10_no_unauthenticated_mail_is_quoted_whatever_stands_where(db_url, 
         for row in s.scalars(select(OutboxMessage)):
             assert mark.encode() not in row.raw, (places, row.raw.decode(errors="replace"))
             assert b"In-Reply-To" not in row.raw and b"References" not in row.raw
+
+
+def test_item10_forged_mail_in_a_players_name_cannot_flood_his_mailbox(cli, game, smtp, tmp_path):
+    """Mail forged in Ada's name that does not authenticate: she hears of the first ten a day (a player
+    fumbling his secret is answered), no more (pbm cannot be used to flood her mailbox)."""
+    from pbm.mail.answer import REFUSALS_PER_DAY_KNOWN
+
+    md, path = _maildir(tmp_path)
+    with session_scope(cli.url) as s:
+        _, raw = next(c for c in _cr_cases(s, game.game_id))
+    for i in range(REFUSALS_PER_DAY_KNOWN + 5):
+        md.add(raw.replace(b"Subject:", f"Message-ID: <flood{i}@evil.example>\r\nSubject:".encode(), 1)
+               .replace(b"\r\n\r\n", f"\r\nX-Flood: {i}\r\n\r\n".encode(), 1))
+    out = cli("ingest", "--maildir", str(path)).stdout
+    assert _lines(out, "rejected") == REFUSALS_PER_DAY_KNOWN + 5, out
+    cli("send-mail", "--config", str(smtp.config))
+    assert len(_sent_to(smtp, "ada@example.org")) == REFUSALS_PER_DAY_KNOWN
