@@ -103,6 +103,117 @@ def legal_lays(g: Any) -> tuple[dict[str, list[dict[str, Any]]], str]:
     return out, entity
 
 
+# ------------------------------------------------------------------ loans, phases, off-boards
+EVENT_TEXT = {
+    "close_companies": "the private companies close",
+    "loans": "companies may take loans",
+    "second_tile_lay": "companies may lay a second tile",
+    "trains_between_companies": "companies may buy trains from each other",
+    "joint_home_operates": "the joint home companies operate",
+    "remove_hex_bonuses": "the hex bonus tokens are removed",
+    "forced_conversions": "every five-share company converts to ten shares",
+}
+
+STATUS_TEXT = {  # a phase's status, as the rules word it
+    "can_buy_companies": "companies may buy private companies from players",
+    "can_buy_companies_from_other_players": "companies may buy private companies from other players' companies",
+    "limited_train_buy": "a company may buy only one train from the depot per turn",
+    "cmd_token_bonus": "the CMD station bonus for freight counts",
+    "may_convert": "five-share companies may convert to ten shares",
+    "ten_share_only": "new companies start with ten shares",
+}
+
+
+def loan_info(g: Any) -> dict[str, Any] | None:
+    """The title's loans (1848: title data ``loans`` and ``bank_corporation``), or None when it has
+    none: the lender, its loans left of all, the most a company may take, each company's loans."""
+    spec = g.title.data.get("loans")
+    lender_spec = g.title.data.get("bank_corporation") or {}
+    if not spec or not lender_spec:
+        return None
+    s = g.state
+    lender = lender_spec.get("sym", "")
+    return {"lender": lender, "lender_name": lender_spec.get("name", lender),
+            "total": int(lender_spec.get("loans", 0)), "left": safe(g.loans_left, 0),
+            "value": int(lender_spec.get("loan_value", 100)), "per_company": int(spec.get("per_company", 5)),
+            "open": bool(safe(g.loans_open, False)),
+            "by_corp": {c.sym: c.loans for c in s.corporations.values() if c.sym != lender},
+            "receivership": sorted(c.sym for c in s.corporations.values() if getattr(c, "receivership", False))}
+
+
+def _limit_text(ph: Any) -> str:
+    if ph.limits_by_size:
+        return ", ".join(f"{limit} ({size}-share)" for size, limit in sorted(ph.limits_by_size, reverse=True))
+    return str(ph.train_limit)
+
+
+def phase_info(g: Any) -> dict[str, Any]:
+    """The phase now (train limit, tile colours, operating rounds) and what the next one changes, from
+    the title's phases and trains as the engine applies them (``_train_bought_from_depot``: the first
+    train named by the phase's ``on`` starts it, rusts the trains with that ``rusts_on``, makes those
+    with that ``obsolete_on`` obsolete, and fires that train's events)."""
+    phases = g.title.phases
+    i = g.state.phase
+    now = phases[i]
+    info: dict[str, Any] = {"name": now.name, "limit": _limit_text(now), "tiles": ", ".join(now.tiles),
+                            "rounds": now.operating_rounds, "next": None}
+    if i + 1 >= len(phases):
+        return info
+    nxt = phases[i + 1]
+    changes: list[str] = []
+    if _limit_text(nxt) != _limit_text(now):
+        changes.append(f"train limit {_limit_text(now)} → {_limit_text(nxt)}")
+    new_tiles = [t for t in nxt.tiles if t not in now.tiles]
+    if new_tiles:
+        changes.append(f"{', '.join(new_tiles)} tiles may be laid")
+    if nxt.operating_rounds != now.operating_rounds:
+        changes.append(f"{nxt.operating_rounds} operating rounds between stock rounds (now {now.operating_rounds})")
+    for st in nxt.status:
+        if st not in now.status:
+            changes.append(f"from now: {STATUS_TEXT.get(st, st.replace('_', ' '))}")
+    for st in now.status:
+        if st not in nxt.status:
+            changes.append(f"no longer: {STATUS_TEXT.get(st, st.replace('_', ' '))}")
+    raw_trains = g.title.data.get("trains", [])
+    rust = [t["name"] for t in raw_trains if t.get("rusts_on") == nxt.on]
+    if rust:
+        changes.append(f"{', '.join(rust)} trains rust")
+    obsolete = [t["name"] for t in raw_trains if t.get("obsolete_on") == nxt.on]
+    if obsolete:
+        changes.append(f"{', '.join(obsolete)} trains become obsolete (they run once more)")
+    avail = [t["name"] for t in raw_trains if t.get("available_on") == nxt.on]
+    if avail:
+        changes.append(f"{', '.join(avail)} trains may be bought")
+    trigger = next((t for t in raw_trains if t["name"] == nxt.on), {})
+    for ev in trigger.get("events", []):
+        changes.append(EVENT_TEXT.get(ev, ev.replace("_", " ")))
+    info["next"] = {"name": nxt.name, "on": nxt.on, "changes": changes or ["no change but its name"]}
+    return info
+
+
+def offboard_rows(g: Any) -> dict[str, Any]:
+    """The off-board hexes (the title's red hexes and every off-board node) and their value in each
+    phase (``revenue_for`` the phase's tile colours, as the map and the routes count them)."""
+    phases = g.title.phases
+    m = g.state.map
+    rows = []
+    for coord in sorted(g.title.hexes, key=lambda c: (c[0], int(c[1:]) if c[1:].isdigit() else 0, c)):
+        hd = g.title.hexes[coord]
+        try:
+            tile = m.tile(coord)
+        except Exception:  # noqa: BLE001 - a hex with no tile placed yet: its printed one
+            tile = hd.tile
+        nodes = [n for n in tile.nodes if n.kind in ("city", "town", "offboard") and n.revenue]
+        if not nodes or not (hd.color == "red" or any(n.kind == "offboard" for n in nodes)):
+            continue
+        values = []
+        for ph in phases:
+            vals = sorted({n.revenue_for(ph.tiles) for n in nodes})
+            values.append("/".join(str(v) for v in vals))
+        rows.append({"hex": coord, "name": hd.name or "", "by_phase": values})
+    return {"phases": [p.name for p in phases], "now": g.state.phase, "rows": rows}
+
+
 def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | None, links: Links,
                    texts: list[str] | None = None) -> dict[str, Any]:
     from pbm.e18xx.pbem.games import legal_lines, who_acts
@@ -128,6 +239,12 @@ def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | No
                       "president": name(c["president"]) if c["president"] else "",
                       "ipo": c["ipo_percent"], "market": c["market_percent"], "trains": " ".join(c["trains"]),
                       "stations": " ".join(c["stations"]), "privates": ", ".join(c["privates"])})
+    loans = loan_info(g)
+    if loans:
+        for c in corps:  # the lender's cell says how many it has left to lend
+            c["loans"] = loans["by_corp"].get(c["sym"], 0)
+            c["lender"] = c["sym"] == loans["lender"]
+            c["receivership"] = c["sym"] in loans["receivership"]
     privates = []
     for sym, p in st["privates"].items():
         owner = p["owner"] or ""
@@ -160,7 +277,8 @@ def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | No
         "result": {name(k): v for k, v in (st["result"] or {}).items()} if st["result"] else None,
         "to_act": name(who_acts(g)), "legal": [name(line) for line in legal_lines(g)] if not st["finished"] else [],
         "players": players, "corps": corps, "privates": privates, "log": Markup("\n".join(log)), "log_count": len(log),
-        "lays": lays, "lay_entity": lay_entity,
+        "lays": lays, "lay_entity": lay_entity, "loans": loans, "phase_info": phase_info(g),
+        "offboards": offboard_rows(g),
         "map_svg": map_svg(rep, f"Map of {title} after action {n}", {c: [x["line"] for x in v] for c, v in lays.items()}),
         "market_svg": market_svg(g, f"Stock market of {title} after action {n}"),
     }
