@@ -169,6 +169,9 @@ def test_archive_is_immutable_and_verifiable(game_url, tmp_path):
     assert "&lt;b&gt;Evil &amp; Co&lt;/b&gt;" in site and "<b>Evil" not in site  # autoescape
     turn_page = (tmp_path / "archive" / "test-game" / "site" / "turn-3.html").read_text()
     assert "&lt;font size=" in turn_page
+    # accessible tables: each says what it holds, each header its column
+    assert site.count("<table>\n<caption>") + site.count("<table><caption>") == site.count("<table>")
+    assert "<th>" not in site and "<th>" not in turn_page and 'scope="col"' in site
     assert "SECRET-FOR-2" not in turn_page  # private news is not published
     state = tmp_path / "archive" / "test-game" / "turn-3" / "state.json"
     state.chmod(0o644)
