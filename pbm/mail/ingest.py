@@ -104,15 +104,6 @@ def ingest(session: Session, raw: bytes, ctx: Context, *, source: str = "",
     return handle(session, row, ctx)
 
 
-def handle_stored(session: Session, ctx: Context) -> list[Outcome]:
-    """Handle every message stored but never handled (a crash between storing and handling).
-
-    Every ingest and every cycle calls this before a turn closes, so no stored sheet is left out."""
-    rows = session.scalars(select(InboundMessage).where(InboundMessage.status == "stored")
-                           .order_by(InboundMessage.seq)).all()
-    return [handle(session, row, ctx) for row in rows]
-
-
 def handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
     """Handle a stored message; a bug here marks it ``error`` (for the moderator) and loses nothing.
 
@@ -192,10 +183,3 @@ def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
     reason = "no game here reads this message"  # no kind registered takes mail
     finish(row, "rejected", reason)
     return Outcome(row.id, row.seq, "rejected", reason, refuse(session, ctx, row, sender, reason, []))
-
-
-def retry_errors(session: Session, ctx: Context) -> list[Outcome]:
-    """Handle again every message left ``stored`` or ``error`` (after a crash or a bug fix)."""
-    rows = session.scalars(select(InboundMessage).where(InboundMessage.status.in_(("stored", "error")))
-                           .order_by(InboundMessage.seq)).all()
-    return [handle(session, row, ctx) for row in rows]
