@@ -456,7 +456,8 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
             if corp.price and market[corp.price[0]][corp.price[1]].kind == "y":  # type: ignore[union-attr]
                 continue
             n += len(sids)
-        n += sum(1 for c in s.companies.values() if c.owner == key and not c.closed)
+        if self.title.data.get("privates_count_for_cert_limit", True):  # 1848 12.2: privates do not count
+            n += sum(1 for c in s.companies.values() if c.owner == key and not c.closed)
         return n
 
     def cert_limit(self, player: str | None = None) -> int:

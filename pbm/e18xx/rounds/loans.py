@@ -106,7 +106,12 @@ class LoansMixin:
         self.after_price_drop(corp)
 
     def after_price_drop(self: "Engine", corp: str) -> None:
-        """A corporation whose price reached a receivership cell goes into receivership."""
+        """A corporation whose price reached a receivership cell goes into receivership at once
+        (1848 5.5.1: "If the share price marker of a company reaches the left-most column of the
+        Share Price Chart, the company is immediately taken over by the Bank of England"), after a
+        loan or a withhold (11.2)."""
+        if not self.title.data.get("receivership"):
+            return
         c = self.state.corporations[corp]
         if c.price and self.title.market[c.price[0]][c.price[1]].kind == "c" and not c.receivership:
             self.enter_receivership(corp)

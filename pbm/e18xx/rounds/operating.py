@@ -160,6 +160,9 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         r = s.round
         corp = self._or_operator()
         for step in self.or_steps:
+            if s.corporations[corp].closed:  # it went into receivership in its turn (1848 5.5.1): the turn ends
+                self._next_corp()
+                return
             if step.name in r.steps_done:
                 continue
             if step.blocks(self, corp) if step.own_blocks else step.actions(self, corp):

@@ -248,6 +248,7 @@ class TrainsMixin:
                 self.transfer("bank", c.key, revenue)
             self.move_left(c)
             self.log(f"{corp} withholds {revenue}")
+            self.after_price_drop(corp)  # 1848 5.5.1, 11.2: into the receivership column, taken over at once
 
     # ------------------------------------------------------------- trains
     def _depot_trains(self: "Engine") -> list[str]:

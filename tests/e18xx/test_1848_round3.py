@@ -1,0 +1,100 @@
+"""1848 Australia, issue 28: certificates without the privates (12.2), a withhold into the
+leftmost column goes into receivership at once (5.5.1, 11.2), the Bank of England's turn in
+an export (7.2), and money in pounds wherever an 1848 game shows it."""
+from __future__ import annotations
+
+import pytest
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.pbem.computer import choose
+
+from .test_1848 import at
+
+
+def computer_game(seed: int = 31, upto: int = 58, players: int = 3) -> Game:
+    """A game played by pbm's computer players (the seats ``Tycoon A``, ``B``, ...), as in
+    issue 28: ``upto`` actions."""
+    g = Game("1848", [f"Tycoon {chr(65 + i)}" for i in range(players)], seed)
+    while len(g.actions) < upto and not g.finished:
+        g.process(choose(g))
+    return g
+
+
+# -- 12.2.1, 4.1: "Private Companies don't count against the certificate limit" -----------------
+def test_privates_do_not_count_as_certificates():
+    g = at("101.json", 45)
+    s = g.state
+    # Player 2: the VR director's certificate and four shares (60%), and the privates P3 and P4
+    assert [c.sym for c in s.companies.values() if c.owner == "P:Player 2"] == ["P3", "P4"]
+    assert g.percent_of("P:Player 2", "VR") == 60
+    assert g.num_certs("Player 2") == 5
+
+
+def test_a_private_does_not_stop_a_share_the_limit_allows():
+    """A player with one certificate fewer than the limit and a private may buy a share."""
+    g = computer_game(upto=55)  # the first stock round, Tycoon B to act (P6 and five CAR certificates)
+    s = g.state
+    assert s.round.kind == "stock" and g.current_entity() == "Tycoon B"
+    privates = [c.sym for c in s.companies.values() if c.owner == "P:Tycoon B"]
+    assert privates == ["P2", "P5", "P6"]
+    def share_certs() -> int:  # the certificates of shares he holds (a director's counts once)
+        return sum(1 for o in s.share_owner.values() if o == "P:Tycoon B")
+
+    # Tycoon B is given shares up to one below the limit (20 with 3 players)
+    for sid in [sid for sid, o in s.share_owner.items() if o.startswith("ipo:") and sid.startswith(("NSW", "SAR", "QR"))]:
+        if share_certs() >= 19:
+            break
+        g.move_share(sid, "P:Tycoon B")
+    assert share_certs() == 19 and g.cert_limit("Tycoon B") == 20
+    assert g.num_certs("Tycoon B") == 19
+    s.cash["P:Tycoon B"] += 1000
+    s.cash["bank"] -= 1000
+    buys = [a for a in g.legal_actions() if isinstance(a, A.BuyShares) and a.entity == "Tycoon B"]
+    assert buys  # counting his three privates he would be at 22 of 20 and refused
+    g.process(buys[0])
+    assert g.num_certs("Tycoon B") == 20 == g.cert_limit("Tycoon B")
+    assert "certs 20/20" in g_view(g, "Tycoon B")
+
+
+def g_view(g: Game, player: str) -> str:
+    from pbm.e18xx.render.view import describe
+
+    return next(line for line in describe(g).splitlines() if line.strip().startswith(player))
+
+
+# -- 5.5.1, 11.2: a withhold into the leftmost column ------------------------------------------------
+def withhold_into_receivership(short: bool = False) -> tuple[Game, dict[str, int], int]:
+    g = at("101.json", 45)  # CAR's first turn: no train yet, so it will withhold nothing
+    s = g.state
+    car = s.corporations["CAR"]
+    g._set_price(car, (1, 1))  # £60, one column right of the receivership column
+    if short:  # a treasury short of the compensation: the director pays the rest (5.5.2)
+        s.cash["bank"] += s.cash["C:CAR"] - 50
+        s.cash["C:CAR"] = 50
+    before = {p.name: s.cash[p.key] for p in s.players}
+    total = g.total_cash()
+    g.process(A.LayTile("CAR", "E4", "57", 2))
+    return g, before, total
+
+
+def test_withholding_into_the_leftmost_column_is_receivership_at_once():
+    g, before, total = withhold_into_receivership()
+    s = g.state
+    car = s.corporations["CAR"]
+    assert car.receivership and car.closed and s.receiverships == 1
+    assert s.cash["P:Player 1"] - before["Player 1"] == 100  # one share at the starting value, £100
+    assert s.cash["P:Player 3"] == before["Player 3"]  # the director is paid nothing for his own
+    assert g._or_operator() == "VR" and g.current_entity() == "VR"  # CAR's turn is over: no train bought
+    assert g.cert_limit("Player 2") == 18 and g.cert_limit("Player 3") == 16  # 5.5.4, 3 players
+    assert any(t == "BOE" for slots in s.map.tokens.values() for t in slots)  # 5.5.5: E4 is the BoE's
+    assert g.total_cash() == total
+
+
+def test_the_director_pays_the_compensation_the_treasury_lacks():
+    g, before, total = withhold_into_receivership(short=True)
+    s = g.state
+    assert s.corporations["CAR"].receivership
+    assert s.cash["P:Player 1"] - before["Player 1"] == 100
+    assert s.cash["P:Player 3"] == before["Player 3"] - 50  # 5.5.2: the director is liable
+    assert g.total_cash() == total
