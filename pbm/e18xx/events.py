@@ -1,0 +1,802 @@
+"""Typed events: what each action of an 18xx game caused, in plain words (issue 29 item 2).
+
+The engine replays an action log; an event is a consequence of one action that a player
+should hear of: an auction won, the routes a company ran, a dividend and who got what, a
+share price move (with the market cells), a phase change and what it unlocks and closes,
+trains rusting, a private closing, a new president, a loan, a receivership, an objective
+bonus, a bankruptcy, the end of a round and what comes next, the end of the game.
+
+How they are found (docs/18xx/engine.md, "Events"): :func:`attach` gives a game a
+:class:`Recorder`.  For every action the game processes, the recorder takes a compact
+public snapshot (:class:`Snap`: cash, share prices and cells, presidents, trains, privates,
+phase, loans, round) before and after, and turns the difference (plus the action itself)
+into events.  Two things a snapshot cannot separate are caught where they happen: the
+routes of a run (the round's routes right after a ``run_routes``) and a dividend (the
+company's ``_pay_dividend`` is wrapped, so the money of the dividend is told apart from
+private revenue paid in the same action).  The round code is never changed by this: an
+event is derived from the state, so the rounds may change freely.
+
+Every event is a frozen dataclass with ``seq`` (the number of the action that caused it,
+1 for the first action) and ``text(money)``: one line in plain words, money written by
+``money`` (:func:`money_of`: the title's currency, 1848's pound).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pbm.e18xx.core.game import Game
+
+Money = Callable[[Any], str]
+
+
+def money_of(title: Any) -> Money:
+    """Money in the title's currency (title data ``currency``, e.g. ``"£%s"``; ``$`` otherwise)."""
+    fmt = str((getattr(title, "data", None) or {}).get("currency") or "$%s")
+    if "%s" not in fmt:
+        fmt = "$%s"
+
+    def money(amount: Any) -> str:
+        if isinstance(amount, float):
+            amount = int(amount) if amount == int(amount) else f"{amount:.2f}".rstrip("0")
+        text = fmt % amount
+        return text.replace(fmt.split("%s")[0] + "-", "-" + fmt.split("%s")[0], 1) if str(amount).startswith("-") \
+            else text
+    return money
+
+
+def _list(items: list[str] | tuple[str, ...]) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# ------------------------------------------------------------------ the events
+@dataclass(frozen=True)
+class Event:
+    kind: ClassVar[str] = ""
+    seq: int
+
+    def text(self, money: Money) -> str:  # pragma: no cover - every kind says its own
+        raise NotImplementedError
+
+    def to_dict(self, money: Money) -> dict[str, Any]:
+        """The event as plain data (``pbm 18xx log --events --json``): its kind, its fields, its text."""
+        d: dict[str, Any] = {"kind": self.kind}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            d[f.name] = [list(x) if isinstance(x, tuple) else x for x in v] if isinstance(v, tuple) else v
+        d["text"] = self.text(money)
+        return d
+
+
+@dataclass(frozen=True)
+class AuctionWon(Event):
+    kind: ClassVar[str] = "auction_won"
+    company: str = ""
+    player: str = ""
+    price: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.player} gets {self.company} for {money(self.price)}"
+
+
+@dataclass(frozen=True)
+class PrivateSold(Event):
+    kind: ClassVar[str] = "private_sold"
+    company: str = ""
+    seller: str = ""
+    buyer: str = ""
+    price: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.buyer} buys {self.company} from {self.seller} for {money(self.price)}"
+
+
+@dataclass(frozen=True)
+class PrivatesPaid(Event):
+    kind: ClassVar[str] = "private_revenue"
+    paid: tuple[tuple[str, int], ...] = ()  # (owner, amount)
+
+    def text(self, money: Money) -> str:
+        return "The private companies pay their owners: " + "; ".join(f"{o} {money(a)}" for o, a in self.paid)
+
+
+@dataclass(frozen=True)
+class LenderDividend(Event):
+    kind: ClassVar[str] = "lender_dividend"
+    corp: str = ""
+    total: int = 0
+    holders: tuple[tuple[str, int], ...] = ()
+
+    def text(self, money: Money) -> str:
+        paid = "; ".join(f"{n} {money(a)}" for n, a in self.holders) or "no player holds a share"
+        return f"{self.corp} pays its shareholders {money(self.total)} from the bank: {paid}"
+
+
+@dataclass(frozen=True)
+class Floated(Event):
+    kind: ClassVar[str] = "floated"
+    corp: str = ""
+    cash: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp} floats; its treasury now holds {money(self.cash)}"
+
+
+@dataclass(frozen=True)
+class RouteRun(Event):
+    kind: ClassVar[str] = "route"
+    corp: str = ""
+    train: str = ""  # the train's type (2, 3, 4D, 1G ...)
+    train_id: str = ""
+    stops: tuple[str, ...] = ()  # the route's hexes in order, each with its name ("F8 Atlanta")
+    revenue: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp}'s {self.train} train ({self.train_id}) runs {' - '.join(self.stops)} for {money(self.revenue)}"
+
+
+@dataclass(frozen=True)
+class RunTotal(Event):
+    kind: ClassVar[str] = "run"
+    corp: str = ""
+    revenue: int = 0
+    subsidy: int = 0  # paid to the treasury besides the revenue (18VA's coal district stations)
+    trains: int = 0
+
+    def text(self, money: Money) -> str:
+        if not self.trains:
+            return f"{self.corp} runs no train: no revenue"
+        return f"{self.corp} earns {money(self.revenue)} in all" + (
+            f" (and {money(self.subsidy)} for its treasury)" if self.subsidy else "")
+
+
+@dataclass(frozen=True)
+class DividendPaid(Event):
+    kind: ClassVar[str] = "dividend"
+    corp: str = ""
+    how: str = "payout"  # payout | withhold
+    revenue: int = 0
+    per_share: float = 0
+    holders: tuple[tuple[str, int], ...] = ()  # (player, amount), seat order
+    treasury: int = 0  # to the company's treasury (withheld, or its market shares' part)
+
+    def text(self, money: Money) -> str:
+        if self.how != "payout" or not self.revenue:
+            if not self.revenue:
+                return f"{self.corp} has no revenue to pay"
+            return f"{self.corp} withholds {money(self.revenue)}: all of it goes to its treasury"
+        paid = "; ".join(f"{n} {money(a)}" for n, a in self.holders) or "no player holds a share"
+        tail = f"; its treasury {money(self.treasury)} (for the market's shares)" if self.treasury else ""
+        return f"{self.corp} pays out {money(self.revenue)}, {money(self.per_share)} a share: {paid}{tail}"
+
+
+@dataclass(frozen=True)
+class PriceMoved(Event):
+    kind: ClassVar[str] = "price"
+    corp: str = ""
+    old: int = 0
+    new: int = 0
+    old_cell: tuple[int, int] = (0, 0)  # (row, column) of the market, counted from 1
+    new_cell: tuple[int, int] = (0, 0)
+
+    def text(self, money: Money) -> str:
+        way = "up" if self.new > self.old else "down" if self.new < self.old else "across"
+        return (f"{self.corp}'s share price goes {way} from {money(self.old)} to {money(self.new)} "
+                f"(market row {self.old_cell[0]} column {self.old_cell[1]} -> row {self.new_cell[0]} "
+                f"column {self.new_cell[1]})" + (f"; {self.corp} is worth nothing now" if self.new == 0 else ""))
+
+
+@dataclass(frozen=True)
+class PhaseChanged(Event):
+    kind: ClassVar[str] = "phase"
+    old: str = ""
+    new: str = ""
+    unlocks: tuple[str, ...] = ()
+    closes: tuple[str, ...] = ()
+
+    def text(self, money: Money) -> str:
+        out = f"Phase {self.new} begins (was {self.old})"
+        if self.unlocks:
+            out += f"; now: {'; '.join(self.unlocks)}"
+        if self.closes:
+            out += f"; no longer: {'; '.join(self.closes)}"
+        return out
+
+
+@dataclass(frozen=True)
+class TrainsRusted(Event):
+    kind: ClassVar[str] = "rust"
+    train: str = ""
+    lost: tuple[tuple[str, int], ...] = ()  # (company or "the open market", trains)
+
+    def text(self, money: Money) -> str:
+        who = _list([f"{c} loses {n}" for c, n in self.lost])
+        return f"The {self.train} trains rust" + (f": {who}" if who else " (nobody owned one)")
+
+
+@dataclass(frozen=True)
+class TrainsObsolete(Event):
+    kind: ClassVar[str] = "obsolete"
+    train: str = ""
+    holders: tuple[tuple[str, int], ...] = ()
+
+    def text(self, money: Money) -> str:
+        who = _list([f"{c} ({n})" for c, n in self.holders])
+        return f"The {self.train} trains become obsolete: they run once more, then leave" + (
+            f" - held by {who}" if who else "")
+
+
+@dataclass(frozen=True)
+class TrainLeft(Event):
+    kind: ClassVar[str] = "train_left"
+    train: str = ""
+    train_id: str = ""
+    owner: str = ""  # "" for the depot
+
+    def text(self, money: Money) -> str:
+        if not self.owner:
+            return f"A {self.train} train ({self.train_id}) leaves the game from the depot"
+        return f"{self.owner}'s obsolete {self.train} train ({self.train_id}) has run its last and leaves"
+
+
+@dataclass(frozen=True)
+class PrivateClosed(Event):
+    kind: ClassVar[str] = "private_closed"
+    company: str = ""
+    owner: str = ""
+    why: str = ""  # "phase 5", "CAR bought a train", "SAR went into receivership" ...
+
+    def text(self, money: Money) -> str:
+        return f"Private {self.company} closes" + (f" ({self.why})" if self.why else "") + (
+            f"; {self.owner} owned it" if self.owner else "")
+
+
+@dataclass(frozen=True)
+class PresidentChanged(Event):
+    kind: ClassVar[str] = "president"
+    corp: str = ""
+    old: str = ""
+    new: str = ""
+
+    def text(self, money: Money) -> str:
+        if not self.new:
+            return f"{self.corp} has no president now (was {self.old})"
+        return f"{self.new} becomes president of {self.corp}" + (f" (was {self.old})" if self.old else "")
+
+
+@dataclass(frozen=True)
+class LoanTaken(Event):
+    kind: ClassVar[str] = "loan"
+    corp: str = ""
+    count: int = 1  # loans taken by this action
+    amount: int = 0
+    total: int = 0  # the company's loans now
+    left: int | None = None  # loans the lender has left
+
+    def text(self, money: Money) -> str:
+        n = "a loan" if self.count == 1 else f"{self.count} loans"
+        out = f"{self.corp} takes {n} ({money(self.amount)}); it has {self.total} in all"
+        return out + (f"; {self.left} left to lend" if self.left is not None else "")
+
+
+@dataclass(frozen=True)
+class LoanRepaid(Event):
+    kind: ClassVar[str] = "loan_repaid"
+    corp: str = ""
+    count: int = 1
+    total: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp} repays {self.count} loan(s); it has {self.total} left"
+
+
+@dataclass(frozen=True)
+class Receivership(Event):
+    kind: ClassVar[str] = "receivership"
+    corp: str = ""
+    director: str = ""
+    number: int = 0  # the game's receiverships so far
+
+    def text(self, money: Money) -> str:
+        return (f"{self.corp} goes into receivership (the game's {_ordinal(self.number)}): its stations go to the "
+                f"lender, its trains and privates leave the game" + (f"; {self.director} was its director"
+                                                                      if self.director else ""))
+
+
+@dataclass(frozen=True)
+class ObjectivePaid(Event):
+    kind: ClassVar[str] = "objective"
+    corp: str = ""
+    hex: str = ""
+    bonus: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp} reaches its objective {self.hex}: {money(self.bonus)} from the bank to its treasury"
+
+
+@dataclass(frozen=True)
+class Converted(Event):
+    kind: ClassVar[str] = "converted"
+    corp: str = ""
+    old_size: int = 5
+    new_size: int = 10
+
+    def text(self, money: Money) -> str:
+        return (f"{self.corp} converts from {self.old_size} to {self.new_size} shares: each certificate now counts "
+                f"{'half' if self.new_size == 2 * self.old_size else 'less'}, the new shares go to its IPO")
+
+
+@dataclass(frozen=True)
+class CorpClosed(Event):
+    kind: ClassVar[str] = "corp_closed"
+    corp: str = ""
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp} closes"
+
+
+@dataclass(frozen=True)
+class Bankruptcy(Event):
+    kind: ClassVar[str] = "bankrupt"
+    player: str = ""
+
+    def text(self, money: Money) -> str:
+        return f"{self.player} goes bankrupt"
+
+
+@dataclass(frozen=True)
+class RoundEnded(Event):
+    kind: ClassVar[str] = "round_end"
+    ended: str = ""
+    next: str = ""
+
+    def text(self, money: Money) -> str:
+        return f"{self.ended} ends; next: {self.next}"
+
+
+@dataclass(frozen=True)
+class GameOver(Event):
+    kind: ClassVar[str] = "game_over"
+    reason: str = ""
+    result: tuple[tuple[str, int], ...] = ()
+
+    def text(self, money: Money) -> str:
+        res = ", ".join(f"{n} {money(v)}" for n, v in self.result)
+        return f"The game is over ({self.reason})" + (f". Result: {res}" if res else "")
+
+
+KINDS: dict[str, type[Event]] = {c.kind: c for c in (
+    AuctionWon, PrivateSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PhaseChanged, TrainsRusted,
+    TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
+    Converted, CorpClosed, Bankruptcy, RoundEnded, GameOver)}
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def event_from_dict(d: dict[str, Any]) -> Event:
+    """The event of ``to_dict`` output (its ``text`` is ignored)."""
+    cls = KINDS[d["kind"]]
+    args = {}
+    for f in fields(cls):
+        v = d.get(f.name)
+        if isinstance(v, list):
+            v = tuple(tuple(x) if isinstance(x, list) else x for x in v)
+        if v is not None or f.name == "left":
+            args[f.name] = v
+    return cls(**args)
+
+
+# ------------------------------------------------------------------ snapshots
+@dataclass
+class Snap:
+    """The public state events are read from (compact: a few dozen small values)."""
+    cash: dict[str, int]
+    corps: dict[str, tuple]  # sym -> (price cell, floated, closed, receivership, loans, president, size)
+    trains: dict[str, tuple[str, bool]]  # tid -> (owner, obsolete)
+    companies: dict[str, tuple[str | None, bool]]  # sym -> (owner, closed)
+    phase: int
+    round: tuple[str, int, int]
+    bankrupt: frozenset[str]
+    objectives: frozenset[str]
+    finished: bool
+    receiverships: int
+
+
+def snap(g: "Game") -> Snap:
+    s = g.state
+    corps = {}
+    for sym, c in s.corporations.items():
+        corps[sym] = (c.price, c.floated, c.closed, getattr(c, "receivership", False), getattr(c, "loans", 0),
+                      g.president(sym) if not c.closed else None, c.size)
+    return Snap(
+        cash=dict(s.cash),
+        corps=corps,
+        trains={t.tid: (t.owner, t.obsolete) for t in s.trains.values()},
+        companies={c.sym: (c.owner, c.closed) for c in s.companies.values()},
+        phase=s.phase,
+        round=(s.round.kind, s.turn, s.round.num),
+        bankrupt=frozenset(p.name for p in s.players if p.bankrupt),
+        objectives=frozenset(s.objectives_done),
+        finished=s.finished,
+        receiverships=getattr(s, "receiverships", 0),
+    )
+
+
+def round_label(g: "Game", rnd: tuple[str, int, int]) -> str:
+    kind, turn, num = rnd
+    if kind == "auction":
+        return "the private auction"
+    if kind == "stock":
+        return f"stock round {turn}"
+    if kind == "operating":
+        return f"operating round {turn}.{num}"
+    return f"{kind} round {turn}"
+
+
+def _who(owner: str | None) -> str:
+    owner = owner or ""
+    return owner[2:] if owner[1:2] == ":" else owner
+
+
+def _stop(g: "Game", coord: str) -> str:
+    hexdef = g.title.hexes.get(coord)
+    name = getattr(hexdef, "name", None) if hexdef is not None else None
+    return f"{coord} {name}" if name else coord
+
+
+def _cell(pos: tuple[int, int]) -> tuple[int, int]:
+    return (pos[0] + 1, pos[1] + 1)
+
+
+def phase_changes(g: "Game", old: int, new: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What phase ``new`` unlocks and closes compared with phase ``old`` (title data: tile colours,
+    train limits, phase status, trains rusting or made obsolete by its train, its train's events)."""
+    phases = g.title.phases
+    a, b = phases[old], phases[new]
+    unlocks: list[str] = []
+    closes: list[str] = []
+    colours = [t for t in b.tiles if t not in a.tiles]
+    if colours:
+        unlocks.append(f"{_list(colours)} tiles may be laid")
+    gone = [t for t in a.tiles if t not in b.tiles]
+    if gone:
+        closes.append(f"{_list(gone)} tiles")
+
+    def limit(ph: Any) -> str:
+        if ph.limits_by_size:
+            return ", ".join(f"{lim} for {size}-share companies" for size, lim in sorted(ph.limits_by_size, reverse=True))
+        return str(ph.train_limit)
+    if limit(a) != limit(b):
+        unlocks.append(f"train limit {limit(b)} (was {limit(a)})")
+    if a.operating_rounds != b.operating_rounds:
+        unlocks.append(f"{b.operating_rounds} operating rounds after each stock round (was {a.operating_rounds})")
+    for st in b.status:
+        if st not in a.status:
+            unlocks.append(STATUS_TEXT.get(st, st.replace("_", " ")))
+    for st in a.status:
+        if st not in b.status:
+            closes.append(STATUS_TEXT.get(st, st.replace("_", " ")))
+    raw = g.title.data.get("trains", [])
+    for ph in phases[old + 1:new + 1]:
+        rust = [t["name"] for t in raw if t.get("rusts_on") == ph.on]
+        if rust:
+            closes.append(f"{_list(rust)} trains (they rust)")
+        obsolete = [t["name"] for t in raw if t.get("obsolete_on") == ph.on]
+        if obsolete:
+            closes.append(f"{_list(obsolete)} trains (obsolete: they run once more)")
+        avail = [t["name"] for t in raw if t.get("available_on") == ph.on]
+        if avail:
+            unlocks.append(f"{_list(avail)} trains may be bought")
+        trigger = next((t for t in raw if t["name"] == ph.on), {})
+        for ev in trigger.get("events", []):
+            if ev == "close_companies":
+                closes.append("the private companies (they close)")
+            else:
+                unlocks.append(TRAIN_EVENT_TEXT.get(ev, ev.replace("_", " ")))
+    return tuple(unlocks), tuple(closes)
+
+
+TRAIN_EVENT_TEXT = {
+    "loans": "companies may take loans",
+    "second_tile_lay": "companies may lay a second tile",
+    "trains_between_companies": "companies may buy trains from each other",
+    "joint_home_operates": "the joint home companies operate",
+    "remove_hex_bonuses": "the hex bonus tokens are removed",
+    "forced_conversions": "every five-share company converts to ten shares",
+}
+
+STATUS_TEXT = {
+    "can_buy_companies": "companies may buy private companies from players",
+    "can_buy_companies_from_other_players": "companies may buy private companies from other players' companies",
+    "limited_train_buy": "a company may buy only one train from the depot per turn",
+    "cmd_token_bonus": "the CMD station bonus for freight counts",
+    "may_convert": "five-share companies may convert to ten shares",
+    "ten_share_only": "new companies start with ten shares",
+}
+
+
+def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
+    """The events of one action from the snapshots before and after it (the run and the dividend
+    come from :class:`Recorder`, which sees them as they happen)."""
+    s = g.state
+    out: list[Event] = []
+    # privates changing hands
+    for sym, (owner, closed) in after.companies.items():
+        was = before.companies.get(sym, (None, False))[0]
+        if owner == was or owner is None:
+            continue
+        new = _who(owner)
+        if was is None:
+            price = max(0, before.cash.get(owner, 0) - after.cash.get(owner, 0))
+            out.append(AuctionWon(seq, sym, new, price))
+        else:
+            price = max(0, after.cash.get(was, 0) - before.cash.get(was, 0))
+            if hasattr(action, "price") and getattr(action, "company", None) == sym:
+                price = int(action.price)
+            out.append(PrivateSold(seq, sym, _who(was), new, price))
+    for sym, now in after.corps.items():
+        old = before.corps.get(sym)
+        if old is None:
+            continue
+        if now[1] and not old[1]:
+            out.append(Floated(seq, sym, after.cash.get(f"C:{sym}", 0)))
+    for sym in sorted(after.objectives - before.objectives):
+        goal = g.title.corporation(sym).get("objective") or {}
+        out.append(ObjectivePaid(seq, sym, str(goal.get("hex", "")), int(goal.get("bonus", 0))))
+    lender = g.title.data.get("bank_corporation") or {}
+    for sym, now in after.corps.items():
+        old = before.corps.get(sym)
+        if old is None or sym == lender.get("sym"):
+            continue
+        if now[4] > old[4]:
+            n = now[4] - old[4]
+            left = None
+            if lender.get("sym"):
+                left = int(lender.get("loans", 0)) - after.corps[lender["sym"]][4]
+            out.append(LoanTaken(seq, sym, n, n * int(lender.get("loan_value", 100) if lender else 0), now[4], left))
+        elif now[4] < old[4] and not now[3]:
+            out.append(LoanRepaid(seq, sym, old[4] - now[4], now[4]))
+        if now[6] != old[6] and not now[2]:
+            out.append(Converted(seq, sym, old[6], now[6]))
+    market = g.title.market
+    for sym, now in after.corps.items():
+        old = before.corps.get(sym)
+        if old is None or old[0] is None or now[0] is None or old[0] == now[0]:
+            continue
+        a, b = market[old[0][0]][old[0][1]], market[now[0][0]][now[0][1]]
+        out.append(PriceMoved(seq, sym, a.price if a else 0, b.price if b else 0, _cell(old[0]), _cell(now[0])))
+    for sym, now in after.corps.items():
+        old = before.corps.get(sym)
+        if old is None or now[2] or old[5] == now[5] or old[5] is None:
+            continue
+        out.append(PresidentChanged(seq, sym, old[5] or "", now[5] or ""))
+    if after.phase != before.phase:
+        names = g.title.phases
+        unlocks, closes = phase_changes(g, before.phase, after.phase)
+        out.append(PhaseChanged(seq, names[before.phase].name, names[after.phase].name, unlocks, closes))
+    out += _train_events(g, before, after, seq)
+    for sym, (owner, closed) in after.companies.items():
+        old_owner, was_closed = before.companies.get(sym, (None, False))
+        if closed and not was_closed:
+            out.append(PrivateClosed(seq, sym, _who(old_owner), _close_reason(g, sym, action, before, after, old_owner)))
+    for sym, now in after.corps.items():
+        old = before.corps.get(sym)
+        if old is None:
+            continue
+        if now[3] and not old[3]:
+            out.append(Receivership(seq, sym, old[5] or "", after.receiverships))
+        elif now[2] and not old[2] and not now[3]:
+            out.append(CorpClosed(seq, sym))
+    for name in sorted(after.bankrupt - before.bankrupt):
+        out.append(Bankruptcy(seq, name))
+    if after.finished and not before.finished:
+        res = sorted(g.result().items(), key=lambda kv: -kv[1])
+        out.append(GameOver(seq, str(s.end_reason or ""), tuple(res)))
+    elif after.round != before.round:
+        out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round)))
+    return out
+
+
+def _close_reason(g: "Game", sym: str, action: Any, before: Snap, after: Snap, owner: str | None) -> str:
+    """Why a private closed, as far as the state says."""
+    owner = owner or ""
+    if owner.startswith("C:"):
+        corp = before.corps.get(owner[2:])
+        now = after.corps.get(owner[2:])
+        if corp and now and now[3] and not corp[3]:
+            return f"{owner[2:]} went into receivership"
+        if corp and now and now[2] and not corp[2]:
+            return f"{owner[2:]} closed"
+    if after.phase != before.phase:
+        raw = g.title.data.get("trains", [])
+        ons = {ph.on for ph in g.title.phases[before.phase + 1:after.phase + 1]}
+        if any(t["name"] in ons and "close_companies" in t.get("events", []) for t in raw):
+            return f"phase {g.title.phases[after.phase].name}"
+    kind = getattr(action, "type", "")
+    if kind == "buy_train":
+        tied = [ab.get("corporation") for ab in g.title.company(sym).get("abilities", [])
+                if ab.get("type") == "close_on_train"]
+        if owner == f"C:{action.entity}" or action.entity in tied:
+            return f"{action.entity} bought a train"
+    if kind in ("use_ability", "assign") or getattr(action, "entity", None) in after.companies:
+        return "its ability was used"
+    return ""
+
+
+def _train_events(g: "Game", before: Snap, after: Snap, seq: int) -> list[Event]:
+    s = g.state
+    out: list[Event] = []
+    rusted: dict[str, dict[str, int]] = {}
+    obsolete: dict[str, dict[str, int]] = {}
+    closing = {sym for sym, now in after.corps.items() if now[2] and not before.corps.get(sym, now)[2]}
+    for tid, (owner, obs) in after.trains.items():
+        was_owner, was_obs = before.trains.get(tid, ("depot", False))
+        name = s.trains[tid].name
+        if owner == "removed" and was_owner != "removed":
+            if was_owner == "depot":
+                out.append(TrainLeft(seq, name, tid, ""))
+            elif was_obs and was_owner.startswith("C:"):
+                out.append(TrainLeft(seq, name, tid, _who(was_owner)))
+            elif was_owner.startswith("C:") and was_owner[2:] in closing:
+                continue  # its company closed or went into receivership: said there
+            else:
+                holder = _who(was_owner) if was_owner.startswith("C:") else "the open market"
+                rusted.setdefault(name, {}).setdefault(holder, 0)
+                rusted[name][holder] += 1
+        elif obs and not was_obs:
+            holder = _who(owner) if owner.startswith("C:") else "the open market"
+            obsolete.setdefault(name, {}).setdefault(holder, 0)
+            obsolete[name][holder] += 1
+    # a train type rusting leaves none of its kind in companies: name the type even if nobody held one
+    for name in _rusted_types(g, before, after):
+        rusted.setdefault(name, {})
+    for name, who in rusted.items():
+        out.append(TrainsRusted(seq, name, tuple(sorted(who.items()))))
+    for name, who in obsolete.items():
+        out.append(TrainsObsolete(seq, name, tuple(sorted(who.items()))))
+    return out
+
+
+def _rusted_types(g: "Game", before: Snap, after: Snap) -> list[str]:
+    """Train types that rust by the phases entered in this action (title data ``rusts_on``)."""
+    if after.phase == before.phase:
+        return []
+    ons = {ph.on for ph in g.title.phases[before.phase + 1:after.phase + 1]}
+    return [t["name"] for t in g.title.data.get("trains", []) if t.get("rusts_on") in ons]
+
+
+# ------------------------------------------------------------------ recording
+class Recorder:
+    """Records the events of every action a game processes (see :func:`attach`)."""
+
+    def __init__(self, game: "Game") -> None:
+        self.game = game
+        self.events: list[Event] = []
+        self._pending: list[Event] = []
+        self._seq = 0
+
+    def events_of(self, seq: int) -> list[Event]:
+        return [e for e in self.events if e.seq == seq]
+
+    def since(self, seq: int) -> list[Event]:
+        """The events of the actions after action ``seq``, oldest first."""
+        return [e for e in self.events if e.seq > seq]
+
+    # the wrapped engine calls
+    def process(self, orig: Callable[..., Any], action: Any, **kw: Any) -> Any:
+        g = self.game
+        before = snap(g)
+        self._pending = []
+        self._seq = len(g.actions) + 1
+        try:
+            result = orig(action, **kw)
+        except BaseException:
+            self._pending = []
+            raise
+        after = snap(g)
+        seq = len(g.actions)
+        run = self._run_events(action, seq)
+        found = diff(g, action, before, after, seq)
+        early = [e for e in found if isinstance(e, (AuctionWon, PrivateSold, Floated))]
+        last = [e for e in found if isinstance(e, (RoundEnded, GameOver))]
+        rest = [e for e in found if e not in early and e not in last]
+        starts = [e for e in self._pending if isinstance(e, (PrivatesPaid, LenderDividend))]  # a round's start
+        paid = [e for e in self._pending if e not in starts]
+        # the run, then its dividend and the price move, ..., the round's end, what the next round's start paid
+        self.events += early + run + paid + rest + last + starts
+        self._pending = []
+        return result
+
+    def _run_events(self, action: Any, seq: int) -> list[Event]:
+        if getattr(action, "type", "") != "run_routes":
+            return []
+        g = self.game
+        r = g.state.round
+        routes = list(r.routes)
+        out: list[Event] = []
+        for tid, route in routes:
+            train = g.state.trains.get(tid)
+            name = (train.variant or train.name) if train is not None else tid
+            hexes = list(route.hexes()) if hasattr(route, "hexes") else []
+            out.append(RouteRun(seq, action.entity, str(name), str(tid), tuple(_stop(g, h) for h in hexes),
+                                int(getattr(route, "revenue", 0))))
+        total = sum(e.revenue for e in out if isinstance(e, RouteRun))
+        out.append(RunTotal(seq, action.entity, total, int(getattr(r, "subsidy", 0) or 0) if routes else 0,
+                            len(routes)))
+        return out
+
+    def _gains(self, orig: Callable[..., Any], *args: Any) -> tuple[Any, dict[str, int]]:
+        s = self.game.state
+        cash = dict(s.cash)
+        result = orig(*args)
+        return result, {k: v - cash.get(k, 0) for k, v in s.cash.items() if v - cash.get(k, 0) > 0 and k != "bank"}
+
+    def privates_pay(self, orig: Callable[..., Any]) -> Any:
+        result, got = self._gains(orig)
+        if got:
+            self._pending.append(PrivatesPaid(self._seq, tuple((_who(k), v) for k, v in got.items())))
+        return result
+
+    def lender_pays(self, orig: Callable[..., Any]) -> Any:
+        result, got = self._gains(orig)
+        if got:
+            sym = self.game.title.data.get("bank_corporation", {}).get("sym", "")
+            self._pending.append(LenderDividend(self._seq, sym, sum(got.values()),
+                                                tuple((_who(k), v) for k, v in got.items())))
+        return result
+
+    def pay_dividend(self, orig: Callable[..., Any], corp: str, kind: str) -> Any:
+        g = self.game
+        s = g.state
+        revenue = int(s.round.revenue)
+        c = s.corporations[corp]
+        cash = dict(s.cash)
+        result = orig(corp, kind)
+        holders = []
+        for p in s.players:
+            got = s.cash[p.key] - cash.get(p.key, 0)
+            if got > 0:
+                holders.append((p.name, got))
+        treasury = s.cash[c.key] - cash.get(c.key, 0)
+        per = revenue / c.size if c.size else 0
+        self._pending.append(DividendPaid(self._seq, corp, "payout" if kind == "payout" and revenue > 0 else "withhold",
+                                          revenue, per, tuple(holders), max(0, treasury)))
+        return result
+
+
+def attach(game: "Game") -> Recorder:
+    """Record the events of every action ``game`` processes from now on (``game.recorder.events``).
+    The game's ``process`` and ``_pay_dividend`` are wrapped on this instance only."""
+    rec = getattr(game, "recorder", None)
+    if isinstance(rec, Recorder):
+        return rec
+    rec = Recorder(game)
+    process, pay = game.process, game._pay_dividend
+    privates, lender = game.payout_companies, game.lender_dividend
+    game.process = lambda action, **kw: rec.process(process, action, **kw)  # type: ignore[method-assign]
+    game._pay_dividend = lambda corp, kind: rec.pay_dividend(pay, corp, kind)  # type: ignore[method-assign]
+    game.payout_companies = lambda: rec.privates_pay(privates)  # type: ignore[method-assign]
+    game.lender_dividend = lambda: rec.lender_pays(lender)  # type: ignore[method-assign]
+    game.recorder = rec  # type: ignore[attr-defined]
+    return rec
+
+
+def recorded(game: "Game") -> list[Event]:
+    """The events recorded for ``game`` (empty when no recorder was attached)."""
+    rec = getattr(game, "recorder", None)
+    if not isinstance(rec, Recorder):
+        return []
+    n = len(game.actions)  # an action taken back is no longer in the log: nor are its events
+    return [e for e in rec.events if e.seq <= n]
+
+
+def lines(game: "Game", events: list[Event], *, indent: str = "  ") -> list[str]:
+    """Events in plain words, one a line, in order (money in the title's currency)."""
+    money = money_of(game.title)
+    return [f"{indent}{e.text(money)}" for e in events]

@@ -1,0 +1,188 @@
+"""Typed events (issue 29 item 2): each kind from a real situation of a recorded 18xx.games game."""
+from __future__ import annotations
+
+import pytest
+
+from pbm.e18xx import events as E
+from pbm.e18xx.fixtures import load_fixture
+from pbm.e18xx.replay import Replayer, summary
+
+_CACHE: dict[str, tuple] = {}
+
+
+def played(rel: str):
+    """(game, events) of a recorded game replayed with the recorder attached."""
+    if rel not in _CACHE:
+        export, where = load_fixture(rel)
+        if export is None:
+            pytest.skip(where)
+        r = Replayer(export)
+        E.attach(r.game)
+        r.run()
+        _CACHE[rel] = (r.game, E.recorded(r.game))
+    return _CACHE[rel]
+
+
+def at(rel: str, seq: int, kind: type | None = None) -> list:
+    g, evs = played(rel)
+    return [e for e in evs if e.seq == seq and (kind is None or isinstance(e, kind))]
+
+
+def texts(rel: str, seq: int) -> list[str]:
+    g, evs = played(rel)
+    money = E.money_of(g.title)
+    return [e.text(money) for e in evs if e.seq == seq]
+
+
+P1848 = "1848/101.json"
+AL = "18AL/1446.json"
+GA_BANKRUPT = "18GA/18GA_game_end_bankrupt.json"
+GA_BANK = "18GA/18GA_game_end_bank.json"
+VA = "18VA/18VA_game_end_bank.json"
+
+
+def test_recording_does_not_change_the_game():
+    export, where = load_fixture(P1848)
+    if export is None:
+        pytest.skip(where)
+    plain = summary(Replayer(export).run())
+    g, evs = played(P1848)
+    assert summary(g) == plain and evs
+
+
+def test_auction_won_names_winner_and_price():
+    assert at(GA_BANK, 8) == [E.AuctionWon(8, "LTR", "Player 4", 20)]
+    assert texts(GA_BANK, 8) == ["Player 4 gets LTR for $20"]
+
+
+def test_auction_end_says_what_comes_next():
+    assert texts(P1848, 28)[-1] == "The private auction ends; next: stock round 1"
+
+
+def test_run_routes_per_train_then_dividend_per_holder_then_price_move():
+    """1848 action 63-64: CAR runs its 2 train for £50, pays £5 a share (Player 3 holds 60%)."""
+    run = at(P1848, 63)
+    assert run[0] == E.RouteRun(63, "CAR", "2", "2-0", ("E4 Port Augusta", "D3", "D1 Perth"), 50)
+    assert isinstance(run[1], E.RunTotal) and run[1].revenue == 50
+    div, price = at(P1848, 64)
+    assert isinstance(div, E.DividendPaid)
+    assert (div.corp, div.how, div.revenue, div.per_share) == ("CAR", "payout", 50, 5)
+    assert dict(div.holders) == {"Player 3": 30, "Player 1": 5}
+    assert price == E.PriceMoved(64, "CAR", 90, 100, (2, 5), (2, 6))
+    assert texts(P1848, 64)[0] == "CAR pays out £50, £5 a share: Player 3 £30; Player 1 £5"
+
+
+def test_no_revenue_is_withheld_and_the_price_falls():
+    div, price = at(P1848, 46)
+    assert div.how == "withhold" and div.revenue == 0
+    assert (price.old, price.new) == (100, 90)
+
+
+def test_phase_change_says_what_it_unlocks_and_closes():
+    (ph,) = at(P1848, 72, E.PhaseChanged)
+    assert (ph.old, ph.new) == ("2", "3")
+    assert "green tiles may be laid" in ph.unlocks and "companies may take loans" in ph.unlocks
+    (ph4,) = at(P1848, 116, E.PhaseChanged)
+    assert "train limit 3 (was 4)" in ph4.unlocks and "2 trains (they rust)" in ph4.closes
+
+
+def test_rust_names_the_losers():
+    (rust,) = at(P1848, 116, E.TrainsRusted)
+    assert rust.train == "2" and dict(rust.lost) == {"CAR": 2, "SAR": 2, "VR": 2}
+
+
+def test_obsolete_trains_and_their_last_run():
+    (obs,) = at(AL, 279, E.TrainsObsolete)
+    assert obs.train == "4" and dict(obs.holders) == {"ABC": 1, "L&N": 1, "M&O": 1}
+    assert at(AL, 288, E.TrainLeft) == [E.TrainLeft(288, "4", "4-1", "M&O")]
+
+
+def test_private_closes_when_its_company_buys_a_train():
+    """1848: Player 3's P6 closes when CAR buys its first train (issue 29 names it)."""
+    (closed,) = at(P1848, 47, E.PrivateClosed)
+    assert closed.company == "P6" and closed.why == "CAR bought a train"
+
+
+def test_privates_close_at_phase_five():
+    closed = {e.company: e for e in at(P1848, 134, E.PrivateClosed)}
+    assert closed["P5"].why == "phase 5" and closed["P5"].owner == "Player 1"
+
+
+def test_private_sold_to_a_company():
+    assert at(P1848, 73, E.PrivateSold) == [E.PrivateSold(73, "P4", "Player 2", "VR", 220)]
+
+
+def test_presidency_change():
+    assert at(GA_BANKRUPT, 87, E.PresidentChanged) == [E.PresidentChanged(87, "CoG", "Player 1", "Player 2")]
+
+
+def test_1848_loan_with_price_moves_and_loans_left():
+    (loan,) = at(P1848, 85, E.LoanTaken)
+    assert (loan.corp, loan.amount, loan.total, loan.left) == ("SAR", 100, 1, 19)
+    moves = {e.corp: (e.old, e.new) for e in at(P1848, 85, E.PriceMoved)}
+    assert moves == {"SAR": (70, 50), "BOE": (70, 80)}
+
+
+def test_receivership():
+    (rec,) = at(P1848, 127, E.Receivership)
+    assert (rec.corp, rec.director, rec.number) == ("SAR", "Player 1", 1)
+    assert {e.why for e in at(P1848, 127, E.PrivateClosed)} == {"SAR went into receivership"}
+
+
+def test_18al_objective_bonus():
+    assert at(AL, 66, E.ObjectivePaid) == [E.ObjectivePaid(66, "M&O", "K2", 100)]
+    assert texts(AL, 66)[0] == "M&O reaches its objective K2: $100 from the bank to its treasury"
+
+
+def test_18va_conversion():
+    assert at(VA, 182, E.Converted) == [E.Converted(182, "N&W", 5, 10)]
+
+
+def test_bankruptcy_and_game_over():
+    g, evs = played(GA_BANKRUPT)
+    last = evs[-2:]
+    assert last[0] == E.Bankruptcy(last[0].seq, "Player 3")
+    assert isinstance(last[1], E.GameOver) and last[1].reason == "bankrupt"
+    assert dict(last[1].result) == g.result()
+
+
+def test_private_revenue_and_the_lenders_dividend():
+    paid = at(GA_BANK, 40, E.PrivatesPaid)
+    assert paid and dict(paid[0].paid) == {"Player 2": 30, "Player 3": 15, "Player 4": 30}
+    g, evs = played("1848/1848_game_end_bank.json")
+    boe = [e for e in evs if isinstance(e, E.LenderDividend)]
+    assert boe and boe[0].corp == "BOE" and boe[0].holders == (("Player 5", 30),)
+
+
+def test_pound_in_1848_dollar_elsewhere():
+    assert texts(P1848, 73) == ["VR buys P4 from Player 2 for £220"]
+    assert E.money_of(played(GA_BANK)[0].title)(5) == "$5"
+
+
+@pytest.mark.parametrize("rel", [P1848, AL, GA_BANK, VA])
+def test_every_event_round_trips_as_data_and_reads(rel):
+    g, evs = played(rel)
+    money = E.money_of(g.title)
+    kinds = set()
+    for e in evs:
+        d = e.to_dict(money)
+        assert E.event_from_dict(d) == e
+        assert d["text"] and "None" not in d["text"]
+        kinds.add(e.kind)
+    assert {"route", "dividend", "price", "phase", "rust", "round_end"} <= kinds
+    # newest last: action numbers never go back
+    assert [e.seq for e in evs] == sorted(e.seq for e in evs)
+
+
+def test_events_of_a_refused_action_are_not_kept():
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.errors import GameError
+    from pbm.e18xx.core.game import Game
+
+    g = Game("18GA", ["Ann", "Bob", "Cy"], 1)
+    rec = E.attach(g)
+    with pytest.raises(GameError):
+        g.process(A.Bid("Ann", "LTR", 5))
+    assert rec.events == []
+    g.process(A.Bid("Ann", "LTR", 20))
+    assert [e.kind for e in rec.events] == ["auction_won"]
