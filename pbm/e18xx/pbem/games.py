@@ -32,8 +32,7 @@ from pbm.errors import PbmError
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
-from pbm.e18xx.pbem.moves import (Done, Move, MoveError, PassRestOfRound, StandingOrders, for_game, format_action,
-                                  parse_moves)
+from pbm.e18xx.pbem.moves import Move, MoveError, PassRestOfRound, StandingOrders, for_game, format_action, parse_moves
 from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
 
@@ -253,7 +252,6 @@ class Applied:
     player: str
     action: A.Action
     via: str = ""  # "" (the mover), "standing" (a standing order), "computer", "timeout"
-    note: str = ""  # what it did, when the mail did not say it: "skips \"Place a station\" ..." (pbem/intent.py)
 
 
 @dataclass
@@ -267,7 +265,6 @@ class Outcome:
     moves: int = 0
     replayed: Replayed | None = None  # the replay behind ``game`` (last routes, for the PDF)
     offer: dict | None = None  # a sale offered to another player, waiting for the owner's answer (18GA 3.2)
-    notes: list[str] = field(default_factory=list)  # how the mail was read as a turn (pbem/intent.py)
 
 
 def legal_lines(game: Game, limit: int = 40) -> list[str]:
@@ -315,8 +312,6 @@ def move_text(game: Game, a: A.Action) -> str:
             if len(s.map.placed[coord].tile.cities()) == 1:
                 return f"token {coord}" + (f"   # {name}" if name else "")
             return f"token {a.city}   # {coord} {name}, city {idx}".replace(" ,", ",")
-    if isinstance(a, A.BuyTrain) and not a.seller and train_seller(game, a) is not None:
-        return format_action(train_offer(game, a))  # "buy train 2-0 from ABC 40": the seller named
     return format_action(a)
 
 
@@ -402,22 +397,6 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 rep.concrete.append({})
                 charged.append((game.controller(more.entity), more, "standing"))
 
-    notes_at: dict[int, str] = {}
-
-    def intent_do(act: A.Action, note: str) -> None:
-        """An action the turn as written makes (a pass for a step the mail skips, or its own pass)."""
-        _authorize(game, name, act)
-        step(rep, act)
-        charged.append((name, act, via))
-        if note:
-            notes_at[len(charged) - 1] = note
-        if check_cash and game.total_cash() != rep.total_cash:
-            raise GameError(f"internal error: cash not conserved after {format_action(act)}")
-        run_standing()
-
-    from pbm.e18xx.pbem.intent import TurnWriter
-
-    writer = TurnWriter(game, name, intent_do) if isinstance(moves, str) else None  # a mail: a turn as intent
     try:
         if game.finished:
             raise GameError(f"the game is over ({game.state.end_reason})")
@@ -425,12 +404,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
         for i, mv in enumerate(parsed, 1):
             if game.finished:
                 raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({game.state.end_reason})")
-            if writer is not None and (isinstance(mv, Done) or (isinstance(mv, A.Pass) and mv.entity == name)):
-                writer.move(i, mv)  # a pass or 'done': ends a step or the turn, or is ignored with a note
-                continue
             mv = readdress(game, name, mv)
-            if writer is not None and not isinstance(mv, PassRestOfRound):
-                writer.begin(i, mv)  # the steps before the one that takes it are passed, if they may be
             if isinstance(mv, PassRestOfRound):
                 orders.add(game, name)
                 added = True
@@ -439,22 +413,13 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             owner = None if consented else needs_consent(game, name, mv)
             try:
                 _authorize(game, name, mv)
-                if isinstance(mv, A.BuyTrain) and train_seller(game, mv) is not None:
-                    mv = train_offer(game, mv)  # the log names the selling company (and the price paid)
                 if owner and i != len(parsed):
-                    what = f"{mv.seller}'s train" if isinstance(mv, A.BuyTrain) else f"{owner}'s private"
-                    why = "at an agreed price" if isinstance(mv, A.BuyTrain) else "rule 3.2"
-                    raise GameError(f"buying {what} needs {owner}'s consent ({why}), so the offer "
+                    raise GameError(f"buying {owner}'s private needs {owner}'s consent (rule 3.2), so the offer "
                                     "must be the last move of a mail; send the moves after it once the sale is "
                                     "agreed")
                 step(rep, mv)  # an offer too: it must be legal now
             except GameError as exc:
                 raise GameError(f"move {i} ({format_action(mv)}): {exc}") from None
-            if owner and isinstance(mv, A.BuyTrain):  # 4.2.5(d) (18AL, 18GA), 4.6.1 (18VA): an agreed price
-                offer = {"kind": "train", "buyer": player_number, "buyer_name": name, "entity": mv.entity,
-                         "company": mv.train, "seller": mv.seller, "variant": mv.variant, "price": mv.price,
-                         "owner": owner, "owner_seat": number_of.get(owner), "at": stored + len(charged)}
-                break
             if owner:
                 assert isinstance(mv, A.BuyCompany)
                 offer = {"buyer": player_number, "buyer_name": name, "entity": mv.entity,
@@ -466,23 +431,20 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             if check_cash and game.total_cash() != rep.total_cash:
                 raise GameError(f"internal error: cash not conserved after {format_action(mv)}")
             run_standing()
-            if writer is not None:
-                writer.end(mv)
         if offer is None:
             run_standing(True)
     except GameError as exc:
         return refuse(str(exc))
-    intent_notes = (writer.notes + ([] if offer is not None else writer.summary())) if writer is not None else []
     seq = stored
     applied: list[Applied] = []
-    for k, (who, act, via) in enumerate(charged):
+    for who, act, via in charged:
         seq += 1
         data = act.to_dict()
         if via:
             data["_via"] = via
         session.add(Action18(game_id=game_row.id, seq=seq, player_number=number_of.get(who),
                              action=data, message_id=message_id))
-        applied.append(Applied(seq, who, act, via, notes_at.get(k, "")))
+        applied.append(Applied(seq, who, act, via))
     _save_standing(game_row, orders, game)
     from pbm.e18xx.pbem.pacing import touch
 
@@ -497,7 +459,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     if game.finished:
         game_row.status = "finished"
     session.flush()
-    return Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep, offer=offer, notes=intent_notes)
+    return Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep, offer=offer)
 
 
 # ----------------------------------------------------------------- sales between players (18GA 3.2)
@@ -505,12 +467,6 @@ def needs_consent(game: Game, player: str, act: Any) -> str | None:
     """The player whose consent ``act`` needs, or None: buying a private that
     another player owns is a sale "at any agreed price" (18GA 3.2), so its
     owner must agree; a company's purchase from its own president needs none."""
-    if isinstance(act, A.BuyTrain):
-        seller = train_seller(game, act)
-        if seller is None:
-            return None
-        pres = game.president(seller)
-        return pres if pres and pres != player else None
     if not isinstance(act, A.BuyCompany):
         return None
     comp = game.state.companies.get(act.company)
@@ -518,48 +474,6 @@ def needs_consent(game: Game, player: str, act: Any) -> str | None:
         return None
     owner = comp.owner[2:]
     return None if owner == player else owner
-
-
-def train_seller(game: Game, act: A.BuyTrain) -> str | None:
-    """The company selling the train ``act`` buys (None: the bank, or no such train)."""
-    s = game.state
-    tr = s.trains.get(act.train)
-    if tr is None and act.seller:
-        want = str(act.seller).lower()
-        tr = next((t for t in s.trains.values() if t.owner.lower() == f"c:{want}" and t.name == act.train), None)
-    if tr is None or not tr.owner.startswith("C:") or tr.owner == f"C:{act.entity}":
-        return None
-    return tr.owner[2:]
-
-
-def train_offer(game: Game, act: A.BuyTrain) -> A.BuyTrain:
-    """A purchase from another company with its seller, train id and price spelt out (what an
-    offer names and what is stored once it is agreed)."""
-    from dataclasses import replace as _replace
-
-    seller = train_seller(game, act)
-    if seller is None:
-        return act
-    tr = game.state.trains.get(act.train)
-    if tr is None or tr.owner != f"C:{seller}":
-        tr = next(t for t in game.state.trains.values() if t.owner == f"C:{seller}" and t.name == act.train)
-    return _replace(act, train=tr.tid, seller=seller, price=tr.price if act.price is None else act.price)
-
-
-def offer_thing(offer: dict) -> str:
-    """What an offer is for, as the mails say it: ``MRC`` or ``ABC's train 2-0``."""
-    if offer.get("kind") == "train":
-        return f"{offer['seller']}'s train {offer['company']}"
-    return str(offer["company"])
-
-
-def offer_rule(game_or_title: Any, offer: dict) -> str:
-    """The rule that makes the sale need its owner's consent ("rule 3.2" for a private)."""
-    if offer.get("kind") != "train":
-        return "rule 3.2"
-    title = getattr(game_or_title, "title", game_or_title)
-    ref = ((getattr(title, "data", None) or {}).get("rule_refs") or {}).get("train_sale", "")
-    return f"rule {ref}" if ref else "the rules"
 
 
 def pending_offer(game_row) -> dict | None:
@@ -609,8 +523,8 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
     if seat != offer.get("owner_seat"):
         return refuse(f"line 1: {lines[0]!r}: the offer for {offer['company']} waits for {offer['owner']}'s "
                       "answer, not yours")
-    if comp.upper() != str(offer["company"]).upper():
-        return refuse(f"line 1: {lines[0]!r}: the offer waiting is for {offer_thing(offer)}; "
+    if comp != offer["company"]:
+        return refuse(f"line 1: {lines[0]!r}: the offer waiting is for {offer['company']}; "
                       f"write '{verb} {offer['company']}'")
     if action_count(session, game_row) != offer["at"]:
         set_offer(game_row, None)
@@ -620,10 +534,7 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
         session.flush()
         rep = replay_rows(session, game_row)
         return Outcome(True, "", [], False, rep.game, replayed=rep), offer
-    act: A.Action = A.BuyCompany(offer["entity"], offer["company"], int(offer["price"]))
-    if offer.get("kind") == "train":
-        act = A.BuyTrain(offer["entity"], offer["company"], int(offer["price"]), offer.get("variant"),
-                         seller=offer["seller"])
+    act = A.BuyCompany(offer["entity"], offer["company"], int(offer["price"]))
     out = apply(session, game_row, int(offer["buyer"]), [act], message_id=message_id, now=now, consented=True,
                 via=f"agreed by {by or seats[seat].name}")
     if out.accepted:
