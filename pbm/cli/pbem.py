@@ -14,7 +14,7 @@ from typing import Optional
 
 import typer
 
-from pbm.cli.util import GAME_ARG, session
+from pbm.cli.util import CLOCK_HELP, GAME_ARG, session
 from pbm.errors import PbmError
 
 
@@ -207,16 +207,10 @@ def _now(g) -> str:
 
 
 def _clock_now(clock: Optional[str]):
-    from datetime import datetime
-
+    from pbm.cli.util import parse_clock
     from pbm.e18xx.pbem.pacing import utcnow
 
-    if not clock:
-        return utcnow()
-    try:
-        return datetime.fromisoformat(clock.replace("Z", "")).replace(tzinfo=None)
-    except ValueError:
-        raise PbmError(f"--clock must be a date and time like 2026-12-01T18:00, not {clock!r}") from None
+    return parse_clock(clock) or utcnow()
 
 
 def pacing_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
@@ -262,7 +256,7 @@ def pacing_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
 
 
 def tick_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
-             clock: Optional[str] = typer.Option(None, "--clock", help="Pretend it is this time (UTC)."),
+             clock: Optional[str] = typer.Option(None, "--clock", help=CLOCK_HELP),
              config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml).")) -> None:
     """Send due reminders and apply time-outs (pbm cycle and pbm worker do this for every 18xx game)."""
     from pbm.mail.config import mail_settings, reply_sender

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from pbm.cli.util import interactive as _interactive, progress as _progress
+from pbm.cli.util import CLOCK_HELP, interactive as _interactive, parse_clock, progress as _progress
 from pbm.errors import PbmError
 
 
@@ -27,7 +26,7 @@ def register(app: typer.Typer) -> None:
         archive: Path = typer.Option(Path("archive"), "--archive", help="Folder of the archive."),
         config: Optional[Path] = typer.Option(None, "--config", help="Mail settings file (pbm.toml)."),
         turns: int = typer.Option(1, "--turns", min=1, help="Turns to run per game (with --now)."),
-        clock: Optional[datetime] = typer.Option(None, "--clock", hidden=True, help="Pretend it is this time."),
+        clock: Optional[str] = typer.Option(None, "--clock", help=CLOCK_HELP),
         break_lock: bool = typer.Option(False, "--break-lock", help=(
             "Obsolete: the lock dies with its holder, so there is nothing to break; a live lock is never broken.")),
     ) -> None:
@@ -35,6 +34,8 @@ def register(app: typer.Typer) -> None:
         from pbm.cli.util import db_url
         from pbm.clock import utcnow
         from pbm.pipeline.cycle import CycleOptions, run_cycle
+
+        at = parse_clock(clock)
 
         if imap and maildir is not None:
             raise PbmError("name one mail source: --maildir DIR or --imap")
@@ -45,7 +46,7 @@ def register(app: typer.Typer) -> None:
             if imap:
                 typer.echo("Mail: reading the IMAP mailbox configured for pbm (--no-imap skips it).")
         opts = CycleOptions(reports=reports, archive=archive, maildir=maildir, imap=bool(imap), mail_config=config,
-                            now=clock or utcnow(), force=now or force, max_turns=turns,
+                            now=at or utcnow(), force=now or force, max_turns=turns,
                             progress=_progress("Rendering reports", _interactive()), log=typer.echo)
         outcome = run_cycle(db_url(ctx), opts, games or None, break_lock=break_lock)
         if not outcome and not opts.ticked:

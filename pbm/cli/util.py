@@ -81,3 +81,34 @@ def pick_weekly_game(s: "Session", game: str | None, command: str) -> "Game":
     g = pick_game(s, game)
     weekly_only(g, command)
     return g
+
+
+CLOCK_HELP = ("Pretend it is this time (UTC), for testing and catching up: 2026-12-01T18:00, "
+              "'2026-12-01 18:00:30', 2026-12-01 (midnight) or 18:00 (today); an offset such as +02:00 is "
+              "turned into UTC.")
+
+
+def parse_clock(text: str | None):
+    """``--clock``: an ISO date, a date and time with or without seconds (T or a space between), with an
+    optional offset (converted to UTC), or a time alone (today, UTC); None for no text."""
+    from datetime import datetime, timezone
+
+    from pbm.clock import utcnow
+
+    if text is None or not text.strip():
+        return None
+    t = text.strip()
+    if t[-1:] in ("Z", "z"):
+        t = t[:-1] + "+00:00"
+    try:
+        if ":" in t and "-" not in t.split(":")[0] and len(t) <= 8:  # 18:00 or 18:00:30: today
+            from datetime import time
+
+            return datetime.combine(utcnow().date(), time.fromisoformat(t))
+        at = datetime.fromisoformat(t)
+    except ValueError:
+        raise PbmError(f"--clock must be a date and time such as 2026-12-01T18:00 (or 2026-12-01, or 18:00), "
+                       f"not {text!r}") from None
+    if at.tzinfo is not None:
+        at = at.astimezone(timezone.utc).replace(tzinfo=None)
+    return at

@@ -29,6 +29,7 @@ from pbm.mail import outbox
 from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import clean_address, contents
 
+from pbm.e18xx.core.title import load_title
 from pbm.e18xx.pbem.moves import format_action
 from pbm.e18xx.pbem.games import (Applied, Replayed, answer_offer, apply, is_18xx, legal_lines, offer_answer, players,
                                   replay_rows, via_note, who_acts)
@@ -154,8 +155,29 @@ def read_text(text: str, where: str = "message body") -> MoveMail:
 
 @dataclass
 class Claim:
-    game: object  # pbm.models.Game
+    game: object  # pbm.models.Game, or None: the GAME line names no game, and the mail is meant for 18xx ``meant``
     mail: MoveMail
+    meant: tuple = ()  # the 18xx games a mail with a misspelt GAME line was likely meant for (issue 29)
+
+
+def _meant(session: Session, msg, wanted: str) -> tuple:
+    """The 18xx games a mail whose GAME line names no game was meant for: the games named most like it,
+    or else the open games its sender plays in; () when those are not all 18xx games (a turnsheet's)."""
+    import difflib
+
+    from pbm.mail.message import sender_address
+    from pbm.models import Game, Player
+
+    games = list(session.scalars(select(Game).order_by(Game.id)))
+    close = set(difflib.get_close_matches(wanted, [g.name.lower() for g in games], 3, 0.6))
+    cand = [g for g in games if g.name.lower() in close]
+    if not cand:
+        addr = (sender_address(msg) or "").lower()
+        ids = {p.game_id for p in session.scalars(select(Player)) if addr and clean_address(p.email or "").lower() == addr}
+        cand = [g for g in games if g.id in ids and g.status == "open"]
+    if not cand or not all(is_18xx(g) for g in cand):
+        return ()
+    return tuple(cand)
 
 
 def claim(session: Session, msg) -> Claim | None:
@@ -172,6 +194,10 @@ def claim(session: Session, msg) -> Claim | None:
         row = next((g for g in session.scalars(select(Game).order_by(Game.id)) if g.name.lower() == wanted), None)
         if row is not None and is_18xx(row):
             return Claim(row, mm)
+        if row is None:
+            meant = _meant(session, msg, wanted)
+            if meant:
+                return Claim(None, mm, meant)
         return None
     return None
 
@@ -201,12 +227,12 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     else:
         lines.append(f"To act: {who_acts(g)}")
         lines += status_lines(session, game_row, g)[:1]
-        from pbm.e18xx.pbem.games import pending_offer
+        from pbm.e18xx.pbem.games import offer_thing, pending_offer
 
         offer = pending_offer(game_row)
         if offer is not None:  # 18GA 3.2: the sale waits for its owner
             lines.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
-                         f"{offer['company']}; {offer['owner']} answers 'accept {offer['company']}' or "
+                         f"{offer_thing(offer)}; {offer['owner']} answers 'accept {offer['company']}' or "
                          f"'decline {offer['company']}'")
     if rows:
         from pbm.e18xx.core import actions as A
@@ -291,7 +317,7 @@ def state_mail_key(game_row, seq: int, number: int) -> str:
 
 def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbound=None, extra: list[str] | None = None,
               applied: list[Applied] | None = None, note: str = "", rep: Replayed | None = None,
-              headline: str = "") -> int:
+              headline: str = "", turn_notes: list[str] | None = None) -> int:
     """Queue the new state to every player (once each); returns how many messages were queued.
 
     The mover's message is the receipt of ``inbound`` (key ``receipt:<hash>``);
@@ -313,7 +339,9 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     if applied:
         happened = ["What happened:"] + [
             f"  #{a.seq} {a.player}: {format_action(a.action)}" + via_note(a.via)
+            + (f" - {a.note}" if getattr(a, "note", "") else "")
             for a in applied] + [""]
+    from pbm.e18xx.pbem.eventlines import mail_block, mark_mailed
     from pbm.e18xx.pbem.games import action_rows
 
     from pbm.web.links import mail_lines
@@ -344,12 +372,16 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         head = []
         if is_mover and inbound is not None:
             head = [f"ACCEPTED: your message #{inbound.seq} ({len(applied or [])} action(s) stored).", ""]
+            if turn_notes:  # how the mail was read as a turn: steps skipped, passes ignored (pbem/intent.py)
+                head += ["Your mail, read as a turn:"] + [f"  {x}" for x in turn_notes] + [""]
         if note:
             head += [note, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
         short = summary_lines(rep.game, rows, p, turn=turn, orders=_orders_of(game_row, p.name))
-        body = "\n".join(head + short + happened + [text] + page + _seat_lines(p.number, game_row, seq)) + "\n"
+        events = mail_block(game_row, rep.game, rows, p, {q.number: q.name for q in seats})  # issue 29 item 2
+        body = "\n".join(head + short + happened + events + [text] + page
+                         + _seat_lines(p.number, game_row, seq)) + "\n"
         msg = make_message(sender, addrs, subject, body,
                            in_reply_to=inbound.message_id if (is_mover and inbound is not None) else None)
         msg.add_attachment(pdf, maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
@@ -357,6 +389,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             outbox.queue(session, f"receipt:{inbound.sha256[:24]}", "receipt", addrs, msg, game=game_row)
         else:
             outbox.queue(session, state_mail_key(game_row, seq, p.number), "18xx", addrs, msg, game=game_row)
+        mark_mailed(game_row, p.number, seq)
         done.update(a.lower() for a in addrs)
         queued += 1
     return queued
@@ -400,9 +433,19 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     from pbm.mail.answer import reply as _reply
     from pbm.mail.redact import remember
 
-    tag = c.game.name
     contact = contact_line(ctx.moderator)
     remember(row, c.mail.secret)  # right or wrong, cut out of the stored message (pbm.mail.redact)
+    if c.game is None:  # a misspelt GAME line: said in the words of move mail, never a turnsheet's (issue 29)
+        why = "the GAME line names no game here"
+        names = ", ".join(f"{g.name} ({g.title})" for g in c.meant)
+        body = (f"Your message #{row.seq} was received and stored, but NOT accepted.\n\nWhy: {why}. "
+                f"Games played by mail here that it may be meant for: {names}.\n\nNothing in it was used. "
+                f"Copy the GAME line from the last mail of your game (e.g. GAME: {c.meant[0].name}) and send "
+                f"your moves again.\n\n{contact}\n\n-- \npbm (automatic answer)\n")
+        _finish(row, "rejected", why, sheet_in=c.mail.where)
+        replied = refuse(session, ctx, row, sender, why, [], tag=c.meant[0].name, body=body)
+        return Outcome(row.id, row.seq, "rejected", why, replied)
+    tag = c.game.name
     auth = _authenticate(session, ctx, c)
     if isinstance(auth, str):
         # not authenticated: the answer quotes nothing of the mail, and a stranger gets one a day (issue 34)
@@ -416,6 +459,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     row.game_id, row.player_number, row.turn = game.id, player.number, game.turn
     recipients = [a for a in (clean_address(player.email or ""), sender) if a]
     via = ""
+    writer = player  # the seat that wrote the mail (a proxy's own seat when FOR: moves for another)
     if c.mail.for_seat.strip():
         target = _proxy_target(session, game, player, c.mail.for_seat)
         if isinstance(target, str):
@@ -467,7 +511,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     else:
         out = apply(session, game, player.number, c.mail.moves, message_id=row.id, via=via)
         if out.accepted and out.offer is not None:
-            away_note = "\n".join(x for x in (away_note, _offer_note(out.offer)) if x)
+            away_note = "\n".join(x for x in (away_note, _offer_note(out.offer, game)) if x)
             from pbm.e18xx.pbem.computer import answer_for_computer
 
             computer = answer_for_computer(session, game, ctx.sender)  # a computer seat answers at once
@@ -505,12 +549,23 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     _finish(row, "accepted", "", actions=[a.seq for a in out.applied], sheet_in=c.mail.where,
             standing=out.standing_added)
     extra = [sender] if sender else []
-    broadcast(session, game, out.game, ctx.sender, mover=player, inbound=row, extra=extra, applied=out.applied,
-              rep=out.replayed, note=away_note)
+    if writer is not player:  # a proxy's receipt is her own seat's mail; the absent seat gets its own (issue 29)
+        away_note = "\n".join(x for x in (f"You moved for player {player.number} ({player.name}) as their proxy; "
+                                          f"they get the state of their seat by mail as usual.", away_note) if x)
+    broadcast(session, game, out.game, ctx.sender, mover=writer, inbound=row, extra=extra, applied=out.applied,
+              rep=out.replayed, note=away_note, turn_notes=out.notes)
     return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
 
 
-def _offer_note(offer: dict) -> str:
+def _offer_note(offer: dict, game_row=None) -> str:
+    from pbm.e18xx.pbem.games import offer_rule, offer_thing
+
+    if offer.get("kind") == "train":
+        rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
+        return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
+                f"{offer_thing(offer)}. A train changes hands between companies of different presidents only at "
+                f"a price both agree ({rule}); it happens when {offer['owner']} answers 'accept "
+                f"{offer['company']}' and is withdrawn by 'decline {offer['company']}' or by any other move.")
     return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
             f"{offer['company']}. A sale between players needs the owner's agreement (rule 3.2, "
             f"\"at any agreed price\"); it happens when {offer['owner']} answers 'accept {offer['company']}' "
@@ -518,13 +573,15 @@ def _offer_note(offer: dict) -> str:
 
 
 def _answer_note(offer: dict | None, sold: bool) -> str:
+    from pbm.e18xx.pbem.games import offer_thing
+
     if offer is None:
         return ""
     if sold:
-        return (f"SALE AGREED: {offer['owner']} accepted {offer['entity']}'s offer: {offer['company']} "
-                f"for ${offer['price']} (rule 3.2).")
+        return (f"SALE AGREED: {offer['owner']} accepted {offer['entity']}'s offer: {offer_thing(offer)} "
+                f"for ${offer['price']}" + (" (rule 3.2)." if offer.get("kind") != "train" else "."))
     return (f"OFFER DECLINED: {offer['owner']} declined {offer['entity']}'s offer of ${offer['price']} for "
-            f"{offer['company']}; {offer['buyer_name']} is still to act.")
+            f"{offer_thing(offer)}; {offer['buyer_name']} is still to act.")
 
 
 def _offer_mail(session: Session, game_row, sender: str, offer: dict, seat_number, key: str, subject: str,
@@ -539,8 +596,21 @@ def _offer_mail(session: Session, game_row, sender: str, offer: dict, seat_numbe
 
 
 def _tell_owner(session: Session, game_row, sender: str, offer: dict) -> None:
-    """The owner hears of the offer and how to answer it (18GA 3.2)."""
+    """The owner hears of the offer and how to answer it (18GA 3.2; a train: 18AL 4.2.5(d), 18VA 4.6.1)."""
     c = offer["company"]
+    if offer.get("kind") == "train":
+        from pbm.e18xx.pbem.games import offer_rule
+
+        rule = offer_rule(load_title(game_row.title), offer)
+        text = (f"{offer['entity']} offers ${offer['price']} for train {c} of your company {offer['seller']} "
+                f"({rule}: a train changes hands between companies at a price both agree).\n\n"
+                f"To sell, reply with the line:\n\n  accept {c}\n\nTo refuse:\n\n  decline {c}\n\n"
+                "Nothing changes hands until you accept; the offer lapses if anything else happens in the "
+                "game first.")
+        _offer_mail(session, game_row, sender, offer, offer.get("owner_seat"),
+                    f"offer:{game_row.id}:{offer['at']}:{c}:{offer['buyer']}:{offer['price']}",
+                    f"Offer for {offer['seller']}'s train {c}: ${offer['price']} from {offer['entity']}", text)
+        return
     text = (f"{offer['entity']} offers you ${offer['price']} for your private {c} (rule 3.2: players sell "
             f"privates to each other at any agreed price).\n\nTo sell, reply with the line:\n\n  accept {c}\n\n"
             f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
@@ -694,7 +764,7 @@ def announce_start(session: Session, game_row, sender: str) -> int:
 def move_status(session: Session, game_row, now=None) -> str:
     """``pbm status`` of an 18xx game: whose move it is, since when, the move clock, the last move."""
     from pbm.e18xx.core import actions as A
-    from pbm.e18xx.pbem.games import action_rows, pending_offer
+    from pbm.e18xx.pbem.games import action_rows, offer_thing, pending_offer
     from pbm.e18xx.pbem.pacing import status_lines
 
     rep = replay_rows(session, game_row)
@@ -717,7 +787,7 @@ def move_status(session: Session, game_row, now=None) -> str:
         offer = pending_offer(game_row)
         if offer is not None:
             out.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
-                       f"{offer['company']}; {offer['owner']} answers 'accept {offer['company']}' or "
+                       f"{offer_thing(offer)}; {offer['owner']} answers 'accept {offer['company']}' or "
                        f"'decline {offer['company']}'")
     out += status_lines(session, game_row, g, now)
     if rows:

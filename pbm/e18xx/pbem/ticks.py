@@ -100,10 +100,12 @@ def tick(session: Session, game_row, sender: str, now: datetime | None = None, m
     c = dict(state.get("clock") or {})
     tag = one_line(game_row.name, 40)
     shift = clock.deadline - (clock.since + timedelta(hours=clock.hours))  # time away
-    for label, after in _reminders(opts, clock.hours):
-        due = clock.since + timedelta(hours=after) + shift
-        if now < due or now >= clock.deadline or label in c.get("reminded", []):
-            continue
+    due_now = [(label, after) for label, after in _reminders(opts, clock.hours)
+               if clock.since + timedelta(hours=after) + shift <= now < clock.deadline
+               and label not in c.get("reminded", [])]
+    if len(due_now) > 1:  # a late tick: the earlier reminders are passed over, one mail says the time left (issue 29)
+        c["reminded"] = [*(c.get("reminded") or []), *(label for label, _ in due_now[:-1])]
+    for label, after in due_now[-1:]:
         for n in clock.seats:
             p = by_number[n]
             addr = clean_address(p.email or "")

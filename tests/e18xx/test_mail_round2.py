@@ -1,0 +1,165 @@
+"""Issue 29, items 7 and 8: the smaller faults of 18xx play by mail, and how much mail a player gets, each
+through a real round trip: the move mail into a Dovecot IMAP mailbox, `pbm ingest --imap --send`, the
+answers read off a real SMTP server (aiosmtpd) on loopback."""
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from datetime import datetime, timedelta
+
+import imapclient
+import pytest
+from sqlalchemy import select
+
+from pbm.db import session_scope
+from pbm.e18xx.pbem.games import action_rows
+from pbm.models import Game
+from tests.mail.dovecot import PASSWORD, USER, Dovecot, available
+from tests.mail.helpers import mk
+from tests.mail.smtp import SmtpServer
+
+pytestmark = pytest.mark.skipif(available() is not None, reason=available() or "")
+
+PLAYERS = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org")]
+
+
+class World:
+    def __init__(self, cli, server, smtp, cfg, secrets, name):
+        self.cli, self.server, self.smtp, self.cfg, self.secrets, self.name = cli, server, smtp, cfg, secrets, name
+        self.n = 0
+
+    def deliver_raw(self, raw: bytes) -> str:
+        c = imapclient.IMAPClient("127.0.0.1", port=self.server.port, ssl=False)
+        c.login(USER, PASSWORD)
+        c.append("INBOX", raw)
+        c.logout()
+        return self.cli("ingest", "--imap", "--send", "--config", str(self.cfg)).stdout
+
+    def deliver(self, seat: int, lines: str, *, game: str | None = None, head: str | None = None) -> str:
+        self.n += 1
+        name, addr = PLAYERS[seat - 1]
+        top = head if head is not None else (f"GAME: {game or self.name}\nPLAYER: {seat}\n"
+                                             f"SECRET: {self.secrets[seat]}\n")
+        return self.deliver_raw(mk(top + lines + "\n", sender=f"{name} <{addr}>",
+                                   msgid=f"<r2-{self.n}@test.example>"))
+
+    def mails(self, addr: str) -> list[email.message.EmailMessage]:
+        return [email.message_from_bytes(m.data, policy=email.policy.default) for m in self.smtp.messages
+                if addr in m.rcpt_tos]
+
+    def bodies(self, addr: str) -> list[tuple[str, str]]:
+        return [(str(m["Subject"]), m.get_body(("plain",)).get_content().replace("\r\n", "\n"))
+                for m in self.mails(addr)]
+
+    def last(self, addr: str) -> tuple[str, str]:
+        return self.bodies(addr)[-1]
+
+    def log(self) -> list[dict]:
+        with session_scope(self.cli.url) as s:
+            row = s.scalar(select(Game).where(Game.name == self.name))
+            return [{"seq": r.seq, "player": r.player_number, **r.action} for r in action_rows(s, row)]
+
+    def row_state(self) -> dict:
+        with session_scope(self.cli.url) as s:
+            return dict(s.scalar(select(Game).where(Game.name == self.name)).state or {})
+
+
+def _world(cli, tmp_path, tmp_path_factory, monkeypatch, title: str, name: str, seed: int = 11):
+    server = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
+    try:
+        with SmtpServer() as smtp:
+            for key, value in {"HOST": "127.0.0.1", "PORT": str(server.port), "USER": USER,
+                               "PASSWORD": PASSWORD, "SSL": "false", "FOLDER": "INBOX"}.items():
+                monkeypatch.setenv(f"PBM_IMAP_{key}", value)
+            cfg = tmp_path / "pbm.toml"
+            cfg.write_text(smtp.config_toml(), encoding="utf-8")
+            csv = tmp_path / "players.csv"
+            csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
+            out = cli("new-game", title, "--players", str(csv), "--seed", str(seed), "--name", name).stdout
+            secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
+            cli("send-mail", "--config", str(cfg))  # the start of the game
+            yield World(cli, server, smtp, cfg, secrets, name)
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def world(cli, tmp_path, tmp_path_factory, monkeypatch):
+    yield from _world(cli, tmp_path, tmp_path_factory, monkeypatch, "18GA", "ga-1")
+
+
+@pytest.fixture
+def va(cli, tmp_path, tmp_path_factory, monkeypatch):
+    yield from _world(cli, tmp_path, tmp_path_factory, monkeypatch, "18VA", "va-1")
+
+
+def _since(w: World) -> datetime:
+    return datetime.fromisoformat(w.row_state()["clock"]["since"])
+
+
+# ----------------------------------------------------------------- item 8 of "Why": the proxy's own seat
+def test_a_proxy_gets_her_own_seats_mail_and_the_absent_seat_its_own(world):
+    w = world
+    today = datetime.utcnow().date()
+    assert "accepted" in w.deliver(3, f"AWAY: {today} {today + timedelta(days=2)} proxy 1")
+    assert "player 1 accepted" in w.deliver(1, "pass")
+    assert "player 2 accepted" in w.deliver(2, "pass")
+    before = len(w.mails("ann@example.org"))
+    out = w.deliver(1, "FOR: 3\npass")  # Ann moves for the absent Cy; then it is Ann's turn again
+    assert "accepted" in out, out
+    assert w.log()[-1]["player"] == 3 and w.log()[-1]["_via"] == "proxy Ann"
+    new = w.bodies("ann@example.org")[before:]
+    assert len(new) == 1, [s for s, _ in new]
+    subject, body = new[0]
+    # Ann's answer is her own seat's mail: her turn, her reply lines, and it says she moved for Cy
+    assert "Your turn" in subject, subject
+    assert "IT IS YOUR TURN" in body
+    assert "PLAYER: 1\n" in body and "PLAYER: 3\n" not in body
+    assert "for player 3 (Cy)" in body
+    # Cy, away, still gets the state of her seat, with her reply lines
+    subject, body = w.last("cy@example.org")
+    assert "PLAYER: 3\n" in body and "proxy Ann" in body
+
+
+# ----------------------------------------------------------------- a misspelt GAME line
+def test_a_misspelt_game_line_is_answered_in_the_words_of_move_mail(world):
+    w = world
+    out = w.deliver(1, "pass", game="ga-l")
+    assert "rejected" in out
+    subject, body = w.last("ann@example.org")
+    assert "before the deadline" not in body and "turnsheet" not in body.lower()
+    assert "the GAME line names no game here" in body and "ga-l" not in body  # none of the mail's words
+    assert "ga-1 (18GA)" in body  # the game meant
+    assert w.log() == []
+
+
+# ----------------------------------------------------------------- reminders on a late cycle
+def test_a_late_cycle_sends_one_reminder_not_two_alike(world):
+    w = world
+    w.cli("18xx", "pacing", "ga-1", "--clock", "48", "--remind", "5", "--on-timeout", "notify")
+    assert "accepted" in w.deliver(1, "pass")
+    t0 = _since(w)
+    # the worker was down: the first cycle runs 44 h in, when the half-time and the 5 h reminders are both due
+    w.cli("cycle", "--clock", (t0 + timedelta(hours=44)).isoformat(timespec="seconds"), "--config", str(w.cfg))
+    w.cli("cycle", "--clock", (t0 + timedelta(hours=45)).isoformat(timespec="seconds"), "--config", str(w.cfg))
+    reminders = [(s, b) for s, b in w.bodies("bob@example.org") if "Reminder" in s]
+    assert len(reminders) == 1, [s for s, _ in reminders]
+    assert "4 h left" in reminders[0][0]
+
+
+# ----------------------------------------------------------------- pbm cycle --clock
+def test_cycle_clock_is_documented_and_takes_minutes_or_a_date(world):
+    w = world
+    helptext = w.cli("cycle", "--help").stdout
+    assert "--clock" in helptext
+    w.cli("18xx", "pacing", "ga-1", "--clock", "48", "--remind", "5", "--on-timeout", "notify")
+    assert "accepted" in w.deliver(1, "pass")
+    t0 = _since(w)
+    at = t0 + timedelta(hours=30)
+    out = w.cli("cycle", "--clock", at.strftime("%Y-%m-%d %H:%M"), "--config", str(w.cfg)).stdout
+    assert "reminded" in out or "ticked" in out, out
+    assert any("Reminder" in s for s, _ in w.bodies("bob@example.org"))
+    # a date alone is that day's midnight (UTC); it must be accepted
+    r = w.cli("cycle", "--clock", (t0 + timedelta(days=1)).strftime("%Y-%m-%d"), "--config", str(w.cfg))
+    assert r.exit_code == 0, r.stdout
