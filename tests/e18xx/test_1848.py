@@ -181,9 +181,10 @@ def test_2e_outside_the_limit_and_not_a_train_for_the_duty():
 def test_refusals_leave_the_state_unchanged():
     g = at("101.json", 103)
     snap = (dict(g.state.cash), dict(g.state.share_owner), g.state.corporations["SAR"].price)
-    for act, why in ((A.BuyTrain("SAR", "4"), "may not buy_train now; allowed: take_loan, buy_company, pass"),
+    for act, why in ((A.BuyTrain("SAR", "4"), "may not buy a train now; allowed: take a loan \\('take loan'\\), "
+                                               "buy a private company \\('buy private'\\), pass"),
                      (A.BuyCompany("SAR", "P6", 200), "P6 is not owned by a player|buyable"),
-                     (A.LayTile("SAR", "I8", "241", 0), "may not lay_tile"),
+                     (A.LayTile("SAR", "I8", "241", 0), "may not lay or upgrade a tile"),
                      (A.TakeLoan("CAR"), "not CAR's turn")):
         with pytest.raises(GameError, match=why):
             g.process(act)

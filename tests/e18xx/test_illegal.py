@@ -90,11 +90,11 @@ def test_tile_refusals():
     refused(g, A.LayTile("GA", "D10", "57", 9), IllegalTile, "rotation is 0..5")
     refused(g, A.LayTile("Bob", "D10", "57", 1), IllegalAction, "the action is GA's")
     refused(g, A.LayTile("Cy", "D10", "57", 1), NotYourTurn, "not Cy's turn")
-    refused(g, A.BuyTrain("GA", "3"), IllegalAction, "may not buy_train now")
+    refused(g, A.BuyTrain("GA", "3"), IllegalAction, "may not buy a train now")
     # a legal lay works, a second one is refused
     lay = next(a for a in g.legal_actions() if isinstance(a, A.LayTile))
     g.process(lay)
-    refused(g, A.LayTile("GA", "C9", "8", 0), IllegalAction, "may not lay_tile now")
+    refused(g, A.LayTile("GA", "C9", "8", 0), IllegalAction, "may not lay or upgrade a tile now")
 
 
 def test_train_limit_and_unaffordable():
@@ -119,4 +119,4 @@ def test_train_limit_and_unaffordable():
     for i in range(4):
         s.trains[f"2-{i}"].owner = "C:GA"
         c.trains.append(f"2-{i}")
-    refused(g, A.BuyTrain("GA", "2-4"), IllegalAction, "may not buy_train now")
+    refused(g, A.BuyTrain("GA", "2-4"), IllegalAction, "may not buy a train now")

@@ -18,7 +18,7 @@ from pbm.e18xx.core.state import RoundState
 from pbm.e18xx.rounds.or_track import TrackMixin
 from pbm.e18xx.rounds.or_trains import CompanyAbilitiesMixin, TrainsMixin
 from pbm.e18xx.rounds.step import (BuyTrain, Interrupt, Step, auction_steps, operating_interrupts, operating_steps,
-                                   stock_steps)
+                                   plain, plain_list, stock_steps)
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -261,7 +261,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             if action.entity == self.president(corp) and action.type in self.or_actions(corp):
                 raise IllegalAction(f"{action.entity} is the president of {corp}: the action is {corp}'s "
                                     f"(entity {corp}), not the player's")
-            raise IllegalAction(f"{action.entity} may not {action.type} now; allowed: {', '.join(allowed) or 'nothing'}")
+            raise IllegalAction(f"{action.entity} may not {plain(action.type)} now; allowed: {plain_list(allowed)}")
         if action.entity in s.companies:
             if isinstance(action, A.LayTile):
                 self._special_lay(action)

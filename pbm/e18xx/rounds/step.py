@@ -42,6 +42,43 @@ if TYPE_CHECKING:  # typing only: steps use the game through its Protocol
     from pbm.e18xx.core.title import Title
 
 
+# Action types in the rulebooks' words, with the mail word that makes each (issue 29 item 6:
+# no internal names in what a player reads).
+PLAIN: dict[str, tuple[str, str]] = {
+    "pass": ("pass", "pass"),
+    "bid": ("bid on a private company", "bid"),
+    "par": ("start a company at a par price", "par"),
+    "buy_shares": ("buy a share", "buy"),
+    "sell_shares": ("sell shares", "sell"),
+    "lay_tile": ("lay or upgrade a tile", "lay"),
+    "place_token": ("place a station", "token"),
+    "run_routes": ("run trains", "run"),
+    "dividend": ("pay out or withhold", "payout/withhold"),
+    "buy_train": ("buy a train", "buy train"),
+    "discard_train": ("discard a train", "discard"),
+    "buy_company": ("buy a private company", "buy private"),
+    "bankrupt": ("declare bankruptcy", "bankrupt"),
+    "convert": ("convert to ten shares", "convert"),
+    "assign": ("lower a private's price or use its bonus", "lower/assign"),
+    "use_ability": ("use a private's ability", "use"),
+    "take_loan": ("take a loan", "take loan"),
+}
+
+
+def plain(kind: str) -> str:
+    """An action type as the rulebook says it (``buy_train`` -> ``buy a train``)."""
+    return PLAIN.get(kind, (kind.replace("_", " "), ""))[0]
+
+
+def plain_list(kinds: Sequence[str]) -> str:
+    """Action types for a player: ``buy a train ('buy train'), pass``; ``nothing`` if none."""
+    out = []
+    for k in dict.fromkeys(kinds):
+        words, verb = PLAIN.get(k, (k.replace("_", " "), ""))
+        out.append(words if not verb or verb == words else f"{words} ('{verb}')")
+    return ", ".join(out) or "nothing"
+
+
 class Step:
     name: ClassVar[str] = ""
     takes: ClassVar[tuple[str, ...]] = ()
@@ -70,7 +107,7 @@ class Step:
         g.state.round.steps_done.add(self.name)
 
     def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
-        raise IllegalAction(f"{action.type} is not an operating round action")
+        raise IllegalAction(f"'{plain(action.type)}' is not a move of the operating round")
 
     def refuse(self, g: "StepGame", corp: str, action: A.Action) -> None:
         """Raise a precise refusal for an action of its kind that is not allowed now (default: none)."""

@@ -11,6 +11,7 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError, IllegalAction, InsufficientFunds
 from pbm.e18xx.rounds.auction import AuctionMixin
 from pbm.e18xx.core.state import RoundState
+from pbm.e18xx.rounds.step import plain, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -327,7 +328,7 @@ class StockMixin(AuctionMixin):
         player = action.entity
         if not self._stock_allows(player, action.type):
             allowed = self.stock_actions(player)
-            raise IllegalAction(f"{player} may not {action.type} now; allowed: {', '.join(allowed) or 'nothing'}")
+            raise IllegalAction(f"{player} may not {plain(action.type)} now; allowed: {plain_list(allowed)}")
         if isinstance(action, A.Pass):
             if r.turn_actions:
                 r.passed.discard(player)
