@@ -1,0 +1,94 @@
+"""Issue 29 item 2 through a real round trip: move mails into a Dovecot IMAP mailbox, `pbm ingest --imap
+--send`, the state mails read off a real SMTP server (aiosmtpd) on loopback.  Each state mail shows the
+events since the reader's last mail, newest last."""
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+
+import imapclient
+import pytest
+
+from tests.mail.dovecot import PASSWORD, USER, Dovecot, available
+from tests.mail.helpers import mk
+from tests.mail.smtp import SmtpServer
+
+pytestmark = pytest.mark.skipif(available() is not None, reason=available() or "")
+
+PLAYERS = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org")]
+
+
+@pytest.fixture
+def world(cli, tmp_path, tmp_path_factory, monkeypatch):
+    server = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
+    try:
+        with SmtpServer() as smtp:
+            for key, value in {"HOST": "127.0.0.1", "PORT": str(server.port), "USER": USER,
+                               "PASSWORD": PASSWORD, "SSL": "false", "FOLDER": "INBOX"}.items():
+                monkeypatch.setenv(f"PBM_IMAP_{key}", value)
+            cfg = tmp_path / "pbm.toml"
+            cfg.write_text(smtp.config_toml(), encoding="utf-8")
+            csv = tmp_path / "players.csv"
+            csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
+            out = cli("new-game", "18GA", "--players", str(csv), "--seed", "11", "--name", "ev-1").stdout
+            secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
+            yield cli, server, smtp, cfg, secrets
+    finally:
+        server.stop()
+
+
+_N = [0]
+
+
+def deliver(world, seat: int, lines: str) -> str:
+    cli, server, _, cfg, secrets = world
+    c = imapclient.IMAPClient("127.0.0.1", port=server.port, ssl=False)
+    c.login(USER, PASSWORD)
+    _N[0] += 1
+    name, addr = PLAYERS[seat - 1]
+    c.append("INBOX", mk(f"GAME: ev-1\nPLAYER: {seat}\nSECRET: {secrets[seat]}\n{lines}\n",
+                         sender=f"{name} <{addr}>", msgid=f"<ev{_N[0]}@test.example>"))
+    c.logout()
+    return cli("ingest", "--imap", "--send", "--config", str(cfg)).stdout
+
+
+def bodies(smtp, addr: str) -> list[str]:
+    msgs = [email.message_from_bytes(m.data, policy=email.policy.default) for m in smtp.messages
+            if addr in m.rcpt_tos]
+    return [m.get_body(("plain",)).get_content().replace("\r\n", "\n") for m in msgs]
+
+
+def events_block(text: str) -> list[str]:
+    """The lines of a state mail's events block ([] when it has none)."""
+    lines = text.split("\n")
+    start = next((i for i, x in enumerate(lines) if x.startswith("Events since your last mail")), None)
+    if start is None:
+        return []
+    out = []
+    for x in lines[start + 1:]:
+        if not x.strip():
+            break
+        out.append(x.strip())
+    return out
+
+
+def test_state_mails_tell_each_reader_the_events_since_his_last_mail(world):
+    cli, server, smtp, cfg, secrets = world
+    out = deliver(world, 3, "NOTIFY: turn")  # Cy: a mail only on his turn
+    assert "accepted" in out
+    deliver(world, 1, "bid 20 LTR")
+    ann1, bob1 = bodies(smtp, "ann@example.org")[-1], bodies(smtp, "bob@example.org")[-1]
+    assert events_block(ann1) == ["#1 Ann: bid 20 LTR", "Ann gets LTR for $20"]  # the mover's receipt too
+    assert events_block(bob1) == ["#1 Ann: bid 20 LTR", "Ann gets LTR for $20"]
+    cy_before = len(bodies(smtp, "cy@example.org"))
+    deliver(world, 2, "bid 45 MRC")
+    # Ann heard of LTR in her last mail: only what came after it
+    assert events_block(bodies(smtp, "ann@example.org")[-1]) == ["#2 Bob: bid 45 MRC", "Bob gets MRC for $45"]
+    # Cy had no mail since the start (NOTIFY: turn): now it is his turn and he hears of both, newest last
+    cy = bodies(smtp, "cy@example.org")
+    assert len(cy) == cy_before + 1
+    assert events_block(cy[-1]) == ["#1 Ann: bid 20 LTR", "Ann gets LTR for $20",
+                                    "#2 Bob: bid 45 MRC", "Bob gets MRC for $45"]
+    assert "Your turn" in str([m for m in smtp.messages if "cy@example.org" in m.rcpt_tos][-1].data[:2000]) or \
+        "IT IS YOUR TURN" in cy[-1]
