@@ -3,7 +3,7 @@
 ``pbm 18xx import FILE.json [--name NAME] [--emails FILE.csv]``,
 ``pbm 18xx export [GAME] [-o FILE]``, ``pbm 18xx status [GAME]``,
 ``pbm 18xx move [GAME] --player N "TEXT"``, ``pbm 18xx undo [GAME]``,
-``pbm 18xx pdf [GAME] [-o FILE]``, ``pbm 18xx log [GAME]``.
+``pbm 18xx pdf [GAME] [-o FILE]``, ``pbm 18xx log [GAME] [--events] [--json]``.
 Games are created with ``pbm new-game 18GA --players FILE.csv``.
 """
 from __future__ import annotations
@@ -170,18 +170,46 @@ def pdf_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
 
 
 def log_cmd(ctx: typer.Context, game: Optional[str] = GAME_ARG,
-            last: int = typer.Option(0, "--last", help="Only the last N actions.")) -> None:
-    """The stored actions: number, player, move."""
+            last: int = typer.Option(0, "--last", help="Only the last N actions."),
+            events: bool = typer.Option(False, "--events", help="Also what each action caused (auction won, "
+                                        "routes, dividends, price moves, phase changes, rust, ...)."),
+            as_json: bool = typer.Option(False, "--json", help="As JSON: the actions, with their events "
+                                         "when --events is given.")) -> None:
+    """The stored actions: number, player, move (with --events: what each caused, in plain words)."""
     from pbm.e18xx.core import actions as A
-    from pbm.e18xx.pbem.games import action_rows, pick_18xx_game
+    from pbm.e18xx.pbem.games import action_rows, pick_18xx_game, replay_rows
 
     with session(ctx) as s:
         row = pick_18xx_game(s, game)
         rows = action_rows(s, row)
-        for r in rows[-last:] if last else rows:
+        head = {"game": row.name, "title": row.title}
+        shown = rows[-last:] if last else rows
+        by_seq: dict[int, list] = {}
+        money = None
+        if events:
+            from pbm.e18xx.events import money_of, recorded
+
+            g = replay_rows(s, row).game
+            money = money_of(g.title)
+            for e in recorded(g):
+                by_seq.setdefault(e.seq, []).append(e)
+        out = []
+        for r in shown:
+            act = A.action_from_dict(r.action)
+            if as_json:
+                item = {"seq": r.seq, "player": r.player_number, "action": r.action}
+                if events:
+                    item["events"] = [e.to_dict(money) for e in by_seq.get(r.seq, [])]
+                out.append(item)
+                continue
             via = _via_note(r.action.get("_via"))
-            typer.echo(f"#{r.seq:<4} player {r.player_number if r.player_number is not None else '-'}  "
-                       f"{_fmt(A.action_from_dict(r.action))}{via}")
+            out.append(f"#{r.seq:<4} player {r.player_number if r.player_number is not None else '-'}  "
+                       f"{_fmt(act)}{via}")
+            out += [f"        {e.text(money)}" for e in by_seq.get(r.seq, [])]
+    if as_json:
+        _echo([json.dumps({**head, "actions": out}, indent=1, sort_keys=True)])
+    else:
+        _echo(out)
 
 
 def _is_game(s, text: str) -> bool:

@@ -33,17 +33,9 @@ Money = Callable[[Any], str]
 
 def money_of(title: Any) -> Money:
     """Money in the title's currency (title data ``currency``, e.g. ``"£%s"``; ``$`` otherwise)."""
-    fmt = str((getattr(title, "data", None) or {}).get("currency") or "$%s")
-    if "%s" not in fmt:
-        fmt = "$%s"
+    from pbm.e18xx.core.title import money
 
-    def money(amount: Any) -> str:
-        if isinstance(amount, float):
-            amount = int(amount) if amount == int(amount) else f"{amount:.2f}".rstrip("0")
-        text = fmt % amount
-        return text.replace(fmt.split("%s")[0] + "-", "-" + fmt.split("%s")[0], 1) if str(amount).startswith("-") \
-            else text
-    return money
+    return lambda amount: money(title, amount)
 
 
 def _list(items: list[str] | tuple[str, ...]) -> str:
@@ -167,7 +159,7 @@ class DividendPaid(Event):
     def text(self, money: Money) -> str:
         if self.how != "payout" or not self.revenue:
             if not self.revenue:
-                return f"{self.corp} has no revenue to pay"
+                return f"{self.corp} earns nothing: no dividend"
             return f"{self.corp} withholds {money(self.revenue)}: all of it goes to its treasury"
         paid = "; ".join(f"{n} {money(a)}" for n, a in self.holders) or "no player holds a share"
         tail = f"; its treasury {money(self.treasury)} (for the market's shares)" if self.treasury else ""

@@ -186,3 +186,33 @@ def test_events_of_a_refused_action_are_not_kept():
     assert rec.events == []
     g.process(A.Bid("Ann", "LTR", 20))
     assert [e.kind for e in rec.events] == ["auction_won"]
+
+
+# ------------------------------------------------------------------ pbm 18xx log --events
+def _imported(cli, tmp_path, rel: str, name: str) -> None:
+    export, where = load_fixture(rel)
+    if export is None:
+        pytest.skip(where)
+    import json
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    cli("18xx", "import", str(path), "--name", name)
+
+
+def test_cli_log_events_text_and_json(cli, tmp_path):
+    import json
+    _imported(cli, tmp_path, P1848, "aus")
+    plain = cli("18xx", "log", "aus").stdout
+    assert "pays out" not in plain  # without --events: the moves only
+    text = cli("18xx", "log", "aus", "--events").stdout.splitlines()
+    i = next(k for k, x in enumerate(text) if x.startswith("#64 "))
+    assert "[CAR]" in text[i]
+    assert text[i + 1].strip() == "CAR pays out £50, £5 a share: Player 3 £30; Player 1 £5"
+    assert text[i + 2].strip().startswith("CAR's share price goes up from £90 to £100")
+    data = json.loads(cli("18xx", "log", "aus", "--events", "--json", "--last", "60").stdout)
+    assert data["game"] == "aus" and data["title"] == "1848" and len(data["actions"]) == 60
+    kinds = {e["kind"] for a in data["actions"] for e in a["events"]}
+    assert {"rust", "receivership", "loan", "phase"} <= kinds
+    rust = next(e for a in data["actions"] for e in a["events"] if e["kind"] == "rust")
+    assert rust["train"] == "2" and rust["text"].startswith("The 2 trains rust")
+    assert E.event_from_dict(rust) == E.TrainsRusted(rust["seq"], "2", (("CAR", 2), ("SAR", 2), ("VR", 2)))
