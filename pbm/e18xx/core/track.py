@@ -372,17 +372,23 @@ class TrackGraph:
     # -- what a company reaches (tile lays, tokens) ---------------------
     def reach(self, corp: str, starts: Iterable[NodeKey], home_hexes: Iterable[str] = (),
               until: Callable[[NodeKey], bool] | None = None, watch: str | None = None,
-              watch_ok: Callable[[set[int], set[NodeKey]], bool] | None = None,
-              ) -> tuple[dict[str, set[int]], set[NodeKey]] | None:
-        """Edges of each hex a company can build on, and the stops it reaches.  With ``until``
-        (a test of a stop): None as soon as a stop it reaches passes the test (the full answer
-        if none does), so ``any(until(k) for k in reach(...)[1])`` without the whole walk.
-        With ``watch`` (a hex) and ``watch_ok`` (a test of that hex's edges and the stops
-        reached, which only more of either can make true): None as soon as the test holds on
-        what is reached so far, asked whenever more of that hex is reached."""
+              watch_ok: Callable[[set[int], set[NodeKey], set[int]], bool] | None = None,
+              ) -> tuple[dict[str, set[int]], set[NodeKey], dict[str, set[int]]] | None:
+        """Edges of each hex a company can build on, the stops it reaches, and the sides of each
+        hex its track arrives at from the neighbouring hex (``inward``: new track from such a side
+        is connected; from a side only reached from inside the hex it would back up at a fork,
+        18GA/18AL 4.2.1(j)).  The walk goes as a train would: along each piece of track in each
+        direction at most once, never reversing at a fork, through stops that do not block.
+        With ``until`` (a test of a stop): None as soon as a stop it reaches passes the test
+        (the full answer if none does), so ``any(until(k) for k in reach(...)[1])`` without the
+        whole walk.  With ``watch`` (a hex) and ``watch_ok`` (a test of that hex's edges, the
+        stops reached and that hex's inward sides, which only more of them can make true): None
+        as soon as the test holds on what is reached so far, asked whenever more of that hex is
+        reached."""
         hexes: dict[str, set[int]] = {}
+        inward: dict[str, set[int]] = {}
         nodes: set[NodeKey] = set()
-        seen_paths: set[int] = set()
+        seen: set[int] = set()  # path id * 2 + 1 if walked from its second end
         stack: list[tuple[int, tuple[str, int]]] = []  # (path, entered end)
         on_map, by_node, by_side, paths = self.neighbour_on_map, self.by_node, self.by_side, self.paths
         blocks = self.map.blocks
@@ -390,26 +396,35 @@ class TrackGraph:
         kinds = self._stop_kinds
         cross = self._cross
         w = watch if watch_ok is not None else None
+        no_sides: set[int] = set()
+
+        def station_hex(coord: str) -> set[int]:
+            every = {e for e in range(6) if on_map(coord, e)}
+            hexes.setdefault(coord, set()).update(every)
+            inward.setdefault(coord, set()).update(every)
+            return hexes[coord]
+
         for coord in home_hexes:
-            hexes.setdefault(coord, set()).update(e for e in range(6) if on_map(coord, e))
-            if coord == w and watch_ok(hexes[coord], nodes):  # type: ignore[misc]
+            edges = station_hex(coord)
+            if coord == w and watch_ok(edges, nodes, inward[coord]):  # type: ignore[misc]
                 return None
         for key in starts:
             coord = key[0]
-            hexes.setdefault(coord, set()).update(e for e in range(6) if on_map(coord, e))
+            edges = station_hex(coord)
             nodes.add(key)
             if until is not None and until(key):
                 return None
-            if coord == w and watch_ok(hexes[coord], nodes):  # type: ignore[misc]
+            if coord == w and watch_ok(edges, nodes, inward[coord]):  # type: ignore[misc]
                 return None
             for pid in by_node.get(key, ()):
                 stack.append((pid, ("n", key[1])))
         while stack:
             pid, from_end = stack.pop()
-            if pid in seen_paths:
-                continue
-            seen_paths.add(pid)
             coord, a, b = paths[pid]  # type: ignore[misc]
+            walked = pid * 2 + (a != from_end)
+            if walked in seen:
+                continue
+            seen.add(walked)
             if a[0] == "e" or b[0] == "e":
                 edges = hexes.get(coord)
                 if edges is None:
@@ -418,7 +433,7 @@ class TrackGraph:
                     edges.add(a[1])
                 if b[0] == "e":
                     edges.add(b[1])
-                if coord == w and watch_ok(edges, nodes):  # type: ignore[misc]
+                if coord == w and watch_ok(edges, nodes, inward.get(coord, no_sides)):  # type: ignore[misc]
                     return None
             end = b if a == from_end else a
             if end[0] == "n":
@@ -427,7 +442,7 @@ class TrackGraph:
                     return None
                 if coord == w and key not in nodes:
                     nodes.add(key)
-                    if watch_ok(hexes.get(coord, set()), nodes):  # type: ignore[misc]
+                    if watch_ok(hexes.get(coord, no_sides), nodes, inward.get(coord, no_sides)):  # type: ignore[misc]
                         return None
                 nodes.add(key)
                 kind = kinds.get(key)
@@ -442,7 +457,7 @@ class TrackGraph:
                     if stop:
                         continue
                 for nxt in by_node.get(key, ()):
-                    if nxt not in seen_paths:
+                    if nxt != pid:
                         stack.append((nxt, end))
                 continue
             across = cross.get((coord, end[1]), False)
@@ -455,12 +470,15 @@ class TrackGraph:
             if edges is None:
                 edges = hexes[nb] = set()
             edges.add(opp)
-            if nb == w and watch_ok(edges, nodes):  # type: ignore[misc]
+            sides = inward.get(nb)
+            if sides is None:
+                sides = inward[nb] = set()
+            sides.add(opp)
+            if nb == w and watch_ok(edges, nodes, sides):  # type: ignore[misc]
                 return None
             for nxt in pids:
-                if nxt not in seen_paths:
-                    stack.append((nxt, entered))
-        return hexes, nodes
+                stack.append((nxt, entered))
+        return hexes, nodes, inward
 
 
 def _title_strides(title: Title) -> tuple[int, int]:
@@ -487,16 +505,24 @@ def _strides_needed(m: MapState, paths: int, bits: int) -> tuple[int, int]:
 def upgrade_ok(old: Placed, new: TileDef, rotation: int) -> str | None:
     """None if ``new`` at ``rotation`` may replace ``old``, else why not
     (colour order, labels, stops and the old track kept)."""
+    got = upgrade_fault(old, new, rotation)
+    return got[1] if got else None
+
+
+def upgrade_fault(old: Placed, new: TileDef, rotation: int) -> tuple[str, str] | None:
+    """None if ``new`` at ``rotation`` may replace ``old``, else (which rule, why not): the rule
+    is a key of title data ``track_refs`` (``colour``, ``cities``, ``towns``, ``label``, ``keep``)."""
     want = UPGRADE_NEXT.get(old.tile.color)
     if want is None or old.tile.color == "red":
-        return f"a {old.tile.color} hex cannot be changed"
+        return "colour", f"a {old.tile.color} hex cannot be changed"
     if new.color != want:
-        return f"a {old.tile.color} hex takes a {want} tile, not {new.color}"
+        return "colour", f"a {old.tile.color} hex takes a {want} tile, not {new.color}"
     if (old.tile.label or None) != (new.label or None):
-        return f"label {new.label or 'none'} does not match the hex's label {old.tile.label or 'none'}"
+        return "label", f"label {new.label or 'none'} does not match the hex's label {old.tile.label or 'none'}"
     for kind in ("city", "town", "offboard"):
         if old.tile.count_kind(kind) != new.count_kind(kind):
-            return f"the tile must have {old.tile.count_kind(kind)} {kind}(s) like the hex, it has {new.count_kind(kind)}"
+            return ("towns" if kind == "town" else "cities",
+                    f"the tile must have {old.tile.count_kind(kind)} {kind}(s) like the hex, it has {new.count_kind(kind)}")
     old_paths = old.tile.rotated_paths(old.rotation)
     new_paths = set(new.rotated_paths(rotation))
     new_paths |= {(b, a) for a, b in new_paths}
@@ -505,13 +531,13 @@ def upgrade_ok(old: Placed, new: TileDef, rotation: int) -> str | None:
     for a, b in old_paths:
         if a[0] == "e" and b[0] == "e":
             if (a, b) not in new_paths:
-                return f"old track between edges {a[1]} and {b[1]} is not kept"
+                return "keep", f"old track between edges {a[1]} and {b[1]} is not kept"
     for i, edges in enumerate(old_ne):
         if not edges:
             continue
         kind = old.tile.nodes[i].kind
         if not any(new.nodes[j].kind == kind and edges <= new_ne[j] for j in range(len(new.nodes))):
-            return f"old track to the {kind} (edges {sorted(edges)}) is not kept"
+            return "keep", f"old track to the {kind} (edges {sorted(edges)}) is not kept"
     return None
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError, IllegalAction, IllegalTile, InsufficientFunds
 from pbm.e18xx.core.state import Corporation
-from pbm.e18xx.core.track import Placed, city_map, upgrade_ok
+from pbm.e18xx.core.track import Placed, city_map, upgrade_fault
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -41,7 +41,7 @@ class TrackMixin:
         if ref in self.title.tiles:
             avail = s.tile_supply.get(ref, [])
             if not avail:
-                raise IllegalTile(f"no tile {ref} is left")
+                raise IllegalTile(f"{self.track_ref('supply')}no tile {ref} is left")
             return ref, min(avail)
         name, _, idx = ref.rpartition("-")
         if name in self.title.tiles and idx.isdigit():
@@ -51,25 +51,32 @@ class TrackMixin:
             return name, i
         raise IllegalTile(f"unknown tile {ref!r}")
 
+    def track_ref(self: "Engine", key: str) -> str:
+        """``"4.2.1(j): "``: the rule section of the title's ``track_refs`` for ``key`` (tile lays,
+        stations, routes), as a refusal's first words; empty where the title names none."""
+        ref = (self.title.data.get("track_refs") or {}).get(key)
+        return f"{ref}: " if ref else ""
+
     def check_lay(self: "Engine", corp: str, coord: str, name: str, rotation: int, special: bool = False,
                   reach: dict[str, set[int]] | None = None) -> int:
         """Raise IllegalTile unless ``corp`` may lay tile ``name`` on ``coord``; return the cost."""
         s = self.state
         m = s.map
+        r = self.track_ref
         if coord not in m.placed:
-            raise IllegalTile(f"{coord} is not on the map")
+            raise IllegalTile(f"{r('off_map')}{coord} is not on the map")
         if not 0 <= rotation <= 5:
             raise IllegalTile("rotation is 0..5")
         new = self.title.tiles[name]
         old = m.placed[coord]
         if not special and s.round.kind == "operating" and s.round.tile_lays >= 1 and old.tile.color != "white":
-            raise IllegalTile("the second tile of the first operating round must be a yellow tile, not an upgrade")
+            raise IllegalTile(f"{r('second_lay')}the second tile of a turn must be a yellow tile, not an upgrade")
         if new.color not in self.phase.tiles and special != "blue":
-            raise IllegalTile(f"{new.color} tiles are not available in phase {self.phase.name}")
+            raise IllegalTile(f"{r('phase_colour')}{new.color} tiles are not available in phase {self.phase.name}")
         if not special:
             blocker = self._blocking_private(coord)
             if blocker:
-                raise IllegalTile(f"{coord} is blocked by {blocker} while a player owns it")
+                raise IllegalTile(f"{r('private_blocks')}{coord} is blocked by {blocker} while a player owns it")
         override = next((o for o in self.title.data.get("upgrade_overrides", [])
                          if o["hex"] == coord and o["from_color"] == old.tile.color
                          and o.get("if_rule", "") in self.optional_rules + ("",)
@@ -77,50 +84,58 @@ class TrackMixin:
         future = self.title.hexes[coord].future_label if coord in self.title.hexes else None
         if future and new.color != "yellow" and override is None:
             if new.label != future:
-                raise IllegalTile(f"{coord} takes only {future} tiles from green on")
+                raise IllegalTile(f"{r('label')}{coord} takes only {future} tiles from green on")
             if old.tile.label is None:  # the yellow tile did not carry the hex's label
                 override = {"only": [name]}
         if old.tile.name in self.title.data.get("tiles_never_upgraded", ()):
-            raise IllegalTile(f"tile {old.tile.name} on {coord} is permanent: it is never upgraded")
+            raise IllegalTile(f"{r('permanent')}tile {old.tile.name} on {coord} is permanent: it is never upgraded")
         if special == "blue":  # a tile for a blue hex (title data ``on_blue``): the hex must be empty
             if old.tile_id is not None:
                 raise IllegalTile(f"{coord} already has a tile")
             why = None
         elif override is not None:
             if name not in override["only"]:
-                raise IllegalTile(f"{coord} must be upgraded with tile {' or '.join(override['only'])}")
+                raise IllegalTile(f"{r('label')}{coord} must be upgraded with tile {' or '.join(override['only'])}")
             # the hex's special tile carries a label the printed hex lacks
-            why = upgrade_ok(Placed(replace(old.tile, label=new.label), old.tile_id, old.rotation), new, rotation)
+            why = upgrade_fault(Placed(replace(old.tile, label=new.label), old.tile_id, old.rotation), new, rotation)
         elif (name in self.title.data.get("tiles_on_plain_hexes", ()) and old.tile_id is None
               and not old.tile.nodes and new.color == "yellow"):
             why = None  # a tile that brings its own stop to an empty hex (title data)
         else:
-            why = upgrade_ok(old, new, rotation)
+            why = upgrade_fault(old, new, rotation)
         if why:
-            raise IllegalTile(f"tile {name} rotation {rotation} on {coord}: {why}")
+            raise IllegalTile(f"{r(why[0])}tile {name} rotation {rotation} on {coord}: {why[1]}")
         exits = new.exits(rotation)
         for e in exits:
             if m.neighbour_on_map(coord, e) is None:
-                raise IllegalTile(f"tile {name} rotation {rotation} on {coord}: track would run off the map "
+                raise IllegalTile(f"{r('off_map')}tile {name} rotation {rotation} on {coord}: track would run off the map "
                                   f"or into a blank side (edge {e})")
         if not special or (isinstance(special, int) and not isinstance(special, bool)):
             reached_nodes: set | None = None
+            inward: set[int] | None = None
+            new_track = old.tile.paths and (self.title.data.get("track_refs") or {}).get("upgrade_new_track", True)
             if reach is None:
-                def lay_ok(edges: set[int], nodes: set) -> bool:  # the tests below, on part of the reach
+                def lay_ok(edges: set[int], nodes: set, sides: set[int]) -> bool:  # the tests below, on part of the reach
                     return bool(edges) and bool(exits & edges) and (
-                        not old.tile.paths or self._upgrade_connects(corp, coord, old, new, rotation, edges, nodes))
+                        not new_track or self._upgrade_connects(corp, coord, old, new, rotation, sides, nodes))
                 full = self._reach_watching(corp, coord, lay_ok)
                 if full is None:  # connected: the walk stopped once that was shown
                     return self._lay_cost(corp, coord, old, special)
-                reach, reached_nodes = full
+                reach, reached_nodes, inward_all = full
+                inward = inward_all.get(coord, set())
             edges = reach.get(coord)
             if not edges:
-                raise IllegalTile(f"{coord} is not connected to {corp}'s stations")
+                raise IllegalTile(f"{r('connected')}{coord} is not connected to {corp}'s stations")
             if not exits & edges:
-                raise IllegalTile(f"tile {name} rotation {rotation} on {coord} does not connect to {corp}'s track")
-            if old.tile.paths and not self._upgrade_connects(corp, coord, old, new, rotation, edges, reached_nodes):
-                raise IllegalTile(f"4.2.1(j): tile {name} on {coord} adds no track connected to {corp}'s stations "
-                                  "and has no city connected to them")
+                raise IllegalTile(f"{r('connected')}tile {name} rotation {rotation} on {coord} does not connect to "
+                                  f"{corp}'s track")
+            if new_track:
+                if inward is None:
+                    inward = self._reach_inward(corp).get(coord, set())
+                if not self._upgrade_connects(corp, coord, old, new, rotation, inward, reached_nodes):
+                    raise IllegalTile(f"{r('connected')}tile {name} rotation {rotation} on {coord} adds no track connected "
+                                      f"to {corp}'s stations and has no city connected to them (the connection is "
+                                      "traced as a train runs: it may not back up at a fork)")
         return self._lay_cost(corp, coord, old, special)
 
     def _lay_cost(self: "Engine", corp: str, coord: str, old: Placed, special) -> int:
@@ -129,12 +144,16 @@ class TrackMixin:
         if special and isinstance(special, int) and not isinstance(special, bool):  # a discounted lay
             cost = max(0, self.title.hexes[coord].cost - special) if old.tile_id is None else 0
         if cost > s.cash[f"C:{corp}"]:
-            raise InsufficientFunds(f"{coord} costs {cost} to build on; {corp} has {s.cash[f'C:{corp}']}")
+            raise InsufficientFunds(f"{self.track_ref('terrain_cost')}{coord} costs {cost} to build on; "
+                                    f"{corp} has {s.cash[f'C:{corp}']}")
         return cost
 
     def _upgrade_connects(self: "Engine", corp: str, coord: str, old: Placed, new, rotation: int,
-                          edges: set[int], reached_nodes: set | None) -> bool:
-        """4.2.1(j) for an upgrade: new track touching the company's reach, or a reached city."""
+                          inward: set[int], reached_nodes: set | None) -> bool:
+        """4.2.1(j) for an upgrade: a reached city, or new track the company's trains could run
+        onto: from a side its track arrives at from the next hex (``inward``), or from a reached
+        town or city.  Track from a side reached only along the old track inside this hex would
+        back up at a fork (18GA/18AL 4.2.1(j); 18VA 4.5.2.1: new track must extend a legal route)."""
         if reached_nodes is None:
             reached_nodes = self._reach(corp)[1]
         if any((coord, i) in reached_nodes for i in old.tile.cities()):
@@ -148,11 +167,19 @@ class TrackMixin:
             is_new = any(e not in old_exits for e in ends) or (len(ends) == 2 and frozenset((a, b)) not in old_pairs)
             if not is_new:
                 continue
-            if any(e in edges for e in ends) or any(x[0] == "n" and x[1] in reached_new for x in (a, b)):
+            if any(e in inward for e in ends) or any(x[0] == "n" and x[1] in reached_new for x in (a, b)):
                 return True
         return False
 
     def _reach(self: "Engine", corp: str):
+        """(edges of each hex the company may build on, the stops it reaches)."""
+        return self._reach_full(corp)[:2]
+
+    def _reach_inward(self: "Engine", corp: str) -> dict[str, set[int]]:
+        """Per hex, the sides the company's track arrives at from the next hex (see TrackGraph.reach)."""
+        return self._reach_full(corp)[2]
+
+    def _reach_full(self: "Engine", corp: str):
         g, key, starts, home, cache = self._reach_key(corp)
         got = cache.get(key)
         if got is None:
@@ -169,12 +196,13 @@ class TrackMixin:
         return g, (corp, tuple(starts), tuple(home)), starts, home, cache
 
     def _reach_watching(self: "Engine", corp: str, coord: str, ok):
-        """None if ``ok(edges of coord, stops)`` holds on the company's reach (a test only more
-        reach can make true), shown walking only as far as needed; else the full reach."""
+        """None if ``ok(edges of coord, stops, inward sides of coord)`` holds on the company's reach
+        (a test only more reach can make true), shown walking only as far as needed; else the full
+        reach."""
         g, key, starts, home, cache = self._reach_key(corp)
         got = cache.get(key)
         if got is not None:
-            return None if ok(got[0].get(coord) or set(), got[1]) else got
+            return None if ok(got[0].get(coord) or set(), got[1], got[2].get(coord) or set()) else got
         full = g.reach(corp, starts, home, watch=coord, watch_ok=ok)
         if full is not None:
             cache[key] = full

@@ -1,0 +1,164 @@
+"""Refusals of tile lays, station tokens and routes: each names the rule that forbids the move.
+
+Rule sections: 18GA/18AL 4.2.1 (a)-(k), 4.2.2 (a)-(c), 4.2.3 (a)-(j); 1848 7.4, 7.5, 7.7, 10.1;
+18VA 4.5.2.1, 4.5.3, 4.5.5 (title data ``track_refs``).
+"""
+from __future__ import annotations
+
+import pytest
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError, IllegalTile
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.core.hexgrid import neighbour, opposite
+from pbm.e18xx.core.state import RoundState
+
+from .test_illegal import refused
+
+HOMES = {"18GA": "GA", "18AL": "TAG", "1848": "CAR", "18VA": "C&O"}
+
+
+def operating_game(title: str, corp: str, cash: int = 1000, phase_colour: str = "yellow") -> Game:
+    """``corp`` of ``title`` floated and operating, its home station down, in the first phase
+    that has ``phase_colour`` tiles; the privates closed (out of the way)."""
+    g = Game(title, ["Ann", "Bob", "Cy"])
+    s = g.state
+    for comp in s.companies.values():
+        comp.closed = True
+    c = s.corporations[corp]
+    c.ipoed = c.floated = True
+    g._set_price(c, (2, 3))
+    g.move_share(f"{corp}_0", "P:Ann")
+    g.transfer("bank", c.key, cash)
+    s.phase = next(i for i, p in enumerate(g.title.phases) if phase_colour in p.tiles)
+    s.round = RoundState("operating", [corp])
+    g._start_corp_turn()
+    return g
+
+
+def put(g: Game, coord: str, tile: str, rot: int) -> None:
+    g._put_tile(coord, tile, min(g.state.tile_supply[tile]), rot, "test")
+
+
+def lays(g: Game, corp: str, coord: str, tiles) -> list[tuple[str, int]]:
+    out = []
+    for name in tiles:
+        for rot in range(6):
+            try:
+                g.check_lay(corp, coord, name, rot)
+                out.append((name, rot))
+            except GameError:
+                pass
+    return out
+
+
+def fork_case(title: str):
+    """A game of ``title`` where the company's track runs from its home city into a plain hex N
+    (entering by side ``a``, on a yellow tile a-b) and stops there; then the green upgrades of
+    N that keep a-b, split into those adding track from side a (which a train from home can
+    run onto) and those adding track only from side b or new sides (reached only by backing
+    up at the fork at b)."""
+    for corp in [HOMES[title]] + sorted(Game(title, ["Ann", "Bob", "Cy"]).state.corporations):
+        got = _fork_case(title, corp)
+        if got:
+            return got
+    raise AssertionError(f"no fork case found in {title}")
+
+
+def _fork_case(title: str, corp: str):
+    probe = operating_game(title, corp, phase_colour="green")
+    t = probe.title
+    home = probe.state.corporations[corp].home
+    if not home or not probe.state.map.tile(home).cities():
+        return None
+    supply = probe.state.tile_supply
+    yellow_city = [n for n, td in t.tiles.items() if td.color == "yellow" and td.count_kind("city") == 1
+                   and not td.label and td.count_kind("town") == 0 and supply.get(n)]
+    plain_yellow = [n for n, td in t.tiles.items() if td.color == "yellow" and not td.nodes and len(td.paths) == 1
+                    and supply.get(n)]
+    green_plain = [n for n, td in t.tiles.items() if td.color == "green" and not td.nodes and not td.label
+                   and supply.get(n)]
+    named = t.data.get("location_names", {})
+    for city, crot in ([(None, 0)] if probe.state.map.tile(home).paths else lays(probe, corp, home, yellow_city)):
+        g = operating_game(title, corp, phase_colour="green")
+        m = g.state.map
+        if city is not None:
+            put(g, home, city, crot)
+        for side in sorted(m.tile(home).exits(m.placed[home].rotation)):
+            nb = neighbour(home, side, t.layout)
+            hd = t.hexes.get(nb)
+            if hd is None or hd.color != "white" or hd.tile.nodes or hd.cost or nb in named:
+                continue
+            a = opposite(side)
+            for name, rot in lays(g, corp, nb, plain_yellow):
+                (e1, e2), = [(p[0][1], p[1][1]) for p in t.tiles[name].rotated_paths(rot)]
+                if a not in (e1, e2):
+                    continue
+                b = e2 if e1 == a else e1
+                far = neighbour(nb, b, t.layout)
+                if far not in t.hexes or t.hexes[far].color != "white" or t.hexes[far].tile.nodes:
+                    continue
+                near, back = [], []
+                for gname in green_plain:
+                    gd = t.tiles[gname]
+                    for grot in range(6):
+                        pairs = {frozenset((p[0][1], p[1][1])) for p in gd.rotated_paths(grot)}
+                        if frozenset((a, b)) not in pairs:
+                            continue
+                        if any(m.neighbour_on_map(nb, e) is None for e in gd.exits(grot)):
+                            continue
+                        added = pairs - {frozenset((a, b))}
+                        (near if any(a in p for p in added) else back).append((gname, grot))
+                if near and back:
+                    put(g, nb, name, rot)
+                    return g, corp, nb, near, back
+    return None
+
+
+@pytest.mark.parametrize("title,rule", [("18GA", "4.2.1(j)"), ("18AL", "4.2.1(j)")])
+def test_upgrade_whose_new_track_is_reached_only_backing_up_at_a_fork_is_refused(title, rule):
+    """18GA/18AL 4.2.1(j): the connection "is traced as if you were running a train ... it may not
+    backtrack at a fork".  (18VA 4.5.2.1, "the new track created must extend a legal route", is
+    checked the same way, but its green plain tiles are junctions: every new side joins the side
+    the track came in by, so no such case arises there.)"""
+    g, corp, coord, near, back = fork_case(title)
+    for name, rot in near:
+        g.check_lay(corp, coord, name, rot)  # a branch from the side the company's track comes in by
+    for name, rot in back:
+        with pytest.raises(IllegalTile) as e:
+            g.check_lay(corp, coord, name, rot)
+        assert str(e.value).startswith(f"{rule}: tile {name} rotation {rot} on {coord} adds no track connected")
+        assert "back up at a fork" in str(e.value)
+    listed = {(a.tile, a.rotation) for a in g.legal_actions() if isinstance(a, A.LayTile) and a.hex == coord}
+    assert listed and not listed & set(back)
+
+
+def test_1848_upgrade_need_not_add_usable_track():
+    """1848 7.5.1: "It is not necessary for the new track on the tile to be usable by the company";
+    7.5.3: the tile must contain track along which the company could run a train (the old track)."""
+    g, corp, coord, near, back = fork_case("1848")
+    for name, rot in near + back:
+        g.check_lay(corp, coord, name, rot)
+
+
+def test_18ga_fork_upgrade_refused_through_process():
+    """The issue's case in small: GA's track enters C9 from Augusta; tile 23 turned so that its new
+    track leaves from the far end of the old straight is refused, the state untouched."""
+    g = operating_game("18GA", "GA", phase_colour="green")
+    put(g, "D10", "57", 2)  # Augusta: exits to C9 (side 2) and E11 (side 5)
+    put(g, "C9", "9", 2)  # straight 5-2: enters from Augusta by side 5
+    refused(g, A.LayTile("GA", "C9", "23", 2), IllegalTile, "4.2.1(j): tile 23 rotation 2 on C9 adds no track")
+    g.process(A.LayTile("GA", "C9", "23", 5))  # the branch from side 5: a train from Augusta runs onto it
+    assert g.state.map.placed["C9"].tile.name == "23"
+
+
+def test_connection_is_traced_both_ways_along_a_loop():
+    """A piece of track walked one way may be needed the other way: the reach walks each piece in
+    each direction (a loop back into a hex reaches its far side from outside)."""
+    from pbm.e18xx.core.track import TrackGraph
+    g = operating_game("18GA", "GA", phase_colour="green")
+    put(g, "D10", "57", 2)
+    put(g, "C9", "9", 2)
+    hexes, nodes, inward = TrackGraph(g.state.map).reach("GA", g.state.map.token_cities("GA"))
+    assert inward["C9"] == {5}  # entered from Augusta only
+    assert hexes["C9"] == {2, 5}
