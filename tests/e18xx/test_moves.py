@@ -3,7 +3,7 @@ from hypothesis import strategies as st
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.game import Game
-from pbm.e18xx.pbem.moves import (MoveError, PassRestOfRound, StandingOrders, format_action, parse_line, parse_moves,
+from pbm.e18xx.pbem.moves import (Done, MoveError, PassRestOfRound, StandingOrders, format_action, parse_line, parse_moves,
                              play_text)
 
 import pytest
@@ -39,7 +39,10 @@ def test_all_documented_moves():
 def test_more_forms():
     assert parse_line("bid MRC 45", "a") == A.Bid("a", "MRC", 45)
     assert parse_line("lay 9 f12 2 with mrc", "a") == A.LayTile("MRC", "F12", "9", 2)
-    assert parse_line("buy train 2-1 from CoG 120", "a") == A.BuyTrain("a", "2-1", 120)
+    assert parse_line("buy train 2-1 from CoG 120", "a") == A.BuyTrain("a", "2-1", 120, seller="CoG")
+    assert parse_line("buy train 2-1 from CoG for $120", "a") == A.BuyTrain("a", "2-1", 120, seller="CoG")
+    assert parse_line("buy train 3-2 as 3 0 with P2", "a") == A.BuyTrain("P2", "3-2", 0, "3")
+    assert parse_line("buy train 3 from bank for 180", "a") == A.BuyTrain("a", "3", 180)
     assert parse_line("buy private MRC 60", "a") == A.BuyCompany("a", "MRC", 60)
     assert parse_line("run 2-0 D4-0 E1-0; 3-1 C3-0 A3-0", "a") == A.RunRoutes(
         "a", (A.RouteSpec("2-0", ("D4-0", "E1-0")), A.RouteSpec("3-1", ("C3-0", "A3-0"))))
@@ -71,7 +74,7 @@ def test_any_text_gives_moves_or_a_precise_error(text):
         assert str(e).startswith("line ")
         return
     for m in moves:
-        assert isinstance(m, (A.Action, PassRestOfRound))
+        assert isinstance(m, (A.Action, PassRestOfRound, Done))
 
 
 words = st.sampled_from(["pass", "bid", "par", "buy", "sell", "lay", "token", "run", "payout", "withhold",

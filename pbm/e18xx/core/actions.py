@@ -110,6 +110,7 @@ class BuyTrain(Action):
     price: int | None = None
     variant: str | None = None  # passenger or freight side declared (``2`` or ``1G``)
     exchange: str | None = None  # a train of the company traded in (title data ``trade_in``)
+    seller: str | None = None  # the company selling it (named in the log; checked when given)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ from pbm.errors import PbmError
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
-from pbm.e18xx.pbem.moves import Move, MoveError, PassRestOfRound, StandingOrders, for_game, format_action, parse_moves
+from pbm.e18xx.pbem.moves import (Done, Move, MoveError, PassRestOfRound, StandingOrders, for_game, format_action,
+                                  parse_moves)
 from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
 
@@ -252,6 +253,7 @@ class Applied:
     player: str
     action: A.Action
     via: str = ""  # "" (the mover), "standing" (a standing order), "computer", "timeout"
+    note: str = ""  # what it did, when the mail did not say it: "skips \"Place a station\" ..." (pbem/intent.py)
 
 
 @dataclass
@@ -265,6 +267,7 @@ class Outcome:
     moves: int = 0
     replayed: Replayed | None = None  # the replay behind ``game`` (last routes, for the PDF)
     offer: dict | None = None  # a sale offered to another player, waiting for the owner's answer (18GA 3.2)
+    notes: list[str] = field(default_factory=list)  # how the mail was read as a turn (pbem/intent.py)
 
 
 def legal_lines(game: Game, limit: int = 40) -> list[str]:
@@ -397,6 +400,22 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 rep.concrete.append({})
                 charged.append((game.controller(more.entity), more, "standing"))
 
+    notes_at: dict[int, str] = {}
+
+    def intent_do(act: A.Action, note: str) -> None:
+        """An action the turn as written makes (a pass for a step the mail skips, or its own pass)."""
+        _authorize(game, name, act)
+        step(rep, act)
+        charged.append((name, act, via))
+        if note:
+            notes_at[len(charged) - 1] = note
+        if check_cash and game.total_cash() != rep.total_cash:
+            raise GameError(f"internal error: cash not conserved after {format_action(act)}")
+        run_standing()
+
+    from pbm.e18xx.pbem.intent import TurnWriter
+
+    writer = TurnWriter(game, name, intent_do) if isinstance(moves, str) else None  # a mail: a turn as intent
     try:
         if game.finished:
             raise GameError(f"the game is over ({game.state.end_reason})")
@@ -404,7 +423,12 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
         for i, mv in enumerate(parsed, 1):
             if game.finished:
                 raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({game.state.end_reason})")
+            if writer is not None and (isinstance(mv, Done) or (isinstance(mv, A.Pass) and mv.entity == name)):
+                writer.move(i, mv)  # a pass or 'done': ends a step or the turn, or is ignored with a note
+                continue
             mv = readdress(game, name, mv)
+            if writer is not None and not isinstance(mv, PassRestOfRound):
+                writer.begin(i, mv)  # the steps before the one that takes it are passed, if they may be
             if isinstance(mv, PassRestOfRound):
                 orders.add(game, name)
                 added = True
@@ -431,20 +455,23 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             if check_cash and game.total_cash() != rep.total_cash:
                 raise GameError(f"internal error: cash not conserved after {format_action(mv)}")
             run_standing()
+            if writer is not None:
+                writer.end(mv)
         if offer is None:
             run_standing(True)
     except GameError as exc:
         return refuse(str(exc))
+    intent_notes = (writer.notes + ([] if offer is not None else writer.summary())) if writer is not None else []
     seq = stored
     applied: list[Applied] = []
-    for who, act, via in charged:
+    for k, (who, act, via) in enumerate(charged):
         seq += 1
         data = act.to_dict()
         if via:
             data["_via"] = via
         session.add(Action18(game_id=game_row.id, seq=seq, player_number=number_of.get(who),
                              action=data, message_id=message_id))
-        applied.append(Applied(seq, who, act, via))
+        applied.append(Applied(seq, who, act, via, notes_at.get(k, "")))
     _save_standing(game_row, orders, game)
     from pbm.e18xx.pbem.pacing import touch
 
@@ -459,7 +486,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     if game.finished:
         game_row.status = "finished"
     session.flush()
-    return Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep, offer=offer)
+    return Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep, offer=offer, notes=intent_notes)
 
 
 # ----------------------------------------------------------------- sales between players (18GA 3.2)

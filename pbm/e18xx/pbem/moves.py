@@ -3,7 +3,9 @@
 One move per line; blank lines and ``#`` comments are ignored; case does not
 matter.  Moves::
 
-    pass                         end your turn / skip the current step
+    pass                         skip the current step (a pass with nothing to pass is ignored)
+    done                         end your (company's) turn: every step left is skipped, if the
+                                 rules let it be (a required step is named instead)
     pass rest of round           standing order: pass whenever asked this round
     bid 45 MRC                   (or: bid MRC 45)
     par W&A 90
@@ -16,7 +18,7 @@ matter.  Moves::
     buy train 3                  next train of that type from the bank
     buy train 2 as 1G            ... declared as one of its sides (e.g. passenger 2 or freight 1G)
     buy train 3 with P2          ... using a private's train discount
-    buy train 2-1 from CoG 120   a named train (from a company, at a price)
+    buy train 2-1 from CoG for 120   a named train (from a company, at a price; "for" and "$" optional)
     convert                      a five-share corporation becomes a ten-share one
     assign P1 C12                a private's revenue bonus put on a hex
     token H1 with P3             a private's extra station beside a city
@@ -28,8 +30,10 @@ matter.  Moves::
     lower P3                     the falling-price sale: lower a private's price (1848 3.1)
     buy train 8 as D trade 4-1   a new train bought trading one in (1848: a D for a 4)
 
-``parse_moves`` returns actions (and :class:`PassRestOfRound` orders) or
-raises :class:`MoveError` naming the line and what was expected.
+Several moves may share a line when commas or semicolons separate them and every part starts
+with a move word (``pass, pass, run auto``); a ``run`` line keeps its own semicolons (one route
+each).  ``parse_moves`` returns actions (and :class:`PassRestOfRound` orders, :class:`Done`
+markers) or raises :class:`MoveError` naming the line and what was expected.
 """
 from __future__ import annotations
 
@@ -55,16 +59,23 @@ class PassRestOfRound:
     entity: str
 
 
-Move = Union[A.Action, PassRestOfRound]
+@dataclass(frozen=True)
+class Done:
+    """``done``: the end of ``entity``'s turn as the mail writes it (pbem/intent.py skips what is left)."""
+    entity: str
+
+
+Move = Union[A.Action, PassRestOfRound, Done]
 
 _INT = re.compile(r"^\d+$")
 _WORD = re.compile(r"^[A-Za-z0-9&\-_.'+]+$")
 
 USAGE = {
     "pass": "pass | pass rest of round",
+    "done": "done   (ends your turn: the steps left are skipped where the rules allow)",
     "bid": "bid <amount> <private>   e.g. bid 45 MRC",
     "par": "par <corporation> <price>   e.g. par W&A 90",
-    "buy": "buy <corp> [ipo|market] | buy train <type or id> [as <side>] [from <corp>] [price] [with <private>]"
+    "buy": "buy <corp> [ipo|market] | buy train <type or id> [as <side>] [from <corp>] [for <price>] [with <private>]"
            " | buy private <sym> <price>",
     "sell": "sell [count] <corp>   e.g. sell 2 GA",
     "lay": "lay <tile> <hex> <rotation 0-5> [with <private>]   e.g. lay 57 E5 2",
@@ -108,6 +119,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     verb = toks[0].lower()
     args = toks[1:]
     low = [t.lower() for t in args]
+    if verb == "done":
+        if args and low != ["turn"]:
+            raise _fail(lineno, line, "'done' takes nothing after it", verb)
+        return Done(entity)
     if verb == "pass":
         if not args:
             return A.Pass(entity)
@@ -160,35 +175,7 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if not args:
             raise _fail(lineno, line, "buy what?", verb)
         if low[0] == "train":
-            rest = args[1:]
-            if not rest:
-                raise _fail(lineno, line, "which train?", verb)
-            train = _name(rest[0], lineno, line, verb, "train")
-            price = None
-            variant = None
-            who = entity
-            rest = rest[1:]
-            exchange = None
-            if len(rest) >= 2 and rest[-2].lower() == "trade":
-                exchange = _name(rest[-1], lineno, line, verb, "train")
-                rest = rest[:-2]
-            if len(rest) >= 2 and rest[-2].lower() == "with":
-                who = _name(rest[-1], lineno, line, verb, "private").upper()
-                rest = rest[:-2]
-            if rest and rest[0].lower() == "as":
-                if len(rest) < 2:
-                    raise _fail(lineno, line, "as which side (e.g. 2 or 1G)?", verb)
-                variant = _name(rest[1], lineno, line, verb, "side").upper()
-                rest = rest[2:]
-            if rest and rest[0].lower() == "from":
-                if len(rest) < 2:
-                    raise _fail(lineno, line, "from which company?", verb)
-                rest = rest[2:]
-            if rest:
-                if len(rest) != 1:
-                    raise _fail(lineno, line, "too many words", verb)
-                price = _int(rest[0], lineno, line, verb, "price")
-            return A.BuyTrain(who, train, price, variant, exchange)
+            return _buy_train(args[1:], entity, lineno, line)
         if low[0] in ("private", "company"):
             if len(args) != 3:
                 raise _fail(lineno, line, "need the private and a price", verb)
@@ -241,16 +228,96 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) != 1:
             raise _fail(lineno, line, "name one train", verb)
         return A.DiscardTrain(entity, _name(args[0], lineno, line, verb, "train"))
+    if toks[0][-1:] in (",", ";", ".") and toks[0][:-1].lower() in _MOVE_WORDS:
+        raise _fail(lineno, line, f"{toks[0]!r}: write one move per line (or moves separated by commas, "
+                                  "each starting with a move word)")
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
+def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTrain:
+    """``buy train <id> [as <side>] [from <owner>] [for] [$]<price> [trade <train>] [with <private>]``,
+    the words after the train in any order (the move lists write ``from ABC for 100``)."""
+    verb = "buy"
+    if not rest:
+        raise _fail(lineno, line, "which train?", verb)
+    train = _name(rest[0], lineno, line, verb, "train")
+    price = variant = exchange = seller = None
+    who = entity
+    words = rest[1:]
+    i = 0
+    while i < len(words):
+        w = words[i].lower()
+        if w in ("as", "from", "trade", "with", "for"):
+            if i + 1 >= len(words):
+                raise _fail(lineno, line, {"as": "as which side (e.g. 2 or 1G)?", "from": "from which company?",
+                                           "trade": "trade which train?", "with": "with which private?",
+                                           "for": "for what price?"}[w], verb)
+            arg = words[i + 1]
+            if w == "as":
+                variant = _name(arg, lineno, line, verb, "side").upper()
+            elif w == "trade":
+                exchange = _name(arg, lineno, line, verb, "train")
+            elif w == "with":
+                who = _name(arg, lineno, line, verb, "private").upper()
+            elif w == "for":
+                price = _int(arg.lstrip("$"), lineno, line, verb, "price")
+            elif arg.lower() not in ("bank", "depot", "pool", "market"):
+                seller = _name(arg, lineno, line, verb, "owner")  # the selling company
+            i += 2
+            continue
+        if price is None:
+            price = _int(words[i].lstrip("$"), lineno, line, verb, "price")
+            i += 1
+            continue
+        raise _fail(lineno, line, "too many words", verb)
+    return A.BuyTrain(who, train, price, variant, exchange, seller=seller)
+
+
+_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "run", "payout", "withhold",
+               "discard", "bankrupt", "convert", "assign", "use", "take", "lower")
+
+
+def split_line(line: str) -> list[str]:
+    """The moves of one line: split at commas and semicolons when every part starts with a move
+    word (``pass, pass, run auto``); a ``run`` part keeps the rest of the line (its routes)."""
+    text = line.split("#", 1)[0].strip()
+    if not re.search(r"[,;]", text):
+        return [text] if text else []
+    parts: list[str] = []
+    rest = text
+    while rest:
+        first = rest.split(None, 1)[0].rstrip(",;").lower() if rest.split() else ""
+        if first not in _MOVE_WORDS:
+            return [text]  # not a list of moves: one move (refused with its reason if wrong)
+        if first == "run":
+            parts.append(rest.strip())
+            break
+        m = re.search(r"[,;]", rest)
+        parts.append((rest[:m.start()] if m else rest).strip())
+        rest = rest[m.end():].strip() if m else ""
+    return [p for p in parts if p]
+
+
 def parse_moves(text: str, entity: str) -> list[Move]:
-    """Parse a whole text; every line must be a move, a comment or blank."""
-    out: list[Move] = []
+    """Parse a whole text; every line must be a move (or moves separated by commas), a comment
+    or blank."""
+    return [mv for _n, mv in parse_numbered(text, entity)]
+
+
+def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
+    """``parse_moves`` with each move's line number."""
+    out: list[tuple[int, Move]] = []
     for n, line in enumerate(text.splitlines(), 1):
-        mv = parse_line(line, entity, n)
-        if mv is not None:
-            out.append(mv)
+        parts = split_line(line)
+        if len(parts) <= 1:
+            mv = parse_line(line, entity, n)
+            if mv is not None:
+                out.append((n, mv))
+            continue
+        for part in parts:
+            mv = parse_line(part, entity, n)
+            if mv is not None:
+                out.append((n, mv))
     return out
 
 
@@ -260,7 +327,7 @@ OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.Disc
 
 def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
-    if isinstance(move, PassRestOfRound):
+    if isinstance(move, (PassRestOfRound, Done)):
         return move
     cur = game.current_entity()
     if cur and cur != player and game.controller(cur) == player and cur in game.state.corporations:
@@ -379,6 +446,7 @@ def format_action(a: A.Action) -> str:
         return a.kind
     if isinstance(a, A.BuyTrain):
         return (f"buy train {a.train}" + (f" as {a.variant}" if a.variant else "")
+                + (f" from {a.seller}" if a.seller else "")
                 + (f" {a.price}" if a.price is not None else "")
                 + (f" trade {a.exchange}" if a.exchange else "")
                 + (f" with {a.entity}" if _is_private(a.entity) else ""))

@@ -1,0 +1,281 @@
+"""A turn written as intent (issue 29 item 1): a mail says what a company (or a player in a
+stock round) does, and the steps it does not mention are skipped where the rules allow.
+
+The mail's moves are read in order against the game's steps (``Game.open_step()``,
+rounds/step.py):
+
+* a move that a *later* step of the company's turn takes (``token E5`` while the track step
+  is still open, ``buy train 3`` after a run) first ends every step before it with an ordinary
+  ``pass`` -- when the step lets the president skip it (its actions offer ``pass``); a step
+  that may not be skipped (a run that must be made, a train that must be bought) refuses the
+  mail, naming the step and its rule section;
+* ``done`` ends the turn: every step left is passed the same way (a required one refuses the
+  mail); in a stock round or the private sale it is the pass that ends the player's turn;
+* a ``pass`` ends the open step; a ``pass`` with nothing left to pass (the turn it belongs to
+  has ended, or the open step may not be skipped) is ignored with a note, never refused.
+
+Only ordinary actions are made (the passes for skipped steps), so the action log, replays
+and exports are as if the player had written every pass.  Each action made is returned with
+a note saying which step it ended, and the mail's reply lists them (what was done, what
+was skipped).  The whole mail is tried on the game first by the caller
+(``pbem/games.py::apply``), and stored only if every move is accepted.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.pbem.moves import Done, Move, PassRestOfRound, for_game, format_action
+from pbm.e18xx.rounds.step import Interrupt, plain_list
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pbm.e18xx.core.game import Game
+
+
+@dataclass
+class Made:
+    """One action made for the mail: the action, and what it did in words (for a pass: the
+    step it ended)."""
+    action: A.Action
+    note: str = ""
+
+
+def step_words(game: "Game", step) -> str:
+    """A step for a player: ``"Place a station" (18AL rule 4.2.2)``."""
+    desc = (step.description or step.name).split(" — ")[0]
+    rule = step.rule(game.title)
+    return f'"{desc}"' + (f" ({game.title.name} rule {rule})" if rule else "")
+
+
+def _why_required(game: "Game", step, corp: str) -> str:
+    """Why a step may not be skipped, in words (empty when its description says it)."""
+    if step.name == "buy_train" and not game.corp_trains(corp):
+        return f" ({corp} owns no train and must buy one)"
+    if step.name == "route":
+        return " (a company whose trains can run must run them)"
+    if step.name == "dividend":
+        return " (the run's revenue is paid out or withheld)"
+    return ""
+
+
+class TurnWriter:
+    """Reads one mail's moves for ``player`` as intent; ``do(action)`` processes an action (the
+    caller records it).  ``notes`` are the lines the reply shows about the turn."""
+
+    def __init__(self, game: "Game", player: str, do: Callable[[A.Action, str], None]):
+        self.game = game
+        self.player = player
+        self.do = do
+        self.notes: list[str] = []
+        self.turn: tuple | None = None  # the turn of the mail's last move (None: the one open now)
+        self.live = True  # is that turn still going on?
+        self.ended_by: A.Action | None = None
+
+    # ------------------------------------------------------------------ the turn now
+    def key(self) -> tuple:
+        """Which turn is going on: (round, set, round number, whose turn)."""
+        g = self.game
+        s = g.state
+        r = s.round
+        if g.finished:
+            return ("over",)
+        if r.kind == "operating":
+            return ("operating", s.turn, r.num, r.index, g._or_operator())
+        return (r.kind, s.turn, r.num, g.current_entity())
+
+    def _mine(self) -> bool:
+        cur = self.game.current_entity()
+        return cur is not None and self.game.controller(cur) == self.player
+
+    def _after(self, act: A.Action) -> None:
+        """After an action of the turn ``self.turn``: is that turn still going on?"""
+        g = self.game
+        if self.key() != self.turn:
+            self.live = False
+        elif g.state.round.kind == "stock" and not isinstance(act, A.Pass) and not g.state.round.turn_actions:
+            self.live = False  # the turn ended by itself and the round came back to the same player
+        else:
+            self.live = True
+        if not self.live and not isinstance(act, A.Pass):
+            self.ended_by = act  # the turn ended by itself after this move: nothing more was allowed
+
+    def _make(self, act: A.Action, note: str) -> None:
+        self.do(act, note)
+        self._after(act)
+
+    # ------------------------------------------------------------------ moves
+    def move(self, n: int, mv: Move) -> None:
+        """Apply move number ``n`` of the mail (a parsed move, not yet re-addressed)."""
+        g = self.game
+        if isinstance(mv, Done):
+            self.done(n)
+            return
+        if isinstance(mv, A.Pass) and mv.entity == self.player:
+            self.pass_(n, for_game(g, self.player, mv))
+            return
+        mv = for_game(g, self.player, mv)
+        self.begin(n, mv)
+        try:
+            self.do(mv, "")
+        except GameError as exc:
+            raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
+        self.end(mv)
+
+    def begin(self, n: int, mv: A.Action) -> None:
+        """Before move ``n`` (re-addressed): it belongs to the turn open now; the steps before the
+        one that takes it are passed where the rules allow."""
+        self.turn, self.live = self.key(), True
+        self.make_way(n, mv)
+        self.turn = self.key()
+
+    def end(self, mv: A.Action) -> None:
+        """After move ``mv`` was applied."""
+        self._after(mv)
+
+    def pass_(self, n: int, mv: A.Action) -> None:
+        g = self.game
+        if self.turn is None:
+            self.turn = self.key()
+        if not self.live or not self._mine():
+            self.notes.append(f"move {n} (pass): nothing left to pass - {self._ended()}; ignored")
+            return
+        if g.state.round.kind == "operating":
+            step, who = g.open_step()
+            if not isinstance(step, Interrupt) and who == mv.entity and "pass" not in g.or_actions(who):
+                self.notes.append(f"move {n} (pass): nothing to pass - the open step, {step_words(g, step)}, "
+                                  "may not be skipped; ignored")
+                return
+            what = step_words(g, step) if step is not None else "the step"
+            try:
+                self._make(mv, f"ends {what}")
+            except GameError as exc:
+                raise GameError(f"move {n} (pass): {exc}") from None
+            return
+        try:
+            self._make(mv, "ends the turn")
+        except GameError as exc:
+            raise GameError(f"move {n} (pass): {exc}") from None
+
+    def done(self, n: int) -> None:
+        """End the turn of the mail's last move (or the turn open now)."""
+        g = self.game
+        if self.turn is None:
+            self.turn = self.key()
+        if not self.live or not self._mine():
+            self.notes.append(f"move {n} (done): nothing to end - {self._ended()}")
+            return
+        who = self.turn[-1] if self.turn[0] == "operating" else "your"
+        for _ in range(64):
+            if not self.live or g.finished:
+                break
+            if g.state.round.kind != "operating":
+                ent = g.current_entity()
+                try:
+                    self._make(A.Pass(ent), "ends the turn (done)")  # type: ignore[arg-type]
+                except GameError as exc:
+                    raise GameError(f"move {n} (done): {exc}") from None
+                continue
+            step, who = g.open_step()
+            corp = self.turn[-1]
+            if isinstance(step, Interrupt) or who != corp:
+                raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {who} must first "
+                                f"{step_words(g, step)}")
+            if "pass" not in g.or_actions(corp):
+                raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {step_words(g, step)} may not "
+                                f"be skipped{_why_required(g, step, corp)}; {corp} may now "
+                                f"{plain_list(g.or_actions(corp))}")
+            self._make(A.Pass(corp), f"skips {step_words(g, step)} (done)")
+        self.notes.append(f"move {n} (done): {who}'s turn is over" if who != "your" else
+                          f"move {n} (done): your turn is over")
+
+    def make_way(self, n: int, mv: A.Action) -> None:
+        """Pass the steps before the one that takes ``mv``, if the rules let them be skipped."""
+        g = self.game
+        if g.state.round.kind != "operating":
+            return
+        for _ in range(len(g.or_steps) + 1):
+            step, corp = g.open_step()
+            if step is None or isinstance(step, Interrupt) or corp is None:
+                return
+            if mv.entity != corp and mv.entity not in g.state.companies:
+                return
+            if mv.type in g.or_actions(mv.entity):
+                return
+            if not self._later_takes(step, mv.type):
+                return  # no later step takes it: the engine says why
+            if "pass" not in g.or_actions(corp):
+                raise GameError(f"move {n} ({format_action(mv)}): {corp} must first {step_words(g, step)}; "
+                                f"that step may not be skipped{_why_required(g, step, corp)} ({corp} may now "
+                                f"{plain_list(g.or_actions(corp))})")
+            self._make(A.Pass(corp), f"skips {step_words(g, step)} (before move {n}, {format_action(mv)})")
+            if not self.live:
+                raise GameError(f"move {n} ({format_action(mv)}): {corp}'s turn ended before it: "
+                                f"{self._ended()}")
+
+    def _later_takes(self, step, kind: str) -> bool:
+        g = self.game
+        steps = list(g.or_steps)
+        done = g.state.round.steps_done
+        at = next((i for i, s in enumerate(steps) if s is step), None)
+        if at is None:
+            return False
+        return any(kind in s.takes and s.name not in done for s in steps[at + 1:])
+
+    # ------------------------------------------------------------------ words
+    def _ended(self) -> str:
+        key = self.turn or self.key()
+        if key[0] == "operating":
+            return f"{key[-1]}'s turn had already ended"
+        return "your turn had already ended"
+
+    def summary(self) -> list[str]:
+        """How the turn stands after the mail: it goes on (and what is open), or it is over."""
+        g = self.game
+        if g.finished:
+            return ["The game is over."]
+        now = g.what_now()
+        ent = now.get("entity")
+        rnd = {"auction": "the private sale", "stock": "the stock round", "operating": "the operating round"}.get(
+            g.state.round.kind, g.state.round.kind)
+        out = []
+        if self.ended_by is not None:
+            whose = "Your turn" if self.ended_by.entity == self.player else f"{self.ended_by.entity}'s turn"
+            out.append(f"{whose} ended by itself after '{format_action(self.ended_by)}': nothing more was "
+                       "allowed in it.")
+        if not ent or g.controller(ent) != self.player:
+            who = ent if not ent or g.controller(ent) == ent else f"{g.controller(ent)} for {ent}"
+            return out + [f"Your turn is over; next to act: {who} ({rnd})."]
+        step, _who = g.open_step()
+        allowed = plain_list(now.get("actions") or [])
+        goes_on = self.live and self.turn is not None and self.key() == self.turn
+        if not goes_on:
+            who = "your" if ent == self.player else f"{ent}'s"
+            return out + [f"Next: {who} turn in {rnd} ({step_words(g, step)}): "
+                          f"{'you' if ent == self.player else ent} may {allowed}."]
+        if g.state.round.kind == "operating":
+            return out + [f"{ent}'s turn goes on: the open step is {step_words(g, step)}; {ent} may "
+                    f"{allowed}. Send the rest of the turn, ending with 'done'."]
+        if g.state.round.kind == "stock" and g.state.round.turn_actions:
+            return out + [f"Your stock turn goes on ({step_words(g, step)}): you may still {allowed}. "
+                          "End it with 'done'."]
+        return out + [f"Your turn goes on ({step_words(g, step)}): you may {allowed}."]
+
+
+def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:
+    """Apply ``moves`` (parsed, for ``player``) as intent on ``game``; returns the actions made
+    (with notes) and the notes.  Raises GameError at the first move refused (the caller
+    works on a copy or discards the game).  ``pass rest of round`` is not handled here."""
+    made: list[Made] = []
+
+    def do(act: A.Action, note: str) -> None:
+        game.process(act)
+        made.append(Made(act, note))
+
+    writer = TurnWriter(game, player, do)
+    for n, mv in enumerate(moves, 1):
+        if isinstance(mv, PassRestOfRound):
+            raise GameError(f"move {n}: 'pass rest of round' is a standing order; send it by mail")
+        writer.move(n, mv)
+    return made, writer.notes + writer.summary()
