@@ -216,3 +216,31 @@ def test_cli_log_events_text_and_json(cli, tmp_path):
     rust = next(e for a in data["actions"] for e in a["events"] if e["kind"] == "rust")
     assert rust["train"] == "2" and rust["text"].startswith("The 2 trains rust")
     assert E.event_from_dict(rust) == E.TrainsRusted(rust["seq"], "2", (("CAR", 2), ("SAR", 2), ("VR", 2)))
+
+
+# ------------------------------------------------------------------ the PDF's events page
+def test_pdf_has_an_events_page_newest_last():
+    import io
+
+    from pypdf import PdfReader
+
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.pbem.games import Replayed, step
+    from pbm.e18xx.render.pdf import render_pdf
+
+    g, evs = played(P1848)
+    fresh = Game(g.title.name, list(g.setup.players), g.setup.seed, g.optional_rules, list(g.setup.player_ids))
+    E.attach(fresh)
+    rep = Replayed(fresh, fresh.total_cash())
+    for act in g.actions:
+        step(rep, act, rollback=False)
+    pdf = render_pdf(rep, "aus")
+    assert pdf == render_pdf(rep, "aus")
+    pages = PdfReader(io.BytesIO(pdf)).pages
+    last = pages[-1].extract_text()
+    assert "Events (what the latest actions caused; newest last)" in last
+    # the newest events are there, in order, each under its action
+    want = [e.text(E.money_of(g.title)) for e in evs[-3:]]
+    where = [last.find(w) for w in want]
+    assert all(w >= 0 for w in where) and where == sorted(where), (want, last[-800:])
+    assert f"#{evs[-1].seq} " in last

@@ -47,7 +47,13 @@ def grouped(game: Any, events: list[Event], rows: list[Any] | None = None, names
         if e.seq != last:
             last = e.seq
             row = by_seq.get(e.seq)
-            out.append(f"{indent}{action_line(row, names) if row is not None else f'#{e.seq}'}")
+            if row is None and 0 < e.seq <= len(game.actions):  # the game's own log: the entity that acted
+                from pbm.e18xx.pbem.moves import format_action
+
+                act = game.actions[e.seq - 1]
+                out.append(f"{indent}#{e.seq} {act.entity}: {format_action(act)}")
+            else:
+                out.append(f"{indent}{action_line(row, names) if row is not None else f'#{e.seq}'}")
         out.append(f"{indent}  {e.text(money)}")
     return out
 

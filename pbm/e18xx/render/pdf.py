@@ -435,6 +435,37 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
     return y - 14
 
 
+PDF_EVENTS = 95  # the newest events on the events page (a line each, under its action)
+
+
+def draw_events(c: Canvas, rep: "Replayed", x: float, top: float, width: float) -> None:
+    """The events page: what the latest actions caused, in plain words, newest last (issue 29 item 2)."""
+    from pbm.e18xx.events import recorded
+    from pbm.e18xx.pbem.eventlines import grouped
+
+    g = rep.game
+    evs = recorded(g)
+    c.setFillColor(colors.black)
+    c.setFont(BOLD, 11)
+    c.drawString(x, top, "Events (what the latest actions caused; newest last)")
+    y = top - 15
+    c.setFont(SANS, 9)
+    if not evs:
+        c.drawString(x, y, "Nothing has happened yet.")
+        return
+    lines = grouped(g, evs[-PDF_EVENTS:], indent="")
+    fit = int((y - MARGIN) / 11)
+    if len(lines) > fit:  # the newest that fit, from an action's line on
+        lines = lines[len(lines) - fit + 1:]
+        while lines and lines[0].startswith("  "):
+            lines.pop(0)
+        lines.insert(0, "(earlier events: pbm 18xx log --events, or the game's page)")
+    for line in lines:
+        c.setFont(SANS if line.startswith(("  ", "(")) else BOLD, 9)
+        c.drawString(x + (10 if line.startswith("  ") else 0), y, _t(line.strip(), int(width / 4.6)))
+        y -= 11
+
+
 def render_pdf(rep: "Replayed", name: str) -> bytes:
     """The PDF of the game's state (deterministic bytes)."""
     from pbm.e18xx.pbem.games import who_acts
@@ -459,6 +490,10 @@ def render_pdf(rep: "Replayed", name: str) -> bytes:
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))
     y = draw_market(c, g, MARGIN, h - MARGIN - 24, w - 2 * MARGIN)
     draw_tables(c, g, MARGIN, y - 6)
+    c.showPage()
+    c.setFont(BOLD, 13)
+    c.drawString(MARGIN, h - MARGIN, _t(head, 160))
+    draw_events(c, rep, MARGIN, h - MARGIN - 24, w - 2 * MARGIN)
     c.showPage()
     c.save()
     return buf.getvalue()
