@@ -163,3 +163,74 @@ def test_cycle_clock_is_documented_and_takes_minutes_or_a_date(world):
     # a date alone is that day's midnight (UTC); it must be accepted
     r = w.cli("cycle", "--clock", (t0 + timedelta(days=1)).strftime("%Y-%m-%d"), "--config", str(w.cfg))
     assert r.exit_code == 0, r.stdout
+
+
+# ----------------------------------------------------------------- --require-seen and a top-posted reply
+def test_require_seen_takes_the_seen_line_from_the_quote_of_a_top_posted_reply(world):
+    w = world
+    w.cli("18xx", "pacing", "ga-1", "--require-seen")
+    ann = w.last("ann@example.org")[1]  # the start of the game: Ann's turn, with its SEEN line
+    seen = re.findall(r"^SEEN: \d+ \w+$", ann, re.MULTILINE)[-1]
+    quoted = "\n".join("> " + line for line in ann.splitlines())
+    body = f"pass\n\nOn Thu, 26 Nov 2026 at 09:00, pbm <moderator@pbm.example> wrote:\n{quoted}\n"
+    out = w.deliver(1, body, head="")  # nothing above the moves: GAME, PLAYER and SEEN only in the quote...
+    assert "rejected" in out  # ...and no SECRET: refused for that, not for the SEEN line
+    assert "SEEN line is missing" not in w.last("ann@example.org")[1]
+    out = w.deliver(1, body, head=f"SECRET: {w.secrets[1]}\n")
+    assert "player 1 accepted" in out, out
+    assert len(w.log()) == 1 and seen.startswith("SEEN: 0 ")
+    # a reply quoting an older state mail is still stale
+    bob = w.last("bob@example.org")[1]
+    out = w.deliver(2, "pass\n\nOn Thu, Ann wrote:\n" + "\n".join("> " + x for x in ann.splitlines()),
+                    head=f"SECRET: {w.secrets[2]}\nPLAYER: 2\n")
+    assert "accepted" in out  # lenient: Bob has not moved since action 0
+    assert "SEEN: 1 " in bob
+
+
+# ----------------------------------------------------------------- the first digest
+def test_a_digest_of_many_actions_says_how_many_it_lists_and_whose_turn_it_is(world):
+    w = world
+    assert "accepted" in w.deliver(3, "NOTIFY: digest")
+    from tests.e18xx.test_pbem_mail import PLAYERS as _P  # noqa: F401 - same seats
+    # play on by the computer for seats 1 and 2 until Cy has many actions to read
+    w.cli("18xx", "seat", "ga-1", "--player", "1", "--computer")
+    w.cli("18xx", "seat", "ga-1", "--player", "2", "--computer")
+    for _ in range(60):
+        log = w.log()
+        if len(log) >= 40:
+            break
+        from pbm.e18xx.pbem.games import load
+        with session_scope(w.cli.url) as s:
+            g = load(s, s.scalar(select(Game).where(Game.name == "ga-1")))
+            from pbm.e18xx.pbem.computer import choose
+            from pbm.e18xx.pbem.games import move_text
+            act = choose(g)
+            actor = g.acting_players()[0]
+        if actor == "Cy":
+            assert "accepted" in w.deliver(3, move_text(g, act))
+        else:
+            w.cli("18xx", "tick", "ga-1", "--config", str(w.cfg))
+    n = len(w.log())
+    assert n > 30
+    w.cli("cycle", "--config", str(w.cfg))
+    digest = [(s, b) for s, b in w.bodies("cy@example.org") if "digest" in s]
+    assert len(digest) == 1
+    body = digest[0][1]
+    assert f"{n} new action(s)" in body or re.search(r"\d+ new action\(s\)", body)
+    listed = re.findall(r"^  #\d+ ", body, re.MULTILINE)
+    m = re.search(r"(\d+) new action\(s\)", body)
+    if int(m.group(1)) > len(listed):
+        assert f"the last {len(listed)}" in body, body
+    assert "To act: " in body or "game over" in body.lower()
+
+
+# ----------------------------------------------------------------- the PDF's "last move" ring
+def test_the_last_move_ring_stays_on_a_tile_after_run_dividend_train_and_more():
+    from types import SimpleNamespace
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.render.pdf import last_move_hex
+
+    lay = A.LayTile(entity="W&A", hex="E6", tile="57", rotation=0)
+    after = [A.Pass("W&A")] * 4 + [A.Pass("CoG")]  # run, dividend, train, done; another company began
+    assert last_move_hex(SimpleNamespace(actions=[lay, *after])) == lay.hex

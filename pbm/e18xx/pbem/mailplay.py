@@ -117,7 +117,7 @@ def read_text(text: str, where: str = "message body") -> MoveMail:
 
     Quoted lines (``>``) are ignored and reading stops at a signature
     (``-- ``) or a quoted original message, so a reply to our mail works; the
-    GAME and PLAYER lines of the quoted mail count when the reply has none.
+    GAME, PLAYER and SEEN lines of the quoted mail count when the reply has none.
     Prose after the moves (a sign-off, a name) is set aside as ``ignored``."""
     out = MoveMail(where=where)
     kept: list[str] = []
@@ -127,7 +127,7 @@ def read_text(text: str, where: str = "message body") -> MoveMail:
         stripped = line.strip()
         if stopped or stripped.startswith(">"):
             m = _HEADER.match(_QUOTED.sub("", line))
-            if m and (m.group(1) or m.group(2)).lower() in ("game", "player"):
+            if m and (m.group(1) or m.group(2)).lower() in ("game", "player", "seen"):
                 quoted.setdefault((m.group(1) or m.group(2)).lower(), m.group(3))
             if not stopped:
                 kept.append("")
@@ -144,6 +144,8 @@ def read_text(text: str, where: str = "message body") -> MoveMail:
             kept.append("")
             continue
         kept.append(line)
+    if not out.seen.strip() and quoted.get("seen"):  # a top-posted reply: the SEEN line of the mail it quotes
+        out.seen = quoted["seen"]
     if not out.game.strip() and quoted.get("game"):
         out.game = quoted["game"]
         if not out.player.strip():

@@ -111,6 +111,16 @@ def queue_hooks(session: Session, game_row, game, applied: list | None = None) -
 
 
 # ----------------------------------------------------------------- digests
+def _to_act(session: Session, row, seat) -> str:
+    """Whose turn it is in a game, for its digest (issue 29): "To act: Bob", "(you)" when it is the reader's."""
+    from pbm.e18xx.pbem.games import replay_rows, who_acts
+
+    game = replay_rows(session, row).game
+    if game.finished:
+        return "The game is over."
+    return f"To act: {who_acts(game)}" + (" (you)" if seat.name in game.acting_players() else "")
+
+
 def digests(session: Session, sender: str, now: datetime) -> list[str]:
     """One digest per address and day, for the seats that chose ``digest``; returns what was queued."""
     from sqlalchemy import select
@@ -150,9 +160,12 @@ def digests(session: Session, sender: str, now: datetime) -> list[str]:
         lines = [f"Your daily digest ({day}):", ""]
         for row, p, new in items:
             names = {q.number: q.name for q in players(session, row)}
+            shown = new[-30:]
             lines.append(f"{row.title} game {row.name} (you are player {p.number}, {p.name}): "
-                         f"{len(new)} new action(s); now {seen_line(row, new[-1].seq)}")
-            for r in new[-30:]:
+                         f"{len(new)} new action(s)" + (f", the last {len(shown)} below" if len(shown) < len(new)
+                                                       else "") + f"; now {seen_line(row, new[-1].seq)}")
+            lines.append(f"  {_to_act(session, row, p)}")
+            for r in shown:
                 act = A.action_from_dict(r.action)
                 lines.append(f"  #{r.seq} {names.get(r.player_number or 0, '-')}: {format_action(act)}"
                              f"{via_note(r.action.get('_via'))}")
