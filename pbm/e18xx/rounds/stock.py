@@ -284,8 +284,8 @@ class StockMixin(AuctionMixin):
         if self.title.data.get("sell_after") == "operated":
             if not c.operated:
                 return []
-        elif s.turn == 1 and s.round.kind == "stock":
-            return []
+        elif s.turn == 1 and s.round.kind == "stock" and not c.equal_shares:
+            return []  # 1848 12.4.2: Bank of England shares (equal shares) sell without restriction
         if s.round.kind == "stock" and not self._can_sell_order():
             return []
         if s.round.kind == "stock" and self.title.data.get("one_sale_per_company_per_turn") and \

@@ -1,0 +1,44 @@
+"""Defects found by checking pbm against the 18xx.games engine (issue 28), each as a pbm-only test."""
+from __future__ import annotations
+
+import random
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.game import Game
+
+from .helpers import pick
+
+
+def _first_state(title: str, players: int, want, seeds=range(40), limit: int = 400) -> Game | None:
+    """The first state of a seeded random game (players "Tycoon A", ...) where ``want(game)`` holds."""
+    for seed in seeds:
+        rng = random.Random(seed)
+        g = Game(title, [f"Tycoon {c}" for c in "ABCDE"[:players]], seed)
+        for _ in range(limit):
+            if g.finished:
+                break
+            if want(g):
+                return g
+            g.process(pick(rng, g.legal_actions()))
+    return None
+
+
+def test_1848_bank_of_england_shares_may_be_sold_in_the_first_stock_round():
+    """1848 12.4.2: "Shares in the Bank of England may be sold without restriction at the current
+    price" -- also in the first stock round, where 12.4.1 forbids selling railway shares."""
+    def holds_boe_in_sr1(g: Game) -> bool:
+        cur = g.current_entity()
+        return (g.state.round.kind == "stock" and g.state.turn == 1 and cur is not None
+                and g.percent_of(f"P:{cur}", "BOE") > 0)
+
+    g = _first_state("1848", 3, holds_boe_in_sr1)
+    assert g is not None, "no seeded game reached a first stock round with a BOE holder to act"
+    cur = g.current_entity()
+    sales = [a for a in g.legal_actions() if isinstance(a, A.SellShares)]
+    assert any((a.corporation or a.shares[0].rsplit("_", 1)[0]) == "BOE" for a in sales), sales
+    before = g.percent_of(f"P:{cur}", "BOE")
+    g.process(A.SellShares(cur, (), corporation="BOE", count=1))
+    assert g.percent_of(f"P:{cur}", "BOE") == before - 10
+    # a railway share still may not be sold in the first stock round (12.4.1)
+    rail = [c for c in g.state.corporations if c != "BOE" and g.percent_of(f"P:{cur}", c)]
+    assert all(g._sellable_bundles(cur, c) == [] for c in rail)
