@@ -261,6 +261,10 @@ def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | No
         seat = name(mover) if mover and not texts[i].startswith(mover + ":") else ""
         log.append(log_line(row.seq, name(texts[i]), seat, links.move(row.seq, total), row.seq == n))
     log.reverse()
+    from pbm.e18xx.render.webevents import event_log
+
+    events, event_count = event_log(g, {row.seq: texts[i] for i, row in enumerate(rows)},
+                                    lambda seq: links.move(seq, total), n, name)
     lays, lay_entity = legal_lays(g) if not st["finished"] else ({}, "")
     rnd = st["round"]
     where = {"auction": "Private auction", "stock": f"Stock round {rnd['turn']}",
@@ -277,6 +281,7 @@ def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | No
         "result": {name(k): v for k, v in (st["result"] or {}).items()} if st["result"] else None,
         "to_act": name(who_acts(g)), "legal": [name(line) for line in legal_lines(g)] if not st["finished"] else [],
         "players": players, "corps": corps, "privates": privates, "log": Markup("\n".join(log)), "log_count": len(log),
+        "events": events, "event_count": event_count,
         "lays": lays, "lay_entity": lay_entity, "loans": loans, "phase_info": phase_info(g),
         "offboards": offboard_rows(g),
         "map_svg": map_svg(rep, f"Map of {title} after action {n}", {c: [x["line"] for x in v] for c, v in lays.items()}),
