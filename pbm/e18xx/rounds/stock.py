@@ -442,6 +442,8 @@ class StockMixin(AuctionMixin):
                     self.transfer("bank", c.key, int(ab.get("bank_pays", 0)) * price)
                     self.log(f"{comp.sym} closes; the bank pays {c.sym} {int(ab.get('bank_pays', 0)) * price}")
         self.log(f"{player} pars {c.sym} at {price}")
+        if self.title.data.get("home_token_at") == "start":  # 18VA 4.4: placed as the company starts
+            self._place_home_token(c)
         self._check_float(c.sym)
 
     def _check_float(self: "Engine", corp: str) -> None:
