@@ -124,7 +124,8 @@ def move_cmd(ctx: typer.Context,
         shown.append(f"Stored {len(out.applied)} action(s). Now: {_now(out.game)}")
         if out.offer is not None:  # 18GA 3.2: another player's private is sold only if its owner agrees
             o = out.offer
-            shown.append(f"Offer, not a sale: {o['entity']} offers {o['owner']} ${o['price']} for {o['company']}; "
+            shown.append(f"Offer, not a sale: {o['entity']} offers {o['owner']} {out.game.title.money(o['price'])} for "
+                         f"{o['company']}; "
                          f"{o['owner']} (player {o['owner_seat']}) answers 'accept {o['company']}' or "
                          f"'decline {o['company']}'.")
         if mail:

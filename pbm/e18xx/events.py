@@ -33,18 +33,9 @@ Money = Callable[[Any], str]
 
 def money_of(title: Any) -> Money:
     """Money in the title's currency (title data ``currency``, e.g. ``"£%s"``; ``$`` otherwise)."""
-    fmt = str((getattr(title, "data", None) or {}).get("currency") or "$%s")
-    if "%s" not in fmt:
-        fmt = "$%s"
+    from pbm.e18xx.core.title import money
 
-    def money(amount: Any) -> str:
-        if isinstance(amount, float):
-            amount = int(amount) if amount == int(amount) else f"{amount:.2f}".rstrip("0")
-        text = str(amount)
-        if text.startswith("-") and text[1:2].isdigit():
-            return "-" + fmt.replace("%s", text[1:])
-        return fmt.replace("%s", text)
-    return money
+    return lambda amount: money(title, amount)
 
 
 def _list(items: list[str] | tuple[str, ...]) -> str:

@@ -44,7 +44,7 @@ def test_dutch_sale_lower_buy_and_pass_rules():
         g.process(A.Pass("Ann"))  # owns nothing: buy or lower
     g.process(A.Assign("Ann", "P6"))
     assert g.state.companies["P6"].min_bid == 225
-    with pytest.raises(GameError, match="costs 225"):
+    with pytest.raises(GameError, match="costs £225"):
         g.process(A.Bid("Bob", "P6", 230))
     before = g.state.cash["P:Bob"]
     g.process(A.Bid("Bob", "P6", 225))  # 4.7: the CAR director's share, CAR at £100

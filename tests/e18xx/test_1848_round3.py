@@ -98,3 +98,54 @@ def test_the_director_pays_the_compensation_the_treasury_lacks():
     assert s.cash["P:Player 1"] - before["Player 1"] == 100
     assert s.cash["P:Player 3"] == before["Player 3"] - 50  # 5.5.2: the director is liable
     assert g.total_cash() == total
+
+
+# -- 1848's money is the pound: mails, the PDF, `pbm 18xx show`, the web page, refusals --------------
+@pytest.fixture
+def aus(cli, tmp_path):
+    from tests.e18xx.test_1848_mail import aus as make
+
+    return make.__wrapped__(cli, tmp_path)
+
+
+def test_money_in_pounds_in_the_mail_and_its_pdf(aus):
+    import io
+
+    from pypdf import PdfReader
+
+    from tests.e18xx.test_pbem_mail import answer, send
+
+    from .test_1848_mail import _state
+
+    cli = aus[0]
+    game, _ = _state(cli)
+    first = game.current_entity()
+    seat = {"Ann": 1, "Bob": 2, "Cy": 3}[first]
+    line, inbound = send(aus, seat, "lower P6", game="aus-1")
+    assert "accepted" in line, line
+    msg, text = answer(cli, inbound)
+    cash = game.state.cash[f"P:{first}"]
+    assert f"You: £{cash}" in text  # the short summary
+    assert "Bank: £" in text and f"£{cash}" in text and "Depot offers: 2 (£100)" in text  # the state
+    assert "$" not in text
+    pdf = next(p for p in msg.iter_attachments() if p.get_content_type() == "application/pdf")
+    words = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf.get_content())).pages)
+    assert f"£{cash}" in words and "Bank £" in words and "(£100)" in words and "$" not in words
+
+
+def test_money_in_pounds_in_show_and_refusals_but_dollars_elsewhere(aus):
+    import json
+
+    from pbm.e18xx.core.errors import GameError
+    from pbm.e18xx.render.view import describe, state_dict
+
+    cli = aus[0]
+    text = cli("18xx", "show", "aus-1").stdout
+    assert "Bank: £7480" in text and "£840" in text and "$" not in text
+    assert json.loads(cli("18xx", "show", "aus-1", "--json").stdout)["currency"] == "£"
+    g = Game("1848", ["Ann", "Bob", "Cy"])
+    assert state_dict(g)["currency"] == "£"
+    with pytest.raises(GameError, match="costs £230 now"):
+        g.process(A.Bid(g.current_entity(), "P6", 200))
+    ga = Game("18GA", ["Ann", "Bob", "Cy"])
+    assert "Bank: $" in describe(ga) and state_dict(ga)["currency"] == "$"

@@ -114,7 +114,7 @@ def test_1848_companies_show_their_loans_and_the_lenders_loans_left(game1848):
     # before any loan: every company 0, all 20 left, and loans not open yet (phase 2)
     html0, g0 = _page(url, 0)
     bank0 = dict((r[0], r[1]) for r in tables(html0).table("The bank and the trains") if len(r) == 2)
-    assert bank0["Loans"] == "Bank of England has 20 of 20 loans left ($100 each); companies may take loans from a later phase"
+    assert bank0["Loans"] == "Bank of England has 20 of 20 loans left (£100 each); companies may take loans from a later phase"
 
 
 def test_an_18xx_title_without_loans_has_no_loans_column():

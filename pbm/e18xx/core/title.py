@@ -17,6 +17,20 @@ from pbm.e18xx.core.tiles import TileDef, parse_hex_spec_full
 TITLES_DIR = Path(__file__).parent.parent / "titles"
 
 
+def money(title: "Title | None", amount: Any) -> str:
+    """``amount`` shown in ``title``'s currency (its data ``currency``, a pattern such as
+    ``"£%s"``; ``$`` without a title).  The sign goes before the symbol: ``-£40``."""
+    pattern = str((getattr(title, "data", None) or {}).get("currency") or "$%s")
+    if "%s" not in pattern:
+        pattern = "$%s"
+    if isinstance(amount, float):
+        amount = int(amount) if amount == int(amount) else f"{amount:.2f}".rstrip("0")
+    text = str(amount)
+    if text.startswith("-") and text[1:2].isdigit():
+        return "-" + pattern.replace("%s", text[1:])
+    return pattern.replace("%s", text)
+
+
 @dataclass(frozen=True)
 class HexDef:
     coord: str
@@ -88,6 +102,11 @@ class Title:
         if str(players) not in table:
             players = min((int(k) for k in table if int(k) >= players), default=players)
         return int(table[str(players)])
+
+    def money(self, amount: Any) -> str:
+        """``amount`` in the title's currency (title data ``currency``: ``"£%s"`` in 1848, ``"$%s"``
+        by default): ``£100``, ``-£40``."""
+        return money(self, amount)
 
     def starting_cash(self, players: int) -> int:
         return int(self.data["starting_cash"][str(players)])

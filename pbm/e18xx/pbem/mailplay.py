@@ -225,7 +225,7 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     lines = [f"{game_row.title} game {game_row.name} - {len(rows)} action(s) so far ({seen_line(game_row, len(rows))})"]
     if g.finished:
         lines.append(f"GAME OVER ({g.state.end_reason}). Result: " +
-                     ", ".join(f"{n} {v}" for n, v in sorted(g.result().items(), key=lambda kv: -kv[1])))
+                     ", ".join(f"{n} {g.title.money(v)}" for n, v in sorted(g.result().items(), key=lambda kv: -kv[1])))
     else:
         lines.append(f"To act: {who_acts(g)}")
         lines += status_lines(session, game_row, g)[:1]
@@ -233,7 +233,7 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
 
         offer = pending_offer(game_row)
         if offer is not None:  # 18GA 3.2: the sale waits for its owner
-            lines.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
+            lines.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} {g.title.money(offer['price'])} for "
                          f"{offer_thing(offer)}; {offer['owner']} answers 'accept {offer['company']}' or "
                          f"'decline {offer['company']}'")
     if rows:
@@ -277,7 +277,7 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
         if pct:
             held.append(f"{corp} {pct}%")
     cash = s.cash.get(f"P:{name}", 0)
-    out.append(f"  You: ${cash}" + (f"; shares: {', '.join(held)}" if held else "; no shares"))
+    out.append(f"  You: {game.title.money(cash)}" + (f"; shares: {', '.join(held)}" if held else "; no shares"))
     for o in orders or []:
         out.append(f"  Standing order: {o}")
     if turn and not game.finished:
@@ -788,7 +788,7 @@ def move_status(session: Session, game_row, now=None) -> str:
         out.append(f"To move: {who_acts(g)}" + (f" ({who})" if who else ""))
         offer = pending_offer(game_row)
         if offer is not None:
-            out.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
+            out.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} {g.title.money(offer['price'])} for "
                        f"{offer_thing(offer)}; {offer['owner']} answers 'accept {offer['company']}' or "
                        f"'decline {offer['company']}'")
     out += status_lines(session, game_row, g, now)

@@ -240,7 +240,7 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
             c.drawString(cx + r * 0.3, cy - r * 0.45, _t(tile.name, 8))
         if hd.cost and not pl.tile_id:
             c.setFont(SANS, max(3, r * 0.16))
-            c.drawString(cx - r * 0.6, cy - r * 0.45, f"${hd.cost}")
+            c.drawString(cx - r * 0.6, cy - r * 0.45, g.title.money(hd.cost))
     # the routes each company ran last, along their track
     from pbm.e18xx.core.track import TrackGraph
 
@@ -384,6 +384,7 @@ def draw_market(c: Canvas, g: "Game", x: float, top: float, width: float) -> flo
 
 def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
     s = g.state
+    m = g.title.money  # the title's currency (1848: £)
     c.setFillColor(colors.black)
     c.setFont(BOLD, 11)
     c.drawString(x, y, "Players (priority order)")
@@ -398,8 +399,8 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
             if pct:
                 held.append(f"{sym} {pct}%" + ("*" if g.president(sym) == p.name else ""))
         held += [co.sym for co in s.companies.values() if co.owner == p.key and not co.closed]
-        _row(c, x, y, [p.name + (" (bankrupt)" if p.bankrupt else ""), f"${s.cash[p.key]}",
-                       f"{g.num_certs(p.name)}/{g.cert_limit()}", f"${g.player_value(p.name)}", ", ".join(held) or "-"],
+        _row(c, x, y, [p.name + (" (bankrupt)" if p.bankrupt else ""), m(s.cash[p.key]),
+                       f"{g.num_certs(p.name)}/{g.cert_limit(p.name)}", m(g.player_value(p.name)), ", ".join(held) or "-"],
              widths)
     y -= 20
     c.setFont(BOLD, 11)
@@ -413,8 +414,9 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
             _row(c, x, y, [corp.sym, "-", "-", "-", "-", "", "", "", f"not started (home {corp.home})"], widths)
             continue
         stations = " ".join(t[0] for t in corp.tokens if t)
-        trains = " ".join(s.trains[t].name for t in corp.trains) or "-"
-        _row(c, x, y, [corp.sym, f"${g.share_price(corp.sym)}", f"${g._par_price(corp.sym)}", f"${s.cash[corp.key]}",
+        trains = (" ".join(g.train_label(t) for t in corp.trains) or "-") + \
+            (f" (max {g.train_limit(corp.sym)})" if corp.floated and not corp.closed else "")
+        _row(c, x, y, [corp.sym, m(g.share_price(corp.sym)), m(g._par_price(corp.sym)), m(s.cash[corp.key]),
                        g.president(corp.sym) or "-", f"{g.percent_of(f'ipo:{corp.sym}', corp.sym)}%",
                        f"{g.percent_of('pool', corp.sym)}%", trains,
                        (stations or "-") + ("" if corp.floated else "  (not floated)")], widths)
@@ -427,12 +429,12 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
     for co in s.companies.values():
         y -= 11
         owner = "closed" if co.closed else (co.owner[2:] if co.owner else "bank")
-        _row(c, x, y, [co.sym, co.name, f"${co.value}", f"${co.revenue}", owner], widths)
+        _row(c, x, y, [co.sym, co.name, m(co.value), m(co.revenue), owner], widths)
     y -= 20
     depot = g._depot_trains()
     c.setFont(SANS, 9)
-    c.drawString(x, y, _t(f"Phase {g.phase.name} (train limit {g.phase.train_limit}). Bank ${s.cash['bank']}. Depot offers: "
-                          + (", ".join(f"{s.trains[t].name} (${s.trains[t].price})" for t in depot) or "nothing"), 200))
+    c.drawString(x, y, _t(f"Phase {g.phase.name} (train limit {g.train_limit_text()}). Bank {m(s.cash['bank'])}. Depot offers: "
+                          + (", ".join(f"{s.trains[t].name} ({m(s.trains[t].price)})" for t in depot) or "nothing"), 200))
     return y - 14
 
 

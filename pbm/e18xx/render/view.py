@@ -15,13 +15,14 @@ def describe(g: "Game") -> str:
     r = s.round
     where = {"auction": "Private auction", "stock": f"Stock round {s.turn}",
              "operating": f"Operating round {s.turn}.{r.num} of {s.ors_in_set}"}[r.kind]
-    out.append(f"{g.title.name} - {where} - phase {g.phase.name} (train limit {g.phase.train_limit})")
+    out.append(f"{g.title.name} - {where} - phase {g.phase.name} (train limit {g.train_limit_text()})")
     if s.finished:
         out.append(f"Game over: {s.end_reason}")
     else:
         cur = g.current_entity()
         out.append(f"To act: {cur}" + (f" ({g.controller(cur)})" if cur and g.controller(cur) != cur else ""))
-    out.append(f"Bank: ${s.cash['bank']}" + (" (broken)" if s.bank_broken else ""))
+    m = g.title.money  # the title's currency (1848: £)
+    out.append(f"Bank: {m(s.cash['bank'])}" + (" (broken)" if s.bank_broken else ""))
     out.append("")
     out.append("Players (priority order):")
     for p in s.players:
@@ -31,8 +32,8 @@ def describe(g: "Game") -> str:
             if pct:
                 shares.append(f"{c} {pct}%" + ("*" if g.president(c) == p.name else ""))
         privs = [c.sym for c in s.companies.values() if c.owner == p.key and not c.closed]
-        out.append(f"  {p.name:<12} ${s.cash[p.key]:>5}  certs {g.num_certs(p.name)}/{g.cert_limit()}  "
-                   f"worth ${g.player_value(p.name):>5}  {', '.join(shares + privs) or '-'}")
+        out.append(f"  {p.name:<12} {m(s.cash[p.key]):>6}  certs {g.num_certs(p.name)}/{g.cert_limit(p.name)}  "
+                   f"worth {m(g.player_value(p.name)):>6}  {', '.join(shares + privs) or '-'}")
     out.append("")
     out.append("Corporations:")
     for c in s.corporations.values():
@@ -41,16 +42,17 @@ def describe(g: "Game") -> str:
             continue
         tokens = [f"{h}" for h, _ in (t for t in c.tokens if t)]
         privs = [x.sym for x in s.companies.values() if x.owner == c.key and not x.closed]
-        out.append(f"  {c.sym:<4} price ${g.share_price(c.sym):>3} par ${g._par_price(c.sym):>3}  cash ${s.cash[c.key]:>5}  "
+        out.append(f"  {c.sym:<4} price {m(g.share_price(c.sym)):>4} par {m(g._par_price(c.sym)):>4}  cash {m(s.cash[c.key]):>6}  "
                    f"{'floated' if c.floated else 'not floated'}  president {g.president(c.sym) or '-'}  "
                    f"IPO {g.percent_of(f'ipo:{c.sym}', c.sym)}% market {g.percent_of('pool', c.sym)}%  "
-                   f"trains {' '.join(s.trains[t].name for t in c.trains) or '-'}  stations {' '.join(tokens) or '-'}"
+                   f"trains {' '.join(g.train_label(t) for t in c.trains) or '-'}"
+                   + (f" (limit {g.train_limit(c.sym)})" if c.floated and not c.closed else "") + f"  stations {' '.join(tokens) or '-'}"
                    + (f"  privates {' '.join(privs)}" if privs else ""))
     out.append("")
     out.append("Stock chart (row, column: companies):")
     for (row, col), corps in sorted(s.market.items()):
         if corps:
-            out.append(f"  ${g.title.market[row][col].price:>3} (r{row} c{col}): {', '.join(corps)}")  # type: ignore[union-attr]
+            out.append(f"  {m(g.title.market[row][col].price):>4} (r{row} c{col}): {', '.join(corps)}")  # type: ignore[union-attr]
     out.append("")
     out.append("Map (laid tiles and stations):")
     for coord in sorted(s.map.placed, key=lambda h: (h[0], int(h[1:]))):
@@ -62,7 +64,7 @@ def describe(g: "Game") -> str:
                        f"{name:<14} {' '.join(toks)}")
     depot = g._depot_trains()
     out.append("")
-    out.append("Depot offers: " + (", ".join(f"{s.trains[t].name} (${s.trains[t].price})" for t in depot) or "nothing"))
+    out.append("Depot offers: " + (", ".join(f"{s.trains[t].name} ({m(s.trains[t].price)})" for t in depot) or "nothing"))
     return "\n".join(out)
 
 
@@ -121,7 +123,7 @@ def state_dict(g: "Game") -> dict:
         if t.owner == "depot":
             depot[t.name] = depot.get(t.name, 0) + 1
     data = {
-        "title": g.title.name, "actions": len(g.actions),
+        "title": g.title.name, "currency": g.title.money(0).replace("0", "", 1), "actions": len(g.actions),
         "round": {"kind": s.round.kind, "turn": s.turn, "operating_round": s.round.num if s.round.kind == "operating"
                   else None},
         "phase": g.phase.name, "to_act": cur, "acting_players": g.acting_players(),

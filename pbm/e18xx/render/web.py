@@ -276,6 +276,7 @@ def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | No
         "prev": links.move(n - 1, total) if n > 0 else None, "next": links.move(n + 1, total) if n < total else None,
         "first": links.move(0, total) if n > 0 else None, "last": "index.html" if n < total else None,
         "query": links.query,
+        "money": g.title.money,  # the title's currency (1848: £)
         "where": where, "phase": st["phase"], "train_limit": safe(lambda: g.phase.train_limit),
         "bank": st["bank"], "depot": st["depot"], "finished": st["finished"], "end_reason": st["end_reason"],
         "result": {name(k): v for k, v in (st["result"] or {}).items()} if st["result"] else None,
@@ -434,7 +435,7 @@ def _player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
         ctx["legal"] = [name(line) for line in legal_lines(g)]
     offer = pending_offer(game)
     if offer and player.name in (offer.get("owner"), offer.get("entity"), offer.get("buyer")):
-        ctx["offer"] = name(f"{offer.get('entity')} offers {offer.get('owner')} ${offer.get('price')} for "
+        ctx["offer"] = name(f"{offer.get('entity')} offers {offer.get('owner')} {g.title.money(offer.get('price'))} for "
                             f"{offer.get('company')}; the owner answers 'accept {offer.get('company')}' or "
                             f"'decline {offer.get('company')}'")
     ctx["settings"] = [("Mail", f"NOTIFY: {preference(game, player.number)} (change it with a line "

@@ -248,7 +248,7 @@ class AuctionMixin(DutchAuctionMixin):
         if action.price < low:
             raise GameError(f"minimum bid for {action.company} is {low}")
         if action.price % 5:
-            raise GameError("bids are in multiples of $5")
+            raise GameError(f"bids are in multiples of {self.title.money(5)}")
         high = self.max_bid(action.entity, action.company)
         if action.price > high:
             raise InsufficientFunds(f"{action.entity} can bid at most {high} for {action.company} "

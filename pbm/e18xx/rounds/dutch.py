@@ -66,9 +66,10 @@ class DutchAuctionMixin:
             if comp.sym not in self._auction_companies():
                 raise IllegalAction(f"{comp.sym} is not for sale; for sale: {', '.join(self._auction_companies())}")
             if action.price != comp.min_bid:
-                raise IllegalAction(f"{comp.sym} costs {comp.min_bid} now")
+                raise IllegalAction(f"3.1.1: {comp.sym} costs {self.title.money(comp.min_bid)} now")
             if s.cash[f"P:{player}"] < comp.min_bid:
-                raise InsufficientFunds(f"{comp.sym} costs {comp.min_bid}; {player} has {s.cash[f'P:{player}']}")
+                raise InsufficientFunds(f"{comp.sym} costs {self.title.money(comp.min_bid)}; {player} has "
+                                        f"{self.title.money(s.cash[f'P:{player}'])}")
             r.passed.discard(player)
             self._sell_company(player, comp.sym, comp.min_bid)
             self._fixed_par(player, comp.sym)

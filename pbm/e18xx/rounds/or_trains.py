@@ -439,14 +439,14 @@ class TrainsMixin:
             if action.exchange:
                 price -= self._trade_in(corp, train, action)
             if action.price is not None and action.price != price:
-                raise IllegalAction(f"train {ref} costs {price}")
+                raise IllegalAction(f"train {ref} costs {self.title.money(price)}")
             seller = "bank"
         else:
             if ref not in self._other_trains(corp):
                 raise IllegalAction(f"train {ref} cannot be bought by {corp}")
             price = action.price if action.price is not None else train.price
             if price < 1:
-                raise IllegalAction("a train costs at least $1")
+                raise IllegalAction(f"a train costs at least {self.title.money(1)}")
             seller = train.owner
             if self.title.data.get("trades_at_face_value") and price != train.price and \
                     self.president(seller[2:]) != self.president(corp):
@@ -461,7 +461,7 @@ class TrainsMixin:
             cash = s.cash[c.key]
         if price > cash:
             if not self._must_buy_train(corp):
-                raise InsufficientFunds(f"{corp} has {cash}, the train costs {price}")
+                raise InsufficientFunds(f"{corp} has {self.title.money(cash)}, the train costs {self.title.money(price)}")
             pres = self.president(corp)
             need = price - cash
             if from_depot:
@@ -672,7 +672,7 @@ class TrainsMixin:
             raise IllegalAction(f"{comp.sym} is not owned by a player; buyable: {', '.join(self._purchasable_companies()) or 'none'}")
         lo, hi = self.company_price_range(comp.sym)
         if not lo <= action.price <= hi:
-            raise IllegalAction(f"{comp.sym} costs between {lo} and {hi}")
+            raise IllegalAction(f"{comp.sym} costs between {self.title.money(lo)} and {self.title.money(hi)}")
         if action.price > s.cash[f"C:{corp}"]:
             raise InsufficientFunds(f"{corp} has {s.cash[f'C:{corp}']}")
         seller = comp.owner
