@@ -271,51 +271,19 @@ class Outcome:
 
 
 def legal_lines(game: Game, limit: int = 40) -> list[str]:
-    """What the acting entity may do now, in the move language (a short, readable list)."""
-    if game.finished:
-        return ["nothing: the game is over"]
-    cur = game.current_entity()
-    seen: list[str] = []
-    counts: dict[str, int] = {}
-    for a in game.legal_actions():
-        text = move_text(game, a)
-        if a.entity != cur:
-            text = f"{text} with {a.entity}" if isinstance(a, A.LayTile) else f"[{a.entity}] {text}"
-        verb = text.split()[0]
-        counts[verb] = counts.get(verb, 0) + 1
-        if text not in seen:
-            seen.append(text)
-    if len(seen) > limit:
-        out, per = [], {}
-        for t in seen:
-            v = t.split()[0]
-            per[v] = per.get(v, 0) + 1
-            if per[v] <= 6:
-                out.append(t)
-        hidden = len(seen) - len(out)
-        seen = out + [f"... and {hidden} more of the same kinds"]
-    return seen
+    """What the acting entity may do now, one move a line (pbem/movelist.py: ordered, priced,
+    owners named, every line accepted as written; a long list groups a kind onto a comment line)."""
+    from pbm.e18xx.pbem.movelist import legal_lines as listed
+
+    return listed(game, limit)
 
 
 def move_text(game: Game, a: A.Action) -> str:
-    """An action as a player would write it in a mail (readable, and parsed back by the move language)."""
-    s = game.state
-    if isinstance(a, A.BuyShares) and a.shares:
-        sid = a.shares[0]
-        owner = s.share_owner.get(sid, "")
-        return f"buy {sid.split('_')[0]} {'market' if owner == 'pool' else 'ipo'}"
-    if isinstance(a, A.PlaceToken):
-        try:
-            keys = game._city_ref(a.city)
-        except GameError:
-            keys = []
-        if len(keys) == 1:
-            coord, idx = keys[0]
-            name = game.title.hexes[coord].name or ""
-            if len(s.map.placed[coord].tile.cities()) == 1:
-                return f"token {coord}" + (f"   # {name}" if name else "")
-            return f"token {a.city}   # {coord} {name}, city {idx}".replace(" ,", ",")
-    return format_action(a)
+    """An action as a player would write it in a mail (parsed back to the same move; what it costs
+    and whose it is after ``#``: pbem/movelist.py)."""
+    from pbm.e18xx.pbem.movelist import say
+
+    return say(game, a)
 
 
 def who_acts(game: Game) -> str:

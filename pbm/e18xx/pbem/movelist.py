@@ -1,0 +1,163 @@
+"""The legal moves as a player reads them in a mail (issue 29 item 6).
+
+Every line is a move in the move language (pbem/moves.py), copied verbatim it is accepted, and
+what a player needs to choose is beside it after ``#`` (which the move language ignores):
+prices of shares, whose train it is and what it costs, the city a station goes to.  No
+certificate ids or internal names.  The lines are ordered the way the turn goes (track,
+stations, run, dividend, trains, privates, loans; in a stock round: start a company, buy, sell,
+with par prices ascending), and a long list is shortened by grouping a kind's lines onto one
+comment line (every kind stays visible: a loan or a station is never cut off).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.pbem.moves import format_action
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pbm.e18xx.core.game import Game
+
+# the order of the kinds in a list: the turn's steps, then what may happen any time
+ORDER = ("discard_train", "lay_tile", "place_token", "convert", "run_routes", "dividend", "buy_train",
+         "buy_company", "take_loan", "use_ability", "assign", "bid", "par", "buy_shares", "sell_shares",
+         "bankrupt", "pass")
+
+
+def money(game: "Game", amount: int) -> str:
+    pattern = str(game.title.data.get("currency") or "$%s")
+    return pattern.replace("%s", str(amount)) if "%s" in pattern else f"${amount}"
+
+
+def say(game: "Game", a: A.Action) -> str:
+    """An action as a player would write it (parsed back to the same move), with what it costs
+    after ``#``."""
+    s = game.state
+    if isinstance(a, A.BuyShares) and a.shares:
+        sid = a.shares[0]
+        corp = sid.rsplit("_", 1)[0]
+        owner = s.share_owner.get(sid, "")
+        source = "market" if owner == "pool" else "ipo"
+        try:
+            price = game._buy_price(corp, owner)
+        except (GameError, KeyError, TypeError):
+            return f"buy {corp} {source}"
+        pct = game.sid_percent(sid)
+        what = f"{pct}% share" if pct else "share"
+        return f"buy {corp} {source}   # {what} for {money(game, price * max(1, pct // game.unit(corp)))}"
+    if isinstance(a, A.Par):
+        return f"par {a.corporation} {a.price}   # president's certificate for {money(game, 2 * a.price)}"
+    if isinstance(a, A.SellShares) and a.corporation and a.count:
+        try:
+            price = game.share_price(a.corporation)
+        except (GameError, KeyError, TypeError):
+            return format_action(a)
+        return f"{format_action(a)}   # at {money(game, price)} a share now"
+    if isinstance(a, A.PlaceToken):
+        return _token(game, a)
+    if isinstance(a, A.BuyTrain):
+        return _train(game, a)
+    if isinstance(a, A.BuyCompany):
+        comp = s.companies.get(a.company)
+        owner = (comp.owner or "")[2:] if comp is not None else ""
+        return f"buy private {a.company} {a.price}" + (f"   # from {owner}" if owner else "")
+    return format_action(a)
+
+
+def _token(game: "Game", a: A.PlaceToken) -> str:
+    s = game.state
+    with_ = f" with {a.entity}" if a.entity in s.companies else ""
+    try:
+        keys = game._city_ref(a.city)
+    except GameError:
+        keys = []
+    if len(keys) != 1:
+        return format_action(a)
+    coord, idx = keys[0]
+    name = game.title.hexes[coord].name or ""
+    corp = a.entity if a.entity in s.corporations else game._or_operator()
+    cost = None
+    if a.entity in s.corporations and corp in s.corporations:
+        try:
+            cost = game.next_token_cost(corp)
+        except (GameError, KeyError):
+            cost = None
+    placed = s.map.placed.get(coord)
+    single = placed is not None and len(placed.tile.cities()) == 1
+    where = coord if single else f"{coord}-{idx}"
+    notes = [x for x in (name, "" if single else f"city {idx} of the hex",
+                         money(game, cost) if cost else "") if x]
+    return f"token {where}{with_}" + (f"   # {', '.join(notes)}" if notes else "")
+
+
+def _train(game: "Game", a: A.BuyTrain) -> str:
+    s = game.state
+    tr = s.trains.get(a.train)
+    words = [f"buy train {a.train}"]
+    if a.variant:
+        words.append(f"as {a.variant}")
+    seller = a.seller
+    if seller is None and tr is not None and tr.owner.startswith("C:") and tr.owner[2:] != a.entity:
+        seller = tr.owner[2:]
+    if seller:
+        words.append(f"from {seller}")
+    price = a.price if a.price is not None else (tr.price if tr is not None else None)
+    if price is not None:
+        words.append(f"for {price}")
+    if a.exchange:
+        words.append(f"trade {a.exchange}")
+    if a.entity in s.companies:
+        words.append(f"with {a.entity}")
+    note = ""
+    if tr is not None and not seller:
+        note = "   # from the bank" if tr.owner in ("depot", "discard") else ""
+    return " ".join(words) + note
+
+
+def legal_lines(game: "Game", limit: int = 40) -> list[str]:
+    """What the acting entity may do now, one move a line, in the order the turn goes; over
+    ``limit`` lines, the longest kinds are grouped onto a comment line each."""
+    if game.finished:
+        return ["nothing: the game is over"]
+    groups: dict[str, list[str]] = {}
+    pars: list[tuple[str, int, str]] = []
+    for a in game.legal_actions():
+        text = say(game, a)
+        if isinstance(a, A.Par):
+            pars.append((a.corporation, a.price, text))
+            continue
+        lines = groups.setdefault(a.type, [])
+        if text not in lines:
+            lines.append(text)
+    if pars:
+        groups["par"] = list(dict.fromkeys(t for _c, _p, t in sorted(pars, key=lambda x: (x[0], x[1]))))
+    kinds = sorted(groups, key=lambda k: ORDER.index(k) if k in ORDER else len(ORDER))
+    total = sum(len(groups[k]) for k in kinds)
+    grouped: set[str] = set()
+    while total > limit:
+        big = max((k for k in kinds if k not in grouped and len(groups[k]) > 3), key=lambda k: len(groups[k]),
+                  default=None)
+        if big is None:
+            break
+        n = len(groups[big])
+        groups[big] = groups[big][:2] + [_group_line(big, groups[big][2:])]
+        grouped.add(big)
+        total += len(groups[big]) - n
+    return [line for k in kinds for line in groups[k]]
+
+
+def _group_line(kind: str, lines: list[str]) -> str:
+    """Lines of one kind on one comment line: ``# and 21 more lays: E4 (57, 9), F5 (8)``."""
+    if kind == "lay_tile":
+        where: dict[str, dict[str, list[str]]] = {}
+        for ln in lines:
+            w = ln.split("#")[0].split()
+            if len(w) >= 4:
+                where.setdefault(w[2], {}).setdefault(w[1], []).append(w[3])
+        spots = "; ".join(f"{h} " + ", ".join(f"{t} ({' '.join(r)})" for t, r in tiles.items())
+                          for h, tiles in where.items())
+        return (f"# and {len(lines)} more tile lays, as hex: tile (rotations) - write lay <tile> <hex> "
+                f"<rotation>: {spots}")
+    heads = sorted({ln.split("#")[0].strip() for ln in lines})
+    return f"# and {len(lines)} more: " + "; ".join(heads)
