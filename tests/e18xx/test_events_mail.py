@@ -82,13 +82,41 @@ def test_state_mails_tell_each_reader_the_events_since_his_last_mail(world):
     assert events_block(ann1) == ["#1 Ann: bid 20 LTR", "Ann gets LTR for $20"]  # the mover's receipt too
     assert events_block(bob1) == ["#1 Ann: bid 20 LTR", "Ann gets LTR for $20"]
     cy_before = len(bodies(smtp, "cy@example.org"))
-    deliver(world, 2, "bid 45 MRC")
+    deliver(world, 2, "bid 45 MRC")  # the cheapest private: bought at its price
     # Ann heard of LTR in her last mail: only what came after it
-    assert events_block(bodies(smtp, "ann@example.org")[-1]) == ["#2 Bob: bid 45 MRC", "Bob gets MRC for $45"]
+    ann2 = events_block(bodies(smtp, "ann@example.org")[-1])
+    assert len(ann2) == 2 and ann2[0].startswith("#2 Bob: bid ") and ann2[0].endswith(" MRC")
+    assert ann2[1] == f"Bob gets MRC for ${ann2[0].split()[3]}"  # the price the bid paid
     # Cy had no mail since the start (NOTIFY: turn): now it is his turn and he hears of both, newest last
     cy = bodies(smtp, "cy@example.org")
     assert len(cy) == cy_before + 1
-    assert events_block(cy[-1]) == ["#1 Ann: bid 20 LTR", "Ann gets LTR for $20",
-                                    "#2 Bob: bid 45 MRC", "Bob gets MRC for $45"]
+    assert events_block(cy[-1]) == ["#1 Ann: bid 20 LTR", "Ann gets LTR for $20"] + ann2
     assert "Your turn" in str([m for m in smtp.messages if "cy@example.org" in m.rcpt_tos][-1].data[:2000]) or \
         "IT IS YOUR TURN" in cy[-1]
+
+
+def test_digest_and_webhook_carry_the_events(world):
+    from datetime import datetime, timedelta
+
+    from tests.e18xx.test_notify import Hooks
+
+    cli, server, smtp, cfg, secrets = world
+    with Hooks() as hooks:
+        cli("18xx", "webhook", "ev-1", "--url", f"{hooks.url}/game")
+        deliver(world, 3, "NOTIFY: digest")
+        deliver(world, 1, "bid 20 LTR")
+        cli("send-mail", "--config", str(cfg))
+        posts = [body for path, key, body in hooks.posts if path == "/game"]
+        assert posts and posts[-1]["action"] == 1
+        assert [(e["kind"], e["company"], e["player"], e["price"], e["text"]) for e in posts[-1]["events"]] == [
+            ("auction_won", "LTR", "Ann", 20, "Ann gets LTR for $20")]
+    day = datetime.utcnow() + timedelta(hours=1)
+    out = cli("18xx", "tick", "--clock", day.isoformat(timespec="seconds")).stdout
+    assert "digest to cy@example.org" in out
+    cli("send-mail", "--config", str(cfg))
+    msgs = [email.message_from_bytes(m.data, policy=email.policy.default) for m in smtp.messages
+            if "cy@example.org" in m.rcpt_tos]
+    digest = [m for m in msgs if "digest" in str(m["Subject"])][-1].get_content().replace("\r\n", "\n")
+    lines = digest.split("\n")
+    i = next(k for k, x in enumerate(lines) if x.strip().startswith("#1 Ann: bid 20 LTR"))
+    assert lines[i + 1].strip() == "Ann gets LTR for $20"

@@ -78,12 +78,22 @@ def event(session: Session, game_row, game, applied: list | None = None) -> dict
         "to_act": None if game.finished else who_acts(game),
         "acting_seats": [] if game.finished else [seat_of.get(p) for p in game.acting_players()],
         "happened": [f"#{a.seq} {a.player}: {format_action(a.action)}{via_note(a.via)}" for a in applied or []],
+        "events": _events_of(game, {a.seq for a in applied or []}),
     }
+
+
+def _events_of(game, seqs: set[int]) -> list[dict[str, Any]]:
+    """The events (pbm.e18xx.events) of the actions ``seqs``: kind, fields and text of each."""
+    from pbm.e18xx.events import money_of, recorded
+
+    money = money_of(game.title)
+    return [e.to_dict(money) for e in recorded(game) if e.seq in seqs]
 
 
 def shaped(style: str, ev: dict[str, Any]) -> dict[str, Any]:
     head = f"[{ev['game']}] " + ("game over" if ev["finished"] else f"{ev['to_act']} to act")
-    text = "\n".join([head + f" (action {ev['action']})"] + ev["happened"][-5:])
+    text = "\n".join([head + f" (action {ev['action']})"] + ev["happened"][-5:]
+                     + [f"  {e['text']}" for e in ev.get("events", [])[-8:]])
     if style == "discord":
         return {"content": text[:1900], "username": "pbm"}
     if style == "slack":
@@ -119,6 +129,19 @@ def _to_act(session: Session, row, seat) -> str:
     if game.finished:
         return "The game is over."
     return f"To act: {who_acts(game)}" + (" (you)" if seat.name in game.acting_players() else "")
+
+
+def _caused(session: Session, row) -> dict[int, list[str]]:
+    """Action number -> the texts of its events (pbm.e18xx.events), for a digest."""
+    from pbm.e18xx.events import money_of, recorded
+    from pbm.e18xx.pbem.games import replay_rows
+
+    game = replay_rows(session, row).game
+    money = money_of(game.title)
+    out: dict[int, list[str]] = {}
+    for e in recorded(game):
+        out.setdefault(e.seq, []).append(e.text(money))
+    return out
 
 
 def digests(session: Session, sender: str, now: datetime) -> list[str]:
@@ -165,10 +188,12 @@ def digests(session: Session, sender: str, now: datetime) -> list[str]:
                          f"{len(new)} new action(s)" + (f", the last {len(shown)} below" if len(shown) < len(new)
                                                        else "") + f"; now {seen_line(row, new[-1].seq)}")
             lines.append(f"  {_to_act(session, row, p)}")
+            caused = _caused(session, row)  # what each action caused, under it (issue 29 item 2)
             for r in shown:
                 act = A.action_from_dict(r.action)
                 lines.append(f"  #{r.seq} {names.get(r.player_number or 0, '-')}: {format_action(act)}"
                              f"{via_note(r.action.get('_via'))}")
+                lines += [f"      {text}" for text in caused.get(r.seq, [])]
             lines.append("")
         lines += ["You get a mail at once when it is your turn. To change: a mail to the game with "
                   "NOTIFY: every | turn | digest.", "", "-- ", "pbm (automatic message)"]
