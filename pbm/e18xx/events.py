@@ -323,6 +323,32 @@ class Converted(Event):
 
 
 @dataclass(frozen=True)
+class EndTriggered(Event):
+    kind: ClassVar[str] = "end_triggered"
+    reason: str = ""  # bank | stock_market | receiverships | ...
+    when: str = ""  # immediate | current_or | full_set
+
+    def text(self, money: Money) -> str:
+        why = {"bank": "The bank is broken", "stock_market": "A share price reached the end of the market",
+               "receiverships": "Enough companies are in receivership"}.get(self.reason, f"The game's end ({self.reason})")
+        when = {"current_or": "the game ends after this operating round",
+                "full_set": "the game ends after the current set of operating rounds",
+                "immediate": "the game ends now"}.get(self.when, f"the game ends ({self.when})")
+        return f"{why}: {when}"
+
+
+@dataclass(frozen=True)
+class PresidentPaid(Event):
+    kind: ClassVar[str] = "president_paid"
+    player: str = ""
+    corp: str = ""
+    amount: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.player}, its president, pays {money(self.amount)} towards {self.corp}'s train"
+
+
+@dataclass(frozen=True)
 class CorpClosed(Event):
     kind: ClassVar[str] = "corp_closed"
     corp: str = ""
@@ -364,7 +390,7 @@ class GameOver(Event):
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     AuctionWon, PrivateSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
-    Converted, CorpClosed, Bankruptcy, RoundEnded, GameOver)}
+    Converted, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, GameOver)}
 
 
 def _ordinal(n: int) -> str:
@@ -398,6 +424,7 @@ class Snap:
     objectives: frozenset[str]
     finished: bool
     receiverships: int
+    end_trigger: tuple[str, str] | None = None
 
 
 def snap(g: "Game") -> Snap:
@@ -417,6 +444,7 @@ def snap(g: "Game") -> Snap:
         objectives=frozenset(s.objectives_done),
         finished=s.finished,
         receiverships=getattr(s, "receiverships", 0),
+        end_trigger=tuple(s.end_trigger) if s.end_trigger else None,  # type: ignore[arg-type]
     )
 
 
@@ -556,6 +584,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[Ev
             out.append(LoanRepaid(seq, sym, old[4] - now[4], now[4]))
         if now[6] != old[6] and not now[2]:
             out.append(Converted(seq, sym, old[6], now[6]))
+    if getattr(action, "type", "") == "buy_train" and action.entity in after.corps:
+        pres = before.corps[action.entity][5]
+        if pres and before.cash.get(f"P:{pres}", 0) > after.cash.get(f"P:{pres}", 0):
+            out.append(PresidentPaid(seq, pres, action.entity,
+                                     before.cash[f"P:{pres}"] - after.cash.get(f"P:{pres}", 0)))
     market = g.title.market
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
@@ -587,6 +620,8 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[Ev
             out.append(CorpClosed(seq, sym))
     for name in sorted(after.bankrupt - before.bankrupt):
         out.append(Bankruptcy(seq, name))
+    if after.end_trigger and not before.end_trigger and after.end_trigger[1] != "immediate":
+        out.append(EndTriggered(seq, str(after.end_trigger[0]), str(after.end_trigger[1])))
     if after.finished and not before.finished:
         res = sorted(g.result().items(), key=lambda kv: -kv[1])
         out.append(GameOver(seq, str(s.end_reason or ""), tuple(res)))
