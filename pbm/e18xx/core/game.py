@@ -468,7 +468,8 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
         return self.title.cert_limit(len([p for p in self.state.players if not p.bankrupt]))
 
     def player_order_from(self, name: str) -> list[str]:
-        names = [p.name for p in self.state.players if not p.bankrupt]
+        # the player himself even while going bankrupt (his sales may hand a presidency on)
+        names = [p.name for p in self.state.players if not p.bankrupt or p.name == name]
         i = names.index(name)
         return names[i:] + names[:i]
 
