@@ -32,7 +32,7 @@ def test_random_18va_game_to_the_end(seed):
     ("convert", A.Convert("VR")),
     ("buy train 2 as 1G", A.BuyTrain("VR", "2", None, "1G")),
     ("buy train 3 as 3 with P2", A.BuyTrain("P2", "3", None, "3")),
-    ("buy train 4-2 from WMR 206", A.BuyTrain("VR", "4-2", 206)),
+    ("buy train 4-2 from WMR 206", A.BuyTrain("VR", "4-2", 206, seller="WMR")),
     ("assign P1 C12", A.Assign("P1", "C12")),
     ("token H1 with P3", A.PlaceToken("P3", "H1")),
     ("run 4-0 A12-0 B13-0 C12-0 F13-0 H15-0 I16-0",

@@ -103,6 +103,10 @@ SELL_AT = 1.5
 
 def computer_answer(game, offer: dict) -> str:
     """'accept X' or 'decline X': the computer's answer to an offer for its private X."""
+    if offer.get("kind") == "train":  # a train of its company: at face value or more (ruling, 18AL 4.2.5(d))
+        tr = game.state.trains.get(offer["company"])
+        fair = tr is not None and int(offer["price"]) >= tr.price
+        return f"{'accept' if fair else 'decline'} {offer['company']}"
     comp = game.state.companies.get(offer["company"])
     fair = comp is not None and int(offer["price"]) >= SELL_AT * comp.value
     return f"{'accept' if fair else 'decline'} {offer['company']}"

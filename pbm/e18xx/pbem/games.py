@@ -405,13 +405,25 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             owner = None if consented else needs_consent(game, name, mv)
             try:
                 _authorize(game, name, mv)
+                if isinstance(mv, A.BuyTrain) and train_seller(game, mv) is not None:
+                    mv = train_offer(game, mv)  # the log names the selling company (and the price paid)
+                bid_note = ""
+                if isinstance(mv, A.Bid):  # a bid on what is now the cheapest private: its purchase
+                    mv, bid_note = bid_on_the_cheapest(game, mv)
                 if owner and i != len(parsed):
-                    raise GameError(f"buying {owner}'s private needs {owner}'s consent (rule 3.2), so the offer "
+                    what = f"{mv.seller}'s train" if isinstance(mv, A.BuyTrain) else f"{owner}'s private"
+                    why = "at an agreed price" if isinstance(mv, A.BuyTrain) else "rule 3.2"
+                    raise GameError(f"buying {what} needs {owner}'s consent ({why}), so the offer "
                                     "must be the last move of a mail; send the moves after it once the sale is "
                                     "agreed")
                 step(rep, mv)  # an offer too: it must be legal now
             except GameError as exc:
                 raise GameError(f"move {i} ({format_action(mv)}): {exc}") from None
+            if owner and isinstance(mv, A.BuyTrain):  # 4.2.5(d) (18AL, 18GA), 4.6.1 (18VA): an agreed price
+                offer = {"kind": "train", "buyer": player_number, "buyer_name": name, "entity": mv.entity,
+                         "company": mv.train, "seller": mv.seller, "variant": mv.variant, "price": mv.price,
+                         "owner": owner, "owner_seat": number_of.get(owner), "at": stored + len(charged)}
+                break
             if owner:
                 assert isinstance(mv, A.BuyCompany)
                 offer = {"buyer": player_number, "buyer_name": name, "entity": mv.entity,
@@ -420,6 +432,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 break
             n_actions += 1
             charged.append((name, mv, via))
+            if bid_note:
+                notes_at[len(charged) - 1] = bid_note
             if check_cash and game.total_cash() != rep.total_cash:
                 raise GameError(f"internal error: cash not conserved after {format_action(mv)}")
             run_standing()
@@ -462,6 +476,12 @@ def needs_consent(game: Game, player: str, act: Any) -> str | None:
     """The player whose consent ``act`` needs, or None: buying a private that
     another player owns is a sale "at any agreed price" (18GA 3.2), so its
     owner must agree; a company's purchase from its own president needs none."""
+    if isinstance(act, A.BuyTrain):
+        seller = train_seller(game, act)
+        if seller is None:
+            return None
+        pres = game.president(seller)
+        return pres if pres and pres != player else None
     if not isinstance(act, A.BuyCompany):
         return None
     comp = game.state.companies.get(act.company)
@@ -469,6 +489,73 @@ def needs_consent(game: Game, player: str, act: Any) -> str | None:
         return None
     owner = comp.owner[2:]
     return None if owner == player else owner
+
+
+def bid_on_the_cheapest(game: Game, act: A.Bid) -> tuple[A.Bid, str]:
+    """A bid on the private that is now the cheapest unsold one (the mail was written before it
+    became so) is its purchase at its price (18AL/18GA 3.1(a)): returns the action to store (the
+    purchase at the price, as 18xx.games records a purchase) and what the mover is told."""
+    from dataclasses import replace as _replace
+
+    from pbm.e18xx.rounds.cite import see
+
+    if game.state.round.kind != "auction" or "site_auction" in game.optional_rules:
+        return act, ""
+    try:
+        comp = game.company(act.company)
+        cheapest = game._auction_style() == "waterfall" and game._may_purchase(comp.sym)
+    except GameError:
+        return act, ""
+    if not cheapest or act.price <= comp.min_bid or act.price % 5:
+        return act, ""
+    return _replace(act, company=comp.sym, price=comp.min_bid), (
+        f"{comp.sym} is the cheapest unsold private now, bought at its price, not bid on: the bid of "
+        f"{game.title.money(act.price)} bought it for {game.title.money(comp.min_bid)}"
+        f"{see(game.title, 'cheapest_private')}")
+
+
+def train_seller(game: Game, act: A.BuyTrain) -> str | None:
+    """The company selling the train ``act`` buys (None: the bank, or no such train)."""
+    s = game.state
+    tr = s.trains.get(act.train)
+    if tr is None and act.seller:
+        want = str(act.seller).lower()
+        tr = next((t for t in s.trains.values() if t.owner.lower() == f"c:{want}" and t.name == act.train), None)
+    if tr is None or not tr.owner.startswith("C:") or tr.owner == f"C:{act.entity}":
+        return None
+    if act.seller and tr.owner.lower() != f"c:{str(act.seller).lower()}":
+        return None  # not the seller named: the engine refuses it, naming the owner
+    return tr.owner[2:]
+
+
+def train_offer(game: Game, act: A.BuyTrain) -> A.BuyTrain:
+    """A purchase from another company with its seller, train id and price spelt out (what an
+    offer names and what is stored once it is agreed)."""
+    from dataclasses import replace as _replace
+
+    seller = train_seller(game, act)
+    if seller is None:
+        return act
+    tr = game.state.trains.get(act.train)
+    if tr is None or tr.owner != f"C:{seller}":
+        tr = next(t for t in game.state.trains.values() if t.owner == f"C:{seller}" and t.name == act.train)
+    return _replace(act, train=tr.tid, seller=act.seller or seller, price=tr.price if act.price is None else act.price)
+
+
+def offer_thing(offer: dict) -> str:
+    """What an offer is for, as the mails say it: ``MRC`` or ``ABC's train 2-0``."""
+    if offer.get("kind") == "train":
+        return f"{offer['seller']}'s train {offer['company']}"
+    return str(offer["company"])
+
+
+def offer_rule(game_or_title: Any, offer: dict) -> str:
+    """The rule that makes the sale need its owner's consent ("rule 3.2" for a private)."""
+    if offer.get("kind") != "train":
+        return "rule 3.2"
+    title = getattr(game_or_title, "title", game_or_title)
+    ref = ((getattr(title, "data", None) or {}).get("rule_refs") or {}).get("train_sale", "")
+    return f"rule {ref}" if ref else "the rules"
 
 
 def pending_offer(game_row) -> dict | None:
@@ -518,8 +605,8 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
     if seat != offer.get("owner_seat"):
         return refuse(f"line 1: {lines[0]!r}: the offer for {offer['company']} waits for {offer['owner']}'s "
                       "answer, not yours")
-    if comp != offer["company"]:
-        return refuse(f"line 1: {lines[0]!r}: the offer waiting is for {offer['company']}; "
+    if comp.upper() != str(offer["company"]).upper():
+        return refuse(f"line 1: {lines[0]!r}: the offer waiting is for {offer_thing(offer)}; "
                       f"write '{verb} {offer['company']}'")
     if action_count(session, game_row) != offer["at"]:
         set_offer(game_row, None)
@@ -529,7 +616,10 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
         session.flush()
         rep = replay_rows(session, game_row)
         return Outcome(True, "", [], False, rep.game, replayed=rep), offer
-    act = A.BuyCompany(offer["entity"], offer["company"], int(offer["price"]))
+    act: A.Action = A.BuyCompany(offer["entity"], offer["company"], int(offer["price"]))
+    if offer.get("kind") == "train":
+        act = A.BuyTrain(offer["entity"], offer["company"], int(offer["price"]), offer.get("variant"),
+                         seller=offer["seller"])
     out = apply(session, game_row, int(offer["buyer"]), [act], message_id=message_id, now=now, consented=True,
                 via=f"agreed by {by or seats[seat].name}")
     if out.accepted:

@@ -414,7 +414,8 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
             _row(c, x, y, [corp.sym, "-", "-", "-", "-", "", "", "", f"not started (home {corp.home})"], widths)
             continue
         stations = " ".join(t[0] for t in corp.tokens if t)
-        trains = " ".join(s.trains[t].name for t in corp.trains) or "-"
+        trains = (" ".join(g.train_label(t) for t in corp.trains) or "-") + \
+            (f" (max {g.train_limit(corp.sym)})" if corp.floated and not corp.closed else "")
         _row(c, x, y, [corp.sym, m(g.share_price(corp.sym)), m(g._par_price(corp.sym)), m(s.cash[corp.key]),
                        g.president(corp.sym) or "-", f"{g.percent_of(f'ipo:{corp.sym}', corp.sym)}%",
                        f"{g.percent_of('pool', corp.sym)}%", trains,
@@ -432,7 +433,7 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
     y -= 20
     depot = g._depot_trains()
     c.setFont(SANS, 9)
-    c.drawString(x, y, _t(f"Phase {g.phase.name} (train limit {g.phase.train_limit}). Bank {m(s.cash['bank'])}. Depot offers: "
+    c.drawString(x, y, _t(f"Phase {g.phase.name} (train limit {g.train_limit_text()}). Bank {m(s.cash['bank'])}. Depot offers: "
                           + (", ".join(f"{s.trains[t].name} ({m(s.trains[t].price)})" for t in depot) or "nothing"), 200))
     return y - 14
 

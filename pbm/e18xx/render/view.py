@@ -15,7 +15,7 @@ def describe(g: "Game") -> str:
     r = s.round
     where = {"auction": "Private auction", "stock": f"Stock round {s.turn}",
              "operating": f"Operating round {s.turn}.{r.num} of {s.ors_in_set}"}[r.kind]
-    out.append(f"{g.title.name} - {where} - phase {g.phase.name} (train limit {g.phase.train_limit})")
+    out.append(f"{g.title.name} - {where} - phase {g.phase.name} (train limit {g.train_limit_text()})")
     if s.finished:
         out.append(f"Game over: {s.end_reason}")
     else:
@@ -45,7 +45,8 @@ def describe(g: "Game") -> str:
         out.append(f"  {c.sym:<4} price {m(g.share_price(c.sym)):>4} par {m(g._par_price(c.sym)):>4}  cash {m(s.cash[c.key]):>6}  "
                    f"{'floated' if c.floated else 'not floated'}  president {g.president(c.sym) or '-'}  "
                    f"IPO {g.percent_of(f'ipo:{c.sym}', c.sym)}% market {g.percent_of('pool', c.sym)}%  "
-                   f"trains {' '.join(s.trains[t].name for t in c.trains) or '-'}  stations {' '.join(tokens) or '-'}"
+                   f"trains {' '.join(g.train_label(t) for t in c.trains) or '-'}"
+                   + (f" (limit {g.train_limit(c.sym)})" if c.floated and not c.closed else "") + f"  stations {' '.join(tokens) or '-'}"
                    + (f"  privates {' '.join(privs)}" if privs else ""))
     out.append("")
     out.append("Stock chart (row, column: companies):")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError, IllegalAction, InsufficientFunds
 from pbm.e18xx.core.state import Bid, RoundState
+from pbm.e18xx.rounds.cite import see
 from pbm.e18xx.rounds.dutch import DutchAuctionMixin
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -139,7 +140,14 @@ class AuctionMixin(DutchAuctionMixin):
             if not auctioning and self._may_purchase(action.company):
                 self._check_bid(action)
                 r.last_to_act = action.entity
-                self._sell_company(action.entity, action.company, action.price)
+                price = action.price
+                if price != comp.min_bid and not self._site_auction():
+                    # 3.1(a): the cheapest is bought at its price; a bid on it (the mail was written
+                    # before it became the cheapest) is that purchase, at the price, not at the bid
+                    price = comp.min_bid
+                    self.log(f"{comp.sym} is the cheapest unsold private: {action.entity}'s bid of "
+                             f"{action.price} buys it at its price, {price}{see(self.title, 'cheapest_private')}")
+                self._sell_company(action.entity, action.company, price)
                 self._resolve_bids()
                 r.index = (r.index + 1) % len(r.entities)
             else:

@@ -257,6 +257,13 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                     if action.type in step.takes:
                         step.refuse(self, corp, action)  # a precise refusal, if the step has one
             if action.entity not in (corp, self.president(corp)) and action.entity not in s.companies:
+                if isinstance(action, A.BuyTrain):  # a train after his company's turn ended at its limit
+                    full = [c for c in r.entities[:r.index] if action.entity in (c, self.president(c))
+                            and not s.corporations[c].closed and not self._room(c)]
+                    if full:
+                        raise type(self._not_turn(action.entity))(
+                            f"{self._not_turn(action.entity)}; {full[-1]}'s turn ended when it reached its "
+                            f"train limit: {self.limit_reason(full[-1])}")
                 raise self._not_turn(action.entity)
             if action.entity == self.president(corp) and action.type in self.or_actions(corp):
                 raise IllegalAction(f"{action.entity} is the president of {corp}: the action is {corp}'s "

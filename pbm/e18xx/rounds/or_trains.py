@@ -282,6 +282,34 @@ class TrainsMixin:
         c = self.state.corporations[corp]
         return self.phase.limit_for(c.size) + c.extra_train_limit
 
+    def train_limit_text(self: "Engine") -> str:
+        """The phase's train limit as players read it: ``4`` or, with limits by company size,
+        ``4 (10-share), 2 (5-share)`` (sizes whose limit is 0 are not shown)."""
+        ph = self.phase
+        if not ph.limits_by_size:
+            return str(ph.train_limit)
+        shown = [(size, lim) for size, lim in sorted(ph.limits_by_size, reverse=True) if lim]
+        if len(shown) == 1:
+            return str(shown[0][1])
+        return ", ".join(f"{lim} ({size}-share)" for size, lim in shown)
+
+    def limit_reason(self: "Engine", corp: str) -> str:
+        """Why ``corp`` may own no more trains, for a refusal: ``it owns 2-0, 1G (2-4); the limit
+        is 2 for a 5-share company in phase 2 (rule 2, 4.5.8)``."""
+        from pbm.e18xx.rounds.cite import see
+        c = self.state.corporations[corp]
+        owned = ", ".join(self.train_label(t) + (f" ({t})" if self.train_label(t) != t else "")
+                          for t in self.limited_trains(corp)) or "nothing"
+        size = f" for a {c.size}-share company" if self.phase.limits_by_size else ""
+        extra = f" (+{c.extra_train_limit} from a private)" if c.extra_train_limit else ""
+        return (f"it owns {owned}; the limit is {self.train_limit(corp)}{size} in phase {self.phase.name}{extra}"
+                f"{see(self.title, 'train_limit')}")
+
+    def train_label(self: "Engine", tid: str) -> str:
+        """A train as players name it: its declared side (a freight ``1G``) or its type."""
+        t = self.state.trains[tid]
+        return t.variant or t.name
+
     def crowded_corps(self: "Engine") -> list[str]:
         s = self.state
         if s.round.kind != "operating":
@@ -419,6 +447,11 @@ class TrainsMixin:
         s = self.state
         c = s.corporations[corp]
         ref = action.train
+        if ref not in s.trains and action.seller is not None:  # "buy train 2 from ABC": ABC's 2 train
+            owner = f"C:{self.corp(str(action.seller)).sym}"
+            ref = next((t.tid for t in s.trains.values() if t.owner == owner and t.name == ref), None) or ref
+            if ref not in s.trains:
+                raise IllegalAction(f"{action.seller} owns no {ref} train")
         if ref not in s.trains:
             match = [t for t in self._depot_trains() if s.trains[t].name == ref]
             if not match:
@@ -427,8 +460,10 @@ class TrainsMixin:
             ref = match[0]
         train = s.trains[ref]
         if not self._room(corp, ref):
-            raise IllegalAction(f"{corp} is at its train limit of {self.train_limit(corp)}")
+            raise IllegalAction(f"{corp} is at its train limit: {self.limit_reason(corp)}")
         from_depot = train.owner in ("depot", "discard")
+        if from_depot and action.seller is not None:
+            raise IllegalAction(f"train {ref} belongs to the bank, not {action.seller}")
         if from_depot:
             if ref not in self._depot_trains():
                 raise IllegalAction(f"train {ref} is not available yet; the depot offers "
@@ -442,6 +477,9 @@ class TrainsMixin:
                 raise IllegalAction(f"train {ref} costs {self.title.money(price)}")
             seller = "bank"
         else:
+            if action.seller is not None and f"C:{self.corp(str(action.seller)).sym}" != train.owner:
+                raise IllegalAction(f"train {ref} belongs to {train.owner[2:] if train.owner.startswith('C:') else 'nobody'}, "
+                                    f"not {action.seller}")
             if ref not in self._other_trains(corp):
                 raise IllegalAction(f"train {ref} cannot be bought by {corp}")
             price = action.price if action.price is not None else train.price
@@ -487,7 +525,7 @@ class TrainsMixin:
                 comp.closed = True
                 self.log(f"{comp.sym} closes ({corp} bought a train)")
         self.log(f"{corp} buys train {ref}" + (f" as {train.variant}" if train.variant and train.variant != train.name else "")
-                 + f" for {price}")
+                 + (f" from {seller[2:]}" if seller.startswith("C:") else "") + f" for {price}")
         if from_depot:
             s.round.bought_depot.add(corp)
             s.round.bought_depot.add(f"{corp}:{train.name}")

@@ -1,0 +1,229 @@
+"""A train bought from a company of another president is an offer that president answers by mail
+(18AL 4.2.5(d) and 18GA 4.2.5(d): "for any agreed price of at least $1"; 18VA 4.5.8 and 4.6.1:
+"a mutually agreed price"; rulings-18AL.md and rulings-18VA.md, "train sales between companies").
+
+The position is reached fast (random legal moves stored straight into the log), then the offer,
+its answer and the state mails go through `pbm ingest` and the outbox like any other mail."""
+from __future__ import annotations
+
+import email
+import email.policy
+import random
+import re
+
+import pytest
+from sqlalchemy import select
+
+from pbm.db import session_scope
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.game import Game as Engine
+from pbm.e18xx.pbem.exchange import export_game, fingerprint, replay_export
+from pbm.e18xx.pbem.games import action_rows, load, needs_consent, players
+from pbm.models import Action18, Game, OutboxMessage
+from tests.e18xx.helpers import pick
+from tests.e18xx.test_pbem_mail import PLAYERS, _body, answer, send
+
+SEAT = {n: i for i, (n, _) in enumerate(PLAYERS, 1)}
+
+
+@pytest.fixture(params=["18AL", "18VA"])
+def rr(request, cli, tmp_path):
+    """A game 'rr-1' of the title, stored up to a company's turn in which it may buy a train
+    from a company of another president; returns (mail fixture, title)."""
+    import mailbox
+
+    title = request.param
+    csv = tmp_path / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
+    out = cli("new-game", title, "--players", str(csv), "--seed", "5", "--name", "rr-1").stdout
+    secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
+    md = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
+    rng = random.Random(0)
+    g = Engine(title, [n for n, _ in PLAYERS], 5)
+    acts = []
+    for _ in range(2000):
+        legal = g.legal_actions()
+        if g.state.round.kind == "operating" and any(
+                isinstance(a, A.BuyTrain) and needs_consent(g, g.controller(a.entity), a) for a in legal):
+            break
+        a = pick(rng, [a for a in legal if not needs_consent(g, g.controller(a.entity), a)])
+        acts.append((SEAT[g.controller(a.entity)], a))
+        g.process(a)
+    else:
+        raise AssertionError("no sale between companies came up")
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "rr-1"))
+        for seq, (seat, a) in enumerate(acts, 1):
+            s.add(Action18(game_id=row.id, seq=seq, player_number=seat, action=a.to_dict()))
+        row.turn = g.state.turn
+    return (cli, secrets, md, tmp_path / "Maildir"), title
+
+
+def _state(cli):
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "rr-1"))
+        return load(s, row), len(action_rows(s, row))
+
+
+def _offer_row(cli):
+    with session_scope(cli.url) as s:
+        return (s.scalar(select(Game).where(Game.name == "rr-1")).state or {}).get("offer")
+
+
+def _outbox(cli, prefix: str) -> list[tuple[list[str], str, str]]:
+    with session_scope(cli.url) as s:
+        rows = s.scalars(select(OutboxMessage).where(OutboxMessage.key.like(prefix + "%"))).all()
+        out = []
+        for r in rows:
+            msg = email.message_from_bytes(r.raw, policy=email.policy.default)
+            out.append((list(r.recipients or []), str(msg["Subject"]), _body(msg)))
+        return out
+
+
+def _sale(game):
+    """(buyer company, its president, the train, the seller company, the seller's president)."""
+    buyer = game.current_entity()
+    pres = game.controller(buyer)
+    a = next(a for a in game.legal_actions()
+             if isinstance(a, A.BuyTrain) and needs_consent(game, pres, a))
+    seller = game.state.trains[a.train].owner[2:]
+    return buyer, pres, a.train, seller, game.president(seller)
+
+
+def test_a_train_of_another_presidents_company_is_an_offer_until_accepted(rr):
+    ga, title = rr
+    cli = ga[0]
+    game, n0 = _state(cli)
+    buyer, pres, tid, seller, owner = _sale(game)
+    cash, total = dict(game.state.cash), game.total_cash()
+    line, inbound = send(ga, SEAT[pres], f"buy train {tid} from {seller} 1", game="rr-1")
+    assert "accepted" in line, line
+    game, n1 = _state(cli)
+    assert n1 == n0 and game.state.trains[tid].owner == f"C:{seller}" and game.state.cash == cash
+    assert game.current_entity() == buyer  # the buyer waits for the answer
+    text = answer(cli, inbound)[1]
+    rule = "4.2.5(d)" if title == "18AL" else "4.5.8, 4.6.1"
+    assert f"OFFER MADE, NOT YET A SALE: {buyer} offers {owner} $1 for {seller}'s train {tid}" in text
+    assert f"rule {rule}" in text
+    told = _outbox(cli, "offer:")
+    assert len(told) == 1
+    to, subject, body = told[0]
+    assert to == [dict(PLAYERS)[owner]]
+    assert f"{buyer} offers $1 for train {tid} of your company {seller}" in body and f"accept {tid}" in body
+    assert f"Offer waiting: {buyer} offers {owner} $1 for {seller}'s train {tid}" in cli("18xx", "status", "rr-1").stdout
+    # the buyer's president cannot answer his own offer
+    if pres != owner:
+        line, inbound = send(ga, SEAT[pres], f"accept {tid}", game="rr-1")
+        assert "rejected" in line and f"waits for {owner}'s answer, not yours" in answer(cli, inbound)[1]
+    # the seller's president accepts: one BuyTrain, naming the seller, at the agreed price
+    line, inbound = send(ga, SEAT[owner], f"accept {tid}", game="rr-1")
+    assert "accepted" in line, line
+    game, n2 = _state(cli)
+    assert n2 == n1 + 1 and game.state.trains[tid].owner == f"C:{buyer}"
+    assert game.state.cash[f"C:{buyer}"] == cash[f"C:{buyer}"] - 1
+    assert game.state.cash[f"C:{seller}"] == cash[f"C:{seller}"] + 1
+    assert game.total_cash() == total and _offer_row(cli) is None
+    text = answer(cli, inbound)[1]
+    assert f"SALE AGREED: {owner} accepted {buyer}'s offer: {seller}'s train {tid} for $1" in text
+    assert f"buy train {tid} from {seller} 1 (agreed by {owner})" in text  # the log line names the seller
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "rr-1"))
+        last = action_rows(s, row)[-1]
+        assert last.action["type"] == "buy_train" and last.action["seller"] == seller
+        assert last.player_number == SEAT[pres]  # charged to the buyer's president
+        export = export_game(s, row)
+    # the export holds one plain buy_train (18xx.games' shape) and replays to the same state
+    bought = [a for a in export["actions"] if a["type"] == "buy_train"][-1]
+    assert bought["train"] == tid and bought["price"] == 1 and "seller" not in bought
+    assert fingerprint(replay_export(export)) == export["pbm"]["fingerprint"]
+
+
+def test_a_declined_train_offer_changes_nothing_and_the_buyer_is_told(rr):
+    ga, _ = rr
+    cli = ga[0]
+    game, n0 = _state(cli)
+    buyer, pres, tid, seller, owner = _sale(game)
+    cash = dict(game.state.cash)
+    send(ga, SEAT[pres], f"buy train {tid} from {seller} 5", game="rr-1")
+    line, inbound = send(ga, SEAT[owner], f"decline {tid}", game="rr-1")
+    assert "accepted" in line, line
+    game, n1 = _state(cli)
+    assert n1 == n0 and game.state.trains[tid].owner == f"C:{seller}" and game.state.cash == cash
+    assert game.current_entity() == buyer
+    assert f"OFFER DECLINED: {owner} declined {buyer}'s offer of $5 for {seller}'s train {tid}" in answer(cli, inbound)[1]
+    told = _outbox(cli, "offer-declined:")
+    assert len(told) == 1 and told[0][0] == [dict(PLAYERS)[pres]]
+    line, inbound = send(ga, SEAT[owner], f"accept {tid}", game="rr-1")
+    assert "rejected" in line and "there is no offer waiting" in answer(cli, inbound)[1]
+
+
+def test_a_train_offer_lapses_when_the_buyer_moves_on(rr):
+    """Ruling (train sales between companies): the offer stands until the seller answers or the
+    game moves on; any move of the buyer's withdraws it, and a late 'accept' is refused."""
+    ga, _ = rr
+    cli = ga[0]
+    game, n0 = _state(cli)
+    buyer, pres, tid, seller, owner = _sale(game)
+    send(ga, SEAT[pres], f"buy train {tid} from {seller} 1", game="rr-1")
+    assert _offer_row(cli) is not None
+    other = next(a for a in game.legal_actions() if a.entity == buyer and not needs_consent(game, pres, a)
+                 and not isinstance(a, A.Bankrupt))
+    from pbm.e18xx.pbem.games import move_text
+
+    line, _ = send(ga, SEAT[pres], move_text(game, other), game="rr-1")
+    assert "accepted" in line, line
+    assert _offer_row(cli) is None
+    line, inbound = send(ga, SEAT[owner], f"accept {tid}", game="rr-1")
+    assert "rejected" in line and "there is no offer waiting" in answer(cli, inbound)[1]
+    game, _ = _state(cli)
+    assert game.state.trains[tid].owner == f"C:{seller}"
+
+
+def test_an_offer_must_be_the_last_move_of_its_mail(rr):
+    ga, _ = rr
+    cli = ga[0]
+    game, n0 = _state(cli)
+    buyer, pres, tid, seller, owner = _sale(game)
+    line, inbound = send(ga, SEAT[pres], f"buy train {tid} from {seller} 1\npass", game="rr-1")
+    assert "rejected" in line
+    assert f"buying {seller}'s train needs {owner}'s consent" in answer(cli, inbound)[1]
+    assert _state(cli)[1] == n0 and _offer_row(cli) is None
+
+
+def test_a_wrong_seller_is_refused_with_the_trains_owner(rr):
+    ga, _ = rr
+    cli = ga[0]
+    game, n0 = _state(cli)
+    buyer, pres, tid, seller, owner = _sale(game)
+    wrong = next(c for c in game.state.corporations if c not in (seller, buyer))
+    line, inbound = send(ga, SEAT[pres], f"buy train {tid} from {wrong} 1", game="rr-1")
+    assert "rejected" in line
+    assert f"train {tid} belongs to {seller}, not {wrong}" in answer(cli, inbound)[1]
+
+
+def test_between_companies_of_one_president_the_sale_needs_no_offer():
+    """4.2.5(d): between his own companies the president agrees with himself; the log names the seller."""
+    from pbm.e18xx.pbem.moves import format_action
+
+    g = Engine("18AL", ["Ann", "Bob", "Cy"], 5)
+    assert needs_consent(g, "Ann", A.BuyTrain("ABC", "2-0", 1)) is None  # no such sale yet: the bank's train
+    rng = random.Random(0)
+    for _ in range(3000):
+        legal = g.legal_actions()
+        own = [a for a in legal if isinstance(a, A.BuyTrain) and g.state.trains[a.train].owner.startswith("C:")
+               and g.state.trains[a.train].owner != f"C:{a.entity}" and not needs_consent(g, g.controller(a.entity), a)]
+        if own:
+            a = own[0]
+            seller = g.state.trains[a.train].owner[2:]
+            assert g.president(seller) == g.controller(a.entity)
+            g.process(A.BuyTrain(a.entity, a.train, 1, a.variant, seller=seller))
+            assert g.state.trains[a.train].owner == f"C:{a.entity}"
+            assert g.state.log[-1].endswith(f"buys train {a.train} from {seller} for 1") or \
+                any(f"buys train {a.train} from {seller} for 1" in x for x in g.state.log[-4:])
+            assert format_action(A.BuyTrain(a.entity, a.train, 1, seller=seller)) == \
+                f"buy train {a.train} from {seller} 1"
+            return
+        if g.finished:
+            break
+        g.process(pick(rng, [a for a in legal if not needs_consent(g, g.controller(a.entity), a)]))
+    pytest.skip("no sale between one president's companies came up")
