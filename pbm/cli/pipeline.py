@@ -78,16 +78,61 @@ def register(app: typer.Typer) -> None:
         with session(ctx) as s:
             return uncertain(s)
 
+    def _demo_by_mail(ctx: typer.Context, folder: Path, title: str, seed: Optional[int], moves: int):
+        """The game kind's demo by email (18xx): its mails read by the one intake protocol (pbm.intake)."""
+        from pbm.cli.util import db_url
+        from pbm.intake import maildir_new, take_mail
+        from pbm.kinds import UnknownKind, kind_for_title, known_titles
+        from pbm.mail.ingest import Context
+
+        try:
+            kind, canonical = kind_for_title(title)
+        except UnknownKind:
+            kind, canonical = None, title
+        if kind is None or not hasattr(kind, "demo"):
+            by_mail = [t for t in known_titles() if hasattr(kind_for_title(t)[0], "demo")]
+            raise PbmError(f"--title {title!r} is not a title played by email here; the demo plays "
+                           f"{', '.join(by_mail)} (`pbm demo` without --title plays Continental Rails)")
+        if folder == Path("pbm-demo"):
+            folder = Path(f"pbm-demo-{canonical.lower()}")
+        folder.mkdir(parents=True, exist_ok=True)
+        url = db_url(ctx) or f"sqlite:///{(folder / 'pbm.db').resolve()}"
+        context = Context(sender="pbm@demo.invalid")
+
+        def read_mail(path: Path) -> list:
+            return take_mail(url, maildir_new(url, path, []), context)[1]
+
+        return kind.demo(folder, canonical, url=url, read_mail=read_mail, seed=1848 if seed is None else seed,
+                         moves=moves, log=typer.echo)
+
     @app.command("demo")
     def demo(
         ctx: typer.Context,
         folder: Path = typer.Option(Path("pbm-demo"), "--dir", help="Folder for the demo (its own database)."),
         turns: int = typer.Option(3, "--turns", min=1, max=30, help="Turns to play."),
-        seed: int = typer.Option(1841, "--seed", help="Game seed."),
+        seed: Optional[int] = typer.Option(None, "--seed", help="Game seed (default 1841; 18xx: 1848)."),
+        title: Optional[str] = typer.Option(None, "--title", help=(
+            "Play an 18xx title by email instead (18GA, 18AL, 1848, 18VA): each player's move or whole company "
+            "turn as one mail, the state mails with their PDFs out.")),
+        moves: int = typer.Option(40, "--moves", min=1, max=2000, help="18xx: actions to play (about)."),
     ) -> None:
-        """A whole game week by week in one command: players' mails in, PDFs, mails and archive out."""
+        """A whole game in one command: Continental Rails week by week (players' mails in, PDFs, mails and
+        archive out), or with --title an 18xx game move by move by email (mails and PDFs out)."""
         from pbm.cli.util import db_url
+
+        if title is not None:
+            r = _demo_by_mail(ctx, folder, title, seed, moves)
+            typer.echo("")
+            typer.echo(f"Demo ready in {r.folder}: {r.title} game {r.game}, {r.actions} action(s) from {r.mails} "
+                       "mail(s).")
+            typer.echo(f"  mail in:  {r.folder / 'maildir'}   (the players' mails)")
+            typer.echo(f"  mail out: {r.folder / 'outbox'}   ({len(r.outbox)} mails pbm would have sent)")
+            typer.echo(f"  PDFs:     {r.folder / 'pdfs'}   ({len(r.pdfs)} state PDFs)")
+            typer.echo(f"  state:    {r.folder / 'state.txt'}")
+            return
         from pbm.pipeline.demo import run_demo
+
+        seed = 1841 if seed is None else seed
 
         result = run_demo(folder, url=db_url(ctx), turns=turns, seed=seed, log=typer.echo,
                           progress=_progress("Rendering reports", _interactive()))

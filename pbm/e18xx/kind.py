@@ -158,6 +158,13 @@ class Family18xx:
         return [f"Start of the game mailed to {told} player(s) (the first to act is told it is his move); "
                 "`pbm send-mail` sends it."]
 
+    def demo(self, folder: Path, title: str, *, url: str, read_mail: Callable[[Path], list], seed: int,
+             moves: int, log: Callable[[str], None]) -> Any:
+        """``pbm demo --title T``: a game of ``title`` by email in ``folder`` (:mod:`pbm.e18xx.pbem.demo`)."""
+        from pbm.e18xx.pbem.demo import run_demo_18xx
+
+        return run_demo_18xx(self, folder, title, url=url, read_mail=read_mail, seed=seed, moves=moves, log=log)
+
     def status(self, session: "Session", game: "Game") -> str | None:
         from pbm.e18xx.pbem import mailplay
 
