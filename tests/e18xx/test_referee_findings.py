@@ -42,3 +42,49 @@ def test_1848_bank_of_england_shares_may_be_sold_in_the_first_stock_round():
     # a railway share still may not be sold in the first stock round (12.4.1)
     rail = [c for c in g.state.corporations if c != "BOE" and g.percent_of(f"P:{cur}", c)]
     assert all(g._sellable_bundles(cur, c) == [] for c in rail)
+
+
+def _priority_checks(title: str, players: int, seed: int, limit: int = 1500) -> tuple[int, list[str]]:
+    """Stock rounds (after the first) ended in a seeded random game, and those where the
+    priority deal did not go to the player after the last one to act (or, if nobody did
+    anything but pass, stay with its holder)."""
+    rng = random.Random(seed)
+    g = Game(title, [f"Tycoon {c}" for c in "ABCDE"[:players]], seed)
+    order: list[str] = []
+    last: str | None = None
+    checked, wrong = 0, []
+    for _ in range(limit):
+        if g.finished:
+            break
+        s = g.state
+        if s.round.kind == "stock" and not order:
+            order, last = list(s.round.entities), None
+        act = pick(rng, g.legal_actions())
+        in_stock, turn = s.round.kind == "stock", s.turn
+        g.process(act)
+        if in_stock and not isinstance(act, A.Pass) and act.entity in order:
+            last = act.entity
+        if in_stock and g.state.round.kind != "stock":
+            if turn > 1:
+                expected = order[(order.index(last) + 1) % len(order)] if last else order[0]
+                got = next(p.name for p in g.state.players if not p.bankrupt)
+                checked += 1
+                if got != expected:
+                    wrong.append(f"{title} seed {seed} turn {turn}: priority {got}, expected {expected}")
+            order = []
+    return checked, wrong
+
+
+def test_priority_deal_after_a_stock_round_that_ends_on_an_automatic_pass():
+    """18VA 4.3 / 1848 12.1 / 18GA and 18AL 3.6: the priority deal goes to the player after the last
+    to act (18VA: "the player who initiated the final round of passes"); when the last pass is one
+    pbm makes for a player who can do nothing, it went to that player instead.  18xx.games: priority
+    to the player after the last to act."""
+    checked, wrong = 0, []
+    for title, players in (("18VA", 2), ("18VA", 3), ("1848", 3), ("18GA", 3), ("18AL", 4)):
+        for seed in range(2):
+            c, w = _priority_checks(title, players, seed)
+            checked += c
+            wrong += w
+    assert checked >= 20
+    assert not wrong, wrong[:5]

@@ -40,6 +40,7 @@ class StockMixin(AuctionMixin):
                 return
             r.passed.add(self._stock_current())  # no possible action: an automatic pass
             if self._stock_finished():
+                r.index = (r.index + 1) % len(r.entities)  # as after a pass: priority to the player after
                 self._finish_stock_round()
                 return
             r.index = (r.index + 1) % len(r.entities)
