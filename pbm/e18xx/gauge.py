@@ -184,8 +184,8 @@ def check_gauge(game: "Engine", corp: str, action: "A.RunRoutes") -> tuple[int, 
             if found is None or v > found[0]:
                 found = (v, r)
         if found is None:
-            raise IllegalRoute(f"train {spec.train} cannot run {'-'.join(spec.nodes)} (not connected, too long "
-                               "counting changes of gauge, blocked, or reusing track)")
+            raise IllegalRoute(game.route_refusal(corp, spec, used, chosen, None,
+                                                  "counting changes of gauge, blocked, or reusing track"))
         v, r = found
         if spec.revenue is not None and spec.revenue != v:
             raise IllegalRoute(f"route {'-'.join(spec.nodes)} pays {v}, not {spec.revenue}")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
+from pbm.e18xx.core.errors import IllegalRoute
 from pbm.e18xx.core.track import MapState, NodeKey, TrackGraph
 
 
@@ -430,3 +431,122 @@ def find_route(routes: Sequence[Route], node_ids: Sequence[str], stops_max: int,
             if best is None or r.revenue > best.revenue:
                 best = r
     return best
+
+
+# ------------------------------------------------------------- routes as players write them
+def resolve_stops(m: MapState, names: Sequence[str], location_names: dict[str, str] | None = None,
+                  ref: str = "") -> tuple[str, ...]:
+    """The stops of a written route as ``HEX-n`` ids: ``E4-0`` as it is, a hex with one stop
+    (``E4``) or a named place with one stop (``Atlanta``) for that stop.  Raises IllegalRoute
+    naming the word that names no stop, or the stops to choose from."""
+    by_name = {v.lower(): k for k, v in (location_names or {}).items()}
+    out = []
+    for word in names:
+        coord, _, idx = str(word).rpartition("-")
+        if coord in m.placed and idx.isascii() and idx.isdigit():
+            i = int(idx)
+            if i >= len(m.tile(coord).nodes):
+                raise IllegalRoute(f"{ref}{word}: {coord} has no stop {i} ({_stops_of(m, coord)})")
+            out.append(f"{coord}-{i}")
+            continue
+        coord = str(word).upper() if str(word).upper() in m.placed else by_name.get(str(word).lower(), "")
+        if not coord:
+            raise IllegalRoute(f"{ref}{word!r} is not a stop: name a hex (E4), a stop of a hex (E4-0) or a place")
+        nodes = m.tile(coord).nodes
+        if len(nodes) == 1:
+            out.append(f"{coord}-0")
+        elif not nodes:
+            raise IllegalRoute(f"{ref}{word}: {coord} has no city, town or off-board to stop at")
+        else:
+            raise IllegalRoute(f"{ref}{word}: {coord} has {len(nodes)} stops; name one ({_stops_of(m, coord)})")
+    return tuple(out)
+
+
+def twice(node_ids: Sequence[str]) -> str | None:
+    """A stop named twice in a written route, if any."""
+    seen: set[str] = set()
+    for n in node_ids:
+        if n in seen:
+            return n
+        seen.add(n)
+    return None
+
+
+def _stops_of(m: MapState, coord: str) -> str:
+    nodes = m.tile(coord).nodes
+    return ", ".join(f"{coord}-{i} a {n.kind}" for i, n in enumerate(nodes)) or "none"
+
+
+def why_not(graph: TrackGraph, corp: str, node_ids: Sequence[str], max_stops: int | None, used_mask: int,
+            refs: dict[str, str] | None = None, count=None, others: dict[int, str] | None = None) -> str | None:
+    """Why no legal route visits ``node_ids`` in the order written (a train of ``max_stops``
+    counted stops; None: the length is not checked here), avoiding ``used_mask`` (the company's
+    other trains' track; ``others`` names the train owning each bit): the first rule the route
+    breaks, with where.  None if no simple reason is found."""
+    r = refs or {}
+
+    def ref(key: str) -> str:
+        return f"{r[key]}: " if r.get(key) else ""
+
+    m = graph.map
+    keys = [(h, int(i)) for h, _, i in (n.rpartition("-") for n in node_ids)]
+    names = list(node_ids)
+    seen: set = set()
+    for k, n in zip(keys, names):
+        if k in seen:
+            return f"{ref('route_stop_twice')}{n} is visited twice"
+        seen.add(k)
+    if len(keys) < 2:
+        return f"{ref('route_track')}a route joins at least two stops"
+    if not any(m.city_has(k, corp) for k in keys):
+        return f"{ref('route_station')}none of its stops holds a station of {corp}"
+    if max_stops is not None:
+        counted = sum(count(k) if count else _counts(m, k) for k in keys)
+        if counted > max_stops:
+            return f"{ref('route_length')}too long: {counted} cities and off-boards for a train of {max_stops}"
+    for k, n in zip(keys[1:-1], names[1:-1]):
+        if m.blocks(k, corp):
+            node = m.tile(k[0]).nodes[k[1]]
+            if node.kind == "offboard" or k[1] in m.tile(k[0]).terminal or m.title.hexes[k[0]].color == "red":
+                return f"{ref('route_offboard')}it may not pass through {n}: an off-board area is only a route's end"
+            holders = sorted({t for t in m.tokens.get(k, []) if t})
+            return (f"{ref('route_blocked')}blocked at {n} by {', '.join(holders)}'s station"
+                    f"{'s' if len(holders) > 1 else ''} (every circle taken)")
+    bit_place = {bit: key for key, bit in graph.side_bits.items()}
+
+    def where(bits: int) -> str:
+        spots = sorted({bit_place[b][0] for b in _bits(bits) if b in bit_place})
+        return ", ".join(spots) or "a junction"
+
+    options = []
+    for (a, b), (na, nb) in zip(zip(keys, keys[1:]), zip(names, names[1:])):
+        segs = [s for s in graph.segments(a) if s.b == b]
+        if not segs:
+            return f"{ref('route_track')}not connected between {na} and {nb}: no track joins them without another stop between"
+        free = [s for s in segs if not s.mask & used_mask]
+        if not free:
+            clash = segs[0].mask & used_mask
+            owner = ""
+            if others:
+                owner = next((f" by train {t}" for b_, t in others.items() if clash >> b_ & 1), "")
+            return (f"{ref('route_shared')}the track between {na} and {nb} is already used{owner} at {where(clash)}: "
+                    "two trains of a company never share track")
+        options.append(free)
+    # each stretch can run on its own: is there a choice of them that uses no track twice?
+    best_clash = 0
+
+    def pick(i: int, mask: int) -> bool:
+        nonlocal best_clash
+        if i == len(options):
+            return True
+        for s in options[i]:
+            if s.mask & mask:
+                best_clash = best_clash or (s.mask & mask)
+                continue
+            if pick(i + 1, mask | s.mask):
+                return True
+        return False
+
+    if not pick(0, 0):
+        return f"{ref('route_reuse')}track reused at {where(best_clash)}: a route uses each piece of track once"
+    return None

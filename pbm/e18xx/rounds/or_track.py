@@ -5,9 +5,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
-from pbm.e18xx.core.errors import GameError, IllegalAction, IllegalTile, InsufficientFunds
+from pbm.e18xx.core.errors import GameError, IllegalAction, IllegalRoute, IllegalTile, InsufficientFunds
 from pbm.e18xx.core.state import Corporation
 from pbm.e18xx.core.track import Placed, city_map, upgrade_fault
+from pbm.e18xx.routes import resolve_stops, twice, why_not
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -335,6 +336,44 @@ class TrackMixin:
                 self.state.round.steps_done.add("track")
         if ab.get("closes_when_used_after_close") and "close_companies" in self.state.events:
             comp.closed = True
+
+    # ------------------------------------------------------------- routes as written
+    def written_routes(self: "Engine", action: A.RunRoutes) -> A.RunRoutes:
+        """``action`` with each route's stops as ``HEX-n`` ids: a hex or a place with one stop
+        names that stop (``run 2-2 L5 K4`` is ``run 2-2 L5-0 K4-0``); a word that names no stop,
+        or a hex of several stops, is refused saying which."""
+        if action.auto or not action.routes:
+            return action
+        names = self.title.data.get("location_names", {})
+        m = self.state.map
+        out = []
+        for spec in action.routes:
+            try:
+                nodes = resolve_stops(m, spec.nodes, names, self.track_ref("route_track"))
+            except IllegalRoute as exc:
+                raise IllegalRoute(f"train {spec.train}: {exc}") from None
+            again = twice(nodes)
+            if again:
+                raise IllegalRoute(f"train {spec.train} cannot run {' '.join(nodes)}: "
+                                   f"{self.track_ref('route_stop_twice')}{again} is visited twice")
+            out.append(replace(spec, nodes=nodes))
+        return replace(action, routes=tuple(out))
+
+    def route_refusal(self: "Engine", corp: str, spec: A.RouteSpec, used: int, chosen=(),
+                      max_stops: int | None = None, note: str = "blocked, or reusing track") -> str:
+        """Why train ``spec.train`` cannot run ``spec.nodes`` (the company's trains in ``chosen``
+        already hold the track ``used``): the rule it breaks and where, else the possible causes."""
+        owners: dict[int, str] = {}
+        for tid, rt in chosen:
+            for bit in range(rt.mask.bit_length()):
+                if rt.mask >> bit & 1:
+                    owners[bit] = tid
+        refs = self.title.data.get("track_refs") or {}
+        why = why_not(self.graph(), corp, spec.nodes, max_stops, used, refs, others=owners)
+        route = " ".join(spec.nodes)
+        if why:
+            return f"train {spec.train} cannot run {route}: {why}"
+        return f"train {spec.train} cannot run {route} (not connected, too long, {note})"
 
     # ------------------------------------------------------------- tokens
     def _place_home_token(self: "Engine", corp: Corporation) -> None:

@@ -125,9 +125,8 @@ class TrainsMixin:
                 t = s.trains[spec.train]
                 found = routes_through(self, corp, t.variant or t.name, t.kind, spec.nodes)
                 if not found:
-                    raise IllegalRoute(f"train {spec.train} ({t.variant}) cannot run "
-                                       f"{'-'.join(spec.nodes)} (not connected, too long, blocked, "
-                                       "or a stop its kind may not visit)")
+                    raise IllegalRoute(self.route_refusal(corp, spec, 0, (), None,
+                                                          "blocked, or a stop its kind may not visit"))
                 cands.append(found)
             got = pick_disjoint(cands)
             if got is None:
@@ -166,6 +165,7 @@ class TrainsMixin:
         return owned
 
     def _run_routes(self: "Engine", corp: str, action: A.RunRoutes) -> None:
+        action = self.written_routes(action)  # stops as HEX-n ("L5" for L5's one city)
         if self.title.data.get("stop_groups"):
             self._run_kinded(corp, action)
             return
@@ -194,8 +194,7 @@ class TrainsMixin:
                 pool = all_routes(graph, corp, longest, colors, only=node_keys(spec.nodes), complete=True)
                 route = find_route(pool, spec.nodes, s.trains[spec.train].distance, used)
                 if route is None:
-                    raise IllegalRoute(f"train {spec.train} cannot run {'-'.join(spec.nodes)} "
-                                       "(not connected, too long, blocked, or reusing track)")
+                    raise IllegalRoute(self.route_refusal(corp, spec, used, chosen, s.trains[spec.train].distance))
                 used |= route.mask
                 chosen.append((spec.train, route))
             chosen = self.route_extras(corp, chosen)
@@ -205,7 +204,7 @@ class TrainsMixin:
             total = sum(rt.revenue for _, rt in chosen)
             best_total = total if "site_routes" in self.optional_rules else self.auto_routes(corp)[0]
             if total < best_total:
-                raise IllegalRoute(f"rule 4.2.3.1: the routes must earn the most possible ({best_total}); "
+                raise IllegalRoute(f"{self.track_ref('route_best')}the routes must earn the most possible ({best_total}); "
                                    f"these earn {total} (use 'run auto')")
         r.routes = chosen
         r.revenue = total

@@ -1,0 +1,82 @@
+"""Routes as a player writes them (issue 29, item 4): a hex (or a place) with one stop names
+that stop, and a refused route says which part fails and why, naming the rule (18AL 4.2.3)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError, IllegalRoute
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.pbem.moves import play_text
+from pbm.e18xx.routes import resolve_stops
+
+from .test_refusals_track import operating_game
+from .test_rule_examples import give_train
+
+
+def wra_at_its_run(trains=("2-0",)) -> Game:
+    """18AL: WRA's station in Montgomery (L5, tile 57 towards Selma K4), its trains, at the run."""
+    g = operating_game("18AL", "WRA")
+    for t in trains:
+        give_train(g, "WRA", t)
+    g.process(A.LayTile("WRA", "L5", "57", 2))  # exits to K4 (side 2) and M6 (side 5)
+    while "run_routes" not in g.or_actions("WRA"):
+        g.process(A.Pass("WRA"))
+    return g
+
+
+def ran(g: Game, text: str) -> str:
+    h = copy.deepcopy(g)
+    play_text(h, "Ann", text)
+    return next(line for line in reversed(h.state.log) if " runs for " in line)
+
+
+def refusal(g: Game, text: str) -> str:
+    h = copy.deepcopy(g)
+    with pytest.raises(GameError) as e:
+        play_text(h, "Ann", text)
+    return str(e.value)
+
+
+def test_a_hex_with_one_city_names_that_city():
+    g = wra_at_its_run()
+    assert ran(g, "run 2-0 L5 K4") == ran(g, "run 2-0 L5-0 K4-0") == "WRA runs for 40: 2-0: L5-K4 (40)"
+    assert ran(g, "run 2-0 montgomery selma") == "WRA runs for 40: 2-0: L5-K4 (40)"  # places by name
+    assert ran(g, "run 2-0 k4 l5") == "WRA runs for 40: 2-0: L5-K4 (40)"
+
+
+def test_refused_routes_say_which_part_fails_and_why():
+    g = wra_at_its_run(("2-0", "2-1"))
+    assert refusal(g, "run 2-0 L5 G6").endswith(
+        "train 2-0 cannot run L5-0 G6-0: 4.2.3(a): not connected between L5-0 and G6-0: "
+        "no track joins them without another stop between")
+    assert "train 2-0 cannot run L5-0 K4-0 G6-0: 4.2.3(i): too long: 3 cities and off-boards for a train of 2" \
+        in refusal(g, "run 2-0 L5 K4 G6")
+    assert "train 2-1 cannot run L5-0 K4-0: 4.2.3(j): the track between L5-0 and K4-0 is already used by train " \
+           "2-0 at K4, L5" in refusal(g, "run 2-0 L5 K4; 2-1 L5 K4")
+    assert "4.2.3(f): none of its stops holds a station of WRA" in refusal(g, "run 2-0 K4 G6")
+    assert "4.2.3(g): L5-0 is visited twice" in refusal(g, "run 2-0 L5 K4 L5")
+    assert "'ZZ9' is not a stop" in refusal(g, "run 2-0 L5 ZZ9")
+    assert "L5-3: L5 has no stop 3 (L5-0 a city)" in refusal(g, "run 2-0 L5-3 K4")
+
+
+def test_blocked_at_a_full_city_names_the_station():
+    g = wra_at_its_run(("3-0",))
+    g.state.map.tokens[("K4", 0)] = ["ABC"]  # Selma's one circle taken by ABC
+    g.state.map.version += 1
+    g._graph = None
+    msg = refusal(g, "run 3-0 L5 K4 G6")
+    assert "train 3-0 cannot run L5-0 K4-0 G6-0: 4.2.3(e): blocked at K4-0 by ABC's station (every circle taken)" in msg
+
+
+def test_a_hex_of_several_stops_asks_which():
+    g = Game("1848", ["Ann", "Bob", "Cy"])
+    m = g.state.map
+    coord = next(h for h, hd in g.title.hexes.items() if len(hd.tile.nodes) == 2)
+    with pytest.raises(IllegalRoute) as e:
+        resolve_stops(m, [coord], {}, "10.1.1: ")
+    assert str(e.value) == (f"10.1.1: {coord}: {coord} has 2 stops; name one "
+                            f"({coord}-0 a {m.tile(coord).nodes[0].kind}, {coord}-1 a {m.tile(coord).nodes[1].kind})")
+    assert resolve_stops(m, [f"{coord}-1"], {}) == (f"{coord}-1",)
