@@ -66,5 +66,8 @@ def test_1848_by_email_from_the_sale_into_the_operating_rounds(aus):
         kinds.add(game.state.round.kind)
         msg, text = answer(cli, inbound)
         assert "ACCEPTED" in text
-        assert any(p.get_content_type() == "application/pdf" for p in msg.iter_attachments())
+        # the PDF comes on the reader's turn and when the map changed (issue 29, item 8), and says so
+        attached = any(p.get_content_type() == "application/pdf" for p in msg.iter_attachments())
+        assert ("The PDF of the state is attached" in text) == attached
+        assert attached or "No PDF with this mail" in text
     assert {"stock", "operating"} <= kinds and {"assign", "bid", "par", "buy_train"} <= types

@@ -234,3 +234,57 @@ def test_the_last_move_ring_stays_on_a_tile_after_run_dividend_train_and_more():
     lay = A.LayTile(entity="W&A", hex="E6", tile="57", rotation=0)
     after = [A.Pass("W&A")] * 4 + [A.Pass("CoG")]  # run, dividend, train, done; another company began
     assert last_move_hex(SimpleNamespace(actions=[lay, *after])) == lay.hex
+
+
+# ----------------------------------------------------------------- item 8: PDF every | map | turn | never
+def _has_pdf(msg) -> bool:
+    return any(part.get_content_type() == "application/pdf" for part in msg.iter_attachments())
+
+
+def test_pdf_choices_by_mail_and_the_default(world):
+    w = world
+    # the start of the game: everyone got the first PDF
+    assert all(_has_pdf(w.mails(a)[-1]) for _, a in PLAYERS)
+    out = w.deliver(1, "PDF: every")
+    assert "player 1 accepted" in out
+    assert "Noted: your state mails carry the PDF with every state mail" in w.last("ann@example.org")[1]
+    assert "accepted" in w.deliver(2, "pdf: never")
+    assert "accepted" in w.deliver(3, "PDF: sometimes")
+    assert "The PDF line must be one of every, map, turn, never" in w.last("cy@example.org")[1]
+    counts = {a: len(w.mails(a)) for _, a in PLAYERS}
+    assert "player 1 accepted" in w.deliver(1, "pass")  # Bob's turn; the map is as it was
+    ann, bob, cy = (w.mails(a)[counts[a]:] for _, a in PLAYERS)
+    assert len(ann) == len(bob) == len(cy) == 1
+    assert _has_pdf(ann[0])  # every
+    assert not _has_pdf(bob[0])  # never, even on his turn
+    assert not _has_pdf(cy[0])  # the default: not her turn, and the map has not changed
+    cy_text = cy[0].get_body(("plain",)).get_content()
+    assert "No PDF with this mail; you get it when it is your turn and when the map has changed" in cy_text
+    assert "'PDF: every', 'PDF: map', 'PDF: turn' or 'PDF: never'" in cy_text
+    assert "you get it never" in bob[0].get_body(("plain",)).get_content()
+    assert "player 2 accepted" in w.deliver(2, "pass")  # now Cy's turn: the default sends her the PDF
+    assert _has_pdf(w.mails("cy@example.org")[-1])
+    assert "The PDF of the state is attached" in w.last("cy@example.org")[1]
+    assert not _has_pdf(w.mails("bob@example.org")[-1])
+
+
+def test_the_default_pdf_follows_the_map():
+    """The default: a PDF when the map changed since the seat's last PDF (or on its turn); 'map' and 'turn'."""
+    from types import SimpleNamespace
+
+    from pbm.e18xx.pbem.notify import pdf_sent, set_pdf_preference, wants_pdf
+
+    row = SimpleNamespace(state={})
+    assert wants_pdf(row, 1, turn=False, finished=False, signature="a")  # never had one
+    pdf_sent(row, 1, "a")
+    assert not wants_pdf(row, 1, turn=False, finished=False, signature="a")
+    assert wants_pdf(row, 1, turn=True, finished=False, signature="a")
+    assert wants_pdf(row, 1, turn=False, finished=False, signature="b")  # a tile was laid
+    set_pdf_preference(row, 1, "map")
+    assert not wants_pdf(row, 1, turn=True, finished=False, signature="a")
+    assert wants_pdf(row, 1, turn=False, finished=False, signature="b")
+    set_pdf_preference(row, 1, "turn")
+    assert not wants_pdf(row, 1, turn=False, finished=False, signature="b")
+    assert wants_pdf(row, 1, turn=False, finished=True, signature="a")  # the last mail of the game
+    set_pdf_preference(row, 1, "never")
+    assert not wants_pdf(row, 1, turn=True, finished=True, signature="b")

@@ -106,7 +106,10 @@ def test_email_rounds_until_the_companies_operate(ga):
         kinds.add(game.state.round.kind)
         msg, text = answer(cli, inbound)
         assert "ACCEPTED" in text and "To act:" in text
-        assert any(p.get_content_type() == "application/pdf" for p in msg.iter_attachments())
+        # the PDF comes on the reader's turn and when the map changed (issue 29, item 8), and says so
+        attached = any(p.get_content_type() == "application/pdf" for p in msg.iter_attachments())
+        assert ("The PDF of the state is attached" in text) == attached
+        assert attached or "No PDF with this mail" in text
     assert kinds >= {"stock", "operating"}, kinds
     assert several >= 2  # companies' turns sent as one mail each
     with session_scope(cli.url) as s:

@@ -34,7 +34,7 @@ from pbm.e18xx.pbem.moves import format_action
 from pbm.e18xx.pbem.games import (Applied, Replayed, answer_offer, apply, is_18xx, legal_lines, offer_answer, players,
                                   replay_rows, via_note, who_acts)
 
-_HEADER = re.compile(r"^\s*(?:(game|player|secret|seen|away|notify|autorun|auto|for)\s*[:=]|(game|player|secret)\s)"
+_HEADER = re.compile(r"^\s*(?:(game|player|secret|seen|away|notify|pdf|autorun|auto|for)\s*[:=]|(game|player|secret)\s)"
                      r"\s*(.*?)\s*$", re.IGNORECASE)
 _NAME = re.compile(r"^(?=.*[a-z])[A-Z][^\W\d_]*([ .'-]+[A-Z][^\W\d_]*){0,2}\.?$")
 _QUOTED = re.compile(r"^(\s*>)+ ?")
@@ -54,6 +54,7 @@ class MoveMail:
     seen: str = ""  # "212 K4QF7M": the action number (and state code) the moves were written against
     away: str = ""  # "2026-12-01 2026-12-05" or "none"
     notify: str = ""  # every | turn | digest
+    pdf: str = ""  # every | map | turn | never: when my state mails carry the PDF (issue 29, item 8)
     auto: str = ""  # on | off: the computer may move for me on a time-out (operating rounds too)
     for_seat: str = ""  # FOR: 2 - a proxy moves for that (absent) seat
     autorun: str = ""  # on | off: standing order "run auto and pay out every OR"
@@ -327,12 +328,13 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     queues nothing new."""
     from pbm.e18xx.render.pdf import render_pdf
 
-    from pbm.e18xx.pbem.notify import queue_hooks, wants_mail
+    from pbm.e18xx.pbem.notify import map_signature, pdf_line, pdf_sent, queue_hooks, wants_mail, wants_pdf
 
     rep = rep or replay_rows(session, game_row)
     seq = len(rep.game.actions)
     queue_hooks(session, game_row, rep.game, applied)
-    pdf = render_pdf(rep, game_row.name)
+    pdf: bytes | None = None  # rendered when the first seat that wants it is mailed (issue 29, item 8)
+    signature = map_signature(rep.game)
     text = state_text(session, game_row, rep)
     acting = set(rep.game.acting_players())
     done: set[str] = set()
@@ -382,11 +384,16 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
         short = summary_lines(rep.game, rows, p, turn=turn, orders=_orders_of(game_row, p.name))
         events = mail_block(game_row, rep.game, rows, p, {q.number: q.name for q in seats})  # issue 29 item 2
+        attach = wants_pdf(game_row, p.number, turn=turn, finished=rep.game.finished, signature=signature)
         body = "\n".join(head + short + happened + events + [text] + page
+                         + ["", pdf_line(game_row, p.number, attach)]
                          + _seat_lines(p.number, game_row, seq)) + "\n"
         msg = make_message(sender, addrs, subject, body,
                            in_reply_to=inbound.message_id if (is_mover and inbound is not None) else None)
-        msg.add_attachment(pdf, maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
+        if attach:
+            pdf = pdf if pdf is not None else render_pdf(rep, game_row.name)
+            msg.add_attachment(pdf, maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
+            pdf_sent(game_row, p.number, signature)
         if is_mover and inbound is not None:
             outbox.queue(session, f"receipt:{inbound.sha256[:24]}", "receipt", addrs, msg, game=game_row)
         else:
@@ -484,6 +491,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, stale, tag), body, game)
         return Outcome(row.id, row.seq, "rejected", stale, replied, 1, player.number)
     away_note = "" if via else "\n".join(x for x in (_away(game, player, c.mail), _notify(game, player, c.mail),
+                                                  _pdf(game, player, c.mail),
                                                   _auto(game, player, c.mail), _autorun(game, player, c.mail))
                                  if x)
     if away_note and not c.mail.moves.strip():
@@ -636,7 +644,7 @@ def _stale(session: Session, game_row, player, mail: MoveMail) -> str | None:
     from pbm.e18xx.pbem.games import action_rows
     from pbm.e18xx.pbem.pacing import check_seen
 
-    if not mail.moves.strip() and (mail.away or mail.notify or mail.auto or mail.autorun):
+    if not mail.moves.strip() and (mail.away or mail.notify or mail.pdf or mail.auto or mail.autorun):
         return None
     names = {p.number: p.name for p in players(session, game_row)}
     return check_seen(game_row, player.number, mail.seen, action_rows(session, game_row), names)
@@ -688,6 +696,19 @@ def _notify(game_row, player, mail: MoveMail) -> str:
     return {"every": "Noted: you get a mail for every change.",
             "turn": "Noted: you get a mail only when it is your turn (and at the end).",
             "digest": "Noted: you get a daily digest, and a mail at once when it is your turn."}[text]
+
+
+def _pdf(game_row, player, mail: MoveMail) -> str:
+    """Record a PDF line (``PDF: every | map | turn | never``); returns what the answer says."""
+    from pbm.e18xx.pbem.notify import PDF_PREFS, PDF_WORDS, set_pdf_preference
+
+    text = mail.pdf.strip().lower()
+    if not text:
+        return ""
+    if text not in PDF_PREFS:
+        return f"The PDF line must be one of {', '.join(PDF_PREFS)} (not {one_line(text, 20)!r}); nothing changed."
+    set_pdf_preference(game_row, player.number, text)
+    return f"Noted: your state mails carry the PDF {PDF_WORDS[text]}."
 
 
 def _away(game_row, player, mail: MoveMail) -> str:

@@ -45,6 +45,72 @@ def wants_mail(game_row, seat: int, *, their_turn: bool, finished: bool) -> bool
     return preference(game_row, seat) == "every"
 
 
+# ----------------------------------------------------------------- the PDF with a state mail (issue 29, item 8)
+PDF_PREFS = ("every", "map", "turn", "never")
+PDF_WORDS = {
+    "every": "with every state mail",
+    "map": "when the map has changed since your last PDF",
+    "turn": "when it is your turn",
+    "never": "never (the text of the mail and the web page have the state)",
+    "": "when it is your turn and when the map has changed since your last PDF",
+}
+
+
+def pdf_preference(game_row, seat: int) -> str:
+    """A seat's choice (``PDF: every | map | turn | never``), or "" for the default: on the seat's turn
+    and when the map changed since the PDF it got last."""
+    return str(((game_row.state or {}).get("pdf") or {}).get(str(seat), ""))
+
+
+def set_pdf_preference(game_row, seat: int, pref: str) -> None:
+    st = dict(game_row.state or {})
+    st["pdf"] = {**(st.get("pdf") or {}), str(seat): pref}
+    game_row.state = st
+
+
+def map_signature(game) -> str:
+    """A short fingerprint of the map: the tiles laid (with rotations) and every station token."""
+    import hashlib
+
+    m = game.state.map
+    tiles = sorted((c, pl.tile_id, pl.rotation) for c, pl in m.placed.items() if pl.tile_id)
+    tokens = sorted((str(k), [str(t) for t in v]) for k, v in m.tokens.items() if any(v))
+    extra = sorted((str(k), [str(t) for t in v]) for k, v in getattr(m, "extra_tokens", {}).items() if v)
+    return hashlib.sha256(repr((tiles, tokens, extra)).encode()).hexdigest()[:16]
+
+
+def wants_pdf(game_row, seat: int, *, turn: bool, finished: bool, signature: str) -> bool:
+    """Whether this seat's state mail carries the PDF now: its choice, the default being its turn or a map
+    changed since its last PDF.  The last mail of a game carries it unless the seat chose ``never``."""
+    pref = pdf_preference(game_row, seat)
+    if pref == "never":
+        return False
+    if pref == "every" or finished:
+        return True
+    last = ((game_row.state or {}).get("pdf_map") or {}).get(str(seat))
+    changed = last != signature
+    if pref == "map":
+        return changed
+    if pref == "turn":
+        return turn
+    return turn or changed
+
+
+def pdf_sent(game_row, seat: int, signature: str) -> None:
+    """Remember the map a seat's last PDF showed."""
+    st = dict(game_row.state or {})
+    st["pdf_map"] = {**(st.get("pdf_map") or {}), str(seat): signature}
+    game_row.state = st
+
+
+def pdf_line(game_row, seat: int, attached: bool) -> str:
+    """What a state mail says of its PDF: whether it is attached, when the seat gets one, how to change it."""
+    pref = pdf_preference(game_row, seat)
+    state = "The PDF of the state is attached" if attached else "No PDF with this mail"
+    return (f"{state}; you get it {PDF_WORDS[pref]}. To change that, send a mail with the line "
+            f"'PDF: every', 'PDF: map', 'PDF: turn' or 'PDF: never'.")
+
+
 # ----------------------------------------------------------------- webhooks
 def hooks(game_row) -> list[dict[str, Any]]:
     return list((game_row.options or {}).get("webhooks") or [])
