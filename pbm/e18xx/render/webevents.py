@@ -21,10 +21,20 @@ def event_log(game: Any, texts_by_seq: dict[int, str], href: Callable[[int], str
     for e in recorded(game):
         if e.seq <= at:
             groups.setdefault(e.seq, []).append(e)
+    # an action's events never change once made: their HTML is kept with the replay (the server keeps
+    # a game's replay between requests), per way of naming the players
+    rec = getattr(game, "recorder", None)
+    cache: dict[Any, str] = rec.__dict__.setdefault("_web_items", {}) if rec is not None else {}
+    names = getattr(name, "public", None) if getattr(name, "anonymous", False) else None
+    nkey = tuple(sorted(names.items())) if isinstance(names, dict) else None
     items = []
     for seq in sorted(groups, reverse=True):
         mark = ' class="current" aria-current="step"' if seq == at else ""
-        inner = "".join(f'<li class="ev ev-{escape(e.kind)}">{escape(name(e.text(money)))}</li>' for e in groups[seq])
+        key = (seq, len(groups[seq]), nkey)
+        inner = cache.get(key)
+        if inner is None:
+            inner = cache[key] = "".join(f'<li class="ev ev-{escape(e.kind)}">{escape(name(e.text(money)))}</li>'
+                                         for e in groups[seq])
         action = texts_by_seq.get(seq, "")
         items.append(f'<li value="{seq}"{mark}><a href="{escape(href(seq))}" title="the game after action {seq}">'
                      f'{seq}</a> {escape(name(action))}<ul>{inner}</ul></li>')
