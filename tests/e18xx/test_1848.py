@@ -183,7 +183,7 @@ def test_refusals_leave_the_state_unchanged():
     snap = (dict(g.state.cash), dict(g.state.share_owner), g.state.corporations["SAR"].price)
     for act, why in ((A.BuyTrain("SAR", "4"), "may not buy a train now; allowed: take a loan \\('take loan'\\), "
                                                "buy a private company \\('buy private'\\), pass"),
-                     (A.BuyCompany("SAR", "P6", 200), "P6 is not owned by a player|buyable"),
+                     (A.BuyCompany("SAR", "P6", 200), "rule 4.1: P6 is closed"),
                      (A.LayTile("SAR", "I8", "241", 0), "may not lay or upgrade a tile"),
                      (A.TakeLoan("CAR"), "not CAR's turn")):
         with pytest.raises(GameError, match=why):

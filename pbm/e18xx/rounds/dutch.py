@@ -22,6 +22,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class DutchAuctionMixin:
+    def _dutch_ref(self: "Engine", key: str, default: str) -> str:
+        """The rulebook section of ``key`` (title data ``rule_refs``) for a refusal."""
+        return str((self.title.data.get("rule_refs") or {}).get(key) or default)
+
     def _dutch_floor(self: "Engine", sym: str) -> int:
         return int(self.title.data["auction"].get("min_prices", {}).get(sym, 0))
 
@@ -44,7 +48,12 @@ class DutchAuctionMixin:
         player = action.entity
         if isinstance(action, A.Pass):
             if not self.dutch_may_pass(player):
-                raise IllegalAction("3.1.1-3.1.3: you must buy a private or lower a price; you may pass only "
+                left = self._auction_companies()
+                if not any(self.dutch_may_reduce(c) for c in left) and \
+                        not any(c.owner and c.owner.startswith("P:") for c in s.companies.values()):
+                    raise IllegalAction(f"rule {self._dutch_ref('auction_must_buy', '3.1.2')}: every price is at its "
+                                        "lowest and no private has been sold: you must buy one")
+                raise IllegalAction(f"rules 3.1.1-3.1.3: you must buy a private or lower a price; you may pass only "
                                     "once you own a private (or when every price is at its lowest and a "
                                     "private has been sold)")
             r.passed.add(player)
@@ -57,7 +66,8 @@ class DutchAuctionMixin:
             if comp.sym not in self._auction_companies():
                 raise IllegalAction(f"{comp.sym} is not for sale; for sale: {', '.join(self._auction_companies())}")
             if not self.dutch_may_reduce(comp.sym):
-                raise IllegalAction(f"{comp.sym} is at its lowest price ({comp.min_bid})")
+                raise IllegalAction(f"rule {self._dutch_ref('auction_lower', '3.1.1')}: {comp.sym} is at its lowest "
+                                    f"price ({self.title.money(comp.min_bid)}); buy it or lower another")
             comp.discount += int(self.title.data["auction"].get("step", 5))
             r.passed.discard(player)
             self.log(f"{player} lowers {comp.sym} to {comp.min_bid}")
@@ -66,9 +76,11 @@ class DutchAuctionMixin:
             if comp.sym not in self._auction_companies():
                 raise IllegalAction(f"{comp.sym} is not for sale; for sale: {', '.join(self._auction_companies())}")
             if action.price != comp.min_bid:
-                raise IllegalAction(f"3.1.1: {comp.sym} costs {self.title.money(comp.min_bid)} now")
+                raise IllegalAction(f"rule {self._dutch_ref('auction_bid', '3.1.1')}: {comp.sym} costs "
+                                    f"{self.title.money(comp.min_bid)} now (a private is bought at its current price)")
             if s.cash[f"P:{player}"] < comp.min_bid:
-                raise InsufficientFunds(f"{comp.sym} costs {self.title.money(comp.min_bid)}; {player} has "
+                raise InsufficientFunds(f"rule {self._dutch_ref('bid_cash', '3.1.1')}: {comp.sym} costs "
+                                        f"{self.title.money(comp.min_bid)}; {player} has "
                                         f"{self.title.money(s.cash[f'P:{player}'])}")
             r.passed.discard(player)
             self._sell_company(player, comp.sym, comp.min_bid)

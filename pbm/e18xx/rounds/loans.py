@@ -83,11 +83,21 @@ class LoansMixin:
         spec = self.title.data["loans"]
         if not forced and not self.can_take_loan(corp):
             c = self.state.corporations[corp]
-            why = ("loans are not available yet" if not self.loans_open() else
-                   f"{corp} has taken its loan this round" if corp in self.state.round.loaned else
-                   f"{corp} has {c.loans} loans, the most allowed" if c.loans >= int(spec.get('per_company', 5)) else
-                   "the lender has no loans left")
-            raise IllegalAction(f"5.6: {corp} may not take a loan now: {why}")
+            refs = self.title.data.get("rule_refs") or {}
+            if corp == self.lender():
+                key, why = "loan_lender", f"{corp} is the lender"
+            elif not self.loans_open():
+                first = next((td.name for td in self.title.trains if spec.get("from_event") in td.events), "")
+                key, why = "loan_open", "loans are not available yet" + (
+                    f": they start with the first {first} train" if first else "")
+            elif corp in self.state.round.loaned:
+                key, why = "loan_once", f"{corp} has taken its loan this operating round (one a round)"
+            elif c.loans >= int(spec.get("per_company", 5)):
+                key, why = "loan_limit", f"{corp} has {c.loans} loans, the most it may take by choice"
+            else:
+                key, why = "loans_left", f"{self.lender()} has no loans left to give"
+            ref = refs.get(key) or "5.6"
+            raise IllegalAction(f"rule {ref}: {corp} may not take a loan now: {why}")
         s = self.state
         lender = self.lender()
         assert lender
@@ -122,7 +132,8 @@ class LoansMixin:
         loans left it goes into receivership at once."""
         s = self.state
         if self.can_take_loan(corp):
-            raise IllegalAction(f"{corp} may still take its ordinary loan this round: take it first (take loan)")
+            raise IllegalAction(f"{corp} may still take its ordinary loan this round: take it first (take loan) "
+                                "(rules 5.6.2, 5.6.3: the loans beyond it are the forced purchase's)")
         c = s.corporations[corp]
         while s.cash[c.key] < price and not c.closed:
             if self.loans_left() <= 0:

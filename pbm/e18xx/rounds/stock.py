@@ -11,6 +11,7 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError, IllegalAction, InsufficientFunds
 from pbm.e18xx.rounds.auction import AuctionMixin
 from pbm.e18xx.core.state import RoundState
+from pbm.e18xx.rounds.cite import see
 from pbm.e18xx.rounds.step import plain, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -179,6 +180,8 @@ class StockMixin(AuctionMixin):
         corp = sid.split("_")[0]
         c = s.corporations[corp]
         owner = s.share_owner[sid]
+        if c.closed:
+            return f"{corp} is closed: its shares are out of the game{see(self.title, 'closed_shares')}"
         if owner not in (f"ipo:{corp}", "pool"):
             return f"{sid} is not in the IPO or the open market"
         if not c.ipoed:
@@ -188,13 +191,22 @@ class StockMixin(AuctionMixin):
         if self._bought():
             return "you have already bought a certificate this turn"
         if s.round.sold.get(player, {}).get(corp):
-            return f"you sold {corp} this round and may not buy it back"
+            return f"you sold {corp} this round and may not buy it back{see(self.title, 'buy_after_sale')}"
         price = self._buy_price(corp, owner)
         if s.cash[f"P:{player}"] < price:
-            return f"{sid} costs {price}, you have {s.cash[f'P:{player}']}"
+            return f"{sid} costs {self.title.money(price)}, you have {self.title.money(s.cash[f'P:{player}'])}"
         if not self._can_gain(player, corp, self.sid_percent(sid)):
-            return "certificate limit or 60% holding limit reached"
+            return self._limit_reason(player, corp)
         return None
+
+    def _limit_reason(self: "Engine", player: str, corp: str) -> str:
+        """Why ``_can_gain`` refuses: the holding limit or the certificate limit, with its rule."""
+        held = self.percent_of(f"P:{player}", corp)
+        if held + self.unit(corp) > self.holding_limit():
+            return (f"{player} holds {held}% of {corp}, the {self.holding_limit()}% holding limit"
+                    f"{see(self.title, 'holding_limit')}")
+        return (f"{player} has {self.num_certs(player)} certificates, the limit is {self.cert_limit(player)}"
+                f"{see(self.title, 'cert_limit')}")
 
     def holding_limit(self: "Engine") -> int:
         """Most of one company a player may hold (%); title data ``holding_limit_by_rule``
@@ -311,6 +323,25 @@ class StockMixin(AuctionMixin):
             out.append(units)
         return out
 
+    def _sell_reason(self: "Engine", player: str, corp: str, units: int) -> str:
+        """Why a sale of ``units`` of ``corp`` is refused, with its rule ("" if none of these)."""
+        s = self.state
+        c = s.corporations[corp]
+        held = self.percent_of(f"P:{player}", corp)
+        u = self.unit(corp)
+        if units * u > held:
+            return f": {player} holds {held}%"
+        if s.turn == 1 and s.round.kind == "stock" and not c.equal_shares and not self.title.data.get("sell_after"):
+            return f": no shares are sold in the first stock round{see(self.title, 'first_sr_sale')}"
+        room = (100 if c.equal_shares else int(self.title.data["market_share_limit"])) - self.percent_of("pool", corp)
+        if units * u > room:
+            return (f": the open market may hold at most {self.title.data['market_share_limit']}% of {corp}"
+                    f"{see(self.title, 'pool_limit')}")
+        if s.share_owner.get(f"{corp}_0") == f"P:{player}" and not c.equal_shares:
+            return (f": the president's certificate is not sold unless another player can take the presidency"
+                    f"{see(self.title, 'president_sale')}")
+        return ""
+
     def _can_sell_any(self: "Engine", player: str) -> bool:
         # only a corporation the player holds shares of has bundles to sell
         return any(self._sellable_bundles(player, c) for c in self.state.share_owner.holdings(f"P:{player}"))
@@ -329,6 +360,16 @@ class StockMixin(AuctionMixin):
         player = action.entity
         if not self._stock_allows(player, action.type):
             allowed = self.stock_actions(player)
+            target = action.corporation or (action.shares[0].rsplit("_", 1)[0] if action.shares else "") \
+                if isinstance(action, A.SellShares) else ""
+            if target in s.corporations and s.turn == 1 and not self.title.data.get("sell_after") \
+                    and not s.corporations[target].equal_shares and self.percent_of(f"P:{player}", target):
+                raise IllegalAction(f"{player} may not sell: no shares are sold in the first stock round"
+                                    f"{see(self.title, 'first_sr_sale')}")
+            if isinstance(action, (A.BuyShares, A.Par)) and not self._bought() and \
+                    self.num_certs(player) >= self.cert_limit(player):
+                raise IllegalAction(f"{player} has {self.num_certs(player)} certificates, the limit is "
+                                    f"{self.cert_limit(player)}{see(self.title, 'cert_limit')}")
             raise IllegalAction(f"{player} may not {plain(action.type)} now; allowed: {plain_list(allowed)}")
         if isinstance(action, A.Pass):
             if r.turn_actions:
@@ -378,6 +419,9 @@ class StockMixin(AuctionMixin):
             corp = self.corp(action.corporation).sym
             src = action.source or "ipo"
             found = self._buyable_share(corp, src)
+            if not found and self.state.corporations[corp].closed:
+                raise IllegalAction(f"{player} cannot buy {corp}: {corp} is closed: its shares are out of the game"
+                                    f"{see(self.title, 'closed_shares')}")
             if not found:
                 raise IllegalAction(f"no {corp} certificate in the {'IPO' if src == 'ipo' else 'open market'}")
             sid = found
@@ -421,11 +465,12 @@ class StockMixin(AuctionMixin):
             raise IllegalAction(f"{c.sym} is started by the buyer of its president's certificate")
         cells = {self.title.market[r][col].price: (r, col) for r, col in self.title.par_cells()}  # type: ignore[union-attr]
         if price not in cells:
-            raise IllegalAction(f"par price must be one of {sorted(cells)}")
+            raise IllegalAction(f"par price must be one of {sorted(cells)}{see(self.title, 'par_price')}")
         if pay and self.state.cash[f"P:{player}"] < 2 * price:
             raise InsufficientFunds(f"parring {c.sym} at {price} costs {2 * price}")
         if pay and self.num_certs(player) >= self.cert_limit(player):
-            raise IllegalAction("certificate limit reached")
+            raise IllegalAction(f"certificate limit reached: {player} has {self.num_certs(player)} of "
+                                f"{self.cert_limit(player)}{see(self.title, 'cert_limit')}")
         size_rule = self.title.data.get("size_after_status")
         if size_rule and size_rule["status"] in self.phase.status and c.size != size_rule["size"]:
             self._convert(c.sym, quiet=True)  # starts at the size the phase says
@@ -483,7 +528,7 @@ class StockMixin(AuctionMixin):
         allowed = self._sellable_bundles(player, corp)
         if units not in allowed:
             u = self.unit(corp)
-            raise IllegalAction(f"{player} may not sell {units * u}% of {corp} now"
+            raise IllegalAction(f"{player} may not sell {units * u}% of {corp} now" + self._sell_reason(player, corp, units)
                                 + (f"; may sell {', '.join(str(n * u) + '%' for n in allowed)}" if allowed else ""))
         self.sell_units(player, corp, units, list(action.shares))
         s.round.sold.setdefault(player, {})[corp] = "now"

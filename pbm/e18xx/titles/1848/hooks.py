@@ -40,8 +40,12 @@ class BuyCompanyOrLoan(BuyCompany):
     def refuse(self, g: "StepGame", corp: str, action: A.Action) -> None:
         if isinstance(action, A.TakeLoan) and not g.can_take_loan(corp):
             g.take_loan(corp)  # refuses, saying why (5.6)
+        if isinstance(action, A.BuyCompany):
+            refuse_private(g, corp, action)
 
     def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
+        if isinstance(action, A.BuyCompany):
+            refuse_private(g, corp, action)
         if isinstance(action, A.TakeLoan):
             g.take_loan(corp)
             if g.state.corporations[corp].closed:  # the loan put it into receivership
@@ -49,6 +53,39 @@ class BuyCompanyOrLoan(BuyCompany):
                 return True
             return False
         return super().process(g, corp, action)
+
+
+def _ref(g: "StepGame", key: str, default: str) -> str:
+    return str((g.title.data.get("rule_refs") or {}).get(key) or default)
+
+
+def refuse_private(g: "StepGame", corp: str, action: A.BuyCompany) -> None:
+    """4.1: "From the sale of the first 3/3+ train, the Public Companies can buy Private Companies
+    (P1 to P4) which are owned by their Director, at a price in the range indicated"; a refusal
+    names the rule and what is wrong (nothing if the purchase may go ahead)."""
+    s = g.state
+    comp = s.companies.get(action.company)
+    if comp is None:
+        return  # the engine names the privates there are
+    rule = f"rule {_ref(g, 'buy_private', '4.1')}"
+    if "can_buy_companies" not in g.phase.status:
+        raise IllegalAction(f"rule {_ref(g, 'buy_private_phase', '4.1')}: companies buy private companies from "
+                            "the sale of the first 3/3+ train")
+    if comp.closed:
+        raise IllegalAction(f"{rule}: {comp.sym} is closed")
+    if g.title.company(comp.sym).get("no_buy"):
+        raise IllegalAction(f"{rule}: {comp.sym} may not be bought by a company (only P1 to P4 are)")
+    if not (comp.owner or "").startswith("P:"):
+        raise IllegalAction(f"{rule}: {comp.sym} belongs to {(comp.owner or 'the bank')[2:] or 'the bank'}, not to a "
+                            "player; privates are not traded between companies")
+    director = g.president(corp)
+    if comp.owner != f"P:{director}":
+        raise IllegalAction(f"rule {_ref(g, 'buy_private_director', '4.1, 7.3')}: {corp} buys a private company only "
+                            f"from its director, {director}; {comp.sym} belongs to {comp.owner[2:]}")
+    lo, hi = g.company_price_range(comp.sym)
+    if not lo <= action.price <= hi:
+        raise IllegalAction(f"{rule}: {corp} pays {g.title.money(lo)} to {g.title.money(hi)} for {comp.sym}, "
+                            f"not {g.title.money(action.price)}")
 
 
 class PayDebt(Interrupt):
@@ -69,12 +106,14 @@ class PayDebt(Interrupt):
     def handle(self, g: "StepGame", acting: str, action: A.Action) -> None:
         s = g.state
         if action.entity != acting or not isinstance(action, A.SellShares):
-            raise IllegalAction(f"5.5.3: {acting} owes {-s.cash[f'P:{acting}']} and must sell shares first")
+            raise IllegalAction(f"rule {_ref(g, 'receivership_debt', '5.5.3')}: {acting} owes "
+                                f"{g.title.money(-s.cash[f'P:{acting}'])} of receivership compensation and must "
+                                "sell shares first")
         target = action.corporation or (action.shares[0].rsplit("_", 1)[0] if action.shares else "")
         units = action.count or len(action.shares) or 1
         if target in s.corporations and units not in g.crisis_bundles(acting, target):
-            raise IllegalAction(f"12.4.1: {acting} may not sell {units} of {target} now (a sale to pay "
-                                "compensation may not change a director)")
+            raise IllegalAction(f"rule {_ref(g, 'insolvency_sale', '12.4.1')}: {acting} may not sell {units} of "
+                                f"{target} now (a sale to pay compensation may not change a director)")
         g._do_sell(acting, action)
 
 
