@@ -80,3 +80,53 @@ def test_a_hex_of_several_stops_asks_which():
     assert str(e.value) == (f"10.1.1: {coord}: {coord} has 2 stops; name one "
                             f"({coord}-0 a {m.tile(coord).nodes[0].kind}, {coord}-1 a {m.tile(coord).nodes[1].kind})")
     assert resolve_stops(m, [f"{coord}-1"], {}) == (f"{coord}-1",)
+
+
+# ---------------------------------------------------------------- by mail
+from .test_pbem_mail import PLAYERS, answer, ga, send, state  # noqa: E402,F401  (ga: the mail game fixture)
+
+
+def test_a_route_written_with_hexes_alone_by_mail(ga):
+    """18GA by mail: the computer's moves bring the game to a company's run; its president mails
+    the best route with its stops written as hexes only, and the receipt shows it accepted."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.computer import choose
+    from pbm.e18xx.pbem.games import apply
+    from pbm.models import Game as GameRow
+
+    cli, *_ = ga
+    game, _ = state(cli)
+    seat_of = {n: i for i, (n, _) in enumerate(PLAYERS, 1)}
+    batches: list[tuple[int, list]] = []
+    for _ in range(600):
+        cur = game.current_entity()
+        if game.state.round.kind == "operating" and "run_routes" in game.or_actions(cur):
+            total, chosen = game.auto_routes(cur)
+            if total and all(len(game.state.map.tile(h).nodes) == 1 for _, rt in chosen for h in rt.hexes()):
+                break
+        act = choose(game)
+        seat = seat_of[game.controller(act.entity)]
+        if batches and batches[-1][0] == seat:
+            batches[-1][1].append(act)
+        else:
+            batches.append((seat, [act]))
+        game.process(act)
+    else:
+        pytest.fail("no company reached a run with a route")
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(GameRow).where(GameRow.name == "ga-1"))
+        for seat, acts in batches:
+            out = apply(s, row, seat, acts)
+            assert not getattr(out, "error", None), out
+    corp = game.current_entity()
+    seat = seat_of[game.controller(corp)]
+    routes = "; ".join(f"{tid} {' '.join(rt.hexes())}" for tid, rt in chosen)
+    line, inbound = send(ga, seat, f"run {routes}")
+    assert f"player {seat} accepted" in line, line
+    _msg, text = answer(cli, inbound)
+    assert "ACCEPTED" in text
+    after, _ = state(cli)
+    assert any(ln.startswith(f"{corp} runs for {total}") for ln in after.state.log[-30:])
+    assert routes.split()[1] in text  # the receipt quotes the move as written
