@@ -162,7 +162,7 @@ class DividendPaid(Event):
                 return f"{self.corp} earns nothing: no dividend"
             return f"{self.corp} withholds {money(self.revenue)}: all of it goes to its treasury"
         paid = "; ".join(f"{n} {money(a)}" for n, a in self.holders) or "no player holds a share"
-        tail = f"; its treasury {money(self.treasury)} (for the market's shares)" if self.treasury else ""
+        tail = f"; to its treasury {money(self.treasury)}" if self.treasury else ""
         return f"{self.corp} pays out {money(self.revenue)}, {money(self.per_share)} a share: {paid}{tail}"
 
 
@@ -316,10 +316,12 @@ class Converted(Event):
     corp: str = ""
     old_size: int = 5
     new_size: int = 10
+    tokens: int = 0  # station tokens it gets (title data ``conversion.tokens``)
 
     def text(self, money: Money) -> str:
         return (f"{self.corp} converts from {self.old_size} to {self.new_size} shares: each certificate now counts "
-                f"{'half' if self.new_size == 2 * self.old_size else 'less'}, the new shares go to its IPO")
+                f"{'half' if self.new_size == 2 * self.old_size else 'less'}, the new shares go to its IPO"
+                + (f"; it gets {self.tokens} more station token(s)" if self.tokens else ""))
 
 
 @dataclass(frozen=True)
@@ -583,7 +585,8 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[Ev
         elif now[4] < old[4] and not now[3]:
             out.append(LoanRepaid(seq, sym, old[4] - now[4], now[4]))
         if now[6] != old[6] and not now[2]:
-            out.append(Converted(seq, sym, old[6], now[6]))
+            extra = len(g.title.data.get("conversion", {}).get("tokens", []))
+            out.append(Converted(seq, sym, old[6], now[6], extra))
     if getattr(action, "type", "") == "buy_train" and action.entity in after.corps:
         pres = before.corps[action.entity][5]
         if pres and before.cash.get(f"P:{pres}", 0) > after.cash.get(f"P:{pres}", 0):

@@ -135,7 +135,9 @@ def test_18al_objective_bonus():
 
 
 def test_18va_conversion():
-    assert at(VA, 182, E.Converted) == [E.Converted(182, "N&W", 5, 10)]
+    assert at(VA, 182, E.Converted) == [E.Converted(182, "N&W", 5, 10, 2)]
+    assert texts(VA, 182)[0].endswith("the new shares go to its IPO; it gets 2 more station token(s)")
+    assert not at(VA, 182, E.PriceMoved)  # 18VA 4.5.1: converting moves no price
 
 
 def test_bankruptcy_and_game_over():
