@@ -43,10 +43,9 @@ def rr(request, cli, tmp_path):
     acts = []
     for _ in range(2000):
         legal = g.legal_actions()
-        if g.state.round.kind == "operating" and any(
-                isinstance(a, A.BuyTrain) and needs_consent(g, g.controller(a.entity), a) for a in legal):
+        if g.state.round.kind == "operating" and any(_across(g, a) for a in legal):
             break
-        a = pick(rng, [a for a in legal if not needs_consent(g, g.controller(a.entity), a)])
+        a = pick(rng, [a for a in legal if not _across(g, a) and not isinstance(a, A.BuyCompany)])
         acts.append((SEAT[g.controller(a.entity)], a))
         g.process(a)
     else:
@@ -57,6 +56,15 @@ def rr(request, cli, tmp_path):
             s.add(Action18(game_id=row.id, seq=seq, player_number=seat, action=a.to_dict()))
         row.turn = g.state.turn
     return (cli, secrets, md, tmp_path / "Maildir"), title
+
+
+def _across(g, a) -> bool:
+    """Is ``a`` a train bought from a company of another president?"""
+    if not isinstance(a, A.BuyTrain) or a.train not in g.state.trains:
+        return False
+    owner = g.state.trains[a.train].owner
+    return owner.startswith("C:") and owner != f"C:{a.entity}" and \
+        g.president(owner[2:]) != g.controller(a.entity)
 
 
 def _state(cli):
@@ -84,8 +92,7 @@ def _sale(game):
     """(buyer company, its president, the train, the seller company, the seller's president)."""
     buyer = game.current_entity()
     pres = game.controller(buyer)
-    a = next(a for a in game.legal_actions()
-             if isinstance(a, A.BuyTrain) and needs_consent(game, pres, a))
+    a = next(a for a in game.legal_actions() if _across(game, a))
     seller = game.state.trains[a.train].owner[2:]
     return buyer, pres, a.train, seller, game.president(seller)
 

@@ -253,14 +253,29 @@ class AuctionMixin(DutchAuctionMixin):
 
     def _check_bid(self: "Engine", action: A.Bid) -> None:
         low = self.min_bid(action.company)
+        style = self._auction_style()
+        if style == "waterfall" and self._may_purchase(action.company):
+            key, why = "cheapest_private", f"{action.company}, the cheapest, is bought at its price"
+        elif style == "waterfall" and self.active_auction() == action.company:
+            key, why = "auction_bid", f"each bid in the auction of {action.company} is at least " \
+                                      f"{self.title.money(self.title.data['min_bid_increment'])} more than the last"
+        elif style in ("waterfall", "bid_all"):
+            key, why = "bid_step", f"a bid exceeds the last bid on {action.company} (or, with none, its face " \
+                                   f"value) by at least {self.title.money(self.title.data['min_bid_increment'])}"
+        else:
+            key, why = "bid_step", ""
         if action.price < low:
-            raise GameError(f"minimum bid for {action.company} is {low}")
+            raise GameError(f"minimum bid for {action.company} is {low}" + (f": {why}" if why else "")
+                            + see(self.title, key))
         if action.price % 5:
-            raise GameError(f"bids are in multiples of {self.title.money(5)}")
+            raise GameError(f"bids are in multiples of {self.title.money(5)}{see(self.title, 'bid_step')}")
         high = self.max_bid(action.entity, action.company)
         if action.price > high:
             raise InsufficientFunds(f"{action.entity} can bid at most {high} for {action.company} "
-                                    f"(cash less other bids)")
+                                    f"(cash less other bids)"
+                                    + (f": the money of his bids on other privates is set aside"
+                                       if high < self.state.cash[f"P:{action.entity}"] else "")
+                                    + see(self.title, 'bid_cash'))
 
     def _sell_company(self: "Engine", player: str, company: str, price: int) -> None:
         comp = self.state.companies[company]

@@ -252,6 +252,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         name = block.name if block else None
         allowed = self._turn_actions(action.entity, corp, name, block_acts)  # or_actions: no interrupt is pending
         if action.type not in allowed:
+            if action.entity == corp and isinstance(action, A.BuyTrain) and not self._room(corp):
+                raise IllegalAction(f"{corp} is at its train limit: {self.limit_reason(corp)}")
             if action.entity == corp:
                 for step in self.or_steps:
                     if action.type in step.takes:

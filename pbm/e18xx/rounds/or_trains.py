@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction, IllegalRoute, InsufficientFunds
+from pbm.e18xx.rounds.cite import cite, see
 from pbm.e18xx.routes import all_routes, best_routes, find_route, node_keys
 from pbm.e18xx.core.state import Train
 from pbm.e18xx.core.track import NEUTRAL
@@ -465,10 +466,12 @@ class TrainsMixin:
             raise IllegalAction(f"train {ref} belongs to the bank, not {action.seller}")
         if from_depot:
             if ref not in self._depot_trains():
-                raise IllegalAction(f"train {ref} is not available yet; the depot offers "
-                                    f"{', '.join(self._depot_trains())}")
+                raise IllegalAction(f"train {ref} is not available yet: the bank's trains are bought in order; "
+                                    f"the depot offers {', '.join(self._depot_trains())}"
+                                    f"{see(self.title, 'train_order')}")
             if self._depot_limited(corp, ref):
-                raise IllegalAction(f"in phase {self.phase.name} a company may buy only one train from the bank per turn")
+                raise IllegalAction(f"in phase {self.phase.name} a company may buy only one train from the bank per turn"
+                                    f"{see(self.title, 'one_train_per_turn')}")
             price = self.variant_price(train, action.variant) - discount
             if action.exchange:
                 price -= self._trade_in(corp, train, action)
@@ -483,7 +486,7 @@ class TrainsMixin:
                 raise IllegalAction(f"train {ref} cannot be bought by {corp}")
             price = action.price if action.price is not None else train.price
             if price < 1:
-                raise IllegalAction(f"a train costs at least {self.title.money(1)}")
+                raise IllegalAction(f"a train costs at least {self.title.money(1)}{see(self.title, 'train_sale')}")
             seller = train.owner
             if self.title.data.get("trades_at_face_value") and price != train.price and \
                     self.president(seller[2:]) != self.president(corp):
@@ -498,17 +501,22 @@ class TrainsMixin:
             cash = s.cash[c.key]
         if price > cash:
             if not self._must_buy_train(corp):
-                raise InsufficientFunds(f"{corp} has {self.title.money(cash)}, the train costs {self.title.money(price)}")
+                raise InsufficientFunds(f"{corp} has {self.title.money(cash)}, the train costs {self.title.money(price)}"
+                                        + ("" if from_depot else f": a company pays another at most its own cash"
+                                           f"{see(self.title, 'train_sale')}"))
             pres = self.president(corp)
             need = price - cash
             if from_depot:
                 cheapest = min(s.trains[t].price for t in self._depot_trains())
                 if train.price != cheapest:
-                    raise IllegalAction(f"with the president's money only the cheapest train ({cheapest}) may be bought")
+                    raise IllegalAction(f"with the president's money only the cheapest train ({cheapest}) may be bought"
+                                        f"{see(self.title, 'emergency_cheapest')}")
             elif not self._ebuy_from_others():
-                raise IllegalAction("rule 4.2.5: a train may not be bought from another company with the president's money")
+                raise IllegalAction("a train may not be bought from another company with the president's money"
+                                    f"{see(self.title, 'emergency_from_company')}")
             elif price > train.price:
-                raise IllegalAction("with the president's money a train costs at most its face value")
+                raise IllegalAction("with the president's money a train costs at most its face value"
+                                    f"{see(self.title, 'emergency_from_company')}")
             if pres is None or s.cash[f"P:{pres}"] < need:
                 raise InsufficientFunds(f"{pres} must raise {need} (sell shares) or go bankrupt")
             self.transfer(f"P:{pres}", c.key, need)
@@ -744,13 +752,14 @@ class TrainsMixin:
         allowed = self._emergency_units(player, corp, target)
         if units not in allowed:
             raise IllegalAction(f"{player} may not sell {units * self.unit(target)}% of {target} now"
-                                + (f" (it would change the presidency of {corp})" if target == corp else ""))
+                                + (f" (it would change the presidency of {corp}){see(self.title, 'emergency_presidency')}"
+                                   if target == corp else ""))
         cheapest = min(s.trains[t].price for t in self._depot_trains())
         need = cheapest - s.cash[f"C:{corp}"] - s.cash[f"P:{player}"]
         price = self.share_price(target)
         if (units - 1) * price >= need:
-            raise IllegalAction(f"4.2.5.1(d): sell only what is needed: {player} needs {need}, "
-                                f"{units - 1} share(s) of {target} would raise {(units - 1) * price}")
+            raise IllegalAction(f"{cite(self.title, 'emergency_sell_needed')}sell only what is needed: {player} "
+                                f"needs {need}, {units - 1} share(s) of {target} would raise {(units - 1) * price}")
         self.sell_units(player, target, units, list(action.shares))
 
     def _bankrupt(self: "Engine", corp: str) -> None:
