@@ -679,6 +679,9 @@ class TrainsMixin:
         return (-(-v * lo // 100), v * hi // 100)
 
     def _purchasable_companies(self: "Engine") -> list[str]:
+        only = None  # title data ``companies_from_director``: the operating company's director's only (1848 4.1)
+        if self.title.data.get("companies_from_director") and self.state.round.kind == "operating":
+            only = f"P:{self.president(self._or_operator())}"
         return [c.sym for c in self.state.companies.values()
                 if c.owner and c.owner.startswith("P:") and not c.closed and (only is None or c.owner == only)
                 and not self.title.company(c.sym).get("no_buy") and not c.uses.get("dormant")]
@@ -687,9 +690,6 @@ class TrainsMixin:
         """A private owned by ``corp`` whose special tile lay is still unused."""
         for comp in self.state.companies.values():
             ab = self.company_ability(comp.sym, "tile_lay")
-        only = None  # title data ``companies_from_director``: the operating company's director's only (1848 4.1)
-        if self.title.data.get("companies_from_director") and self.state.round.kind == "operating":
-            only = f"P:{self.president(self._or_operator())}"
             if ab and (ab.get("consume_tile_lay") or ab.get("any_time")):
                 continue  # used with the company's own lay, or at any time: no reason to hold the step
             if ab and comp.owner == f"C:{corp}" and not comp.closed and comp.uses.get("tile_lay", 0) < ab.get("count", 1):
