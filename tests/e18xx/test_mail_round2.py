@@ -288,3 +288,20 @@ def test_the_default_pdf_follows_the_map():
     assert wants_pdf(row, 1, turn=False, finished=True, signature="a")  # the last mail of the game
     set_pdf_preference(row, 1, "never")
     assert not wants_pdf(row, 1, turn=True, finished=True, signature="b")
+
+
+# ----------------------------------------------------------------- rule numbers in offers come from the title
+@pytest.mark.parametrize("title, rule", [("18GA", "rule 4.2.6"), ("18AL", "rule 4.2.6"), ("18VA", "rule 4.2")])
+def test_an_offer_for_a_private_cites_the_titles_own_rule(title, rule):
+    from types import SimpleNamespace
+
+    from pbm.e18xx.core.title import load_title
+    from pbm.e18xx.pbem.games import offer_rule
+    from pbm.e18xx.pbem.mailplay import _answer_note, _offer_note
+
+    offer = {"entity": "B&O", "owner": "Ann", "price": 60, "company": "P1", "buyer_name": "Bob", "kind": "private"}
+    row = SimpleNamespace(title=title)
+    assert offer_rule(load_title(title), offer) == rule
+    made, agreed = _offer_note(offer, row), _answer_note(offer, True, row)
+    assert f"({rule})" in made and f"({rule})" in agreed
+    assert "3.2" not in made + agreed or title == "18GA" and "rule 3.2" not in made + agreed

@@ -105,7 +105,7 @@ def test_an_offer_must_be_the_last_move_of_a_mail(ga):
     _, n0 = state(cli)
     line, inbound = send(ga, SEAT[buyer], f"buy private {comp} 1\npass")
     assert "rejected" in line
-    assert "needs " + owner + "'s consent (rule 3.2)" in answer(cli, inbound)[1]
+    assert "needs " + owner + "'s consent (rule 4.2.6)" in answer(cli, inbound)[1]  # 18GA 4.2.6 (issue 29)
     assert state(cli)[1] == n0
 
 

@@ -412,7 +412,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     mv, bid_note = bid_on_the_cheapest(game, mv)
                 if owner and i != len(parsed):
                     what = f"{mv.seller}'s train" if isinstance(mv, A.BuyTrain) else f"{owner}'s private"
-                    why = "at an agreed price" if isinstance(mv, A.BuyTrain) else "rule 3.2"
+                    why = "at an agreed price" if isinstance(mv, A.BuyTrain) else \
+                        offer_rule(game, {"kind": "private"})  # the title's rule number (issue 29)
                     raise GameError(f"buying {what} needs {owner}'s consent ({why}), so the offer "
                                     "must be the last move of a mail; send the moves after it once the sale is "
                                     "agreed")
@@ -550,11 +551,11 @@ def offer_thing(offer: dict) -> str:
 
 
 def offer_rule(game_or_title: Any, offer: dict) -> str:
-    """The rule that makes the sale need its owner's consent ("rule 3.2" for a private)."""
-    if offer.get("kind") != "train":
-        return "rule 3.2"
+    """The rule of the title's rulebook that makes the sale need its owner's consent (title data
+    ``rule_refs``: ``private_sale``, ``train_sale``): "rule 4.2.6" in 18GA, "rule 4.2" in 18VA (issue 29)."""
     title = getattr(game_or_title, "title", game_or_title)
-    ref = ((getattr(title, "data", None) or {}).get("rule_refs") or {}).get("train_sale", "")
+    key = "train_sale" if offer.get("kind") == "train" else "private_sale"
+    ref = ((getattr(title, "data", None) or {}).get("rule_refs") or {}).get(key, "")
     return f"rule {ref}" if ref else "the rules"
 
 

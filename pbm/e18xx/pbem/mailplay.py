@@ -515,7 +515,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     if offer_answer(c.mail.moves) is not None:  # the owner's answer to an offer (18GA 3.2)
         out, answered = answer_offer(session, game, player.number, c.mail.moves, message_id=row.id)
         if out.accepted:
-            away_note = "\n".join(x for x in (away_note, _answer_note(answered, bool(out.applied))) if x)
+            away_note = "\n".join(x for x in (away_note, _answer_note(answered, bool(out.applied), game)) if x)
             if not out.applied:
                 _tell_buyer(session, game, ctx.sender, answered)
     else:
@@ -529,7 +529,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                 _tell_owner(session, game, ctx.sender, out.offer)
             else:
                 done, answered = computer
-                said = _answer_note(answered, bool(done.applied)) if done.accepted else \
+                said = _answer_note(answered, bool(done.applied), game) if done.accepted else \
                     f"OFFER NOT TAKEN: {done.error}"
                 away_note = "\n".join(x for x in (away_note, said) if x)
                 out.applied += done.applied
@@ -576,20 +576,22 @@ def _offer_note(offer: dict, game_row=None) -> str:
                 f"{offer_thing(offer)}. A train changes hands between companies of different presidents only at "
                 f"a price both agree ({rule}); it happens when {offer['owner']} answers 'accept "
                 f"{offer['company']}' and is withdrawn by 'decline {offer['company']}' or by any other move.")
+    rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
-            f"{offer['company']}. A sale between players needs the owner's agreement (rule 3.2, "
-            f"\"at any agreed price\"); it happens when {offer['owner']} answers 'accept {offer['company']}' "
+            f"{offer['company']}. A company buys a player's private only at a price both agree ({rule}); "
+            f"it happens when {offer['owner']} answers 'accept {offer['company']}' "
             f"and is withdrawn by 'decline {offer['company']}' or by any other move.")
 
 
-def _answer_note(offer: dict | None, sold: bool) -> str:
-    from pbm.e18xx.pbem.games import offer_thing
+def _answer_note(offer: dict | None, sold: bool, game_row=None) -> str:
+    from pbm.e18xx.pbem.games import offer_rule, offer_thing
 
     if offer is None:
         return ""
     if sold:
         return (f"SALE AGREED: {offer['owner']} accepted {offer['entity']}'s offer: {offer_thing(offer)} "
-                f"for ${offer['price']}" + (" (rule 3.2)." if offer.get("kind") != "train" else "."))
+                f"for ${offer['price']}" + (f" ({offer_rule(load_title(game_row.title), offer)})."
+                                            if offer.get("kind") != "train" and game_row is not None else "."))
     return (f"OFFER DECLINED: {offer['owner']} declined {offer['entity']}'s offer of ${offer['price']} for "
             f"{offer_thing(offer)}; {offer['buyer_name']} is still to act.")
 
@@ -621,8 +623,11 @@ def _tell_owner(session: Session, game_row, sender: str, offer: dict) -> None:
                     f"offer:{game_row.id}:{offer['at']}:{c}:{offer['buyer']}:{offer['price']}",
                     f"Offer for {offer['seller']}'s train {c}: ${offer['price']} from {offer['entity']}", text)
         return
-    text = (f"{offer['entity']} offers you ${offer['price']} for your private {c} (rule 3.2: players sell "
-            f"privates to each other at any agreed price).\n\nTo sell, reply with the line:\n\n  accept {c}\n\n"
+    from pbm.e18xx.pbem.games import offer_rule
+
+    text = (f"{offer['entity']} offers you ${offer['price']} for your private {c} "
+            f"({offer_rule(load_title(game_row.title), offer)}: a company buys a player's private only at a "
+            f"price both agree).\n\nTo sell, reply with the line:\n\n  accept {c}\n\n"
             f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
             "anything else happens in the game first.")
     _offer_mail(session, game_row, sender, offer, offer.get("owner_seat"),
