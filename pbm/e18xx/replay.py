@@ -8,7 +8,13 @@ after the action that carries them.
 """
 from __future__ import annotations
 
+import functools
+import io
 import json
+import os
+import pickle
+import types
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -187,10 +193,12 @@ class Replayer:
 
     def convert(self, a: dict[str, Any]) -> A.Action | None:
         kind = a.get("type")
-        if kind in IGNORED:
+        if kind in IGNORED or a.get("pbm_auto"):  # pbm_auto: a pass pbm's engine makes by itself (pbem/site_passes.py)
             return None
         e = self.entity(a)
         g = self.game
+        if kind in ("buy_shares", "sell_shares") and isinstance(a.get("pbm"), dict):
+            return A.action_from_dict(a["pbm"])  # written by pbm: its own certificate numbers
         if kind == "pass":
             return A.Pass(e)
         if kind == "bid":
@@ -237,6 +245,8 @@ class Replayer:
             return A.Assign(e, a["target"])
         if kind == "bankrupt":
             return A.Bankrupt(e)
+        if kind == "use_ability":  # pbm's own (18VA P3's train limit: no such action on 18xx.games)
+            return A.UseAbility(e, str(a.get("ability", "")))
         raise ReplayError(f"action {a.get('id')}: unsupported action type {kind!r}")
 
     def apply(self, a: dict[str, Any]) -> None:
@@ -295,3 +305,152 @@ def expected_result(export: dict[str, Any]) -> dict[str, Any]:
     return {"result": dict(sorted(res.items(), key=lambda kv: -kv[1])),
             "finished": export.get("status") == "finished",
             "end_reason": export.get("game_end_reason") or ""}
+
+
+# -- a stored game's replay, kept between moves (issue 32) ----------------------------------
+#
+# A worker answering a move mail replays the game's whole stored log (hundreds of actions) only to
+# apply one more.  The replay is a function of the game's setup (title, players, seed, rules, player
+# ids) and of its actions alone, so the state after the first N stored actions may be kept and used
+# again by whoever asks next with the same setup and the same N first actions: it is compared, in
+# full, with what is stored now, so a log changed in any way (an undo, a moderator's removal, another
+# game in a database at the same address) is replayed afresh.  The state is kept as a pickle, so
+# each caller gets its own copy to change; the title's definitions (shared by every game of the
+# title, never changed) are pickled by reference, as a fresh replay would share them.
+
+
+def _atomic(obj: Any) -> bool:
+    return obj is None or isinstance(obj, (str, bytes, int, float, bool, complex, range))
+
+
+@lru_cache(maxsize=None)
+def _title_parts(canon: str) -> tuple[list[Any], dict[int, int]]:
+    """Every object the loaded title ``canon`` is made of (dataclasses, dicts, lists, tuples, sets),
+    in a fixed order, and their positions by ``id``."""
+    parts: list[Any] = []
+    where: dict[int, int] = {}
+    todo = [load_title(canon)]
+    while todo:
+        obj = todo.pop()
+        if _atomic(obj) or id(obj) in where:
+            continue
+        where[id(obj)] = len(parts)
+        parts.append(obj)
+        if isinstance(obj, dict):
+            todo.extend(reversed([*obj.keys(), *obj.values()]))
+        elif isinstance(obj, (list, tuple)):
+            todo.extend(reversed(obj))
+        elif isinstance(obj, (set, frozenset)):
+            todo.extend(sorted(obj, key=repr))
+        elif hasattr(obj, "__dataclass_fields__"):
+            todo.extend(reversed([getattr(obj, f) for f in obj.__dataclass_fields__]))
+    return parts, where
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, file: Any, titles: list[str]):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.known = [(canon, _title_parts(canon)) for canon in titles]
+
+    def persistent_id(self, obj: Any) -> Any:
+        if _atomic(obj):
+            return None
+        for canon, (parts, where) in self.known:
+            at = where.get(id(obj))
+            if at is not None and parts[at] is obj:
+                return (canon, at)
+        return None
+
+
+class _Unpickler(pickle.Unpickler):
+    def persistent_load(self, pid: Any) -> Any:
+        canon, at = pid
+        return _title_parts(canon)[0][at]
+
+
+_WRAPPERS = (types.FunctionType, types.MethodType, functools.partial)
+
+
+def freeze(rep: Any, title: str) -> bytes:
+    """``rep`` (an object with a ``game``) as bytes; the game's own wrapped methods (the event
+    recorder's, :func:`pbm.e18xx.events.attach`) are left out and made again by :func:`thaw`."""
+    game = rep.game
+    order = list(vars(game))  # the game's attributes in their order, the wrapped ones among them
+    wrapped = {k: v for k, v in vars(game).items() if isinstance(v, _WRAPPERS)}
+    for k in wrapped:
+        delattr(game, k)
+    try:
+        out = io.BytesIO()
+        _Pickler(out, [title]).dump((rep, order))
+        return out.getvalue()
+    finally:
+        attrs = vars(game)
+        kept = {k: wrapped[k] if k in wrapped else attrs[k] for k in order}
+        attrs.clear()
+        attrs.update(kept)  # as they were, in their order
+
+
+def thaw(blob: bytes) -> Any:
+    """A new copy of what :func:`freeze` kept, its game recording events as the original did."""
+    rep, order = _Unpickler(io.BytesIO(blob)).load()
+    game = rep.game
+    old = vars(game).pop("recorder", None)
+    if old is not None:
+        from pbm.e18xx.events import attach
+
+        fresh = attach(game)  # the recorder's wrappers, on this copy; then the events it had
+        vars(fresh).update(vars(old))
+    attrs = vars(game)
+    kept = {k: attrs[k] for k in [*order, *attrs] if k in attrs}  # in the original's order
+    attrs.clear()
+    attrs.update(kept)
+    return rep
+
+
+class ReplayCache:
+    """The replayed states of the last few games a process replayed (least recently used first out)."""
+
+    def __init__(self, size: int = 16):
+        self.size = size
+        self.kept: dict[Any, tuple[Any, bytes, bytes]] = {}  # key -> (setup, pickled actions, state)
+        self.hits = self.misses = 0
+
+    @staticmethod
+    def enabled() -> bool:
+        return os.environ.get("PBM_REPLAY_CACHE", "1").strip() != "0"
+
+    def resume(self, key: Any, setup: Any, actions: list[dict[str, Any]]) -> tuple[Any, int] | None:
+        """(a copy of the kept state, how many of ``actions`` it has applied), when a state was kept
+        for ``key`` with this ``setup`` after actions equal to the first ones of ``actions``."""
+        found = self.kept.get(key) if self.enabled() else None
+        if found is None or found[0] != setup:
+            self.misses += 1
+            return None
+        done: list[dict[str, Any]] = pickle.loads(found[1])
+        if len(done) > len(actions) or actions[:len(done)] != done:
+            self.misses += 1
+            return None
+        self.kept[key] = self.kept.pop(key)  # the most recently used last
+        self.hits += 1
+        return thaw(found[2]), len(done)
+
+    def keep(self, key: Any, setup: Any, actions: list[dict[str, Any]], rep: Any, title: str) -> None:
+        """Keep ``rep``, the state after ``actions`` (copied now: the caller may go on changing it)."""
+        if not self.enabled():
+            return
+        try:
+            blob = freeze(rep, title)
+            acts = pickle.dumps(actions, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            self.kept.pop(key, None)  # a state that cannot be copied is replayed every time
+            return
+        self.kept.pop(key, None)
+        self.kept[key] = (setup, acts, blob)
+        while len(self.kept) > self.size:
+            self.kept.pop(next(iter(self.kept)))
+
+    def clear(self) -> None:
+        self.kept.clear()
+
+
+REPLAYS = ReplayCache()

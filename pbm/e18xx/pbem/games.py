@@ -175,16 +175,27 @@ def step(rep: Replayed, act: A.Action, *, rollback: bool = True) -> None:
 def replay_rows(session: Session, game_row, upto: int | None = None) -> Replayed:
     """Replay the stored log (its first ``upto`` actions if given); a refused stored
     action is a corrupt log (PbemError naming it)."""
-    g = new_engine(session, game_row)
-    rep = Replayed(g, g.total_cash())
-    for row in action_rows(session, game_row):
-        if upto is not None and row.seq > upto:
-            break
+    from pbm.e18xx.replay import REPLAYS
+
+    rows = [row for row in action_rows(session, game_row) if upto is None or row.seq <= upto]
+    # the state after the stored actions is kept between moves (pbm.e18xx.replay.ReplayCache: used
+    # again only for this setup and these same first actions)
+    key, setup, acts = (str(session.get_bind().url), game_row.id), base_log(session, game_row), [r.action for r in rows]
+    resumed = REPLAYS.resume(key, setup, acts)
+    if resumed is None:
+        g = new_engine(session, game_row)
+        rep, done = Replayed(g, g.total_cash()), 0
+    else:
+        rep, done = resumed
+        g = rep.game
+    for row in rows[done:]:
         try:
             step(rep, A.action_from_dict(row.action), rollback=False)
         except GameError as exc:
             raise PbemError(f"game {game_row.name}: stored action {row.seq} ({row.action.get('type')}) "
                             f"is refused on replay: {exc}; the moderator may remove it with `pbm 18xx undo`") from None
+    if done < len(rows):
+        REPLAYS.keep(key, setup, acts, rep, setup["title"])
     ended = (game_row.options or {}).get("ended")
     if ended and not g.finished and upto is None:  # an imported game the players ended on 18xx.games
         g.end_game(str(ended))
