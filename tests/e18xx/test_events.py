@@ -256,3 +256,23 @@ def test_president_pays_towards_a_train_and_the_end_is_announced():
     g, evs = played("18GA/18GA_game_end_stock_market.json")
     (end,) = [e for e in evs if isinstance(e, E.EndTriggered)]
     assert end.reason == "stock_market" and isinstance(evs[-1], E.GameOver) and end.seq < evs[-1].seq
+
+
+# ------------------------------------------------------------------ since the reader's last mail
+def test_since_the_last_mail_survives_an_undo():
+    """A seat mailed after action 10; one action is taken back and another made: the new action 10's
+    events are new to him (an undo never hides an event; at worst one is told twice)."""
+    from types import SimpleNamespace
+
+    from pbm.e18xx.pbem.eventlines import last_mailed, mark_mailed, since_for
+
+    row = SimpleNamespace(state={}, options={})
+    seat = SimpleNamespace(number=2)
+    assert last_mailed(row, 2) is None
+    assert since_for(row, seat, [SimpleNamespace(seq=4, player_number=2, action={})]) == 4  # his own last move
+    mark_mailed(row, 2, 10)
+    assert row.state["mailed"] == {"2": [10, 0]} and last_mailed(row, 2) == 10
+    row.options = {"undos": 1}
+    assert last_mailed(row, 2) == 9
+    row.state = {"mailed": {"2": 7}}  # an older form: just the count
+    assert last_mailed(row, 2) == 7

@@ -91,6 +91,15 @@ def test_state_mails_tell_each_reader_the_events_since_his_last_mail(world):
     cy = bodies(smtp, "cy@example.org")
     assert len(cy) == cy_before + 1
     assert events_block(cy[-1]) == ["#1 Ann: bid 20 LTR", "Ann gets LTR for $20"] + ann2
+    # the moderator takes Bob's purchase back (Cy, not to act, is not mailed) and Bob makes it again:
+    # Cy's next mail tells him of the new action 2, though his last mail showed an action 2 too
+    cli("18xx", "undo", "ev-1")
+    cli("send-mail", "--config", str(cfg))
+    assert len(bodies(smtp, "cy@example.org")) == cy_before + 1
+    deliver(world, 2, f"bid {ann2[0].split()[3]} MRC")
+    cy = bodies(smtp, "cy@example.org")
+    assert len(cy) == cy_before + 2
+    assert events_block(cy[-1])[-2:] == ann2
     assert "Your turn" in str([m for m in smtp.messages if "cy@example.org" in m.rcpt_tos][-1].data[:2000]) or \
         "IT IS YOUR TURN" in cy[-1]
 

@@ -3,8 +3,8 @@
 Events are recorded by the replay (:mod:`pbm.e18xx.events`).  A state mail shows a reader the
 events since the last state mail sent to him, newest last, each under the action that caused
 it.  Which action a seat's last mail showed is kept in the game's state (``mailed``: seat ->
-action count), written when a state mail to that seat is queued; a seat with none on file
-(a game older than this) hears of the events since its own last move.
+[action count, the game's undos then]), written when a state mail to that seat is queued; a
+seat with none on file (a game older than this) hears of the events since its own last move.
 """
 from __future__ import annotations
 
@@ -58,14 +58,25 @@ def grouped(game: Any, events: list[Event], rows: list[Any] | None = None, names
     return out
 
 
+def _undos(game_row: Any) -> int:
+    """Actions taken back so far (``pbm 18xx undo``, a player's own undo): the game's ``undos``."""
+    return int((game_row.options or {}).get("undos", 0))
+
+
 def last_mailed(game_row: Any, seat: int) -> int | None:
+    """The action count a seat's last state mail showed, less the actions taken back since then
+    (an undo removes the last actions: what survives of what the mail showed is at least that
+    many; an event may so be told twice, never missed)."""
     got = ((game_row.state or {}).get("mailed") or {}).get(str(seat))
-    return int(got) if got is not None else None
+    if got is None:
+        return None
+    count, undos = (int(got[0]), int(got[1])) if isinstance(got, list) else (int(got), _undos(game_row))
+    return max(0, count - max(0, _undos(game_row) - undos))
 
 
 def mark_mailed(game_row: Any, seat: int, count: int) -> None:
     st = dict(game_row.state or {})
-    st["mailed"] = {**(st.get("mailed") or {}), str(seat): int(count)}
+    st["mailed"] = {**(st.get("mailed") or {}), str(seat): [int(count), _undos(game_row)]}
     game_row.state = st
 
 
