@@ -162,3 +162,145 @@ def test_connection_is_traced_both_ways_along_a_loop():
     hexes, nodes, inward = TrackGraph(g.state.map).reach("GA", g.state.map.token_cities("GA"))
     assert inward["C9"] == {5}  # entered from Augusta only
     assert hexes["C9"] == {2, 5}
+
+
+# ------------------------------------------------------- 18GA 4.2.1: every forbidding rule
+def ga_game(**kw) -> Game:
+    return operating_game("18GA", "GA", **kw)
+
+
+def test_4_2_1_a_tile_colour_by_phase():
+    refused(ga_game(), A.LayTile("GA", "D10", "14", 0), IllegalTile,
+            "4.2.1(a): green tiles are not available in phase 2")
+
+
+def test_4_2_1_b_no_tile_left():
+    g = ga_game()
+    g.state.tile_supply["57"] = []
+    refused(g, A.LayTile("GA", "D10", "57", 2), IllegalTile, "4.2.1(b): no tile 57 is left")
+
+
+def test_4_2_1_c_colour_order_and_red_areas():
+    g = ga_game()
+    put(g, "D10", "57", 2)
+    put(g, "C9", "9", 2)
+    refused(g, A.LayTile("GA", "C9", "9", 2), IllegalTile, "4.2.1(c): tile 9 rotation 2 on C9: a yellow hex takes a green tile")
+    refused(g, A.LayTile("GA", "B10", "57", 0), IllegalTile, "4.2.1(c): tile 57 rotation 0 on B10: a red hex cannot be changed")
+
+
+def test_4_2_1_d_cities_and_e_towns_match():
+    g = ga_game()
+    refused(g, A.LayTile("GA", "D10", "7", 0), IllegalTile, "4.2.1(d): tile 7 rotation 0 on D10: the tile must have 1 city(s)")
+    refused(g, A.LayTile("GA", "E7", "7", 0), IllegalTile, "4.2.1(e): tile 7 rotation 0 on E7: the tile must have 1 town(s)")
+
+
+def test_4_2_1_f_terrain_cost_paid_from_the_treasury():
+    g = ga_game()
+    put(g, "D10", "57", 2)
+    put(g, "C9", "9", 2)  # Augusta to B8 (river: $60)
+    g.state.cash["C:GA"] = 50
+    ok = lays(g, "GA", "B8", ["9", "8", "7"])
+    assert not ok
+    g.state.cash["C:GA"] = 60
+    name, rot = lays(g, "GA", "B8", ["9", "8", "7"])[0]
+    g.state.cash["C:GA"] = 50
+    from pbm.e18xx.core.errors import InsufficientFunds
+    refused(g, A.LayTile("GA", "B8", name, rot), InsufficientFunds, "4.2.1(f): B8 costs 60 to build on; GA has 50")
+
+
+def test_4_2_1_g_labels():
+    g = ga_game()
+    refused(g, A.LayTile("GA", "D10", "451a", 0), IllegalTile, "4.2.1(g): tile 451a rotation 0 on D10: label ATL")
+
+
+def test_4_2_1_h_old_track_kept():
+    g = ga_game(phase_colour="green")
+    put(g, "D10", "57", 2)
+    put(g, "C9", "9", 2)
+    refused(g, A.LayTile("GA", "C9", "23", 0), IllegalTile, "4.2.1(h): tile 23 rotation 0 on C9: old track between edges 2 and 5 is not kept")
+
+
+def test_4_2_1_i_no_track_off_the_map():
+    refused(ga_game(), A.LayTile("GA", "D10", "57", 0), IllegalTile,
+            "4.2.1(i): tile 57 rotation 0 on D10: track would run off the map or into a blank side (edge 3)")
+
+
+def test_4_2_1_j_connected_to_a_station():
+    refused(ga_game(), A.LayTile("GA", "E5", "9", 1), IllegalTile, "4.2.1(j): E5 is not connected to GA's stations")
+    g = ga_game()
+    put(g, "D10", "57", 2)
+    refused(g, A.LayTile("GA", "E9", "9", 0), IllegalTile, "4.2.1(j): E9 is not connected to GA's stations")
+
+
+def test_4_2_1_k_a_players_private_blocks_its_hex():
+    g = ga_game()
+    mrc = g.state.companies["MRC"]
+    mrc.closed, mrc.owner = False, "P:Bob"
+    refused(g, A.LayTile("GA", "F12", "8", 0), IllegalTile, "4.2.1(k): F12 is blocked by MRC while a player owns it")
+
+
+# ------------------------------------------------------- 18GA 4.2.2: stations
+def stations_game():
+    """GA with a second station in Columbus (G3), track from there into Albany (H4), the home of
+    G&F, not yet started: its one circle is kept for G&F."""
+    g = ga_game()
+    m = g.state.map
+    ga = g.state.corporations["GA"]
+    m.tokens[("G3", 0)] = ["GA"]
+    ga.tokens[1] = ("G3", 0)
+    for coord, side in (("G3", 5), ("H4", 2)):  # G3's side 5 faces H4, H4's side 2 faces G3
+        rot = next(r for r in range(6) if side in g.title.tiles["57"].exits(r))
+        put(g, coord, "57", rot)
+    return g
+
+
+def test_4_2_2_stations_refused_with_the_rule():
+    g = stations_game()
+
+    def refusal(city: str) -> str:
+        with pytest.raises(GameError) as e:
+            g._place_token("GA", A.PlaceToken("GA", city))
+        return str(e.value)
+
+    assert "GA cannot place a token in H4: 4.2.2(c): the last open circle is kept for G&F's home station" \
+        in refusal("H4")
+    assert "4.2.2(b): GA already has a station in D10" in refusal("D10")
+    assert "4.2.2(a): GA's track does not reach it (traced as a train runs" in refusal("C3")
+    g.state.map.reservations.pop(("H4", 0))
+    g.state.cash["C:GA"] = 10
+    from pbm.e18xx.core.errors import InsufficientFunds
+    with pytest.raises(InsufficientFunds) as e:
+        g._place_token("GA", A.PlaceToken("GA", "H4"))
+    assert "4.2.2: the next token costs" in str(e.value)
+    ga = g.state.corporations["GA"]
+    ga.tokens = [k or ("X", 0) for k in ga.tokens]
+    with pytest.raises(GameError) as e:
+        g._place_token("GA", A.PlaceToken("GA", "H4"))
+    assert "4.2.2: GA has no tokens left" in str(e.value)
+
+
+@pytest.mark.parametrize("title,colour_ref,connected_ref", [
+    ("18AL", "4.2.1(a)", "4.2.1(j)"), ("1848", "7.5.2", "7.4.1, 7.5.3"), ("18VA", "4.5.2.1", "4.5.2.1")])
+def test_each_title_names_its_own_sections(title, colour_ref, connected_ref):
+    """The same refusals in each book's words: a tile colour not yet available, a hex the company
+    does not reach (1848 7.4.1: "The newly laid tile must lead away from one of the company's
+    station tokens"; 18VA 4.5.2.1: "the new track created must extend a legal route")."""
+    corp = HOMES[title]
+    g = operating_game(title, corp)
+    t = g.title
+    green = next(n for n, td in t.tiles.items() if td.color == "green" and g.state.tile_supply.get(n))
+    msg = str(pytest.raises(IllegalTile, g.check_lay, corp, g.state.corporations[corp].home, green, 0).value)
+    assert msg.startswith(f"{colour_ref}: green tiles are not available in phase"), msg
+    hexes, _ = g._reach(corp)
+    far = next(h for h, hd in t.hexes.items() if hd.color == "white" and not hd.tile.nodes and not hd.cost
+               and h not in hexes)
+    plain = next(n for n, td in t.tiles.items() if td.color == "yellow" and not td.nodes)
+    for rot in range(6):
+        try:
+            g.check_lay(corp, far, plain, rot)
+        except IllegalTile as e:
+            if "not connected" in str(e):
+                assert str(e).startswith(f"{connected_ref}: {far} is not connected to {corp}'s stations")
+                break
+    else:
+        pytest.fail(f"no lay on {far} was refused as unconnected")

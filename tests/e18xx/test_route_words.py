@@ -130,3 +130,9 @@ def test_a_route_written_with_hexes_alone_by_mail(ga):
     after, _ = state(cli)
     assert any(ln.startswith(f"{corp} runs for {total}") for ln in after.state.log[-30:])
     assert routes.split()[1] in text  # the receipt quotes the move as written
+
+
+def test_an_off_board_area_only_ends_a_route():
+    g = wra_at_its_run(("3-0",))
+    assert "train 3-0 cannot run L5-0 Q2-0 K4-0: 4.2.3(h): it may not pass through Q2-0: an off-board area is only " \
+           "a route's end" in refusal(g, "run 3-0 L5 Q2 K4")

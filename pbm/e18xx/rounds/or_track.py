@@ -452,20 +452,40 @@ class TrackMixin:
         s = self.state
         cost = self.next_token_cost(corp)
         if cost is None:
-            raise IllegalAction(f"{corp} has no tokens left")
+            raise IllegalAction(f"{self.track_ref('token_left')}{corp} has no tokens left")
         keys = self._city_ref(action.city)
         tokenable = self.tokenable_cities(corp)
         ok = [k for k in keys if k in tokenable]
         if not ok:
-            raise IllegalAction(f"{corp} cannot place a token in {action.city}; possible: "
-                                f"{', '.join(f'{h}' for h, _ in self.tokenable_cities(corp)) or 'nowhere'}")
+            raise IllegalAction(f"{corp} cannot place a token in {action.city}: {self._token_refusal(corp, keys)}; "
+                                f"possible: {', '.join(f'{h}' for h, _ in tokenable) or 'nowhere'}")
         if cost > s.cash[f"C:{corp}"]:
-            raise InsufficientFunds(f"the next token costs {cost}; {corp} has {s.cash[f'C:{corp}']}")
+            raise InsufficientFunds(f"{self.track_ref('token_cost')}the next token costs {cost}; "
+                                    f"{corp} has {s.cash[f'C:{corp}']}")
         self._put_token(corp, ok[0], action.slot)
         self.transfer(f"C:{corp}", "bank", cost)
         s.round.tokened.add(corp)
         self.log(f"{corp} places a token in {ok[0][0]} for {cost}")
         self._objective_reached(corp, ok[0][0])
+
+    def _token_refusal(self: "Engine", corp: str, keys: list[tuple[str, int]]) -> str:
+        """Why ``corp`` may place no station in the cities ``keys`` (one hex's), naming the rule."""
+        m = self.state.map
+        r = self.track_ref
+        cities = [k for k in keys if m.tile(k[0]).nodes[k[1]].kind == "city"]
+        if not cities:
+            return f"{keys[0][0] if keys else 'it'} has no city circle"
+        if m.hex_has_token(cities[0][0], corp):
+            return f"{r('token_hex')}{corp} already has a station in {cities[0][0]}"
+        if not any(None in m.tokens.get(k, []) for k in cities):
+            holders = sorted({t for k in cities for t in m.tokens.get(k, []) if t})
+            return f"every circle is taken ({', '.join(holders)})"
+        if not any(m.free_slots(k, corp) for k in cities):
+            owner = next((m.reservations[k] for k in cities if k in m.reservations),
+                         m.hex_reservations.get(cities[0][0], "another company"))
+            return f"{r('token_home')}the last open circle is kept for {owner}'s home station"
+        return (f"{r('token_connected')}{corp}'s track does not reach it (traced as a train runs: "
+                "no backing up at a fork, not through a red area or a city full of others' stations)")
 
     def _objective_reached(self: "Engine", corp: str, coord: str) -> None:
         """A corporation's ``objective`` (title data ``{"hex", "bonus"}``): its first station in
