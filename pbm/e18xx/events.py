@@ -373,9 +373,33 @@ class RoundEnded(Event):
     kind: ClassVar[str] = "round_end"
     ended: str = ""
     next: str = ""
+    detail: str = ""  # the operating order, or who acts first in a stock round
 
     def text(self, money: Money) -> str:
-        return f"{self.ended} ends; next: {self.next}"
+        return f"{self.ended} ends; next: {self.next}" + (f" ({self.detail})" if self.detail else "")
+
+
+@dataclass(frozen=True)
+class DepotNext(Event):
+    kind: ClassVar[str] = "depot"
+    sold_out: str = ""  # the train type no longer offered
+    next: str = ""  # the type the depot offers now ("" when it is empty)
+    price: int = 0
+
+    def text(self, money: Money) -> str:
+        if not self.next:
+            return f"The last {self.sold_out} train is sold: the depot is empty"
+        return f"The {self.sold_out} trains are sold out: the depot now offers {self.next} trains at {money(self.price)}"
+
+
+@dataclass(frozen=True)
+class StationPlaced(Event):
+    kind: ClassVar[str] = "station"
+    corp: str = ""
+    hex: str = ""  # with its name ("F11 Richmond")
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp}'s station goes down in {self.hex}"
 
 
 @dataclass(frozen=True)
@@ -392,7 +416,7 @@ class GameOver(Event):
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     AuctionWon, PrivateSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
-    Converted, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, GameOver)}
+    Converted, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, GameOver)}
 
 
 def _ordinal(n: int) -> str:
@@ -417,7 +441,7 @@ def event_from_dict(d: dict[str, Any]) -> Event:
 class Snap:
     """The public state events are read from (compact: a few dozen small values)."""
     cash: dict[str, int]
-    corps: dict[str, tuple]  # sym -> (price cell, floated, closed, receivership, loans, president, size)
+    corps: dict[str, tuple]  # sym -> (price cell, floated, closed, receivership, loans, president, size, stations)
     trains: dict[str, tuple[str, bool]]  # tid -> (owner, obsolete)
     companies: dict[str, tuple[str | None, bool]]  # sym -> (owner, closed)
     phase: int
@@ -427,6 +451,7 @@ class Snap:
     finished: bool
     receiverships: int
     end_trigger: tuple[str, str] | None = None
+    depot_next: str | None = None  # the first train the depot holds
 
 
 def snap(g: "Game") -> Snap:
@@ -434,7 +459,7 @@ def snap(g: "Game") -> Snap:
     corps = {}
     for sym, c in s.corporations.items():
         corps[sym] = (c.price, c.floated, c.closed, getattr(c, "receivership", False), getattr(c, "loans", 0),
-                      g.president(sym) if not c.closed else None, c.size)
+                      g.president(sym) if not c.closed else None, c.size, tuple(t[0] for t in c.tokens if t))
     return Snap(
         cash=dict(s.cash),
         corps=corps,
@@ -447,6 +472,7 @@ def snap(g: "Game") -> Snap:
         finished=s.finished,
         receiverships=getattr(s, "receiverships", 0),
         end_trigger=tuple(s.end_trigger) if s.end_trigger else None,  # type: ignore[arg-type]
+        depot_next=next((t.tid for t in s.trains.values() if t.owner == "depot"), None),
     )
 
 
@@ -568,6 +594,13 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[Ev
             continue
         if now[1] and not old[1]:
             out.append(Floated(seq, sym, after.cash.get(f"C:{sym}", 0)))
+    for sym, now in after.corps.items():
+        old = before.corps.get(sym)
+        if old is None or len(now) < 8 or (getattr(action, "type", "") == "place_token" and action.entity == sym):
+            continue
+        for coord in now[7]:
+            if coord not in old[7]:
+                out.append(StationPlaced(seq, sym, _stop(g, coord)))
     for sym in sorted(after.objectives - before.objectives):
         goal = g.title.corporation(sym).get("objective") or {}
         out.append(ObjectivePaid(seq, sym, str(goal.get("hex", "")), int(goal.get("bonus", 0))))
@@ -609,6 +642,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[Ev
         unlocks, closes = phase_changes(g, before.phase, after.phase)
         out.append(PhaseChanged(seq, names[before.phase].name, names[after.phase].name, unlocks, closes))
     out += _train_events(g, before, after, seq)
+    if after.depot_next != before.depot_next and before.depot_next is not None:
+        old_name = s.trains[before.depot_next].name
+        new = s.trains[after.depot_next] if after.depot_next else None
+        if new is None or new.name != old_name:
+            out.append(DepotNext(seq, old_name, new.name if new else "", new.price if new else 0))
     for sym, (owner, closed) in after.companies.items():
         old_owner, was_closed = before.companies.get(sym, (None, False))
         if closed and not was_closed:
@@ -629,7 +667,12 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[Ev
         res = sorted(g.result().items(), key=lambda kv: -kv[1])
         out.append(GameOver(seq, str(s.end_reason or ""), tuple(res)))
     elif after.round != before.round:
-        out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round)))
+        detail = ""
+        if after.round[0] == "operating" and s.round.entities:
+            detail = "operating order: " + ", ".join(s.round.entities)
+        elif after.round[0] == "stock" and g.current_entity():
+            detail = f"{g.current_entity()} acts first"
+        out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
     return out
 
 

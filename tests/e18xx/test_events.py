@@ -56,7 +56,7 @@ def test_auction_won_names_winner_and_price():
 
 
 def test_auction_end_says_what_comes_next():
-    assert texts(P1848, 28)[-1] == "The private auction ends; next: stock round 1"
+    assert texts(P1848, 28)[-1].startswith("The private auction ends; next: stock round 1 (Player ")
 
 
 def test_run_routes_per_train_then_dividend_per_holder_then_price_move():
@@ -276,3 +276,16 @@ def test_since_the_last_mail_survives_an_undo():
     assert last_mailed(row, 2) == 9
     row.state = {"mailed": {"2": 7}}  # an older form: just the count
     assert last_mailed(row, 2) == 7
+
+
+def test_depot_next_train_home_stations_and_who_starts_the_next_round():
+    assert at(GA_BANK, 162, E.DepotNext) == [E.DepotNext(162, "2", "3", 180)]
+    assert texts(GA_BANK, 162) == ["The 2 trains are sold out: the depot now offers 3 trains at $180"]
+    assert at(GA_BANK, 40, E.StationPlaced) == [E.StationPlaced(40, "W&A", "D4 Atlanta")]
+    assert at(GA_BANK, 40, E.RoundEnded) == [E.RoundEnded(40, "Stock round 1", "operating round 1.1",
+                                                          "operating order: W&A, CoG")]
+    assert at(GA_BANK, 17, E.RoundEnded)[0].detail == "Player 1 acts first"
+    # a station placed by a move is the move itself, not an event
+    g, evs = played(GA_BANK)
+    placed = [i for i, a in enumerate(g.actions, 1) if a.type == "place_token"]
+    assert placed and not any(isinstance(e, E.StationPlaced) and e.seq in placed for e in evs)
