@@ -348,24 +348,23 @@ def _title_parts(canon: str) -> tuple[list[Any], dict[int, int]]:
 
 
 class _Pickler(pickle.Pickler):
-    def __init__(self, file: Any, titles: list[str]):
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.known = [(canon, _title_parts(canon)) for canon in titles]
+    """Pickles the parts of one title by their position in it (:func:`_title_parts`)."""
 
-    def persistent_id(self, obj: Any) -> Any:
-        if _atomic(obj):
-            return None
-        for canon, (parts, where) in self.known:
-            at = where.get(id(obj))
-            if at is not None and parts[at] is obj:
-                return (canon, at)
-        return None
+    def __init__(self, file: Any, title: str):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        where = _title_parts(title)[1]
+        # called for every object pickled: kept small.  Only parts of the title (alive in the
+        # title's cache, so no other object has their id) are in ``where``.
+        self.persistent_id = lambda obj: where.get(id(obj))  # type: ignore[method-assign]
 
 
 class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: Any, title: str):
+        super().__init__(file)
+        self.parts = _title_parts(title)[0]
+
     def persistent_load(self, pid: Any) -> Any:
-        canon, at = pid
-        return _title_parts(canon)[0][at]
+        return self.parts[pid]
 
 
 _WRAPPERS = (types.FunctionType, types.MethodType, functools.partial)
@@ -381,7 +380,8 @@ def freeze(rep: Any, title: str) -> bytes:
         delattr(game, k)
     try:
         out = io.BytesIO()
-        _Pickler(out, [title]).dump((rep, order))
+        out.write(title.encode() + b"\n")
+        _Pickler(out, title).dump((rep, order))
         return out.getvalue()
     finally:
         attrs = vars(game)
@@ -392,7 +392,8 @@ def freeze(rep: Any, title: str) -> bytes:
 
 def thaw(blob: bytes) -> Any:
     """A new copy of what :func:`freeze` kept, its game recording events as the original did."""
-    rep, order = _Unpickler(io.BytesIO(blob)).load()
+    title, _, data = blob.partition(b"\n")
+    rep, order = _Unpickler(io.BytesIO(data), title.decode()).load()
     game = rep.game
     old = vars(game).pop("recorder", None)
     if old is not None:
