@@ -121,7 +121,7 @@ def test_money_in_pounds_in_the_mail_and_its_pdf(aus):
     game, _ = _state(cli)
     first = game.current_entity()
     seat = {"Ann": 1, "Bob": 2, "Cy": 3}[first]
-    line, inbound = send(aus, seat, "lower P6", game="aus-1")
+    line, inbound = send(aus, seat, "PDF: every\nlower P6", game="aus-1")
     assert "accepted" in line, line
     msg, text = answer(cli, inbound)
     cash = game.state.cash[f"P:{first}"]
