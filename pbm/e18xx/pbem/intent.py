@@ -136,9 +136,12 @@ class TurnWriter:
 
     def pass_(self, n: int, mv: A.Action) -> None:
         g = self.game
-        if self.turn is None:
-            self.turn = self.key()
-        if not self.live or not self._mine():
+        first = self.turn is None  # the mail's first move
+        if first:
+            self.turn, self.live = self.key(), True
+        if first and not self._mine():
+            pass  # not the mover's turn at all: the engine refuses the pass ("it is not Ann's turn")
+        elif not self.live or not self._mine():
             self.notes.append(f"move {n} (pass): nothing left to pass - {self._ended()}; ignored")
             return
         if g.state.round.kind == "operating":
@@ -161,8 +164,11 @@ class TurnWriter:
     def done(self, n: int) -> None:
         """End the turn of the mail's last move (or the turn open now)."""
         g = self.game
-        if self.turn is None:
-            self.turn = self.key()
+        first = self.turn is None
+        if first:
+            self.turn, self.live = self.key(), True
+        if first and not self._mine():
+            raise GameError(f"move {n} (done): {self._not_yours()}")
         if not self.live or not self._mine():
             self.notes.append(f"move {n} (done): nothing to end - {self._ended()}")
             return
@@ -224,6 +230,13 @@ class TurnWriter:
         return any(kind in s.takes and s.name not in done for s in steps[at + 1:])
 
     # ------------------------------------------------------------------ words
+    def _not_yours(self) -> str:
+        g = self.game
+        ent = g.current_entity()
+        who = g.controller(ent) if ent else None
+        return (f"it is not {self.player}'s turn: {ent if who == ent else f'{who} for {ent}'} must act"
+                if ent else "the game is over")
+
     def _ended(self) -> str:
         key = self.turn or self.key()
         if key[0] == "operating":

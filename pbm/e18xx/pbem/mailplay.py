@@ -196,6 +196,7 @@ def claim(session: Session, msg) -> Claim | None:
         wanted = mm.game.strip().lower()
         row = next((g for g in session.scalars(select(Game).order_by(Game.id)) if g.name.lower() == wanted), None)
         if row is not None and is_18xx(row):
+            _moves_in_subject(mm, msg)
             return Claim(row, mm)
         if row is None:
             meant = _meant(session, msg, wanted)
@@ -203,6 +204,26 @@ def claim(session: Session, msg) -> Claim | None:
                 return Claim(None, mm, meant)
         return None
     return None
+
+
+def _moves_in_subject(mm: MoveMail, msg) -> None:
+    """A mail whose body holds no move but whose Subject is moves (``Subject: pass, run auto``)
+    is read from its Subject (issue 29 item 9); a Subject that is not moves is left alone."""
+    from pbm.e18xx.pbem.moves import MoveError, parse_moves
+
+    if mm.moves.strip() or mm.away or mm.notify or mm.pdf or mm.auto or mm.autorun:
+        return
+    subject = str(msg.get("Subject") or "").strip()
+    subject = re.sub(r"^(\s*(re|fwd?|aw|sv)\s*:\s*)+", "", subject, flags=re.IGNORECASE)
+    subject = re.sub(r"^\[[^\]]{1,60}\]\s*", "", subject)
+    if not subject or len(subject) > 200:
+        return
+    try:
+        found = parse_moves(subject, "x")
+    except MoveError:
+        return
+    if found:
+        mm.moves, mm.where = subject, "subject"
 
 
 # ----------------------------------------------------------------- texts
@@ -511,6 +532,12 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         from pbm.mail.answer import ignored_text
 
         away_note = "\n".join(x for x in (away_note, ignored_text(c.mail.ignored)) if x)
+    from pbm.e18xx.pbem.selfundo import is_undo
+
+    wants_undo = is_undo(c.mail.moves)
+    if wants_undo is not False and not via:  # 'undo': take back my last mail (issue 29)
+        return _undo_mail(session, row, ctx, sender, c, game, player, recipients, contact, tag, bool(wants_undo),
+                          away_note)
     answered = None
     if offer_answer(c.mail.moves) is not None:  # the owner's answer to an offer (18GA 3.2)
         out, answered = answer_offer(session, game, player.number, c.mail.moves, message_id=row.id)
@@ -564,6 +591,40 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                                           f"they get the state of their seat by mail as usual.", away_note) if x)
     broadcast(session, game, out.game, ctx.sender, mover=writer, inbound=row, extra=extra, applied=out.applied,
               rep=out.replayed, note=away_note, turn_notes=out.notes)
+    return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
+
+
+def _undo_mail(session: Session, row, ctx, sender: str, c: Claim, game, player, recipients: list[str], contact: str,
+               tag: str, alone: bool, note: str):
+    """An ``undo`` mail: the player's last mail is taken back if nobody has acted since (pbem/selfundo.py)."""
+    from pbm.mail.answer import Outcome, refusal_subject
+    from pbm.mail.answer import finish as _finish
+    from pbm.mail.answer import reply as _reply
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.selfundo import undo_own
+
+    if not alone:
+        why = ("'undo' stands alone in its mail (it takes back your last mail); send your other moves in "
+               "another mail")
+        done = None
+    else:
+        done = undo_own(session, game, player.number)
+        why = "" if done.ok else done.why
+    if why:
+        _finish(row, "rejected", why, sheet_in=c.mail.where)
+        body = (f"Your message #{row.seq} was received, but NOTHING in it was used.\n\nWhy: {why}\n\n{contact}\n\n"
+                "-- \npbm (automatic answer)\n")
+        replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, why, tag), body, game)
+        return Outcome(row.id, row.seq, "rejected", why, replied, 1, player.number)
+    assert done is not None
+    _finish(row, "accepted", "", sheet_in=c.mail.where)
+    taken = "; ".join(f"#{r.seq} {format_action(A.action_from_dict(r.action))}" for r in done.removed)
+    said = (f"UNDONE: {player.name} took back their last mail ({len(done.removed)} action(s): {taken}); "
+            "nobody had acted since.")
+    rep = replay_rows(session, game)
+    broadcast(session, game, rep.game, ctx.sender, mover=player, inbound=row, extra=[sender] if sender else [],
+              applied=[], rep=rep, note="\n".join(x for x in (said, note) if x))
     return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
 
 

@@ -6,6 +6,7 @@ matter.  Moves::
     pass                         skip the current step (a pass with nothing to pass is ignored)
     done                         end your (company's) turn: every step left is skipped, if the
                                  rules let it be (a required step is named instead)
+    undo                         alone in a mail: take back your last mail, until another player acts
     pass rest of round           standing order: pass whenever asked this round
     bid 45 MRC                   (or: bid MRC 45)
     par W&A 90
@@ -73,6 +74,7 @@ _WORD = re.compile(r"^[A-Za-z0-9&\-_.'+]+$")
 USAGE = {
     "pass": "pass | pass rest of round",
     "done": "done   (ends your turn: the steps left are skipped where the rules allow)",
+    "undo": "undo   (alone in a mail: takes back your last mail, until another player has acted)",
     "bid": "bid <amount> <private>   e.g. bid 45 MRC",
     "par": "par <corporation> <price>   e.g. par W&A 90",
     "buy": "buy <corp> [ipo|market] | buy train <type or id> [as <side>] [from <corp>] [for <price>] [with <private>]"
@@ -119,6 +121,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     verb = toks[0].lower()
     args = toks[1:]
     low = [t.lower() for t in args]
+    if verb == "undo":
+        raise _fail(lineno, line, "'undo' stands alone in its mail (it takes back your last mail)", verb)
     if verb == "done":
         if args and low != ["turn"]:
             raise _fail(lineno, line, "'done' takes nothing after it", verb)
