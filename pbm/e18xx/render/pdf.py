@@ -22,6 +22,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.e18xx.core.hexgrid import to_xy
+from pbm.e18xx.render.rotations import draw_key, draw_lays_page
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
@@ -178,6 +179,8 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
             c.line(a[0], a[1], b[0], b[1])
     c.setDash()
     # cities, towns, off-boards, tokens and labels (over the track)
+    groups = g.title.data.get("stop_groups") or {}  # 18VA: coal mining districts and mines (issue 29, item 3)
+    cmds, mines = set(groups.get("cmd") or []), set(groups.get("mine") or [])
     for coord, hd in g.title.hexes.items():
         pl = m.placed[coord]
         tile = pl.tile
@@ -219,6 +222,14 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
                     c.setFillColor(colors.white)
                     c.setFont("Helvetica-Bold", max(3, er * 0.7))
                     c.drawCentredString(ex, ey - er * 0.28, _t(holder, 4))
+            elif node.kind == "town" and coord in mines:  # a mine: the rulebook's triangle
+                c.setFillColor(colors.HexColor("#3b2f2f"))
+                tri = c.beginPath()
+                tri.moveTo(px, py + r * 0.16)
+                tri.lineTo(px - r * 0.15, py - r * 0.1)
+                tri.lineTo(px + r * 0.15, py - r * 0.1)
+                tri.close()
+                c.drawPath(tri, stroke=0, fill=1)
             elif node.kind == "town":
                 c.setFillColor(colors.black)
                 c.circle(px, py, r * 0.09, stroke=0, fill=1)
@@ -228,6 +239,20 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
                     c.setFillColor(colors.black)
                     c.setFont(SANS, max(3.5, r * 0.2))
                     c.drawCentredString(px + r * 0.38, py + r * 0.25, str(value))
+        if coord in cmds:  # a coal mining district: the crossed circle, and what it is
+            c.setStrokeColor(colors.HexColor("#3b2f2f"))
+            c.setLineWidth(max(0.8, r * 0.05))
+            rad = r * 0.22
+            c.circle(cx, cy + r * 0.12, rad, stroke=1, fill=0)
+            d = rad * 0.7
+            c.line(cx - d, cy + r * 0.12 - d, cx + d, cy + r * 0.12 + d)
+            c.line(cx - d, cy + r * 0.12 + d, cx + d, cy + r * 0.12 - d)
+        if coord in cmds or coord in mines:
+            c.setFillColor(colors.HexColor("#3b2f2f"))
+            c.setFont(BOLD, max(3, r * 0.15))
+            c.drawCentredString(cx, cy - r * 0.3, "COAL DISTRICT" if coord in cmds else "MINE")
+            c.setFont(SANS, max(2.5, r * 0.12))
+            c.drawCentredString(cx, cy - r * 0.44, "freight trains only" if coord in cmds else "freight counts it")
         # labels: coordinate (top), place name, tile number (bottom)
         c.setFillColor(colors.HexColor("#333333"))
         c.setFont(SANS, max(3.5, r * 0.2))
@@ -429,6 +454,8 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
     for co in s.companies.values():
         y -= 11
         owner = "closed" if co.closed else (co.owner[2:] if co.owner else "bank")
+        if not co.owner and not co.closed and (g.title.data.get("auction") or {}).get("style") == "dutch":
+            owner = f"bank: for sale at {m(co.min_bid)} now"  # the falling price, not the face value (issue 29)
         _row(c, x, y, [co.sym, co.name, m(co.value), m(co.revenue), owner], widths)
     y -= 20
     depot = g._depot_trains()
@@ -469,6 +496,32 @@ def draw_events(c: Canvas, rep: "Replayed", x: float, top: float, width: float) 
         y -= 11
 
 
+def draw_public(c: Canvas, g: "Game", x: float, y: float, bottom: float = MARGIN) -> float:
+    """The public state beyond the tables (bids, prices, loans, the train roster, privates' abilities,
+    objectives, coal districts: :func:`pbm.e18xx.render.public.public_lines`), complete; a new page
+    when this one is full.  Returns the y below it."""
+    import textwrap
+
+    from pbm.e18xx.render.public import public_lines
+
+    c.setFillColor(colors.black)
+    c.setFont(BOLD, 11)
+    c.drawString(x, y, "More of the state")
+    y -= 13
+    c.setFont(SANS, 8)
+    for line in public_lines(g, compact=False):
+        indent = len(line) - len(line.lstrip())
+        for k, part in enumerate(textwrap.wrap(line.strip(), 190) or [""]):
+            if y < bottom:
+                c.showPage()
+                c.setFillColor(colors.black)
+                c.setFont(SANS, 8)
+                y = PAGE[1] - MARGIN
+            c.drawString(x + indent * 4 + (12 if k else 0), y, _t(part, 200))
+            y -= 10
+    return y
+
+
 def render_pdf(rep: "Replayed", name: str) -> bytes:
     """The PDF of the game's state (deterministic bytes)."""
     from pbm.e18xx.pbem.games import who_acts
@@ -488,15 +541,18 @@ def render_pdf(rep: "Replayed", name: str) -> bytes:
     c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))
     draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14))
+    draw_key(c, g, MARGIN, MARGIN, w - 2 * MARGIN, 64)  # what a tile's rotation means (render/rotations.py)
     c.showPage()
     c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))
     y = draw_market(c, g, MARGIN, h - MARGIN - 24, w - 2 * MARGIN)
-    draw_tables(c, g, MARGIN, y - 6)
+    y = draw_tables(c, g, MARGIN, y - 6)
+    draw_public(c, g, MARGIN, y - 6)
     c.showPage()
     c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))
     draw_events(c, rep, MARGIN, h - MARGIN - 24, w - 2 * MARGIN)
     c.showPage()
+    draw_lays_page(c, g, _t(head, 160), (w, h), MARGIN)  # the acting company's lays by hex, if any
     c.save()
     return buf.getvalue()

@@ -9,7 +9,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
 
 
-def describe(g: "Game") -> str:
+def describe(g: "Game", *, compact: bool = True) -> str:
+    """The state as text: the round, players, companies, chart, map, depot and the rest of the public
+    state (:mod:`pbm.e18xx.render.public`: one line a topic when ``compact``, as the mails show it)."""
     s = g.state
     out: list[str] = []
     r = s.round
@@ -65,6 +67,9 @@ def describe(g: "Game") -> str:
     depot = g._depot_trains()
     out.append("")
     out.append("Depot offers: " + (", ".join(f"{s.trains[t].name} ({m(s.trains[t].price)})" for t in depot) or "nothing"))
+    from pbm.e18xx.render.public import public_lines
+
+    out += [""] + public_lines(g, compact=compact)  # bids, prices, loans, trains, privates... (issue 29, item 3)
     return "\n".join(out)
 
 

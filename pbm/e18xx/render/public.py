@@ -1,0 +1,235 @@
+"""The public state of an 18xx game that the tables of players and companies do not show (issue 29,
+item 3): standing bids and the cash set aside for them, the falling prices of a Dutch sale, loans and
+the lender's loans left, the train roster (how many are left, what rusts or becomes obsolete, when),
+what each private does, objectives, coal mining districts, mines and the Railway Express bonus.
+
+:func:`public_lines` gives it as lines of plain text: ``compact`` for the state mails (one line per
+topic), complete for the PDF and ``pbm 18xx show``.  Everything comes from the title's data and the
+engine's state, in the title's currency.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pbm.e18xx.core.game import Game
+
+
+def _hexes(hexes: list[str], limit: int = 8) -> str:
+    return ", ".join(hexes[:limit]) + (f" and {len(hexes) - limit} more" if len(hexes) > limit else "")
+
+
+def ability_text(g: "Game", ab: dict[str, Any]) -> str:
+    """What a private's ability lets its owner do, in plain words (title data ``abilities``)."""
+    m = g.title.money
+    t = ab.get("type", "")
+    hexes = list(ab.get("hexes") or [])
+    who = {"corporation": " (when a company owns it)",
+           "corporation_or_director": " (a company owning it, or its director)"}.get(ab.get("owner", ""), "")
+    if t == "blocks_hexes":
+        return f"no tile may be laid in {_hexes(hexes)} while a player owns it"
+    if t == "tile_lay":
+        tiles = "/".join(ab.get("tiles") or [])
+        cost = " free" if ab.get("free") else (f" {m(ab['discount'])} off the terrain cost" if ab.get("discount") else "")
+        extra = "; needs no connection" if ab.get("no_connection") else ""
+        return f"lays tile {tiles} in {_hexes(hexes)}{cost}{extra}{who}"
+    if t == "token":
+        return f"a station in {_hexes(hexes)} for {m(ab.get('price', 0))}"
+    if t == "free_train":
+        return f"comes with a {ab.get('train', '').split('-')[0]} train" + (
+            f" (not in phase {ab['unless_phase']})" if ab.get("unless_phase") else "")
+    if t == "shares":
+        share = str(ab.get("share", ""))
+        corp = share.split("_")[0]
+        return f"comes with a {corp} share" + (" (the president's certificate)" if share.endswith("_0") else "")
+    if t == "hex_bonus_token":
+        return f"a +{m(ab.get('bonus', 0))} marker on one of {_hexes(hexes)} for its company's runs"
+    if t == "route_bonuses":
+        return "route bonuses: " + "; ".join(
+            f"{b.get('name', '')} {'-'.join(b.get('hexes') or [])} +{m(b.get('bonus', 0))}" for b in ab.get("bonuses") or [])
+    if t == "train_discount":
+        amount = f"{ab['percent']}%" if ab.get("percent") else m(ab.get("discount", 0))
+        trains = "/".join(ab.get("trains") or [])
+        src = " from the bank" if ab.get("from") == "depot" else ""
+        return f"{amount} off a {trains + ' ' if trains else ''}train{src}{who}"
+    if t == "assign_bonus":
+        return (f"the Railway Express marker: +{m(ab.get('bonus', 0))} to a city (+{m(ab.get('doubler_bonus', 0))} "
+                f"for a 4D) among {_hexes(hexes)}{who}")
+    if t == "extra_token":
+        return f"an extra station, beside the city circles, in one of {_hexes(hexes)}{who}"
+    if t == "train_limit_bonus":
+        return f"train limit +{ab.get('bonus', 1)}{who}"
+    if t == "par_on_buy":
+        return f"its buyer sets the starting value of {ab.get('corporation', '')}"
+    if t == "fixed_par":
+        return f"{ab.get('corporation', '')} starts at {m(ab.get('price', 0))}"
+    if t == "close_on_train":
+        return f"closes when {ab.get('corporation', '')} buys a train"
+    return t.replace("_", " ")
+
+
+def _owner(g: "Game", owner: str | None) -> str:
+    if not owner:
+        return "unsold"
+    return owner[2:] if owner[:2] in ("P:", "C:") else owner
+
+
+def auction_lines(g: "Game") -> list[str]:
+    """Standing bids with the cash set aside for them, and a Dutch sale's prices now."""
+    s = g.state
+    m = g.title.money
+    out: list[str] = []
+    r = s.round
+    bids = {sym: bs for sym, bs in (r.bids or {}).items() if bs}
+    if bids:
+        parts = []
+        for sym, bs in sorted(bids.items()):
+            top = max(bs, key=lambda b: b.price)
+            parts.append(f"{sym}: " + ", ".join(f"{b.player} {m(b.price)}" + (" (high)" if b is top and len(bs) > 1 else "")
+                                                for b in sorted(bs, key=lambda b: b.price)))
+        out.append("Standing bids: " + "; ".join(parts))
+        held = [(p.name, g.committed(p.name)) for p in s.players]
+        held = [(n, c) for n, c in held if c]
+        if held:
+            out.append("Cash set aside for bids: " + ", ".join(f"{n} {m(c)} (free {m(s.cash[f'P:{n}'] - c)})"
+                                                               for n, c in held))
+    auction = g.title.data.get("auction") or {}
+    if auction.get("style") == "dutch":
+        floors = auction.get("min_prices") or {}
+        left = [c for c in s.companies.values() if c.owner is None and not c.closed]
+        if left:
+            out.append(f"Prices now (each lowered by {m(auction.get('step', 5))} at a time): " + ", ".join(
+                f"{c.sym} {m(c.min_bid)}" + (f" (lowest {m(floors[c.sym])})" if c.sym in floors else "") for c in left))
+    return out
+
+
+def loan_lines(g: "Game") -> list[str]:
+    """Loans per company and the loans the lender has left (title data ``loans``, ``bank_corporation``)."""
+    spec = g.title.data.get("loans")
+    lender_spec = g.title.data.get("bank_corporation") or {}
+    if not spec or not lender_spec:
+        return []
+    m = g.title.money
+    lender = lender_spec.get("sym", "")
+    taken = [(c.sym, c.loans) for c in g.state.corporations.values() if c.sym != lender and c.loans]
+    try:
+        left = g.loans_left()
+    except Exception:  # noqa: BLE001 - a lender not yet in play
+        left = int(lender_spec.get("loans", 0))
+    return [f"Loans: {', '.join(f'{sym} {n}' for sym, n in taken) or 'none taken'}; "
+            f"{lender_spec.get('name', lender)} ({lender}) has {left} of {lender_spec.get('loans', 0)} left, "
+            f"{m(lender_spec.get('loan_value', 100))} each, at most {spec.get('per_company', 5)} per company"]
+
+
+def train_lines(g: "Game", compact: bool) -> list[str]:
+    """The train roster: per type, how many the bank has left, the price, and what rusts or becomes obsolete
+    when (the first train of a type bought from the bank starts its phase)."""
+    s = g.state
+    m = g.title.money
+    raw = g.title.data.get("trains", [])
+    left: dict[str, int] = {}
+    pool: dict[str, int] = {}
+    held: dict[str, int] = {}  # set aside for a private (18GA: OSR's free train)
+    for t in s.trains.values():
+        if t.owner == "depot":
+            left[t.name] = left.get(t.name, 0) + 1
+        elif t.owner == "discard":  # given back to the bank: the open market offers it
+            pool[t.name] = pool.get(t.name, 0) + 1
+        elif t.owner == "N":
+            held[t.name] = held.get(t.name, 0) + 1
+    parts = []
+    for spec in raw:
+        name = spec["name"]
+        count = spec.get("count", 0)
+        bits = [f"{name}: {left.get(name, 0)} of {'unlimited' if count >= 99 else count} left, {m(spec.get('price', 0))}"]
+        variants = [v for v in (spec.get("variants") or {}) if v != name]
+        if variants:
+            bits.append("or " + "/".join(variants))
+        if spec.get("rusts_on"):
+            bits.append(f"rusts when the first {spec['rusts_on']} is bought")
+        if spec.get("obsolete_on"):
+            bits.append(f"obsolete when the first {spec['obsolete_on']} is bought")
+        if spec.get("available_on"):
+            bits.append(f"for sale once a {spec['available_on']} is bought")
+        if held.get(name):
+            bits.append(f"{held[name]} set aside for a private")
+        if pool.get(name):
+            bits.append(f"{pool[name]} in the open market")
+        parts.append(" ".join(bits[:1]) + ("" if len(bits) == 1 else " (" + "; ".join(bits[1:]) + ")"))
+    if compact:
+        return ["Trains: " + "; ".join(parts)]
+    return ["Trains (the bank's roster):"] + [f"  {p}" for p in parts]
+
+
+def private_lines(g: "Game", compact: bool) -> list[str]:
+    m = g.title.money
+    out = []
+    for spec in g.title.data.get("companies", []):
+        co = g.state.companies.get(spec["sym"])
+        if co is None:
+            continue
+        does = "; ".join(ability_text(g, ab) for ab in spec.get("abilities") or []) or "no special ability"
+        state = "closed" if co.closed else _owner(g, co.owner)
+        out.append(f"  {co.sym} {co.name} ({m(co.value)}, pays {m(co.revenue)}; {state}): {does}")
+    if not out:
+        return []
+    return ["Privates and what they do:"] + out
+
+
+def objective_lines(g: "Game") -> list[str]:
+    """Objectives (18AL): a company reaching its hex with a station is paid the bonus once."""
+    m = g.title.money
+    items = []
+    for spec in g.title.data.get("corporations", []):
+        obj = spec.get("objective")
+        if not obj:
+            continue
+        done = spec["sym"] in g.state.objectives_done
+        items.append(f"{spec['sym']} to {obj['hex']} +{m(obj.get('bonus', 0))}" + (" (paid)" if done else ""))
+    return ["Objectives (a station reaching the hex pays the bonus once): " + "; ".join(items)] if items else []
+
+
+def coal_lines(g: "Game") -> list[str]:
+    """18VA: coal mining districts and mines (freight trains only), ports, and the Railway Express marker."""
+    groups = g.title.data.get("stop_groups") or {}
+    m = g.title.money
+    out = []
+    if groups.get("cmd"):
+        out.append(f"Coal mining districts (only freight trains run there; +{m(20)} per freight train number, "
+                   f"also to the treasury with a station there): {', '.join(groups['cmd'])}")
+    if groups.get("mine"):
+        out.append(f"Mines (freight trains count their value; passenger trains ignore them): {', '.join(groups['mine'])}")
+    for (private, corp), hexname in sorted(g.state.assignments.items()):
+        spec = next((c for c in g.title.data.get("companies", []) if c["sym"] == private), {})
+        ab = next((a for a in spec.get("abilities") or [] if a.get("type") == "assign_bonus"), None)
+        if ab:
+            out.append(f"Railway Express ({private}): {corp} +{m(ab.get('bonus', 0))} at {hexname} "
+                       f"(+{m(ab.get('doubler_bonus', 0))} for a 4D)")
+    for corp, (hexname, bonus) in sorted(g.state.hex_bonuses.items()):
+        out.append(f"Bonus marker: {corp} +{m(bonus)} at {hexname}")
+    return out
+
+
+def limit_lines(g: "Game") -> list[str]:
+    limits = [(c.sym, g.train_limit(c.sym), len(c.trains)) for c in g.state.corporations.values()
+              if c.floated and not c.closed]
+    if not limits:
+        return []
+    return ["Train limits: " + ", ".join(f"{sym} {n}/{lim}" for sym, lim, n in limits)]
+
+
+def currency_line(g: "Game") -> list[str]:
+    form = str(g.title.data.get("currency", "$%s"))
+    sign = form.replace("%s", "").strip() or "$"
+    return [f"Money: every amount is in {sign}"]
+
+
+def public_lines(g: "Game", *, compact: bool) -> list[str]:
+    """The public state beyond the players' and companies' tables (see the module's docstring)."""
+    out = currency_line(g) + auction_lines(g) + loan_lines(g) + limit_lines(g) + train_lines(g, compact)
+    out += objective_lines(g) + coal_lines(g)
+    privs = private_lines(g, compact)
+    if compact:
+        privs = privs[1:]
+        privs = ["Privates: " + " | ".join(p.strip() for p in privs)] if privs else []
+    return out + privs
