@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.lays import joins
 from pbm.e18xx.pbem.moves import format_action
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -124,6 +125,8 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
     pars: list[tuple[str, int, str]] = []
     for a in game.legal_actions():
         text = say(game, a)
+        if isinstance(a, A.LayTile):  # what this rotation joins (pbm/e18xx/lays.py; the lays come by hex)
+            text += f"   # {joins(game, a.hex, a.tile, a.rotation)}"
         if isinstance(a, A.Par):
             pars.append((a.corporation, a.price, text))
             continue
