@@ -27,6 +27,7 @@ def operating_game(title: str, corp: str, cash: int = 1000, phase_colour: str = 
         comp.closed = True
     c = s.corporations[corp]
     c.ipoed = c.floated = True
+    c.par = (2, 3)
     g._set_price(c, (2, 3))
     g.move_share(f"{corp}_0", "P:Ann")
     g.transfer("bank", c.key, cash)

@@ -1,0 +1,74 @@
+"""Tile rotations in words, and the legal tile lays grouped by hex with what each rotation joins
+(issue 29, item 4: "every lay is a guess checked against the next PDF").
+
+A tile's sides are numbered 0-5 as in the published tile lists; ``lay 57 E5 2`` turns tile 57
+two sixths clockwise before it goes down (its side 0 comes to side 2).  Which side of the hex
+is number 0 depends on the map: on a pointy-topped map (18GA, 1848) side 0 is the lower left,
+on a flat-topped one (18AL, 18VA) the bottom; the numbers go on clockwise.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.hexgrid import neighbour
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pbm.e18xx.core.protocol import Engine
+
+SIDES = {
+    "pointy": ("lower left", "left", "upper left", "upper right", "right", "lower right"),
+    "flat": ("bottom", "lower left", "upper left", "top", "upper right", "lower right"),
+}
+
+
+def side_names(layout: str) -> tuple[str, ...]:
+    """The six sides of a hex, side 0 first, as seen on the map of ``layout``."""
+    return SIDES["pointy" if layout == "pointy" else "flat"]
+
+
+def rotation_key(layout: str) -> str:
+    """One line saying what the side numbers and a rotation mean on this map."""
+    sides = ", ".join(f"{i} {n}" for i, n in enumerate(side_names(layout)))
+    return (f"Sides of a hex: {sides}. Rotation r turns the tile r sixths clockwise "
+            "(its side 0 comes to side r; 0 is the tile as printed).")
+
+
+def _place(g: "Engine", coord: str) -> str:
+    name = g.title.data.get("location_names", {}).get(coord)
+    return f"{coord} {name}" if name else coord
+
+
+def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
+    """What tile ``tile`` turned ``rotation`` on ``coord`` joins: its stops and the hexes its
+    track leads to (``city; to C9 (upper left), E11 Savannah (lower right)``)."""
+    td = g.title.tiles[tile]
+    sides = side_names(g.title.layout)
+    stops = [n.kind for n in td.nodes]
+    to = [f"{_place(g, neighbour(coord, e, g.title.layout))} ({sides[e]})" for e in sorted(td.exits(rotation))]
+    head = " and ".join(stops)
+    return (f"{head}; " if head else "") + "to " + ", ".join(to)
+
+
+def lays_by_hex(g: "Engine", lays: Iterable[A.LayTile]) -> list[str]:
+    """The lays grouped by hex: a line per hex, then a line per lay with what it joins and its
+    cost (the line starts with the move as it is written)."""
+    by_hex: dict[str, list[A.LayTile]] = {}
+    for a in lays:
+        by_hex.setdefault(a.hex, []).append(a)
+    out: list[str] = []
+    for coord in sorted(by_hex):
+        hd = g.title.hexes.get(coord)
+        cost = hd.cost if hd is not None and g.state.map.placed[coord].tile_id is None else 0
+        out.append(f"{_place(g, coord)}" + (f" (costs {cost} to build on)" if cost else ""))
+        for a in sorted(by_hex[coord], key=lambda x: (x.tile, x.rotation)):
+            who = f" with {a.entity}" if a.entity in g.state.companies else ""
+            out.append(f"  lay {a.tile} {a.hex} {a.rotation}{who}   # {joins(g, a.hex, a.tile, a.rotation)}")
+    return out
+
+
+def acting_lays(g: "Engine") -> list[A.LayTile]:
+    """The tile lays legal for the acting entity now (none outside a company's track step)."""
+    if g.state.finished or g.state.round.kind != "operating":
+        return []
+    return [a for a in g.legal_actions() if isinstance(a, A.LayTile)]
