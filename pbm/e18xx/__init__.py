@@ -27,7 +27,7 @@ _EXPORTS = {
     "StandingOrders": ("pbm.e18xx.pbem.moves", "StandingOrders"),
     "actions": ("pbm.e18xx.core.actions", None),
     "parse_moves": ("pbm.e18xx.pbem.moves", "parse_moves"),
-    "play_text": ("pbm.e18xx.pbem.moves", "play_text"),
+    "play_text": ("pbm.e18xx.pbem.intent", "play_text"),
     "replay": ("pbm.e18xx.replay", "replay"),
 }
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Callable
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.pbem.moves import Done, Move, PassRestOfRound, for_game, format_action
+from pbm.e18xx.pbem.moves import Done, Move, PassRestOfRound, StandingOrders, for_game, format_action, parse_moves
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -292,3 +292,26 @@ def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made
             raise GameError(f"move {n}: 'pass rest of round' is a standing order; send it by mail")
         writer.move(n, mv)
     return made, writer.notes + writer.summary()
+
+
+def play_text(game: "Game", player: str, text: str, orders: StandingOrders | None = None) -> list[A.Action]:
+    """``player``'s move text read as intent and applied to ``game`` (``pbm.e18xx.play_text``): the
+    actions made, passes for skipped steps included.  Raises at the first refusal (the game then
+    holds the moves before it; work on a copy for all or nothing).  Standing orders (``pass rest
+    of round``) are kept in ``orders`` and applied after every action."""
+    orders = orders if orders is not None else StandingOrders()
+    made: list[A.Action] = []
+
+    def do(act: A.Action, note: str) -> None:
+        game.process(act)
+        made.append(act)
+        made.extend(orders.apply(game))
+
+    writer = TurnWriter(game, player, do)
+    for n, mv in enumerate(parse_moves(text, player), 1):
+        if isinstance(mv, PassRestOfRound):
+            orders.add(game, player)
+            made.extend(orders.apply(game))
+            continue
+        writer.move(n, mv)
+    return made

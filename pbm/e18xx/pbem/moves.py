@@ -389,6 +389,9 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
             orders.add(game, player)
             done += orders.apply(game)
             continue
+        if isinstance(mv, Done):
+            raise MoveError(f"move {n}: 'done' ends a turn written as intent: use pbm.e18xx.play_text "
+                            "(pbem/intent.py); here every step is passed as written")
         try:
             game.process(mv)
         except MoveError:
