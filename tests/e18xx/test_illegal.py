@@ -119,4 +119,4 @@ def test_train_limit_and_unaffordable():
     for i in range(4):
         s.trains[f"2-{i}"].owner = "C:GA"
         c.trains.append(f"2-{i}")
-    refused(g, A.BuyTrain("GA", "2-4"), IllegalAction, "may not buy a train now")
+    refused(g, A.BuyTrain("GA", "2-4"), IllegalAction, "GA is at its train limit")

@@ -370,6 +370,178 @@ def test_emergency_sales_keep_the_presidency_of_the_operating_company(title, rul
     refused(g, A.SellShares("Ann", corporation=corp, count=4), f"change the presidency of {corp}", f"(rule {rule})")
 
 
+# ------------------------------------------------------------------ shares and certificates
+ALL = [("18GA", {}), ("18AL", {}), ("18VA", {})]
+SHARE_RULES = {
+    "18GA": {"cert": "3.3(b)", "holding": "3.3(a)", "pool": "3.2(a)(2)", "pres": "3.2(a)(3)", "again": "3.2(c)",
+             "order": "3.2"},
+    "18AL": {"cert": "3.3(b)", "holding": "3.3(a)", "pool": "3.2(a)(2)", "pres": "3.2(a)(3)", "again": "3.2(c)",
+             "order": "3.2"},
+    "18VA": {"cert": "3.1, 4.3.2", "holding": "3.1, 4.3.2", "pool": "3.1", "pres": "3.1", "again": "4.3.1",
+             "order": "4.3.2"},
+}
+
+
+def stock_game(title: str, turn: int = 2) -> tuple[Game, str]:
+    """A stock round (``turn``: its number; the first is 1) after the privates' sale, every
+    private closed; returns the game and the player to act, who has $2000."""
+    g = Game(title, PLAYERS)
+    s = g.state
+    for comp in s.companies.values():
+        comp.closed = True
+    s.turn = turn
+    g._start_stock()
+    p = g.current_entity()
+    g.transfer("bank", f"P:{p}", 2000)
+    return g, p
+
+
+def started(g: Game, president: str, units: int = 0, pool: int = 0, cell_index: int = 0) -> str:
+    """A started, floated company that has operated: ``president`` holds the president's
+    certificate and ``units`` more shares; ``pool`` shares are in the open market."""
+    c = fresh(g)
+    c.ipoed = c.floated = c.operated = True
+    c.par = g.title.par_cells()[cell_index]
+    g._set_price(c, c.par)
+    g.move_share(f"{c.sym}_0", f"P:{president}")
+    n = 1
+    for _ in range(units):
+        g.move_share(f"{c.sym}_{n}", f"P:{president}")
+        n += 1
+    for _ in range(pool):
+        g.move_share(f"{c.sym}_{n}", "pool")
+        n += 1
+    return c.sym
+
+
+@pytest.mark.parametrize("title", BOOKS)
+def test_no_sale_in_the_first_stock_round(title):
+    """3.2(a)(1): "No one may sell any certificates to the Bank during the first Stock Round"."""
+    g, p = stock_game(title, turn=1)
+    corp = started(g, p, units=2)
+    refused(g, A.SellShares(p, corporation=corp, count=1), "no shares are sold in the first stock round",
+            "(rule 3.2(a)(1))")
+
+
+def test_18va_no_sale_before_the_company_operated():
+    """18VA 4.3.1: "stock of Corporations that have not completed a full turn in an Operating Round
+    may not be sold"."""
+    g, p = stock_game("18VA")
+    corp = started(g, p, units=1)
+    g.state.corporations[corp].operated = False
+    refused(g, A.SellShares(p, corporation=corp, count=1), "has not completed an operating turn", "(rule 4.3.1)")
+
+
+@pytest.mark.parametrize("title", [t for t, _ in ALL])
+def test_no_player_holds_more_than_sixty_percent(title):
+    """18GA/18AL 3.3(a): "No player may own more than 60% of the stock of any one corporation";
+    18VA 3.1, 4.3.2: "the 60% holding limit in an individual Corporation"."""
+    g, p = stock_game(title)
+    corp = started(g, p, units=4)
+    if g.state.corporations[corp].size == 5:  # a five-share company: 40% + 20% = 60%
+        g.move_share(f"{corp}_4", f"ipo:{corp}")
+        g.move_share(f"{corp}_3", f"ipo:{corp}")
+        g.move_share(f"{corp}_2", f"ipo:{corp}")
+    assert g.percent_of(f"P:{p}", corp) == 60
+    refused(g, A.BuyShares(p, corporation=corp, source="ipo"), f"{p} holds 60% of {corp}",
+            f"(rule {SHARE_RULES[title]['holding']})")
+
+
+@pytest.mark.parametrize("title", [t for t, _ in ALL])
+def test_no_certificate_over_the_limit(title):
+    """3.3(b): "No player already holding the maximum number of certificates allowed by this limit
+    may purchase another certificate"; 18VA 3.1, 4.3.2: "A player may never purchase a certificate
+    that would cause him to exceed ... his total Certificate Limit"."""
+    g, p = stock_game(title)
+    limit = 4  # a smaller limit than the title's, so a few companies fill it
+    g.cert_limit = lambda player=None: limit  # type: ignore[method-assign]
+    corps = []
+    while g.num_certs(p) < limit:
+        corp = started(g, p, cell_index=-1)  # the dearest par: out of any yellow zone
+        corps.append(corp)
+        n = 1
+        most = 4 if g.state.corporations[corp].size == 10 else 1  # stays under 60%: the limit is the certificates
+        while g.num_certs(p) < limit and n < most and f"{corp}_{n}" in g.state.share_owner:
+            g.move_share(f"{corp}_{n}", f"P:{p}")
+            n += 1
+    target = next(c for c in corps if g.state.share_owner.held(f"ipo:{c}", c))
+    rule = SHARE_RULES[title]["cert"]
+    refused(g, A.BuyShares(p, corporation=target, source="ipo"), f"the limit is {limit}", f"(rule {rule})")
+    left = [c for c in g.state.corporations.values() if not c.ipoed and not g._started_by_private(c.sym)]
+    if left:
+        price = g.title.market[g.title.par_cells()[0][0]][g.title.par_cells()[0][1]].price
+        refused(g, A.Par(p, left[0].sym, price), f"the limit is {limit}", f"(rule {rule})")
+
+
+@pytest.mark.parametrize("title", [t for t, _ in ALL])
+def test_the_open_market_holds_at_most_half(title):
+    """18GA/18AL 3.2(a)(2): "No sale may be made which will cause more than 50% of the shares of
+    any one corporation to be in the Open Market"; 18VA 3.1: the same."""
+    g, p = stock_game(title)
+    other = next(x for x in PLAYERS if x != p)
+    corp = started(g, other)
+    size = g.state.corporations[corp].size
+    pool = 5 if size == 10 else 2  # 50% (or 40% of a five-share company)
+    for n in range(1, pool + 1):
+        g.move_share(f"{corp}_{n}", "pool")
+    g.move_share(f"{corp}_{pool + 1}", f"P:{p}")
+    if size == 10:
+        g.move_share(f"{corp}_{pool + 2}", f"P:{p}")
+    refused(g, A.SellShares(p, corporation=corp, count=1), "open market", f"(rule {SHARE_RULES[title]['pool']})")
+
+
+@pytest.mark.parametrize("title", [t for t, _ in ALL])
+def test_the_presidents_certificate_is_sold_only_to_a_new_president(title):
+    """18GA/18AL 3.2(a)(3): "You may sell a 20% president's certificate only if another player owns
+    at least two shares (20%) of that corporation's stock"; 18VA 3.1: "only ... if another player
+    ... owns at least two shares"."""
+    g, p = stock_game(title)
+    corp = started(g, p)
+    other = next(x for x in PLAYERS if x != p)
+    g.move_share(f"{corp}_1", f"P:{other}")  # one share only: he cannot take the presidency
+    refused(g, A.SellShares(p, corporation=corp, count=1), "president", f"(rule {SHARE_RULES[title]['pres']})")
+
+
+@pytest.mark.parametrize("title", [t for t, _ in ALL])
+def test_no_buying_back_what_was_sold_this_round(title):
+    """18GA/18AL 3.2(c): "you are not allowed to purchase any stock of a corporation if you have sold
+    any stock of that corporation earlier in the same stock round"; 18VA 4.3.1: "Once a player has
+    sold stock of a particular Corporation, he may not buy stock in that Corporation for the
+    remainder of the current Stock Round"."""
+    g, p = stock_game(title)
+    other = next(x for x in PLAYERS if x != p)
+    corp = started(g, other, units=1)
+    n = 3 if g.state.corporations[corp].size == 10 else 2
+    g.move_share(f"{corp}_{n}", f"P:{p}")
+    g.process(A.SellShares(p, corporation=corp, count=1))
+    refused(g, A.BuyShares(p, corporation=corp, source="ipo"), f"you sold {corp} this round",
+            f"(rule {SHARE_RULES[title]['again']})")
+
+
+@pytest.mark.parametrize("title", [t for t, _ in ALL])
+def test_no_sale_after_the_turns_purchase_when_sales_came_before(title):
+    """18GA/18AL 3.2: "you may not sell one or more certificates, buy a certificate, and then sell it
+    on the same turn"; 18VA 4.3.2: "Once a player has bought stock, he may not sell any more stock
+    that turn"."""
+    g, p = stock_game(title)
+    other = next(x for x in PLAYERS if x != p)
+    a = started(g, other, units=1)
+    b = started(g, other, units=1)
+    na = 3 if g.state.corporations[a].size == 10 else 2
+    nb = 3 if g.state.corporations[b].size == 10 else 2
+    g.move_share(f"{a}_{na}", f"P:{p}")
+    g.move_share(f"{a}_{na + 1}", f"P:{p}")
+    g.move_share(f"{b}_{nb}", f"P:{p}")
+    if title != "18VA":
+        g.process(A.SellShares(p, corporation=a, count=1))
+    g.process(A.BuyShares(p, corporation=b, source="ipo"))
+    if g.current_entity() == p:
+        refused(g, A.SellShares(p, corporation=a, count=1), "bought this turn", f"(rule {SHARE_RULES[title]['order']})")
+    else:  # nothing else was open to him: his turn ended with the purchase
+        refused(g, A.SellShares(p, corporation=a, count=1), f"it is not {p}'s turn", "turn ended with the purchase",
+                f"(rule {SHARE_RULES[title]['order']})")
+
+
 # ------------------------------------------------------------------ by mail
 @pytest.fixture
 def bama(cli, tmp_path):

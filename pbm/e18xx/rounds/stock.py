@@ -331,6 +331,12 @@ class StockMixin(AuctionMixin):
         u = self.unit(corp)
         if units * u > held:
             return f": {player} holds {held}%"
+        if self.title.data.get("sell_after") == "operated" and not c.operated:
+            return (f": {corp} has not completed an operating turn, and its stock may not be sold yet"
+                    f"{see(self.title, 'sell_unoperated')}")
+        if s.round.kind == "stock" and not self._can_sell_order():
+            return (f": {player} has bought this turn, and sales come before the turn's purchase or after it, "
+                    f"not both{see(self.title, 'sell_after_buy')}")
         if s.turn == 1 and s.round.kind == "stock" and not c.equal_shares and not self.title.data.get("sell_after"):
             return f": no shares are sold in the first stock round{see(self.title, 'first_sr_sale')}"
         room = (100 if c.equal_shares else int(self.title.data["market_share_limit"])) - self.percent_of("pool", corp)
@@ -350,6 +356,12 @@ class StockMixin(AuctionMixin):
     def _stock_process(self: "Engine", action: A.Action) -> None:
         player = action.entity
         if player != self._stock_current():
+            last = self.actions[-1] if self.actions else None
+            if isinstance(action, A.SellShares) and isinstance(last, (A.BuyShares, A.Par)) and last.entity == player \
+                    and self.state.round.kind == "stock":  # a sale after the purchase that ended his turn
+                raise type(self._not_turn(player))(
+                    f"{self._not_turn(player)}; {player}'s turn ended with the purchase, after which he may not "
+                    f"sell this turn{see(self.title, 'sell_after_buy')}")
             raise self._not_turn(player)
         self.stock_steps[0].handle(self, action)
 
@@ -366,6 +378,16 @@ class StockMixin(AuctionMixin):
                     and not s.corporations[target].equal_shares and self.percent_of(f"P:{player}", target):
                 raise IllegalAction(f"{player} may not sell: no shares are sold in the first stock round"
                                     f"{see(self.title, 'first_sr_sale')}")
+            if target in s.corporations and self.percent_of(f"P:{player}", target):
+                why = self._sell_reason(player, target, action.count or 1)  # type: ignore[union-attr]
+                if why:
+                    raise IllegalAction(f"{player} may not sell {target} now{why}")
+            if isinstance(action, A.BuyShares) and not self._bought():  # this certificate's reason, if it has one
+                sid = action.shares[0] if action.shares else \
+                    self._buyable_share(self.corp(action.corporation).sym, action.source or "ipo")
+                why = self._can_buy(player, sid) if sid in s.share_owner else None
+                if why:
+                    raise IllegalAction(f"{player} cannot buy {sid}: {why}")
             if isinstance(action, (A.BuyShares, A.Par)) and not self._bought() and \
                     self.num_certs(player) >= self.cert_limit(player):
                 raise IllegalAction(f"{player} has {self.num_certs(player)} certificates, the limit is "
