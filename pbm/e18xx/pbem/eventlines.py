@@ -41,7 +41,7 @@ def grouped(game: Any, events: list[Event], rows: list[Any] | None = None, names
     shown = events
     if limit is not None and len(events) > limit:
         shown = events[-limit:]
-        out.append(f"{indent}({len(events) - limit} earlier event(s) left out: see the PDF or the game's page)")
+        out.append(f"{indent}({len(events) - limit} earlier event(s) not shown)")
     last = None
     for e in shown:
         if e.seq != last:
