@@ -305,3 +305,14 @@ def test_an_offer_for_a_private_cites_the_titles_own_rule(title, rule):
     made, agreed = _offer_note(offer, row), _answer_note(offer, True, row)
     assert f"({rule})" in made and f"({rule})" in agreed
     assert "3.2" not in made + agreed or title == "18GA" and "rule 3.2" not in made + agreed
+
+
+def test_a_mail_without_the_pdf_points_to_the_games_web_page(world, monkeypatch):
+    w = world
+    monkeypatch.setenv("PBM_WEB_URL", "https://pbm.example/games")
+    assert "player 1 accepted" in w.deliver(1, "pass")  # Cy: not her turn, no map change: no PDF
+    msg = w.mails("cy@example.org")[-1]
+    text = msg.get_body(("plain",)).get_content()
+    assert not _has_pdf(msg)
+    assert "The game's page (map, market, players, history): https://pbm.example/games" in text
+    assert "No PDF with this mail (the game's web page above has the map)" in text

@@ -407,7 +407,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         events = mail_block(game_row, rep.game, rows, p, {q.number: q.name for q in seats})  # issue 29 item 2
         attach = wants_pdf(game_row, p.number, turn=turn, finished=rep.game.finished, signature=signature)
         body = "\n".join(head + short + happened + events + [text] + page
-                         + ["", pdf_line(game_row, p.number, attach)]
+                         + ["", pdf_line(game_row, p.number, attach, bool(page))]
                          + _seat_lines(p.number, game_row, seq)) + "\n"
         msg = make_message(sender, addrs, subject, body,
                            in_reply_to=inbound.message_id if (is_mover and inbound is not None) else None)

@@ -103,10 +103,12 @@ def pdf_sent(game_row, seat: int, signature: str) -> None:
     game_row.state = st
 
 
-def pdf_line(game_row, seat: int, attached: bool) -> str:
-    """What a state mail says of its PDF: whether it is attached, when the seat gets one, how to change it."""
+def pdf_line(game_row, seat: int, attached: bool, page: bool = False) -> str:
+    """What a state mail says of its PDF: whether it is attached, when the seat gets one, how to change it
+    (and, without a PDF, that the game's web page has the map when the moderator serves one)."""
     pref = pdf_preference(game_row, seat)
-    state = "The PDF of the state is attached" if attached else "No PDF with this mail"
+    state = "The PDF of the state is attached" if attached else (
+        "No PDF with this mail (the game's web page above has the map)" if page else "No PDF with this mail")
     return (f"{state}; you get it {PDF_WORDS[pref]}. To change that, send a mail with the line "
             f"'PDF: every', 'PDF: map', 'PDF: turn' or 'PDF: never'.")
 
