@@ -149,3 +149,44 @@ def test_money_in_pounds_in_show_and_refusals_but_dollars_elsewhere(aus):
         g.process(A.Bid(g.current_entity(), "P6", 200))
     ga = Game("18GA", ["Ann", "Bob", "Cy"])
     assert "Bank: $" in describe(ga) and state_dict(ga)["currency"] == "$"
+
+
+# -- 7.2: the Bank of England's turn in an export ----------------------------------------------------
+def _boe_carriers(actions: list[dict]) -> list[tuple]:
+    """(type, entity) of each action that carries the Bank of England's dividend, in order."""
+    return [(a["type"], a["entity"]) for a in actions
+            for x in (a.get("auto_actions") or []) if x.get("entity") == "BOE" and x.get("type") == "dividend"]
+
+
+def test_the_export_records_the_bank_of_englands_turn_as_the_site_does(cli, tmp_path):
+    """7.2: "The Bank of England operates next (paying out the dividend appropriate to the current
+    phase)". 18xx.games records that turn as the lender's automatic ``dividend``, carried by the
+    action that began the operating round; pbm's export writes it where the site's game has it."""
+    import json
+
+    from pbm.e18xx.fixtures import load_fixture
+    from pbm.e18xx.replay import Replayer, effective_actions
+
+    export, where = load_fixture("1848/1848_game_end_bank.json")
+    if export is None:
+        pytest.skip(where)
+    path = tmp_path / "bank.json"
+    path.write_text(json.dumps(export))
+    cli("18xx", "import", str(path), "--name", "aus-boe")
+    target = tmp_path / "out.json"
+    cli("18xx", "export", "aus-boe", "-o", str(target))
+    out = json.loads(target.read_text())
+    site = _boe_carriers(effective_actions(export["actions"]))
+    assert len(site) >= 10  # every operating round of the recorded game
+    ours = _boe_carriers(out["actions"])
+    assert len(ours) == len(site)
+    acts = out["actions"]
+    for i, a in enumerate(acts):  # each is carried by the action that ended the stock or operating round
+        if any(x.get("entity") == "BOE" for x in a.get("auto_actions") or []):
+            assert i + 1 == len(acts) or acts[i + 1]["entity_type"] == "corporation", (i, a, acts[i + 1])
+            assert a["auto_actions"] == [{"type": "dividend", "entity": "BOE", "entity_type": "corporation",
+                                          "kind": "payout"}]
+    first = next(i for i, a in enumerate(acts) if a.get("auto_actions"))
+    assert acts[first + 1]["entity"] == "CAR" and acts[first + 1]["type"] == "lay_tile"
+    del out["pbm"]
+    assert Replayer(out).run().result() == Replayer(export).run().result()  # pbm's replay skips it

@@ -166,6 +166,20 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
     return d
 
 
+def _lender_turns(game: Game, log_from: int) -> list[dict[str, Any]]:
+    """The lending corporation's turns begun since the game's log line ``log_from``: 1848 7.2, "The
+    Bank of England operates next (paying out the dividend appropriate to the current phase)".
+    18xx.games makes each an action of the lender, a ``dividend`` (payout) that it records as an
+    automatic action carried by the action that began the operating round; pbm's engine pays it by
+    itself (``LoansMixin.lender_dividend``) and its replay skips it (docs/18xx/rulings-1848.md, 7.2)."""
+    lender = game.lender()
+    if not lender:
+        return []
+    begun = sum(1 for line in game.state.log[log_from:] if line.startswith("-- operating round "))
+    return [{"type": "dividend", "entity": lender, "entity_type": "corporation", "kind": "payout"}
+            for _ in range(begun)]
+
+
 def export_game(session: Session, game_row) -> dict[str, Any]:
     """The game in the 18xx.games export format (plus a ``pbm`` block; see the module docstring)."""
     from pbm.e18xx.pbem.games import action_rows, new_engine
@@ -179,9 +193,13 @@ def export_game(session: Session, game_row) -> dict[str, Any]:
     out_actions: list[dict[str, Any]] = []
     for n, row in enumerate(rows, 1):
         act = A.action_from_dict(row.action)
+        log_from = len(g.state.log)
         step(rep, act, rollback=False)
         d = _export_action(g, act, rep.concrete[-1], ids)
         d["id"] = n
+        lender = _lender_turns(g, log_from)
+        if lender:
+            d["auto_actions"] = lender
         out_actions.append(d)
     if opts.get("ended") and not g.finished:
         g.end_game(str(opts["ended"]))
