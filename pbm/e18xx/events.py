@@ -828,6 +828,7 @@ class Recorder:
         g = self.game
         s = g.state
         revenue = int(s.round.revenue)
+        subsidy = int(getattr(s.round, "subsidy", 0) or 0)  # told with the run (RunTotal), not again here
         c = s.corporations[corp]
         cash = dict(s.cash)
         result = orig(corp, kind)
@@ -836,7 +837,7 @@ class Recorder:
             got = s.cash[p.key] - cash.get(p.key, 0)
             if got > 0:
                 holders.append((p.name, got))
-        treasury = s.cash[c.key] - cash.get(c.key, 0)
+        treasury = s.cash[c.key] - cash.get(c.key, 0) - subsidy
         per = revenue / c.size if c.size else 0
         self._pending.append(DividendPaid(self._seq, corp, "payout" if kind == "payout" and revenue > 0 else "withhold",
                                           revenue, per, tuple(holders), max(0, treasury)))

@@ -288,3 +288,30 @@ def test_depot_next_train_home_stations_and_who_starts_the_next_round():
     g, evs = played(GA_BANK)
     placed = [i for i, a in enumerate(g.actions, 1) if a.type == "place_token"]
     assert placed and not any(isinstance(e, E.StationPlaced) and e.seq in placed for e in evs)
+
+
+ALL = [P1848, "1848/1848_game_end_bank.json", AL, "18AL/18AL_game_end_bankrupt.json", GA_BANK, GA_BANKRUPT,
+       "18GA/18GA_game_end_stock_market.json", VA]
+
+
+@pytest.mark.parametrize("rel", ALL)
+def test_events_agree_with_the_title_and_each_other(rel):
+    """Over whole recorded games: price moves name real market cells; a dividend pays at most its revenue
+    (each holder's part rounded up); a round's end names the round the next end ends."""
+    g, evs = played(rel)
+    market = g.title.market
+    rounds = []
+    for e in evs:
+        if isinstance(e, E.PriceMoved):
+            assert market[e.old_cell[0] - 1][e.old_cell[1] - 1].price == e.old
+            assert market[e.new_cell[0] - 1][e.new_cell[1] - 1].price == e.new
+        elif isinstance(e, E.DividendPaid) and e.how == "payout":
+            assert all(a > 0 for _, a in e.holders)
+            assert sum(a for _, a in e.holders) + e.treasury <= e.revenue + len(e.holders) + 1, e
+        elif isinstance(e, E.RouteRun):
+            assert e.revenue > 0 and len(e.stops) >= 2
+        elif isinstance(e, E.RoundEnded):
+            rounds.append(e)
+    assert len(rounds) > 5
+    for a, b in zip(rounds, rounds[1:]):
+        assert b.ended.lower() == a.next.lower(), (a, b)
