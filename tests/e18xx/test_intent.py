@@ -169,3 +169,15 @@ def test_done_and_comma_separated_moves():
     assert parse_moves("pass; run 2-0 D4-0 E1-0; 3-1 C3-0 A3-0", "a") == [
         A.Pass("a"), A.RunRoutes("a", (A.RouteSpec("2-0", ("D4-0", "E1-0")), A.RouteSpec("3-1", ("C3-0", "A3-0"))))]
     assert split_line("bid 1,000 MRC") == ["bid 1,000 MRC"]  # not a list of moves: one move, refused as such
+
+
+# -- another player must act inside the turn (a company over its train limit) -------------------
+def test_done_waits_for_another_players_discard():
+    g = at("18AL/4714.json", 232)  # L&N buys the first 5: ATN is over its limit and discards first
+    assert g.current_entity() == "L&N"
+    made, _, notes = intent(g, "buy train 5 with NDY\ndone\npass")
+    assert made == ["buy train 5 with NDY"]
+    assert g.current_entity() == "ATN" and g.state.round.entities[g.state.round.index] == "L&N"
+    assert "move 2 (done): not yet - ATN (Player 1) must first \"Discard a train down to the limit\"" in notes
+    assert "move 3 (pass): ignored - ATN (Player 1) must first" in notes
+    assert "The turn is not over: ATN (Player 1) must first" in notes and "L&N's turn goes on after that" in notes

@@ -141,8 +141,11 @@ class TurnWriter:
             self.turn, self.live = self.key(), True
         if first and not self._mine():
             pass  # not the mover's turn at all: the engine refuses the pass ("it is not Ann's turn")
-        elif not self.live or not self._mine():
+        elif not self.live:
             self.notes.append(f"move {n} (pass): nothing left to pass - {self._ended()}; ignored")
+            return
+        elif not self._mine():
+            self.notes.append(f"move {n} (pass): ignored - {self._waiting()}")
             return
         if g.state.round.kind == "operating":
             step, who = g.open_step()
@@ -169,8 +172,11 @@ class TurnWriter:
             self.turn, self.live = self.key(), True
         if first and not self._mine():
             raise GameError(f"move {n} (done): {self._not_yours()}")
-        if not self.live or not self._mine():
+        if not self.live:
             self.notes.append(f"move {n} (done): nothing to end - {self._ended()}")
+            return
+        if not self._mine():
+            self.notes.append(f"move {n} (done): not yet - {self._waiting()}; end the turn with 'done' then")
             return
         who = self.turn[-1] if self.turn[0] == "operating" else "your"
         for _ in range(64):
@@ -186,6 +192,10 @@ class TurnWriter:
             step, who = g.open_step()
             corp = self.turn[-1]
             if isinstance(step, Interrupt) or who != corp:
+                if who is not None and g.controller(who) != self.player:
+                    self.notes.append(f"move {n} (done): not yet - {self._waiting()}; end the turn with 'done' "
+                                      "then")
+                    return
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {who} must first "
                                 f"{step_words(g, step)}")
             if "pass" not in g.or_actions(corp):
@@ -230,6 +240,15 @@ class TurnWriter:
         return any(kind in s.takes and s.name not in done for s in steps[at + 1:])
 
     # ------------------------------------------------------------------ words
+    def _waiting(self) -> str:
+        """Someone else must act inside the turn first (a company over its train limit, say)."""
+        g = self.game
+        step, who = g.open_step()
+        ctl = g.controller(who) if who else "nobody"
+        whose = self.turn[-1] if self.turn and self.turn[0] == "operating" else "your"
+        return (f"{who} ({ctl}) must first {step_words(g, step) if step is not None else 'act'}; "
+                f"{whose}{chr(39) + 's' if whose != 'your' else ''} turn goes on after that")
+
     def _not_yours(self) -> str:
         g = self.game
         ent = g.current_entity()
@@ -257,6 +276,9 @@ class TurnWriter:
             whose = "Your turn" if self.ended_by.entity == self.player else f"{self.ended_by.entity}'s turn"
             out.append(f"{whose} ended by itself after '{format_action(self.ended_by)}': nothing more was "
                        "allowed in it.")
+        if ent and g.controller(ent) != self.player and self.live and self.turn == self.key() \
+                and self.turn[0] == "operating":
+            return out + [f"The turn is not over: {self._waiting()}."]
         if not ent or g.controller(ent) != self.player:
             who = ent if not ent or g.controller(ent) == ent else f"{g.controller(ent)} for {ent}"
             return out + [f"Your turn is over; next to act: {who} ({rnd})."]
