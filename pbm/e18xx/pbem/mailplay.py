@@ -305,7 +305,7 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
     if turn and not game.finished:
         out.append("  You may:")
         out += [f"    {x}" for x in legal_lines(game, limit=12)]
-    out.append("  (The full state follows; the PDF has the map and charts.)")
+    out.append("  (The full state follows; the PDF, when it is attached, has the map and charts.)")
     return out + [""]
 
 
