@@ -136,3 +136,22 @@ def test_an_off_board_area_only_ends_a_route():
     g = wra_at_its_run(("3-0",))
     assert "train 3-0 cannot run L5-0 Q2-0 K4-0: 4.2.3(h): it may not pass through Q2-0: an off-board area is only " \
            "a route's end" in refusal(g, "run 3-0 L5 Q2 K4")
+
+
+@pytest.mark.parametrize("title,corp,ref", [("1848", "CAR", "10.1.1"), ("18VA", "C&O", "4.5.5"), ("18GA", "GA", "4.2.3(a)")])
+def test_each_title_names_its_route_rule(title, corp, ref):
+    """1848 (changes of gauge) and 18VA (freight and passenger trains) check routes their own way;
+    a route written with hexes alone is read the same, and an unconnected one names the section."""
+    g = operating_game(title, corp)
+    tid = next(t for t, tr in g.state.trains.items() if tr.owner == "depot")
+    give_train(g, corp, tid)
+    home = g.state.corporations[corp].home
+    lay = next(a for a in g.legal_actions() if isinstance(a, A.LayTile) and a.hex == home)
+    g.process(lay)
+    hexes, _ = g._reach(corp)
+    far = next(h for h, hd in g.title.hexes.items()
+               if hd.color == "white" and hd.tile.count_kind("city") == 1 and len(hd.tile.nodes) == 1 and h not in hexes)
+    with pytest.raises(IllegalRoute) as e:  # the routes code of the run step (whose gate is tested elsewhere)
+        g._run_routes(corp, A.RunRoutes(corp, (A.RouteSpec(tid, (home.lower(), far)),)))
+    msg = str(e.value)
+    assert f"train {tid} cannot run {home}-0 {far}-0: {ref}: not connected between {home}-0 and {far}-0" in msg, msg
