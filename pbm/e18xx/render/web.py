@@ -225,8 +225,8 @@ def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | No
     seats = seat_rows(session, game)
     name = Names(seats, bool(game.anonymous))
     st = state_dict(g)
-    cert_limit = safe(g.cert_limit)
-    players = [{"name": name(pname), "cash": p["cash"], "certs": p["certificates"], "limit": cert_limit,
+    players = [{"name": name(pname), "cash": p["cash"], "certs": p["certificates"],
+                "limit": safe(lambda: g.cert_limit(pname)),  # each player's own (1848 5.5.4: a former director's is lower)
                 "value": p["value"], "bankrupt": p["bankrupt"],
                 "shares": ", ".join(f"{c} {pct}%" + ("*" if c in p["presidencies"] else "")
                                     for c, pct in p["shares"].items()),
