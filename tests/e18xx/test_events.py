@@ -315,3 +315,30 @@ def test_events_agree_with_the_title_and_each_other(rel):
     assert len(rounds) > 5
     for a, b in zip(rounds, rounds[1:]):
         assert b.ended.lower() == a.next.lower(), (a, b)
+
+
+def test_floated_with_its_treasury():
+    assert at(P1848, 39, E.Floated) == [E.Floated(39, "CAR", 1000)]
+    assert texts(P1848, 39) == ["CAR floats; its treasury now holds £1000"]
+
+
+def test_a_company_closing_and_a_loan_repaid_from_the_snapshots():
+    """No recorded game has these (no title repays loans; no company closed outside receivership):
+    the difference of two snapshots says them."""
+    from dataclasses import replace
+
+    g, _ = played(P1848)
+    before = E.snap(g)
+    corps = dict(before.corps)
+    sym = "CAR"
+    c = list(corps[sym])
+    c[2] = True  # closed
+    corps[sym] = tuple(c)
+    got = E.diff(g, None, before, replace(before, corps=corps), 7)
+    assert E.CorpClosed(7, "CAR") in got
+    sym = next(k for k, v in before.corps.items() if v[1] and not v[3] and k != g.lender())  # floated, not in receivership
+    v = list(before.corps[sym])
+    old = v[4]
+    v[4] = old + 2
+    more = replace(before, corps={**before.corps, sym: tuple(v)})
+    assert [e for e in E.diff(g, None, more, before, 8) if isinstance(e, E.LoanRepaid)] == [E.LoanRepaid(8, sym, 2, old)]
