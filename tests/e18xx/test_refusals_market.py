@@ -591,3 +591,70 @@ def test_a_mailed_bid_on_what_became_the_cheapest_buys_at_its_price(bama):
     text = answer(cli, inbound)[1]
     assert (f"bid {face} {second} - {second} is the cheapest unsold private now, bought at its price, not bid on: "
             f"the bid of ${face + 30} bought it for ${face} (rule 3.1(a))") in text
+
+
+def test_18va_by_mail_a_second_train_over_the_limit_names_the_limit(cli, tmp_path):
+    """The issue's mail: the five-share company's second train reaches its limit of 2 and ends its
+    turn; the mail's next line 'buy train 3 as 2G' is refused naming the limit and the rule (not only
+    "not your turn"), and the answer's state shows the per-size limits and the 1G."""
+    import mailbox
+    import random
+    import re
+
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import action_rows, load, move_text
+    from pbm.models import Action18, Game as GameRow
+    from tests.e18xx.helpers import pick
+    from tests.e18xx.test_pbem_mail import PLAYERS as SEATS, answer, send
+
+    csv = tmp_path / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in SEATS), encoding="utf-8")
+    out = cli("new-game", "18VA", "--players", str(csv), "--seed", "0", "--name", "va-2").stdout
+    secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
+    mail = (cli, secrets, mailbox.Maildir(str(tmp_path / "Maildir"), create=True), tmp_path / "Maildir")
+    seat = {n: i for i, (n, _) in enumerate(SEATS, 1)}
+    rng = random.Random(1)
+    g = Game("18VA", [n for n, _ in SEATS], 0)
+    acts = []
+    buy = None
+    for _ in range(3000):
+        if g.finished:
+            break
+        cur = g.current_entity()
+        if g.state.round.kind == "operating" and cur in g.state.corporations and \
+                g.state.corporations[cur].size == 5 and len(g.limited_trains(cur)) == 1:
+            buy = next((a for a in g.legal_actions() if isinstance(a, A.BuyTrain) and a.entity == cur
+                        and g.state.trains[a.train].owner == "depot" and a.variant == "1G"), None)
+            if buy is not None:
+                break
+        legal = g.legal_actions()
+        a = pick(rng, [a for a in legal if not (isinstance(a, A.BuyTrain) and a.train in g.state.trains
+                                                and g.state.trains[a.train].owner.startswith("C:"))] or legal)
+        acts.append((seat[g.controller(a.entity)], a))
+        g.process(a)
+    if buy is None:
+        pytest.skip("no five-share company came to its second train")
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(GameRow).where(GameRow.name == "va-2"))
+        for n, (who, a) in enumerate(acts, 1):
+            s.add(Action18(game_id=row.id, seq=n, player_number=who, action=a.to_dict()))
+        row.turn = g.state.turn
+    pres = g.controller(cur)
+    line, inbound = send(mail, seat[pres], f"{move_text(g, buy)}\nbuy train 3 as 2G", game="va-2")
+    assert "rejected" in line, line
+    text = answer(cli, inbound)[1]
+    assert f"{cur}'s turn ended when it reached its train limit" in text
+    assert "the limit is 2 for a 5-share company in phase 2 (rule 2, 4.5.8)" in text
+    assert "train limit 4 (10-share), 2 (5-share)" in text
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(GameRow).where(GameRow.name == "va-2"))
+        assert len(action_rows(s, row)) == len(acts)  # the mail is applied whole or not at all
+    line, inbound = send(mail, seat[pres], move_text(g, buy), game="va-2")
+    assert "accepted" in line, line
+    text = answer(cli, inbound)[1]
+    corp_line = next(x for x in text.splitlines() if x.strip().startswith(f"{cur} ") and "trains" in x)
+    assert "1G" in corp_line and "(limit 2)" in corp_line
+    with session_scope(cli.url) as s:
+        assert load(s, s.scalar(select(GameRow).where(GameRow.name == "va-2"))).state.corporations[cur].trains
