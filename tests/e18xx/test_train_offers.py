@@ -234,3 +234,15 @@ def test_between_companies_of_one_president_the_sale_needs_no_offer():
             break
         g.process(pick(rng, [a for a in legal if not needs_consent(g, g.controller(a.entity), a)]))
     pytest.skip("no sale between one president's companies came up")
+
+
+def test_a_computer_seat_sells_its_companys_train_at_face_value_or_more():
+    """Ruling (rulings-18AL.md 4.2.5(d)): an offer for a train of a company a computer seat presides
+    is answered at once: accepted at the train's face value or more, declined below."""
+    from pbm.e18xx.pbem.computer import computer_answer
+
+    g = Engine("18AL", ["Ann", "Bob", "Cy"], 5)
+    face = g.state.trains["2-0"].price
+    offer = {"kind": "train", "company": "2-0", "seller": "L&N", "price": face}
+    assert computer_answer(g, offer) == "accept 2-0"
+    assert computer_answer(g, {**offer, "price": face - 1}) == "decline 2-0"

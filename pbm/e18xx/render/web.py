@@ -422,7 +422,7 @@ def player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
 
 def _player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
                  files: dict[str, tuple[str, Callable[[], bytes]]], rep: Any, lock: Any) -> None:
-    from pbm.e18xx.pbem.games import legal_lines, pending_offer, who_acts
+    from pbm.e18xx.pbem.games import legal_lines, offer_thing, pending_offer, who_acts
     from pbm.e18xx.pbem.notify import preference
 
     g = rep.game
@@ -436,7 +436,7 @@ def _player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
     offer = pending_offer(game)
     if offer and player.name in (offer.get("owner"), offer.get("entity"), offer.get("buyer")):
         ctx["offer"] = name(f"{offer.get('entity')} offers {offer.get('owner')} {g.title.money(offer.get('price'))} for "
-                            f"{offer.get('company')}; the owner answers 'accept {offer.get('company')}' or "
+                            f"{offer_thing(offer)}; the owner answers 'accept {offer.get('company')}' or "
                             f"'decline {offer.get('company')}'")
     ctx["settings"] = [("Mail", f"NOTIFY: {preference(game, player.number)} (change it with a line "
                                 "'NOTIFY: every', 'NOTIFY: turn' or 'NOTIFY: digest' in any mail to the game)"),
