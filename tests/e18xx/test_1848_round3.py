@@ -190,3 +190,11 @@ def test_the_export_records_the_bank_of_englands_turn_as_the_site_does(cli, tmp_
     assert acts[first + 1]["entity"] == "CAR" and acts[first + 1]["type"] == "lay_tile"
     del out["pbm"]
     assert Replayer(out).run().result() == Replayer(export).run().result()  # pbm's replay skips it
+
+
+def test_prices_may_be_written_in_pounds():
+    from pbm.e18xx.pbem.moves import parse_moves
+
+    assert parse_moves("buy train 2-1 from SAR for £100", "CAR") == [A.BuyTrain("CAR", "2-1", 100, seller="SAR")]
+    assert parse_moves("buy private P1 £10", "CAR") == [A.BuyCompany("CAR", "P1", 10)]
+    assert parse_moves("buy train 2 for $100", "CAR") == [A.BuyTrain("CAR", "2", 100)]

@@ -101,6 +101,8 @@ def _fail(lineno: int, line: str, why: str, verb: str | None = None) -> MoveErro
 
 
 def _int(tok: str, lineno: int, line: str, verb: str, what: str) -> int:
+    if tok[:1] in ("$", "£") and len(tok) > 1:  # a price written with the currency's sign (1848: pounds)
+        tok = tok[1:]
     if not _INT.match(tok) or len(tok) > 9:
         raise _fail(lineno, line, f"{what} must be a whole number, not {tok!r}", verb)
     return int(tok)
