@@ -751,6 +751,7 @@ class Recorder:
     def __init__(self, game: "Game") -> None:
         self.game = game
         self.events: list[Event] = []
+        self.failures = 0  # actions whose events could not be found (a fault here; never the game's)
         self._pending: list[Event] = []
         self._seq = 0
 
@@ -763,8 +764,15 @@ class Recorder:
 
     # the wrapped engine calls
     def process(self, orig: Callable[..., Any], action: Any, **kw: Any) -> Any:
+        """The engine's ``process``, then the events of the action.  Finding events never changes
+        or stops the game: a fault in it is counted (``failures``; the tests require none) and the
+        action's events are left out."""
         g = self.game
-        before = snap(g)
+        try:
+            before: Snap | None = snap(g)
+        except Exception:  # noqa: BLE001 - see above
+            before = None
+            self.failures += 1
         self._pending = []
         self._seq = len(g.actions) + 1
         try:
@@ -772,19 +780,26 @@ class Recorder:
         except BaseException:
             self._pending = []
             raise
-        after = snap(g)
-        seq = len(g.actions)
-        run = self._run_events(action, seq)
-        found = diff(g, action, before, after, seq)
-        early = [e for e in found if isinstance(e, (AuctionWon, PrivateSold, Floated))]
-        last = [e for e in found if isinstance(e, (RoundEnded, GameOver))]
-        rest = [e for e in found if e not in early and e not in last]
-        starts = [e for e in self._pending if isinstance(e, (PrivatesPaid, LenderDividend))]  # a round's start
-        paid = [e for e in self._pending if e not in starts]
-        # the run, then its dividend and the price move, ..., the round's end, what the next round's start paid
-        self.events += early + run + paid + rest + last + starts
+        try:
+            if before is not None:
+                self.events += self._ordered(action, before, snap(g), len(g.actions))
+        except Exception:  # noqa: BLE001 - see above
+            self.failures += 1
         self._pending = []
         return result
+
+    def _ordered(self, action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
+        run = self._run_events(action, seq)
+        found = diff(self.game, action, before, after, seq)
+        first = (AuctionWon, PrivateSold, Floated)
+        end = (RoundEnded, GameOver)
+        early = [e for e in found if isinstance(e, first)]
+        last = [e for e in found if isinstance(e, end)]
+        rest = [e for e in found if not isinstance(e, first + end)]
+        starts = [e for e in self._pending if isinstance(e, (PrivatesPaid, LenderDividend))]  # a round's start
+        paid = [e for e in self._pending if not isinstance(e, (PrivatesPaid, LenderDividend))]
+        # the run, then its dividend and the price move, ..., the round's end, what the next round's start paid
+        return early + run + paid + rest + last + starts
 
     def _run_events(self, action: Any, seq: int) -> list[Event]:
         if getattr(action, "type", "") != "run_routes":
@@ -812,41 +827,51 @@ class Recorder:
 
     def privates_pay(self, orig: Callable[..., Any]) -> Any:
         result, got = self._gains(orig)
-        if got:
-            self._pending.append(PrivatesPaid(self._seq, tuple((_who(k), v) for k, v in got.items())))
+        try:
+            if got:
+                self._pending.append(PrivatesPaid(self._seq, tuple((_who(k), v) for k, v in got.items())))
+        except Exception:  # noqa: BLE001 - finding events never stops the game
+            self.failures += 1
         return result
 
     def lender_pays(self, orig: Callable[..., Any]) -> Any:
         result, got = self._gains(orig)
-        if got:
-            sym = self.game.title.data.get("bank_corporation", {}).get("sym", "")
-            self._pending.append(LenderDividend(self._seq, sym, sum(got.values()),
-                                                tuple((_who(k), v) for k, v in got.items())))
+        try:
+            if got:
+                sym = self.game.title.data.get("bank_corporation", {}).get("sym", "")
+                self._pending.append(LenderDividend(self._seq, sym, sum(got.values()),
+                                                    tuple((_who(k), v) for k, v in got.items())))
+        except Exception:  # noqa: BLE001 - finding events never stops the game
+            self.failures += 1
         return result
 
     def pay_dividend(self, orig: Callable[..., Any], corp: str, kind: str) -> Any:
-        g = self.game
-        s = g.state
-        revenue = int(s.round.revenue)
-        subsidy = int(getattr(s.round, "subsidy", 0) or 0)  # told with the run (RunTotal), not again here
-        c = s.corporations[corp]
+        s = self.game.state
+        try:
+            revenue = int(s.round.revenue)
+            subsidy = int(getattr(s.round, "subsidy", 0) or 0)  # told with the run (RunTotal), not again here
+        except Exception:  # noqa: BLE001 - finding events never stops the game
+            self.failures += 1
+            return orig(corp, kind)
         cash = dict(s.cash)
         result = orig(corp, kind)
-        holders = []
-        for p in s.players:
-            got = s.cash[p.key] - cash.get(p.key, 0)
-            if got > 0:
-                holders.append((p.name, got))
-        treasury = s.cash[c.key] - cash.get(c.key, 0) - subsidy
-        per = revenue / c.size if c.size else 0
-        self._pending.append(DividendPaid(self._seq, corp, "payout" if kind == "payout" and revenue > 0 else "withhold",
-                                          revenue, per, tuple(holders), max(0, treasury)))
+        try:
+            c = s.corporations[corp]
+            holders = [(p.name, s.cash[p.key] - cash.get(p.key, 0)) for p in s.players
+                       if s.cash[p.key] - cash.get(p.key, 0) > 0]
+            treasury = s.cash[c.key] - cash.get(c.key, 0) - subsidy
+            per = revenue / c.size if c.size else 0
+            how = "payout" if kind == "payout" and revenue > 0 else "withhold"
+            self._pending.append(DividendPaid(self._seq, corp, how, revenue, per, tuple(holders), max(0, treasury)))
+        except Exception:  # noqa: BLE001 - finding events never stops the game
+            self.failures += 1
         return result
 
 
 def attach(game: "Game") -> Recorder:
     """Record the events of every action ``game`` processes from now on (``game.recorder.events``).
-    The game's ``process`` and ``_pay_dividend`` are wrapped on this instance only."""
+    The game's ``process``, ``_pay_dividend``, ``payout_companies`` and ``lender_dividend`` are
+    wrapped on this instance only."""
     rec = getattr(game, "recorder", None)
     if isinstance(rec, Recorder):
         return rec

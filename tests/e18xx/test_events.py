@@ -19,6 +19,7 @@ def played(rel: str):
         r = Replayer(export)
         E.attach(r.game)
         r.run()
+        assert r.game.recorder.failures == 0  # finding the events never failed
         _CACHE[rel] = (r.game, E.recorded(r.game))
     return _CACHE[rel]
 
@@ -342,3 +343,18 @@ def test_a_company_closing_and_a_loan_repaid_from_the_snapshots():
     v[4] = old + 2
     more = replace(before, corps={**before.corps, sym: tuple(v)})
     assert [e for e in E.diff(g, None, more, before, 8) if isinstance(e, E.LoanRepaid)] == [E.LoanRepaid(8, sym, 2, old)]
+
+
+def test_a_fault_in_finding_events_never_stops_the_game(monkeypatch):
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.game import Game
+
+    g = Game("18GA", ["Ann", "Bob", "Cy"], 1)
+    rec = E.attach(g)
+
+    def broken(*args):
+        raise KeyError("a fault")
+    monkeypatch.setattr(E, "diff", broken)
+    g.process(A.Bid("Ann", "LTR", 20))
+    assert g.state.companies["LTR"].owner == "P:Ann" and len(g.actions) == 1
+    assert rec.failures == 1 and rec.events == []
