@@ -25,6 +25,8 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
 from pbm.e18xx.pbem.games import PbemError, Replayed, create_game, players, step
+from pbm.e18xx.pbem.site_passes import SitePasses
+from pbm.e18xx.pbem.site_shares import SiteShares
 from pbm.e18xx.replay import SITE_PREFIX, Replayer, effective_actions, export_players, export_title
 
 
@@ -122,6 +124,43 @@ def _entity(game: Game, ent: str, ids: dict[str, str]) -> tuple[Any, str]:
     return ent, "company"
 
 
+def _site_index(game: Game, coord: str, idx: int) -> int:
+    """18xx.games' number of our node ``idx`` on the tile in ``coord`` (its ``site_nodes`` reversed)."""
+    alias = {ours: site for site, ours in game.state.map.tile(coord).site_nodes}
+    return alias.get(idx, idx)
+
+
+def _site_tile_id(game: Game, coord: str) -> str:
+    """The id 18xx.games gives the tile in ``coord``: the laid copy (``57-1``), or the printed
+    tile, which it names after its hex (``L1-0``)."""
+    pl = game.state.map.placed[coord]
+    return pl.tile_id or f"{coord}-0"
+
+
+def _token_placed(game: Game, before: dict[tuple[str, int], list[Any]]) -> dict[str, Any] | None:
+    """The station a place_token put down: 18xx.games' city id (``tile-city``) and slot."""
+    for key, slots in game.state.map.tokens.items():
+        old = before.get(key, [None] * len(slots))
+        for i, who in enumerate(slots):
+            if who is not None and (i >= len(old) or old[i] != who):
+                coord, idx = key
+                return {"city": f"{_site_tile_id(game, coord)}-{_site_index(game, coord, idx)}", "slot": i}
+    return None
+
+
+def _route_export(game: Game, train: str, route: Any) -> dict[str, Any]:
+    """A route as 18xx.games records it: the hexes of the track between each two stops
+    (``connections``, which it rebuilds the route from), the stops and the revenue."""
+    graph = game.graph()
+    chains: list[list[str]] = []
+    for a, b in zip(route.nodes, route.nodes[1:]):
+        seg = next((x for x in graph.segments(a) if x.b == b and not x.mask & ~route.mask), None)
+        chains.append(list(seg.hexes) if seg is not None else [a[0], b[0]])
+    nodes = [f"{h}-{_site_index(game, h, i)}" for h, i in route.nodes]
+    return {"train": train, "connections": chains, "hexes": [h for h, _ in route.nodes], "nodes": nodes,
+            "revenue": route.revenue}
+
+
 def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[str, str]) -> dict[str, Any]:
     entity, kind = _entity(game, act.entity, ids)
     d: dict[str, Any] = {"type": act.type, "entity": entity, "entity_type": kind}
@@ -135,15 +174,18 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
         shares = info.get("shares") or list(act.shares)
         d.update(shares=shares, percent=sum(game.sid_percent(s) for s in shares))
     elif isinstance(act, A.SellShares):
-        shares = info.get("shares") or list(act.shares)
-        d.update(shares=shares, percent=sum(game.sid_percent(s) for s in shares))
+        if "sold" in info:
+            d.update(info["sold"])
+        else:
+            shares = info.get("shares") or list(act.shares)
+            d.update(shares=shares, percent=sum(game.sid_percent(s) for s in shares))
     elif isinstance(act, A.LayTile):
         d.update(hex=act.hex, tile=info.get("tile", act.tile), rotation=act.rotation)
     elif isinstance(act, A.PlaceToken):
-        d.update(city=act.city, slot=act.slot)
+        d.update(info.get("station") or {"city": act.city, "slot": act.slot})
     elif isinstance(act, A.RunRoutes):
-        d.update(routes=info.get("routes", [{"train": r.train, "nodes": list(r.nodes), "revenue": r.revenue}
-                                            for r in act.routes]))
+        d.update(routes=info.get("site_routes") or info.get("routes") or [
+            {"train": r.train, "nodes": list(r.nodes), "revenue": r.revenue} for r in act.routes])
     elif isinstance(act, A.Dividend):
         d.update(kind=act.kind)
     elif isinstance(act, A.BuyTrain):
@@ -163,7 +205,17 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
         d.update(train=act.train)
     elif isinstance(act, A.BuyCompany):
         d.update(company=act.company, price=act.price)
+    elif isinstance(act, A.UseAbility):
+        d.update(ability=act.ability)
     return d
+
+
+def _selling(game: Game, act: A.Action) -> str | None:
+    """The corporation a player's sale is of (None for other actions)."""
+    if not isinstance(act, A.SellShares) or f"P:{act.entity}" not in game.state.cash:
+        return None
+    corp = act.corporation or (act.shares[0].rsplit("_", 1)[0] if act.shares else "")
+    return corp if corp in game.state.corporations else None
 
 
 def _lender_turns(game: Game, log_from: int) -> list[dict[str, Any]]:
@@ -180,43 +232,83 @@ def _lender_turns(game: Game, log_from: int) -> list[dict[str, Any]]:
             for _ in range(begun)]
 
 
-def export_game(session: Session, game_row) -> dict[str, Any]:
-    """The game in the 18xx.games export format (plus a ``pbm`` block; see the module docstring)."""
-    from pbm.e18xx.pbem.games import action_rows, new_engine
+def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> list[dict[str, Any]]:
+    """Play ``actions`` on ``game`` (new, no actions yet) and write each as 18xx.games records it."""
+    rep = Replayed(game, game.total_cash())
+    site = SiteShares(game)
+    passes = SitePasses(game)
+    out: list[dict[str, Any]] = []
 
-    rows = action_rows(session, game_row)
-    seat_rows = players(session, game_row)
-    opts = game_row.options or {}
-    ids = {p.name: str(pid) for p, pid in zip(seat_rows, opts.get("player_ids") or [p.name for p in seat_rows])}
-    g = new_engine(session, game_row)
-    rep = Replayed(g, g.total_cash())
-    out_actions: list[dict[str, Any]] = []
-    for n, row in enumerate(rows, 1):
-        act = A.action_from_dict(row.action)
-        log_from = len(g.state.log)
+    def auto_pass(who: str) -> None:
+        entity, kind = _entity(game, who, ids)
+        out.append({"type": "pass", "entity": entity, "entity_type": kind, "pbm_auto": True, "id": len(out) + 1})
+
+    for act in actions:
+        log_from = len(game.state.log)
+        for who in passes.pre(act):
+            auto_pass(who)
+        tokens = ({k: list(v) for k, v in game.state.map.tokens.items()}
+                  if isinstance(act, A.PlaceToken) else None)
+        selling = _selling(game, act)
+        before = game.percent_of(f"P:{act.entity}", selling) if selling else 0
+        president = game.president(selling) if selling else None
+        owners = dict(game.state.share_owner) if isinstance(act, A.BuyShares) else {}
         step(rep, act, rollback=False)
-        d = _export_action(g, act, rep.concrete[-1], ids)
-        d["id"] = n
-        lender = _lender_turns(g, log_from)
+        info = rep.concrete[-1]
+        if selling:
+            info["sold"] = site.sold(f"P:{act.entity}", selling, before - game.percent_of(f"P:{act.entity}", selling),
+                                     game.president(selling), president)
+        if isinstance(act, A.BuyShares) and info.get("shares"):
+            info["shares"] = site.bought(f"P:{act.entity}", info["shares"], owners)
+        site.reconcile()
+        passed = passes.post(act)
+        if tokens is not None:
+            info["station"] = _token_placed(game, tokens)
+        if isinstance(act, A.RunRoutes):
+            info["site_routes"] = [_route_export(game, t, r) for t, r in rep.last_routes.get(act.entity, [])]
+        d = _export_action(game, act, info, ids)
+        if isinstance(act, (A.BuyShares, A.SellShares)) and (selling or isinstance(act, A.BuyShares)):
+            d["pbm"] = act.to_dict()  # our certificate numbers (the site's may differ): exact replay here
+        d["id"] = len(out) + 1
+        out.append(d)
+        for who in passed:
+            auto_pass(who)
+        lender = _lender_turns(game, log_from)
         if lender:
-            d["auto_actions"] = lender
-        out_actions.append(d)
-    if opts.get("ended") and not g.finished:
-        g.end_game(str(opts["ended"]))
+            out[-1].setdefault("auto_actions", []).extend(lender)
+    return out
+
+
+def export_log(log: dict[str, Any], *, game_id: int = 1, name: str = "", ended: str | None = None) -> dict[str, Any]:
+    """A game's log (``Game.to_log()``: title, players, seed, rules, actions) in the 18xx.games
+    export format, as :func:`export_game` writes a game in the database."""
+    names = [str(n) for n in log["players"]]
+    pids = [str(p) for p in (log.get("player_ids") or names)]
+    rules = [str(r) for r in log.get("optional_rules", [])]
+    g = Game(log["title"], names, int(log.get("seed", 0)), rules, pids)
+    acts = [a if isinstance(a, A.Action) else A.action_from_dict(a) for a in log.get("actions", [])]
+    return _export_dict(g, acts, dict(zip(names, pids)), names, rules, game_id=game_id, name=name,
+                        seed=int(log.get("seed", 0)), ended=ended)
+
+
+def _export_dict(g: Game, acts: list[A.Action], ids: dict[str, str], names: list[str], rules: list[str], *,
+                 game_id: int, name: str, seed: int, ended: str | None) -> dict[str, Any]:
+    out_actions = export_actions(g, acts, ids)
+    if ended and not g.finished:
+        g.end_game(str(ended))
         out_actions.append({"type": "end_game", "entity": out_actions[-1]["entity"] if out_actions else 0,
                             "entity_type": "player", "id": len(out_actions) + 1})
-    rules = list(opts.get("optional_rules", []))
 
-    def pid(name: str) -> Any:
-        v = ids[name]
+    def pid(n: str) -> Any:
+        v = ids[n]
         return int(v) if v.isdigit() else v
 
     return {
-        "id": game_row.id,
-        "description": game_row.name,
-        "title": game_row.title,
-        "players": [{"id": pid(p.name), "name": p.name} for p in seat_rows],
-        "settings": {"seed": int(game_row.seed), "optional_rules": [r for r in rules if not r.startswith(SITE_PREFIX)]},
+        "id": game_id,
+        "description": name,
+        "title": g.title.name,
+        "players": [{"id": pid(n), "name": n} for n in names],
+        "settings": {"seed": seed, "optional_rules": [r for r in rules if not r.startswith(SITE_PREFIX)]},
         "status": "finished" if g.finished else "active",
         "turn": g.state.turn,
         "round": {"auction": "Auction Round", "stock": "Stock Round", "operating": "Operating Round"}[g.state.round.kind],
@@ -224,5 +316,21 @@ def export_game(session: Session, game_row) -> dict[str, Any]:
         "result": {str(pid(n)): v for n, v in g.result().items()},
         "game_end_reason": g.state.end_reason or None,
         "actions": out_actions,
-        "pbm": {"name": game_row.name, "optional_rules": rules, "fingerprint": fingerprint(g)},
+        "pbm": {"name": name, "optional_rules": rules, "fingerprint": fingerprint(g)},
     }
+
+
+def export_game(session: Session, game_row) -> dict[str, Any]:
+    """The game in the 18xx.games export format (plus a ``pbm`` block; see the module docstring)."""
+    from pbm.e18xx.pbem.games import action_rows, new_engine
+
+    rows = action_rows(session, game_row)
+    seat_rows = players(session, game_row)
+    opts = game_row.options or {}
+    names = [p.name for p in seat_rows]
+    ids = {p.name: str(pid) for p, pid in zip(seat_rows, opts.get("player_ids") or names)}
+    g = new_engine(session, game_row)
+    acts = [A.action_from_dict(row.action) for row in rows]
+    return _export_dict(g, acts, ids, names, list(opts.get("optional_rules", [])), game_id=game_row.id,
+                        name=game_row.name, seed=int(game_row.seed),
+                        ended=str(opts["ended"]) if opts.get("ended") else None)

@@ -1,0 +1,189 @@
+"""`pbm 18xx export` writes what 18xx.games loads (issue 28, item 4): stations by city id and
+slot, routes with the track between their stops, sales naming the seller's own certificates,
+the conversion decision 18xx.games waits for; and the export replays to the same state here,
+also for games played with undo and with offers."""
+from __future__ import annotations
+
+import json
+import random
+import re
+
+from sqlalchemy import select
+
+from pbm.db import session_scope
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.pbem import computer, exchange
+from pbm.e18xx.pbem import games as pbem
+from pbm.e18xx.replay import summary
+from pbm.models import Action18, Game as GameRow
+
+from .helpers import pick
+
+NAMES = [f"Tycoon {c}" for c in "ABCDE"]
+
+
+def _played(title: str, players: int, seed: int, mode: str = "computer", limit: int = 6000) -> Game:
+    rng = random.Random(seed)
+    g = Game(title, NAMES[:players], seed)
+    for _ in range(limit):
+        if g.finished:
+            break
+        g.process(computer.choose(g) if mode == "computer" else pick(rng, g.legal_actions()))
+    return g
+
+
+def _export(g: Game) -> dict:
+    return exchange.export_log(g.to_log(), game_id=7, name="t")
+
+
+def test_stations_are_written_as_18xx_games_city_ids_with_their_slot():
+    """18xx.games names a station's city ``<tile>-<copy>-<city>`` (``57-1-0``, or ``L1-0-0`` on a
+    printed hex) and its slot by number; a bare hex with ``"slot": null`` does not load there."""
+    for title in ("18GA", "18AL", "1848", "18VA"):
+        g = _played(title, 3, 3)
+        data = _export(g)
+        tokens = [a for a in data["actions"] if a["type"] == "place_token"]
+        assert tokens, f"{title}: no station placed in the game"
+        for a in tokens:
+            assert re.fullmatch(r"[A-Za-z0-9]+-\d+-\d+", a["city"]), (title, a)
+            assert isinstance(a["slot"], int), (title, a)
+        # each names the tile on that hex at that moment and a city of it now holding the company's station
+        rep = exchange.ExactReplayer(dict(data, actions=[]))
+        m = rep.game.state.map
+        for a in data["actions"]:
+            rep.apply(a)
+            if a["type"] == "place_token":
+                tile_id, _, city = a["city"].rpartition("-")
+                coord = m.tile_hex.get(tile_id) or tile_id.rpartition("-")[0]
+                owner = a["entity"] if a["entity"] in rep.game.state.corporations else \
+                    rep.game.state.companies[a["entity"]].owner[2:]
+                assert rep.game.state.map.tokens[(coord, int(city))][a["slot"]] == owner, (title, a)
+
+
+def test_routes_carry_the_track_between_their_stops():
+    """18xx.games rebuilds a route from ``connections`` (the hexes of each stretch between two stops);
+    without them a route is empty there."""
+    g = _played("18GA", 4, 5)
+    runs = [r for a in _export(g)["actions"] if a["type"] == "run_routes" for r in a["routes"]]
+    assert runs
+    for r in runs:
+        nodes = [n.rsplit("-", 1)[0] for n in r["nodes"]]
+        assert len(r["connections"]) == len(nodes) - 1, r
+        for (a, b), chain in zip(zip(nodes, nodes[1:]), r["connections"]):
+            assert chain[0] == a and chain[-1] == b, r
+
+
+def test_a_sale_names_the_sellers_own_certificates_president_last():
+    """18xx.games takes a sale as the seller's certificates (his shares in the order he got them,
+    then the president's certificate) and the percent sold; a presidency handed on by the sale
+    does not make it name another player's certificates."""
+    found = 0
+    for seed in range(12):
+        if found >= 2:
+            break
+        g = _played("18VA", 3, seed, mode="random", limit=600)
+        data = _export(g)
+        rep = exchange.ExactReplayer(dict(data, actions=[]))
+        for a in data["actions"]:
+            if a["type"] == "sell_shares" and a["entity_type"] == "player":
+                player = rep.names.get(str(a["entity"]), str(a["entity"]))
+                corp = a["shares"][0].rsplit("_", 1)[0]
+                before = rep.game.percent_of(f"P:{player}", corp)
+                found += 1
+                assert [s for s in a["shares"] if s.endswith("_0")] in ([], [a["shares"][-1]]), a
+                rep.apply(a)
+                assert before - rep.game.percent_of(f"P:{player}", corp) == a["percent"], (seed, a)
+                continue
+            rep.apply(a)
+        assert exchange.fingerprint(rep.game) == data["pbm"]["fingerprint"]
+    assert found
+
+
+def test_site_certificates_after_a_sale_that_hands_on_the_presidency():
+    """The certificates as 18xx.games moves them (checked against its engine): C, president of B&O
+    with B&O_0 and B&O_5-7, sells 40%; A holds B&O_2-4 and B&O_8, the market B&O_1.  The site puts
+    B&O_5-7 and B&O_0 in the market, gives A the president's certificate for his first two shares
+    (to the market), and hands C back the market's first share: B&O_1."""
+    from pbm.e18xx.pbem.site_shares import SiteShares
+
+    g = Game("18VA", NAMES[:3], 1)
+    site = SiteShares(g)
+    for sid in [f"B&O_{i}" for i in range(9)]:
+        site._put(sid, "ipo:B&O")
+    for sid, owner in (("B&O_1", "pool"), ("B&O_2", "P:Tycoon A"), ("B&O_3", "P:Tycoon A"), ("B&O_4", "P:Tycoon A"),
+                       ("B&O_8", "P:Tycoon A"), ("B&O_0", "P:Tycoon C"), ("B&O_5", "P:Tycoon C"),
+                       ("B&O_6", "P:Tycoon C"), ("B&O_7", "P:Tycoon C")):
+        site._put(sid, owner)
+    sold = site.sold("P:Tycoon C", "B&O", 40, "Tycoon A", "Tycoon C")
+    assert sold == {"shares": ["B&O_5", "B&O_6", "B&O_7", "B&O_0"], "percent": 40}
+    assert site.held("P:Tycoon C", "B&O") == ["B&O_1"]
+    assert site.held("P:Tycoon A", "B&O") == ["B&O_4", "B&O_8", "B&O_0"]
+    assert sorted(site.held("pool", "B&O")) == ["B&O_2", "B&O_3", "B&O_5", "B&O_6", "B&O_7"]
+
+
+def test_export_replays_to_the_same_state_in_every_title():
+    for title, players in (("18GA", 5), ("18AL", 4), ("1848", 4), ("18VA", 2)):
+        g = _played(title, players, 11)
+        data = _export(g)
+        assert exchange.fingerprint(exchange.replay_export(data)) == exchange.fingerprint(g)
+        assert data["pbm"]["fingerprint"] == exchange.fingerprint(g)
+        assert [a["id"] for a in data["actions"]] == list(range(1, len(data["actions"]) + 1))
+
+
+def _csv(tmp_path, names):
+    p = tmp_path / "players.csv"
+    p.write_text("name,email\n" + "".join(f"{n},{n.lower()}@example.org\n" for n in names), encoding="utf-8")
+    return p
+
+
+def test_export_of_a_game_with_undo_and_an_accepted_offer_round_trips(cli, tmp_path):
+    """A game by mail with moves taken back and a private sold between players by an accepted
+    offer: `pbm 18xx export` then `pbm 18xx replay` gives the same result and state."""
+    names = ["Ann", "Bob", "Cy"]
+    cli("new-game", "18GA", "--players", str(_csv(tmp_path, names)), "--seed", "4", "--name", "u")
+    seat = {n: i for i, n in enumerate(names, 1)}
+    rng = random.Random(4)
+    sold = undone = 0
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(GameRow))
+        for _ in range(600):
+            game = pbem.load(s, row)
+            if game.finished or (sold and undone >= 2 and any(isinstance(a, A.PlaceToken) for a in game.actions)
+                                     and any(isinstance(a, A.RunRoutes) for a in game.actions)):
+                break
+            ent = game.current_entity()
+            if not sold and game.state.round.kind == "stock" and ent in seat:
+                comps = game._player_companies_for_sale(ent)
+                if comps and game.state.cash[f"P:{ent}"] >= game.state.companies[comps[0]].value:
+                    comp = comps[0]
+                    out = pbem.apply(s, row, seat[ent], f"buy private {comp} {game.state.companies[comp].value}")
+                    assert out.accepted, out.error
+                    offer = pbem.pending_offer(row)
+                    assert offer is not None
+                    pbem.answer_offer(s, row, int(offer["owner_seat"]), f"accept {comp}")
+                    sold += 1
+                    continue
+            acts = [a for a in game.legal_actions() if not isinstance(a, A.BuyCompany)]
+            act = computer.choose(game) if game.state.round.kind == "operating" or rng.random() < 0.7 \
+                else pick(rng, acts)
+            out = pbem.apply(s, row, seat[game.controller(act.entity)], pbem.move_text(game, act))
+            assert out.accepted, out.error
+            if undone < 2 and len(game.actions) in (30, 60):
+                pbem.undo(s, row)
+                undone += 1
+        assert sold and undone == 2
+        stored = len(s.scalars(select(Action18).where(Action18.game_id == row.id)).all())
+        final = pbem.load(s, row)
+    out = tmp_path / "u.json"
+    cli("18xx", "export", "u", "-o", str(out))
+    data = json.loads(out.read_text())
+    assert len([a for a in data["actions"] if not a.get("pbm_auto")]) == stored
+    tokens = [a for a in data["actions"] if a["type"] == "place_token"]
+    runs = [r for a in data["actions"] if a["type"] == "run_routes" for r in a["routes"]]
+    assert tokens and runs
+    assert all(re.fullmatch(r"[A-Za-z0-9]+-\d+-\d+", a["city"]) and isinstance(a["slot"], int) for a in tokens), tokens
+    assert all(len(r["connections"]) == len(r["nodes"]) - 1 for r in runs), runs
+    assert exchange.fingerprint(exchange.replay_export(data)) == exchange.fingerprint(final)
+    res = json.loads(cli("18xx", "replay", str(out), "--json").stdout)
+    assert res == summary(final)
