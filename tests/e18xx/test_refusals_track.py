@@ -305,3 +305,48 @@ def test_each_title_names_its_own_sections(title, colour_ref, connected_ref):
                 break
     else:
         pytest.fail(f"no lay on {far} was refused as unconnected")
+
+
+@pytest.mark.parametrize("title,refs", [
+    ("18AL", {"supply": "4.2.1(b)", "colour": "4.2.1(c)", "cities": "4.2.1(d)", "off_map": "4.2.1(i)"}),
+    ("1848", {"supply": "", "colour": "7.5.1", "cities": "7.4.6", "off_map": "7.4.7"}),
+    ("18VA", {"supply": "", "colour": "4.5.2.1", "cities": "4.5.2.1", "off_map": "4.5.2.1"}),
+])
+def test_tile_rules_of_each_title_named(title, refs):
+    """18AL 4.2.1 (b) tiles in the supply, (c) yellow only on an empty hex, (d) a city tile on a
+    city, (i) no track off the map; 1848 7.5.1, 7.4.6, 7.4.7; 18VA 4.5.2.1 -- each refusal names
+    its section."""
+    corp = HOMES[title]
+    g = operating_game(title, corp)
+    home = g.state.corporations[corp].home
+
+    def why(coord, tile, rot) -> str:
+        with pytest.raises(GameError) as e:
+            g.check_lay(corp, coord, tile, rot)
+        return str(e.value)
+
+    def pre(key):
+        return f"{refs[key]}: " if refs[key] else ""
+
+    plain = next(n for n, td in g.title.tiles.items() if td.color == "yellow" and not td.nodes)
+    if g.state.map.tile(home).count_kind("city") and not g.state.map.tile(home).paths:
+        assert why(home, plain, 0).startswith(f"{pre('cities')}tile {plain} rotation 0 on {home}: the tile must have 1 city")
+    lay = next(a for a in g.legal_actions() if isinstance(a, A.LayTile))
+    off = []
+    for coord, hd in g.title.hexes.items():  # a plain tile on an empty hex, turned to run off the map
+        if hd.color != "white" or hd.tile.nodes or off:
+            continue
+        for r in range(6):
+            try:
+                g.check_lay(corp, coord, plain, r)
+            except GameError as e:
+                if "off the map" in str(e):
+                    off.append(str(e))
+    assert off and all(m.startswith(f"{pre('off_map')}tile ") for m in off), off[:2]
+    g.state.tile_supply[lay.tile] = []
+    assert refused(g, lay, IllegalTile) == f"{pre('supply')}no tile {lay.tile} is left"
+    g = operating_game(title, corp)
+    g.process(lay)
+    g.state.round.tile_lays = 0  # as on a later turn
+    assert why(lay.hex, lay.tile, lay.rotation).startswith(
+        f"{pre('colour')}tile {lay.tile} rotation {lay.rotation} on {lay.hex}: a yellow hex takes a green tile")
