@@ -16,6 +16,7 @@ from pbm.e18xx.core.errors import GameError, IllegalAction, InsufficientFunds
 from pbm.e18xx.core.state import Bid, RoundState
 from pbm.e18xx.rounds.cite import see
 from pbm.e18xx.rounds.dutch import DutchAuctionMixin
+from pbm.e18xx.rounds.step import plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -161,7 +162,7 @@ class AuctionMixin(DutchAuctionMixin):
                 else:
                     r.index = (r.index + 1) % len(r.entities)
         else:
-            raise IllegalAction(f"in the auction you may bid or pass, not {action.type}")
+            raise IllegalAction(f"in the auction you may bid or pass, not {plain(action.type)}")
         if not self._auction_companies():
             self._end_auction()
 
@@ -180,7 +181,7 @@ class AuctionMixin(DutchAuctionMixin):
         elif isinstance(action, A.Pass):
             self.log(f"{action.entity} passes on {company}")
         else:
-            raise IllegalAction(f"in the auction of {company} you may bid or pass, not {action.type}")
+            raise IllegalAction(f"in the auction of {company} you may bid or pass, not {plain(action.type)}")
         r.auction_turn = (r.auction_turn + 1) % len(r.auction_seq)
         assert r.high is not None
         if r.auction_seq[r.auction_turn] == r.high.player:
@@ -206,7 +207,7 @@ class AuctionMixin(DutchAuctionMixin):
                 r.index = (r.index + 1) % len(r.entities)
             return
         if not isinstance(action, A.Bid):
-            raise IllegalAction(f"in the auction you may bid or pass, not {action.type}")
+            raise IllegalAction(f"in the auction you may bid or pass, not {plain(action.type)}")
         comp = self.company(action.company)
         if comp.owner is not None or comp.closed:
             raise IllegalAction(f"{comp.sym} is not for sale; for sale: {', '.join(self._auction_companies())}")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction, InsufficientFunds
+from pbm.e18xx.rounds.step import plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -87,7 +88,7 @@ class DutchAuctionMixin:
             self._fixed_par(player, comp.sym)
         else:
             raise IllegalAction(f"in the sale of the privates you may buy (bid), lower a price (assign) or pass, "
-                                f"not {action.type}")
+                                f"not {plain(action.type)}")
         r.last_to_act = player
         r.index = (r.index + 1) % len(r.entities)
         if not self._auction_companies():

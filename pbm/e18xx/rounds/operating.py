@@ -283,7 +283,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             step = block if block is not None and action.type in block.takes else \
                 next((st for st in self.or_steps if action.type in st.takes), None)
             if step is None:
-                raise IllegalAction(f"{action.type} is not an operating round action")
+                raise IllegalAction(f"'{plain(action.type)}' is not a move of the operating round")
             if step.process(self, corp, action):
                 return  # the step ended the turn itself
         self._after_or_action()

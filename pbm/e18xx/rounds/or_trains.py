@@ -10,6 +10,7 @@ from pbm.e18xx.rounds.cite import cite, see
 from pbm.e18xx.routes import all_routes, best_routes, find_route, node_keys
 from pbm.e18xx.core.state import Train
 from pbm.e18xx.core.track import NEUTRAL
+from pbm.e18xx.rounds.step import plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -977,4 +978,4 @@ class CompanyAbilitiesMixin:
             s.corporations[corp].extra_train_limit += int(ab.get("bonus", 1))
             self._close_company(sym, f"{corp}'s train limit is {self.train_limit(corp)} for good")
         else:
-            raise IllegalAction(f"{sym} cannot {action.type}")
+            raise IllegalAction(f"{sym} cannot {plain(action.type)}")

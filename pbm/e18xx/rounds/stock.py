@@ -424,7 +424,7 @@ class StockMixin(AuctionMixin):
             self.log(f"{player} buys {comp.sym} from {seller[2:]} for {action.price}")
             r.turn_actions.append(("buy", comp.sym))
         else:
-            raise IllegalAction(f"{action.type} is not a stock round action")
+            raise IllegalAction(f"'{plain(action.type)}' is not a move of the stock round")
         r.last_to_act = player
         if not self._stock_can_act(player):
             r.passed.discard(player)  # the turn ends by itself; the player acted, so has not passed
