@@ -88,3 +88,21 @@ def test_priority_deal_after_a_stock_round_that_ends_on_an_automatic_pass():
             wrong += w
     assert checked >= 20
     assert not wrong, wrong[:5]
+
+
+_18AL_AUCTION = [("Tycoon A", "TR", 20), ("Tycoon B", "NDY", 125), ("Tycoon C", "M&C", 105), ("Tycoon A", "SNAR", 40),
+                 ("Tycoon B", "M&C", 110), ("Tycoon C", "M&C", 115), ("Tycoon A", "M&C", 120), ("Tycoon B", "NDY", 130),
+                 ("Tycoon C", "BLC", 70), ("Tycoon B", None, 0), ("Tycoon C", "M&C", 125), ("Tycoon A", "M&C", 130)]
+
+
+def test_18al_private_auction_book_order_and_the_sites_as_an_option():
+    """18AL 3.1.1: "A player who has passed may bid later, if he gets another turn before the auction
+    ends."  18xx.games (as in 18GA) drops a player who passed from the auction: its export of such an
+    auction must replay here, with the site's behaviour as the optional rule ``site_auction``."""
+    for rules, to_act in (((), "Tycoon B"), (("site_auction",), "Tycoon C")):
+        g = Game("18AL", ["Tycoon A", "Tycoon B", "Tycoon C"], 1, rules)
+        for who, comp, price in _18AL_AUCTION:
+            g.process(A.Pass(who) if comp is None else A.Bid(who, comp, price))
+        assert g.current_entity() == to_act, rules
+    from pbm.e18xx.replay import site_rules
+    assert "site_auction" in site_rules("18AL")
