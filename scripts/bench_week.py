@@ -3,6 +3,12 @@
 Target: at most 1 s on every week of a 25-turn season (issue 15).  Run:
 ``python scripts/bench_week.py [--turns N]`` from the project folder; prints the time of each stage of
 every week, then the median and the worst week.  ``PBM_RENDER_WORKERS=1`` renders in one process.
+
+Bytes (issue 32): ``--digest FILE`` plays the season with the same secrets and turn key every run and
+writes, for every week, the SHA-256 of each report and of every table of the database (times of day
+and the secrets' salted hashes left out: they differ from run to run), to FILE as JSON;
+``--tree DIR`` runs the ``pbm`` of another checkout (a ``git worktree`` of the starting commit).  Two
+runs, one per tree, must write the same file: ``cmp a.json b.json``.
 CPU columns: ``cpu`` this process's, ``+workers`` the render worker processes', ``render cpu`` the
 rendering's in both.
 """
@@ -10,7 +16,10 @@ rendering's in both.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import mailbox
+import re
 import resource
 import statistics
 import sys
@@ -19,7 +28,10 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+if "--tree" in sys.argv:
+    ROOT = Path(sys.argv[sys.argv.index("--tree") + 1]).resolve()
+sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import select  # noqa: E402
 
@@ -33,13 +45,59 @@ from pbm.pipeline.demo import _write_mails  # noqa: E402
 from pbm.report.render import render_turn, render_workers  # noqa: E402
 
 
-def week(folder: Path, turns: int) -> list[dict[str, float]]:
+TIMES = re.compile(rb"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d(\.\d+)?)?|"
+                   rb"[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d [+-]\d{4}")
+
+
+def table_digests(url: str) -> dict[str, str]:
+    """SHA-256 of every table, rows by key; times (columns of dates, and dates written in texts and
+    mails), salted secret hashes and the Maildir file names the mails came from, which differ from
+    run to run, replaced by a mark."""
+    from sqlalchemy import DateTime, inspect, text
+
+    from pbm.db import get_engine
+
+    engine = get_engine(url)
+    out = {}
+    with engine.connect() as c:
+        for table in sorted(inspect(engine).get_table_names()):
+            columns = inspect(engine).get_columns(table)
+            keys = inspect(engine).get_pk_constraint(table)["constrained_columns"] or [col["name"] for col in columns]
+            names = ", ".join(f'"{col["name"]}"' for col in columns)
+            timed = [isinstance(col["type"], DateTime) or col["name"] == "secret_hash"
+                     or (table == "inbound_messages" and col["name"] == "source")  # the Maildir file's name
+                     for col in columns]
+            h = hashlib.sha256()
+            for row in c.execute(text(f'SELECT {names} FROM "{table}" ORDER BY {", ".join(keys)}')):
+                values = []
+                for value, drop in zip(row, timed):
+                    if drop:
+                        value = "<time>" if value is not None else None
+                    elif isinstance(value, str):
+                        value = TIMES.sub(b"<time>", value.encode()).decode()
+                    elif isinstance(value, bytes):
+                        value = TIMES.sub(b"<time>", value)
+                    values.append(value)
+                h.update(repr(values).encode() + b"\n")
+            out[table] = h.hexdigest()[:16]
+    return out
+
+
+def week(folder: Path, turns: int, digest: bool = False) -> list[dict[str, float]]:
     url = f"sqlite:///{folder / 'bench.db'}"
     seats = [SeatRequest(line=i + 2, name=f"Player {i + 1}", email=f"p{i + 1}@example.org") for i in range(15)]
     with session_scope(url) as s:
         created = create_game(s, seed=1841, name="bench", seats=seats)
         created.game.deadline = utcnow() + timedelta(days=7)  # deadlines are UTC (pbm.clock)
         secrets = dict(created.secrets)
+        if digest:  # the same secrets and turn key every run: the same mails, codes and receipts
+            from pbm.auth import hash_secret
+            from pbm.models import Player
+
+            created.game.turn_key = "0" * 64
+            for p in s.scalars(select(Player).where(Player.game_id == created.game.id)):
+                secrets[p.number] = f"BNCH-{p.number:04d}-SECR"
+                p.secret_hash = hash_secret(secrets[p.number])
     box = mailbox.Maildir(str(folder / "maildir"), create=True)
     figures = []
     for turn in range(1, turns + 1):
@@ -64,6 +122,9 @@ def week(folder: Path, turns: int) -> list[dict[str, float]]:
         # the maildir keeps old mails: ingest of earlier turns' mails is a duplicate check only
         row.update(ingest=t1 - t0, resolve=t2 - t1, render=t3 - t2, total=t3 - t0, reports=len(result.paths))
         row["ingest_summary"] = summary  # type: ignore[assignment]
+        if digest:  # (after the clock stopped)
+            row["digest"] = {"reports": {p.name: hashlib.sha256(p.read_bytes()).hexdigest()[:16]  # type: ignore
+                                         for p in result.paths}, "tables": table_digests(url)}
         figures.append(row)
     return figures
 
@@ -77,9 +138,14 @@ def _children_cpu() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=3, help="weeks to play (each is measured)")
+    parser.add_argument("--digest", type=Path, help="write every week's digests of reports and tables here (JSON)")
+    parser.add_argument("--tree", type=Path, help="run the pbm of this checkout")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        figures = week(Path(tmp), args.turns)
+        figures = week(Path(tmp), args.turns, digest=args.digest is not None)
+    if args.digest is not None:
+        args.digest.write_text(json.dumps([f["digest"] for f in figures], indent=1, sort_keys=True) + "\n")
+        print(f"digests of {len(figures)} weeks written to {args.digest} (pbm from {ROOT})")
     print(f"{'turn':>4} {'ingest 15':>10} {'resolve':>9} {'15 reports':>11} {'total':>8} {'cpu':>8} {'+workers':>9} "
           f"{'render cpu':>11}  mail")
     for i, f in enumerate(figures, start=1):

@@ -93,3 +93,77 @@ def test_a_database_behind_or_unknown_is_left_to_alembic(tmp_path):
     c.close()
     assert not pbm_db.at_head(engine)
     assert not pbm_db.at_head(pbm_db.get_engine(f"sqlite:///{tmp_path / 'new.db'}", migrate=False))
+
+
+# The libraries a simple command must not load (issue 32): reportlab (reports), pandas and numpy,
+# pypdf (PDF turnsheets), alembic (schema changes: a database at the newest schema needs none).
+REPORTS_AND_DATA = ("reportlab", "pandas", "numpy", "pypdf", "alembic")
+
+
+def _run_watched(tmp_path, args: list[str], env: dict | None = None) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """``pbm ARGS`` through the entry point, to its last instruction; every module it looked for."""
+    import os
+
+    log = tmp_path / "imports.txt"
+    log.unlink(missing_ok=True)
+    probe = ("import sys\n"
+             "class Watch:\n"
+             "    def find_spec(self, name, path=None, target=None):\n"
+             f"        with open({str(log)!r}, 'a') as f:\n"
+             "            f.write(name + '\\n')\n"
+             "sys.meta_path.insert(0, Watch())\n"
+             f"sys.argv = ['pbm', *{args!r}]\n"
+             "from pbm.cli import main\n"
+             "main()\n")
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_")} | (env or {})
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, env=full_env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done, log.read_text().split()
+
+
+def _heavy(loaded: list[str], names: tuple[str, ...]) -> list[str]:
+    return sorted({m for m in loaded if m.split(".")[0] in names})
+
+
+def test_a_moderator_command_and_one_mail_load_no_report_or_data_library(tmp_path):
+    """``pbm games`` and ``pbm ingest`` of one emailed sheet (read, checked, stored, answered) need the
+    database, not reportlab, pandas, numpy, pypdf or alembic."""
+    import mailbox
+
+    from pbm.cr.setup import SeatRequest, create_game
+    from pbm.db import session_scope
+    from pbm.pipeline.demo import _write_mails
+
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    with session_scope(url) as s:
+        created = create_game(s, seed=7, name="light", seats=[
+            SeatRequest(line=i + 2, name=f"P{i}", email=f"p{i}@example.org") for i in range(1, 4)])
+        secrets = dict(created.secrets)
+    box = mailbox.Maildir(str(tmp_path / "all"), create=True)
+    _write_mails(url, "light", secrets, box, 1)
+    one = mailbox.Maildir(str(tmp_path / "one"), create=True)
+    one.add(box[min(box.keys(), key=lambda k: box[k]["Message-ID"])])
+    (tmp_path / "pbm.toml").write_text("")
+    env = {"PBM_CONFIG": str(tmp_path / "pbm.toml")}
+
+    done, loaded = _run_watched(tmp_path, ["--db", url, "games"], env)
+    assert "light" in done.stdout
+    assert "sqlalchemy" in loaded and _heavy(loaded, REPORTS_AND_DATA) == []
+
+    done, loaded = _run_watched(tmp_path, ["--db", url, "ingest", "--maildir", str(tmp_path / "one")], env)
+    assert "1 accepted" in done.stdout
+    assert "pbm.mail.ingest" in loaded and _heavy(loaded, REPORTS_AND_DATA) == []
+
+
+def test_an_18xx_replay_loads_no_database_or_report_library(tmp_path):
+    import pytest
+
+    from pbm.e18xx.fixtures import load_fixture
+
+    export, where = load_fixture("18VA/49936.json")
+    if export is None:
+        pytest.skip(where)
+    done, loaded = _run_watched(tmp_path, ["18xx", "replay", where, "--json"])
+    assert json.loads(done.stdout)["result"]
+    assert "pbm.e18xx.replay" in loaded
+    assert _heavy(loaded, REPORTS_AND_DATA + ("sqlalchemy", "psycopg")) == []

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import types
-from pathlib import Path
 
 import pytest
 from sqlalchemy import delete, select
@@ -18,11 +17,11 @@ from pbm.e18xx.core.title import Title
 from pbm.e18xx.events import attach, recorded
 from pbm.e18xx.pbem.games import Replayed, create_game, replay_rows, step
 from pbm.e18xx.pbem.computer import choose
-from pbm.e18xx.replay import REPLAYS, Replayer, freeze, read_export_file, thaw
+from pbm.e18xx.fixtures import load_fixture
+from pbm.e18xx.replay import REPLAYS, Replayer, freeze, thaw
 from pbm.models import Action18
 from pbm.seats import SeatRequest
 
-FIXTURES = Path("/work/shared/fixtures/18xx")
 _ATOM = (str, bytes, int, float, bool, complex, type(None), range)
 _END = object()
 
@@ -71,8 +70,11 @@ def graph(root) -> list[str]:
     return out
 
 
-def _actions(path: Path) -> tuple[Game, list[dict]]:
-    game = Replayer(read_export_file(path)).run()
+def _actions(rel: str) -> tuple[Game, list[dict]]:
+    export, where = load_fixture(rel)
+    if export is None:
+        pytest.skip(where)
+    game = Replayer(export).run()
     return game, [a.to_dict() for a in game.actions]
 
 
@@ -85,7 +87,7 @@ def _fresh(g0: Game) -> Replayed:
 @pytest.mark.parametrize("fixture", ["18GA/18GA_game_end_bank.json", "1848/1848_game_end_bank.json",
                                      "18AL/1446.json", "18VA/18VA_game_end_bank.json"])
 def test_a_state_taken_up_again_replays_on_to_the_state_of_a_replay_from_the_start(fixture):
-    g0, dicts = _actions(FIXTURES / fixture)
+    g0, dicts = _actions(fixture)
     full = _fresh(g0)
     for d in dicts:
         step(full, A.action_from_dict(d), rollback=False)
@@ -103,7 +105,7 @@ def test_a_state_taken_up_again_replays_on_to_the_state_of_a_replay_from_the_sta
 
 
 def test_the_copy_kept_is_not_changed_by_what_the_caller_does_next():
-    g0, dicts = _actions(FIXTURES / "18GA/18GA_game_end_bankrupt.json")
+    g0, dicts = _actions("18GA/18GA_game_end_bankrupt.json")
     rep = _fresh(g0)
     for d in dicts[:100]:
         step(rep, A.action_from_dict(d), rollback=False)
