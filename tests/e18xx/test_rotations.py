@@ -57,3 +57,11 @@ def test_the_pdf_has_the_rotation_key_and_the_lays_by_hex():
     assert "Sides of a hex: 0 bottom, 1 lower left" in text and "Tile lays for" not in text
     data = render_pdf(SimpleNamespace(game=g, last_routes={}), "t")
     assert data == render_pdf(SimpleNamespace(game=g, last_routes={}), "t")  # same state, same bytes
+
+
+def test_a_long_list_groups_the_lays_by_hex_with_where_each_rotation_leads():
+    g = operating_game("18GA", "GA")
+    lines = legal_lines(g, limit=3)
+    grouped = next(ln for ln in lines if ln.startswith("# and"))
+    assert "as hex: tile (rotation to the hexes its track joins)" in grouped
+    assert "D10 5 (" in grouped and "57 (2 to C9+E11, 5 to C9+E11)" in grouped

@@ -156,11 +156,13 @@ def _group_line(kind: str, lines: list[str]) -> str:
         where: dict[str, dict[str, list[str]]] = {}
         for ln in lines:
             w = ln.split("#")[0].split()
+            to = ln.partition("# ")[2].partition("to ")[2]  # what the lay joins (pbm/e18xx/lays.py)
+            ends = "+".join(part.split()[0] for part in to.split(", ") if part)
             if len(w) >= 4:
-                where.setdefault(w[2], {}).setdefault(w[1], []).append(w[3])
-        spots = "; ".join(f"{h} " + ", ".join(f"{t} ({' '.join(r)})" for t, r in tiles.items())
+                where.setdefault(w[2], {}).setdefault(w[1], []).append(w[3] + (f" to {ends}" if ends else ""))
+        spots = "; ".join(f"{h} " + ", ".join(f"{t} ({', '.join(r)})" for t, r in tiles.items())
                           for h, tiles in where.items())
-        return (f"# and {len(lines)} more tile lays, as hex: tile (rotations) - write lay <tile> <hex> "
-                f"<rotation>: {spots}")
+        return (f"# and {len(lines)} more tile lays, as hex: tile (rotation to the hexes its track joins) - "
+                f"write lay <tile> <hex> <rotation>: {spots}")
     heads = sorted({ln.split("#")[0].strip() for ln in lines})
     return f"# and {len(lines)} more: " + "; ".join(heads)
