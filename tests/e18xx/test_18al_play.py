@@ -104,7 +104,10 @@ def test_18al_by_email_from_the_auction_into_the_operating_rounds(bama):
         kinds.add(game.state.round.kind)
         msg, text = answer(cli, inbound)
         assert "ACCEPTED" in text
-        assert any(p.get_content_type() == "application/pdf" for p in msg.iter_attachments())
+        # the PDF comes on the reader's turn and when the map changed (issue 29, item 8), and says so
+        attached = any(p.get_content_type() == "application/pdf" for p in msg.iter_attachments())
+        assert ("The PDF of the state is attached" in text) == attached
+        assert attached or "No PDF with this mail" in text
     assert {"stock", "operating"} <= kinds and {"bid", "par", "lay_tile", "buy_train"} <= types
     moves = cli("18xx", "moves", "bama-1").stdout
     assert moves.strip(), "pbm 18xx moves lists the legal moves"
