@@ -8,6 +8,13 @@ With ``--process`` a whole ``pbm 18xx replay FILE`` process per game instead (st
 imports, replay), against the Ruby process (load the engine, load the game).
 
     python scripts/bench_18xx.py [--repeat N] [--fixtures TITLE|all] [--process]
+    python scripts/bench_18xx.py --process --fixtures all --ruby LOADER.rb [--tree DIR]
+
+``--ruby LOADER.rb`` (with ``--process``) runs, alternately with each ``pbm 18xx replay FILE --json``
+process, ``ruby LOADER.rb FILE`` (``RACK_ENV=production``: the engine logs nothing) and prints both;
+LOADER.rb is a Ruby script outside this repository that loads the 18xx.games engine (four titles)
+and the game FILE (issue 32: never commit any of the engine).  ``--tree DIR`` runs the pbm of
+another checkout.  CPU is the child's user + system time; wall the process's.
 """
 from __future__ import annotations
 
@@ -42,11 +49,13 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--fixtures", help="replay every recorded game of this title (e.g. 18VA, or all) and stop")
+    ap.add_argument("--ruby", help="with --process: a Ruby script loading the 18xx.games engine and FILE")
+    ap.add_argument("--tree", help="with --process: run the pbm of this checkout")
     ap.add_argument("--process", action="store_true",
                     help="with --fixtures: time a whole `pbm 18xx replay FILE` process per game")
     args = ap.parse_args()
     if args.process:
-        return bench_processes(args.fixtures or "all", args.repeat)
+        return bench_processes(args.fixtures or "all", args.repeat, args.ruby, args.tree)
     if args.fixtures == "all":
         return bench_all_fixtures(args.repeat)
     if args.fixtures:
@@ -154,27 +163,57 @@ def bench_all_fixtures(repeat: int) -> int:
     return 0
 
 
-def bench_processes(which: str, repeat: int) -> int:
-    """A whole ``python -m pbm 18xx replay FILE`` per game: CPU time of the child and wall time,
-    median of ``repeat`` runs, against the Ruby process for the same game."""
+def bench_processes(which: str, repeat: int, ruby: str | None = None, tree: str | None = None) -> int:
+    """A whole ``python -m pbm 18xx replay FILE --json`` per game: CPU time of the child and wall time,
+    median of ``repeat`` runs, against the Ruby process for the same game (run alternately with ours
+    when ``ruby`` names a loader script, else the figures of ``RUBY``, measured in an earlier session)."""
     files = sorted(FIXTURES.glob("*/*.json") if which == "all" else (FIXTURES / which).glob("*.json"))
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    print(f"{'game':<42} {'CPU ms':>7} {'wall ms':>8} {'Ruby CPU ms':>11} {'ratio':>6}")
+    root = Path(tree).resolve() if tree else Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    cache = None
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):  # as installed: pbm's modules compiled once, not per process
+        import tempfile
+
+        cache = tempfile.TemporaryDirectory()
+        env.pop("PYTHONDONTWRITEBYTECODE")
+        env["PYTHONPYCACHEPREFIX"] = cache.name
+        subprocess.run([sys.executable, "-m", "pbm", "18xx", "replay", str(files[0]), "--json"], env=env, check=True,
+                       stdout=subprocess.DEVNULL, cwd=root)
+    ruby_env = {**os.environ, "RACK_ENV": "production"}
+
+    def child(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, cwd=cwd)
+        wall = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, wall
+
+    load = os.getloadavg()
+    print(f"pbm from {root}; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"{'game':<42} {'CPU ms':>7} {'wall ms':>8} {'Ruby CPU ms':>11} {'Ruby wall':>9} {'CPU ratio':>9}")
     for f in files:
-        cpus, walls = [], []
+        cpus, walls, rcpus, rwalls = [], [], [], []
         for _ in range(repeat):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "pbm", "18xx", "replay", str(f)], env=env, check=True,
-                           stdout=subprocess.DEVNULL)
-            walls.append(time.perf_counter() - t)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            cpu, wall = child([sys.executable, "-m", "pbm", "18xx", "replay", str(f), "--json"], env, root)
+            cpus.append(cpu)
+            walls.append(wall)
+            if ruby:
+                cpu, wall = child(["ruby", ruby, str(f)], ruby_env)
+                rcpus.append(cpu)
+                rwalls.append(wall)
         key = f"{f.parent.name}/{f.name}"
         cpu, wall = statistics.median(cpus) * 1000, statistics.median(walls) * 1000
-        ruby = RUBY.get(key)
-        print(f"{key:<42} {cpu:>7.0f} {wall:>8.0f} {ruby[1] if ruby else float('nan'):>11.0f} "
-              f"{f'{ruby[1] / cpu:.1f}x' if ruby else '-':>6}", flush=True)
+        if ruby:
+            rcpu, rwall = statistics.median(rcpus) * 1000, statistics.median(rwalls) * 1000
+        else:
+            rcpu, rwall = (RUBY[key][1], float("nan")) if key in RUBY else (float("nan"), float("nan"))
+        print(f"{key:<42} {cpu:>7.0f} {wall:>8.0f} {rcpu:>11.0f} {rwall:>9.0f} "
+              f"{f'{rcpu / cpu:.1f}x' if rcpu == rcpu else '-':>9}", flush=True)
+    load = os.getloadavg()
+    print(f"load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+          f"{'Ruby run alternately' if ruby else 'Ruby: the RUBY table (an earlier session)'}; pbm's bytecode "
+          f"{'cached in a temporary folder (PYTHONDONTWRITEBYTECODE was set)' if cache else 'as the environment has it'}")
     return 0
 
 
