@@ -106,3 +106,29 @@ def test_18al_private_auction_book_order_and_the_sites_as_an_option():
         assert g.current_entity() == to_act, rules
     from pbm.e18xx.replay import site_rules
     assert "site_auction" in site_rules("18AL")
+
+
+def test_1848_a_companys_shares_are_one_sale_per_turn():
+    """1848 12.5.1: "For each sale of any number of a company's shares, the company's share price
+    marker is moved down one space -- one space per sale, not one space per share."  Selling a
+    company's shares one at a time within a turn would drop the price per share; the shares of one
+    company a player sells in a turn are one sale (ruling, as 18xx.games: one lot per company per turn)."""
+    def can_sell_two(g: Game) -> bool:
+        cur = g.current_entity()
+        if g.state.round.kind != "stock" or g.state.turn < 2 or cur not in [p.name for p in g.state.players]:
+            return False
+        return any(2 in g._sellable_bundles(cur, c) for c in g.state.corporations if c != "BOE")
+
+    g = _first_state("1848", 3, can_sell_two, seeds=range(60), limit=600)
+    assert g is not None, "no seeded game reached a stock round where a player could sell two shares"
+    cur = g.current_entity()
+    corp = next(c for c in g.state.corporations if c != "BOE" and 2 in g._sellable_bundles(cur, c))
+    g.process(A.SellShares(cur, (), corporation=corp, count=1))
+    assert g.current_entity() == cur
+    assert not any(isinstance(a, A.SellShares) and a.corporation == corp for a in g.legal_actions())
+    try:
+        g.process(A.SellShares(cur, (), corporation=corp, count=1))
+    except Exception as exc:  # noqa: BLE001 - the refusal
+        assert "one lot" in str(exc) or "sold" in str(exc) or "may not sell" in str(exc), exc
+    else:
+        raise AssertionError(f"a second sale of {corp} in the same turn was accepted")
