@@ -58,9 +58,9 @@ def page(url: str, name: str, at: int | None = None) -> str:
 
 def event_items(html: str) -> list[tuple[int, str, str, list[str]]]:
     """(action, link, action text, [event texts]) of the page's event log, in page order."""
-    block = html.split('<ol class="events" reversed>', 1)[1].split("</ol>", 1)[0]
+    block = html.split('<ul class="events">', 1)[1].split("\n</ul>", 1)[0]
     out = []
-    for m in re.finditer(r'<li value="(\d+)"[^>]*><a href="([^"]+)"[^>]*>\d+</a> (.*?)<ul>(.*?)</ul></li>', block):
+    for m in re.finditer(r'<li data-action="(\d+)"[^>]*><a href="([^"]+)"[^>]*>#\d+</a> (.*?)<ul>(.*?)</ul></li>', block):
         evs = re.findall(r'<li class="ev ev-[a-z_]+">(.*?)</li>', m.group(4))
         out.append((int(m.group(1)), m.group(2), m.group(3), evs))
     return out
@@ -83,7 +83,8 @@ def test_history_page_shows_the_events_up_to_that_action(site):
     html = page(site, "aus", 70)
     items = event_items(html)
     assert items[0][0] == 70 and max(i[0] for i in items) == 70
-    assert re.search(r'<li value="70" class="current" aria-current="step">', html)
+    assert re.search(r'<li data-action="70" class="current" aria-current="step">', html)
+    assert html.count("<li value=") == 70  # the action log's items, as before
 
 
 def test_names_in_events_are_escaped_and_hidden_in_an_anonymous_game(site):
@@ -94,4 +95,4 @@ def test_names_in_events_are_escaped_and_hidden_in_an_anonymous_game(site):
     anon = page(site, "ga-anon")
     (item,) = [i for i in event_items(anon) if i[0] == 1]
     assert item[3] == ["Player 1 gets LTR for $20"]
-    assert "script" not in anon.split('<ol class="events"', 1)[1].split("</ol>", 1)[0]
+    assert "script" not in anon.split('<ul class="events"', 1)[1].split("\n</ul>", 1)[0]

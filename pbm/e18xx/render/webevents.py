@@ -36,6 +36,6 @@ def event_log(game: Any, texts_by_seq: dict[int, str], href: Callable[[int], str
             inner = cache[key] = "".join(f'<li class="ev ev-{escape(e.kind)}">{escape(name(e.text(money)))}</li>'
                                          for e in groups[seq])
         action = texts_by_seq.get(seq, "")
-        items.append(f'<li value="{seq}"{mark}><a href="{escape(href(seq))}" title="the game after action {seq}">'
-                     f'{seq}</a> {escape(name(action))}<ul>{inner}</ul></li>')
+        items.append(f'<li data-action="{seq}"{mark}><a href="{escape(href(seq))}" title="the game after action '
+                     f'{seq}">#{seq}</a> {escape(name(action))}<ul>{inner}</ul></li>')
     return Markup("\n".join(items)), sum(len(v) for v in groups.values())
