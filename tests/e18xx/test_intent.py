@@ -181,3 +181,13 @@ def test_done_waits_for_another_players_discard():
     assert "move 2 (done): not yet - ATN (Player 1) must first \"Discard a train down to the limit\"" in notes
     assert "move 3 (pass): ignored - ATN (Player 1) must first" in notes
     assert "The turn is not over: ATN (Player 1) must first" in notes and "L&N's turn goes on after that" in notes
+
+
+def test_1848_a_pass_that_declines_the_trains_says_so():
+    """'lay / pass' once silently meant "buy no train"; each pass now names the step it ends."""
+    g = at("1848/101.json", 139)  # FT: no train yet, phase 3
+    made, why, notes = intent(g, "lay 5 G14 0\npass\npass")
+    assert made == ["lay 5 G14 0", "pass", "pass"]
+    assert why[1] == 'ends "Lay or upgrade one tile" (1848 rule 7.4, 7.5)'
+    assert why[2] == 'ends "Buy trains" (1848 rule 8.1-8.4)'
+    assert "FT's turn goes on" in notes
