@@ -169,6 +169,10 @@ def test_done_and_comma_separated_moves():
     assert parse_moves("pass; run 2-0 D4-0 E1-0; 3-1 C3-0 A3-0", "a") == [
         A.Pass("a"), A.RunRoutes("a", (A.RouteSpec("2-0", ("D4-0", "E1-0")), A.RouteSpec("3-1", ("C3-0", "A3-0"))))]
     assert split_line("bid 1,000 MRC") == ["bid 1,000 MRC"]  # not a list of moves: one move, refused as such
+    from pbm.e18xx.pbem.moves import MoveError
+
+    with pytest.raises(MoveError, match="write one move per line"):
+        parse_moves("pass, frobnicate", "a")
 
 
 # -- another player must act inside the turn (a company over its train limit) -------------------
