@@ -66,7 +66,7 @@ def test_3_1_3_only_a_player_who_owns_a_private_may_pass():
     g = new(3)
     g.process(A.Bid("Ann", "P1", 30))
     assert g.current_entity() == "Bob"
-    refused(g, A.Pass("Bob"), "rules 3.1.1-3.1.3", "once you own a private")
+    refused(g, A.Pass("Bob"), "rule 3.1.1, 3.1.3", "once you own a private")
 
 
 # -- 5.1, 5.2, 12: shares and limits ------------------------------------------------------------------

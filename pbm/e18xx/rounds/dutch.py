@@ -54,7 +54,8 @@ class DutchAuctionMixin:
                         not any(c.owner and c.owner.startswith("P:") for c in s.companies.values()):
                     raise IllegalAction(f"rule {self._dutch_ref('auction_must_buy', '3.1.2')}: every price is at its "
                                         "lowest and no private has been sold: you must buy one")
-                raise IllegalAction(f"rules 3.1.1-3.1.3: you must buy a private or lower a price; you may pass only "
+                raise IllegalAction(f"rule {self._dutch_ref('auction_pass', '3.1.1, 3.1.3')}: you must buy a private or "
+                                    "lower a price; you may pass only "
                                     "once you own a private (or when every price is at its lowest and a "
                                     "private has been sold)")
             r.passed.add(player)
