@@ -115,7 +115,7 @@ def test_undo_of_ones_own_last_mail_until_another_player_acts(ga):
     cli = ga[0]
     line, _ = send(ga, 1, "bid 20 LTR")
     assert "accepted" in line
-    line, inbound = send(ga, 1, "undo")
+    line, inbound = send(ga, 1, "", subject="Re: [ga-1] undo")  # in the Subject, the body holding no move
     assert "player 1 accepted" in line, line
     assert state(cli)[1] == 0
     _, text = answer(cli, inbound)

@@ -218,6 +218,9 @@ def _moves_in_subject(mm: MoveMail, msg) -> None:
     subject = re.sub(r"^\[[^\]]{1,60}\]\s*", "", subject)
     if not subject or len(subject) > 200:
         return
+    if subject.lower() == "undo":  # 'undo' stands alone: taken back by handle (pbem/selfundo.py)
+        mm.moves, mm.where = subject, "subject"
+        return
     try:
         found = parse_moves(subject, "x")
     except MoveError:
