@@ -316,3 +316,57 @@ def test_a_mail_without_the_pdf_points_to_the_games_web_page(world, monkeypatch)
     assert not _has_pdf(msg)
     assert "The game's page (map, market, players, history): https://pbm.example/games" in text
     assert "No PDF with this mail (the game's web page above has the map)" in text
+
+
+@pytest.fixture
+def va_offer(cli, tmp_path, tmp_path_factory, monkeypatch):
+    """The recorded 18VA game cut before its action 211: N&W (Player 3) may buy P1 from its owner."""
+    import json
+
+    from tests.conftest import SHARED
+
+    src = SHARED / "fixtures" / "18xx" / "18VA" / "18VA_game_end_bank.json"
+    if not src.is_file():
+        pytest.skip(f"no recorded 18VA game at {src}")
+    export = json.loads(src.read_text(encoding="utf-8"))
+    export["actions"] = [a for a in export["actions"] if int(a.get("id") or 0) < 211]
+    export.pop("result", None)
+    (tmp_path / "va.json").write_text(json.dumps(export), encoding="utf-8")
+    (tmp_path / "emails.csv").write_text("name,email\n" + "".join(
+        f"Player {n},{addr}\n" for n, (_, addr) in enumerate(PLAYERS, 1)), encoding="utf-8")
+    server = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
+    try:
+        with SmtpServer() as smtp:
+            for key, value in {"HOST": "127.0.0.1", "PORT": str(server.port), "USER": USER,
+                               "PASSWORD": PASSWORD, "SSL": "false", "FOLDER": "INBOX"}.items():
+                monkeypatch.setenv(f"PBM_IMAP_{key}", value)
+            cfg = tmp_path / "pbm.toml"
+            cfg.write_text(smtp.config_toml(), encoding="utf-8")
+            out = cli("18xx", "import", str(tmp_path / "va.json"), "--name", "va-1", "--emails",
+                      str(tmp_path / "emails.csv")).stdout
+            secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) Player \d <[^>]+>: (\S+)", out)}
+            assert sorted(secrets) == [1, 2, 3], out
+            yield World(cli, server, smtp, cfg, secrets, "va-1")
+    finally:
+        server.stop()
+
+
+def test_an_18va_offer_for_a_private_cites_18va_not_18ga(va_offer):
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.games import load, move_text, needs_consent
+
+    w = va_offer
+    with session_scope(w.cli.url) as s:
+        g = load(s, s.scalar(select(Game).where(Game.name == "va-1")))
+        buyer = g.controller(g.current_entity())
+        act = next(a for a in g.legal_actions() if isinstance(a, A.BuyCompany) and needs_consent(g, buyer, a))
+        owner = g.state.companies[act.company].owner[2:]
+        line = move_text(g, act)
+    seat = int(buyer.split()[-1])
+    out = w.deliver(seat, line)
+    assert "accepted" in out, out
+    receipt = w.last(PLAYERS[seat - 1][1])[1]
+    assert "OFFER MADE, NOT YET A SALE" in receipt and "(rule 4.2)" in receipt and "3.2" not in receipt
+    offers = [(s, b) for s, b in w.bodies(PLAYERS[int(owner.split()[-1]) - 1][1]) if "Offer for your" in s]
+    assert len(offers) == 1 and f"Offer for your {act.company}" in offers[0][0]
+    assert "rule 4.2:" in offers[0][1] and "3.2" not in offers[0][1]
