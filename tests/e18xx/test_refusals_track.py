@@ -350,3 +350,15 @@ def test_tile_rules_of_each_title_named(title, refs):
     g.state.round.tile_lays = 0  # as on a later turn
     assert why(lay.hex, lay.tile, lay.rotation).startswith(
         f"{pre('colour')}tile {lay.tile} rotation {lay.rotation} on {lay.hex}: a yellow hex takes a green tile")
+
+
+def test_a_station_named_when_none_is_possible_this_turn_says_why():
+    """Mailed at the track step: the token step will be skipped (nothing possible), so "not now"
+    would mislead; the refusal names the rule that forbids each city instead."""
+    from pbm.e18xx.core.errors import IllegalAction
+    g = stations_game()
+    assert "place_token" not in g.or_actions("GA")
+    refused(g, A.PlaceToken("GA", "H4"), IllegalAction,
+            "GA may place no station this turn: H4: 4.2.2(c): the last open circle is kept for G&F's home station")
+    refused(g, A.PlaceToken("GA", "C3"), IllegalAction, "GA may place no station this turn: C3: 4.2.2(a): GA's track")
+    refused(g, A.PlaceToken("GA", "G3"), IllegalAction, "G3: 4.2.2(b): GA already has a station in G3")

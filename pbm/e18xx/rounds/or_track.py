@@ -468,6 +468,27 @@ class TrackMixin:
         self.log(f"{corp} places a token in {ok[0][0]} for {cost}")
         self._objective_reached(corp, ok[0][0])
 
+    def token_step_refusal(self: "Engine", corp: str, action: A.PlaceToken) -> str | None:
+        """Why ``corp`` may place no station this turn, for a station named before or in its token
+        step when none is possible (the step is then skipped, and "not now" would not say why);
+        None when the order of the steps is the answer or the station is a private's."""
+        names = [st.name for st in self.or_steps]
+        open_step = self._open_step(corp)[0]
+        if (action.entity != corp or "token" not in names or open_step not in names[:names.index("token") + 1]
+                or corp in self.state.round.tokened or self._can_place_token(corp) or self._special_token_open(corp)):
+            return None
+        cost = self.next_token_cost(corp)
+        if cost is None:
+            why = f"{self.track_ref('token_left')}{corp} has no tokens left"
+        elif cost > self.state.cash[f"C:{corp}"]:
+            why = f"{self.track_ref('token_cost')}its next station costs {cost}; it has {self.state.cash[f'C:{corp}']}"
+        else:
+            try:
+                why = self._token_refusal(corp, self._city_ref(action.city))
+            except GameError as exc:
+                why = str(exc)
+        return f"{corp} may place no station this turn: {action.city}: {why}"
+
     def _token_refusal(self: "Engine", corp: str, keys: list[tuple[str, int]]) -> str:
         """Why ``corp`` may place no station in the cities ``keys`` (one hex's), naming the rule."""
         m = self.state.map

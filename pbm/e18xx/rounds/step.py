@@ -207,6 +207,12 @@ class Token(Step):
             g.state.round.steps_done.add(self.name)
         return False
 
+    def refuse(self, g: "StepGame", corp: str, action: A.Action) -> None:
+        # a station named before the token step when none is possible this turn: say why (or_track.py)
+        why = g.token_step_refusal(corp, action) if isinstance(action, A.PlaceToken) else None
+        if why:
+            raise IllegalAction(why)
+
 
 class Route(Step):
     name = "route"
