@@ -22,7 +22,7 @@ Every event is a frozen dataclass with ``seq`` (the number of the action that ca
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -755,13 +755,6 @@ class Recorder:
         self._pending: list[Event] = []
         self._seq = 0
 
-    def events_of(self, seq: int) -> list[Event]:
-        return [e for e in self.events if e.seq == seq]
-
-    def since(self, seq: int) -> list[Event]:
-        """The events of the actions after action ``seq``, oldest first."""
-        return [e for e in self.events if e.seq > seq]
-
     # the wrapped engine calls
     def process(self, orig: Callable[..., Any], action: Any, **kw: Any) -> Any:
         """The engine's ``process``, then the events of the action.  Finding events never changes
@@ -901,8 +894,3 @@ def recorded(game: "Game") -> list[Event]:
     n = len(game.actions)  # an action taken back is no longer in the log: nor are its events
     return [e for e in rec.events if e.seq <= n]
 
-
-def lines(game: "Game", events: list[Event], *, indent: str = "  ") -> list[str]:
-    """Events in plain words, one a line, in order (money in the title's currency)."""
-    money = money_of(game.title)
-    return [f"{indent}{e.text(money)}" for e in events]
