@@ -511,7 +511,8 @@ def bid_on_the_cheapest(game: Game, act: A.Bid) -> tuple[A.Bid, str]:
 
     from pbm.e18xx.rounds.cite import see
 
-    if game.state.round.kind != "auction" or "site_auction" in game.optional_rules:
+    if game.state.round.kind != "auction" or "site_auction" in game.optional_rules or \
+            game.current_entity() != act.entity:
         return act, ""
     try:
         comp = game.company(act.company)

@@ -277,7 +277,7 @@ def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | No
         "first": links.move(0, total) if n > 0 else None, "last": "index.html" if n < total else None,
         "query": links.query,
         "money": g.title.money,  # the title's currency (1848: £)
-        "where": where, "phase": st["phase"], "train_limit": safe(lambda: g.phase.train_limit),
+        "where": where, "phase": st["phase"], "train_limit": safe(lambda: g.train_limit_text()),  # per company size (18VA: "4 (10-share), 2 (5-share)")
         "bank": st["bank"], "depot": st["depot"], "finished": st["finished"], "end_reason": st["end_reason"],
         "result": {name(k): v for k, v in (st["result"] or {}).items()} if st["result"] else None,
         "to_act": name(who_acts(g)), "legal": [name(line) for line in legal_lines(g)] if not st["finished"] else [],
