@@ -195,3 +195,59 @@ def test_1848_a_pass_that_declines_the_trains_says_so():
     assert why[1] == 'ends "Lay or upgrade one tile" (1848 rule 7.4, 7.5)'
     assert why[2] == 'ends "Buy trains" (1848 rule 8.1-8.4)'
     assert "FT's turn goes on" in notes
+
+
+# -- random whole turns: the same turn written without its passes, ended by 'done' ---------------
+@pytest.mark.parametrize("title, seed", [("18GA", 5), ("18AL", 6), ("1848", 7), ("18VA", 8)])
+def test_random_turns_written_without_passes(title, seed):
+    """Random legal play; every company turn is also written as a mail of its moves without the
+    passes, ending with 'done', and played on the state at the turn's start: it is accepted and
+    ends the turn (the passes are the steps the mail skips)."""
+    import random
+
+    from pbm.e18xx.core.state import clone_state
+    from pbm.e18xx.pbem.games import move_text
+    from tests.e18xx.helpers import pick
+
+    rng = random.Random(seed)
+    g = Game(title, [f"Player{i}" for i in range(4)], seed)
+    turns = 0
+    for _ in range(1500):
+        if g.finished or turns >= 15:
+            break
+        ent = g.current_entity()
+        if g.state.round.kind != "operating" or ent not in g.state.corporations \
+                or g.open_step()[0].name == "home_token":
+            g.process(pick(rng, g.legal_actions()))
+            continue
+        snap, n = clone_state(g.state), len(g.actions)
+        key = (g.state.turn, g.state.round.num, g.state.round.index)
+        texts = []
+        while not g.finished and (g.state.turn, g.state.round.num, g.state.round.index) == key \
+                and g.state.round.kind == "operating" and g.current_entity() == ent:
+            legal = [a for a in g.legal_actions() if a.entity == ent and not isinstance(a, A.SellShares)]
+            if not legal:
+                break
+            a = pick(rng, legal)
+            if not isinstance(a, A.Pass):
+                texts.append(move_text(g, a))
+            g.process(a)
+        if g.current_entity() != ent and (g.state.turn, g.state.round.num, g.state.round.index) != key:
+            m = len(g.actions)
+            g._restore(snap)
+            kept = g.actions[n:m]
+            del g.actions[n:]
+            mail = "\n".join(texts + ["done"])
+            player = g.controller(ent)
+            made, notes = play_intent(g, player, parse_moves(mail, player))
+            said = "\n".join(notes)
+            assert f"{ent}'s turn is over" in said or f"{ent}'s turn had already ended" in said, (mail, notes)
+            assert g.finished or (g.state.turn, g.state.round.num, g.state.round.index) != key \
+                or g.state.round.kind != "operating", (mail, notes)
+            def plain(acts):  # what was done, the same whether it is written "token E6" or "token 14-0-0"
+                return [(x.type, getattr(x, "train", None), getattr(x, "hex", None), getattr(x, "kind", None))
+                        for x in acts if not isinstance(x, A.Pass)]
+
+            assert plain(x.action for x in made) == plain(kept), mail
+            turns += 1
+    assert turns >= 10, turns
