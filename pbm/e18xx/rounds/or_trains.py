@@ -132,7 +132,8 @@ class TrainsMixin:
                 cands.append(found)
             got = pick_disjoint(cands)
             if got is None:
-                raise IllegalRoute("these routes cannot all run without two trains sharing track")
+                raise IllegalRoute(f"{self.track_ref('route_shared')}these routes cannot all run without two trains "
+                                   "sharing track")
             chosen = []
             for spec, kr in zip(action.routes, got):
                 if spec.revenue is not None and spec.revenue != kr.revenue:
