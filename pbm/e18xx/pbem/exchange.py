@@ -137,8 +137,17 @@ def _site_tile_id(game: Game, coord: str) -> str:
     return pl.tile_id or f"{coord}-0"
 
 
-def _token_placed(game: Game, before: dict[tuple[str, int], list[Any]]) -> dict[str, Any] | None:
-    """The station a place_token put down: 18xx.games' city id (``tile-city``) and slot."""
+def _token_placed(game: Game, before: dict[tuple[str, int], list[Any]],
+                  extra: dict[tuple[str, int], list[str]] | None = None) -> dict[str, Any] | None:
+    """The station a place_token put down: 18xx.games' city id (``tile-city``) and slot; a station
+    beside the city's circles (18VA's Potomac Yards) is written with slot 0 and its company as
+    the ``tokener``, as the site records it."""
+    for key, corps in game.state.map.extra_tokens.items():
+        new = [c for c in corps if c not in (extra or {}).get(key, [])]
+        if new:
+            coord, idx = key
+            return {"city": f"{_site_tile_id(game, coord)}-{_site_index(game, coord, idx)}", "slot": 0,
+                    "tokener": new[0]}
     for key, slots in game.state.map.tokens.items():
         old = before.get(key, [None] * len(slots))
         for i, who in enumerate(slots):
@@ -240,8 +249,12 @@ def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> 
     out: list[dict[str, Any]] = []
 
     def auto_pass(who: str) -> None:
+        who, _, what = who.partition("\t")
         entity, kind = _entity(game, who, ids)
-        out.append({"type": "pass", "entity": entity, "entity_type": kind, "pbm_auto": True, "id": len(out) + 1})
+        d: dict[str, Any] = {"type": what or "pass", "entity": entity, "entity_type": kind}
+        if what == "run_routes":
+            d["routes"] = []
+        out.append({**d, "pbm_auto": True, "id": len(out) + 1})
 
     for act in actions:
         log_from = len(game.state.log)
@@ -249,6 +262,7 @@ def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> 
             auto_pass(who)
         tokens = ({k: list(v) for k, v in game.state.map.tokens.items()}
                   if isinstance(act, A.PlaceToken) else None)
+        extra = {k: list(v) for k, v in game.state.map.extra_tokens.items()} if tokens is not None else None
         selling = _selling(game, act)
         before = game.percent_of(f"P:{act.entity}", selling) if selling else 0
         president = game.president(selling) if selling else None
@@ -263,7 +277,7 @@ def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> 
         site.reconcile()
         passed = passes.post(act)
         if tokens is not None:
-            info["station"] = _token_placed(game, tokens)
+            info["station"] = _token_placed(game, tokens, extra)
         if isinstance(act, A.RunRoutes):
             info["site_routes"] = [_route_export(game, t, r) for t, r in rep.last_routes.get(act.entity, [])]
         d = _export_action(game, act, info, ids)

@@ -11,6 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.state import clone_state
+
+
+# privates whose ability 18xx.games lets their company use at any time of its turn (no ``when``, or
+# ``owning_corp_or_turn``): while the company owns one, the site's last step waits for a pass
+ANYTIME = {"18VA": frozenset({"P1", "P3"}), "18GA": frozenset({"W&SR"}), "18AL": frozenset({"SNAR"}),
+           "1848": frozenset({"P2", "P3"})}
+
+STEP_OF = {A.BuyTrain: "buy_train", A.PlaceToken: "token", A.LayTile: "track"}
 
 
 def _round_key(game: Any) -> tuple[str, int, int]:
@@ -23,6 +33,7 @@ class SitePasses:
         self.game = game
         self.consecutive = 0  # passes in a row in this stock round, as the site counts them
         self.before: tuple[Any, ...] = ()
+        self.declined: set[tuple[Any, str]] = set()  # (round, company) whose conversion pass is written
 
     def _stock(self) -> bool:
         return self.game.state.round.kind == "stock" and not self.game.state.finished
@@ -31,17 +42,58 @@ class SitePasses:
         return list(self.game.state.round.entities)
 
     def pre(self, act: A.Action) -> list[str]:
-        """Entities that must pass on the site before ``act`` (the 18VA conversion decision)."""
+        """Entities that must pass on the site before ``act``, passed here too (the same as pbm's
+        implicit pass): the 18VA conversion decision before any other move of the company, and the
+        steps before the one a private's ability acts in (a train bought with 18VA's Tredegar Iron
+        Works ends the track, station and route steps: 18xx.games waits in each for a pass)."""
         g = self.game
         out: list[str] = []
         if g.state.round.kind == "operating" and not isinstance(act, (A.Convert, A.Pass)):
-            step, who = g.open_step()
-            if step is not None and step.name == "convert" and who == act.entity:
-                out.append(who)
+            target = STEP_OF.get(type(act)) if act.entity in g.state.companies else None
+            names = [x.name for x in g.or_steps]
+            saved, count = clone_state(g.state), len(g.actions)  # the passes are tried, then taken back:
+            for _ in range(len(names)):  # the game follows its own log exactly
+                step, who = g.open_step()
+                if step is None or who is None or who not in g.state.corporations:
+                    break
+                first = step.name == "convert" and (who == act.entity or target is not None)
+                skip = target is not None and step.name in names and target in names and \
+                    names.index(step.name) < names.index(target) and step.name != "home_token"
+                if not (first or skip):
+                    break
+                if "pass" not in g.or_actions(who):
+                    if skip and step.name == "route":  # the private's move skips the run: no routes
+                        out.append(f"{who}\trun_routes")
+                    break
+                try:
+                    g.process(A.Pass(who))
+                except GameError:
+                    break
+                if step.name == "convert":  # written once a turn (pbm keeps the decision open after other moves)
+                    if (_round_key(g), who) in self.declined:
+                        continue
+                    self.declined.add((_round_key(g), who))
+                out.append(who if step.name != "route" else f"{who}\trun_routes")  # the site runs no routes
+            g._restore(saved)  # noqa: SLF001 - the same state object, as before the passes
+            del g.actions[count:]
         self.before = (_round_key(g), self._players() if self._stock() else [],
-                       g.state.round.index if self._stock() else 0)
+                       g.state.round.index if self._stock() else 0,
+                       g.current_entity() if g.state.round.kind == "operating" else None)
         return out
 
     def post(self, act: A.Action) -> list[str]:
-        """Passes to write after ``act`` (none so far: both engines skip a player who can do nothing)."""
-        return []
+        """Passes to write after ``act``: a company whose turn pbm ended with ``act`` while it owns an
+        open private waits on 18xx.games in its last step (its "Buy Companies" step stays open so
+        that the private's ability may still be used there; pbm keeps the book's timing, e.g.
+        18VA 4.2: "must be used in this phase") and passes to end its turn."""
+        g = self.game
+        key, op = self.before[0], self.before[3] if len(self.before) > 3 else None
+        if key[0] != "operating" or op is None or isinstance(act, A.Pass) or act.entity != op:
+            return []
+        if g.state.finished or (_round_key(g) == key and g.current_entity() == op):
+            return []
+        if op not in g.state.corporations:
+            return []
+        anytime = ANYTIME.get(g.title.name, frozenset())
+        owned = [c for c in g.state.companies.values() if c.owner == f"C:{op}" and not c.closed and c.sym in anytime]
+        return [op] if owned else []
