@@ -658,3 +658,16 @@ def test_18va_by_mail_a_second_train_over_the_limit_names_the_limit(cli, tmp_pat
     assert "1G" in corp_line and "(limit 2)" in corp_line
     with session_scope(cli.url) as s:
         assert load(s, s.scalar(select(GameRow).where(GameRow.name == "va-2"))).state.corporations[cur].trains
+
+
+def test_18va_one_lot_of_a_company_per_turn():
+    """18VA 4.3.1: "Players may not choose to sell multiple shares of a single Corporation's stock as
+    multiple transactions in the same turn of a Stock Round"."""
+    g, p = stock_game("18VA")
+    other = next(x for x in PLAYERS if x != p)
+    corp = started(g, other)
+    g.move_share(f"{corp}_1", f"P:{p}")
+    g.move_share(f"{corp}_2", f"P:{p}")
+    g.process(A.SellShares(p, corporation=corp, count=1))
+    assert g.current_entity() == p
+    refused(g, A.SellShares(p, corporation=corp, count=1), "sold in one lot per turn", "(rule 4.3.1)")

@@ -337,6 +337,10 @@ class StockMixin(AuctionMixin):
         if s.round.kind == "stock" and not self._can_sell_order():
             return (f": {player} has bought this turn, and sales come before the turn's purchase or after it, "
                     f"not both{see(self.title, 'sell_after_buy')}")
+        if s.round.kind == "stock" and self.title.data.get("one_sale_per_company_per_turn") and \
+                s.round.sold.get(player, {}).get(corp) == "now":
+            return (f": {player} sold {corp} this turn, and one company's shares are sold in one lot per turn"
+                    f"{see(self.title, 'one_sale_per_turn')}")
         if s.turn == 1 and s.round.kind == "stock" and not c.equal_shares and not self.title.data.get("sell_after"):
             return f": no shares are sold in the first stock round{see(self.title, 'first_sr_sale')}"
         room = (100 if c.equal_shares else int(self.title.data["market_share_limit"])) - self.percent_of("pool", corp)
