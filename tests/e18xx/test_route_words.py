@@ -12,7 +12,7 @@ from pbm.e18xx.core.game import Game
 from pbm.e18xx.pbem.moves import play_text
 from pbm.e18xx.routes import resolve_stops
 
-from .test_refusals_track import operating_game
+from .test_refusals_track import operating_game, put
 from .test_rule_examples import give_train
 
 
@@ -155,3 +155,29 @@ def test_each_title_names_its_route_rule(title, corp, ref):
         g._run_routes(corp, A.RunRoutes(corp, (A.RouteSpec(tid, (home.lower(), far)),)))
     msg = str(e.value)
     assert f"train {tid} cannot run {home}-0 {far}-0: {ref}: not connected between {home}-0 and {far}-0" in msg, msg
+
+
+def test_a_route_that_doubles_back_through_a_junction_reuses_track():
+    """18VA 4.5.5 "A train may not use any track segment more than once": Baltimore (H3) to
+    Washington (G4) through the junction tile on G2, then on to Harper's Ferry (F3) back through
+    G2 would cross G2's side towards Washington twice."""
+    from pbm.e18xx.core.hexgrid import neighbour, opposite
+
+    g = operating_game("18VA", "C&O", phase_colour="green")
+    t = g.title
+    put(g, "G2", "80", 5)  # junction: sides 5, 0 and 1 joined
+    sides = {"H3": 5, "G4": 0, "F3": 1}
+    for coord, side in sides.items():
+        assert neighbour("G2", side, t.layout) == coord
+        rot = next(r for r in range(6) if opposite(side) in t.tiles["57"].exits(r))
+        put(g, coord, "57", rot)
+    m = g.state.map
+    m.tokens[("H3", 0)] = ["C&O"]
+    g.state.corporations["C&O"].tokens[0] = ("H3", 0)
+    m.version += 1
+    g._graph = None
+    give_train(g, "C&O", "3-0")
+    with pytest.raises(IllegalRoute) as e:
+        g._run_routes("C&O", A.RunRoutes("C&O", (A.RouteSpec("3-0", ("H3", "G4", "F3")),)))
+    assert str(e.value) == ("train 3-0 cannot run H3-0 G4-0 F3-0: 4.5.5: track reused at G2, G4: "
+                            "a route uses each piece of track once")
