@@ -206,3 +206,26 @@ def test_5_5_3_a_director_in_debt_sells_shares_before_anything_else():
     g.process(A.TakeLoan("SAR"))  # into receivership, Player 1 owes the compensation
     assert s.cash["P:Player 1"] == -43
     refused(g, A.Pass(g._or_operator()), "rule 5.5.3", "Player 1 owes £43 of receivership compensation")
+
+
+# -- 8.1, 8.3.4, 8.4.3: trains between companies ---------------------------------------------------------
+def ft_short_of_cash() -> Game:
+    g = at("1848_hotseat_game.json", 141)  # FT (Player 2) must buy a train; VR is also Player 2's, SAR Player 1's
+    s = g.state
+    assert g._or_operator() == "FT" and not s.corporations["FT"].trains
+    s.cash["bank"] += s.cash["C:FT"] - 50
+    s.cash["C:FT"] = 50
+    return g
+
+
+def test_8_1_8_3_4_between_directors_only_at_face_value():
+    g = ft_short_of_cash()
+    refused(g, A.BuyTrain("FT", "3-1", 40), "face value (£230)", "rule 8.1, 8.3.4")
+
+
+def test_8_4_3_the_director_puts_no_money_into_a_train():
+    g = ft_short_of_cash()
+    refused(g, A.BuyTrain("FT", "3-0", 200), "may not be bought from another company with the president's money",
+            "rule 8.3.7, 8.4.3")
+    g.process(A.BuyTrain("FT", "3-0", 10))  # between one director's companies: £1 and up (8.3.4)
+    assert g.state.trains["3-0"].owner == "C:FT"

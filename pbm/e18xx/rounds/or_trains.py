@@ -492,8 +492,8 @@ class TrainsMixin:
             seller = train.owner
             if self.title.data.get("trades_at_face_value") and price != train.price and \
                     self.president(seller[2:]) != self.president(corp):
-                raise IllegalAction(f"8.1: between companies with different directors a train changes hands "
-                                    f"at its face value ({train.price})")
+                raise IllegalAction(f"between companies with different directors a train changes hands at its "
+                                    f"face value ({self.title.money(train.price)}){see(self.title, 'train_sale')}")
         cash = s.cash[c.key]
         if price > cash and from_depot and self._must_buy_train(corp) and \
                 (self.title.data.get("loans") or {}).get("forced_train_loans"):
