@@ -229,3 +229,23 @@ def test_8_4_3_the_director_puts_no_money_into_a_train():
             "rule 8.3.7, 8.4.3")
     g.process(A.BuyTrain("FT", "3-0", 10))  # between one director's companies: £1 and up (8.3.4)
     assert g.state.trains["3-0"].owner == "C:FT"
+
+
+def test_12_4_1_a_sale_to_pay_compensation_changes_no_director():
+    """12.4.1: "Shares sold as the result of insolvency (the result of paying compensation to other
+    shareholders in a company that has gone into receivership) may not trigger a change of Director"."""
+    g = at("101.json", 475)
+    s = g.state
+    g.move_share("CAR_0", "P:Player 1")  # Player 1 directs the CAR with 50%, Player 3 keeps 20%
+    for sid in [x for x, o in s.share_owner.items() if o == "P:Player 3" and x.startswith("CAR_")][:2]:
+        g.move_share(sid, "P:Player 1")
+    assert g.percent_of("P:Player 1", "CAR") == 50 and g.percent_of("P:Player 3", "CAR") == 20
+    s.cash["bank"] += s.cash["P:Player 1"] + s.cash["C:SAR"]
+    s.cash["P:Player 1"] = s.cash["C:SAR"] = 0
+    g.process(A.TakeLoan("SAR"))  # SAR into receivership: Player 1 owes Player 3's compensation
+    assert s.cash["P:Player 1"] < 0 and g.current_entity() == "Player 1"
+    assert 4 in g._sellable_bundles("Player 1", "CAR") and 4 not in g.crisis_bundles("Player 1", "CAR")
+    refused(g, A.SellShares("Player 1", (), corporation="CAR", count=4), "rule 12.4.1",
+            "a sale to pay compensation may not change a director")
+    g.process(A.SellShares("Player 1", (), corporation="CAR", count=3))  # he stays the director
+    assert g.president("CAR") == "Player 1"
