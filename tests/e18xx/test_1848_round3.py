@@ -29,6 +29,10 @@ def test_privates_do_not_count_as_certificates():
     assert [c.sym for c in s.companies.values() if c.owner == "P:Player 2"] == ["P3", "P4"]
     assert g.percent_of("P:Player 2", "VR") == 60
     assert g.num_certs("Player 2") == 5
+    from pbm.e18xx.render.view import describe, state_dict
+
+    assert state_dict(g)["players"]["Player 2"]["certificates"] == 5  # pbm 18xx show --json
+    assert "certs 5/20" in next(x for x in describe(g).splitlines() if x.strip().startswith("Player 2"))
 
 
 def test_a_private_does_not_stop_a_share_the_limit_allows():
