@@ -190,3 +190,12 @@ def test_export_of_a_game_with_undo_and_an_accepted_offer_round_trips(cli, tmp_p
     assert exchange.fingerprint(exchange.replay_export(data)) == exchange.fingerprint(final)
     res = json.loads(cli("18xx", "replay", str(out), "--json").stdout)
     assert res == summary(final)
+
+
+def test_1848_loans_are_numbered_as_18xx_games_numbers_them():
+    """18xx.games' take_loan names the loan (its id, in the order loans are taken: 0, 1, ...);
+    without it the site cannot build the action."""
+    g = _played("1848", 3, 0, mode="random", limit=400)
+    loans = [a for a in _export(g)["actions"] if a["type"] == "take_loan"]
+    assert loans, "no loan taken in the seeded game"
+    assert [a["loan"] for a in loans] == list(range(len(loans)))

@@ -216,6 +216,8 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
         d.update(company=act.company, price=act.price)
     elif isinstance(act, A.UseAbility):
         d.update(ability=act.ability)
+    elif isinstance(act, A.TakeLoan) and "loan" in info:
+        d.update(loan=info["loan"])
     return d
 
 
@@ -267,8 +269,12 @@ def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> 
         before = game.percent_of(f"P:{act.entity}", selling) if selling else 0
         president = game.president(selling) if selling else None
         owners = dict(game.state.share_owner) if isinstance(act, A.BuyShares) else {}
+        lender = game.lender() if isinstance(act, A.TakeLoan) else None
+        loan = game.state.corporations[lender].loans if lender in game.state.corporations else None
         step(rep, act, rollback=False)
         info = rep.concrete[-1]
+        if loan is not None:
+            info["loan"] = loan  # 18xx.games numbers the loans in the order they are taken
         if selling:
             info["sold"] = site.sold(f"P:{act.entity}", selling, before - game.percent_of(f"P:{act.entity}", selling),
                                      game.president(selling), president)
