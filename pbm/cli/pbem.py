@@ -119,8 +119,10 @@ def move_cmd(ctx: typer.Context,
             legal = "\n".join(f"  {x}" for x in out.legal)
             raise PbmError(f"nothing stored: {out.error}\nLegal now:\n{legal}")
         for a in out.applied:
-            shown.append(f"  #{a.seq} {a.player}: {_fmt(a.action)}" + _via_note(a.via))
+            shown.append(f"  #{a.seq} {a.player}: {_fmt(a.action)}" + _via_note(a.via)
+                         + (f" - {a.note}" if a.note else ""))
         assert out.game is not None
+        shown += [f"  {x}" for x in out.notes]  # the moves read as a turn (pbem/intent.py)
         shown.append(f"Stored {len(out.applied)} action(s). Now: {_now(out.game)}")
         if out.offer is not None:  # 18GA 3.2: another player's private is sold only if its owner agrees
             o = out.offer
