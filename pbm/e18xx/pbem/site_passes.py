@@ -15,10 +15,10 @@ from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.state import clone_state
 
 
-# privates whose ability 18xx.games lets their company use at any time of its turn (no ``when``, or
-# ``owning_corp_or_turn``): while the company owns one, the site's last step waits for a pass
-ANYTIME = {"18VA": frozenset({"P1", "P3"}), "18GA": frozenset({"W&SR"}), "18AL": frozenset({"SNAR"}),
-           "1848": frozenset({"P2", "P3"})}
+# privates whose ability 18xx.games lets their company use at any time of its turn (``when:
+# owning_corp_or_turn``): while the company owns one, the site's last step waits for a pass
+# (18AL's SNAR and 18GA's W&SR, with no ``when``, do not keep it waiting: seen on the site's engine)
+ANYTIME = {"18VA": frozenset({"P1", "P3"}), "1848": frozenset({"P2", "P3"})}
 
 STEP_OF = {A.BuyTrain: "buy_train", A.PlaceToken: "token", A.LayTile: "track"}
 
