@@ -78,6 +78,8 @@ def test_18va_coal_districts_mines_railway_express_limits_and_freight():
                  "Mines (freight trains count their value; passenger trains ignore them): B5, B7, B9, B11, B13",
                  "Railway Express Agency", "the Railway Express marker"):
         assert part in text and part in pdf, part
+    # the PDF names every hex of a private's ability; the mail the first eight
+    assert "F11, C12, F13, H13, H15 (when a company owns it)" in pdf and "and 8 more (when a company" in text
     # on the map: the districts and mines say what they are
     assert pdf.count("COAL DISTRICT") == 2 and pdf.count("MINE") >= 5
     for (private, corp), hexname in g.state.assignments.items():

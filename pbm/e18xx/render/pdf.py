@@ -242,17 +242,15 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         if coord in cmds:  # a coal mining district: the crossed circle, and what it is
             c.setStrokeColor(colors.HexColor("#3b2f2f"))
             c.setLineWidth(max(0.8, r * 0.05))
-            rad = r * 0.22
-            c.circle(cx, cy + r * 0.12, rad, stroke=1, fill=0)
+            rad, sx, sy = r * 0.14, cx - r * 0.5, cy + r * 0.3  # beside the station circle, not on it
+            c.circle(sx, sy, rad, stroke=1, fill=0)
             d = rad * 0.7
-            c.line(cx - d, cy + r * 0.12 - d, cx + d, cy + r * 0.12 + d)
-            c.line(cx - d, cy + r * 0.12 + d, cx + d, cy + r * 0.12 - d)
+            c.line(sx - d, sy - d, sx + d, sy + d)
+            c.line(sx - d, sy + d, sx + d, sy - d)
         if coord in cmds or coord in mines:
             c.setFillColor(colors.HexColor("#3b2f2f"))
             c.setFont(BOLD, max(3, r * 0.15))
-            c.drawCentredString(cx, cy - r * 0.3, "COAL DISTRICT" if coord in cmds else "MINE")
-            c.setFont(SANS, max(2.5, r * 0.12))
-            c.drawCentredString(cx, cy - r * 0.44, "freight trains only" if coord in cmds else "freight counts it")
+            c.drawCentredString(cx, cy - r * (0.4 if coord in cmds else 0.3), "COAL DISTRICT" if coord in cmds else "MINE")
         # labels: coordinate (top), place name, tile number (bottom)
         c.setFillColor(colors.HexColor("#333333"))
         c.setFont(SANS, max(3.5, r * 0.2))

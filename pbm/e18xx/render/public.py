@@ -15,14 +15,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
 
 
-def _hexes(hexes: list[str], limit: int = 8) -> str:
+def _hex_list(hexes: list[str], limit: int = 8) -> str:
     return ", ".join(hexes[:limit]) + (f" and {len(hexes) - limit} more" if len(hexes) > limit else "")
 
 
-def ability_text(g: "Game", ab: dict[str, Any]) -> str:
-    """What a private's ability lets its owner do, in plain words (title data ``abilities``)."""
+def ability_text(g: "Game", ab: dict[str, Any], full: bool = False) -> str:
+    """What a private's ability lets its owner do, in plain words (title data ``abilities``); ``full``:
+    every hex named (the PDF), else the first eight."""
     m = g.title.money
     t = ab.get("type", "")
+
+    def _hexes(hexes: list[str]) -> str:
+        return _hex_list(hexes, 99 if full else 8)
+
     hexes = list(ab.get("hexes") or [])
     who = {"corporation": " (when a company owns it)",
            "corporation_or_director": " (a company owning it, or its director)"}.get(ab.get("owner", ""), "")
@@ -168,7 +173,8 @@ def private_lines(g: "Game", compact: bool) -> list[str]:
         co = g.state.companies.get(spec["sym"])
         if co is None:
             continue
-        does = "; ".join(ability_text(g, ab) for ab in spec.get("abilities") or []) or "no special ability"
+        does = "; ".join(ability_text(g, ab, full=not compact) for ab in spec.get("abilities") or []) \
+            or "no special ability"
         state = "closed" if co.closed else _owner(g, co.owner)
         out.append(f"  {co.sym} {co.name} ({m(co.value)}, pays {m(co.revenue)}; {state}): {does}")
     if not out:
