@@ -13,6 +13,7 @@ import io
 import json
 import os
 import pickle
+import threading
 import types
 from functools import lru_cache
 from pathlib import Path
@@ -414,6 +415,7 @@ class ReplayCache:
     def __init__(self, size: int = 16):
         self.size = size
         self.kept: dict[Any, tuple[Any, bytes, bytes]] = {}  # key -> (setup, pickled actions, state)
+        self.lock = threading.Lock()
         self.hits = self.misses = 0
 
     @staticmethod
@@ -423,7 +425,10 @@ class ReplayCache:
     def resume(self, key: Any, setup: Any, actions: list[dict[str, Any]]) -> tuple[Any, int] | None:
         """(a copy of the kept state, how many of ``actions`` it has applied), when a state was kept
         for ``key`` with this ``setup`` after actions equal to the first ones of ``actions``."""
-        found = self.kept.get(key) if self.enabled() else None
+        with self.lock:
+            found = self.kept.get(key) if self.enabled() else None
+            if found is not None:
+                self.kept[key] = self.kept.pop(key)  # the most recently used last
         if found is None or found[0] != setup:
             self.misses += 1
             return None
@@ -431,7 +436,6 @@ class ReplayCache:
         if len(done) > len(actions) or actions[:len(done)] != done:
             self.misses += 1
             return None
-        self.kept[key] = self.kept.pop(key)  # the most recently used last
         self.hits += 1
         return thaw(found[2]), len(done)
 
@@ -443,15 +447,18 @@ class ReplayCache:
             blob = freeze(rep, title)
             acts = pickle.dumps(actions, protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-            self.kept.pop(key, None)  # a state that cannot be copied is replayed every time
+            with self.lock:
+                self.kept.pop(key, None)  # a state that cannot be copied is replayed every time
             return
-        self.kept.pop(key, None)
-        self.kept[key] = (setup, acts, blob)
-        while len(self.kept) > self.size:
-            self.kept.pop(next(iter(self.kept)))
+        with self.lock:  # (a web server's threads may replay too)
+            self.kept.pop(key, None)
+            self.kept[key] = (setup, acts, blob)
+            while len(self.kept) > self.size:
+                self.kept.pop(next(iter(self.kept)))
 
     def clear(self) -> None:
-        self.kept.clear()
+        with self.lock:
+            self.kept.clear()
 
 
 REPLAYS = ReplayCache()
