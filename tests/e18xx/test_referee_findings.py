@@ -81,12 +81,11 @@ def test_priority_deal_after_a_stock_round_that_ends_on_an_automatic_pass():
     pbm makes for a player who can do nothing, it went to that player instead.  18xx.games: priority
     to the player after the last to act."""
     checked, wrong = 0, []
-    for title, players in (("18VA", 2), ("18VA", 3), ("1848", 3), ("18GA", 3), ("18AL", 4)):
-        for seed in range(2):
-            c, w = _priority_checks(title, players, seed)
-            checked += c
-            wrong += w
-    assert checked >= 20
+    for title, players in (("18VA", 2), ("1848", 3), ("18GA", 3), ("18AL", 4)):
+        c, w = _priority_checks(title, players, 0, limit=1000)
+        checked += c
+        wrong += w
+    assert checked >= 10
     assert not wrong, wrong[:5]
 
 
