@@ -18,9 +18,10 @@ from sqlalchemy.orm import Session
 
 from pbm import __version__
 from pbm.resources import templates_dir
-from pbm.models import Event, Game, GameRecord, OrderSet, Player, RailroadTurn
+from pbm.models import Event, Game, GameRecord, OrderSet, Player, PlayerTurn, RailroadTurn
 from pbm.report.mapdraw import draw_map
 from pbm.report.sections import MESSAGE_LENGTH
+from pbm.report.svgchart import line_chart
 from pbm.report.view import TurnData, load_turn
 
 VP = [("robber_baron", "Robber Baron"), ("rail_mogul", "Rail Mogul"), ("rail_builder", "Rail Builder"),
@@ -50,6 +51,30 @@ def _public_turn(session: Session, game: Game, turn: int, numbers: dict[int, int
                                                                   RailroadTurn.turn == turn)
                                        .order_by(RailroadTurn.code))]
     return {"turn": turn, "headlines": headlines, "messages": messages, "prices": prices}
+
+
+def _charts(session: Session, game: Game, characters: dict[int, str]) -> list[dict[str, Any]]:
+    """The public charts over the turns: every railroad's share price at the end of each turn and
+    every tycoon's Rail Baron score (both shown in every player's report), each with its figures."""
+    prices: dict[str, list[tuple[int, float]]] = {}
+    for r in session.scalars(select(RailroadTurn).where(RailroadTurn.game_id == game.id)
+                             .order_by(RailroadTurn.code, RailroadTurn.turn)):
+        prices.setdefault(r.code, []).append((r.turn, round(float(r.end_price), 2)))
+    vp: dict[str, list[tuple[int, float]]] = {}
+    for p in session.scalars(select(PlayerTurn).where(PlayerTurn.game_id == game.id)
+                             .order_by(PlayerTurn.player_number, PlayerTurn.turn)):
+        name = f"#{p.player_number} {characters.get(p.player_number, '')}".strip()
+        vp.setdefault(name, []).append((p.turn, float((p.vp or {}).get("rail_baron", 0) or 0)))
+    charts = []
+    for title, what, data in (("Share prices at the end of each turn", "price ($)", prices),
+                              ("Rail Baron victory points after each turn", "victory points", vp)):
+        series = list(data.items())
+        turns = sorted({t for _, pts in series for t, _ in pts})
+        rows = [{"turn": t, "values": [next((f"{v:g}" for x, v in pts if x == t), "") for _, pts in series]}
+                for t in turns]
+        charts.append({"title": title, "svg": line_chart(title, series, y_name=what),
+                       "names": [name for name, _ in series], "rows": rows})
+    return charts
 
 
 def build_site(session: Session, game: Game, folder: Path, data: TurnData | None = None) -> list[Path]:
@@ -85,7 +110,8 @@ def build_site(session: Session, game: Game, folder: Path, data: TurnData | None
     written = []
     index = env.get_template("index.html").render(
         **common, standings=standings, vp_labels=[label for _, label in VP], railroads=railroads,
-        turns=[{"turn": t["turn"], "count": len(t["headlines"])} for t in turns], map_svg=svg, records=records)
+        turns=[{"turn": t["turn"], "count": len(t["headlines"])} for t in turns], map_svg=svg, records=records,
+        charts=_charts(session, game, characters))
     (folder / "index.html").write_text(index, encoding="utf-8")
     written.append(folder / "index.html")
     for t in turns:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.conftest import Cli
 from tests.report.conftest import pdf_text
+from tests.report.test_site_charts import check_site_charts
 
 
 def test_demo_plays_turns_and_leaves_reports_mail_and_archive(sqlite_url, tmp_path):
@@ -21,6 +22,7 @@ def test_demo_plays_turns_and_leaves_reports_mail_and_archive(sqlite_url, tmp_pa
     assert "9.4 Stock report" in text and "Messages from the tycoons" in text
     assert "Buy <font>B&O</font> & prosper!" in text or "All aboard!" in text
     assert (folder / "archive" / "demo-1841" / "site" / "index.html").exists()
+    check_site_charts(sqlite_url, folder)
     mails = sorted((folder / "outbox").glob("*report*.eml"))
     assert len(mails) == 8  # 4 players x 2 turns, each once
     # Running the cycle again changes nothing: no turn is due, nothing is mailed twice.
