@@ -204,3 +204,20 @@ def test_offboard_values_in_each_phase(game1848):
 
     ga = offboard_rows(Game("18GA", ["A", "B", "C"]))
     assert {r["hex"]: r["by_phase"] for r in ga["rows"]} == _expected_offboards("18GA")
+
+
+def test_the_page_says_what_step_is_open_and_its_rule(game1848):
+    """Whose turn and the open step read from the engine's steps (issue 30: the web page reads ``what_now``)."""
+    from markupsafe import escape
+
+    url, total = game1848
+    seen = set()
+    for at in (0, 30, 60, 90):  # stored moves (fewer than the export's actions)
+        page, g = _page(url, at)
+        now = g.what_now()
+        if now["step"] is None:
+            continue
+        text = f"Now: {now['description']}" + (f" (rule {now['rule']})" if now["rule"] else "")
+        assert str(escape(text)) in page, (at, now)
+        seen.add(now["step"])
+    assert len(seen) >= 2  # more than one kind of step was checked

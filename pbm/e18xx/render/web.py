@@ -280,6 +280,7 @@ def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | No
         "where": where, "phase": st["phase"], "train_limit": safe(lambda: g.train_limit_text()),  # per company size (18VA: "4 (10-share), 2 (5-share)")
         "bank": st["bank"], "depot": st["depot"], "finished": st["finished"], "end_reason": st["end_reason"],
         "result": {name(k): v for k, v in (st["result"] or {}).items()} if st["result"] else None,
+        "now": safe(g.what_now, {}) if not st["finished"] else {},  # the open step: how it reads, its rule
         "to_act": name(who_acts(g)), "legal": [name(line) for line in legal_lines(g)] if not st["finished"] else [],
         "players": players, "corps": corps, "privates": privates, "log": Markup("\n".join(log)), "log_count": len(log),
         "events": events, "event_count": event_count,
