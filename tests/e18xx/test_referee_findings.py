@@ -131,3 +131,26 @@ def test_1848_a_companys_shares_are_one_sale_per_turn():
         assert "one lot" in str(exc) or "sold" in str(exc) or "may not sell" in str(exc), exc
     else:
         raise AssertionError(f"a second sale of {corp} in the same turn was accepted")
+
+
+def test_a_privates_train_discount_only_in_the_train_buying_step():
+    """18VA 4.6: "The Tredegar Iron Works power, if used, must be used in this phase" (buying
+    trains); 18AL's NDY and 1848's P4 likewise discount a train bought in that step.  pbm let the
+    private buy a train before its company ran and paid (18VA, 2 players, seed 0: the site then made
+    the company withhold, its price fell; pbm skipped the run and the dividend)."""
+    seen = 0
+    for title, players in (("18VA", 2), ("18VA", 3), ("18AL", 3), ("1848", 3)):
+        for seed in range(3):
+            rng = random.Random(seed)
+            g = Game(title, [f"Tycoon {c}" for c in "ABCDE"[:players]], seed)
+            for _ in range(900):
+                if g.finished:
+                    break
+                acts = g.legal_actions()
+                for a in acts:
+                    if a.entity in g.state.companies and isinstance(a, A.BuyTrain):
+                        seen += 1
+                        op = g.current_entity()
+                        assert g._open_step(op)[0] == "buy_train", (title, seed, a, g._open_step(op)[0])
+                g.process(pick(rng, acts))
+    assert seen, "no private's train power came up"

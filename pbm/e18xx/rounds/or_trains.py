@@ -915,8 +915,11 @@ class CompanyAbilitiesMixin:
             out.append("place_token")
         if self.company_ability(sym, "train_limit_bonus") and "buy_train" not in self.state.round.steps_done:
             out.append("use_ability")
+        # a train bought with a private's discount only in the train-buying step (18VA 4.6: "The Tredegar
+        # Iron Works power, if used, must be used in this phase"), after the run and the dividend
+        buying = self._open_step(corp)[0] == "buy_train"
         ab = self.company_ability(sym, "train_discount")
-        if ab and any(self._room(corp, t) for t in self._depot_trains()) and "buy_train" not in self.state.round.steps_done:
+        if ab and buying and any(self._room(corp, t) for t in self._depot_trains()):
             out.append("buy_train")
         return out
 
