@@ -199,3 +199,12 @@ def test_1848_loans_are_numbered_as_18xx_games_numbers_them():
     loans = [a for a in _export(g)["actions"] if a["type"] == "take_loan"]
     assert loans, "no loan taken in the seeded game"
     assert [a["loan"] for a in loans] == list(range(len(loans)))
+
+
+def test_a_printed_tile_is_named_by_its_place_among_the_hexes_printed_alike():
+    """18xx.games numbers a printed tile within the list of hexes printed with the same code: a
+    station on 18VA's printed E8 city is in city ``E8-5-0`` (the sixth plain city), not ``E8-0-0``
+    (which does not exist there: the site could not build the action)."""
+    g = Game("18VA", NAMES[:3], 1)
+    assert exchange._site_tile_id(g, "E8") == "E8-5"
+    assert exchange._site_tile_id(g, "C4") == "C4-0"

@@ -132,9 +132,19 @@ def _site_index(game: Game, coord: str, idx: int) -> int:
 
 def _site_tile_id(game: Game, coord: str) -> str:
     """The id 18xx.games gives the tile in ``coord``: the laid copy (``57-1``), or the printed
-    tile, which it names after its hex (``L1-0``)."""
+    tile, which it names after its hex and its place among the hexes printed alike (``L1-0``, ``E8-5``)."""
     pl = game.state.map.placed[coord]
-    return pl.tile_id or f"{coord}-0"
+    return pl.tile_id or f"{coord}-{_printed_index(game, coord)}"
+
+
+def _printed_index(game: Game, coord: str) -> int:
+    """18xx.games numbers a printed tile by its hex's place in the list of hexes printed alike
+    (the title's ``hexes``: colour -> code -> hexes): ``E8-5`` is the sixth plain city of 18VA."""
+    for groups in (game.title.data.get("hexes") or {}).values():
+        for coords in (groups.values() if isinstance(groups, dict) else []):
+            if isinstance(coords, list) and coord in coords:
+                return coords.index(coord)
+    return 0
 
 
 def _token_placed(game: Game, before: dict[tuple[str, int], list[Any]],
