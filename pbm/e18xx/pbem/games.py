@@ -408,6 +408,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             mv = readdress(game, name, mv)
             if writer is not None and not isinstance(mv, PassRestOfRound):
                 writer.begin(i, mv)  # the steps before the one that takes it are passed, if they may be
+                if writer.nothing_to_do(i, mv):  # a 'run auto' with no route, a payout of nothing: a note
+                    continue
             if isinstance(mv, PassRestOfRound):
                 orders.add(game, name)
                 added = True

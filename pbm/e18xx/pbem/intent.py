@@ -117,6 +117,8 @@ class TurnWriter:
             return
         mv = for_game(g, self.player, mv)
         self.begin(n, mv)
+        if self.nothing_to_do(n, mv):
+            return
         try:
             self.do(mv, "")
         except GameError as exc:
@@ -129,6 +131,30 @@ class TurnWriter:
         self.turn, self.live = self.key(), True
         self.make_way(n, mv)
         self.turn = self.key()
+
+    def nothing_to_do(self, n: int, mv: A.Action) -> bool:
+        """A ``run auto`` of a company whose trains have no route, or a ``payout``/``withhold``
+        after a run that earned nothing: the rules leave nothing to do (the run step was skipped,
+        the revenue of 0 was withheld by itself), so the move is ignored with a note rather than
+        refused (issue 29; rulings-<title>.md, 4.2.3).  Named routes are not: the refusal says why."""
+        g = self.game
+        if g.state.round.kind != "operating" or g.finished:
+            return False
+        step, corp = g.open_step()
+        if isinstance(step, Interrupt) or corp is None or mv.entity != corp or mv.type in g.or_actions(corp):
+            return False
+        r = g.state.round
+        if isinstance(mv, A.RunRoutes) and mv.auto and not r.ran and g.corp_trains(corp) \
+                and not g._can_run_route(corp):
+            why = g.route_step_refusal(corp) or f"{corp}'s trains have no route"
+            self.notes.append(f"move {n} (run auto): {why}; nothing to run - the run is skipped")
+            return True
+        if isinstance(mv, A.Dividend) and "dividend" in r.steps_done and not r.revenue:
+            what = "its trains ran for 0" if r.ran else "it made no run"
+            self.notes.append(f"move {n} ({format_action(mv)}): nothing to pay out - {what}, so its revenue of 0 "
+                              "was withheld by itself; ignored")
+            return True
+        return False
 
     def end(self, mv: A.Action) -> None:
         """After move ``mv`` was applied."""

@@ -37,6 +37,25 @@ class TrainsMixin:
                 return True
         return False
 
+    def route_step_refusal(self: "Engine", corp: str) -> str | None:
+        """Why ``corp`` may run no train this turn (issue 29): it ran already, owns no train, or
+        no train of it can reach a second stop; None when a run is possible (the order of the
+        steps is then the answer)."""
+        rule = self.or_step("route").rule(self.title) if self.or_step("route") is not None else ""
+        ref = f" ({self.title.name} rule {rule})" if rule else ""
+        if self.state.round.ran:
+            return f"{corp} has already run its trains this turn"
+        if not self.corp_trains(corp):
+            return f"{corp} owns no train, so it has nothing to run{ref}"
+        if self._can_run_route(corp):
+            return None
+        cities = self.state.map.token_cities(corp)
+        if not cities:
+            return f"{corp} has no station on the map, so its trains have no route and earn nothing{ref}"
+        where = ", ".join(f"{h}-{i}" for h, i in sorted(cities))
+        return (f"{corp}'s trains have no route: no track joins its station{'s' if len(cities) > 1 else ''} "
+                f"({where}) to another stop, so they earn nothing{ref}")
+
     def _must_buy_train(self: "Engine", corp: str) -> bool:
         """A company without a train must buy one if it has a route (title data
         ``must_buy_train: always``: whether or not it has one)."""

@@ -230,6 +230,12 @@ class Route(Step):
         g._run_routes(corp, action)
         return False
 
+    def refuse(self, g: "StepGame", corp: str, action: A.Action) -> None:
+        # a run the company cannot make this turn: say why (issue 29), not only "not now"
+        why = g.route_step_refusal(corp) if action.entity == corp else None
+        if why:
+            raise IllegalAction(why)
+
 
 class Dividend(Step):
     name = "dividend"

@@ -1,0 +1,90 @@
+"""Company turns as the play-through by mail of 2026-11-26 wrote them from the rulebooks alone
+(issue 29; /work/playthrough-notes/findings.md items 1, 2, 5, 7, 12, 13, 16).  The games are the
+play-through's own (18AL, 1848, 18GA, 18VA; seed 5, players Ann, Bob and Cy): their actions are
+kept in tests/e18xx/playthrough/<game>.jsonl, and each test cuts one before a company's turn."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.pbem.intent import play_intent
+from pbm.e18xx.pbem.moves import format_action, parse_moves
+
+HERE = Path(__file__).parent / "playthrough"
+TITLES = {"al": "18AL", "aus": "1848", "ga": "18GA", "va": "18VA"}
+
+
+def game(key: str, upto: int) -> Game:
+    """The play-through's game ``key`` after its first ``upto`` actions."""
+    g = Game(TITLES[key], ["Ann", "Bob", "Cy"], 5, (), ["1", "2", "3"])
+    lines = (HERE / f"{key}.jsonl").read_text(encoding="utf-8").splitlines()
+    for line in lines[:upto]:
+        g.process(A.action_from_dict(json.loads(line)))
+    return g
+
+
+def mail(g: Game, text: str) -> tuple[list[str], str]:
+    """``text`` as the acting player's mail: (actions made, the reply's notes)."""
+    player = g.controller(g.current_entity())
+    made, notes = play_intent(g, player, parse_moves(text, player))
+    return [format_action(m.action) for m in made], "\n".join(notes)
+
+
+def refusal(g: Game, text: str) -> str:
+    with pytest.raises(GameError) as err:
+        mail(g, text)
+    return str(err.value)
+
+
+# -- items 1 and 2: a run the company cannot make ---------------------------------------------
+def test_named_run_without_a_route_says_why():
+    g = game("ga", 37)  # CoG: a 2 train, its station F6 joined to nothing
+    assert g.current_entity() == "CoG"
+    why = refusal(g, "lay 7 F8 1\nrun 2-0 F6 E7\npayout\nbuy train 2\ndone")
+    assert why.startswith("move 2 (run 2-0 F6 E7): CoG's trains have no route")
+    assert "no track joins its station (F6-0) to another stop" in why and "18GA rule 4.2.3" in why
+    assert "may not run trains now" not in why
+
+
+def test_18va_named_run_without_a_route_says_why():
+    g = game("va", 29)  # B&O
+    why = refusal(g, "lay 5 H3 1\nrun 2-0 H3 G4\npayout\ndone")
+    assert "B&O's trains have no route" in why and "(H3-0)" in why and "18VA rule 4.5.5" in why
+
+
+def test_run_of_a_company_without_a_train_says_so():
+    g = game("ga", 27)  # CoG's first turn: no train yet
+    assert g.current_entity() == "CoG" and not g.corp_trains("CoG")
+    why = refusal(g, "lay 57 F6 1\nrun auto\ndone")
+    assert "CoG owns no train" in why
+
+
+def test_run_auto_without_a_route_is_a_run_of_nothing_and_payout_is_ignored():
+    g = game("al", 37)  # M&O: a 2 train, no track from its station
+    assert g.current_entity() == "M&O" and g.corp_trains("M&O")
+    made, notes = mail(g, "lay 9 M2 0\nrun auto\npayout\ndone")
+    assert made[0] == "lay 9 M2 0" and "run auto" not in made and "payout" not in made
+    assert "move 2 (run auto): M&O's trains have no route" in notes and "the run is skipped" in notes
+    assert "move 3 (payout): nothing to pay out" in notes and "ignored" in notes
+    assert "M&O's turn is over" in notes
+    assert g.current_entity() != "M&O"
+
+
+def test_payout_after_a_run_that_earned_nothing_is_ignored():
+    g = game("va", 34)  # N&W: freight trains only, its run earns nothing for a dividend
+    assert g.current_entity() == "N&W"
+    made, notes = mail(g, "lay 57 F11 0\nrun auto\npayout\nbuy train 2\ndone")
+    assert made == ["lay 57 F11 0", "run auto", "buy train 2"]
+    assert "move 3 (payout): nothing to pay out - its trains ran for 0" in notes
+
+
+def test_second_payout_after_a_real_one_is_still_refused():
+    g = game("va", 39)  # C&O: 2-2 runs D9-C8 for money
+    assert g.current_entity() == "C&O"
+    why = refusal(g, "run 2-2 D9 C8\npayout\npayout\ndone")
+    assert why.startswith("move 3 (payout)")
