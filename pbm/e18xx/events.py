@@ -569,10 +569,13 @@ STATUS_TEXT = {
 }
 
 
-def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
+def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
+         sold: dict[str, int] | None = None) -> list[Event]:
     """The events of one action from the snapshots before and after it (the run and the dividend
-    come from :class:`Recorder`, which sees them as they happen)."""
+    come from :class:`Recorder`, which sees them as they happen; ``sold``: the price of each private
+    the auction sold during the action, so that one player winning two is told each one's own price)."""
     s = g.state
+    sold = sold or {}
     out: list[Event] = []
     # privates changing hands
     for sym, (owner, closed) in after.companies.items():
@@ -581,7 +584,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[Ev
             continue
         new = _who(owner)
         if was is None:
-            price = max(0, before.cash.get(owner, 0) - after.cash.get(owner, 0))
+            price = sold[sym] if sym in sold else max(0, before.cash.get(owner, 0) - after.cash.get(owner, 0))
             out.append(AuctionWon(seq, sym, new, price))
         else:
             price = max(0, after.cash.get(was, 0) - before.cash.get(was, 0))
@@ -753,6 +756,7 @@ class Recorder:
         self.events: list[Event] = []
         self.failures = 0  # actions whose events could not be found (a fault here; never the game's)
         self._pending: list[Event] = []
+        self._sold: dict[str, int] = {}  # private -> the price the auction sold it for, this action
         self._seq = 0
 
     # the wrapped engine calls
@@ -767,6 +771,7 @@ class Recorder:
             before = None
             self.failures += 1
         self._pending = []
+        self._sold = {}
         self._seq = len(g.actions) + 1
         try:
             result = orig(action, **kw)
@@ -783,7 +788,7 @@ class Recorder:
 
     def _ordered(self, action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
         run = self._run_events(action, seq)
-        found = diff(self.game, action, before, after, seq)
+        found = diff(self.game, action, before, after, seq, self._sold)
         first = (AuctionWon, PrivateSold, Floated)
         end = (RoundEnded, GameOver)
         early = [e for e in found if isinstance(e, first)]
@@ -817,6 +822,11 @@ class Recorder:
         cash = dict(s.cash)
         result = orig(*args)
         return result, {k: v - cash.get(k, 0) for k, v in s.cash.items() if v - cash.get(k, 0) > 0 and k != "bank"}
+
+    def sell_company(self, orig: Callable[..., Any], player: str, company: str, price: int) -> Any:
+        result = orig(player, company, price)
+        self._sold[company] = int(price)
+        return result
 
     def privates_pay(self, orig: Callable[..., Any]) -> Any:
         result, got = self._gains(orig)
@@ -863,7 +873,7 @@ class Recorder:
 
 def attach(game: "Game") -> Recorder:
     """Record the events of every action ``game`` processes from now on (``game.recorder.events``).
-    The game's ``process``, ``_pay_dividend``, ``payout_companies`` and ``lender_dividend`` are
+    The game's ``process``, ``_pay_dividend``, ``payout_companies``, ``lender_dividend`` and ``_sell_company`` are
     wrapped on this instance only."""
     rec = getattr(game, "recorder", None)
     if isinstance(rec, Recorder):
@@ -882,6 +892,10 @@ def attach(game: "Game") -> Recorder:
     lender = getattr(game, "lender_dividend", None)
     if lender is not None:
         game.lender_dividend = lambda: rec.lender_pays(lender)  # type: ignore[method-assign]
+    sell = getattr(game, "_sell_company", None)
+    if sell is not None:
+        game._sell_company = (  # type: ignore[method-assign]
+            lambda player, company, price: rec.sell_company(sell, player, company, price))
     game.recorder = rec  # type: ignore[attr-defined]
     return rec
 
