@@ -88,3 +88,30 @@ def test_second_payout_after_a_real_one_is_still_refused():
     assert g.current_entity() == "C&O"
     why = refusal(g, "run 2-2 D9 C8\npayout\npayout\ndone")
     assert why.startswith("move 3 (payout)")
+
+
+# -- item 7: the home station a company is owed --------------------------------------------------
+def test_owed_home_station_with_a_choice_names_the_lines_to_write():
+    g = game("ga", 24)  # W&A's first turn: its tile in Atlanta gives it three cities to choose from
+    assert g.current_entity() == "W&A"
+    why = refusal(g, "lay 451a D4 0\nbuy train 2\ndone")
+    assert why.startswith('move 2 (buy train 2): W&A must first "Place the home station the company is owed" '
+                          "(18GA rule 4.2), and there is a choice")
+    assert "'token D4-0' (Atlanta, city 0 of the hex)" in why and "'token D4-2'" in why
+    made, notes = mail(game("ga", 24), "lay 451a D4 0\ntoken D4-1\nbuy train 2\ndone")  # as the refusal says
+    assert made[:3] == ["lay 451a D4 0", "token D4-1", "buy train 2"]
+
+
+def test_owed_home_station_with_one_place_is_placed_for_the_player():
+    g = game("ga", 24)
+    g.process(A.LayTile("W&A", "D4", "451a", 0))
+    assert g.state.pending_tokens == ["W&A"]
+    # two of Atlanta's cities taken (as if other companies' stations stood there): one place is left
+    g.state.map.tokens[("D4", 0)] = ["SAL"]
+    g.state.map.tokens[("D4", 2)] = ["ACL"]
+    made, notes = play_intent(g, "Ann", parse_moves("buy train 2\ndone", "Ann"))
+    acts = [format_action(m.action) for m in made]
+    assert acts[:2] == ["token D4-1", "buy train 2"]
+    assert made[0].note.startswith("places W&A's home station in D4-1: \"Place the home station the company "
+                                   "is owed\" (18GA rule 4.2), the only place for it (before move 1")
+    assert g.state.map.tokens[("D4", 1)] == ["W&A"] and not g.state.pending_tokens

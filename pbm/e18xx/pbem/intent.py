@@ -224,6 +224,8 @@ class TurnWriter:
                     return
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {who} must first "
                                 f"{step_words(g, step)}")
+            if step.name == "home_token" and self.owed_home(n, "done", step, corp):
+                continue
             if "pass" not in g.or_actions(corp):
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {step_words(g, step)} may not "
                                 f"be skipped{_why_required(g, step, corp)}; {corp} may now "
@@ -247,6 +249,8 @@ class TurnWriter:
                 return
             if not self._later_takes(step, mv.type):
                 return  # no later step takes it: the engine says why
+            if step.name == "home_token" and self.owed_home(n, format_action(mv), step, corp):
+                continue
             if "pass" not in g.or_actions(corp):
                 raise GameError(f"move {n} ({format_action(mv)}): {corp} must first {step_words(g, step)}; "
                                 f"that step may not be skipped{_why_required(g, step, corp)} ({corp} may now "
@@ -255,6 +259,28 @@ class TurnWriter:
             if not self.live:
                 raise GameError(f"move {n} ({format_action(mv)}): {corp}'s turn ended before it: "
                                 f"{self._ended()}")
+
+    def owed_home(self, n: int, what: str, step, corp: str) -> bool:
+        """The open step is the home station the company is owed (it may not be skipped) and the
+        mail goes on to a later step: with exactly one place for it, place it there for the
+        player (the reply says so) and return True; with a choice, refuse naming the choices as
+        the lines to write (issue 29, play-through item 7)."""
+        from pbm.e18xx.pbem.movelist import say
+
+        g = self.game
+        choices = [a for a in g.legal_actions() if isinstance(a, A.PlaceToken) and a.entity == corp]
+        if len(choices) == 1:
+            where = say(g, choices[0]).split("#")[0].strip().removeprefix("token ")
+            act = A.PlaceToken(corp, where, choices[0].slot)  # as the player would write it (D4-1)
+            self._make(act, f"places {corp}'s home station in {where}: {step_words(g, step)}, "
+                                   f"the only place for it (before move {n}, {what})")
+            return True
+        if not choices:
+            return False  # the engine's refusal says why
+        lines = ", ".join(f"'{line.split('#')[0].strip()}'" + (f" ({line.split('#', 1)[1].strip()})" if "#" in line else "")
+                          for line in (say(g, a) for a in choices))
+        raise GameError(f"move {n} ({what}): {corp} must first {step_words(g, step)}, and there is a choice: "
+                        f"write one of these lines before it: {lines}")
 
     def _later_takes(self, step, kind: str) -> bool:
         g = self.game
