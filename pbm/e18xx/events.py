@@ -403,6 +403,16 @@ class StationPlaced(Event):
 
 
 @dataclass(frozen=True)
+class AutoPassed(Event):
+    """A stock-round turn the engine passed because the player could neither buy nor sell."""
+    kind: ClassVar[str] = "auto_pass"
+    player: str = ""
+
+    def text(self, money: Money) -> str:
+        return f"{self.player} passes: nothing he may buy or sell"
+
+
+@dataclass(frozen=True)
 class GameOver(Event):
     kind: ClassVar[str] = "game_over"
     reason: str = ""
@@ -416,7 +426,8 @@ class GameOver(Event):
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     AuctionWon, PrivateSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
-    Converted, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, GameOver)}
+    Converted, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, AutoPassed,
+    GameOver)}
 
 
 def _ordinal(n: int) -> str:
@@ -452,6 +463,8 @@ class Snap:
     receiverships: int
     end_trigger: tuple[str, str] | None = None
     depot_next: str | None = None  # the first train the depot holds
+    passed: frozenset[str] = frozenset()  # the stock round's players who have passed
+    seats: tuple[str, ...] = ()  # the stock round's players
 
 
 def snap(g: "Game") -> Snap:
@@ -473,6 +486,8 @@ def snap(g: "Game") -> Snap:
         receiverships=getattr(s, "receiverships", 0),
         end_trigger=tuple(s.end_trigger) if s.end_trigger else None,  # type: ignore[arg-type]
         depot_next=next((t.tid for t in s.trains.values() if t.owner == "depot"), None),
+        passed=frozenset(s.round.passed) if s.round.kind == "stock" else frozenset(),
+        seats=tuple(s.round.entities) if s.round.kind == "stock" else (),
     )
 
 
@@ -666,6 +681,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         out.append(Bankruptcy(seq, name))
     if after.end_trigger and not before.end_trigger and after.end_trigger[1] != "immediate":
         out.append(EndTriggered(seq, str(after.end_trigger[0]), str(after.end_trigger[1])))
+    out += _auto_passes(action, before, after, seq)
     if after.finished and not before.finished:
         res = sorted(g.result().items(), key=lambda kv: -kv[1])
         out.append(GameOver(seq, str(s.end_reason or ""), tuple(res)))
@@ -677,6 +693,20 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
     return out
+
+
+def _auto_passes(action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
+    """The players the engine passed in a stock round because they could do nothing (rule: a player
+    who can neither buy nor sell passes).  The round's passes grew by others than the one who acted;
+    when the round ended, every player of it had passed."""
+    actor = getattr(action, "entity", None)
+    new: list[str] = []
+    if before.round[0] == "stock":
+        now = after.passed if after.round == before.round else frozenset(before.seats)
+        new += [p for p in before.seats if p in now and p not in before.passed and p != actor]
+    if after.round[0] == "stock" and after.round != before.round:
+        new += [p for p in after.seats if p in after.passed and p not in new]
+    return [AutoPassed(seq, p) for p in new]
 
 
 def _close_reason(g: "Game", sym: str, action: Any, before: Snap, after: Snap, owner: str | None) -> str:

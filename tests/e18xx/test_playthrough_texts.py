@@ -19,3 +19,54 @@ def test_two_privates_won_by_one_bid_each_at_its_own_price():
     assert won["NDY"] == ("Bob", 130)
     assert won["M&C"] == ("Bob", 100)
     assert won["TR"] == ("Ann", 20) and won["BLC"] == ("Ann", 70)
+
+
+# ------------------------------------------------------------------ finding 6
+# 18VA play-through (seed 5): the auction, then stock round 1 until Cy and Ann pass; Bob ($25, nothing
+# he may buy or sell) is then passed by the engine and the stock round ends.
+VA_SR1 = [
+    {"type": "bid", "entity": "Ann", "company": "P4", "price": 140},
+    {"type": "bid", "entity": "Bob", "company": "P1", "price": 45},
+    {"type": "bid", "entity": "Cy", "company": "P2", "price": 60},
+    {"type": "bid", "entity": "Ann", "company": "P3", "price": 80},
+    {"type": "bid", "entity": "Bob", "company": "P4", "price": 150},
+    {"type": "pass", "entity": "Cy"},
+    {"type": "pass", "entity": "Ann"},
+    {"type": "pass", "entity": "Bob"},
+    {"type": "par", "entity": "Bob", "corporation": "B&O", "price": 90},
+    {"type": "par", "entity": "Cy", "corporation": "N&W", "price": 75},
+    {"type": "par", "entity": "Ann", "corporation": "C&O", "price": 70},
+    {"type": "buy_shares", "entity": "Bob", "shares": [], "corporation": "B&O", "source": "ipo"},
+    {"type": "buy_shares", "entity": "Cy", "shares": [], "corporation": "N&W", "source": "ipo"},
+    {"type": "buy_shares", "entity": "Ann", "shares": [], "corporation": "C&O", "source": "ipo"},
+    {"type": "buy_shares", "entity": "Bob", "shares": [], "corporation": "B&O", "source": "ipo"},
+    {"type": "pass", "entity": "Cy"},
+    {"type": "pass", "entity": "Ann"},
+]
+
+
+def _va_game(n: int = len(VA_SR1)):
+    g = Game("18VA", ["Ann", "Bob", "Cy"], 5)
+    rec = E.attach(g)
+    for d in VA_SR1[:n]:
+        g.process(A.action_from_dict(d))
+    return g, rec
+
+
+def test_va_privates_won_together_each_at_its_own_price():
+    g, rec = _va_game(8)
+    money = E.money_of(g.title)
+    won = [e.text(money) for e in rec.events if isinstance(e, E.AuctionWon) and e.player == "Bob"]
+    assert sorted(won) == ["Bob gets P1 for $45", "Bob gets P4 for $150"]
+
+
+def test_a_player_passed_by_the_engine_is_told():
+    g, rec = _va_game()
+    money = E.money_of(g.title)
+    last = [e for e in rec.events if e.seq == len(VA_SR1)]
+    texts = [e.text(money) for e in last]
+    assert "Bob passes: nothing he may buy or sell" in texts
+    # told before the round's end
+    assert texts.index("Bob passes: nothing he may buy or sell") < next(
+        i for i, e in enumerate(last) if isinstance(e, E.RoundEnded))
+    assert E.event_from_dict(last[0].to_dict(money)) == last[0]
