@@ -175,6 +175,7 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
         if self.state.finished:
             raise IllegalAction(f"the game is over ({self.state.end_reason}); no more actions")
         snapshot = clone_state(self.state) if rollback else None
+        self._stock_marks: set[tuple] = set()  # the stock rounds begun inside this action (rounds/stock.py)
         try:
             self._dispatch(action)
         except GameError:

@@ -22,6 +22,16 @@ class StockMixin(AuctionMixin):
     # --------------------------------------------------------------- stock round
     def _start_stock(self: "Engine") -> None:
         s = self.state
+        # A stock round that begins twice inside one action on the same holdings, cash, prices and
+        # trains: a whole stock round and set of operating rounds went by with no one able to act,
+        # and nothing can change any more. The game ends (ruling, engine.md "A game no one can move").
+        mark = (tuple(sorted(s.cash.items())), tuple(sorted(s.share_owner.items())),
+                tuple((c.sym, c.price, c.floated, c.closed, tuple(c.trains)) for c in s.corporations.values()))
+        marks = self.__dict__.setdefault("_stock_marks", set())
+        if mark in marks:
+            self.end_game("no one can act")
+            return
+        marks.add(mark)
         s.round = RoundState("stock", [p.name for p in s.players if not p.bankrupt])
         self._stock_start_turn()
 
