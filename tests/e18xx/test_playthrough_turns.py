@@ -115,3 +115,31 @@ def test_owed_home_station_with_one_place_is_placed_for_the_player():
     assert made[0].note.startswith("places W&A's home station in D4-1: \"Place the home station the company "
                                    "is owed\" (18GA rule 4.2), the only place for it (before move 1")
     assert g.state.map.tokens[("D4", 1)] == ["W&A"] and not g.state.pending_tokens
+
+
+# -- item 12: a station refused without a reason ---------------------------------------------------
+def test_station_that_cannot_be_placed_says_why():
+    g = game("al", 37)  # M&O: its track does not reach K2
+    why = refusal(g, "lay 9 M2 0\ntoken K2\ndone")
+    assert why.startswith("move 2 (token K2): M&O may place no station this turn: K2:")
+    assert "track does not reach it" in why and "may not place a station now" not in why
+
+
+def test_station_after_its_step_was_passed_says_the_step_is_over():
+    g = game("al", 32)  # WRA could place a station, but the mail runs first
+    assert g._can_place_token("WRA")
+    why = refusal(g, "lay 8 M4 4\nrun 2-0 L5 K4\npayout\ntoken K4\ndone")
+    assert why.startswith("move 4 (token K4): WRA's station step is over: it was passed")
+    assert '"Buy trains"' in why and "18AL rule 4.2.2" in why
+
+
+# -- item 13: a private bought before the phase allows it ----------------------------------------
+def test_1848_private_before_the_first_3_train_names_rule_4_1():
+    g = game("aus", 28)  # VR in phase 2
+    assert g.current_entity() == "VR" and g.phase.name == "2"
+    why = refusal(g, "lay 5 H11 1\nbuy train 2\nbuy private P2 70\ndone")
+    assert why == ("move 3 (buy private P2 70): companies may buy private companies only from the first 3 train on "
+                   "(phase 3); this is phase 2 (rule 4.1, 9.3)")
+    g2 = game("aus", 28)
+    with pytest.raises(GameError, match=r"rule 4\.1"):  # the engine alone names the rule too
+        g2.process(A.BuyCompany("VR", "P2", 70))

@@ -239,6 +239,13 @@ class TurnWriter:
         g = self.game
         if g.state.round.kind != "operating":
             return
+        step, corp = g.open_step()
+        if isinstance(mv, A.BuyCompany) and corp is not None and mv.entity == corp \
+                and not isinstance(step, Interrupt) and mv.type not in g.or_actions(corp):
+            # not allowed in this phase at all: no step to pass for it (other reasons: the engine's, in order)
+            why = g.company_buy_refusal(corp, mv) if "can_buy_companies" not in g.phase.status else None
+            if why:
+                raise GameError(f"move {n} ({format_action(mv)}): {why}")
         for _ in range(len(g.or_steps) + 1):
             step, corp = g.open_step()
             if step is None or isinstance(step, Interrupt) or corp is None:

@@ -474,8 +474,20 @@ class TrackMixin:
         None when the order of the steps is the answer or the station is a private's."""
         names = [st.name for st in self.or_steps]
         open_step = self._open_step(corp)[0]
-        if (action.entity != corp or "token" not in names or open_step not in names[:names.index("token") + 1]
-                or corp in self.state.round.tokened or self._can_place_token(corp) or self._special_token_open(corp)):
+        if action.entity != corp or "token" not in names:
+            return None
+        later = open_step not in names[:names.index("token") + 1]  # the station step is behind the turn
+        token_step = self.or_step("token")
+        rule = token_step.rule(self.title) if token_step is not None else ""
+        ref = f" ({self.title.name} rule {rule})" if rule else ""
+        if later and corp in self.state.round.tokened:
+            return f"{corp} has already placed its station this turn{ref}"
+        if later and (self._can_place_token(corp) or self._special_token_open(corp)):
+            now = self.or_step(open_step) if open_step else None
+            desc = ((now.description or now.name).split(" — ")[0] if now is not None else "the end of the turn")
+            return (f"{corp}'s station step is over: it was passed (a move of a later step passes it), and the "
+                    f"turn is now at \"{desc}\"; a station is placed before the run{ref}")
+        if corp in self.state.round.tokened or self._can_place_token(corp) or self._special_token_open(corp):
             return None
         cost = self.next_token_cost(corp)
         if cost is None:

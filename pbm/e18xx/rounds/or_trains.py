@@ -734,6 +734,26 @@ class TrainsMixin:
             return False
         return min(self.company_price_range(c)[0] for c in comps) <= self.state.cash[f"C:{corp}"]
 
+    def company_buy_refusal(self: "Engine", corp: str, action: A.BuyCompany) -> str | None:
+        """Why ``corp`` may buy no private company at all now, whatever the step (issue 29): the
+        phase does not allow it yet (or any more), or no private may be bought; None otherwise."""
+        ref = see(self.title, "buy_private_phase") or see(self.title, "buy_private") or see(self.title, "private_sale")
+        if "can_buy_companies" not in self.phase.status:
+            phases = self.title.data.get("phases", [])
+            names = [str(p.get("name")) for p in phases]
+            here = names.index(str(self.phase.name)) if str(self.phase.name) in names else 0
+            first = next((p for p in phases[here + 1:] if "can_buy_companies" in p.get("status", [])), None)
+            if first is not None:
+                return (f"companies may buy private companies only from the first {first.get('on') or first.get('name')} "
+                        f"train on (phase {first.get('name')}); this is phase {self.phase.name}{ref}")
+            return f"companies may no longer buy private companies (phase {self.phase.name}){ref}"
+        comps = self._purchasable_companies()
+        if action.company not in comps:
+            only = " from its director" if self.title.data.get("companies_from_director") else ""
+            return (f"{action.company} may not be bought: {corp} may buy only a private company owned by a "
+                    f"player{only} ({', '.join(comps) or 'none now'}){ref}")
+        return None
+
     def _buy_company(self: "Engine", corp: str, action: A.BuyCompany) -> None:
         s = self.state
         comp = self.company(action.company)

@@ -330,6 +330,13 @@ class BuyCompany(Step):
         g._buy_company(corp, action)
         return False
 
+    def refuse(self, g: "StepGame", corp: str, action: A.Action) -> None:
+        # no private may be bought now (the phase, the owner): say why (issue 29)
+        why = g.company_buy_refusal(corp, action) if isinstance(action, A.BuyCompany) and action.entity == corp \
+            else None
+        if why:
+            raise IllegalAction(why)
+
 
 # ------------------------------------------------------------------------------- interrupts
 class ForcedLay(Interrupt):
