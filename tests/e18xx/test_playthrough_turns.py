@@ -143,3 +143,29 @@ def test_1848_private_before_the_first_3_train_names_rule_4_1():
     g2 = game("aus", 28)
     with pytest.raises(GameError, match=r"rule 4\.1"):  # the engine alone names the rule too
         g2.process(A.BuyCompany("VR", "P2", 70))
+
+
+# -- item 5: buying a private as the rulebook says it ----------------------------------------------
+def test_18ga_buy_the_cheapest_private_is_its_purchase():
+    g = game("ga", 0)  # the private sale: LTR is the cheapest
+    made, _ = mail(g, "buy LTR")
+    assert made == ["bid 20 LTR"]  # the sale's own move: the purchase at its price (3.1(a))
+    assert g.state.companies["LTR"].owner == "P:Ann"
+    made2, _ = mail(game("ga", 0), "buy ltr")
+    assert made2 == ["bid 20 LTR"]
+
+
+def test_18ga_buy_a_private_that_is_not_the_cheapest_names_the_cheapest_and_the_bid():
+    why = refusal(game("ga", 0), "buy MRC")
+    assert "MRC is not the cheapest unsold private: you may buy only the cheapest, LTR, at its price ($20: " \
+           "'buy LTR'), or bid on MRC: 'bid 45 MRC' or more (rule 3.1(a))" in why
+    assert "share" not in why and "bid_" not in why
+
+
+def test_1848_buy_a_private_in_the_falling_price_sale_is_its_purchase():
+    g = game("aus", 0)
+    price = g.company("P3").min_bid
+    made, _ = mail(g, "buy P3")
+    assert made == [f"bid {price} P3"] and g.state.companies["P3"].owner == "P:Ann"
+    why = refusal(game("aus", 0), "buy CAR")  # a company's share is not for sale yet
+    assert "'buy P1'" in why and "'lower P1'" in why and "(assign)" not in why and "(bid)" not in why

@@ -33,7 +33,7 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
 from pbm.e18xx.pbem.moves import (Done, Move, MoveError, PassRestOfRound, StandingOrders, for_game, format_action,
-                                  parse_moves)
+                                  parse_moves, purchase_words)
 from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
 
@@ -405,7 +405,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             if writer is not None and (isinstance(mv, Done) or (isinstance(mv, A.Pass) and mv.entity == name)):
                 writer.move(i, mv)  # a pass or 'done': ends a step or the turn, or is ignored with a note
                 continue
-            mv = readdress(game, name, mv)
+            written, mv = mv, readdress(game, name, mv)
             if writer is not None and not isinstance(mv, PassRestOfRound):
                 writer.begin(i, mv)  # the steps before the one that takes it are passed, if they may be
                 if writer.nothing_to_do(i, mv):  # a 'run auto' with no route, a payout of nothing: a note
@@ -423,6 +423,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 bid_note = ""
                 if isinstance(mv, A.Bid):  # a bid on what is now the cheapest private: its purchase
                     mv, bid_note = bid_on_the_cheapest(game, mv)
+                    bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, A.BuyShares) else "")
                 if owner and i != len(parsed):
                     what = f"{mv.seller}'s train" if isinstance(mv, A.BuyTrain) else f"{owner}'s private"
                     why = "at an agreed price" if isinstance(mv, A.BuyTrain) else \

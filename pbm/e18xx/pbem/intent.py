@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Callable
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.pbem.moves import Done, Move, PassRestOfRound, StandingOrders, for_game, format_action, parse_moves
+from pbm.e18xx.pbem.moves import (Done, Move, PassRestOfRound, StandingOrders, for_game, format_action, parse_moves,
+                                  purchase_words)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -115,12 +116,15 @@ class TurnWriter:
         if isinstance(mv, A.Pass) and mv.entity == self.player:
             self.pass_(n, for_game(g, self.player, mv))
             return
-        mv = for_game(g, self.player, mv)
+        written, mv = mv, for_game(g, self.player, mv)
         self.begin(n, mv)
         if self.nothing_to_do(n, mv):
             return
+        note = ""
+        if isinstance(written, A.BuyShares) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
+            note = purchase_words(g, mv)
         try:
-            self.do(mv, "")
+            self.do(mv, note)
         except GameError as exc:
             raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
         self.end(mv)

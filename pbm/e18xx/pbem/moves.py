@@ -335,11 +335,40 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
     if isinstance(move, (PassRestOfRound, Done)):
         return move
+    bought = private_purchase(game, player, move)
+    if bought is not None:
+        return bought
     cur = game.current_entity()
     if cur and cur != player and game.controller(cur) == player and cur in game.state.corporations:
         if isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player:
             return replace(move, entity=cur)
     return move
+
+
+def private_purchase(game: "Game", player: str, move: Move) -> A.Bid | None:
+    """``buy LTR`` in the sale of the privates, as the rulebooks say it (18AL/18GA 3.1(a): buy the
+    cheapest at its price; 1848 3.1.1: buy one at its current price): the sale's own move, the
+    purchase at the price, when that purchase is allowed now; None otherwise (the engine's
+    refusal then says what may be bought and how: ``private_buy_refusal``; issue 29)."""
+    s = game.state
+    if not isinstance(move, A.BuyShares) or move.entity != player or s.round.kind != "auction":
+        return None
+    sym = game.private_sym(move.corporation)
+    if sym is None or sym in s.corporations or game.current_entity() != player:
+        return None
+    style = game._auction_style()
+    ok = (style == "waterfall" and game._may_purchase(sym)) or \
+        (style == "dutch" and sym in game._auction_companies())
+    return A.Bid(player, sym, game.company(sym).min_bid) if ok else None
+
+
+def purchase_words(game: "Game", act: A.Bid) -> str:
+    """What the reply says of ``buy LTR`` read as the purchase (``private_purchase``): the log
+    holds the sale's own move, a bid at the price."""
+    from pbm.e18xx.rounds.cite import see
+
+    key = "cheapest_private" if game._auction_style() == "waterfall" else "auction_bid"
+    return f"buys {act.company} at its price, {game.title.money(act.price)}{see(game.title, key)}"
 
 
 class StandingOrders:

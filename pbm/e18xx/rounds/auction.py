@@ -99,6 +99,37 @@ class AuctionMixin(DutchAuctionMixin):
         left = self._auction_companies()
         return bool(left) and company == left[0]
 
+    def private_sym(self: "Engine", name: str | None) -> str | None:
+        """The private company ``name`` names (any case), or None."""
+        up = {c.upper(): c for c in self.state.companies}
+        return up.get((name or "").upper())
+
+    def private_buy_refusal(self: "Engine", action: A.Action) -> str | None:
+        """``buy X`` for a private X in the sale of the privates that is not its purchase now
+        (the mail reader turns the purchase into the sale's own move): why, and what to write
+        (issue 29, play-through item 5); None when the move is not such a buy."""
+        if not isinstance(action, A.BuyShares):
+            return None
+        sym = self.private_sym(action.corporation)
+        if sym is None:
+            return None
+        left = self._auction_companies()
+        money = self.title.money
+        if sym not in left:
+            return f"{sym} is not for sale; for sale: {', '.join(left) or 'nothing'}"
+        style = self._auction_style()
+        if style == "waterfall":
+            auct = self.active_auction()
+            if auct:
+                return f"{auct} is being auctioned: bid on it ('bid <amount> {auct}') or pass"
+            cheapest = left[0]
+            return (f"{sym} is not the cheapest unsold private: you may buy only the cheapest, {cheapest}, at its "
+                    f"price ({money(self.company(cheapest).min_bid)}: 'buy {cheapest}'), or bid on {sym}: "
+                    f"'bid {self.min_bid(sym)} {sym}' or more{see(self.title, 'cheapest_private')}")
+        if style == "dutch":
+            return f"{sym} costs {money(self.company(sym).min_bid)} now: 'buy {sym}' buys it at that price"
+        return f"the privates are bid for in this sale: 'bid {self.min_bid(sym)} {sym}' or more, or pass"
+
     def _auction_step(self: "Engine") -> "PlayerStep":
         """The private sale's open step (the first of ``self.auction_steps`` that blocks)."""
         for step in self.auction_steps:
@@ -162,7 +193,8 @@ class AuctionMixin(DutchAuctionMixin):
                 else:
                     r.index = (r.index + 1) % len(r.entities)
         else:
-            raise IllegalAction(f"in the auction you may bid or pass, not {plain(action.type)}")
+            raise IllegalAction(self.private_buy_refusal(action) or
+                                f"in the auction you may bid or pass, not {plain(action.type)}")
         if not self._auction_companies():
             self._end_auction()
 
@@ -207,7 +239,8 @@ class AuctionMixin(DutchAuctionMixin):
                 r.index = (r.index + 1) % len(r.entities)
             return
         if not isinstance(action, A.Bid):
-            raise IllegalAction(f"in the auction you may bid or pass, not {plain(action.type)}")
+            raise IllegalAction(self.private_buy_refusal(action) or
+                                f"in the auction you may bid or pass, not {plain(action.type)}")
         comp = self.company(action.company)
         if comp.owner is not None or comp.closed:
             raise IllegalAction(f"{comp.sym} is not for sale; for sale: {', '.join(self._auction_companies())}")

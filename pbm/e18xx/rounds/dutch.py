@@ -88,8 +88,9 @@ class DutchAuctionMixin:
             self._sell_company(player, comp.sym, comp.min_bid)
             self._fixed_par(player, comp.sym)
         else:
-            raise IllegalAction(f"in the sale of the privates you may buy (bid), lower a price (assign) or pass, "
-                                f"not {plain(action.type)}")
+            raise IllegalAction(self.private_buy_refusal(action) or
+                                f"in the sale of the privates you may buy a private at its price ('buy P1'), "
+                                f"lower a price ('lower P1') or, once you own a private, pass; not {plain(action.type)}")
         r.last_to_act = player
         r.index = (r.index + 1) % len(r.entities)
         if not self._auction_companies():
