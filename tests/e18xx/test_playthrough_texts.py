@@ -1,9 +1,20 @@
 """The texts a player met playing each 18xx title by mail (issue 29, play-through findings)."""
 from __future__ import annotations
 
+import mailbox
+import re
+
+import pytest
+from sqlalchemy import select
+
+from pbm.db import session_scope
 from pbm.e18xx import events as E
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.game import Game
+from pbm.e18xx.pbem.games import action_rows, apply, load, move_text
+from pbm.e18xx.pbem.pacing import state_code
+from pbm.models import Game as GameRow
+from tests.e18xx.test_pbem_mail import PLAYERS, answer, send
 
 
 # ------------------------------------------------------------------ finding 3
@@ -70,3 +81,49 @@ def test_a_player_passed_by_the_engine_is_told():
     assert texts.index("Bob passes: nothing he may buy or sell") < next(
         i for i, e in enumerate(last) if isinstance(e, E.RoundEnded))
     assert E.event_from_dict(last[0].to_dict(money)) == last[0]
+
+
+@pytest.fixture
+def va(cli, tmp_path):
+    """18VA 'va-1' (seed 5, Ann Bob Cy) played by mail up to the end of stock round 1 (VA_SR1)."""
+    csv = tmp_path / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
+    out = cli("new-game", "18VA", "--players", str(csv), "--seed", "5", "--name", "va-1").stdout
+    secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
+    seat = {n: i for i, (n, _) in enumerate(PLAYERS, 1)}
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(GameRow).where(GameRow.name == "va-1"))
+        for d in VA_SR1:
+            g = load(s, row)
+            act = A.action_from_dict(d)
+            got = apply(s, row, seat[d["entity"]], move_text(g, act))
+            assert got.accepted, got.error
+    md = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
+    return cli, secrets, md, tmp_path / "Maildir"
+
+
+def test_a_pass_written_for_an_ended_stock_round_is_refused_as_stale(va):
+    """18VA: Bob wrote 'pass' against action 15 (his last buy in stock round 1); the engine passed him
+    when Cy and Ann passed, and now B&O lays its tile: his pass must not end B&O's step (finding 6)."""
+    cli = va[0]
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(GameRow).where(GameRow.name == "va-1"))
+        assert load(s, row).state.round.kind == "operating"
+        code15 = state_code(row, 15)
+    line, inbound = send(va, 2, f"SEEN: 15 {code15}\npass", game="va-1")
+    assert "rejected" in line, line
+    _, text = answer(cli, inbound)
+    assert "NOTHING in it was used" in text
+    assert "written against action 15, in the stock round" in text
+    assert "would end B&O's step" in text and "Nothing was passed" in text
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(GameRow).where(GameRow.name == "va-1"))
+        assert len(action_rows(s, row)) == len(VA_SR1)  # nothing stored
+    # written against the current state, the same pass is B&O's and goes through
+    line, _ = send(va, 2, f"SEEN: {len(VA_SR1)} {code17(cli)}\npass", game="va-1")
+    assert "accepted" in line, line
+
+
+def code17(cli) -> str:
+    with session_scope(cli.url) as s:
+        return state_code(s.scalar(select(GameRow).where(GameRow.name == "va-1")), len(VA_SR1))

@@ -716,7 +716,31 @@ def _stale(session: Session, game_row, player, mail: MoveMail) -> str | None:
     if not mail.moves.strip() and (mail.away or mail.notify or mail.pdf or mail.auto or mail.autorun):
         return None
     names = {p.number: p.name for p in players(session, game_row)}
-    return check_seen(game_row, player.number, mail.seen, action_rows(session, game_row), names)
+    rows = action_rows(session, game_row)
+    why = check_seen(game_row, player.number, mail.seen, rows, names)
+    return why if why is not None else _stale_pass(session, game_row, mail, len(rows))
+
+
+def _stale_pass(session: Session, game_row, mail: MoveMail, count: int) -> str | None:
+    """A lone ``pass`` written in a stock round that has since ended is refused (docs/18xx/email.md,
+    "A pass written for a round that has ended"): it would end a company's operating step instead."""
+    from pbm.e18xx.pbem.games import replay_rows
+    from pbm.e18xx.pbem.pacing import _SEEN, seen_line
+
+    lines = [ln.split("#", 1)[0].strip().lower() for ln in mail.moves.splitlines()]
+    m = _SEEN.match(mail.seen or "")
+    if [ln for ln in lines if ln] != ["pass"] or not m or int(m.group(1)) >= count:
+        return None
+    then = replay_rows(session, game_row, upto=int(m.group(1))).game
+    now = replay_rows(session, game_row).game
+    if then.finished or now.finished or then.state.round.kind != "stock" or now.state.round.kind == "stock":
+        return None
+    step = now.what_now()
+    rule = f" ({step['rule']})" if step.get("rule") else ""
+    return (f"your 'pass' was written against action {m.group(1)}, in the stock round; that stock round "
+            f"has ended, and a pass now would end {step['entity']}'s step \"{step['description']}\"{rule} "
+            f"instead. Nothing was passed. Read the new state and send your moves again with "
+            f"'{seen_line(game_row, count)}'")
 
 
 def _autorun(game_row, player, mail: MoveMail) -> str:
