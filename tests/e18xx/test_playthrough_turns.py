@@ -169,3 +169,26 @@ def test_1848_buy_a_private_in_the_falling_price_sale_is_its_purchase():
     assert made == [f"bid {price} P3"] and g.state.companies["P3"].owner == "P:Ann"
     why = refusal(game("aus", 0), "buy CAR")  # a company's share is not for sale yet
     assert "'buy P1'" in why and "'lower P1'" in why and "(assign)" not in why and "(bid)" not in why
+
+
+# -- item 16: a train named by its type, and the ids in the state text -----------------------------
+def test_run_naming_the_train_type_runs_the_one_train_of_that_type():
+    g = game("va", 37)  # C&O owns one 2 train, id 2-2
+    assert g.corp_trains("C&O") == ["2-2"]
+    made, _ = mail(g, "lay 5 C8 5\nrun 2 D9 C8\npayout\ndone")
+    assert "run 2-2 D9 C8" in made and "payout" in made
+    why = refusal(game("va", 37), "lay 5 C8 5\nrun 2-0 D9 C8\npayout\ndone")  # a wrong id stays refused
+    assert "C&O does not own train 2-0; it owns 2" in why
+
+
+def test_state_text_shows_the_train_ids_a_run_needs():
+    from pbm.e18xx.render.view import describe
+
+    g = game("va", 37)
+    line = next(x for x in describe(g).splitlines() if x.strip().startswith("C&O "))
+    assert "trains 2-2 (limit" in line
+    line = next(x for x in describe(g).splitlines() if x.strip().startswith("N&W "))
+    n_w = g.corp_trains("N&W")
+    assert "trains " + ", ".join(f"{g.train_label(t)} ({t})" if g.train_label(t) != g.state.trains[t].name else t
+                                 for t in n_w) in line
+    assert any(g.train_label(t) == "1G" for t in n_w) and "1G (2-" in line

@@ -341,8 +341,32 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     cur = game.current_entity()
     if cur and cur != player and game.controller(cur) == player and cur in game.state.corporations:
         if isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player:
-            return replace(move, entity=cur)
+            move = replace(move, entity=cur)
+    if isinstance(move, A.RunRoutes) and move.routes:
+        move = train_ids(game, move)
     return move
+
+
+def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
+    """A route that names its train by type (``run 2 D9 C8``) runs a train of that type the
+    company owns: each such route takes the next of them not named yet (trains of one type run
+    alike); ids stay as written (issue 29, play-through item 16)."""
+    s = game.state
+    corp = s.corporations.get(move.entity)
+    if corp is None:
+        return move
+    owned = list(corp.trains)
+    named = {r.train for r in move.routes if r.train in owned}
+    out = []
+    for r in move.routes:
+        if r.train not in owned:
+            free = [t for t in owned if t not in named
+                    and r.train.upper() in (s.trains[t].name.upper(), game.train_label(t).upper())]
+            if free:
+                named.add(free[0])
+                r = replace(r, train=free[0])
+        out.append(r)
+    return replace(move, routes=tuple(out))
 
 
 def private_purchase(game: "Game", player: str, move: Move) -> A.Bid | None:
