@@ -192,3 +192,40 @@ def test_state_text_shows_the_train_ids_a_run_needs():
     assert "trains " + ", ".join(f"{g.train_label(t)} ({t})" if g.train_label(t) != g.state.trains[t].name else t
                                  for t in n_w) in line
     assert any(g.train_label(t) == "1G" for t in n_w) and "1G (2-" in line
+
+
+# -- through real mail: the play-through's own M&O mail (items 1 and 2) ---------------------------
+def test_mail_run_auto_without_a_route_and_its_payout_are_accepted_with_notes(cli, tmp_path):
+    import mailbox
+    import re
+
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import action_rows, load
+    from pbm.models import Action18, Game as GameRow
+    from tests.e18xx.test_pbem_mail import PLAYERS, answer, send
+
+    csv = tmp_path / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
+    out = cli("new-game", "18AL", "--players", str(csv), "--seed", "5", "--name", "al-1").stdout
+    secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
+    lines = (HERE / "al.jsonl").read_text(encoding="utf-8").splitlines()[:37]
+    with session_scope(cli.url) as s:  # the play-through's first 37 actions, as its mails stored them
+        row = s.scalar(select(GameRow).where(GameRow.name == "al-1"))
+        for seq, line in enumerate(lines, 1):
+            s.add(Action18(game_id=row.id, seq=seq, player_number=None, action=json.loads(line)))
+    with session_scope(cli.url) as s:
+        g = load(s, s.scalar(select(GameRow).where(GameRow.name == "al-1")))
+        assert g.current_entity() == "M&O" and g.controller("M&O") == "Bob"
+    md = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
+    line, inbound = send((cli, secrets, md, tmp_path / "Maildir"), 2, "lay 9 M2 0\nrun auto\npayout\ndone",
+                         game="al-1")
+    assert "player 2 accepted" in line, line
+    _, text = answer(cli, inbound)
+    assert "move 2 (run auto): M&O's trains have no route" in text and "the run is skipped" in text
+    assert "move 3 (payout): nothing to pay out" in text
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(GameRow).where(GameRow.name == "al-1"))
+        assert len(action_rows(s, row)) == 39  # the lay and the pass that skipped the train purchase
+        assert load(s, row).current_entity() != "M&O"
