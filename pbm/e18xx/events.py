@@ -124,7 +124,7 @@ class RouteRun(Event):
     corp: str = ""
     train: str = ""  # the train's type (2, 3, 4D, 1G ...)
     train_id: str = ""
-    stops: tuple[str, ...] = ()  # the route's hexes in order, each with its name ("F8 Atlanta")
+    stops: tuple[str, ...] = ()  # the route's stops in order, each with its name ("F8 Atlanta", "D4-1 Atlanta")
     revenue: int = 0
 
     def text(self, money: Money) -> str:
@@ -396,7 +396,7 @@ class DepotNext(Event):
 class StationPlaced(Event):
     kind: ClassVar[str] = "station"
     corp: str = ""
-    hex: str = ""  # with its name ("F11 Richmond")
+    hex: str = ""  # with its name ("F11 Richmond"), and its stop on a hex of several ("D4-1 Atlanta")
 
     def text(self, money: Money) -> str:
         return f"{self.corp}'s station goes down in {self.hex}"
@@ -472,7 +472,7 @@ def snap(g: "Game") -> Snap:
     corps = {}
     for sym, c in s.corporations.items():
         corps[sym] = (c.price, c.floated, c.closed, getattr(c, "receivership", False), getattr(c, "loans", 0),
-                      g.president(sym) if not c.closed else None, c.size, tuple(t[0] for t in c.tokens if t))
+                      g.president(sym) if not c.closed else None, c.size, tuple(tuple(t) for t in c.tokens if t))
     return Snap(
         cash=dict(s.cash),
         corps=corps,
@@ -507,10 +507,21 @@ def _who(owner: str | None) -> str:
     return owner[2:] if owner[1:2] == ":" else owner
 
 
-def _stop(g: "Game", coord: str) -> str:
+def _stop(g: "Game", coord: str, node: int | None = None) -> str:
+    return stop_label(g, coord, node)
+
+
+def stop_label(g: "Game", coord: str, node: int | None = None) -> str:
+    """A hex with its name (``F8 Atlanta``); on a hex of several stops, with the stop a player writes
+    in a run (``D4-1 Atlanta``: issue 29 finding 8)."""
     hexdef = g.title.hexes.get(coord)
     name = getattr(hexdef, "name", None) if hexdef is not None else None
-    return f"{coord} {name}" if name else coord
+    head = coord
+    if node is not None:
+        m = g.state.map
+        if coord in m.placed and len(m.tile(coord).nodes) > 1:
+            head = f"{coord}-{node}"
+    return f"{head} {name}" if name else head
 
 
 def _cell(pos: tuple[int, int]) -> tuple[int, int]:
@@ -616,9 +627,10 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         old = before.corps.get(sym)
         if old is None or len(now) < 8 or (getattr(action, "type", "") == "place_token" and action.entity == sym):
             continue
-        for coord in now[7]:
-            if coord not in old[7]:
-                out.append(StationPlaced(seq, sym, _stop(g, coord)))
+        had = {key[0] for key in old[7]}  # by hex: an upgrade may renumber a station's stop
+        for coord, node in now[7]:
+            if coord not in had:
+                out.append(StationPlaced(seq, sym, _stop(g, coord, node)))
     for sym in sorted(after.objectives - before.objectives):
         goal = g.title.corporation(sym).get("objective") or {}
         out.append(ObjectivePaid(seq, sym, str(goal.get("hex", "")), int(goal.get("bonus", 0))))
@@ -839,8 +851,8 @@ class Recorder:
         for tid, route in routes:
             train = g.state.trains.get(tid)
             name = (train.variant or train.name) if train is not None else tid
-            hexes = list(route.hexes()) if hasattr(route, "hexes") else []
-            out.append(RouteRun(seq, action.entity, str(name), str(tid), tuple(_stop(g, h) for h in hexes),
+            nodes = list(route.nodes) if hasattr(route, "nodes") else []
+            out.append(RouteRun(seq, action.entity, str(name), str(tid), tuple(_stop(g, h, i) for h, i in nodes),
                                 int(getattr(route, "revenue", 0))))
         total = sum(e.revenue for e in out if isinstance(e, RouteRun))
         out.append(RunTotal(seq, action.entity, total, int(getattr(r, "subsidy", 0) or 0) if routes else 0,

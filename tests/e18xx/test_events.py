@@ -63,7 +63,7 @@ def test_auction_end_says_what_comes_next():
 def test_run_routes_per_train_then_dividend_per_holder_then_price_move():
     """1848 action 63-64: CAR runs its 2 train for £50, pays £5 a share (Player 3 holds 60%)."""
     run = at(P1848, 63)
-    assert run[0] == E.RouteRun(63, "CAR", "2", "2-0", ("E4 Port Augusta", "D3", "D1 Perth"), 50)
+    assert run[0] == E.RouteRun(63, "CAR", "2", "2-0", ("E4 Port Augusta", "D3-1", "D1 Perth"), 50)  # D3: a hex of two stops (issue 29 finding 8)
     assert isinstance(run[1], E.RunTotal) and run[1].revenue == 50
     div, price = at(P1848, 64)
     assert isinstance(div, E.DividendPaid)
@@ -281,7 +281,7 @@ def test_since_the_last_mail_survives_an_undo():
 def test_depot_next_train_home_stations_and_who_starts_the_next_round():
     assert at(GA_BANK, 162, E.DepotNext) == [E.DepotNext(162, "2", "3", 180)]
     assert texts(GA_BANK, 162) == ["The 2 trains are sold out: the depot now offers 3 trains at $180"]
-    assert at(GA_BANK, 40, E.StationPlaced) == [E.StationPlaced(40, "W&A", "D4 Atlanta")]
+    assert at(GA_BANK, 40, E.StationPlaced) == [E.StationPlaced(40, "W&A", "D4-0 Atlanta")]
     assert at(GA_BANK, 40, E.RoundEnded) == [E.RoundEnded(40, "Stock round 1", "operating round 1.1",
                                                           "operating order: W&A, CoG")]
     assert at(GA_BANK, 17, E.RoundEnded)[0].detail == "Player 1 acts first"

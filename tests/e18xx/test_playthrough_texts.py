@@ -127,3 +127,38 @@ def test_a_pass_written_for_an_ended_stock_round_is_refused_as_stale(va):
 def code17(cli) -> str:
     with session_scope(cli.url) as s:
         return state_code(s.scalar(select(GameRow).where(GameRow.name == "va-1")), len(VA_SR1))
+
+
+# ------------------------------------------------------------------ finding 8
+def test_a_station_on_a_hex_of_several_stops_is_shown_with_its_stop():
+    """18GA Atlanta (D4) has three cities: the state, the station event and the route event name the
+    stop a player writes in a run ('D4-1 Atlanta'), not only the hex."""
+    g = Game("18GA", ["Ann", "Bob", "Cy"], 1)
+    before = E.snap(g)
+    wa = g.state.corporations["W&A"]
+    wa.ipoed = True
+    wa.tokens[0] = ("D4", 1)
+    after = E.snap(g)
+    placed = [e for e in E.diff(g, None, before, after, 3) if isinstance(e, E.StationPlaced)]
+    assert placed == [E.StationPlaced(3, "W&A", "D4-1 Atlanta")]
+    assert E.stop_label(g, "D4", 2) == "D4-2 Atlanta"
+    assert E.stop_label(g, "E1", 0) == "E1 Montgomery"  # a hex of one stop keeps its plain name
+
+
+def test_the_state_names_a_station_with_its_stop():
+    from pbm.e18xx.render.view import describe
+    from tests.e18xx.test_events import GA_BANK, played
+
+    g, _ = played(GA_BANK)
+    wa = g.state.corporations["W&A"]
+    node = next(t[1] for t in wa.tokens if t and t[0] == "D4")
+    line = next(x for x in describe(g).splitlines() if x.strip().startswith("W&A"))
+    assert f"stations D4-{node} Atlanta" in line
+
+
+def test_route_events_name_the_stop_on_a_hex_of_several():
+    from tests.e18xx.test_events import GA_BANK, played
+
+    g, evs = played(GA_BANK)
+    stops = [s for e in evs if isinstance(e, E.RouteRun) for s in e.stops if s.startswith("D4")]
+    assert stops and all(s[:4] in ("D4-0", "D4-1", "D4-2") and s.endswith("Atlanta") for s in stops)

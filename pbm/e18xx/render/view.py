@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pbm.e18xx.events import stop_label
 from pbm.e18xx.pbem.moves import format_action
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,13 +50,13 @@ def describe(g: "Game", *, compact: bool = True) -> str:
         if not c.ipoed:
             out.append(f"  {c.sym:<4} not started (home {c.home})")
             continue
-        tokens = [f"{h}" for h, _ in (t for t in c.tokens if t)]
+        tokens = [stop_label(g, h, i) for h, i in (t for t in c.tokens if t)]  # "D4-1 Atlanta" (issue 29)
         privs = [x.sym for x in s.companies.values() if x.owner == c.key and not x.closed]
         out.append(f"  {c.sym:<4} price {m(g.share_price(c.sym)):>4} par {m(g._par_price(c.sym)):>4}  cash {m(s.cash[c.key]):>6}  "
                    f"{'floated' if c.floated else 'not floated'}  president {g.president(c.sym) or '-'}  "
                    f"IPO {g.percent_of(f'ipo:{c.sym}', c.sym)}% market {g.percent_of('pool', c.sym)}%  "
                    f"trains {train_ids(g, c.trains) or '-'}"
-                   + (f" (limit {g.train_limit(c.sym)})" if c.floated and not c.closed else "") + f"  stations {' '.join(tokens) or '-'}"
+                   + (f" (limit {g.train_limit(c.sym)})" if c.floated and not c.closed else "") + f"  stations {', '.join(tokens) or '-'}"
                    + (f"  privates {' '.join(privs)}" if privs else ""))
     out.append("")
     out.append("Stock chart (row, column: companies):")
