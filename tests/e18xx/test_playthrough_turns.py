@@ -97,7 +97,8 @@ def test_owed_home_station_with_a_choice_names_the_lines_to_write():
     why = refusal(g, "lay 451a D4 0\nbuy train 2\ndone")
     assert why.startswith('move 2 (buy train 2): W&A must first "Place the home station the company is owed" '
                           "(18GA rule 4.2), and there is a choice")
-    assert "'token D4-0' (Atlanta, city 0 of the hex)" in why and "'token D4-2'" in why
+    assert "'token D4-0' (Atlanta, city 0 of the hex; track to E3)" in why
+    assert "'token D4-1' (Atlanta, city 1 of the hex; track to C3 Rome)" in why and "'token D4-2'" in why
     made, notes = mail(game("ga", 24), "lay 451a D4 0\ntoken D4-1\nbuy train 2\ndone")  # as the refusal says
     assert made[:3] == ["lay 451a D4 0", "token D4-1", "buy train 2"]
 

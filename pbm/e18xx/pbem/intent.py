@@ -61,6 +61,23 @@ def _why_required(game: "Game", step, corp: str) -> str:
     return ""
 
 
+def _leads(g: "Game", line: str) -> str:
+    """Where the track of the city a ``token D4-1`` line names leads (``; track to E3, C3 Rome``),
+    so a president can choose between a hex's cities; empty if unknown."""
+    from pbm.e18xx.core.hexgrid import neighbour
+    from pbm.e18xx.lays import _place
+
+    where = line.strip().removeprefix("token ").strip()
+    try:
+        (coord, idx), = g._city_ref(where)
+        placed = g.state.map.placed[coord]
+        edges = placed.tile.node_edges(placed.rotation)[idx]
+        to = [_place(g, n) for n in (neighbour(coord, e, g.title.layout) for e in sorted(edges)) if n]
+    except (GameError, KeyError, IndexError, ValueError, TypeError):
+        return ""
+    return f"; track to {', '.join(to)}" if to else "; no track out yet"
+
+
 class TurnWriter:
     """Reads one mail's moves for ``player`` as intent; ``do(action)`` processes an action (the
     caller records it).  ``notes`` are the lines the reply shows about the turn."""
@@ -288,7 +305,8 @@ class TurnWriter:
             return True
         if not choices:
             return False  # the engine's refusal says why
-        lines = ", ".join(f"'{line.split('#')[0].strip()}'" + (f" ({line.split('#', 1)[1].strip()})" if "#" in line else "")
+        lines = ", ".join(f"'{line.split('#')[0].strip()}'" + (f" ({line.split('#', 1)[1].strip()}"
+                                                               f"{_leads(g, line.split('#')[0])})" if "#" in line else "")
                           for line in (say(g, a) for a in choices))
         raise GameError(f"move {n} ({what}): {corp} must first {step_words(g, step)}, and there is a choice: "
                         f"write one of these lines before it: {lines}")
