@@ -162,3 +162,12 @@ def test_route_events_name_the_stop_on_a_hex_of_several():
     g, evs = played(GA_BANK)
     stops = [s for e in evs if isinstance(e, E.RouteRun) for s in e.stops if s.startswith("D4")]
     assert stops and all(s[:4] in ("D4-0", "D4-1", "D4-2") and s.endswith("Atlanta") for s in stops)
+
+
+# ------------------------------------------------------------------ finding 4
+def test_par_prices_ascend_also_in_the_grouped_line():
+    from pbm.e18xx.pbem.movelist import _group_line
+
+    lines = [f"par ACL {p}   # president's certificate for ${2 * p}" for p in (70, 80, 90, 100, 110)]
+    assert _group_line("par", lines) == ("# and 5 more: par ACL 70; par ACL 80; par ACL 90; par ACL 100; "
+                                         "par ACL 110")

@@ -164,5 +164,7 @@ def _group_line(kind: str, lines: list[str]) -> str:
                           for h, tiles in where.items())
         return (f"# and {len(lines)} more tile lays, as hex: tile (rotation to the hexes its track joins) - "
                 f"write lay <tile> <hex> <rotation>: {spots}")
-    heads = sorted({ln.split("#")[0].strip() for ln in lines})
+    heads = [ln.split("#")[0].strip() for ln in lines]
+    # par prices keep their ascending order (legal_lines sorts them by number; issue 29 finding 4)
+    heads = list(dict.fromkeys(heads)) if kind == "par" else sorted(set(heads))
     return f"# and {len(lines)} more: " + "; ".join(heads)
