@@ -171,3 +171,22 @@ def test_par_prices_ascend_also_in_the_grouped_line():
     lines = [f"par ACL {p}   # president's certificate for ${2 * p}" for p in (70, 80, 90, 100, 110)]
     assert _group_line("par", lines) == ("# and 5 more: par ACL 70; par ACL 80; par ACL 90; par ACL 100; "
                                          "par ACL 110")
+
+
+# ------------------------------------------------------------------ finding 11
+def test_a_refused_buy_names_the_share_not_its_certificate_id():
+    """18VA stock round 1: Bob ($25) cannot afford a B&O share; the refusal says 'a B&O share'."""
+    from pbm.e18xx.core.errors import GameError
+
+    g, _ = _va_game(15)
+    cy_cash = g.state.cash["P:Cy"]
+    g.state.cash["P:Cy"] = 0
+    try:
+        g.process(A.BuyShares("Cy", [], "N&W", "ipo"))
+    except GameError as exc:
+        why = str(exc)
+    else:  # pragma: no cover - the buy must be refused
+        raise AssertionError("a buy with no cash went through")
+    finally:
+        g.state.cash["P:Cy"] = cy_cash
+    assert "Cy cannot buy a N&W share" in why and "N&W_" not in why, why

@@ -132,7 +132,7 @@ def test_12_3_2_no_buying_back_in_the_round_of_a_sale():
 
 def test_12_3_1_a_share_costs_its_price():
     g = second_stock_round()
-    refused(g, A.BuyShares("Player 3", (), corporation="CAR", source="ipo"), "CAR_6 costs £100, you have £95")
+    refused(g, A.BuyShares("Player 3", (), corporation="CAR", source="ipo"), "a CAR share costs £100, you have £95")
 
 
 def test_5_5_5_the_shares_of_a_company_in_receivership_are_out_of_the_game():

@@ -18,6 +18,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
 
 
+def share_name(g: "Engine", sid: str) -> str:
+    """A certificate as a player reads it: 'a WRA share', 'a 20% WRA share', never its id (issue 29)."""
+    corp = sid.rsplit("_", 1)[0]
+    pct = g.sid_percent(sid)
+    big = bool(pct) and corp in g.state.corporations and pct > g.unit(corp)
+    return f"a {pct}% {corp} share" if big else f"a {corp} share"
+
+
 class StockMixin(AuctionMixin):
     # --------------------------------------------------------------- stock round
     def _start_stock(self: "Engine") -> None:
@@ -193,7 +201,7 @@ class StockMixin(AuctionMixin):
         if c.closed:
             return f"{corp} is closed: its shares are out of the game{see(self.title, 'closed_shares')}"
         if owner not in (f"ipo:{corp}", "pool"):
-            return f"{sid} is not in the IPO or the open market"
+            return f"{share_name(self, sid)} is not in the IPO or the open market"
         if not c.ipoed:
             return f"{corp} has not been started (par it first)"
         if sid.endswith("_0") and not c.equal_shares:
@@ -204,7 +212,7 @@ class StockMixin(AuctionMixin):
             return f"you sold {corp} this round and may not buy it back{see(self.title, 'buy_after_sale')}"
         price = self._buy_price(corp, owner)
         if s.cash[f"P:{player}"] < price:
-            return f"{sid} costs {self.title.money(price)}, you have {self.title.money(s.cash[f'P:{player}'])}"
+            return f"{share_name(self, sid)} costs {self.title.money(price)}, you have {self.title.money(s.cash[f'P:{player}'])}"
         if not self._can_gain(player, corp, self.sid_percent(sid)):
             return self._limit_reason(player, corp)
         return None
@@ -401,7 +409,7 @@ class StockMixin(AuctionMixin):
                     self._buyable_share(self.corp(action.corporation).sym, action.source or "ipo")
                 why = self._can_buy(player, sid) if sid in s.share_owner else None
                 if why:
-                    raise IllegalAction(f"{player} cannot buy {sid}: {why}")
+                    raise IllegalAction(f"{player} cannot buy {share_name(self, sid)}: {why}")
             if isinstance(action, (A.BuyShares, A.Par)) and not self._bought() and \
                     self.num_certs(player) >= self.cert_limit(player):
                 raise IllegalAction(f"{player} has {self.num_certs(player)} certificates, the limit is "
@@ -463,7 +471,7 @@ class StockMixin(AuctionMixin):
             sid = found
         why = self._can_buy(player, sid)
         if why:
-            raise IllegalAction(f"{player} cannot buy {sid}: {why}")
+            raise IllegalAction(f"{player} cannot buy {share_name(self, sid)}: {why}")
         return sid
 
     def _do_buy(self: "Engine", player: str, sid: str) -> None:
