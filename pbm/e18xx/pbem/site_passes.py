@@ -15,10 +15,10 @@ from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.state import clone_state
 
 
-# privates whose ability 18xx.games lets their company use at any time of its turn (``when:
-# owning_corp_or_turn``): while the company owns one, the site's last step waits for a pass
-# (18AL's SNAR and 18GA's W&SR, with no ``when``, do not keep it waiting: seen on the site's engine)
-ANYTIME = {"18VA": frozenset({"P1", "P3"}), "1848": frozenset({"P2", "P3"})}
+# Title data ``site_anytime_privates``: privates whose ability 18xx.games lets their company use at
+# any time of its turn (``when: owning_corp_or_turn``): while the company owns one, the site's last
+# step waits for a pass (18AL's SNAR and 18GA's W&SR, with no ``when``, do not keep it waiting: seen
+# on the site's engine).
 
 STEP_OF = {A.BuyTrain: "buy_train", A.PlaceToken: "token", A.LayTile: "track"}
 
@@ -94,6 +94,6 @@ class SitePasses:
             return []
         if op not in g.state.corporations:
             return []
-        anytime = ANYTIME.get(g.title.name, frozenset())
+        anytime = frozenset(g.title.data.get("site_anytime_privates", ()))
         owned = [c for c in g.state.companies.values() if c.owner == f"C:{op}" and not c.closed and c.sym in anytime]
         return [op] if owned else []
