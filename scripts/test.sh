@@ -42,4 +42,4 @@ fi
 # process).  Each worker has its own PostgreSQL template, Dovecot and ports (tests/conftest.py); more than 4
 # would mostly wait on the one PostgreSQL server and could run it out of connections (100 by default).
 workers="${PBM_TEST_WORKERS:-$(n=$(nproc 2>/dev/null || echo 2); [ "$n" -gt 4 ] && echo 4 || echo "$n")}"
-exec .venv/bin/python -m pytest -q -n "$workers" --dist worksteal "$@"
+exec .venv/bin/python -m pytest -q -n "$workers" --dist worksteal --durations=30 "$@"
