@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.lays import joins
+from pbm.e18xx.lays import joins, same_as, same_track
 from pbm.e18xx.pbem.moves import format_action
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -123,10 +123,16 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
         return ["nothing: the game is over"]
     groups: dict[str, list[str]] = {}
     pars: list[tuple[str, int, str]] = []
-    for a in game.legal_actions():
-        text = say(game, a)
+    acts = game.legal_actions()
+    # rotations that lay the same track are one line: 'lay 57 E4 1 (same as 4)' (issue 29 finding 9)
+    merged = dict((id(a), others) for a, others in same_track(game, [a for a in acts if isinstance(a, A.LayTile)]))
+    for a in acts:
         if isinstance(a, A.LayTile):  # what this rotation joins (pbm/e18xx/lays.py; the lays come by hex)
-            text += f"   # {joins(game, a.hex, a.tile, a.rotation)}"
+            if id(a) not in merged:
+                continue
+            text = f"{say(game, a)}{same_as(merged[id(a)])}   # {joins(game, a.hex, a.tile, a.rotation)}"
+        else:
+            text = say(game, a)
         if isinstance(a, A.Par):
             pars.append((a.corporation, a.price, text))
             continue
@@ -155,15 +161,18 @@ def _group_line(kind: str, lines: list[str]) -> str:
     if kind == "lay_tile":
         where: dict[str, dict[str, list[str]]] = {}
         for ln in lines:
-            w = ln.split("#")[0].split()
+            head = ln.split("#")[0]
+            same = head.partition("(same as ")[2].partition(")")[0]
+            w = head.partition("(")[0].split()
             to = ln.partition("# ")[2].partition("to ")[2]  # what the lay joins (pbm/e18xx/lays.py)
             ends = "+".join(part.split()[0] for part in to.split(", ") if part)
             if len(w) >= 4:
-                where.setdefault(w[2], {}).setdefault(w[1], []).append(w[3] + (f" to {ends}" if ends else ""))
+                rot = w[3] + (f"={'='.join(same.split(' and '))}" if same else "")
+                where.setdefault(w[2], {}).setdefault(w[1], []).append(rot + (f" to {ends}" if ends else ""))
         spots = "; ".join(f"{h} " + ", ".join(f"{t} ({', '.join(r)})" for t, r in tiles.items())
                           for h, tiles in where.items())
         return (f"# and {len(lines)} more tile lays, as hex: tile (rotation to the hexes its track joins) - "
-                f"write lay <tile> <hex> <rotation>: {spots}")
+                f"write lay <tile> <hex> <rotation> (2=5: the two rotations lay the same track): {spots}")
     heads = [ln.split("#")[0].strip() for ln in lines]
     # par prices keep their ascending order (legal_lines sorts them by number; issue 29 finding 4)
     heads = list(dict.fromkeys(heads)) if kind == "par" else sorted(set(heads))

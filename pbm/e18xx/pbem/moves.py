@@ -12,7 +12,8 @@ matter.  Moves::
     par W&A 90
     buy CoG ipo | buy GA market  (buy GA = from the IPO)
     sell 2 GA | sell GA          (number of 10% shares, default 1)
-    lay 57 E5 2                  tile, hex, rotation 0-5 (add "with MRC" for a private's lay)
+    lay 57 E5 2                  tile, hex, rotation 0-5 (add "with MRC" for a private's lay;
+                                 a listed "(same as 5)" after it is read and ignored)
     token Rome | token E5
     run auto | run               best routes; or "run 2-0 D4-0 E1-0; 3-1 ..." explicit
     payout | withhold
@@ -195,6 +196,11 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         raise _fail(lineno, line, "say 'ipo' or 'market'", verb)
     if verb in ("lay", "upgrade"):
         who = entity
+        # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
+        same = re.search(r"\s*\(same as \d(?: and \d)*\)\s*$", " ".join(args), re.I)
+        if same:
+            args = " ".join(args)[:same.start()].split()
+            low = [t.lower() for t in args]
         if len(args) == 5 and low[3] == "with":
             who = _name(args[4], lineno, line, "lay", "private").upper()
             args = args[:3]
