@@ -88,6 +88,26 @@ class PrivateSold(Event):
 
 
 @dataclass(frozen=True)
+class SharesSold(Event):
+    """A sale of shares: what the seller got and where the price went (issue 29 finding 14)."""
+    kind: ClassVar[str] = "shares_sold"
+    seller: str = ""
+    corp: str = ""
+    count: int = 0  # certificates sold
+    got: int = 0  # what the seller received
+    old: int = 0  # the share price before and after the sale
+    new: int = 0
+
+    def text(self, money: Money) -> str:
+        out = f"{self.seller} sells {self.count} {self.corp} share{'' if self.count == 1 else 's'} for {money(self.got)}"
+        if self.new < self.old:
+            return out + f"; {self.corp} falls to {money(self.new)}"
+        if self.new > self.old:
+            return out + f"; {self.corp} rises to {money(self.new)}"
+        return out + f"; {self.corp} stays at {money(self.new)}"
+
+
+@dataclass(frozen=True)
 class PrivatesPaid(Event):
     kind: ClassVar[str] = "private_revenue"
     paid: tuple[tuple[str, int], ...] = ()  # (owner, amount)
@@ -424,7 +444,7 @@ class GameOver(Event):
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
-    AuctionWon, PrivateSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PhaseChanged, TrainsRusted,
+    AuctionWon, PrivateSold, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, AutoPassed,
     GameOver)}
@@ -617,6 +637,8 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             if hasattr(action, "price") and getattr(action, "company", None) == sym:
                 price = int(action.price)
             out.append(PrivateSold(seq, sym, _who(was), new, price))
+    if getattr(action, "type", "") == "sell_shares":
+        out += _sale(g, action, before, after, seq)
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
         if old is None:
@@ -705,6 +727,27 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
     return out
+
+
+def _sale(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
+    """A share sale: the seller's gain and the share price before and after."""
+    corp = action.corporation or (action.shares[0].rsplit("_", 1)[0] if action.shares else "")
+    if corp not in after.corps or corp not in before.corps:
+        return []
+    key = next((k for k in (f"P:{action.entity}", f"C:{action.entity}") if k in after.cash), None)
+    if key is None:
+        return []
+    got = after.cash[key] - before.cash.get(key, 0)
+    market = g.title.market
+
+    def price(cell: Any) -> int:
+        if cell is None:
+            return 0
+        c = market[cell[0]][cell[1]]
+        return c.price if c else 0
+    count = int(action.count or len(action.shares))
+    return [SharesSold(seq, _who(action.entity), corp, count, max(0, got), price(before.corps[corp][0]),
+                       price(after.corps[corp][0]))]
 
 
 def _auto_passes(action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
@@ -831,7 +874,7 @@ class Recorder:
     def _ordered(self, action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
         run = self._run_events(action, seq)
         found = diff(self.game, action, before, after, seq, self._sold)
-        first = (AuctionWon, PrivateSold, Floated)
+        first = (AuctionWon, PrivateSold, SharesSold, Floated)
         end = (RoundEnded, GameOver)
         early = [e for e in found if isinstance(e, first)]
         last = [e for e in found if isinstance(e, end)]

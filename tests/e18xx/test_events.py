@@ -36,6 +36,7 @@ def texts(rel: str, seq: int) -> list[str]:
 
 
 P1848 = "1848/101.json"
+P1848_BANK = "1848/1848_game_end_bank.json"
 AL = "18AL/1446.json"
 GA_BANKRUPT = "18GA/18GA_game_end_bankrupt.json"
 GA_BANK = "18GA/18GA_game_end_bank.json"
@@ -71,6 +72,16 @@ def test_run_routes_per_train_then_dividend_per_holder_then_price_move():
     assert dict(div.holders) == {"Player 3": 30, "Player 1": 5}
     assert price == E.PriceMoved(64, "CAR", 90, 100, (2, 5), (2, 6))
     assert texts(P1848, 64)[0] == "CAR pays out £50, £5 a share: Player 3 £30; Player 1 £5"
+
+
+def test_a_share_sale_says_what_the_seller_got_and_where_the_price_went():
+    """Issue 29 finding 14: the sale's event says the money, not only the price move."""
+    assert at(GA_BANK, 87, E.SharesSold) == [E.SharesSold(87, "Player 4", "CoG", 2, 120, 60, 50)]
+    assert texts(GA_BANK, 87)[0] == "Player 4 sells 2 CoG shares for $120; CoG falls to $50"
+    assert texts(P1848_BANK, 136)[0] == "Player 4 sells 1 WA share for £110; WA falls to £100"
+    g, evs = played(VA)
+    sales = [i for i, a in enumerate(g.actions, 1) if a.type == "sell_shares"]
+    assert sales and sorted({e.seq for e in evs if isinstance(e, E.SharesSold)}) == sales
 
 
 def test_no_revenue_is_withheld_and_the_price_falls():
