@@ -76,6 +76,37 @@ class AuctionWon(Event):
 
 
 @dataclass(frozen=True)
+class AuctionBegan(Event):
+    """A private goes to auction among the players who bid on it (issue 29 finding 10)."""
+    kind: ClassVar[str] = "auction_began"
+    company: str = ""
+    bids: tuple[tuple[str, int], ...] = ()  # (player, bid), highest first
+    first: str = ""  # who speaks first
+
+    def text(self, money: Money) -> str:
+        bids = _list([f"{p} {money(b)}" for p, b in self.bids])
+        return (f"The auction of {self.company} begins between its bidders ({bids})"
+                + (f"; {self.first} speaks first: bid more or pass" if self.first else ""))
+
+
+@dataclass(frozen=True)
+class ShareWithPrivate(Event):
+    """The share a private brings its buyer (18GA's M&BR: a CoG share; 1848's P6: CAR's president's
+    certificate; issue 29 finding 10)."""
+    kind: ClassVar[str] = "share_with_private"
+    company: str = ""
+    player: str = ""
+    corp: str = ""
+    percent: int = 0
+    president: bool = False
+
+    def text(self, money: Money) -> str:
+        what = (f"the president's certificate of {self.corp}" if self.president
+                else f"a {self.corp} share")
+        return f"{self.player} receives {what} ({self.percent}%) with {self.company}"
+
+
+@dataclass(frozen=True)
 class PrivateSold(Event):
     kind: ClassVar[str] = "private_sold"
     company: str = ""
@@ -444,7 +475,7 @@ class GameOver(Event):
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
-    AuctionWon, PrivateSold, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PhaseChanged, TrainsRusted,
+    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, AutoPassed,
     GameOver)}
@@ -485,6 +516,7 @@ class Snap:
     depot_next: str | None = None  # the first train the depot holds
     passed: frozenset[str] = frozenset()  # the stock round's players who have passed
     seats: tuple[str, ...] = ()  # the stock round's players
+    auction: str | None = None  # the private auctioned among its bidders now
 
 
 def snap(g: "Game") -> Snap:
@@ -508,7 +540,18 @@ def snap(g: "Game") -> Snap:
         depot_next=next((t.tid for t in s.trains.values() if t.owner == "depot"), None),
         passed=frozenset(s.round.passed) if s.round.kind == "stock" else frozenset(),
         seats=tuple(s.round.entities) if s.round.kind == "stock" else (),
+        auction=_auctioned(g),
     )
+
+
+def _auctioned(g: "Game") -> str | None:
+    active = getattr(g, "active_auction", None)
+    if active is None or g.state.round.kind != "auction":
+        return None
+    try:
+        return active()
+    except Exception:  # noqa: BLE001 - a round without bids
+        return None
 
 
 def round_label(g: "Game", rnd: tuple[str, int, int]) -> str:
@@ -632,6 +675,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         if was is None:
             price = sold[sym] if sym in sold else max(0, before.cash.get(owner, 0) - after.cash.get(owner, 0))
             out.append(AuctionWon(seq, sym, new, price))
+            out += _share_with(g, sym, owner, seq)
         else:
             price = max(0, after.cash.get(was, 0) - before.cash.get(was, 0))
             if hasattr(action, "price") and getattr(action, "company", None) == sym:
@@ -639,6 +683,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             out.append(PrivateSold(seq, sym, _who(was), new, price))
     if getattr(action, "type", "") == "sell_shares":
         out += _sale(g, action, before, after, seq)
+    if after.auction and after.auction != before.auction:
+        r = s.round
+        bids = sorted(((b.player, int(b.price)) for b in r.bids.get(after.auction, [])), key=lambda pb: -pb[1])
+        first = g.current_entity() if not after.finished else ""
+        out.append(AuctionBegan(seq, after.auction, tuple(bids), str(first or "")))
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
         if old is None:
@@ -726,6 +775,19 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         elif after.round[0] == "stock" and g.current_entity():
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
+    return out
+
+
+def _share_with(g: "Game", company: str, owner: str, seq: int) -> list[Event]:
+    """The share a private's ability gives its new owner (title data: ability ``shares``)."""
+    out: list[Event] = []
+    for ab in g.title.company(company).get("abilities", []):
+        sid = ab.get("share") if ab.get("type") == "shares" else None
+        if not sid or g.state.share_owner.get(sid) != owner:
+            continue
+        corp = sid.rsplit("_", 1)[0]
+        out.append(ShareWithPrivate(seq, company, _who(owner), corp, int(g.sid_percent(sid) or 0),
+                                    sid.endswith("_0")))
     return out
 
 
@@ -874,7 +936,7 @@ class Recorder:
     def _ordered(self, action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
         run = self._run_events(action, seq)
         found = diff(self.game, action, before, after, seq, self._sold)
-        first = (AuctionWon, PrivateSold, SharesSold, Floated)
+        first = (AuctionWon, ShareWithPrivate, AuctionBegan, PrivateSold, SharesSold, Floated)
         end = (RoundEnded, GameOver)
         early = [e for e in found if isinstance(e, first)]
         last = [e for e in found if isinstance(e, end)]

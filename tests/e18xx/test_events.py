@@ -53,8 +53,22 @@ def test_recording_does_not_change_the_game():
 
 
 def test_auction_won_names_winner_and_price():
-    assert at(GA_BANK, 8) == [E.AuctionWon(8, "LTR", "Player 4", 20)]
-    assert texts(GA_BANK, 8) == ["Player 4 gets LTR for $20"]
+    assert at(GA_BANK, 8, E.AuctionWon) == [E.AuctionWon(8, "LTR", "Player 4", 20)]
+    assert texts(GA_BANK, 8)[0] == "Player 4 gets LTR for $20"
+
+
+def test_an_auction_beginning_and_the_share_a_private_brings_are_told():
+    """Issue 29 finding 10: LTR bought makes MRC the cheapest, with two bids: its auction begins
+    (18GA 3.1.1); M&BR brings its buyer a CoG share, 1848's P6 CAR's president's certificate."""
+    assert texts(GA_BANK, 8) == ["Player 4 gets LTR for $20",
+                                 "The auction of MRC begins between its bidders (Player 3 $50 and Player 2 $45); "
+                                 "Player 2 speaks first: bid more or pass"]
+    assert at(GA_BANK, 17, E.ShareWithPrivate) == [E.ShareWithPrivate(17, "M&BR", "Player 4", "CoG", 10, False)]
+    assert "Player 4 receives a CoG share (10%) with M&BR" in texts(GA_BANK, 17)
+    assert "Player 3 receives the president's certificate of CAR (20%) with P6" in texts(P1848, 27)
+    g, evs = played(GA_BANK)
+    began = [e for e in evs if isinstance(e, E.AuctionBegan)]
+    assert len(began) == len({e.company for e in began}) >= 3  # each auction told once, as it begins
 
 
 def test_auction_end_says_what_comes_next():
