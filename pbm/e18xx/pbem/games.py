@@ -32,7 +32,7 @@ from pbm.errors import PbmError
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
-from pbm.e18xx.pbem.moves import (Done, Move, MoveError, PassRestOfRound, StandingOrders, for_game, format_action,
+from pbm.e18xx.pbem.moves import (Done, Move, MoveError, PassRestOfRound, RepayLoan, repay_refusal, StandingOrders, for_game, format_action,
                                   parse_moves, purchase_words)
 from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
@@ -402,6 +402,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
         for i, mv in enumerate(parsed, 1):
             if game.finished:
                 raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({game.state.end_reason})")
+            if isinstance(mv, RepayLoan):
+                raise GameError(f"move {i} (repay loan): {repay_refusal(game, name)}")
             if writer is not None and (isinstance(mv, Done) or (isinstance(mv, A.Pass) and mv.entity == name)):
                 writer.move(i, mv)  # a pass or 'done': ends a step or the turn, or is ignored with a note
                 continue
