@@ -567,6 +567,17 @@ def offer_thing(offer: dict) -> str:
     return str(offer["company"])
 
 
+def offer_parties(offer: dict) -> str:
+    """Who offers whom: ``ABC (Ann's company) offers Bob`` for a private, and for a train the
+    buying company, its president and the selling company's president
+    (``ABC (Ann's company) offers Bob, president of CoG,``)."""
+    who = f"{offer['entity']}"
+    if offer.get("buyer_name") and offer.get("buyer_name") != offer["entity"]:
+        who += f" ({offer['buyer_name']}'s company)"
+    to = f"{offer['owner']}, president of {offer['seller']}," if offer.get("kind") == "train" else f"{offer['owner']}"
+    return f"{who} offers {to}"
+
+
 def offer_rule(game_or_title: Any, offer: dict) -> str:
     """The rule of the title's rulebook that makes the sale need its owner's consent (title data
     ``rule_refs``: ``private_sale``, ``train_sale``): "rule 4.2.6" in 18GA, "rule 4.2" in 18VA (issue 29)."""
