@@ -52,8 +52,8 @@ def _player_range(title: str) -> tuple[int, int]:
 
 
 def create_game(session: Session, *, title: str, seed: int, name: str | None, seats: Sequence[SeatRequest],
-                optional_rules: Sequence[str] = (), player_ids: Sequence[str] | None = None
-                ) -> tuple[Any, dict[int, str]]:
+                optional_rules: Sequence[str] = (), player_ids: Sequence[str] | None = None,
+                anonymous: bool = False) -> tuple[Any, dict[int, str]]:
     """Create an 18xx game row and its players; returns (game row, {seat number: secret}).
 
     The secrets are shown once; only their hashes are stored."""
@@ -76,7 +76,7 @@ def create_game(session: Session, *, title: str, seed: int, name: str | None, se
     if session.scalar(select(GameRow.id).where(GameRow.name == name)) is not None:
         raise PbemError(f"a game named {name!r} already exists (choose another --name)")
     row = GameRow(title=canon, name=name, seed=seed, turn=1, status="open", climate="", year=0,
-                  anonymous=False, options={"optional_rules": list(rules),
+                  anonymous=bool(anonymous), options={"optional_rules": list(rules),
                                             "player_ids": [str(p) for p in (player_ids or range(1, len(names) + 1))]},
                   state={"standing": {}}, turn_key=_secrets.token_hex(16),
                   created_at=utcnow())

@@ -520,14 +520,33 @@ def draw_public(c: Canvas, g: "Game", x: float, y: float, bottom: float = MARGIN
     return y
 
 
-def render_pdf(rep: "Replayed", name: str) -> bytes:
-    """The PDF of the game's state (deterministic bytes)."""
+class _NamedCanvas(Canvas):
+    """A canvas whose text goes through ``names`` (an anonymous game's "Player N": pbem/anon.py)."""
+
+    def __init__(self, *args, names=None, **kw):
+        super().__init__(*args, **kw)
+        self._names = names
+
+    def drawString(self, x, y, text, *args, **kw):  # noqa: N802 - reportlab's name
+        return super().drawString(x, y, self._names(text), *args, **kw)
+
+    def drawCentredString(self, x, y, text, *args, **kw):  # noqa: N802
+        return super().drawCentredString(x, y, self._names(text), *args, **kw)
+
+    def drawRightString(self, x, y, text, *args, **kw):  # noqa: N802
+        return super().drawRightString(x, y, self._names(text), *args, **kw)
+
+
+def render_pdf(rep: "Replayed", name: str, names=None) -> bytes:
+    """The PDF of the game's state (deterministic bytes); ``names``: how players' names are
+    written for its reader (an anonymous game: pbem/anon.py ``names_for``)."""
     from pbm.e18xx.pbem.games import who_acts
 
     g = rep.game
     s = g.state
     buf = io.BytesIO()
-    c = Canvas(buf, pagesize=PAGE, invariant=1, pageCompression=1)
+    c = (_NamedCanvas(buf, pagesize=PAGE, invariant=1, pageCompression=1, names=names) if names is not None
+         else Canvas(buf, pagesize=PAGE, invariant=1, pageCompression=1))
     c.setTitle(_t(f"{g.title.name} {name}", 100))
     c.setAuthor("pbm")
     c.setCreator("pbm")

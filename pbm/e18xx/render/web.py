@@ -447,10 +447,11 @@ def _player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
     def state_pdf() -> bytes:
         from pbm.e18xx.render.pdf import render_pdf
 
+        names = name if game.anonymous else None  # the others as "Player N", his own name kept
         if lock is None:
-            return render_pdf(rep, game.name)
+            return render_pdf(rep, game.name, names)
         with lock:  # the server's replay: no request steps it while the PDF is drawn
-            return render_pdf(rep, game.name)
+            return render_pdf(rep, game.name, names)
 
     files["state.pdf"] = ("application/pdf", state_pdf)
 
