@@ -45,7 +45,7 @@ class Made:
 
 def step_words(game: "Game", step) -> str:
     """A step for a player: ``"Place a station" (18AL rule 4.2.2)``."""
-    desc = (step.description or step.name).split(" — ")[0]
+    desc = (step.text(game.title) or step.name).split(" — ")[0]
     rule = step.rule(game.title)
     return f'"{desc}"' + (f" ({game.title.name} rule {rule})" if rule else "")
 

@@ -271,7 +271,7 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
             who = names.get(r.player_number or 0, "-")
             ent = "" if act.entity == who else f" for {act.entity}"
             lines.append(f"  #{r.seq:<4} {who}{ent}: {format_action(act)}{via}")
-    lines += ["", describe(g)]
+    lines += ["", describe(g, name=game_row.name)]
     if legal and not g.finished:
         lines += ["", f"{who_acts(g)} may:"] + [f"  {x}" for x in legal_lines(g)]
     return "\n".join(lines)

@@ -48,6 +48,11 @@ def say(game: "Game", a: A.Action) -> str:
         what = f"{pct}% share" if pct else "share"
         return f"buy {corp} {source}   # {what} for {money(game, price * max(1, pct // game.unit(corp)))}"
     if isinstance(a, A.Par):
+        held = s.share_owner.get(f"{a.corporation}_0") == f"P:{a.entity}"
+        paid = _bank_pays(game, a.corporation)
+        if held and paid:  # 18VA 4.1: the B&O Presidency came with P4; the bank funds the treasury
+            return (f"par {a.corporation} {a.price}   # starting value: you hold the president's certificate; "
+                    f"the bank puts {money(game, paid * a.price)} in {a.corporation}'s treasury")
         return f"par {a.corporation} {a.price}   # president's certificate for {money(game, 2 * a.price)}"
     if isinstance(a, A.SellShares) and a.corporation and a.count:
         try:
@@ -64,6 +69,16 @@ def say(game: "Game", a: A.Action) -> str:
         owner = (comp.owner or "")[2:] if comp is not None else ""
         return f"buy private {a.company} {a.price}" + (f"   # from {owner}" if owner else "")
     return format_action(a)
+
+
+def _bank_pays(game: "Game", corp: str) -> int:
+    """How many times its par the bank pays into ``corp``'s treasury when the president's certificate
+    came with a private (title data: ability ``par_on_buy`` ``bank_pays``; 18VA's B&O, rule 4.1); 0 if not."""
+    for comp in game.title.data.get("companies", []):
+        for ab in comp.get("abilities", []):
+            if ab.get("type") == "par_on_buy" and ab.get("corporation") == corp:
+                return int(ab.get("bank_pays") or 0)
+    return 0
 
 
 def _token(game: "Game", a: A.PlaceToken) -> str:

@@ -17,15 +17,17 @@ def train_ids(g: "Game", trains: list[str]) -> str:
     return ", ".join(t if g.train_label(t) == g.state.trains[t].name else f"{g.train_label(t)} ({t})"
                      for t in trains)
 
-def describe(g: "Game", *, compact: bool = True) -> str:
+def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
     """The state as text: the round, players, companies, chart, map, depot and the rest of the public
-    state (:mod:`pbm.e18xx.render.public`: one line a topic when ``compact``, as the mails show it)."""
+    state (:mod:`pbm.e18xx.render.public`: one line a topic when ``compact``, as the mails show it);
+    ``name``: the game's name, on its first line (a mail's state never reads '18VA - ' with no game)."""
     s = g.state
     out: list[str] = []
     r = s.round
     where = {"auction": "Private auction", "stock": f"Stock round {s.turn}",
              "operating": f"Operating round {s.turn}.{r.num} of {s.ors_in_set}"}[r.kind]
-    out.append(f"{g.title.name} - {where} - phase {g.phase.name} (train limit {g.train_limit_text()})")
+    head = f"{g.title.name} game {name}" if name else g.title.name
+    out.append(f"{head} - {where} - phase {g.phase.name} (train limit {g.train_limit_text()})")
     if s.finished:
         out.append(f"Game over: {s.end_reason}")
     else:
