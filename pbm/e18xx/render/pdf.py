@@ -23,6 +23,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.e18xx.core.hexgrid import to_xy
 from pbm.e18xx.render.rotations import draw_key, draw_lays_page
+from pbm.e18xx.render.view import train_list
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
@@ -429,7 +430,7 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
     c.setFont(BOLD, 11)
     c.drawString(x, y, "Corporations")
     y -= 13
-    widths = [40, 45, 45, 55, 80, 55, 55, 110, 230]
+    widths = [40, 45, 45, 55, 80, 55, 55, 190, 150]  # trains: ids by type (view.train_list)
     _row(c, x, y, ["corp", "price", "par", "cash", "president", "IPO", "market", "trains", "stations"], widths, bold=True)
     for corp in s.corporations.values():
         y -= 11
@@ -437,7 +438,7 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
             _row(c, x, y, [corp.sym, "-", "-", "-", "-", "", "", "", f"not started (home {corp.home})"], widths)
             continue
         stations = " ".join(t[0] for t in corp.tokens if t)
-        trains = (" ".join(g.train_label(t) for t in corp.trains) or "-") + \
+        trains = (train_list(g, corp.trains) or "-") + \
             (f" (max {g.train_limit(corp.sym)})" if corp.floated and not corp.closed else "")
         _row(c, x, y, [corp.sym, m(g.share_price(corp.sym)), m(g._par_price(corp.sym)), m(s.cash[corp.key]),
                        g.president(corp.sym) or "-", f"{g.percent_of(f'ipo:{corp.sym}', corp.sym)}%",
