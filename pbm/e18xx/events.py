@@ -592,70 +592,11 @@ def _cell(pos: tuple[int, int]) -> tuple[int, int]:
 
 
 def phase_changes(g: "Game", old: int, new: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What phase ``new`` unlocks and closes compared with phase ``old`` (title data: tile colours,
-    train limits, phase status, trains rusting or made obsolete by its train, its train's events)."""
-    phases = g.title.phases
-    a, b = phases[old], phases[new]
-    unlocks: list[str] = []
-    closes: list[str] = []
-    colours = [t for t in b.tiles if t not in a.tiles]
-    if colours:
-        unlocks.append(f"{_list(colours)} tiles may be laid")
-    gone = [t for t in a.tiles if t not in b.tiles]
-    if gone:
-        closes.append(f"{_list(gone)} tiles")
+    """What phase ``new`` unlocks and closes compared with phase ``old`` (:func:`pbm.e18xx.phases.phase_change`,
+    the one wording the web page uses too)."""
+    from pbm.e18xx.phases import phase_change
 
-    def limit(ph: Any) -> str:
-        if ph.limits_by_size:
-            return ", ".join(f"{lim} for {size}-share companies" for size, lim in sorted(ph.limits_by_size, reverse=True))
-        return str(ph.train_limit)
-    if limit(a) != limit(b):
-        unlocks.append(f"train limit {limit(b)} (was {limit(a)})")
-    if a.operating_rounds != b.operating_rounds:
-        unlocks.append(f"{b.operating_rounds} operating rounds after each stock round (was {a.operating_rounds})")
-    for st in b.status:
-        if st not in a.status:
-            unlocks.append(STATUS_TEXT.get(st, st.replace("_", " ")))
-    for st in a.status:
-        if st not in b.status:
-            closes.append(STATUS_TEXT.get(st, st.replace("_", " ")))
-    raw = g.title.data.get("trains", [])
-    for ph in phases[old + 1:new + 1]:
-        rust = [t["name"] for t in raw if t.get("rusts_on") == ph.on]
-        if rust:
-            closes.append(f"{_list(rust)} trains (they rust)")
-        obsolete = [t["name"] for t in raw if t.get("obsolete_on") == ph.on]
-        if obsolete:
-            closes.append(f"{_list(obsolete)} trains (obsolete: they run once more)")
-        avail = [t["name"] for t in raw if t.get("available_on") == ph.on]
-        if avail:
-            unlocks.append(f"{_list(avail)} trains may be bought")
-        trigger = next((t for t in raw if t["name"] == ph.on), {})
-        for ev in trigger.get("events", []):
-            if ev == "close_companies":
-                closes.append("the private companies (they close)")
-            else:
-                unlocks.append(TRAIN_EVENT_TEXT.get(ev, ev.replace("_", " ")))
-    return tuple(unlocks), tuple(closes)
-
-
-TRAIN_EVENT_TEXT = {
-    "loans": "companies may take loans",
-    "second_tile_lay": "companies may lay a second tile",
-    "trains_between_companies": "companies may buy trains from each other",
-    "joint_home_operates": "the joint home companies operate",
-    "remove_hex_bonuses": "the hex bonus tokens are removed",
-    "forced_conversions": "every five-share company converts to ten shares",
-}
-
-STATUS_TEXT = {
-    "can_buy_companies": "companies may buy private companies from players",
-    "can_buy_companies_from_other_players": "companies may buy private companies from other players' companies",
-    "limited_train_buy": "a company may buy only one train from the depot per turn",
-    "cmd_token_bonus": "the CMD station bonus for freight counts",
-    "may_convert": "five-share companies may convert to ten shares",
-    "ten_share_only": "new companies start with ten shares",
-}
+    return phase_change(g.title, old, new)
 
 
 def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
