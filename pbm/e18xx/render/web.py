@@ -91,15 +91,17 @@ def legal_lays(g: Any) -> tuple[dict[str, list[dict[str, Any]]], str]:
     """The legal tile lays now, by hex: [{tile, rotation, line}] (line: the move to copy into a mail),
     and the entity that may lay them ("" when none may)."""
     from pbm.e18xx.core import actions as A
+    from pbm.e18xx.lays import same_as, same_track
     from pbm.e18xx.pbem.games import move_text
 
     out: dict[str, list[dict[str, Any]]] = {}
     entity = ""
-    for act in safe(g.legal_actions, []) or []:
-        if isinstance(act, A.LayTile):
-            entity = entity or str(act.entity)
-            out.setdefault(act.hex, []).append({"tile": act.tile, "rotation": act.rotation,
-                                                "line": move_text(g, act)})
+    lays = [act for act in safe(g.legal_actions, []) or [] if isinstance(act, A.LayTile)]
+    # rotations that lay the same track are one (issue 29 finding 9): 'lay 57 E4 1 (same as 4)'
+    for act, others in safe(lambda: same_track(g, lays), [(a, []) for a in lays]):
+        entity = entity or str(act.entity)
+        out.setdefault(act.hex, []).append({"tile": act.tile, "rotation": f"{act.rotation}{same_as(others)}",
+                                            "line": move_text(g, act) + same_as(others)})
     return out, entity
 
 
