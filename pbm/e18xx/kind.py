@@ -67,7 +67,7 @@ class Family18xx:
         from pbm.e18xx.pbem.games import replay_rows
         from pbm.e18xx.render.view import describe
 
-        return describe(replay_rows(session, game).game, name=game.name) + "\n"
+        return describe(replay_rows(session, game).game) + "\n"
 
     def export(self, session: "Session", game: "Game") -> str:
         """The 18xx.games export format, as ``pbm 18xx export`` writes it (``pbm 18xx replay`` reads it)."""
