@@ -36,11 +36,14 @@ def _read(path: Path) -> dict[str, Any]:
         raise AssertionError  # pragma: no cover
 
 
-def load_game(path: Path, at: int | None = None) -> "Game":
+def load_game(path: Path, at: int | None = None, events: bool = False) -> "Game":
     """Build the game in ``path`` (export or our own log), up to action ``at`` if given
-    (an export's action id; the n-th action of one of our logs)."""
+    (an export's action id; the n-th action of one of our logs); ``events``: what each action
+    caused is recorded as it replays (``pbm.e18xx.events.recorded``)."""
+    from pbm.e18xx.core import actions as A
     from pbm.e18xx.core.errors import GameError
     from pbm.e18xx.core.game import Game
+    from pbm.e18xx.events import attach
     from pbm.e18xx.replay import Replayer
 
     data = _read(path)
@@ -48,13 +51,25 @@ def load_game(path: Path, at: int | None = None) -> "Game":
         if isinstance(data.get("pbm"), dict):  # written by `pbm 18xx export`: replayed under its exact rules
             from pbm.e18xx.pbem.exchange import ExactReplayer
 
-            return ExactReplayer(data).run(upto=at)
-        if "settings" in data or (data.get("players") and isinstance(data["players"][0], dict)):
-            return Replayer(data).run(upto=at)
+            rep: Any = ExactReplayer(data)
+        elif "settings" in data or (data.get("players") and isinstance(data["players"][0], dict)):
+            rep = Replayer(data)
+        else:
+            rep = None
+        if rep is not None:
+            if events:
+                attach(rep.game)
+            return rep.run(upto=at)
         if "title" in data and "players" in data:
             if at is not None:
                 data = {**data, "actions": list(data.get("actions", []))[:max(at, 0)]}
-            return Game.from_log(data)
+            g = Game(data["title"], data["players"], int(data.get("seed", 0)), data.get("optional_rules", ()),
+                     data.get("player_ids"))
+            if events:
+                attach(g)
+            for d in data.get("actions", []):
+                g.process(A.action_from_dict(d))
+            return g
     except GameError as exc:
         _fail(str(exc))
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError) as exc:
@@ -65,15 +80,29 @@ def load_game(path: Path, at: int | None = None) -> "Game":
 
 @app.command()
 def replay(file: Path = typer.Argument(..., help="game JSON"),
-           as_json: bool = typer.Option(False, "--json", help="print the result as JSON")) -> None:
+           events: bool = typer.Option(False, "--events", help="Also each action and what it caused (auction "
+                                       "won, routes, dividends, price moves, phase changes, rust, ...), as "
+                                       "`pbm 18xx log --events` prints them."),
+           as_json: bool = typer.Option(False, "--json", help="print the result as JSON (with --events: "
+                                        "the events too)")) -> None:
     """Replay a game and print the result."""
     from pbm.e18xx.replay import summary
 
-    g = load_game(file)
+    g = load_game(file, events=events)
     res = summary(g)
     if as_json:
+        if events:
+            from pbm.e18xx.pbem.eventlines import events_data
+
+            res = {**res, "events": events_data(g)}
         typer.echo(json.dumps(res, indent=2))
         return
+    if events:
+        from pbm.e18xx.events import recorded
+        from pbm.e18xx.pbem.eventlines import grouped
+
+        for line in grouped(g, recorded(g), indent=""):
+            typer.echo(line)
     status = f"finished ({res['end_reason']})" if res["finished"] else "in progress"
     typer.echo(f"{g.title.name}: {status} after {len(g.actions)} actions")
     for i, (name, score) in enumerate(res["result"].items(), 1):

@@ -104,7 +104,7 @@ def move_cmd(ctx: typer.Context,
     from pbm.mail.config import reply_sender
 
     from pbm.e18xx.pbem.mailplay import broadcast
-    from pbm.e18xx.pbem.games import apply, pick_18xx_game
+    from pbm.e18xx.pbem.games import apply, offer_parties, offer_thing, pick_18xx_game
     from pbm.e18xx.pbem.games import players as seat_rows
 
     shown: list[str] = []
@@ -126,8 +126,8 @@ def move_cmd(ctx: typer.Context,
         shown.append(f"Stored {len(out.applied)} action(s). Now: {_now(out.game)}")
         if out.offer is not None:  # 18GA 3.2: another player's private is sold only if its owner agrees
             o = out.offer
-            shown.append(f"Offer, not a sale: {o['entity']} offers {o['owner']} {out.game.title.money(o['price'])} for "
-                         f"{o['company']}; "
+            shown.append(f"Offer, not a sale: {offer_parties(o)} {out.game.title.money(o['price'])} for "
+                         f"{offer_thing(o)}; "
                          f"{o['owner']} (player {o['owner_seat']}) answers 'accept {o['company']}' or "
                          f"'decline {o['company']}'.")
         if mail:

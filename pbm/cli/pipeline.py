@@ -96,7 +96,12 @@ def register(app: typer.Typer) -> None:
         if folder == Path("pbm-demo"):
             folder = Path(f"pbm-demo-{canonical.lower()}")
         folder.mkdir(parents=True, exist_ok=True)
-        url = db_url(ctx) or f"sqlite:///{(folder / 'pbm.db').resolve()}"
+        url = db_url(ctx)
+        if not url:  # the demo's own database, in its folder: a scratch one (pbm.db.SCRATCH)
+            from pbm.db import SCRATCH
+
+            url = f"sqlite:///{(folder / 'pbm.db').resolve()}"
+            SCRATCH.add(url)
         context = Context(sender="pbm@demo.invalid")
 
         def read_mail(path: Path) -> list:

@@ -76,6 +76,37 @@ class AuctionWon(Event):
 
 
 @dataclass(frozen=True)
+class AuctionBegan(Event):
+    """A private goes to auction among the players who bid on it (issue 29 finding 10)."""
+    kind: ClassVar[str] = "auction_began"
+    company: str = ""
+    bids: tuple[tuple[str, int], ...] = ()  # (player, bid), highest first
+    first: str = ""  # who speaks first
+
+    def text(self, money: Money) -> str:
+        bids = _list([f"{p} {money(b)}" for p, b in self.bids])
+        return (f"The auction of {self.company} begins between its bidders ({bids})"
+                + (f"; {self.first} speaks first: bid more or pass" if self.first else ""))
+
+
+@dataclass(frozen=True)
+class ShareWithPrivate(Event):
+    """The share a private brings its buyer (18GA's M&BR: a CoG share; 1848's P6: CAR's president's
+    certificate; issue 29 finding 10)."""
+    kind: ClassVar[str] = "share_with_private"
+    company: str = ""
+    player: str = ""
+    corp: str = ""
+    percent: int = 0
+    president: bool = False
+
+    def text(self, money: Money) -> str:
+        what = (f"the president's certificate of {self.corp}" if self.president
+                else f"a {self.corp} share")
+        return f"{self.player} receives {what} ({self.percent}%) with {self.company}"
+
+
+@dataclass(frozen=True)
 class PrivateSold(Event):
     kind: ClassVar[str] = "private_sold"
     company: str = ""
@@ -85,6 +116,26 @@ class PrivateSold(Event):
 
     def text(self, money: Money) -> str:
         return f"{self.buyer} buys {self.company} from {self.seller} for {money(self.price)}"
+
+
+@dataclass(frozen=True)
+class SharesSold(Event):
+    """A sale of shares: what the seller got and where the price went (issue 29 finding 14)."""
+    kind: ClassVar[str] = "shares_sold"
+    seller: str = ""
+    corp: str = ""
+    count: int = 0  # certificates sold
+    got: int = 0  # what the seller received
+    old: int = 0  # the share price before and after the sale
+    new: int = 0
+
+    def text(self, money: Money) -> str:
+        out = f"{self.seller} sells {self.count} {self.corp} share{'' if self.count == 1 else 's'} for {money(self.got)}"
+        if self.new < self.old:
+            return out + f"; {self.corp} falls to {money(self.new)}"
+        if self.new > self.old:
+            return out + f"; {self.corp} rises to {money(self.new)}"
+        return out + f"; {self.corp} stays at {money(self.new)}"
 
 
 @dataclass(frozen=True)
@@ -424,7 +475,7 @@ class GameOver(Event):
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
-    AuctionWon, PrivateSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PhaseChanged, TrainsRusted,
+    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, AutoPassed,
     GameOver)}
@@ -465,6 +516,7 @@ class Snap:
     depot_next: str | None = None  # the first train the depot holds
     passed: frozenset[str] = frozenset()  # the stock round's players who have passed
     seats: tuple[str, ...] = ()  # the stock round's players
+    auction: str | None = None  # the private auctioned among its bidders now
 
 
 def snap(g: "Game") -> Snap:
@@ -488,7 +540,18 @@ def snap(g: "Game") -> Snap:
         depot_next=next((t.tid for t in s.trains.values() if t.owner == "depot"), None),
         passed=frozenset(s.round.passed) if s.round.kind == "stock" else frozenset(),
         seats=tuple(s.round.entities) if s.round.kind == "stock" else (),
+        auction=_auctioned(g),
     )
+
+
+def _auctioned(g: "Game") -> str | None:
+    active = getattr(g, "active_auction", None)
+    if active is None or g.state.round.kind != "auction":
+        return None
+    try:
+        return active()
+    except Exception:  # noqa: BLE001 - a round without bids
+        return None
 
 
 def round_label(g: "Game", rnd: tuple[str, int, int]) -> str:
@@ -529,70 +592,11 @@ def _cell(pos: tuple[int, int]) -> tuple[int, int]:
 
 
 def phase_changes(g: "Game", old: int, new: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What phase ``new`` unlocks and closes compared with phase ``old`` (title data: tile colours,
-    train limits, phase status, trains rusting or made obsolete by its train, its train's events)."""
-    phases = g.title.phases
-    a, b = phases[old], phases[new]
-    unlocks: list[str] = []
-    closes: list[str] = []
-    colours = [t for t in b.tiles if t not in a.tiles]
-    if colours:
-        unlocks.append(f"{_list(colours)} tiles may be laid")
-    gone = [t for t in a.tiles if t not in b.tiles]
-    if gone:
-        closes.append(f"{_list(gone)} tiles")
+    """What phase ``new`` unlocks and closes compared with phase ``old`` (:func:`pbm.e18xx.phases.phase_change`,
+    the one wording the web page uses too)."""
+    from pbm.e18xx.phases import phase_change
 
-    def limit(ph: Any) -> str:
-        if ph.limits_by_size:
-            return ", ".join(f"{lim} for {size}-share companies" for size, lim in sorted(ph.limits_by_size, reverse=True))
-        return str(ph.train_limit)
-    if limit(a) != limit(b):
-        unlocks.append(f"train limit {limit(b)} (was {limit(a)})")
-    if a.operating_rounds != b.operating_rounds:
-        unlocks.append(f"{b.operating_rounds} operating rounds after each stock round (was {a.operating_rounds})")
-    for st in b.status:
-        if st not in a.status:
-            unlocks.append(STATUS_TEXT.get(st, st.replace("_", " ")))
-    for st in a.status:
-        if st not in b.status:
-            closes.append(STATUS_TEXT.get(st, st.replace("_", " ")))
-    raw = g.title.data.get("trains", [])
-    for ph in phases[old + 1:new + 1]:
-        rust = [t["name"] for t in raw if t.get("rusts_on") == ph.on]
-        if rust:
-            closes.append(f"{_list(rust)} trains (they rust)")
-        obsolete = [t["name"] for t in raw if t.get("obsolete_on") == ph.on]
-        if obsolete:
-            closes.append(f"{_list(obsolete)} trains (obsolete: they run once more)")
-        avail = [t["name"] for t in raw if t.get("available_on") == ph.on]
-        if avail:
-            unlocks.append(f"{_list(avail)} trains may be bought")
-        trigger = next((t for t in raw if t["name"] == ph.on), {})
-        for ev in trigger.get("events", []):
-            if ev == "close_companies":
-                closes.append("the private companies (they close)")
-            else:
-                unlocks.append(TRAIN_EVENT_TEXT.get(ev, ev.replace("_", " ")))
-    return tuple(unlocks), tuple(closes)
-
-
-TRAIN_EVENT_TEXT = {
-    "loans": "companies may take loans",
-    "second_tile_lay": "companies may lay a second tile",
-    "trains_between_companies": "companies may buy trains from each other",
-    "joint_home_operates": "the joint home companies operate",
-    "remove_hex_bonuses": "the hex bonus tokens are removed",
-    "forced_conversions": "every five-share company converts to ten shares",
-}
-
-STATUS_TEXT = {
-    "can_buy_companies": "companies may buy private companies from players",
-    "can_buy_companies_from_other_players": "companies may buy private companies from other players' companies",
-    "limited_train_buy": "a company may buy only one train from the depot per turn",
-    "cmd_token_bonus": "the CMD station bonus for freight counts",
-    "may_convert": "five-share companies may convert to ten shares",
-    "ten_share_only": "new companies start with ten shares",
-}
+    return phase_change(g.title, old, new)
 
 
 def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
@@ -612,11 +616,19 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         if was is None:
             price = sold[sym] if sym in sold else max(0, before.cash.get(owner, 0) - after.cash.get(owner, 0))
             out.append(AuctionWon(seq, sym, new, price))
+            out += _share_with(g, sym, owner, seq)
         else:
             price = max(0, after.cash.get(was, 0) - before.cash.get(was, 0))
             if hasattr(action, "price") and getattr(action, "company", None) == sym:
                 price = int(action.price)
             out.append(PrivateSold(seq, sym, _who(was), new, price))
+    if getattr(action, "type", "") == "sell_shares":
+        out += _sale(g, action, before, after, seq)
+    if after.auction and after.auction != before.auction:
+        r = s.round
+        bids = sorted(((b.player, int(b.price)) for b in r.bids.get(after.auction, [])), key=lambda pb: -pb[1])
+        first = g.current_entity() if not after.finished else ""
+        out.append(AuctionBegan(seq, after.auction, tuple(bids), str(first or "")))
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
         if old is None:
@@ -705,6 +717,40 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
     return out
+
+
+def _share_with(g: "Game", company: str, owner: str, seq: int) -> list[Event]:
+    """The share a private's ability gives its new owner (title data: ability ``shares``)."""
+    out: list[Event] = []
+    for ab in g.title.company(company).get("abilities", []):
+        sid = ab.get("share") if ab.get("type") == "shares" else None
+        if not sid or g.state.share_owner.get(sid) != owner:
+            continue
+        corp = sid.rsplit("_", 1)[0]
+        out.append(ShareWithPrivate(seq, company, _who(owner), corp, int(g.sid_percent(sid) or 0),
+                                    sid.endswith("_0")))
+    return out
+
+
+def _sale(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
+    """A share sale: the seller's gain and the share price before and after."""
+    corp = action.corporation or (action.shares[0].rsplit("_", 1)[0] if action.shares else "")
+    if corp not in after.corps or corp not in before.corps:
+        return []
+    key = next((k for k in (f"P:{action.entity}", f"C:{action.entity}") if k in after.cash), None)
+    if key is None:
+        return []
+    got = after.cash[key] - before.cash.get(key, 0)
+    market = g.title.market
+
+    def price(cell: Any) -> int:
+        if cell is None:
+            return 0
+        c = market[cell[0]][cell[1]]
+        return c.price if c else 0
+    count = int(action.count or len(action.shares))
+    return [SharesSold(seq, _who(action.entity), corp, count, max(0, got), price(before.corps[corp][0]),
+                       price(after.corps[corp][0]))]
 
 
 def _auto_passes(action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
@@ -831,7 +877,7 @@ class Recorder:
     def _ordered(self, action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
         run = self._run_events(action, seq)
         found = diff(self.game, action, before, after, seq, self._sold)
-        first = (AuctionWon, PrivateSold, Floated)
+        first = (AuctionWon, ShareWithPrivate, AuctionBegan, PrivateSold, SharesSold, Floated)
         end = (RoundEnded, GameOver)
         early = [e for e in found if isinstance(e, first)]
         last = [e for e in found if isinstance(e, end)]

@@ -52,7 +52,7 @@ class Family18xx:
             from pbm.e18xx.pbem.games import create_game
 
             row, secrets = create_game(session, title=title, seed=seed, name=name, seats=seats,
-                                       optional_rules=rules)
+                                       optional_rules=rules, anonymous=anonymous)
             lines = [f"Created game {row.name} (id {row.id}): {title}, seed {row.seed}, {len(seats)} players"
                      + (f", optional rules {', '.join(rules)}" if rules else "") + ".",
                      "Player secrets (shown once; pbm stores only a hash — give each to its player):"]

@@ -61,9 +61,9 @@ def lays_by_hex(g: "Engine", lays: Iterable[A.LayTile]) -> list[str]:
         hd = g.title.hexes.get(coord)
         cost = hd.cost if hd is not None and g.state.map.placed[coord].tile_id is None else 0
         out.append(f"{_place(g, coord)}" + (f" (costs {cost} to build on)" if cost else ""))
-        for a in sorted(by_hex[coord], key=lambda x: (x.tile, x.rotation)):
+        for a, others in same_track(g, sorted(by_hex[coord], key=lambda x: (x.tile, x.rotation))):
             who = f" with {a.entity}" if a.entity in g.state.companies else ""
-            out.append(f"  lay {a.tile} {a.hex} {a.rotation}{who}   # {joins(g, a.hex, a.tile, a.rotation)}")
+            out.append(f"  lay {a.tile} {a.hex} {a.rotation}{who}{same_as(others)}   # {joins(g, a.hex, a.tile, a.rotation)}")
     return out
 
 
@@ -72,3 +72,75 @@ def acting_lays(g: "Engine") -> list[A.LayTile]:
     if g.state.finished or g.state.round.kind != "operating":
         return []
     return [a for a in g.legal_actions() if isinstance(a, A.LayTile)]
+
+
+def track_signature(g: "Engine", coord: str, tile: str, rotation: int) -> tuple:
+    """What tile ``tile`` turned ``rotation`` on ``coord`` lays, without the rotation's number:
+    the side-to-side track, and each stop with what it is (kind, revenue, slots, terminal), the
+    sides it is joined to and what it carries over from the tile it replaces (stations, a home
+    slot held for a company, a private's station beside it).  Two rotations with the same
+    signature lay the same track (issue 29 finding 9); two cities of a tile are interchangeable
+    only when they are alike and carry the same things, so a reserved home city never merges
+    with an empty one."""
+    from pbm.e18xx.core.track import city_map
+
+    m = g.state.map
+    old = m.placed[coord]
+    td = g.title.tiles[tile]
+    mapping = city_map(old, td, rotation)
+    # a tile on a printed multi-city hex without track: its stations are placed again by choice
+    repick = (not old.tile.paths and len(td.cities()) > 1
+              and any(t for i in old.tile.cities() for t in m.tokens.get((coord, i), ())))
+    carried: dict[int, list] = {}
+    for i in old.tile.cities():
+        stations = () if repick else tuple(sorted(t for t in m.tokens.get((coord, i), ()) if t))
+        held = m.reservations.get((coord, i))
+        beside = tuple(sorted(m.extra_tokens.get((coord, i), ())))
+        if stations or held or beside:
+            carried.setdefault(mapping.get(i, i), []).append((stations, held or "", beside))
+    node_edges = td.node_edges(rotation)
+
+    def stop(j: int) -> tuple:
+        n = td.nodes[j]
+        return (n.kind, n.revenue, n.slots, j in td.terminal, tuple(sorted(node_edges[j])),
+                tuple(sorted(carried.get(j, ()))))
+
+    sides: set[tuple[int, int]] = set()
+    inner: list[tuple] = []
+    for a, b in td.rotated_paths(rotation):
+        if a[0] == "e" and b[0] == "e":
+            sides.add((min(a[1], b[1]), max(a[1], b[1])))
+        elif a[0] == "n" and b[0] == "n":  # track between two stops of the tile
+            inner.append(tuple(sorted((stop(a[1]), stop(b[1])))))
+    return (tuple(sorted(sides)), tuple(sorted(stop(j) for j in range(len(td.nodes)))), tuple(sorted(inner)))
+
+
+def same_track(g: "Engine", lays: Iterable[A.LayTile]) -> list[tuple[A.LayTile, list[int]]]:
+    """The lays with rotations that lay the same track merged: each kept lay (the lowest rotation)
+    with the other rotations that lay what it lays, in the order the lays came."""
+    out: list[tuple[A.LayTile, list[int]]] = []
+    seen: dict[tuple, int] = {}
+    for a in lays:
+        try:
+            key = (a.entity, a.hex, a.tile, track_signature(g, a.hex, a.tile, a.rotation))
+        except (KeyError, IndexError):  # a tile or hex the title does not know: listed as it is
+            out.append((a, []))
+            continue
+        at = seen.get(key)
+        if at is None:
+            seen[key] = len(out)
+            out.append((a, []))
+            continue
+        kept, others = out[at]
+        if a.rotation < kept.rotation:  # the lowest rotation is the one written out
+            out[at] = (a, sorted(others + [kept.rotation]))
+        else:
+            others.append(a.rotation)
+            others.sort()
+    return out
+
+
+def same_as(rotations: list[int]) -> str:
+    """`` (same as 4)`` after a lay, for the other rotations laying the same track (the move
+    language reads it as part of the lay)."""
+    return f" (same as {' and '.join(str(r) for r in rotations)})" if rotations else ""

@@ -83,6 +83,11 @@ def queue(session: Session, key: str, kind: str, recipients: list[str], message:
     if message["To"] is None:
         message["To"] = ", ".join(clean)
     loop_headers(message, kind, "auto-replied" if kind == "receipt" else "auto-generated")
+    if game is not None and getattr(game, "anonymous", False):
+        # an anonymous 18xx game: the others' names become "Player N", as on its web page
+        from pbm.e18xx.pbem.anon import hide_in_message
+
+        hide_in_message(session, game, message, clean)
     row = OutboxMessage(key=key, game_id=game.id if game is not None else None, kind=kind, recipients=clean,
                         raw=message.as_bytes(policy=SMTP_POLICY), created_seq=0)
     try:

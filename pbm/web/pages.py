@@ -13,6 +13,7 @@ template's escaping, and into the SVG map escaped as well (:mod:`pbm.web.svg`).
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -72,11 +73,11 @@ def seat_rows(session: Session, game: Any) -> list[Any]:
 class Names:
     """Players' names as a public page may show them: "Player N" in an anonymous game."""
 
-    def __init__(self, seats: list[Any], anonymous: bool) -> None:
+    def __init__(self, seats: list[Any], anonymous: bool, keep: Any = ()) -> None:
+        """``keep``: names shown as they are (a player's own, to himself)."""
         self.anonymous = anonymous
-        self.public = {p.name: (f"Player {p.number}" if anonymous else p.name) for p in seats if p.name}
-        # longest first, so that "Ann" never replaces inside "Anna"
-        self._order = sorted(self.public, key=len, reverse=True)
+        self.public = {p.name: (p.name if (not anonymous or p.name in keep) else f"Player {p.number}")
+                       for p in seats if p.name}
 
     def __call__(self, text: Any) -> str:
         text = "" if text is None else str(text)
@@ -84,10 +85,14 @@ class Names:
             return text
         if text in self.public:
             return self.public[text]
-        for real in self._order:
-            if real and real in text:
-                text = text.replace(real, self.public[real])
-        return text
+        hidden = {real: pub for real, pub in self.public.items() if real and real != pub}
+        if not hidden:
+            return text
+        # whole names only, longest first ("Ann" is never replaced inside "Anna" or "Annual"), in one
+        # pass (a name never replaces inside another's "Player N")
+        pattern = re.compile(r"(?<![\w])(" + "|".join(re.escape(n) for n in sorted(hidden, key=len, reverse=True))
+                             + r")(?![\w])")
+        return pattern.sub(lambda m: hidden[m.group(1)], text)
 
 
 # ----------------------------------------------------------------- index

@@ -109,3 +109,45 @@ def test_18al_moves_parse_and_print(text, action):
     got = parse_moves(text, "L&N")
     assert got == [action]
     assert parse_moves(format_action(action), "L&N") == [action]
+
+
+def test_3_1_2_the_forced_free_purchase_uses_up_the_turn_and_a_later_move_is_refused_citing_it():
+    """18AL 3.1.2: the Tuscumbia (TR) drops $5 each time every player passes; at $0 "the player with
+    the Priority Deal card must accept the Tuscumbia for free ... it uses up that player's stock turn".
+    His move sent for that turn is refused, saying why and citing 3.1.2."""
+    from pbm.e18xx.core.errors import NotYourTurn
+
+    g = Game("18AL", ["Ann", "Bob", "Cy"], 1)
+    for _ in range(3 * 3):
+        g.process(A.Pass(g.current_entity()))
+    assert g.state.companies["TR"].min_bid == 5 and g.state.companies["TR"].owner is None
+    cash = g.state.cash["P:Ann"]
+    for _ in range(3):
+        g.process(A.Pass(g.current_entity()))
+    assert g.state.companies["TR"].owner == "P:Ann" and g.state.cash["P:Ann"] == cash  # for free
+    assert g.current_entity() == "Bob"
+    n = len(g.actions)
+    for move in (A.Pass("Ann"), A.Bid("Ann", "SNAR", 40)):
+        with pytest.raises(NotYourTurn) as info:
+            g.process(move)
+        assert "Ann had to accept TR for free, and that used up the turn (rule 3.1.2)" in str(info.value)
+    assert len(g.actions) == n
+    with pytest.raises(NotYourTurn) as info:  # another player's wrong turn is told as before
+        g.process(A.Pass("Cy"))
+    assert "3.1.2" not in str(info.value)
+
+
+def test_3_2_a_stock_of_a_company_that_has_not_operated_may_be_sold():
+    """18AL 3.2(a): "Even if a corporation has not floated (see 3.4) or has not operated, its stock may
+    still be sold" (only the first stock round has no sales, 3.2(a)(1)): the list offers the sale
+    and the mail's line is accepted."""
+    from pbm.e18xx.pbem.movelist import legal_lines
+
+    from .test_move_lists import accepted
+    from .test_playthrough_turns import game
+
+    g = game("al", 30)  # stock round 2: Ann holds L&N, which has not operated yet
+    assert g.state.round.kind == "stock" and g.state.turn == 2 and not g.state.corporations["L&N"].operated
+    lines = legal_lines(g, limit=10 ** 6)
+    assert "sell 1 L&N   # at $90 a share now" in lines
+    assert accepted(g, "sell 1 L&N") is None

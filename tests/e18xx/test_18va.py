@@ -411,3 +411,55 @@ def test_one_lot_per_company_per_turn():
     if g.current_entity() == p:
         assert g._sellable_bundles(p, "N&W") == []
     assert g.state.round.sold[p]["N&W"] == "now"
+
+
+def _after_the_auction() -> Game:
+    """18VA after the play-through's auction: Bob bought the B&O Presidency (P4) and sets its value."""
+    import json
+    from pathlib import Path
+
+    g = Game("18VA", ["Ann", "Bob", "Cy"], 1)
+    path = Path(__file__).parent / "playthrough" / "va.jsonl"
+    for line in path.read_text().splitlines()[:8]:
+        g.process(A.action_from_dict(json.loads(line)))
+    return g
+
+
+def test_the_state_names_the_game_and_the_bo_par_line_says_the_bank_pays():
+    """Issue 29 findings 15 and 17: the state's first line read '18VA - ' with no game; the B&O's
+    par lines said "president's certificate for $140" although its president holds the certificate
+    already and the bank puts twice the starting value in the treasury (rule 4.1)."""
+    from pbm.e18xx.pbem.movelist import legal_lines
+    from pbm.e18xx.render.view import describe
+
+    g = _after_the_auction()
+    assert describe(g, name="va-1").splitlines()[0].startswith("18VA game va-1 - Private auction - phase 2")
+    lines = legal_lines(g)
+    assert "par B&O 70   # starting value: you hold the president's certificate; the bank puts $140 in B&O's " \
+           "treasury" in lines, lines
+    assert not any("president's certificate for" in ln for ln in lines)
+    cash = g.state.cash["P:Bob"]
+    g.process(A.Par("Bob", "B&O", 70))
+    assert (g.state.cash["P:Bob"], g.state.cash["C:B&O"]) == (cash, 140)
+    other = Game("18GA", ["Ann", "Bob", "Cy"])  # an ordinary par line keeps its price
+    from pbm.e18xx.pbem.movelist import say
+
+    assert say(other, A.Par("Ann", "GA", 70)) == "par GA 70   # president's certificate for $140"
+
+
+def test_the_stock_step_says_what_4_3_2_says():
+    """Issue 29 finding 18: the stock step read "Sell shares, then buy ... (or buy then sell)", against
+    18VA 4.3.2 ("Once a player has bought stock, he may not sell any more stock that turn")."""
+    from pbm.e18xx.pbem.intent import step_words
+
+    g = _after_the_auction()
+    g.process(A.Par("Bob", "B&O", 70))
+    while g.state.round.kind != "stock":
+        g.process(A.Pass(g.current_entity()))
+    what = g.what_now()["description"]
+    assert "once you have bought you may not sell any more that turn (rule 4.3.2)" in what
+    assert "buy then sell" not in what
+    step = g.stock_steps[0]
+    assert "may not sell any more that turn" in step_words(g, step)
+    ga = Game("18GA", ["Ann", "Bob", "Cy"])
+    assert "(or buy then sell)" in step.text(ga.title)  # other titles keep their own wording

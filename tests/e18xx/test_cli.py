@@ -29,6 +29,25 @@ def test_replay_summary(export_file):
     assert "finished (bank)" in res.output and "Player 3" in res.output
 
 
+def test_replay_events(export_file, tmp_path):
+    """`pbm 18xx replay FILE --events` (as `pbm 18xx log --events`): each action with what it caused."""
+    res = runner.invoke(app, ["replay", str(export_file), "--events"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert "#8 Player 4: bid 20 LTR" in lines and "  Player 4 gets LTR for $20" in lines
+    assert any(ln.startswith("  Player 4 sells 2 CoG shares for $120") for ln in lines)
+    assert "finished (bank)" in lines[-5]  # the result after the events
+    res = runner.invoke(app, ["replay", str(export_file), "--events", "--json"])
+    kinds = {e["kind"] for e in json.loads(res.output)["events"]}
+    assert {"auction_won", "route", "dividend", "price", "phase", "round_end", "game_over"} <= kinds
+    g = Game("18GA", ["Ann", "Bob", "Cy"])  # our own log format too
+    g.process(next(a for a in g.legal_actions() if getattr(a, "company", "") == "LTR"))
+    p = tmp_path / "log.json"
+    p.write_text(json.dumps(g.to_log()))
+    res = runner.invoke(app, ["replay", str(p), "--events"])
+    assert res.exit_code == 0 and "  Ann gets LTR for $20" in res.output.splitlines(), res.output
+
+
 def test_show_and_moves(export_file):
     res = runner.invoke(app, ["show", str(export_file)])
     assert res.exit_code == 0

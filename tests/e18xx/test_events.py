@@ -36,6 +36,7 @@ def texts(rel: str, seq: int) -> list[str]:
 
 
 P1848 = "1848/101.json"
+P1848_BANK = "1848/1848_game_end_bank.json"
 AL = "18AL/1446.json"
 GA_BANKRUPT = "18GA/18GA_game_end_bankrupt.json"
 GA_BANK = "18GA/18GA_game_end_bank.json"
@@ -52,8 +53,22 @@ def test_recording_does_not_change_the_game():
 
 
 def test_auction_won_names_winner_and_price():
-    assert at(GA_BANK, 8) == [E.AuctionWon(8, "LTR", "Player 4", 20)]
-    assert texts(GA_BANK, 8) == ["Player 4 gets LTR for $20"]
+    assert at(GA_BANK, 8, E.AuctionWon) == [E.AuctionWon(8, "LTR", "Player 4", 20)]
+    assert texts(GA_BANK, 8)[0] == "Player 4 gets LTR for $20"
+
+
+def test_an_auction_beginning_and_the_share_a_private_brings_are_told():
+    """Issue 29 finding 10: LTR bought makes MRC the cheapest, with two bids: its auction begins
+    (18GA 3.1.1); M&BR brings its buyer a CoG share, 1848's P6 CAR's president's certificate."""
+    assert texts(GA_BANK, 8) == ["Player 4 gets LTR for $20",
+                                 "The auction of MRC begins between its bidders (Player 3 $50 and Player 2 $45); "
+                                 "Player 2 speaks first: bid more or pass"]
+    assert at(GA_BANK, 17, E.ShareWithPrivate) == [E.ShareWithPrivate(17, "M&BR", "Player 4", "CoG", 10, False)]
+    assert "Player 4 receives a CoG share (10%) with M&BR" in texts(GA_BANK, 17)
+    assert "Player 3 receives the president's certificate of CAR (20%) with P6" in texts(P1848, 27)
+    g, evs = played(GA_BANK)
+    began = [e for e in evs if isinstance(e, E.AuctionBegan)]
+    assert len(began) == len({e.company for e in began}) >= 3  # each auction told once, as it begins
 
 
 def test_auction_end_says_what_comes_next():
@@ -71,6 +86,16 @@ def test_run_routes_per_train_then_dividend_per_holder_then_price_move():
     assert dict(div.holders) == {"Player 3": 30, "Player 1": 5}
     assert price == E.PriceMoved(64, "CAR", 90, 100, (2, 5), (2, 6))
     assert texts(P1848, 64)[0] == "CAR pays out £50, £5 a share: Player 3 £30; Player 1 £5"
+
+
+def test_a_share_sale_says_what_the_seller_got_and_where_the_price_went():
+    """Issue 29 finding 14: the sale's event says the money, not only the price move."""
+    assert at(GA_BANK, 87, E.SharesSold) == [E.SharesSold(87, "Player 4", "CoG", 2, 120, 60, 50)]
+    assert texts(GA_BANK, 87)[0] == "Player 4 sells 2 CoG shares for $120; CoG falls to $50"
+    assert texts(P1848_BANK, 136)[0] == "Player 4 sells 1 WA share for £110; WA falls to £100"
+    g, evs = played(VA)
+    sales = [i for i, a in enumerate(g.actions, 1) if a.type == "sell_shares"]
+    assert sales and sorted({e.seq for e in evs if isinstance(e, E.SharesSold)}) == sales
 
 
 def test_no_revenue_is_withheld_and_the_price_falls():

@@ -5,6 +5,7 @@ kept in tests/e18xx/playthrough/<game>.jsonl, and each test cuts one before a co
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -187,12 +188,26 @@ def test_state_text_shows_the_train_ids_a_run_needs():
 
     g = game("va", 37)
     line = next(x for x in describe(g).splitlines() if x.strip().startswith("C&O "))
-    assert "trains 2-2 (limit" in line
+    assert "trains 2-2 (1× 2) (limit" in line
     line = next(x for x in describe(g).splitlines() if x.strip().startswith("N&W "))
     n_w = g.corp_trains("N&W")
-    assert "trains " + ", ".join(f"{g.train_label(t)} ({t})" if g.train_label(t) != g.state.trains[t].name else t
-                                 for t in n_w) in line
-    assert any(g.train_label(t) == "1G" for t in n_w) and "1G (2-" in line
+    assert any(g.train_label(t) == "1G" for t in n_w) and re.search(r"trains [^(]*2-\d+ \(1× 1G\)", line), line
+
+
+def test_the_pdf_lists_trains_as_the_mail_does():
+    """Issue 29: the PDF listed a company's trains by type ('2, 2, 2, 3'); it lists the ids a run
+    names, grouped by type with how many, as the mail's state does."""
+    from pbm.e18xx.render.view import describe, train_list
+
+    from .test_public_state import pdf_text
+
+    g = game("va", 37)
+    n_w = g.corp_trains("N&W")
+    listed = train_list(g, n_w)
+    assert len(n_w) >= 2 and "× 1G)" in listed
+    line = next(x for x in describe(g).splitlines() if x.strip().startswith("N&W "))
+    assert f"trains {listed} (limit" in line
+    assert f"{listed} (max " in pdf_text(g)
 
 
 # -- through real mail: the play-through's own M&O mail (items 1 and 2) ---------------------------

@@ -166,6 +166,28 @@ def test_5_4_1_the_bank_of_england_has_twenty_loans():
     refused(g, A.TakeLoan("SAR"), "rule 5.4.1", "BOE has no loans left to give")
 
 
+def test_5_6_1_a_loan_is_never_repaid_and_the_reply_says_what_is_allowed():
+    """'repay loan' was answered 'unknown move': it is refused citing 5.6.1 ("The loan may never be
+    paid back"), saying what a company may do instead, and nothing changes."""
+    from pbm.e18xx.pbem.intent import play_intent
+    from pbm.e18xx.pbem.moves import RepayLoan, parse_moves
+
+    g = at("101.json", 103)  # SAR's turn, phase 3: loans are open
+    g.process(A.TakeLoan("SAR"))
+    pres = g.controller("SAR")
+    assert parse_moves("repay loan", pres) == [RepayLoan(pres)]
+    n, loans = len(g.actions), g.state.corporations["SAR"].loans
+    with pytest.raises(GameError) as info:
+        play_intent(g, pres, parse_moves("repay loan", pres))
+    text = str(info.value)
+    assert "rule 5.6.1" in text and "a loan may never be paid back" in text and "'take loan'" in text, text
+    assert "SAR may not take one now" in text  # it has taken this round's
+    assert (len(g.actions), g.state.corporations["SAR"].loans) == (n, loans)
+    ga = Game("18GA", ["Ann", "Bob", "Cy"])
+    with pytest.raises(GameError, match="there are no loans in 18GA"):
+        play_intent(ga, "Ann", parse_moves("repay loan", "Ann"))
+
+
 # -- 4.1, 7.3: privates bought by companies -------------------------------------------------------------
 def test_4_1_no_privates_for_companies_before_the_first_3_train():
     g = at("101.json", 47)

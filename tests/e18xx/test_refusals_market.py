@@ -229,7 +229,7 @@ def test_18va_five_share_company_limit_is_two_and_named():
     text = describe(g)
     assert "phase 2 (train limit 4 (10-share), 2 (5-share))" in text
     line = next(x for x in text.splitlines() if x.strip().startswith(corp.sym))
-    assert f"trains 1G ({twos[1]}), {twos[2]} (limit 2)" in line  # ids, as a run names them (issue 29)
+    assert f"trains {twos[1]} (1× 1G); {twos[2]} (1× 2) (limit 2)" in line  # ids by type, as the PDF (issue 29)
 
 
 def test_18va_a_train_after_the_turn_ended_at_the_limit_names_the_limit():

@@ -40,7 +40,7 @@ def test_each_listed_lay_says_what_it_joins_hex_by_hex():
     g = operating_game("18GA", "GA")
     assert joins(g, "D10", "57", 2) == "city; to C9 (upper left), E11 (lower right)"
     lines = legal_lines(g)
-    assert "lay 57 D10 2   # city; to C9 (upper left), E11 (lower right)" in lines
+    assert "lay 57 D10 2 (same as 5)   # city; to C9 (upper left), E11 (lower right)" in lines
     grouped = lays_by_hex(g, acting_lays(g))
     assert grouped[0] == "D10 Augusta"
     assert "  lay 6 D10 0   # city; to E9 (lower left), C9 (upper left)" in grouped
@@ -64,4 +64,49 @@ def test_a_long_list_groups_the_lays_by_hex_with_where_each_rotation_leads():
     lines = legal_lines(g, limit=3)
     grouped = next(ln for ln in lines if ln.startswith("# and"))
     assert "as hex: tile (rotation to the hexes its track joins)" in grouped
-    assert "D10 5 (" in grouped and "57 (2 to C9+E11, 5 to C9+E11)" in grouped
+    assert "D10 5 (" in grouped and "57 (2=5 to C9+E11)" in grouped  # rotations laying the same track are one
+
+
+def test_rotations_that_lay_the_same_track_are_one_line_and_it_is_accepted():
+    """Issue 29 finding 9: tile 57 (a city on straight track) laid turned 2 or 5 is the same track;
+    the list has one line for both, and that line is a move the mail accepts as written."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.moves import parse_moves
+
+    from .test_move_lists import accepted
+
+    g = operating_game("18GA", "GA")
+    lines = legal_lines(g, limit=10 ** 6)
+    assert "lay 57 D10 2 (same as 5)   # city; to C9 (upper left), E11 (lower right)" in lines
+    assert not any(ln.startswith("lay 57 D10 5") for ln in lines)
+    assert [ln for ln in lines if ln.startswith("lay 5 D10")] == [  # different track: a line each
+        "lay 5 D10 0   # city; to E9 (lower left), D8 (left)",
+        "lay 5 D10 1   # city; to D8 (left), C9 (upper left)",
+        "lay 5 D10 5   # city; to E9 (lower left), E11 (lower right)"]
+    assert parse_moves("lay 57 D10 2 (same as 5)", "Ann") == [A.LayTile("Ann", "D10", "57", 2)]
+    assert accepted(g, "lay 57 D10 2 (same as 5)") is None
+    grouped = lays_by_hex(g, acting_lays(g))
+    assert "  lay 57 D10 2 (same as 5)   # city; to C9 (upper left), E11 (lower right)" in grouped
+    assert len([ln for ln in grouped if "lay 57 " in ln]) == 1
+
+
+def test_two_cities_are_merged_only_when_alike_and_a_reserved_home_never(monkeypatch):
+    """A two-city tile turned half round swaps its cities: the same track while the cities are
+    alike and empty; not when one of them holds a company's home."""
+    from pbm.e18xx.core.tiles import TileDef
+    from pbm.e18xx.lays import same_track, track_signature
+    from pbm.e18xx.core import actions as A
+
+    g = Game("1848", ["Ann", "Bob", "Cy"], 1)
+    oo = TileDef.from_data("X", {"color": "yellow", "label": "OO", "cities": [{"revenue": 30}, {"revenue": 30}],
+                                 "paths": [["e0", "c0"], ["e3", "c1"]]})
+    odd = TileDef.from_data("Y", {"color": "yellow", "label": "OO", "cities": [{"revenue": 30}, {"revenue": 20}],
+                                  "paths": [["e0", "c0"], ["e3", "c1"]]})
+    monkeypatch.setattr(g, "title", SimpleNamespace(tiles={**g.title.tiles, "X": oo, "Y": odd}))
+    assert track_signature(g, "B17", "X", 0) == track_signature(g, "B17", "X", 3)
+    assert track_signature(g, "B17", "Y", 0) != track_signature(g, "B17", "Y", 3)  # unlike cities
+    lays = [A.LayTile("QR", "B17", "X", r) for r in (0, 3)]
+    assert [(a.rotation, o) for a, o in same_track(g, lays)] == [(0, [3])]
+    g.state.map.reservations[("B17", 0)] = "QR"  # a home held in city 0
+    assert track_signature(g, "B17", "X", 0) != track_signature(g, "B17", "X", 3)
+    assert [(a.rotation, o) for a, o in same_track(g, lays)] == [(0, []), (3, [])]

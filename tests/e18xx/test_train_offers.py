@@ -246,3 +246,18 @@ def test_a_computer_seat_sells_its_companys_train_at_face_value_or_more():
     offer = {"kind": "train", "company": "2-0", "seller": "L&N", "price": face}
     assert computer_answer(g, offer) == "accept 2-0"
     assert computer_answer(g, {**offer, "price": face - 1}) == "decline 2-0"
+
+
+def test_the_moderators_move_names_both_companies_of_a_train_offer(rr):
+    """`pbm 18xx move` printed a train offer as 'for 2-0': the buying company, its president, the
+    selling company and its president are named."""
+    ga, title = rr
+    cli = ga[0]
+    game, n0 = _state(cli)
+    buyer, pres, tid, seller, owner = _sale(game)
+    out = cli("18xx", "move", "rr-1", f"buy train {tid} from {seller} 1", "--player", str(SEAT[pres]),
+              "--no-mail").stdout
+    assert (f"Offer, not a sale: {buyer} ({pres}'s company) offers {owner}, president of {seller}, $1 "
+            f"for {seller}'s train {tid}; {owner} (player {SEAT[owner]}) answers 'accept {tid}'") in out, out
+    assert _state(cli)[1] == n0  # nothing stored: the seller's president has not agreed
+

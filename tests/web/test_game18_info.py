@@ -131,7 +131,7 @@ def test_phase_now_and_what_the_next_phase_changes(game1848):
     assert rows["Now"] == "phase 2: train limit 4; yellow tiles; 1 operating round between stock rounds"
     nxt = rows["Next"]
     assert nxt.startswith("phase 3, when the first 3 train is bought:")
-    for change in ("green tiles may be laid", "2 operating rounds between stock rounds (now 1)",
+    for change in ("green tiles may be laid", "2 operating rounds between stock rounds (was 1)",
                    "companies may take loans", "companies may lay a second tile"):
         assert change in nxt, nxt
     assert "train limit" not in nxt  # 4 in both
@@ -139,15 +139,18 @@ def test_phase_now_and_what_the_next_phase_changes(game1848):
     from pbm.e18xx.render.web import phase_info
 
     for title, at, expect in (
-            ("1848", 1, ["train limit 4 → 3", "2 trains rust"]),
-            ("1848", 2, ["brown tiles may be laid", "train limit 3 → 2", "the private companies close",
-                         "2E trains may be bought", "3 operating rounds between stock rounds (now 2)"]),
-            ("18AL", 4, ["4 trains become obsolete (they run once more)"]),
-            ("18AL", 3, ["the hex bonus tokens are removed", "3 trains rust"]),
-            ("18VA", 1, ["train limit 4 (10-share), 2 (5-share) → 3 (10-share), 1 (5-share)", "2 trains rust"]),
-            ("18GA", 0, ["from now: companies may buy private companies from players"]),
-            ("18GA", 1, ["no longer: a company may buy only one train from the depot per turn", "2 trains rust"]),
-            ("18GA", 2, ["no longer: companies may buy private companies from players", "the private companies close"]),
+            ("1848", 1, ["train limit 3 (was 4)", "no longer: 2 trains (they rust)"]),
+            ("1848", 2, ["brown tiles may be laid", "train limit 2 (was 3)", "no longer: the private companies (they close)",
+                         "2E trains may be bought", "3 operating rounds between stock rounds (was 2)"]),
+            ("18AL", 4, ["no longer: 4 trains (obsolete: they run once more)"]),
+            ("18AL", 3, ["the hex bonus tokens are removed", "no longer: 3 trains (they rust)"]),
+            ("18VA", 1, ["train limit 3 (10-share), 1 (5-share) (was 4 (10-share), 2 (5-share))",
+                         "no longer: 2 trains (they rust)"]),
+            ("18GA", 0, ["companies may buy private companies from players"]),
+            ("18GA", 1, ["no longer: a company may buy only one train from the depot per turn",
+                         "no longer: 2 trains (they rust)"]),
+            ("18GA", 2, ["no longer: companies may buy private companies from players",
+                         "no longer: the private companies (they close)"]),
             ("18GA", 5, None)):
         eng = Game(title, ["A", "B", "C"])
         eng.state.phase = at
@@ -160,6 +163,23 @@ def test_phase_now_and_what_the_next_phase_changes(game1848):
     eng = Game("1848", ["A", "B", "C"])
     eng.state.phase = len(eng.title.phases) - 1
     assert phase_info(eng)["next"] is None
+
+
+def test_the_web_page_and_the_mails_phase_event_say_a_phase_change_alike():
+    """Issue 29: pbm/e18xx/events.py and render/web.py each spelt out what a phase change unlocks and
+    closes (in different words); one function over the title data (pbm/e18xx/phases.py) says it for both."""
+    from pbm.e18xx.events import PhaseChanged, money_of, phase_changes
+    from pbm.e18xx.render.web import phase_info
+
+    for title in ("18GA", "18AL", "1848", "18VA"):
+        eng = Game(title, ["A", "B", "C"])
+        for i in range(len(eng.title.phases) - 1):
+            eng.state.phase = i
+            unlocks, closes = phase_changes(eng, i, i + 1)
+            assert unlocks or closes, (title, i)
+            assert phase_info(eng)["next"]["changes"] == list(unlocks) + [f"no longer: {c}" for c in closes]
+            text = PhaseChanged(1, "x", "y", unlocks, closes).text(money_of(eng.title))
+            assert all(u in text for u in unlocks) and all(c in text for c in closes)
 
 
 def _expected_offboards(title: str) -> dict[str, list[str]]:

@@ -269,7 +269,7 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
             allowed = self.or_actions(who) if who else []
         else:
             allowed = step.offer(self, who) if who else []
-        return {"round": self.state.round.kind, "step": step.name, "entity": who, "description": step.description,
+        return {"round": self.state.round.kind, "step": step.name, "entity": who, "description": step.text(self.title),
                 "rule": step.rule(self.title), "actions": allowed}
 
     def legal_actions(self) -> list[A.Action]:

@@ -32,7 +32,7 @@ from pbm.errors import PbmError
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
-from pbm.e18xx.pbem.moves import (Done, Move, MoveError, PassRestOfRound, StandingOrders, for_game, format_action,
+from pbm.e18xx.pbem.moves import (Done, Move, MoveError, PassRestOfRound, RepayLoan, repay_refusal, StandingOrders, for_game, format_action,
                                   parse_moves, purchase_words)
 from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
@@ -52,8 +52,8 @@ def _player_range(title: str) -> tuple[int, int]:
 
 
 def create_game(session: Session, *, title: str, seed: int, name: str | None, seats: Sequence[SeatRequest],
-                optional_rules: Sequence[str] = (), player_ids: Sequence[str] | None = None
-                ) -> tuple[Any, dict[int, str]]:
+                optional_rules: Sequence[str] = (), player_ids: Sequence[str] | None = None,
+                anonymous: bool = False) -> tuple[Any, dict[int, str]]:
     """Create an 18xx game row and its players; returns (game row, {seat number: secret}).
 
     The secrets are shown once; only their hashes are stored."""
@@ -76,7 +76,7 @@ def create_game(session: Session, *, title: str, seed: int, name: str | None, se
     if session.scalar(select(GameRow.id).where(GameRow.name == name)) is not None:
         raise PbemError(f"a game named {name!r} already exists (choose another --name)")
     row = GameRow(title=canon, name=name, seed=seed, turn=1, status="open", climate="", year=0,
-                  anonymous=False, options={"optional_rules": list(rules),
+                  anonymous=bool(anonymous), options={"optional_rules": list(rules),
                                             "player_ids": [str(p) for p in (player_ids or range(1, len(names) + 1))]},
                   state={"standing": {}}, turn_key=_secrets.token_hex(16),
                   created_at=utcnow())
@@ -402,6 +402,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
         for i, mv in enumerate(parsed, 1):
             if game.finished:
                 raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({game.state.end_reason})")
+            if isinstance(mv, RepayLoan):
+                raise GameError(f"move {i} (repay loan): {repay_refusal(game, name)}")
             if writer is not None and (isinstance(mv, Done) or (isinstance(mv, A.Pass) and mv.entity == name)):
                 writer.move(i, mv)  # a pass or 'done': ends a step or the turn, or is ignored with a note
                 continue
@@ -563,6 +565,17 @@ def offer_thing(offer: dict) -> str:
     if offer.get("kind") == "train":
         return f"{offer['seller']}'s train {offer['company']}"
     return str(offer["company"])
+
+
+def offer_parties(offer: dict) -> str:
+    """Who offers whom: ``ABC (Ann's company) offers Bob`` for a private, and for a train the
+    buying company, its president and the selling company's president
+    (``ABC (Ann's company) offers Bob, president of CoG,``)."""
+    who = f"{offer['entity']}"
+    if offer.get("buyer_name") and offer.get("buyer_name") != offer["entity"]:
+        who += f" ({offer['buyer_name']}'s company)"
+    to = f"{offer['owner']}, president of {offer['seller']}," if offer.get("kind") == "train" else f"{offer['owner']}"
+    return f"{who} offers {to}"
 
 
 def offer_rule(game_or_title: Any, offer: dict) -> str:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Callable
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.pbem.moves import (Done, Move, PassRestOfRound, StandingOrders, for_game, format_action, parse_moves,
+from pbm.e18xx.pbem.moves import (Done, Move, PassRestOfRound, RepayLoan, repay_refusal, StandingOrders, for_game, format_action, parse_moves,
                                   purchase_words)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
@@ -45,7 +45,7 @@ class Made:
 
 def step_words(game: "Game", step) -> str:
     """A step for a player: ``"Place a station" (18AL rule 4.2.2)``."""
-    desc = (step.description or step.name).split(" — ")[0]
+    desc = (step.text(game.title) or step.name).split(" — ")[0]
     rule = step.rule(game.title)
     return f'"{desc}"' + (f" ({game.title.name} rule {rule})" if rule else "")
 
@@ -130,6 +130,8 @@ class TurnWriter:
         if isinstance(mv, Done):
             self.done(n)
             return
+        if isinstance(mv, RepayLoan):
+            raise GameError(f"move {n} (repay loan): {repay_refusal(g, self.player)}")
         if isinstance(mv, A.Pass) and mv.entity == self.player:
             self.pass_(n, for_game(g, self.player, mv))
             return

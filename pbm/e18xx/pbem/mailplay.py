@@ -271,7 +271,7 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
             who = names.get(r.player_number or 0, "-")
             ent = "" if act.entity == who else f" for {act.entity}"
             lines.append(f"  #{r.seq:<4} {who}{ent}: {format_action(act)}{via}")
-    lines += ["", describe(g)]
+    lines += ["", describe(g, name=game_row.name)]
     if legal and not g.finished:
         lines += ["", f"{who_acts(g)} may:"] + [f"  {x}" for x in legal_lines(g)]
     return "\n".join(lines)
@@ -352,6 +352,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     queues nothing new."""
     from pbm.e18xx.render.pdf import render_pdf
 
+    from pbm.e18xx.pbem.anon import anonymous_18xx, names_for
     from pbm.e18xx.pbem.notify import map_signature, pdf_line, pdf_sent, queue_hooks, wants_mail, wants_pdf
 
     rep = rep or replay_rows(session, game_row)
@@ -414,7 +415,11 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
                          + _seat_lines(p.number, game_row, seq)) + "\n"
         msg = make_message(sender, addrs, subject, body,
                            in_reply_to=inbound.message_id if (is_mover and inbound is not None) else None)
-        if attach:
+        if attach and anonymous_18xx(game_row):  # each reader's own PDF: the others are "Player N"
+            msg.add_attachment(render_pdf(rep, game_row.name, names_for(session, game_row, [p.name])),
+                               maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
+            pdf_sent(game_row, p.number, signature)
+        elif attach:
             pdf = pdf if pdf is not None else render_pdf(rep, game_row.name)
             msg.add_attachment(pdf, maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
             pdf_sent(game_row, p.number, signature)

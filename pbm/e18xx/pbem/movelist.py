@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.lays import joins
+from pbm.e18xx.lays import joins, same_as, same_track
 from pbm.e18xx.pbem.moves import format_action
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,6 +48,11 @@ def say(game: "Game", a: A.Action) -> str:
         what = f"{pct}% share" if pct else "share"
         return f"buy {corp} {source}   # {what} for {money(game, price * max(1, pct // game.unit(corp)))}"
     if isinstance(a, A.Par):
+        held = s.share_owner.get(f"{a.corporation}_0") == f"P:{a.entity}"
+        paid = _bank_pays(game, a.corporation)
+        if held and paid:  # 18VA 4.1: the B&O Presidency came with P4; the bank funds the treasury
+            return (f"par {a.corporation} {a.price}   # starting value: you hold the president's certificate; "
+                    f"the bank puts {money(game, paid * a.price)} in {a.corporation}'s treasury")
         return f"par {a.corporation} {a.price}   # president's certificate for {money(game, 2 * a.price)}"
     if isinstance(a, A.SellShares) and a.corporation and a.count:
         try:
@@ -64,6 +69,16 @@ def say(game: "Game", a: A.Action) -> str:
         owner = (comp.owner or "")[2:] if comp is not None else ""
         return f"buy private {a.company} {a.price}" + (f"   # from {owner}" if owner else "")
     return format_action(a)
+
+
+def _bank_pays(game: "Game", corp: str) -> int:
+    """How many times its par the bank pays into ``corp``'s treasury when the president's certificate
+    came with a private (title data: ability ``par_on_buy`` ``bank_pays``; 18VA's B&O, rule 4.1); 0 if not."""
+    for comp in game.title.data.get("companies", []):
+        for ab in comp.get("abilities", []):
+            if ab.get("type") == "par_on_buy" and ab.get("corporation") == corp:
+                return int(ab.get("bank_pays") or 0)
+    return 0
 
 
 def _token(game: "Game", a: A.PlaceToken) -> str:
@@ -123,10 +138,16 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
         return ["nothing: the game is over"]
     groups: dict[str, list[str]] = {}
     pars: list[tuple[str, int, str]] = []
-    for a in game.legal_actions():
-        text = say(game, a)
+    acts = game.legal_actions()
+    # rotations that lay the same track are one line: 'lay 57 E4 1 (same as 4)' (issue 29 finding 9)
+    merged = dict((id(a), others) for a, others in same_track(game, [a for a in acts if isinstance(a, A.LayTile)]))
+    for a in acts:
         if isinstance(a, A.LayTile):  # what this rotation joins (pbm/e18xx/lays.py; the lays come by hex)
-            text += f"   # {joins(game, a.hex, a.tile, a.rotation)}"
+            if id(a) not in merged:
+                continue
+            text = f"{say(game, a)}{same_as(merged[id(a)])}   # {joins(game, a.hex, a.tile, a.rotation)}"
+        else:
+            text = say(game, a)
         if isinstance(a, A.Par):
             pars.append((a.corporation, a.price, text))
             continue
@@ -155,15 +176,18 @@ def _group_line(kind: str, lines: list[str]) -> str:
     if kind == "lay_tile":
         where: dict[str, dict[str, list[str]]] = {}
         for ln in lines:
-            w = ln.split("#")[0].split()
+            head = ln.split("#")[0]
+            same = head.partition("(same as ")[2].partition(")")[0]
+            w = head.partition("(")[0].split()
             to = ln.partition("# ")[2].partition("to ")[2]  # what the lay joins (pbm/e18xx/lays.py)
             ends = "+".join(part.split()[0] for part in to.split(", ") if part)
             if len(w) >= 4:
-                where.setdefault(w[2], {}).setdefault(w[1], []).append(w[3] + (f" to {ends}" if ends else ""))
+                rot = w[3] + (f"={'='.join(same.split(' and '))}" if same else "")
+                where.setdefault(w[2], {}).setdefault(w[1], []).append(rot + (f" to {ends}" if ends else ""))
         spots = "; ".join(f"{h} " + ", ".join(f"{t} ({', '.join(r)})" for t, r in tiles.items())
                           for h, tiles in where.items())
         return (f"# and {len(lines)} more tile lays, as hex: tile (rotation to the hexes its track joins) - "
-                f"write lay <tile> <hex> <rotation>: {spots}")
+                f"write lay <tile> <hex> <rotation> (2=5: the two rotations lay the same track): {spots}")
     heads = [ln.split("#")[0].strip() for ln in lines]
     # par prices keep their ascending order (legal_lines sorts them by number; issue 29 finding 4)
     heads = list(dict.fromkeys(heads)) if kind == "par" else sorted(set(heads))

@@ -12,7 +12,8 @@ matter.  Moves::
     par W&A 90
     buy CoG ipo | buy GA market  (buy GA = from the IPO)
     sell 2 GA | sell GA          (number of 10% shares, default 1)
-    lay 57 E5 2                  tile, hex, rotation 0-5 (add "with MRC" for a private's lay)
+    lay 57 E5 2                  tile, hex, rotation 0-5 (add "with MRC" for a private's lay;
+                                 a listed "(same as 5)" after it is read and ignored)
     token Rome | token E5
     run auto | run               best routes; or "run 2-0 D4-0 E1-0; 3-1 ..." explicit
     payout | withhold
@@ -66,7 +67,14 @@ class Done:
     entity: str
 
 
-Move = Union[A.Action, PassRestOfRound, Done]
+@dataclass(frozen=True)
+class RepayLoan:
+    """``repay loan``: understood so that it is refused with the title's rule
+    (:func:`repay_refusal`; 1848 5.6.1: a loan is never paid back)."""
+    entity: str
+
+
+Move = Union[A.Action, PassRestOfRound, Done, RepayLoan]
 
 _INT = re.compile(r"^\d+$")
 _WORD = re.compile(r"^[A-Za-z0-9&\-_.'+]+$")
@@ -91,6 +99,7 @@ USAGE = {
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
     "use": "use <private>   e.g. use P3 (one more train allowed)",
     "take": "take loan",
+    "repay": "repay loan   (refused with the title's rule where loans are never repaid)",
     "lower": "lower <private>   e.g. lower P3 (the falling-price sale of the privates)",
 }
 
@@ -145,6 +154,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if low != ["loan"]:
             raise _fail(lineno, line, "say 'take loan'", verb)
         return A.TakeLoan(entity)
+    if verb in ("repay", "pay") and low and low[-1] in ("loan", "loans", "back"):
+        return RepayLoan(entity)
     if verb == "lower":
         if len(args) != 1:
             raise _fail(lineno, line, "name the private", verb)
@@ -195,6 +206,11 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         raise _fail(lineno, line, "say 'ipo' or 'market'", verb)
     if verb in ("lay", "upgrade"):
         who = entity
+        # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
+        same = re.search(r"\s*\(same as \d(?: and \d)*\)\s*$", " ".join(args), re.I)
+        if same:
+            args = " ".join(args)[:same.start()].split()
+            low = [t.lower() for t in args]
         if len(args) == 5 and low[3] == "with":
             who = _name(args[4], lineno, line, "lay", "private").upper()
             args = args[:3]
@@ -280,7 +296,7 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
 
 
 _MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "run", "payout", "withhold",
-               "discard", "bankrupt", "convert", "assign", "use", "take", "lower")
+               "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
 
 
 def split_line(line: str) -> list[str]:
@@ -333,7 +349,7 @@ OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.Disc
 
 def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
-    if isinstance(move, (PassRestOfRound, Done)):
+    if isinstance(move, (PassRestOfRound, Done, RepayLoan)):
         return move
     bought = private_purchase(game, player, move)
     if bought is not None:
@@ -440,6 +456,8 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
     done: list[A.Action] = []
     for n, mv in enumerate(parse_moves(text, player), 1):
         mv = for_game(game, player, mv)
+        if isinstance(mv, RepayLoan):
+            raise GameError(f"move {n} (repay loan): {repay_refusal(game, player)}")
         if isinstance(mv, PassRestOfRound):
             orders.add(game, player)
             done += orders.apply(game)
@@ -471,8 +489,36 @@ def pass_rest_of_round(game: "Game", player: str) -> int:
     return n
 
 
+def repay_refusal(game: "Game", player: str) -> str:
+    """Why ``repay loan`` is refused, with the title's rule and what is allowed instead (issue 29:
+    1848's 'repay loan' was answered 'unknown move')."""
+    from pbm.e18xx.rounds.cite import section
+
+    t = game.title
+    spec = t.data.get("loans") or {}
+    if not spec:
+        return f"there are no loans in {t.name}, so there is none to repay"
+    ref = section(t, "loan_repay")
+    lender = (t.data.get("bank_corporation") or {}).get("name") or "the lender"
+    out = ((f"rule {ref}: " if ref else "") + f"in {t.name} a loan may never be paid back: it is an injection of "
+           f"finance from the {lender}. What is allowed: 'take loan', a company's loan of "
+           f"{t.money(int((t.data.get('bank_corporation') or {}).get('loan_value', 100)))}, "
+           f"one per operating round in its turn")
+    first = next((td.name for td in t.trains if spec.get("from_event") in td.events), "")
+    if first:
+        out += f" once the first {first} train has been bought"
+    out += f", up to {spec.get('per_company', 5)} by choice (more only to pay for a train it must buy)"
+    cur = game.current_entity()
+    if cur in game.state.corporations and game.controller(cur) == player:
+        can = getattr(game, "can_take_loan", None)
+        out += f"; {cur} may take one now" if can is not None and can(cur) else f"; {cur} may not take one now"
+    return out
+
+
 def format_action(a: A.Action) -> str:
     """An action in the move language (for listings and turn reports)."""
+    if isinstance(a, RepayLoan):
+        return "repay loan"
     if isinstance(a, A.Pass):
         return "pass"
     if isinstance(a, A.Bid):

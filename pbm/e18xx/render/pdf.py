@@ -23,6 +23,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.e18xx.core.hexgrid import to_xy
 from pbm.e18xx.render.rotations import draw_key, draw_lays_page
+from pbm.e18xx.render.view import train_list
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
@@ -429,7 +430,7 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
     c.setFont(BOLD, 11)
     c.drawString(x, y, "Corporations")
     y -= 13
-    widths = [40, 45, 45, 55, 80, 55, 55, 110, 230]
+    widths = [40, 45, 45, 55, 80, 55, 55, 190, 150]  # trains: ids by type (view.train_list)
     _row(c, x, y, ["corp", "price", "par", "cash", "president", "IPO", "market", "trains", "stations"], widths, bold=True)
     for corp in s.corporations.values():
         y -= 11
@@ -437,7 +438,7 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
             _row(c, x, y, [corp.sym, "-", "-", "-", "-", "", "", "", f"not started (home {corp.home})"], widths)
             continue
         stations = " ".join(t[0] for t in corp.tokens if t)
-        trains = (" ".join(g.train_label(t) for t in corp.trains) or "-") + \
+        trains = (train_list(g, corp.trains) or "-") + \
             (f" (max {g.train_limit(corp.sym)})" if corp.floated and not corp.closed else "")
         _row(c, x, y, [corp.sym, m(g.share_price(corp.sym)), m(g._par_price(corp.sym)), m(s.cash[corp.key]),
                        g.president(corp.sym) or "-", f"{g.percent_of(f'ipo:{corp.sym}', corp.sym)}%",
@@ -520,14 +521,33 @@ def draw_public(c: Canvas, g: "Game", x: float, y: float, bottom: float = MARGIN
     return y
 
 
-def render_pdf(rep: "Replayed", name: str) -> bytes:
-    """The PDF of the game's state (deterministic bytes)."""
+class _NamedCanvas(Canvas):
+    """A canvas whose text goes through ``names`` (an anonymous game's "Player N": pbem/anon.py)."""
+
+    def __init__(self, *args, names=None, **kw):
+        super().__init__(*args, **kw)
+        self._names = names
+
+    def drawString(self, x, y, text, *args, **kw):  # noqa: N802 - reportlab's name
+        return super().drawString(x, y, self._names(text), *args, **kw)
+
+    def drawCentredString(self, x, y, text, *args, **kw):  # noqa: N802
+        return super().drawCentredString(x, y, self._names(text), *args, **kw)
+
+    def drawRightString(self, x, y, text, *args, **kw):  # noqa: N802
+        return super().drawRightString(x, y, self._names(text), *args, **kw)
+
+
+def render_pdf(rep: "Replayed", name: str, names=None) -> bytes:
+    """The PDF of the game's state (deterministic bytes); ``names``: how players' names are
+    written for its reader (an anonymous game: pbem/anon.py ``names_for``)."""
     from pbm.e18xx.pbem.games import who_acts
 
     g = rep.game
     s = g.state
     buf = io.BytesIO()
-    c = Canvas(buf, pagesize=PAGE, invariant=1, pageCompression=1)
+    c = (_NamedCanvas(buf, pagesize=PAGE, invariant=1, pageCompression=1, names=names) if names is not None
+         else Canvas(buf, pagesize=PAGE, invariant=1, pageCompression=1))
     c.setTitle(_t(f"{g.title.name} {name}", 100))
     c.setAuthor("pbm")
     c.setCreator("pbm")

@@ -17,15 +17,27 @@ def train_ids(g: "Game", trains: list[str]) -> str:
     return ", ".join(t if g.train_label(t) == g.state.trains[t].name else f"{g.train_label(t)} ({t})"
                      for t in trains)
 
-def describe(g: "Game", *, compact: bool = True) -> str:
+def train_list(g: "Game", trains: list[str]) -> str:
+    """A company's trains as the mail and the PDF list them: the ids a run names, grouped by type,
+    each group with how many and of what type (``2-0 2-1 (2× 2); 3-0 (1× 3)``; a freight side by
+    its type: ``2-2 (1× 1G)``; issue 29: the PDF listed '2, 2, 2, 3')."""
+    groups: dict[str, list[str]] = {}
+    for t in trains:
+        groups.setdefault(g.train_label(t), []).append(t)
+    return "; ".join(f"{' '.join(ids)} ({len(ids)}× {label})" for label, ids in groups.items())
+
+
+def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
     """The state as text: the round, players, companies, chart, map, depot and the rest of the public
-    state (:mod:`pbm.e18xx.render.public`: one line a topic when ``compact``, as the mails show it)."""
+    state (:mod:`pbm.e18xx.render.public`: one line a topic when ``compact``, as the mails show it);
+    ``name``: the game's name, on its first line (a mail's state never reads '18VA - ' with no game)."""
     s = g.state
     out: list[str] = []
     r = s.round
     where = {"auction": "Private auction", "stock": f"Stock round {s.turn}",
              "operating": f"Operating round {s.turn}.{r.num} of {s.ors_in_set}"}[r.kind]
-    out.append(f"{g.title.name} - {where} - phase {g.phase.name} (train limit {g.train_limit_text()})")
+    head = f"{g.title.name} game {name}" if name else g.title.name
+    out.append(f"{head} - {where} - phase {g.phase.name} (train limit {g.train_limit_text()})")
     if s.finished:
         out.append(f"Game over: {s.end_reason}")
     else:
@@ -55,7 +67,7 @@ def describe(g: "Game", *, compact: bool = True) -> str:
         out.append(f"  {c.sym:<4} price {m(g.share_price(c.sym)):>4} par {m(g._par_price(c.sym)):>4}  cash {m(s.cash[c.key]):>6}  "
                    f"{'floated' if c.floated else 'not floated'}  president {g.president(c.sym) or '-'}  "
                    f"IPO {g.percent_of(f'ipo:{c.sym}', c.sym)}% market {g.percent_of('pool', c.sym)}%  "
-                   f"trains {train_ids(g, c.trains) or '-'}"
+                   f"trains {train_list(g, c.trains) or '-'}"
                    + (f" (limit {g.train_limit(c.sym)})" if c.floated and not c.closed else "") + f"  stations {', '.join(tokens) or '-'}"
                    + (f"  privates {' '.join(privs)}" if privs else ""))
     out.append("")

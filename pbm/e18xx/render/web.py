@@ -91,39 +91,21 @@ def legal_lays(g: Any) -> tuple[dict[str, list[dict[str, Any]]], str]:
     """The legal tile lays now, by hex: [{tile, rotation, line}] (line: the move to copy into a mail),
     and the entity that may lay them ("" when none may)."""
     from pbm.e18xx.core import actions as A
+    from pbm.e18xx.lays import same_as, same_track
     from pbm.e18xx.pbem.games import move_text
 
     out: dict[str, list[dict[str, Any]]] = {}
     entity = ""
-    for act in safe(g.legal_actions, []) or []:
-        if isinstance(act, A.LayTile):
-            entity = entity or str(act.entity)
-            out.setdefault(act.hex, []).append({"tile": act.tile, "rotation": act.rotation,
-                                                "line": move_text(g, act)})
+    lays = [act for act in safe(g.legal_actions, []) or [] if isinstance(act, A.LayTile)]
+    # rotations that lay the same track are one (issue 29 finding 9): 'lay 57 E4 1 (same as 4)'
+    for act, others in safe(lambda: same_track(g, lays), [(a, []) for a in lays]):
+        entity = entity or str(act.entity)
+        out.setdefault(act.hex, []).append({"tile": act.tile, "rotation": f"{act.rotation}{same_as(others)}",
+                                            "line": move_text(g, act) + same_as(others)})
     return out, entity
 
 
 # ------------------------------------------------------------------ loans, phases, off-boards
-EVENT_TEXT = {
-    "close_companies": "the private companies close",
-    "loans": "companies may take loans",
-    "second_tile_lay": "companies may lay a second tile",
-    "trains_between_companies": "companies may buy trains from each other",
-    "joint_home_operates": "the joint home companies operate",
-    "remove_hex_bonuses": "the hex bonus tokens are removed",
-    "forced_conversions": "every five-share company converts to ten shares",
-}
-
-STATUS_TEXT = {  # a phase's status, as the rules word it
-    "can_buy_companies": "companies may buy private companies from players",
-    "can_buy_companies_from_other_players": "companies may buy private companies from other players' companies",
-    "limited_train_buy": "a company may buy only one train from the depot per turn",
-    "cmd_token_bonus": "the CMD station bonus for freight counts",
-    "may_convert": "five-share companies may convert to ten shares",
-    "ten_share_only": "new companies start with ten shares",
-}
-
-
 def loan_info(g: Any) -> dict[str, Any] | None:
     """The title's loans (1848: title data ``loans`` and ``bank_corporation``), or None when it has
     none: the lender, its loans left of all, the most a company may take, each company's loans."""
@@ -141,52 +123,21 @@ def loan_info(g: Any) -> dict[str, Any] | None:
             "receivership": sorted(c.sym for c in s.corporations.values() if getattr(c, "receivership", False))}
 
 
-def _limit_text(ph: Any) -> str:
-    if ph.limits_by_size:
-        return ", ".join(f"{limit} ({size}-share)" for size, limit in sorted(ph.limits_by_size, reverse=True))
-    return str(ph.train_limit)
-
-
 def phase_info(g: Any) -> dict[str, Any]:
-    """The phase now (train limit, tile colours, operating rounds) and what the next one changes, from
-    the title's phases and trains as the engine applies them (``_train_bought_from_depot``: the first
-    train named by the phase's ``on`` starts it, rusts the trains with that ``rusts_on``, makes those
-    with that ``obsolete_on`` obsolete, and fires that train's events)."""
+    """The phase now (train limit, tile colours, operating rounds) and what the next one changes
+    (:func:`pbm.e18xx.phases.phase_change`, worded as the mails' phase event words it)."""
+    from pbm.e18xx.phases import limit_text, phase_change
+
     phases = g.title.phases
     i = g.state.phase
     now = phases[i]
-    info: dict[str, Any] = {"name": now.name, "limit": _limit_text(now), "tiles": ", ".join(now.tiles),
+    info: dict[str, Any] = {"name": now.name, "limit": limit_text(now), "tiles": ", ".join(now.tiles),
                             "rounds": now.operating_rounds, "next": None}
     if i + 1 >= len(phases):
         return info
     nxt = phases[i + 1]
-    changes: list[str] = []
-    if _limit_text(nxt) != _limit_text(now):
-        changes.append(f"train limit {_limit_text(now)} → {_limit_text(nxt)}")
-    new_tiles = [t for t in nxt.tiles if t not in now.tiles]
-    if new_tiles:
-        changes.append(f"{', '.join(new_tiles)} tiles may be laid")
-    if nxt.operating_rounds != now.operating_rounds:
-        changes.append(f"{nxt.operating_rounds} operating rounds between stock rounds (now {now.operating_rounds})")
-    for st in nxt.status:
-        if st not in now.status:
-            changes.append(f"from now: {STATUS_TEXT.get(st, st.replace('_', ' '))}")
-    for st in now.status:
-        if st not in nxt.status:
-            changes.append(f"no longer: {STATUS_TEXT.get(st, st.replace('_', ' '))}")
-    raw_trains = g.title.data.get("trains", [])
-    rust = [t["name"] for t in raw_trains if t.get("rusts_on") == nxt.on]
-    if rust:
-        changes.append(f"{', '.join(rust)} trains rust")
-    obsolete = [t["name"] for t in raw_trains if t.get("obsolete_on") == nxt.on]
-    if obsolete:
-        changes.append(f"{', '.join(obsolete)} trains become obsolete (they run once more)")
-    avail = [t["name"] for t in raw_trains if t.get("available_on") == nxt.on]
-    if avail:
-        changes.append(f"{', '.join(avail)} trains may be bought")
-    trigger = next((t for t in raw_trains if t["name"] == nxt.on), {})
-    for ev in trigger.get("events", []):
-        changes.append(EVENT_TEXT.get(ev, ev.replace("_", " ")))
+    unlocks, closes = phase_change(g.title, i, i + 1)
+    changes = list(unlocks) + [f"no longer: {c}" for c in closes]
     info["next"] = {"name": nxt.name, "on": nxt.on, "changes": changes or ["no change but its name"]}
     return info
 
@@ -447,10 +398,11 @@ def _player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
     def state_pdf() -> bytes:
         from pbm.e18xx.render.pdf import render_pdf
 
+        names = name if game.anonymous else None  # the others as "Player N", his own name kept
         if lock is None:
-            return render_pdf(rep, game.name)
+            return render_pdf(rep, game.name, names)
         with lock:  # the server's replay: no request steps it while the PDF is drawn
-            return render_pdf(rep, game.name)
+            return render_pdf(rep, game.name, names)
 
     files["state.pdf"] = ("application/pdf", state_pdf)
 

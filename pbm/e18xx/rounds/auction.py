@@ -140,6 +140,11 @@ class AuctionMixin(DutchAuctionMixin):
     def _auction_process(self: "Engine", action: A.Action) -> None:
         cur = self._auction_current()
         if action.entity != cur:
+            forced = self._forced_taker(action.entity)
+            if forced:
+                raise type(self._not_turn(action.entity))(
+                    f"{self._not_turn(action.entity)}: {action.entity} had to accept {forced} for free, and "
+                    f"that used up the turn{see(self.title, 'forced_private')}")
             raise self._not_turn(action.entity)
         self._auction_step().handle(self, action)
 
@@ -321,6 +326,18 @@ class AuctionMixin(DutchAuctionMixin):
         if ab:
             self.move_share(ab["share"], f"P:{player}")
             self.log(f"{player} receives {ab['share']}")
+
+    def _forced_taker(self: "Engine", player: str) -> str | None:
+        """The private ``player`` was just made to take for free (3.1.2: "the player with the Priority
+        Deal card must accept the Tuscumbia for free ... it uses up that player's stock turn"), if the
+        last move was the pass that did it; else None."""
+        last = self.actions[-1] if self.actions else None
+        if not isinstance(last, A.Pass) or last.entity == player:
+            return None
+        for comp in self.state.companies.values():
+            if comp.owner == f"P:{player}" and comp.discount > 0 and comp.min_bid <= 0:
+                return comp.sym
+        return None
 
     def _resolve_bids(self: "Engine") -> None:
         r = self.state.round

@@ -484,7 +484,7 @@ class TrackMixin:
             return f"{corp} has already placed its station this turn{ref}"
         if later and (self._can_place_token(corp) or self._special_token_open(corp)):
             now = self.or_step(open_step) if open_step else None
-            desc = ((now.description or now.name).split(" — ")[0] if now is not None else "the end of the turn")
+            desc = ((now.text(self.title) or now.name).split(" — ")[0] if now is not None else "the end of the turn")
             return (f"{corp}'s station step is over: it was passed (a move of a later step passes it), and the "
                     f"turn is now at \"{desc}\"; a station is placed before the run{ref}")
         if corp in self.state.round.tokened or self._can_place_token(corp) or self._special_token_open(corp):

@@ -120,6 +120,12 @@ class Step:
     def rule(self, title: "Title") -> str:
         return str(title.data.get("step_rules", {}).get(self.name, ""))
 
+    def text(self, title: "Title") -> str:
+        """What the step is, in the title's rulebook's terms: title data ``step_descriptions`` (by
+        step name) where a title's rule differs from the usual one (18VA 4.3.2: no sale after the
+        purchase), else the step's own ``description``."""
+        return str((title.data.get("step_descriptions") or {}).get(self.name) or self.description)
+
     def __repr__(self) -> str:
         return f"<step {self.name}>"
 

@@ -1,0 +1,82 @@
+"""What a phase change unlocks and closes, from the title's data (its phases and trains) as the engine
+applies them (``_train_bought_from_depot``: the first train named by a phase's ``on`` starts it, rusts
+the trains with that ``rusts_on``, makes those with that ``obsolete_on`` obsolete, and fires that
+train's events).  One wording for every place that says it: the phase event of the mails
+(:mod:`pbm.e18xx.events`) and the web page's "what the next phase changes"
+(:func:`pbm.e18xx.render.web.phase_info`)."""
+from __future__ import annotations
+
+from typing import Any
+
+# a train's events, as the rules word them (``close_companies`` is a closing: see phase_change)
+TRAIN_EVENT_TEXT = {
+    "loans": "companies may take loans",
+    "second_tile_lay": "companies may lay a second tile",
+    "trains_between_companies": "companies may buy trains from each other",
+    "joint_home_operates": "the joint home companies operate",
+    "remove_hex_bonuses": "the hex bonus tokens are removed",
+    "forced_conversions": "every five-share company converts to ten shares",
+}
+
+# a phase's status, as the rules word it
+STATUS_TEXT = {
+    "can_buy_companies": "companies may buy private companies from players",
+    "can_buy_companies_from_other_players": "companies may buy private companies from other players' companies",
+    "limited_train_buy": "a company may buy only one train from the depot per turn",
+    "cmd_token_bonus": "the CMD station bonus for freight counts",
+    "may_convert": "five-share companies may convert to ten shares",
+    "ten_share_only": "new companies start with ten shares",
+}
+
+
+def _list(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def limit_text(ph: Any) -> str:
+    """A phase's train limit: ``4`` or, by company size, ``4 (10-share), 2 (5-share)``."""
+    if ph.limits_by_size:
+        return ", ".join(f"{limit} ({size}-share)" for size, limit in sorted(ph.limits_by_size, reverse=True))
+    return str(ph.train_limit)
+
+
+def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What entering phase ``new`` from phase ``old`` (indexes into ``title.phases``; the phases between
+    are passed through) unlocks and closes: tile colours, the train limit, operating rounds, the phase
+    status, trains rusting, made obsolete or offered, and the events of the trains that start them."""
+    phases = title.phases
+    a, b = phases[old], phases[new]
+    unlocks: list[str] = []
+    closes: list[str] = []
+    colours = [t for t in b.tiles if t not in a.tiles]
+    if colours:
+        unlocks.append(f"{_list(colours)} tiles may be laid")
+    gone = [t for t in a.tiles if t not in b.tiles]
+    if gone:
+        closes.append(f"{_list(gone)} tiles")
+    if limit_text(a) != limit_text(b):
+        unlocks.append(f"train limit {limit_text(b)} (was {limit_text(a)})")
+    if a.operating_rounds != b.operating_rounds:
+        unlocks.append(f"{b.operating_rounds} operating rounds between stock rounds (was {a.operating_rounds})")
+    unlocks += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in b.status if st not in a.status]
+    closes += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in a.status if st not in b.status]
+    raw = title.data.get("trains", [])
+    for ph in phases[old + 1:new + 1]:
+        rust = [t["name"] for t in raw if t.get("rusts_on") == ph.on]
+        if rust:
+            closes.append(f"{_list(rust)} trains (they rust)")
+        obsolete = [t["name"] for t in raw if t.get("obsolete_on") == ph.on]
+        if obsolete:
+            closes.append(f"{_list(obsolete)} trains (obsolete: they run once more)")
+        avail = [t["name"] for t in raw if t.get("available_on") == ph.on]
+        if avail:
+            unlocks.append(f"{_list(avail)} trains may be bought")
+        trigger = next((t for t in raw if t["name"] == ph.on), {})
+        for ev in trigger.get("events", []):
+            if ev == "close_companies":
+                closes.append("the private companies (they close)")
+            else:
+                unlocks.append(TRAIN_EVENT_TEXT.get(ev, ev.replace("_", " ")))
+    return tuple(unlocks), tuple(closes)
