@@ -101,7 +101,10 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # pragma: no cover - dr
 
 
 # SQLite databases made for one command and thrown away after (a demo's own): their commits need not
-# wait for the disk (``PRAGMA synchronous=OFF``); a demo's few hundred commits took most of its time
+# wait for the disk (``PRAGMA synchronous=OFF``); a demo's few hundred commits took most of its time.
+# ``PBM_SQLITE_NO_SYNC=1`` makes every SQLite database such a scratch one: the test suite sets it (its
+# thousands of throwaway databases; a process killed after a commit still leaves it in the OS's cache,
+# so the crash tests prove the same), never a real game's host.
 SCRATCH: set[str] = set()
 
 
@@ -184,7 +187,7 @@ def _engine(url: str) -> Engine:
         raise DatabaseError(f"not a usable database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
-        if url in SCRATCH:
+        if url in SCRATCH or os.environ.get("PBM_SQLITE_NO_SYNC") == "1":
             event.listen(engine, "connect", _sqlite_scratch)
     _made.append(engine)
     return engine

@@ -27,6 +27,9 @@ from pbm import db as pbm_db
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
+# Every SQLite database a test makes is thrown away: no fsync per commit (pbm/db.py, PBM_SQLITE_NO_SYNC),
+# in this process and in every pbm process a test starts
+os.environ.setdefault("PBM_SQLITE_NO_SYNC", "1")
 PG_ADMIN = os.environ.get("PBM_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 RUN_ID = uuid.uuid4().hex[:8]
 
