@@ -154,8 +154,8 @@ class TurnWriter:
         self.turn = self.key()
 
     def nothing_to_do(self, n: int, mv: A.Action) -> bool:
-        """A ``run auto`` of a company whose trains have no route, or a ``payout``/``withhold``
-        after a run that earned nothing: the rules leave nothing to do (the run step was skipped,
+        """A ``run auto`` of a company that owns no train or whose trains have no route, or a
+        ``payout``/``withhold`` after a run that earned nothing: the rules leave nothing to do (the run step was skipped,
         the revenue of 0 was withheld by itself), so the move is ignored with a note rather than
         refused (issue 29; rulings-<title>.md, 4.2.3).  Named routes are not: the refusal says why."""
         g = self.game
@@ -165,10 +165,10 @@ class TurnWriter:
         if isinstance(step, Interrupt) or corp is None or mv.entity != corp or mv.type in g.or_actions(corp):
             return False
         r = g.state.round
-        if isinstance(mv, A.RunRoutes) and mv.auto and not r.ran and g.corp_trains(corp) \
-                and not g._can_run_route(corp):
+        if isinstance(mv, A.RunRoutes) and mv.auto and not r.ran \
+                and (not g.corp_trains(corp) or not g._can_run_route(corp)):  # no train, or no route
             why = g.route_step_refusal(corp) or f"{corp}'s trains have no route"
-            self.notes.append(f"move {n} (run auto): {why}; nothing to run - the run is skipped")
+            self.notes.append(f"move {n} (run auto): {why}; the run is skipped")
             return True
         if isinstance(mv, A.Dividend) and "dividend" in r.steps_done and not r.revenue:
             what = "its trains ran for 0" if r.ran else "it made no run"

@@ -1,0 +1,59 @@
+"""Company turns as the session-10 play-through by mail wrote them from the rulebooks alone
+(issue 29; /work/playthrough-notes/findings-s10.md).  The games are the play-through's own
+(18AL, 1848, 18GA, 18VA; seed 29, players Ann, Bob and Cy): their actions are kept in
+tests/e18xx/playthrough/<game>-s10.jsonl, and each test cuts one before a company's turn."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.pbem.intent import play_intent
+from pbm.e18xx.pbem.moves import format_action, parse_moves
+
+HERE = Path(__file__).parent / "playthrough"
+TITLES = {"al": "18AL", "aus": "1848", "ga": "18GA", "va": "18VA"}
+
+
+def game(key: str, upto: int) -> Game:
+    """The play-through's game ``key`` after its first ``upto`` actions."""
+    g = Game(TITLES[key], ["Ann", "Bob", "Cy"], 29, (), ["1", "2", "3"])
+    lines = (HERE / f"{key}-s10.jsonl").read_text(encoding="utf-8").splitlines()
+    for line in lines[:upto]:
+        g.process(A.action_from_dict(json.loads(line)))
+    return g
+
+
+def mail(g: Game, text: str) -> tuple[list[str], str]:
+    """``text`` as the acting player's mail: (actions made, the reply's notes)."""
+    player = g.controller(g.current_entity())
+    made, notes = play_intent(g, player, parse_moves(text, player))
+    return [format_action(m.action) for m in made], "\n".join(notes)
+
+
+def refusal(g: Game, text: str) -> str:
+    with pytest.raises(GameError) as err:
+        mail(g, text)
+    return str(err.value)
+
+
+# -- finding 4: a company's first turn in the rulebook's order (lay, run, pay, buy) ---------------
+def test_first_turn_run_auto_without_a_train_is_skipped_with_a_note():
+    g = game("al", 28)  # WRA's first turn: no train yet, but its track reaches Selma
+    assert g.current_entity() == "WRA" and not g.corp_trains("WRA")
+    made, notes = mail(g, "lay 5 L5 2\nrun auto\npayout\nbuy train 2\ndone")
+    assert made[0] == "lay 5 L5 2" and "buy train 2" in made
+    assert "run auto" not in made and "payout" not in made
+    assert "move 2 (run auto): WRA owns no train, so it has nothing to run (18AL rule 4.2.3); " \
+           "the run is skipped" in notes
+    assert "move 3 (payout): nothing to pay out" in notes
+    assert g.corp_trains("WRA") and g.current_entity() == "ABC"
+
+
+def test_named_run_without_a_train_is_still_refused():
+    why = refusal(game("al", 28), "lay 5 L5 2\nrun 2-0 L5 K4\nbuy train 2\ndone")
+    assert "WRA owns no train" in why
