@@ -57,3 +57,17 @@ def test_first_turn_run_auto_without_a_train_is_skipped_with_a_note():
 def test_named_run_without_a_train_is_still_refused():
     why = refusal(game("al", 28), "lay 5 L5 2\nrun 2-0 L5 K4\nbuy train 2\ndone")
     assert "WRA owns no train" in why
+
+
+# -- finding 2: one numbering of the stock chart in a mail ---------------------------------------
+def test_stock_chart_cells_count_from_1_as_the_price_events_do():
+    from pbm.e18xx.render.view import describe
+
+    g = game("ga", 20)  # CoG's first turn: its lay is followed by a price move (no run)
+    made, _ = mail(g, "lay 57 F6 0\nbuy train 2\ndone")
+    assert made[0] == "lay 57 F6 0"
+    # the mail's event said "CoG's share price goes down from $70 to $60 (market row 3 column 4 ->
+    # row 3 column 3)"; the chart of the same mail said "$60 (r2 c2): CoG"
+    text = describe(g)
+    line = next(x for x in text.splitlines() if x.strip().endswith(": CoG"))
+    assert "(row 3 column 3): CoG" in line and "(r2 c2)" not in text
