@@ -71,3 +71,23 @@ def test_stock_chart_cells_count_from_1_as_the_price_events_do():
     text = describe(g)
     line = next(x for x in text.splitlines() if x.strip().endswith(": CoG"))
     assert "(row 3 column 3): CoG" in line and "(r2 c2)" not in text
+
+
+# -- finding 5: a weaker route is refused naming the best one -------------------------------------
+def test_weaker_route_refusal_names_the_best_route_to_write():
+    g = game("al", 41)  # WRA's second turn: the new tile on J5 reaches Oxmoor
+    assert g.current_entity() == "WRA"
+    why = refusal(g, "lay 9 J5 0\nrun 2 L5 K4\npayout\nbuy train 2\ndone")
+    assert "the routes must earn the most possible (50); these earn 40" in why
+    assert "the best is 'run 2-1 L5-0 H5-0' (or write 'run auto')" in why
+    made, _ = mail(game("al", 41), "lay 9 J5 0\nrun 2-1 L5-0 H5-0\npayout\nbuy train 2\ndone")  # as it says
+    assert "run 2-1 L5-0 H5-0" in made and "payout" in made
+
+
+def test_18va_best_route_words_for_freight_and_passenger_trains():
+    from pbm.e18xx.freight import best_kinded
+
+    g = game("va", 33)  # C&O after its lay on C8 and its station there, before its run
+    assert g.current_entity() == "C&O"
+    total, best = best_kinded(g, "C&O", g.corp_trains("C&O"))
+    assert total == 40 and g._best_words(best) == "; the best is 'run 2-1 D9-0 C8-0' (or write 'run auto')"
