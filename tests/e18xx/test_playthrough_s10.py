@@ -86,8 +86,29 @@ def test_weaker_route_refusal_names_the_best_route_to_write():
 
 def test_18va_best_route_words_for_freight_and_passenger_trains():
     from pbm.e18xx.freight import best_kinded
+    from pbm.e18xx.rounds.or_trains import best_words
 
     g = game("va", 33)  # C&O after its lay on C8 and its station there, before its run
     assert g.current_entity() == "C&O"
     total, best = best_kinded(g, "C&O", g.corp_trains("C&O"))
-    assert total == 40 and g._best_words(best) == "; the best is 'run 2-1 D9-0 C8-0' (or write 'run auto')"
+    assert total == 40 and best_words(best) == "; the best is 'run 2-1 D9-0 C8-0' (or write 'run auto')"
+
+
+# -- finding 1: a second train from the bank after the turn ended by itself -----------------------
+def test_second_bank_train_says_the_turn_ended_and_why():
+    g = game("ga", 20)  # CoG's first turn, phase 2 (one train from the bank a turn); the last company
+    why = refusal(g, "lay 57 F6 0\nbuy train 2\nbuy train 2\ndone")
+    assert why.startswith("move 3 (buy train 2): CoG's turn ended by itself after 'buy train 2' (in phase 2 a "
+                          "company may buy only one train from the bank per turn (rule 4.2.5(f))), so this "
+                          "move would be Cy's in the stock round: ")
+    made, notes = mail(game("ga", 20), "lay 57 F6 0\nbuy train 2\ndone")
+    assert "CoG's turn ended by itself after 'buy train 2' (in phase 2 a company may buy only one train from " \
+           "the bank per turn (rule 4.2.5(f))): nothing more was allowed in it." in notes
+
+
+def test_18va_train_after_the_turn_ended_names_the_next_company():
+    g = game("va", 14)  # B&O must buy a train; C&O operates next
+    why = refusal(g, "buy train 2\nbuy train 2\ndone")
+    assert why.startswith("move 2 (buy train 2): B&O's turn ended by itself after 'buy train 2' (in phase 2 a "
+                          "company may buy only one train from the bank per turn (rule 4.5.8)), so this move "
+                          "would be C&O's in the operating round: ")

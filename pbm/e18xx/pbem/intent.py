@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Callable
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.pbem.moves import (Done, Move, PassRestOfRound, StandingOrders, for_game, format_action, parse_moves,
-                                  purchase_words)
+from pbm.e18xx.pbem.moves import (OR_TYPES, Done, Move, PassRestOfRound, StandingOrders, for_game, format_action,
+                                  parse_moves, purchase_words)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -90,6 +90,7 @@ class TurnWriter:
         self.turn: tuple | None = None  # the turn of the mail's last move (None: the one open now)
         self.live = True  # is that turn still going on?
         self.ended_by: A.Action | None = None
+        self.ended_why = ""  # why the turn ended by itself, when a rule says it (" (in phase 2 ...)")
 
     # ------------------------------------------------------------------ the turn now
     def key(self) -> tuple:
@@ -118,6 +119,11 @@ class TurnWriter:
             self.live = True
         if not self.live and not isinstance(act, A.Pass):
             self.ended_by = act  # the turn ended by itself after this move: nothing more was allowed
+            self.ended_why = ""
+            if isinstance(act, A.BuyTrain) and act.seller is None and "limited_train_buy" in g.phase.status:
+                from pbm.e18xx.rounds.cite import see
+                self.ended_why = (f" (in phase {g.phase.name} a company may buy only one train from the bank "
+                                  f"per turn{see(g.title, 'one_train_per_turn')})")
 
     def _make(self, act: A.Action, note: str) -> None:
         self.do(act, note)
@@ -134,16 +140,28 @@ class TurnWriter:
             self.pass_(n, for_game(g, self.player, mv))
             return
         written, mv = mv, for_game(g, self.player, mv)
-        self.begin(n, mv)
-        if self.nothing_to_do(n, mv):
-            return
-        note = ""
-        if isinstance(written, A.BuyShares) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
-            note = purchase_words(g, mv)
+        ended = self.ended_by if self.turn is not None and not self.live else None
         try:
-            self.do(mv, note)
+            self.begin(n, mv)
+            if self.nothing_to_do(n, mv):
+                return
+            note = ""
+            if isinstance(written, A.BuyShares) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
+                note = purchase_words(g, mv)
+            try:
+                self.do(mv, note)
+            except GameError as exc:
+                raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
         except GameError as exc:
-            raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
+            if ended is not None and isinstance(written, OR_TYPES) and ended.entity in g.state.corporations \
+                    and mv.entity != ended.entity:
+                # a company move after the company's turn ended by itself: say so, not only why the
+                # next turn (another round, perhaps) refuses it (play-through s10 finding 1)
+                why = str(exc).split("): ", 1)[-1] if str(exc).startswith(f"move {n} (") else str(exc)
+                raise GameError(f"move {n} ({format_action(written)}): {ended.entity}'s turn ended by itself after "
+                                f"'{format_action(ended)}'{self.ended_why}, so this move would be "
+                                f"{g.current_entity() or mv.entity}'s in {self._round_words()}: {why}") from None
+            raise
         self.end(mv)
 
     def begin(self, n: int, mv: A.Action) -> None:
@@ -337,6 +355,11 @@ class TurnWriter:
         return (f"it is not {self.player}'s turn: {ent if who == ent else f'{who} for {ent}'} must act"
                 if ent else "the game is over")
 
+    def _round_words(self) -> str:
+        kind = self.game.state.round.kind
+        return {"auction": "the private sale", "stock": "the stock round", "operating": "the operating round"}.get(
+            kind, kind)
+
     def _ended(self) -> str:
         key = self.turn or self.key()
         if key[0] == "operating":
@@ -350,13 +373,12 @@ class TurnWriter:
             return ["The game is over."]
         now = g.what_now()
         ent = now.get("entity")
-        rnd = {"auction": "the private sale", "stock": "the stock round", "operating": "the operating round"}.get(
-            g.state.round.kind, g.state.round.kind)
+        rnd = self._round_words()
         out = []
         if self.ended_by is not None:
             whose = "Your turn" if self.ended_by.entity == self.player else f"{self.ended_by.entity}'s turn"
-            out.append(f"{whose} ended by itself after '{format_action(self.ended_by)}': nothing more was "
-                       "allowed in it.")
+            out.append(f"{whose} ended by itself after '{format_action(self.ended_by)}'{self.ended_why}: nothing "
+                       "more was allowed in it.")
         if ent and g.controller(ent) != self.player and self.live and self.turn == self.key() \
                 and self.turn[0] == "operating":
             return out + [f"The turn is not over: {self._waiting()}."]

@@ -24,6 +24,21 @@ def discount_off(ability: dict, price: int) -> int:
         return price * int(ability["percent"]) // 100
     return int(ability.get("discount", 0))
 
+def best_words(best) -> str:
+    """The best routes as the line to write (play-through s10 finding 5: a refused weaker route
+    said only "use 'run auto'", so the player could not see what it would run)."""
+    parts = []
+    for train, found in best or ():
+        route = getattr(found, "route", found)
+        ids = getattr(route, "node_ids", None)
+        if ids is None:
+            return " (use 'run auto')"
+        parts.append(f"{train} {' '.join(ids())}")
+    if not parts:
+        return " (use 'run auto')"
+    return f"; the best is 'run {'; '.join(parts)}' (or write 'run auto')"
+
+
 class TrainsMixin:
     # ------------------------------------------------------------- routes
     def corp_trains(self: "Engine", corp: str) -> list[str]:
@@ -163,7 +178,7 @@ class TrainsMixin:
                 best_kinded(self, corp, self.corp_trains(corp))
             if total < best_total:
                 raise IllegalRoute(f"4.5.5: the routes must earn the most possible ({best_total}); "
-                                   f"these earn {total}{self._best_words(best)}")
+                                   f"these earn {total}{best_words(best)}")
         r.routes = [(t, k.route.paying(k.revenue)) for t, k in chosen]
         r.revenue = sum(k.revenue for _, k in chosen)
         r.subsidy = sum(k.subsidy for _, k in chosen)
@@ -173,21 +188,6 @@ class TrainsMixin:
             s.trains[t].operated = True
         self.log(f"{corp} runs for {r.revenue}" + (f" (+{r.subsidy} to the treasury)" if r.subsidy else "") + ": "
                  + "; ".join(f"{t}: {'-'.join(k.route.hexes())} ({k.revenue})" for t, k in chosen))
-
-    @staticmethod
-    def _best_words(best) -> str:
-        """The best routes as the line to write (play-through s10 finding 5: a refused weaker route
-        said only "use 'run auto'", so the player could not see what it would run)."""
-        parts = []
-        for train, found in best or ():
-            route = getattr(found, "route", found)
-            ids = getattr(route, "node_ids", None)
-            if ids is None:
-                return " (use 'run auto')"
-            parts.append(f"{train} {' '.join(ids())}")
-        if not parts:
-            return " (use 'run auto')"
-        return f"; the best is 'run {'; '.join(parts)}' (or write 'run auto')"
 
     def _check_route_trains(self: "Engine", corp: str, action: A.RunRoutes) -> set[str]:
         """The company's trains, after checking each submitted route names one of them, once."""
@@ -217,7 +217,7 @@ class TrainsMixin:
             best_total, best = (total, chosen) if "site_routes" in self.optional_rules else self.auto_routes(corp)
             if total < best_total:
                 raise IllegalRoute(f"the routes must earn the most possible ({best_total}); "
-                                   f"these earn {total}{self._best_words(best)}")
+                                   f"these earn {total}{best_words(best)}")
         else:
             owned = self._check_route_trains(corp, action)
             longest = max((s.trains[t].distance for t in owned), default=0)
@@ -242,7 +242,7 @@ class TrainsMixin:
             best_total, best = (total, chosen) if "site_routes" in self.optional_rules else self.auto_routes(corp)
             if total < best_total:
                 raise IllegalRoute(f"{self.track_ref('route_best')}the routes must earn the most possible ({best_total}); "
-                                   f"these earn {total}{self._best_words(best)}")
+                                   f"these earn {total}{best_words(best)}")
         r.routes = chosen
         r.revenue = total
         r.ran = True
