@@ -44,8 +44,23 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
     track leads to (``city; to C9 (upper left), E11 Savannah (lower right)``)."""
     td = g.title.tiles[tile]
     sides = side_names(g.title.layout)
+
+    def side(e: int) -> str:
+        return f"{_place(g, neighbour(coord, e, g.title.layout))} ({sides[e]})"
+
+    if len(td.cities()) > 1:
+        # a hex of several cities: which city each side's track reaches, numbered as a station
+        # is written ('token D4-2'), so the owed home station or a station goes in the same mail
+        # (play-through s10 finding 3)
+        per = td.node_edges(rotation)
+        parts = []
+        for i, nd in enumerate(td.nodes):
+            edges = sorted(per[i]) if i < len(per) else []
+            to_words = "to " + ", ".join(side(e) for e in edges) if edges else "no track yet"
+            parts.append(f"{nd.kind} {i} ({coord}-{i}) {to_words}")
+        return "; ".join(parts)
     stops = [n.kind for n in td.nodes]
-    to = [f"{_place(g, neighbour(coord, e, g.title.layout))} ({sides[e]})" for e in sorted(td.exits(rotation))]
+    to = [side(e) for e in sorted(td.exits(rotation))]
     head = " and ".join(stops)
     return (f"{head}; " if head else "") + "to " + ", ".join(to)
 

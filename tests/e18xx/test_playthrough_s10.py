@@ -112,3 +112,20 @@ def test_18va_train_after_the_turn_ended_names_the_next_company():
     assert why.startswith("move 2 (buy train 2): B&O's turn ended by itself after 'buy train 2' (in phase 2 a "
                           "company may buy only one train from the bank per turn (rule 4.5.8)), so this move "
                           "would be C&O's in the operating round: ")
+
+
+# -- finding 3: the cities of a multi-city tile in the list of lays --------------------------------
+def test_lay_list_names_each_city_of_a_multi_city_tile_as_a_station_is_written():
+    from pbm.e18xx.pbem.movelist import legal_lines
+
+    g = game("ga", 50)  # W&A's second turn: Atlanta's tile 451a, its home station owed after it
+    assert g.current_entity() == "W&A"
+    line = next(x for x in legal_lines(g, limit=200) if x.startswith("lay 451a D4 1 "))
+    assert line.endswith("# city 0 (D4-0) to D2 (left); city 1 (D4-1) to C5 (upper right); "
+                         "city 2 (D4-2) to E5 (lower right)")
+    # so the mail the play-through sent second can be written first: the lay, the city towards E5
+    made, _ = mail(g, "lay 451a D4 1\ntoken D4-2\nrun auto\npayout\ndone")
+    assert made[:3] == ["lay 451a D4 1", "token D4-2", "run auto"]
+    g2 = game("aus", 44)  # 1848 VR: the yellow tile of Ballarat & Bendigo joins one of its cities
+    line = next(x for x in legal_lines(g2, limit=200) if x.startswith("lay 235 G10 5 "))
+    assert line.endswith("# city 0 (G10-0) to H11 Melbourne (lower right); city 1 (G10-1) no track yet")
