@@ -48,10 +48,10 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
     def side(e: int) -> str:
         return f"{_place(g, neighbour(coord, e, g.title.layout))} ({sides[e]})"
 
-    if len(td.cities()) > 1:
-        # a hex of several cities: which city each side's track reaches, numbered as a station
-        # is written ('token D4-2'), so the owed home station or a station goes in the same mail
-        # (play-through s10 finding 3)
+    if len(td.nodes) > 1:
+        # a hex of several stops: which stop each side's track reaches, numbered as a station or a
+        # route's stop is written ('token D4-2', 'run 2-4 B19 C18-1'), so the owed home station or
+        # the route goes in the same mail (play-through s10 finding 3)
         per = td.node_edges(rotation)
         parts = []
         for i, nd in enumerate(td.nodes):

@@ -129,3 +129,12 @@ def test_lay_list_names_each_city_of_a_multi_city_tile_as_a_station_is_written()
     g2 = game("aus", 44)  # 1848 VR: the yellow tile of Ballarat & Bendigo joins one of its cities
     line = next(x for x in legal_lines(g2, limit=200) if x.startswith("lay 235 G10 5 "))
     assert line.endswith("# city 0 (G10-0) to H11 Melbourne (lower right); city 1 (G10-1) no track yet")
+
+
+def test_lay_list_names_each_town_of_a_two_town_tile_as_a_route_writes_it():
+    from pbm.e18xx.pbem.movelist import legal_lines
+
+    g = game("aus", 83)  # 1848 CAR, operating round 3.2: tiles of two towns on D3
+    assert g.current_entity() == "CAR"
+    line = next(x for x in legal_lines(g, limit=200) if x.startswith("lay 1 D3 0 "))
+    assert "town 0 (D3-0) to " in line and "; town 1 (D3-1) to " in line
