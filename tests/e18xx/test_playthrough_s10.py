@@ -138,3 +138,50 @@ def test_lay_list_names_each_town_of_a_two_town_tile_as_a_route_writes_it():
     assert g.current_entity() == "CAR"
     line = next(x for x in legal_lines(g, limit=200) if x.startswith("lay 1 D3 0 "))
     assert "town 0 (D3-0) to " in line and "; town 1 (D3-1) to " in line
+
+
+def test_18va_train_after_the_turn_ended_at_the_limit_names_it():
+    g = game("va", 57)  # N&W, five-share, two trains (its limit): its turn ends with the payout
+    why = refusal(g, "buy private P2 90\nrun auto\npayout\nbuy train 3 with P2\ndone")
+    assert why.startswith("move 4 (buy train 3 with P2): N&W's turn ended by itself after 'payout' (N&W may buy no "
+                          "train: it owns 1G (2-2), 2 (2-5); the limit is 2 for a 5-share company in phase 3")
+    made, _ = mail(game("va", 57), "convert\nbuy private P2 90\nrun auto\npayout\nbuy train 3 with P2\ndone")
+    assert made[0] == "convert" and "buy train 3 with P2" in " ".join(made)
+
+
+# -- the same through real mail (Maildir in, `pbm ingest`, the answer in the outbox) ------------------
+def test_mail_a_move_after_the_turn_ended_by_itself_says_why(cli, tmp_path):
+    import mailbox
+    import re
+
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import action_rows, load
+    from pbm.models import Action18, Game as GameRow
+    from tests.e18xx.test_pbem_mail import PLAYERS, answer, send
+
+    csv = tmp_path / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
+    out = cli("new-game", "18VA", "--players", str(csv), "--seed", "29", "--name", "va-1").stdout
+    secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
+    lines = (HERE / "va-s10.jsonl").read_text(encoding="utf-8").splitlines()[:57]
+    with session_scope(cli.url) as s:  # the play-through's first 57 actions, as its mails stored them
+        row = s.scalar(select(GameRow).where(GameRow.name == "va-1"))
+        for seq, line in enumerate(lines, 1):
+            s.add(Action18(game_id=row.id, seq=seq, player_number=None, action=json.loads(line)))
+    md = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
+    ga = (cli, secrets, md, tmp_path / "Maildir")
+    line, inbound = send(ga, 3, "buy private P2 90\nrun auto\npayout\nbuy train 3 with P2\ndone", game="va-1")
+    assert "player 3 rejected" in line, line
+    _, text = answer(cli, inbound)
+    assert "Why: move 4 (buy train 3 with P2): N&W's turn ended by itself after 'payout' (N&W may buy no train: " \
+           "it owns 1G (2-2), 2 (2-5); the limit is 2 for a 5-share company in phase 3" in text
+    assert "so this move would be Cy's in the stock round" in text
+    line, inbound = send(ga, 3, "convert\nbuy private P2 90\nrun auto\npayout\nbuy train 3 with P2\ndone",
+                         game="va-1")
+    assert "player 3 accepted" in line, line
+    with session_scope(cli.url) as s:
+        g = load(s, s.scalar(select(GameRow).where(GameRow.name == "va-1")))
+        assert "3-1" in g.corp_trains("N&W") and g.state.round.kind == "stock"
+        assert len(action_rows(s, s.scalar(select(GameRow).where(GameRow.name == "va-1")))) == 64

@@ -124,6 +124,10 @@ class TurnWriter:
                 from pbm.e18xx.rounds.cite import see
                 self.ended_why = (f" (in phase {g.phase.name} a company may buy only one train from the bank "
                                   f"per turn{see(g.title, 'one_train_per_turn')})")
+            corp = act.entity
+            if not self.ended_why and corp in g.state.corporations and not g.state.corporations[corp].closed \
+                    and not g._room(corp):
+                self.ended_why = f" ({corp} may buy no train: {g.limit_reason(corp)})"  # at its train limit
 
     def _make(self, act: A.Action, note: str) -> None:
         self.do(act, note)
@@ -153,16 +157,25 @@ class TurnWriter:
             except GameError as exc:
                 raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
         except GameError as exc:
-            if ended is not None and isinstance(written, OR_TYPES) and ended.entity in g.state.corporations \
-                    and mv.entity != ended.entity:
-                # a company move after the company's turn ended by itself: say so, not only why the
-                # next turn (another round, perhaps) refuses it (play-through s10 finding 1)
-                why = str(exc).split("): ", 1)[-1] if str(exc).startswith(f"move {n} (") else str(exc)
-                raise GameError(f"move {n} ({format_action(written)}): {ended.entity}'s turn ended by itself after "
-                                f"'{format_action(ended)}'{self.ended_why}, so this move would be "
-                                f"{g.current_entity() or mv.entity}'s in {self._round_words()}: {why}") from None
-            raise
+            raise self.after_end(n, written, mv, ended, exc) from None
         self.end(mv)
+
+    def ended_turn(self) -> A.Action | None:
+        """The move after which the mail's turn ended by itself, if it has (before the next move)."""
+        return self.ended_by if self.turn is not None and not self.live else None
+
+    def after_end(self, n: int, written: Move, mv: Move, ended: A.Action | None, exc: GameError) -> GameError:
+        """The refusal of move ``n``: a company move after the company's turn ended by itself says so
+        and why, not only why the next turn (another round, perhaps) refuses it (play-through s10
+        finding 1: "Cy may not buy a train now; allowed: buy a share ...")."""
+        g = self.game
+        if ended is None or not isinstance(written, OR_TYPES) or ended.entity not in g.state.corporations \
+                or getattr(mv, "entity", None) == ended.entity:
+            return exc
+        why = str(exc).split("): ", 1)[-1] if str(exc).startswith(f"move {n} (") else str(exc)
+        return GameError(f"move {n} ({format_action(written)}): {ended.entity}'s turn ended by itself after "
+                         f"'{format_action(ended)}'{self.ended_why}, so this move would be "
+                         f"{g.current_entity() or getattr(mv, 'entity', '')}'s in {self._round_words()}: {why}")
 
     def begin(self, n: int, mv: A.Action) -> None:
         """Before move ``n`` (re-addressed): it belongs to the turn open now; the steps before the
