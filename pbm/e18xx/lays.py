@@ -44,6 +44,10 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
     track leads to (``city; to C9 (upper left), E11 Savannah (lower right)``)."""
     td = g.title.tiles[tile]
     sides = side_names(g.title.layout)
+    mine = coord in ((g.title.data.get("stop_groups") or {}).get("mine") or ())  # 18VA: a mine, not a town
+
+    def kind(k: str) -> str:
+        return "mine" if mine and k == "town" else k
 
     def side(e: int) -> str:
         return f"{_place(g, neighbour(coord, e, g.title.layout))} ({sides[e]})"
@@ -57,9 +61,9 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
         for i, nd in enumerate(td.nodes):
             edges = sorted(per[i]) if i < len(per) else []
             to_words = "to " + ", ".join(side(e) for e in edges) if edges else "no track yet"
-            parts.append(f"{nd.kind} {i} ({coord}-{i}) {to_words}")
+            parts.append(f"{kind(nd.kind)} {i} ({coord}-{i}) {to_words}")
         return "; ".join(parts)
-    stops = [n.kind for n in td.nodes]
+    stops = [kind(n.kind) for n in td.nodes]
     to = [side(e) for e in sorted(td.exits(rotation))]
     head = " and ".join(stops)
     return (f"{head}; " if head else "") + "to " + ", ".join(to)

@@ -185,3 +185,13 @@ def test_mail_a_move_after_the_turn_ended_by_itself_says_why(cli, tmp_path):
         g = load(s, s.scalar(select(GameRow).where(GameRow.name == "va-1")))
         assert "3-1" in g.corp_trains("N&W") and g.state.round.kind == "stock"
         assert len(action_rows(s, s.scalar(select(GameRow).where(GameRow.name == "va-1")))) == 64
+
+
+# -- finding 11: an 18VA mine is not a town in the list of lays ------------------------------------
+def test_18va_lay_on_a_mine_says_mine():
+    from pbm.e18xx.pbem.movelist import legal_lines
+
+    g = game("va", 71)  # C&O, operating round 4.1: tile 4 on the mine at B7
+    assert g.current_entity() == "C&O"
+    line = next(x for x in legal_lines(g, limit=200) if x.startswith("lay 4 B7 2 "))
+    assert line.endswith("# mine; to A6 Grafton (upper left), C8 Staunton (lower right)")
