@@ -195,3 +195,18 @@ def test_18va_lay_on_a_mine_says_mine():
     assert g.current_entity() == "C&O"
     line = next(x for x in legal_lines(g, limit=200) if x.startswith("lay 4 B7 2 "))
     assert line.endswith("# mine; to A6 Grafton (upper left), C8 Staunton (lower right)")
+
+
+# -- finding 12: a long event on the PDF's events page goes on over lines ---------------------------
+def test_pdf_events_page_wraps_a_long_event_instead_of_cutting_it():
+    from tests.e18xx.test_public_state import pdf_text
+
+    from pbm.e18xx.events import attach
+
+    g = Game("18VA", ["Ann", "Bob", "Cy"], 29, (), ["1", "2", "3"])
+    attach(g)  # the events, as the mail's replay records them
+    for line in (HERE / "va-s10.jsonl").read_text(encoding="utf-8").splitlines()[:49]:
+        g.process(A.action_from_dict(json.loads(line)))  # up to B&O's first 3 train: the phase event
+    text = pdf_text(g)
+    assert "Phase 3 begins (was 2)" in text
+    assert "five-share companies may convert to ten shares" in text
