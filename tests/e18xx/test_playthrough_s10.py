@@ -210,3 +210,12 @@ def test_pdf_events_page_wraps_a_long_event_instead_of_cutting_it():
     text = pdf_text(g)
     assert "Phase 3 begins (was 2)" in text
     assert "five-share companies may convert to ten shares" in text
+
+
+def test_pdf_lays_page_keeps_every_city_of_a_long_lay_line():
+    from tests.e18xx.test_public_state import pdf_text
+
+    g = game("ga", 96)  # CoG at its track step: Atlanta's green tile, three cities a line
+    assert g.current_entity() == "CoG"
+    text = pdf_text(g)
+    assert "city 2 (D4-2) to E3 (lower left), C5 (upper right)" in text  # lay 452a D4 2, its last city
