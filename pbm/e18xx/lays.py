@@ -87,7 +87,37 @@ def lays_by_hex(g: "Engine", lays: Iterable[A.LayTile]) -> list[str]:
 
 
 def acting_lays(g: "Engine") -> list[A.LayTile]:
-    """The tile lays legal for the acting entity now (none outside a company's track step)."""
+    """The tile lays legal for the acting entity now (none outside a company's track step), or,
+    at 18VA's conversion step (4.5.1), the lays its track step will offer."""
     if g.state.finished or g.state.round.kind != "operating":
         return []
-    return [a for a in g.legal_actions() if isinstance(a, A.LayTile)]
+    acts = g.legal_actions()
+    lays = [a for a in acts if isinstance(a, A.LayTile)]
+    if not lays and any(isinstance(a, A.Convert) for a in acts):
+        return lays_after_the_step(g)
+    return lays
+
+
+def lays_after_the_step(g: "Engine") -> list[A.LayTile]:
+    """The lays the acting company gets once the open step (18VA's conversion, 4.5.1) is passed:
+    a mail may write them at once, and a lay written now passes that step first (pbem/intent.py),
+    so a whole turn - convert, lay, run, pay, buy - goes in one mail (play-through s10 finding 9).
+    The game is left exactly as it was (state, log, recorded events)."""
+    from pbm.e18xx.core.state import clone_state
+
+    corp = g.current_entity()
+    snap, n = clone_state(g.state), len(g.actions)
+    rec = getattr(g, "recorder", None)
+    k = len(rec.events) if rec is not None and hasattr(rec, "events") else None
+    try:
+        type(g).process(g, A.Pass(corp))  # the class's own process: no event recorder
+        if g.current_entity() != corp or g.state.round.kind != "operating":
+            return []
+        return [a for a in g.legal_actions() if isinstance(a, A.LayTile)]
+    except Exception:  # noqa: BLE001 - a list to show; nothing is changed whatever happens
+        return []
+    finally:
+        g._restore(snap)
+        del g.actions[n:]
+        if k is not None:
+            del rec.events[k:]

@@ -219,3 +219,26 @@ def test_pdf_lays_page_keeps_every_city_of_a_long_lay_line():
     assert g.current_entity() == "CoG"
     text = pdf_text(g)
     assert "city 2 (D4-2) to E3 (lower left), C5 (upper right)" in text  # lay 452a D4 2, its last city
+
+
+# -- finding 9: 18VA's conversion step lists the lays of the track step after it ---------------------
+def test_18va_convert_step_lists_the_lays_to_come_and_a_whole_turn_is_one_mail():
+    from pbm.e18xx.core.state import clone_state
+    from pbm.e18xx.events import attach, recorded
+    from pbm.e18xx.pbem.movelist import legal_lines
+
+    g = game("va", 51)  # C&O, operating round 3.1, at its conversion step (18VA 4.5.1)
+    rec = attach(g)
+    assert g.current_entity() == "C&O" and "convert" in [a.type for a in g.legal_actions()]
+    before, n, k = clone_state(g.state), len(g.actions), len(rec.events)
+    lines = legal_lines(g, limit=10 ** 6)
+    assert "convert" in lines
+    lays = [x for x in lines if x.startswith("lay ")]
+    assert "lay 4 B7 2   # mine; to A6 Grafton (upper left), C8 Staunton (lower right)" in lays
+    assert len(g.actions) == n and len(rec.events) == k and recorded(g) == recorded(g)
+    assert g.state.round.index == before.round.index and g.current_entity() == "C&O"
+    assert [a.type for a in g.legal_actions()][0:1] and "lay_tile" not in [a.type for a in g.legal_actions()]
+    from tests.e18xx.test_move_lists import accepted
+    assert all(accepted(g, line) is None for line in lays)  # each, copied alone, passes the step and lays
+    made, _ = mail(g, "convert\nlay 4 B7 2\nrun auto\npayout\ndone")  # the turn the play-through could not write
+    assert made[:2] == ["convert", "lay 4 B7 2"] and "run auto" in made

@@ -123,7 +123,14 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
         return ["nothing: the game is over"]
     groups: dict[str, list[str]] = {}
     pars: list[tuple[str, int, str]] = []
-    for a in game.legal_actions():
+    acts = game.legal_actions()
+    if not game.finished and game.state.round.kind == "operating" and any(isinstance(a, A.Convert) for a in acts) \
+            and not any(isinstance(a, A.LayTile) for a in acts):
+        # 18VA's conversion step: the lays of the track step after it, so the whole turn is one mail
+        # (a lay written now passes the conversion step first; play-through s10 finding 9)
+        from pbm.e18xx.lays import lays_after_the_step
+        acts = acts + lays_after_the_step(game)
+    for a in acts:
         text = say(game, a)
         if isinstance(a, A.LayTile):  # what this rotation joins (pbm/e18xx/lays.py; the lays come by hex)
             text += f"   # {joins(game, a.hex, a.tile, a.rotation)}"
