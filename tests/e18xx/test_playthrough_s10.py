@@ -242,3 +242,18 @@ def test_18va_convert_step_lists_the_lays_to_come_and_a_whole_turn_is_one_mail()
     assert all(accepted(g, line) is None for line in lays)  # each, copied alone, passes the step and lays
     made, _ = mail(g, "convert\nlay 4 B7 2\nrun auto\npayout\ndone")  # the turn the play-through could not write
     assert made[:2] == ["convert", "lay 4 B7 2"] and "run auto" in made
+
+
+# -- finding 8: a train bought at full price while the company's private would take money off -------
+def test_train_at_full_price_with_an_unused_discount_private_says_so():
+    def notes_of(text: str) -> dict[str, str]:
+        g = game("al", 70)  # ABC, operating round 3.1 (phase 3): buys NDY from its president, then a 3 train
+        assert g.current_entity() == "ABC"
+        made, _ = play_intent(g, "Bob", parse_moves(text, "Bob"))
+        return {format_action(m.action): m.note for m in made}
+
+    got = notes_of("lay 442a G4 1\nrun auto\npayout\nbuy private NDY 120\nbuy train 3\ndone")
+    assert got["buy train 3"] == ("bought at the full price: NDY's $90 off was not used "
+                                  "(write 'buy train 3 with NDY' to use it)")
+    got = notes_of("lay 442a G4 1\nrun auto\npayout\nbuy private NDY 120\nbuy train 3 with NDY\ndone")
+    assert "buy train 3 with NDY" in got and "not used" not in got["buy train 3 with NDY"]

@@ -424,7 +424,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 _authorize(game, name, mv)
                 if isinstance(mv, A.BuyTrain) and train_seller(game, mv) is not None:
                     mv = train_offer(game, mv)  # the log names the selling company (and the price paid)
-                bid_note = ""
+                from pbm.e18xx.pbem.intent import unused_discount
+                bid_note = unused_discount(game, mv)  # a private's train discount left unused: said
                 if isinstance(mv, A.Bid):  # a bid on what is now the cheapest private: its purchase
                     mv, bid_note = bid_on_the_cheapest(game, mv)
                     bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, A.BuyShares) else "")

@@ -149,7 +149,7 @@ class TurnWriter:
             self.begin(n, mv)
             if self.nothing_to_do(n, mv):
                 return
-            note = ""
+            note = unused_discount(g, mv)
             if isinstance(written, A.BuyShares) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
                 note = purchase_words(g, mv)
             try:
@@ -412,6 +412,32 @@ class TurnWriter:
             return out + [f"Your stock turn goes on ({step_words(g, step)}): you may still {allowed}. "
                           "End it with 'done'."]
         return out + [f"Your turn goes on ({step_words(g, step)}): you may {allowed}."]
+
+
+def unused_discount(game: "Game", act: A.Action) -> str:
+    """A train bought from the bank at full price while the company owns a private that would take
+    something off it (18AL New Decatur Yards, 18VA Tredegar; used only when written 'with <private>'):
+    a note saying so, else "" (play-through s10 finding 8: ABC paid $180 with NDY unused, unsaid)."""
+    from pbm.e18xx.rounds.or_trains import discount_off
+
+    if not isinstance(act, A.BuyTrain) or act.seller is not None or act.entity not in game.state.corporations:
+        return ""
+    s = game.state
+    depot = game._depot_trains()
+    tid = act.train if act.train in s.trains else next((t for t in depot if s.trains[t].name == act.train), None)
+    if tid is None or tid not in depot:
+        return ""
+    for comp in sorted(s.companies.values(), key=lambda c: c.sym):
+        ab = game.company_ability(comp.sym, "train_discount")
+        if not ab or game._owned_by_operator(comp.sym) != act.entity:
+            continue
+        if ab.get("trains") and s.trains[tid].name not in ab["trains"]:
+            continue
+        off = discount_off(ab, s.trains[tid].price)
+        if off:
+            return (f"bought at the full price: {comp.sym}'s {game.title.money(off)} off was not used "
+                    f"(write 'buy train {s.trains[tid].name} with {comp.sym}' to use it)")
+    return ""
 
 
 def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:
