@@ -178,13 +178,9 @@ def test_mail_a_move_after_the_turn_ended_by_itself_says_why(cli, tmp_path):
     assert "Why: move 4 (buy train 3 with P2): N&W's turn ended by itself after 'payout' (N&W may buy no train: " \
            "it owns 1G (2-2), 2 (2-5); the limit is 2 for a 5-share company in phase 3" in text
     assert "so this move would be Cy's in the stock round" in text
-    line, inbound = send(ga, 3, "convert\nbuy private P2 90\nrun auto\npayout\nbuy train 3 with P2\ndone",
-                         game="va-1")
-    assert "player 3 accepted" in line, line
-    with session_scope(cli.url) as s:
-        g = load(s, s.scalar(select(GameRow).where(GameRow.name == "va-1")))
-        assert "3-1" in g.corp_trains("N&W") and g.state.round.kind == "stock"
-        assert len(action_rows(s, s.scalar(select(GameRow).where(GameRow.name == "va-1")))) == 64
+    with session_scope(cli.url) as s:  # nothing of the mail was stored (the accepted form: the test above)
+        assert len(action_rows(s, s.scalar(select(GameRow).where(GameRow.name == "va-1")))) == 57
+        assert load(s, s.scalar(select(GameRow).where(GameRow.name == "va-1"))).current_entity() == "N&W"
 
 
 # -- finding 11: an 18VA mine is not a town in the list of lays ------------------------------------
