@@ -61,7 +61,9 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
         for i, nd in enumerate(td.nodes):
             edges = sorted(per[i]) if i < len(per) else []
             to_words = "to " + ", ".join(side(e) for e in edges) if edges else "no track yet"
-            parts.append(f"{kind(nd.kind)} {i} ({coord}-{i}) {to_words}")
+            worth = nd.revenue_for(g.route_colors()) if nd.kind != "offboard" else 0
+            value = f", {g.title.money(worth)}" if worth else ""  # a green Atlanta pays less (finding 13)
+            parts.append(f"{kind(nd.kind)} {i} ({coord}-{i}{value}) {to_words}")
         return "; ".join(parts)
     stops = [kind(n.kind) for n in td.nodes]
     to = [side(e) for e in sorted(td.exits(rotation))]

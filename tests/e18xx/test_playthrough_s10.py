@@ -121,14 +121,14 @@ def test_lay_list_names_each_city_of_a_multi_city_tile_as_a_station_is_written()
     g = game("ga", 50)  # W&A's second turn: Atlanta's tile 451a, its home station owed after it
     assert g.current_entity() == "W&A"
     line = next(x for x in legal_lines(g, limit=200) if x.startswith("lay 451a D4 1 "))
-    assert line.endswith("# city 0 (D4-0) to D2 (left); city 1 (D4-1) to C5 (upper right); "
-                         "city 2 (D4-2) to E5 (lower right)")
+    assert line.endswith("# city 0 (D4-0, $30) to D2 (left); city 1 (D4-1, $30) to C5 (upper right); "
+                         "city 2 (D4-2, $30) to E5 (lower right)")
     # so the mail the play-through sent second can be written first: the lay, the city towards E5
     made, _ = mail(g, "lay 451a D4 1\ntoken D4-2\nrun auto\npayout\ndone")
     assert made[:3] == ["lay 451a D4 1", "token D4-2", "run auto"]
     g2 = game("aus", 44)  # 1848 VR: the yellow tile of Ballarat & Bendigo joins one of its cities
     line = next(x for x in legal_lines(g2, limit=200) if x.startswith("lay 235 G10 5 "))
-    assert line.endswith("# city 0 (G10-0) to H11 Melbourne (lower right); city 1 (G10-1) no track yet")
+    assert line.endswith("# city 0 (G10-0, £30) to H11 Melbourne (lower right); city 1 (G10-1, £30) no track yet")
 
 
 def test_lay_list_names_each_town_of_a_two_town_tile_as_a_route_writes_it():
@@ -137,7 +137,7 @@ def test_lay_list_names_each_town_of_a_two_town_tile_as_a_route_writes_it():
     g = game("aus", 83)  # 1848 CAR, operating round 3.2: tiles of two towns on D3
     assert g.current_entity() == "CAR"
     line = next(x for x in legal_lines(g, limit=200) if x.startswith("lay 1 D3 0 "))
-    assert "town 0 (D3-0) to " in line and "; town 1 (D3-1) to " in line
+    assert "town 0 (D3-0, £10) to " in line and "; town 1 (D3-1, £10) to " in line
 
 
 def test_18va_train_after_the_turn_ended_at_the_limit_names_it():
@@ -214,7 +214,8 @@ def test_pdf_lays_page_keeps_every_city_of_a_long_lay_line():
     g = game("ga", 96)  # CoG at its track step: Atlanta's green tile, three cities a line
     assert g.current_entity() == "CoG"
     text = pdf_text(g)
-    assert "city 2 (D4-2) to E3 (lower left), C5 (upper right)" in text  # lay 452a D4 2, its last city
+    assert "city 2 (D4-2, $20) to E3 (lower left), C5 (upper right)" in text  # lay 452a D4 2, its last city
+    # the green Atlanta pays $20 a city where the yellow paid $30 (18GA designer's notes; finding 13)
 
 
 # -- finding 9: 18VA's conversion step lists the lays of the track step after it ---------------------
