@@ -44,8 +44,29 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
     track leads to (``city; to C9 (upper left), E11 Savannah (lower right)``)."""
     td = g.title.tiles[tile]
     sides = side_names(g.title.layout)
-    stops = [n.kind for n in td.nodes]
-    to = [f"{_place(g, neighbour(coord, e, g.title.layout))} ({sides[e]})" for e in sorted(td.exits(rotation))]
+    mine = coord in ((g.title.data.get("stop_groups") or {}).get("mine") or ())  # 18VA: a mine, not a town
+
+    def kind(k: str) -> str:
+        return "mine" if mine and k == "town" else k
+
+    def side(e: int) -> str:
+        return f"{_place(g, neighbour(coord, e, g.title.layout))} ({sides[e]})"
+
+    if len(td.nodes) > 1:
+        # a hex of several stops: which stop each side's track reaches, numbered as a station or a
+        # route's stop is written ('token D4-2', 'run 2-4 B19 C18-1'), so the owed home station or
+        # the route goes in the same mail (play-through s10 finding 3)
+        per = td.node_edges(rotation)
+        parts = []
+        for i, nd in enumerate(td.nodes):
+            edges = sorted(per[i]) if i < len(per) else []
+            to_words = "to " + ", ".join(side(e) for e in edges) if edges else "no track yet"
+            worth = nd.revenue_for(g.route_colors()) if nd.kind != "offboard" else 0
+            value = f", {g.title.money(worth)}" if worth else ""  # a green Atlanta pays less (finding 13)
+            parts.append(f"{kind(nd.kind)} {i} ({coord}-{i}{value}) {to_words}")
+        return "; ".join(parts)
+    stops = [kind(n.kind) for n in td.nodes]
+    to = [side(e) for e in sorted(td.exits(rotation))]
     head = " and ".join(stops)
     return (f"{head}; " if head else "") + "to " + ", ".join(to)
 
@@ -68,10 +89,40 @@ def lays_by_hex(g: "Engine", lays: Iterable[A.LayTile]) -> list[str]:
 
 
 def acting_lays(g: "Engine") -> list[A.LayTile]:
-    """The tile lays legal for the acting entity now (none outside a company's track step)."""
+    """The tile lays legal for the acting entity now (none outside a company's track step), or,
+    at 18VA's conversion step (4.5.1), the lays its track step will offer."""
     if g.state.finished or g.state.round.kind != "operating":
         return []
-    return [a for a in g.legal_actions() if isinstance(a, A.LayTile)]
+    acts = g.legal_actions()
+    lays = [a for a in acts if isinstance(a, A.LayTile)]
+    if not lays and any(isinstance(a, A.Convert) for a in acts):
+        return lays_after_the_step(g)
+    return lays
+
+
+def lays_after_the_step(g: "Engine") -> list[A.LayTile]:
+    """The lays the acting company gets once the open step (18VA's conversion, 4.5.1) is passed:
+    a mail may write them at once, and a lay written now passes that step first (pbem/intent.py),
+    so a whole turn - convert, lay, run, pay, buy - goes in one mail (play-through s10 finding 9).
+    The game is left exactly as it was (state, log, recorded events)."""
+    from pbm.e18xx.core.state import clone_state
+
+    corp = g.current_entity()
+    snap, n = clone_state(g.state), len(g.actions)
+    rec = getattr(g, "recorder", None)
+    k = len(rec.events) if rec is not None and hasattr(rec, "events") else None
+    try:
+        type(g).process(g, A.Pass(corp))  # the class's own process: no event recorder
+        if g.current_entity() != corp or g.state.round.kind != "operating":
+            return []
+        return [a for a in g.legal_actions() if isinstance(a, A.LayTile)]
+    except Exception:  # noqa: BLE001 - a list to show; nothing is changed whatever happens
+        return []
+    finally:
+        g._restore(snap)
+        del g.actions[n:]
+        if k is not None:
+            del rec.events[k:]
 
 
 def track_signature(g: "Engine", coord: str, tile: str, rotation: int) -> tuple:

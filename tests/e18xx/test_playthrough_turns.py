@@ -61,7 +61,11 @@ def test_18va_named_run_without_a_route_says_why():
 def test_run_of_a_company_without_a_train_says_so():
     g = game("ga", 27)  # CoG's first turn: no train yet
     assert g.current_entity() == "CoG" and not g.corp_trains("CoG")
-    why = refusal(g, "lay 57 F6 1\nrun auto\ndone")
+    # a run auto is skipped with the reason (docs/18xx/email.md; findings-s10.md item 4)
+    made, notes = mail(g, "lay 57 F6 1\nrun auto\ndone")
+    assert made[0] == "lay 57 F6 1" and "run auto" not in made
+    assert "move 2 (run auto): CoG owns no train" in notes and "the run is skipped" in notes
+    why = refusal(game("ga", 27), "lay 57 F6 1\nrun 2-0 F6 E7\ndone")  # a named run stays refused
     assert "CoG owns no train" in why
 
 

@@ -408,8 +408,12 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 writer.move(i, mv)  # a pass or 'done': ends a step or the turn, or is ignored with a note
                 continue
             written, mv = mv, readdress(game, name, mv)
+            ended = writer.ended_turn() if writer is not None else None  # the turn ended by itself before it
             if writer is not None and not isinstance(mv, PassRestOfRound):
-                writer.begin(i, mv)  # the steps before the one that takes it are passed, if they may be
+                try:
+                    writer.begin(i, mv)  # the steps before the one that takes it are passed, if they may be
+                except GameError as exc:
+                    raise writer.after_end(i, written, mv, ended, exc) from None
                 if writer.nothing_to_do(i, mv):  # a 'run auto' with no route, a payout of nothing: a note
                     continue
             if isinstance(mv, PassRestOfRound):
@@ -422,7 +426,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 _authorize(game, name, mv)
                 if isinstance(mv, A.BuyTrain) and train_seller(game, mv) is not None:
                     mv = train_offer(game, mv)  # the log names the selling company (and the price paid)
-                bid_note = ""
+                from pbm.e18xx.pbem.intent import unused_discount
+                bid_note = unused_discount(game, mv)  # a private's train discount left unused: said
                 if isinstance(mv, A.Bid):  # a bid on what is now the cheapest private: its purchase
                     mv, bid_note = bid_on_the_cheapest(game, mv)
                     bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, A.BuyShares) else "")
@@ -435,7 +440,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                                     "agreed")
                 step(rep, mv)  # an offer too: it must be legal now
             except GameError as exc:
-                raise GameError(f"move {i} ({format_action(mv)}): {exc}") from None
+                refused = GameError(f"move {i} ({format_action(mv)}): {exc}")
+                raise (writer.after_end(i, written, mv, ended, refused) if writer is not None else refused) from None
             if owner and isinstance(mv, A.BuyTrain):  # 4.2.5(d) (18AL, 18GA), 4.6.1 (18VA): an agreed price
                 offer = {"kind": "train", "buyer": player_number, "buyer_name": name, "entity": mv.entity,
                          "company": mv.train, "seller": mv.seller, "variant": mv.variant, "price": mv.price,

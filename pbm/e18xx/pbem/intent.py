@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Callable
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.pbem.moves import (Done, Move, PassRestOfRound, RepayLoan, repay_refusal, StandingOrders, for_game, format_action, parse_moves,
-                                  purchase_words)
+from pbm.e18xx.pbem.moves import (OR_TYPES, Done, Move, PassRestOfRound, RepayLoan, StandingOrders, for_game,
+                                  format_action, parse_moves, purchase_words, repay_refusal)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -90,6 +90,7 @@ class TurnWriter:
         self.turn: tuple | None = None  # the turn of the mail's last move (None: the one open now)
         self.live = True  # is that turn still going on?
         self.ended_by: A.Action | None = None
+        self.ended_why = ""  # why the turn ended by itself, when a rule says it (" (in phase 2 ...)")
 
     # ------------------------------------------------------------------ the turn now
     def key(self) -> tuple:
@@ -118,6 +119,15 @@ class TurnWriter:
             self.live = True
         if not self.live and not isinstance(act, A.Pass):
             self.ended_by = act  # the turn ended by itself after this move: nothing more was allowed
+            self.ended_why = ""
+            if isinstance(act, A.BuyTrain) and act.seller is None and "limited_train_buy" in g.phase.status:
+                from pbm.e18xx.rounds.cite import see
+                self.ended_why = (f" (in phase {g.phase.name} a company may buy only one train from the bank "
+                                  f"per turn{see(g.title, 'one_train_per_turn')})")
+            corp = act.entity
+            if not self.ended_why and corp in g.state.corporations and not g.state.corporations[corp].closed \
+                    and not g._room(corp):
+                self.ended_why = f" ({corp} may buy no train: {g.limit_reason(corp)})"  # at its train limit
 
     def _make(self, act: A.Action, note: str) -> None:
         self.do(act, note)
@@ -136,17 +146,38 @@ class TurnWriter:
             self.pass_(n, for_game(g, self.player, mv))
             return
         written, mv = mv, for_game(g, self.player, mv)
-        self.begin(n, mv)
-        if self.nothing_to_do(n, mv):
-            return
-        note = ""
-        if isinstance(written, A.BuyShares) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
-            note = purchase_words(g, mv)
+        ended = self.ended_by if self.turn is not None and not self.live else None
         try:
-            self.do(mv, note)
+            self.begin(n, mv)
+            if self.nothing_to_do(n, mv):
+                return
+            note = unused_discount(g, mv)
+            if isinstance(written, A.BuyShares) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
+                note = purchase_words(g, mv)
+            try:
+                self.do(mv, note)
+            except GameError as exc:
+                raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
         except GameError as exc:
-            raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
+            raise self.after_end(n, written, mv, ended, exc) from None
         self.end(mv)
+
+    def ended_turn(self) -> A.Action | None:
+        """The move after which the mail's turn ended by itself, if it has (before the next move)."""
+        return self.ended_by if self.turn is not None and not self.live else None
+
+    def after_end(self, n: int, written: Move, mv: Move, ended: A.Action | None, exc: GameError) -> GameError:
+        """The refusal of move ``n``: a company move after the company's turn ended by itself says so
+        and why, not only why the next turn (another round, perhaps) refuses it (play-through s10
+        finding 1: "Cy may not buy a train now; allowed: buy a share ...")."""
+        g = self.game
+        if ended is None or not isinstance(written, OR_TYPES) or ended.entity not in g.state.corporations \
+                or getattr(mv, "entity", None) == ended.entity:
+            return exc
+        why = str(exc).split("): ", 1)[-1] if str(exc).startswith(f"move {n} (") else str(exc)
+        return GameError(f"move {n} ({format_action(written)}): {ended.entity}'s turn ended by itself after "
+                         f"'{format_action(ended)}'{self.ended_why}, so this move would be "
+                         f"{g.current_entity() or getattr(mv, 'entity', '')}'s in {self._round_words()}: {why}")
 
     def begin(self, n: int, mv: A.Action) -> None:
         """Before move ``n`` (re-addressed): it belongs to the turn open now; the steps before the
@@ -156,8 +187,8 @@ class TurnWriter:
         self.turn = self.key()
 
     def nothing_to_do(self, n: int, mv: A.Action) -> bool:
-        """A ``run auto`` of a company whose trains have no route, or a ``payout``/``withhold``
-        after a run that earned nothing: the rules leave nothing to do (the run step was skipped,
+        """A ``run auto`` of a company that owns no train or whose trains have no route, or a
+        ``payout``/``withhold`` after a run that earned nothing: the rules leave nothing to do (the run step was skipped,
         the revenue of 0 was withheld by itself), so the move is ignored with a note rather than
         refused (issue 29; rulings-<title>.md, 4.2.3).  Named routes are not: the refusal says why."""
         g = self.game
@@ -167,10 +198,10 @@ class TurnWriter:
         if isinstance(step, Interrupt) or corp is None or mv.entity != corp or mv.type in g.or_actions(corp):
             return False
         r = g.state.round
-        if isinstance(mv, A.RunRoutes) and mv.auto and not r.ran and g.corp_trains(corp) \
-                and not g._can_run_route(corp):
+        if isinstance(mv, A.RunRoutes) and mv.auto and not r.ran \
+                and (not g.corp_trains(corp) or not g._can_run_route(corp)):  # no train, or no route
             why = g.route_step_refusal(corp) or f"{corp}'s trains have no route"
-            self.notes.append(f"move {n} (run auto): {why}; nothing to run - the run is skipped")
+            self.notes.append(f"move {n} (run auto): {why}; the run is skipped")
             return True
         if isinstance(mv, A.Dividend) and "dividend" in r.steps_done and not r.revenue:
             what = "its trains ran for 0" if r.ran else "it made no run"
@@ -339,6 +370,11 @@ class TurnWriter:
         return (f"it is not {self.player}'s turn: {ent if who == ent else f'{who} for {ent}'} must act"
                 if ent else "the game is over")
 
+    def _round_words(self) -> str:
+        kind = self.game.state.round.kind
+        return {"auction": "the private sale", "stock": "the stock round", "operating": "the operating round"}.get(
+            kind, kind)
+
     def _ended(self) -> str:
         key = self.turn or self.key()
         if key[0] == "operating":
@@ -352,13 +388,12 @@ class TurnWriter:
             return ["The game is over."]
         now = g.what_now()
         ent = now.get("entity")
-        rnd = {"auction": "the private sale", "stock": "the stock round", "operating": "the operating round"}.get(
-            g.state.round.kind, g.state.round.kind)
+        rnd = self._round_words()
         out = []
         if self.ended_by is not None:
             whose = "Your turn" if self.ended_by.entity == self.player else f"{self.ended_by.entity}'s turn"
-            out.append(f"{whose} ended by itself after '{format_action(self.ended_by)}': nothing more was "
-                       "allowed in it.")
+            out.append(f"{whose} ended by itself after '{format_action(self.ended_by)}'{self.ended_why}: nothing "
+                       "more was allowed in it.")
         if ent and g.controller(ent) != self.player and self.live and self.turn == self.key() \
                 and self.turn[0] == "operating":
             return out + [f"The turn is not over: {self._waiting()}."]
@@ -379,6 +414,32 @@ class TurnWriter:
             return out + [f"Your stock turn goes on ({step_words(g, step)}): you may still {allowed}. "
                           "End it with 'done'."]
         return out + [f"Your turn goes on ({step_words(g, step)}): you may {allowed}."]
+
+
+def unused_discount(game: "Game", act: A.Action) -> str:
+    """A train bought from the bank at full price while the company owns a private that would take
+    something off it (18AL New Decatur Yards, 18VA Tredegar; used only when written 'with <private>'):
+    a note saying so, else "" (play-through s10 finding 8: ABC paid $180 with NDY unused, unsaid)."""
+    from pbm.e18xx.rounds.or_trains import discount_off
+
+    if not isinstance(act, A.BuyTrain) or act.seller is not None or act.entity not in game.state.corporations:
+        return ""
+    s = game.state
+    depot = game._depot_trains()
+    tid = act.train if act.train in s.trains else next((t for t in depot if s.trains[t].name == act.train), None)
+    if tid is None or tid not in depot:
+        return ""
+    for comp in sorted(s.companies.values(), key=lambda c: c.sym):
+        ab = game.company_ability(comp.sym, "train_discount")
+        if not ab or game._owned_by_operator(comp.sym) != act.entity:
+            continue
+        if ab.get("trains") and s.trains[tid].name not in ab["trains"]:
+            continue
+        off = discount_off(ab, s.trains[tid].price)
+        if off:
+            return (f"bought at the full price: {comp.sym}'s {game.title.money(off)} off was not used "
+                    f"(write 'buy train {s.trains[tid].name} with {comp.sym}' to use it)")
+    return ""
 
 
 def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:

@@ -139,6 +139,12 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
     groups: dict[str, list[str]] = {}
     pars: list[tuple[str, int, str]] = []
     acts = game.legal_actions()
+    if not game.finished and game.state.round.kind == "operating" and any(isinstance(a, A.Convert) for a in acts) \
+            and not any(isinstance(a, A.LayTile) for a in acts):
+        # 18VA's conversion step: the lays of the track step after it, so the whole turn is one mail
+        # (a lay written now passes the conversion step first; play-through s10 finding 9)
+        from pbm.e18xx.lays import lays_after_the_step
+        acts = acts + lays_after_the_step(game)
     # rotations that lay the same track are one line: 'lay 57 E4 1 (same as 4)' (issue 29 finding 9)
     merged = dict((id(a), others) for a, others in same_track(game, [a for a in acts if isinstance(a, A.LayTile)]))
     for a in acts:

@@ -482,7 +482,16 @@ def draw_events(c: Canvas, rep: "Replayed", x: float, top: float, width: float) 
     if not evs:
         c.drawString(x, y, "Nothing has happened yet.")
         return
-    lines = grouped(g, evs[-PDF_EVENTS:], indent="")
+    import textwrap
+
+    room = int(width / 4.6)  # characters a line holds
+    lines = []
+    for line in grouped(g, evs[-PDF_EVENTS:], indent=""):
+        # a long event goes on over more lines, never cut off (play-through s10 finding 12: "...
+        # companies may buy private companies from players; five-share comp")
+        ind = "  " if line.startswith("  ") else ""
+        parts = textwrap.wrap(line.strip(), room - 4) or [""]
+        lines += [ind + parts[0]] + ["    " + part for part in parts[1:]]
     fit = int((y - MARGIN) / 11)
     if len(lines) > fit:  # the newest that fit, from an action's line on
         lines = lines[len(lines) - fit + 1:]
@@ -491,7 +500,8 @@ def draw_events(c: Canvas, rep: "Replayed", x: float, top: float, width: float) 
         lines.insert(0, "(earlier events: pbm 18xx log --events, or the game's page)")
     for line in lines:
         c.setFont(SANS if line.startswith(("  ", "(")) else BOLD, 9)
-        c.drawString(x + (10 if line.startswith("  ") else 0), y, _t(line.strip(), int(width / 4.6)))
+        shift = 20 if line.startswith("    ") else 10 if line.startswith("  ") else 0
+        c.drawString(x + shift, y, _t(line.strip(), room))
         y -= 11
 
 

@@ -3,6 +3,7 @@ when a company is at its track step, its legal tile lays grouped by hex with wha
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import TYPE_CHECKING
 
 from reportlab.lib import colors
@@ -81,9 +82,16 @@ def draw_lays_page(c: "Canvas", g: "Game", head: str, page: tuple[float, float],
     cols = 2
     col_w = (w - 2 * margin) / cols
     c.setFont(SANS, 7)
+    room = int(col_w / 3.4)
+    wrapped: list[str] = []
+    for line in lines:  # a long line (a tile of several cities) goes on, indented, never cut off
+        ind = len(line) - len(line.lstrip())
+        parts = textwrap.wrap(line.strip(), room - ind - 6) or [""]
+        wrapped += [" " * ind + parts[0]] + [" " * (ind + 6) + part for part in parts[1:]]
+    lines = wrapped
     for i, line in enumerate(lines[: per_col * cols]):
         col, row = divmod(i, per_col)
-        c.drawString(margin + col * col_w, top - row * step, line[: int(col_w / 3.4)])
+        c.drawString(margin + col * col_w, top - row * step, line[:room])
     if len(lines) > per_col * cols:
         c.drawString(margin, margin - 12, f"... and {len(lines) - per_col * cols} more lines")
     c.showPage()

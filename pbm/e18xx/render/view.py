@@ -71,10 +71,12 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
                    + (f" (limit {g.train_limit(c.sym)})" if c.floated and not c.closed else "") + f"  stations {', '.join(tokens) or '-'}"
                    + (f"  privates {' '.join(privs)}" if privs else ""))
     out.append("")
-    out.append("Stock chart (row, column: companies):")
+    # rows and columns counted from 1, as the events' price moves count them ("market row 3 column 4")
+    out.append("Stock chart (price (market row, column, from 1): companies):")
     for (row, col), corps in sorted(s.market.items()):
         if corps:
-            out.append(f"  {m(g.title.market[row][col].price):>4} (r{row} c{col}): {', '.join(corps)}")  # type: ignore[union-attr]
+            out.append(f"  {m(g.title.market[row][col].price):>4} (row {row + 1} column {col + 1}): "  # type: ignore[union-attr]
+                       f"{', '.join(corps)}")
     out.append("")
     out.append("Map (laid tiles and stations):")
     for coord in sorted(s.map.placed, key=lambda h: (h[0], int(h[1:]))):

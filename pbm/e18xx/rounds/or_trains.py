@@ -24,6 +24,21 @@ def discount_off(ability: dict, price: int) -> int:
         return price * int(ability["percent"]) // 100
     return int(ability.get("discount", 0))
 
+def best_words(best) -> str:
+    """The best routes as the line to write (play-through s10 finding 5: a refused weaker route
+    said only "use 'run auto'", so the player could not see what it would run)."""
+    parts = []
+    for train, found in best or ():
+        route = getattr(found, "route", found)
+        ids = getattr(route, "node_ids", None)
+        if ids is None:
+            return " (use 'run auto')"
+        parts.append(f"{train} {' '.join(ids())}")
+    if not parts:
+        return " (use 'run auto')"
+    return f"; the best is 'run {'; '.join(parts)}' (or write 'run auto')"
+
+
 class TrainsMixin:
     # ------------------------------------------------------------- routes
     def corp_trains(self: "Engine", corp: str) -> list[str]:
@@ -159,11 +174,11 @@ class TrainsMixin:
                     raise IllegalRoute(f"route {'-'.join(spec.nodes)} pays {kr.revenue}, not {spec.revenue}")
                 chosen.append((spec.train, kr))
             total = sum(k.revenue + k.subsidy for _, k in chosen)
-            best_total = total if "site_routes" in self.optional_rules else \
-                best_kinded(self, corp, self.corp_trains(corp))[0]
+            best_total, best = (total, chosen) if "site_routes" in self.optional_rules else \
+                best_kinded(self, corp, self.corp_trains(corp))
             if total < best_total:
                 raise IllegalRoute(f"4.5.5: the routes must earn the most possible ({best_total}); "
-                                   f"these earn {total} (use 'run auto')")
+                                   f"these earn {total}{best_words(best)}")
         r.routes = [(t, k.route.paying(k.revenue)) for t, k in chosen]
         r.revenue = sum(k.revenue for _, k in chosen)
         r.subsidy = sum(k.subsidy for _, k in chosen)
@@ -199,10 +214,10 @@ class TrainsMixin:
         elif uses_gauge_routes(self):
             self._check_route_trains(corp, action)
             total, chosen = check_gauge(self, corp, action)
-            best_total = total if "site_routes" in self.optional_rules else self.auto_routes(corp)[0]
+            best_total, best = (total, chosen) if "site_routes" in self.optional_rules else self.auto_routes(corp)
             if total < best_total:
                 raise IllegalRoute(f"the routes must earn the most possible ({best_total}); "
-                                   f"these earn {total} (use 'run auto')")
+                                   f"these earn {total}{best_words(best)}")
         else:
             owned = self._check_route_trains(corp, action)
             longest = max((s.trains[t].distance for t in owned), default=0)
@@ -224,10 +239,10 @@ class TrainsMixin:
                 if spec.revenue is not None and spec.revenue != route.revenue:
                     raise IllegalRoute(f"route {'-'.join(spec.nodes)} pays {route.revenue}, not {spec.revenue}")
             total = sum(rt.revenue for _, rt in chosen)
-            best_total = total if "site_routes" in self.optional_rules else self.auto_routes(corp)[0]
+            best_total, best = (total, chosen) if "site_routes" in self.optional_rules else self.auto_routes(corp)
             if total < best_total:
                 raise IllegalRoute(f"{self.track_ref('route_best')}the routes must earn the most possible ({best_total}); "
-                                   f"these earn {total} (use 'run auto')")
+                                   f"these earn {total}{best_words(best)}")
         r.routes = chosen
         r.revenue = total
         r.ran = True
