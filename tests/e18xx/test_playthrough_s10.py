@@ -214,7 +214,8 @@ def test_pdf_lays_page_keeps_every_city_of_a_long_lay_line():
     g = game("ga", 96)  # CoG at its track step: Atlanta's green tile, three cities a line
     assert g.current_entity() == "CoG"
     text = pdf_text(g)
-    assert "city 2 (D4-2, $20) to E3 (lower left), C5 (upper right)" in text  # lay 452a D4 2, its last city
+    # lay 452a D4 0, which lays what its five other rotations lay (issue 29 finding 9), and its last city
+    assert "city 2 (D4-2, $20) to D2 (left), D6 (right)" in text
     # the green Atlanta pays $20 a city where the yellow paid $30 (18GA designer's notes; finding 13)
 
 
@@ -231,7 +232,7 @@ def test_18va_convert_step_lists_the_lays_to_come_and_a_whole_turn_is_one_mail()
     lines = legal_lines(g, limit=10 ** 6)
     assert "convert" in lines
     lays = [x for x in lines if x.startswith("lay ")]
-    assert "lay 4 B7 2   # mine; to A6 Grafton (upper left), C8 Staunton (lower right)" in lays
+    assert "lay 4 B7 2 (same as 5)   # mine; to A6 Grafton (upper left), C8 Staunton (lower right)" in lays
     assert len(g.actions) == n and len(rec.events) == k and recorded(g) == recorded(g)
     assert g.state.round.index == before.round.index and g.current_entity() == "C&O"
     assert [a.type for a in g.legal_actions()][0:1] and "lay_tile" not in [a.type for a in g.legal_actions()]
