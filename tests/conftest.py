@@ -30,6 +30,9 @@ SHARED = ROOT.parent / "shared"
 # Every SQLite database a test makes is thrown away: no fsync per commit (pbm/db.py, PBM_SQLITE_NO_SYNC),
 # in this process and in every pbm process a test starts
 os.environ.setdefault("PBM_SQLITE_NO_SYNC", "1")
+# ... and PostgreSQL's commits do not wait for the WAL to reach the disk (libpq reads PGOPTIONS; a process
+# killed after its commit still finds it committed: only a crash of the server itself could lose it)
+os.environ.setdefault("PGOPTIONS", "-c synchronous_commit=off")
 PG_ADMIN = os.environ.get("PBM_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 RUN_ID = uuid.uuid4().hex[:8]
 
