@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import email
 import email.policy
-import re
 
 import imapclient
 import pytest
 
-from tests.mail.dovecot import PASSWORD, USER, Dovecot, available
+from tests.mail.dovecot import PASSWORD, USER, available, mail_servers, new_18xx_game
 from tests.mail.helpers import mk
-from tests.mail.smtp import SmtpServer
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=available() or "")
 
@@ -21,21 +19,10 @@ PLAYERS = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@ex
 
 @pytest.fixture
 def world(cli, tmp_path, tmp_path_factory, monkeypatch):
-    server = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
-    try:
-        with SmtpServer() as smtp:
-            for key, value in {"HOST": "127.0.0.1", "PORT": str(server.port), "USER": USER,
-                               "PASSWORD": PASSWORD, "SSL": "false", "FOLDER": "INBOX"}.items():
-                monkeypatch.setenv(f"PBM_IMAP_{key}", value)
-            cfg = tmp_path / "pbm.toml"
-            cfg.write_text(smtp.config_toml(), encoding="utf-8")
-            csv = tmp_path / "players.csv"
-            csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
-            out = cli("new-game", "18GA", "--players", str(csv), "--seed", "11", "--name", "ev-1").stdout
-            secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
-            yield cli, server, smtp, cfg, secrets
-    finally:
-        server.stop()
+    cfg = tmp_path / "pbm.toml"
+    with mail_servers(tmp_path_factory, monkeypatch, cfg) as (server, smtp):
+        secrets = new_18xx_game(cli, tmp_path, PLAYERS, "18GA", "ev-1")
+        yield cli, server, smtp, cfg, secrets
 
 
 _N = [0]

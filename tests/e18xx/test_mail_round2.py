@@ -15,7 +15,7 @@ from sqlalchemy import select
 from pbm.db import session_scope
 from pbm.e18xx.pbem.games import action_rows
 from pbm.models import Game
-from tests.mail.dovecot import PASSWORD, USER, Dovecot, available
+from tests.mail.dovecot import PASSWORD, USER, Dovecot, available, mail_servers, new_18xx_game
 from tests.mail.helpers import mk
 from tests.mail.smtp import SmtpServer
 
@@ -66,22 +66,11 @@ class World:
 
 
 def _world(cli, tmp_path, tmp_path_factory, monkeypatch, title: str, name: str, seed: int = 11):
-    server = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
-    try:
-        with SmtpServer() as smtp:
-            for key, value in {"HOST": "127.0.0.1", "PORT": str(server.port), "USER": USER,
-                               "PASSWORD": PASSWORD, "SSL": "false", "FOLDER": "INBOX"}.items():
-                monkeypatch.setenv(f"PBM_IMAP_{key}", value)
-            cfg = tmp_path / "pbm.toml"
-            cfg.write_text(smtp.config_toml(), encoding="utf-8")
-            csv = tmp_path / "players.csv"
-            csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
-            out = cli("new-game", title, "--players", str(csv), "--seed", str(seed), "--name", name).stdout
-            secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
-            cli("send-mail", "--config", str(cfg))  # the start of the game
-            yield World(cli, server, smtp, cfg, secrets, name)
-    finally:
-        server.stop()
+    cfg = tmp_path / "pbm.toml"
+    with mail_servers(tmp_path_factory, monkeypatch, cfg) as (server, smtp):
+        secrets = new_18xx_game(cli, tmp_path, PLAYERS, title, name, seed)
+        cli("send-mail", "--config", str(cfg))  # the start of the game
+        yield World(cli, server, smtp, cfg, secrets, name)
 
 
 @pytest.fixture

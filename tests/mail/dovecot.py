@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import pwd
+import re
 import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from tests.mail.smtp import free_port
+from tests.mail.smtp import SmtpServer, free_port
 
 USER, PASSWORD = "moderator", "s3cret-imap"
 
@@ -124,3 +127,29 @@ service pop3-login {{
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+@contextmanager
+def mail_servers(tmp_path_factory, monkeypatch, config: Path) -> Iterator[tuple[Dovecot, SmtpServer]]:
+    """The moderator's two mail servers on loopback for one test: a Dovecot IMAP mailbox (its
+    ``PBM_IMAP_*`` settings put in the environment with ``monkeypatch``) and an aiosmtpd SMTP server (its
+    settings written to ``config``, the file ``--config`` reads).  Both are stopped afterwards."""
+    server = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
+    try:
+        with SmtpServer() as smtp:
+            for key, value in {"HOST": "127.0.0.1", "PORT": str(server.port), "USER": USER,
+                               "PASSWORD": PASSWORD, "SSL": "false", "FOLDER": "INBOX"}.items():
+                monkeypatch.setenv(f"PBM_IMAP_{key}", value)
+            config.write_text(smtp.config_toml(), encoding="utf-8")
+            yield server, smtp
+    finally:
+        server.stop()
+
+
+def new_18xx_game(cli, folder: Path, players: list[tuple[str, str]], title: str, name: str,
+                  seed: int = 11) -> dict[int, str]:
+    """``pbm new-game TITLE`` for ``players`` (name, address); the seats' secrets as the command prints them."""
+    csv = folder / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in players), encoding="utf-8")
+    out = cli("new-game", title, "--players", str(csv), "--seed", str(seed), "--name", name).stdout
+    return {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}

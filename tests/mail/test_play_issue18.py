@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from pbm.db import session_scope
 from pbm.models import OrderSet
-from tests.mail.dovecot import PASSWORD, USER, Dovecot, available
+from tests.mail.dovecot import PASSWORD, USER, Dovecot, available, mail_servers
 from tests.mail.game import SECRETS, sheet
 from tests.mail.helpers import mk
 from tests.mail.smtp import SmtpServer
@@ -21,17 +21,9 @@ pytestmark = pytest.mark.skipif(available() is not None, reason=available() or "
 
 @pytest.fixture
 def servers(tmp_path_factory, monkeypatch, tmp_path):
-    imap = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
-    try:
-        with SmtpServer() as smtp:
-            for key, value in {"HOST": "127.0.0.1", "PORT": str(imap.port), "USER": USER, "PASSWORD": PASSWORD,
-                               "SSL": "false", "FOLDER": "INBOX"}.items():
-                monkeypatch.setenv(f"PBM_IMAP_{key}", value)
-            config = tmp_path / "smtp.toml"
-            config.write_text(smtp.config_toml(), encoding="utf-8")
-            yield imap, smtp, config
-    finally:
-        imap.stop()
+    config = tmp_path / "smtp.toml"
+    with mail_servers(tmp_path_factory, monkeypatch, config) as (imap, smtp):
+        yield imap, smtp, config
 
 
 def _deliver(imap: Dovecot, raw: bytes) -> None:

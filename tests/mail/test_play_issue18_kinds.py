@@ -15,9 +15,8 @@ from sqlalchemy import select
 from pbm.db import session_scope
 from pbm.e18xx.pbem.games import action_rows
 from pbm.models import Game
-from tests.mail.dovecot import PASSWORD, USER, Dovecot, available
+from tests.mail.dovecot import PASSWORD, USER, available, mail_servers
 from tests.mail.helpers import mk
-from tests.mail.smtp import SmtpServer
 
 PLAYERS = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org")]
 
@@ -49,17 +48,9 @@ def world(cli, tmp_path, tmp_path_factory, monkeypatch):
     reason = available()
     if reason is not None:
         pytest.skip(reason)
-    server = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
-    try:
-        with SmtpServer() as smtp:
-            for key, value in {"HOST": "127.0.0.1", "PORT": str(server.port), "USER": USER,
-                               "PASSWORD": PASSWORD, "SSL": "false", "FOLDER": "INBOX"}.items():
-                monkeypatch.setenv(f"PBM_IMAP_{key}", value)
-            cfg = tmp_path / "pbm.toml"
-            cfg.write_text(smtp.config_toml(), encoding="utf-8")
-            yield server, smtp, cfg
-    finally:
-        server.stop()
+    cfg = tmp_path / "pbm.toml"
+    with mail_servers(tmp_path_factory, monkeypatch, cfg) as (server, smtp):
+        yield server, smtp, cfg
 
 
 def _deliver(server, seat: int, body: str, n: int) -> None:
