@@ -435,13 +435,15 @@ class Planner:
         tech = 1 + sum(v for k, v in tables.REVENUE_TECHS.items() if k in techs)
         return base * (1 + 0.10 * max(0, regions - 1)) * tech * view.climate.revenue_factor
 
-    def margin(self, rr: Railroad) -> float:
-        """§4.10B: the share of gross revenue left after operating costs at the road's efficiency."""
-        ratio = 1.0 - (rr.efficiency - 50) * 0.35 / 45
+    def margin(self, rr: Railroad, efficiency: int | None = None) -> float:
+        """§4.10B: the share of gross revenue left after operating costs at the road's efficiency
+        (or at ``efficiency``)."""
+        efficiency = rr.efficiency if efficiency is None else efficiency
+        ratio = 1.0 - (efficiency - 50) * 0.35 / 45
         for letter, saving in tables.COST_TECHS.items():
             if letter in (rr.technologies or []):
                 ratio *= 1 - saving
-        return max(0.0, 1.0 - max(ratio, 1.0 if rr.efficiency <= 50 else 0.0))
+        return max(0.0, 1.0 - max(ratio, 1.0 if efficiency <= 50 else 0.0))
 
     def interest(self, rr: Railroad, rate: float | None = None) -> float:
         """§4.6E, §5: a turn's interest on the road's bonds (6 %) and short-term loans."""
@@ -464,6 +466,11 @@ class Planner:
         public = new - new * tables.TREASURY_PCT // 100 - bonus
         stock_cash = bonus * rr.price / 2 + public * rr.price * tables.BROKER_DISCOUNT
         earns = (self.gross_estimate(rr, row) - self.gross_estimate(rr)) * self.margin(rr)
+        # §4.5C: past 3,000 miles every 50 more take a point off the whole road's highest
+        # efficiency (§4.17: and 3 for each engine it lags): the road's margin on all it earns
+        top = tables.max_efficiency(view.miles(rr) + row.miles, rr.locomotive, tables.best_locomotive(view.turn))
+        if top < rr.efficiency:
+            earns -= self.gross_estimate(rr, row) * (self.margin(rr) - self.margin(rr, top))
         rate = max(view.climate.loan_rate, 0.10)  # the loan outlives this turn's climate
         borrowed = max(0.0, cost / 2 - stock_cash)
         pays = earns - cost / 2 * tables.BOND_RATE - borrowed * rate
@@ -829,6 +836,11 @@ class Planner:
         if len(self.presided) < 2:
             return
         a, b = self.presided[0], self.presided[1]
+        # §4.5C: not into a road so long that its highest efficiency falls 5 points under theirs
+        top = tables.max_efficiency(self.view.miles(a) + self.view.miles(b), min(a.locomotive, b.locomotive),
+                                    tables.best_locomotive(self.view.turn))
+        if top < min(a.efficiency, b.efficiency) - 5:
+            return
         for merging, surviving in ((b, a), (a, b)):
             check_ = q.merge_check(self.view, self.player, merging, surviving)
             if check_.allowed and not check_.dropped:

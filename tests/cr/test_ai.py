@@ -500,3 +500,25 @@ def test_the_looter_overspends_and_sells_out_the_same_turn(session):
     assert orders.for_railroad("PENN").build_per_mile == 600
     assert ("PENN", "sell", 100) in [(o.railroad, o.action, o.shares) for o in orders.stock]
     assert "PENN" not in (orders.control or [])
+
+
+def test_a_careful_president_counts_the_efficiency_a_long_road_loses(session):
+    """§4.5C: past 3,000 miles each 50 more take a point off the road's highest efficiency.  A
+    2,800-mile PENN at efficiency 85 builds PA1 (130 miles: 2,930, no loss); a 3,800-mile PENN
+    would fall to at most 80 (3,930 miles) — its margin on all it earns, more than the new line
+    brings: the line does not pay and is not built (issue 31: most roads that went bankrupt late
+    in a season were 4,000–7,000 miles long, capped at efficiency 30–60)."""
+    s = build_small(session, turn=13)
+    p2 = s.players[2]
+    p2.personality = "builder"
+    s.routes["PENN"].miles = 2_800
+    planner = _planner(session, s, p2)
+    penn, pa1 = planner.view.railroad("PENN"), planner.view.route("PA1")
+    assert planner.row_outlook(penn, pa1).earns > 0
+    assert planner.build_decision(penn, pa1, penn.cash) == "build"
+    s.routes["PENN"].miles = 3_800
+    planner = _planner(session, s, p2)
+    penn, pa1 = planner.view.railroad("PENN"), planner.view.route("PA1")
+    assert planner.row_outlook(penn, pa1).earns < 0
+    assert planner.build_decision(penn, pa1, penn.cash) != "build"
+    assert planner.o.for_railroad("PENN").build_per_mile is None
