@@ -206,7 +206,7 @@ class Planner:
                 low, high = q.build_cost_range(view.game.climate)
                 # §4.6C: overspend to double the minimum only where this president pockets more of
                 # the excess than his stake in the road loses, and the road carries the extra debt
-                over = high - low if self.overspend_pays(rr, row, cash) else 0
+                over = self.overspend(rr, row, cash)
                 ro.build_per_mile = min(high, low + over)
                 if over:
                     self.looting.add(rr.code)
@@ -257,21 +257,40 @@ class Planner:
 
     # -- the tactics of a careful player (§4.6C, §4.15, §4.16, §6.2; issue 31) ---------------
 
-    def overspend_pays(self, rr: Railroad, row: Route, cash: int, *, stake: float | None = None) -> bool:
-        """§4.6C: the excess over the minimum is shared by the directors *at the start of the
-        turn* and one more share (it stays with the road's contractors): a president pockets
-        1/(directors + 1) of it, while the road — of which he owns ``stake`` — pays all of it
-        (half by bonds, the rest from cash or loans, §4.6E).  It pays him when his part of the
-        excess beats his part of the cost by 5 points (a sole director owning under 45 %) and
-        the road still carries the line built at double the minimum (``build_decision``)."""
+    def overspend(self, rr: Railroad, row: Route, cash: int, *, stake: float | None = None) -> int:
+        """§4.6C: the dollars a mile a careful president overspends on building ``row`` (0: none).
+
+        The excess over the minimum is shared by the directors *at the start of the turn* and one
+        more share (it stays with the road's contractors): a president pockets 1/(directors + 1)
+        of it, while the road — of which he owns ``stake`` — pays all of it (half by bonds, the
+        rest from cash or loans, §4.6E).  It pays him when his part of the excess beats his part
+        of the cost by 5 points (a sole director owning under 45 %) — and only as far as the road
+        stays sound, for a road that fails is reorganized, its stock cancelled (§4.11C), and its
+        president loses 5 Mogul points (§1.2): the largest of all, half or a quarter of the
+        possible excess with which the road, in a worse turn (revenue −20 %, loans +3 points),
+        still earns its interest with a quarter to spare, and owes at most 1.5 turns of revenue.
+        (Overspending whenever the road merely carried it, the first try, multiplied the
+        railroad bankruptcies by five; docs/cr/computer-players.md.)"""
         view = self.view
         directors = max(1, len(view.directors(rr)))
         if stake is None:
             stake = view.shares(self.player, rr) / max(1, rr.shares_issued)
         if 1 / (directors + 1) < stake + 0.05:
-            return False
+            return 0
         low, high = q.build_cost_range(view.game.climate)
-        return self.build_decision(rr, row, cash, extra=(high - low) * row.miles) == "build"
+        out = self.row_outlook(rr, row)
+        rate = view.climate.loan_rate + 0.03
+        bad_turn = (self.road_profit(rr) + out.earns) * 0.8
+        gross = self.gross_estimate(rr, row)
+        for part in (1.0, 0.5, 0.25):
+            over = int((high - low) * part)
+            total = out.cost + over * row.miles
+            interest = self.interest(rr, rate) + total / 2 * tables.BOND_RATE + \
+                max(0.0, total / 2 - out.stock_cash - max(0, cash)) * rate
+            debt = rr.bond_debt + rr.loan_debt + total - out.stock_cash
+            if over > 0 and interest <= 0.75 * bad_turn and debt <= 1.5 * gross:
+                return over
+        return 0
 
     def keep_cash(self, rr: Railroad, capital_per_mile: int) -> int:
         """What a road keeps of its cash this turn: a turn's interest, the cash half of its capital

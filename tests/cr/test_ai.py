@@ -113,8 +113,9 @@ def test_builder_builds_its_row_but_not_in_the_civil_war(session):
     assert_legal(session, s.game, p2, orders)
     penn = orders.for_railroad("PENN")
     # §4.6C: player 2 (20 % of PENN, one of its two directors) pockets a third of an overspend
-    # and his stake pays a fifth of it: he builds at double the minimum ($300 in Normal)
-    assert penn.build_per_mile == 600 and penn.row_first is not None
+    # and his stake pays a fifth of it: he overspends a quarter of the minimum ($300 in Normal),
+    # as far as the road stays sound (see test_a_sole_director_overspends_when_it_pays_him)
+    assert penn.build_per_mile == 375 and penn.row_first is not None
 
 
 def test_speculator_sells_short_in_bad_climates(session):
@@ -229,7 +230,7 @@ def test_a_careful_president_weighs_what_the_row_costs(session):
     assert out.pays > 0 and planner.build_decision(penn, pa1, penn.cash) == "build"
     orders = computer_orders(session, s.game, p2)
     assert_legal(session, s.game, p2, orders)
-    assert orders.for_railroad("PENN").build_per_mile == 600  # built; overspent (§4.6C, see below)
+    assert orders.for_railroad("PENN").build_per_mile == 375  # built; overspent (§4.6C, see below)
 
     rr = s.railroads["PENN"]
     rr.loan_debt, rr.cash, rr.last_revenue, rr.last_expenses = 400_000, 0, 30_000, 24_000
@@ -438,9 +439,12 @@ def test_a_careful_player_sells_short_when_it_pays(session):
 def test_a_sole_director_overspends_when_it_pays_him(session):
     """§4.6C: the excess over the minimum goes to the directors counted at the start of the turn,
     divided by their number plus one.  Player 2, PENN's only director with 20 % of its stock,
-    pockets half of a $39,000 excess (PA1, 130 miles at $600 instead of $300) while his stake
-    loses a fifth of it: he overspends to double the minimum.  Owning 70 % of the road, he would
-    lose more than he pockets: he builds at the minimum."""
+    pockets half of an excess while his stake loses a fifth of it: he overspends — as far as the
+    road stays sound (§4.11C: a failed road's stock is cancelled): PENN, without debt, building
+    PA1 (130 miles, $46,500 at the minimum) may owe at most 1.5 turns of revenue (about $51,800)
+    after it, so he overspends a quarter of the minimum ($75 a mile: he pockets $4,875).  A PENN
+    that already owes $60,000 does not overspend; nor does player 2 owning 70 % of the road (he
+    would lose more than he pockets)."""
     from pbm.models import Holding
 
     s = build_small(session, turn=13)
@@ -450,10 +454,14 @@ def test_a_sole_director_overspends_when_it_pays_him(session):
     h3.shares, h3.director = 20, False  # player 3 is no longer a director: player 2 is alone
     s.railroads["PENN"].shares_public += 180
     planner = _planner(session, s, p2)
-    assert planner.o.for_railroad("PENN").build_per_mile == 600 and ("overspend", "PENN") in planner.tactics
+    assert planner.o.for_railroad("PENN").build_per_mile == 375 and ("overspend", "PENN") in planner.tactics
     orders = computer_orders(session, s.game, p2)
     assert_legal(session, s.game, p2, orders)
-    assert orders.for_railroad("PENN").build_per_mile == 600
+    assert orders.for_railroad("PENN").build_per_mile == 375
+    s.railroads["PENN"].bond_debt = 60_000
+    planner = _planner(session, s, p2)
+    assert planner.o.for_railroad("PENN").build_per_mile == 300 and not planner.looting
+    s.railroads["PENN"].bond_debt = 0
     h2 = session.query(Holding).filter_by(player_id=p2.id, railroad_id=s.railroads["PENN"].id).one()
     h2.shares = 350
     s.railroads["PENN"].shares_public -= 250
