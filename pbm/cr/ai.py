@@ -36,6 +36,12 @@ Every personality answers a raid: when a rival holds nearly as many shares of
 a railroad it presides as it does, it bids the maximum in that railroad before
 anything else.
 
+Every personality plays a careful player's tactics where they pay (issue 31):
+double track (§4.15), rate wars (§4.16), short sales (§6.2), the §4.6C overspend
+as far as the road stays sound, and the defence against a rival's overspend (it
+leaves a road a rival sole director can loot).  ``looter`` (``LooterPlanner``, for
+scripts/tournament.py only) overspends every time it can and sells out.
+
 Any other personality (e.g. "human" left to the computer) plays as a builder.
 """
 
