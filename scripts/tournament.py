@@ -2,6 +2,7 @@
 """Computer tycoons against the naive baseline and against each other (issue 16).
 
     python scripts/tournament.py [--seasons 20] [--seed 1] [--jobs 2] [--turns N] [--json out.json]
+    python scripts/tournament.py --looter [--seasons 30] …
 
 Plays, for each personality (builder, speculator, empire), SEASONS all-computer
 seasons with the seats alternating that personality and the ``naive`` baseline
@@ -12,6 +13,11 @@ beside its share of the seats: a personality better than the baseline wins
 more than its seat share; at the mixed table no personality should win
 everything.  Exit code 1 when a personality does not beat the baseline in the
 overall category (Rail Baron) — the interval must lie above one half.
+
+``--looter`` plays instead the "overspend looter" (``ai.LooterPlanner``: the §4.6C overspend
+every time it can, then it sells out) in seats 1, 6 and 11 against the three personalities
+(issue 31): it prints its wins beside its seat share (20 %) and exits 1 when it wins the Rail
+Baron in most seasons (the lower end of the interval above one half).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pbm.cr.simulate import simulate, wilson  # noqa: E402
 
 PERSONALITIES = ("builder", "speculator", "empire")
+LOOTER_TABLE = ("looter", "builder", "speculator", "empire", "speculator")  # 3 looters of 15 seats
 
 
 def wins_table(report, sides: tuple[str, ...]) -> list[dict]:
@@ -60,9 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="seasons played in parallel processes")
     parser.add_argument("--turns", type=int, default=None, help="stop each season after N turns")
     parser.add_argument("--json", type=Path, default=None, help="also write the tables as JSON")
+    parser.add_argument("--looter", action="store_true", help="the overspend looter against the computers")
     args = parser.parse_args(argv)
     if args.seasons < 1 or args.jobs < 1:
         parser.error("--seasons and --jobs must be 1 or more")
+    if args.looter:
+        return looter_match(args)
     out: dict[str, list[dict]] = {}
     beaten = True
     for style in PERSONALITIES:
@@ -83,6 +93,25 @@ def main(argv: list[str] | None = None) -> int:
     print("\n" + ("every personality beats the baseline (Rail Baron interval above one half)" if beaten
                   else "NOT every personality beats the baseline clearly"))
     return 0 if beaten else 1
+
+
+def looter_match(args) -> int:
+    """Issue 31: the overspend looter (seats 1, 6, 11) against the computer personalities."""
+    report = simulate(args.seasons, args.turns, args.seed, None, jobs=args.jobs, seats=LOOTER_TABLE)
+    sides = ("looter",) + PERSONALITIES
+    rows = wins_table(report, sides)
+    show(f"the overspend looter (seats 1, 6, 11) against the computers, {args.seasons} seasons from seed "
+         f"{args.seed}", rows)
+    pres = report.extra.get("presidents") or {}
+    print("\noverspent builds a season", pres.get("overspent_builds_per_season"), "; pocketed a season $",
+          pres.get("overspend_pocketed_per_season"))
+    if args.json:
+        args.json.write_text(json.dumps({"looter": rows, "presidents": pres}, indent=2) + "\n", encoding="utf-8")
+    overall = next((r for r in rows if r["category"] == "rail_baron" and r["side"] == "looter"), None)
+    wins_most = overall is not None and overall["low"] > 0.5
+    print("\n" + ("the looter wins most seasons: the computers' defence is not enough" if wins_most
+                  else "the looter does not win most seasons"))
+    return 1 if wins_most else 0
 
 
 if __name__ == "__main__":

@@ -36,6 +36,12 @@ Every personality answers a raid: when a rival holds nearly as many shares of
 a railroad it presides as it does, it bids the maximum in that railroad before
 anything else.
 
+Every personality plays a careful player's tactics where they pay (issue 31):
+double track (§4.15), rate wars (§4.16), short sales (§6.2), the §4.6C overspend
+as far as the road stays sound, and the defence against a rival's overspend (it
+leaves a road a rival sole director can loot).  ``looter`` (``LooterPlanner``, for
+scripts/tournament.py only) overspends every time it can and sells out.
+
 Any other personality (e.g. "human" left to the computer) plays as a builder.
 """
 
@@ -49,7 +55,7 @@ from sqlalchemy.orm import Session
 
 from pbm.cr import queries as q
 from pbm.cr.engine import tables
-from pbm.cr.orders import Orders, PCAction, PCBid, RailroadOrders, StockOrder
+from pbm.cr.orders import Orders, PCAction, PCBid, RailroadOrders, RateWar, StockOrder
 from pbm.cr.validate import check
 from pbm.models import Game, Player, Railroad, Route
 from pbm.rng import generator
@@ -68,6 +74,11 @@ class RowOutlook:
     new_regions: int
 TREASURY_SALE_PRICE = 60.0  # §10.2C3: a stock this dear pays for the road better than loans
 HOARD_TURNS = 10  # §4.12: a road with ten times the next dollar a share spare pays it
+DOUBLE_TRACK_PAYBACK = 6  # §4.15: double-track a line whose extra profit repays its cost in 6 turns
+RATE_WAR_STEPS = (10, 20, 30, 40, 50)  # §4.16: the cuts a careful president considers, smallest first
+SHORT_DEAR = 1.5  # §6.2: short a stock priced at 1.5 × the Public's fair price or more (§6.3A)
+SHORT_MIN_PRICE = 10.0  # … and not a penny stock: the gain must pay for the risk
+LOOTER = "looter"  # scripts/tournament.py: loots every road it can by the §4.6C overspend; never seated by setup
 BASELINE = "naive"  # random legal orders: the yardstick of scripts/tournament.py, never seated by setup
 
 
@@ -86,6 +97,8 @@ def orders_for(view: q.View, player: Player) -> Orders:
     rng = generator(view.game.seed, view.game.turn, f"ai:{player.number}")
     if player.personality == BASELINE:
         orders = NaivePlanner(view, player, rng, BASELINE).plan()
+    elif player.personality == LOOTER:
+        orders = LooterPlanner(view, player, rng, "builder").plan()
     else:
         style = player.personality if player.personality in PERSONALITIES else "builder"
         orders = Planner(view, player, rng, style).plan()
@@ -102,6 +115,8 @@ class Planner:
         self.cash = player.cash
         self.rank = view.climate.rank  # 0 Panic … 4 Normal … 8 Boom
         self.presided = view.presided_by(player)
+        self.looting: set[str] = set()  # roads this tycoon overspends on this turn (§4.6C)
+        self.tactics: list[tuple[str, str]] = []  # (tactic, railroad) chosen this turn, for tests
 
     # ------------------------------------------------------------------
 
@@ -195,10 +210,15 @@ class Planner:
             decision = self.build_decision(rr, row, cash)
             if decision == "build":
                 low, high = q.build_cost_range(view.game.climate)
-                over = 0 if self.style == "builder" else int(low * 0.1 * rng.random())
+                # §4.6C: overspend to double the minimum only where this president pockets more of
+                # the excess than his stake in the road loses, and the road carries the extra debt
+                over = self.overspend(rr, row, cash)
                 ro.build_per_mile = min(high, low + over)
+                if over:
+                    self.looting.add(rr.code)
+                    self.tactics.append(("overspend", rr.code))
                 building = True
-                cash -= self.row_outlook(rr, row).cost // 2  # the part not paid by bonds
+                cash -= (self.row_outlook(rr, row).cost + over * row.miles) // 2  # the part not paid by bonds
             elif decision == "abandon":
                 ro.abandon = True
                 building = True  # §4.7B: a road that abandons may bid again
@@ -228,10 +248,199 @@ class Planner:
                 ro.technology = letter
                 cash -= techs[letter]
                 break
+        # §4.15: double-track busy lines whose extra profit repays the cash cost quickly.
+        cash -= self.double_track(rr, ro, cash)
+        self.tactics += [("double-track", c) for c in ro.double_track]
+        # §4.16: a rate war on a weaker parallel road, when it costs that road more than ours.
+        war = self.rate_war(rr)
+        if war is not None:
+            ro.rate_wars = [war]
+            self.tactics.append(("rate-war", war.target))
         # B, H: the road's cash after this turn's needs: repay dear short-term debt, then pay
         # the shareholders their part of the earnings and of a hoard the road does not need.
         self.treasury(rr, ro, cash)
         return ro
+
+    # -- the tactics of a careful player (§4.6C, §4.15, §4.16, §6.2; issue 31) ---------------
+
+    def overspend(self, rr: Railroad, row: Route, cash: int, *, stake: float | None = None) -> int:
+        """§4.6C: the dollars a mile a careful president overspends on building ``row`` (0: none).
+
+        The excess over the minimum is shared by the directors *at the start of the turn* and one
+        more share (it stays with the road's contractors): a president pockets 1/(directors + 1)
+        of it, while the road — of which he owns ``stake`` — pays all of it (half by bonds, the
+        rest from cash or loans, §4.6E).  It pays him when his part of the excess beats his part
+        of the cost by 5 points (a sole director owning under 45 %) — and only as far as the road
+        stays sound, for a road that fails is reorganized, its stock cancelled (§4.11C), and its
+        president loses 5 Mogul points (§1.2): the largest of all, half or a quarter of the
+        possible excess with which the road, in a worse turn (revenue −20 %, loans +3 points),
+        still earns its interest with a quarter to spare, and owes at most 1.5 turns of revenue.
+        (Overspending whenever the road merely carried it, the first try, multiplied the
+        railroad bankruptcies by five; docs/cr/computer-players.md.)"""
+        view = self.view
+        directors = max(1, len(view.directors(rr)))
+        if stake is None:
+            stake = view.shares(self.player, rr) / max(1, rr.shares_issued)
+        if 1 / (directors + 1) < stake + 0.05:
+            return 0
+        low, high = q.build_cost_range(view.game.climate)
+        out = self.row_outlook(rr, row)
+        rate = view.climate.loan_rate + 0.03
+        bad_turn = (self.road_profit(rr) + out.earns) * 0.8
+        gross = self.gross_estimate(rr, row)
+        for part in (1.0, 0.5, 0.25):
+            over = int((high - low) * part)
+            total = out.cost + over * row.miles
+            interest = self.interest(rr, rate) + total / 2 * tables.BOND_RATE + \
+                max(0.0, total / 2 - out.stock_cash - max(0, cash)) * rate
+            debt = rr.bond_debt + rr.loan_debt + total - out.stock_cash
+            if over > 0 and interest <= 0.75 * bad_turn and debt <= 1.5 * gross:
+                return over
+        return 0
+
+    def keep_cash(self, rr: Railroad, capital_per_mile: int) -> int:
+        """What a road keeps of its cash this turn: a turn's interest, the cash half of its capital
+        spending, twice a losing turn and 15 % of last turn's revenue (§10.2B, §4.11)."""
+        profit = self.road_profit(rr) - self.interest(rr)
+        capital = capital_per_mile * max(1, self.view.miles(rr)) // 2
+        return int(self.interest(rr) + capital + max(0.0, -profit) * 2 + 0.15 * max(0, rr.last_revenue))
+
+    def double_track_gain(self, rr: Railroad, route: Route) -> float:
+        """§4.15 (ruling E-4.15): a double-tracked line earns (value 1 + value 2) % more of its own
+        revenue ($60 a mile and half of each end town's $300 × value), at the road's factors and
+        margin."""
+        view = self.view
+        va, vb = view.towns[route.a_id].value, view.towns[route.b_id].value
+        line = tables.MILE_REVENUE * route.miles + tables.TOWN_REVENUE * (va + vb) // 2
+        regions = len(view.regions_of(rr))
+        techs = set(rr.technologies or [])
+        if rr.grand_station:
+            techs.add("A")
+        tech = 1 + sum(v for k, v in tables.REVENUE_TECHS.items() if k in techs)
+        factor = (1 + 0.10 * max(0, regions - 1)) * tech * view.climate.revenue_factor
+        return line * tables.double_track_percent(va, vb) / 100 * factor * self.margin(rr)
+
+    def double_track(self, rr: Railroad, ro: RailroadOrders, cash: int) -> int:
+        """§4.15: double-track the lines whose extra profit repays the cost (25 % of the minimum a
+        mile, from cash only) within ``DOUBLE_TRACK_PAYBACK`` turns — and before the game can end
+        (§1.3: turn 21) — from the cash the road does not need this turn; best payback first.
+        Returns the cash spent."""
+        view = self.view
+        if rr.status != "active":
+            return 0
+        turns_left = max(0, 21 - view.turn)
+        payback = min(DOUBLE_TRACK_PAYBACK, turns_left)
+        if payback <= 0:
+            return 0
+        doubled = {x.route_id for x in (rr.lines or []) if x.double_tracked}
+        spare = max(0, cash) - self.keep_cash(rr, ro.capital_per_mile)
+        options = []
+        for route in view.lines_of.get(rr.id, []):
+            if route.id in doubled:
+                continue
+            cost = q.double_track_cost(view, route)
+            gain = self.double_track_gain(rr, route)
+            if cost > 0 and gain * payback >= cost:
+                options.append((cost / gain, route.code, cost))
+        spent = 0
+        for _, code, cost in sorted(options):
+            if spent + cost <= spare:
+                ro.double_track.append(code)
+                spent += cost
+        return spent
+
+    def parallel_share(self, rr: Railroad, codes: set[str]) -> float:
+        """§4.16 (ruling E-4.16): the part of a road's base revenue earned along its lines
+        ``codes`` ($60 a mile; each end town's $300 × value shared among the lines ending there)."""
+        view = self.view
+        routes = view.lines_of.get(rr.id, [])
+        ends: dict[int, int] = {}
+        for r in routes:
+            for t in {r.a_id, r.b_id}:
+                ends[t] = ends.get(t, 0) + 1
+        total = part = 0.0
+        for r in routes:
+            earned = tables.MILE_REVENUE * r.miles + sum(
+                tables.TOWN_REVENUE * view.towns[t].value / ends[t] for t in {r.a_id, r.b_id})
+            total += earned
+            if r.code.upper() in codes:
+                part += earned
+        return part / total if total else 0.0
+
+    def rate_war(self, rr: Railroad) -> RateWar | None:
+        """§4.16: a rate war cuts both roads' revenue along their parallel lines by the same
+        percentage, their operating costs unchanged ("an efficient railroad with lower costs will
+        do better").  A careful president declares the smallest cut (10–50 %) that turns a
+        rival's profit into a loss — no dividend, a falling price (§6.3A), toward insolvency
+        (§4.11) — while his own road stays in profit, and only when the war costs him (his stake
+        in his road's lost revenue) less than it costs the rival road's largest holder; never
+        against a road he holds stock in or presides."""
+        view, player = self.view, self.player
+        if rr.status != "active":
+            return None
+        mine = {r.code.upper(): r for r in view.lines_of.get(rr.id, [])}
+        my_gross = self.gross_estimate(rr)
+        my_profit = self.road_profit(rr) - self.interest(rr)
+        if my_profit <= 0:
+            return None
+        my_stake = view.shares(player, rr) / max(1, rr.shares_issued)
+        best: tuple[float, str, int] | None = None
+        for code in q.parallel_railroads(view, rr):
+            other = view.railroad(code)
+            if other is None or other.status != "active" or other.president_id == player.id \
+                    or view.shares(player, other) > 0:
+                continue
+            theirs = {r.code.upper() for r in view.lines_of.get(other.id, [])}
+            my_lines = {c for c, r in mine.items() if (r.double_with or "").upper() in theirs}
+            their_lines = {(r.double_with or "").upper() for c, r in mine.items() if c in my_lines}
+            if not my_lines:
+                continue
+            my_part = my_gross * self.parallel_share(rr, my_lines)
+            their_part = self.gross_estimate(other) * self.parallel_share(other, their_lines)
+            their_profit = self.road_profit(other) - self.interest(other)
+            their_stake = max((h.shares for h in view.holdings_of.get(other.id, {}).values()), default=0) / \
+                max(1, other.shares_issued)
+            for pct in RATE_WAR_STEPS:
+                mine_lost, theirs_lost = my_part * pct / 100, their_part * pct / 100
+                if my_stake * mine_lost >= their_stake * theirs_lost or my_profit - mine_lost <= 0:
+                    break
+                if their_profit - theirs_lost < 0:
+                    key = (their_stake * theirs_lost - my_stake * mine_lost, other.code, pct)
+                    if best is None or key[0] > best[0]:
+                        best = key
+                    break
+        return RateWar(best[1], best[2]) if best else None
+
+    def fair_price(self, rr: Railroad) -> float:
+        """§6.3A (ruling E-6.3A): the Public's fair price — half the dividend and half the profit
+        a share, capitalised at 0.30 × the loan rate (docs/cr/formulas.md)."""
+        from pbm.cr.engine.market import CAPITALISATION
+
+        issued = max(1, rr.shares_issued)
+        earnings = (rr.last_profit if rr.last_revenue else self.road_profit(rr) - self.interest(rr)) / issued
+        rate = self.view.climate.loan_rate
+        return max(0.5, (0.5 * rr.dividend + 0.5 * max(0.0, earnings)) / max(rate * CAPITALISATION, 0.005))
+
+    def short_pays(self, rr: Railroad) -> bool:
+        """§6.2: a short sale gains what the price falls by the end of the turn.  It pays on a
+        stock the Public values well under its price (§6.3A: the Public sells a dear stock down),
+        not a penny stock, and not in a Boom (the Public buys)."""
+        return rr.price >= SHORT_MIN_PRICE and self.rank < 8 and rr.price >= SHORT_DEAR * self.fair_price(rr)
+
+    def loot_exposure(self, rr: Railroad) -> bool:
+        """§4.6C defence: a rival presides ``rr``, which owns a RoW it may build this turn, and he
+        pockets more of an overspend than his stake loses (a sole or near-sole director) — the
+        road's holders who are not directors pay for it.  A careful holder does not stay."""
+        view = self.view
+        if rr.president_id is None or rr.president_id == self.player.id or view.is_director(self.player, rr):
+            return False
+        if view.row_of.get(rr.id) is None or q.is_civil_war(view.turn) or rr.status != "active":
+            return False
+        president = view.players.get(rr.president_id)
+        if president is None:
+            return False
+        stake = view.shares(president, rr) / max(1, rr.shares_issued)
+        return 1 / (max(1, len(view.directors(rr))) + 1) >= stake + 0.05
 
     # -- a careful president's arithmetic (§4.6, §4.10, §4.12, §10.2B) -----------------------
 
@@ -251,13 +460,15 @@ class Planner:
         tech = 1 + sum(v for k, v in tables.REVENUE_TECHS.items() if k in techs)
         return base * (1 + 0.10 * max(0, regions - 1)) * tech * view.climate.revenue_factor
 
-    def margin(self, rr: Railroad) -> float:
-        """§4.10B: the share of gross revenue left after operating costs at the road's efficiency."""
-        ratio = 1.0 - (rr.efficiency - 50) * 0.35 / 45
+    def margin(self, rr: Railroad, efficiency: int | None = None) -> float:
+        """§4.10B: the share of gross revenue left after operating costs at the road's efficiency
+        (or at ``efficiency``)."""
+        efficiency = rr.efficiency if efficiency is None else efficiency
+        ratio = 1.0 - (efficiency - 50) * 0.35 / 45
         for letter, saving in tables.COST_TECHS.items():
             if letter in (rr.technologies or []):
                 ratio *= 1 - saving
-        return max(0.0, 1.0 - max(ratio, 1.0 if rr.efficiency <= 50 else 0.0))
+        return max(0.0, 1.0 - max(ratio, 1.0 if efficiency <= 50 else 0.0))
 
     def interest(self, rr: Railroad, rate: float | None = None) -> float:
         """§4.6E, §5: a turn's interest on the road's bonds (6 %) and short-term loans."""
@@ -280,6 +491,11 @@ class Planner:
         public = new - new * tables.TREASURY_PCT // 100 - bonus
         stock_cash = bonus * rr.price / 2 + public * rr.price * tables.BROKER_DISCOUNT
         earns = (self.gross_estimate(rr, row) - self.gross_estimate(rr)) * self.margin(rr)
+        # §4.5C: past 3,000 miles every 50 more take a point off the whole road's highest
+        # efficiency (§4.17: and 3 for each engine it lags): the road's margin on all it earns
+        top = tables.max_efficiency(view.miles(rr) + row.miles, rr.locomotive, tables.best_locomotive(view.turn))
+        if top < rr.efficiency:
+            earns -= self.gross_estimate(rr, row) * (self.margin(rr) - self.margin(rr, top))
         rate = max(view.climate.loan_rate, 0.10)  # the loan outlives this turn's climate
         borrowed = max(0.0, cost / 2 - stock_cash)
         pays = earns - cost / 2 * tables.BOND_RATE - borrowed * rate
@@ -296,7 +512,7 @@ class Planner:
             gross = self.gross_estimate(rr)
         return gross * self.margin(rr)
 
-    def build_decision(self, rr: Railroad, row: Route, cash: int) -> str:
+    def build_decision(self, rr: Railroad, row: Route, cash: int, extra: float = 0.0) -> str:
         """"build", "wait" or "abandon" the owned RoW, as a careful president would.
 
         Build when the line pays its interest (or opens a region, §2.7C, §1.2) and the road,
@@ -307,10 +523,11 @@ class Planner:
         out = self.row_outlook(rr, row)
         pays = out.pays > 0 or (out.new_regions > 0 and out.pays > -0.02 * out.cost)
         rate = self.view.climate.loan_rate + 0.03
-        debt_interest = self.interest(rr, rate) + out.cost / 2 * tables.BOND_RATE + \
-            max(0.0, out.cost / 2 - out.stock_cash - max(0, cash)) * rate
+        total = out.cost + extra  # ``extra``: a §4.6C overspend the road pays on top
+        debt_interest = self.interest(rr, rate) + total / 2 * tables.BOND_RATE + \
+            max(0.0, total / 2 - out.stock_cash - max(0, cash)) * rate
         stress = (self.road_profit(rr) + out.earns) * 0.8 - debt_interest
-        carries = stress > 0 or max(0, cash) + out.stock_cash >= -stress * 2 + out.cost / 2
+        carries = stress > 0 or max(0, cash) + out.stock_cash >= -stress * 2 + total / 2
         if pays and carries:
             return "build"
         # at the cheapest climate ($200 a mile, §4.6B) would it ever pay?
@@ -521,19 +738,25 @@ class Planner:
             if not own or rr.code in used or rr.id in my_rrs or view.is_director(player, rr):
                 continue
             dear = value(rr) < 0.03 or rr.status == "bankrupt"
-            if self.overloaded or (self.style == "speculator" and (dear or self.rank <= 2)) or \
+            exposed = self.loot_exposure(rr)  # §4.6C: a rival sole director may loot it this turn
+            if exposed:
+                self.tactics.append(("loot-defence", rr.code))
+            if exposed or self.overloaded or (self.style == "speculator" and (dear or self.rank <= 2)) or \
                     (target is not None and rng.random() < 0.5):
                 sells.append(StockOrder(rr.code, "sell", own))
                 used.add(rr.code)
             if len(sells) >= 3:
                 break
-        # Short sales in bad climates (speculators).
-        if self.style == "speculator" and self.rank <= 3 and not self.overloaded:
+        # §6.2 short sales: the speculator in bad climates (the dearest low-yield stock), and any
+        # careful player, in Normal or worse, where the price stands well above what the Public
+        # thinks it is worth (short_pays); one a turn.
+        if not self.overloaded and (self.style == "speculator" or self.rank <= 4):
             for rr in sorted(active, key=lambda r: (-r.price, r.number)):
                 if rr.code in used or view.shares(player, rr):
                     continue
                 short = q.max_short(view, player, rr)
-                if short > 0 and value(rr) < 0.08:
+                if short > 0 and (self.short_pays(rr) or
+                                  (self.style == "speculator" and self.rank <= 3 and value(rr) < 0.08)):
                     sells.append(StockOrder(rr.code, "short", short))
                     used.add(rr.code)
                     break
@@ -543,6 +766,7 @@ class Planner:
         want = 0 if self.overloaded else (1 if self.style == "builder" else bids_allowed)
         pool = [rr for rr in ranked if rr.code not in used and rr.status != "bankrupt"
                 and rr.shares_public >= 0.05 * rr.shares_issued  # nothing to buy from the Public
+                and not self.loot_exposure(rr)  # §4.6C: not into a road a rival may loot
                 and not (self.rank <= 1 and rr.price > 30)][:4]  # Appendix C: no dear stock in panics
         order = list(rng.permutation(len(pool))) if pool else []
         for k in order:
@@ -637,6 +861,11 @@ class Planner:
         if len(self.presided) < 2:
             return
         a, b = self.presided[0], self.presided[1]
+        # §4.5C: not into a road so long that its highest efficiency falls 5 points under theirs
+        top = tables.max_efficiency(self.view.miles(a) + self.view.miles(b), min(a.locomotive, b.locomotive),
+                                    tables.best_locomotive(self.view.turn))
+        if top < min(a.efficiency, b.efficiency) - 5:
+            return
         for merging, surviving in ((b, a), (a, b)):
             check_ = q.merge_check(self.view, self.player, merging, surviving)
             if check_.allowed and not check_.dropped:
@@ -729,6 +958,68 @@ class NaivePlanner(Planner):
                         for i, (c, o) in enumerate((c, o) for c, o in zip(checks, stock) if c.allowed > 0)]
         self.request_control(active, self.o.stock)
         return self.o
+
+
+class LooterPlanner(Planner):
+    """scripts/tournament.py's "overspend looter" (issue 31): plays the §4.6C overspend every
+    time it can.  It buys the leading directorship (maximum bids, §6.1A) of a road that owns a
+    RoW and has few directors, asks to preside it, builds the RoW at double the minimum the next
+    turn — pocketing 1/(directors + 1) of the excess as a director counted at the start of the
+    turn — and sells all its shares the same turn (stock trading, step 6, comes before building,
+    step 9; elections, step 15, after).  Otherwise it plays as a builder."""
+
+    def run_railroad(self, rr: Railroad) -> RailroadOrders:
+        ro = super().run_railroad(rr)
+        view = self.view
+        row = view.row_of.get(rr.id)
+        if row is not None and rr.status == "active" and not q.is_civil_war(view.turn):
+            low, high = q.build_cost_range(view.game.climate)
+            ro.build_per_mile, ro.abandon = high, False
+            self.looting.add(rr.code)
+        return ro
+
+    def control_target(self, active: list[Railroad]) -> Railroad | None:
+        """The road with the most loot in reach: a RoW owned, few directors, a maximum bid that
+        makes this tycoon its leading Director."""
+        view, player = self.view, self.player
+        keeping = [r for r in self.presided if r.code not in self.looting]
+        if len(keeping) >= 2 or self.rank <= 1:
+            return None
+        low, high = q.build_cost_range(view.game.climate)
+        best: tuple[float, Railroad] | None = None
+        for rr in active:
+            if rr.status == "bankrupt" or rr.president_id == player.id or q.is_cornered(view, rr):
+                continue
+            own = view.shares(player, rr)
+            bid = q.max_stock_bid(view, player, rr)
+            rivals = max((h.shares for pid, h in view.holdings_of.get(rr.id, {}).items() if pid != player.id),
+                         default=0)
+            if bid <= 0 or own + bid < q.DIRECTOR_PCT * rr.shares_issued or own + bid <= rivals:
+                continue
+            if bid * rr.price > max(0, self.cash) * 1.2:
+                continue
+            row = view.row_of.get(rr.id)
+            loot = (high - low) * (row.miles if row else 100) / (len(view.directors(rr)) + 2)
+            score = loot - bid * rr.price * 0.1 + float(self.rng.random())
+            if best is None or score > best[0]:
+                best = (score, rr)
+        return best[1] if best else None
+
+    def stock(self) -> None:
+        super().stock()
+        view = self.view
+        if not self.looting:
+            return
+        kept = [o for o in self.o.stock if o.railroad not in self.looting]
+        sells = [StockOrder(code, "sell", view.shares(self.player, view.rr_by_code[code]))
+                 for code in sorted(self.looting) if view.shares(self.player, view.rr_by_code[code]) > 0]
+        orders = (sells + kept)[: q.MAX_STOCK_ORDERS]
+        self.o.stock = [StockOrder(o.railroad, o.action, o.shares, i + 1) for i, o in enumerate(orders)]
+        # the looted roads are left: ask to preside only the others
+        if self.o.control:
+            self.o.control = [c if c not in self.looting else None for c in self.o.control]
+            if not any(self.o.control):
+                self.o.control = None
 
 
 def route_towns(route: Route) -> tuple[int, int]:

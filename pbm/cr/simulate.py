@@ -603,13 +603,19 @@ def _president_figures(session, game_ids: list[int], gid_of) -> dict[int, dict[s
     start of each turn, debt repaid, emergency loans, RoWs built, waited on and abandoned."""
     out: dict[int, dict[str, Any]] = {}
     kinds = ("operations", "dividend", "emergency-loan", "debt-repaid", "row-built", "row-abandoned",
-             "railroad-bankrupt", "reorganized")
+             "railroad-bankrupt", "reorganized", "rate-war", "double-tracked", "overspend", "cornered",
+             "stock-price")
     for gid in game_ids:
         f: dict[str, Any] = {"profit_pos": 0, "profit": 0, "road_turns": 0, "profitable": 0, "profitable_no_div": 0,
                              "dividends": 0, "emergency_loans": 0, "emergency_amount": 0, "repaid": 0,
                              "repaid_amount": 0, "built": 0, "build_cost": 0, "abandoned": 0,
-                             "rr_bankrupt": 0, "reorganized": 0, "players": 0, "by_turn": {}}
+                             "rr_bankrupt": 0, "reorganized": 0, "players": 0, "by_turn": {},
+                             "rate_wars": 0, "double_tracked": 0, "double_track_cost": 0, "overspends": 0,
+                             "overspend_paid": 0, "short_sales": 0, "shares_shorted": 0, "cornered": 0,
+                             "turns": 0}
         paid: set[tuple[int, str]] = set()
+        looted: set[tuple[int, str]] = set()
+        turns: set[int] = set()
         profits: dict[tuple[int, str], int] = {}
         for e in session.scalars(select(Event).where(Event.game_id == gid, Event.kind.in_(kinds))):
             if e.kind == "operations":
@@ -630,8 +636,26 @@ def _president_figures(session, game_ids: list[int], gid_of) -> dict[int, dict[s
                 f["abandoned"] += 1
             elif e.kind == "railroad-bankrupt":
                 f["rr_bankrupt"] += 1
+            elif e.kind == "rate-war":
+                f["rate_wars"] += 1
+            elif e.kind == "double-tracked":
+                f["double_tracked"] += 1
+                f["double_track_cost"] += int(e.amount or 0)
+            elif e.kind == "overspend":  # one event per director paid (§4.6C)
+                looted.add((e.turn, e.railroad))
+                f["overspend_paid"] += int(e.amount or 0)
+            elif e.kind == "cornered":
+                f["cornered"] += 1
+            elif e.kind == "stock-price":
+                turns.add(e.turn)
+                shorted = int((e.data or {}).get("short_sales", 0) or 0)
+                if shorted:
+                    f["short_sales"] += 1
+                    f["shares_shorted"] += shorted
             else:
                 f["reorganized"] += 1
+        f["overspends"] = len(looted)
+        f["turns"] = len(turns)
         for key, profit in profits.items():
             f["road_turns"] += 1
             f["profit"] += profit
@@ -661,6 +685,9 @@ def president_summary(games: dict[int, dict[str, Any]]) -> dict[str, Any]:
            ("profit_pos", "profit", "road_turns", "profitable", "profitable_no_div", "dividends", "emergency_loans",
             "emergency_amount", "repaid", "repaid_amount", "built", "build_cost", "abandoned", "rr_bankrupt",
             "reorganized", "players")}
+    tac = {k: sum(g.get(k, 0) for g in games.values()) for k in
+           ("rate_wars", "double_tracked", "double_track_cost", "overspends", "overspend_paid", "short_sales",
+            "shares_shorted", "cornered", "turns")}
     debt: dict[int, list[float]] = defaultdict(list)
     loans: dict[int, list[float]] = defaultdict(list)
     cash: dict[int, list[float]] = defaultdict(list)
@@ -697,6 +724,15 @@ def president_summary(games: dict[int, dict[str, Any]]) -> dict[str, Any]:
         "rows_abandoned_per_season": round(tot["abandoned"] / n, 1),
         "railroad_bankruptcies_per_season": round(tot["rr_bankrupt"] / n, 2),
         "reorganizations_per_season": round(tot["reorganized"] / n, 2),
+        # the tactics of issue 31 part 3 (§4.16, §4.15, §4.6C, §6.2) and cornered stocks (§6.4)
+        "rate_wars_per_season": round(tac["rate_wars"] / n, 2),
+        "double_tracks_per_season": round(tac["double_tracked"] / n, 1),
+        "double_track_cost_per_season": round(tac["double_track_cost"] / n),
+        "overspent_builds_per_season": round(tac["overspends"] / n, 1),
+        "overspend_pocketed_per_season": round(tac["overspend_paid"] / n),
+        "stocks_shorted_per_season": round(tac["short_sales"] / n, 1),
+        "shares_shorted_per_season": round(tac["shares_shorted"] / n),
+        "cornered_stocks_per_turn": round(tac["cornered"] / max(1, tac["turns"]), 2),
         "debt_per_road_by_turn": by(debt),
         "short_loans_per_road_by_turn": by(loans),
         "cash_per_road_by_turn": by(cash),

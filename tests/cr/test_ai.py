@@ -112,7 +112,10 @@ def test_builder_builds_its_row_but_not_in_the_civil_war(session):
     orders = computer_orders(session, s.game, p2)
     assert_legal(session, s.game, p2, orders)
     penn = orders.for_railroad("PENN")
-    assert penn.build_per_mile == 300 and penn.row_first is not None
+    # §4.6C: player 2 (20 % of PENN, one of its two directors) pockets a third of an overspend
+    # and his stake pays a fifth of it: he overspends a quarter of the minimum ($300 in Normal),
+    # as far as the road stays sound (see test_a_sole_director_overspends_when_it_pays_him)
+    assert penn.build_per_mile == 375 and penn.row_first is not None
 
 
 def test_speculator_sells_short_in_bad_climates(session):
@@ -227,7 +230,7 @@ def test_a_careful_president_weighs_what_the_row_costs(session):
     assert out.pays > 0 and planner.build_decision(penn, pa1, penn.cash) == "build"
     orders = computer_orders(session, s.game, p2)
     assert_legal(session, s.game, p2, orders)
-    assert orders.for_railroad("PENN").build_per_mile == 300
+    assert orders.for_railroad("PENN").build_per_mile == 375  # built; overspent (§4.6C, see below)
 
     rr = s.railroads["PENN"]
     rr.loan_debt, rr.cash, rr.last_revenue, rr.last_expenses = 400_000, 0, 30_000, 24_000
@@ -304,3 +307,226 @@ def test_a_road_in_debt_sells_treasury_stock_when_it_is_dear(session):
     rr.price = 30.0
     session.flush()
     assert computer_orders(session, s.game, p2).for_railroad("PENN").treasury_to_market == 0
+
+
+# --------------------------------------------------------------------------- a careful player's tactics (issue 31)
+def _planner(session, s, player, style: str = "builder"):
+    """A computer planner for ``player`` on a fresh view, its orders planned (``.tactics`` filled)."""
+    from pbm.cr.ai import Planner
+    from pbm.rng import generator
+
+    session.flush()
+    session.expire_all()
+    view = q.load(session, s.game)
+    planner = Planner(view, view.players[player.id], generator(s.game.seed, s.game.turn, "t"), style)
+    planner.plan()
+    return planner
+
+
+def test_a_careful_president_double_tracks_a_busy_line_when_it_pays(session):
+    """§4.15: double track costs 25 % of the minimum a mile, from cash, and adds (value + value) %
+    to the line's revenue.  PENN (Philadelphia 25 – Pittsburgh 16, 100 miles) pays $7,500 for
+    41 % more of a $12,150 line — about $1,490 more profit a turn at efficiency 85, repaid in
+    five turns: a road with the cash does it.  B&A (Boston 16 – Albany 4, 200 miles) would pay
+    $15,000 for 20 % more — eighteen turns to repay: it does not; nor does PENN without cash."""
+    s = build_small(session, turn=3)
+    p1, p2 = s.players[1], s.players[2]
+    p1.personality = p2.personality = "builder"
+    s.railroads["PENN"].cash = s.railroads["BA"].cash = 80_000
+    planner = _planner(session, s, p2)
+    penn = planner.o.for_railroad("PENN")
+    assert penn.double_track == ["PENN"] and ("double-track", "PENN") in planner.tactics
+    assert planner.double_track_gain(planner.view.railroad("PENN"), planner.view.route("PENN")) * 6 >= 7_500
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    assert orders.for_railroad("PENN").double_track == ["PENN"]
+    orders = computer_orders(session, s.game, p1)
+    assert_legal(session, s.game, p1, orders)
+    assert orders.for_railroad("BA").double_track == []  # does not pay
+    s.railroads["PENN"].efficiency = 75  # margin 19 %: seven turns to repay
+    assert _planner(session, s, p2).o.for_railroad("PENN").double_track == []
+    s.railroads["PENN"].efficiency = 85
+    s.game.turn = 17  # §1.3: the game may end after turn 21, before the five turns are up
+    assert _planner(session, s, p2).o.for_railroad("PENN").double_track == []
+    s.game.turn = 3
+    s.railroads["PENN"].cash = 5_000
+    assert _planner(session, s, p2).o.for_railroad("PENN").double_track == []  # no cash to spare
+
+
+def _rate_war_state(session, *, hrl_efficiency: int, nyc_efficiency: int, hrl_holding: int = 420):
+    """NYC (player 1) also runs NY1 (New York – Albany); the HRL (player 3 holds 60 %) runs the
+    parallel HRL route (§4.16: the two routes of a double connection)."""
+    from pbm.models import Holding, Railroad
+
+    s = build_small(session, turn=3)
+    nyc = s.railroads["NYC"]
+    nyc.efficiency = nyc_efficiency
+    session.add(Line(railroad_id=nyc.id, route_id=s.routes["NY1"].id, built_turn=1))
+    s.routes["NY1"].owner_id = nyc.id
+    hrl = Railroad(game_id=s.game.id, code="HRL", name="HRL", number=4, status="active", founded_turn=1, price=15.0,
+                   shares_authorized=800, shares_issued=700, shares_public=280, treasury_shares=100, cash=5000,
+                   efficiency=hrl_efficiency, locomotive=1, technologies=[], dividend=1,
+                   president_id=s.players[3].id)
+    session.add(hrl)
+    session.flush()
+    session.add(Line(railroad_id=hrl.id, route_id=s.routes["HRL"].id, built_turn=1))
+    s.routes["HRL"].owner_id = hrl.id
+    s.pcs["HRL"].status, s.pcs["HRL"].railroad_id = "incorporated", hrl.id
+    hrl.shares_public = 700 - hrl_holding
+    session.add(Holding(player_id=s.players[3].id, railroad_id=hrl.id, shares=hrl_holding, director=True))
+    s.players[1].personality = "builder"
+    return s
+
+
+def test_a_careful_president_declares_a_rate_war_when_it_pays(session):
+    """§4.16: both roads lose the same percentage of their revenue along the parallel lines, and
+    keep their operating costs.  The NYC at efficiency 95 earns on two lines; the HRL at 60 lives
+    on its one line and a thin margin: a 10 % cut turns the HRL's profit into a loss while the NYC
+    keeps a profit, and it costs player 1 (30 % of the NYC) less than player 3 (60 % of the HRL):
+    player 1 declares it.  With the roles reversed (NYC at 60, HRL at 95) the NYC would be the
+    one in loss: no war."""
+    s = _rate_war_state(session, hrl_efficiency=60, nyc_efficiency=95)
+    p1 = s.players[1]
+    planner = _planner(session, s, p1)
+    wars = planner.o.for_railroad("NYC").rate_wars
+    assert [(w.target, w.percent) for w in wars] == [("HRL", 10)] and ("rate-war", "HRL") in planner.tactics
+    orders = computer_orders(session, s.game, p1)
+    assert_legal(session, s.game, p1, orders)
+    assert [w.target for w in orders.for_railroad("NYC").rate_wars] == ["HRL"]
+    session.rollback()
+    s = _rate_war_state(session, hrl_efficiency=95, nyc_efficiency=60)
+    assert _planner(session, s, s.players[1]).o.for_railroad("NYC").rate_wars == []
+    # the NYC would lose more revenue along New York – Albany than the HRL: with the HRL's
+    # largest holder at 20 % the war costs player 1 (30 % of the NYC) more than him: no war
+    session.rollback()
+    s = _rate_war_state(session, hrl_efficiency=60, nyc_efficiency=95, hrl_holding=140)
+    assert _planner(session, s, s.players[1]).o.for_railroad("NYC").rate_wars == []
+
+
+def test_a_rate_war_is_never_declared_on_a_road_the_president_holds(session):
+    """§4.16: the war would cut the value of his own holding as well."""
+    from pbm.models import Holding
+
+    s = _rate_war_state(session, hrl_efficiency=60, nyc_efficiency=95)
+    hrl = session.query(type(s.railroads["NYC"])).filter_by(game_id=s.game.id, code="HRL").one()
+    session.add(Holding(player_id=s.players[1].id, railroad_id=hrl.id, shares=20, director=False))
+    assert _planner(session, s, s.players[1]).o.for_railroad("NYC").rate_wars == []
+
+
+def test_a_careful_player_sells_short_when_it_pays(session):
+    """§6.2: a short sale gains what the price falls by the end of the turn; the Public sells a
+    stock priced over its fair value down (§6.3A, docs/cr/formulas.md).  B&A at $90 with a $0
+    dividend and no profit is worth a fraction of that to the Public: a builder in Normal times
+    sells it short (the 10 % of §6.2A).  At $90 with a $9 dividend on a $9 profit a share the
+    Public values it over $200: no short."""
+    s = build_small(session, turn=3)
+    p3 = s.players[3]
+    p3.personality, p3.cash = "builder", 20_000
+    ba = s.railroads["BA"]
+    ba.price, ba.dividend, ba.last_profit, ba.last_revenue = 90.0, 0, 0, 1
+    planner = _planner(session, s, p3)
+    assert planner.short_pays(planner.view.railroad("BA"))
+    assert [(o.railroad, o.action, o.shares) for o in planner.o.stock if o.action == "short"] == [("BA", "short", 90)]
+    orders = computer_orders(session, s.game, p3)
+    assert_legal(session, s.game, p3, orders)
+    assert any(o.action == "short" and o.railroad == "BA" for o in orders.stock)
+    ba.dividend, ba.last_profit = 9, 9 * ba.shares_issued
+    planner = _planner(session, s, p3)
+    assert not planner.short_pays(planner.view.railroad("BA"))
+    assert not any(o.action == "short" for o in planner.o.stock)
+
+
+def test_a_sole_director_overspends_when_it_pays_him(session):
+    """§4.6C: the excess over the minimum goes to the directors counted at the start of the turn,
+    divided by their number plus one.  Player 2, PENN's only director with 20 % of its stock,
+    pockets half of an excess while his stake loses a fifth of it: he overspends — as far as the
+    road stays sound (§4.11C: a failed road's stock is cancelled): PENN, without debt, building
+    PA1 (130 miles, $46,500 at the minimum) may owe at most 1.5 turns of revenue (about $51,800)
+    after it, so he overspends a quarter of the minimum ($75 a mile: he pockets $4,875).  A PENN
+    that already owes $60,000 does not overspend; nor does player 2 owning 70 % of the road (he
+    would lose more than he pockets)."""
+    from pbm.models import Holding
+
+    s = build_small(session, turn=13)
+    p2, p3 = s.players[2], s.players[3]
+    p2.personality = "builder"
+    h3 = session.query(Holding).filter_by(player_id=p3.id, railroad_id=s.railroads["PENN"].id).one()
+    h3.shares, h3.director = 20, False  # player 3 is no longer a director: player 2 is alone
+    s.railroads["PENN"].shares_public += 180
+    planner = _planner(session, s, p2)
+    assert planner.o.for_railroad("PENN").build_per_mile == 375 and ("overspend", "PENN") in planner.tactics
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    assert orders.for_railroad("PENN").build_per_mile == 375
+    s.railroads["PENN"].bond_debt = 60_000
+    planner = _planner(session, s, p2)
+    assert planner.o.for_railroad("PENN").build_per_mile == 300 and not planner.looting
+    s.railroads["PENN"].bond_debt = 0
+    h2 = session.query(Holding).filter_by(player_id=p2.id, railroad_id=s.railroads["PENN"].id).one()
+    h2.shares = 350
+    s.railroads["PENN"].shares_public -= 250
+    planner = _planner(session, s, p2)
+    assert planner.o.for_railroad("PENN").build_per_mile == 300 and not planner.looting
+
+
+def test_a_holder_leaves_a_road_a_rival_can_loot(session):
+    """§4.6C defence: player 2 presides PENN as its only director with 20 % of the stock, and PENN
+    owns a RoW it can build this turn at double the minimum: he would pocket half the excess and
+    the road's other holders pay for it.  Player 3 (20 shares, not a director) sells out.  When
+    player 2 owns 70 % (an overspend would cost him more than he pockets) player 3 stays."""
+    from pbm.models import Holding
+
+    s = build_small(session, turn=13)
+    p2, p3 = s.players[2], s.players[3]
+    p3.personality, p3.cash = "builder", 5_000
+    penn = s.railroads["PENN"]
+    h3 = session.query(Holding).filter_by(player_id=p3.id, railroad_id=penn.id).one()
+    h3.shares, h3.director = 20, False
+    penn.shares_public += 180
+    planner = _planner(session, s, p3)
+    assert planner.loot_exposure(planner.view.railroad("PENN"))
+    assert ("loot-defence", "PENN") in planner.tactics
+    assert ("PENN", "sell", 20) in [(o.railroad, o.action, o.shares) for o in planner.o.stock]
+    assert not any(o.railroad == "PENN" and o.action == "buy" for o in planner.o.stock)
+    h2 = session.query(Holding).filter_by(player_id=p2.id, railroad_id=penn.id).one()
+    h2.shares = 350
+    penn.shares_public -= 250
+    planner = _planner(session, s, p3)
+    assert not planner.loot_exposure(planner.view.railroad("PENN"))
+    assert ("loot-defence", "PENN") not in planner.tactics
+
+
+def test_the_looter_overspends_and_sells_out_the_same_turn(session):
+    """scripts/tournament.py's overspend looter (issue 31): presiding PENN with a RoW to build, it
+    builds at double the minimum (§4.6C) and sells all its PENN shares in the same turn (stock
+    trading, step 6, comes before building, step 9; the directors are those of the start)."""
+    s = build_small(session, turn=13)
+    p2 = s.players[2]
+    p2.personality = "looter"
+    orders = computer_orders(session, s.game, p2)
+    assert_legal(session, s.game, p2, orders)
+    assert orders.for_railroad("PENN").build_per_mile == 600
+    assert ("PENN", "sell", 100) in [(o.railroad, o.action, o.shares) for o in orders.stock]
+    assert "PENN" not in (orders.control or [])
+
+
+def test_a_careful_president_counts_the_efficiency_a_long_road_loses(session):
+    """§4.5C: past 3,000 miles each 50 more take a point off the road's highest efficiency.  A
+    2,800-mile PENN at efficiency 85 builds PA1 (130 miles: 2,930, no loss); a 3,800-mile PENN
+    would fall to at most 80 (3,930 miles) — its margin on all it earns, more than the new line
+    brings: the line does not pay and is not built (issue 31: most roads that went bankrupt late
+    in a season were 4,000–7,000 miles long, capped at efficiency 30–60)."""
+    s = build_small(session, turn=13)
+    p2 = s.players[2]
+    p2.personality = "builder"
+    s.routes["PENN"].miles = 2_800
+    planner = _planner(session, s, p2)
+    penn, pa1 = planner.view.railroad("PENN"), planner.view.route("PA1")
+    assert planner.row_outlook(penn, pa1).earns > 0
+    assert planner.build_decision(penn, pa1, penn.cash) == "build"
+    s.routes["PENN"].miles = 3_800
+    planner = _planner(session, s, p2)
+    penn, pa1 = planner.view.railroad("PENN"), planner.view.route("PA1")
+    assert planner.row_outlook(penn, pa1).earns < 0
+    assert planner.build_decision(penn, pa1, penn.cash) != "build"
+    assert planner.o.for_railroad("PENN").build_per_mile is None

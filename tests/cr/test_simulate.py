@@ -205,3 +205,26 @@ def test_tournament_script_plays_each_personality_against_the_baseline(tmp_path)
             assert sum(r["wins"] for r in rows if r["category"] == cat) == 1, (match, cat)
     naive_share = next(r["seat_share"] for r in data["empire vs naive"] if r["side"] == "naive")
     assert naive_share == round(7 / 15, 3)
+
+
+@pytest.mark.skipif(not HAVE_ENGINE, reason="the engine (pbm.cr.resolve) is not merged yet")
+def test_tournament_looter_match_and_the_tactic_counts(tmp_path):
+    """scripts/tournament.py --looter: the overspend looter (issue 31) in seats 1, 6, 11 against
+    the three personalities; the report counts the tactics of a careful player (§4.6C overspends,
+    §4.15 double track, §4.16 rate wars, §6.2 shorts) and the cornered stocks a turn (§6.4)."""
+    ensure_setup_works()
+    out = tmp_path / "l.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "tournament.py"), "--looter", "--seasons", "1",
+                             "--turns", "2", "--seed", "4", "--json", str(out)], capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode in (0, 1), result.stderr
+    import json
+
+    data = json.loads(out.read_text())
+    share = {r["side"]: r["seat_share"] for r in data["looter"] if r["category"] == "rail_baron"}
+    assert share == {"looter": 0.2, "builder": 0.2, "speculator": 0.4, "empire": 0.2}
+    pres = data["presidents"]
+    for key in ("rate_wars_per_season", "double_tracks_per_season", "overspent_builds_per_season",
+                "stocks_shorted_per_season", "cornered_stocks_per_turn"):
+        assert key in pres, key
+    assert pres["cornered_stocks_per_turn"] > 0  # the small directors' holdings corner new roads
