@@ -65,3 +65,55 @@ def test_a_withhold_at_the_foot_of_the_first_column_says_the_price_stays():
     g.process(A.action_from_dict(_lines("al")[26]))  # M&O earns nothing: a withhold
     assert ("M&O's share price stays at $30: it is at the foot of the chart's first column: a withhold has no "
             "cell to move it to (rule 4.2.4)") in texts(g, 27)
+
+
+# -- finding 7: a train bought with a private's discount is its owning company's move --------------
+def test_a_train_bought_with_a_private_names_the_company_the_train_the_price_and_the_private():
+    from types import SimpleNamespace
+
+    from pbm.e18xx.pbem.eventlines import action_line, grouped
+
+    g = recorded_game("va", 63)  # N&W's mail 'buy train 3 with P2' (P2: $200 off a new train)
+    shown = grouped(g, [e for e in recorded(g) if e.seq == 63])  # the game's own log: no stored rows
+    assert shown[0] == "  #63 N&W: buy train 3 with P2 for $0 ($200 off)"
+    row = SimpleNamespace(seq=63, action=_lines("va")[62], player_number=3)  # as stored from Cy's mail
+    assert action_line(row, {3: "Cy"}, g) == "#63 Cy for N&W: buy train 3 with P2 for $0 ($200 off)"
+    assert grouped(g, [e for e in recorded(g) if e.seq == 63], [row], {3: "Cy"})[0].startswith(
+        "  #63 Cy for N&W: buy train 3 with P2")
+    g = recorded_game("al", 100)  # 18AL's New Decatur Yards: half price
+    assert grouped(g, [e for e in recorded(g) if e.seq == 100])[0] == "  #100 ABC: buy train 3 with NDY for $90 ($90 off)"
+
+
+def _stored(url: str, key: str, upto: int):
+    """The play-through's game ``key`` as a pbm game of Ann, Bob and Cy after ``upto`` actions, each
+    stored as its mover's (the session's row, game row and replay)."""
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import create_game
+    from pbm.models import Action18
+    from pbm.seats import SeatRequest
+
+    scope = session_scope(url)
+    s = scope.__enter__()
+    row, _ = create_game(s, title=TITLES[key], seed=29, name=f"{key}-1",
+                         seats=[SeatRequest(line=i, name=n, email="") for i, n in enumerate(["Ann", "Bob", "Cy"], 1)])
+    g = recorded_game(key, 0)
+    for seq, d in enumerate(_lines(key)[:upto], 1):
+        act = A.action_from_dict(d)
+        seat = ["Ann", "Bob", "Cy"].index(g.controller(g.current_entity())) + 1
+        g.process(act)
+        s.add(Action18(game_id=row.id, seq=seq, player_number=seat, action=d))
+    s.flush()
+    return scope, s, row
+
+
+def test_last_moves_name_the_company_that_bought_a_train_with_a_private(sqlite_url):
+    from pbm.e18xx.pbem.games import replay_rows
+    from pbm.e18xx.pbem.mailplay import state_text
+
+    scope, s, row = _stored(sqlite_url, "va", 63)
+    try:
+        text = state_text(s, row, replay_rows(s, row), legal=False)
+        assert "#63   Cy for N&W: buy train 3 with P2 for $0 ($200 off)" in text
+        assert "for P2" not in text
+    finally:
+        scope.__exit__(None, None, None)

@@ -30,7 +30,7 @@ from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import clean_address, contents
 
 from pbm.e18xx.core.title import load_title
-from pbm.e18xx.pbem.moves import format_action
+from pbm.e18xx.pbem.moves import action_words, format_action
 from pbm.e18xx.pbem.games import (Applied, Replayed, answer_offer, apply, is_18xx, legal_lines, offer_answer, players,
                                   replay_rows, via_note, who_acts)
 
@@ -267,10 +267,10 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
         lines += ["", "Last moves:"]
         for r in rows[-last:]:
             via = via_note(r.action.get("_via"))
-            act = A.action_from_dict(r.action)
+            ent, text = action_words(g, A.action_from_dict(r.action))  # a private's move: its company's
             who = names.get(r.player_number or 0, "-")
-            ent = "" if act.entity == who else f" for {act.entity}"
-            lines.append(f"  #{r.seq:<4} {who}{ent}: {format_action(act)}{via}")
+            ent = "" if ent == who else f" for {ent}"
+            lines.append(f"  #{r.seq:<4} {who}{ent}: {text}{via}")
     lines += ["", describe(g, name=game_row.name)]
     if legal and not g.finished:
         lines += ["", f"{who_acts(g)} may:"] + [f"  {x}" for x in legal_lines(g)]
@@ -291,8 +291,8 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
     if since:
         out.append(f"  Since your last move: {len(since)} action(s)" + ("" if len(since) <= 6 else ", the last 6:"))
         for r in since[-6:]:
-            act = A.action_from_dict(r.action)
-            out.append(f"    #{r.seq} {act.entity}: {format_action(act)}{via_note(r.action.get('_via'))}")
+            ent, text = action_words(game, A.action_from_dict(r.action))
+            out.append(f"    #{r.seq} {ent}: {text}{via_note(r.action.get('_via'))}")
     held = []
     for corp in sorted(s.corporations):
         try:
@@ -915,7 +915,7 @@ def move_status(session: Session, game_row, now=None) -> str:
         last = rows[-1]
         names = {p.number: p.name for p in seats}
         out.append(f"Last move: #{last.seq} {names.get(last.player_number or 0, '-')}: "
-                   f"{format_action(A.action_from_dict(last.action))}{via_note(last.action.get('_via'))}")
+                   f"{action_words(g, A.action_from_dict(last.action))[1]}{via_note(last.action.get('_via'))}")
     out.append(f"Full state and legal moves: `pbm 18xx status {game_row.name}`; the move clock: "
                f"`pbm 18xx pacing {game_row.name}`.")
     return "\n".join(out) + "\n"

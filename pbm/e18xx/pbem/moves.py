@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
@@ -565,6 +565,43 @@ def format_action(a: A.Action) -> str:
     if isinstance(a, A.Bankrupt):
         return "bankrupt"
     return a.type
+
+
+def action_words(game: Any, a: A.Action) -> tuple[str, str]:
+    """(who acted, the move) as a player reads them in Last moves and the events: a private's
+    ability used by the company that owns it is that company's move, and a new train bought with
+    a private's discount says its price (play-through s10 finding 7: "Cy for P2: buy train 3 with
+    P2" read as the private's own move): ``("N&W", "buy train 3 with P2 for $0 ($200 off)")``."""
+    ent, text = str(a.entity), format_action(a)
+    if game is None:
+        return ent, text
+    try:
+        comp = game.state.companies.get(ent)
+        if comp is None or not str(comp.owner or "").startswith("C:"):
+            return ent, text
+        ent = str(comp.owner)[2:]
+        if isinstance(a, A.BuyTrain):
+            text = _with_discount(game, a) or text
+    except Exception:  # noqa: BLE001 - a line is shown whatever the engine makes of it
+        pass
+    return ent, text
+
+
+def _with_discount(game: Any, a: A.BuyTrain) -> str:
+    """``buy train 3 with P2 for $0 ($200 off)``: a new train at a private's discount ("" if the
+    train or the discount is not known)."""
+    from pbm.e18xx.rounds.or_trains import discount_off
+
+    train = game.state.trains.get(a.train)
+    name = train.name if train is not None else str(a.train)
+    full = next((int(td.price) for td in game.title.trains if td.name == name), None)
+    ab = game.company_ability(a.entity, "train_discount")
+    if full is None or not ab:
+        return ""
+    price = int(a.price) if a.price is not None else max(0, full - discount_off(ab, full))
+    money = game.title.money
+    return (f"buy train {a.train}" + (f" as {a.variant}" if a.variant else "") + f" with {a.entity} for "
+            f"{money(price)} ({money(full - price)} off)")
 
 
 def _is_private(entity: str) -> bool:
