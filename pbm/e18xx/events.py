@@ -870,6 +870,9 @@ class Recorder:
         self._pending: list[Event] = []
         self._sold: dict[str, int] = {}  # private -> the price the auction sold it for, this action
         self._seq = 0
+        # action number -> where the certificate an action named by its id came from ("ipo:CoG", "pool"):
+        # an 18xx.games export's 'buy CoG_4' is told as 'buy CoG ipo' (pbem/moves.py::action_words)
+        self.bought_from: dict[int, str] = {}
 
     # the wrapped engine calls
     def process(self, orig: Callable[..., Any], action: Any, **kw: Any) -> Any:
@@ -885,11 +888,15 @@ class Recorder:
         self._pending = []
         self._sold = {}
         self._seq = len(g.actions) + 1
+        sid = (getattr(action, "shares", None) or ("",))[0] if getattr(action, "type", "") == "buy_shares" else ""
+        src = g.state.share_owner.get(sid) if sid else None
         try:
             result = orig(action, **kw)
         except BaseException:
             self._pending = []
             raise
+        if src is not None:
+            self.bought_from[len(g.actions)] = str(src)
         try:
             if before is not None:
                 self.events += self._ordered(action, before, snap(g), len(g.actions))

@@ -117,3 +117,37 @@ def test_last_moves_name_the_company_that_bought_a_train_with_a_private(sqlite_u
         assert "for P2" not in text
     finally:
         scope.__exit__(None, None, None)
+
+
+# -- `pbm 18xx replay FILE --events` of an 18xx.games export: no certificate ids ------------------
+def test_replay_events_of_an_export_say_the_share_as_the_mails_do(tmp_path, bank_export):
+    import re
+
+    from typer.testing import CliRunner
+
+    from pbm.cli.e18xx import app
+
+    p = tmp_path / "game.json"
+    p.write_text(json.dumps(bank_export))
+    res = CliRunner().invoke(app, ["replay", str(p), "--events"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert "#32 Player 3: buy CoG ipo" in lines  # was "buy CoG (CoG_4)"
+    assert not re.search(r"\b[A-Z&]+_\d+\b", res.output)
+
+
+def test_a_certificate_named_by_its_id_is_told_by_where_it_came_from(bank_export):
+    from pbm.e18xx.pbem.moves import action_words, format_action
+    from pbm.e18xx.replay import Replayer
+
+    rep = Replayer(bank_export)
+    attach(rep.game)
+    g = rep.run()
+    bought = g.recorder.bought_from
+    market = next(seq for seq, src in bought.items() if src == "pool")
+    act = g.actions[market - 1]
+    corp = act.shares[0].rsplit("_", 1)[0]
+    assert action_words(g, act, market) == (act.entity, f"buy {corp} market")
+    ipo = next(seq for seq, src in bought.items() if src.startswith("ipo:"))
+    assert action_words(g, g.actions[ipo - 1], ipo)[1] == f"buy {g.actions[ipo - 1].shares[0].rsplit('_', 1)[0]} ipo"
+    assert format_action(act) == f"buy a {corp} share"  # without the game: still no id

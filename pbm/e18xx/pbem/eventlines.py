@@ -24,7 +24,7 @@ def action_line(row: Any, names: dict[int, str] | None = None, game: Any = None)
     d = row.action or {}
     try:
         act = A.action_from_dict(d)
-        ent, text = action_words(game, act)
+        ent, text = action_words(game, act, getattr(row, "seq", None))
     except Exception:  # noqa: BLE001 - a line is shown whatever the engine makes of it
         ent, text = str(d.get("entity", "?")), str(d.get("type", "?"))
     who = (names or {}).get(row.player_number or 0, "")
@@ -51,7 +51,7 @@ def grouped(game: Any, events: list[Event], rows: list[Any] | None = None, names
             if row is None and 0 < e.seq <= len(game.actions):  # the game's own log: the entity that acted
                 from pbm.e18xx.pbem.moves import action_words
 
-                ent, text = action_words(game, game.actions[e.seq - 1])
+                ent, text = action_words(game, game.actions[e.seq - 1], e.seq)
                 out.append(f"{indent}#{e.seq} {ent}: {text}")
             else:
                 out.append(f"{indent}{action_line(row, names, game) if row is not None else f'#{e.seq}'}")

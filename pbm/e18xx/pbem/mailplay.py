@@ -267,7 +267,7 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
         lines += ["", "Last moves:"]
         for r in rows[-last:]:
             via = via_note(r.action.get("_via"))
-            ent, text = action_words(g, A.action_from_dict(r.action))  # a private's move: its company's
+            ent, text = action_words(g, A.action_from_dict(r.action), r.seq)  # a private's move: its company's
             who = names.get(r.player_number or 0, "-")
             ent = "" if ent == who else f" for {ent}"
             lines.append(f"  #{r.seq:<4} {who}{ent}: {text}{via}")
@@ -291,7 +291,7 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
     if since:
         out.append(f"  Since your last move: {len(since)} action(s)" + ("" if len(since) <= 6 else ", the last 6:"))
         for r in since[-6:]:
-            ent, text = action_words(game, A.action_from_dict(r.action))
+            ent, text = action_words(game, A.action_from_dict(r.action), r.seq)
             out.append(f"    #{r.seq} {ent}: {text}{via_note(r.action.get('_via'))}")
     held = []
     for corp in sorted(s.corporations):
@@ -915,7 +915,7 @@ def move_status(session: Session, game_row, now=None) -> str:
         last = rows[-1]
         names = {p.number: p.name for p in seats}
         out.append(f"Last move: #{last.seq} {names.get(last.player_number or 0, '-')}: "
-                   f"{action_words(g, A.action_from_dict(last.action))[1]}{via_note(last.action.get('_via'))}")
+                   f"{action_words(g, A.action_from_dict(last.action), last.seq)[1]}{via_note(last.action.get('_via'))}")
     out.append(f"Full state and legal moves: `pbm 18xx status {game_row.name}`; the move clock: "
                f"`pbm 18xx pacing {game_row.name}`.")
     return "\n".join(out) + "\n"
