@@ -151,3 +151,26 @@ def test_a_certificate_named_by_its_id_is_told_by_where_it_came_from(bank_export
     ipo = next(seq for seq, src in bought.items() if src.startswith("ipo:"))
     assert action_words(g, g.actions[ipo - 1], ipo)[1] == f"buy {g.actions[ipo - 1].shares[0].rsplit('_', 1)[0]} ipo"
     assert format_action(act) == f"buy a {corp} share"  # without the game: still no id
+
+
+# -- the status line of an offer names the selling company of a train ----------------------------
+def test_offer_waiting_names_the_buyer_its_president_the_owner_and_the_selling_company(sqlite_url):
+    from pbm.e18xx.pbem.games import replay_rows, set_offer
+    from pbm.e18xx.pbem.mailplay import move_status, state_text
+
+    scope, s, row = _stored(sqlite_url, "va", 63)
+    try:
+        g = replay_rows(s, row).game
+        tid = next(t for t in g.corp_trains("C&O"))
+        assert g.president("B&O") == "Ann" and g.president("C&O") == "Bob"
+        set_offer(row, {"kind": "train", "buyer": 1, "buyer_name": "Ann", "entity": "B&O", "company": tid,
+                        "seller": "C&O", "variant": None, "price": 1, "owner": "Bob", "owner_seat": 2, "at": 63})
+        want = (f"Offer waiting: B&O (Ann's company) offers Bob, president of C&O, $1 for C&O's train {tid}; "
+                f"Bob answers 'accept {tid}' or 'decline {tid}'")
+        assert want in state_text(s, row, replay_rows(s, row), legal=False)  # pbm 18xx status
+        assert want in move_status(s, row)  # pbm status
+        set_offer(row, {"buyer": 1, "buyer_name": "Ann", "entity": "Ann", "company": "P3", "price": 1,
+                        "owner": "Cy", "owner_seat": 3, "at": 63})  # a private between players: as before
+        assert "Offer waiting: Ann offers Cy $1 for P3; Cy answers 'accept P3'" in move_status(s, row)
+    finally:
+        scope.__exit__(None, None, None)

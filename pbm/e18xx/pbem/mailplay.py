@@ -254,13 +254,11 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     else:
         lines.append(f"To act: {who_acts(g)}")
         lines += status_lines(session, game_row, g)[:1]
-        from pbm.e18xx.pbem.games import offer_thing, pending_offer
+        from pbm.e18xx.pbem.games import offer_waiting, pending_offer
 
         offer = pending_offer(game_row)
         if offer is not None:  # 18GA 3.2: the sale waits for its owner
-            lines.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} {g.title.money(offer['price'])} for "
-                         f"{offer_thing(offer)}; {offer['owner']} answers 'accept {offer['company']}' or "
-                         f"'decline {offer['company']}'")
+            lines.append(offer_waiting(g, offer))  # the seller company of a train too (issue 29)
     if rows:
         from pbm.e18xx.core import actions as A
 
@@ -885,7 +883,7 @@ def announce_start(session: Session, game_row, sender: str) -> int:
 def move_status(session: Session, game_row, now=None) -> str:
     """``pbm status`` of an 18xx game: whose move it is, since when, the move clock, the last move."""
     from pbm.e18xx.core import actions as A
-    from pbm.e18xx.pbem.games import action_rows, offer_thing, pending_offer
+    from pbm.e18xx.pbem.games import action_rows, offer_waiting, pending_offer
     from pbm.e18xx.pbem.pacing import status_lines
 
     rep = replay_rows(session, game_row)
@@ -907,9 +905,7 @@ def move_status(session: Session, game_row, now=None) -> str:
         out.append(f"To move: {who_acts(g)}" + (f" ({who})" if who else ""))
         offer = pending_offer(game_row)
         if offer is not None:
-            out.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} {g.title.money(offer['price'])} for "
-                       f"{offer_thing(offer)}; {offer['owner']} answers 'accept {offer['company']}' or "
-                       f"'decline {offer['company']}'")
+            out.append(offer_waiting(g, offer))
     out += status_lines(session, game_row, g, now)
     if rows:
         last = rows[-1]
