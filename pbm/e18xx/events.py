@@ -234,6 +234,30 @@ class PriceMoved(Event):
 
 
 @dataclass(frozen=True)
+class PriceStayed(Event):
+    """A dividend (or a withhold) that leaves the share price where it is, and why (issue 29):
+    ``below`` an 18VA dividend less than the price (18VA 3.2); ``top`` a payout at the top of the
+    chart's last column, ``bottom`` a withhold at the foot of its first column (no cell to go to)."""
+    kind: ClassVar[str] = "price_stays"
+    corp: str = ""
+    price: int = 0
+    why: str = "below"  # below | top | bottom
+    revenue: int = 0
+    rule: str = ""  # the title's section, "" if it names none
+
+    def text(self, money: Money) -> str:
+        see = f" (rule {self.rule})" if self.rule else ""
+        if self.why == "below":
+            because = (f"the dividend, {money(self.revenue)}, is less than the share price, and only a dividend "
+                       f"of at least the price moves it right")
+        elif self.why == "top":
+            because = "it is at the top of the chart's last column: a payout has no cell to move it to"
+        else:
+            because = "it is at the foot of the chart's first column: a withhold has no cell to move it to"
+        return f"{self.corp}'s share price stays at {money(self.price)}: {because}{see}"
+
+
+@dataclass(frozen=True)
 class PhaseChanged(Event):
     kind: ClassVar[str] = "phase"
     old: str = ""
@@ -475,7 +499,7 @@ class GameOver(Event):
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
-    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PhaseChanged, TrainsRusted,
+    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, AutoPassed,
     GameOver)}
@@ -846,6 +870,9 @@ class Recorder:
         self._pending: list[Event] = []
         self._sold: dict[str, int] = {}  # private -> the price the auction sold it for, this action
         self._seq = 0
+        # action number -> where the certificate an action named by its id came from ("ipo:CoG", "pool"):
+        # an 18xx.games export's 'buy CoG_4' is told as 'buy CoG ipo' (pbem/moves.py::action_words)
+        self.bought_from: dict[int, str] = {}
 
     # the wrapped engine calls
     def process(self, orig: Callable[..., Any], action: Any, **kw: Any) -> Any:
@@ -861,11 +888,15 @@ class Recorder:
         self._pending = []
         self._sold = {}
         self._seq = len(g.actions) + 1
+        sid = (getattr(action, "shares", None) or ("",))[0] if getattr(action, "type", "") == "buy_shares" else ""
+        src = g.state.share_owner.get(sid) if sid else None
         try:
             result = orig(action, **kw)
         except BaseException:
             self._pending = []
             raise
+        if src is not None:
+            self.bought_from[len(g.actions)] = str(src)
         try:
             if before is not None:
                 self.events += self._ordered(action, before, snap(g), len(g.actions))
@@ -945,6 +976,7 @@ class Recorder:
             self.failures += 1
             return orig(corp, kind)
         cash = dict(s.cash)
+        cell = s.corporations[corp].price if corp in s.corporations else None
         result = orig(corp, kind)
         try:
             c = s.corporations[corp]
@@ -954,9 +986,24 @@ class Recorder:
             per = revenue / c.size if c.size else 0
             how = "payout" if kind == "payout" and revenue > 0 else "withhold"
             self._pending.append(DividendPaid(self._seq, corp, how, revenue, per, tuple(holders), max(0, treasury)))
+            if cell is not None and c.price == cell and not c.closed:
+                self._pending.append(_price_stays(self.game, self._seq, corp, how, revenue))
         except Exception:  # noqa: BLE001 - finding events never stops the game
             self.failures += 1
         return result
+
+
+def _price_stays(g: "Game", seq: int, corp: str, how: str, revenue: int) -> PriceStayed:
+    """Why a dividend left ``corp``'s price where it is: the title's own rule (18VA 3.2: a dividend
+    below the price does not move it; 18GA, 18AL 4.2.4 and 1848 11.1 move it right on any payout)."""
+    from pbm.e18xx.rounds.cite import section
+
+    price = g.share_price(corp)
+    if how == "payout":
+        below = g.title.data.get("payout_moves") == "right_if_at_least_price" and revenue < price
+        return PriceStayed(seq, corp, price, "below" if below else "top", revenue,
+                           section(g.title, "price_payout"))
+    return PriceStayed(seq, corp, price, "bottom", revenue, section(g.title, "price_withhold"))
 
 
 def attach(game: "Game") -> Recorder:

@@ -117,7 +117,8 @@ def test_a_train_of_another_presidents_company_is_an_offer_until_accepted(rr):
     to, subject, body = told[0]
     assert to == [dict(PLAYERS)[owner]]
     assert f"{buyer} offers $1 for train {tid} of your company {seller}" in body and f"accept {tid}" in body
-    assert f"Offer waiting: {buyer} offers {owner} $1 for {seller}'s train {tid}" in cli("18xx", "status", "rr-1").stdout
+    assert (f"Offer waiting: {buyer} ({pres}'s company) offers {owner}, president of {seller}, $1 for {seller}'s "
+            f"train {tid}") in cli("18xx", "status", "rr-1").stdout
     # the buyer's president cannot answer his own offer
     if pres != owner:
         line, inbound = send(ga, SEAT[pres], f"accept {tid}", game="rr-1")

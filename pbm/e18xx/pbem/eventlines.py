@@ -15,15 +15,16 @@ from pbm.e18xx.events import Event, money_of, recorded
 MAIL_LIMIT = 60  # event lines in one mail at most (the rest: the PDF, the web page, ``pbm 18xx log --events``)
 
 
-def action_line(row: Any, names: dict[int, str] | None = None) -> str:
-    """``#63 Ann for CAR: run auto`` of a stored action row."""
+def action_line(row: Any, names: dict[int, str] | None = None, game: Any = None) -> str:
+    """``#63 Ann for CAR: run auto`` of a stored action row (with ``game``, a private's ability is
+    its owning company's move: ``#63 Cy for N&W: buy train 3 with P2 for $0 ($200 off)``)."""
     from pbm.e18xx.core import actions as A
-    from pbm.e18xx.pbem.moves import format_action
+    from pbm.e18xx.pbem.moves import action_words
 
     d = row.action or {}
     try:
         act = A.action_from_dict(d)
-        ent, text = str(act.entity), format_action(act)
+        ent, text = action_words(game, act, getattr(row, "seq", None))
     except Exception:  # noqa: BLE001 - a line is shown whatever the engine makes of it
         ent, text = str(d.get("entity", "?")), str(d.get("type", "?"))
     who = (names or {}).get(row.player_number or 0, "")
@@ -48,12 +49,12 @@ def grouped(game: Any, events: list[Event], rows: list[Any] | None = None, names
             last = e.seq
             row = by_seq.get(e.seq)
             if row is None and 0 < e.seq <= len(game.actions):  # the game's own log: the entity that acted
-                from pbm.e18xx.pbem.moves import format_action
+                from pbm.e18xx.pbem.moves import action_words
 
-                act = game.actions[e.seq - 1]
-                out.append(f"{indent}#{e.seq} {act.entity}: {format_action(act)}")
+                ent, text = action_words(game, game.actions[e.seq - 1], e.seq)
+                out.append(f"{indent}#{e.seq} {ent}: {text}")
             else:
-                out.append(f"{indent}{action_line(row, names) if row is not None else f'#{e.seq}'}")
+                out.append(f"{indent}{action_line(row, names, game) if row is not None else f'#{e.seq}'}")
         out.append(f"{indent}  {e.text(money)}")
     return out
 

@@ -584,6 +584,14 @@ def offer_parties(offer: dict) -> str:
     return f"{who} offers {to}"
 
 
+def offer_waiting(game: Any, offer: dict) -> str:
+    """The status line of an offer not yet answered, naming the buyer, its president, the owner
+    and, for a train, the selling company: ``Offer waiting: ABC (Ann's company) offers Bob,
+    president of CoG, $1 for CoG's train 2-0; Bob answers 'accept 2-0' or 'decline 2-0'``."""
+    return (f"Offer waiting: {offer_parties(offer)} {game.title.money(offer['price'])} for {offer_thing(offer)}; "
+            f"{offer['owner']} answers 'accept {offer['company']}' or 'decline {offer['company']}'")
+
+
 def offer_rule(game_or_title: Any, offer: dict) -> str:
     """The rule of the title's rulebook that makes the sale need its owner's consent (title data
     ``rule_refs``: ``private_sale``, ``train_sale``): "rule 4.2.6" in 18GA, "rule 4.2" in 18VA (issue 29)."""

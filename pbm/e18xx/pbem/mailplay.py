@@ -30,7 +30,7 @@ from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import clean_address, contents
 
 from pbm.e18xx.core.title import load_title
-from pbm.e18xx.pbem.moves import format_action
+from pbm.e18xx.pbem.moves import action_words, format_action
 from pbm.e18xx.pbem.games import (Applied, Replayed, answer_offer, apply, is_18xx, legal_lines, offer_answer, players,
                                   replay_rows, via_note, who_acts)
 
@@ -254,23 +254,21 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     else:
         lines.append(f"To act: {who_acts(g)}")
         lines += status_lines(session, game_row, g)[:1]
-        from pbm.e18xx.pbem.games import offer_thing, pending_offer
+        from pbm.e18xx.pbem.games import offer_waiting, pending_offer
 
         offer = pending_offer(game_row)
         if offer is not None:  # 18GA 3.2: the sale waits for its owner
-            lines.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} {g.title.money(offer['price'])} for "
-                         f"{offer_thing(offer)}; {offer['owner']} answers 'accept {offer['company']}' or "
-                         f"'decline {offer['company']}'")
+            lines.append(offer_waiting(g, offer))  # the seller company of a train too (issue 29)
     if rows:
         from pbm.e18xx.core import actions as A
 
         lines += ["", "Last moves:"]
         for r in rows[-last:]:
             via = via_note(r.action.get("_via"))
-            act = A.action_from_dict(r.action)
+            ent, text = action_words(g, A.action_from_dict(r.action), r.seq)  # a private's move: its company's
             who = names.get(r.player_number or 0, "-")
-            ent = "" if act.entity == who else f" for {act.entity}"
-            lines.append(f"  #{r.seq:<4} {who}{ent}: {format_action(act)}{via}")
+            ent = "" if ent == who else f" for {ent}"
+            lines.append(f"  #{r.seq:<4} {who}{ent}: {text}{via}")
     lines += ["", describe(g, name=game_row.name)]
     if legal and not g.finished:
         lines += ["", f"{who_acts(g)} may:"] + [f"  {x}" for x in legal_lines(g)]
@@ -291,8 +289,8 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
     if since:
         out.append(f"  Since your last move: {len(since)} action(s)" + ("" if len(since) <= 6 else ", the last 6:"))
         for r in since[-6:]:
-            act = A.action_from_dict(r.action)
-            out.append(f"    #{r.seq} {act.entity}: {format_action(act)}{via_note(r.action.get('_via'))}")
+            ent, text = action_words(game, A.action_from_dict(r.action), r.seq)
+            out.append(f"    #{r.seq} {ent}: {text}{via_note(r.action.get('_via'))}")
     held = []
     for corp in sorted(s.corporations):
         try:
@@ -885,7 +883,7 @@ def announce_start(session: Session, game_row, sender: str) -> int:
 def move_status(session: Session, game_row, now=None) -> str:
     """``pbm status`` of an 18xx game: whose move it is, since when, the move clock, the last move."""
     from pbm.e18xx.core import actions as A
-    from pbm.e18xx.pbem.games import action_rows, offer_thing, pending_offer
+    from pbm.e18xx.pbem.games import action_rows, offer_waiting, pending_offer
     from pbm.e18xx.pbem.pacing import status_lines
 
     rep = replay_rows(session, game_row)
@@ -907,15 +905,13 @@ def move_status(session: Session, game_row, now=None) -> str:
         out.append(f"To move: {who_acts(g)}" + (f" ({who})" if who else ""))
         offer = pending_offer(game_row)
         if offer is not None:
-            out.append(f"Offer waiting: {offer['entity']} offers {offer['owner']} {g.title.money(offer['price'])} for "
-                       f"{offer_thing(offer)}; {offer['owner']} answers 'accept {offer['company']}' or "
-                       f"'decline {offer['company']}'")
+            out.append(offer_waiting(g, offer))
     out += status_lines(session, game_row, g, now)
     if rows:
         last = rows[-1]
         names = {p.number: p.name for p in seats}
         out.append(f"Last move: #{last.seq} {names.get(last.player_number or 0, '-')}: "
-                   f"{format_action(A.action_from_dict(last.action))}{via_note(last.action.get('_via'))}")
+                   f"{action_words(g, A.action_from_dict(last.action), last.seq)[1]}{via_note(last.action.get('_via'))}")
     out.append(f"Full state and legal moves: `pbm 18xx status {game_row.name}`; the move clock: "
                f"`pbm 18xx pacing {game_row.name}`.")
     return "\n".join(out) + "\n"

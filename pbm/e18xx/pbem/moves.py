@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
@@ -526,8 +526,8 @@ def format_action(a: A.Action) -> str:
     if isinstance(a, A.Par):
         return f"par {a.corporation} {a.price}"
     if isinstance(a, A.BuyShares):
-        if a.shares:
-            return f"buy {a.shares[0].split('_')[0]} ({a.shares[0]})"
+        if a.shares:  # an 18xx.games export names the certificate: never shown (action_words says where from)
+            return f"buy a {a.shares[0].rsplit('_', 1)[0]} share"
         return f"buy {a.corporation} {'market' if a.source == 'pool' else 'ipo'}"
     if isinstance(a, A.SellShares):
         corp = a.corporation or (a.shares[0].split("_")[0] if a.shares else "?")
@@ -565,6 +565,64 @@ def format_action(a: A.Action) -> str:
     if isinstance(a, A.Bankrupt):
         return "bankrupt"
     return a.type
+
+
+def action_words(game: Any, a: A.Action, seq: int | None = None) -> tuple[str, str]:
+    """(who acted, the move) as a player reads them in Last moves and the events: a private's
+    ability used by the company that owns it is that company's move, and a new train bought with
+    a private's discount says its price (play-through s10 finding 7: "Cy for P2: buy train 3 with
+    P2" read as the private's own move): ``("N&W", "buy train 3 with P2 for $0 ($200 off)")``;
+    a certificate an 18xx.games export names by its id, as the mails say a purchase (``buy CoG
+    market``, from where the game's recorder saw it come from, action ``seq``), never its id."""
+    ent, text = str(a.entity), format_action(a)
+    if game is None:
+        return ent, text
+    try:
+        if isinstance(a, A.BuyShares) and a.shares:
+            return ent, _share_words(game, a, seq)
+        comp = game.state.companies.get(ent)
+        if comp is None or not str(comp.owner or "").startswith("C:"):
+            return ent, text
+        ent = str(comp.owner)[2:]
+        if isinstance(a, A.BuyTrain):
+            text = _with_discount(game, a) or text
+    except Exception:  # noqa: BLE001 - a line is shown whatever the engine makes of it
+        pass
+    return ent, text
+
+
+def _share_words(game: Any, a: A.BuyShares, seq: int | None) -> str:
+    """``buy CoG ipo``, ``buy CoG market`` or, not knowing where from, ``buy a CoG share``; a
+    certificate of more than one share says so (``buy CoG ipo (a 20% CoG share)``)."""
+    from pbm.e18xx.rounds.stock import share_name
+
+    sid = a.shares[0]
+    corp = sid.rsplit("_", 1)[0]
+    name = share_name(game, sid)
+    src = (getattr(getattr(game, "recorder", None), "bought_from", None) or {}).get(seq) if seq else None
+    if src is None:
+        return f"buy {name}"
+    where = "ipo" if src.startswith("ipo:") else "market" if src == "pool" else ""
+    if not where:
+        return f"buy {name}"
+    return f"buy {corp} {where}" + ("" if name == f"a {corp} share" else f" ({name})")
+
+
+def _with_discount(game: Any, a: A.BuyTrain) -> str:
+    """``buy train 3 with P2 for $0 ($200 off)``: a new train at a private's discount ("" if the
+    train or the discount is not known)."""
+    from pbm.e18xx.rounds.or_trains import discount_off
+
+    train = game.state.trains.get(a.train)
+    name = train.name if train is not None else str(a.train)
+    full = next((int(td.price) for td in game.title.trains if td.name == name), None)
+    ab = game.company_ability(a.entity, "train_discount")
+    if full is None or not ab:
+        return ""
+    price = int(a.price) if a.price is not None else max(0, full - discount_off(ab, full))
+    money = game.title.money
+    return (f"buy train {a.train}" + (f" as {a.variant}" if a.variant else "") + f" with {a.entity} for "
+            f"{money(price)} ({money(full - price)} off)")
 
 
 def _is_private(entity: str) -> bool:
