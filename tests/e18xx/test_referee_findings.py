@@ -154,3 +154,29 @@ def test_a_privates_train_discount_only_in_the_train_buying_step():
                         assert g._open_step(op)[0] == "buy_train", (title, seed, a, g._open_step(op)[0])
                 g.process(pick(rng, acts))
     assert seen, "no private's train power came up"
+
+
+def test_routes_by_their_stops_find_track_that_leaves_every_train_its_own():
+    """4.2.3(j): two trains of a company never share track -- but a route written by its stops
+    does not fix its track.  pbm took, train by train, the first track through each train's
+    stops; when that took the only track a later train could use, it refused routes that can
+    run on other track between the same stops (found by the differential check: pbm's own
+    export of a game where the company ran 'run auto' did not replay).  18GA, 4 players, random
+    seed 1 with the president choosing the routes: G&F's 3 and 5 trains."""
+    from pbm.e18xx.routes import all_routes, find_route
+
+    from .helpers import random_game
+
+    g = random_game(1, stop_at=900, rules=("site_routes",), title="18GA", players=4)
+    corp = "G&F"
+    s = g.state
+    first, second = ("3-3", "H4-0", "I7-0"), ("5-0", "H4-0", "G11-0")
+    assert [t for t in s.corporations[corp].trains][:2] == [first[0], second[0]]
+    routes = all_routes(g.graph(), corp, 5, g.route_colors(), complete=True)
+    took = find_route(routes, first[1:], 3, 0)  # the first track through the 3 train's stops ...
+    assert took is not None and find_route(routes, second[1:], 5, took.mask) is None  # ... leaves the 5 none
+    chosen = g.routes_by_stops(corp, [A.RouteSpec(first[0], first[1:]), A.RouteSpec(second[0], second[1:])])
+    assert [t for t, _ in chosen] == [first[0], second[0]]
+    (_, a), (_, b) = chosen
+    assert not a.mask & b.mask
+    assert set(a.node_ids()) == set(first[1:]) and set(b.node_ids()) == set(second[1:])

@@ -2,12 +2,12 @@
 forced purchases and bankruptcy (rules 4.2.3 - 4.2.6, 5(c))."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction, IllegalRoute, InsufficientFunds
 from pbm.e18xx.rounds.cite import cite, see
-from pbm.e18xx.routes import all_routes, best_routes, find_route, node_keys
+from pbm.e18xx.routes import Route, all_routes, best_routes, disjoint_routes, find_route, node_keys, route_candidates
 from pbm.e18xx.core.state import Train
 from pbm.e18xx.core.track import NEUTRAL
 from pbm.e18xx.rounds.step import plain
@@ -204,21 +204,8 @@ class TrainsMixin:
                 raise IllegalRoute(f"the routes must earn the most possible ({best_total}); "
                                    f"these earn {total} (use 'run auto')")
         else:
-            owned = self._check_route_trains(corp, action)
-            longest = max((s.trains[t].distance for t in owned), default=0)
-            graph, colors = self.graph(), self.route_colors()
-            used = 0
-            total = 0
-            chosen = []
-            for spec in action.routes:
-                # Only the routes through the named stops: the same candidates, in the same
-                # order, as enumerating every route of the company would offer find_route.
-                pool = all_routes(graph, corp, longest, colors, only=node_keys(spec.nodes), complete=True)
-                route = find_route(pool, spec.nodes, s.trains[spec.train].distance, used)
-                if route is None:
-                    raise IllegalRoute(self.route_refusal(corp, spec, used, chosen, s.trains[spec.train].distance))
-                used |= route.mask
-                chosen.append((spec.train, route))
+            self._check_route_trains(corp, action)
+            chosen = self.routes_by_stops(corp, action.routes)
             chosen = self.route_extras(corp, chosen)
             for spec, (_, route) in zip(action.routes, chosen):
                 if spec.revenue is not None and spec.revenue != route.revenue:
@@ -235,6 +222,37 @@ class TrainsMixin:
         for t in self.corp_trains(corp):
             s.trains[t].operated = True
         self.log(f"{corp} runs for {total}: " + "; ".join(f"{t}: {'-'.join(rt.hexes())} ({rt.revenue})" for t, rt in chosen))
+
+    def routes_by_stops(self: "Engine", corp: str, specs: Sequence[A.RouteSpec]) -> list[tuple[str, Route]]:
+        """The track each train of ``specs`` runs, found from its stops: for each train the route
+        through its stops in their order (else the best one through them), avoiding the track of
+        the trains before it; if that leaves a train none, any choice of paths between the stops
+        that leaves every train its own track (4.2.3(j)).  IllegalRoute if there is none."""
+        s = self.state
+        owned = set(self.corp_trains(corp))
+        longest = max((s.trains[t].distance for t in owned), default=0)
+        graph, colors = self.graph(), self.route_colors()
+        used = 0
+        chosen: list[tuple[str, Route]] = []
+        # Only the routes through the named stops: the same candidates, in the same
+        # order, as enumerating every route of the company would offer find_route.
+        pools = [all_routes(graph, corp, longest, colors, only=node_keys(spec.nodes), complete=True)
+                 for spec in specs]
+        for spec, pool in zip(specs, pools):
+            route = find_route(pool, spec.nodes, s.trains[spec.train].distance, used)
+            if route is None:
+                break
+            used |= route.mask
+            chosen.append((spec.train, route))
+        if len(chosen) < len(specs):
+            # the stops do not fix the track: other paths between them may leave every train its own
+            joint = disjoint_routes([route_candidates(pool, spec.nodes, s.trains[spec.train].distance)
+                                     for pool, spec in zip(pools, specs)])
+            if joint is None:
+                spec = specs[len(chosen)]
+                raise IllegalRoute(self.route_refusal(corp, spec, used, chosen, s.trains[spec.train].distance))
+            chosen = [(spec.train, rt) for spec, rt in zip(specs, joint)]
+        return chosen
 
     def _pay_dividend(self: "Engine", corp: str, kind: str) -> None:
         s = self.state
