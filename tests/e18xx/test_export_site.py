@@ -208,3 +208,31 @@ def test_a_printed_tile_is_named_by_its_place_among_the_hexes_printed_alike():
     g = Game("18VA", NAMES[:3], 1)
     assert exchange._site_tile_id(g, "E8") == "E8-5"
     assert exchange._site_tile_id(g, "C4") == "C4-0"
+
+
+def test_a_buy_trains_step_the_site_keeps_open_is_passed_in_the_export():
+    """18xx.games keeps a company's Buy Trains step open while it has room and the price of a
+    depot train, or $1 and another company owns a train -- whoever that company's president is
+    (on pbm another president's train is bought only by an offer he accepts, 18AL 4.2.5(d)),
+    and even when 4.2.5(f) (one train from the Bank a turn) forbids a second one from the
+    depot.  pbm ends the turn when it lists no purchase; the export then writes the pass the
+    site waits for (``pbm_auto``, skipped by pbm's own replay).  18AL, 3 players, random seed 2,
+    the site's behaviour flags: L&N buys a train from the depot and two from ABC (its own
+    president's company) and its turn ends with room for a fourth."""
+    from .helpers import random_game
+
+    g = random_game(2, stop_at=200, title="18AL", players=3, prefix="Tycoon ",
+                    rules=("site_auction", "site_obsolete", "site_routes"))
+    out = _export(g)
+    acts = out["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "buy_train" and a["entity"] == "L&N"
+             and acts[i + 1]["type"] != "buy_train")
+    assert acts[i + 1] == {"type": "pass", "entity": "L&N", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 1}
+    assert summary(exchange_replay(out)) == summary(g)
+
+
+def exchange_replay(out: dict) -> Game:
+    from pbm.e18xx.replay import Replayer
+
+    return Replayer(out).run()

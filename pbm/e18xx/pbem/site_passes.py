@@ -34,6 +34,8 @@ class SitePasses:
         self.consecutive = 0  # passes in a row in this stock round, as the site counts them
         self.before: tuple[Any, ...] = ()
         self.declined: set[tuple[Any, str]] = set()  # (round, company) whose conversion pass is written
+        self.from_depot = False  # the action being written buys a train from the depot
+        self.cash_before = 0  # the acting company's cash before it
 
     def _stock(self) -> bool:
         return self.game.state.round.kind == "stock" and not self.game.state.finished
@@ -76,9 +78,14 @@ class SitePasses:
                 out.append(who if step.name != "route" else f"{who}\trun_routes")  # the site runs no routes
             g._restore(saved)  # noqa: SLF001 - the same state object, as before the passes
             del g.actions[count:]
+        t = g.state.trains.get(act.train) if isinstance(act, A.BuyTrain) else None
+        self.from_depot = t is not None and t.owner in ("depot", "discard")
+        op = g._or_operator() if g.state.round.kind == "operating" else None  # noqa: SLF001
+        c = g.state.corporations.get(op) if op else None
+        self.cash_before = g.state.cash[c.key] if c is not None else 0
         self.before = (_round_key(g), self._players() if self._stock() else [],
                        g.state.round.index if self._stock() else 0,
-                       g.current_entity() if g.state.round.kind == "operating" else None)
+                       op)
         return out
 
     def post(self, act: A.Action) -> list[str]:
@@ -88,12 +95,38 @@ class SitePasses:
         18VA 4.2: "must be used in this phase") and passes to end its turn."""
         g = self.game
         key, op = self.before[0], self.before[3] if len(self.before) > 3 else None
-        if key[0] != "operating" or op is None or isinstance(act, A.Pass) or act.entity != op:
+        if key[0] != "operating" or op is None or isinstance(act, A.Pass):
             return []
-        if g.state.finished or (_round_key(g) == key and g.current_entity() == op):
+        if act.entity != op and not isinstance(act, A.DiscardTrain):  # a discard after op's purchase
+            return []
+        if g.state.finished or (_round_key(g) == key and g._or_operator() == op):  # noqa: SLF001
             return []
         if op not in g.state.corporations:
             return []
         anytime = frozenset(g.title.data.get("site_anytime_privates", ()))
         owned = [c for c in g.state.companies.values() if c.owner == f"C:{op}" and not c.closed and c.sym in anytime]
-        return [op] if owned else []
+        return [op] if owned or self._site_buys_on(op, act, key) else []
+
+    def _site_buys_on(self, op: str, act: A.Action, key: tuple[str, int, int]) -> bool:
+        """18xx.games keeps a company's Buy Trains step open while it has room and either the price
+        of a train the depot offers (even when 18AL/18GA 4.2.5(f), one train from the Bank a turn,
+        forbids a second) or $1 and another company owns a train (whoever that company's president
+        is: on pbm another president's train is bought only by an offer he accepts, 4.2.5(d),
+        18VA 4.6).  pbm ends the turn when it lists no purchase; the site then waits for a pass.
+        Right after a train from the depot that ended the turn (the one a turn of 4.2.5(f)) the site
+        looks at other companies' trains only."""
+        g = self.game
+        s = g.state
+        c = s.corporations[op]
+        # its cash when its turn ended (a new operating round has paid it its privates' income since)
+        if isinstance(act, A.BuyTrain) and act.entity == op:
+            cash = max(0, self.cash_before - (act.price if act.price is not None else s.trains[act.train].price))
+        else:
+            cash = s.cash[c.key] if _round_key(g) == key else self.cash_before
+        if c.closed or cash < 1 or not g._room(op):  # noqa: SLF001
+            return False
+        if not self.from_depot and any(cash >= s.trains[t].price for t in g._depot_trains()):  # noqa: SLF001
+            return True
+        return any(t.owner.startswith("C:") and t.owner != c.key and not t.obsolete and t.buyable
+                   and not g.outside_limit(t.name)
+                   and not s.corporations[t.owner[2:]].closed for t in s.trains.values())
