@@ -210,6 +210,18 @@ def test_a_printed_tile_is_named_by_its_place_among_the_hexes_printed_alike():
     assert exchange._site_tile_id(g, "C4") == "C4-0"
 
 
+def test_a_printed_hex_the_site_prints_apart_is_numbered_as_the_site_numbers_it():
+    """Some printed hexes carry on the site a label or a future label that our list of hexes
+    printed alike does not, so the site numbers them apart: a Potomac Yards station in 18VA's
+    Petersburg was written ``F13-1-0`` and the site could not build the action (found by the
+    differential check).  Every printed city of the four titles, as the site names it."""
+    want = {"18GA": {"I9": "I9-0"}, "18AL": {"L5": "L5-0", "G6": "G6-0", "H3": "H3-1"},
+            "18VA": {"F13": "F13-0", "H3": "H3-0", "G4": "G4-0", "F11": "F11-0", "A12": "A12-0", "E8": "E8-5"}}
+    for title, names in want.items():
+        g = Game(title, NAMES[:3], 1)
+        assert {c: exchange._site_tile_id(g, c) for c in names} == names, title
+
+
 def test_a_buy_trains_step_the_site_keeps_open_is_passed_in_the_export():
     """18xx.games keeps a company's Buy Trains step open while it has room and the price of a
     depot train, or $1 and another company owns a train -- whoever that company's president is

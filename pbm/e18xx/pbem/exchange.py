@@ -139,7 +139,12 @@ def _site_tile_id(game: Game, coord: str) -> str:
 
 def _printed_index(game: Game, coord: str) -> int:
     """18xx.games numbers a printed tile by its hex's place in the list of hexes printed alike
-    (the title's ``hexes``: colour -> code -> hexes): ``E8-5`` is the sixth plain city of 18VA."""
+    (the title's ``hexes``: colour -> code -> hexes): ``E8-5`` is the sixth plain city of 18VA.
+    Where the site prints a hex differently from its neighbours in our list (a label, a future
+    label), title data ``site_printed_index`` gives its number (18VA's Petersburg is ``F13-0``)."""
+    fixed = (game.title.data.get("site_printed_index") or {}).get(coord)
+    if fixed is not None:
+        return int(fixed)
     for groups in (game.title.data.get("hexes") or {}).values():
         for coords in (groups.values() if isinstance(groups, dict) else []):
             if isinstance(coords, list) and coord in coords:
