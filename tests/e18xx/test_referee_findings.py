@@ -180,3 +180,37 @@ def test_routes_by_their_stops_find_track_that_leaves_every_train_its_own():
     (_, a), (_, b) = chosen
     assert not a.mask & b.mask
     assert set(a.node_ids()) == set(first[1:]) and set(b.node_ids()) == set(second[1:])
+
+
+def test_18va_a_company_converts_only_at_the_beginning_of_its_turn():
+    """18VA 4.5.1: "a Five-Share Company may be converted to a Ten-Share Company at the beginning
+    of the Corporation's turn" (and 4.5: "in strict conformance to the order described below").
+    pbm let a company buy a private and use it first and convert after (found by the
+    differential check: 18xx.games refused the conversion)."""
+    from pbm.e18xx.core.errors import GameError
+
+    def may_convert_and_buy(g: Game) -> bool:
+        if g.state.round.kind != "operating" or g.open_step()[0] is None:
+            return False
+        step, who = g.open_step()
+        return step.name == "convert" and any(isinstance(a, A.BuyCompany) and a.entity == who
+                                              for a in g.legal_actions())
+
+    g = None
+    for players in (2, 3, 4):
+        g = _first_state("18VA", players, may_convert_and_buy, seeds=range(12), limit=700)
+        if g is not None:
+            break
+    assert g is not None, "no seeded game reached a conversion decision with a private for sale"
+    corp = g.open_step()[1]
+    buy = next(a for a in g.legal_actions() if isinstance(a, A.BuyCompany) and a.entity == corp)
+    g.process(buy)
+    assert "convert" not in g.or_actions(corp)
+    assert not any(isinstance(a, A.Convert) for a in g.legal_actions())
+    try:
+        g.process(A.Convert(corp))
+    except GameError:
+        pass
+    else:
+        raise AssertionError(f"{corp} converted after buying {buy.company}")
+    assert g.state.corporations[corp].size == 5

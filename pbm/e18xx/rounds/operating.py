@@ -286,6 +286,10 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 raise IllegalAction(f"'{plain(action.type)}' is not a move of the operating round")
             if step.process(self, corp, action):
                 return  # the step ended the turn itself
+        if not isinstance(action, A.Pass):
+            for st in self.or_steps:  # a beginning-of-turn step is over once another move is made
+                if st.first_only and action.type not in st.takes:
+                    r.steps_done.add(st.name)
         self._after_or_action()
 
     def _after_or_action(self: "Engine") -> None:

@@ -88,6 +88,9 @@ class Step:
     description: ClassVar[str] = ""
     # set for a step whose ``blocks`` is more than "it offers an action" (read by the round)
     own_blocks: ClassVar[bool] = False
+    # a step only at the beginning of the turn: over once the company has made any other move
+    # (18VA 4.5.1, converting "at the beginning of the Corporation's turn")
+    first_only: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kw: object) -> None:
         super().__init_subclass__(**kw)
