@@ -248,3 +248,25 @@ def exchange_replay(out: dict) -> Game:
     from pbm.e18xx.replay import Replayer
 
     return Replayer(out).run()
+
+
+def test_bank_of_england_certificates_are_all_shares_in_the_export():
+    """1848: the Bank of England has no president; its ``BOE_0`` is a share like the others.  The
+    export's model of the site's certificates took it for a president's certificate and moved
+    it to pbm's holder of ``BOE_0``, so a later sale named a BoE certificate the seller did not
+    hold on the site (which failed on it; found by the differential check).  Every BoE sale in
+    the export names certificates the seller got earlier in the export."""
+    from .helpers import random_game
+
+    g = random_game(6000, stop_at=160, title="1848", players=3, prefix="Tycoon ",
+                    rules=("site_dutch_pass", "site_routes", "site_turn_end_pass"))
+    held: dict[str, str] = {}
+    sales = 0
+    for a in _export(g)["actions"]:
+        if a["type"] == "buy_shares":
+            held.update({sid: a["entity"] for sid in a["shares"]})
+        elif a["type"] == "sell_shares" and a["shares"][0].startswith("BOE_"):
+            assert all(held.get(sid) == a["entity"] for sid in a["shares"]), (a, held)
+            held.update({sid: "pool" for sid in a["shares"]})
+            sales += 1
+    assert sales >= 3

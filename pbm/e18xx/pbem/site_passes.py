@@ -35,7 +35,7 @@ class SitePasses:
         self.before: tuple[Any, ...] = ()
         self.declined: set[tuple[Any, str]] = set()  # (round, company) whose conversion pass is written
         self.from_depot = False  # the action being written buys a train from the depot
-        self.cash_before = 0  # the acting company's cash before it
+        self.cash_before = 0  # the operating company's cash before it
 
     def _stock(self) -> bool:
         return self.game.state.round.kind == "stock" and not self.game.state.finished
@@ -107,6 +107,15 @@ class SitePasses:
         owned = [c for c in g.state.companies.values() if c.owner == f"C:{op}" and not c.closed and c.sym in anytime]
         return [op] if owned or self._site_buys_on(op, act, key) else []
 
+    def _cash_at_turn_end(self, op: str, act: A.Action, key: tuple[str, int, int]) -> int:
+        """The operating company's cash when its turn ended (a new operating round has paid it its
+        privates' income since)."""
+        g = self.game
+        s = g.state
+        if isinstance(act, A.BuyTrain) and act.entity == op:
+            return max(0, self.cash_before - (act.price if act.price is not None else s.trains[act.train].price))
+        return s.cash[f"C:{op}"] if _round_key(g) == key else self.cash_before
+
     def _site_buys_on(self, op: str, act: A.Action, key: tuple[str, int, int]) -> bool:
         """18xx.games keeps a company's Buy Trains step open while it has room and either the price
         of a train the depot offers (even when 18AL/18GA 4.2.5(f), one train from the Bank a turn,
@@ -118,11 +127,7 @@ class SitePasses:
         g = self.game
         s = g.state
         c = s.corporations[op]
-        # its cash when its turn ended (a new operating round has paid it its privates' income since)
-        if isinstance(act, A.BuyTrain) and act.entity == op:
-            cash = max(0, self.cash_before - (act.price if act.price is not None else s.trains[act.train].price))
-        else:
-            cash = s.cash[c.key] if _round_key(g) == key else self.cash_before
+        cash = self._cash_at_turn_end(op, act, key)
         if c.closed or cash < 1 or not g._room(op):  # noqa: SLF001
             return False
         if not self.from_depot and any(cash >= s.trains[t].price for t in g._depot_trains()):  # noqa: SLF001
