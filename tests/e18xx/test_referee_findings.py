@@ -214,3 +214,39 @@ def test_18va_a_company_converts_only_at_the_beginning_of_its_turn():
     else:
         raise AssertionError(f"{corp} converted after buying {buy.company}")
     assert g.state.corporations[corp].size == 5
+
+
+def test_18va_a_company_with_money_pays_another_at_most_its_treasury():
+    """18VA 4.6.1: a company that must buy a train may buy one from another company "at a mutually
+    agreed price as little as $1, and up to all its remaining cash.  If the Corporation purchasing
+    the train has no money at all, the President may use his cash on hand".  pbm let the
+    president top up a company that had some money (found by the differential check: the site
+    refused the price)."""
+    from pbm.e18xx.core.errors import GameError
+
+    def short_with_some_cash(g: Game) -> bool:
+        if g.state.round.kind != "operating" or g.open_step()[0] is None:
+            return False
+        step, corp = g.open_step()
+        if step.name != "buy_train" or corp not in g.state.corporations or not g._needs_emergency(corp):
+            return False
+        cash = g.state.cash[f"C:{corp}"]
+        return cash > 0 and any(g.state.trains[t].price > cash for t in g._other_trains(corp))
+
+    g = None
+    for players in (3, 4, 2):
+        g = _first_state("18VA", players, short_with_some_cash, seeds=range(30), limit=1500)
+        if g is not None:
+            break
+    assert g is not None, "no seeded game reached a forced purchase by a company with some money"
+    corp = g.open_step()[1]
+    cash = g.state.cash[f"C:{corp}"]
+    t = next(t for t in g._other_trains(corp) if g.state.trains[t].price > cash)
+    listed = [a for a in g.legal_actions() if isinstance(a, A.BuyTrain) and a.train == t]
+    assert all(a.price <= cash for a in listed), listed
+    try:
+        g.process(A.BuyTrain(corp, t, cash + 1))
+    except GameError as exc:
+        assert "remaining cash" in str(exc)
+    else:
+        raise AssertionError(f"{corp} paid {cash + 1} with {cash} in its treasury")

@@ -556,6 +556,13 @@ class TrainsMixin:
             elif price > train.price:
                 raise IllegalAction("with the president's money a train costs at most its face value"
                                     f"{see(self.title, 'emergency_from_company')}")
+            elif self.title.data.get("ebuy_from_others") == "company_without_cash" and cash > 0:
+                # 18VA 4.6.1: "up to all its remaining cash. If the Corporation purchasing the train
+                # has no money at all, the President may use his cash on hand"
+                raise InsufficientFunds(f"{corp} has {self.title.money(cash)}: a company pays another at most all "
+                                        "its remaining cash; the president's money buys a train from another "
+                                        f"company only for a company with no money at all"
+                                        f"{see(self.title, 'emergency_from_company')}")
             if pres is None or s.cash[f"P:{pres}"] < need:
                 raise InsufficientFunds(f"{pres} must raise {need} (sell shares) or go bankrupt")
             self.transfer(f"P:{pres}", c.key, need)
