@@ -223,6 +223,9 @@ class Replayer:
         if kind == "lay_tile":
             return A.LayTile(e, a["hex"], a["tile"], int(a["rotation"]))
         if kind == "place_token":
+            comp = g.state.companies.get(e)
+            if comp is not None and g.company_ability(e, "token") and (comp.owner or "").startswith("C:"):
+                e = comp.owner[2:]  # a private's free station (18GA W&SR) is its company's station step
             return A.PlaceToken(e, a["city"], a.get("slot"))
         if kind == "run_routes":
             return A.RunRoutes(e, tuple(A.RouteSpec(r["train"], tuple(self.node(n) for n in self.route_nodes(r)),

@@ -270,3 +270,37 @@ def test_bank_of_england_certificates_are_all_shares_in_the_export():
             held.update({sid: "pool" for sid in a["shares"]})
             sales += 1
     assert sales >= 3
+
+
+def test_a_private_station_is_the_privates_action_in_the_export():
+    """18GA Waycross & Southern: "A corporation that owns the Waycross & Southern RR may place a
+    station token in Waycross at no cost ... The corporation need not connect to Waycross".  On
+    18xx.games that station is the private's action (entity W&SR); written as the company's it
+    was refused there (no track to Waycross; found by the differential check).  The export
+    names the private, and pbm's replay of it gives the same state."""
+    from pbm.e18xx.render.view import state_dict
+
+    from .helpers import random_game
+
+    g = random_game(0, stop_at=340, title="18GA", players=3, prefix="Tycoon ",
+                    rules=("site_auction", "site_ebuy", "site_red_city_pass", "site_routes"))
+    out = _export(g)
+    station = [a for a in out["actions"] if a["type"] == "place_token" and a["city"] == "I9-0-0"]
+    assert station and station[0]["entity"] == "W&SR" and station[0]["entity_type"] == "company"
+    assert state_dict(exchange_replay(out)) == state_dict(g)
+
+
+def test_no_pass_is_written_for_a_buy_trains_step_already_passed():
+    """The pass the export writes when the site's Buy Trains step would still be open is not
+    written when the company passed that step itself and its turn ended in the next step
+    (18GA, 3 players, random seed 6 with the site's flags: CoG passes its train purchase, buys
+    MRC, and ACL operates; an extra pass was refused on the site)."""
+    from .helpers import random_game
+
+    g = random_game(6, stop_at=320, title="18GA", players=3, prefix="Tycoon ",
+                    rules=("site_auction", "site_ebuy", "site_red_city_pass", "site_routes"))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "buy_company" and a["entity"] == "CoG"
+             and a["company"] == "MRC")
+    assert acts[i - 1]["type"] == "pass" and not acts[i - 1].get("pbm_auto")
+    assert acts[i + 1]["entity"] == "ACL" and not acts[i + 1].get("pbm_auto"), acts[i + 1]

@@ -207,6 +207,8 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
         d.update(hex=act.hex, tile=info.get("tile", act.tile), rotation=act.rotation)
     elif isinstance(act, A.PlaceToken):
         d.update(info.get("station") or {"city": act.city, "slot": act.slot})
+        if info.get("by_company"):
+            d.update(entity=info["by_company"], entity_type="company")
     elif isinstance(act, A.RunRoutes):
         d.update(routes=info.get("site_routes") or info.get("routes") or [
             {"train": r.train, "nodes": list(r.nodes), "revenue": r.revenue} for r in act.routes])
@@ -279,6 +281,8 @@ def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> 
             auto_pass(who)
         tokens = ({k: list(v) for k, v in game.state.map.tokens.items()}
                   if isinstance(act, A.PlaceToken) else None)
+        token_uses = ({c.sym: c.uses.get("token", 0) for c in game.state.companies.values()}
+                      if isinstance(act, A.PlaceToken) else {})
         extra = {k: list(v) for k, v in game.state.map.extra_tokens.items()} if tokens is not None else None
         selling = _selling(game, act)
         before = game.percent_of(f"P:{act.entity}", selling) if selling else 0
@@ -299,6 +303,11 @@ def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> 
         passed = passes.post(act)
         if tokens is not None:
             info["station"] = _token_placed(game, tokens, extra)
+            # a station placed with a private's ability (18GA's Waycross & Southern) is the private's
+            # action on the site
+            used = [sym for sym, n in token_uses.items() if game.state.companies[sym].uses.get("token", 0) > n]
+            if used and act.entity not in game.state.companies:
+                info["by_company"] = used[0]
         if isinstance(act, A.RunRoutes):
             info["site_routes"] = [_route_export(game, t, r) for t, r in rep.last_routes.get(act.entity, [])]
         d = _export_action(game, act, info, ids)

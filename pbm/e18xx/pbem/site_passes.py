@@ -35,6 +35,7 @@ class SitePasses:
         self.before: tuple[Any, ...] = ()
         self.declined: set[tuple[Any, str]] = set()  # (round, company) whose conversion pass is written
         self.from_depot = False  # the action being written buys a train from the depot
+        self.trains_passed: set[tuple[Any, str]] = set()  # (round, company) that passed its Buy Trains step
         self.cash_before = 0  # the operating company's cash before it
 
     def _stock(self) -> bool:
@@ -81,6 +82,9 @@ class SitePasses:
         t = g.state.trains.get(act.train) if isinstance(act, A.BuyTrain) else None
         self.from_depot = t is not None and t.owner in ("depot", "discard")
         op = g._or_operator() if g.state.round.kind == "operating" else None  # noqa: SLF001
+        if op and isinstance(act, A.Pass) and act.entity == op and g.open_step()[0] is not None \
+                and g.open_step()[0].name == "buy_train":
+            self.trains_passed.add((_round_key(g), op))  # the site's Buy Trains step is passed too
         c = g.state.corporations.get(op) if op else None
         self.cash_before = g.state.cash[c.key] if c is not None else 0
         self.before = (_round_key(g), self._players() if self._stock() else [],
@@ -127,6 +131,8 @@ class SitePasses:
         g = self.game
         s = g.state
         c = s.corporations[op]
+        if (key, op) in self.trains_passed:
+            return False
         cash = self._cash_at_turn_end(op, act, key)
         if c.closed or cash < 1 or not g._room(op):  # noqa: SLF001
             return False
