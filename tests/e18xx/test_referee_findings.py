@@ -250,3 +250,28 @@ def test_18va_a_company_with_money_pays_another_at_most_its_treasury():
         assert "remaining cash" in str(exc)
     else:
         raise AssertionError(f"{corp} paid {cash + 1} with {cash} in its treasury")
+
+
+def test_1848_the_tasmania_tile_is_laid_before_the_next_turn_begins():
+    """1848 4.4: "If the 5/5+ train is bought, the Tasmania tile must immediately be placed".  When
+    the privates closed as a company's turn ended (its loan put it into receivership and a 5 train
+    left the game, 5.4.4), pbm began the next operating round -- the Bank of England paid, the next
+    company began -- before the tile was laid (found by the differential check: 18xx.games asks
+    for the tile first).  1848, 5 players, random seed 7006 with the site's flags."""
+    rng = random.Random(7006)
+    g = Game("1848", [f"Tycoon {c}" for c in "ABCDE"], 7006, ("site_dutch_pass", "site_routes", "site_turn_end_pass"))
+    for _ in range(400):
+        if g.forced_lay_company() or g.finished:
+            break
+        g.process(pick(rng, g.legal_actions()))
+    assert g.forced_lay_company() == "P3"
+    closed_at = max(i for i, line in enumerate(g.state.log) if "private companies close" in line)
+    later = g.state.log[closed_at + 1:]
+    assert not [line for line in later if line.startswith("-- operating round") or " operates " in line
+                or line.startswith("BOE pays")], later
+    round_before = (g.state.turn, g.state.round.num)
+    tile = next(a for a in g.legal_actions() if isinstance(a, A.LayTile))
+    assert tile.entity == "P3"
+    g.process(tile)
+    assert g.state.companies["P3"].closed
+    assert (g.state.turn, g.state.round.num) != round_before or g.current_entity() != "P3"

@@ -359,6 +359,8 @@ class ForcedLay(Interrupt):
         g._special_lay(action)
         g.state.companies[acting].closed = True
         g.log(f"{acting} closes")
+        if g.state.round.turn_over:  # the operating company's turn had ended meanwhile
+            g._next_corp()
 
 
 def operating_steps() -> list[Step]:
