@@ -304,3 +304,22 @@ def test_no_pass_is_written_for_a_buy_trains_step_already_passed():
              and a["company"] == "MRC")
     assert acts[i - 1]["type"] == "pass" and not acts[i - 1].get("pbm_auto")
     assert acts[i + 1]["entity"] == "ACL" and not acts[i + 1].get("pbm_auto"), acts[i + 1]
+
+
+def test_1848_a_loan_keeps_the_sites_buy_trains_step_open():
+    """1848: 18xx.games keeps a company's Buy Trains step open while it owns no 2E, has £100 and
+    may still borrow -- also at its train limit or after pbm's train step was over, the loan
+    taken later in the turn -- and its last step ("Take Loans or Buy Company") then waits for a
+    pass of its own.  pbm's last pass of the turn is the site's Buy Trains pass, so the export
+    writes one more (1848, 4 players, random seed 1 with the site's flags: QR borrows, passes,
+    and the site waited in its last step)."""
+    from .helpers import random_game
+
+    g = random_game(1, stop_at=170, title="1848", players=4, prefix="Tycoon ",
+                    rules=("site_dutch_pass", "site_routes", "site_turn_end_pass"))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "QR"
+             and acts[i + 1]["type"] == "pass")
+    assert acts[i + 1] == {"type": "pass", "entity": "QR", "entity_type": "corporation", "id": acts[i]["id"] + 1}
+    assert acts[i + 2] == {"type": "pass", "entity": "QR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 2}

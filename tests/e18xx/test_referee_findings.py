@@ -275,3 +275,25 @@ def test_1848_the_tasmania_tile_is_laid_before_the_next_turn_begins():
     g.process(tile)
     assert g.state.companies["P3"].closed
     assert (g.state.turn, g.state.round.num) != round_before or g.current_entity() != "P3"
+
+
+def test_1848_a_permanent_train_removed_at_a_receivership_begins_its_phase():
+    """1848 5.4.4: at the second and fifth receiverships "the cheapest permanent train (5/5+, 6/6+,
+    8/D) on sale from the Bank is removed from the game", and "Trains removed from the game are
+    regarded as having been sold and can bring about a phase change".  pbm removed the first
+    5 in phase 3 -- the privates closed and The Ghan went on sale (9.5) -- but left the phase at 3
+    (train limit 4, no brown tiles, the 2 trains running).  The first 5 "sold" begins phase 5,
+    and phase 4 on the way (2/2+ rust, 9.4).  (18xx.games removes the next train on sale instead:
+    rulings-1848.md.)  1848, 5 players, random seed 7006 with the site's flags."""
+    rng = random.Random(7006)
+    g = Game("1848", [f"Tycoon {c}" for c in "ABCDE"], 7006, ("site_dutch_pass", "site_routes", "site_turn_end_pass"))
+    for _ in range(400):
+        if any("a 5 train leaves the game" in line for line in g.state.log) or g.finished:
+            break
+        phase_before = g.phase.name
+        g.process(pick(rng, g.legal_actions()))
+    assert any("a 5 train leaves the game" in line for line in g.state.log)
+    assert phase_before == "3" and g.phase.name == "5"
+    assert g.train_limit() == 2
+    owned = [t.name for t in g.state.trains.values() if t.owner.startswith("C:")]
+    assert "2" not in owned and owned, owned

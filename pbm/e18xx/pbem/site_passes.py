@@ -36,6 +36,9 @@ class SitePasses:
         self.declined: set[tuple[Any, str]] = set()  # (round, company) whose conversion pass is written
         self.from_depot = False  # the action being written buys a train from the depot
         self.trains_passed: set[tuple[Any, str]] = set()  # (round, company) that passed its Buy Trains step
+        self.last_pass_to_trains = False  # the pass being written is the site's Buy Trains pass
+        self.bought: set[tuple[Any, str]] = set()  # (round, company) that bought a train (the site then
+        # closes its Buy Trains step by itself once nothing more can be bought)
         self.cash_before = 0  # the operating company's cash before it
 
     def _stock(self) -> bool:
@@ -82,9 +85,18 @@ class SitePasses:
         t = g.state.trains.get(act.train) if isinstance(act, A.BuyTrain) else None
         self.from_depot = t is not None and t.owner in ("depot", "discard")
         op = g._or_operator() if g.state.round.kind == "operating" else None  # noqa: SLF001
-        if op and isinstance(act, A.Pass) and act.entity == op and g.open_step()[0] is not None \
-                and g.open_step()[0].name == "buy_train":
-            self.trains_passed.add((_round_key(g), op))  # the site's Buy Trains step is passed too
+        self.last_pass_to_trains = False
+        if op and isinstance(act, A.BuyTrain) and act.entity == op:
+            self.bought.add((_round_key(g), op))
+        if op and isinstance(act, A.Pass) and act.entity == op and g.open_step()[0] is not None:
+            name = g.open_step()[0].name
+            if name == "buy_train":
+                self.trains_passed.add((_round_key(g), op))  # the site's Buy Trains step is passed too
+            elif name == "buy_company" and (_round_key(g), op) not in self.trains_passed | self.bought \
+                    and self._site_trains_open_for_a_loan(op):
+                # the site still waits in Buy Trains: this pass is its, and its last step waits for another
+                self.trains_passed.add((_round_key(g), op))
+                self.last_pass_to_trains = True
         c = g.state.corporations.get(op) if op else None
         self.cash_before = g.state.cash[c.key] if c is not None else 0
         self.before = (_round_key(g), self._players() if self._stock() else [],
@@ -99,8 +111,11 @@ class SitePasses:
         18VA 4.2: "must be used in this phase") and passes to end its turn."""
         g = self.game
         key, op = self.before[0], self.before[3] if len(self.before) > 3 else None
-        if key[0] != "operating" or op is None or isinstance(act, A.Pass):
+        if key[0] != "operating" or op is None:
             return []
+        if isinstance(act, A.Pass):
+            turn_over = g.state.finished or _round_key(g) != key or g._or_operator() != op  # noqa: SLF001
+            return [op] if self.last_pass_to_trains and turn_over and not g.state.finished else []
         if act.entity != op and not isinstance(act, A.DiscardTrain):  # a discard after op's purchase
             return []
         if g.state.finished or (_round_key(g) == key and g._or_operator() == op):  # noqa: SLF001
@@ -110,6 +125,21 @@ class SitePasses:
         anytime = frozenset(g.title.data.get("site_anytime_privates", ()))
         owned = [c for c in g.state.companies.values() if c.owner == f"C:{op}" and not c.closed and c.sym in anytime]
         return [op] if owned or self._site_buys_on(op, act, key) else []
+
+    def _site_trains_open_for_a_loan(self, op: str) -> bool:
+        """Title data ``site_trains_open_for_loan`` (1848: ``{"train": "2E", "cash": 100}``): 18xx.games
+        keeps the Buy Trains step open for a company that owns no such train, has that much cash and
+        may still borrow (in a later round too) -- also at its train limit, where pbm's step offers
+        nothing, and after pbm's step was over (a loan taken later in the turn).  pbm's last step's
+        pass is then the site's Buy Trains pass."""
+        g = self.game
+        spec = g.title.data.get("site_trains_open_for_loan")
+        if not spec:
+            return False
+        s = g.state
+        c = s.corporations[op]
+        return (not any(s.trains[t].name == spec["train"] for t in c.trains)
+                and s.cash[c.key] >= int(spec["cash"]) and g.can_take_loan(op, ignore_round=True))
 
     def _cash_at_turn_end(self, op: str, act: A.Action, key: tuple[str, int, int]) -> int:
         """The operating company's cash when its turn ended (a new operating round has paid it its

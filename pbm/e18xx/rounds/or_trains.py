@@ -649,6 +649,17 @@ class TrainsMixin:
     def _train_bought_from_depot(self: "Engine", name: str) -> None:
         s = self.state
         phases = self.title.phases
+        later = [k for k in range(s.phase + 2, len(phases)) if phases[k].on == name]
+        if later and phases[s.phase + 1].on != name:
+            # a train leaving the depot before its turn (1848 5.4.4: the cheapest permanent train
+            # removed at a receivership, "regarded as having been sold and can bring about a phase
+            # change") begins its phase; the phases before it begin on the way, with their rusting
+            while s.phase + 1 < later[0]:
+                s.phase += 1
+                self.log(f"-- phase {phases[s.phase].name} --")
+                for other in self.title.trains:
+                    if phases[s.phase].on and other.rusts_on == phases[s.phase].on:
+                        self._rust(other.name)
         while s.phase + 1 < len(phases) and phases[s.phase + 1].on == name:
             s.phase += 1
             self.log(f"-- phase {phases[s.phase].name} --")
