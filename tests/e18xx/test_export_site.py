@@ -323,3 +323,19 @@ def test_1848_a_loan_keeps_the_sites_buy_trains_step_open():
     assert acts[i + 1] == {"type": "pass", "entity": "QR", "entity_type": "corporation", "id": acts[i]["id"] + 1}
     assert acts[i + 2] == {"type": "pass", "entity": "QR", "entity_type": "corporation", "pbm_auto": True,
                            "id": acts[i]["id"] + 2}
+
+
+def test_18va_a_train_discount_keeps_the_sites_buy_trains_step_open():
+    """18VA: a company owning the Tredegar Iron Works ($200 off a new train) may, on 18xx.games, buy
+    another depot train for what the discount leaves -- even with no money and although 4.5.8
+    allows one new train of a type a round -- so the site's Buy Trains step waits for a pass
+    after its purchase; pbm ends the turn (18VA, 2 players, random seed 9000: N&W buys a 3 and
+    spends its last dollar)."""
+    from .helpers import random_game
+
+    g = random_game(9000, stop_at=290, title="18VA", players=2, prefix="Tycoon ", rules=("site_routes",))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "buy_train" and a["entity"] == "N&W"
+             and a["train"] == "3-1")
+    assert acts[i + 1] == {"type": "pass", "entity": "N&W", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 1}

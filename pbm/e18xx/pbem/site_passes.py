@@ -164,9 +164,19 @@ class SitePasses:
         if (key, op) in self.trains_passed:
             return False
         cash = self._cash_at_turn_end(op, act, key)
-        if c.closed or cash < 1 or not g._room(op):  # noqa: SLF001
+        if c.closed or not g._room(op):  # noqa: SLF001
             return False
-        if not self.from_depot and any(cash >= s.trains[t].price for t in g._depot_trains()):  # noqa: SLF001
+        # a private's discount on a depot train counts (18VA Tredegar: the site offers the train at $0)
+        off = max([int(ab.get("discount", 0)) for comp in s.companies.values()
+                   if comp.owner == c.key and not comp.closed
+                   for ab in [g.company_ability(comp.sym, "train_discount") or {}]] or [0])
+        depot = [t for t in g._depot_trains() if s.trains[t].owner == "depot"]  # noqa: SLF001
+        if off and any(cash >= s.trains[t].price - off for t in depot):
+            return True
+        if cash < 1:
+            return False
+        one_a_turn = g.title.data.get("limited_train_buy") != "per_type"  # 18AL/18GA: the site closes the step
+        if not (self.from_depot and one_a_turn) and any(cash >= s.trains[t].price for t in g._depot_trains()):  # noqa: SLF001
             return True
         return any(t.owner.startswith("C:") and t.owner != c.key and not t.obsolete and t.buyable
                    and not g.outside_limit(t.name)
