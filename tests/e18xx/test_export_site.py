@@ -339,3 +339,18 @@ def test_18va_a_train_discount_keeps_the_sites_buy_trains_step_open():
              and a["train"] == "3-1")
     assert acts[i + 1] == {"type": "pass", "entity": "N&W", "entity_type": "corporation", "pbm_auto": True,
                            "id": acts[i]["id"] + 1}
+
+
+def test_a_station_that_puts_its_company_into_receivership_is_written_where_it_went():
+    """1848: a station whose cost made the company borrow into receivership hands its stations to
+    the Bank of England in the same action; the export named the first station that changed
+    hands (VR's old one in H11, ``5-0-0``) instead of the new one in H9 (``6-0-0``), and pbm's
+    own replay of the export refused it (found by the differential check: 1848, 5 players,
+    random seed 9002 with the site's flags, action 320)."""
+    from .helpers import random_game
+
+    g = random_game(9002, stop_at=325, title="1848", players=5, prefix="Tycoon ",
+                    rules=("site_dutch_pass", "site_routes", "site_turn_end_pass"))
+    out = _export(g)
+    vr = [a for a in out["actions"] if a["type"] == "place_token" and a["entity"] == "VR"]
+    assert vr[-1]["city"] == "6-0-0", vr[-1]

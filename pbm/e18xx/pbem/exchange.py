@@ -163,12 +163,16 @@ def _token_placed(game: Game, before: dict[tuple[str, int], list[Any]],
             coord, idx = key
             return {"city": f"{_site_tile_id(game, coord)}-{_site_index(game, coord, idx)}", "slot": 0,
                     "tokener": new[0]}
-    for key, slots in game.state.map.tokens.items():
-        old = before.get(key, [None] * len(slots))
-        for i, who in enumerate(slots):
-            if who is not None and (i >= len(old) or old[i] != who):
-                coord, idx = key
-                return {"city": f"{_site_tile_id(game, coord)}-{_site_index(game, coord, idx)}", "slot": i}
+    # a circle that was empty first: the same action may hand other stations on (1848: the company
+    # goes into receivership and its stations become the Bank of England's)
+    for fresh in (True, False):
+        for key, slots in game.state.map.tokens.items():
+            old = before.get(key, [None] * len(slots))
+            for i, who in enumerate(slots):
+                was = old[i] if i < len(old) else None
+                if who is not None and was != who and (was is None or not fresh):
+                    coord, idx = key
+                    return {"city": f"{_site_tile_id(game, coord)}-{_site_index(game, coord, idx)}", "slot": i}
     return None
 
 
