@@ -249,8 +249,10 @@ class Replayer:
             return A.Assign(e, a["target"])
         if kind == "bankrupt":
             return A.Bankrupt(e)
-        if kind == "use_ability":  # pbm's own (18VA P3's train limit: no such action on 18xx.games)
+        if kind == "use_ability":  # pbm's own, as older pbm exports wrote 18VA P3's train limit
             return A.UseAbility(e, str(a.get("ability", "")))
+        if kind == "choose_ability" and g.company_ability(e, "train_limit_bonus"):  # 18VA P3: +1 train limit
+            return A.UseAbility(e, "train_limit_bonus")
         raise ReplayError(f"action {a.get('id')}: unsupported action type {kind!r}")
 
     def apply(self, a: dict[str, Any]) -> None:

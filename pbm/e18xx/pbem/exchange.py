@@ -235,6 +235,8 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
         d.update(train=act.train)
     elif isinstance(act, A.BuyCompany):
         d.update(company=act.company, price=act.price)
+    elif isinstance(act, A.UseAbility) and act.ability == "train_limit_bonus":
+        d.update(type="choose_ability", choice="close")  # 18xx.games: the private closes for the +1
     elif isinstance(act, A.UseAbility):
         d.update(ability=act.ability)
     elif isinstance(act, A.TakeLoan) and "loan" in info:

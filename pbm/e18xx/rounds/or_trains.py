@@ -413,6 +413,14 @@ class TrainsMixin:
             return not any(s.trains[t].name == name for t in s.corporations[corp].trains)
         return len(self.limited_trains(corp)) < self.train_limit(corp)
 
+    def _train_limit_private(self: "Engine", corp: str) -> str | None:
+        """A private of ``corp`` whose ``train_limit_bonus`` is still to use (18VA Potomac Yards:
+        "exercised in the owning Corporation's train-buying phase")."""
+        for comp in self.state.companies.values():
+            if comp.owner == f"C:{corp}" and not comp.closed and self.company_ability(comp.sym, "train_limit_bonus"):
+                return comp.sym
+        return None
+
     def _can_buy_train(self: "Engine", corp: str) -> bool:
         s = self.state
         cash = s.cash[f"C:{corp}"]
@@ -986,13 +994,16 @@ class CompanyAbilitiesMixin:
         if self.company_ability(sym, "hex_bonus_token") and corp not in self.state.hex_bonuses \
                 and not self.state.companies[sym].uses.get("hex_bonus_token") and self.corp_trains(corp):
             out.append("assign")
-        if self.company_ability(sym, "extra_token") and "route" not in self.state.round.steps_done:
+        # 18VA 4.5.3: the Potomac Yards station "must be used in this phase" (the token placement,
+        # after the track), 4.2 (4) its +1 train limit "in the owning Corporation's train-buying phase"
+        done = self.state.round.steps_done
+        if self.company_ability(sym, "extra_token") and "track" in done and "route" not in done:
             out.append("place_token")
-        if self.company_ability(sym, "train_limit_bonus") and "buy_train" not in self.state.round.steps_done:
+        buying = self._open_step(corp)[0] == "buy_train"
+        if self.company_ability(sym, "train_limit_bonus") and buying:
             out.append("use_ability")
         # a train bought with a private's discount only in the train-buying step (18VA 4.6: "The Tredegar
         # Iron Works power, if used, must be used in this phase"), after the run and the dividend
-        buying = self._open_step(corp)[0] == "buy_train"
         ab = self.company_ability(sym, "train_discount")
         if ab and buying and any(self._room(corp, t) for t in self._depot_trains()):
             out.append("buy_train")

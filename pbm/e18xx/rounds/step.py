@@ -292,7 +292,11 @@ class BuyTrain(Step):
     def actions(self, g: "StepGame", corp: str) -> list[str]:
         if g._must_buy_train(corp):
             return ["buy_train"]
-        return ["buy_train", "pass"] if g._can_buy_train(corp) else []
+        if g._can_buy_train(corp):
+            return ["buy_train", "pass"]
+        # a private whose power is used in this step keeps it open (18VA Potomac Yards' +1 train
+        # limit: a company at its limit may use it, then buy)
+        return ["pass"] if g._train_limit_private(corp) else []
 
     def also(self, g: "StepGame", corp: str, block: str | None) -> list[str]:
         return ["bankrupt"] if block == self.name and g._must_go_bankrupt(corp) else []
