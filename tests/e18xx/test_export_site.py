@@ -354,3 +354,16 @@ def test_a_station_that_puts_its_company_into_receivership_is_written_where_it_w
     out = _export(g)
     vr = [a for a in out["actions"] if a["type"] == "place_token" and a["entity"] == "VR"]
     assert vr[-1]["city"] == "6-0-0", vr[-1]
+
+
+def test_18va_no_pass_when_the_site_closes_its_train_step_after_a_depot_train():
+    """18VA: after a train from the depot 18xx.games closes the Buy Trains step when no train is
+    left on its list (another company's, or a depot train of a type not bought this round: 4.5.8),
+    however much money the company has -- so no pass is written there (18VA, 4 players, random
+    seed 10002 with the site's flags: the B&O buys the first 2 as a 1G and the round ends)."""
+    from .helpers import random_game
+
+    g = random_game(10002, stop_at=160, title="18VA", players=4, prefix="Tycoon ", rules=("site_routes",))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "buy_train" and a["entity"] == "B&O")
+    assert acts[i]["train"] == "2-0" and acts[i + 1]["type"] == "buy_shares", acts[i + 1]

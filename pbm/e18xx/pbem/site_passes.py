@@ -84,6 +84,15 @@ class SitePasses:
             del g.actions[count:]
         t = g.state.trains.get(act.train) if isinstance(act, A.BuyTrain) else None
         self.from_depot = t is not None and t.owner in ("depot", "discard")
+        self.listed_after = False  # 18VA: a train the site still lists after this depot purchase
+        if self.from_depot and g.title.data.get("limited_train_buy") == "per_type" and act.entity in g.state.corporations:
+            me = f"C:{act.entity}"
+            s = g.state
+            self.listed_after = any(x.owner.startswith("C:") and x.owner != me and not x.obsolete and x.buyable
+                                    and not g.outside_limit(x.name) and not s.corporations[x.owner[2:]].closed
+                                    for x in s.trains.values()) or any(
+                s.trains[x].name != t.name and not g._depot_limited(act.entity, x)  # noqa: SLF001
+                for x in g._depot_trains())  # noqa: SLF001
         op = g._or_operator() if g.state.round.kind == "operating" else None  # noqa: SLF001
         self.last_pass_to_trains = False
         if op and isinstance(act, A.BuyTrain) and act.entity == op:
@@ -165,6 +174,10 @@ class SitePasses:
             return False
         cash = self._cash_at_turn_end(op, act, key)
         if c.closed or not g._room(op):  # noqa: SLF001
+            return False
+        if self.from_depot and g.title.data.get("limited_train_buy") == "per_type" and not self.listed_after:
+            # 18VA: after a train from the depot the site's step closes unless a train is still on its
+            # list (another company's, or a depot train of a type not bought this round) and it can pay
             return False
         # a private's discount on a depot train counts (18VA Tredegar: the site offers the train at $0)
         off = max([int(ab.get("discount", 0)) for comp in s.companies.values()
