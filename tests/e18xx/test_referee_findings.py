@@ -297,3 +297,32 @@ def test_1848_a_permanent_train_removed_at_a_receivership_begins_its_phase():
     assert g.train_limit() == 2
     owned = [t.name for t in g.state.trains.values() if t.owner.startswith("C:")]
     assert "2" not in owned and owned, owned
+
+
+def test_an_obsolete_train_is_never_bought_from_another_company():
+    """18AL 4.2.5.1: obsolete 4 trains run once more, but "No corporation may ever purchase an
+    obsolete train from any source".  pbm listed and accepted another company's obsolete train
+    (found by the differential check: 18xx.games refused it, 18AL 4 players random seed 10003,
+    action 1121).  Here another company's train is made obsolete in a seeded state."""
+    from pbm.e18xx.core.errors import GameError
+
+    def may_buy_from_another(g: Game) -> bool:
+        if g.state.round.kind != "operating" or g.open_step()[0] is None:
+            return False
+        step, corp = g.open_step()
+        return step.name == "buy_train" and corp in g.state.corporations and bool(g._other_trains(corp)) \
+            and g.state.cash[f"C:{corp}"] >= 1 and g._room(corp)
+
+    g = _first_state("18AL", 3, may_buy_from_another, seeds=range(20), limit=600)
+    assert g is not None
+    corp = g.open_step()[1]
+    t = g._other_trains(corp)[0]
+    g.state.trains[t].obsolete = True
+    assert t not in g._other_trains(corp)
+    assert not any(isinstance(a, A.BuyTrain) and a.train == t for a in g.legal_actions())
+    try:
+        g.process(A.BuyTrain(corp, t, 1))
+    except GameError as exc:
+        assert "obsolete" in str(exc) and "4.2.5.1" in str(exc), str(exc)
+    else:
+        raise AssertionError("an obsolete train was bought")

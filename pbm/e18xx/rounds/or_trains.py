@@ -401,10 +401,12 @@ class TrainsMixin:
         event = self.title.data.get("trains_between_companies_event")
         if event and event not in s.events:
             return []  # 8.3.4: not before that train event
+        # 18AL 4.2.5.1: "No corporation may ever purchase an obsolete train from any source"
         if event:
             return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}"
-                    and t.buyable and not self.outside_limit(t.name)]
-        return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}" and t.buyable]
+                    and t.buyable and not t.obsolete and not self.outside_limit(t.name)]
+        return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}" and t.buyable
+                and not t.obsolete]
 
     def _room(self: "Engine", corp: str, train: str | None = None) -> bool:
         s = self.state
@@ -529,6 +531,9 @@ class TrainsMixin:
             if action.seller is not None and f"C:{self.corp(str(action.seller)).sym}" != train.owner:
                 raise IllegalAction(f"train {ref} belongs to {train.owner[2:] if train.owner.startswith('C:') else 'nobody'}, "
                                     f"not {action.seller}")
+            if train.obsolete:
+                raise IllegalAction(f"train {ref} is obsolete: no company may ever buy an obsolete train"
+                                    f"{see(self.title, 'obsolete_train')}")
             if ref not in self._other_trains(corp):
                 raise IllegalAction(f"train {ref} cannot be bought by {corp}")
             price = action.price if action.price is not None else train.price
