@@ -367,3 +367,18 @@ def test_18va_no_pass_when_the_site_closes_its_train_step_after_a_depot_train():
     acts = _export(g)["actions"]
     i = next(i for i, a in enumerate(acts) if a["type"] == "buy_train" and a["entity"] == "B&O")
     assert acts[i]["train"] == "2-0" and acts[i + 1]["type"] == "buy_shares", acts[i + 1]
+
+
+def test_18va_a_privates_move_first_in_the_turn_is_preceded_by_the_conversion_pass():
+    """18VA 4.5.1: any other move of the company's turn ends its conversion decision on pbm, a
+    private's too (P1's +10 marker); 18xx.games takes the private's move without ending its
+    Convert step and then waits there, so the export writes the conversion pass before it
+    (18VA, 3 players, random seed 13001 with the site's flags: SR's P1 marker in H15)."""
+    from .helpers import random_game
+
+    g = random_game(13001, stop_at=380, title="18VA", players=3, prefix="Tycoon ", rules=("site_routes",))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "assign" and a["entity"] == "P1"
+             and a.get("target") == "H15")
+    assert acts[i - 1] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] - 1}, acts[i - 1]

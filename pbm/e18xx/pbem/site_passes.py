@@ -62,7 +62,8 @@ class SitePasses:
                 step, who = g.open_step()
                 if step is None or who is None or who not in g.state.corporations:
                     break
-                first = step.name == "convert" and (who == act.entity or target is not None)
+                # any other move of the turn ends the decision (4.5.1; a private's too, e.g. P1's +10)
+                first = step.name == "convert" and (who == act.entity or act.entity in g.state.companies)
                 skip = target is not None and step.name in names and target in names and \
                     names.index(step.name) < names.index(target) and step.name != "home_token"
                 if not (first or skip):
