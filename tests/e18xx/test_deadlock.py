@@ -22,10 +22,9 @@ def test_a_game_no_one_can_move_ends_instead_of_looping():
     """The seeded game of the finding (1848, 4 players, seed 405) no longer reaches that state: since
     5.4.4's removed 5 begins phase 5 (issue 28) it ends by its fifth receivership first, and no
     seeded random game of 1848 with the site's flags (seeds 0-520 with 3 or 4 players, 380-520
-    with 5) reaches a deadlock any more.  The
-    ruling's mechanism is held here directly: a stock round that begins again, inside the game,
-    on the same holdings, cash, prices and trains ends the game, which then lists nothing and
-    scores every player; the same game from its log ends the same way."""
+    with 5) reaches a deadlock any more.  The ruling's mechanism is held here directly: a stock
+    round that begins again, inside the game, on the same holdings, cash, prices and trains ends
+    the game, which then lists nothing and scores every player."""
     rng = random.Random(405)
     g = Game("1848", NAMES, 405, RULES)
     while g.state.round.kind != "stock":  # through the sale of the privates
