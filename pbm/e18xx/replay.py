@@ -223,6 +223,9 @@ class Replayer:
         if kind == "lay_tile":
             return A.LayTile(e, a["hex"], a["tile"], int(a["rotation"]))
         if kind == "place_token":
+            comp = g.state.companies.get(e)
+            if comp is not None and g.company_ability(e, "token") and (comp.owner or "").startswith("C:"):
+                e = comp.owner[2:]  # a private's free station (18GA W&SR) is its company's station step
             return A.PlaceToken(e, a["city"], a.get("slot"))
         if kind == "run_routes":
             return A.RunRoutes(e, tuple(A.RouteSpec(r["train"], tuple(self.node(n) for n in self.route_nodes(r)),
@@ -246,8 +249,10 @@ class Replayer:
             return A.Assign(e, a["target"])
         if kind == "bankrupt":
             return A.Bankrupt(e)
-        if kind == "use_ability":  # pbm's own (18VA P3's train limit: no such action on 18xx.games)
+        if kind == "use_ability":  # pbm's own, as older pbm exports wrote 18VA P3's train limit
             return A.UseAbility(e, str(a.get("ability", "")))
+        if kind == "choose_ability" and g.company_ability(e, "train_limit_bonus"):  # 18VA P3: +1 train limit
+            return A.UseAbility(e, "train_limit_bonus")
         raise ReplayError(f"action {a.get('id')}: unsupported action type {kind!r}")
 
     def apply(self, a: dict[str, Any]) -> None:

@@ -433,6 +433,47 @@ def find_route(routes: Sequence[Route], node_ids: Sequence[str], stops_max: int,
     return best
 
 
+def route_candidates(routes: Sequence[Route], node_ids: Sequence[str], stops_max: int) -> list[Route]:
+    """The legal routes visiting exactly ``node_ids`` (any order), in the order
+    :func:`find_route` prefers them: the stops in the order given first, then by revenue."""
+    want = frozenset(node_ids)
+    seq = tuple(node_ids)
+    exact: list[Route] = []
+    other: list[Route] = []
+    for r in routes:
+        if r.stops <= stops_max and frozenset(r.node_ids()) == want:
+            ids = r.node_ids()
+            (exact if ids == seq or ids[::-1] == seq else other).append(r)
+    other.sort(key=lambda r: -r.revenue)  # stable: the first of the best, as find_route
+    return exact + other
+
+
+def disjoint_routes(candidates: Sequence[Sequence[Route]], budget: int = 20000) -> list[Route] | None:
+    """One route of each list, no two sharing track (4.2.3(j)), the earlier lists' preferred
+    routes first; None if there is none.  A train's stops do not fix its track: between two
+    stops there may be several paths, and the first one of one train may take the track that
+    the only path of a later train needs."""
+    left = [budget]
+
+    def go(i: int, used: int) -> list[Route] | None:
+        if i == len(candidates):
+            return []
+        seen: set[int] = set()
+        for r in candidates[i]:
+            if r.mask & used or r.mask in seen:
+                continue
+            seen.add(r.mask)
+            left[0] -= 1
+            if left[0] < 0:
+                return None
+            rest = go(i + 1, used | r.mask)
+            if rest is not None:
+                return [r, *rest]
+        return None
+
+    return go(0, 0)
+
+
 # ------------------------------------------------------------- routes as players write them
 def resolve_stops(m: MapState, names: Sequence[str], location_names: dict[str, str] | None = None,
                   ref: str = "") -> tuple[str, ...]:

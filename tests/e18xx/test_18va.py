@@ -284,6 +284,10 @@ def test_train_limit_by_company_size():
 def test_privates_discount_token_and_assignment():
     r = at_action(252)
     g = r.game
+    early = at_action(251).game  # SR's track step: the station "must be used in this phase" (4.5.3), after it
+    assert early.open_step()[0].name == "track"
+    assert not any(a.entity == "P3" for a in early.legal_actions())
+    refused(early, A.PlaceToken("P3", "H1-0-0"), "P3")
     g.process(A.PlaceToken("P3", "H1-0-0"))
     assert g.state.companies["P3"].closed and "SR" in g.state.map.extra_tokens[("H1", 0)]
     assert g.state.map.tokens[("H1", 0)].count("SR") == 0  # beside the city, in no circle
@@ -338,12 +342,47 @@ def test_4d_offered_with_the_second_6():
 
 
 def test_potomac_yards_plus_one_train_limit():
+    """4.2 (4): "The special power is exercised in the owning Corporation's train-buying phase"
+    (4.5.8: "if used, must be used in this phase"), as on 18xx.games: not in the station step,
+    offered in the train step -- which stays open for P3's owner even when it can buy nothing."""
     g = at_action(252).game
     before = g.train_limit("SR")
+    assert A.UseAbility("P3", "train_limit_bonus") not in g.legal_actions()
+    refused(g, A.UseAbility("P3", "train_limit_bonus"), "P3")
+    for _ in range(12):  # SR's turn on to its train step: pass, run, pay
+        step, who = g.open_step()
+        if step.name == "buy_train":
+            break
+        acts = [a for a in g.legal_actions() if a.entity == "SR"]
+        g.process(next((a for a in acts if isinstance(a, (A.RunRoutes, A.Dividend))), None)
+                  or next(a for a in acts if isinstance(a, A.Pass)))
+    assert g.open_step()[0].name == "buy_train" and g.open_step()[1] == "SR"
     assert A.UseAbility("P3", "train_limit_bonus") in g.legal_actions()
     g.process(A.UseAbility("P3", "train_limit_bonus"))
     assert g.train_limit("SR") == before + 1 and g.state.companies["P3"].closed
     refused(g, A.UseAbility("P3", "train_limit_bonus"), "P3")
+
+
+def test_potomac_yards_keeps_the_train_step_open_at_the_limit():
+    """A company at its train limit that owns Potomac Yards still gets its train step (a pass, or
+    `use P3` and then a train), as 18xx.games keeps it open; and the +1 is written for the site
+    as P3's ``choose_ability`` (``close``), which pbm's replay reads back."""
+    from pbm.e18xx.pbem import exchange
+    from pbm.e18xx.replay import Replayer
+
+    g = at_action(252).game
+    g._train_limit_private = lambda corp: "P3" if corp == "SR" else None  # noqa: SLF001 - as at the limit
+    assert g.state.corporations["SR"].size in (5, 10)
+    from pbm.e18xx.rounds.step import BuyTrain
+
+    step = BuyTrain()
+    g._can_buy_train = lambda corp: False  # noqa: SLF001 - nothing to buy
+    assert step.actions(g, "SR") == ["pass"]
+    out = exchange._export_action(g, A.UseAbility("P3", "train_limit_bonus"), {}, {})
+    assert out == {"type": "choose_ability", "entity": "P3", "entity_type": "company", "choice": "close"}
+    rep = Replayer({"title": "18VA", "players": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}], "actions": []})
+    rep.game = at_action(252).game
+    assert rep.convert(out) == A.UseAbility("P3", "train_limit_bonus")
 
 
 def test_a_bankrupt_player_leaves_and_the_others_play_on():

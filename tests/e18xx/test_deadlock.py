@@ -18,27 +18,25 @@ NAMES = [f"Tycoon {c}" for c in "ABCD"]
 RULES = ("site_dutch_pass", "site_routes", "site_turn_end_pass")
 
 
-def _before_the_deadlock() -> tuple[Game, random.Random]:
+def test_a_game_no_one_can_move_ends_instead_of_looping():
+    """The seeded game of the finding (1848, 4 players, seed 405) no longer reaches that state: since
+    5.4.4's removed 5 begins phase 5 (issue 28) it ends by its fifth receivership first, and no
+    seeded random game of 1848 with the site's flags (seeds 0-520 with 3 or 4 players, 380-520
+    with 5) reaches a deadlock any more.  The ruling's mechanism is held here directly: a stock
+    round that begins again, inside the game, on the same holdings, cash, prices and trains ends
+    the game, which then lists nothing and scores every player."""
     rng = random.Random(405)
     g = Game("1848", NAMES, 405, RULES)
-    for _ in range(364):
+    while g.state.round.kind != "stock":  # through the sale of the privates
         g.process(pick(rng, g.legal_actions()))
-    return g, rng
-
-
-def test_a_game_no_one_can_move_ends_instead_of_looping():
-    g, rng = _before_the_deadlock()
     cash = dict(g.state.cash)
-    g.process(pick(rng, g.legal_actions()))  # Tycoon C buys a COM share; then no one can act
+    g._start_stock()  # noqa: SLF001 - the first stock round begins again: nothing changed since
     assert g.finished
     assert g.state.end_reason == "no one can act"
     assert g.legal_actions() == []
     result = g.result()
     assert set(result) == set(NAMES) and all(isinstance(v, int) for v in result.values())
-    assert sum(g.state.cash.values()) == sum(cash.values())  # no money made or lost on the way
-    # the same game from its log ends the same way
-    again = Game.from_log(g.to_log())
-    assert again.finished and again.state.end_reason == "no one can act" and again.result() == result
+    assert g.state.cash == cash  # no money made or lost
 
 
 def test_an_ordinary_empty_stock_round_does_not_end_the_game():

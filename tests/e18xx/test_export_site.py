@@ -208,3 +208,177 @@ def test_a_printed_tile_is_named_by_its_place_among_the_hexes_printed_alike():
     g = Game("18VA", NAMES[:3], 1)
     assert exchange._site_tile_id(g, "E8") == "E8-5"
     assert exchange._site_tile_id(g, "C4") == "C4-0"
+
+
+def test_a_printed_hex_the_site_prints_apart_is_numbered_as_the_site_numbers_it():
+    """Some printed hexes carry on the site a label or a future label that our list of hexes
+    printed alike does not, so the site numbers them apart: a Potomac Yards station in 18VA's
+    Petersburg was written ``F13-1-0`` and the site could not build the action (found by the
+    differential check).  Every printed city of the four titles, as the site names it."""
+    want = {"18GA": {"I9": "I9-0"}, "18AL": {"L5": "L5-0", "G6": "G6-0", "H3": "H3-1"},
+            "18VA": {"F13": "F13-0", "H3": "H3-0", "G4": "G4-0", "F11": "F11-0", "A12": "A12-0", "E8": "E8-5"}}
+    for title, names in want.items():
+        g = Game(title, NAMES[:3], 1)
+        assert {c: exchange._site_tile_id(g, c) for c in names} == names, title
+
+
+def test_a_buy_trains_step_the_site_keeps_open_is_passed_in_the_export():
+    """18xx.games keeps a company's Buy Trains step open while it has room and the price of a
+    depot train, or $1 and another company owns a train -- whoever that company's president is
+    (on pbm another president's train is bought only by an offer he accepts, 18AL 4.2.5(d)),
+    and even when 4.2.5(f) (one train from the Bank a turn) forbids a second one from the
+    depot.  pbm ends the turn when it lists no purchase; the export then writes the pass the
+    site waits for (``pbm_auto``, skipped by pbm's own replay).  18AL, 3 players, random seed 2,
+    the site's behaviour flags: L&N buys a train from the depot and two from ABC (its own
+    president's company) and its turn ends with room for a fourth."""
+    from .helpers import random_game
+
+    g = random_game(2, stop_at=200, title="18AL", players=3, prefix="Tycoon ",
+                    rules=("site_auction", "site_obsolete", "site_routes"))
+    out = _export(g)
+    acts = out["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "buy_train" and a["entity"] == "L&N"
+             and acts[i + 1]["type"] != "buy_train")
+    assert acts[i + 1] == {"type": "pass", "entity": "L&N", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 1}
+    assert summary(exchange_replay(out)) == summary(g)
+
+
+def exchange_replay(out: dict) -> Game:
+    from pbm.e18xx.replay import Replayer
+
+    return Replayer(out).run()
+
+
+def test_bank_of_england_certificates_are_all_shares_in_the_export():
+    """1848: the Bank of England has no president; its ``BOE_0`` is a share like the others.  The
+    export's model of the site's certificates took it for a president's certificate and moved
+    it to pbm's holder of ``BOE_0``, so a later sale named a BoE certificate the seller did not
+    hold on the site (which failed on it; found by the differential check).  Every BoE sale in
+    the export names certificates the seller got earlier in the export."""
+    from .helpers import random_game
+
+    g = random_game(6000, stop_at=160, title="1848", players=3, prefix="Tycoon ",
+                    rules=("site_dutch_pass", "site_routes", "site_turn_end_pass"))
+    held: dict[str, str] = {}
+    sales = 0
+    for a in _export(g)["actions"]:
+        if a["type"] == "buy_shares":
+            held.update({sid: a["entity"] for sid in a["shares"]})
+        elif a["type"] == "sell_shares" and a["shares"][0].startswith("BOE_"):
+            assert all(held.get(sid) == a["entity"] for sid in a["shares"]), (a, held)
+            held.update({sid: "pool" for sid in a["shares"]})
+            sales += 1
+    assert sales >= 3
+
+
+def test_a_private_station_is_the_privates_action_in_the_export():
+    """18GA Waycross & Southern: "A corporation that owns the Waycross & Southern RR may place a
+    station token in Waycross at no cost ... The corporation need not connect to Waycross".  On
+    18xx.games that station is the private's action (entity W&SR); written as the company's it
+    was refused there (no track to Waycross; found by the differential check).  The export
+    names the private, and pbm's replay of it gives the same state."""
+    from pbm.e18xx.render.view import state_dict
+
+    from .helpers import random_game
+
+    g = random_game(0, stop_at=340, title="18GA", players=3, prefix="Tycoon ",
+                    rules=("site_auction", "site_ebuy", "site_red_city_pass", "site_routes"))
+    out = _export(g)
+    station = [a for a in out["actions"] if a["type"] == "place_token" and a["city"] == "I9-0-0"]
+    assert station and station[0]["entity"] == "W&SR" and station[0]["entity_type"] == "company"
+    assert state_dict(exchange_replay(out)) == state_dict(g)
+
+
+def test_no_pass_is_written_for_a_buy_trains_step_already_passed():
+    """The pass the export writes when the site's Buy Trains step would still be open is not
+    written when the company passed that step itself and its turn ended in the next step
+    (18GA, 3 players, random seed 6 with the site's flags: CoG passes its train purchase, buys
+    MRC, and ACL operates; an extra pass was refused on the site)."""
+    from .helpers import random_game
+
+    g = random_game(6, stop_at=320, title="18GA", players=3, prefix="Tycoon ",
+                    rules=("site_auction", "site_ebuy", "site_red_city_pass", "site_routes"))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "buy_company" and a["entity"] == "CoG"
+             and a["company"] == "MRC")
+    assert acts[i - 1]["type"] == "pass" and not acts[i - 1].get("pbm_auto")
+    assert acts[i + 1]["entity"] == "ACL" and not acts[i + 1].get("pbm_auto"), acts[i + 1]
+
+
+def test_1848_a_loan_keeps_the_sites_buy_trains_step_open():
+    """1848: 18xx.games keeps a company's Buy Trains step open while it owns no 2E, has £100 and
+    may still borrow -- also at its train limit or after pbm's train step was over, the loan
+    taken later in the turn -- and its last step ("Take Loans or Buy Company") then waits for a
+    pass of its own.  pbm's last pass of the turn is the site's Buy Trains pass, so the export
+    writes one more (1848, 4 players, random seed 1 with the site's flags: QR borrows, passes,
+    and the site waited in its last step)."""
+    from .helpers import random_game
+
+    g = random_game(1, stop_at=170, title="1848", players=4, prefix="Tycoon ",
+                    rules=("site_dutch_pass", "site_routes", "site_turn_end_pass"))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "QR"
+             and acts[i + 1]["type"] == "pass")
+    assert acts[i + 1] == {"type": "pass", "entity": "QR", "entity_type": "corporation", "id": acts[i]["id"] + 1}
+    assert acts[i + 2] == {"type": "pass", "entity": "QR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 2}
+
+
+def test_18va_a_train_discount_keeps_the_sites_buy_trains_step_open():
+    """18VA: a company owning the Tredegar Iron Works ($200 off a new train) may, on 18xx.games, buy
+    another depot train for what the discount leaves -- even with no money and although 4.5.8
+    allows one new train of a type a round -- so the site's Buy Trains step waits for a pass
+    after its purchase; pbm ends the turn (18VA, 2 players, random seed 9000: N&W buys a 3 and
+    spends its last dollar)."""
+    from .helpers import random_game
+
+    g = random_game(9000, stop_at=290, title="18VA", players=2, prefix="Tycoon ", rules=("site_routes",))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "buy_train" and a["entity"] == "N&W"
+             and a["train"] == "3-1")
+    assert acts[i + 1] == {"type": "pass", "entity": "N&W", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 1}
+
+
+def test_a_station_that_puts_its_company_into_receivership_is_written_where_it_went():
+    """1848: a station whose cost made the company borrow into receivership hands its stations to
+    the Bank of England in the same action; the export named the first station that changed
+    hands (VR's old one in H11, ``5-0-0``) instead of the new one in H9 (``6-0-0``), and pbm's
+    own replay of the export refused it (found by the differential check: 1848, 5 players,
+    random seed 9002 with the site's flags, action 320)."""
+    from .helpers import random_game
+
+    g = random_game(9002, stop_at=325, title="1848", players=5, prefix="Tycoon ",
+                    rules=("site_dutch_pass", "site_routes", "site_turn_end_pass"))
+    out = _export(g)
+    vr = [a for a in out["actions"] if a["type"] == "place_token" and a["entity"] == "VR"]
+    assert vr[-1]["city"] == "6-0-0", vr[-1]
+
+
+def test_18va_no_pass_when_the_site_closes_its_train_step_after_a_depot_train():
+    """18VA: after a train from the depot 18xx.games closes the Buy Trains step when no train is
+    left on its list (another company's, or a depot train of a type not bought this round: 4.5.8),
+    however much money the company has -- so no pass is written there (18VA, 4 players, random
+    seed 10002 with the site's flags: the B&O buys the first 2 as a 1G and the round ends)."""
+    from .helpers import random_game
+
+    g = random_game(10002, stop_at=160, title="18VA", players=4, prefix="Tycoon ", rules=("site_routes",))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "buy_train" and a["entity"] == "B&O")
+    assert acts[i]["train"] == "2-0" and acts[i + 1]["type"] == "buy_shares", acts[i + 1]
+
+
+def test_18va_a_privates_move_first_in_the_turn_is_preceded_by_the_conversion_pass():
+    """18VA 4.5.1: any other move of the company's turn ends its conversion decision on pbm, a
+    private's too (P1's +10 marker); 18xx.games takes the private's move without ending its
+    Convert step and then waits there, so the export writes the conversion pass before it
+    (18VA, 3 players, random seed 13001 with the site's flags: SR's P1 marker in H15)."""
+    from .helpers import random_game
+
+    g = random_game(13001, stop_at=380, title="18VA", players=3, prefix="Tycoon ", rules=("site_routes",))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "assign" and a["entity"] == "P1"
+             and a.get("target") == "H15")
+    assert acts[i - 1] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] - 1}, acts[i - 1]

@@ -127,6 +127,7 @@ class RoundState:
     subsidy: int = 0  # paid to the treasury besides the revenue (coal district stations)
     pending_par: tuple[str, str] | None = None  # (player, corporation) who must set a starting value now
     loaned: set[str] = field(default_factory=set)  # corporations that took a loan this round
+    turn_over: bool = False  # the operating company's turn ended while a forced tile lay was due (1848 4.4)
 
 
 class ShareOwners(dict):

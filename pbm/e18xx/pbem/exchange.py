@@ -139,7 +139,12 @@ def _site_tile_id(game: Game, coord: str) -> str:
 
 def _printed_index(game: Game, coord: str) -> int:
     """18xx.games numbers a printed tile by its hex's place in the list of hexes printed alike
-    (the title's ``hexes``: colour -> code -> hexes): ``E8-5`` is the sixth plain city of 18VA."""
+    (the title's ``hexes``: colour -> code -> hexes): ``E8-5`` is the sixth plain city of 18VA.
+    Where the site prints a hex differently from its neighbours in our list (a label, a future
+    label), title data ``site_printed_index`` gives its number (18VA's Petersburg is ``F13-0``)."""
+    fixed = (game.title.data.get("site_printed_index") or {}).get(coord)
+    if fixed is not None:
+        return int(fixed)
     for groups in (game.title.data.get("hexes") or {}).values():
         for coords in (groups.values() if isinstance(groups, dict) else []):
             if isinstance(coords, list) and coord in coords:
@@ -158,12 +163,16 @@ def _token_placed(game: Game, before: dict[tuple[str, int], list[Any]],
             coord, idx = key
             return {"city": f"{_site_tile_id(game, coord)}-{_site_index(game, coord, idx)}", "slot": 0,
                     "tokener": new[0]}
-    for key, slots in game.state.map.tokens.items():
-        old = before.get(key, [None] * len(slots))
-        for i, who in enumerate(slots):
-            if who is not None and (i >= len(old) or old[i] != who):
-                coord, idx = key
-                return {"city": f"{_site_tile_id(game, coord)}-{_site_index(game, coord, idx)}", "slot": i}
+    # a circle that was empty first: the same action may hand other stations on (1848: the company
+    # goes into receivership and its stations become the Bank of England's)
+    for fresh in (True, False):
+        for key, slots in game.state.map.tokens.items():
+            old = before.get(key, [None] * len(slots))
+            for i, who in enumerate(slots):
+                was = old[i] if i < len(old) else None
+                if who is not None and was != who and (was is None or not fresh):
+                    coord, idx = key
+                    return {"city": f"{_site_tile_id(game, coord)}-{_site_index(game, coord, idx)}", "slot": i}
     return None
 
 
@@ -202,6 +211,8 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
         d.update(hex=act.hex, tile=info.get("tile", act.tile), rotation=act.rotation)
     elif isinstance(act, A.PlaceToken):
         d.update(info.get("station") or {"city": act.city, "slot": act.slot})
+        if info.get("by_company"):
+            d.update(entity=info["by_company"], entity_type="company")
     elif isinstance(act, A.RunRoutes):
         d.update(routes=info.get("site_routes") or info.get("routes") or [
             {"train": r.train, "nodes": list(r.nodes), "revenue": r.revenue} for r in act.routes])
@@ -224,6 +235,8 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
         d.update(train=act.train)
     elif isinstance(act, A.BuyCompany):
         d.update(company=act.company, price=act.price)
+    elif isinstance(act, A.UseAbility) and act.ability == "train_limit_bonus":
+        d.update(type="choose_ability", choice="close")  # 18xx.games: the private closes for the +1
     elif isinstance(act, A.UseAbility):
         d.update(ability=act.ability)
     elif isinstance(act, A.TakeLoan) and "loan" in info:
@@ -274,6 +287,8 @@ def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> 
             auto_pass(who)
         tokens = ({k: list(v) for k, v in game.state.map.tokens.items()}
                   if isinstance(act, A.PlaceToken) else None)
+        token_uses = ({c.sym: c.uses.get("token", 0) for c in game.state.companies.values()}
+                      if isinstance(act, A.PlaceToken) else {})
         extra = {k: list(v) for k, v in game.state.map.extra_tokens.items()} if tokens is not None else None
         selling = _selling(game, act)
         before = game.percent_of(f"P:{act.entity}", selling) if selling else 0
@@ -294,6 +309,11 @@ def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> 
         passed = passes.post(act)
         if tokens is not None:
             info["station"] = _token_placed(game, tokens, extra)
+            # a station placed with a private's ability (18GA's Waycross & Southern) is the private's
+            # action on the site
+            used = [sym for sym, n in token_uses.items() if game.state.companies[sym].uses.get("token", 0) > n]
+            if used and act.entity not in game.state.companies:
+                info["by_company"] = used[0]
         if isinstance(act, A.RunRoutes):
             info["site_routes"] = [_route_export(game, t, r) for t, r in rep.last_routes.get(act.entity, [])]
         d = _export_action(game, act, info, ids)

@@ -34,6 +34,12 @@ class SitePasses:
         self.consecutive = 0  # passes in a row in this stock round, as the site counts them
         self.before: tuple[Any, ...] = ()
         self.declined: set[tuple[Any, str]] = set()  # (round, company) whose conversion pass is written
+        self.from_depot = False  # the action being written buys a train from the depot
+        self.trains_passed: set[tuple[Any, str]] = set()  # (round, company) that passed its Buy Trains step
+        self.last_pass_to_trains = False  # the pass being written is the site's Buy Trains pass
+        self.bought: set[tuple[Any, str]] = set()  # (round, company) that bought a train (the site then
+        # closes its Buy Trains step by itself once nothing more can be bought)
+        self.cash_before = 0  # the operating company's cash before it
 
     def _stock(self) -> bool:
         return self.game.state.round.kind == "stock" and not self.game.state.finished
@@ -56,7 +62,8 @@ class SitePasses:
                 step, who = g.open_step()
                 if step is None or who is None or who not in g.state.corporations:
                     break
-                first = step.name == "convert" and (who == act.entity or target is not None)
+                # any other move of the turn ends the decision (4.5.1; a private's too, e.g. P1's +10)
+                first = step.name == "convert" and (who == act.entity or act.entity in g.state.companies)
                 skip = target is not None and step.name in names and target in names and \
                     names.index(step.name) < names.index(target) and step.name != "home_token"
                 if not (first or skip):
@@ -76,9 +83,35 @@ class SitePasses:
                 out.append(who if step.name != "route" else f"{who}\trun_routes")  # the site runs no routes
             g._restore(saved)  # noqa: SLF001 - the same state object, as before the passes
             del g.actions[count:]
+        t = g.state.trains.get(act.train) if isinstance(act, A.BuyTrain) else None
+        self.from_depot = t is not None and t.owner in ("depot", "discard")
+        self.listed_after = False  # 18VA: a train the site still lists after this depot purchase
+        if self.from_depot and g.title.data.get("limited_train_buy") == "per_type" and act.entity in g.state.corporations:
+            me = f"C:{act.entity}"
+            s = g.state
+            self.listed_after = any(x.owner.startswith("C:") and x.owner != me and not x.obsolete and x.buyable
+                                    and not g.outside_limit(x.name) and not s.corporations[x.owner[2:]].closed
+                                    for x in s.trains.values()) or any(
+                s.trains[x].name != t.name and not g._depot_limited(act.entity, x)  # noqa: SLF001
+                for x in g._depot_trains())  # noqa: SLF001
+        op = g._or_operator() if g.state.round.kind == "operating" else None  # noqa: SLF001
+        self.last_pass_to_trains = False
+        if op and isinstance(act, A.BuyTrain) and act.entity == op:
+            self.bought.add((_round_key(g), op))
+        if op and isinstance(act, A.Pass) and act.entity == op and g.open_step()[0] is not None:
+            name = g.open_step()[0].name
+            if name == "buy_train":
+                self.trains_passed.add((_round_key(g), op))  # the site's Buy Trains step is passed too
+            elif name == "buy_company" and (_round_key(g), op) not in self.trains_passed | self.bought \
+                    and self._site_trains_open_for_a_loan(op):
+                # the site still waits in Buy Trains: this pass is its, and its last step waits for another
+                self.trains_passed.add((_round_key(g), op))
+                self.last_pass_to_trains = True
+        c = g.state.corporations.get(op) if op else None
+        self.cash_before = g.state.cash[c.key] if c is not None else 0
         self.before = (_round_key(g), self._players() if self._stock() else [],
                        g.state.round.index if self._stock() else 0,
-                       g.current_entity() if g.state.round.kind == "operating" else None)
+                       op)
         return out
 
     def post(self, act: A.Action) -> list[str]:
@@ -88,12 +121,77 @@ class SitePasses:
         18VA 4.2: "must be used in this phase") and passes to end its turn."""
         g = self.game
         key, op = self.before[0], self.before[3] if len(self.before) > 3 else None
-        if key[0] != "operating" or op is None or isinstance(act, A.Pass) or act.entity != op:
+        if key[0] != "operating" or op is None:
             return []
-        if g.state.finished or (_round_key(g) == key and g.current_entity() == op):
+        if isinstance(act, A.Pass):
+            turn_over = g.state.finished or _round_key(g) != key or g._or_operator() != op  # noqa: SLF001
+            return [op] if self.last_pass_to_trains and turn_over and not g.state.finished else []
+        if act.entity != op and not isinstance(act, A.DiscardTrain):  # a discard after op's purchase
+            return []
+        if g.state.finished or (_round_key(g) == key and g._or_operator() == op):  # noqa: SLF001
             return []
         if op not in g.state.corporations:
             return []
         anytime = frozenset(g.title.data.get("site_anytime_privates", ()))
         owned = [c for c in g.state.companies.values() if c.owner == f"C:{op}" and not c.closed and c.sym in anytime]
-        return [op] if owned else []
+        return [op] if owned or self._site_buys_on(op, act, key) else []
+
+    def _site_trains_open_for_a_loan(self, op: str) -> bool:
+        """Title data ``site_trains_open_for_loan`` (1848: ``{"train": "2E", "cash": 100}``): 18xx.games
+        keeps the Buy Trains step open for a company that owns no such train, has that much cash and
+        may still borrow (in a later round too) -- also at its train limit, where pbm's step offers
+        nothing, and after pbm's step was over (a loan taken later in the turn).  pbm's last step's
+        pass is then the site's Buy Trains pass."""
+        g = self.game
+        spec = g.title.data.get("site_trains_open_for_loan")
+        if not spec:
+            return False
+        s = g.state
+        c = s.corporations[op]
+        return (not any(s.trains[t].name == spec["train"] for t in c.trains)
+                and s.cash[c.key] >= int(spec["cash"]) and g.can_take_loan(op, ignore_round=True))
+
+    def _cash_at_turn_end(self, op: str, act: A.Action, key: tuple[str, int, int]) -> int:
+        """The operating company's cash when its turn ended (a new operating round has paid it its
+        privates' income since)."""
+        g = self.game
+        s = g.state
+        if isinstance(act, A.BuyTrain) and act.entity == op:
+            return max(0, self.cash_before - (act.price if act.price is not None else s.trains[act.train].price))
+        return s.cash[f"C:{op}"] if _round_key(g) == key else self.cash_before
+
+    def _site_buys_on(self, op: str, act: A.Action, key: tuple[str, int, int]) -> bool:
+        """18xx.games keeps a company's Buy Trains step open while it has room and either the price
+        of a train the depot offers (even when 18AL/18GA 4.2.5(f), one train from the Bank a turn,
+        forbids a second) or $1 and another company owns a train (whoever that company's president
+        is: on pbm another president's train is bought only by an offer he accepts, 4.2.5(d),
+        18VA 4.6).  pbm ends the turn when it lists no purchase; the site then waits for a pass.
+        Right after a train from the depot that ended the turn (the one a turn of 4.2.5(f)) the site
+        looks at other companies' trains only."""
+        g = self.game
+        s = g.state
+        c = s.corporations[op]
+        if (key, op) in self.trains_passed:
+            return False
+        cash = self._cash_at_turn_end(op, act, key)
+        if c.closed or not g._room(op):  # noqa: SLF001
+            return False
+        if self.from_depot and g.title.data.get("limited_train_buy") == "per_type" and not self.listed_after:
+            # 18VA: after a train from the depot the site's step closes unless a train is still on its
+            # list (another company's, or a depot train of a type not bought this round) and it can pay
+            return False
+        # a private's discount on a depot train counts (18VA Tredegar: the site offers the train at $0)
+        off = max([int(ab.get("discount", 0)) for comp in s.companies.values()
+                   if comp.owner == c.key and not comp.closed
+                   for ab in [g.company_ability(comp.sym, "train_discount") or {}]] or [0])
+        depot = [t for t in g._depot_trains() if s.trains[t].owner == "depot"]  # noqa: SLF001
+        if off and any(cash >= s.trains[t].price - off for t in depot):
+            return True
+        if cash < 1:
+            return False
+        one_a_turn = g.title.data.get("limited_train_buy") != "per_type"  # 18AL/18GA: the site closes the step
+        if not (self.from_depot and one_a_turn) and any(cash >= s.trains[t].price for t in g._depot_trains()):  # noqa: SLF001
+            return True
+        return any(t.owner.startswith("C:") and t.owner != c.key and not t.obsolete and t.buyable
+                   and not g.outside_limit(t.name)
+                   and not s.corporations[t.owner[2:]].closed for t in s.trains.values())

@@ -43,6 +43,10 @@ class SiteShares:
         self.where[sid] = owner
         self.lists.setdefault(owner, {}).setdefault(corp, []).append(sid)
 
+    def _pres(self, sid: str) -> bool:
+        """A president's certificate (the Bank of England's ``BOE_0`` is a share like the others)."""
+        return sid.endswith("_0") and not self.game.state.corporations[_corp(sid)].equal_shares
+
     def held(self, owner: str, corp: str) -> list[str]:
         return list(self.lists.get(owner, {}).get(corp, []))
 
@@ -56,10 +60,10 @@ class SiteShares:
         out = []
         for sid in pbm_sids:
             src = sources.get(sid, "")
-            pres = sid.endswith("_0")
+            pres = self._pres(sid)
             pct = self.game.sid_percent(sid)
             cands = [x for x in self.held(src, _corp(sid))
-                     if x.endswith("_0") == pres and self.game.sid_percent(x) == pct]
+                     if self._pres(x) == pres and self.game.sid_percent(x) == pct]
             pick = sid if sid in cands else (cands[0] if cands else sid)
             self._put(pick, buyer)
             out.append(pick)
@@ -69,7 +73,7 @@ class SiteShares:
              president_before: str | None) -> dict[str, Any]:
         """The certificates a sale of ``percent`` names on the site, moved as the site moves them."""
         held = self.held(seller, corp)
-        plain = [x for x in held if not x.endswith("_0")]
+        plain = [x for x in held if not self._pres(x)]
         shares: list[str] = []
         total = 0
         for x in plain:
@@ -78,7 +82,7 @@ class SiteShares:
             shares.append(x)
             total += self.game.sid_percent(x)
         if total < percent:
-            shares += [x for x in held if x.endswith("_0")]
+            shares += [x for x in held if self._pres(x)]
         bundle_sum = sum(self.game.sid_percent(x) for x in shares)
         for x in shares:
             self._put(x, "pool")
@@ -89,7 +93,7 @@ class SiteShares:
             unit = self.game.unit(corp)
             n = self.game.sid_percent(pres) // unit
             swap_to = seller if self.percent(seller, corp) >= self.game.sid_percent(pres) else "pool"
-            for x in [y for y in self.held(new, corp) if not y.endswith("_0")][:n]:
+            for x in [y for y in self.held(new, corp) if not self._pres(y)][:n]:
                 self._put(x, swap_to)
             self._put(pres, new)
             diff = bundle_sum - percent
@@ -118,7 +122,7 @@ class SiteShares:
                 self.lists[owner][_corp(sid)].remove(sid)
         for corp in {c for _, c in want}:
             pres = f"{corp}_0"
-            if pres in self.where and self.where[pres] != s.share_owner.get(pres):
+            if self._pres(pres) and pres in self.where and self.where[pres] != s.share_owner.get(pres):
                 self._put(pres, s.share_owner[pres])
             owners = {o for (o, c) in want if c == corp} | {o for o, by in self.lists.items() if by.get(corp)}
             excess = {o: self.percent(o, corp) - want.get((o, corp), 0) for o in owners}
@@ -127,7 +131,7 @@ class SiteShares:
             for t in takers:
                 for g in givers:
                     while excess[t] < 0 and excess[g] > 0:
-                        cands = [x for x in self.held(g, corp) if not x.endswith("_0")
+                        cands = [x for x in self.held(g, corp) if not self._pres(x)
                                  and self.game.sid_percent(x) <= min(-excess[t], excess[g])]
                         if not cands:
                             break

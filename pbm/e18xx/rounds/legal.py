@@ -223,7 +223,8 @@ def _operating(g: "Engine", ent: str) -> list[A.Action]:
             for t in depot:
                 if s.trains[t].price == cheapest and cheapest <= budget:
                     out += [A.BuyTrain(ent, t, cheapest, v) for v in _variants(g, t)]
-            if g._ebuy_from_others():
+            broke_only = g.title.data.get("ebuy_from_others") == "company_without_cash"  # 18VA 4.6.1
+            if g._ebuy_from_others() and not (broke_only and cash > 0):
                 for t in g._other_trains(corp):
                     price = min(s.trains[t].price, budget)
                     if price > cash:

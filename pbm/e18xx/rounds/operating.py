@@ -105,6 +105,12 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def _next_corp(self: "Engine") -> None:
         s = self.state
         r = s.round
+        if self.forced_lay_company() and not s.finished:
+            # 1848 4.4: "the Tasmania tile must immediately be placed": before the next company's
+            # turn and before a new round begins (ForcedLay goes on from here once it is laid)
+            r.turn_over = True
+            return
+        r.turn_over = False
         if s.corporations[self._or_operator()].floated:
             s.corporations[self._or_operator()].operated = True
         self.check_game_end()
@@ -286,6 +292,10 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 raise IllegalAction(f"'{plain(action.type)}' is not a move of the operating round")
             if step.process(self, corp, action):
                 return  # the step ended the turn itself
+        if not isinstance(action, A.Pass):
+            for st in self.or_steps:  # a beginning-of-turn step is over once another move is made
+                if st.first_only and action.type not in st.takes:
+                    r.steps_done.add(st.name)
         self._after_or_action()
 
     def _after_or_action(self: "Engine") -> None:

@@ -2,12 +2,12 @@
 forced purchases and bankruptcy (rules 4.2.3 - 4.2.6, 5(c))."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction, IllegalRoute, InsufficientFunds
 from pbm.e18xx.rounds.cite import cite, see
-from pbm.e18xx.routes import all_routes, best_routes, find_route, node_keys
+from pbm.e18xx.routes import Route, all_routes, best_routes, disjoint_routes, find_route, node_keys, route_candidates
 from pbm.e18xx.core.state import Train
 from pbm.e18xx.core.track import NEUTRAL
 from pbm.e18xx.rounds.step import plain
@@ -219,21 +219,8 @@ class TrainsMixin:
                 raise IllegalRoute(f"the routes must earn the most possible ({best_total}); "
                                    f"these earn {total}{best_words(best)}")
         else:
-            owned = self._check_route_trains(corp, action)
-            longest = max((s.trains[t].distance for t in owned), default=0)
-            graph, colors = self.graph(), self.route_colors()
-            used = 0
-            total = 0
-            chosen = []
-            for spec in action.routes:
-                # Only the routes through the named stops: the same candidates, in the same
-                # order, as enumerating every route of the company would offer find_route.
-                pool = all_routes(graph, corp, longest, colors, only=node_keys(spec.nodes), complete=True)
-                route = find_route(pool, spec.nodes, s.trains[spec.train].distance, used)
-                if route is None:
-                    raise IllegalRoute(self.route_refusal(corp, spec, used, chosen, s.trains[spec.train].distance))
-                used |= route.mask
-                chosen.append((spec.train, route))
+            self._check_route_trains(corp, action)
+            chosen = self.routes_by_stops(corp, action.routes)
             chosen = self.route_extras(corp, chosen)
             for spec, (_, route) in zip(action.routes, chosen):
                 if spec.revenue is not None and spec.revenue != route.revenue:
@@ -250,6 +237,37 @@ class TrainsMixin:
         for t in self.corp_trains(corp):
             s.trains[t].operated = True
         self.log(f"{corp} runs for {total}: " + "; ".join(f"{t}: {'-'.join(rt.hexes())} ({rt.revenue})" for t, rt in chosen))
+
+    def routes_by_stops(self: "Engine", corp: str, specs: Sequence[A.RouteSpec]) -> list[tuple[str, Route]]:
+        """The track each train of ``specs`` runs, found from its stops: for each train the route
+        through its stops in their order (else the best one through them), avoiding the track of
+        the trains before it; if that leaves a train none, any choice of paths between the stops
+        that leaves every train its own track (4.2.3(j)).  IllegalRoute if there is none."""
+        s = self.state
+        owned = set(self.corp_trains(corp))
+        longest = max((s.trains[t].distance for t in owned), default=0)
+        graph, colors = self.graph(), self.route_colors()
+        used = 0
+        chosen: list[tuple[str, Route]] = []
+        # Only the routes through the named stops: the same candidates, in the same
+        # order, as enumerating every route of the company would offer find_route.
+        pools = [all_routes(graph, corp, longest, colors, only=node_keys(spec.nodes), complete=True)
+                 for spec in specs]
+        for spec, pool in zip(specs, pools):
+            route = find_route(pool, spec.nodes, s.trains[spec.train].distance, used)
+            if route is None:
+                break
+            used |= route.mask
+            chosen.append((spec.train, route))
+        if len(chosen) < len(specs):
+            # the stops do not fix the track: other paths between them may leave every train its own
+            joint = disjoint_routes([route_candidates(pool, spec.nodes, s.trains[spec.train].distance)
+                                     for pool, spec in zip(pools, specs)])
+            if joint is None:
+                spec = specs[len(chosen)]
+                raise IllegalRoute(self.route_refusal(corp, spec, used, chosen, s.trains[spec.train].distance))
+            chosen = [(spec.train, rt) for spec, rt in zip(specs, joint)]
+        return chosen
 
     def _pay_dividend(self: "Engine", corp: str, kind: str) -> None:
         s = self.state
@@ -398,10 +416,12 @@ class TrainsMixin:
         event = self.title.data.get("trains_between_companies_event")
         if event and event not in s.events:
             return []  # 8.3.4: not before that train event
+        # 18AL 4.2.5.1: "No corporation may ever purchase an obsolete train from any source"
         if event:
             return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}"
-                    and t.buyable and not self.outside_limit(t.name)]
-        return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}" and t.buyable]
+                    and t.buyable and not t.obsolete and not self.outside_limit(t.name)]
+        return [t.tid for t in s.trains.values() if t.owner.startswith("C:") and t.owner != f"C:{corp}" and t.buyable
+                and not t.obsolete]
 
     def _room(self: "Engine", corp: str, train: str | None = None) -> bool:
         s = self.state
@@ -409,6 +429,14 @@ class TrainsMixin:
             name = s.trains[train].name
             return not any(s.trains[t].name == name for t in s.corporations[corp].trains)
         return len(self.limited_trains(corp)) < self.train_limit(corp)
+
+    def _train_limit_private(self: "Engine", corp: str) -> str | None:
+        """A private of ``corp`` whose ``train_limit_bonus`` is still to use (18VA Potomac Yards:
+        "exercised in the owning Corporation's train-buying phase")."""
+        for comp in self.state.companies.values():
+            if comp.owner == f"C:{corp}" and not comp.closed and self.company_ability(comp.sym, "train_limit_bonus"):
+                return comp.sym
+        return None
 
     def _can_buy_train(self: "Engine", corp: str) -> bool:
         s = self.state
@@ -518,6 +546,9 @@ class TrainsMixin:
             if action.seller is not None and f"C:{self.corp(str(action.seller)).sym}" != train.owner:
                 raise IllegalAction(f"train {ref} belongs to {train.owner[2:] if train.owner.startswith('C:') else 'nobody'}, "
                                     f"not {action.seller}")
+            if train.obsolete:
+                raise IllegalAction(f"train {ref} is obsolete: no company may ever buy an obsolete train"
+                                    f"{see(self.title, 'obsolete_train')}")
             if ref not in self._other_trains(corp):
                 raise IllegalAction(f"train {ref} cannot be bought by {corp}")
             price = action.price if action.price is not None else train.price
@@ -553,6 +584,13 @@ class TrainsMixin:
             elif price > train.price:
                 raise IllegalAction("with the president's money a train costs at most its face value"
                                     f"{see(self.title, 'emergency_from_company')}")
+            elif self.title.data.get("ebuy_from_others") == "company_without_cash" and cash > 0:
+                # 18VA 4.6.1: "up to all its remaining cash. If the Corporation purchasing the train
+                # has no money at all, the President may use his cash on hand"
+                raise InsufficientFunds(f"{corp} has {self.title.money(cash)}: a company pays another at most all "
+                                        "its remaining cash; the president's money buys a train from another "
+                                        f"company only for a company with no money at all"
+                                        f"{see(self.title, 'emergency_from_company')}")
             if pres is None or s.cash[f"P:{pres}"] < need:
                 raise InsufficientFunds(f"{pres} must raise {need} (sell shares) or go bankrupt")
             self.transfer(f"P:{pres}", c.key, need)
@@ -639,6 +677,17 @@ class TrainsMixin:
     def _train_bought_from_depot(self: "Engine", name: str) -> None:
         s = self.state
         phases = self.title.phases
+        later = [k for k in range(s.phase + 2, len(phases)) if phases[k].on == name]
+        if later and phases[s.phase + 1].on != name:
+            # a train leaving the depot before its turn (1848 5.4.4: the cheapest permanent train
+            # removed at a receivership, "regarded as having been sold and can bring about a phase
+            # change") begins its phase; the phases before it begin on the way, with their rusting
+            while s.phase + 1 < later[0]:
+                s.phase += 1
+                self.log(f"-- phase {phases[s.phase].name} --")
+                for other in self.title.trains:
+                    if phases[s.phase].on and other.rusts_on == phases[s.phase].on:
+                        self._rust(other.name)
         while s.phase + 1 < len(phases) and phases[s.phase + 1].on == name:
             s.phase += 1
             self.log(f"-- phase {phases[s.phase].name} --")
@@ -965,13 +1014,16 @@ class CompanyAbilitiesMixin:
         if self.company_ability(sym, "hex_bonus_token") and corp not in self.state.hex_bonuses \
                 and not self.state.companies[sym].uses.get("hex_bonus_token") and self.corp_trains(corp):
             out.append("assign")
-        if self.company_ability(sym, "extra_token") and "route" not in self.state.round.steps_done:
+        # 18VA 4.5.3: the Potomac Yards station "must be used in this phase" (the token placement,
+        # after the track), 4.2 (4) its +1 train limit "in the owning Corporation's train-buying phase"
+        done = self.state.round.steps_done
+        if self.company_ability(sym, "extra_token") and "track" in done and "route" not in done:
             out.append("place_token")
-        if self.company_ability(sym, "train_limit_bonus") and "buy_train" not in self.state.round.steps_done:
+        buying = self._open_step(corp)[0] == "buy_train"
+        if self.company_ability(sym, "train_limit_bonus") and buying:
             out.append("use_ability")
         # a train bought with a private's discount only in the train-buying step (18VA 4.6: "The Tredegar
         # Iron Works power, if used, must be used in this phase"), after the run and the dividend
-        buying = self._open_step(corp)[0] == "buy_train"
         ab = self.company_ability(sym, "train_discount")
         if ab and buying and any(self._room(corp, t) for t in self._depot_trains()):
             out.append("buy_train")

@@ -88,6 +88,9 @@ class Step:
     description: ClassVar[str] = ""
     # set for a step whose ``blocks`` is more than "it offers an action" (read by the round)
     own_blocks: ClassVar[bool] = False
+    # a step only at the beginning of the turn: over once the company has made any other move
+    # (18VA 4.5.1, converting "at the beginning of the Corporation's turn")
+    first_only: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kw: object) -> None:
         super().__init_subclass__(**kw)
@@ -295,7 +298,11 @@ class BuyTrain(Step):
     def actions(self, g: "StepGame", corp: str) -> list[str]:
         if g._must_buy_train(corp):
             return ["buy_train"]
-        return ["buy_train", "pass"] if g._can_buy_train(corp) else []
+        if g._can_buy_train(corp):
+            return ["buy_train", "pass"]
+        # a private whose power is used in this step keeps it open (18VA Potomac Yards' +1 train
+        # limit: a company at its limit may use it, then buy)
+        return ["pass"] if g._train_limit_private(corp) else []
 
     def also(self, g: "StepGame", corp: str, block: str | None) -> list[str]:
         return ["bankrupt"] if block == self.name and g._must_go_bankrupt(corp) else []
@@ -362,6 +369,8 @@ class ForcedLay(Interrupt):
         g._special_lay(action)
         g.state.companies[acting].closed = True
         g.log(f"{acting} closes")
+        if g.state.round.turn_over:  # the operating company's turn had ended meanwhile
+            g._next_corp()
 
 
 def operating_steps() -> list[Step]:

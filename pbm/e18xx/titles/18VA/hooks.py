@@ -20,6 +20,7 @@ class Convert(Step):
     name = "convert"
     takes = ("convert", "pass")
     description = "Convert to a ten-share company — may skip"
+    first_only = True  # "at the beginning of the Corporation's turn": not after buying a private
 
     def actions(self, g: "StepGame", corp: str) -> list[str]:
         return ["convert", "pass"] if g._may_convert(corp) else []
