@@ -187,7 +187,7 @@ def test_mail_a_move_after_the_turn_ended_by_itself_says_why(cli, tmp_path):
 def test_18va_lay_on_a_mine_says_mine():
     from pbm.e18xx.pbem.movelist import legal_lines
 
-    g = game("va", 71)  # C&O, operating round 4.1: tile 4 on the mine at B7
+    g = game("va", 72)  # C&O, operating round 4.1: tile 4 on the mine at B7 (after B&O passed its train step, which P3 keeps open)
     assert g.current_entity() == "C&O"
     line = next(x for x in legal_lines(g, limit=200) if x.startswith("lay 4 B7 2 "))
     assert line.endswith("# mine; to A6 Grafton (upper left), C8 Staunton (lower right)")
