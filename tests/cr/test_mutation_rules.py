@@ -1,0 +1,264 @@
+"""Continental Rails II rules that mutation testing found untested (issue 31, part 2).
+
+Each test pins one rule's outcome (a figure, a limit, a boundary) so that changing the rule in
+the engine makes it fail; each names its rule section and quotes the rulebook where it gives
+the words or a worked example.  ``scripts/mutation_cr.py`` reruns the mutation tests; the
+scores and the equivalent mutants that survive are in docs/cr/rules-map.md, "Mutation testing".
+All on a tiny hand-built game (SQLite), each well under a second.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from pbm.cr.engine import tables
+from pbm.cr.engine.checks import check_money
+from pbm.cr.engine.context import TurnContext
+from pbm.cr.orders import Orders, RailroadOrders
+from pbm.cr.resolve import begin_turn
+from pbm.db import session_scope
+from tests.cr.helpers import tiny_game
+
+
+def _ctx(s, game, orders=None) -> TurnContext:
+    ctx = TurnContext(s, game, orders or {})
+    begin_turn(ctx)
+    return ctx
+
+
+def _kinds(ctx, kind):
+    return [e for e in ctx.events if e["kind"] == kind]
+
+
+@pytest.fixture
+def game(sqlite_url):
+    with session_scope(sqlite_url) as s:
+        yield s, tiny_game(s)
+
+
+# --------------------------------------------------------------------------- §4.12 dividends
+def _pay(s, g, code, *, cash, rate=None, profit=0, computer=False):
+    from pbm.cr.engine.operations import pay_dividend
+
+    ctx = _ctx(s, g)
+    rr = ctx.railroads[code]
+    rr.cash = cash
+    if computer:
+        ctx.rr_orders.pop(code, None)
+        rr.president_id = None
+    else:
+        ctx.rr_orders[code] = RailroadOrders(code, dividend=rate)
+    pay_dividend(ctx, rr, profit)
+    return ctx, rr
+
+
+def test_dividend_is_capped_at_99_dollars_a_share_4_12(game):
+    """§4.12: "Dividends may not exceed $99 per share on any turn." An order of $150 pays $99."""
+    s, g = game
+    ctx, nyc = _pay(s, g, "NYC", cash=10**8, rate=150)
+    assert nyc.dividend == 99 and nyc.last_dividend == 99 and ctx.scratch.dividends_paid["NYC"] == 99
+    assert nyc.cash == 10**8 - 99 * nyc.shares_issued
+    holders = {ctx.player_by_id[h.player_id].number: h.shares for h in nyc.holdings}
+    assert ctx.players[1].cash == 2000 + 99 * holders[1]
+    ev = _kinds(ctx, "dividend")
+    assert [(e["amount"], e["data"]["per_share"]) for e in ev] == [(99 * nyc.shares_issued, 99)]
+
+
+def test_dividend_rate_of_99_is_paid_in_full_and_a_negative_order_pays_nothing_4_12(game):
+    s, g = game
+    ctx, nyc = _pay(s, g, "NYC", cash=10**8, rate=99)
+    assert nyc.last_dividend == 99
+    ctx, nyc = _pay(s, g, "PENN", cash=10**8, rate=-3)
+    assert nyc.dividend == 0 and nyc.last_dividend == 0 and not _kinds(ctx, "dividend")
+
+
+def test_dividend_is_limited_to_the_cash_available_10_2h(game):
+    """§10.2H1: "The Railroad will pay up to this amount in dividends, up to the amount of cash
+    it has available": $5 ordered on 666 NYC shares with $2,000 cash pays $3 a share (⌊2000/666⌋)."""
+    s, g = game
+    ctx, nyc = _pay(s, g, "NYC", cash=2000, rate=5)
+    assert nyc.shares_issued == 666
+    assert nyc.last_dividend == 3 and nyc.dividend == 5  # the standing rate is kept
+    assert nyc.cash == 2000 - 3 * 666
+    # exactly enough cash pays the full rate
+    ctx, nyc = _pay(s, g, "NYC", cash=5 * 666, rate=5)
+    assert nyc.last_dividend == 5 and nyc.cash == 0
+    # no cash, no dividend
+    ctx, nyc = _pay(s, g, "NYC", cash=-10, rate=5)
+    assert nyc.last_dividend == 0 and nyc.cash == -10 and not _kinds(ctx, "dividend")
+
+
+def test_a_bankrupt_road_pays_no_dividend_4_11b(game):
+    """§4.11B: a bankrupt railroad cannot "pay any dividends during a turn it is bankrupt"."""
+    s, g = game
+    from pbm.cr.engine.operations import pay_dividend
+
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.cash = 10**6
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=5)
+    ctx.scratch.bankrupt_at_start.add("NYC")
+    pay_dividend(ctx, nyc, 10**5)
+    assert nyc.last_dividend == 0 and nyc.cash == 10**6
+    ctx = _ctx(s, g)
+    penn = ctx.railroads["PENN"]
+    penn.cash, penn.status = 10**6, "bankrupt"
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", dividend=5)
+    pay_dividend(ctx, penn, 10**5)
+    assert penn.last_dividend == 0 and penn.cash == 10**6
+
+
+def test_computer_president_pays_half_the_profit_capped_at_99_e_4_12():
+    """§4.12 "A Railroad without a player President will set a reasonable dividend rate"
+    (ruling E-4.12: half the profit, per share, rounded down, at most $99)."""
+    from types import SimpleNamespace
+
+    from pbm.cr.engine.operations import reasonable_dividend
+
+    rr = SimpleNamespace(shares_issued=1000)
+    assert reasonable_dividend(rr, 10_000) == 5
+    assert reasonable_dividend(rr, 9_999) == 4
+    assert reasonable_dividend(rr, 198_000) == 99 and reasonable_dividend(rr, 10**7) == 99
+    assert reasonable_dividend(rr, 0) == 0 and reasonable_dividend(rr, -5000) == 0
+    assert reasonable_dividend(SimpleNamespace(shares_issued=0), 10_000) == 0
+    assert reasonable_dividend(SimpleNamespace(shares_issued=1), 2) == 1
+
+
+def test_computer_president_sets_the_reasonable_rate_in_operations_e_4_12(game):
+    s, g = game
+    ctx, nyc = _pay(s, g, "NYC", cash=10**6, profit=6660, computer=True)
+    assert nyc.dividend == 5 and nyc.last_dividend == 5  # ⌊6660 × ½ / 666⌋
+
+
+# --------------------------------------------------------------------------- §4.10B, §4.18 expenses
+def test_operating_expenses_by_efficiency_and_cost_technologies_4_10b():
+    """§4.10B (ruling E-4.10B): costs are a straight line, 50 → 100 %, 95 → 65 % of revenue;
+    at 50 or less they equal or exceed revenue, technology or not; §4.18: each cost-saving
+    technology cuts them."""
+    from types import SimpleNamespace
+
+    from pbm.cr.engine.operations import expense_ratio, operating_expenses
+
+    assert expense_ratio(50) == pytest.approx(1.0) and expense_ratio(95) == pytest.approx(0.65)
+    assert expense_ratio(95 - 45) == pytest.approx(1.0) and expense_ratio(5) == pytest.approx(1.35)
+    rr = SimpleNamespace(efficiency=95, technologies=[])
+    assert operating_expenses(rr, 100_000) == 65_000
+    letter, saving = next(iter(tables.COST_TECHS.items()))
+    rr.technologies = [letter]
+    assert operating_expenses(rr, 100_000) == math.floor(100_000 * 0.65 * (1 - saving))
+    poor = SimpleNamespace(efficiency=50, technologies=list(tables.COST_TECHS))
+    assert operating_expenses(poor, 100_000) == 100_000
+    assert operating_expenses(SimpleNamespace(efficiency=40, technologies=list(tables.COST_TECHS)), 90_000) == 90_000
+    worse = SimpleNamespace(efficiency=20, technologies=list(tables.COST_TECHS))
+    assert operating_expenses(worse, 90_000) == math.floor(90_000 * expense_ratio(20) * math.prod(
+        1 - v for v in tables.COST_TECHS.values())) > 90_000
+    fair = SimpleNamespace(efficiency=51, technologies=list(tables.COST_TECHS))
+    assert operating_expenses(fair, 100_000) < 100_000
+
+
+# --------------------------------------------------------------------------- §4.13 mergers
+def _three_roads(s, **kw):
+    """NYC (New York–Albany, 666 shares at $20), PENN (Philadelphia–Pittsburgh) and B&A
+    (Boston–Albany, 905 shares at $30): the B&A meets the NYC at Albany, the PENN meets neither.
+    Tycoon 1 presides all three."""
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": "NYC", "price": 20}, {"code": "PENN", "price": 15},
+                                               {"code": "B&A", "price": 30}], **kw)
+    from pbm.models import Railroad
+
+    for rr in s.query(Railroad).filter_by(game_id=g.id):
+        rr.president_id = g.players[0].id
+    s.flush()
+    return g
+
+
+def test_merger_needs_roads_connected_at_the_start_and_a_solvent_survivor_4_13a(sqlite_url):
+    """§4.13A1 "The Railroads must be connected at the start of the turn"; A2 "The railroad
+    merged into cannot be bankrupt"; §10.1E: only the president of both at the start."""
+    from pbm.cr.engine.mergers import merger_problem
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, penn, ba = (ctx.railroads[c] for c in ("NYC", "PENN", "B&A"))
+        assert merger_problem(ctx, 1, ba, nyc) is None
+        assert merger_problem(ctx, 1, nyc, ba) is None
+        assert "not connected at the start" in merger_problem(ctx, 1, penn, nyc)
+        assert "not connected at the start" in merger_problem(ctx, 1, nyc, penn)
+        assert "were not president" in merger_problem(ctx, 2, ba, nyc)
+        assert "two different" in merger_problem(ctx, 1, nyc, nyc)
+        assert "two different" in merger_problem(ctx, 1, None, nyc)
+        nyc.status = "bankrupt"
+        assert "bankrupt" in merger_problem(ctx, 1, ba, nyc)
+        assert merger_problem(ctx, 1, nyc, ba) is None  # a bankrupt road may merge into a solvent one
+        ctx.scratch.start_towns["NYC"] = set()  # the line to Albany built this turn does not count
+        nyc.status = "active"
+        assert "not connected at the start" in merger_problem(ctx, 1, ba, nyc)
+
+
+def test_merger_averages_the_price_and_exchanges_shares_one_for_one_4_13c(sqlite_url):
+    """§4.13C: "one share of stock for every share of the merging railroad. The new stock price
+    is averaged based on the number of each issued": (666 × $20 + 905 × $30) / 1,571 = $25.76."""
+    from pbm.cr.engine.mergers import merge
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        assert (nyc.shares_issued, ba.shares_issued) == (666, 905)
+        before = {n: (ctx.shares(p, nyc), ctx.shares(p, ba)) for n, p in ctx.players.items()}
+        treasury, public, authorized = nyc.treasury_shares + ba.treasury_shares, nyc.shares_public + ba.shares_public, \
+            nyc.shares_authorized + ba.shares_authorized
+        cash = nyc.cash + ba.cash
+        merge(ctx, ba, nyc)
+        assert nyc.price == 25.76
+        assert nyc.shares_issued == 1571 and nyc.treasury_shares == treasury and nyc.shares_public == public
+        assert nyc.shares_authorized == authorized
+        assert all(ctx.shares(ctx.players[n], nyc) == a + b for n, (a, b) in before.items())
+        assert ba.shares_issued == ba.shares_public == ba.treasury_shares == ba.shares_authorized == 0
+        assert all(h.shares == 0 for h in ba.holdings)
+        assert ba.status == "merged" and ba.merged_into_id == nyc.id and ba.president_id is None
+        assert nyc.cash == cash and ba.cash == 0
+        assert {ctx.route_by_id[x.route_id].code for x in nyc.lines} == {"NYC", "B&A"} and not ba.lines
+        assert ctx.scratch.merged_into == {"B&A": "NYC"}
+        assert not check_money(ctx)
+
+
+def test_merger_upgrade_is_paid_by_bonds_4_13e(sqlite_url):
+    """§4.13E: the survivor has the higher engine and every technology of both, "but must pay the
+    normal costs to upgrade all lines lacking the engines or technology. Bonds will be issued to
+    finance this cost": the NYC's 148 miles from engine 1 to 3 ($10 a mile a step, §4.17) and
+    technology B ($10 a mile, §4.18), the B&A's 201 miles technology C; debts and land add up."""
+    from pbm.cr.engine.mergers import merge
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        ba.locomotive, ba.technologies, ba.efficiency, ba.grand_station = 3, ["A", "B"], 95, True
+        nyc.locomotive, nyc.technologies, nyc.efficiency = 1, ["C"], 80
+        nyc.bond_debt, ba.bond_debt, nyc.loan_debt, ba.loan_debt = 1000, 2000, 30, 40
+        nyc.land, ba.land, ba.president_debt = 5, 7, 11
+        merge(ctx, ba, nyc)
+        upgrade = 10 * 2 * 148 + 10 * 148 + 10 * 201
+        assert [e["data"]["upgrade_cost"] for e in _kinds(ctx, "railroads-merged")] == [upgrade]
+        assert nyc.bond_debt == 3000 + upgrade and nyc.loan_debt == 70
+        assert (nyc.land, nyc.president_debt) == (12, 11) and (ba.bond_debt, ba.loan_debt, ba.land) == (0, 0, 0)
+        assert nyc.locomotive == 3 and nyc.technologies == ["A", "B", "C"] and nyc.grand_station
+        assert nyc.efficiency == math.floor((95 * 201 + 80 * 148) / 349)
+
+
+def test_merger_of_equal_equipment_costs_nothing_4_13e(sqlite_url):
+    from pbm.cr.engine.mergers import merge
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        ba.technologies, nyc.technologies = ["A", "B"], ["B"]  # A (a grand station) is no line upgrade
+        bonds = nyc.bond_debt + ba.bond_debt
+        merge(ctx, nyc, ba)
+        assert ba.bond_debt == bonds and _kinds(ctx, "railroads-merged")[0]["data"]["upgrade_cost"] == 0
