@@ -262,3 +262,117 @@ def test_merger_of_equal_equipment_costs_nothing_4_13e(sqlite_url):
         bonds = nyc.bond_debt + ba.bond_debt
         merge(ctx, nyc, ba)
         assert ba.bond_debt == bonds and _kinds(ctx, "railroads-merged")[0]["data"]["upgrade_cost"] == 0
+
+
+# --------------------------------------------------------------------------- §6.1A/B, §6.2 stock limits
+def _holdings(s, g, code, shares: dict[int, int], directors=()):
+    """Set tycoons' shares in ``code`` (the Public holds the rest) and mark ``directors``."""
+    from pbm.models import Railroad
+
+    rr = s.query(Railroad).filter_by(game_id=g.id, code=code).one()
+    for h in rr.holdings:
+        n = h.player.number
+        if n in shares:
+            rr.shares_public -= shares[n] - h.shares
+            h.shares = shares[n]
+        h.director = n in directors
+    s.flush()
+
+
+def test_max_bid_is_20_percent_of_the_available_stock_6_1b(game):
+    """§6.1B: "You may bid for up to 20% of available stock ... issued shares minus the number
+    of shares owned by all directors minus the shares you own." NYC: 666 issued, tycoons 1–4 own
+    26 each, tycoon 2 a director with 100: tycoon 1 may bid ⌊20 % × (666 − 100 − 26)⌋ = 108."""
+    from pbm.cr.engine.market import max_bid
+
+    s, g = game
+    ctx = _ctx(s, g)
+    assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == math.floor(0.2 * (666 - 26))  # 128
+    _holdings(s, g, "NYC", {2: 100}, directors={2})
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    assert max_bid(ctx, ctx.players[1], nyc) == 108
+    assert max_bid(ctx, ctx.players[2], nyc) == math.floor(0.2 * (666 - 100))  # a director's own shares once
+
+
+def test_no_one_bids_beyond_51_percent_6_1a(game):
+    """§6.1A: "No one can ever bid for more than 51% of the stock, so a player who owns 41% of
+    the stock may only bid for 10% of the stock, and at 51% ownership cannot bid at all."
+    NYC 666 issued: 41 % is 273 shares → ⌊0.51 × 666⌋ − 273 = 66 (10 %); 340 shares → 0."""
+    from pbm.cr.engine.market import max_bid
+
+    s, g = game
+    _holdings(s, g, "NYC", {1: 273}, directors={1})
+    ctx = _ctx(s, g)
+    assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == 66
+    _holdings(s, g, "NYC", {1: 339}, directors={1})
+    ctx = _ctx(s, g)
+    assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == 0
+    _holdings(s, g, "NYC", {1: 400}, directors={1})
+    ctx = _ctx(s, g)
+    assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == 0
+
+
+def test_short_sales_up_to_10_percent_including_owned_shares_6_2a_c(game):
+    """§6.2C: "If a RR has 1000 shares issued, and you own 40 shares, you may sell 100 shares
+    (10% of issued stock)" — here 666 issued, 26 owned: 40 short, 66 in all; none for a
+    director, none in a cornered stock (§6.4, §10.1C4)."""
+    from pbm.cr.engine.market import is_cornered, max_short
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    assert max_short(ctx, ctx.players[1], nyc) == 40
+    _holdings(s, g, "NYC", {1: 0, 2: 66})
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    assert max_short(ctx, ctx.players[1], nyc) == 66 and max_short(ctx, ctx.players[2], nyc) == 0
+    _holdings(s, g, "NYC", {2: 70}, directors={2})
+    ctx = _ctx(s, g)
+    assert max_short(ctx, ctx.players[2], ctx.railroads["NYC"]) == 0  # a director
+    assert max_short(ctx, ctx.players[1], ctx.railroads["NYC"]) == 66
+    _holdings(s, g, "NYC", {2: 332, 3: 1}, directors={2, 3})
+    ctx = _ctx(s, g)
+    assert not is_cornered(ctx, ctx.railroads["NYC"])  # the directors own 333 of 666: half is not more than half
+    _holdings(s, g, "NYC", {2: 333, 3: 1}, directors={2, 3})
+    ctx = _ctx(s, g)
+    assert is_cornered(ctx, ctx.railroads["NYC"]) and max_short(ctx, ctx.players[1], ctx.railroads["NYC"]) == 0
+
+
+def test_orders_are_cut_to_the_limits_in_the_tycoons_sequence_6_1a(game):
+    """§6.1A: a bid over the maximum "will automatically be lowered to the maximum"; a sale
+    beyond the shares owned plus 10 % short is lowered; one transaction per railroad."""
+    from pbm.cr.engine.market import _player_lines
+    from pbm.cr.orders import StockOrder
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    lines = _player_lines(ctx, p1, [StockOrder("NYC", "buy", 500, 1), StockOrder("PENN", "sell", 500, 2),
+                                    StockOrder("NYC", "sell", 5, 3), StockOrder("PENN", "buy", 0, 4)])
+    assert [(x.railroad, x.action, x.shares, x.owned) for x in lines] == [("NYC", "buy", 128, 0),
+                                                                       ("PENN", "sell", 135, 54)]
+    assert [x.price for x in lines] == [20.0, 15.0]
+    texts = [e["text"] for e in ctx.events if e["kind"] in ("stock-cut", "stock-void")]
+    assert any("maximum bid of 128" in t for t in texts) and any("lowered to 135" in t for t in texts)
+    assert any("only one transaction per railroad" in t for t in texts)
+
+
+def test_six_transactions_a_turn_6_1a(sqlite_url):
+    """§6.1A: "Each tycoon may make 6 stock market transactions per turn ... You may make up to
+    6 sales of stock": a seventh sale is void; with fewer than 15 railroads, 3 bids at most."""
+    from pbm.cr.engine.market import _player_lines
+    from pbm.cr.orders import StockOrder
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    codes = ["NYC", "PENN", "B&A", "ERIE", "NYNH", "LS", "MC"]
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in codes], bank_pcs=[])
+        ctx = _ctx(s, g)
+        p1 = ctx.players[1]
+        lines = _player_lines(ctx, p1, [StockOrder(c, "sell", 5, i) for i, c in enumerate(codes, start=1)])
+        assert [x.railroad for x in lines] == codes[:6]
+        assert [e for e in ctx.events if e["kind"] == "stock-void" and "more than 6" in e["text"]]
+        lines = _player_lines(ctx, p1, [StockOrder(c, "buy", 5, i) for i, c in enumerate(codes, start=1)])
+        assert [x.railroad for x in lines] == codes[:3]
+        assert [e for e in ctx.events if e["kind"] == "stock-void" and "only 3 bids" in e["text"]]
