@@ -376,3 +376,90 @@ def test_six_transactions_a_turn_6_1a(sqlite_url):
         lines = _player_lines(ctx, p1, [StockOrder(c, "buy", 5, i) for i, c in enumerate(codes, start=1)])
         assert [x.railroad for x in lines] == codes[:3]
         assert [e for e in ctx.events if e["kind"] == "stock-void" and "only 3 bids" in e["text"]]
+
+
+# --------------------------------------------------------------------------- §3.5 credit and recalls
+def test_credit_limit_and_available_credit_3_5a():
+    """§3.5A: "Credit limit = Net Worth × econ. level %" (Normal 70 %, Depression 62.5 %);
+    "Available Credit = Credit Limit − Loan/2" (a half dollar counts against the tycoon)."""
+    from pbm.cr.engine.loans import available_credit, credit_limit
+
+    assert credit_limit(10_000, 0.70) == 7_000 and credit_limit(10_001, 0.625) == 6_250
+    assert credit_limit(-5_000, 0.70) == 0
+    assert available_credit(7_000, 3_000) == 5_500 and available_credit(7_000, 3_001) == 5_499
+    assert available_credit(7_000, 15_000) == -500
+
+
+def test_borrowing_counts_half_the_loan_against_the_credit_3_5a_10_1a(game):
+    """§10.1A1 with §3.5A: tycoon 1's net worth $3,330 (cash 2,000 + 26 NYC × $20 + 54 PENN ×
+    $15), Normal: limit $2,331; with a $1,000 loan he may borrow $2,331 − $500 = $1,831 more."""
+    from pbm.cr.engine.loans import max_borrow, tycoons_borrow_or_repay
+
+    s, g = game
+    g.players[0].loan, g.players[1].loan, g.players[1].recall = 1000, 800, 500
+    s.flush()
+    ctx = _ctx(s, g, {1: Orders(borrow=10**6), 2: Orders(repay=300)})
+    assert ctx.players[1].net_worth == 3330 and max_borrow(ctx, ctx.players[1]) == 1831
+    tycoons_borrow_or_repay(ctx)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    assert p1.loan == 2831 and p1.cash == 2000 + 1831
+    assert [e["amount"] for e in _kinds(ctx, "borrow-cut")] == [1831]
+    # §3.5C: "Any portion of the loan recall which you repay at the start of the turn ... is
+    # deducted from your loan"
+    assert (p2.loan, p2.recall, p2.cash) == (500, 200, 1700)
+
+
+def test_repayment_is_limited_to_cash_and_loan_10_1a2(game):
+    from pbm.cr.engine.loans import tycoons_borrow_or_repay
+
+    s, g = game
+    g.players[0].loan, g.players[0].cash = 5000, 1200
+    g.players[1].loan = 100
+    s.flush()
+    ctx = _ctx(s, g, {1: Orders(repay=3000), 2: Orders(repay=3000)})
+    tycoons_borrow_or_repay(ctx)
+    assert (ctx.players[1].loan, ctx.players[1].cash) == (3800, 0)
+    assert (ctx.players[2].loan, ctx.players[2].cash) == (0, 1900)
+
+
+def test_recall_is_what_brings_available_credit_back_to_zero_3_5c(game):
+    """§3.5C: "the Bank will require you to repay enough of your loan so that available credit
+    is equal to or greater than 0": worth $10,000 at Normal (limit $7,000) and a $15,000 loan
+    (available −$500): recall $1,000, after which 7,000 − 14,000/2 = 0."""
+    from pbm.cr.engine.tycoons import set_credit
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    for loan, recall in ((15_000, 1_000), (14_000, 0), (14_001, 1), (0, 0)):
+        p1.loan = loan
+        set_credit(ctx, p1, 10_000)
+        assert (p1.net_worth, p1.credit_limit, p1.recall) == (10_000, 7_000, recall)
+    assert [e["amount"] for e in _kinds(ctx, "recall")] == [1_000, 1]
+
+
+def test_unpaid_recall_is_taken_from_cash_then_stock_3_5c(game):
+    """§3.5C (step 14.4): a recall left unpaid is paid from cash; what cash lacks is raised by
+    selling the tycoon's stock at end prices; never more than the loan."""
+    from pbm.cr.engine.tycoons import compel_recall
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
+    p1.cash, p1.loan, p1.recall = 5000, 1500, 1200
+    compel_recall(ctx, p1)
+    assert (p1.cash, p1.loan, p1.recall) == (3800, 300, 0) and not _kinds(ctx, "forced-sale")
+    p2.cash, p2.loan, p2.recall = 5000, 1500, 2000
+    compel_recall(ctx, p2)
+    assert (p2.cash, p2.loan, p2.recall) == (3500, 0, 0)
+    p3.cash, p3.loan, p3.recall = 0, 5000, 3000  # 26 NYC at $20 + 54 PENN at $15 bring $1,330
+    compel_recall(ctx, p3)
+    assert (p3.cash, p3.loan, p3.recall) == (0, 5000 - 1330, 0)
+    assert all(h.shares == 0 for h in p3.holdings)
+    assert sorted(e["amount"] for e in _kinds(ctx, "forced-sale")) == [520, 810]
+    p4 = ctx.players[4]
+    p4.cash, p4.loan, p4.recall = 100, 5000, 200  # $100 short: 5 NYC shares (⌈100/20⌉) or 7 PENN (⌈100/15⌉)
+    compel_recall(ctx, p4)
+    sold = [e for e in _kinds(ctx, "forced-sale") if e["player_number"] == 4]
+    assert len(sold) == 1 and sold[0]["amount"] in (100, 105) and p4.loan == 4800
+    assert p4.cash == sold[0]["amount"] - 100
