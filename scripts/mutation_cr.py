@@ -53,7 +53,7 @@ def mutant_glob(name: str) -> str:
 def prepare(workdir: Path, modules: list[str]) -> None:
     """A copy of the package and the tests with mutmut's configuration (kept if already there)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    for sub in ("pbm", "tests"):
+    for sub in ("pbm", "tests", "migrations", "templates"):  # pbm.resources finds the last two beside pbm/
         shutil.copytree(ROOT / sub, workdir / sub, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shared = workdir / "shared"  # tests/conftest.py finds the rulebooks beside the checkout
@@ -67,6 +67,7 @@ def prepare(workdir: Path, modules: list[str]) -> None:
     only = ", ".join(f'"{module_path(m)}"' for m in modules)
     text += ("\n[tool.mutmut]\n"
              'source_paths = ["pbm"]\n'
+             'also_copy = ["migrations", "templates"]\n'
              f"only_mutate = [{only}]\n"
              f"pytest_add_cli_args_test_selection = [{', '.join(repr(t) for t in tests)}, "
              "'-k', 'not postgresql']\n"

@@ -463,3 +463,113 @@ def test_unpaid_recall_is_taken_from_cash_then_stock_3_5c(game):
     sold = [e for e in _kinds(ctx, "forced-sale") if e["player_number"] == 4]
     assert len(sold) == 1 and sold[0]["amount"] in (100, 105) and p4.loan == 4800
     assert p4.cash == sold[0]["amount"] - 100
+
+
+# --------------------------------------------------------------------------- §1.2 victory points, §1.3 end
+def test_million_bonus_goes_once_to_the_first_worth_over_a_million_1_2(game):
+    """§1.2 Robber Baron: "Bonus: 5 VPs to the first player(s) to have a net worth over
+    $1,000,000" — $1,000,001 wins it, $1,000,000 does not, and nobody wins it twice."""
+    from pbm.cr.engine.victory import award_robber_baron
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
+    stock = 26 * 20 + 54 * 15
+    p1.cash, p2.cash = 1_000_001 - stock, 1_000_000 - stock
+    state: dict = {}
+    award_robber_baron(ctx, state)
+    assert (p1.net_worth, p2.net_worth) == (1_000_001, 1_000_000)
+    assert (p1.vp_robber, p2.vp_robber, p1.million_bonus, p2.million_bonus) == (5 + 5, 4, True, False)
+    assert state == {"million_awarded": True} and len(_kinds(ctx, "million")) == 1
+    p3.cash = 5_000_000
+    award_robber_baron(ctx, state)
+    assert p3.vp_robber == 3 + 5 and not p3.million_bonus  # richest now, but the bonus is gone
+
+
+def _officers(s, g, presides: dict[str, int]):
+    """Tycoon ``n`` presides (and is a director of) each road; the others hold as tiny_game."""
+    from pbm.models import Railroad
+
+    for code, n in presides.items():
+        rr = s.query(Railroad).filter_by(game_id=g.id, code=code).one()
+        rr.president_id = g.players[n - 1].id
+        for h in rr.holdings:
+            h.director = h.player.number == n
+            if h.director:
+                rr.shares_public -= rr.shares_issued // 5 - h.shares
+                h.shares = rr.shares_issued // 5
+    s.flush()
+
+
+def test_no_mogul_points_from_a_road_that_owes_its_president_and_minus_5_for_a_failed_road_1_2(game):
+    """§1.2 Rail Mogul: "+1 VP to each Director (including the President)", the President "the
+    square root of the dividends paid"; "No Mogul points are awarded if the railroad owes any
+    debt to the President at the end of the turn"; "A President loses -5 VP if the railroad
+    goes bankrupt or is reorganized during the turn"."""
+    from pbm.cr.engine.victory import award_mogul
+
+    s, g = game
+    _officers(s, g, {"NYC": 1, "PENN": 2})
+    ctx = _ctx(s, g)
+    ctx.scratch.dividends_paid = {"NYC": 9, "PENN": 4}
+    award_mogul(ctx)
+    assert [ctx.players[n].vp_mogul for n in (1, 2, 3)] == [1 + 3, 1 + 2, 0]
+    ctx = _ctx(s, g)
+    ctx.scratch.dividends_paid = {"NYC": 9, "PENN": 4}
+    ctx.railroads["NYC"].president_debt = 1
+    ctx.scratch.failed_roads.add("PENN")
+    award_mogul(ctx)
+    assert [ctx.players[n].vp_mogul for n in (1, 2)] == [0, 1 + 2 - 5]
+
+
+def test_magnate_counts_two_connected_roads_of_one_president_as_one_system_1_2(sqlite_url):
+    """§1.2 Rail Magnate: "A railroad system consists either of one railroad or of two connected
+    railroads controlled by the same President. In the case of 2 unconnected railroads, the one
+    with the most Regions is evaluated." PENN (Atlantic, Ohio) + P&FW (Ohio, Great Lakes) meet
+    at Pittsburgh: 3 regions; NYC (Atlantic) and LS (Great Lakes) do not meet: 1."""
+    from pbm.cr.engine.victory import award_magnate
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in ("NYC", "PENN", "P&FW", "LS")],
+                       bank_pcs=[])
+        _officers(s, g, {"PENN": 1, "P&FW": 1, "NYC": 2, "LS": 2})
+        ctx = _ctx(s, g)
+        award_magnate(ctx)
+        assert [ctx.players[n].vp_magnate for n in (1, 2, 3)] == [3, 1, 0]
+
+
+def test_magnate_link_bonuses_1_2():
+    from pbm.cr.engine.victory import magnate_points
+
+    assert magnate_points({"Atlantic"}) == 1
+    assert magnate_points({"Atlantic", "Central"}) == 2 + 2
+    assert magnate_points({"Atlantic", "Mississippi", "Central"}) == 3 + 2
+    assert magnate_points({"Central", "Gulf"}) == 2 + 2
+    assert magnate_points({"Pacific", "Gulf"}) == 2 + 3
+    assert magnate_points({"Atlantic", "Pacific"}) == 2 + 5
+    assert magnate_points({"Atlantic", "Central", "Gulf", "Pacific"}) == 4 + 2 + 2 + 3 + 5
+
+
+class _Draw:
+    def __init__(self, x):
+        self.x = x
+
+    def random(self):
+        return self.x
+
+
+@pytest.mark.parametrize("turn, draw, over", [(20, 0.0, False), (21, 0.2499, True), (21, 0.25, False),
+                                              (25, 0.1, True)])
+def test_game_ends_at_random_from_turn_21_with_a_25_percent_chance_1_3(sqlite_url, turn, draw, over):
+    """§1.3: "There is a 25 % chance the game will end on Turn 21 and on each turn after"."""
+    from pbm.cr.engine.victory import end_of_turn
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, turn=turn)
+        ctx = _ctx(s, g)
+        rng = ctx.rng
+        ctx.rng = lambda purpose: _Draw(draw) if purpose == "game-end" else rng(purpose)
+        end_of_turn(ctx)
+        assert (g.status == "finished") == over and bool(_kinds(ctx, "game-over")) == over
+        assert bool(_kinds(ctx, "category-winner")) == over
