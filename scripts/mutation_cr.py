@@ -42,6 +42,21 @@ TESTS = ["tests/cr/test_engine_rules.py", "tests/cr/test_engine_steps.py", "test
          "tests/cr/test_rules_round2.py", "tests/cr/test_mutation_rules.py", "tests/cr/test_validate.py"]
 
 
+# mutmut 3.7 (the last release that installs beside pbm's click < 8.3) reads pytest's
+# ``Item._nodeid``, which pytest 9 no longer has: give it back as the public ``nodeid``.
+MUTMUT = """import sys
+import _pytest.nodes as nodes
+if not hasattr(nodes.Node, "_nodeid"):
+    nodes.Node._nodeid = property(lambda self: self.nodeid)
+from mutmut.__main__ import cli
+cli()
+"""
+
+
+def mutmut(*args: str) -> list[str]:
+    return [sys.executable, "-c", MUTMUT, *args]
+
+
 def module_path(name: str) -> str:
     return "pbm/cr/validate.py" if name == "validate" else f"pbm/cr/engine/{name}.py"
 
@@ -77,7 +92,7 @@ def prepare(workdir: Path, modules: list[str]) -> None:
 
 
 def results(workdir: Path) -> dict[str, Counter]:
-    out = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=workdir,
+    out = subprocess.run(mutmut("results", "--all", "true"), cwd=workdir,
                          capture_output=True, text=True, env=_env())
     per: dict[str, Counter] = {}
     for line in out.stdout.splitlines():
@@ -88,7 +103,7 @@ def results(workdir: Path) -> dict[str, Counter]:
 
 
 def survivors(workdir: Path, module: str) -> list[str]:
-    out = subprocess.run([sys.executable, "-m", "mutmut", "results"], cwd=workdir, capture_output=True, text=True,
+    out = subprocess.run(mutmut("results"), cwd=workdir, capture_output=True, text=True,
                          env=_env())
     prefix = mutant_glob(module)[:-1]
     return [line.split(":")[0].strip() for line in out.stdout.splitlines()
@@ -116,7 +131,7 @@ def report(workdir: Path, modules: list[str], show: bool) -> None:
               + (f"  not checked {c['not checked']}" if c["not checked"] else ""))
         if show:
             for name in survivors(workdir, m):
-                print(subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=workdir,
+                print(subprocess.run(mutmut("show", name), cwd=workdir,
                                      capture_output=True, text=True, env=_env()).stdout)
 
 
@@ -139,8 +154,8 @@ def main() -> int:
         prepare(args.workdir, MODULES)
         for m in modules:
             print(f"== {m}", flush=True)
-            rc = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "mutmut", "run",
-                                 "--max-children", str(args.max_children), mutant_glob(m)],
+            rc = subprocess.run(["nice", "-n", "10", *mutmut("run", "--max-children", str(args.max_children),
+                                                             mutant_glob(m))],
                                 cwd=args.workdir, env=_env()).returncode
             if rc:
                 print(f"mutmut failed on {m} (exit {rc})", file=sys.stderr)

@@ -573,3 +573,29 @@ def test_game_ends_at_random_from_turn_21_with_a_25_percent_chance_1_3(sqlite_ur
         end_of_turn(ctx)
         assert (g.status == "finished") == over and bool(_kinds(ctx, "game-over")) == over
         assert bool(_kinds(ctx, "category-winner")) == over
+
+
+# --------------------------------------------------------------------------- §4.6 building
+@pytest.mark.parametrize("ordered, per_mile", [(5000, 600), (600, 600), (599, 599), (100, 300)])
+def test_overspend_is_capped_at_double_the_minimum_4_6c(sqlite_url, ordered, per_mile):
+    """§4.6C: "The Railroad may overspend up to double the minimum cost" ($300 a mile in a Normal
+    climate, §4.6B); "The excess is divided by the number of Directors plus 1". NYC builds PA1
+    (90 miles, Philadelphia 16 and New York 25, §4.6D) with tycoon 1 its one director."""
+    from pbm.cr.engine.construction import build_or_abandon_rows, build_cost_range
+    from pbm.models import Railroad, Route
+
+    assert build_cost_range(tables.climate("Normal")) == (300, 600)
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s)
+        _holdings(s, g, "NYC", {1: 100}, directors={1})
+        nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+        pa1 = s.query(Route).filter_by(game_id=g.id, code="PA1").one()
+        pa1.owner_id, nyc.president_id = nyc.id, g.players[0].id
+        s.flush()
+        ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", build_per_mile=ordered)])})
+        cash = ctx.players[1].cash
+        build_or_abandon_rows(ctx)
+        cost = per_mile * 90 + 300 * (16 + 25)
+        assert [e["amount"] for e in _kinds(ctx, "row-built")] == [cost]
+        assert ctx.players[1].cash - cash == (per_mile - 300) * 90 // 2
+        assert not check_money(ctx)
