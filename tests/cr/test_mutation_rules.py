@@ -599,3 +599,45 @@ def test_overspend_is_capped_at_double_the_minimum_4_6c(sqlite_url, ordered, per
         assert [e["amount"] for e in _kinds(ctx, "row-built")] == [cost]
         assert ctx.players[1].cash - cash == (per_mile - 300) * 90 // 2
         assert not check_money(ctx)
+
+
+# --------------------------------------------------------------------------- §4.5, §4.17, §4.18 capital
+def test_capital_spending_is_capped_at_50_a_mile_and_none_for_a_bankrupt_road_4_5_10_2d(game):
+    """§10.2D1 (ruling E-4.5B): at most $50 a mile of start-of-turn track; §4.11B: a bankrupt
+    railroad cannot "spend for capital improvements"."""
+    from pbm.cr.engine.capital import repairs_and_improvements
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", capital_per_mile=80)
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", capital_per_mile=10)
+    ctx.scratch.bankrupt_at_start.add("PENN")
+    repairs_and_improvements(ctx)
+    spent = {e["railroad"]: e["amount"] for e in _kinds(ctx, "efficiency")}
+    assert spent == {"NYC": 50 * 148, "PENN": 0}
+    assert ctx.railroads["NYC"].bond_debt == 50 * 148 // 2  # §4.6E financing: half by bonds
+    assert not check_money(ctx)
+
+
+def test_locomotives_and_technology_are_paid_in_cash_4_17_4_18(sqlite_url):
+    """§4.17: $10 a mile for each engine step, from cash; §4.18: $10 a mile a technology, a
+    Grand Station $10,000 flat and only with a line to a size 4 or 5 town; one a turn."""
+    from pbm.cr.engine.capital import buy_technology, upgrade_locomotives
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, turn=30)
+        ctx = _ctx(s, g)
+        nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+        nyc.cash, penn.cash = 10**6, 10 * 2 * 300 - 1
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", locomotive=3, technology="a")
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", locomotive=3, technology="B")
+        upgrade_locomotives(ctx)
+        assert nyc.locomotive == 3 and nyc.cash == 10**6 - 10 * 2 * 148
+        assert penn.locomotive == 1 and _kinds(ctx, "locomotive-unaffordable")[0]["amount"] == 6000
+        penn.cash = 10 * 300 - 1
+        buy_technology(ctx)
+        assert nyc.grand_station and nyc.technologies == ["A"] and nyc.cash == 10**6 - 2960 - 10_000
+        assert _kinds(ctx, "technology-unaffordable")[0]["amount"] == 3000 and penn.technologies == []
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", technology="A")
+        buy_technology(ctx)
+        assert [e["kind"] for e in ctx.events if e["railroad"] == "NYC"][-1] == "technology-void"
