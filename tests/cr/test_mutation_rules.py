@@ -641,3 +641,64 @@ def test_locomotives_and_technology_are_paid_in_cash_4_17_4_18(sqlite_url):
         ctx.rr_orders["NYC"] = RailroadOrders("NYC", technology="A")
         buy_technology(ctx)
         assert [e["kind"] for e in ctx.events if e["railroad"] == "NYC"][-1] == "technology-void"
+
+
+# --------------------------------------------------------------------------- §4.10A revenue, §4.11 solvency
+def test_revenue_is_60_a_mile_plus_300_times_town_values_and_10_percent_a_region_4_10a(game):
+    """§4.10A: "The base revenue is roughly $60 per mile of track, plus $300 times the value of
+    Towns. The base revenue is increased by 10% for Region over 1 that it connects to." NYC:
+    148 miles, New York (value 25) and Albany (4): $8,880 + $8,700 = $17,580; §4.15 double
+    track adds (25 + 4) % of the line's own revenue; §4.18 a Grand Station adds 10 %."""
+    from pbm.cr.engine.operations import line_revenue, revenue_parts
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    rf = ctx.climate.revenue_factor
+    parts = revenue_parts(ctx, nyc)
+    assert (parts["base"], parts["double_track"], parts["regions"]) == (17_580, 0, 1)
+    assert parts["gross"] == math.floor(17_580 * rf)
+    assert revenue_parts(ctx, nyc, 1.1)["gross"] == math.floor(17_580 * rf * 1.1)
+    assert line_revenue(148, 25, 4) == 8_880 + 4_350
+    nyc.lines[0].double_tracked = True
+    nyc.grand_station = True
+    nyc.technologies = ["G"]
+    parts = revenue_parts(ctx, nyc)
+    assert parts["double_track"] == 13_230 * 29 // 100
+    assert parts["gross"] == math.floor((17_580 + 3_836) * 1.15 * rf)
+    penn = ctx.railroads["PENN"]  # Philadelphia (Atlantic) – Pittsburgh (Ohio): two regions
+    parts = revenue_parts(ctx, penn)
+    assert parts["regions"] == 2 and parts["base"] == 60 * 300 + 300 * (16 + 9)
+    assert parts["gross"] == math.floor(parts["base"] * 1.1 * rf)
+
+
+def test_insolvent_road_goes_bankrupt_and_a_bankrupt_one_is_reorganized_or_recovers_4_11(game):
+    """§4.11A–C: an insolvent road that does not become solvent is bankrupt; a bankrupt one that
+    stays insolvent is reorganized; one that became solvent is active again."""
+    from pbm.cr.engine.operations import settle_solvency
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    ctx.scratch.insolvent_at_start |= {"NYC", "PENN"}
+    nyc.cash = penn.cash = -100
+    ctx.scratch.became_solvent.add("PENN")
+    settle_solvency(ctx, nyc)
+    settle_solvency(ctx, penn)
+    assert (nyc.status, penn.status) == ("bankrupt", "active") and ctx.scratch.failed_roads == {"NYC"}
+    assert (nyc.insolvent_turns, penn.insolvent_turns) == (1, 1)
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    nyc.status = penn.status = "bankrupt"
+    ctx.scratch.insolvent_at_start |= {"NYC"}
+    ctx.scratch.bankrupt_at_start |= {"NYC", "PENN"}
+    ctx.scratch.became_solvent.add("PENN")
+    nyc.cash, nyc.bond_debt, nyc.loan_debt, nyc.last_revenue, nyc.last_expenses = -5_000, 500_000, 9, 100_000, 70_000
+    settle_solvency(ctx, nyc)
+    settle_solvency(ctx, penn)
+    assert penn.status == "active" and _kinds(ctx, "railroad-solvent")
+    # §4.11C (ruling E-4.11C): bonds cut so their 6 % interest is a quarter of the operating
+    # profit: ¼ × $30,000 / 6 % = $125,000; 5 new shares a mile to the Public at $10
+    assert (nyc.status, nyc.cash, nyc.bond_debt, nyc.loan_debt) == ("active", 0, 125_000, 0)
+    assert nyc.shares_issued == nyc.shares_public == nyc.shares_authorized == 5 * 148 and nyc.price == 10.0
+    assert nyc.treasury_shares == 0 and all(h.shares == 0 for h in nyc.holdings) and nyc.insolvent_turns == 0
