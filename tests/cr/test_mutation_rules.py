@@ -702,3 +702,29 @@ def test_insolvent_road_goes_bankrupt_and_a_bankrupt_one_is_reorganized_or_recov
     assert (nyc.status, nyc.cash, nyc.bond_debt, nyc.loan_debt) == ("active", 0, 125_000, 0)
     assert nyc.shares_issued == nyc.shares_public == nyc.shares_authorized == 5 * 148 and nyc.price == 10.0
     assert nyc.treasury_shares == 0 and all(h.shares == 0 for h in nyc.holdings) and nyc.insolvent_turns == 0
+
+
+def test_operations_account_for_revenue_expenses_interest_and_dividend_13(game):
+    """Appendix A step 13: revenue (13.1), expenses (13.2), interest — bonds 6 % (§5), loans at
+    the climate's rate (Normal 12 %), rounded up by the Bank (§1.0) — and the president's loan
+    grows 10 % (§4.4C); the profit is what is left; the dividend is paid from cash (13.5)."""
+    from pbm.cr.engine.operations import NOISE_LIMIT, operating_expenses, operations
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.bond_debt, nyc.loan_debt, nyc.president_debt, nyc.cash = 100_001, 10_001, 1_000, 10**6
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=2)
+    operations(ctx)
+    ops = ctx.scratch.operations["NYC"]
+    assert (ops["bond_interest"], ops["loan_interest"]) == (6_001, 1_201)
+    assert nyc.president_debt == 1_100
+    assert abs(ops["noise"] - 1) <= NOISE_LIMIT and ops["noise"] != 1
+    assert math.floor(17_580 * ctx.climate.revenue_factor * (1 - NOISE_LIMIT)) <= ops["gross"] \
+        <= 17_580 * ctx.climate.revenue_factor * (1 + NOISE_LIMIT)
+    assert ops["revenue"] == ops["gross"] and ops["expenses"] == operating_expenses(nyc, ops["gross"])
+    profit = ops["revenue"] - ops["expenses"] - 6_001 - 1_201 - ops["events"]
+    assert ops["profit"] == nyc.last_profit == profit
+    assert (nyc.last_revenue, nyc.last_expenses, nyc.last_dividend) == (ops["revenue"], ops["expenses"], 2)
+    assert nyc.cash == 10**6 + profit - 2 * 666
+    assert "NYC" in ctx.scratch.became_solvent
