@@ -728,3 +728,58 @@ def test_operations_account_for_revenue_expenses_interest_and_dividend_13(game):
     assert (nyc.last_revenue, nyc.last_expenses, nyc.last_dividend) == (ops["revenue"], ops["expenses"], 2)
     assert nyc.cash == 10**6 + profit - 2 * 666
     assert "NYC" in ctx.scratch.became_solvent
+
+
+def test_merger_drops_the_parallel_row_first_4_13a3(sqlite_url):
+    """§4.13A3: "one of the parallel routes is deleted from the railroad's lines: first priority
+    is to delete a RoW, if possible, or if not, then a PC line. The RoW would then be available
+    for other railroads to acquire". NYNH (New York–Boston, a PC line) and NY1 (its parallel
+    RoW, built by the NYC): whichever road merges, NY1 goes."""
+    from pbm.cr.engine.mergers import merge, parallel_deletions
+    from pbm.models import Line, Railroad, Route
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    for merging, surviving in (("NYNH", "NYC"), ("NYC", "NYNH")):
+        with session_scope(sqlite_url) as s:
+            g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": "NYC"}, {"code": "NYNH"}], bank_pcs=[],
+                           name=f"m-{merging}")
+            nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+            ny1 = s.query(Route).filter_by(game_id=g.id, code="NY1").one()
+            s.add(Line(railroad_id=nyc.id, route_id=ny1.id, built_turn=0))
+            ny1.owner_id = nyc.id
+            s.flush()
+            s.expire_all()
+            ctx = _ctx(s, g)
+            m, sv = ctx.railroads[merging], ctx.railroads[surviving]
+            assert [r.code for r in parallel_deletions(ctx, m, sv)] == ["NY1"]
+            merge(ctx, m, sv)
+            assert {ctx.route_by_id[x.route_id].code for x in sv.lines} == {"NYC", "NYNH"}
+            assert ctx.routes["NY1"].owner_id is None
+            assert [e["kind"] for e in ctx.events].count("parallel-deleted") == 1
+
+
+def test_merger_hands_over_the_row_only_to_a_survivor_without_one_4_13d(sqlite_url):
+    """§4.13D: "if the surviving road already has a RoW, then any RoW owned by the merging road
+    is abandoned and any land grants are lost. If the surviving road does not have a RoW, then
+    it gets any RoW and land grants owned by the merging road"."""
+    from pbm.cr.engine.mergers import merge
+    from pbm.models import Railroad, Route
+
+    for survivor_has_row in (False, True):
+        with session_scope(sqlite_url) as s:
+            g = _three_roads(s, name=f"row-{survivor_has_row}")
+            ba = s.query(Railroad).filter_by(game_id=g.id, code="B&A").one()
+            nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+            oh1 = s.query(Route).filter_by(game_id=g.id, code="OH1").one()
+            oh1.owner_id, oh1.land_grant = ba.id, 7
+            if survivor_has_row:
+                s.query(Route).filter_by(game_id=g.id, code="PA1").one().owner_id = nyc.id
+            s.flush()
+            ctx = _ctx(s, g)
+            merge(ctx, ctx.railroads["B&A"], ctx.railroads["NYC"])
+            oh1 = ctx.routes["OH1"]
+            if survivor_has_row:
+                assert (oh1.owner_id, oh1.land_grant) == (None, 0) and _kinds(ctx, "row-abandoned")
+                assert ctx.routes["PA1"].owner_id == nyc.id
+            else:
+                assert (oh1.owner_id, oh1.land_grant) == (nyc.id, 7) and not _kinds(ctx, "row-abandoned")
