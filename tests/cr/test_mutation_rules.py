@@ -694,6 +694,8 @@ def test_insolvent_road_goes_bankrupt_and_a_bankrupt_one_is_reorganized_or_recov
     ctx.scratch.bankrupt_at_start |= {"NYC", "PENN"}
     ctx.scratch.became_solvent.add("PENN")
     nyc.cash, nyc.bond_debt, nyc.loan_debt, nyc.last_revenue, nyc.last_expenses = -5_000, 500_000, 9, 100_000, 70_000
+    nyc.president_debt, nyc.dividend = 3_000, 4
+    next(h for h in nyc.holdings if h.shares).short = 5
     settle_solvency(ctx, nyc)
     settle_solvency(ctx, penn)
     assert penn.status == "active" and _kinds(ctx, "railroad-solvent")
@@ -702,6 +704,41 @@ def test_insolvent_road_goes_bankrupt_and_a_bankrupt_one_is_reorganized_or_recov
     assert (nyc.status, nyc.cash, nyc.bond_debt, nyc.loan_debt) == ("active", 0, 125_000, 0)
     assert nyc.shares_issued == nyc.shares_public == nyc.shares_authorized == 5 * 148 and nyc.price == 10.0
     assert nyc.treasury_shares == 0 and all(h.shares == 0 for h in nyc.holdings) and nyc.insolvent_turns == 0
+    assert all(h.short == 0 and not h.director for h in nyc.holdings)
+    assert (nyc.president_debt, nyc.dividend) == (0, 0) and ctx.scratch.failed_roads == {"NYC"}
+    assert _kinds(ctx, "reorganized")[0]["railroad"] == "NYC"
+    # a road that lost money on its operations keeps no bonds
+    from pbm.cr.engine.operations import reorganize
+
+    penn.bond_debt, penn.last_revenue, penn.last_expenses = 9_000, 50_000, 60_000
+    reorganize(ctx, penn)
+    assert penn.bond_debt == 0 and penn.shares_issued == 5 * 300
+
+
+def test_revenue_share_of_lines_splits_a_shared_town_4_16(game):
+    """Ruling E-4.16: a line earns its $60 a mile, its double-track bonus and its end towns'
+    $300 × value, a town shared equally by the road's lines that end there.  NYC's lines: NYC
+    (148 miles, New York 25, Albany 4) $8,880 + $3,750 + $1,200 = $13,830; NYNH (110 miles,
+    New York 25, Boston 16) $6,600 + $3,750 + $4,800 = $15,150, double-tracked +41 % of
+    ($6,600 + $6,150) = $5,227."""
+    from fractions import Fraction
+
+    from pbm.cr.engine.operations import revenue_share
+    from pbm.models import Line, Railroad, Route
+
+    s, g = game
+    nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+    nynh = s.query(Route).filter_by(game_id=g.id, code="NYNH").one()
+    s.add(Line(railroad_id=nyc.id, route_id=nynh.id, built_turn=0))
+    nynh.owner_id = nyc.id
+    s.flush()
+    s.expire_all()
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    assert revenue_share(ctx, nyc, {"NYNH"}) == Fraction(15_150, 28_980)
+    assert revenue_share(ctx, nyc, {"NYNH", "NYC"}) == 1 and revenue_share(ctx, nyc, set()) == 0
+    next(x for x in nyc.lines if ctx.route_by_id[x.route_id].code == "NYNH").double_tracked = True
+    assert revenue_share(ctx, nyc, {"NYNH"}) == Fraction(15_150 + 5_227, 28_980 + 5_227)
 
 
 def test_operations_account_for_revenue_expenses_interest_and_dividend_13(game):
