@@ -10,6 +10,7 @@ All on a tiny hand-built game (SQLite), each well under a second.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pytest
 
@@ -820,3 +821,50 @@ def test_merger_hands_over_the_row_only_to_a_survivor_without_one_4_13d(sqlite_u
                 assert ctx.routes["PA1"].owner_id == nyc.id
             else:
                 assert (oh1.owner_id, oh1.land_grant) == (nyc.id, 7) and not _kinds(ctx, "row-abandoned")
+
+
+def test_rate_war_limits_4_16(sqlite_url):
+    """§4.16: a rate war needs parallel routes; the deepest cut declared on a pair counts; a
+    percentage is kept within 0–100; a road cannot war on itself nor on a road that is gone.
+    NYC (NYC and NYNH lines) and PENN (PENN and NY1): NYNH ∥ NY1."""
+    from pbm.cr.engine.operations import rate_war_losses, revenue_parts
+    from pbm.cr.orders import RateWar
+    from pbm.models import Line, Railroad, Route
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s)
+        rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN")}
+        route = {c: s.query(Route).filter_by(game_id=g.id, code=c).one() for c in ("NYNH", "NY1")}
+        s.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
+        s.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
+        route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
+        s.flush()
+        s.expire_all()
+        ctx = _ctx(s, g)
+        parts = {c: revenue_parts(ctx, ctx.railroads[c]) for c in ("NYC", "PENN")}
+
+        def losses(nyc_wars, penn_wars=()):
+            ctx.rr_orders["NYC"] = RailroadOrders("NYC", rate_wars=list(nyc_wars))
+            ctx.rr_orders["PENN"] = RailroadOrders("PENN", rate_wars=list(penn_wars))
+            return rate_war_losses(ctx, parts)
+
+        full = losses([RateWar("PENN", 150)])  # kept to 100 %: the parallel lines earn nothing
+        assert full == losses([RateWar("PENN", 100)]) and full["NYC"] == parts["NYC"]["gross"] - math.floor(
+            parts["NYC"]["gross"] * (1 - Fraction(15_150, 28_980)))
+        assert losses([RateWar("PENN", 10)], [RateWar("NYC", 30)]) == losses([RateWar("PENN", 30)])
+        assert losses([RateWar("PENN", 30)])["PENN"] > losses([RateWar("PENN", 10)])["PENN"] > 0
+        assert losses([RateWar("PENN", -5)]) == {} and _kinds(ctx, "rate-war-void")
+        assert losses([RateWar("NYC", 25), RateWar("ERIE", 25)]) == {}
+        ctx.railroads["PENN"].status = "merged"
+        assert losses([RateWar("PENN", 25)]) == {}
+
+
+def test_projected_profit_is_gross_less_expenses_and_interest_6_3a(game):
+    from pbm.cr.engine.operations import operating_expenses, projected_profit, revenue_parts
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.bond_debt, nyc.loan_debt = 10_000, 1_000
+    gross = revenue_parts(ctx, nyc)["gross"]
+    assert projected_profit(ctx, nyc) == int(gross - operating_expenses(nyc, gross) - 600 - 120)
