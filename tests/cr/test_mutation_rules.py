@@ -868,3 +868,59 @@ def test_projected_profit_is_gross_less_expenses_and_interest_6_3a(game):
     nyc.bond_debt, nyc.loan_debt = 10_000, 1_000
     gross = revenue_parts(ctx, nyc)["gross"]
     assert projected_profit(ctx, nyc) == int(gross - operating_expenses(nyc, gross) - 600 - 120)
+
+
+class _Normal:
+    """A stand-in generator: ``normal`` returns the given draws in turn (and checks N(1, 0.07),
+    ruling E-4.10A)."""
+
+    def __init__(self, *values):
+        self.values = list(values)
+
+    def normal(self, mean, sd):
+        assert (mean, sd) == (1.0, 0.07)
+        return self.values.pop(0)
+
+
+def test_revenue_noise_is_kept_within_15_percent_and_applied_e_4_10a(game):
+    """Ruling E-4.10A: the random factor is N(1, 0.07) kept within ±15 %: a draw of 1.30 counts
+    1.15, one of 0.60 counts 0.85; the gross is the base revenue times it.  Random events come
+    from their own stream (here one that brings political trouble, §11.2, to both roads)."""
+    from pbm.cr.engine.operations import operations, revenue_parts
+
+    s, g = game
+    ctx = _ctx(s, g)
+    rng = ctx.rng
+    draws = _Normal(1.30, 0.60)
+    ctx.rng = lambda purpose: draws if purpose == "operations" else (
+        _Draws6(0.9, 0.0, 0.9, 0.0, 1.0, 0.0) if purpose == "random-events" else rng(purpose))
+    base = {c: revenue_parts(ctx, ctx.railroads[c])["gross"] for c in ("NYC", "PENN")}
+    operations(ctx)
+    nyc, penn = ctx.scratch.operations["NYC"], ctx.scratch.operations["PENN"]
+    assert (nyc["noise"], penn["noise"]) == (1.15, 0.85)
+    assert nyc["gross"] == revenue_parts(ctx, ctx.railroads["NYC"], 1.15)["gross"] > base["NYC"]
+    assert penn["gross"] == revenue_parts(ctx, ctx.railroads["PENN"], 0.85)["gross"] < base["PENN"]
+    assert nyc["events"] == math.floor(nyc["gross"] * 0.15) and penn["events"] == math.floor(penn["gross"] * 0.15)
+
+
+class _Draws6:
+    def __init__(self, *values):
+        self.values = values
+
+    def random(self, n):
+        return list(self.values)
+
+
+def test_a_total_rate_war_leaves_no_revenue_4_16(sqlite_url):
+    """§4.16 at 100 %: two single-line parallel roads earn nothing (and pay their full costs)."""
+    from pbm.cr.engine.operations import operations
+    from pbm.cr.orders import RateWar
+    from tests.cr.test_rules_round2 import _penn_read
+
+    with session_scope(sqlite_url) as s:
+        g = _penn_read(s, 100)
+        ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("PENN", rate_wars=[RateWar("READ", 100)])])})
+        operations(ctx)
+        for code in ("PENN", "READ"):
+            ops = ctx.scratch.operations[code]
+            assert ops["revenue"] == 0 and ops["rate_war"] == ops["gross"] > 0 and ops["expenses"] > 0
