@@ -738,6 +738,9 @@ def test_revenue_share_of_lines_splits_a_shared_town_4_16(game):
     nyc = ctx.railroads["NYC"]
     assert revenue_share(ctx, nyc, {"NYNH"}) == Fraction(15_150, 28_980)
     assert revenue_share(ctx, nyc, {"NYNH", "NYC"}) == 1 and revenue_share(ctx, nyc, set()) == 0
+    from types import SimpleNamespace
+
+    assert revenue_share(ctx, SimpleNamespace(lines=[]), {"NYNH"}) == 0  # a road without lines earns nothing
     next(x for x in nyc.lines if ctx.route_by_id[x.route_id].code == "NYNH").double_tracked = True
     assert revenue_share(ctx, nyc, {"NYNH"}) == Fraction(15_150 + 5_227, 28_980 + 5_227)
 
