@@ -927,3 +927,64 @@ def test_a_total_rate_war_leaves_no_revenue_4_16(sqlite_url):
         for code in ("PENN", "READ"):
             ops = ctx.scratch.operations[code]
             assert ops["revenue"] == 0 and ops["rate_war"] == ops["gross"] > 0 and ops["expenses"] > 0
+
+
+def test_random_event_chances_and_costs_at_their_edges_11_2(sqlite_url):
+    """§11.2 (ruling E-11.2) at the edges: efficiency 55 gives an accident chance of exactly
+    (75 − 55) % = 20 %, halved (10 %) by automatic couplers (F); political trouble strikes a road
+    without influence below a 20 % draw; costs: accident miles × ($5 + $10 × draw), trouble
+    (5 + 10 × draw) % of gross, disaster (10 + 10 × draw) % of gross; a road's events add up."""
+    from pbm.cr.engine.operations import operations, random_events
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, turn=19)
+        ctx = _ctx(s, g)
+        nyc = ctx.railroads["NYC"]
+        nyc.efficiency, nyc.technologies = 55, ["E", "H", "J"]
+        ctx.scratch.influence["NYC"] = 1
+
+        def ev(*draws):
+            return {k: v for k, v, _ in random_events(ctx, nyc, 100_000, _Draws6(*draws))}
+
+        assert ev(0.199, 0.9, 0.9, 0.5, 0, 0) == {"accident": 148 * 10}
+        assert ev(0.2, 0.9, 0.9, 0.5, 0, 0) == {}
+        nyc.technologies = ["E", "F", "H", "J"]
+        assert ev(0.099, 0.9, 0.9, 0.0, 0, 0) == {"accident": 148 * 5}
+        assert ev(0.1, 0.9, 0.9, 0.0, 0, 0) == {}
+        ctx.scratch.influence["NYC"] = 0
+        assert ev(0.9, 0.2, 0.9, 0, 0.5, 0) == {}
+        assert ev(0.9, 0.199, 0.9, 0, 0.5, 0) == {"political": 10_000}
+        nyc.technologies = []
+        assert ev(0.9, 0.9, 0.149, 0, 0, 0.5) == {"disaster": 15_000}
+        # all three on one road: the profit pays for each
+        nyc.efficiency = 55
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=0)
+        rng = ctx.rng
+        ctx.rng = lambda purpose: _Draws6(0.0, 0.0, 0.0, 0.0, 0.0, 0.0) if purpose == "random-events" else rng(purpose)
+        operations(ctx)
+        ops = ctx.scratch.operations["NYC"]
+        assert ops["events"] == 148 * 5 + math.floor(ops["gross"] * 0.05) + math.floor(ops["gross"] * 0.10)
+        assert ops["profit"] == ops["revenue"] - ops["expenses"] - ops["events"]
+
+
+def test_a_road_ending_operations_at_zero_cash_is_solvent_4_11a(game):
+    """§4.11A: a railroad "will become solvent during a turn if its cash balance is not
+    negative ... after revenues and expenses are calculated": $0 is solvent."""
+    from pbm.cr.engine.operations import operations
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=0)
+    ctx.railroads["NYC"].cash = 0
+    operations(ctx)
+    change = ctx.railroads["NYC"].cash
+    ctx = _ctx(s, g)
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=0)
+    ctx.railroads["NYC"].cash = -change
+    operations(ctx)
+    assert ctx.railroads["NYC"].cash == 0 and "NYC" in ctx.scratch.became_solvent
+    ctx = _ctx(s, g)
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=0)
+    ctx.railroads["NYC"].cash = -change - 1
+    operations(ctx)
+    assert ctx.railroads["NYC"].cash == -1 and "NYC" not in ctx.scratch.became_solvent
