@@ -743,6 +743,11 @@ def test_revenue_share_of_lines_splits_a_shared_town_4_16(game):
     assert revenue_share(ctx, SimpleNamespace(lines=[]), {"NYNH"}) == 0  # a road without lines earns nothing
     next(x for x in nyc.lines if ctx.route_by_id[x.route_id].code == "NYNH").double_tracked = True
     assert revenue_share(ctx, nyc, {"NYNH"}) == Fraction(15_150 + 5_227, 28_980 + 5_227)
+    from pbm.cr.engine.operations import revenue_parts
+
+    for line in nyc.lines:
+        line.double_tracked = True
+    assert revenue_parts(ctx, nyc)["double_track"] == 13_230 * 29 // 100 + 5_227  # both lines' bonuses
 
 
 def test_operations_account_for_revenue_expenses_interest_and_dividend_13(game):
@@ -988,3 +993,78 @@ def test_a_road_ending_operations_at_zero_cash_is_solvent_4_11a(game):
     ctx.railroads["NYC"].cash = -change - 1
     operations(ctx)
     assert ctx.railroads["NYC"].cash == -1 and "NYC" not in ctx.scratch.became_solvent
+
+
+def test_dividend_edges_4_12(game):
+    """§4.12 at the edges: $1 a share is paid (in full when the cash covers it, not at all when
+    it does not); a holder of a single share is paid; a road with no issued shares pays none."""
+    from pbm.cr.engine.operations import pay_dividend
+
+    s, g = game
+    ctx, nyc = _pay(s, g, "NYC", cash=666, rate=1)
+    assert nyc.last_dividend == 1 and nyc.cash == 0
+    ctx, nyc = _pay(s, g, "NYC", cash=665, rate=1)
+    assert nyc.last_dividend == 0 and nyc.cash == 665
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    h = next(h for h in nyc.holdings if ctx.player_by_id[h.player_id].number == 1)
+    nyc.shares_public += h.shares - 1
+    h.shares = 1
+    nyc.cash = 10**6
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=7)
+    pay_dividend(ctx, nyc, 0)
+    assert ctx.players[1].cash == 2000 + 7
+    nyc.shares_issued = 1
+    pay_dividend(ctx, nyc, 0)
+    assert nyc.last_dividend == 7
+    nyc.shares_issued = 0
+    pay_dividend(ctx, nyc, 0)
+    assert nyc.last_dividend == 0
+
+
+def test_a_solvent_road_is_not_announced_solvent_again_4_11a(game):
+    from pbm.cr.engine.operations import settle_solvency
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.scratch.became_solvent.add("NYC")
+    settle_solvency(ctx, ctx.railroads["NYC"])
+    assert ctx.railroads["NYC"].status == "active" and not _kinds(ctx, "railroad-solvent")
+
+
+def test_rate_wars_of_one_road_on_two_fronts_add_up_4_16(sqlite_url):
+    """§4.16: NYC (NYC, NYNH and ERIE lines) at war with PENN (NY1 ∥ NYNH) and with B&A
+    (NY2 ∥ ERIE): its losses on both fronts add up; a war on a road with no parallel line is
+    void and does not stop the others; a war on a bankrupt road counts; the deepest cut
+    declared on a pair counts, whoever declares it."""
+    from pbm.cr.engine.operations import rate_war_losses, revenue_parts
+    from pbm.cr.orders import RateWar
+    from pbm.models import Line, Railroad, Route
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in ("NYC", "PENN", "B&A", "MC")], bank_pcs=[])
+        rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN", "B&A")}
+        for road, code in (("NYC", "NYNH"), ("NYC", "ERIE"), ("PENN", "NY1"), ("B&A", "NY2")):
+            route = s.query(Route).filter_by(game_id=g.id, code=code).one()
+            s.add(Line(railroad_id=rr[road].id, route_id=route.id, built_turn=0))
+            route.owner_id = rr[road].id
+        s.flush()
+        s.expire_all()
+        ctx = _ctx(s, g)
+        parts = {c: revenue_parts(ctx, ctx.railroads[c]) for c in ("NYC", "PENN", "B&A", "MC")}
+
+        def losses(**wars):
+            for code in ("NYC", "PENN", "B&A", "MC"):
+                ctx.rr_orders[code] = RailroadOrders(code, rate_wars=list(wars.get(code, [])))
+            return rate_war_losses(ctx, parts)
+
+        one = losses(NYC=[RateWar("PENN", 20)])
+        other = losses(NYC=[RateWar("B&A", 20)])
+        both = losses(NYC=[RateWar("MC", 20), RateWar("PENN", 20), RateWar("B&A", 20)])
+        assert both == {"NYC": one["NYC"] + other["NYC"], "PENN": one["PENN"], "B&A": other["B&A"]}
+        assert losses(NYC=[RateWar("NYC", 20), RateWar("PENN", 20)]) == one
+        assert losses(MC=[RateWar("NYC", 20)], NYC=[RateWar("PENN", 20)]) == one  # MC–NYC void first
+        assert losses(NYC=[RateWar("PENN", 30)], PENN=[RateWar("NYC", 10)]) == losses(NYC=[RateWar("PENN", 30)])
+        ctx.railroads["PENN"].status = "bankrupt"
+        assert losses(NYC=[RateWar("PENN", 20)]) == one
