@@ -1068,3 +1068,15 @@ def test_rate_wars_of_one_road_on_two_fronts_add_up_4_16(sqlite_url):
         assert losses(NYC=[RateWar("PENN", 30)], PENN=[RateWar("NYC", 10)]) == losses(NYC=[RateWar("PENN", 30)])
         ctx.railroads["PENN"].status = "bankrupt"
         assert losses(NYC=[RateWar("PENN", 20)]) == one
+
+
+def test_revenue_follows_the_climate_4_10a(sqlite_url):
+    """§4.10A (ruling E-4.10A): the climate scales the gross revenue, +20 % in a Boom."""
+    from pbm.cr.engine.operations import revenue_parts
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, climate="Boom")
+        ctx = _ctx(s, g)
+        rf = ctx.climate.revenue_factor
+        assert rf != 1.0
+        assert revenue_parts(ctx, ctx.railroads["NYC"])["gross"] == math.floor(17_580 * rf)
