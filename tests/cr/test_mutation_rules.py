@@ -1080,3 +1080,27 @@ def test_revenue_follows_the_climate_4_10a(sqlite_url):
         rf = ctx.climate.revenue_factor
         assert rf != 1.0
         assert revenue_parts(ctx, ctx.railroads["NYC"])["gross"] == math.floor(17_580 * rf)
+
+
+def test_merger_takes_over_a_deficit_shorts_and_both_president_debts_4_13b(sqlite_url):
+    """§4.13B: "All of the merging railroad's Lines, cash, Bank debts, president debt ... are
+    transferred": a merging road's deficit is the survivor's (it pays it), the president debts
+    add up (§4.4F), shares sold short are exchanged one for one like shares; §4.13E: the engine
+    upgrade is paid on the lines of the road with the lower engine (here the merging B&A's 201
+    miles from engine 2 to 3)."""
+    from pbm.cr.engine.mergers import merge
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        ba.cash, nyc.cash = -500, 10_000
+        nyc.president_debt, ba.president_debt = 5, 11
+        ba.locomotive, nyc.locomotive = 2, 3
+        p1 = ctx.players[1]
+        ctx.holding(p1, ba).short, ctx.holding(p1, nyc).short = 7, 3
+        bonds = nyc.bond_debt + ba.bond_debt
+        merge(ctx, ba, nyc)
+        assert (nyc.cash, ba.cash) == (9_500, 0)
+        assert nyc.president_debt == 16 and ctx.holding(p1, nyc).short == 10
+        assert nyc.bond_debt == bonds + 10 * 201 and nyc.locomotive == 3
