@@ -1104,3 +1104,25 @@ def test_merger_takes_over_a_deficit_shorts_and_both_president_debts_4_13b(sqlit
         assert (nyc.cash, ba.cash) == (9_500, 0)
         assert nyc.president_debt == 16 and ctx.holding(p1, nyc).short == 10
         assert nyc.bond_debt == bonds + 10 * 201 and nyc.locomotive == 3
+
+
+def test_president_is_repaid_up_to_the_cash_and_the_debt_4_4b(game):
+    """§4.4B: "The President can order the Railroad to repay any part of any debt it owes him,
+    up to the amount of cash it begins the turn with"; §4.4A: he lends up to his own cash."""
+    from pbm.cr.engine.loans import presidents_lend_or_are_repaid
+
+    s, g = game
+    _officers(s, g, {"NYC": 1, "PENN": 2})
+    ctx = _ctx(s, g)
+    nyc, penn, p1, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1], ctx.players[2]
+    nyc.president_debt, nyc.cash = 5_000, 3_000
+    penn.president_debt, penn.cash = 400, 3_000
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", repay_president=9_000)
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", repay_president=9_000, lend=10**6)
+    cash1, cash2 = p1.cash, p2.cash
+    presidents_lend_or_are_repaid(ctx)
+    assert (nyc.president_debt, nyc.cash, p1.cash) == (2_000, 0, cash1 + 3_000)
+    # PENN: p2 first lends all his $2,000, then is repaid what is owed ($400 + $2,000)
+    assert cash2 == 2_000 and (p2.cash, penn.president_debt, penn.cash) == (2_400, 0, 3_000 + 2_000 - 2_400)
+    assert [e["amount"] for e in _kinds(ctx, "president-repaid")] == [3_000, 2_400]
+    assert [e["amount"] for e in _kinds(ctx, "president-loan")] == [2_000]
