@@ -256,6 +256,8 @@ def test_elections_directors_president_and_fallback(db_url):
         _make_directors(s, g, "NYC", {2, 3}, 200)
         penn.president_id, p1.slot1_id = p1.id, penn.id
         nyc.president_id, p2.slot1_id = p2.id, nyc.id
+        stale = next(h for h in nyc.holdings if h.player.number == 4)  # 26 of 666: no director (§4.14A)
+        stale.director = True
         s.flush()
         # p1 tries NYC (not a director: fails → falls back to PENN); p3 seeks NYC with equal shares to p2
         orders = {1: Orders(control=["NYC", None]), 3: Orders(control=["NYC", None])}
@@ -269,6 +271,10 @@ def test_elections_directors_president_and_fallback(db_url):
         assert nyc.president_id == p2.id and (p2.slot1_id, p2.slot2_id) == (nyc.id, None)  # 200 = 200: the incumbent
         assert (p3.slot1_id, p3.slot2_id) == (None, None)
         assert not [e for e in ctx.events if e["kind"] == "new-president"]
+        # §4.14A: directors are re-elected from the end-of-turn holdings: 10 % or more of the issued stock
+        directors = {code: sorted(ctx.player_by_id[h.player_id].number for h in rr.holdings if h.director)
+                     for code, rr in (("NYC", nyc), ("PENN", penn))}
+        assert directors == {"NYC": [2, 3], "PENN": [1, 2]}
         from pbm.cr.engine.checks import check_officers
 
         assert not check_officers(ctx)

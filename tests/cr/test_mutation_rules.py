@@ -1,0 +1,1128 @@
+"""Continental Rails II rules that mutation testing found untested (issue 31, part 2).
+
+Each test pins one rule's outcome (a figure, a limit, a boundary) so that changing the rule in
+the engine makes it fail; each names its rule section and quotes the rulebook where it gives
+the words or a worked example.  ``scripts/mutation_cr.py`` reruns the mutation tests; the
+scores and the equivalent mutants that survive are in docs/cr/rules-map.md, "Mutation testing".
+All on a tiny hand-built game (SQLite), each well under a second.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+
+from pbm.cr.engine import tables
+from pbm.cr.engine.checks import check_money
+from pbm.cr.engine.context import TurnContext
+from pbm.cr.orders import Orders, RailroadOrders
+from pbm.cr.resolve import begin_turn
+from pbm.db import session_scope
+from tests.cr.helpers import tiny_game
+
+
+def _ctx(s, game, orders=None) -> TurnContext:
+    ctx = TurnContext(s, game, orders or {})
+    begin_turn(ctx)
+    return ctx
+
+
+def _kinds(ctx, kind):
+    return [e for e in ctx.events if e["kind"] == kind]
+
+
+@pytest.fixture
+def game(sqlite_url):
+    with session_scope(sqlite_url) as s:
+        yield s, tiny_game(s)
+
+
+# --------------------------------------------------------------------------- §4.12 dividends
+def _pay(s, g, code, *, cash, rate=None, profit=0, computer=False):
+    from pbm.cr.engine.operations import pay_dividend
+
+    ctx = _ctx(s, g)
+    rr = ctx.railroads[code]
+    rr.cash = cash
+    if computer:
+        ctx.rr_orders.pop(code, None)
+        rr.president_id = None
+    else:
+        ctx.rr_orders[code] = RailroadOrders(code, dividend=rate)
+    pay_dividend(ctx, rr, profit)
+    return ctx, rr
+
+
+def test_dividend_is_capped_at_99_dollars_a_share_4_12(game):
+    """§4.12: "Dividends may not exceed $99 per share on any turn." An order of $150 pays $99."""
+    s, g = game
+    ctx, nyc = _pay(s, g, "NYC", cash=10**8, rate=150)
+    assert nyc.dividend == 99 and nyc.last_dividend == 99 and ctx.scratch.dividends_paid["NYC"] == 99
+    assert nyc.cash == 10**8 - 99 * nyc.shares_issued
+    holders = {ctx.player_by_id[h.player_id].number: h.shares for h in nyc.holdings}
+    assert ctx.players[1].cash == 2000 + 99 * holders[1]
+    ev = _kinds(ctx, "dividend")
+    assert [(e["amount"], e["data"]["per_share"]) for e in ev] == [(99 * nyc.shares_issued, 99)]
+
+
+def test_dividend_rate_of_99_is_paid_in_full_and_a_negative_order_pays_nothing_4_12(game):
+    s, g = game
+    ctx, nyc = _pay(s, g, "NYC", cash=10**8, rate=99)
+    assert nyc.last_dividend == 99
+    ctx, nyc = _pay(s, g, "PENN", cash=10**8, rate=-3)
+    assert nyc.dividend == 0 and nyc.last_dividend == 0 and not _kinds(ctx, "dividend")
+
+
+def test_dividend_is_limited_to_the_cash_available_10_2h(game):
+    """§10.2H1: "The Railroad will pay up to this amount in dividends, up to the amount of cash
+    it has available": $5 ordered on 666 NYC shares with $2,000 cash pays $3 a share (⌊2000/666⌋)."""
+    s, g = game
+    ctx, nyc = _pay(s, g, "NYC", cash=2000, rate=5)
+    assert nyc.shares_issued == 666
+    assert nyc.last_dividend == 3 and nyc.dividend == 5  # the standing rate is kept
+    assert nyc.cash == 2000 - 3 * 666
+    # exactly enough cash pays the full rate
+    ctx, nyc = _pay(s, g, "NYC", cash=5 * 666, rate=5)
+    assert nyc.last_dividend == 5 and nyc.cash == 0
+    # no cash, no dividend
+    ctx, nyc = _pay(s, g, "NYC", cash=-10, rate=5)
+    assert nyc.last_dividend == 0 and nyc.cash == -10 and not _kinds(ctx, "dividend")
+
+
+def test_a_bankrupt_road_pays_no_dividend_4_11b(game):
+    """§4.11B: a bankrupt railroad cannot "pay any dividends during a turn it is bankrupt"."""
+    s, g = game
+    from pbm.cr.engine.operations import pay_dividend
+
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.cash = 10**6
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=5)
+    ctx.scratch.bankrupt_at_start.add("NYC")
+    pay_dividend(ctx, nyc, 10**5)
+    assert nyc.last_dividend == 0 and nyc.cash == 10**6
+    ctx = _ctx(s, g)
+    penn = ctx.railroads["PENN"]
+    penn.cash, penn.status = 10**6, "bankrupt"
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", dividend=5)
+    pay_dividend(ctx, penn, 10**5)
+    assert penn.last_dividend == 0 and penn.cash == 10**6
+
+
+def test_computer_president_pays_half_the_profit_capped_at_99_e_4_12():
+    """§4.12 "A Railroad without a player President will set a reasonable dividend rate"
+    (ruling E-4.12: half the profit, per share, rounded down, at most $99)."""
+    from types import SimpleNamespace
+
+    from pbm.cr.engine.operations import reasonable_dividend
+
+    rr = SimpleNamespace(shares_issued=1000)
+    assert reasonable_dividend(rr, 10_000) == 5
+    assert reasonable_dividend(rr, 9_999) == 4
+    assert reasonable_dividend(rr, 198_000) == 99 and reasonable_dividend(rr, 10**7) == 99
+    assert reasonable_dividend(rr, 0) == 0 and reasonable_dividend(rr, -5000) == 0
+    assert reasonable_dividend(SimpleNamespace(shares_issued=0), 10_000) == 0
+    assert reasonable_dividend(SimpleNamespace(shares_issued=1), 2) == 1
+
+
+def test_computer_president_sets_the_reasonable_rate_in_operations_e_4_12(game):
+    s, g = game
+    ctx, nyc = _pay(s, g, "NYC", cash=10**6, profit=6660, computer=True)
+    assert nyc.dividend == 5 and nyc.last_dividend == 5  # ⌊6660 × ½ / 666⌋
+
+
+# --------------------------------------------------------------------------- §4.10B, §4.18 expenses
+def test_operating_expenses_by_efficiency_and_cost_technologies_4_10b():
+    """§4.10B (ruling E-4.10B): costs are a straight line, 50 → 100 %, 95 → 65 % of revenue;
+    at 50 or less they equal or exceed revenue, technology or not; §4.18: each cost-saving
+    technology cuts them."""
+    from types import SimpleNamespace
+
+    from pbm.cr.engine.operations import expense_ratio, operating_expenses
+
+    assert expense_ratio(50) == pytest.approx(1.0) and expense_ratio(95) == pytest.approx(0.65)
+    assert expense_ratio(95 - 45) == pytest.approx(1.0) and expense_ratio(5) == pytest.approx(1.35)
+    rr = SimpleNamespace(efficiency=95, technologies=[])
+    assert operating_expenses(rr, 100_000) == 65_000
+    letter, saving = next(iter(tables.COST_TECHS.items()))
+    rr.technologies = [letter]
+    assert operating_expenses(rr, 100_000) == math.floor(100_000 * 0.65 * (1 - saving))
+    poor = SimpleNamespace(efficiency=50, technologies=list(tables.COST_TECHS))
+    assert operating_expenses(poor, 100_000) == 100_000
+    assert operating_expenses(SimpleNamespace(efficiency=40, technologies=list(tables.COST_TECHS)), 90_000) == 90_000
+    worse = SimpleNamespace(efficiency=20, technologies=list(tables.COST_TECHS))
+    assert operating_expenses(worse, 90_000) == math.floor(90_000 * expense_ratio(20) * math.prod(
+        1 - v for v in tables.COST_TECHS.values())) > 90_000
+    fair = SimpleNamespace(efficiency=51, technologies=list(tables.COST_TECHS))
+    assert operating_expenses(fair, 100_000) < 100_000
+
+
+# --------------------------------------------------------------------------- §4.13 mergers
+def _three_roads(s, **kw):
+    """NYC (New York–Albany, 666 shares at $20), PENN (Philadelphia–Pittsburgh) and B&A
+    (Boston–Albany, 905 shares at $30): the B&A meets the NYC at Albany, the PENN meets neither.
+    Tycoon 1 presides all three."""
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": "NYC", "price": 20}, {"code": "PENN", "price": 15},
+                                               {"code": "B&A", "price": 30}], **kw)
+    from pbm.models import Railroad
+
+    for rr in s.query(Railroad).filter_by(game_id=g.id):
+        rr.president_id = g.players[0].id
+    s.flush()
+    return g
+
+
+def test_merger_needs_roads_connected_at_the_start_and_a_solvent_survivor_4_13a(sqlite_url):
+    """§4.13A1 "The Railroads must be connected at the start of the turn"; A2 "The railroad
+    merged into cannot be bankrupt"; §10.1E: only the president of both at the start."""
+    from pbm.cr.engine.mergers import merger_problem
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, penn, ba = (ctx.railroads[c] for c in ("NYC", "PENN", "B&A"))
+        assert merger_problem(ctx, 1, ba, nyc) is None
+        assert merger_problem(ctx, 1, nyc, ba) is None
+        assert "not connected at the start" in merger_problem(ctx, 1, penn, nyc)
+        assert "not connected at the start" in merger_problem(ctx, 1, nyc, penn)
+        assert "were not president" in merger_problem(ctx, 2, ba, nyc)
+        assert "two different" in merger_problem(ctx, 1, nyc, nyc)
+        assert "two different" in merger_problem(ctx, 1, None, nyc)
+        nyc.status = "bankrupt"
+        assert "bankrupt" in merger_problem(ctx, 1, ba, nyc)
+        assert merger_problem(ctx, 1, nyc, ba) is None  # a bankrupt road may merge into a solvent one
+        ctx.scratch.start_towns["NYC"] = set()  # the line to Albany built this turn does not count
+        nyc.status = "active"
+        assert "not connected at the start" in merger_problem(ctx, 1, ba, nyc)
+
+
+def test_merger_averages_the_price_and_exchanges_shares_one_for_one_4_13c(sqlite_url):
+    """§4.13C: "one share of stock for every share of the merging railroad. The new stock price
+    is averaged based on the number of each issued": (666 × $20 + 905 × $30) / 1,571 = $25.76."""
+    from pbm.cr.engine.mergers import merge
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        assert (nyc.shares_issued, ba.shares_issued) == (666, 905)
+        before = {n: (ctx.shares(p, nyc), ctx.shares(p, ba)) for n, p in ctx.players.items()}
+        treasury, public, authorized = nyc.treasury_shares + ba.treasury_shares, nyc.shares_public + ba.shares_public, \
+            nyc.shares_authorized + ba.shares_authorized
+        cash = nyc.cash + ba.cash
+        merge(ctx, ba, nyc)
+        assert nyc.price == 25.76
+        assert nyc.shares_issued == 1571 and nyc.treasury_shares == treasury and nyc.shares_public == public
+        assert nyc.shares_authorized == authorized
+        assert all(ctx.shares(ctx.players[n], nyc) == a + b for n, (a, b) in before.items())
+        assert ba.shares_issued == ba.shares_public == ba.treasury_shares == ba.shares_authorized == 0
+        assert all(h.shares == 0 for h in ba.holdings)
+        assert ba.status == "merged" and ba.merged_into_id == nyc.id and ba.president_id is None
+        assert nyc.cash == cash and ba.cash == 0
+        assert {ctx.route_by_id[x.route_id].code for x in nyc.lines} == {"NYC", "B&A"} and not ba.lines
+        assert ctx.scratch.merged_into == {"B&A": "NYC"}
+        assert not check_money(ctx)
+
+
+def test_merger_upgrade_is_paid_by_bonds_4_13e(sqlite_url):
+    """§4.13E: the survivor has the higher engine and every technology of both, "but must pay the
+    normal costs to upgrade all lines lacking the engines or technology. Bonds will be issued to
+    finance this cost": the NYC's 148 miles from engine 1 to 3 ($10 a mile a step, §4.17) and
+    technology B ($10 a mile, §4.18), the B&A's 201 miles technology C; debts and land add up."""
+    from pbm.cr.engine.mergers import merge
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        ba.locomotive, ba.technologies, ba.efficiency, ba.grand_station = 3, ["A", "B"], 95, True
+        nyc.locomotive, nyc.technologies, nyc.efficiency = 1, ["C"], 80
+        nyc.bond_debt, ba.bond_debt, nyc.loan_debt, ba.loan_debt = 1000, 2000, 30, 40
+        nyc.land, ba.land, ba.president_debt = 5, 7, 11
+        merge(ctx, ba, nyc)
+        upgrade = 10 * 2 * 148 + 10 * 148 + 10 * 201
+        assert [e["data"]["upgrade_cost"] for e in _kinds(ctx, "railroads-merged")] == [upgrade]
+        assert nyc.bond_debt == 3000 + upgrade and nyc.loan_debt == 70
+        assert (nyc.land, nyc.president_debt) == (12, 11) and (ba.bond_debt, ba.loan_debt, ba.land) == (0, 0, 0)
+        assert nyc.locomotive == 3 and nyc.technologies == ["A", "B", "C"] and nyc.grand_station
+        assert nyc.efficiency == math.floor((95 * 201 + 80 * 148) / 349)
+
+
+def test_merger_of_equal_equipment_costs_nothing_4_13e(sqlite_url):
+    from pbm.cr.engine.mergers import merge
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        ba.technologies, nyc.technologies = ["A", "B"], ["B"]  # A (a grand station) is no line upgrade
+        bonds = nyc.bond_debt + ba.bond_debt
+        merge(ctx, nyc, ba)
+        assert ba.bond_debt == bonds and _kinds(ctx, "railroads-merged")[0]["data"]["upgrade_cost"] == 0
+
+
+# --------------------------------------------------------------------------- §6.1A/B, §6.2 stock limits
+def _holdings(s, g, code, shares: dict[int, int], directors=()):
+    """Set tycoons' shares in ``code`` (the Public holds the rest) and mark ``directors``."""
+    from pbm.models import Railroad
+
+    rr = s.query(Railroad).filter_by(game_id=g.id, code=code).one()
+    for h in rr.holdings:
+        n = h.player.number
+        if n in shares:
+            rr.shares_public -= shares[n] - h.shares
+            h.shares = shares[n]
+        h.director = n in directors
+    s.flush()
+
+
+def test_max_bid_is_20_percent_of_the_available_stock_6_1b(game):
+    """§6.1B: "You may bid for up to 20% of available stock ... issued shares minus the number
+    of shares owned by all directors minus the shares you own." NYC: 666 issued, tycoons 1–4 own
+    26 each, tycoon 2 a director with 100: tycoon 1 may bid ⌊20 % × (666 − 100 − 26)⌋ = 108."""
+    from pbm.cr.engine.market import max_bid
+
+    s, g = game
+    ctx = _ctx(s, g)
+    assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == math.floor(0.2 * (666 - 26))  # 128
+    _holdings(s, g, "NYC", {2: 100}, directors={2})
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    assert max_bid(ctx, ctx.players[1], nyc) == 108
+    assert max_bid(ctx, ctx.players[2], nyc) == math.floor(0.2 * (666 - 100))  # a director's own shares once
+
+
+def test_no_one_bids_beyond_51_percent_6_1a(game):
+    """§6.1A: "No one can ever bid for more than 51% of the stock, so a player who owns 41% of
+    the stock may only bid for 10% of the stock, and at 51% ownership cannot bid at all."
+    NYC 666 issued: 41 % is 273 shares → ⌊0.51 × 666⌋ − 273 = 66 (10 %); 340 shares → 0."""
+    from pbm.cr.engine.market import max_bid
+
+    s, g = game
+    _holdings(s, g, "NYC", {1: 273}, directors={1})
+    ctx = _ctx(s, g)
+    assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == 66
+    _holdings(s, g, "NYC", {1: 339}, directors={1})
+    ctx = _ctx(s, g)
+    assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == 0
+    _holdings(s, g, "NYC", {1: 400}, directors={1})
+    ctx = _ctx(s, g)
+    assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == 0
+
+
+def test_short_sales_up_to_10_percent_including_owned_shares_6_2a_c(game):
+    """§6.2C: "If a RR has 1000 shares issued, and you own 40 shares, you may sell 100 shares
+    (10% of issued stock)" — here 666 issued, 26 owned: 40 short, 66 in all; none for a
+    director, none in a cornered stock (§6.4, §10.1C4)."""
+    from pbm.cr.engine.market import is_cornered, max_short
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    assert max_short(ctx, ctx.players[1], nyc) == 40
+    _holdings(s, g, "NYC", {1: 0, 2: 66})
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    assert max_short(ctx, ctx.players[1], nyc) == 66 and max_short(ctx, ctx.players[2], nyc) == 0
+    _holdings(s, g, "NYC", {2: 70}, directors={2})
+    ctx = _ctx(s, g)
+    assert max_short(ctx, ctx.players[2], ctx.railroads["NYC"]) == 0  # a director
+    assert max_short(ctx, ctx.players[1], ctx.railroads["NYC"]) == 66
+    _holdings(s, g, "NYC", {2: 332, 3: 1}, directors={2, 3})
+    ctx = _ctx(s, g)
+    assert not is_cornered(ctx, ctx.railroads["NYC"])  # the directors own 333 of 666: half is not more than half
+    _holdings(s, g, "NYC", {2: 333, 3: 1}, directors={2, 3})
+    ctx = _ctx(s, g)
+    assert is_cornered(ctx, ctx.railroads["NYC"]) and max_short(ctx, ctx.players[1], ctx.railroads["NYC"]) == 0
+
+
+def test_orders_are_cut_to_the_limits_in_the_tycoons_sequence_6_1a(game):
+    """§6.1A: a bid over the maximum "will automatically be lowered to the maximum"; a sale
+    beyond the shares owned plus 10 % short is lowered; one transaction per railroad."""
+    from pbm.cr.engine.market import _player_lines
+    from pbm.cr.orders import StockOrder
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    lines = _player_lines(ctx, p1, [StockOrder("NYC", "buy", 500, 1), StockOrder("PENN", "sell", 500, 2),
+                                    StockOrder("NYC", "sell", 5, 3), StockOrder("PENN", "buy", 0, 4)])
+    assert [(x.railroad, x.action, x.shares, x.owned) for x in lines] == [("NYC", "buy", 128, 0),
+                                                                       ("PENN", "sell", 135, 54)]
+    assert [x.price for x in lines] == [20.0, 15.0]
+    texts = [e["text"] for e in ctx.events if e["kind"] in ("stock-cut", "stock-void")]
+    assert any("maximum bid of 128" in t for t in texts) and any("lowered to 135" in t for t in texts)
+    assert any("only one transaction per railroad" in t for t in texts)
+
+
+def test_six_transactions_a_turn_6_1a(sqlite_url):
+    """§6.1A: "Each tycoon may make 6 stock market transactions per turn ... You may make up to
+    6 sales of stock": a seventh sale is void; with fewer than 15 railroads, 3 bids at most."""
+    from pbm.cr.engine.market import _player_lines
+    from pbm.cr.orders import StockOrder
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    codes = ["NYC", "PENN", "B&A", "ERIE", "NYNH", "LS", "MC"]
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in codes], bank_pcs=[])
+        ctx = _ctx(s, g)
+        p1 = ctx.players[1]
+        lines = _player_lines(ctx, p1, [StockOrder(c, "sell", 5, i) for i, c in enumerate(codes, start=1)])
+        assert [x.railroad for x in lines] == codes[:6]
+        assert [e for e in ctx.events if e["kind"] == "stock-void" and "more than 6" in e["text"]]
+        lines = _player_lines(ctx, p1, [StockOrder(c, "buy", 5, i) for i, c in enumerate(codes, start=1)])
+        assert [x.railroad for x in lines] == codes[:3]
+        assert [e for e in ctx.events if e["kind"] == "stock-void" and "only 3 bids" in e["text"]]
+
+
+# --------------------------------------------------------------------------- §3.5 credit and recalls
+def test_credit_limit_and_available_credit_3_5a():
+    """§3.5A: "Credit limit = Net Worth × econ. level %" (Normal 70 %, Depression 62.5 %);
+    "Available Credit = Credit Limit − Loan/2" (a half dollar counts against the tycoon)."""
+    from pbm.cr.engine.loans import available_credit, credit_limit
+
+    assert credit_limit(10_000, 0.70) == 7_000 and credit_limit(10_001, 0.625) == 6_250
+    assert credit_limit(-5_000, 0.70) == 0
+    assert available_credit(7_000, 3_000) == 5_500 and available_credit(7_000, 3_001) == 5_499
+    assert available_credit(7_000, 15_000) == -500
+
+
+def test_borrowing_counts_half_the_loan_against_the_credit_3_5a_10_1a(game):
+    """§10.1A1 with §3.5A: tycoon 1's net worth $3,330 (cash 2,000 + 26 NYC × $20 + 54 PENN ×
+    $15), Normal: limit $2,331; with a $1,000 loan he may borrow $2,331 − $500 = $1,831 more."""
+    from pbm.cr.engine.loans import max_borrow, tycoons_borrow_or_repay
+
+    s, g = game
+    g.players[0].loan, g.players[1].loan, g.players[1].recall = 1000, 800, 500
+    s.flush()
+    ctx = _ctx(s, g, {1: Orders(borrow=10**6), 2: Orders(repay=300)})
+    assert ctx.players[1].net_worth == 3330 and max_borrow(ctx, ctx.players[1]) == 1831
+    tycoons_borrow_or_repay(ctx)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    assert p1.loan == 2831 and p1.cash == 2000 + 1831
+    assert [e["amount"] for e in _kinds(ctx, "borrow-cut")] == [1831]
+    # §3.5C: "Any portion of the loan recall which you repay at the start of the turn ... is
+    # deducted from your loan"
+    assert (p2.loan, p2.recall, p2.cash) == (500, 200, 1700)
+
+
+def test_repayment_is_limited_to_cash_and_loan_10_1a2(game):
+    from pbm.cr.engine.loans import tycoons_borrow_or_repay
+
+    s, g = game
+    g.players[0].loan, g.players[0].cash = 5000, 1200
+    g.players[1].loan = 100
+    s.flush()
+    ctx = _ctx(s, g, {1: Orders(repay=3000), 2: Orders(repay=3000)})
+    tycoons_borrow_or_repay(ctx)
+    assert (ctx.players[1].loan, ctx.players[1].cash) == (3800, 0)
+    assert (ctx.players[2].loan, ctx.players[2].cash) == (0, 1900)
+
+
+def test_recall_is_what_brings_available_credit_back_to_zero_3_5c(game):
+    """§3.5C: "the Bank will require you to repay enough of your loan so that available credit
+    is equal to or greater than 0": worth $10,000 at Normal (limit $7,000) and a $15,000 loan
+    (available −$500): recall $1,000, after which 7,000 − 14,000/2 = 0."""
+    from pbm.cr.engine.tycoons import set_credit
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    for loan, recall in ((15_000, 1_000), (14_000, 0), (14_001, 1), (0, 0)):
+        p1.loan = loan
+        set_credit(ctx, p1, 10_000)
+        assert (p1.net_worth, p1.credit_limit, p1.recall) == (10_000, 7_000, recall)
+    assert [e["amount"] for e in _kinds(ctx, "recall")] == [1_000, 1]
+
+
+def test_unpaid_recall_is_taken_from_cash_then_stock_3_5c(game):
+    """§3.5C (step 14.4): a recall left unpaid is paid from cash; what cash lacks is raised by
+    selling the tycoon's stock at end prices; never more than the loan."""
+    from pbm.cr.engine.tycoons import compel_recall
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
+    p1.cash, p1.loan, p1.recall = 5000, 1500, 1200
+    compel_recall(ctx, p1)
+    assert (p1.cash, p1.loan, p1.recall) == (3800, 300, 0) and not _kinds(ctx, "forced-sale")
+    p2.cash, p2.loan, p2.recall = 5000, 1500, 2000
+    compel_recall(ctx, p2)
+    assert (p2.cash, p2.loan, p2.recall) == (3500, 0, 0)
+    p3.cash, p3.loan, p3.recall = 0, 5000, 3000  # 26 NYC at $20 + 54 PENN at $15 bring $1,330
+    compel_recall(ctx, p3)
+    assert (p3.cash, p3.loan, p3.recall) == (0, 5000 - 1330, 0)
+    assert all(h.shares == 0 for h in p3.holdings)
+    assert sorted(e["amount"] for e in _kinds(ctx, "forced-sale")) == [520, 810]
+    p4 = ctx.players[4]
+    p4.cash, p4.loan, p4.recall = 100, 5000, 200  # $100 short: 5 NYC shares (⌈100/20⌉) or 7 PENN (⌈100/15⌉)
+    compel_recall(ctx, p4)
+    sold = [e for e in _kinds(ctx, "forced-sale") if e["player_number"] == 4]
+    assert len(sold) == 1 and sold[0]["amount"] in (100, 105) and p4.loan == 4800
+    assert p4.cash == sold[0]["amount"] - 100
+
+
+# --------------------------------------------------------------------------- §1.2 victory points, §1.3 end
+def test_million_bonus_goes_once_to_the_first_worth_over_a_million_1_2(game):
+    """§1.2 Robber Baron: "Bonus: 5 VPs to the first player(s) to have a net worth over
+    $1,000,000" — $1,000,001 wins it, $1,000,000 does not, and nobody wins it twice."""
+    from pbm.cr.engine.victory import award_robber_baron
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
+    stock = 26 * 20 + 54 * 15
+    p1.cash, p2.cash = 1_000_001 - stock, 1_000_000 - stock
+    state: dict = {}
+    award_robber_baron(ctx, state)
+    assert (p1.net_worth, p2.net_worth) == (1_000_001, 1_000_000)
+    assert (p1.vp_robber, p2.vp_robber, p1.million_bonus, p2.million_bonus) == (5 + 5, 4, True, False)
+    assert state == {"million_awarded": True} and len(_kinds(ctx, "million")) == 1
+    p3.cash = 5_000_000
+    award_robber_baron(ctx, state)
+    assert p3.vp_robber == 3 + 5 and not p3.million_bonus  # richest now, but the bonus is gone
+
+
+def _officers(s, g, presides: dict[str, int]):
+    """Tycoon ``n`` presides (and is a director of) each road; the others hold as tiny_game."""
+    from pbm.models import Railroad
+
+    for code, n in presides.items():
+        rr = s.query(Railroad).filter_by(game_id=g.id, code=code).one()
+        rr.president_id = g.players[n - 1].id
+        for h in rr.holdings:
+            h.director = h.player.number == n
+            if h.director:
+                rr.shares_public -= rr.shares_issued // 5 - h.shares
+                h.shares = rr.shares_issued // 5
+    s.flush()
+
+
+def test_no_mogul_points_from_a_road_that_owes_its_president_and_minus_5_for_a_failed_road_1_2(game):
+    """§1.2 Rail Mogul: "+1 VP to each Director (including the President)", the President "the
+    square root of the dividends paid"; "No Mogul points are awarded if the railroad owes any
+    debt to the President at the end of the turn"; "A President loses -5 VP if the railroad
+    goes bankrupt or is reorganized during the turn"."""
+    from pbm.cr.engine.victory import award_mogul
+
+    s, g = game
+    _officers(s, g, {"NYC": 1, "PENN": 2})
+    ctx = _ctx(s, g)
+    ctx.scratch.dividends_paid = {"NYC": 9, "PENN": 4}
+    award_mogul(ctx)
+    assert [ctx.players[n].vp_mogul for n in (1, 2, 3)] == [1 + 3, 1 + 2, 0]
+    ctx = _ctx(s, g)
+    ctx.scratch.dividends_paid = {"NYC": 9, "PENN": 4}
+    ctx.railroads["NYC"].president_debt = 1
+    ctx.scratch.failed_roads.add("PENN")
+    award_mogul(ctx)
+    assert [ctx.players[n].vp_mogul for n in (1, 2)] == [0, 1 + 2 - 5]
+
+
+def test_magnate_counts_two_connected_roads_of_one_president_as_one_system_1_2(sqlite_url):
+    """§1.2 Rail Magnate: "A railroad system consists either of one railroad or of two connected
+    railroads controlled by the same President. In the case of 2 unconnected railroads, the one
+    with the most Regions is evaluated." PENN (Atlantic, Ohio) + P&FW (Ohio, Great Lakes) meet
+    at Pittsburgh: 3 regions; NYC (Atlantic) and LS (Great Lakes) do not meet: 1."""
+    from pbm.cr.engine.victory import award_magnate
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in ("NYC", "PENN", "P&FW", "LS")],
+                       bank_pcs=[])
+        _officers(s, g, {"PENN": 1, "P&FW": 1, "NYC": 2, "LS": 2})
+        ctx = _ctx(s, g)
+        award_magnate(ctx)
+        assert [ctx.players[n].vp_magnate for n in (1, 2, 3)] == [3, 1, 0]
+
+
+def test_magnate_link_bonuses_1_2():
+    from pbm.cr.engine.victory import magnate_points
+
+    assert magnate_points({"Atlantic"}) == 1
+    assert magnate_points({"Atlantic", "Central"}) == 2 + 2
+    assert magnate_points({"Atlantic", "Mississippi", "Central"}) == 3 + 2
+    assert magnate_points({"Central", "Gulf"}) == 2 + 2
+    assert magnate_points({"Pacific", "Gulf"}) == 2 + 3
+    assert magnate_points({"Atlantic", "Pacific"}) == 2 + 5
+    assert magnate_points({"Atlantic", "Central", "Gulf", "Pacific"}) == 4 + 2 + 2 + 3 + 5
+
+
+class _Draw:
+    def __init__(self, x):
+        self.x = x
+
+    def random(self):
+        return self.x
+
+
+@pytest.mark.parametrize("turn, draw, over", [(20, 0.0, False), (21, 0.2499, True), (21, 0.25, False),
+                                              (25, 0.1, True)])
+def test_game_ends_at_random_from_turn_21_with_a_25_percent_chance_1_3(sqlite_url, turn, draw, over):
+    """§1.3: "There is a 25 % chance the game will end on Turn 21 and on each turn after"."""
+    from pbm.cr.engine.victory import end_of_turn
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, turn=turn)
+        ctx = _ctx(s, g)
+        rng = ctx.rng
+        ctx.rng = lambda purpose: _Draw(draw) if purpose == "game-end" else rng(purpose)
+        end_of_turn(ctx)
+        assert (g.status == "finished") == over and bool(_kinds(ctx, "game-over")) == over
+        assert bool(_kinds(ctx, "category-winner")) == over
+
+
+# --------------------------------------------------------------------------- §4.6 building
+@pytest.mark.parametrize("ordered, per_mile", [(5000, 600), (600, 600), (599, 599), (100, 300)])
+def test_overspend_is_capped_at_double_the_minimum_4_6c(sqlite_url, ordered, per_mile):
+    """§4.6C: "The Railroad may overspend up to double the minimum cost" ($300 a mile in a Normal
+    climate, §4.6B); "The excess is divided by the number of Directors plus 1". NYC builds PA1
+    (90 miles, Philadelphia 16 and New York 25, §4.6D) with tycoon 1 its one director."""
+    from pbm.cr.engine.construction import build_or_abandon_rows, build_cost_range
+    from pbm.models import Railroad, Route
+
+    assert build_cost_range(tables.climate("Normal")) == (300, 600)
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s)
+        _holdings(s, g, "NYC", {1: 100}, directors={1})
+        nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+        pa1 = s.query(Route).filter_by(game_id=g.id, code="PA1").one()
+        pa1.owner_id, nyc.president_id = nyc.id, g.players[0].id
+        s.flush()
+        ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", build_per_mile=ordered)])})
+        cash = ctx.players[1].cash
+        build_or_abandon_rows(ctx)
+        cost = per_mile * 90 + 300 * (16 + 25)
+        assert [e["amount"] for e in _kinds(ctx, "row-built")] == [cost]
+        assert ctx.players[1].cash - cash == (per_mile - 300) * 90 // 2
+        assert not check_money(ctx)
+
+
+# --------------------------------------------------------------------------- §4.5, §4.17, §4.18 capital
+def test_capital_spending_is_capped_at_50_a_mile_and_none_for_a_bankrupt_road_4_5_10_2d(game):
+    """§10.2D1 (ruling E-4.5B): at most $50 a mile of start-of-turn track; §4.11B: a bankrupt
+    railroad cannot "spend for capital improvements"."""
+    from pbm.cr.engine.capital import repairs_and_improvements
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", capital_per_mile=80)
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", capital_per_mile=10)
+    ctx.scratch.bankrupt_at_start.add("PENN")
+    repairs_and_improvements(ctx)
+    spent = {e["railroad"]: e["amount"] for e in _kinds(ctx, "efficiency")}
+    assert spent == {"NYC": 50 * 148, "PENN": 0}
+    assert ctx.railroads["NYC"].bond_debt == 50 * 148 // 2  # §4.6E financing: half by bonds
+    assert not check_money(ctx)
+
+
+def test_locomotives_and_technology_are_paid_in_cash_4_17_4_18(sqlite_url):
+    """§4.17: $10 a mile for each engine step, from cash; §4.18: $10 a mile a technology, a
+    Grand Station $10,000 flat and only with a line to a size 4 or 5 town; one a turn."""
+    from pbm.cr.engine.capital import buy_technology, upgrade_locomotives
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, turn=30)
+        ctx = _ctx(s, g)
+        nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+        nyc.cash, penn.cash = 10**6, 10 * 2 * 300 - 1
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", locomotive=3, technology="a")
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", locomotive=3, technology="B")
+        upgrade_locomotives(ctx)
+        assert nyc.locomotive == 3 and nyc.cash == 10**6 - 10 * 2 * 148
+        assert penn.locomotive == 1 and _kinds(ctx, "locomotive-unaffordable")[0]["amount"] == 6000
+        penn.cash = 10 * 300 - 1
+        buy_technology(ctx)
+        assert nyc.grand_station and nyc.technologies == ["A"] and nyc.cash == 10**6 - 2960 - 10_000
+        assert _kinds(ctx, "technology-unaffordable")[0]["amount"] == 3000 and penn.technologies == []
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", technology="A")
+        buy_technology(ctx)
+        assert [e["kind"] for e in ctx.events if e["railroad"] == "NYC"][-1] == "technology-void"
+
+
+# --------------------------------------------------------------------------- §4.10A revenue, §4.11 solvency
+def test_revenue_is_60_a_mile_plus_300_times_town_values_and_10_percent_a_region_4_10a(game):
+    """§4.10A: "The base revenue is roughly $60 per mile of track, plus $300 times the value of
+    Towns. The base revenue is increased by 10% for Region over 1 that it connects to." NYC:
+    148 miles, New York (value 25) and Albany (4): $8,880 + $8,700 = $17,580; §4.15 double
+    track adds (25 + 4) % of the line's own revenue; §4.18 a Grand Station adds 10 %."""
+    from pbm.cr.engine.operations import line_revenue, revenue_parts
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    rf = ctx.climate.revenue_factor
+    parts = revenue_parts(ctx, nyc)
+    assert (parts["base"], parts["double_track"], parts["regions"]) == (17_580, 0, 1)
+    assert parts["gross"] == math.floor(17_580 * rf)
+    assert revenue_parts(ctx, nyc, 1.1)["gross"] == math.floor(17_580 * rf * 1.1)
+    assert line_revenue(148, 25, 4) == 8_880 + 4_350
+    nyc.lines[0].double_tracked = True
+    nyc.grand_station = True
+    nyc.technologies = ["G"]
+    parts = revenue_parts(ctx, nyc)
+    assert parts["double_track"] == 13_230 * 29 // 100
+    assert parts["gross"] == math.floor((17_580 + 3_836) * 1.15 * rf)
+    penn = ctx.railroads["PENN"]  # Philadelphia (Atlantic) – Pittsburgh (Ohio): two regions
+    parts = revenue_parts(ctx, penn)
+    assert parts["regions"] == 2 and parts["base"] == 60 * 300 + 300 * (16 + 9)
+    assert parts["gross"] == math.floor(parts["base"] * 1.1 * rf)
+
+
+def test_insolvent_road_goes_bankrupt_and_a_bankrupt_one_is_reorganized_or_recovers_4_11(game):
+    """§4.11A–C: an insolvent road that does not become solvent is bankrupt; a bankrupt one that
+    stays insolvent is reorganized; one that became solvent is active again."""
+    from pbm.cr.engine.operations import settle_solvency
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    ctx.scratch.insolvent_at_start |= {"NYC", "PENN"}
+    nyc.cash = penn.cash = -100
+    ctx.scratch.became_solvent.add("PENN")
+    settle_solvency(ctx, nyc)
+    settle_solvency(ctx, penn)
+    assert (nyc.status, penn.status) == ("bankrupt", "active") and ctx.scratch.failed_roads == {"NYC"}
+    assert (nyc.insolvent_turns, penn.insolvent_turns) == (1, 1)
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    nyc.status = penn.status = "bankrupt"
+    ctx.scratch.insolvent_at_start |= {"NYC"}
+    ctx.scratch.bankrupt_at_start |= {"NYC", "PENN"}
+    ctx.scratch.became_solvent.add("PENN")
+    nyc.cash, nyc.bond_debt, nyc.loan_debt, nyc.last_revenue, nyc.last_expenses = -5_000, 500_000, 9, 100_000, 70_000
+    nyc.president_debt, nyc.dividend = 3_000, 4
+    next(h for h in nyc.holdings if h.shares).short = 5
+    settle_solvency(ctx, nyc)
+    settle_solvency(ctx, penn)
+    assert penn.status == "active" and _kinds(ctx, "railroad-solvent")
+    # §4.11C (ruling E-4.11C): bonds cut so their 6 % interest is a quarter of the operating
+    # profit: ¼ × $30,000 / 6 % = $125,000; 5 new shares a mile to the Public at $10
+    assert (nyc.status, nyc.cash, nyc.bond_debt, nyc.loan_debt) == ("active", 0, 125_000, 0)
+    assert nyc.shares_issued == nyc.shares_public == nyc.shares_authorized == 5 * 148 and nyc.price == 10.0
+    assert nyc.treasury_shares == 0 and all(h.shares == 0 for h in nyc.holdings) and nyc.insolvent_turns == 0
+    assert all(h.short == 0 and not h.director for h in nyc.holdings)
+    assert (nyc.president_debt, nyc.dividend) == (0, 0) and ctx.scratch.failed_roads == {"NYC"}
+    assert _kinds(ctx, "reorganized")[0]["railroad"] == "NYC"
+    # a road that lost money on its operations keeps no bonds
+    from pbm.cr.engine.operations import reorganize
+
+    penn.bond_debt, penn.last_revenue, penn.last_expenses = 9_000, 50_000, 60_000
+    reorganize(ctx, penn)
+    assert penn.bond_debt == 0 and penn.shares_issued == 5 * 300
+
+
+def test_revenue_share_of_lines_splits_a_shared_town_4_16(game):
+    """Ruling E-4.16: a line earns its $60 a mile, its double-track bonus and its end towns'
+    $300 × value, a town shared equally by the road's lines that end there.  NYC's lines: NYC
+    (148 miles, New York 25, Albany 4) $8,880 + $3,750 + $1,200 = $13,830; NYNH (110 miles,
+    New York 25, Boston 16) $6,600 + $3,750 + $4,800 = $15,150, double-tracked +41 % of
+    ($6,600 + $6,150) = $5,227."""
+    from fractions import Fraction
+
+    from pbm.cr.engine.operations import revenue_share
+    from pbm.models import Line, Railroad, Route
+
+    s, g = game
+    nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+    nynh = s.query(Route).filter_by(game_id=g.id, code="NYNH").one()
+    s.add(Line(railroad_id=nyc.id, route_id=nynh.id, built_turn=0))
+    nynh.owner_id = nyc.id
+    s.flush()
+    s.expire_all()
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    assert revenue_share(ctx, nyc, {"NYNH"}) == Fraction(15_150, 28_980)
+    assert revenue_share(ctx, nyc, {"NYNH", "NYC"}) == 1 and revenue_share(ctx, nyc, set()) == 0
+    from types import SimpleNamespace
+
+    assert revenue_share(ctx, SimpleNamespace(lines=[]), {"NYNH"}) == 0  # a road without lines earns nothing
+    next(x for x in nyc.lines if ctx.route_by_id[x.route_id].code == "NYNH").double_tracked = True
+    assert revenue_share(ctx, nyc, {"NYNH"}) == Fraction(15_150 + 5_227, 28_980 + 5_227)
+    from pbm.cr.engine.operations import revenue_parts
+
+    for line in nyc.lines:
+        line.double_tracked = True
+    assert revenue_parts(ctx, nyc)["double_track"] == 13_230 * 29 // 100 + 5_227  # both lines' bonuses
+
+
+def test_operations_account_for_revenue_expenses_interest_and_dividend_13(game):
+    """Appendix A step 13: revenue (13.1), expenses (13.2), interest — bonds 6 % (§5), loans at
+    the climate's rate (Normal 12 %), rounded up by the Bank (§1.0) — and the president's loan
+    grows 10 % (§4.4C); the profit is what is left; the dividend is paid from cash (13.5)."""
+    from pbm.cr.engine.operations import NOISE_LIMIT, operating_expenses, operations
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.bond_debt, nyc.loan_debt, nyc.president_debt, nyc.cash = 100_001, 10_001, 1_000, 10**6
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=2)
+    operations(ctx)
+    ops = ctx.scratch.operations["NYC"]
+    assert (ops["bond_interest"], ops["loan_interest"]) == (6_001, 1_201)
+    assert nyc.president_debt == 1_100
+    assert abs(ops["noise"] - 1) <= NOISE_LIMIT and ops["noise"] != 1
+    assert math.floor(17_580 * ctx.climate.revenue_factor * (1 - NOISE_LIMIT)) <= ops["gross"] \
+        <= 17_580 * ctx.climate.revenue_factor * (1 + NOISE_LIMIT)
+    assert ops["revenue"] == ops["gross"] and ops["expenses"] == operating_expenses(nyc, ops["gross"])
+    profit = ops["revenue"] - ops["expenses"] - 6_001 - 1_201 - ops["events"]
+    assert ops["profit"] == nyc.last_profit == profit
+    assert (nyc.last_revenue, nyc.last_expenses, nyc.last_dividend) == (ops["revenue"], ops["expenses"], 2)
+    assert nyc.cash == 10**6 + profit - 2 * 666
+    assert "NYC" in ctx.scratch.became_solvent
+
+
+def test_merger_drops_the_parallel_row_first_4_13a3(sqlite_url):
+    """§4.13A3: "one of the parallel routes is deleted from the railroad's lines: first priority
+    is to delete a RoW, if possible, or if not, then a PC line. The RoW would then be available
+    for other railroads to acquire". NYNH (New York–Boston, a PC line) and NY1 (its parallel
+    RoW, built by the NYC): whichever road merges, NY1 goes."""
+    from pbm.cr.engine.mergers import merge, parallel_deletions
+    from pbm.models import Line, Railroad, Route
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    for merging, surviving in (("NYNH", "NYC"), ("NYC", "NYNH")):
+        with session_scope(sqlite_url) as s:
+            g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": "NYC"}, {"code": "NYNH"}], bank_pcs=[],
+                           name=f"m-{merging}")
+            nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+            ny1 = s.query(Route).filter_by(game_id=g.id, code="NY1").one()
+            s.add(Line(railroad_id=nyc.id, route_id=ny1.id, built_turn=0))
+            ny1.owner_id = nyc.id
+            s.flush()
+            s.expire_all()
+            ctx = _ctx(s, g)
+            m, sv = ctx.railroads[merging], ctx.railroads[surviving]
+            assert [r.code for r in parallel_deletions(ctx, m, sv)] == ["NY1"]
+            merge(ctx, m, sv)
+            assert {ctx.route_by_id[x.route_id].code for x in sv.lines} == {"NYC", "NYNH"}
+            assert ctx.routes["NY1"].owner_id is None
+            assert [e["kind"] for e in ctx.events].count("parallel-deleted") == 1
+
+
+def test_merger_hands_over_the_row_only_to_a_survivor_without_one_4_13d(sqlite_url):
+    """§4.13D: "if the surviving road already has a RoW, then any RoW owned by the merging road
+    is abandoned and any land grants are lost. If the surviving road does not have a RoW, then
+    it gets any RoW and land grants owned by the merging road"."""
+    from pbm.cr.engine.mergers import merge
+    from pbm.models import Railroad, Route
+
+    for survivor_has_row in (False, True):
+        with session_scope(sqlite_url) as s:
+            g = _three_roads(s, name=f"row-{survivor_has_row}")
+            ba = s.query(Railroad).filter_by(game_id=g.id, code="B&A").one()
+            nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+            oh1 = s.query(Route).filter_by(game_id=g.id, code="OH1").one()
+            oh1.owner_id, oh1.land_grant = ba.id, 7
+            if survivor_has_row:
+                s.query(Route).filter_by(game_id=g.id, code="PA1").one().owner_id = nyc.id
+            s.flush()
+            ctx = _ctx(s, g)
+            merge(ctx, ctx.railroads["B&A"], ctx.railroads["NYC"])
+            oh1 = ctx.routes["OH1"]
+            if survivor_has_row:
+                assert (oh1.owner_id, oh1.land_grant) == (None, 0) and _kinds(ctx, "row-abandoned")
+                assert ctx.routes["PA1"].owner_id == nyc.id
+            else:
+                assert (oh1.owner_id, oh1.land_grant) == (nyc.id, 7) and not _kinds(ctx, "row-abandoned")
+
+
+def test_rate_war_limits_4_16(sqlite_url):
+    """§4.16: a rate war needs parallel routes; the deepest cut declared on a pair counts; a
+    percentage is kept within 0–100; a road cannot war on itself nor on a road that is gone.
+    NYC (NYC and NYNH lines) and PENN (PENN and NY1): NYNH ∥ NY1."""
+    from pbm.cr.engine.operations import rate_war_losses, revenue_parts
+    from pbm.cr.orders import RateWar
+    from pbm.models import Line, Railroad, Route
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s)
+        rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN")}
+        route = {c: s.query(Route).filter_by(game_id=g.id, code=c).one() for c in ("NYNH", "NY1")}
+        s.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
+        s.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
+        route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
+        s.flush()
+        s.expire_all()
+        ctx = _ctx(s, g)
+        parts = {c: revenue_parts(ctx, ctx.railroads[c]) for c in ("NYC", "PENN")}
+
+        def losses(nyc_wars, penn_wars=()):
+            ctx.rr_orders["NYC"] = RailroadOrders("NYC", rate_wars=list(nyc_wars))
+            ctx.rr_orders["PENN"] = RailroadOrders("PENN", rate_wars=list(penn_wars))
+            return rate_war_losses(ctx, parts)
+
+        full = losses([RateWar("PENN", 150)])  # kept to 100 %: the parallel lines earn nothing
+        assert full == losses([RateWar("PENN", 100)]) and full["NYC"] == parts["NYC"]["gross"] - math.floor(
+            parts["NYC"]["gross"] * (1 - Fraction(15_150, 28_980)))
+        assert losses([RateWar("PENN", 10)], [RateWar("NYC", 30)]) == losses([RateWar("PENN", 30)])
+        assert losses([RateWar("PENN", 30)])["PENN"] > losses([RateWar("PENN", 10)])["PENN"] > 0
+        assert losses([RateWar("PENN", -5)]) == {} and _kinds(ctx, "rate-war-void")
+        assert losses([RateWar("NYC", 25), RateWar("ERIE", 25)]) == {}
+        ctx.railroads["PENN"].status = "merged"
+        assert losses([RateWar("PENN", 25)]) == {}
+
+
+def test_projected_profit_is_gross_less_expenses_and_interest_6_3a(game):
+    from pbm.cr.engine.operations import operating_expenses, projected_profit, revenue_parts
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.bond_debt, nyc.loan_debt = 10_000, 1_000
+    gross = revenue_parts(ctx, nyc)["gross"]
+    assert projected_profit(ctx, nyc) == int(gross - operating_expenses(nyc, gross) - 600 - 120)
+
+
+class _Normal:
+    """A stand-in generator: ``normal`` returns the given draws in turn (and checks N(1, 0.07),
+    ruling E-4.10A)."""
+
+    def __init__(self, *values):
+        self.values = list(values)
+
+    def normal(self, mean, sd):
+        assert (mean, sd) == (1.0, 0.07)
+        return self.values.pop(0)
+
+
+def test_revenue_noise_is_kept_within_15_percent_and_applied_e_4_10a(game):
+    """Ruling E-4.10A: the random factor is N(1, 0.07) kept within ±15 %: a draw of 1.30 counts
+    1.15, one of 0.60 counts 0.85; the gross is the base revenue times it.  Random events come
+    from their own stream (here one that brings political trouble, §11.2, to both roads)."""
+    from pbm.cr.engine.operations import operations, revenue_parts
+
+    s, g = game
+    ctx = _ctx(s, g)
+    rng = ctx.rng
+    draws = _Normal(1.30, 0.60)
+    ctx.rng = lambda purpose: draws if purpose == "operations" else (
+        _Draws6(0.9, 0.0, 0.9, 0.0, 1.0, 0.0) if purpose == "random-events" else rng(purpose))
+    base = {c: revenue_parts(ctx, ctx.railroads[c])["gross"] for c in ("NYC", "PENN")}
+    operations(ctx)
+    nyc, penn = ctx.scratch.operations["NYC"], ctx.scratch.operations["PENN"]
+    assert (nyc["noise"], penn["noise"]) == (1.15, 0.85)
+    assert nyc["gross"] == revenue_parts(ctx, ctx.railroads["NYC"], 1.15)["gross"] > base["NYC"]
+    assert penn["gross"] == revenue_parts(ctx, ctx.railroads["PENN"], 0.85)["gross"] < base["PENN"]
+    assert nyc["events"] == math.floor(nyc["gross"] * 0.15) and penn["events"] == math.floor(penn["gross"] * 0.15)
+
+
+class _Draws6:
+    def __init__(self, *values):
+        self.values = values
+
+    def random(self, n):
+        return list(self.values)
+
+
+def test_a_total_rate_war_leaves_no_revenue_4_16(sqlite_url):
+    """§4.16 at 100 %: two single-line parallel roads earn nothing (and pay their full costs)."""
+    from pbm.cr.engine.operations import operations
+    from pbm.cr.orders import RateWar
+    from tests.cr.test_rules_round2 import _penn_read
+
+    with session_scope(sqlite_url) as s:
+        g = _penn_read(s, 100)
+        ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("PENN", rate_wars=[RateWar("READ", 100)])])})
+        operations(ctx)
+        for code in ("PENN", "READ"):
+            ops = ctx.scratch.operations[code]
+            assert ops["revenue"] == 0 and ops["rate_war"] == ops["gross"] > 0 and ops["expenses"] > 0
+
+
+def test_random_event_chances_and_costs_at_their_edges_11_2(sqlite_url):
+    """§11.2 (ruling E-11.2) at the edges: efficiency 55 gives an accident chance of exactly
+    (75 − 55) % = 20 %, halved (10 %) by automatic couplers (F); political trouble strikes a road
+    without influence below a 20 % draw; costs: accident miles × ($5 + $10 × draw), trouble
+    (5 + 10 × draw) % of gross, disaster (10 + 10 × draw) % of gross; a road's events add up."""
+    from pbm.cr.engine.operations import operations, random_events
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, turn=19)
+        ctx = _ctx(s, g)
+        nyc = ctx.railroads["NYC"]
+        nyc.efficiency, nyc.technologies = 55, ["E", "H", "J"]
+        ctx.scratch.influence["NYC"] = 1
+
+        def ev(*draws):
+            return {k: v for k, v, _ in random_events(ctx, nyc, 100_000, _Draws6(*draws))}
+
+        assert ev(0.199, 0.9, 0.9, 0.5, 0, 0) == {"accident": 148 * 10}
+        assert ev(0.2, 0.9, 0.9, 0.5, 0, 0) == {}
+        nyc.technologies = ["E", "F", "H", "J"]
+        assert ev(0.099, 0.9, 0.9, 0.0, 0, 0) == {"accident": 148 * 5}
+        assert ev(0.1, 0.9, 0.9, 0.0, 0, 0) == {}
+        ctx.scratch.influence["NYC"] = 0
+        assert ev(0.9, 0.2, 0.9, 0, 0.5, 0) == {}
+        assert ev(0.9, 0.199, 0.9, 0, 0.5, 0) == {"political": 10_000}
+        nyc.technologies = []
+        assert ev(0.9, 0.9, 0.149, 0, 0, 0.5) == {"disaster": 15_000}
+        # all three on one road: the profit pays for each
+        nyc.efficiency = 55
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=0)
+        rng = ctx.rng
+        ctx.rng = lambda purpose: _Draws6(0.0, 0.0, 0.0, 0.0, 0.0, 0.0) if purpose == "random-events" else rng(purpose)
+        operations(ctx)
+        ops = ctx.scratch.operations["NYC"]
+        assert ops["events"] == 148 * 5 + math.floor(ops["gross"] * 0.05) + math.floor(ops["gross"] * 0.10)
+        assert ops["profit"] == ops["revenue"] - ops["expenses"] - ops["events"]
+
+
+def test_a_road_ending_operations_at_zero_cash_is_solvent_4_11a(game):
+    """§4.11A: a railroad "will become solvent during a turn if its cash balance is not
+    negative ... after revenues and expenses are calculated": $0 is solvent."""
+    from pbm.cr.engine.operations import operations
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=0)
+    ctx.railroads["NYC"].cash = 0
+    operations(ctx)
+    change = ctx.railroads["NYC"].cash
+    ctx = _ctx(s, g)
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=0)
+    ctx.railroads["NYC"].cash = -change
+    operations(ctx)
+    assert ctx.railroads["NYC"].cash == 0 and "NYC" in ctx.scratch.became_solvent
+    ctx = _ctx(s, g)
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=0)
+    ctx.railroads["NYC"].cash = -change - 1
+    operations(ctx)
+    assert ctx.railroads["NYC"].cash == -1 and "NYC" not in ctx.scratch.became_solvent
+
+
+def test_dividend_edges_4_12(game):
+    """§4.12 at the edges: $1 a share is paid (in full when the cash covers it, not at all when
+    it does not); a holder of a single share is paid; a road with no issued shares pays none."""
+    from pbm.cr.engine.operations import pay_dividend
+
+    s, g = game
+    ctx, nyc = _pay(s, g, "NYC", cash=666, rate=1)
+    assert nyc.last_dividend == 1 and nyc.cash == 0
+    ctx, nyc = _pay(s, g, "NYC", cash=665, rate=1)
+    assert nyc.last_dividend == 0 and nyc.cash == 665
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    h = next(h for h in nyc.holdings if ctx.player_by_id[h.player_id].number == 1)
+    nyc.shares_public += h.shares - 1
+    h.shares = 1
+    nyc.cash = 10**6
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=7)
+    pay_dividend(ctx, nyc, 0)
+    assert ctx.players[1].cash == 2000 + 7
+    nyc.shares_issued = 1
+    pay_dividend(ctx, nyc, 0)
+    assert nyc.last_dividend == 7
+    nyc.shares_issued = 0
+    pay_dividend(ctx, nyc, 0)
+    assert nyc.last_dividend == 0
+
+
+def test_a_solvent_road_is_not_announced_solvent_again_4_11a(game):
+    from pbm.cr.engine.operations import settle_solvency
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.scratch.became_solvent.add("NYC")
+    settle_solvency(ctx, ctx.railroads["NYC"])
+    assert ctx.railroads["NYC"].status == "active" and not _kinds(ctx, "railroad-solvent")
+
+
+def test_rate_wars_of_one_road_on_two_fronts_add_up_4_16(sqlite_url):
+    """§4.16: NYC (NYC, NYNH and ERIE lines) at war with PENN (NY1 ∥ NYNH) and with B&A
+    (NY2 ∥ ERIE): its losses on both fronts add up; a war on a road with no parallel line is
+    void and does not stop the others; a war on a bankrupt road counts; the deepest cut
+    declared on a pair counts, whoever declares it."""
+    from pbm.cr.engine.operations import rate_war_losses, revenue_parts
+    from pbm.cr.orders import RateWar
+    from pbm.models import Line, Railroad, Route
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in ("NYC", "PENN", "B&A", "MC")], bank_pcs=[])
+        rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN", "B&A")}
+        for road, code in (("NYC", "NYNH"), ("NYC", "ERIE"), ("PENN", "NY1"), ("B&A", "NY2")):
+            route = s.query(Route).filter_by(game_id=g.id, code=code).one()
+            s.add(Line(railroad_id=rr[road].id, route_id=route.id, built_turn=0))
+            route.owner_id = rr[road].id
+        s.flush()
+        s.expire_all()
+        ctx = _ctx(s, g)
+        parts = {c: revenue_parts(ctx, ctx.railroads[c]) for c in ("NYC", "PENN", "B&A", "MC")}
+
+        def losses(**wars):
+            for code in ("NYC", "PENN", "B&A", "MC"):
+                ctx.rr_orders[code] = RailroadOrders(code, rate_wars=list(wars.get(code, [])))
+            return rate_war_losses(ctx, parts)
+
+        one = losses(NYC=[RateWar("PENN", 20)])
+        other = losses(NYC=[RateWar("B&A", 20)])
+        both = losses(NYC=[RateWar("MC", 20), RateWar("PENN", 20), RateWar("B&A", 20)])
+        assert both == {"NYC": one["NYC"] + other["NYC"], "PENN": one["PENN"], "B&A": other["B&A"]}
+        assert losses(NYC=[RateWar("NYC", 20), RateWar("PENN", 20)]) == one
+        assert losses(MC=[RateWar("NYC", 20)], NYC=[RateWar("PENN", 20)]) == one  # MC–NYC void first
+        assert losses(NYC=[RateWar("PENN", 30)], PENN=[RateWar("NYC", 10)]) == losses(NYC=[RateWar("PENN", 30)])
+        ctx.railroads["PENN"].status = "bankrupt"
+        assert losses(NYC=[RateWar("PENN", 20)]) == one
+
+
+def test_revenue_follows_the_climate_4_10a(sqlite_url):
+    """§4.10A (ruling E-4.10A): the climate scales the gross revenue, +20 % in a Boom."""
+    from pbm.cr.engine.operations import revenue_parts
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, climate="Boom")
+        ctx = _ctx(s, g)
+        rf = ctx.climate.revenue_factor
+        assert rf != 1.0
+        assert revenue_parts(ctx, ctx.railroads["NYC"])["gross"] == math.floor(17_580 * rf)
+
+
+def test_merger_takes_over_a_deficit_shorts_and_both_president_debts_4_13b(sqlite_url):
+    """§4.13B: "All of the merging railroad's Lines, cash, Bank debts, president debt ... are
+    transferred": a merging road's deficit is the survivor's (it pays it), the president debts
+    add up (§4.4F), shares sold short are exchanged one for one like shares; §4.13E: the engine
+    upgrade is paid on the lines of the road with the lower engine (here the merging B&A's 201
+    miles from engine 2 to 3)."""
+    from pbm.cr.engine.mergers import merge
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        ba.cash, nyc.cash = -500, 10_000
+        nyc.president_debt, ba.president_debt = 5, 11
+        ba.locomotive, nyc.locomotive = 2, 3
+        p1 = ctx.players[1]
+        ctx.holding(p1, ba).short, ctx.holding(p1, nyc).short = 7, 3
+        bonds = nyc.bond_debt + ba.bond_debt
+        merge(ctx, ba, nyc)
+        assert (nyc.cash, ba.cash) == (9_500, 0)
+        assert nyc.president_debt == 16 and ctx.holding(p1, nyc).short == 10
+        assert nyc.bond_debt == bonds + 10 * 201 and nyc.locomotive == 3
+
+
+def test_president_is_repaid_up_to_the_cash_and_the_debt_4_4b(game):
+    """§4.4B: "The President can order the Railroad to repay any part of any debt it owes him,
+    up to the amount of cash it begins the turn with"; §4.4A: he lends up to his own cash."""
+    from pbm.cr.engine.loans import presidents_lend_or_are_repaid
+
+    s, g = game
+    _officers(s, g, {"NYC": 1, "PENN": 2})
+    ctx = _ctx(s, g)
+    nyc, penn, p1, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1], ctx.players[2]
+    nyc.president_debt, nyc.cash = 5_000, 3_000
+    penn.president_debt, penn.cash = 400, 3_000
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", repay_president=9_000)
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", repay_president=9_000, lend=10**6)
+    cash1, cash2 = p1.cash, p2.cash
+    presidents_lend_or_are_repaid(ctx)
+    assert (nyc.president_debt, nyc.cash, p1.cash) == (2_000, 0, cash1 + 3_000)
+    # PENN: p2 first lends all his $2,000, then is repaid what is owed ($400 + $2,000)
+    assert cash2 == 2_000 and (p2.cash, penn.president_debt, penn.cash) == (2_400, 0, 3_000 + 2_000 - 2_400)
+    assert [e["amount"] for e in _kinds(ctx, "president-repaid")] == [3_000, 2_400]
+    assert [e["amount"] for e in _kinds(ctx, "president-loan")] == [2_000]
