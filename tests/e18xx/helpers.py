@@ -1,7 +1,9 @@
 """Shared helpers for the 18xx tests: random legal play."""
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.game import Game
@@ -39,3 +41,39 @@ def random_game(seed: int, players: int = 4, max_actions: int = 5000, stop_at: i
         if check_cash:
             assert g.total_cash() == total, f"cash not conserved after {g.actions[-1]}"
     return g
+
+
+# -- the play-throughs by mail (issue 29): their games kept as action lists ----------------------
+PLAYTHROUGH = Path(__file__).parent / "playthrough"
+PLAYTHROUGH_TITLES = {"al": "18AL", "aus": "1848", "ga": "18GA", "va": "18VA"}
+
+
+def playthrough_game(key: str, upto: int, *, seed: int, suffix: str = "") -> Game:
+    """A play-through's game ``key`` (players Ann, Bob and Cy) after its first ``upto`` actions, from
+    tests/e18xx/playthrough/<key><suffix>.jsonl."""
+    g = Game(PLAYTHROUGH_TITLES[key], ["Ann", "Bob", "Cy"], seed, (), ["1", "2", "3"])
+    lines = (PLAYTHROUGH / f"{key}{suffix}.jsonl").read_text(encoding="utf-8").splitlines()
+    for line in lines[:upto]:
+        g.process(A.action_from_dict(json.loads(line)))
+    return g
+
+
+def intent_mail(g: Game, text: str) -> tuple[list[str], str]:
+    """``text`` as the acting player's mail, written as intent: (actions made, the reply's notes)."""
+    from pbm.e18xx.pbem.intent import play_intent
+    from pbm.e18xx.pbem.moves import format_action, parse_moves
+
+    player = g.controller(g.current_entity())
+    made, notes = play_intent(g, player, parse_moves(text, player))
+    return [format_action(m.action) for m in made], "\n".join(notes)
+
+
+def intent_refusal(g: Game, text: str) -> str:
+    """Why the acting player's mail ``text`` is refused (it must be)."""
+    import pytest
+
+    from pbm.e18xx.core.errors import GameError
+
+    with pytest.raises(GameError) as err:
+        intent_mail(g, text)
+    return str(err.value)

@@ -15,9 +15,8 @@ from sqlalchemy import select
 from pbm.db import session_scope
 from pbm.e18xx.pbem.games import action_rows
 from pbm.models import Game
-from tests.mail.dovecot import PASSWORD, USER, Dovecot, available, mail_servers, new_18xx_game
+from tests.mail.dovecot import PASSWORD, USER, available, mail_servers, new_18xx_game
 from tests.mail.helpers import mk
-from tests.mail.smtp import SmtpServer
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=available() or "")
 
@@ -323,21 +322,13 @@ def va_offer(cli, tmp_path, tmp_path_factory, monkeypatch):
     (tmp_path / "va.json").write_text(json.dumps(export), encoding="utf-8")
     (tmp_path / "emails.csv").write_text("name,email\n" + "".join(
         f"Player {n},{addr}\n" for n, (_, addr) in enumerate(PLAYERS, 1)), encoding="utf-8")
-    server = Dovecot(tmp_path_factory.mktemp("dovecot")).start()
-    try:
-        with SmtpServer() as smtp:
-            for key, value in {"HOST": "127.0.0.1", "PORT": str(server.port), "USER": USER,
-                               "PASSWORD": PASSWORD, "SSL": "false", "FOLDER": "INBOX"}.items():
-                monkeypatch.setenv(f"PBM_IMAP_{key}", value)
-            cfg = tmp_path / "pbm.toml"
-            cfg.write_text(smtp.config_toml(), encoding="utf-8")
-            out = cli("18xx", "import", str(tmp_path / "va.json"), "--name", "va-1", "--emails",
-                      str(tmp_path / "emails.csv")).stdout
-            secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) Player \d <[^>]+>: (\S+)", out)}
-            assert sorted(secrets) == [1, 2, 3], out
-            yield World(cli, server, smtp, cfg, secrets, "va-1")
-    finally:
-        server.stop()
+    cfg = tmp_path / "pbm.toml"
+    with mail_servers(tmp_path_factory, monkeypatch, cfg) as (server, smtp):
+        out = cli("18xx", "import", str(tmp_path / "va.json"), "--name", "va-1", "--emails",
+                  str(tmp_path / "emails.csv")).stdout
+        secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) Player \d <[^>]+>: (\S+)", out)}
+        assert sorted(secrets) == [1, 2, 3], out
+        yield World(cli, server, smtp, cfg, secrets, "va-1")
 
 
 def test_an_18va_offer_for_a_private_cites_18va_not_18ga(va_offer):

@@ -5,40 +5,23 @@ tests/e18xx/playthrough/<game>-s10.jsonl, and each test cuts one before a compan
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
 
 from pbm.e18xx.core import actions as A
-from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
 from pbm.e18xx.pbem.intent import play_intent
 from pbm.e18xx.pbem.moves import format_action, parse_moves
 
-HERE = Path(__file__).parent / "playthrough"
-TITLES = {"al": "18AL", "aus": "1848", "ga": "18GA", "va": "18VA"}
+from .helpers import PLAYTHROUGH, PLAYTHROUGH_TITLES, intent_mail, intent_refusal, playthrough_game
+
+HERE, TITLES = PLAYTHROUGH, PLAYTHROUGH_TITLES
 
 
 def game(key: str, upto: int) -> Game:
     """The play-through's game ``key`` after its first ``upto`` actions."""
-    g = Game(TITLES[key], ["Ann", "Bob", "Cy"], 29, (), ["1", "2", "3"])
-    lines = (HERE / f"{key}-s10.jsonl").read_text(encoding="utf-8").splitlines()
-    for line in lines[:upto]:
-        g.process(A.action_from_dict(json.loads(line)))
-    return g
+    return playthrough_game(key, upto, seed=29, suffix="-s10")
 
 
-def mail(g: Game, text: str) -> tuple[list[str], str]:
-    """``text`` as the acting player's mail: (actions made, the reply's notes)."""
-    player = g.controller(g.current_entity())
-    made, notes = play_intent(g, player, parse_moves(text, player))
-    return [format_action(m.action) for m in made], "\n".join(notes)
-
-
-def refusal(g: Game, text: str) -> str:
-    with pytest.raises(GameError) as err:
-        mail(g, text)
-    return str(err.value)
+mail, refusal = intent_mail, intent_refusal
 
 
 # -- finding 4: a company's first turn in the rulebook's order (lay, run, pay, buy) ---------------
