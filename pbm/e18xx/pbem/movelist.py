@@ -10,6 +10,8 @@ comment line (every kind stays visible: a loan or a station is never cut off).
 """
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
@@ -177,6 +179,22 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
     return [line for k in kinds for line in groups[k]]
 
 
+def _joined_hexes(comment: str) -> str:
+    """The hexes a lay line's comment says its track joins, ``E2+E6``; a tile of several stops
+    gives each stop's, separated by ``/`` (``C2+E4/D5+E2``). A stop's label may hold its value
+    (``town 0 (D3-0, £10) to ...``), so parentheses are dropped before the list is split
+    (play-through s10b finding 8: the comma in "(D3-0, £10)" cut the list)."""
+    per = []
+    for seg in comment.split("; "):
+        m = re.search(r"(?:^|\s)to\s(.*)$", seg)
+        if not m:
+            continue  # 'city', 'town', or a stop with no track yet
+        hexes = [part.split()[0] for part in re.sub(r"\s*\([^)]*\)", "", m.group(1)).split(",") if part.split()]
+        if hexes:
+            per.append("+".join(hexes))
+    return "/".join(per)
+
+
 def _group_line(kind: str, lines: list[str]) -> str:
     """Lines of one kind on one comment line: ``# and 21 more lays: E4 (57, 9), F5 (8)``."""
     if kind == "lay_tile":
@@ -185,15 +203,15 @@ def _group_line(kind: str, lines: list[str]) -> str:
             head = ln.split("#")[0]
             same = head.partition("(same as ")[2].partition(")")[0]
             w = head.partition("(")[0].split()
-            to = ln.partition("# ")[2].partition("to ")[2]  # what the lay joins (pbm/e18xx/lays.py)
-            ends = "+".join(part.split()[0] for part in to.split(", ") if part)
+            ends = _joined_hexes(ln.partition("# ")[2])
             if len(w) >= 4:
                 rot = w[3] + (f"={'='.join(same.split(' and '))}" if same else "")
                 where.setdefault(w[2], {}).setdefault(w[1], []).append(rot + (f" to {ends}" if ends else ""))
         spots = "; ".join(f"{h} " + ", ".join(f"{t} ({', '.join(r)})" for t, r in tiles.items())
                           for h, tiles in where.items())
         return (f"# and {len(lines)} more tile lays, as hex: tile (rotation to the hexes its track joins) - "
-                f"write lay <tile> <hex> <rotation> (2=5: the two rotations lay the same track): {spots}")
+                f"write lay <tile> <hex> <rotation> (2=5: the two rotations lay the same track; "
+                f"'/' separates the stops of a tile with several): {spots}")
     heads = [ln.split("#")[0].strip() for ln in lines]
     # par prices keep their ascending order (legal_lines sorts them by number; issue 29 finding 4)
     heads = list(dict.fromkeys(heads)) if kind == "par" else sorted(set(heads))
