@@ -21,3 +21,21 @@ def test_grouped_lays_of_a_tile_with_several_stops_keep_each_stops_hexes():
     assert "G10 59 (3 to F11)" in spots
     assert "G6 5 (2 to F5+F7)" in spots
     assert "E4 57 (1=4 to E2+E6)" in spots
+
+
+def test_a_lay_with_a_private_keeps_its_own_line_when_the_lays_are_grouped():
+    """18GA, W&A owning MRC (finding 10): the turn mail grouped 'lay 7 F12 0 with MRC' into
+    "F12 7 (0 to G11+F10, ...)" under "write lay <tile> <hex> <rotation>"; written so,
+    'lay 7 F12 0' was refused ("F12 is not connected to W&A's stations"). The private's lays
+    stay whole lines; the others are grouped."""
+    from pbm.e18xx.pbem.movelist import _grouped
+    lines = [
+        "lay 7 B4 5   # to C3 Rome (lower left), C5 (lower right)",
+        "lay 7 F12 0 with MRC   # to G11 Statesboro (lower left), F10 (left)",
+        "lay 8 B4 0   # to C3 Rome (lower left), A3 Chattanooga (upper left)",
+        "lay 9 F12 2 with MRC   # to E11 (upper left), G13 Savannah (lower right)",
+    ]
+    out = _grouped("lay_tile", lines)
+    assert out[:2] == [lines[1], lines[3]]
+    assert len(out) == 3 and out[2].startswith("# and 2 more tile lays") and "F12" not in out[2]
+    assert _grouped("lay_tile", [lines[1]]) == [lines[1]]  # nothing left to group: no comment line

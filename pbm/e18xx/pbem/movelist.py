@@ -173,10 +173,22 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
         if big is None:
             break
         n = len(groups[big])
-        groups[big] = groups[big][:2] + [_group_line(big, groups[big][2:])]
+        groups[big] = groups[big][:2] + _grouped(big, groups[big][2:])
         grouped.add(big)
         total += len(groups[big]) - n
     return [line for k in kinds for line in groups[k]]
+
+
+def _grouped(kind: str, lines: list[str]) -> list[str]:
+    """``lines`` onto one comment line, except a lay made with a private's ability
+    (``lay 7 F12 0 with MRC``): the comment line says only ``lay <tile> <hex> <rotation>``, so
+    such a lay keeps its own line (play-through s10b finding 10: 18GA's MRC lays were grouped
+    as "F12 7 (0 to G11+F10, ...)" and ``lay 7 F12 0`` as written was refused)."""
+    if kind != "lay_tile":
+        return [_group_line(kind, lines)]
+    own = [ln for ln in lines if " with " in ln.split("#")[0]]
+    rest = [ln for ln in lines if ln not in own]
+    return own + ([_group_line(kind, rest)] if rest else [])
 
 
 def _joined_hexes(comment: str) -> str:
