@@ -10,6 +10,8 @@ comment line (every kind stays visible: a loan or a station is never cut off).
 """
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
@@ -171,10 +173,38 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
         if big is None:
             break
         n = len(groups[big])
-        groups[big] = groups[big][:2] + [_group_line(big, groups[big][2:])]
+        groups[big] = groups[big][:2] + _grouped(big, groups[big][2:])
         grouped.add(big)
         total += len(groups[big]) - n
     return [line for k in kinds for line in groups[k]]
+
+
+def _grouped(kind: str, lines: list[str]) -> list[str]:
+    """``lines`` onto one comment line, except a lay made with a private's ability
+    (``lay 7 F12 0 with MRC``): the comment line says only ``lay <tile> <hex> <rotation>``, so
+    such a lay keeps its own line (play-through s10b finding 10: 18GA's MRC lays were grouped
+    as "F12 7 (0 to G11+F10, ...)" and ``lay 7 F12 0`` as written was refused)."""
+    if kind != "lay_tile":
+        return [_group_line(kind, lines)]
+    own = [ln for ln in lines if " with " in ln.split("#")[0]]
+    rest = [ln for ln in lines if ln not in own]
+    return own + ([_group_line(kind, rest)] if rest else [])
+
+
+def _joined_hexes(comment: str) -> str:
+    """The hexes a lay line's comment says its track joins, ``E2+E6``; a tile of several stops
+    gives each stop's, separated by ``/`` (``C2+E4/D5+E2``). A stop's label may hold its value
+    (``town 0 (D3-0, £10) to ...``), so parentheses are dropped before the list is split
+    (play-through s10b finding 8: the comma in "(D3-0, £10)" cut the list)."""
+    per = []
+    for seg in comment.split("; "):
+        m = re.search(r"(?:^|\s)to\s(.*)$", seg)
+        if not m:
+            continue  # 'city', 'town', or a stop with no track yet
+        hexes = [part.split()[0] for part in re.sub(r"\s*\([^)]*\)", "", m.group(1)).split(",") if part.split()]
+        if hexes:
+            per.append("+".join(hexes))
+    return "/".join(per)
 
 
 def _group_line(kind: str, lines: list[str]) -> str:
@@ -185,15 +215,15 @@ def _group_line(kind: str, lines: list[str]) -> str:
             head = ln.split("#")[0]
             same = head.partition("(same as ")[2].partition(")")[0]
             w = head.partition("(")[0].split()
-            to = ln.partition("# ")[2].partition("to ")[2]  # what the lay joins (pbm/e18xx/lays.py)
-            ends = "+".join(part.split()[0] for part in to.split(", ") if part)
+            ends = _joined_hexes(ln.partition("# ")[2])
             if len(w) >= 4:
                 rot = w[3] + (f"={'='.join(same.split(' and '))}" if same else "")
                 where.setdefault(w[2], {}).setdefault(w[1], []).append(rot + (f" to {ends}" if ends else ""))
         spots = "; ".join(f"{h} " + ", ".join(f"{t} ({', '.join(r)})" for t, r in tiles.items())
                           for h, tiles in where.items())
         return (f"# and {len(lines)} more tile lays, as hex: tile (rotation to the hexes its track joins) - "
-                f"write lay <tile> <hex> <rotation> (2=5: the two rotations lay the same track): {spots}")
+                f"write lay <tile> <hex> <rotation> (2=5: the two rotations lay the same track; "
+                f"'/' separates the stops of a tile with several): {spots}")
     heads = [ln.split("#")[0].strip() for ln in lines]
     # par prices keep their ascending order (legal_lines sorts them by number; issue 29 finding 4)
     heads = list(dict.fromkeys(heads)) if kind == "par" else sorted(set(heads))

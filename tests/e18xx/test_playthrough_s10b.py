@@ -1,0 +1,41 @@
+"""Play-through by mail s10b (issue 29 acceptance): defects met, each with the mail text seen."""
+from pbm.e18xx.pbem.movelist import _group_line
+
+
+def test_grouped_lays_of_a_tile_with_several_stops_keep_each_stops_hexes():
+    """1848, CAR's list (finding 8): a lay line of a two-town tile carries each town's value
+    ("town 0 (D3-0, £10) to ..."), and the grouped comment line cut it at the comma:
+    "D3 2 (2 to C2+E4+£10)+D5, ...", "G10 59 (3 to F11+£40), ...". Each stop's hexes are kept,
+    stops separated by '/', and a stop with no track yet adds nothing."""
+    lines = [
+        "lay 2 D3 2   # town 0 (D3-0, £10) to C2 (upper left), E4 Port Augusta (lower right); "
+        "town 1 (D3-1, £10) to D5 (right), E2 Whyalla (lower left)",
+        "lay 59 G10 3   # city 0 (G10-0, £40) to F11 (upper right); city 1 (G10-1, £40) no track yet",
+        "lay 5 G6 2   # city; to F5 Port Pirie (upper left), F7 (upper right)",
+        "lay 57 E4 1 (same as 4)   # city; to E2 Whyalla (left), E6 (right)",
+    ]
+    got = _group_line("lay_tile", lines)
+    spots = got.partition("): ")[2]
+    assert "£" not in spots and spots.count("(") == spots.count(")")
+    assert "D3 2 (2 to C2+E4/D5+E2)" in spots
+    assert "G10 59 (3 to F11)" in spots
+    assert "G6 5 (2 to F5+F7)" in spots
+    assert "E4 57 (1=4 to E2+E6)" in spots
+
+
+def test_a_lay_with_a_private_keeps_its_own_line_when_the_lays_are_grouped():
+    """18GA, W&A owning MRC (finding 10): the turn mail grouped 'lay 7 F12 0 with MRC' into
+    "F12 7 (0 to G11+F10, ...)" under "write lay <tile> <hex> <rotation>"; written so,
+    'lay 7 F12 0' was refused ("F12 is not connected to W&A's stations"). The private's lays
+    stay whole lines; the others are grouped."""
+    from pbm.e18xx.pbem.movelist import _grouped
+    lines = [
+        "lay 7 B4 5   # to C3 Rome (lower left), C5 (lower right)",
+        "lay 7 F12 0 with MRC   # to G11 Statesboro (lower left), F10 (left)",
+        "lay 8 B4 0   # to C3 Rome (lower left), A3 Chattanooga (upper left)",
+        "lay 9 F12 2 with MRC   # to E11 (upper left), G13 Savannah (lower right)",
+    ]
+    out = _grouped("lay_tile", lines)
+    assert out[:2] == [lines[1], lines[3]]
+    assert len(out) == 3 and out[2].startswith("# and 2 more tile lays") and "F12" not in out[2]
+    assert _grouped("lay_tile", [lines[1]]) == [lines[1]]  # nothing left to group: no comment line
