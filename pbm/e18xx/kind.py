@@ -174,6 +174,13 @@ class Family18xx:
         name = game.name
         return INSTEAD.get(command, INSTEAD[""]).format(name=name)
 
+    def hide_names(self, session: "Session", game: "Game", message: Any, recipients: list[str]) -> None:
+        """An anonymous game's mail as its readers may see it: the other players are "Player N"
+        (pbm/e18xx/pbem/anon.py; called by the outbox as a message is queued)."""
+        from pbm.e18xx.pbem.anon import hide_in_message
+
+        hide_in_message(session, game, message, recipients)
+
 
 # What to use instead of each weekly-turn command (issue 18, item 11); {name} is the game's name.
 INSTEAD = {

@@ -84,10 +84,13 @@ def queue(session: Session, key: str, kind: str, recipients: list[str], message:
         message["To"] = ", ".join(clean)
     loop_headers(message, kind, "auto-replied" if kind == "receipt" else "auto-generated")
     if game is not None and getattr(game, "anonymous", False):
-        # an anonymous 18xx game: the others' names become "Player N", as on its web page
-        from pbm.e18xx.pbem.anon import hide_in_message
+        # an anonymous game whose kind hides names in mail (18xx: the others become "Player N", as on its
+        # web page); found through the registry, as the intake finds every game kind
+        from pbm.kinds import kind_of
 
-        hide_in_message(session, game, message, clean)
+        hide = getattr(kind_of(game), "hide_names", None)
+        if hide is not None:
+            hide(session, game, message, clean)
     row = OutboxMessage(key=key, game_id=game.id if game is not None else None, kind=kind, recipients=clean,
                         raw=message.as_bytes(policy=SMTP_POLICY), created_seq=0)
     try:
