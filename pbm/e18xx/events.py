@@ -386,6 +386,28 @@ class ObjectivePaid(Event):
 
 
 @dataclass(frozen=True)
+class Underwritten(Event):
+    """18VA 4.4: the sixth share of a ten-share company sold, the chartering state underwrites the
+    rest: the company gets five times the share price in all, its last shares go to the market
+    (play-through s10b finding 4)."""
+    kind: ClassVar[str] = "underwritten"
+    corp: str = ""
+    price: int = 0  # the share price
+    paid: int = 0  # what the bank paid for the last shares
+    shares: int = 0  # how many went to the market
+    rule: str = ""
+
+    def text(self, money: Money) -> str:
+        total = self.paid + self.price
+        times = total // self.price if self.price else 0
+        rule = f"rule {self.rule}, " if self.rule else ""
+        return (f"{self.corp} receives {money(total)} for its sixth share: \"the Corporation receives a total of five "
+                f"times the Current Market Value\" ({rule}the state underwriting its stock): {times} x "
+                f"{money(self.price)}, the share's {money(self.price)} and {money(self.paid)} from the bank; its last "
+                f"{self.shares} shares go to the open market ('buy {self.corp} market')")
+
+
+@dataclass(frozen=True)
 class Converted(Event):
     kind: ClassVar[str] = "converted"
     corp: str = ""
@@ -501,7 +523,7 @@ class GameOver(Event):
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
-    Converted, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, AutoPassed,
+    Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, AutoPassed,
     GameOver)}
 
 
@@ -967,6 +989,19 @@ class Recorder:
             self.failures += 1
         return result
 
+    def underwrite(self, orig: Callable[..., Any], corp: str) -> Any:
+        from pbm.e18xx.rounds.cite import section
+
+        g = self.game
+        shares = len(g.shares_of(f"ipo:{corp}", corp))
+        price = int(g.share_price(corp))
+        key = g.state.corporations[corp].key
+        cash = g.state.cash.get(key, 0)
+        result = orig(corp)
+        self._pending.append(Underwritten(self._seq, corp, price, g.state.cash.get(key, 0) - cash, shares,
+                                          section(g.title, "underwriting")))
+        return result
+
     def pay_dividend(self, orig: Callable[..., Any], corp: str, kind: str) -> Any:
         s = self.game.state
         try:
@@ -1027,6 +1062,9 @@ def attach(game: "Game") -> Recorder:
     lender = getattr(game, "lender_dividend", None)
     if lender is not None:
         game.lender_dividend = lambda: rec.lender_pays(lender)  # type: ignore[method-assign]
+    underwrite = getattr(game, "_underwrite", None)
+    if underwrite is not None:
+        game._underwrite = lambda corp: rec.underwrite(underwrite, corp)  # type: ignore[method-assign]
     sell = getattr(game, "_sell_company", None)
     if sell is not None:
         game._sell_company = (  # type: ignore[method-assign]

@@ -39,3 +39,55 @@ def test_a_lay_with_a_private_keeps_its_own_line_when_the_lays_are_grouped():
     assert out[:2] == [lines[1], lines[3]]
     assert len(out) == 3 and out[2].startswith("# and 2 more tile lays") and "F12" not in out[2]
     assert _grouped("lay_tile", [lines[1]]) == [lines[1]]  # nothing left to group: no comment line
+
+
+# -- the s10b games themselves (seed 41, players Ann, Bob, Cy and Di): tests/e18xx/playthrough/<key>-s10b.jsonl.
+# In va-s10b, B&O's 'use P3' (action 127) stands after its payout: the engine now takes it only in the
+# train-buying phase (18VA 4.2 (4), finding 7); the play-through's engine took it before the lay.
+def s10b(key: str, upto: int, *, events: bool = False):
+    """The s10b game ``key`` after ``upto`` actions (with ``events``, replayed with the recorder on)."""
+    from pbm.e18xx.events import attach
+
+    from .helpers import playthrough_game
+    if not events:
+        return playthrough_game(key, upto, seed=41, suffix="-s10b", players=4)
+    import json
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.game import Game
+
+    from .helpers import PLAYTHROUGH, PLAYTHROUGH_TITLES
+    g = Game(PLAYTHROUGH_TITLES[key], ["Ann", "Bob", "Cy", "Di"], 41, (), ["1", "2", "3", "4"])
+    attach(g)
+    for line in (PLAYTHROUGH / f"{key}-s10b.jsonl").read_text(encoding="utf-8").splitlines()[:upto]:
+        g.process(A.action_from_dict(json.loads(line)))
+    assert g.recorder.failures == 0
+    return g
+
+
+def texts_at(g, seq: int) -> list[str]:
+    from pbm.e18xx.events import money_of, recorded
+    money = money_of(g.title)
+    return [e.text(money) for e in recorded(g) if e.seq == seq]
+
+
+def test_the_sixth_b_and_o_share_says_the_state_underwrote_the_rest_and_the_ipo_refusal_says_why():
+    """18VA stock round 4 (finding 4): Ann's 'buy B&O ipo' (#64) was B&O's sixth share; B&O's cash went
+    175 -> 475 and its last four shares went to the market with no event, and Di's later 'buy B&O ipo'
+    was refused only "no B&O certificate in the IPO". Rule 4.4: "when a player buys the sixth share of a
+    Ten-Share Company, the Corporation receives a total of five times the Current Market Value ... The
+    remaining four shares are placed in the Pool"."""
+    from .helpers import intent_refusal
+    g = s10b("va", 64, events=True)
+    said = texts_at(g, 64)
+    told = [t for t in said if "sixth share" in t]
+    assert told == [
+        "B&O receives $300 for its sixth share: \"the Corporation receives a total of five times the Current "
+        "Market Value\" (rule 4.4, the state underwriting its stock): 5 x $60, the share's $60 and $240 from the "
+        "bank; its last 4 shares go to the open market ('buy B&O market')"], said
+    why = intent_refusal(g, "buy B&O ipo")
+    assert why.startswith("move 1 (buy B&O ipo): no B&O certificate in the IPO: when its sixth share was bought "
+                          "the state underwrote the rest")
+    assert "(rule 4.4)" in why and "4 are in the open market: write 'buy B&O market'" in why
+    # an empty market is refused as before: the underwriting is named only for the IPO
+    assert "underwrote" not in intent_refusal(g, "buy N&W market")

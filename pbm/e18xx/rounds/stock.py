@@ -467,7 +467,8 @@ class StockMixin(AuctionMixin):
                 raise IllegalAction(f"{player} cannot buy {corp}: {corp} is closed: its shares are out of the game"
                                     f"{see(self.title, 'closed_shares')}")
             if not found:
-                raise IllegalAction(f"no {corp} certificate in the {'IPO' if src == 'ipo' else 'open market'}")
+                raise IllegalAction(f"no {corp} certificate in the {'IPO' if src == 'ipo' else 'open market'}"
+                                    + (self._underwritten_why(corp) if src == "ipo" else ""))
             sid = found
         why = self._can_buy(player, sid)
         if why:
@@ -489,6 +490,22 @@ class StockMixin(AuctionMixin):
             self._underwrite(corp)
         self.presidency_check(corp, prev)
         self._check_float(corp)
+
+    def _underwritten_why(self: "Engine", corp: str) -> str:
+        """Why a ten-share company's IPO is empty after its sixth share (18VA 4.4), and what to write
+        instead; "" for any other empty IPO."""
+        s = self.state
+        if not (self.title.data.get("sixth_share_underwriting") and s.corporations[corp].size == 10):
+            return ""
+        mark = f"{corp}'s last "  # the log line of _underwrite
+        if not any(line.startswith(mark) and "go to the open market; the bank pays" in line for line in s.log):
+            return ""
+        market = len(self.shares_of("pool", corp))
+        return (f": when its sixth share was bought the state underwrote the rest (\"the Corporation receives a "
+                f"total of five times the Current Market Value ... The remaining four shares are placed in the "
+                f"Pool\"{see(self.title, 'underwriting')})"
+                + (f"; {market} {'is' if market == 1 else 'are'} in the open market: write 'buy {corp} market'"
+                   if market else "; none is left in the open market"))
 
     def _underwrite(self: "Engine", corp: str) -> None:
         """4.4: with the sixth share of a ten-share corporation sold, the bank pays for the last
