@@ -500,6 +500,33 @@ class StationPlaced(Event):
 
 
 @dataclass(frozen=True)
+class TileCost(Event):
+    """What a tile lay cost the company: the hex's terrain (play-through s10b finding 2)."""
+    kind: ClassVar[str] = "tile_cost"
+    corp: str = ""
+    tile: str = ""
+    hex: str = ""
+    terrain: str = ""  # the hex's terrain ("river", "mountain"), "" if the title names none
+    cost: int = 0
+
+    def text(self, money: Money) -> str:
+        what = f"{self.terrain}: {money(self.cost)}" if self.terrain else f"terrain: {money(self.cost)}"
+        return f"{self.corp} lays {self.tile} on {self.hex} ({what})"
+
+
+@dataclass(frozen=True)
+class StationBought(Event):
+    """A station a company placed by its move, and what it cost (play-through s10b finding 2)."""
+    kind: ClassVar[str] = "station_bought"
+    corp: str = ""
+    hex: str = ""
+    cost: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp} places a station in {self.hex} " + (f"for {money(self.cost)}" if self.cost else "at no cost")
+
+
+@dataclass(frozen=True)
 class AutoPassed(Event):
     """A stock-round turn the engine passed because the player could neither buy nor sell."""
     kind: ClassVar[str] = "auto_pass"
@@ -523,7 +550,7 @@ class GameOver(Event):
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
-    Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, AutoPassed,
+    Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
 
 
@@ -890,6 +917,7 @@ class Recorder:
         self.events: list[Event] = []
         self.failures = 0  # actions whose events could not be found (a fault here; never the game's)
         self._pending: list[Event] = []
+        self._paying: list[Any] | None = None  # [company, what it paid the bank] during a lay or a station
         self._sold: dict[str, int] = {}  # private -> the price the auction sold it for, this action
         self._seq = 0
         # action number -> where the certificate an action named by its id came from ("ipo:CoG", "pool"):
@@ -937,8 +965,18 @@ class Recorder:
         rest = [e for e in found if not isinstance(e, first + end)]
         starts = [e for e in self._pending if isinstance(e, (PrivatesPaid, LenderDividend))]  # a round's start
         paid = [e for e in self._pending if not isinstance(e, (PrivatesPaid, LenderDividend))]
-        # the run, then its dividend and the price move, ..., the round's end, what the next round's start paid
-        return early + run + paid + rest + last + starts
+        sym = getattr(action, "entity", "")
+        if (getattr(action, "type", "") == "place_token" and sym in after.corps and sym in before.corps
+                and not any(isinstance(e, StationBought) for e in paid)):  # a station placed another way (a home owed)
+            had = {key[0] for key in before.corps[sym][7]}
+            cost = max(0, before.cash.get(f"C:{sym}", 0) - after.cash.get(f"C:{sym}", 0))
+            paid += [StationBought(seq, sym, _stop(self.game, coord, node), cost)
+                     for coord, node in after.corps[sym][7] if coord not in had]
+        # the move's own cost (a lay, a station), the run, then its dividend and the price move, ..., the round's
+        # end, what the next round's start paid
+        own = [e for e in paid if isinstance(e, (TileCost, StationBought))]
+        paid = [e for e in paid if not isinstance(e, (TileCost, StationBought))]
+        return early + own + run + paid + rest + last + starts
 
     def _run_events(self, action: Any, seq: int) -> list[Event]:
         if getattr(action, "type", "") != "run_routes":
@@ -987,6 +1025,40 @@ class Recorder:
                                                     tuple((_who(k), v) for k, v in got.items())))
         except Exception:  # noqa: BLE001 - finding events never stops the game
             self.failures += 1
+        return result
+
+    def spend(self, orig: Callable[..., Any], src: str, dst: str, amount: int) -> Any:
+        """The engine's ``transfer``: a company's payment to the bank during a lay or a station is its cost."""
+        result = orig(src, dst, amount)
+        if self._paying is not None and src == f"C:{self._paying[0]}" and dst == "bank":
+            self._paying[1] += int(amount)
+        return result
+
+    def _costing(self, orig: Callable[..., Any], corp: str, action: Any, *args: Any, **kw: Any) -> tuple[Any, int]:
+        outer, self._paying = self._paying, [corp, 0]
+        try:
+            result = orig(corp, action, *args, **kw)
+            return result, int(self._paying[1])
+        finally:
+            self._paying = outer
+
+    def lay_tile(self, orig: Callable[..., Any], corp: str, action: Any, *args: Any, **kw: Any) -> Any:
+        result, cost = self._costing(orig, corp, action, *args, **kw)
+        if cost:
+            g = self.game
+            hexdef = g.title.hexes.get(action.hex)
+            name = getattr(action, "tile", "")
+            self._pending.append(TileCost(self._seq, corp, str(name), _stop(g, action.hex),
+                                          str(getattr(hexdef, "terrain", "") or ""), cost))
+        return result
+
+    def place_token(self, orig: Callable[..., Any], corp: str, action: Any, *args: Any, **kw: Any) -> Any:
+        g = self.game
+        had = {tuple(t) for t in g.state.corporations[corp].tokens if t} if corp in g.state.corporations else set()
+        result, cost = self._costing(orig, corp, action, *args, **kw)
+        now = [tuple(t) for t in g.state.corporations[corp].tokens if t and tuple(t) not in had]
+        where = _stop(g, now[0][0], now[0][1]) if now else _stop(g, action.hex)
+        self._pending.append(StationBought(self._seq, corp, where, cost))
         return result
 
     def underwrite(self, orig: Callable[..., Any], corp: str) -> Any:
@@ -1062,6 +1134,15 @@ def attach(game: "Game") -> Recorder:
     lender = getattr(game, "lender_dividend", None)
     if lender is not None:
         game.lender_dividend = lambda: rec.lender_pays(lender)  # type: ignore[method-assign]
+    transfer = game.transfer
+    game.transfer = lambda src, dst, amount: rec.spend(transfer, src, dst, amount)  # type: ignore[method-assign]
+    lay = getattr(game, "_lay_tile", None)
+    if lay is not None:
+        game._lay_tile = lambda corp, action, *a, **kw: rec.lay_tile(lay, corp, action, *a, **kw)  # type: ignore[method-assign]
+    token = getattr(game, "_place_token", None)
+    if token is not None:
+        game._place_token = (  # type: ignore[method-assign]
+            lambda corp, action, *a, **kw: rec.place_token(token, corp, action, *a, **kw))
     underwrite = getattr(game, "_underwrite", None)
     if underwrite is not None:
         game._underwrite = lambda corp: rec.underwrite(underwrite, corp)  # type: ignore[method-assign]

@@ -157,7 +157,8 @@ def test_receivership():
 
 def test_18al_objective_bonus():
     assert at(AL, 66, E.ObjectivePaid) == [E.ObjectivePaid(66, "M&O", "K2", 100)]
-    assert texts(AL, 66)[0] == "M&O reaches its objective K2: $100 from the bank to its treasury"
+    assert texts(AL, 66)[:2] == ["M&O places a station in K2 York for $40",  # the move's cost first (s10b finding 2)
+                                 "M&O reaches its objective K2: $100 from the bank to its treasury"]
 
 
 def test_18va_conversion():
@@ -310,10 +311,17 @@ def test_depot_next_train_home_stations_and_who_starts_the_next_round():
     assert at(GA_BANK, 40, E.RoundEnded) == [E.RoundEnded(40, "Stock round 1", "operating round 1.1",
                                                           "operating order: W&A, CoG")]
     assert at(GA_BANK, 17, E.RoundEnded)[0].detail == "Player 1 acts first"
-    # a station placed by a move is the move itself, not an event
+    # a station placed by a move was once left to the move's own line ("token C3"), but that line does
+    # not say what the station cost, and a player checking the treasury saw the cash drop unexplained
+    # (play-through s10b finding 2): it is now one StationBought event with its cost, never a StationPlaced
     g, evs = played(GA_BANK)
     placed = [i for i, a in enumerate(g.actions, 1) if a.type == "place_token"]
     assert placed and not any(isinstance(e, E.StationPlaced) and e.seq in placed for e in evs)
+    bought = [e for e in evs if isinstance(e, E.StationBought)]
+    assert [e.seq for e in bought] == placed
+    assert texts(GA_BANK, 42)[0] == "W&A places a station in D4-0 Atlanta at no cost"  # its home, owed
+    assert "W&A places a station in C3 Rome for $40" in texts(GA_BANK, 157)
+    assert "CoG places a station in C3 Rome for $100" in texts(GA_BANK, 240)
 
 
 ALL = [P1848, "1848/1848_game_end_bank.json", AL, "18AL/18AL_game_end_bankrupt.json", GA_BANK, GA_BANKRUPT,

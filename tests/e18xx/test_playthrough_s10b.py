@@ -91,3 +91,15 @@ def test_the_sixth_b_and_o_share_says_the_state_underwrote_the_rest_and_the_ipo_
     assert "(rule 4.4)" in why and "4 are in the open market: write 'buy B&O market'" in why
     # an empty market is refused as before: the underwriting is named only for the IPO
     assert "underwrote" not in intent_refusal(g, "buy N&W market")
+
+
+def test_a_station_and_a_tiles_terrain_say_what_they_cost():
+    """18AL WRA (finding 2): 'lay 8 L3 2 / token K4 / ...' took $60 besides the train with no event;
+    18GA W&A's 'token C3' took $40 unexplained. The lay and the station are events with their cost."""
+    al = s10b("al", 40, events=True)
+    assert texts_at(al, 33) == ["WRA lays 8 on L3 (water: $20)"]
+    assert texts_at(al, 34) == ["WRA places a station in K4 Selma for $40"]
+    assert "ABC lays 441a on G4 Birmingham (mountain: $60)" in texts_at(al, 39)
+    assert texts_at(al, 40)[0] == "ABC places a station in G4 Birmingham for $40"
+    ga = s10b("ga", 32, events=True)
+    assert texts_at(ga, 32) == ["W&A places a station in C3 Rome for $40"]
