@@ -183,6 +183,20 @@ class RouteRun(Event):
 
 
 @dataclass(frozen=True)
+class TrainIdle(Event):
+    """A train of the company that ran no route, and why (18VA's 1G that reaches no mine or coal
+    district: play-through s10b finding 3)."""
+    kind: ClassVar[str] = "train_idle"
+    corp: str = ""
+    train: str = ""  # as players name it ("1G")
+    id: str = ""
+    why: str = ""
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp}'s {self.train} ({self.id}) runs no route: {self.why}"
+
+
+@dataclass(frozen=True)
 class RunTotal(Event):
     kind: ClassVar[str] = "run"
     corp: str = ""
@@ -548,10 +562,33 @@ class GameOver(Event):
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
-    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
+    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
+
+
+def _idle_trains(g: "Game", corp: str, ran: set[str], seq: int) -> list[Event]:
+    """The company's freight trains of number 1 (18VA's 1G) that ran no route: such a train scores
+    only with a mine or a coal district on its route (18VA 4.5.8: "a 1G must include a CMD or mine in
+    its route"); said so, with the company's stations, so that its 0 is not a mystery."""
+    out: list[Event] = []
+    kinds = {v: k for t in g.title.data.get("trains", []) for v, k in (t.get("variants") or {}).items()}
+    for tid in list(g.state.corporations[corp].trains):
+        train = g.state.trains.get(tid)
+        if train is None or tid in ran or not train.variant or kinds.get(train.variant) != "freight":
+            continue
+        if not str(train.variant).startswith("1"):
+            continue
+        from pbm.e18xx.rounds.cite import see
+
+        stations = sorted(g.state.map.token_cities(corp))
+        where = ", ".join(_stop(g, h, i) for h, i in stations) or "none on the map"
+        out.append(TrainIdle(seq, corp, str(train.variant), str(tid),
+                             f"it scores only with a mine or a coal district on its route, \"a 1G must include a "
+                             f"CMD or mine in its route\"{see(g.title, 'freight_1g')}; none was within its reach "
+                             f"from its station{'s' if len(stations) > 1 else ''} ({where})"))
+    return out
 
 
 def _ordinal(n: int) -> str:
@@ -991,6 +1028,7 @@ class Recorder:
             nodes = list(route.nodes) if hasattr(route, "nodes") else []
             out.append(RouteRun(seq, action.entity, str(name), str(tid), tuple(_stop(g, h, i) for h, i in nodes),
                                 int(getattr(route, "revenue", 0))))
+        out += _idle_trains(g, action.entity, {tid for tid, _ in routes}, seq)
         total = sum(e.revenue for e in out if isinstance(e, RouteRun))
         out.append(RunTotal(seq, action.entity, total, int(getattr(r, "subsidy", 0) or 0) if routes else 0,
                             len(routes)))

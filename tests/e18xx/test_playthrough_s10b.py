@@ -103,3 +103,17 @@ def test_a_station_and_a_tiles_terrain_say_what_they_cost():
     assert texts_at(al, 40)[0] == "ABC places a station in G4 Birmingham for $40"
     ga = s10b("ga", 32, events=True)
     assert texts_at(ga, 32) == ["W&A places a station in C3 Rome for $40"]
+
+
+def test_a_1g_that_reaches_no_mine_says_why_it_ran_nothing():
+    """18VA N&W (finding 3): its only train a 1G, 'run auto' (#46) said just "N&W runs no train: no
+    revenue"; the player expected Petersburg - Richmond. 18VA 4.5.8: "a 1G must include a CMD or mine in
+    its route"; the event says so, with the station it ran from."""
+    g = s10b("va", 46, events=True)
+    said = texts_at(g, 46)
+    assert said[0] == ("N&W's 1G (2-2) runs no route: it scores only with a mine or a coal district on its "
+                       "route, \"a 1G must include a CMD or mine in its route\" (rule 4.5.8); none was within its "
+                       "reach from its station (F13 Petersburg)"), said
+    assert said[1] == "N&W runs no train: no revenue"
+    ran = s10b("va", 61, events=True)  # a 2 bought since runs; its 1G still idle, told once per run
+    assert [t for t in texts_at(ran, 61) if "1G" in t] == [said[0]]
