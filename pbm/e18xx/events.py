@@ -119,6 +119,24 @@ class PrivateSold(Event):
 
 
 @dataclass(frozen=True)
+class FreeTrain(Event):
+    """A private's free train going to the company that bought it (18GA's Ocilla Southern, Table III:
+    "the corporation immediately gets the 2 Train marked 'Free'"), or why it did not (play-through s10b
+    finding 11)."""
+    kind: ClassVar[str] = "free_train"
+    company: str = ""
+    corp: str = ""
+    train: str = ""
+    train_id: str = ""
+    why_not: str = ""  # "" when the company got it
+
+    def text(self, money: Money) -> str:
+        if self.why_not:
+            return f"{self.corp} gets no free train with {self.company}: {self.why_not}"
+        return f"{self.corp} gets {self.company}'s free {self.train} train ({self.train_id}) with it (not a train purchase)"
+
+
+@dataclass(frozen=True)
 class SharesSold(Event):
     """A sale of shares: what the seller got and where the price went (issue 29 finding 14)."""
     kind: ClassVar[str] = "shares_sold"
@@ -562,7 +580,7 @@ class GameOver(Event):
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
-    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
+    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
@@ -732,6 +750,8 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             if hasattr(action, "price") and getattr(action, "company", None) == sym:
                 price = int(action.price)
             out.append(PrivateSold(seq, sym, _who(was), new, price))
+            if owner.startswith("C:"):
+                out += _free_train(g, sym, owner, before, after, seq)
     if getattr(action, "type", "") == "sell_shares":
         out += _sale(g, action, before, after, seq)
     if after.auction and after.auction != before.auction:
@@ -827,6 +847,25 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
     return out
+
+
+def _free_train(g: "Game", company: str, owner: str, before: Snap, after: Snap, seq: int) -> list[Event]:
+    """The free train a private's ability (``free_train``) gives the company that buys it."""
+    for ab in g.title.company(company).get("abilities", []):
+        if ab.get("type") != "free_train":
+            continue
+        tid = str(ab.get("train", ""))
+        train = g.state.trains.get(tid)
+        if train is None:
+            return []
+        corp = owner[2:]
+        if after.trains.get(tid, ("", False))[0] == owner and before.trains.get(tid, ("", False))[0] != owner:
+            return [FreeTrain(seq, company, corp, str(train.name), tid)]
+        phase = ab.get("unless_phase")
+        why = (f"a {phase} train has been bought" if phase and any(
+            p.name == phase for p in g.title.phases[: g.state.phase + 1]) else f"{corp} already has all the trains it may")
+        return [FreeTrain(seq, company, corp, str(train.name), tid, why + ", so the free train is out of play")]
+    return []
 
 
 def _share_with(g: "Game", company: str, owner: str, seq: int) -> list[Event]:

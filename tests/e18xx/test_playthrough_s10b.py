@@ -117,3 +117,13 @@ def test_a_1g_that_reaches_no_mine_says_why_it_ran_nothing():
     assert said[1] == "N&W runs no train: no revenue"
     ran = s10b("va", 61, events=True)  # a 2 bought since runs; its 1G still idle, told once per run
     assert [t for t in texts_at(ran, 61) if "1G" in t] == [said[0]]
+
+
+def test_the_ocilla_southerns_free_train_is_an_event():
+    """18GA CoG buys OSR from Di (#108, finding 11): the events said only "CoG buys OSR from Di for $100"
+    while CoG's trains grew by the 2 marked "Free" (Table III: "the corporation immediately gets the 2
+    Train marked 'Free'")."""
+    g = s10b("ga", 108, events=True)
+    assert texts_at(g, 108) == ["CoG buys OSR from Di for $100",
+                                "CoG gets OSR's free 2 train (2-5) with it (not a train purchase)"]
+    assert "2-5" in g.corp_trains("CoG")
