@@ -343,6 +343,22 @@ class TrainLeft(Event):
 
 
 @dataclass(frozen=True)
+class TrainDiscarded(Event):
+    """A train a company discards down to its train limit, and where it goes (play-through s10b finding 9)."""
+    kind: ClassVar[str] = "train_discarded"
+    corp: str = ""
+    train: str = ""
+    train_id: str = ""
+    limit: int = 0  # the company's train limit now
+    rule: str = ""
+
+    def text(self, money: Money) -> str:
+        rule = f" (rule {self.rule})" if self.rule else ""
+        return (f"{self.corp} discards its {self.train} train ({self.train_id}) down to its train limit of "
+                f"{self.limit}{rule}; the train goes back to the bank, which offers it in the open market")
+
+
+@dataclass(frozen=True)
 class PrivateClosed(Event):
     kind: ClassVar[str] = "private_closed"
     company: str = ""
@@ -581,7 +597,7 @@ class GameOver(Event):
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
-    TrainsObsolete, TrainLeft, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
+    TrainsObsolete, TrainLeft, TrainDiscarded, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
 
@@ -813,6 +829,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         names = g.title.phases
         unlocks, closes = phase_changes(g, before.phase, after.phase)
         out.append(PhaseChanged(seq, names[before.phase].name, names[after.phase].name, unlocks, closes))
+    if getattr(action, "type", "") == "discard_train" and action.entity in after.corps:
+        tid = str(action.train)
+        step = g.or_step("discard_train") if hasattr(g, "or_step") else None
+        out.append(TrainDiscarded(seq, action.entity, str(g.state.trains[tid].name), tid,
+                                  int(g.train_limit(action.entity)), step.rule(g.title) if step is not None else ""))
     out += _train_events(g, before, after, seq)
     if after.depot_next != before.depot_next and before.depot_next is not None:
         old_name = s.trains[before.depot_next].name

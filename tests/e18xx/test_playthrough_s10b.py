@@ -127,3 +127,12 @@ def test_the_ocilla_southerns_free_train_is_an_event():
     assert texts_at(g, 108) == ["CoG buys OSR from Di for $100",
                                 "CoG gets OSR's free 2 train (2-5) with it (not a train purchase)"]
     assert "2-5" in g.corp_trains("CoG")
+
+
+def test_a_required_discard_is_an_event():
+    """1848 SAR (finding 9): its 4 started phase 4 (limit 3) and 'discard 3-4' (#132) went through with no
+    event: where the 3 went was not said."""
+    g = s10b("aus", 132, events=True)
+    assert texts_at(g, 132) == ["SAR discards its 3 train (3-4) down to its train limit of 3 (rule 9.1); the "
+                                "train goes back to the bank, which offers it in the open market"]
+    assert g.state.trains["3-4"].owner == "discard"
