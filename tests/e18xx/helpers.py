@@ -48,10 +48,11 @@ PLAYTHROUGH = Path(__file__).parent / "playthrough"
 PLAYTHROUGH_TITLES = {"al": "18AL", "aus": "1848", "ga": "18GA", "va": "18VA"}
 
 
-def playthrough_game(key: str, upto: int, *, seed: int, suffix: str = "") -> Game:
-    """A play-through's game ``key`` (players Ann, Bob and Cy) after its first ``upto`` actions, from
-    tests/e18xx/playthrough/<key><suffix>.jsonl."""
-    g = Game(PLAYTHROUGH_TITLES[key], ["Ann", "Bob", "Cy"], seed, (), ["1", "2", "3"])
+def playthrough_game(key: str, upto: int, *, seed: int, suffix: str = "", players: int = 3) -> Game:
+    """A play-through's game ``key`` (players Ann, Bob, Cy and, for four, Di) after its first ``upto``
+    actions, from tests/e18xx/playthrough/<key><suffix>.jsonl."""
+    names = ["Ann", "Bob", "Cy", "Di"][:players]
+    g = Game(PLAYTHROUGH_TITLES[key], names, seed, (), [str(i + 1) for i in range(players)])
     lines = (PLAYTHROUGH / f"{key}{suffix}.jsonl").read_text(encoding="utf-8").splitlines()
     for line in lines[:upto]:
         g.process(A.action_from_dict(json.loads(line)))

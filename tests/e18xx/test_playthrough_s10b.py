@@ -1,6 +1,28 @@
 """Play-through by mail s10b (issue 29 acceptance): defects met, each with the mail text seen."""
 from pbm.e18xx.pbem.movelist import _group_line
 
+from .helpers import intent_mail, intent_refusal, playthrough_game
+
+
+def game(key: str, upto: int):
+    """The s10b play-through's game ``key`` (seed 41, Ann, Bob, Cy, Di) after ``upto`` actions."""
+    return playthrough_game(key, upto, seed=41, suffix="-s10b", players=4)
+
+
+mail, refusal = intent_mail, intent_refusal
+
+
+def test_potomac_yards_used_in_the_train_step_at_the_limit():
+    """18VA, B&O at its limit (2, 2, 3, 3; phase 3 limit 4) owning P3 (finding 7): the mail in the
+    rulebook's order (4.2 (4): "exercised in the owning Corporation's train-buying phase") was
+    refused "P3 may not use a private's ability now". Main keeps the train step open for P3's
+    owner at its limit (5f40b68), so the mail now goes through and B&O owns a fifth train."""
+    g = game("va", 126)
+    assert g.current_entity() == "B&O" and len(g.corp_trains("B&O")) == 4
+    made, _ = mail(g, "run auto\npayout\nuse P3\nbuy train 3\ndone")
+    assert made[-4:] == ["payout", "use P3", "buy train 3", "pass"]
+    assert len(g.corp_trains("B&O")) == 5 and g.current_entity() != "B&O"
+
 
 def test_grouped_lays_of_a_tile_with_several_stops_keep_each_stops_hexes():
     """1848, CAR's list (finding 8): a lay line of a two-town tile carries each town's value
