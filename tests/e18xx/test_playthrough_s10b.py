@@ -61,3 +61,25 @@ def test_a_lay_with_a_private_keeps_its_own_line_when_the_lays_are_grouped():
     assert out[:2] == [lines[1], lines[3]]
     assert len(out) == 3 and out[2].startswith("# and 2 more tile lays") and "F12" not in out[2]
     assert _grouped("lay_tile", [lines[1]]) == [lines[1]]  # nothing left to group: no comment line
+
+
+def test_a_home_station_on_atlanta_before_its_tile_names_no_city():
+    """18GA, W&A after stock round 1 (finding 1): the state said "stations D4-0 Atlanta", then
+    'lay 451a D4 0 / buy train 2 / done' was refused asking which city the home goes in ('token
+    D4-0' ... 'token D4-2'): the first tile on the printed Atlanta has the company choose its city
+    (rule 4.2(a), 4.2.2: placed once, with the tile). The state and the event no longer name a
+    city before the tile; the lay with the 'token' line is one mail."""
+    from pbm.e18xx import events as E
+    from pbm.e18xx.render.view import describe
+
+    g = game("ga", 17)
+    assert g.current_entity() == "W&A"
+    line = next(x for x in describe(g).splitlines() if x.strip().startswith("W&A "))
+    assert "stations D4 Atlanta (its city is chosen when the hex's first tile is laid)" in line
+    assert "D4-0" not in line
+    assert E.stop_label(g, "D4", 0) == "D4 Atlanta (its city is chosen when the hex's first tile is laid)"
+    why = refusal(game("ga", 17), "lay 451a D4 0\nbuy train 2\ndone")
+    assert "'token D4-0'" in why and "'token D4-1'" in why
+    made, _ = mail(g, "lay 451a D4 0\ntoken D4-1\nbuy train 2\ndone")
+    assert made[:2] == ["lay 451a D4 0", "token D4-1"]
+    assert E.stop_label(g, "D4", 1) == "D4-1 Atlanta"  # with its tile the city is named again
