@@ -83,3 +83,22 @@ def test_a_home_station_on_atlanta_before_its_tile_names_no_city():
     made, _ = mail(g, "lay 451a D4 0\ntoken D4-1\nbuy train 2\ndone")
     assert made[:2] == ["lay 451a D4 0", "token D4-1"]
     assert E.stop_label(g, "D4", 1) == "D4-1 Atlanta"  # with its tile the city is named again
+
+
+def test_an_upgrade_takes_the_place_of_both_yellow_tiles_in_both_refusals():
+    """1848, VR in phase 3 (finding 5): 'lay 5 H9 3 / lay 236 H11 1 / ...' was refused "7.4.2: the
+    second tile of a turn must be a yellow tile, not an upgrade"; the upgrade written first was
+    then refused "VR may not lay or upgrade a tile now" with no rule. Both now quote 7.5.1
+    ("Instead of placing one or two yellow tiles, a company can upgrade ...") and say what a turn
+    may lay."""
+    rest = "token H9\nrun auto\npayout\nbuy train 3\ntake loan\ndone"
+    allowed = "a turn lays one or two yellow tiles, or one upgrade alone instead of them"
+    quote = '7.5.1: "Instead of placing one or two yellow tiles, a company can upgrade a tile'
+    why = refusal(game("aus", 57), "lay 5 H9 3\nlay 236 H11 1\n" + rest)
+    assert why.startswith("move 2 (lay 236 H11 1): 7.4.2: the second tile of a turn must be a yellow tile")
+    assert quote in why and allowed in why
+    why = refusal(game("aus", 57), "lay 236 H11 1\nlay 5 H9 3\n" + rest)
+    assert why.startswith("move 2 (lay 5 H9 3): 7.4.2: VR has upgraded a tile this turn")
+    assert quote in why and allowed in why and "may not lay or upgrade a tile now" not in why
+    made, _ = mail(game("aus", 57), "lay 236 H11 1\nrun auto\npayout\nbuy train 3\ntake loan\ndone")
+    assert made[0] == "lay 236 H11 1"  # the upgrade alone goes through

@@ -174,6 +174,16 @@ class Track(Step):
         # the step stays open while a tile-laying private could still be bought
         return ["pass"] if g._can_buy_tile_company(corp) or g._owned_tile_ability(corp) else []
 
+    def refuse(self, g: "StepGame", corp: str, action: A.Action) -> None:
+        """A lay after an upgrade where the upgrade took the place of the yellow tiles (1848 7.5.1):
+        say so, with the rule, rather than only "may not lay or upgrade a tile now" (play-through
+        s10b finding 5)."""
+        r = g.state.round
+        if isinstance(action, A.LayTile) and r.upgraded and r.tile_lays >= 1 and g.upgrade_instead_words():
+            ref = g.track_ref("second_lay")
+            raise IllegalAction(f"{ref}{corp} has upgraded a tile this turn, and an upgrade is made instead of "
+                                f"the yellow tiles, so no other tile may follow it" + g.upgrade_instead_words())
+
     def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         assert isinstance(action, A.LayTile)
         r = g.state.round
