@@ -102,3 +102,18 @@ def test_an_upgrade_takes_the_place_of_both_yellow_tiles_in_both_refusals():
     assert quote in why and allowed in why and "may not lay or upgrade a tile now" not in why
     made, _ = mail(game("aus", 57), "lay 236 H11 1\nrun auto\npayout\nbuy train 3\ntake loan\ndone")
     assert made[0] == "lay 236 H11 1"  # the upgrade alone goes through
+
+
+def test_a_required_discard_names_the_new_limit_and_the_lines_to_write():
+    """1848, SAR's first turn (finding 9): four trains bought, the 4 starting phase 4 (limit 3);
+    'done' was refused "SAR must first "Discard a train down to the limit" (1848 rule 9.1)" with
+    neither the limit nor the line to write. Both are said now, also when another move comes
+    before the discard."""
+    buys = "lay 237 G6 5\nrun auto\nbuy train 3\nbuy train 3\nbuy train 3\nbuy train 4\n"
+    why = refusal(game("aus", 125), buys + "done")
+    assert "the limit is 3 in phase 4" in why and "3-4" in why
+    assert "write one of 'discard 3-2', 'discard 3-3', 'discard 3-4', 'discard 4-0' before 'done'" in why
+    why = refusal(game("aus", 125), buys + "take loan\ndone")
+    assert "must discard one first" in why and "the limit is 3 in phase 4" in why and "'discard 3-4'" in why
+    made, _ = mail(game("aus", 125), buys + "discard 3-4\ndone")
+    assert "discard 3-4" in made

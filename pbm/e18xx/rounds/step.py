@@ -278,6 +278,14 @@ class Dividend(Step):
         return False
 
 
+def discard_words(g: "StepGame", corp: str) -> str:
+    """What a company over its limit owns, its limit now and the lines to write (play-through s10b
+    finding 9): ``it owns 3-2, 3-3, 3-4, 4-0; the limit is 3 in phase 4 (rule 9.1); write one of
+    'discard 3-2', 'discard 3-3', ...``."""
+    lines = ", ".join(f"'discard {t}'" for t in g.limited_trains(corp))
+    return f"{g.limit_reason(corp)}; write one of {lines}"
+
+
 class DiscardTrain(Interrupt):
     """A company over its train limit discards (it acts before the operating company); in the
     turn it holds later steps back until the discard is made."""
@@ -296,7 +304,8 @@ class DiscardTrain(Interrupt):
 
     def handle(self, g: "StepGame", acting: str, action: A.Action) -> None:
         if action.entity != acting or not isinstance(action, A.DiscardTrain):
-            raise IllegalAction(f"{acting} has more trains than the limit and must discard one first")
+            raise IllegalAction(f"{acting} has more trains than the limit and must discard one first: "
+                                f"{discard_words(g, acting)}")
         g._discard(action)
 
 
