@@ -117,3 +117,55 @@ def test_a_required_discard_names_the_new_limit_and_the_lines_to_write():
     assert "must discard one first" in why and "the limit is 3 in phase 4" in why and "'discard 3-4'" in why
     made, _ = mail(game("aus", 125), buys + "discard 3-4\ndone")
     assert "discard 3-4" in made
+
+
+def _stored(cli, tmp_path, key: str, upto: int, name: str):
+    """The s10b game ``key`` stored as game ``name`` after its first ``upto`` actions."""
+    import json
+
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.models import Action18, Game
+
+    from .helpers import PLAYTHROUGH, PLAYTHROUGH_TITLES
+
+    csv = tmp_path / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{n.lower()}@example.org\n" for n in ("Ann", "Bob", "Cy", "Di")),
+                   encoding="utf-8")
+    cli("new-game", PLAYTHROUGH_TITLES[key], "--players", str(csv), "--seed", "41", "--name", name)
+    lines = (PLAYTHROUGH / f"{key}-s10b.jsonl").read_text(encoding="utf-8").splitlines()[:upto]
+    g = game(key, upto)
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == name))
+        seat = {"Ann": 1, "Bob": 2, "Cy": 3, "Di": 4}
+        for seq, line in enumerate(lines, 1):
+            data = json.loads(line)
+            ent = data["entity"]
+            who = ent if ent in seat else None
+            s.add(Action18(game_id=row.id, seq=seq, player_number=seat.get(who) if who else None, action=data))
+        row.turn = g.state.turn
+
+
+def test_the_offer_mail_carries_the_rest_of_the_turn(cli, tmp_path):
+    """18AL, WRA (Bob) buying Ann's NDY (finding 6): 'buy private NDY 120' had to be the mail's last
+    move, and after Ann's 'accept NDY' Bob needed a third mail, 'done'. Moves written after the
+    offer now wait for the answer and are made right after the sale: the turn ends with it."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import answer_offer, apply, load
+    from pbm.models import Game
+
+    _stored(cli, tmp_path, "al", 62, "al-1")
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "al-1"))
+        out = apply(s, row, 2, "lay 7 M4 3\nrun auto\npayout\nbuy train 3\nbuy private NDY 120\ndone")
+        assert out.accepted, out.error
+        assert out.offer is not None and out.offer["rest"] == ["done"]
+        out, offer = answer_offer(s, row, 1, "accept NDY")
+        assert out.accepted and offer is not None
+        g = load(s, row)
+        assert g.state.companies["NDY"].owner == "C:WRA" and g.current_entity() == "ABC"
+        assert [a.type for a in g.actions[-2:]] == ["buy_company", "pass"]
+        assert "Bob's moves after the offer, made now that the sale is agreed: done" in "\n".join(out.notes)
