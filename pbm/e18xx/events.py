@@ -723,12 +723,18 @@ def stop_label(g: "Game", coord: str, node: int | None = None) -> str:
     in a run (``D4-1 Atlanta``: issue 29 finding 8)."""
     hexdef = g.title.hexes.get(coord)
     name = getattr(hexdef, "name", None) if hexdef is not None else None
-    head = coord
+    head, tail = coord, ""
     if node is not None:
         m = g.state.map
         if coord in m.placed and len(m.tile(coord).nodes) > 1:
-            head = f"{coord}-{node}"
-    return f"{head} {name}" if name else head
+            if m.tile(coord).paths:
+                head = f"{coord}-{node}"
+            else:
+                # a printed hex of several cities and no track yet (18GA's Atlanta): its first tile
+                # has the company choose its city again ('token D4-N' after the lay), so no city is
+                # named before that (play-through s10b finding 1)
+                tail = " (its city is chosen when the hex's first tile is laid)"
+    return (f"{head} {name}" if name else head) + tail
 
 
 def _cell(pos: tuple[int, int]) -> tuple[int, int]:

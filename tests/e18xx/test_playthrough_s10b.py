@@ -1,6 +1,28 @@
 """Play-through by mail s10b (issue 29 acceptance): defects met, each with the mail text seen."""
 from pbm.e18xx.pbem.movelist import _group_line
 
+from .helpers import intent_mail, intent_refusal, playthrough_game
+
+
+def game(key: str, upto: int):
+    """The s10b play-through's game ``key`` (seed 41, Ann, Bob, Cy, Di) after ``upto`` actions."""
+    return playthrough_game(key, upto, seed=41, suffix="-s10b", players=4)
+
+
+mail, refusal = intent_mail, intent_refusal
+
+
+def test_potomac_yards_used_in_the_train_step_at_the_limit():
+    """18VA, B&O at its limit (2, 2, 3, 3; phase 3 limit 4) owning P3 (finding 7): the mail in the
+    rulebook's order (4.2 (4): "exercised in the owning Corporation's train-buying phase") was
+    refused "P3 may not use a private's ability now". Main keeps the train step open for P3's
+    owner at its limit (5f40b68), so the mail now goes through and B&O owns a fifth train."""
+    g = game("va", 126)
+    assert g.current_entity() == "B&O" and len(g.corp_trains("B&O")) == 4
+    made, _ = mail(g, "run auto\npayout\nuse P3\nbuy train 3\ndone")
+    assert made[-4:] == ["payout", "use P3", "buy train 3", "pass"]
+    assert len(g.corp_trains("B&O")) == 5 and g.current_entity() != "B&O"
+
 
 def test_grouped_lays_of_a_tile_with_several_stops_keep_each_stops_hexes():
     """1848, CAR's list (finding 8): a lay line of a two-town tile carries each town's value
@@ -136,3 +158,111 @@ def test_a_required_discard_is_an_event():
     assert texts_at(g, 132) == ["SAR discards its 3 train (3-4) down to its train limit of 3 (rule 9.1); the "
                                 "train goes back to the bank, which offers it in the open market"]
     assert g.state.trains["3-4"].owner == "discard"
+
+
+def test_a_home_station_on_atlanta_before_its_tile_names_no_city():
+    """18GA, W&A after stock round 1 (finding 1): the state said "stations D4-0 Atlanta", then
+    'lay 451a D4 0 / buy train 2 / done' was refused asking which city the home goes in ('token
+    D4-0' ... 'token D4-2'): the first tile on the printed Atlanta has the company choose its city
+    (rule 4.2(a), 4.2.2: placed once, with the tile). The state and the event no longer name a
+    city before the tile; the lay with the 'token' line is one mail."""
+    from pbm.e18xx import events as E
+    from pbm.e18xx.render.view import describe
+
+    g = game("ga", 17)
+    assert g.current_entity() == "W&A"
+    line = next(x for x in describe(g).splitlines() if x.strip().startswith("W&A "))
+    assert "stations D4 Atlanta (its city is chosen when the hex's first tile is laid)" in line
+    assert "D4-0" not in line
+    assert E.stop_label(g, "D4", 0) == "D4 Atlanta (its city is chosen when the hex's first tile is laid)"
+    why = refusal(game("ga", 17), "lay 451a D4 0\nbuy train 2\ndone")
+    assert "'token D4-0'" in why and "'token D4-1'" in why
+    made, _ = mail(g, "lay 451a D4 0\ntoken D4-1\nbuy train 2\ndone")
+    assert made[:2] == ["lay 451a D4 0", "token D4-1"]
+    assert E.stop_label(g, "D4", 1) == "D4-1 Atlanta"  # with its tile the city is named again
+
+
+def test_an_upgrade_takes_the_place_of_both_yellow_tiles_in_both_refusals():
+    """1848, VR in phase 3 (finding 5): 'lay 5 H9 3 / lay 236 H11 1 / ...' was refused "7.4.2: the
+    second tile of a turn must be a yellow tile, not an upgrade"; the upgrade written first was
+    then refused "VR may not lay or upgrade a tile now" with no rule. Both now quote 7.5.1
+    ("Instead of placing one or two yellow tiles, a company can upgrade ...") and say what a turn
+    may lay."""
+    rest = "token H9\nrun auto\npayout\nbuy train 3\ntake loan\ndone"
+    allowed = "a turn lays one or two yellow tiles, or one upgrade alone instead of them"
+    quote = '7.5.1: "Instead of placing one or two yellow tiles, a company can upgrade a tile'
+    why = refusal(game("aus", 57), "lay 5 H9 3\nlay 236 H11 1\n" + rest)
+    assert why.startswith("move 2 (lay 236 H11 1): 7.4.2: the second tile of a turn must be a yellow tile")
+    assert quote in why and allowed in why
+    why = refusal(game("aus", 57), "lay 236 H11 1\nlay 5 H9 3\n" + rest)
+    assert why.startswith("move 2 (lay 5 H9 3): 7.4.2: VR has upgraded a tile this turn")
+    assert quote in why and allowed in why and "may not lay or upgrade a tile now" not in why
+    made, _ = mail(game("aus", 57), "lay 236 H11 1\nrun auto\npayout\nbuy train 3\ntake loan\ndone")
+    assert made[0] == "lay 236 H11 1"  # the upgrade alone goes through
+
+
+def test_a_required_discard_names_the_new_limit_and_the_lines_to_write():
+    """1848, SAR's first turn (finding 9): four trains bought, the 4 starting phase 4 (limit 3);
+    'done' was refused "SAR must first "Discard a train down to the limit" (1848 rule 9.1)" with
+    neither the limit nor the line to write. Both are said now, also when another move comes
+    before the discard."""
+    buys = "lay 237 G6 5\nrun auto\nbuy train 3\nbuy train 3\nbuy train 3\nbuy train 4\n"
+    why = refusal(game("aus", 125), buys + "done")
+    assert "the limit is 3 in phase 4" in why and "3-4" in why
+    assert "write one of 'discard 3-2', 'discard 3-3', 'discard 3-4', 'discard 4-0' before 'done'" in why
+    why = refusal(game("aus", 125), buys + "take loan\ndone")
+    assert "must discard one first" in why and "the limit is 3 in phase 4" in why and "'discard 3-4'" in why
+    made, _ = mail(game("aus", 125), buys + "discard 3-4\ndone")
+    assert "discard 3-4" in made
+
+
+def _stored(cli, tmp_path, key: str, upto: int, name: str):
+    """The s10b game ``key`` stored as game ``name`` after its first ``upto`` actions."""
+    import json
+
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.models import Action18, Game
+
+    from .helpers import PLAYTHROUGH, PLAYTHROUGH_TITLES
+
+    csv = tmp_path / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{n.lower()}@example.org\n" for n in ("Ann", "Bob", "Cy", "Di")),
+                   encoding="utf-8")
+    cli("new-game", PLAYTHROUGH_TITLES[key], "--players", str(csv), "--seed", "41", "--name", name)
+    lines = (PLAYTHROUGH / f"{key}-s10b.jsonl").read_text(encoding="utf-8").splitlines()[:upto]
+    g = game(key, upto)
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == name))
+        seat = {"Ann": 1, "Bob": 2, "Cy": 3, "Di": 4}
+        for seq, line in enumerate(lines, 1):
+            data = json.loads(line)
+            ent = data["entity"]
+            who = ent if ent in seat else None
+            s.add(Action18(game_id=row.id, seq=seq, player_number=seat.get(who) if who else None, action=data))
+        row.turn = g.state.turn
+
+
+def test_the_offer_mail_carries_the_rest_of_the_turn(cli, tmp_path):
+    """18AL, WRA (Bob) buying Ann's NDY (finding 6): 'buy private NDY 120' had to be the mail's last
+    move, and after Ann's 'accept NDY' Bob needed a third mail, 'done'. Moves written after the
+    offer now wait for the answer and are made right after the sale: the turn ends with it."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import answer_offer, apply, load
+    from pbm.models import Game
+
+    _stored(cli, tmp_path, "al", 62, "al-1")
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "al-1"))
+        out = apply(s, row, 2, "lay 7 M4 3\nrun auto\npayout\nbuy train 3\nbuy private NDY 120\ndone")
+        assert out.accepted, out.error
+        assert out.offer is not None and out.offer["rest"] == ["done"]
+        out, offer = answer_offer(s, row, 1, "accept NDY")
+        assert out.accepted and offer is not None
+        g = load(s, row)
+        assert g.state.companies["NDY"].owner == "C:WRA" and g.current_entity() == "ABC"
+        assert [a.type for a in g.actions[-2:]] == ["buy_company", "pass"]
+        assert "Bob's moves after the offer, made now that the sale is agreed: done" in "\n".join(out.notes)

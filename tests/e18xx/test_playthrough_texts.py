@@ -134,6 +134,7 @@ def test_a_station_on_a_hex_of_several_stops_is_shown_with_its_stop():
     """18GA Atlanta (D4) has three cities: the state, the station event and the route event name the
     stop a player writes in a run ('D4-1 Atlanta'), not only the hex."""
     g = Game("18GA", ["Ann", "Bob", "Cy"], 1)
+    g._put_tile("D4", "451a", g.state.tile_supply["451a"][0], 0, "W&A")  # Atlanta's cities have track
     before = E.snap(g)
     wa = g.state.corporations["W&A"]
     wa.ipoed = True

@@ -187,15 +187,17 @@ def test_a_train_offer_lapses_when_the_buyer_moves_on(rr):
     assert game.state.trains[tid].owner == f"C:{seller}"
 
 
-def test_an_offer_must_be_the_last_move_of_its_mail(rr):
+def test_moves_after_an_offer_wait_for_its_answer(rr):
+    """Play-through s10b finding 6: the moves after an offer are kept with it (made once it is
+    accepted), not refused."""
     ga, _ = rr
     cli = ga[0]
     game, n0 = _state(cli)
     buyer, pres, tid, seller, owner = _sale(game)
-    line, inbound = send(ga, SEAT[pres], f"buy train {tid} from {seller} 1\npass", game="rr-1")
-    assert "rejected" in line
-    assert f"buying {seller}'s train needs {owner}'s consent" in answer(cli, inbound)[1]
-    assert _state(cli)[1] == n0 and _offer_row(cli) is None
+    line, inbound = send(ga, SEAT[pres], f"buy train {tid} from {seller} 1\ndone", game="rr-1")
+    assert "accepted" in line, line
+    assert "Your moves after the offer (done) wait for that answer" in answer(cli, inbound)[1]
+    assert _state(cli)[1] == n0 and (_offer_row(cli) or {}).get("rest") == ["done"]
 
 
 def test_a_wrong_seller_is_refused_with_the_trains_owner(rr):

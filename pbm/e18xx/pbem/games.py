@@ -421,7 +421,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 added = True
                 run_standing()
                 continue
-            owner = None if consented else needs_consent(game, name, mv)
+            owner = None if consented and i == 1 else needs_consent(game, name, mv)
             try:
                 _authorize(game, name, mv)
                 if isinstance(mv, A.BuyTrain) and train_seller(game, mv) is not None:
@@ -431,7 +431,18 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 if isinstance(mv, A.Bid):  # a bid on what is now the cheapest private: its purchase
                     mv, bid_note = bid_on_the_cheapest(game, mv)
                     bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, A.BuyShares) else "")
-                if owner and i != len(parsed):
+                rest: list[str] = []
+                if owner and i != len(parsed) and isinstance(moves, str):
+                    # the moves after the offer wait for the owner's answer and are made after the sale
+                    # when he accepts (play-through s10b finding 6: 'buy private NDY 120 / done' ends
+                    # the turn with the sale); one offer a mail
+                    later = [m for m in parsed[i:] if isinstance(m, A.Action)
+                             and needs_consent(game, name, readdress(game, name, m))]
+                    if later:
+                        raise GameError(f"one offer a mail: '{_fmt(later[0])}' needs a consent too; send it "
+                                        "once this sale is answered")
+                    rest = [_fmt(m) for m in parsed[i:]]
+                elif owner and i != len(parsed):
                     what = f"{mv.seller}'s train" if isinstance(mv, A.BuyTrain) else f"{owner}'s private"
                     why = "at an agreed price" if isinstance(mv, A.BuyTrain) else \
                         offer_rule(game, {"kind": "private"})  # the title's rule number (issue 29)
@@ -446,12 +457,16 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 offer = {"kind": "train", "buyer": player_number, "buyer_name": name, "entity": mv.entity,
                          "company": mv.train, "seller": mv.seller, "variant": mv.variant, "price": mv.price,
                          "owner": owner, "owner_seat": number_of.get(owner), "at": stored + len(charged)}
+                if rest:
+                    offer["rest"] = rest
                 break
             if owner:
                 assert isinstance(mv, A.BuyCompany)
                 offer = {"buyer": player_number, "buyer_name": name, "entity": mv.entity,
                          "company": mv.company, "price": mv.price, "owner": owner,
                          "owner_seat": number_of.get(owner), "at": stored + len(charged)}
+                if rest:
+                    offer["rest"] = rest
                 break
             n_actions += 1
             charged.append((name, mv, via))
@@ -668,6 +683,30 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
     if out.accepted:
         set_offer(game_row, None)
         session.flush()
+        rest = list(offer.get("rest") or [])
+        g_now = out.game
+        if rest and g_now is not None and (g_now.finished or g_now.controller(g_now.current_entity())
+                                           != offer["buyer_name"]):
+            out.notes = [f"{offer['buyer_name']}'s turn ended with the sale; the moves written after the offer "
+                         f"({' / '.join(rest)}) were not made"]
+            rest = []
+        if rest:  # the buyer's moves written after the offer (s10b finding 6): made now, as his mail
+            more = apply(session, game_row, int(offer["buyer"]), "\n".join(rest), now=now)
+            written = " / ".join(rest)
+            if more.accepted and more.offer is None:
+                out.applied += more.applied
+                out.game, out.replayed = more.game, more.replayed
+                out.notes = [f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: "
+                             f"{written}"] + list(more.notes)
+            else:
+                if more.offer is not None:
+                    set_offer(game_row, None)
+                why = more.error or "it makes another offer"
+                now_g = out.game
+                who = now_g.controller(now_g.current_entity()) if now_g is not None and not now_g.finished else ""
+                out.notes = [f"{offer['buyer_name']}'s moves after the offer ({written}) were NOT made: {why}"
+                             + (f"; {offer['buyer_name']} is still to act" if who == offer["buyer_name"] else "")]
+            session.flush()
     return out, offer
 
 
@@ -680,6 +719,8 @@ def via_note(via: str | None) -> str:
 
 
 def _fmt(mv: Move) -> str:
+    if isinstance(mv, Done):
+        return "done"
     return "pass rest of round" if isinstance(mv, PassRestOfRound) else format_action(mv)
 
 

@@ -276,8 +276,12 @@ class TurnWriter:
                     self.notes.append(f"move {n} (done): not yet - {self._waiting()}; end the turn with 'done' "
                                       "then")
                     return
+                extra = ""
+                if step.name == "discard_train" and who in g.state.corporations:
+                    from pbm.e18xx.rounds.step import discard_words
+                    extra = f": {discard_words(g, who)} before 'done'"
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {who} must first "
-                                f"{step_words(g, step)}")
+                                f"{step_words(g, step)}{extra}")
             if step.name == "home_token" and self.owed_home(n, "done", step, corp):
                 continue
             if "pass" not in g.or_actions(corp):

@@ -635,6 +635,20 @@ def _undo_mail(session: Session, row, ctx, sender: str, c: Claim, game, player, 
 
 
 def _offer_note(offer: dict, game_row=None) -> str:
+    note = _offer_note_only(offer, game_row)
+    rest = offer.get("rest") or []
+    if rest:  # the moves written after the offer wait for the answer (play-through s10b finding 6)
+        note += (f" Your moves after the offer ({' / '.join(rest)}) wait for that answer: they are made "
+                 f"right after the sale when {offer['owner']} accepts, and not at all if the offer is declined "
+                 "(you are then still to act).")
+    else:
+        note += (" Moves written after an offer in the same mail are made as soon as the sale is agreed (end "
+                 "it with 'done' to end the turn then); without them you write the rest of the turn after "
+                 "the answer.")
+    return note
+
+
+def _offer_note_only(offer: dict, game_row=None) -> str:
     from pbm.e18xx.pbem.games import offer_rule, offer_thing
 
     if offer.get("kind") == "train":

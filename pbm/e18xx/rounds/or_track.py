@@ -27,6 +27,17 @@ class TrackMixin:
             return 2
         return 1
 
+    def upgrade_instead_words(self: "Engine") -> str:
+        """Where an upgrade replaces the turn's yellow tiles (1848 7.5.1: title data
+        ``upgrade_instead``, the rule and its words): what the book says and what a turn may lay,
+        for a refused second tile ("; 7.5.1: "Instead of placing one or two yellow tiles, ..." -
+        lay one or two yellow tiles, or one upgrade alone"); empty for other titles."""
+        rule = self.title.data.get("upgrade_instead") or {}
+        if not rule:
+            return ""
+        return (f"; {rule['ref']}: \"{rule['text']}\" - a turn lays one or two yellow tiles, or one upgrade "
+                "alone instead of them")
+
     def _blocking_private(self: "Engine", coord: str) -> str | None:
         for c in self.state.companies.values():
             if c.closed or not c.owner or not c.owner.startswith("P:"):
@@ -71,7 +82,8 @@ class TrackMixin:
         new = self.title.tiles[name]
         old = m.placed[coord]
         if not special and s.round.kind == "operating" and s.round.tile_lays >= 1 and old.tile.color != "white":
-            raise IllegalTile(f"{r('second_lay')}the second tile of a turn must be a yellow tile, not an upgrade")
+            raise IllegalTile(f"{r('second_lay')}the second tile of a turn must be a yellow tile, not an upgrade"
+                              + self.upgrade_instead_words())
         if new.color not in self.phase.tiles and special != "blue":
             raise IllegalTile(f"{r('phase_colour')}{new.color} tiles are not available in phase {self.phase.name}")
         if not special:

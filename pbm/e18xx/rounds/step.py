@@ -174,6 +174,16 @@ class Track(Step):
         # the step stays open while a tile-laying private could still be bought
         return ["pass"] if g._can_buy_tile_company(corp) or g._owned_tile_ability(corp) else []
 
+    def refuse(self, g: "StepGame", corp: str, action: A.Action) -> None:
+        """A lay after an upgrade where the upgrade took the place of the yellow tiles (1848 7.5.1):
+        say so, with the rule, rather than only "may not lay or upgrade a tile now" (play-through
+        s10b finding 5)."""
+        r = g.state.round
+        if isinstance(action, A.LayTile) and r.upgraded and r.tile_lays >= 1 and g.upgrade_instead_words():
+            ref = g.track_ref("second_lay")
+            raise IllegalAction(f"{ref}{corp} has upgraded a tile this turn, and an upgrade is made instead of "
+                                f"the yellow tiles, so no other tile may follow it" + g.upgrade_instead_words())
+
     def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
         assert isinstance(action, A.LayTile)
         r = g.state.round
@@ -268,6 +278,14 @@ class Dividend(Step):
         return False
 
 
+def discard_words(g: "StepGame", corp: str) -> str:
+    """What a company over its limit owns, its limit now and the lines to write (play-through s10b
+    finding 9): ``it owns 3-2, 3-3, 3-4, 4-0; the limit is 3 in phase 4 (rule 9.1); write one of
+    'discard 3-2', 'discard 3-3', ...``."""
+    lines = ", ".join(f"'discard {t}'" for t in g.limited_trains(corp))
+    return f"{g.limit_reason(corp)}; write one of {lines}"
+
+
 class DiscardTrain(Interrupt):
     """A company over its train limit discards (it acts before the operating company); in the
     turn it holds later steps back until the discard is made."""
@@ -286,7 +304,8 @@ class DiscardTrain(Interrupt):
 
     def handle(self, g: "StepGame", acting: str, action: A.Action) -> None:
         if action.entity != acting or not isinstance(action, A.DiscardTrain):
-            raise IllegalAction(f"{acting} has more trains than the limit and must discard one first")
+            raise IllegalAction(f"{acting} has more trains than the limit and must discard one first: "
+                                f"{discard_words(g, acting)}")
         g._discard(action)
 
 
