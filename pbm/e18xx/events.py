@@ -351,11 +351,14 @@ class TrainDiscarded(Event):
     train_id: str = ""
     limit: int = 0  # the company's train limit now
     rule: str = ""
+    removed: bool = False  # out of the game (1848 8.1), not back to the bank
 
     def text(self, money: Money) -> str:
         rule = f" (rule {self.rule})" if self.rule else ""
+        where = ("the train is removed from the game" if self.removed
+                 else "the train goes back to the bank, which offers it in the open market")
         return (f"{self.corp} discards its {self.train} train ({self.train_id}) down to its train limit of "
-                f"{self.limit}{rule}; the train goes back to the bank, which offers it in the open market")
+                f"{self.limit}{rule}; {where}")
 
 
 @dataclass(frozen=True)
@@ -839,8 +842,10 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         tid = str(action.train)
         step = g.or_step("discard_train") if hasattr(g, "or_step") else None
         out.append(TrainDiscarded(seq, action.entity, str(g.state.trains[tid].name), tid,
-                                  int(g.train_limit(action.entity)), step.rule(g.title) if step is not None else ""))
-    out += _train_events(g, before, after, seq)
+                                  int(g.train_limit(action.entity)), step.rule(g.title) if step is not None else "",
+                                  g.state.trains[tid].owner == "removed"))
+    out += _train_events(g, before, after, seq,
+                         str(action.train) if getattr(action, "type", "") == "discard_train" else "")
     if after.depot_next != before.depot_next and before.depot_next is not None:
         old_name = s.trains[before.depot_next].name
         new = s.trains[after.depot_next] if after.depot_next else None
@@ -969,7 +974,7 @@ def _close_reason(g: "Game", sym: str, action: Any, before: Snap, after: Snap, o
     return ""
 
 
-def _train_events(g: "Game", before: Snap, after: Snap, seq: int) -> list[Event]:
+def _train_events(g: "Game", before: Snap, after: Snap, seq: int, discarded: str = "") -> list[Event]:
     s = g.state
     out: list[Event] = []
     rusted: dict[str, dict[str, int]] = {}
@@ -979,6 +984,8 @@ def _train_events(g: "Game", before: Snap, after: Snap, seq: int) -> list[Event]
         was_owner, was_obs = before.trains.get(tid, ("depot", False))
         name = s.trains[tid].name
         if owner == "removed" and was_owner != "removed":
+            if tid == discarded:
+                continue  # discarded out of the game (1848 8.1): the discard's own event says so
             if was_owner == "depot":
                 out.append(TrainLeft(seq, name, tid, ""))
             elif was_obs and was_owner.startswith("C:"):

@@ -155,9 +155,27 @@ def test_a_required_discard_is_an_event():
     """1848 SAR (finding 9): its 4 started phase 4 (limit 3) and 'discard 3-4' (#132) went through with no
     event: where the 3 went was not said."""
     g = s10b("aus", 132, events=True)
-    assert texts_at(g, 132) == ["SAR discards its 3 train (3-4) down to its train limit of 3 (rule 9.1); the "
-                                "train goes back to the bank, which offers it in the open market"]
-    assert g.state.trains["3-4"].owner == "discard"
+    assert texts_at(g, 132) == ["SAR discards its 3 train (3-4) down to its train limit of 3 (rule 8.1, 8.3.5); "
+                                "the train is removed from the game"]
+    # 1848 8.1: "Trains in excess of the Train Limit as a result of a phase change are removed from the game
+    # (9.4)" -- not offered again (pbm gave it back to the bank, which sold it again; 18xx.games removes it)
+    assert g.state.trains["3-4"].owner == "removed"
+    assert not any(getattr(a, "train", None) == "3-4" for a in g.legal_actions())
+
+
+def test_a_discarded_train_goes_back_to_the_bank_where_the_book_says_so():
+    """18GA 4.2.5(g): a train over the limit is given back to the bank, which offers it again."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.game import Game
+
+    g = Game("18GA", ["A", "B", "C"], 1)
+    assert g.title.data.get("discarded_trains", "bank") == "bank"
+    corp = next(iter(g.state.corporations))
+    tid = next(t for t, tr in g.state.trains.items() if tr.owner == "depot")
+    g.state.trains[tid].owner = f"C:{corp}"
+    g.state.corporations[corp].trains.append(tid)
+    g._discard(A.DiscardTrain(corp, tid))
+    assert g.state.trains[tid].owner == "discard"
 
 
 def test_a_home_station_on_atlanta_before_its_tile_names_no_city():

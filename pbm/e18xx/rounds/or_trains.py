@@ -748,6 +748,12 @@ class TrainsMixin:
         if action.train not in c.trains:
             raise IllegalAction(f"{c.sym} does not own {action.train}; it owns {', '.join(c.trains)}")
         c.trains.remove(action.train)
+        if self.title.data.get("discarded_trains", "bank") == "removed":
+            # 1848 8.1: "Trains in excess of the Train Limit as a result of a phase change are removed
+            # from the game" (elsewhere the bank offers it again: 18GA/18AL 4.2.5(g), 18VA)
+            s.trains[action.train].owner = "removed"
+            self.log(f"{c.sym} discards {action.train}; it leaves the game")
+            return
         s.trains[action.train].owner = "discard"
         td = next(t for t in self.title.trains if t.name == s.trains[action.train].name)
         if len(td.variants) > 1:  # back in the pool a train is undeclared again
