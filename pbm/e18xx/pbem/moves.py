@@ -312,12 +312,29 @@ def split_line(line: str) -> list[str]:
         if first not in _MOVE_WORDS:
             return [text]  # not a list of moves: one move (refused with its reason if wrong)
         if first == "run":
-            parts.append(rest.strip())
-            break
+            run, more = _run_part(rest)
+            parts.append(run)
+            if not more:
+                break
+            rest = more
+            continue
         m = re.search(r"[,;]", rest)
         parts.append((rest[:m.start()] if m else rest).strip())
         rest = rest[m.end():].strip() if m else ""
     return [p for p in parts if p]
+
+
+_NOT_AFTER_RUN = tuple(w for w in _MOVE_WORDS if w != "run")  # the words no stop and no train is named
+
+
+def _run_part(text: str) -> tuple[str, str]:
+    """A ``run`` part of a line and what follows it: the run keeps its routes (stops and routes
+    separated by commas and semicolons) up to a comma or semicolon that a move word follows
+    (``run auto, payout, done``: play-through s11 finding 1, the rest was read as stops)."""
+    for m in re.finditer(r"[,;]\s*([A-Za-z]+)\b", text):
+        if m.group(1).lower() in _NOT_AFTER_RUN:
+            return text[:m.start()].strip(), text[m.start() + 1:].strip()
+    return text.strip(), ""
 
 
 def parse_moves(text: str, entity: str) -> list[Move]:
@@ -334,13 +351,29 @@ def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
         if len(parts) <= 1:
             mv = parse_line(line, entity, n)
             if mv is not None:
-                out.append((n, mv))
+                _add(out, n, mv)
             continue
         for part in parts:
             mv = parse_line(part, entity, n)
             if mv is not None:
-                out.append((n, mv))
+                _add(out, n, mv)
     return out
+
+
+def _add(out: list[tuple[int, Move]], n: int, mv: Move) -> None:
+    """Append ``mv``; a ``run`` right after another one (one line per train: ``run 3 B10 D10`` /
+    ``run 3 D10 G13``) joins it, so the company's routes are judged together (rule 4.2.3: the
+    trains run in one step; play-through s11 finding 2)."""
+    if out and _routes(mv) and _routes(out[-1][1]) and out[-1][1].entity == mv.entity:
+        first_n, first = out[-1]
+        out[-1] = (first_n, replace(first, routes=first.routes + mv.routes))
+        return
+    out.append((n, mv))
+
+
+def _routes(mv: Move) -> bool:
+    """Is ``mv`` a run with its routes written out (not ``run auto``)?"""
+    return isinstance(mv, A.RunRoutes) and bool(mv.routes) and not mv.auto
 
 
 OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.DiscardTrain, A.BuyCompany,
@@ -360,7 +393,21 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
             move = replace(move, entity=cur)
     if isinstance(move, A.RunRoutes) and move.routes:
         move = train_ids(game, move)
+    if isinstance(move, A.DiscardTrain):
+        move = discard_id(game, move)
     return move
+
+
+def discard_id(game: "Game", move: A.DiscardTrain) -> A.DiscardTrain:
+    """``discard 3`` names the train by its type, as the rulebooks do (18GA 4.2.5(g): "discard the
+    excess train"): the company's first train of that type (trains of one type are alike); an
+    id stays as written (play-through s11 finding 3: 'discard 3' was refused, "it owns 3-0, 3-1")."""
+    s = game.state
+    corp = s.corporations.get(move.entity)
+    if corp is None or move.train in corp.trains:
+        return move
+    alike = [t for t in corp.trains if move.train.upper() in (s.trains[t].name.upper(), game.train_label(t).upper())]
+    return replace(move, train=alike[0]) if alike else move
 
 
 def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:

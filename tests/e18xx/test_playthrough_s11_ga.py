@@ -1,0 +1,55 @@
+"""Play-through by mail s11 of 18GA (issue 29 acceptance, seed 71, Ann, Bob, Cy, Di): the defects
+met, each with the mail that showed it (tests/e18xx/playthrough/ga-s11.jsonl holds the game)."""
+from pbm.e18xx.pbem.moves import parse_moves
+
+from .helpers import intent_mail, intent_refusal, playthrough_game
+
+
+def game(upto: int):
+    """The s11 game after its first ``upto`` actions."""
+    return playthrough_game("ga", upto, seed=71, suffix="-s11", players=4)
+
+
+mail, refusal = intent_mail, intent_refusal
+
+
+def test_moves_after_run_auto_on_one_line_are_moves():
+    """GA, OR 2.1 (finding 1): 'run auto, payout, done' was refused "'PAYOUT' is not a stop":
+    the commas after 'run' were read as separators of the route's stops. A comma or semicolon
+    that a move word follows ends the run."""
+    g = game(57)
+    assert g.current_entity() == "GA"
+    made, _ = mail(g, "lay 8 C9 3\nrun auto, payout, done")
+    assert made[:4] == ["lay 8 C9 3", "run auto", "payout", "pass"]
+    assert g.current_entity() != "GA"
+
+
+def test_a_run_keeps_its_own_stops_and_routes_separated_by_commas_and_semicolons():
+    """The split of finding 1 leaves a run's own separators alone: stops by commas, routes by
+    semicolons (each route starts with its train, never a move word)."""
+    moves = parse_moves("run 3 B10, D10, E7; 3 D10 G13, payout", "Ann")
+    assert [type(m).__name__ for m in moves] == ["RunRoutes", "Dividend"]
+    assert [r.nodes for r in moves[0].routes] == [("B10", "D10", "E7"), ("D10", "G13")]
+
+
+def test_one_run_line_per_train_is_judged_as_the_companys_routes_together():
+    """GA, OR 4.2 (finding 2): 'run 3 B10 D10 E7 F6' / 'run 3 D10 G13' (one line per train, the
+    best routes: $110 + $60) was refused "the routes must earn the most possible (170); these
+    earn 110": the first line was judged alone. Run lines in a row are one run step (4.2.3)."""
+    g = game(135)
+    assert g.current_entity() == "GA"
+    made, _ = mail(g, "lay 9 E11 2\nrun 3 B10 D10 E7 F6\nrun 3 D10 G13\npayout\ndone")
+    runs = [m for m in made if m.startswith("run")]
+    assert len(runs) == 1 and runs[0].count(";") == 1
+    assert g.current_entity() == "CoG"
+
+
+def test_discard_names_the_train_by_its_type():
+    """GA over its limit after ACL bought the first 5 (finding 3): 'discard 3' was refused "GA does
+    not own 3; it owns 3-0, 3-1, 4-2" (18GA 4.2.5(g) speaks of the "3 Train"). A type names the
+    company's first train of that type."""
+    g = game(194)
+    assert g.current_entity() == "GA"
+    made, _ = mail(g, "discard 3")
+    assert made == ["discard 3-0"]
+    assert [g.state.trains[t].name for t in g.corp_trains("GA")] == ["3", "4"]
