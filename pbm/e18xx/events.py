@@ -488,6 +488,21 @@ class EndTriggered(Event):
 
 
 @dataclass(frozen=True)
+class TrainBought(Event):
+    """A company buying a train (18GA 4.2.5: from the bank's Initial Offering or Open Market, or from
+    another company at a public price): play-through s11 finding 5, the mails listed 'buy train 2'
+    and never said what it cost or where the train came from."""
+    kind: ClassVar[str] = "train_bought"
+    corp: str = ""
+    train: str = ""
+    source: str = ""  # "the bank", "the open market" or the selling company
+    price: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp} buys a {self.train} train from {self.source} for {money(self.price)}"
+
+
+@dataclass(frozen=True)
 class PresidentPaid(Event):
     kind: ClassVar[str] = "president_paid"
     player: str = ""
@@ -601,7 +616,7 @@ class GameOver(Event):
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, TrainDiscarded, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
-    Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
+    Converted, Underwritten, EndTriggered, TrainBought, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
 
 
@@ -822,6 +837,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         if pres and before.cash.get(f"P:{pres}", 0) > after.cash.get(f"P:{pres}", 0):
             out.append(PresidentPaid(seq, pres, action.entity,
                                      before.cash[f"P:{pres}"] - after.cash.get(f"P:{pres}", 0)))
+        out += _bought(g, action.entity, before, after, seq)
     market = g.title.market
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
@@ -878,6 +894,26 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         elif after.round[0] == "stock" and g.current_entity():
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
+    return out
+
+
+def _bought(g: "Game", corp: str, before: Snap, after: Snap, seq: int) -> list[Event]:
+    """The trains ``corp`` bought in one action, each with its source and what was paid for it
+    (the company's cash and its president's, 4.2.5.1)."""
+    owner = f"C:{corp}"
+    got = [tid for tid, (who, _obs) in after.trains.items()
+           if who == owner and before.trains.get(tid, ("depot", False))[0] != owner]
+    if not got:
+        return []
+    pres = before.corps[corp][5]
+    paid = max(0, before.cash.get(owner, 0) - after.cash.get(owner, 0))
+    if pres:
+        paid += max(0, before.cash.get(f"P:{pres}", 0) - after.cash.get(f"P:{pres}", 0))
+    out: list[Event] = []
+    for tid in got:
+        was = before.trains.get(tid, ("depot", False))[0]
+        source = "the bank" if was == "depot" else _who(was) if was.startswith("C:") else "the open market"
+        out.append(TrainBought(seq, corp, str(g.state.trains[tid].name), source, paid if len(got) == 1 else 0))
     return out
 
 

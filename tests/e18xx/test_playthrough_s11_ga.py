@@ -53,3 +53,33 @@ def test_discard_names_the_train_by_its_type():
     made, _ = mail(g, "discard 3")
     assert made == ["discard 3-0"]
     assert [g.state.trains[t].name for t in g.corp_trains("GA")] == ["3", "4"]
+
+
+def _events(upto: int, then: int):
+    """The texts of the events of actions ``upto``+1 .. ``then`` of the s11 game (recorder attached)."""
+    import json
+
+    from pbm.e18xx import actions as A
+    from pbm.e18xx import events as E
+
+    from .helpers import PLAYTHROUGH
+
+    g = game(upto)
+    E.attach(g)
+    lines = (PLAYTHROUGH / "ga-s11.jsonl").read_text(encoding="utf-8").splitlines()
+    for line in lines[upto:then]:
+        g.process(A.action_from_dict(json.loads(line)))
+    assert g.recorder.failures == 0
+    money = E.money_of(g.title)
+    return [e.text(money) for e in E.recorded(g)]
+
+
+def test_a_train_purchase_says_what_was_bought_from_whom_and_for_how_much():
+    """W&A, OR 1.1 and GA, OR 3.1 (finding 5): 'buy train 2' and 'buy train 3' came with no event
+    line (only the next company's home station, or the phase change): the mails never said what
+    the train cost or where it came from (4.2.5)."""
+    assert "W&A buys a 2 train from the bank for $100" in _events(35, 36)
+    bought = _events(85, 86)
+    assert "GA buys a 3 train from the bank for $180" in bought
+    assert bought.index("GA buys a 3 train from the bank for $180") < next(
+        i for i, t in enumerate(bought) if t.startswith("Phase 3 begins"))
