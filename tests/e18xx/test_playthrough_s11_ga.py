@@ -3,6 +3,7 @@ met, each with the mail that showed it (tests/e18xx/playthrough/ga-s11.jsonl hol
 from pbm.e18xx.pbem.moves import parse_moves
 
 from .helpers import intent_mail, intent_refusal, playthrough_game
+from .test_pbem_mail import ga  # noqa: F401 (fixture)
 
 
 def game(upto: int):
@@ -83,3 +84,21 @@ def test_a_train_purchase_says_what_was_bought_from_whom_and_for_how_much():
     assert "GA buys a 3 train from the bank for $180" in bought
     assert bought.index("GA buys a 3 train from the bank for $180") < next(
         i for i, t in enumerate(bought) if t.startswith("Phase 3 begins"))
+
+
+def test_the_buyer_hears_what_became_of_his_moves_written_after_an_offer(ga):
+    """SAL's 'buy private MRC 60 / lay ... / done' (finding 7): when Cy accepted, the note that Ann's
+    moves after the offer were NOT made (and why) went only into Cy's receipt; Ann's own mail said
+    "SALE AGREED ... IT IS YOUR TURN" and nothing of her moves. Every state mail now carries it."""
+    from tests.e18xx.test_pbem_mail import send, state
+    from tests.e18xx.test_pbem_offer import SEAT, _outbox, _to_a_sale
+
+    cli = ga[0]
+    _game, buyer, comp, owner = _to_a_sale(ga)
+    send(ga, SEAT[buyer], f"buy private {comp} 1\ndone")
+    line, _ = send(ga, SEAT[owner], f"accept {comp}")
+    assert "accepted" in line, line
+    _, n = state(cli)
+    (mine,) = _outbox(cli, f"18xx:%:{n}:{SEAT[buyer]}")
+    assert "SALE AGREED" in mine
+    assert f"{buyer}'s turn ended with the sale; the moves written after the offer (done) were not made" in mine

@@ -549,6 +549,9 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         out, answered = answer_offer(session, game, player.number, c.mail.moves, message_id=row.id)
         if out.accepted:
             away_note = "\n".join(x for x in (away_note, _answer_note(answered, bool(out.applied), game)) if x)
+            if out.notes:  # what became of the buyer's moves written after the offer: his mail says it too
+                away_note = "\n".join([away_note, *out.notes])  # (play-through s11 finding 7: only the seller heard)
+                out.notes = []
             if not out.applied:
                 _tell_buyer(session, game, ctx.sender, answered)
     else:
