@@ -35,6 +35,23 @@ def _list(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _printed_values(title: Any, old: tuple[str, ...], new: tuple[str, ...]) -> list[tuple[str, int, int]]:
+    """The printed places (off-board areas, 18GA's Montgomery and Tallahassee) whose value changes when
+    the tile colours ``old`` become ``new`` (18GA Table I, phase 5: "Red off-board locations (and
+    Montgomery and Tallahassee) are worth the higher of their two printed values"): (name, was, now)
+    by hex; the phase event said nothing of it (play-through s11 finding 6)."""
+    out = []
+    for coord, hexdef in sorted(title.hexes.items()):
+        for node in hexdef.tile.nodes:
+            if len(node.revenue) < 2:
+                continue
+            was, now = node.revenue_for(old), node.revenue_for(new)
+            if was != now:
+                out.append((hexdef.name or coord, was, now))
+                break
+    return out
+
+
 def limit_text(ph: Any) -> str:
     """A phase's train limit: ``4`` or, by company size, ``4 (10-share), 2 (5-share)``."""
     if ph.limits_by_size:
@@ -62,6 +79,10 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
         unlocks.append(f"{b.operating_rounds} operating rounds between stock rounds (was {a.operating_rounds})")
     unlocks += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in b.status if st not in a.status]
     closes += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in a.status if st not in b.status]
+    worth = _printed_values(title, a.tiles, b.tiles)
+    if worth:
+        unlocks.append(f"places with two printed values are worth the {'higher' if worth[0][2] > worth[0][1] else 'lower'} one: "
+                       + _list([f"{name} {title.money(now)} (was {title.money(was)})" for name, was, now in worth]))
     raw = title.data.get("trains", [])
     for ph in phases[old + 1:new + 1]:
         rust = [t["name"] for t in raw if t.get("rusts_on") == ph.on]

@@ -102,3 +102,16 @@ def test_the_buyer_hears_what_became_of_his_moves_written_after_an_offer(ga):
     (mine,) = _outbox(cli, f"18xx:%:{n}:{SEAT[buyer]}")
     assert "SALE AGREED" in mine
     assert f"{buyer}'s turn ended with the sale; the moves written after the offer (done) were not made" in mine
+
+
+def test_phase_5_says_the_off_board_places_are_worth_their_higher_value():
+    """ACL buys the first 5 (finding 6): the phase event listed brown tiles, the limit, the rounds
+    and the privates closing, but not Table I's "Red off-board locations (and Montgomery and
+    Tallahassee) are worth the higher of their two printed values" - W&A's next run earned $130
+    where it had earned $90, unexplained."""
+    (phase,) = [t for t in _events(193, 194) if t.startswith("Phase 5 begins")]
+    assert ("places with two printed values are worth the higher one: Chattanooga $60 (was $30), "
+            "Greeneville $40 (was $30), Montgomery $40 (was $30), Jacksonville $60 (was $30) and "
+            "Tallahassee $50 (was $20)") in phase
+    (phase3,) = [t for t in _events(85, 86) if t.startswith("Phase 3 begins")]
+    assert "printed values" not in phase3
