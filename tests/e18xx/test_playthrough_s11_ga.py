@@ -115,3 +115,37 @@ def test_phase_5_says_the_off_board_places_are_worth_their_higher_value():
             "Tallahassee $50 (was $20)") in phase
     (phase3,) = [t for t in _events(85, 86) if t.startswith("Phase 3 begins")]
     assert "printed values" not in phase3
+
+
+def _pdf_page_one(upto: int) -> list[tuple[str, float]]:
+    """The first page of the s11 game's PDF after ``upto`` actions: (text, y) of each line drawn."""
+    import io
+
+    from pypdf import PdfReader
+
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.pbem.games import Replayed, step
+    from pbm.e18xx.render.pdf import render_pdf
+
+    g = game(upto)
+    fresh = Game(g.title.name, list(g.setup.players), g.setup.seed, g.optional_rules, list(g.setup.player_ids))
+    rep = Replayed(fresh, fresh.total_cash())
+    for act in g.actions:
+        step(rep, act, rollback=False)
+    page = PdfReader(io.BytesIO(render_pdf(rep, "pt"))).pages[0]
+    drawn: list[tuple[str, float]] = []
+    page.extract_text(visitor_text=lambda text, cm, tm, *_: drawn.append((text, tm[5] * cm[3] + cm[5]))
+                      if text.strip() else None)
+    return drawn
+
+
+def test_the_pdf_legend_of_routes_run_last_does_not_cover_the_rotation_key():
+    """The map page after OR 4.2 (finding 8): "Routes run last (dashed):" and the companies' lines were
+    drawn at the page's margin, over the rotation key's hex and words (unreadable), and named the
+    trains by internal ids ("CoG last ran 3-2: ..."). The legend sits under the map, above the key."""
+    drawn = _pdf_page_one(159)
+    key_top = max(y for t, y in drawn if t.startswith(("Rotation key", "Sides of a hex", "Write lay")))
+    legend = [(t, y) for t, y in drawn if "last ran" in t or t.startswith("Routes run last")]
+    assert len(legend) == 5  # the heading, GA, CoG, W&A and SAL
+    assert min(y for _t, y in legend) > key_top + 5
+    assert any(t.startswith("CoG last ran 3: ") for t, _y in legend)

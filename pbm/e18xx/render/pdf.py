@@ -131,6 +131,10 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
     g = rep.game
     s = g.state
     m = s.map
+    lines = sum(1 for routes in rep.last_routes.values() if routes)
+    legend_y = box[1]  # the legend of the routes run last sits at the foot of the box, under the map (it was
+    if lines:  # drawn at the page's margin, over the rotation key: play-through s11 finding 8)
+        box = (box[0], box[1] + 9 * (lines + 1), box[2], box[3])
     geo = MapGeometry(g, box)
     r = geo.r
     ccol = _corp_colors(g)
@@ -281,7 +285,8 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
             pts = route_points(graph, geo, positions, route)
             for a, b in zip(pts, pts[1:]):
                 c.line(a[0] + off, a[1] + off, b[0] + off, b[1] + off)
-            parts.append(f"{train}: {'-'.join(route.hexes())} ({route.revenue})")
+            name = g.state.trains[train].name if train in g.state.trains else train  # "3", not the id "3-2"
+            parts.append(f"{name}: {'-'.join(route.hexes())} ({route.revenue})")
         c.setDash()
         if parts:
             legend.append((corp, "; ".join(parts)))
@@ -294,7 +299,7 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         c.setFillColor(colors.HexColor("#d00000"))
         c.setFont("Helvetica-Bold", max(4, r * 0.2))
         c.drawCentredString(mx, my + r * 0.95, "last move")
-    y = MARGIN
+    y = legend_y
     for corp, text in reversed(legend):
         c.setFillColor(colors.HexColor(ccol.get(corp, "#000000")))
         c.setFont(SANS, 7)
