@@ -149,3 +149,18 @@ def test_the_pdf_legend_of_routes_run_last_does_not_cover_the_rotation_key():
     assert len(legend) == 5  # the heading, GA, CoG, W&A and SAL
     assert min(y for _t, y in legend) > key_top + 5
     assert any(t.startswith("CoG last ran 3: ") for t, _y in legend)
+
+
+def test_a_route_by_hexes_alone_through_atlanta_when_the_track_names_the_city():
+    """W&A, OR 2.1 (finding 9, issue 29 problem 4): 'run 2 D4 C3' was refused "D4 has 3 stops; name
+    one (D4-0 a city, D4-1 a city, D4-2 a city)" though only D4-1, W&A's station, has track to
+    Rome (C3): the track settles which city the hex means. A hex whose stops the track does not
+    settle is still refused, naming them."""
+    g = game(48)
+    assert g.current_entity() == "W&A"
+    made, _ = mail(g, "lay 6 C3 3\nrun 2 D4 C3\npayout\ndone")
+    assert "run 2-0 D4 C3" in made and g.current_entity() == "CoG"
+    assert g.state.corporations["W&A"].price != game(48).state.corporations["W&A"].price  # paid out $50
+    g = game(48)
+    why = refusal(g, "lay 6 C3 3\nrun 2 D4 D6\npayout\ndone")  # no city of D4 makes a route with D6
+    assert "D4 has 3 stops; name one (D4-0 a city, D4-1 a city, D4-2 a city)" in why
