@@ -164,3 +164,38 @@ def test_a_route_by_hexes_alone_through_atlanta_when_the_track_names_the_city():
     g = game(48)
     why = refusal(g, "lay 6 C3 3\nrun 2 D4 D6\npayout\ndone")  # no city of D4 makes a route with D6
     assert "D4 has 3 stops; name one (D4-0 a city, D4-1 a city, D4-2 a city)" in why
+
+
+def test_pay_out_in_the_rulebooks_words():
+    """CoG, OR 3.1 (finding 10): 'pay out' (18GA 4.2.4(a): "Pay out dividends") was refused
+    "unknown move 'pay'"; it is the payout, and so are 'pay dividends' and 'pay out dividends'."""
+    g = game(77)
+    made, _ = mail(g, "lay 8 D8 4\nrun auto\npay out\nbuy train 2\ndone")
+    assert "payout" in made and "buy train 2" in made
+    assert [type(m).__name__ for m in parse_moves("pay dividends\npay out dividends, done", "Di")] == \
+        ["Dividend", "Dividend", "Done"]
+
+
+def test_buying_the_presidents_certificate_in_the_rulebooks_words_starts_the_company():
+    """Di, stock round 1 (finding 11): 'buy CoG president's certificate at par 70' (18GA 3.2(c)(1):
+    "Buy ... the 20% President's Certificate ... set the Par Value") was refused "say 'ipo' or
+    'market'", with no word of 'par CoG 70'. It is 'par CoG 70'; a plain wrong 'buy' says how to
+    start a company."""
+    g = game(10)
+    assert g.current_entity() == "Di"
+    made, _ = mail(g, "buy CoG president's certificate at par 70")
+    assert made == ["par CoG 70"]
+    assert "to start a company: par <corporation> <price>" in refusal(game(10), "buy CoG cheap")
+
+
+def test_a_mail_whose_only_line_is_no_move_names_that_line(ga):
+    """Di's 'start CoG at par 70' (finding 11) was refused "no moves found (write one move per
+    line, e.g. 'pass')" though the mail had a line: it was set aside as prose. The refusal names
+    the line that is not a move and what moves start with."""
+    from tests.e18xx.test_pbem_mail import answer, send
+
+    line, inbound = send(ga, 1, "\nstart CoG at par 70")
+    assert "rejected" in line
+    text = answer(ga[0], inbound)[1]
+    assert "'start CoG at par 70', is not a move (a move starts with one of: pass, done" in text
+    assert "'par CoG 70' starts a company" in text

@@ -556,6 +556,8 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                 _tell_buyer(session, game, ctx.sender, answered)
     else:
         out = apply(session, game, player.number, c.mail.moves, message_id=row.id, via=via)
+        if not out.accepted and not c.mail.moves.strip() and c.mail.ignored:
+            out.error = _no_move_read(c.mail.ignored)
         if out.accepted and out.offer is not None:
             away_note = "\n".join(x for x in (away_note, _offer_note(out.offer, game)) if x)
             from pbm.e18xx.pbem.computer import answer_for_computer
@@ -635,6 +637,16 @@ def _undo_mail(session: Session, row, ctx, sender: str, c: Claim, game, player, 
     broadcast(session, game, rep.game, ctx.sender, mover=player, inbound=row, extra=[sender] if sender else [],
               applied=[], rep=rep, note="\n".join(x for x in (said, note) if x))
     return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
+
+
+def _no_move_read(ignored: list[tuple[int, str]]) -> str:
+    """Why a mail with text but no move line is refused: the line not read as a move, named (it said
+    only "no moves found" for 'start CoG at par 70': play-through s11 finding 11)."""
+    from pbm.e18xx.pbem.moves import USAGE
+
+    line, text = ignored[0]
+    return (f"no moves found: line {line}, {one_line(text, 80)!r}, is not a move (a move starts with one of: "
+            f"{', '.join(USAGE)}; e.g. 'par CoG 70' starts a company)")
 
 
 def _offer_note(offer: dict, game_row=None) -> str:

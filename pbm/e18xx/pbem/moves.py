@@ -91,9 +91,9 @@ USAGE = {
     "lay": "lay <tile> <hex> <rotation 0-5> [with <private>]   e.g. lay 57 E5 2",
     "token": "token <hex or city name>   e.g. token Rome",
     "run": "run auto | run <train> <node> <node>...; <train> ...",
-    "payout": "payout",
+    "payout": "payout (or: pay out)",
     "withhold": "withhold",
-    "discard": "discard <train id>",
+    "discard": "discard <train type or id>   e.g. discard 3",
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
@@ -156,6 +156,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         return A.TakeLoan(entity)
     if verb in ("repay", "pay") and low and low[-1] in ("loan", "loans", "back"):
         return RepayLoan(entity)
+    if verb == "pay" and low in (["out"], ["dividends"], ["out", "dividends"], ["dividend"], ["out", "dividend"]):
+        return A.Dividend(entity, "payout")  # 18GA 4.2.4(a) "Pay out dividends" (play-through s11 finding 10)
     if verb == "lower":
         if len(args) != 1:
             raise _fail(lineno, line, "name the private", verb)
@@ -201,9 +203,12 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         corp = _name(args[0], lineno, line, verb, "corporation")
         if len(args) == 1:
             return A.BuyShares(entity, corporation=corp, source="ipo")
+        par = _president_par(args[1:])
+        if par is not None:  # 18GA 3.2(c)(1): buying the president's certificate sets the par value
+            return A.Par(entity, corp, par)
         if len(args) == 2 and low[1] in ("ipo", "market", "pool"):
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] == "ipo" else "pool")
-        raise _fail(lineno, line, "say 'ipo' or 'market'", verb)
+        raise _fail(lineno, line, "say 'ipo' or 'market' (to start a company: par <corporation> <price>)", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
@@ -256,6 +261,17 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
+def _president_par(words: list[str]) -> int | None:
+    """The par value of ``buy CoG president's certificate at par 70`` (the rulebooks' words for
+    starting a company, 18GA 3.2(c)(1)): the price when the words name the president's certificate
+    or the par value and hold one number; None otherwise (play-through s11 finding 11)."""
+    low = [w.lower().strip(".,:$") for w in words]
+    if not any(w.startswith(("president", "par")) for w in low):
+        return None
+    numbers = [w for w in low if w.isdigit()]
+    return int(numbers[0]) if len(numbers) == 1 else None
+
+
 def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTrain:
     """``buy train <id> [as <side>] [from <owner>] [for] [$]<price> [trade <train>] [with <private>]``,
     the words after the train in any order (the move lists write ``from ABC for 100``)."""
@@ -295,7 +311,7 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
     return A.BuyTrain(who, train, price, variant, exchange, seller=seller)
 
 
-_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "run", "payout", "withhold",
+_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "run", "payout", "pay", "withhold",
                "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
 
 
