@@ -199,3 +199,21 @@ def test_a_mail_whose_only_line_is_no_move_names_that_line(ga):
     text = answer(ga[0], inbound)[1]
     assert "'start CoG at par 70', is not a move (a move starts with one of: pass, done" in text
     assert "'par CoG 70' starts a company" in text
+
+
+def test_a_move_added_to_the_your_turn_subject_is_read(ga):
+    """Di's Subject 'Re: [pt-18ga-71] Your turn: Di - pass' with an empty body (finding 12) was
+    refused "no moves found": only a Subject that is moves and nothing else was read. What follows
+    the Subject's last ' - ' (or ': ') is read when the whole Subject is not moves."""
+    from tests.e18xx.test_pbem_mail import send, state
+    from tests.e18xx.test_pbem_offer import SEAT
+
+    cli = ga[0]
+    game0, n0 = state(cli)
+    who = game0.current_entity()
+    line, _ = send(ga, SEAT[who], "", subject=f"Re: [ga-1] Your turn: {who} - pass")
+    assert "accepted" in line, line
+    game1, n1 = state(cli)
+    assert n1 == n0 + 1 and game1.current_entity() != who
+    line, _ = send(ga, SEAT[game1.current_entity()], "", subject=f"Re: [ga-1] {who} to act")
+    assert "rejected" in line  # a Subject with no move in it is still no move

@@ -221,12 +221,24 @@ def _moves_in_subject(mm: MoveMail, msg) -> None:
     if subject.lower() == "undo":  # 'undo' stands alone: taken back by handle (pbem/selfundo.py)
         mm.moves, mm.where = subject, "subject"
         return
-    try:
-        found = parse_moves(subject, "x")
-    except MoveError:
-        return
-    if found:
-        mm.moves, mm.where = subject, "subject"
+    for text in _subject_tails(subject):
+        try:
+            found = parse_moves(text, "x")
+        except MoveError:
+            continue
+        if found:
+            mm.moves, mm.where = text, "subject"
+            return
+
+
+def _subject_tails(subject: str) -> list[str]:
+    """The Subject, then what follows its last ' - ' or ': ' - a reply to "Your turn: Di" with the
+    move added (``Your turn: Di - pass``) is read as that move (play-through s11 finding 12)."""
+    out = [subject]
+    for sep in (" - ", ": "):
+        if sep in subject:
+            out.append(subject.rsplit(sep, 1)[1].strip())
+    return [t for t in out if t]
 
 
 # ----------------------------------------------------------------- texts
