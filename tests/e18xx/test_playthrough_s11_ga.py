@@ -217,3 +217,15 @@ def test_a_move_added_to_the_your_turn_subject_is_read(ga):
     assert n1 == n0 + 1 and game1.current_entity() != who
     line, _ = send(ga, SEAT[game1.current_entity()], "", subject=f"Re: [ga-1] {who} to act")
     assert "rejected" in line  # a Subject with no move in it is still no move
+
+
+def test_the_midlands_free_lay_needs_no_with_mrc():
+    """SAL owning MRC, OR 4.1 (finding 15): 'lay 5 G13 1' / 'lay 9 F12 2' was refused at the second
+    lay "SAL may not lay or upgrade a tile now": the Midland's lay in F12 (Table III: free, once, not
+    the company's one tile lay) had to be written 'with MRC'. A company's lay that such a private
+    allows is that private's lay."""
+    g = game(124)
+    assert g.current_entity() == "SAL" and g.state.companies["MRC"].owner == "C:SAL"
+    made, _ = mail(g, "lay 5 G13 1\nlay 9 F12 2\nbuy train 3\ndone")
+    assert made[:2] == ["lay 5 G13 1", "lay 9 F12 2 with MRC"]
+    assert g.state.map.placed["F12"].tile_id and g.current_entity() == "W&A"

@@ -411,6 +411,27 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         move = train_ids(game, move)
     if isinstance(move, A.DiscardTrain):
         move = discard_id(game, move)
+    if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
+        move = free_private_lay(game, move)
+    return move
+
+
+def free_private_lay(game: "Game", move: A.LayTile) -> A.LayTile:
+    """A company's lay in the hex of a private it owns that lays that tile there free, uncounted
+    (18GA Table III, Midland: "may lay a tile in the Midland's hex for free, once ... it does not
+    count as the corporation's one tile lay per turn") is that private's lay, as if written 'with
+    MRC' (play-through s11 finding 15: 'lay 9 F12 2' after the company's own lay was refused). Only
+    an ability that costs the company nothing: free, not its tile lay, never closing the private."""
+    s = game.state
+    for comp in s.companies.values():
+        if comp.owner != f"C:{move.entity}" or comp.closed:
+            continue
+        for ab in game.title.company(comp.sym).get("abilities", []):
+            if (ab.get("type") == "tile_lay" and ab.get("free") and not ab.get("consume_tile_lay")
+                    and not any(k.startswith("close") or "_close" in k for k in ab)
+                    and move.hex in ab.get("hexes", []) and str(move.tile) in [str(t) for t in ab.get("tiles", [])]
+                    and comp.uses.get("tile_lay", 0) < int(ab.get("count", 1))):
+                return replace(move, entity=comp.sym)
     return move
 
 
