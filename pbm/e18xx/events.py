@@ -313,7 +313,7 @@ class TrainsRusted(Event):
     lost: tuple[tuple[str, int], ...] = ()  # (company or "the open market", trains)
 
     def text(self, money: Money) -> str:
-        who = _list([f"{c} loses {n}" for c, n in self.lost])
+        who = _list([f"{c} loses {n} train{'s' if n != 1 else ''}" for c, n in self.lost])  # "loses 2" read as the type
         return f"The {self.train} trains rust" + (f": {who}" if who else " (nobody owned one)")
 
 

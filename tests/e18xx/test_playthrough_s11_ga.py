@@ -229,3 +229,10 @@ def test_the_midlands_free_lay_needs_no_with_mrc():
     made, _ = mail(g, "lay 5 G13 1\nlay 9 F12 2\nbuy train 3\ndone")
     assert made[:2] == ["lay 5 G13 1", "lay 9 F12 2 with MRC"]
     assert g.state.map.placed["F12"].tile_id and g.current_entity() == "W&A"
+
+
+def test_the_rust_event_counts_trains_in_words_not_as_a_type():
+    """W&A buys the first 4 (finding 6b): "The 2 trains rust: CoG loses 2, GA loses 2 and W&A loses 2"
+    - 'loses 2' read as 'loses its 2 train'. The count says trains."""
+    rust = [t for t in _events(132, 133) if t.startswith("The 2 trains rust")]
+    assert rust == ["The 2 trains rust: CoG loses 2 trains, GA loses 2 trains and W&A loses 2 trains"]
