@@ -236,3 +236,18 @@ def test_the_rust_event_counts_trains_in_words_not_as_a_type():
     - 'loses 2' read as 'loses its 2 train'. The count says trains."""
     rust = [t for t in _events(132, 133) if t.startswith("The 2 trains rust")]
     assert rust == ["The 2 trains rust: CoG loses 2 trains, GA loses 2 trains and W&A loses 2 trains"]
+
+
+def test_the_lay_lines_of_atlanta_say_the_home_city_is_chosen_by_a_token_line():
+    """W&A's first turn (finding 14): 'lay 451a D4 0' / 'buy train 2' / 'done' was refused "W&A must
+    first Place the home station ... write one of these lines before it: 'token D4-0' ..."; the lay
+    lines of the move list never said that the first tile of Atlanta asks for that choice. They say
+    it now; a later Atlanta upgrade's lines do not."""
+    from pbm.e18xx.pbem.games import legal_lines
+
+    lays = [x for x in legal_lines(game(33)) if x.startswith("lay 451a D4")]
+    assert lays and all("then 'token D4-<n>' puts W&A's home station in the city you choose" in x for x in lays)
+    later = game(129)  # W&A to act, its home station long placed; 452a among its lays
+    assert later.current_entity() == "W&A"
+    assert not any("home station" in x for x in legal_lines(later) if x.startswith("lay 452a"))
+    assert any(x.startswith("lay 452a") for x in legal_lines(later))
