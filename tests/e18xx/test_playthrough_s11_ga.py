@@ -251,3 +251,21 @@ def test_the_lay_lines_of_atlanta_say_the_home_city_is_chosen_by_a_token_line():
     assert later.current_entity() == "W&A"
     assert not any("home station" in x for x in legal_lines(later) if x.startswith("lay 452a"))
     assert any(x.startswith("lay 452a") for x in legal_lines(later))
+
+
+def test_out_of_turn_refusal_names_the_player_once():
+    """Di's 'buy CoG' while Cy's stock turn was open (mails #42-44) was refused "it is not Di's turn:
+    Cy (Cy) must act in the stock round"; a player is named once, a company with its president."""
+    import pytest
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.errors import GameError
+
+    g = game(43)
+    with pytest.raises(GameError) as err:
+        g.process(A.BuyShares("Di", corporation="CoG", source="ipo"))
+    assert "it is not Di's turn: Cy must act in the stock round" in str(err.value)
+    g = game(49)  # W&A's turn in OR 2.1
+    with pytest.raises(GameError) as err:
+        g.process(A.Pass("Di"))
+    assert "W&A (Cy) must act" in str(err.value)
