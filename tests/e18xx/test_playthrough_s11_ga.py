@@ -269,3 +269,14 @@ def test_out_of_turn_refusal_names_the_player_once():
     with pytest.raises(GameError) as err:
         g.process(A.Pass("Di"))
     assert "W&A (Cy) must act" in str(err.value)
+
+
+def test_the_move_list_offers_discard_by_type():
+    """GA over its limit (finding 3): the list offered 'discard 3-0', 'discard 3-1', 'discard 4-2'
+    (internal ids); it offers 'discard 3' and 'discard 4', and the line copied is accepted."""
+    from pbm.e18xx.pbem.games import legal_lines
+
+    g = game(194)
+    assert legal_lines(g) == ["discard 3", "discard 4"]
+    made, _ = mail(g, legal_lines(g)[1])
+    assert made == ["discard 4-2"]

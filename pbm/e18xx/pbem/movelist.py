@@ -66,11 +66,47 @@ def say(game: "Game", a: A.Action) -> str:
         return _token(game, a)
     if isinstance(a, A.BuyTrain):
         return _train(game, a)
+    if isinstance(a, A.DiscardTrain):
+        return _discard(game, a)
     if isinstance(a, A.BuyCompany):
         comp = s.companies.get(a.company)
         owner = (comp.owner or "")[2:] if comp is not None else ""
         return f"buy private {a.company} {a.price}" + (f"   # from {owner}" if owner else "")
     return format_action(a)
+
+
+def _discard(game: "Game", a: A.DiscardTrain) -> str:
+    """``discard 3`` when the company's trains of that type are alike (18GA 4.2.5(g) speaks of the
+    "3 Train"; 'discard 3' discards the first of them: moves.discard_id), else the train's id
+    (play-through s11 finding 3: the list offered only 'discard 3-0', 'discard 3-1')."""
+    tr = game.state.trains.get(a.train)
+    if tr is not None and _first_alike(game, a):
+        return f"discard {tr.name}"
+    return format_action(a)
+
+
+def _first_alike(game: "Game", a: A.DiscardTrain) -> bool:
+    """Is ``a``'s train the first of the company's trains of its type, all of them alike (so that
+    'discard 3', read back, is this very move)?"""
+    s = game.state
+    tr, corp = s.trains.get(a.train), s.corporations.get(a.entity)
+    if tr is None or corp is None:
+        return False
+    same = [t for t in corp.trains if s.trains[t].name == tr.name]
+    alike = all((s.trains[t].variant, s.trains[t].obsolete) == (tr.variant, tr.obsolete) for t in same)
+    return alike and same[0] == a.train
+
+
+def _alike_after_first(game: "Game", a: A.Action) -> bool:
+    """A discard of a train that 'discard <type>' already offers (another of its alike type)."""
+    if not isinstance(a, A.DiscardTrain) or _first_alike(game, a):
+        return False
+    s = game.state
+    tr, corp = s.trains.get(a.train), s.corporations.get(a.entity)
+    if tr is None or corp is None:
+        return False
+    first = next(t for t in corp.trains if s.trains[t].name == tr.name)
+    return _first_alike(game, A.DiscardTrain(a.entity, first))
 
 
 def _bank_pays(game: "Game", corp: str) -> int:
@@ -150,6 +186,8 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
     # rotations that lay the same track are one line: 'lay 57 E4 1 (same as 4)' (issue 29 finding 9)
     merged = dict((id(a), others) for a, others in same_track(game, [a for a in acts if isinstance(a, A.LayTile)]))
     for a in acts:
+        if _alike_after_first(game, a):  # 'discard 3' stands for each 3 train alike (s11 finding 3)
+            continue
         if isinstance(a, A.LayTile):  # what this rotation joins (pbm/e18xx/lays.py; the lays come by hex)
             if id(a) not in merged:
                 continue
