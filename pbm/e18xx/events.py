@@ -157,6 +157,28 @@ class SharesSold(Event):
 
 
 @dataclass(frozen=True)
+class SharesBought(Event):
+    """A share purchase or a company started at its par price: what the buyer paid, where the
+    certificate came from, what he holds now (issue 29: the mails said 'Cy: buy N&W ipo' and never
+    the price)."""
+    kind: ClassVar[str] = "shares_bought"
+    buyer: str = ""
+    corp: str = ""
+    percent: int = 0  # of the company, bought by this action
+    source: str = ""  # "the IPO", "the open market", "N&W's treasury"
+    paid: int = 0
+    holds: int = 0  # the buyer's percent of the company afterwards
+    par: int = 0  # the par price, when the action started the company
+
+    def text(self, money: Money) -> str:
+        if self.par:
+            return (f"{self.buyer} starts {self.corp} at a par price of {money(self.par)}: the president's "
+                    f"certificate ({self.percent}%) from {self.source} for {money(self.paid)}")
+        return (f"{self.buyer} buys {self.percent}% of {self.corp} from {self.source} for {money(self.paid)}; "
+                f"{self.buyer} now holds {self.holds}%")
+
+
+@dataclass(frozen=True)
 class PrivatesPaid(Event):
     kind: ClassVar[str] = "private_revenue"
     paid: tuple[tuple[str, int], ...] = ()  # (owner, amount)
@@ -599,7 +621,7 @@ class GameOver(Event):
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
-    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
+    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, SharesBought, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, TrainDiscarded, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
@@ -934,6 +956,43 @@ def _sale(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[E
                        price(after.corps[corp][0]))]
 
 
+def _unit_price(g: "Game", action: Any, corp: str, src: str) -> int:
+    """What one share of ``corp`` costs the buyer of ``action`` before it is processed: the par
+    price for a company started, else the price of the source it comes from (the engine's own)."""
+    try:
+        if getattr(action, "type", "") == "par":
+            return int(action.price)
+        return int(g._buy_price(corp, src))  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - the event then says no price
+        return 0
+
+
+def _purchase(g: "Game", action: Any, owners: dict[str, str], unit: int, origin: str, seq: int) -> list[Event]:
+    """A share bought or a company started (``owners``: who held the company's certificates before;
+    ``unit``: what a share cost then; ``origin``: where the move said it came from): the percent, where from, what the buyer paid, what he holds now.
+    The price is the share's, not the buyer's cash change: a round that ends with the action may pay
+    him a private's revenue in the same action."""
+    buyer = f"P:{action.entity}" if f"P:{action.entity}" in g.state.cash else f"C:{action.entity}"
+    corp = next(iter(owners)).rsplit("_", 1)[0]
+    now = g.state.share_owner
+    moved = [sid for sid, was in owners.items() if now.get(sid) == buyer and was != buyer]
+    if not moved:
+        return []
+    # what the buyer holds more (a presidency changing hands swaps certificates: the president's
+    # certificate comes from the former president, who gets shares back, 4.2.4 and the like)
+    holds = sum(int(g.sid_percent(sid) or 0) for sid, o in now.items() if o == buyer and sid.rsplit("_", 1)[0] == corp)
+    percent = holds - sum(int(g.sid_percent(sid) or 0) for sid, o in owners.items() if o == buyer)
+    if percent <= 0:
+        return []
+    was = next((owners[sid] for sid in moved if not owners[sid].startswith("P:")), origin)
+    source = ("the IPO" if was.startswith(("ipo:", "unissued:")) else "the open market" if was == "pool"
+              else f"{_who(was)}'s treasury" if was.startswith("C:") else _who(was))
+    c = g.state.corporations[corp]
+    paid = unit * percent // max(1, 100 // max(1, int(c.size or 10)))
+    par = int(getattr(action, "price", 0) or 0) if getattr(action, "type", "") == "par" else 0
+    return [SharesBought(seq, _who(buyer), corp, percent, source, paid, holds, par)]
+
+
 def _auto_passes(action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
     """The players the engine passed in a stock round because they could do nothing (rule: a player
     who can neither buy nor sell passes).  The round's passes grew by others than the one who acted;
@@ -1050,6 +1109,13 @@ class Recorder:
         self._seq = len(g.actions) + 1
         sid = (getattr(action, "shares", None) or ("",))[0] if getattr(action, "type", "") == "buy_shares" else ""
         src = g.state.share_owner.get(sid) if sid else None
+        # who held the company's certificates before a purchase (its event says where they came from)
+        kind = getattr(action, "type", "")
+        corp = getattr(action, "corporation", "") or (sid.rsplit("_", 1)[0] if sid else "")
+        owners = ({k: v for k, v in g.state.share_owner.items() if k.rsplit("_", 1)[0] == corp}
+                  if kind in ("buy_shares", "par") and corp else None)
+        origin = src or (f"ipo:{corp}" if getattr(action, "source", "ipo") in ("ipo", None) else "pool")
+        unit = _unit_price(g, action, corp, origin) if owners else 0
         try:
             result = orig(action, **kw)
         except BaseException:
@@ -1059,7 +1125,9 @@ class Recorder:
             self.bought_from[len(g.actions)] = str(src)
         try:
             if before is not None:
-                self.events += self._ordered(action, before, snap(g), len(g.actions))
+                after = snap(g)
+                bought = _purchase(g, action, owners, unit, origin, len(g.actions)) if owners else []
+                self.events += bought + self._ordered(action, before, after, len(g.actions))
         except Exception:  # noqa: BLE001 - see above
             self.failures += 1
         self._pending = []
@@ -1068,7 +1136,7 @@ class Recorder:
     def _ordered(self, action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
         run = self._run_events(action, seq)
         found = diff(self.game, action, before, after, seq, self._sold)
-        first = (AuctionWon, ShareWithPrivate, AuctionBegan, PrivateSold, SharesSold, Floated)
+        first = (AuctionWon, ShareWithPrivate, AuctionBegan, PrivateSold, SharesSold, SharesBought, Floated)
         end = (RoundEnded, GameOver)
         early = [e for e in found if isinstance(e, first)]
         last = [e for e in found if isinstance(e, end)]
