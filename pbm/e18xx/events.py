@@ -606,7 +606,7 @@ class AutoPassed(Event):
     player: str = ""
 
     def text(self, money: Money) -> str:
-        return f"{self.player} passes: nothing he may buy or sell"
+        return f"{self.player} passes: there is nothing to buy or sell"
 
 
 @dataclass(frozen=True)
