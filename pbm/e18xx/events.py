@@ -606,7 +606,7 @@ class AutoPassed(Event):
     player: str = ""
 
     def text(self, money: Money) -> str:
-        return f"{self.player} passes: there is nothing to buy or sell"
+        return f"{self.player} passes automatically: no purchase or sale is open to them now"
 
 
 @dataclass(frozen=True)
