@@ -351,6 +351,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
     if isinstance(move, (PassRestOfRound, Done, RepayLoan)):
         return move
+    move = rulebook_names(game, move)
     bought = private_purchase(game, player, move)
     if bought is not None:
         return bought
@@ -360,6 +361,41 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
             move = replace(move, entity=cur)
     if isinstance(move, A.RunRoutes) and move.routes:
         move = train_ids(game, move)
+    if isinstance(move, A.BuyTrain):
+        move = train_side(game, move)
+    return move
+
+
+def rulebook_names(game: "Game", move: Move) -> Move:
+    """A company named by the rulebook's abbreviation where pbm's differs (title data
+    ``corporation_aliases``; 18VA 4.4: RF&P, VGN, WM for RFPR, VR, WMR): the move names pbm's."""
+    aliases = {k.upper(): v for k, v in (game.title.data.get("corporation_aliases") or {}).items()}
+    if not aliases:
+        return move
+    for field in ("corporation", "seller"):
+        name = getattr(move, field, None)
+        if isinstance(name, str) and name.upper() in aliases:
+            move = replace(move, **{field: aliases[name.upper()]})  # type: ignore[type-var]
+    return move
+
+
+def train_side(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
+    """A train bought by the name of its side (``buy train 2G``: the 3/2G bought as a 2G) or declared
+    in the rulebook's words (``as freight``, ``as passenger``): 18VA 4.5.8, "the Corporation President
+    must declare whether it is a Passenger Train or a Freight Train" (play-through s11)."""
+    trains = game.title.trains
+    if move.train not in game.state.trains and all(t.name != move.train for t in trains):
+        side = next(((t.name, n) for t in trains for n, _k in t.variants if n.upper() == move.train.upper()), None)
+        if side is not None and (move.variant is None or move.variant.upper() == side[1].upper()):
+            move = replace(move, train=side[0], variant=side[1])
+    if move.variant and move.variant.lower() in ("freight", "passenger", "goods"):
+        kind = "freight" if move.variant.lower() in ("freight", "goods") else "passenger"
+        own = game.state.trains.get(move.train)
+        name = own.name if own is not None else move.train
+        sides = next((t.variants for t in trains if t.name == name), ())
+        pick = [n for n, k in sides if k == kind]
+        if pick:
+            move = replace(move, variant=pick[0])
     return move
 
 
