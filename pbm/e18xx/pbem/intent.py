@@ -304,11 +304,14 @@ class TurnWriter:
             why = g.company_buy_refusal(corp, mv) if "can_buy_companies" not in g.phase.status else None
             if why:
                 raise GameError(f"move {n} ({format_action(mv)}): {why}")
+        # a president's sale is his company's train step's (4.6.2 and the like: emergency money)
+        mover = corp if isinstance(mv, A.SellShares) and corp is not None and not isinstance(step, Interrupt) \
+            and mv.entity == g.president(corp) else mv.entity
         for _ in range(len(g.or_steps) + 1):
             step, corp = g.open_step()
             if step is None or isinstance(step, Interrupt) or corp is None:
                 return
-            if mv.entity != corp and mv.entity not in g.state.companies:
+            if mover != corp and mv.entity not in g.state.companies:
                 return
             if mv.type in g.or_actions(mv.entity):
                 return
