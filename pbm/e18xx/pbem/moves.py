@@ -301,7 +301,8 @@ _MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "t
 
 def split_line(line: str) -> list[str]:
     """The moves of one line: split at commas and semicolons when every part starts with a move
-    word (``pass, pass, run auto``); a ``run`` part keeps the rest of the line (its routes)."""
+    word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
+    with another move word (``run auto, payout, done``: play-through s11)."""
     text = line.split("#", 1)[0].strip()
     if not re.search(r"[,;]", text):
         return [text] if text else []
@@ -311,9 +312,14 @@ def split_line(line: str) -> list[str]:
         first = rest.split(None, 1)[0].rstrip(",;").lower() if rest.split() else ""
         if first not in _MOVE_WORDS:
             return [text]  # not a list of moves: one move (refused with its reason if wrong)
-        if first == "run":
-            parts.append(rest.strip())
-            break
+        if first == "run":  # its routes run to the next part that starts with another move word
+            nxt = next((m for m in re.finditer(r"[,;]\s*([A-Za-z]+)\b", rest)
+                        if m.group(1).lower() in _MOVE_WORDS and m.group(1).lower() != "run"), None)
+            parts.append((rest[:nxt.start()] if nxt else rest).strip())
+            if nxt is None:
+                break
+            rest = rest[nxt.start() + 1:].strip()
+            continue
         m = re.search(r"[,;]", rest)
         parts.append((rest[:m.start()] if m else rest).strip())
         rest = rest[m.end():].strip() if m else ""
