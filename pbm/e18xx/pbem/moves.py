@@ -131,6 +131,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     toks = text.split()
     verb = toks[0].lower()
     args = toks[1:]
+    if verb == "place" and args[:1] and args[0].lower() in ("station", "token"):  # "place station G4"
+        verb, args = "station", args[1:]
+    if verb == "station":  # the rulebooks' "station token"; pbm's step "Place a station" (play-through s11)
+        verb = "token"
     low = [t.lower() for t in args]
     if verb == "undo":
         raise _fail(lineno, line, "'undo' stands alone in its mail (it takes back your last mail)", verb)
@@ -201,9 +205,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         corp = _name(args[0], lineno, line, verb, "corporation")
         if len(args) == 1:
             return A.BuyShares(entity, corporation=corp, source="ipo")
-        if len(args) == 2 and low[1] in ("ipo", "market", "pool"):
-            return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] == "ipo" else "pool")
-        raise _fail(lineno, line, "say 'ipo' or 'market'", verb)
+        if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
+            return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
+        raise _fail(lineno, line, "say 'ipo' or 'market' (the company's treasury or the pool)", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
@@ -295,8 +299,8 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
     return A.BuyTrain(who, train, price, variant, exchange, seller=seller)
 
 
-_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "run", "payout", "withhold",
-               "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
+_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
+               "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
 
 
 def split_line(line: str) -> list[str]:
