@@ -121,3 +121,34 @@ def test_the_railway_express_event_says_where_and_for_whom():
     g = game(124, events=True)
     said = " | ".join(texts_at(g, 124))
     assert "F11 Richmond" in said and "SR" in said, said
+
+
+def test_the_pdf_routes_legend_keeps_off_the_rotation_key_and_the_map():
+    """Page 1 of every PDF from OR 2.1 on: the "Routes run last (dashed)" legend was drawn from the
+    page's foot up, over the rotation key (x .. x + 64) under the map. It now stands in the map's
+    box, which keeps the hexes above it."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    from pbm.e18xx.pbem.games import Replayed
+    from pbm.e18xx.render import pdf
+
+    g = Game("18VA", ["Ann", "Bob", "Cy", "Di"], 74, (), ["1", "2", "3", "4"])
+    rep = Replayed(g, g.total_cash())
+    for line in (PLAYTHROUGH / "va-s11.jsonl").read_text(encoding="utf-8").splitlines()[:300]:
+        act = A.action_from_dict(json.loads(line))
+        g.process(act)
+        if isinstance(act, A.RunRoutes):
+            rep.last_routes[act.entity] = list(g.state.round.routes)
+    c = Canvas("/dev/null", pagesize=pdf.PAGE)
+    said: list[tuple[str, float]] = []
+    for meth in ("drawString", "drawCentredString"):
+        orig = getattr(c, meth)
+        setattr(c, meth, lambda x, y, text, *a, _o=orig, **k: (said.append((text, y)), _o(x, y, text, *a, **k)))
+    w, h = pdf.PAGE
+    box = (pdf.MARGIN, pdf.MARGIN + 70, w - pdf.MARGIN, h - pdf.MARGIN - 14)
+    pdf.draw_map(c, rep, box)
+    legend = [y for text, y in said if " last ran " in text or text.startswith("Routes run last")]
+    assert len(legend) == len(rep.last_routes) + 1
+    assert min(legend) >= box[1], (min(legend), box)  # not on the rotation key, below the map's box
+    coords = [y for text, y in said if text in g.title.hexes]
+    assert min(coords) > max(legend), "a hex's label under the legend"
