@@ -152,3 +152,19 @@ def test_the_pdf_routes_legend_keeps_off_the_rotation_key_and_the_map():
     assert min(legend) >= box[1], (min(legend), box)  # not on the rotation key, below the map's box
     coords = [y for text, y in said if text in g.title.hexes]
     assert min(coords) > max(legend), "a hex's label under the legend"
+
+
+def test_a_private_used_on_a_hex_by_use():
+    """Mail #67: 'use P3 H15' (Potomac Yards' station, 4.2 (3)) was refused "name the private;
+    expected: use <private> e.g. use P3 (one more train allowed)": the station's form, 'token H15
+    with P3', was written nowhere in the mail at the lay step. 'use <private> <hex>' places it
+    (and Railway Express's marker: 'use P1 F11')."""
+    g = game(161)
+    assert g.current_entity() == "N&W"
+    made, _ = mail(g, "lay 9 E12 1\nuse P3 H15\nrun auto\npayout\ndone")
+    assert "token H15 with P3" in made
+    assert any(("H15", 0) == k and "N&W" in v for k, v in g.state.map.extra_tokens.items())
+    g = game(122)
+    assert g.current_entity() == "SR"
+    made, _ = mail(g, "lay 7 G10 0\nuse P1 F11\nrun auto\npayout\ndone")
+    assert "assign P1 F11" in made

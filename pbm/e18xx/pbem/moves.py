@@ -97,7 +97,7 @@ USAGE = {
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
-    "use": "use <private>   e.g. use P3 (one more train allowed)",
+    "use": "use <private> [<hex>]   e.g. use P3 (one more train allowed), use P3 H15 (its station on H15)",
     "take": "take loan",
     "repay": "repay loan   (refused with the title's rule where loans are never repaid)",
     "lower": "lower <private>   e.g. lower P3 (the falling-price sale of the privates)",
@@ -165,8 +165,11 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             raise _fail(lineno, line, "name the private", verb)
         return A.Assign(entity, _name(args[0], lineno, line, verb, "private").upper())
     if verb == "use":
+        if len(args) == 2 and re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1]):
+            # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
+            return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
         if len(args) != 1:
-            raise _fail(lineno, line, "name the private", verb)
+            raise _fail(lineno, line, "name the private (and the hex of its station or marker)", verb)
         return A.UseAbility(_name(args[0], lineno, line, verb, "private").upper(), "train_limit_bonus")
     if verb == "assign":
         if len(args) != 2:
@@ -373,6 +376,10 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         move = train_ids(game, move)
     if isinstance(move, A.BuyTrain):
         move = train_side(game, move)
+    if isinstance(move, A.PlaceToken) and move.entity in game.state.companies \
+            and not game.company_ability(move.entity, "extra_token") \
+            and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
+        move = A.Assign(move.entity, move.city.split("-")[0].upper())  # 'use P1 F11': a marker, not a station
     return move
 
 
