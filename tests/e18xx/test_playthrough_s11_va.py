@@ -168,3 +168,16 @@ def test_a_private_used_on_a_hex_by_use():
     assert g.current_entity() == "SR"
     made, _ = mail(g, "lay 7 G10 0\nuse P1 F11\nrun auto\npayout\ndone")
     assert "assign P1 F11" in made
+
+
+def test_a_private_purchase_line_says_the_price_range():
+    """N&W's list (OR 4.2) had only 'buy private P3 40   # from Cy' (its $50 could not pay the $120
+    top): the line read as the only price. 18VA 4.2: any price from 50% to 150% of face value."""
+    from pbm.e18xx.pbem.movelist import say
+
+    g = game(129)
+    assert g.current_entity() == "N&W"
+    lines = [say(g, a) for a in g.legal_actions() if isinstance(a, A.BuyCompany) and a.company == "P3"]
+    assert lines == ["buy private P3 40   # from Cy; any price from $40 to $120"], lines
+    made, _ = mail(g, "buy private P3 50")
+    assert made[0] == "buy private P3 50"
