@@ -181,3 +181,15 @@ def test_a_private_purchase_line_says_the_price_range():
     assert lines == ["buy private P3 40   # from Cy; any price from $40 to $120"], lines
     made, _ = mail(g, "buy private P3 50")
     assert made[0] == "buy private P3 50"
+
+
+def test_the_reply_offers_no_lay_when_nothing_can_be_laid():
+    """Ann's reply (#23, end of stock round 2) said "B&O may lay or upgrade a tile ('lay'), pass" while
+    the list under it had only 'pass' (B&O's track reached no hex a tile could go on)."""
+    g = game(29)
+    assert g.current_entity() == "Ann"
+    _made, notes = mail(g, "pass")
+    assert g.current_entity() == "B&O"
+    assert not any(isinstance(a, A.LayTile) for a in g.legal_actions())
+    line = next(x for x in notes.splitlines() if x.startswith("Next: "))
+    assert line.endswith("B&O may pass."), line

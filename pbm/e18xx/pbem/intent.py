@@ -408,7 +408,11 @@ class TurnWriter:
             who = ent if not ent or g.controller(ent) == ent else f"{g.controller(ent)} for {ent}"
             return out + [f"Your turn is over; next to act: {who} ({rnd})."]
         step, _who = g.open_step()
-        allowed = plain_list(now.get("actions") or [])
+        kinds = list(now.get("actions") or [])
+        if {"lay_tile", "place_token"} & set(kinds):  # a step open with nothing to lay or place: not offered
+            listed = {a.type for a in g.legal_actions()}  # (play-through s11: "B&O may lay ...", list: pass)
+            kinds = [k for k in kinds if k not in ("lay_tile", "place_token") or k in listed]
+        allowed = plain_list(kinds)
         goes_on = self.live and self.turn is not None and self.key() == self.turn
         if not goes_on:
             who = "your" if ent == self.player else f"{ent}'s"
