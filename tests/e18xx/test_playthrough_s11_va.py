@@ -193,3 +193,13 @@ def test_the_reply_offers_no_lay_when_nothing_can_be_laid():
     assert not any(isinstance(a, A.LayTile) for a in g.legal_actions())
     line = next(x for x in notes.splitlines() if x.startswith("Next: "))
     assert line.endswith("B&O may pass."), line
+
+
+def test_a_train_after_the_limit_is_refused_saying_the_limit_once():
+    """Mail #141, SR at its limit 3 writing 'buy train 5': the refusal said the limit ("it owns 3
+    (3-2), 4 (4-0), 4 (4-3); the limit is 3 ...") twice in one sentence."""
+    g = game(389)
+    assert g.current_entity() == "SR"
+    why = refusal(g, "run auto\npayout\nbuy train 5\ndone")
+    assert why.count("the limit is 3") == 1 and "SR's turn ended by itself after 'payout'" in why, why
+    assert "SR's turn ended when it reached its train limit" in why

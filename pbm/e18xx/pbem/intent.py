@@ -175,8 +175,11 @@ class TurnWriter:
                 or getattr(mv, "entity", None) == ended.entity:
             return exc
         why = str(exc).split("): ", 1)[-1] if str(exc).startswith(f"move {n} (") else str(exc)
+        said = self.ended_why  # the limit said once: the engine's refusal says it too (play-through s11)
+        if f"{ended.entity}'s turn ended when it reached its train limit" in why:
+            said = ""
         return GameError(f"move {n} ({format_action(written)}): {ended.entity}'s turn ended by itself after "
-                         f"'{format_action(ended)}'{self.ended_why}, so this move would be "
+                         f"'{format_action(ended)}'{said}, so this move would be "
                          f"{g.current_entity() or getattr(mv, 'entity', '')}'s in {self._round_words()}: {why}")
 
     def begin(self, n: int, mv: A.Action) -> None:
