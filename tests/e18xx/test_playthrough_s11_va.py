@@ -203,3 +203,15 @@ def test_a_train_after_the_limit_is_refused_saying_the_limit_once():
     why = refusal(g, "run auto\npayout\nbuy train 5\ndone")
     assert why.count("the limit is 3") == 1 and "SR's turn ended by itself after 'payout'" in why, why
     assert "SR's turn ended when it reached its train limit" in why
+
+
+def test_a_misspelt_game_line_is_named_so_in_the_subject():
+    """A mail with 'GAME: pt-18va-47' (the game is pt-18va-74): the body said "the GAME line names no
+    game here" but the Subject said "(a move was refused)" - no move was read (issue 29 problem 9:
+    the wording for a misspelt GAME:)."""
+    from pbm.mail.answer import refusal_subject
+
+    why = ("the GAME line names no game here. Games played by mail here that it may be meant for: "
+           "pt-18va-74 (18VA)")
+    assert refusal_subject(152, why, "pt-18va-74") == \
+        "[pt-18va-74] Not accepted: your message #152 (unknown game name)"
