@@ -1029,7 +1029,24 @@ def _close_reason(g: "Game", sym: str, action: Any, before: Snap, after: Snap, o
         if owner == f"C:{action.entity}" or action.entity in tied:
             return f"{action.entity} bought a train"
     if kind in ("use_ability", "assign") or getattr(action, "entity", None) in after.companies:
-        return "its ability was used"
+        return "its ability was used" + _ability_words(g, action, owner)
+    return ""
+
+
+def _ability_words(g: "Game", action: Any, owner: str) -> str:
+    """What a private's used ability did, where the closing is all the events would say (play-through
+    s11: 18VA's Potomac Yards station and Railway Express bonus): ``: N&W's extra station beside the
+    city in H15 Norfolk``, ``: SR's bonus in F11 Richmond``."""
+    corp = owner[2:] if owner.startswith("C:") else ""
+    if not corp:
+        return ""
+    if getattr(action, "type", "") == "place_token" and isinstance(getattr(action, "city", None), str):
+        coord = action.city.split("-")[0].upper()
+        if coord in g.title.hexes:
+            return f": {corp}'s extra station beside the city in {stop_label(g, coord)}"
+    if getattr(action, "type", "") == "assign" and isinstance(getattr(action, "target", None), str) \
+            and action.target in g.title.hexes:
+        return f": {corp}'s bonus in {stop_label(g, action.target)}"
     return ""
 
 

@@ -175,8 +175,11 @@ class TurnWriter:
                 or getattr(mv, "entity", None) == ended.entity:
             return exc
         why = str(exc).split("): ", 1)[-1] if str(exc).startswith(f"move {n} (") else str(exc)
+        said = self.ended_why  # the limit said once: the engine's refusal says it too (play-through s11)
+        if f"{ended.entity}'s turn ended when it reached its train limit" in why:
+            said = ""
         return GameError(f"move {n} ({format_action(written)}): {ended.entity}'s turn ended by itself after "
-                         f"'{format_action(ended)}'{self.ended_why}, so this move would be "
+                         f"'{format_action(ended)}'{said}, so this move would be "
                          f"{g.current_entity() or getattr(mv, 'entity', '')}'s in {self._round_words()}: {why}")
 
     def begin(self, n: int, mv: A.Action) -> None:
@@ -304,11 +307,14 @@ class TurnWriter:
             why = g.company_buy_refusal(corp, mv) if "can_buy_companies" not in g.phase.status else None
             if why:
                 raise GameError(f"move {n} ({format_action(mv)}): {why}")
+        # a president's sale is his company's train step's (4.6.2 and the like: emergency money)
+        mover = corp if isinstance(mv, A.SellShares) and corp is not None and not isinstance(step, Interrupt) \
+            and mv.entity == g.president(corp) else mv.entity
         for _ in range(len(g.or_steps) + 1):
             step, corp = g.open_step()
             if step is None or isinstance(step, Interrupt) or corp is None:
                 return
-            if mv.entity != corp and mv.entity not in g.state.companies:
+            if mover != corp and mv.entity not in g.state.companies:
                 return
             if mv.type in g.or_actions(mv.entity):
                 return
@@ -405,7 +411,11 @@ class TurnWriter:
             who = ent if not ent or g.controller(ent) == ent else f"{g.controller(ent)} for {ent}"
             return out + [f"Your turn is over; next to act: {who} ({rnd})."]
         step, _who = g.open_step()
-        allowed = plain_list(now.get("actions") or [])
+        kinds = list(now.get("actions") or [])
+        if {"lay_tile", "place_token"} & set(kinds):  # a step open with nothing to lay or place: not offered
+            listed = {a.type for a in g.legal_actions()}  # (play-through s11: "B&O may lay ...", list: pass)
+            kinds = [k for k in kinds if k not in ("lay_tile", "place_token") or k in listed]
+        allowed = plain_list(kinds)
         goes_on = self.live and self.turn is not None and self.key() == self.turn
         if not goes_on:
             who = "your" if ent == self.player else f"{ent}'s"

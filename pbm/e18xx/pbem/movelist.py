@@ -69,8 +69,18 @@ def say(game: "Game", a: A.Action) -> str:
     if isinstance(a, A.BuyCompany):
         comp = s.companies.get(a.company)
         owner = (comp.owner or "")[2:] if comp is not None else ""
-        return f"buy private {a.company} {a.price}" + (f"   # from {owner}" if owner else "")
+        return f"buy private {a.company} {a.price}" + (f"   # from {owner}{_price_range(game, a)}" if owner else "")
     return format_action(a)
+
+
+def _price_range(game: "Game", a: A.BuyCompany) -> str:
+    """``; any price from $40 to $120`` (18VA 4.2: 50% to 150% of face value; the list shows the
+    ends the buyer can pay, and the range says any price between goes: play-through s11)."""
+    lo, hi = game.company_price_range(a.company)
+    if lo == hi:
+        return ""
+    m = game.title.money
+    return f"; any price from {m(lo)} to {m(hi)}"
 
 
 def _bank_pays(game: "Game", corp: str) -> int:

@@ -97,7 +97,7 @@ USAGE = {
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
-    "use": "use <private>   e.g. use P3 (one more train allowed)",
+    "use": "use <private> [<hex>]   e.g. use P3 (one more train allowed), use P3 H15 (its station on H15)",
     "take": "take loan",
     "repay": "repay loan   (refused with the title's rule where loans are never repaid)",
     "lower": "lower <private>   e.g. lower P3 (the falling-price sale of the privates)",
@@ -131,6 +131,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     toks = text.split()
     verb = toks[0].lower()
     args = toks[1:]
+    if verb == "place" and args[:1] and args[0].lower() in ("station", "token"):  # "place station G4"
+        verb, args = "station", args[1:]
+    if verb == "station":  # the rulebooks' "station token"; pbm's step "Place a station" (play-through s11)
+        verb = "token"
     low = [t.lower() for t in args]
     if verb == "undo":
         raise _fail(lineno, line, "'undo' stands alone in its mail (it takes back your last mail)", verb)
@@ -161,8 +165,11 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             raise _fail(lineno, line, "name the private", verb)
         return A.Assign(entity, _name(args[0], lineno, line, verb, "private").upper())
     if verb == "use":
+        if len(args) == 2 and re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1]):
+            # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
+            return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
         if len(args) != 1:
-            raise _fail(lineno, line, "name the private", verb)
+            raise _fail(lineno, line, "name the private (and the hex of its station or marker)", verb)
         return A.UseAbility(_name(args[0], lineno, line, verb, "private").upper(), "train_limit_bonus")
     if verb == "assign":
         if len(args) != 2:
@@ -201,9 +208,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         corp = _name(args[0], lineno, line, verb, "corporation")
         if len(args) == 1:
             return A.BuyShares(entity, corporation=corp, source="ipo")
-        if len(args) == 2 and low[1] in ("ipo", "market", "pool"):
-            return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] == "ipo" else "pool")
-        raise _fail(lineno, line, "say 'ipo' or 'market'", verb)
+        if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
+            return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
+        raise _fail(lineno, line, "say 'ipo' or 'market' (the company's treasury or the pool)", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
@@ -295,13 +302,14 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
     return A.BuyTrain(who, train, price, variant, exchange, seller=seller)
 
 
-_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "run", "payout", "withhold",
-               "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
+_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
+               "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
 
 
 def split_line(line: str) -> list[str]:
     """The moves of one line: split at commas and semicolons when every part starts with a move
-    word (``pass, pass, run auto``); a ``run`` part keeps the rest of the line (its routes)."""
+    word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
+    with another move word (``run auto, payout, done``: play-through s11)."""
     text = line.split("#", 1)[0].strip()
     if not re.search(r"[,;]", text):
         return [text] if text else []
@@ -311,9 +319,14 @@ def split_line(line: str) -> list[str]:
         first = rest.split(None, 1)[0].rstrip(",;").lower() if rest.split() else ""
         if first not in _MOVE_WORDS:
             return [text]  # not a list of moves: one move (refused with its reason if wrong)
-        if first == "run":
-            parts.append(rest.strip())
-            break
+        if first == "run":  # its routes run to the next part that starts with another move word
+            nxt = next((m for m in re.finditer(r"[,;]\s*([A-Za-z]+)\b", rest)
+                        if m.group(1).lower() in _MOVE_WORDS and m.group(1).lower() != "run"), None)
+            parts.append((rest[:nxt.start()] if nxt else rest).strip())
+            if nxt is None:
+                break
+            rest = rest[nxt.start() + 1:].strip()
+            continue
         m = re.search(r"[,;]", rest)
         parts.append((rest[:m.start()] if m else rest).strip())
         rest = rest[m.end():].strip() if m else ""
@@ -351,6 +364,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
     if isinstance(move, (PassRestOfRound, Done, RepayLoan)):
         return move
+    move = rulebook_names(game, move)
     bought = private_purchase(game, player, move)
     if bought is not None:
         return bought
@@ -360,6 +374,45 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
             move = replace(move, entity=cur)
     if isinstance(move, A.RunRoutes) and move.routes:
         move = train_ids(game, move)
+    if isinstance(move, A.BuyTrain):
+        move = train_side(game, move)
+    if isinstance(move, A.PlaceToken) and move.entity in game.state.companies \
+            and not game.company_ability(move.entity, "extra_token") \
+            and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
+        move = A.Assign(move.entity, move.city.split("-")[0].upper())  # 'use P1 F11': a marker, not a station
+    return move
+
+
+def rulebook_names(game: "Game", move: Move) -> Move:
+    """A company named by the rulebook's abbreviation where pbm's differs (title data
+    ``corporation_aliases``; 18VA 4.4: RF&P, VGN, WM for RFPR, VR, WMR): the move names pbm's."""
+    aliases = {k.upper(): v for k, v in (game.title.data.get("corporation_aliases") or {}).items()}
+    if not aliases:
+        return move
+    for field in ("corporation", "seller"):
+        name = getattr(move, field, None)
+        if isinstance(name, str) and name.upper() in aliases:
+            move = replace(move, **{field: aliases[name.upper()]})  # type: ignore[type-var]
+    return move
+
+
+def train_side(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
+    """A train bought by the name of its side (``buy train 2G``: the 3/2G bought as a 2G) or declared
+    in the rulebook's words (``as freight``, ``as passenger``): 18VA 4.5.8, "the Corporation President
+    must declare whether it is a Passenger Train or a Freight Train" (play-through s11)."""
+    trains = game.title.trains
+    if move.train not in game.state.trains and all(t.name != move.train for t in trains):
+        side = next(((t.name, n) for t in trains for n, _k in t.variants if n.upper() == move.train.upper()), None)
+        if side is not None and (move.variant is None or move.variant.upper() == side[1].upper()):
+            move = replace(move, train=side[0], variant=side[1])
+    if move.variant and move.variant.lower() in ("freight", "passenger", "goods"):
+        kind = "freight" if move.variant.lower() in ("freight", "goods") else "passenger"
+        own = game.state.trains.get(move.train)
+        name = own.name if own is not None else move.train
+        sides = next((t.variants for t in trains if t.name == name), ())
+        pick = [n for n, k in sides if k == kind]
+        if pick:
+            move = replace(move, variant=pick[0])
     return move
 
 

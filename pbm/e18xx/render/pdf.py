@@ -131,7 +131,10 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
     g = rep.game
     s = g.state
     m = s.map
-    geo = MapGeometry(g, box)
+    # the legend of the routes run last stands in the box, under the map (not over the rotation key
+    # below the box: play-through s11): the hexes keep above it
+    legend_h = 9.0 * (len(rep.last_routes) + 1) + 4 if rep.last_routes else 0.0
+    geo = MapGeometry(g, (box[0], box[1] + legend_h, box[2], box[3]))
     r = geo.r
     ccol = _corp_colors(g)
     positions: dict[str, list[tuple[float, float]]] = {}
@@ -294,7 +297,7 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         c.setFillColor(colors.HexColor("#d00000"))
         c.setFont("Helvetica-Bold", max(4, r * 0.2))
         c.drawCentredString(mx, my + r * 0.95, "last move")
-    y = MARGIN
+    y = box[1]
     for corp, text in reversed(legend):
         c.setFillColor(colors.HexColor(ccol.get(corp, "#000000")))
         c.setFont(SANS, 7)

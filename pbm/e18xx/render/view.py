@@ -63,6 +63,8 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
             out.append(f"  {c.sym:<4} not started (home {c.home})")
             continue
         tokens = [stop_label(g, h, i) for h, i in (t for t in c.tokens if t)]  # "D4-1 Atlanta" (issue 29)
+        tokens += [f"{stop_label(g, h)} (extra, beside the city)"  # a private's station (18VA P3: play-through s11)
+                   for (h, _i), held in sorted(s.map.extra_tokens.items()) if c.sym in held]
         privs = [x.sym for x in s.companies.values() if x.owner == c.key and not x.closed]
         out.append(f"  {c.sym:<4} price {m(g.share_price(c.sym)):>4} par {m(g._par_price(c.sym)):>4}  cash {m(s.cash[c.key]):>6}  "
                    f"{'floated' if c.floated else 'not floated'}  president {g.president(c.sym) or '-'}  "
