@@ -16,6 +16,7 @@ matter.  Moves::
                                  a listed "(same as 5)" after it is read and ignored)
     token Rome | token E5
     run auto | run               best routes; or "run 2-0 D4-0 E1-0; 3-1 ..." explicit
+                                 (or one train a line: run lines in a row are one run)
     payout | withhold
     buy train 3                  next train of that type from the bank
     buy train 2 as 1G            ... declared as one of its sides (e.g. passenger 2 or freight 1G)
@@ -334,13 +335,25 @@ def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
         if len(parts) <= 1:
             mv = parse_line(line, entity, n)
             if mv is not None:
-                out.append((n, mv))
+                _add(out, n, mv)
             continue
         for part in parts:
             mv = parse_line(part, entity, n)
             if mv is not None:
-                out.append((n, mv))
+                _add(out, n, mv)
     return out
+
+
+def _add(out: list[tuple[int, Move]], n: int, mv: Move) -> None:
+    """Append ``mv``; a route run right after another (``run 4 ...`` then ``run 3 ...``, one train a
+    line) joins it: the trains of one turn run as one move (18AL 4.2.3 "may run any or all of the
+    trains it owns"; play-through s11)."""
+    if out and isinstance(mv, A.RunRoutes) and mv.routes:
+        prev = out[-1][1]
+        if isinstance(prev, A.RunRoutes) and prev.routes and prev.entity == mv.entity:
+            out[-1] = (out[-1][0], replace(prev, routes=prev.routes + mv.routes))
+            return
+    out.append((n, mv))
 
 
 OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.DiscardTrain, A.BuyCompany,

@@ -1,0 +1,37 @@
+"""Play-through by mail s11 of 18AL (issue 29 acceptance): the findings, each with the mail seen.
+
+The game: tests/e18xx/playthrough/al-s11.jsonl (seed 72; Ann, Bob and Cy), played by mail from the
+rulebook alone; ABC (Ann), TAG (Bob), WRA and L&N (Cy).
+"""
+from pbm.e18xx.pbem.moves import parse_moves
+
+from .helpers import intent_mail, intent_refusal, playthrough_game
+
+
+def game(upto: int):
+    """The s11 18AL game after its first ``upto`` actions."""
+    return playthrough_game("al", upto, seed=72, suffix="-s11", players=3)
+
+
+mail, refusal = intent_mail, intent_refusal
+
+
+def test_one_run_line_per_train_is_one_run():
+    """OR 5.3, TAG (a 4 and a 3): the best routes written one train a line,
+    'run 4 D7 E6 G4 C4 A4' / 'run 3 B7 C6 E6 G6 D7', were refused "the routes must earn the most
+    possible (310); these earn 170": the first line was judged alone. Consecutive run lines are
+    the one run of the turn (4.2.3: the company runs any or all of its trains)."""
+    g = game(206)
+    assert g.current_entity() == "TAG"
+    made, _ = mail(g, "run 4 D7 E6 G4 C4 A4\nrun 3 B7 C6 E6 G6 D7\npayout\ndone")
+    runs = [m for m in made if m.startswith("run")]
+    assert len(runs) == 1 and "; " in runs[0], made
+    assert g.current_entity() != "TAG"
+
+
+def test_run_lines_merge_only_when_adjacent():
+    """Two explicit run lines in a row become one move; a run auto or another move between keeps them apart."""
+    two = parse_moves("run 4 D7 E6\nrun 3 B7 C6", "TAG")
+    assert len(two) == 1 and len(two[0].routes) == 2
+    apart = parse_moves("run 4 D7 E6\npayout\nrun 3 B7 C6", "TAG")
+    assert len(apart) == 3
