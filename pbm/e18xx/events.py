@@ -362,6 +362,20 @@ class TrainDiscarded(Event):
 
 
 @dataclass(frozen=True)
+class TrainBought(Event):
+    """A train a company buys, from whom and for how much (play-through s11: "#31 ABC: buy train 2"
+    said nothing of the $100 or of the bank)."""
+    kind: ClassVar[str] = "train_bought"
+    corp: str = ""
+    train: str = ""
+    source: str = ""  # "the bank", "the open market" or the selling company
+    price: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp} buys a {self.train} train from {self.source} for {money(self.price)}"
+
+
+@dataclass(frozen=True)
 class PrivateClosed(Event):
     kind: ClassVar[str] = "private_closed"
     company: str = ""
@@ -600,7 +614,7 @@ class GameOver(Event):
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
-    TrainsObsolete, TrainLeft, TrainDiscarded, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
+    TrainsObsolete, TrainLeft, TrainDiscarded, TrainBought, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
 
@@ -822,6 +836,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         if pres and before.cash.get(f"P:{pres}", 0) > after.cash.get(f"P:{pres}", 0):
             out.append(PresidentPaid(seq, pres, action.entity,
                                      before.cash[f"P:{pres}"] - after.cash.get(f"P:{pres}", 0)))
+    if getattr(action, "type", "") == "buy_train":
+        buyer = action.entity if action.entity in after.corps else \
+            _who(before.companies.get(action.entity, (None, False))[0])  # 'with NDY': its owner buys
+        if buyer in after.corps:
+            out += _bought(g, buyer, before, after, seq)
     market = g.title.market
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
@@ -879,6 +898,23 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
     return out
+
+
+def _bought(g: "Game", corp: str, before: Snap, after: Snap, seq: int) -> list[Event]:
+    """The train(s) ``corp`` got by a ``buy_train``: the seller and the price (what the company and,
+    in a forced purchase, its president paid)."""
+    key = f"C:{corp}"
+    got = [tid for tid, (owner, _obs) in after.trains.items()
+           if owner == key and before.trains.get(tid, ("depot", False))[0] != key]
+    if len(got) != 1:
+        return []
+    was = before.trains.get(got[0], ("depot", False))[0]
+    source = {"depot": "the bank", "discard": "the open market"}.get(was, _who(was))
+    pres = before.corps[corp][5]
+    paid = before.cash.get(key, 0) - after.cash.get(key, 0)
+    if pres:
+        paid += max(0, before.cash.get(f"P:{pres}", 0) - after.cash.get(f"P:{pres}", 0))
+    return [TrainBought(seq, corp, str(g.state.trains[got[0]].name), source, max(0, paid))]
 
 
 def _free_train(g: "Game", company: str, owner: str, before: Snap, after: Snap, seq: int) -> list[Event]:

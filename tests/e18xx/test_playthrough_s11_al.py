@@ -35,3 +35,36 @@ def test_run_lines_merge_only_when_adjacent():
     assert len(two) == 1 and len(two[0].routes) == 2
     apart = parse_moves("run 4 D7 E6\npayout\nrun 3 B7 C6", "TAG")
     assert len(apart) == 3
+
+
+def s11(upto: int):
+    """The s11 game after ``upto`` actions, replayed with the event recorder on."""
+    import json
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.events import attach
+
+    from .helpers import PLAYTHROUGH
+    g = Game("18AL", ["Ann", "Bob", "Cy"], 72, (), ["1", "2", "3"])
+    attach(g)
+    for line in (PLAYTHROUGH / "al-s11.jsonl").read_text(encoding="utf-8").splitlines()[:upto]:
+        g.process(A.action_from_dict(json.loads(line)))
+    assert g.recorder.failures == 0
+    return g
+
+
+def texts_at(g, seq: int) -> list[str]:
+    from pbm.e18xx.events import money_of, recorded
+    money = money_of(g.title)
+    return [e.text(money) for e in recorded(g) if e.seq == seq]
+
+
+def test_a_train_bought_says_from_whom_and_for_how_much():
+    """Every 'buy train' of the play-through (#31, #33, #48, #85, #136...) had no event: the mails
+    said "#31 Ann for ABC: buy train 2" and nothing of the $100 paid or where the train came from
+    (issue 29 item 2: mails say what the moves caused)."""
+    g = s11(167)
+    assert "ABC buys a 2 train from the bank for $100" in texts_at(g, 31)
+    assert "WRA buys a 3 train from the bank for $90" in texts_at(g, 93)  # NDY's half price
+    assert "L&N buys a 3 train from the open market for $180" in texts_at(g, 167)
