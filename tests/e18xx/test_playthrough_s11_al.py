@@ -68,3 +68,28 @@ def test_a_train_bought_says_from_whom_and_for_how_much():
     assert "ABC buys a 2 train from the bank for $100" in texts_at(g, 31)
     assert "WRA buys a 3 train from the bank for $90" in texts_at(g, 93)  # NDY's half price
     assert "L&N buys a 3 train from the open market for $180" in texts_at(g, 167)
+
+
+def test_the_lumber_terminal_is_laid_only_with_brown_and_sons():
+    """OR 1.1, TAG (no private): the move list offered 'lay 445 C6 0' and 'lay 445 C6 4', the Lumber
+    Terminal as an ordinary town tile; 4.2.1: "The 'Lumber Terminal' tile is an exception to (b)"
+    (tiles anyone may use): only Brown & Sons' ability lays it (Table III)."""
+    g = game(31)
+    assert g.current_entity() == "TAG"
+    assert not [a for a in g.legal_actions() if getattr(a, "tile", None) == "445"]
+    why = refusal(g, "lay 445 C6 0\ndone")
+    assert "BLC" in why and "445" in why, why
+
+
+def test_brown_and_sons_lays_the_lumber_terminal_as_written():
+    """OR 3.2, TAG owning BLC: 'lay 445 G2 0' was refused "G2 is not connected to TAG's stations",
+    'use BLC' "BLC may not use a private's ability now", and the move list offered no 445 at all
+    (Table III: G2, M2, O4, N5, P5, no connection needed). The list now offers the lays, and the
+    lay written without 'with BLC' is BLC's."""
+    g = game(103)
+    assert g.current_entity() == "TAG"
+    lays = [a for a in g.legal_actions() if getattr(a, "tile", None) == "445"]
+    assert lays and {a.entity for a in lays} == {"BLC"} and {a.hex for a in lays} >= {"G2", "M2"}
+    made, _ = mail(g, "lay 445 G2 0")
+    assert made == ["lay 445 G2 0 with BLC"]
+    assert g.state.map.placed["G2"].tile.name == "445"

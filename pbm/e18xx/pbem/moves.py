@@ -373,7 +373,19 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
             move = replace(move, entity=cur)
     if isinstance(move, A.RunRoutes) and move.routes:
         move = train_ids(game, move)
+    if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
+        move = reserved_lay(game, move)
     return move
+
+
+def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
+    """A company's lay of a tile only its private's ability lays (``lay 445 G2 0`` by the owner of
+    18AL's Brown & Sons, the Lumber Terminal: 4.2.1, Table III) is that private's lay."""
+    sym = game._reserving_private(move.tile.rpartition("-")[0] if move.tile not in game.title.tiles else move.tile)
+    comp = game.state.companies.get(sym) if sym else None
+    if comp is None or comp.closed or comp.owner != f"C:{move.entity}":
+        return move
+    return replace(move, entity=comp.sym)
 
 
 def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
