@@ -93,3 +93,13 @@ def test_brown_and_sons_lays_the_lumber_terminal_as_written():
     made, _ = mail(g, "lay 445 G2 0")
     assert made == ["lay 445 G2 0 with BLC"]
     assert g.state.map.placed["G2"].tile.name == "445"
+
+
+def test_a_discard_may_name_the_train_type():
+    """OR 4.2, ABC over its phase-5 limit (a 3, a 4 and a 5): 'discard 3' was refused "ABC does not own 3;
+    it owns 3-1, 4-0, 5-0". A type names the company's train of that type (trains of one type are alike)."""
+    g = game(159)
+    assert g.current_entity() == "ABC"
+    made, _ = mail(g, "discard 3\ndone")
+    assert made[0] == "discard 3-1"
+    assert [g.state.trains[t].name for t in g.corp_trains("ABC")] == ["4", "5"]

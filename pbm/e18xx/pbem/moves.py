@@ -375,7 +375,24 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         move = train_ids(game, move)
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
+    if isinstance(move, A.DiscardTrain):
+        move = discard_by_type(game, move)
     return move
+
+
+def discard_by_type(game: "Game", move: A.DiscardTrain) -> A.DiscardTrain:
+    """``discard 3``: the company's 3 train, when its trains of that type are alike (play-through s11:
+    "ABC does not own 3; it owns 3-1, 4-0, 5-0")."""
+    corp = game.state.corporations.get(move.entity)
+    if corp is None or move.train in corp.trains:
+        return move
+    want = move.train.upper()
+    same = [t for t in corp.trains
+            if want in (game.state.trains[t].name.upper(), game.train_label(t).upper())]
+    if not same or len({(game.state.trains[t].name, game.state.trains[t].variant, game.state.trains[t].obsolete)
+                        for t in same}) != 1:
+        return move
+    return replace(move, train=same[0])
 
 
 def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
