@@ -3,6 +3,7 @@
 The game: tests/e18xx/playthrough/al-s11.jsonl (seed 72; Ann, Bob and Cy), played by mail from the
 rulebook alone; ABC (Ann), TAG (Bob), WRA and L&N (Cy).
 """
+from pbm.e18xx.core import actions as A
 from pbm.e18xx.pbem.moves import parse_moves
 
 from .helpers import intent_mail, intent_refusal, playthrough_game
@@ -103,3 +104,50 @@ def test_a_discard_may_name_the_train_type():
     made, _ = mail(g, "discard 3\ndone")
     assert made[0] == "discard 3-1"
     assert [g.state.trains[t].name for t in g.corp_trains("ABC")] == ["4", "5"]
+
+
+def test_the_rulebooks_words_for_moves_are_read():
+    """Refused as written from the rulebook: 'place station G4' ("unknown move 'place'"; 4.2.2 "Placing
+    a Station Token"), 'pay out' ("unknown move 'pay'"; 4.2.4 "Pay out dividends"), 'buy WRA from the
+    open market' and 'buy a 10% share of TAG' ("say 'ipo' or 'market'"; 1.4 "Initial Offering",
+    "Open Market"), 'start ABC at par 75' (read as a remark: "no moves found")."""
+    said = {
+        "place station G4": A.PlaceToken("Ann", "G4"),
+        "place a station token in G4": A.PlaceToken("Ann", "G4"),
+        "station G4": A.PlaceToken("Ann", "G4"),
+        "pay out": A.Dividend("Ann", "payout"),
+        "pay dividends": A.Dividend("Ann", "payout"),
+        "buy WRA from the open market": A.BuyShares("Ann", corporation="WRA", source="pool"),
+        "buy a 10% share of TAG": A.BuyShares("Ann", corporation="TAG", source="ipo"),
+        "buy one TAG share from the initial offering": A.BuyShares("Ann", corporation="TAG", source="ipo"),
+        "start ABC at par 75": A.Par("Ann", "ABC", 75),
+        "start ABC at $75": A.Par("Ann", "ABC", 75),
+    }
+    for text, want in said.items():
+        assert parse_moves(text, "Ann") == [want], text
+    assert parse_moves("pay loan", "Ann") != [A.Dividend("Ann", "payout")]
+
+
+def test_a_mail_of_one_unknown_line_is_refused_with_that_line():
+    """'start ABC at par 75', the mail's only line, was set aside as a remark and the mail refused
+    "no moves found": with no move at all in a mail, its lines are read as moves and refused by name."""
+    from pbm.e18xx.pbem.mailplay import read_text
+    got = read_text("GAME: g\nPLAYER: 1\nSECRET: s\nbegin ABC at 75\n")
+    assert "begin ABC at 75" in got.moves and not got.ignored
+    thanks = read_text("GAME: g\nPLAYER: 1\nSECRET: s\n\nThanks, Ann\n")
+    assert not thanks.moves.strip() and thanks.ignored
+
+
+def test_use_a_private_on_a_hex_is_its_assignment_and_refusals_name_the_company():
+    """'use SNAR G4' was refused "name the private; expected: use <private>   e.g. use P3 (one more train
+    allowed)" (another title's private); 'use BLC' by TAG "BLC may not use a private's ability now";
+    Cy's mail out of turn "it is not Cy's turn: Bob (Bob) must act"."""
+    assert parse_moves("use SNAR G4", "Ann") == [A.Assign("SNAR", "G4")]
+    g = game(103)
+    why = refusal(g, "use BLC")
+    assert "TAG may not" in why and "with BLC" in why, why
+    assert "P3" not in refusal(g, "use BLC now please")
+    g = game(38)
+    assert g.current_entity() == "Bob"
+    why = str(g._not_turn("Cy"))
+    assert "Bob (Bob)" not in why and "Bob must act" in why, why

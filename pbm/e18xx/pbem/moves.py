@@ -98,7 +98,7 @@ USAGE = {
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
-    "use": "use <private>   e.g. use P3 (one more train allowed)",
+    "use": "use <private>   (a private's ability that needs no hex); use <private> <hex> = assign <private> <hex>",
     "take": "take loan",
     "repay": "repay loan   (refused with the title's rule where loans are never repaid)",
     "lower": "lower <private>   e.g. lower P3 (the falling-price sale of the privates)",
@@ -129,7 +129,7 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     text = line.split("#", 1)[0].strip()
     if not text:
         return None
-    toks = text.split()
+    toks = _rulebook_words(text.split())
     verb = toks[0].lower()
     args = toks[1:]
     low = [t.lower() for t in args]
@@ -162,6 +162,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             raise _fail(lineno, line, "name the private", verb)
         return A.Assign(entity, _name(args[0], lineno, line, verb, "private").upper())
     if verb == "use":
+        if len(args) == 2 and re.match(r"^[A-Z]{1,2}\d{1,3}$", args[1].upper()):  # 'use SNAR G4': its bonus on a hex
+            return A.Assign(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
         if len(args) != 1:
             raise _fail(lineno, line, "name the private", verb)
         return A.UseAbility(_name(args[0], lineno, line, verb, "private").upper(), "train_limit_bonus")
@@ -255,6 +257,42 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         raise _fail(lineno, line, f"{toks[0]!r}: write one move per line (or moves separated by commas, "
                                   "each starting with a move word)")
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
+
+
+_SHARE_FILLER = {"a", "an", "one", "10%", "share", "shares", "certificate", "of", "the", "from", "in"}
+_SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
+                 ("bank", "pool"): "pool"}
+
+
+def _rulebook_words(toks: list[str]) -> list[str]:
+    """A move in the rulebooks' words as the move language writes it (play-through s11, 18AL):
+    ``place (a) station (token) (in) G4`` and ``station G4`` -> ``token G4`` (4.2.2 "Placing a
+    Station Token"); ``pay out (dividends)`` / ``pay dividends`` -> ``payout`` (4.2.4); ``start ABC
+    at (par) 75`` -> ``par ABC 75`` (3.2(c)(1)); ``buy a 10% share of TAG (from the) open market /
+    initial offering`` -> ``buy TAG market / ipo`` (1.4)."""
+    low = [t.lower() for t in toks]
+    if not low:
+        return toks
+    if low[0] in ("place", "station") and (low[0] == "station" or any(w in ("station", "token") for w in low[1:3])):
+        rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token")]
+        if rest and rest[0].lower() in ("in", "at", "on"):
+            rest = rest[1:]
+        return ["token", *rest] if rest else toks
+    if low[0] == "pay" and low[1:] in (["out"], ["out", "dividends"], ["dividends"], ["out", "dividend"]):
+        return ["payout"]
+    if low[0] == "start" and len(toks) >= 3:
+        rest = [t.lstrip("$£") if t[1:].isdigit() else t
+                for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]
+        return ["par", *rest]
+    if low[0] == "buy" and len(low) > 2 and low[1] not in ("train", "private", "company"):
+        words = [w for w in low[1:] if w not in _SHARE_FILLER]
+        keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
+        for phrase, source in _SOURCE_WORDS.items():
+            n = len(phrase)
+            if tuple(words[-n:]) == phrase and len(words) > n:
+                return ["buy", *keep[:-n], source]
+        return ["buy", *keep]
+    return toks
 
 
 def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTrain:
