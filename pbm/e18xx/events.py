@@ -376,6 +376,21 @@ class TrainBought(Event):
 
 
 @dataclass(frozen=True)
+class MarkerPlaced(Event):
+    """A private's revenue marker put on a hex (18AL's South & North Alabama: play-through s11, where
+    'assign SNAR G4' said nothing and the state never showed the marker)."""
+    kind: ClassVar[str] = "marker_placed"
+    corp: str = ""
+    company: str = ""
+    where: str = ""
+    bonus: int = 0
+
+    def text(self, money: Money) -> str:
+        return (f"{self.corp} puts {self.company}'s +{money(self.bonus)} marker on {self.where}: each of "
+                f"{self.corp}'s trains running there earns {money(self.bonus)} more")
+
+
+@dataclass(frozen=True)
 class PrivateClosed(Event):
     kind: ClassVar[str] = "private_closed"
     company: str = ""
@@ -614,7 +629,7 @@ class GameOver(Event):
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
-    TrainsObsolete, TrainLeft, TrainDiscarded, TrainBought, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
+    TrainsObsolete, TrainLeft, TrainDiscarded, TrainBought, MarkerPlaced, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
 
@@ -793,6 +808,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
                 out += _free_train(g, sym, owner, before, after, seq)
     if getattr(action, "type", "") == "sell_shares":
         out += _sale(g, action, before, after, seq)
+    if getattr(action, "type", "") == "assign" and action.entity in s.companies:
+        corp = _who(s.companies[action.entity].owner)
+        mark = s.hex_bonuses.get(corp)
+        if mark and mark[0] == action.target:
+            out.append(MarkerPlaced(seq, corp, action.entity, _stop(g, mark[0]), int(mark[1])))
     if after.auction and after.auction != before.auction:
         r = s.round
         bids = sorted(((b.player, int(b.price)) for b in r.bids.get(after.auction, [])), key=lambda pb: -pb[1])

@@ -151,3 +151,14 @@ def test_use_a_private_on_a_hex_is_its_assignment_and_refusals_name_the_company(
     assert g.current_entity() == "Bob"
     why = str(g._not_turn("Cy"))
     assert "Bob (Bob)" not in why and "Bob must act" in why, why
+
+
+def test_the_south_and_north_marker_is_told_and_shown():
+    """OR 3.1, ABC: 'assign SNAR G4' (#74) had no event, and no mail or PDF ever showed where the
+    marker lay (Table III: a +$10 marker on one of H3, G4, H5, G6, E6 for the owning company's runs)."""
+    from pbm.e18xx.render.public import private_lines
+    g = s11(80)
+    assert texts_at(g, 74) == ["ABC puts SNAR's +$10 marker on G4 Birmingham: each of ABC's trains running "
+                               "there earns $10 more"]
+    snar = [ln for ln in private_lines(g, compact=True) if ln.strip().startswith("SNAR")]
+    assert snar and "its marker is on G4 (ABC's trains there +$10)" in snar[0], snar

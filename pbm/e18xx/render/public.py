@@ -166,6 +166,14 @@ def train_lines(g: "Game", compact: bool) -> list[str]:
     return ["Trains (the bank's roster):"] + [f"  {p}" for p in parts]
 
 
+def _marker(g: "Game", co: Any) -> str:
+    """Where the private's revenue marker lies (ability ``hex_bonus_token``: 18AL's SNAR), if placed."""
+    if not g.company_ability(co.sym, "hex_bonus_token") or not (co.owner or "").startswith("C:"):
+        return ""
+    mark = g.state.hex_bonuses.get(co.owner[2:])
+    return f"; its marker is on {mark[0]} ({co.owner[2:]}'s trains there +{g.title.money(mark[1])})" if mark else ""
+
+
 def private_lines(g: "Game", compact: bool) -> list[str]:
     m = g.title.money
     out = []
@@ -176,7 +184,7 @@ def private_lines(g: "Game", compact: bool) -> list[str]:
         does = "; ".join(ability_text(g, ab, full=not compact) for ab in spec.get("abilities") or []) \
             or "no special ability"
         state = "closed" if co.closed else _owner(g, co.owner)
-        out.append(f"  {co.sym} {co.name} ({m(co.value)}, pays {m(co.revenue)}; {state}): {does}")
+        out.append(f"  {co.sym} {co.name} ({m(co.value)}, pays {m(co.revenue)}; {state}): {does}{_marker(g, co)}")
     if not out:
         return []
     return ["Privates and what they do:"] + out
