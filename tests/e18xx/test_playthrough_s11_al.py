@@ -162,3 +162,17 @@ def test_the_south_and_north_marker_is_told_and_shown():
                                "there earns $10 more"]
     snar = [ln for ln in private_lines(g, compact=True) if ln.strip().startswith("SNAR")]
     assert snar and "its marker is on G4 (ABC's trains there +$10)" in snar[0], snar
+
+
+def test_a_lay_line_says_what_the_terrain_costs():
+    """OR 2.1, ABC: 'lay 441a G4 5   # city; to H5 Oxmoor (lower right)': the $60 of Birmingham's
+    mountain (4.2.1(f)) was said only after the lay (issue 29 item 6: move lists unpriced)."""
+    from pbm.e18xx.pbem.movelist import _group_line, legal_lines
+    g = game(43)
+    assert g.current_entity() == "ABC"
+    g4 = [ln for ln in legal_lines(g) if ln.startswith("lay 441a G4")]
+    assert g4 and g4[0].endswith("; costs $60 (mountain)"), g4
+    j5 = [ln for ln in legal_lines(g) if " J5 " in ln]
+    assert j5 and "costs" not in j5[0]
+    grouped = _group_line("lay_tile", g4 + j5)
+    assert "G4 [$60 (mountain)] 441a (5 to H5)" in grouped, grouped
