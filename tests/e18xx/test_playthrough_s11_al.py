@@ -176,3 +176,18 @@ def test_a_lay_line_says_what_the_terrain_costs():
     assert j5 and "costs" not in j5[0]
     grouped = _group_line("lay_tile", g4 + j5)
     assert "G4 [$60 (mountain)] 441a (5 to H5)" in grouped, grouped
+
+
+def test_a_route_refusal_speaks_as_the_player_writes():
+    """OR 5.3, TAG: 'run 4 D7 E6 G4 K4' was refused "(run 4-1 D7 E6 G4 K4): train 4-1 cannot run D7-0 E6-0
+    G4-0 K4-0: ... between G4-0 and K4-0", and a weaker run "the best is 'run 4-1 D7-0 E6-0 G4-0 C4-0
+    A4-0; 3-2 B7-0 ...'" (issue 29 item 4/6: internal names). Trains by type, one-stop hexes by hex;
+    the suggested line, sent as it stands, is taken."""
+    g = game(206)
+    why = refusal(g, "run 4 D7 E6 G4 K4\npayout")
+    assert "4-1" not in why and "G4-0" not in why and "run 4 D7 E6 G4 K4" in why, why
+    why = refusal(g, "run 4 D7 E6 G4 H5 L5\npayout")
+    best = why.split("the best is '")[1].split("'")[0]
+    assert best == "run 4 D7 E6 G4 C4 A4; 3 B7 C6 E6 G6 D7", why
+    made, _ = mail(g, best + "\npayout\ndone")
+    assert made[1] == "payout"

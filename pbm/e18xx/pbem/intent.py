@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Callable
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.pbem.moves import (OR_TYPES, Done, Move, PassRestOfRound, RepayLoan, StandingOrders, for_game,
-                                  format_action, parse_moves, purchase_words, repay_refusal)
+                                  format_action, parse_moves, plain_route_ids, purchase_words,
+                                  repay_refusal)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -157,6 +158,9 @@ class TurnWriter:
             try:
                 self.do(mv, note)
             except GameError as exc:
+                if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
+                    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+                    raise GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}") from None
                 raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
         except GameError as exc:
             raise self.after_end(n, written, mv, ended, exc) from None

@@ -465,6 +465,24 @@ def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
     return replace(move, routes=tuple(out))
 
 
+def plain_route_ids(game: "Game", corp: str, text: str) -> str:
+    """A route refusal in the words a player writes: ``corp``'s trains by type (``4``, not ``4-1``:
+    trains of one type run alike) and a hex of one stop by its hex (``D7``, not ``D7-0``), as
+    ``run 4 D7 E6 G4`` is read (play-through s11: "the best is 'run 4-1 D7-0 E6-0 ...'")."""
+    s = game.state
+    c = s.corporations.get(corp)
+    for tid in sorted(c.trains if c else (), key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(tid)}(?![\w-])", game.train_label(tid), text)
+
+    def stop(m: "re.Match[str]") -> str:
+        try:
+            one = len(s.map.tile(m.group(1)).nodes) == 1
+        except (KeyError, AttributeError, GameError):
+            one = False
+        return m.group(1) if one else m.group(0)
+    return re.sub(r"(?<![\w-])([A-Z]{1,2}\d{1,3})-(\d+)(?![\w-])", stop, text)
+
+
 def private_purchase(game: "Game", player: str, move: Move) -> A.Bid | None:
     """``buy LTR`` in the sale of the privates, as the rulebooks say it (18AL/18GA 3.1(a): buy the
     cheapest at its price; 1848 3.1.1: buy one at its current price): the sale's own move, the
