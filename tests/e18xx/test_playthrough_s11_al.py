@@ -191,3 +191,15 @@ def test_a_route_refusal_speaks_as_the_player_writes():
     assert best == "run 4 D7 E6 G4 C4 A4; 3 B7 C6 E6 G6 D7", why
     made, _ = mail(g, best + "\npayout\ndone")
     assert made[1] == "payout"
+
+
+def test_the_roster_says_which_train_lowers_the_limit():
+    """OR 4.2, ABC: 'buy train 5' was refused because the phase-5 train limit is 2 ("the limit is 2 in
+    phase 5"), a limit no mail had shown before (Table I is the rulebook's; the mails said only
+    "phase 4 (train limit 3)"). The roster says which train changes the limit, and to what."""
+    from pbm.e18xx.render.public import train_lines
+    g = game(31)
+    roster = train_lines(g, compact=True)[0]
+    assert "4: 3 of 3 left, $300 (obsolete when the first 7 is bought; the first bought sets the train limit to 3)" \
+        in roster, roster
+    assert "5: 2 of 2 left, $450 (the first bought sets the train limit to 2)" in roster, roster
