@@ -203,3 +203,14 @@ def test_the_roster_says_which_train_lowers_the_limit():
     assert "4: 3 of 3 left, $300 (obsolete when the first 7 is bought; the first bought sets the train limit to 3)" \
         in roster, roster
     assert "5: 2 of 2 left, $450 (the first bought sets the train limit to 2)" in roster, roster
+
+
+def test_the_state_says_how_many_stations_a_company_has_left():
+    """The corporations' lines listed the stations placed ("stations G6 Anniston") but never how many
+    tokens were left on the charter or what the next costs (4.2.2: $40 for the first, $100 after;
+    issue 29 item 3, the public state). After ABC's home station: one left, $40; after G4: none."""
+    from pbm.e18xx.render.view import describe
+    line = next(ln for ln in describe(game(31)).splitlines() if ln.strip().startswith("ABC "))
+    assert "stations G6 Anniston (1 left: $40)" in line, line
+    line = next(ln for ln in describe(game(49)).splitlines() if ln.strip().startswith("ABC "))
+    assert "G4 Birmingham (none left)" in line, line
