@@ -214,3 +214,15 @@ def test_the_state_says_how_many_stations_a_company_has_left():
     assert "stations G6 Anniston (1 left: $40)" in line, line
     line = next(ln for ln in describe(game(49)).splitlines() if ln.strip().startswith("ABC "))
     assert "G4 Birmingham (none left)" in line, line
+
+
+def test_a_pass_after_the_lay_ends_the_step_not_skips_it():
+    """OR 3.1 on: after 'lay 442a G4 1' the mail said "#75 Ann: pass - skips "Lay or upgrade one tile""
+    though the tile was laid (the step stays open for a private's lay or purchase)."""
+    from pbm.e18xx.pbem.intent import play_intent
+    g = game(80)
+    assert g.current_entity() == "TAG"
+    made, _ = play_intent(g, "Bob", parse_moves("lay 14 E6 0\nrun auto\npayout\ndone", "Bob"))
+    said = [m.note for m in made if m.note]
+    assert any(n.startswith('ends "Lay or upgrade one tile"') for n in said), said
+    assert not any(n.startswith('skips "Lay or upgrade one tile"') for n in said), said
