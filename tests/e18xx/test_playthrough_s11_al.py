@@ -226,3 +226,14 @@ def test_a_pass_after_the_lay_ends_the_step_not_skips_it():
     said = [m.note for m in made if m.note]
     assert any(n.startswith('ends "Lay or upgrade one tile"') for n in said), said
     assert not any(n.startswith('skips "Lay or upgrade one tile"') for n in said), said
+
+
+def test_the_phase_5_event_says_the_higher_revenues_apply_and_reads_plainly():
+    """ABC's first 5 (#159): the event listed the brown tiles and the closing privates but not that the
+    off-boards and Meridian now pay their higher value (4.2.3.1: "the lower value applies until the
+    first 5 Train is purchased"), and read "no longer: ... companies may buy private companies from
+    other players' companies"."""
+    g = s11(159)
+    phase = next(t for t in texts_at(g, 159) if t.startswith("Phase 5 begins"))
+    assert "the higher revenue of" in phase and "A4 Nashville" in phase and "L1 Meridian" in phase, phase
+    assert "other players' companies" not in phase, phase
