@@ -237,3 +237,34 @@ def test_the_phase_5_event_says_the_higher_revenues_apply_and_reads_plainly():
     phase = next(t for t in texts_at(g, 159) if t.startswith("Phase 5 begins"))
     assert "the higher revenue of" in phase and "A4 Nashville" in phase and "L1 Meridian" in phase, phase
     assert "other players' companies" not in phase, phase
+
+
+def test_the_pdf_routes_legend_is_not_drawn_over_the_rotation_key(monkeypatch):
+    """The OR 4.1 PDF: "Routes run last (dashed):" and the companies' lines were drawn at the page's
+    bottom margin, under the rotation key box, their words over the key's."""
+    import json
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.pbem.games import Replayed, step
+    from pbm.e18xx.render import pdf
+
+    from .helpers import PLAYTHROUGH
+    g = Game("18AL", ["Ann", "Bob", "Cy"], 72, (), ["1", "2", "3"])
+    rep = Replayed(g, g.total_cash())
+    for line in (PLAYTHROUGH / "al-s11.jsonl").read_text(encoding="utf-8").splitlines()[:131]:
+        step(rep, A.action_from_dict(json.loads(line)), rollback=False)
+    assert len(rep.last_routes) == 3
+    drawn: list[tuple[float, str]] = []
+
+    class Seen(pdf.Canvas):
+        def drawString(self, x, y, text, *a, **kw):  # noqa: N802 - reportlab's name
+            drawn.append((y, str(text)))
+            return super().drawString(x, y, text, *a, **kw)
+
+    monkeypatch.setattr(pdf, "Canvas", Seen)
+    pdf.render_pdf(rep, "t")
+    key = [y for y, t in drawn if t.startswith(("Rotation key", "Sides of a hex", "Write lay")) and y < 200]
+    legend = [y for y, t in drawn if t.startswith("Routes run last") or " last ran " in t]
+    assert key and len(legend) == 4
+    assert min(legend) > max(key) + 8, (legend, key)

@@ -127,7 +127,10 @@ def _corp_colors(game: "Game") -> dict[str, str]:
     return {sym: CORP_COLORS[i % len(CORP_COLORS)] for i, sym in enumerate(game.state.corporations)}
 
 
-def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float]) -> None:
+def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float],
+             legend_y: float | None = None) -> None:
+    """The map in ``box``, with the routes run last; their legend from ``legend_y`` up (the page's
+    bottom margin by default)."""
     g = rep.game
     s = g.state
     m = s.map
@@ -294,7 +297,7 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         c.setFillColor(colors.HexColor("#d00000"))
         c.setFont("Helvetica-Bold", max(4, r * 0.2))
         c.drawCentredString(mx, my + r * 0.95, "last move")
-    y = MARGIN
+    y = MARGIN if legend_y is None else legend_y
     for corp, text in reversed(legend):
         c.setFillColor(colors.HexColor(ccol.get(corp, "#000000")))
         c.setFont(SANS, 7)
@@ -568,7 +571,9 @@ def render_pdf(rep: "Replayed", name: str, names=None) -> bytes:
     head = f"{g.title.name} - {name} - {where} - phase {g.phase.name} - action {len(g.actions)} - {status}"
     c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))
-    draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14))
+    # the routes' legend between the rotation key (64 high) and the map, not over the key (play-through s11)
+    legend = 9 * (len(rep.last_routes) + 1) if rep.last_routes else 0
+    draw_map(c, rep, (MARGIN, MARGIN + 70 + legend, w - MARGIN, h - MARGIN - 14), legend_y=MARGIN + 68)
     draw_key(c, g, MARGIN, MARGIN, w - 2 * MARGIN, 64)  # what a tile's rotation means (render/rotations.py)
     c.showPage()
     c.setFont(BOLD, 13)
