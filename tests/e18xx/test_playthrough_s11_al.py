@@ -268,3 +268,16 @@ def test_the_pdf_routes_legend_is_not_drawn_over_the_rotation_key(monkeypatch):
     legend = [y for y, t in drawn if t.startswith("Routes run last") or " last ran " in t]
     assert key and len(legend) == 4
     assert min(legend) > max(key) + 8, (legend, key)
+
+
+def test_every_line_not_understood_is_named_at_once():
+    """ABC's OR 2.1 took three mails: 'place station G4' was refused, then, corrected, 'pay out' in the
+    same mail: each refusal named only the first line it did not understand."""
+    from pbm.e18xx.pbem.moves import MoveError
+    try:
+        parse_moves("lay 441a G4 5\nplace the marker G4\nrun auto\nhand out dividends\ndone", "Ann")
+    except MoveError as exc:
+        why = str(exc)
+    else:
+        raise AssertionError("refused")
+    assert why.startswith("line 2: 'place the marker G4'") and " | and line 4: 'hand out dividends'" in why, why

@@ -368,17 +368,19 @@ def parse_moves(text: str, entity: str) -> list[Move]:
 def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
     """``parse_moves`` with each move's line number."""
     out: list[tuple[int, Move]] = []
+    bad: list[MoveError] = []  # every line not understood, so one mail corrects them all (play-through s11)
     for n, line in enumerate(text.splitlines(), 1):
         parts = split_line(line)
-        if len(parts) <= 1:
-            mv = parse_line(line, entity, n)
+        for part in (parts if len(parts) > 1 else [line]):
+            try:
+                mv = parse_line(part, entity, n)
+            except MoveError as exc:
+                bad.append(exc)
+                continue
             if mv is not None:
                 _add(out, n, mv)
-            continue
-        for part in parts:
-            mv = parse_line(part, entity, n)
-            if mv is not None:
-                _add(out, n, mv)
+    if bad:
+        raise bad[0] if len(bad) == 1 else MoveError(str(bad[0]) + "".join(f" | and {e}" for e in bad[1:]))
     return out
 
 
