@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Callable
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.pbem.moves import (OR_TYPES, Done, Move, PassRestOfRound, RepayLoan, StandingOrders, for_game,
-                                  format_action, parse_moves, purchase_words, repay_refusal)
+                                  format_action, parse_moves, plain_route_ids, purchase_words,
+                                  repay_refusal)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -157,6 +158,9 @@ class TurnWriter:
             try:
                 self.do(mv, note)
             except GameError as exc:
+                if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
+                    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+                    raise GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}") from None
                 raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
         except GameError as exc:
             raise self.after_end(n, written, mv, ended, exc) from None
@@ -291,9 +295,24 @@ class TurnWriter:
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {step_words(g, step)} may not "
                                 f"be skipped{_why_required(g, step, corp)}; {corp} may now "
                                 f"{plain_list(g.or_actions(corp))}")
-            self._make(A.Pass(corp), f"skips {step_words(g, step)} (done)")
+            self._make(A.Pass(corp), f"{self._skips(step, corp)} {step_words(g, step)} (done)")
         self.notes.append(f"move {n} (done): {who}'s turn is over" if who != "your" else
                           f"move {n} (done): your turn is over")
+
+    def _skips(self, step, corp: str) -> str:
+        """``skips``, or ``ends`` when the company already did the step's move this turn (a pass after
+        its tile lay: the step stays open for a private's lay; play-through s11, "pass - skips 'Lay or
+        upgrade one tile'" right after the lay)."""
+        takes = set(getattr(step, "takes", ()) or ()) - {"pass"}
+        if takes & set(self.game.or_actions(corp)):
+            return "skips"  # more of the step's moves were allowed (1848's second yellow tile)
+        companies = self.game.state.companies
+        for a in reversed(self.game.actions):
+            if a.entity != corp and not (a.entity in companies and companies[a.entity].owner == f"C:{corp}"):
+                break
+            if a.type in takes:
+                return "ends"
+        return "skips"
 
     def make_way(self, n: int, mv: A.Action) -> None:
         """Pass the steps before the one that takes ``mv``, if the rules let them be skipped."""
@@ -326,7 +345,8 @@ class TurnWriter:
                 raise GameError(f"move {n} ({format_action(mv)}): {corp} must first {step_words(g, step)}; "
                                 f"that step may not be skipped{_why_required(g, step, corp)} ({corp} may now "
                                 f"{plain_list(g.or_actions(corp))})")
-            self._make(A.Pass(corp), f"skips {step_words(g, step)} (before move {n}, {format_action(mv)})")
+            self._make(A.Pass(corp), f"{self._skips(step, corp)} {step_words(g, step)} (before move {n}, "
+                                     f"{format_action(mv)})")
             if not self.live:
                 raise GameError(f"move {n} ({format_action(mv)}): {corp}'s turn ended before it: "
                                 f"{self._ended()}")

@@ -16,6 +16,7 @@ matter.  Moves::
                                  a listed "(same as 5)" after it is read and ignored)
     token Rome | token E5
     run auto | run               best routes; or "run 2-0 D4-0 E1-0; 3-1 ..." explicit
+                                 (or one train a line: run lines in a row are one run)
     payout | withhold
     buy train 3                  next train of that type from the bank
     buy train 2 as 1G            ... declared as one of its sides (e.g. passenger 2 or freight 1G)
@@ -97,7 +98,7 @@ USAGE = {
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
-    "use": "use <private> [<hex>]   e.g. use P3 (one more train allowed), use P3 H15 (its station on H15)",
+    "use": "use <private> [<hex>]   (a private's ability; with a hex: its station or its marker on that hex)",
     "take": "take loan",
     "repay": "repay loan   (refused with the title's rule where loans are never repaid)",
     "lower": "lower <private>   e.g. lower P3 (the falling-price sale of the privates)",
@@ -128,7 +129,7 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     text = line.split("#", 1)[0].strip()
     if not text:
         return None
-    toks = text.split()
+    toks = _rulebook_words(text.split())
     verb = toks[0].lower()
     args = toks[1:]
     if verb == "place" and args[:1] and args[0].lower() in ("station", "token"):  # "place station G4"
@@ -263,6 +264,42 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
+_SHARE_FILLER = {"a", "an", "one", "10%", "share", "shares", "certificate", "of", "the", "from", "in"}
+_SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
+                 ("bank", "pool"): "pool"}
+
+
+def _rulebook_words(toks: list[str]) -> list[str]:
+    """A move in the rulebooks' words as the move language writes it (play-through s11, 18AL):
+    ``place (a) station (token) (in) G4`` and ``station G4`` -> ``token G4`` (4.2.2 "Placing a
+    Station Token"); ``pay out (dividends)`` / ``pay dividends`` -> ``payout`` (4.2.4); ``start ABC
+    at (par) 75`` -> ``par ABC 75`` (3.2(c)(1)); ``buy a 10% share of TAG (from the) open market /
+    initial offering`` -> ``buy TAG market / ipo`` (1.4)."""
+    low = [t.lower() for t in toks]
+    if not low:
+        return toks
+    if low[0] in ("place", "station") and (low[0] == "station" or any(w in ("station", "token") for w in low[1:3])):
+        rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token")]
+        if rest and rest[0].lower() in ("in", "at", "on"):
+            rest = rest[1:]
+        return ["token", *rest] if rest else toks
+    if low[0] == "pay" and low[1:] in (["out"], ["out", "dividends"], ["dividends"], ["out", "dividend"]):
+        return ["payout"]
+    if low[0] == "start" and len(toks) >= 3:
+        rest = [t.lstrip("$£") if t[1:].isdigit() else t
+                for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]
+        return ["par", *rest]
+    if low[0] == "buy" and len(low) > 2 and low[1] not in ("train", "private", "company"):
+        words = [w for w in low[1:] if w not in _SHARE_FILLER]
+        keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
+        for phrase, source in _SOURCE_WORDS.items():
+            n = len(phrase)
+            if tuple(words[-n:]) == phrase and len(words) > n:
+                return ["buy", *keep[:-n], source]
+        return ["buy", *keep]
+    return toks
+
+
 def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTrain:
     """``buy train <id> [as <side>] [from <owner>] [for] [$]<price> [trade <train>] [with <private>]``,
     the words after the train in any order (the move lists write ``from ABC for 100``)."""
@@ -342,18 +379,32 @@ def parse_moves(text: str, entity: str) -> list[Move]:
 def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
     """``parse_moves`` with each move's line number."""
     out: list[tuple[int, Move]] = []
+    bad: list[MoveError] = []  # every line not understood, so one mail corrects them all (play-through s11)
     for n, line in enumerate(text.splitlines(), 1):
         parts = split_line(line)
-        if len(parts) <= 1:
-            mv = parse_line(line, entity, n)
+        for part in (parts if len(parts) > 1 else [line]):
+            try:
+                mv = parse_line(part, entity, n)
+            except MoveError as exc:
+                bad.append(exc)
+                continue
             if mv is not None:
-                out.append((n, mv))
-            continue
-        for part in parts:
-            mv = parse_line(part, entity, n)
-            if mv is not None:
-                out.append((n, mv))
+                _add(out, n, mv)
+    if bad:
+        raise bad[0] if len(bad) == 1 else MoveError(str(bad[0]) + "".join(f" | and {e}" for e in bad[1:]))
     return out
+
+
+def _add(out: list[tuple[int, Move]], n: int, mv: Move) -> None:
+    """Append ``mv``; a route run right after another (``run 4 ...`` then ``run 3 ...``, one train a
+    line) joins it: the trains of one turn run as one move (18AL 4.2.3 "may run any or all of the
+    trains it owns"; play-through s11)."""
+    if out and isinstance(mv, A.RunRoutes) and mv.routes:
+        prev = out[-1][1]
+        if isinstance(prev, A.RunRoutes) and prev.routes and prev.entity == mv.entity:
+            out[-1] = (out[-1][0], replace(prev, routes=prev.routes + mv.routes))
+            return
+    out.append((n, mv))
 
 
 OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.DiscardTrain, A.BuyCompany,
@@ -380,6 +431,10 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
             and not game.company_ability(move.entity, "extra_token") \
             and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
         move = A.Assign(move.entity, move.city.split("-")[0].upper())  # 'use P1 F11': a marker, not a station
+    if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
+        move = reserved_lay(game, move)
+    if isinstance(move, A.DiscardTrain):
+        move = discard_by_type(game, move)
     return move
 
 
@@ -416,6 +471,31 @@ def train_side(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
     return move
 
 
+def discard_by_type(game: "Game", move: A.DiscardTrain) -> A.DiscardTrain:
+    """``discard 3``: the company's 3 train, when its trains of that type are alike (play-through s11:
+    "ABC does not own 3; it owns 3-1, 4-0, 5-0")."""
+    corp = game.state.corporations.get(move.entity)
+    if corp is None or move.train in corp.trains:
+        return move
+    want = move.train.upper()
+    same = [t for t in corp.trains
+            if want in (game.state.trains[t].name.upper(), game.train_label(t).upper())]
+    if not same or len({(game.state.trains[t].name, game.state.trains[t].variant, game.state.trains[t].obsolete)
+                        for t in same}) != 1:
+        return move
+    return replace(move, train=same[0])
+
+
+def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
+    """A company's lay of a tile only its private's ability lays (``lay 445 G2 0`` by the owner of
+    18AL's Brown & Sons, the Lumber Terminal: 4.2.1, Table III) is that private's lay."""
+    sym = game._reserving_private(move.tile.rpartition("-")[0] if move.tile not in game.title.tiles else move.tile)
+    comp = game.state.companies.get(sym) if sym else None
+    if comp is None or comp.closed or comp.owner != f"C:{move.entity}":
+        return move
+    return replace(move, entity=comp.sym)
+
+
 def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
     """A route that names its train by type (``run 2 D9 C8``) runs a train of that type the
     company owns: each such route takes the next of them not named yet (trains of one type run
@@ -436,6 +516,24 @@ def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
                 r = replace(r, train=free[0])
         out.append(r)
     return replace(move, routes=tuple(out))
+
+
+def plain_route_ids(game: "Game", corp: str, text: str) -> str:
+    """A route refusal in the words a player writes: ``corp``'s trains by type (``4``, not ``4-1``:
+    trains of one type run alike) and a hex of one stop by its hex (``D7``, not ``D7-0``), as
+    ``run 4 D7 E6 G4`` is read (play-through s11: "the best is 'run 4-1 D7-0 E6-0 ...'")."""
+    s = game.state
+    c = s.corporations.get(corp)
+    for tid in sorted(c.trains if c else (), key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(tid)}(?![\w-])", game.train_label(tid), text)
+
+    def stop(m: "re.Match[str]") -> str:
+        try:
+            one = len(s.map.tile(m.group(1)).nodes) == 1
+        except (KeyError, AttributeError, GameError):
+            one = False
+        return m.group(1) if one else m.group(0)
+    return re.sub(r"(?<![\w-])([A-Z]{1,2}\d{1,3})-(\d+)(?![\w-])", stop, text)
 
 
 def private_purchase(game: "Game", player: str, move: Move) -> A.Bid | None:

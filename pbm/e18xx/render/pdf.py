@@ -128,6 +128,7 @@ def _corp_colors(game: "Game") -> dict[str, str]:
 
 
 def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float]) -> None:
+    """The map in ``box``, with the routes run last; their legend at the box's bottom, under the map."""
     g = rep.game
     s = g.state
     m = s.map
@@ -571,7 +572,7 @@ def render_pdf(rep: "Replayed", name: str, names=None) -> bytes:
     head = f"{g.title.name} - {name} - {where} - phase {g.phase.name} - action {len(g.actions)} - {status}"
     c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))
-    draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14))
+    draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14))  # its routes' legend inside, above the key
     draw_key(c, g, MARGIN, MARGIN, w - 2 * MARGIN, 64)  # what a tile's rotation means (render/rotations.py)
     c.showPage()
     c.setFont(BOLD, 13)

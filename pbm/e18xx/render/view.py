@@ -1,7 +1,7 @@
 """Plain-text views of a game for the terminal and turn reports."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbm.e18xx.events import stop_label
 from pbm.e18xx.pbem.moves import format_action
@@ -25,6 +25,17 @@ def train_list(g: "Game", trains: list[str]) -> str:
     for t in trains:
         groups.setdefault(g.train_label(t), []).append(t)
     return "; ".join(f"{' '.join(ids)} ({len(ids)}× {label})" for label, ids in groups.items())
+
+
+def _tokens_left(g: "Game", c: Any) -> str:
+    """`` (2 left: $40, $100)``: the station tokens still on a floated company's charter and what each
+    costs, in order (18AL 4.2.2; play-through s11: the mails never said how many a company had)."""
+    if not c.floated or c.closed:
+        return ""
+    costs = [cost for where, cost in zip(c.tokens, c.token_costs) if where is None]
+    if not costs:
+        return " (none left)"
+    return f" ({len(costs)} left: {', '.join(g.title.money(x) for x in costs)})"
 
 
 def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
@@ -71,6 +82,7 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
                    f"IPO {g.percent_of(f'ipo:{c.sym}', c.sym)}% market {g.percent_of('pool', c.sym)}%  "
                    f"trains {train_list(g, c.trains) or '-'}"
                    + (f" (limit {g.train_limit(c.sym)})" if c.floated and not c.closed else "") + f"  stations {', '.join(tokens) or '-'}"
+                   + _tokens_left(g, c)
                    + (f"  privates {' '.join(privs)}" if privs else ""))
     out.append("")
     # rows and columns counted from 1, as the events' price moves count them ("market row 3 column 4")

@@ -279,7 +279,9 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             if not allowed and action.entity == self.president(corp):  # not "allowed: nothing": his company may act
                 raise IllegalAction(f"{action.entity} may not {plain(action.type)} now; {corp} may now "
                                     f"{plain_list(self.or_actions(corp))}")
-            raise IllegalAction(f"{action.entity} may not {plain(action.type)} now; allowed: {plain_list(allowed)}")
+            who = f"{corp} may not {plain(action.type)} with {action.entity}" if action.entity in s.companies \
+                else f"{action.entity} may not {plain(action.type)}"  # not "BLC may not ..." (play-through s11)
+            raise IllegalAction(f"{who} now; allowed: {plain_list(allowed)}")
         if action.entity in s.companies:
             if isinstance(action, A.LayTile):
                 self._special_lay(action)
