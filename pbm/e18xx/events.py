@@ -335,7 +335,7 @@ class TrainsRusted(Event):
     lost: tuple[tuple[str, int], ...] = ()  # (company or "the open market", trains)
 
     def text(self, money: Money) -> str:
-        who = _list([f"{c} loses {n}" for c, n in self.lost])
+        who = _list([f"{c} loses {n} train{'s' if n != 1 else ''}" for c, n in self.lost])  # "loses 2" read as the type
         return f"The {self.train} trains rust" + (f": {who}" if who else " (nobody owned one)")
 
 
@@ -943,20 +943,23 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
 
 
 def _bought(g: "Game", corp: str, before: Snap, after: Snap, seq: int) -> list[Event]:
-    """The train(s) ``corp`` got by a ``buy_train``: the seller and the price (what the company and,
-    in a forced purchase, its president paid)."""
-    key = f"C:{corp}"
-    got = [tid for tid, (owner, _obs) in after.trains.items()
-           if owner == key and before.trains.get(tid, ("depot", False))[0] != key]
-    if len(got) != 1:
+    """The trains ``corp`` bought in one action, each with its source and what was paid for it
+    (the company's cash and its president's, 4.2.5.1)."""
+    owner = f"C:{corp}"
+    got = [tid for tid, (who, _obs) in after.trains.items()
+           if who == owner and before.trains.get(tid, ("depot", False))[0] != owner]
+    if not got:
         return []
-    was = before.trains.get(got[0], ("depot", False))[0]
-    source = {"depot": "the bank", "discard": "the open market"}.get(was, _who(was))
     pres = before.corps[corp][5]
-    paid = before.cash.get(key, 0) - after.cash.get(key, 0)
+    paid = max(0, before.cash.get(owner, 0) - after.cash.get(owner, 0))
     if pres:
         paid += max(0, before.cash.get(f"P:{pres}", 0) - after.cash.get(f"P:{pres}", 0))
-    return [TrainBought(seq, corp, str(g.state.trains[got[0]].name), source, max(0, paid))]
+    out: list[Event] = []
+    for tid in got:
+        was = before.trains.get(tid, ("depot", False))[0]
+        source = "the bank" if was == "depot" else _who(was) if was.startswith("C:") else "the open market"
+        out.append(TrainBought(seq, corp, str(g.state.trains[tid].name), source, paid if len(got) == 1 else 0))
+    return out
 
 
 def _free_train(g: "Game", company: str, owner: str, before: Snap, after: Snap, seq: int) -> list[Event]:

@@ -64,11 +64,21 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
             worth = nd.revenue_for(g.route_colors()) if nd.kind != "offboard" else 0
             value = f", {g.title.money(worth)}" if worth else ""  # a green Atlanta pays less (finding 13)
             parts.append(f"{kind(nd.kind)} {i} ({coord}-{i}{value}) {to_words}")
-        return "; ".join(parts)
+        return "; ".join(parts) + _home_choice(g, coord)
     stops = [kind(n.kind) for n in td.nodes]
     to = [side(e) for e in sorted(td.exits(rotation))]
     head = " and ".join(stops)
     return (f"{head}; " if head else "") + "to " + ", ".join(to)
+
+
+def _home_choice(g: "Engine", coord: str) -> str:
+    """After the first tile of a home hex of several cities (18GA's Atlanta), the home station's
+    city is chosen by a 'token' line in the same mail: said beside the lay (play-through s11
+    finding 14: the lay lines did not say it, and the mail was refused for the missing line)."""
+    if g.state.map.placed[coord].tile_id:
+        return ""
+    homes = [sym for sym, c in g.state.corporations.items() if c.tokens and c.tokens[0] and c.tokens[0][0] == coord]
+    return "".join(f"; then 'token {coord}-<n>' puts {sym}'s home station in the city you choose" for sym in homes)
 
 
 def lays_by_hex(g: "Engine", lays: Iterable[A.LayTile]) -> list[str]:

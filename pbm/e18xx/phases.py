@@ -36,18 +36,21 @@ def _list(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _rising_values(title: Any, colours: list[str]) -> str:
-    """``the higher revenue of A4 Nashville, ... applies``: the printed stops whose value changes with a
-    colour now unlocked (18AL 4.2.3.1: the off-boards and Meridian "the lower value applies until the
-    first 5 Train is purchased"; play-through s11: the phase-5 event did not say it)."""
-    names = []
+def _printed_values(title: Any, old: tuple[str, ...], new: tuple[str, ...]) -> list[tuple[str, int, int]]:
+    """The printed places (off-board areas, 18GA's Montgomery and Tallahassee) whose value changes when
+    the tile colours ``old`` become ``new`` (18GA Table I, phase 5: "Red off-board locations (and
+    Montgomery and Tallahassee) are worth the higher of their two printed values"): (name, was, now)
+    by hex; the phase event said nothing of it (play-through s11 finding 6)."""
+    out = []
     for coord, hexdef in sorted(title.hexes.items()):
-        nodes = getattr(hexdef.tile, "nodes", ()) or ()
-        if any(len(n.revenue) > 1 and any(col in colours for col, _v in n.revenue[1:]) for n in nodes):
-            names.append(f"{coord} {hexdef.name}" if hexdef.name else coord)
-    if not names:
-        return ""
-    return f"the higher revenue of {_list(names)} applies"
+        for node in hexdef.tile.nodes:
+            if len(node.revenue) < 2:
+                continue
+            was, now = node.revenue_for(old), node.revenue_for(new)
+            if was != now:
+                out.append((hexdef.name or coord, was, now))
+                break
+    return out
 
 
 def limit_text(ph: Any) -> str:
@@ -68,9 +71,6 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
     colours = [t for t in b.tiles if t not in a.tiles]
     if colours:
         unlocks.append(f"{_list(colours)} tiles may be laid")
-    rising = _rising_values(title, colours)
-    if rising:
-        unlocks.append(rising)
     gone = [t for t in a.tiles if t not in b.tiles]
     if gone:
         closes.append(f"{_list(gone)} tiles")
@@ -80,6 +80,11 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
         unlocks.append(f"{b.operating_rounds} operating rounds between stock rounds (was {a.operating_rounds})")
     unlocks += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in b.status if st not in a.status]
     closes += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in a.status if st not in b.status]
+    worth = _printed_values(title, a.tiles, b.tiles)
+    if worth:
+        # the values themselves, never "the higher one" for all: 18AL's Corinth falls ($40 -> $30)
+        unlocks.append("the places with two printed values change: "
+                       + _list([f"{name} {title.money(now)} (was {title.money(was)})" for name, was, now in worth]))
     raw = title.data.get("trains", [])
     for ph in phases[old + 1:new + 1]:
         rust = [t["name"] for t in raw if t.get("rusts_on") == ph.on]

@@ -15,6 +15,8 @@ exact maximum; no time limit is involved.
 """
 from __future__ import annotations
 
+import itertools
+
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
@@ -501,6 +503,38 @@ def resolve_stops(m: MapState, names: Sequence[str], location_names: dict[str, s
         else:
             raise IllegalRoute(f"{ref}{word}: {coord} has {len(nodes)} stops; name one ({_stops_of(m, coord)})")
     return tuple(out)
+
+
+def stops_by_track(graph: TrackGraph, corp: str, names: Sequence[str], max_stops: int, colors: tuple[str, ...],
+                   location_names: dict[str, str] | None = None, limit: int = 64) -> tuple[str, ...] | None:
+    """The stops of a written route whose hexes have several stops (``run 2 D4 C3``, Atlanta's three
+    cities), when exactly one choice of them makes a legal route for ``corp``: a route written with
+    hexes alone names its stops when the track leaves no doubt (issue 29 problem 4; play-through s11
+    finding 9). None when a word names no stop, or no choice or several choices make a route."""
+    m = graph.map
+    by_name = {v.lower(): k for k, v in (location_names or {}).items()}
+    options: list[tuple[str, ...]] = []
+    for word in names:
+        try:
+            options.append(resolve_stops(m, [word], location_names))
+            continue
+        except IllegalRoute:
+            pass
+        coord = str(word).upper() if str(word).upper() in m.placed else by_name.get(str(word).lower(), "")
+        if not coord or len(m.tile(coord).nodes) < 2:
+            return None
+        options.append(tuple(f"{coord}-{i}" for i in range(len(m.tile(coord).nodes))))
+    combos = list(itertools.islice(itertools.product(*options), limit + 1))
+    if len(combos) > limit:
+        return None
+    legal = []
+    for ids in combos:
+        if twice(ids):
+            continue
+        pool = all_routes(graph, corp, max_stops, colors, only=node_keys(ids), complete=True)
+        if route_candidates(pool, ids, max_stops):
+            legal.append(tuple(ids))
+    return legal[0] if len(legal) == 1 else None
 
 
 def twice(node_ids: Sequence[str]) -> str | None:

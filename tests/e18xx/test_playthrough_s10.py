@@ -105,7 +105,8 @@ def test_lay_list_names_each_city_of_a_multi_city_tile_as_a_station_is_written()
     assert g.current_entity() == "W&A"
     line = next(x for x in legal_lines(g, limit=200) if x.startswith("lay 451a D4 1 "))
     assert line.endswith("# city 0 (D4-0, $30) to D2 (left); city 1 (D4-1, $30) to C5 (upper right); "
-                         "city 2 (D4-2, $30) to E5 (lower right)")
+                         "city 2 (D4-2, $30) to E5 (lower right)"
+                         "; then 'token D4-<n>' puts W&A's home station in the city you choose")  # s11 finding 14
     # so the mail the play-through sent second can be written first: the lay, the city towards E5
     made, _ = mail(g, "lay 451a D4 1\ntoken D4-2\nrun auto\npayout\ndone")
     assert made[:3] == ["lay 451a D4 1", "token D4-2", "run auto"]

@@ -238,7 +238,7 @@ def test_the_phase_5_event_says_the_higher_revenues_apply_and_reads_plainly():
     other players' companies"."""
     g = s11(159)
     phase = next(t for t in texts_at(g, 159) if t.startswith("Phase 5 begins"))
-    assert "the higher revenue of" in phase and "A4 Nashville" in phase and "L1 Meridian" in phase, phase
+    assert "the places with two printed values change: " in phase and "Nashville $50 (was $40)" in phase and "Meridian $40 (was $30)" in phase, phase
     assert "other players' companies" not in phase, phase
 
 

@@ -75,7 +75,7 @@ def test_event_log_newest_first_with_links_to_the_page_after_each_action(site):
     assert href == "move-64.html" and "CAR" in action
     assert evs[0] == "CAR pays out £50, £5 a share: Player 3 £30; Player 1 £5"
     assert evs[1].startswith("CAR&#39;s share price goes up from £90 to £100")
-    assert by[116][3][-1] == "The 2 trains rust: CAR loses 2, SAR loses 2 and VR loses 2"
+    assert by[116][3][-1] == "The 2 trains rust: CAR loses 2 trains, SAR loses 2 trains and VR loses 2 trains"
     assert any(e.startswith("SAR goes into receivership") for e in by[127][3])
 
 

@@ -625,6 +625,6 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
 
     def _not_turn(self, entity: str) -> NotYourTurn:
         cur = self.current_entity()
-        ctl = self.controller(cur) if cur else "-"
-        who = cur if ctl == cur else f"{cur} ({ctl})"  # not "Bob (Bob)" (play-through s11)
-        return NotYourTurn(f"it is not {entity}'s turn: {who} must act in the {self.state.round.kind} round")
+        who = self.controller(cur) if cur else "-"
+        acting = cur if who == cur else f"{cur} ({who})"  # "Cy", not "Cy (Cy)"; a company: "CoG (Di)"
+        return NotYourTurn(f"it is not {entity}'s turn: {acting} must act in the {self.state.round.kind} round")

@@ -229,12 +229,24 @@ def _moves_in_subject(mm: MoveMail, msg) -> None:
     if subject.lower() == "undo":  # 'undo' stands alone: taken back by handle (pbem/selfundo.py)
         mm.moves, mm.where = subject, "subject"
         return
-    try:
-        found = parse_moves(subject, "x")
-    except MoveError:
-        return
-    if found:
-        mm.moves, mm.where = subject, "subject"
+    for text in _subject_tails(subject):
+        try:
+            found = parse_moves(text, "x")
+        except MoveError:
+            continue
+        if found:
+            mm.moves, mm.where = text, "subject"
+            return
+
+
+def _subject_tails(subject: str) -> list[str]:
+    """The Subject, then what follows its last ' - ' or ': ' - a reply to "Your turn: Di" with the
+    move added (``Your turn: Di - pass``) is read as that move (play-through s11 finding 12)."""
+    out = [subject]
+    for sep in (" - ", ": "):
+        if sep in subject:
+            out.append(subject.rsplit(sep, 1)[1].strip())
+    return [t for t in out if t]
 
 
 # ----------------------------------------------------------------- texts
@@ -557,10 +569,15 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         out, answered = answer_offer(session, game, player.number, c.mail.moves, message_id=row.id)
         if out.accepted:
             away_note = "\n".join(x for x in (away_note, _answer_note(answered, bool(out.applied), game)) if x)
+            if out.notes:  # what became of the buyer's moves written after the offer: his mail says it too
+                away_note = "\n".join([away_note, *out.notes])  # (play-through s11 finding 7: only the seller heard)
+                out.notes = []
             if not out.applied:
                 _tell_buyer(session, game, ctx.sender, answered)
     else:
         out = apply(session, game, player.number, c.mail.moves, message_id=row.id, via=via)
+        if not out.accepted and not c.mail.moves.strip() and c.mail.ignored:
+            out.error = _no_move_read(c.mail.ignored)
         if out.accepted and out.offer is not None:
             away_note = "\n".join(x for x in (away_note, _offer_note(out.offer, game)) if x)
             from pbm.e18xx.pbem.computer import answer_for_computer
@@ -640,6 +657,16 @@ def _undo_mail(session: Session, row, ctx, sender: str, c: Claim, game, player, 
     broadcast(session, game, rep.game, ctx.sender, mover=player, inbound=row, extra=[sender] if sender else [],
               applied=[], rep=rep, note="\n".join(x for x in (said, note) if x))
     return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
+
+
+def _no_move_read(ignored: list[tuple[int, str]]) -> str:
+    """Why a mail with text but no move line is refused: the line not read as a move, named (it said
+    only "no moves found" for 'start CoG at par 70': play-through s11 finding 11)."""
+    from pbm.e18xx.pbem.moves import USAGE
+
+    line, text = ignored[0]
+    return (f"no moves found: line {line}, {one_line(text, 80)!r}, is not a move (a move starts with one of: "
+            f"{', '.join(USAGE)}; e.g. 'par CoG 70' starts a company)")
 
 
 def _offer_note(offer: dict, game_row=None) -> str:

@@ -92,9 +92,9 @@ USAGE = {
     "lay": "lay <tile> <hex> <rotation 0-5> [with <private>]   e.g. lay 57 E5 2",
     "token": "token <hex or city name>   e.g. token Rome",
     "run": "run auto | run <train> <node> <node>...; <train> ...",
-    "payout": "payout",
+    "payout": "payout (or: pay out)",
     "withhold": "withhold",
-    "discard": "discard <train id>",
+    "discard": "discard <train type or id>   e.g. discard 3",
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
@@ -161,6 +161,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         return A.TakeLoan(entity)
     if verb in ("repay", "pay") and low and low[-1] in ("loan", "loans", "back"):
         return RepayLoan(entity)
+    if verb == "pay" and low in (["out"], ["dividends"], ["out", "dividends"], ["dividend"], ["out", "dividend"]):
+        return A.Dividend(entity, "payout")  # 18GA 4.2.4(a) "Pay out dividends" (play-through s11 finding 10)
     if verb == "lower":
         if len(args) != 1:
             raise _fail(lineno, line, "name the private", verb)
@@ -209,9 +211,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         corp = _name(args[0], lineno, line, verb, "corporation")
         if len(args) == 1:
             return A.BuyShares(entity, corporation=corp, source="ipo")
+        par = _president_par(args[1:])
+        if par is not None:  # 18GA 3.2(c)(1): buying the president's certificate sets the par value
+            return A.Par(entity, corp, par)
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
-        raise _fail(lineno, line, "say 'ipo' or 'market' (the company's treasury or the pool)", verb)
+        raise _fail(lineno, line, "say 'ipo' or 'market' (the company's treasury or the pool; to start a company: "
+                    "par <corporation> <price>)", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
@@ -300,6 +306,17 @@ def _rulebook_words(toks: list[str]) -> list[str]:
     return toks
 
 
+def _president_par(words: list[str]) -> int | None:
+    """The par value of ``buy CoG president's certificate at par 70`` (the rulebooks' words for
+    starting a company, 18GA 3.2(c)(1)): the price when the words name the president's certificate
+    or the par value and hold one number; None otherwise (play-through s11 finding 11)."""
+    low = [w.lower().strip(".,:$") for w in words]
+    if not any(w.startswith(("president", "par")) for w in low):
+        return None
+    numbers = [w for w in low if w.isdigit()]
+    return int(numbers[0]) if len(numbers) == 1 else None
+
+
 def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTrain:
     """``buy train <id> [as <side>] [from <owner>] [for] [$]<price> [trade <train>] [with <private>]``,
     the words after the train in any order (the move lists write ``from ABC for 100``)."""
@@ -340,7 +357,7 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
 
 
 _MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
-               "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
+               "pay", "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
 
 
 def split_line(line: str) -> list[str]:
@@ -356,18 +373,30 @@ def split_line(line: str) -> list[str]:
         first = rest.split(None, 1)[0].rstrip(",;").lower() if rest.split() else ""
         if first not in _MOVE_WORDS:
             return [text]  # not a list of moves: one move (refused with its reason if wrong)
-        if first == "run":  # its routes run to the next part that starts with another move word
-            nxt = next((m for m in re.finditer(r"[,;]\s*([A-Za-z]+)\b", rest)
-                        if m.group(1).lower() in _MOVE_WORDS and m.group(1).lower() != "run"), None)
-            parts.append((rest[:nxt.start()] if nxt else rest).strip())
-            if nxt is None:
+        if first == "run":
+            run, more = _run_part(rest)
+            parts.append(run)
+            if not more:
                 break
-            rest = rest[nxt.start() + 1:].strip()
+            rest = more
             continue
         m = re.search(r"[,;]", rest)
         parts.append((rest[:m.start()] if m else rest).strip())
         rest = rest[m.end():].strip() if m else ""
     return [p for p in parts if p]
+
+
+_NOT_AFTER_RUN = tuple(w for w in _MOVE_WORDS if w != "run")  # the words no stop and no train is named
+
+
+def _run_part(text: str) -> tuple[str, str]:
+    """A ``run`` part of a line and what follows it: the run keeps its routes (stops and routes
+    separated by commas and semicolons) up to a comma or semicolon that a move word follows
+    (``run auto, payout, done``: play-through s11 finding 1, the rest was read as stops)."""
+    for m in re.finditer(r"[,;]\s*([A-Za-z]+)\b", text):
+        if m.group(1).lower() in _NOT_AFTER_RUN:
+            return text[:m.start()].strip(), text[m.start() + 1:].strip()
+    return text.strip(), ""
 
 
 def parse_moves(text: str, entity: str) -> list[Move]:
@@ -396,15 +425,19 @@ def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
 
 
 def _add(out: list[tuple[int, Move]], n: int, mv: Move) -> None:
-    """Append ``mv``; a route run right after another (``run 4 ...`` then ``run 3 ...``, one train a
-    line) joins it: the trains of one turn run as one move (18AL 4.2.3 "may run any or all of the
-    trains it owns"; play-through s11)."""
-    if out and isinstance(mv, A.RunRoutes) and mv.routes:
-        prev = out[-1][1]
-        if isinstance(prev, A.RunRoutes) and prev.routes and prev.entity == mv.entity:
-            out[-1] = (out[-1][0], replace(prev, routes=prev.routes + mv.routes))
-            return
+    """Append ``mv``; a ``run`` right after another one (one line per train: ``run 3 B10 D10`` /
+    ``run 3 D10 G13``) joins it, so the company's routes are judged together (rule 4.2.3: the
+    trains run in one step; play-through s11 finding 2)."""
+    if out and _routes(mv) and _routes(out[-1][1]) and out[-1][1].entity == mv.entity:
+        first_n, first = out[-1]
+        out[-1] = (first_n, replace(first, routes=first.routes + mv.routes))
+        return
     out.append((n, mv))
+
+
+def _routes(mv: Move) -> bool:
+    """Is ``mv`` a run with its routes written out (not ``run auto``)?"""
+    return isinstance(mv, A.RunRoutes) and bool(mv.routes) and not mv.auto
 
 
 OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.DiscardTrain, A.BuyCompany,
@@ -433,6 +466,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         move = A.Assign(move.entity, move.city.split("-")[0].upper())  # 'use P1 F11': a marker, not a station
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
+    if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
+        move = free_private_lay(game, move)
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
@@ -494,6 +529,25 @@ def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
     if comp is None or comp.closed or comp.owner != f"C:{move.entity}":
         return move
     return replace(move, entity=comp.sym)
+
+
+def free_private_lay(game: "Game", move: A.LayTile) -> A.LayTile:
+    """A company's lay in the hex of a private it owns that lays that tile there free, uncounted
+    (18GA Table III, Midland: "may lay a tile in the Midland's hex for free, once ... it does not
+    count as the corporation's one tile lay per turn") is that private's lay, as if written 'with
+    MRC' (play-through s11 finding 15: 'lay 9 F12 2' after the company's own lay was refused). Only
+    an ability that costs the company nothing: free, not its tile lay, never closing the private."""
+    s = game.state
+    for comp in s.companies.values():
+        if comp.owner != f"C:{move.entity}" or comp.closed:
+            continue
+        for ab in game.title.company(comp.sym).get("abilities", []):
+            if (ab.get("type") == "tile_lay" and ab.get("free") and not ab.get("consume_tile_lay")
+                    and not any(k.startswith("close") or "_close" in k for k in ab)
+                    and move.hex in ab.get("hexes", []) and str(move.tile) in [str(t) for t in ab.get("tiles", [])]
+                    and comp.uses.get("tile_lay", 0) < int(ab.get("count", 1))):
+                return replace(move, entity=comp.sym)
+    return move
 
 
 def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
