@@ -157,6 +157,28 @@ class SharesSold(Event):
 
 
 @dataclass(frozen=True)
+class SharesBought(Event):
+    """A share purchase or a company started at its par price: what the buyer paid, where the
+    certificate came from, what he holds now (issue 29: the mails said 'Cy: buy N&W ipo' and never
+    the price)."""
+    kind: ClassVar[str] = "shares_bought"
+    buyer: str = ""
+    corp: str = ""
+    percent: int = 0  # of the company, bought by this action
+    source: str = ""  # "the IPO", "the open market", "N&W's treasury"
+    paid: int = 0
+    holds: int = 0  # the buyer's percent of the company afterwards
+    par: int = 0  # the par price, when the action started the company
+
+    def text(self, money: Money) -> str:
+        if self.par:
+            return (f"{self.buyer} starts {self.corp} at a par price of {money(self.par)}: the president's "
+                    f"certificate ({self.percent}%) from {self.source} for {money(self.paid)}")
+        return (f"{self.buyer} buys {self.percent}% of {self.corp} from {self.source} for {money(self.paid)}; "
+                f"{self.buyer} now holds {self.holds}%")
+
+
+@dataclass(frozen=True)
 class PrivatesPaid(Event):
     kind: ClassVar[str] = "private_revenue"
     paid: tuple[tuple[str, int], ...] = ()  # (owner, amount)
@@ -362,6 +384,35 @@ class TrainDiscarded(Event):
 
 
 @dataclass(frozen=True)
+class TrainBought(Event):
+    """A train a company buys, from whom and for how much (play-through s11: "#31 ABC: buy train 2"
+    said nothing of the $100 or of the bank)."""
+    kind: ClassVar[str] = "train_bought"
+    corp: str = ""
+    train: str = ""
+    source: str = ""  # "the bank", "the open market" or the selling company
+    price: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp} buys a {self.train} train from {self.source} for {money(self.price)}"
+
+
+@dataclass(frozen=True)
+class MarkerPlaced(Event):
+    """A private's revenue marker put on a hex (18AL's South & North Alabama: play-through s11, where
+    'assign SNAR G4' said nothing and the state never showed the marker)."""
+    kind: ClassVar[str] = "marker_placed"
+    corp: str = ""
+    company: str = ""
+    where: str = ""
+    bonus: int = 0
+
+    def text(self, money: Money) -> str:
+        return (f"{self.corp} puts {self.company}'s +{money(self.bonus)} marker on {self.where}: each of "
+                f"{self.corp}'s trains running there earns {money(self.bonus)} more")
+
+
+@dataclass(frozen=True)
 class PrivateClosed(Event):
     kind: ClassVar[str] = "private_closed"
     company: str = ""
@@ -488,21 +539,6 @@ class EndTriggered(Event):
 
 
 @dataclass(frozen=True)
-class TrainBought(Event):
-    """A company buying a train (18GA 4.2.5: from the bank's Initial Offering or Open Market, or from
-    another company at a public price): play-through s11 finding 5, the mails listed 'buy train 2'
-    and never said what it cost or where the train came from."""
-    kind: ClassVar[str] = "train_bought"
-    corp: str = ""
-    train: str = ""
-    source: str = ""  # "the bank", "the open market" or the selling company
-    price: int = 0
-
-    def text(self, money: Money) -> str:
-        return f"{self.corp} buys a {self.train} train from {self.source} for {money(self.price)}"
-
-
-@dataclass(frozen=True)
 class PresidentPaid(Event):
     kind: ClassVar[str] = "president_paid"
     player: str = ""
@@ -599,7 +635,7 @@ class AutoPassed(Event):
     player: str = ""
 
     def text(self, money: Money) -> str:
-        return f"{self.player} passes: nothing he may buy or sell"
+        return f"{self.player} passes automatically: no purchase or sale is open to them now"
 
 
 @dataclass(frozen=True)
@@ -614,9 +650,9 @@ class GameOver(Event):
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
-    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
-    TrainsObsolete, TrainLeft, TrainDiscarded, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
-    Converted, Underwritten, EndTriggered, TrainBought, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
+    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, SharesBought, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
+    TrainsObsolete, TrainLeft, TrainDiscarded, TrainBought, MarkerPlaced, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
+    Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
 
 
@@ -794,6 +830,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
                 out += _free_train(g, sym, owner, before, after, seq)
     if getattr(action, "type", "") == "sell_shares":
         out += _sale(g, action, before, after, seq)
+    if getattr(action, "type", "") == "assign" and action.entity in s.companies:
+        corp = _who(s.companies[action.entity].owner)
+        mark = s.hex_bonuses.get(corp)
+        if mark and mark[0] == action.target:
+            out.append(MarkerPlaced(seq, corp, action.entity, _stop(g, mark[0]), int(mark[1])))
     if after.auction and after.auction != before.auction:
         r = s.round
         bids = sorted(((b.player, int(b.price)) for b in r.bids.get(after.auction, [])), key=lambda pb: -pb[1])
@@ -837,7 +878,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         if pres and before.cash.get(f"P:{pres}", 0) > after.cash.get(f"P:{pres}", 0):
             out.append(PresidentPaid(seq, pres, action.entity,
                                      before.cash[f"P:{pres}"] - after.cash.get(f"P:{pres}", 0)))
-        out += _bought(g, action.entity, before, after, seq)
+    if getattr(action, "type", "") == "buy_train":
+        buyer = action.entity if action.entity in after.corps else \
+            _who(before.companies.get(action.entity, (None, False))[0])  # 'with NDY': its owner buys
+        if buyer in after.corps:
+            out += _bought(g, buyer, before, after, seq)
     market = g.title.market
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
@@ -970,6 +1015,43 @@ def _sale(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[E
                        price(after.corps[corp][0]))]
 
 
+def _unit_price(g: "Game", action: Any, corp: str, src: str) -> int:
+    """What one share of ``corp`` costs the buyer of ``action`` before it is processed: the par
+    price for a company started, else the price of the source it comes from (the engine's own)."""
+    try:
+        if getattr(action, "type", "") == "par":
+            return int(action.price)
+        return int(g._buy_price(corp, src))  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - the event then says no price
+        return 0
+
+
+def _purchase(g: "Game", action: Any, owners: dict[str, str], unit: int, origin: str, seq: int) -> list[Event]:
+    """A share bought or a company started (``owners``: who held the company's certificates before;
+    ``unit``: what a share cost then; ``origin``: where the move said it came from): the percent, where from, what the buyer paid, what he holds now.
+    The price is the share's, not the buyer's cash change: a round that ends with the action may pay
+    him a private's revenue in the same action."""
+    buyer = f"P:{action.entity}" if f"P:{action.entity}" in g.state.cash else f"C:{action.entity}"
+    corp = next(iter(owners)).rsplit("_", 1)[0]
+    now = g.state.share_owner
+    moved = [sid for sid, was in owners.items() if now.get(sid) == buyer and was != buyer]
+    if not moved:
+        return []
+    # what the buyer holds more (a presidency changing hands swaps certificates: the president's
+    # certificate comes from the former president, who gets shares back, 4.2.4 and the like)
+    holds = sum(int(g.sid_percent(sid) or 0) for sid, o in now.items() if o == buyer and sid.rsplit("_", 1)[0] == corp)
+    percent = holds - sum(int(g.sid_percent(sid) or 0) for sid, o in owners.items() if o == buyer)
+    if percent <= 0:
+        return []
+    was = next((owners[sid] for sid in moved if not owners[sid].startswith("P:")), origin)
+    source = ("the IPO" if was.startswith(("ipo:", "unissued:")) else "the open market" if was == "pool"
+              else f"{_who(was)}'s treasury" if was.startswith("C:") else _who(was))
+    c = g.state.corporations[corp]
+    paid = unit * percent // max(1, 100 // max(1, int(c.size or 10)))
+    par = int(getattr(action, "price", 0) or 0) if getattr(action, "type", "") == "par" else 0
+    return [SharesBought(seq, _who(buyer), corp, percent, source, paid, holds, par)]
+
+
 def _auto_passes(action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
     """The players the engine passed in a stock round because they could do nothing (rule: a player
     who can neither buy nor sell passes).  The round's passes grew by others than the one who acted;
@@ -1006,7 +1088,24 @@ def _close_reason(g: "Game", sym: str, action: Any, before: Snap, after: Snap, o
         if owner == f"C:{action.entity}" or action.entity in tied:
             return f"{action.entity} bought a train"
     if kind in ("use_ability", "assign") or getattr(action, "entity", None) in after.companies:
-        return "its ability was used"
+        return "its ability was used" + _ability_words(g, action, owner)
+    return ""
+
+
+def _ability_words(g: "Game", action: Any, owner: str) -> str:
+    """What a private's used ability did, where the closing is all the events would say (play-through
+    s11: 18VA's Potomac Yards station and Railway Express bonus): ``: N&W's extra station beside the
+    city in H15 Norfolk``, ``: SR's bonus in F11 Richmond``."""
+    corp = owner[2:] if owner.startswith("C:") else ""
+    if not corp:
+        return ""
+    if getattr(action, "type", "") == "place_token" and isinstance(getattr(action, "city", None), str):
+        coord = action.city.split("-")[0].upper()
+        if coord in g.title.hexes:
+            return f": {corp}'s extra station beside the city in {stop_label(g, coord)}"
+    if getattr(action, "type", "") == "assign" and isinstance(getattr(action, "target", None), str) \
+            and action.target in g.title.hexes:
+        return f": {corp}'s bonus in {stop_label(g, action.target)}"
     return ""
 
 
@@ -1086,6 +1185,13 @@ class Recorder:
         self._seq = len(g.actions) + 1
         sid = (getattr(action, "shares", None) or ("",))[0] if getattr(action, "type", "") == "buy_shares" else ""
         src = g.state.share_owner.get(sid) if sid else None
+        # who held the company's certificates before a purchase (its event says where they came from)
+        kind = getattr(action, "type", "")
+        corp = getattr(action, "corporation", "") or (sid.rsplit("_", 1)[0] if sid else "")
+        owners = ({k: v for k, v in g.state.share_owner.items() if k.rsplit("_", 1)[0] == corp}
+                  if kind in ("buy_shares", "par") and corp else None)
+        origin = src or (f"ipo:{corp}" if getattr(action, "source", "ipo") in ("ipo", None) else "pool")
+        unit = _unit_price(g, action, corp, origin) if owners else 0
         try:
             result = orig(action, **kw)
         except BaseException:
@@ -1095,7 +1201,9 @@ class Recorder:
             self.bought_from[len(g.actions)] = str(src)
         try:
             if before is not None:
-                self.events += self._ordered(action, before, snap(g), len(g.actions))
+                after = snap(g)
+                bought = _purchase(g, action, owners, unit, origin, len(g.actions)) if owners else []
+                self.events += bought + self._ordered(action, before, after, len(g.actions))
         except Exception:  # noqa: BLE001 - see above
             self.failures += 1
         self._pending = []
@@ -1104,7 +1212,7 @@ class Recorder:
     def _ordered(self, action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
         run = self._run_events(action, seq)
         found = diff(self.game, action, before, after, seq, self._sold)
-        first = (AuctionWon, ShareWithPrivate, AuctionBegan, PrivateSold, SharesSold, Floated)
+        first = (AuctionWon, ShareWithPrivate, AuctionBegan, PrivateSold, SharesSold, SharesBought, Floated)
         end = (RoundEnded, GameOver)
         early = [e for e in found if isinstance(e, first)]
         last = [e for e in found if isinstance(e, end)]

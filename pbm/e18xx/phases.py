@@ -21,7 +21,8 @@ TRAIN_EVENT_TEXT = {
 # a phase's status, as the rules word it
 STATUS_TEXT = {
     "can_buy_companies": "companies may buy private companies from players",
-    "can_buy_companies_from_other_players": "companies may buy private companies from other players' companies",
+    "can_buy_companies_from_other_players": "companies may buy private companies from players other than their "
+                                            "president",
     "limited_train_buy": "a company may buy only one train from the depot per turn",
     "cmd_token_bonus": "the CMD station bonus for freight counts",
     "may_convert": "five-share companies may convert to ten shares",
@@ -81,7 +82,8 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
     closes += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in a.status if st not in b.status]
     worth = _printed_values(title, a.tiles, b.tiles)
     if worth:
-        unlocks.append(f"places with two printed values are worth the {'higher' if worth[0][2] > worth[0][1] else 'lower'} one: "
+        # the values themselves, never "the higher one" for all: 18AL's Corinth falls ($40 -> $30)
+        unlocks.append("the places with two printed values change: "
                        + _list([f"{name} {title.money(now)} (was {title.money(was)})" for name, was, now in worth]))
     raw = title.data.get("trains", [])
     for ph in phases[old + 1:new + 1]:

@@ -306,7 +306,7 @@ def test_since_the_last_mail_survives_an_undo():
 
 def test_depot_next_train_home_stations_and_who_starts_the_next_round():
     assert at(GA_BANK, 162, E.DepotNext) == [E.DepotNext(162, "2", "3", 180)]
-    assert texts(GA_BANK, 162) == ["GA buys a 2 train from the bank for $100",  # play-through s11 finding 5
+    assert texts(GA_BANK, 162) == ["GA buys a 2 train from the bank for $100",  # play-through s11 (18AL)
                                    "The 2 trains are sold out: the depot now offers 3 trains at $180"]
     assert at(GA_BANK, 40, E.StationPlaced) == [E.StationPlaced(40, "W&A", "D4 Atlanta (its city is chosen when the hex's first tile is laid)")]
     assert at(GA_BANK, 40, E.RoundEnded) == [E.RoundEnded(40, "Stock round 1", "operating round 1.1",
@@ -354,7 +354,39 @@ def test_events_agree_with_the_title_and_each_other(rel):
 
 def test_floated_with_its_treasury():
     assert at(P1848, 39, E.Floated) == [E.Floated(39, "CAR", 1000)]
-    assert texts(P1848, 39) == ["CAR floats; its treasury now holds £1000"]
+    assert texts(P1848, 39) == ["Player 3 buys 10% of CAR from the IPO for £100; Player 3 now holds 60%",
+                                "CAR floats; its treasury now holds £1000"]
+
+
+def test_a_share_bought_and_a_company_started_say_the_price_source_and_holding():
+    """Issue 29 (the digest and the mails said 'buy N&W ipo', never the price): a par and a purchase
+    are events with what was paid; each price is the buyer's cash drop wherever no round ended with
+    the action (a round's end may pay him a private's revenue in the same action)."""
+    assert texts(P1848, 29) == ["Player 2 starts VR at a par price of £100: the president's certificate (20%) "
+                                "from the IPO for £200"]
+    assert texts(P1848, 91)[0] == "Player 1 buys 10% of BOE from the open market for £80; Player 1 now holds 10%"
+    for rel in (P1848, AL, GA_BANK, VA):
+        export, where = load_fixture(rel)
+        if export is None:
+            pytest.skip(where)
+        r = Replayer(export)
+        g = r.game
+        drop: dict[int, dict[str, int]] = {}  # action number -> each cash's drop in it
+        process = g.process
+
+        def measured(action, **kw):
+            before = dict(g.state.cash)
+            out = process(action, **kw)
+            drop[len(g.actions)] = {k: v - g.state.cash.get(k, 0) for k, v in before.items()}
+            return out
+        g.process = measured
+        r.run()
+        ended = {e.seq for e in played(rel)[1] if isinstance(e, (E.RoundEnded, E.PrivatesPaid))}
+        bought = [e for e in played(rel)[1] if isinstance(e, E.SharesBought)]
+        checked = [e for e in bought if e.seq not in ended]
+        assert bought and len(checked) >= len(bought) // 2, rel
+        for e in checked:
+            assert drop[e.seq][f"P:{e.buyer}"] == e.paid > 0, (rel, e)
 
 
 def test_a_company_closing_and_a_loan_repaid_from_the_snapshots():

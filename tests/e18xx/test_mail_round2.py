@@ -210,6 +210,9 @@ def test_a_digest_of_many_actions_says_how_many_it_lists_and_whose_turn_it_is(wo
     if int(m.group(1)) > len(listed):
         assert f"the last {len(listed)}" in body, body
     assert "To act: " in body or "game over" in body.lower()
+    # a share bought says where it came from, never a certificate id (test_digest_words: companies)
+    assert not re.search(r"^  #\d+ .*_\d", body, re.MULTILINE), body
+    assert re.search(r"^  #\d+ (Ann|Bob|Cy): buy [A-Z&]+ (ipo|market)", body, re.MULTILINE), body
 
 
 # ----------------------------------------------------------------- the PDF's "last move" ring

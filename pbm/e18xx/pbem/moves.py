@@ -16,6 +16,7 @@ matter.  Moves::
                                  a listed "(same as 5)" after it is read and ignored)
     token Rome | token E5
     run auto | run               best routes; or "run 2-0 D4-0 E1-0; 3-1 ..." explicit
+                                 (or one train a line: run lines in a row are one run)
     payout | withhold
     buy train 3                  next train of that type from the bank
     buy train 2 as 1G            ... declared as one of its sides (e.g. passenger 2 or freight 1G)
@@ -97,7 +98,7 @@ USAGE = {
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
-    "use": "use <private>   e.g. use P3 (one more train allowed)",
+    "use": "use <private> [<hex>]   (a private's ability; with a hex: its station or its marker on that hex)",
     "take": "take loan",
     "repay": "repay loan   (refused with the title's rule where loans are never repaid)",
     "lower": "lower <private>   e.g. lower P3 (the falling-price sale of the privates)",
@@ -128,9 +129,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     text = line.split("#", 1)[0].strip()
     if not text:
         return None
-    toks = text.split()
+    toks = _rulebook_words(text.split())
     verb = toks[0].lower()
     args = toks[1:]
+    if verb == "place" and args[:1] and args[0].lower() in ("station", "token"):  # "place station G4"
+        verb, args = "station", args[1:]
+    if verb == "station":  # the rulebooks' "station token"; pbm's step "Place a station" (play-through s11)
+        verb = "token"
     low = [t.lower() for t in args]
     if verb == "undo":
         raise _fail(lineno, line, "'undo' stands alone in its mail (it takes back your last mail)", verb)
@@ -163,8 +168,11 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             raise _fail(lineno, line, "name the private", verb)
         return A.Assign(entity, _name(args[0], lineno, line, verb, "private").upper())
     if verb == "use":
+        if len(args) == 2 and re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1]):
+            # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
+            return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
         if len(args) != 1:
-            raise _fail(lineno, line, "name the private", verb)
+            raise _fail(lineno, line, "name the private (and the hex of its station or marker)", verb)
         return A.UseAbility(_name(args[0], lineno, line, verb, "private").upper(), "train_limit_bonus")
     if verb == "assign":
         if len(args) != 2:
@@ -206,9 +214,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         par = _president_par(args[1:])
         if par is not None:  # 18GA 3.2(c)(1): buying the president's certificate sets the par value
             return A.Par(entity, corp, par)
-        if len(args) == 2 and low[1] in ("ipo", "market", "pool"):
-            return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] == "ipo" else "pool")
-        raise _fail(lineno, line, "say 'ipo' or 'market' (to start a company: par <corporation> <price>)", verb)
+        if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
+            return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
+        raise _fail(lineno, line, "say 'ipo' or 'market' (the company's treasury or the pool; to start a company: "
+                    "par <corporation> <price>)", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
@@ -261,6 +270,42 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
+_SHARE_FILLER = {"a", "an", "one", "10%", "share", "shares", "certificate", "of", "the", "from", "in"}
+_SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
+                 ("bank", "pool"): "pool"}
+
+
+def _rulebook_words(toks: list[str]) -> list[str]:
+    """A move in the rulebooks' words as the move language writes it (play-through s11, 18AL):
+    ``place (a) station (token) (in) G4`` and ``station G4`` -> ``token G4`` (4.2.2 "Placing a
+    Station Token"); ``pay out (dividends)`` / ``pay dividends`` -> ``payout`` (4.2.4); ``start ABC
+    at (par) 75`` -> ``par ABC 75`` (3.2(c)(1)); ``buy a 10% share of TAG (from the) open market /
+    initial offering`` -> ``buy TAG market / ipo`` (1.4)."""
+    low = [t.lower() for t in toks]
+    if not low:
+        return toks
+    if low[0] in ("place", "station") and (low[0] == "station" or any(w in ("station", "token") for w in low[1:3])):
+        rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token")]
+        if rest and rest[0].lower() in ("in", "at", "on"):
+            rest = rest[1:]
+        return ["token", *rest] if rest else toks
+    if low[0] == "pay" and low[1:] in (["out"], ["out", "dividends"], ["dividends"], ["out", "dividend"]):
+        return ["payout"]
+    if low[0] == "start" and len(toks) >= 3:
+        rest = [t.lstrip("$£") if t[1:].isdigit() else t
+                for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]
+        return ["par", *rest]
+    if low[0] == "buy" and len(low) > 2 and low[1] not in ("train", "private", "company"):
+        words = [w for w in low[1:] if w not in _SHARE_FILLER]
+        keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
+        for phrase, source in _SOURCE_WORDS.items():
+            n = len(phrase)
+            if tuple(words[-n:]) == phrase and len(words) > n:
+                return ["buy", *keep[:-n], source]
+        return ["buy", *keep]
+    return toks
+
+
 def _president_par(words: list[str]) -> int | None:
     """The par value of ``buy CoG president's certificate at par 70`` (the rulebooks' words for
     starting a company, 18GA 3.2(c)(1)): the price when the words name the president's certificate
@@ -311,13 +356,14 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
     return A.BuyTrain(who, train, price, variant, exchange, seller=seller)
 
 
-_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "run", "payout", "pay", "withhold",
-               "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
+_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
+               "pay", "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
 
 
 def split_line(line: str) -> list[str]:
     """The moves of one line: split at commas and semicolons when every part starts with a move
-    word (``pass, pass, run auto``); a ``run`` part keeps the rest of the line (its routes)."""
+    word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
+    with another move word (``run auto, payout, done``: play-through s11)."""
     text = line.split("#", 1)[0].strip()
     if not re.search(r"[,;]", text):
         return [text] if text else []
@@ -362,17 +408,19 @@ def parse_moves(text: str, entity: str) -> list[Move]:
 def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
     """``parse_moves`` with each move's line number."""
     out: list[tuple[int, Move]] = []
+    bad: list[MoveError] = []  # every line not understood, so one mail corrects them all (play-through s11)
     for n, line in enumerate(text.splitlines(), 1):
         parts = split_line(line)
-        if len(parts) <= 1:
-            mv = parse_line(line, entity, n)
+        for part in (parts if len(parts) > 1 else [line]):
+            try:
+                mv = parse_line(part, entity, n)
+            except MoveError as exc:
+                bad.append(exc)
+                continue
             if mv is not None:
                 _add(out, n, mv)
-            continue
-        for part in parts:
-            mv = parse_line(part, entity, n)
-            if mv is not None:
-                _add(out, n, mv)
+    if bad:
+        raise bad[0] if len(bad) == 1 else MoveError(str(bad[0]) + "".join(f" | and {e}" for e in bad[1:]))
     return out
 
 
@@ -400,6 +448,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
     if isinstance(move, (PassRestOfRound, Done, RepayLoan)):
         return move
+    move = rulebook_names(game, move)
     bought = private_purchase(game, player, move)
     if bought is not None:
         return bought
@@ -409,11 +458,77 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
             move = replace(move, entity=cur)
     if isinstance(move, A.RunRoutes) and move.routes:
         move = train_ids(game, move)
-    if isinstance(move, A.DiscardTrain):
-        move = discard_id(game, move)
+    if isinstance(move, A.BuyTrain):
+        move = train_side(game, move)
+    if isinstance(move, A.PlaceToken) and move.entity in game.state.companies \
+            and not game.company_ability(move.entity, "extra_token") \
+            and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
+        move = A.Assign(move.entity, move.city.split("-")[0].upper())  # 'use P1 F11': a marker, not a station
+    if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
+        move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
         move = free_private_lay(game, move)
+    if isinstance(move, A.DiscardTrain):
+        move = discard_by_type(game, move)
     return move
+
+
+def rulebook_names(game: "Game", move: Move) -> Move:
+    """A company named by the rulebook's abbreviation where pbm's differs (title data
+    ``corporation_aliases``; 18VA 4.4: RF&P, VGN, WM for RFPR, VR, WMR): the move names pbm's."""
+    aliases = {k.upper(): v for k, v in (game.title.data.get("corporation_aliases") or {}).items()}
+    if not aliases:
+        return move
+    for field in ("corporation", "seller"):
+        name = getattr(move, field, None)
+        if isinstance(name, str) and name.upper() in aliases:
+            move = replace(move, **{field: aliases[name.upper()]})  # type: ignore[type-var]
+    return move
+
+
+def train_side(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
+    """A train bought by the name of its side (``buy train 2G``: the 3/2G bought as a 2G) or declared
+    in the rulebook's words (``as freight``, ``as passenger``): 18VA 4.5.8, "the Corporation President
+    must declare whether it is a Passenger Train or a Freight Train" (play-through s11)."""
+    trains = game.title.trains
+    if move.train not in game.state.trains and all(t.name != move.train for t in trains):
+        side = next(((t.name, n) for t in trains for n, _k in t.variants if n.upper() == move.train.upper()), None)
+        if side is not None and (move.variant is None or move.variant.upper() == side[1].upper()):
+            move = replace(move, train=side[0], variant=side[1])
+    if move.variant and move.variant.lower() in ("freight", "passenger", "goods"):
+        kind = "freight" if move.variant.lower() in ("freight", "goods") else "passenger"
+        own = game.state.trains.get(move.train)
+        name = own.name if own is not None else move.train
+        sides = next((t.variants for t in trains if t.name == name), ())
+        pick = [n for n, k in sides if k == kind]
+        if pick:
+            move = replace(move, variant=pick[0])
+    return move
+
+
+def discard_by_type(game: "Game", move: A.DiscardTrain) -> A.DiscardTrain:
+    """``discard 3``: the company's 3 train, when its trains of that type are alike (play-through s11:
+    "ABC does not own 3; it owns 3-1, 4-0, 5-0")."""
+    corp = game.state.corporations.get(move.entity)
+    if corp is None or move.train in corp.trains:
+        return move
+    want = move.train.upper()
+    same = [t for t in corp.trains
+            if want in (game.state.trains[t].name.upper(), game.train_label(t).upper())]
+    if not same or len({(game.state.trains[t].name, game.state.trains[t].variant, game.state.trains[t].obsolete)
+                        for t in same}) != 1:
+        return move
+    return replace(move, train=same[0])
+
+
+def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
+    """A company's lay of a tile only its private's ability lays (``lay 445 G2 0`` by the owner of
+    18AL's Brown & Sons, the Lumber Terminal: 4.2.1, Table III) is that private's lay."""
+    sym = game._reserving_private(move.tile.rpartition("-")[0] if move.tile not in game.title.tiles else move.tile)
+    comp = game.state.companies.get(sym) if sym else None
+    if comp is None or comp.closed or comp.owner != f"C:{move.entity}":
+        return move
+    return replace(move, entity=comp.sym)
 
 
 def free_private_lay(game: "Game", move: A.LayTile) -> A.LayTile:
@@ -433,18 +548,6 @@ def free_private_lay(game: "Game", move: A.LayTile) -> A.LayTile:
                     and comp.uses.get("tile_lay", 0) < int(ab.get("count", 1))):
                 return replace(move, entity=comp.sym)
     return move
-
-
-def discard_id(game: "Game", move: A.DiscardTrain) -> A.DiscardTrain:
-    """``discard 3`` names the train by its type, as the rulebooks do (18GA 4.2.5(g): "discard the
-    excess train"): the company's first train of that type (trains of one type are alike); an
-    id stays as written (play-through s11 finding 3: 'discard 3' was refused, "it owns 3-0, 3-1")."""
-    s = game.state
-    corp = s.corporations.get(move.entity)
-    if corp is None or move.train in corp.trains:
-        return move
-    alike = [t for t in corp.trains if move.train.upper() in (s.trains[t].name.upper(), game.train_label(t).upper())]
-    return replace(move, train=alike[0]) if alike else move
 
 
 def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
@@ -467,6 +570,24 @@ def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
                 r = replace(r, train=free[0])
         out.append(r)
     return replace(move, routes=tuple(out))
+
+
+def plain_route_ids(game: "Game", corp: str, text: str) -> str:
+    """A route refusal in the words a player writes: ``corp``'s trains by type (``4``, not ``4-1``:
+    trains of one type run alike) and a hex of one stop by its hex (``D7``, not ``D7-0``), as
+    ``run 4 D7 E6 G4`` is read (play-through s11: "the best is 'run 4-1 D7-0 E6-0 ...'")."""
+    s = game.state
+    c = s.corporations.get(corp)
+    for tid in sorted(c.trains if c else (), key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(tid)}(?![\w-])", game.train_label(tid), text)
+
+    def stop(m: "re.Match[str]") -> str:
+        try:
+            one = len(s.map.tile(m.group(1)).nodes) == 1
+        except (KeyError, AttributeError, GameError):
+            one = False
+        return m.group(1) if one else m.group(0)
+    return re.sub(r"(?<![\w-])([A-Z]{1,2}\d{1,3})-(\d+)(?![\w-])", stop, text)
 
 
 def private_purchase(game: "Game", player: str, move: Move) -> A.Bid | None:

@@ -189,22 +189,19 @@ def queue_hooks(session: Session, game_row, game, applied: list | None = None) -
 
 
 # ----------------------------------------------------------------- digests
-def _to_act(session: Session, row, seat) -> str:
+def _to_act(game, seat) -> str:
     """Whose turn it is in a game, for its digest (issue 29): "To act: Bob", "(you)" when it is the reader's."""
-    from pbm.e18xx.pbem.games import replay_rows, who_acts
+    from pbm.e18xx.pbem.games import who_acts
 
-    game = replay_rows(session, row).game
     if game.finished:
         return "The game is over."
     return f"To act: {who_acts(game)}" + (" (you)" if seat.name in game.acting_players() else "")
 
 
-def _caused(session: Session, row) -> dict[int, list[str]]:
+def _caused(game) -> dict[int, list[str]]:
     """Action number -> the texts of its events (pbm.e18xx.events), for a digest."""
     from pbm.e18xx.events import money_of, recorded
-    from pbm.e18xx.pbem.games import replay_rows
 
-    game = replay_rows(session, row).game
     money = money_of(game.title)
     out: dict[int, list[str]] = {}
     for e in recorded(game):
@@ -221,9 +218,8 @@ def digests(session: Session, sender: str, now: datetime) -> list[str]:
     from pbm.mail.message import clean_address
     from pbm.models import Game as GameRow
 
-    from pbm.e18xx.core import actions as A
-    from pbm.e18xx.pbem.games import action_rows, is_18xx, players, via_note
-    from pbm.e18xx.pbem.moves import format_action
+    from pbm.e18xx.pbem.eventlines import action_line
+    from pbm.e18xx.pbem.games import action_rows, is_18xx, players, replay_rows, via_note
     from pbm.e18xx.pbem.pacing import seen_line
 
     day = now.date().isoformat()
@@ -255,12 +251,13 @@ def digests(session: Session, sender: str, now: datetime) -> list[str]:
             lines.append(f"{row.title} game {row.name} (you are player {p.number}, {p.name}): "
                          f"{len(new)} new action(s)" + (f", the last {len(shown)} below" if len(shown) < len(new)
                                                        else "") + f"; now {seen_line(row, new[-1].seq)}")
-            lines.append(f"  {_to_act(session, row, p)}")
-            caused = _caused(session, row)  # what each action caused, under it (issue 29 item 2)
+            game = replay_rows(session, row).game
+            lines.append(f"  {_to_act(game, p)}")
+            caused = _caused(game)  # what each action caused, under it (issue 29 item 2)
             for r in shown:
-                act = A.action_from_dict(r.action)
-                lines.append(f"  #{r.seq} {names.get(r.player_number or 0, '-')}: {format_action(act)}"
-                             f"{via_note(r.action.get('_via'))}")
+                # the mails' words: who for which company, and a share's source ("#63 Ann for CAR:
+                # run auto", "#12 Bob: buy CoG ipo"); its price is in the event under it
+                lines.append(f"  {action_line(r, names, game)}{via_note(r.action.get('_via'))}")
                 lines += [f"      {text}" for text in caused.get(r.seq, [])]
             lines.append("")
         lines += ["You get a mail at once when it is your turn. To change: a mail to the game with "

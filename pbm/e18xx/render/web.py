@@ -71,17 +71,20 @@ def market_svg(game: Any, label: str) -> str:
     return canvas.svg(label)
 
 
-def action_texts(rows: list[Any]) -> list[str]:
-    """Each stored action in the move language (as a player writes it in a mail)."""
+def action_texts(rows: list[Any], game: Any = None) -> list[str]:
+    """Each stored action in the move language (as a player writes it in a mail), with the words of
+    the mails' "Last moves" when ``game`` (the replayed game) is given: a private's ability is its
+    owning company's move (``N&W: buy train 3 with P2 for $0 ($200 off)``, not ``P2: buy train 3
+    with P2``; issue 29, play-through s10 finding 7) and a share names where it came from."""
     from pbm.e18xx.core.actions import action_from_dict
-    from pbm.e18xx.pbem.moves import format_action
+    from pbm.e18xx.pbem.moves import action_words
 
     out = []
     for row in rows:
         d = row.action or {}
         try:
-            act = action_from_dict(d)
-            out.append(f"{act.entity}: {format_action(act)}")
+            ent, text = action_words(game, action_from_dict(d), getattr(row, "seq", None))
+            out.append(f"{ent}: {text}")
         except Exception:  # noqa: BLE001 - a log line is shown whatever the engine makes of it
             out.append(f"{d.get('entity', '?')}: {d.get('type', '?')}")
     return out
@@ -201,7 +204,7 @@ def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | No
         owner = p["owner"] or ""
         owner = "closed" if p["closed"] else (name(owner[2:]) if owner[1:2] == ":" else (owner or "bank"))
         privates.append({"sym": sym, "owner": owner, "value": p["value"], "revenue": p["revenue"]})
-    texts = texts if texts is not None else action_texts(rows)
+    texts = texts if texts is not None else action_texts(rows, g)
     real = {p.number: p.name for p in seats}
     log = []
     for i, row in enumerate(rows):
@@ -302,14 +305,14 @@ class Replays:
                 except Exception:  # noqa: BLE001 - whatever went wrong, a whole replay is the answer
                     pass
                 else:
-                    texts = texts + action_texts(rows[n:])
+                    texts = texts + action_texts(rows[n:], rep.game)
                     self._version += 1
                     self._games[game.id] = (rep, rows, texts, contents, self._version)
                     return rep, rows, texts, self._version
         if held is not None and held[3] == contents and ended:
             return held[0], rows, held[2], held[4]
         rep = replay_rows(s, game)
-        texts = action_texts(rows)
+        texts = action_texts(rows, rep.game)
         self._version += 1
         self._games[game.id] = (rep, rows, texts, contents, self._version)
         return rep, rows, texts, self._version
@@ -415,7 +418,8 @@ def write_site(session: Session, game: Any, put: Callable[[str, str | bytes], No
 
     rows = action_rows(session, game)
     links = Links(query=False)
-    texts = action_texts(rows)
+    final = replay_rows(session, game)
+    texts = action_texts(rows, final.game)
     if history:
         g = new_engine(session, game)
         rep = Replayed(g, g.total_cash())
@@ -423,6 +427,5 @@ def write_site(session: Session, game: Any, put: Callable[[str, str | bytes], No
             if n:
                 step(rep, action_from_dict(rows[n - 1].action), rollback=False)
             put(f"move-{n}.html", render("game18.html", **context(session, game, rep, rows, n, links, texts)))
-    rep = replay_rows(session, game)
-    put("index.html", render("game18.html", **context(session, game, rep, rows, None, links, texts)))
-    put("map.svg", map_svg(rep, f"Map of {game.name}"))
+    put("index.html", render("game18.html", **context(session, game, final, rows, None, links, texts)))
+    put("map.svg", map_svg(final, f"Map of {game.name}"))
