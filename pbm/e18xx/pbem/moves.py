@@ -10,7 +10,7 @@ matter.  Moves::
     pass rest of round           standing order: pass whenever asked this round
     bid 45 MRC                   (or: bid MRC 45)
     par W&A 90
-    buy CoG ipo | buy GA market  (buy GA = from the IPO)
+    buy CoG ipo | buy GA market  (buy GA = from the IPO if it has one, else the market)
     sell 2 GA | sell GA          (number of 10% shares, default 1)
     lay 57 E5 2                  tile, hex, rotation 0-5 (add "with MRC" for a private's lay;
                                  a listed "(same as 5)" after it is read and ignored)
@@ -129,8 +129,7 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if not text:
         return None
     toks = text.split()
-    verb = toks[0].lower()
-    args = toks[1:]
+    verb, args = _rulebook_words(toks[0].lower(), toks[1:])
     low = [t.lower() for t in args]
     if verb == "undo":
         raise _fail(lineno, line, "'undo' stands alone in its mail (it takes back your last mail)", verb)
@@ -199,8 +198,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
                                 _int(args[2], lineno, line, verb, "price"))
         corp = _name(args[0], lineno, line, verb, "corporation")
-        if len(args) == 1:
-            return A.BuyShares(entity, corporation=corp, source="ipo")
+        if len(args) == 1:  # the source is chosen when the move is applied (share_source)
+            return A.BuyShares(entity, corporation=corp, source="")
         if len(args) == 2 and low[1] in ("ipo", "market", "pool"):
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] == "ipo" else "pool")
         raise _fail(lineno, line, "say 'ipo' or 'market'", verb)
@@ -256,6 +255,29 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
+_DIVIDEND_WORDS = ((), ("out",), ("dividend",), ("dividends",), ("out", "dividend"), ("out", "dividends"))
+
+
+def _rulebook_words(verb: str, args: list[str]) -> tuple[str, list[str]]:
+    """The rulebooks' own words for a move, read as the move (play-through s11, 1848): 'reduce P5'
+    (3.1.1 "reduce the cost of a Private Company") is lower; 'pay', 'pay out', 'pay dividends'
+    (7.3 "pay out Dividends") is payout; 'retain' (10.3.3, 11.2 "Retaining Income") is withhold;
+    'station F5', 'place station F5' (7.3 "Purchase and place Station Tokens") is token.
+    'pay loan' / 'pay back loan' stay what they were (refused with the title's rule)."""
+    low = tuple(t.lower() for t in args)
+    if verb == "reduce":
+        return "lower", args
+    if verb == "pay" and low in _DIVIDEND_WORDS:
+        return "payout", []
+    if verb == "retain" and low in ((), ("income",), ("earnings",)):
+        return "withhold", []
+    if verb == "place" and low[:1] in (("station",), ("token",)):
+        verb, args, low = "station", args[1:], low[1:]
+    if verb == "station":
+        return "token", args[1:] if low[:1] == ("token",) else args
+    return verb, args
+
+
 def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTrain:
     """``buy train <id> [as <side>] [from <owner>] [for] [$]<price> [trade <train>] [with <private>]``,
     the words after the train in any order (the move lists write ``from ABC for 100``)."""
@@ -296,7 +318,8 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
 
 
 _MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "run", "payout", "withhold",
-               "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
+               "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
+               "reduce", "pay", "retain", "station", "place")  # the last five: the rulebooks' words (_rulebook_words)
 
 
 def split_line(line: str) -> list[str]:
@@ -354,6 +377,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     bought = private_purchase(game, player, move)
     if bought is not None:
         return bought
+    if isinstance(move, A.BuyShares) and not move.shares and not move.source:
+        move = replace(move, source=share_source(game, move.corporation))
     cur = game.current_entity()
     if cur and cur != player and game.controller(cur) == player and cur in game.state.corporations:
         if isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player:
@@ -361,6 +386,19 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.RunRoutes) and move.routes:
         move = train_ids(game, move)
     return move
+
+
+def share_source(game: "Game", corp: str) -> str:
+    """Where ``buy <corp>`` (no source named) takes its share: the IPO when it holds one (new shares at
+    par, 1848 5.1.3), else the market; so 'buy BOE' buys the Bank of England's share where it is
+    (1848 12.3.3; play-through s11: it was refused "no BOE certificate in the IPO")."""
+    try:
+        sym = game.corp(corp).sym
+    except GameError:
+        return "ipo"
+    if game._buyable_share(sym, "ipo") or not game._buyable_share(sym, "pool"):
+        return "ipo"
+    return "pool"
 
 
 def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:

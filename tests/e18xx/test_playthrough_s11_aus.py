@@ -1,0 +1,115 @@
+"""Play-through by mail s11, 1848 (issue 29 acceptance): the findings, each with the mail text seen.
+
+The game: tests/e18xx/playthrough/aus-s11.jsonl (seed 73; Ann, Bob, Cy, Di), written from the
+rulebook alone, one mail per company turn."""
+import json
+
+from pbm.e18xx.pbem.moves import parse_line
+
+from .helpers import PLAYTHROUGH, intent_mail, intent_refusal, playthrough_game
+
+mail, refusal = intent_mail, intent_refusal
+
+
+def game(upto: int, *, events: bool = False):
+    """The s11 game after ``upto`` actions (with ``events``, replayed with the recorder on)."""
+    if not events:
+        return playthrough_game("aus", upto, seed=73, suffix="-s11", players=4)
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.events import attach
+
+    g = Game("1848", ["Ann", "Bob", "Cy", "Di"], 73, (), ["1", "2", "3", "4"])
+    attach(g)
+    for line in (PLAYTHROUGH / "aus-s11.jsonl").read_text(encoding="utf-8").splitlines()[:upto]:
+        g.process(A.action_from_dict(json.loads(line)))
+    assert g.recorder.failures == 0
+    return g
+
+
+def texts_at(g, seq: int) -> list[str]:
+    from pbm.e18xx.events import money_of, recorded
+    money = money_of(g.title)
+    return [e.text(money) for e in recorded(g) if e.seq == seq]
+
+
+# -- the rulebook's own words (class b: refused though the rulebook says them) --------------------
+
+def test_reduce_is_the_rulebooks_word_for_lowering_a_private():
+    """Cy's first mail 'reduce P5' (3.1.1: "reduce the cost of a Private Company by 5 pounds") was
+    answered "no moves found": the line was taken for prose after the moves."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.mailplay import read_text
+
+    assert parse_line("reduce P5", "Cy") == A.Assign("Cy", "P5")
+    assert read_text("GAME: pt\nPLAYER: 3\nSECRET: x\nreduce P5\n").moves.strip() == "reduce P5"
+    made, _ = mail(game(2), "reduce P5")
+    assert made == ["lower P5"]
+
+
+def test_pay_is_payout():
+    """QR's turn (OR 2.1, Di): 'pay' was refused "unknown move 'pay'" (7.3: "Either pay out
+    Dividends or withhold"; 10.3.3 "Pay Dividends or Retain")."""
+    g = game(64)
+    made, _ = mail(g, "buy private P2 80\nlay 5 C20 2\nrun auto\npay\nbuy train 3\ndone")
+    assert "payout" in made and "buy train 3" in made
+    for words in ("pay out", "pay dividends", "pay dividend", "Pay Out"):
+        assert format_of(words) == "payout"
+
+
+def test_retain_is_withhold():
+    """SAR's turn (OR 2.1, Ann): 'retain' was refused "unknown move 'retain'" (10.3.3: "retained
+    in its entirety in the company's treasury"; 11.2 "Retaining Income")."""
+    g = game(73)
+    made, _ = mail(g, "take loan\nbuy private P4 220\nlay 6 H7 2\nlay 5 F5 4\nrun auto\nretain\nbuy train 3\ndone")
+    assert "withhold" in made and "buy train 3" in made
+    assert format_of("retain income") == "withhold"
+
+
+def test_station_is_token():
+    """CAR's turn (OR 3.1, Bob): 'station F5' was refused "unknown move 'station'" (7.3 step 2:
+    "Purchase and place Station Tokens"; 7.7 "Station Tokens")."""
+    g = game(95)
+    made, _ = mail(g, "lay 15 F5 2\nstation F5\nrun auto\npayout\ndone")
+    assert "token F5" in made
+    assert format_of("place station F5") == "token F5"
+    assert format_of("station token F5") == "token F5"
+
+
+def test_paying_a_loan_back_is_still_refused_with_its_rule():
+    """'pay' now means pay out; 'pay back loan' / 'pay loan' still get 1848's 5.6.1 answer."""
+    from pbm.e18xx.pbem.moves import RepayLoan
+
+    assert isinstance(parse_line("pay loan", "SAR"), RepayLoan)
+    assert isinstance(parse_line("pay back loan", "SAR"), RepayLoan)
+
+
+def format_of(words: str) -> str:
+    from pbm.e18xx.pbem.moves import format_action
+    return format_action(parse_line(words, "X"))
+
+
+# -- the Bank of England's shares ------------------------------------------------------------------
+
+def test_buy_boe_takes_the_share_where_it_is():
+    """Di, stock round 2: 'buy BOE' was refused "no BOE certificate in the IPO" while his list offered
+    only 'buy BOE market' (12.3.3: the Bank of England's shares "are available at the current
+    indicated price"; 'buy CAR' had bought from the IPO). A share named without its source comes
+    from the IPO when it has one, else from the market."""
+    g = game(43)
+    made, _ = mail(g, "buy BOE")
+    assert made == ["buy BOE market"]
+    assert g.state.share_owner.held("P:Di", "BOE")
+
+
+def test_buy_without_source_still_prefers_the_ipo():
+    """Bob, stock round 1: 'buy CAR' bought from the IPO (5.1.3: new shares at par)."""
+    g = game(13)
+    assert g.current_entity() == "Bob"
+    made, _ = mail(g, "buy CAR")
+    assert made == ["buy CAR ipo"]
+
+
+def test_an_explicit_source_is_kept():
+    """'buy BOE ipo' names the IPO, which holds no BOE share: refused as before, with the reason."""
+    assert "no BOE certificate in the IPO" in refusal(game(43), "buy BOE ipo")
