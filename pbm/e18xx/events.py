@@ -743,6 +743,24 @@ def _stop(g: "Game", coord: str, node: int | None = None) -> str:
     return stop_label(g, coord, node)
 
 
+def joint_home_waits(g: "Game", corp: str, *, named: bool = True) -> str:
+    """Why a floated company with two homes does not operate yet, or "" (1848 5.3.2, 5.3.3: COM
+    operates once track joins Sydney to Adelaide or the first 6 train is bought; play-through s11:
+    COM stood in the operating order and was skipped with no word)."""
+    from pbm.e18xx.rounds.cite import section
+
+    homes = g.joint_homes(corp) if corp in g.state.corporations else []
+    c = g.state.corporations.get(corp)
+    if len(homes) != 2 or c is None or not c.floated or c.closed:
+        return ""
+    if "joint_home_operates" in g.state.events or f"linked:{corp}" in g.state.events or g.homes_linked(*homes):
+        return ""
+    ref = section(g.title, "joint_home_link")
+    why = (f"waits for track joining {stop_label(g, homes[0])} to {stop_label(g, homes[1])}"
+           + (f" (rule {ref})" if ref else ""))
+    return f"{corp} does not operate yet: it {why}" if named else why
+
+
 def stop_label(g: "Game", coord: str, node: int | None = None) -> str:
     """A hex with its name (``F8 Atlanta``); on a hex of several stops, with the stop a player writes
     in a run (``D4-1 Atlanta``: issue 29 finding 8)."""
@@ -896,7 +914,9 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
     elif after.round != before.round:
         detail = ""
         if after.round[0] == "operating" and s.round.entities:
-            detail = "operating order: " + ", ".join(s.round.entities)
+            waits = [w for w in (joint_home_waits(g, c) for c in s.round.entities) if w]
+            detail = "operating order: " + ", ".join(c for c in s.round.entities if not joint_home_waits(g, c)) \
+                + "".join(f"; {w}" for w in waits)
         elif after.round[0] == "stock" and g.current_entity():
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))

@@ -113,3 +113,37 @@ def test_buy_without_source_still_prefers_the_ipo():
 def test_an_explicit_source_is_kept():
     """'buy BOE ipo' names the IPO, which holds no BOE share: refused as before, with the reason."""
     assert "no BOE certificate in the IPO" in refusal(game(43), "buy BOE ipo")
+
+
+# -- the Commonwealth Railways waiting for its link (5.3.2) ----------------------------------------
+
+WAITS = "COM does not operate yet: it waits for track joining F17 Sydney to G6 Adelaide (rule 5.3.2, 5.3.3)"
+
+
+def test_com_waiting_for_its_link_is_said_when_the_round_starts():
+    """SR4 ended with "operating order: CAR, QR, COM, VR, SAR, NSW" (#177), then COM was skipped with
+    no word, in OR 4.1, 4.2 and 5.1: Cy, its director, was never told why (5.3.2: COM "is launched
+    and begins to operate once 60% of its shares have been bought and a notional train of infinite
+    range could travel from Sydney to Adelaide")."""
+    g = game(177, events=True)
+    assert texts_at(g, 177)[0] == ("Stock round 4 ends; next: operating round 4.1 (operating order: "
+                                   f"CAR, QR, VR, SAR, NSW; {WAITS})")
+    g = game(205, events=True)
+    assert texts_at(g, 205)[0].endswith(f"(operating order: CAR, QR, VR, SAR, NSW; {WAITS})")
+
+
+def test_com_waiting_is_in_the_state_mail():
+    """The state's corporation line said only "COM ... floated"."""
+    from pbm.e18xx.render.view import describe
+
+    com = next(ln for ln in describe(game(177)).splitlines() if ln.startswith("  COM "))
+    assert com.endswith("  waits for track joining F17 Sydney to G6 Adelaide (rule 5.3.2, 5.3.3)")
+
+
+def test_com_linked_operates_with_no_note():
+    """Once the homes are linked COM operates, and the note goes."""
+    g = game(177, events=True)
+    g.state.events.add("linked:COM")
+    from pbm.e18xx.events import joint_home_waits
+    assert joint_home_waits(g, "COM") == ""
+    assert joint_home_waits(g, "CAR") == ""
