@@ -389,10 +389,12 @@ class PrivateClosed(Event):
     company: str = ""
     owner: str = ""
     why: str = ""  # "phase 5", "CAR bought a train", "SAR went into receivership" ...
+    keeps: str = ""  # the ability its owner keeps after the close (1848 4.1: P2's and P4's discounts)
 
     def text(self, money: Money) -> str:
         return f"Private {self.company} closes" + (f" ({self.why})" if self.why else "") + (
-            f"; {self.owner} owned it" if self.owner else "")
+            f"; {self.owner} owned it" if self.owner else "") + (
+            f"; {self.owner or 'its owner'} keeps its ability: {self.keeps}" if self.keeps else "")
 
 
 @dataclass(frozen=True)
@@ -686,6 +688,7 @@ class Snap:
     passed: frozenset[str] = frozenset()  # the stock round's players who have passed
     seats: tuple[str, ...] = ()  # the stock round's players
     auction: str | None = None  # the private auctioned among its bidders now
+    dormant: frozenset[str] = frozenset()  # privates closed whose unused ability lives on (no revenue)
 
 
 def snap(g: "Game") -> Snap:
@@ -699,6 +702,7 @@ def snap(g: "Game") -> Snap:
         corps=corps,
         trains={t.tid: (t.owner, t.obsolete) for t in s.trains.values()},
         companies={c.sym: (c.owner, c.closed) for c in s.companies.values()},
+        dormant=frozenset(c.sym for c in s.companies.values() if c.uses.get("dormant") and not c.closed),
         phase=s.phase,
         round=(s.round.kind, s.turn, s.round.num),
         bankrupt=frozenset(p.name for p in s.players if p.bankrupt),
@@ -895,6 +899,9 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         old_owner, was_closed = before.companies.get(sym, (None, False))
         if closed and not was_closed:
             out.append(PrivateClosed(seq, sym, _who(old_owner), _close_reason(g, sym, action, before, after, old_owner)))
+        elif sym in after.dormant and sym not in before.dormant:  # closed, its ability kept (1848 4.1, 4.3, 4.5)
+            out.append(PrivateClosed(seq, sym, _who(old_owner), _close_reason(g, sym, action, before, after, old_owner),
+                                     _kept_ability(g, sym)))
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
         if old is None:
@@ -1025,6 +1032,14 @@ def _auto_passes(action: Any, before: Snap, after: Snap, seq: int) -> list[Event
     if after.round[0] == "stock" and after.round != before.round:
         new += [p for p in after.seats if p in after.passed and p not in new]
     return [AutoPassed(seq, p) for p in new]
+
+
+def _kept_ability(g: "Game", sym: str) -> str:
+    """The ability a closing private leaves with its owner (``survives_close``), in the state's words."""
+    from pbm.e18xx.render.public import ability_text
+
+    kept = [ab for ab in g.title.company(sym).get("abilities", []) if ab.get("survives_close")]
+    return "; ".join(ability_text(g, ab) for ab in kept)
 
 
 def _close_reason(g: "Game", sym: str, action: Any, before: Snap, after: Snap, owner: str | None) -> str:

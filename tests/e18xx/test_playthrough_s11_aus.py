@@ -147,3 +147,18 @@ def test_com_linked_operates_with_no_note():
     from pbm.e18xx.events import joint_home_waits
     assert joint_home_waits(g, "COM") == ""
     assert joint_home_waits(g, "CAR") == ""
+
+
+# -- the privates closing with the first 5 train (4.1) ---------------------------------------------
+
+def test_privates_whose_discount_survives_are_said_to_close_too():
+    """VR's 'buy train 5' (#193): the events named P1, P3 and P5 closing, and said nothing of P2 (QR's)
+    and P4 (SAR's), though their income stopped (the state then read 'P2 ... pays £0; QR'). 4.1:
+    "Private Companies are closed with the sale of the first 5/5+ train. The discounts of P2 and P4
+    continue to be awarded after the companies are closed" (4.3, 4.5)."""
+    got = texts_at(game(193, events=True), 193)
+    assert "Private P1 closes (phase 5); NSW owned it" in got
+    assert ("Private P2 closes (phase 5); QR owned it; QR keeps its ability: lays tile 7/8/9 in B3, B7, B9, "
+            "C2, C4, C8, E6, E8 £40 off the terrain cost (a company owning it, or its director)") in got
+    assert ("Private P4 closes (phase 5); SAR owned it; SAR keeps its ability: £100 off a 2E train "
+            "(a company owning it, or its director)") in got
