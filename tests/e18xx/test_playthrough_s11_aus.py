@@ -162,3 +162,43 @@ def test_privates_whose_discount_survives_are_said_to_close_too():
             "C2, C4, C8, E6, E8 £40 off the terrain cost (a company owning it, or its director)") in got
     assert ("Private P4 closes (phase 5); SAR owned it; SAR keeps its ability: £100 off a 2E train "
             "(a company owning it, or its director)") in got
+
+
+# -- the PDF's map page -------------------------------------------------------------------------------
+
+def test_the_routes_legend_does_not_cover_the_rotation_key(monkeypatch):
+    """Di's PDF after #141: the "Routes run last (dashed)" lines were drawn from the page's bottom margin
+    up, over the rotation key drawn in the same strip: both unreadable where they met. The legend now
+    stands above the key, and the map is drawn above the legend."""
+    import json as _json
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.events import attach
+    from pbm.e18xx.pbem.games import Replayed, step
+    from pbm.e18xx.render import pdf
+
+    g = Game("1848", ["Ann", "Bob", "Cy", "Di"], 73, (), ["1", "2", "3", "4"])
+    attach(g)
+    rep = Replayed(g, g.total_cash())
+    for line in (PLAYTHROUGH / "aus-s11.jsonl").read_text(encoding="utf-8").splitlines()[:141]:
+        step(rep, A.action_from_dict(_json.loads(line)), rollback=False)
+    drawn: list[tuple[float, str]] = []  # the map page's strings
+    real, page_done = pdf._NamedCanvas.drawString, pdf._NamedCanvas.showPage
+
+    def record(self, x, y, text, *args, **kw):
+        if not getattr(self, "_s11_pages", 0):
+            drawn.append((y, text))
+        return real(self, x, y, text, *args, **kw)
+
+    def next_page(self, *args, **kw):
+        self._s11_pages = getattr(self, "_s11_pages", 0) + 1
+        return page_done(self, *args, **kw)
+
+    monkeypatch.setattr(pdf._NamedCanvas, "drawString", record)
+    monkeypatch.setattr(pdf._NamedCanvas, "showPage", next_page)
+    pdf.render_pdf(rep, "s11", names=lambda t: t)
+    key = [y for y, t in drawn if t == "Rotation key" or t.startswith(("Sides of a hex", "Write lay"))]
+    legend = [y for y, t in drawn if " last ran " in t or t.startswith("Routes run last")]
+    assert len(key) == 3 and len(legend) == 5  # the heading and CAR, NSW, QR, SAR
+    assert min(legend) > max(key) + 8

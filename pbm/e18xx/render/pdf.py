@@ -128,10 +128,14 @@ def _corp_colors(game: "Game") -> dict[str, str]:
 
 
 def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float]) -> None:
+    """The map in ``box`` (x0, y0, x1, y1); the legend of the routes run last at its foot, the map
+    above it (the legend was drawn from the page's margin up, over the rotation key: play-through s11)."""
     g = rep.game
     s = g.state
     m = s.map
-    geo = MapGeometry(g, box)
+    ran = sum(1 for routes in rep.last_routes.values() if routes)
+    legend_h = 9.0 * (ran + 1) if ran else 0.0
+    geo = MapGeometry(g, (box[0], box[1] + legend_h, box[2], box[3]))
     r = geo.r
     ccol = _corp_colors(g)
     positions: dict[str, list[tuple[float, float]]] = {}
@@ -294,7 +298,7 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         c.setFillColor(colors.HexColor("#d00000"))
         c.setFont("Helvetica-Bold", max(4, r * 0.2))
         c.drawCentredString(mx, my + r * 0.95, "last move")
-    y = MARGIN
+    y = box[1]
     for corp, text in reversed(legend):
         c.setFillColor(colors.HexColor(ccol.get(corp, "#000000")))
         c.setFont(SANS, 7)
