@@ -202,3 +202,21 @@ def test_the_routes_legend_does_not_cover_the_rotation_key(monkeypatch):
     legend = [y for y, t in drawn if " last ran " in t or t.startswith("Routes run last")]
     assert len(key) == 3 and len(legend) == 5  # the heading and CAR, NSW, QR, SAR
     assert min(legend) > max(key) + 8
+
+
+# -- routes as players write them ---------------------------------------------------------------------
+
+def test_a_route_into_a_hex_with_no_track_says_so():
+    """SAR (OR 4.2, Ann): 'run 4 G6 F5 E4 D3' went into D3, two towns with no tile yet; the refusal asked
+    to pick a town by its internal name: "D3: D3 has 2 stops; name one (D3-0 a town, D3-1 a town)",
+    which no choice could satisfy. It now says the hex has no track."""
+    g = game(220)
+    assert g.current_entity() == "SAR"
+    why = refusal(g, "run 4 G6 F5 E4 D3\nrun 3 G6 H7\npayout\ndone")
+    assert "D3 has no track yet (no tile is laid there), so no route stops in it" in why
+    assert "name one" not in why
+    # a laid hex of two stops still asks which one
+    g = game(153)
+    assert g.current_entity() == "SAR"
+    why = refusal(g, "run 3 G6 B17\npayout\ndone")
+    assert "B17 has 2 stops; name one" in why
