@@ -217,9 +217,25 @@ class RouteRun(Event):
     train_id: str = ""
     stops: tuple[str, ...] = ()  # the route's stops in order, each with its name ("F8 Atlanta", "D4-1 Atlanta")
     revenue: int = 0
+    gauge: int = 0  # changes of gauge on the route (1848 7.6: each counts against the range)
+    bonus: int = 0  # the part of the revenue that is a bonus for labelled cities (1848 10.4, K-K)
+    gauge_rule: str = ""
+    bonus_rule: str = ""
+    free_gauge: int = 0  # of the changes, those a + train runs without counting (8.2.3)
 
     def text(self, money: Money) -> str:
-        return f"{self.corp}'s {self.train} train ({self.train_id}) runs {' - '.join(self.stops)} for {money(self.revenue)}"
+        out = f"{self.corp}'s {self.train} train ({self.train_id}) runs {' - '.join(self.stops)} for {money(self.revenue)}"
+        notes = []
+        if self.gauge:
+            free = min(self.free_gauge, self.gauge)
+            counted = ("counted against its range" if not free else "free for a + train" if free == self.gauge
+                       else f"{self.gauge - free} counted against its range ({free} free for a + train)")
+            notes.append(f"{self.gauge} change{'' if self.gauge == 1 else 's'} of gauge on the way, {counted}"
+                         + (f" (rule {self.gauge_rule})" if self.gauge_rule else ""))
+        if self.bonus:
+            notes.append(f"{money(self.bonus)} of it the bonus for its K cities"
+                         + (f" (rule {self.bonus_rule})" if self.bonus_rule else ""))
+        return out + (f"; {'; '.join(notes)}" if notes else "")
 
 
 @dataclass(frozen=True)
@@ -1034,6 +1050,22 @@ def _auto_passes(action: Any, before: Snap, after: Snap, seq: int) -> list[Event
     return [AutoPassed(seq, p) for p in new]
 
 
+def _route_extras(g: "Game", tid: str, route: Any) -> tuple[int, int, str, str, int]:
+    """A route's changes of gauge and its K bonus, with their rules (1848 7.6, 10.4; play-through s11:
+    the mails never named either, so a route's length and revenue could not be checked)."""
+    from pbm.e18xx.gauge import _train_spec, gauge_changes, k_bonus, uses_gauge_routes
+    from pbm.e18xx.rounds.cite import section
+
+    if not uses_gauge_routes(g) or not hasattr(route, "mask") or tid not in g.state.trains:
+        return 0, 0, "", "", 0
+    spec = _train_spec(g, tid)
+    if spec.to_offboard:  # the Ghan earns its two stops only (8.2.5)
+        return 0, 0, "", "", 0
+    changes, bonus = gauge_changes(g, route), k_bonus(g, route)
+    return (changes, bonus, section(g.title, "gauge_change") if changes else "",
+            section(g.title, "k_bonus") if bonus else "", spec.free_gauge if changes else 0)
+
+
 def _kept_ability(g: "Game", sym: str) -> str:
     """The ability a closing private leaves with its owner (``survives_close``), in the state's words."""
     from pbm.e18xx.render.public import ability_text
@@ -1203,7 +1235,7 @@ class Recorder:
             name = (train.variant or train.name) if train is not None else tid
             nodes = list(route.nodes) if hasattr(route, "nodes") else []
             out.append(RouteRun(seq, action.entity, str(name), str(tid), tuple(_stop(g, h, i) for h, i in nodes),
-                                int(getattr(route, "revenue", 0))))
+                                int(getattr(route, "revenue", 0)), *_route_extras(g, tid, route)))
         out += _idle_trains(g, action.entity, {tid for tid, _ in routes}, seq)
         total = sum(e.revenue for e in out if isinstance(e, RouteRun))
         out.append(RunTotal(seq, action.entity, total, int(getattr(r, "subsidy", 0) or 0) if routes else 0,

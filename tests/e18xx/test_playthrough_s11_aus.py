@@ -220,3 +220,28 @@ def test_a_route_into_a_hex_with_no_track_says_so():
     assert g.current_entity() == "SAR"
     why = refusal(g, "run 3 G6 B17\npayout\ndone")
     assert "B17 has 2 stops; name one" in why
+
+
+def test_a_route_says_its_changes_of_gauge_and_its_k_bonus():
+    """The word 'gauge' stood in no mail of the play-through, nor did the K bonus: VR's 5 train earned
+    £140 on Melbourne - Geelong - Mount Gambier - Adelaide (#218), £50 of it the bonus for two K cities
+    (10.4), and crossed a change of gauge that counted as a stop (7.6); NSW's 4 train (#229) did too.
+    Neither could be checked from the mail."""
+    g = game(229, events=True)
+    assert texts_at(g, 218)[0] == (
+        "VR's 5 train (5-0) runs H11 Melbourne - H9 Geelong - H7 Mount Gambier - G6 Adelaide for £140; "
+        "1 change of gauge on the way, counted against its range (rule 7.6, 8.2.3); "
+        "£50 of it the bonus for its K cities (rule 10.4)")
+    assert texts_at(g, 229)[0] == (
+        "NSW's 4 train (4-2) runs F17 Sydney - E18 Newcastle - C20 Southport - B21 for £120; "
+        "1 change of gauge on the way, counted against its range (rule 7.6, 8.2.3)")
+    assert texts_at(g, 223)[0] == (  # no change of gauge, no K bonus: no note
+        "SAR's 4 train (4-3) runs G6 Adelaide - F5 Port Pirie - E4 Port Augusta - E2 Whyalla - F3 Port Lincoln for £130")
+
+
+def test_a_plus_train_runs_one_change_of_gauge_free():
+    from pbm.e18xx.events import RouteRun
+
+    e = RouteRun(1, "FT", "3+", "3-1", ("G14 Canberra", "G16 Wollongong"), 50, gauge=1, gauge_rule="7.6, 8.2.3",
+                 free_gauge=1)
+    assert e.text(lambda v: f"£{v}").endswith("; 1 change of gauge on the way, free for a + train (rule 7.6, 8.2.3)")
