@@ -645,17 +645,29 @@ KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     GameOver)}
 
 
-def _idle_trains(g: "Game", corp: str, ran: set[str], seq: int) -> list[Event]:
-    """The company's freight trains of number 1 (18VA's 1G) that ran no route: such a train scores
+def _idle_why(g: "Game", written: bool) -> str:
+    """Why a train ran no route (play-through s11: VR's 4 train sat idle beside its 5 with no word)."""
+    if written:
+        return "the run named no route for it"
+    return ("no route was left for it: each route it could run needs track the company's other trains use, "
+            "or reaches no second stop from the company's stations")
+
+
+def _idle_trains(g: "Game", corp: str, ran: set[str], seq: int, written: bool = False,
+                 others: bool = False) -> list[Event]:
+    """The company's trains that ran no route, each with why (``written``: the run named its routes).
+    The freight trains of number 1 (18VA's 1G) say more: such a train scores
     only with a mine or a coal district on its route (18VA 4.5.8: "a 1G must include a CMD or mine in
     its route"); said so, with the company's stations, so that its 0 is not a mystery."""
     out: list[Event] = []
     kinds = {v: k for t in g.title.data.get("trains", []) for v, k in (t.get("variants") or {}).items()}
     for tid in list(g.state.corporations[corp].trains):
         train = g.state.trains.get(tid)
-        if train is None or tid in ran or not train.variant or kinds.get(train.variant) != "freight":
+        if train is None or tid in ran:
             continue
-        if not str(train.variant).startswith("1"):
+        if not train.variant or kinds.get(train.variant) != "freight" or not str(train.variant).startswith("1"):
+            if others:
+                out.append(TrainIdle(seq, corp, str(train.variant or train.name), str(tid), _idle_why(g, written)))
             continue
         from pbm.e18xx.rounds.cite import see
 
@@ -1236,7 +1248,9 @@ class Recorder:
             nodes = list(route.nodes) if hasattr(route, "nodes") else []
             out.append(RouteRun(seq, action.entity, str(name), str(tid), tuple(_stop(g, h, i) for h, i in nodes),
                                 int(getattr(route, "revenue", 0)), *_route_extras(g, tid, route)))
-        out += _idle_trains(g, action.entity, {tid for tid, _ in routes}, seq)
+        # every idle train when others ran (a company with no route at all is said by its run total)
+        out += _idle_trains(g, action.entity, {tid for tid, _ in routes}, seq,
+                            written=not getattr(action, "auto", False), others=bool(routes))
         total = sum(e.revenue for e in out if isinstance(e, RouteRun))
         out.append(RunTotal(seq, action.entity, total, int(getattr(r, "subsidy", 0) or 0) if routes else 0,
                             len(routes)))
