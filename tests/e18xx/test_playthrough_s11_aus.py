@@ -245,3 +245,28 @@ def test_a_plus_train_runs_one_change_of_gauge_free():
     e = RouteRun(1, "FT", "3+", "3-1", ("G14 Canberra", "G16 Wollongong"), 50, gauge=1, gauge_rule="7.6, 8.2.3",
                  free_gauge=1)
     assert e.text(lambda v: f"£{v}").endswith("; 1 change of gauge on the way, free for a + train (rule 7.6, 8.2.3)")
+
+
+def test_a_train_that_runs_no_route_is_said():
+    """VR owned a 4 and a 5; 'run 5 H11 H9 H7 G6' (#218) and later 'run auto' (#252) ran the 5 alone, and
+    nothing said the 4 ran no route (7.3: the trains' run is compulsory; the 4 had none left: VR's only
+    station is Melbourne, whose track the 5 used)."""
+    g = game(252, events=True)
+    assert "VR's 4 (4-0) runs no route: the run named no route for it" in texts_at(g, 218)
+    assert ("VR's 4 (4-0) runs no route: no route was left for it: each route it could run needs track the "
+            "company's other trains use, or reaches no second stop from the company's stations") in texts_at(g, 252)
+    assert not [t for t in texts_at(g, 229) if "runs no route" in t]  # NSW ran both its trains
+
+
+def test_the_k_cities_and_the_changes_of_gauge_are_in_the_state():
+    """The K-K bonus (10.4) needs to know which cities are K cities and the range needs the changes of gauge
+    (7.6): the map marked neither as such and no mail named them."""
+    from pbm.e18xx.render.public import public_lines
+
+    lines = public_lines(game(30), compact=True)
+    assert ("K cities: D1 Perth, B19 Brisbane, F17 Sydney, H11 Melbourne, G6 Adelaide; a train's route joining "
+            "several earns more (2 £50, 3 £100, 4 £150, 5 £200; not the 2E) (rule 10.4)") in lines
+    assert ("Changes of gauge: track crossing the thick line between the gauges on the map changes gauge; each "
+            "change counts as a stop against a train's range, a + train runs one free (rule 7.6, 8.2.3)") in lines
+    from pbm.e18xx.core.game import Game
+    assert not [ln for ln in public_lines(Game("18GA", ["A", "B", "C"]), compact=True) if "gauge" in ln or "K cities" in ln]
