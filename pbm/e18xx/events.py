@@ -76,6 +76,22 @@ class AuctionWon(Event):
 
 
 @dataclass(frozen=True)
+class PriceLowered(Event):
+    """A private's price lowered in a falling-price sale (1848 3.1.1; play-through s11: 'lower P5' said
+    nothing of the new price)."""
+    kind: ClassVar[str] = "private_lowered"
+    player: str = ""
+    company: str = ""
+    price: int = 0  # its price now
+    lowest: int = 0
+    rule: str = ""
+
+    def text(self, money: Money) -> str:
+        return (f"{self.player} lowers {self.company}'s price to {money(self.price)} (lowest {money(self.lowest)})"
+                + (f" (rule {self.rule})" if self.rule else ""))
+
+
+@dataclass(frozen=True)
 class AuctionBegan(Event):
     """A private goes to auction among the players who bid on it (issue 29 finding 10)."""
     kind: ClassVar[str] = "auction_began"
@@ -639,10 +655,24 @@ class GameOver(Event):
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
-    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, SharesBought, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
+    AuctionWon, PriceLowered, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, SharesBought, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, TrainDiscarded, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
+
+
+def _lowered(g: "Game", action: Any, before: Snap, seq: int) -> list[Event]:
+    """'lower P5' in a falling-price sale: the private's price now (1848 3.1.1)."""
+    if getattr(action, "type", "") != "assign" or before.round[0] != "auction":
+        return []
+    comp = g.state.companies.get(str(getattr(action, "target", "")))
+    if comp is None or comp.owner is not None or f"P:{action.entity}" not in g.state.cash:
+        return []
+    from pbm.e18xx.rounds.cite import section
+
+    floors = (g.title.data.get("auction") or {}).get("min_prices") or {}
+    return [PriceLowered(seq, str(action.entity), comp.sym, int(comp.min_bid), int(floors.get(comp.sym, 0)),
+                         section(g.title, "auction_lower"))]
 
 
 def _idle_why(g: "Game", written: bool) -> str:
@@ -832,6 +862,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
     s = g.state
     sold = sold or {}
     out: list[Event] = []
+    out += _lowered(g, action, before, seq)
     # privates changing hands
     for sym, (owner, closed) in after.companies.items():
         was = before.companies.get(sym, (None, False))[0]

@@ -270,3 +270,11 @@ def test_the_k_cities_and_the_changes_of_gauge_are_in_the_state():
             "change counts as a stop against a train's range, a + train runs one free (rule 7.6, 8.2.3)") in lines
     from pbm.e18xx.core.game import Game
     assert not [ln for ln in public_lines(Game("18GA", ["A", "B", "C"]), compact=True) if "gauge" in ln or "K cities" in ln]
+
+
+def test_lowering_a_private_says_its_price_now():
+    """Cy's 'lower P5' (#3): the mail's "What happened" said only "#3 Cy: lower P5"; the new price
+    stood in the price list alone (3.1.1: "reduce the cost of a Private Company by 5 pounds")."""
+    g = game(10, events=True)
+    assert texts_at(g, 3) == ["Cy lowers P5's price to £165 (lowest £140) (rule 3.1.1)"]
+    assert texts_at(g, 10) == ["Bob lowers P1's price to £20 (lowest £0) (rule 3.1.1)"]
