@@ -292,11 +292,15 @@ class DividendPaid(Event):
     per_share: float = 0
     holders: tuple[tuple[str, int], ...] = ()  # (player, amount), seat order
     treasury: int = 0  # to the company's treasury (withheld, or its market shares' part)
+    moved: bool = False  # a run earning nothing moved the share price (as withholding does)
+    rule: str = ""  # the withholding rule, then
 
     def text(self, money: Money) -> str:
         if self.how != "payout" or not self.revenue:
             if not self.revenue:
-                return f"{self.corp} earns nothing: no dividend"
+                return f"{self.corp} earns nothing: no dividend" + (
+                    f"; earning nothing counts as withholding" + (f" (rule {self.rule})" if self.rule else "")
+                    if self.moved else "")
             return f"{self.corp} withholds {money(self.revenue)}: all of it goes to its treasury"
         paid = "; ".join(f"{n} {money(a)}" for n, a in self.holders) or "no player holds a share"
         tail = f"; to its treasury {money(self.treasury)}" if self.treasury else ""
@@ -1383,7 +1387,11 @@ class Recorder:
             treasury = s.cash[c.key] - cash.get(c.key, 0) - subsidy
             per = revenue / c.size if c.size else 0
             how = "payout" if kind == "payout" and revenue > 0 else "withhold"
-            self._pending.append(DividendPaid(self._seq, corp, how, revenue, per, tuple(holders), max(0, treasury)))
+            from pbm.e18xx.rounds.cite import section
+
+            moved = not revenue and cell is not None and c.price != cell  # 1848 11.2: "retains ... decreases"
+            self._pending.append(DividendPaid(self._seq, corp, how, revenue, per, tuple(holders), max(0, treasury),
+                                              moved, section(self.game.title, "price_withhold") if moved else ""))
             if cell is not None and c.price == cell and not c.closed:
                 self._pending.append(_price_stays(self.game, self._seq, corp, how, revenue))
         except Exception:  # noqa: BLE001 - finding events never stops the game

@@ -278,3 +278,13 @@ def test_lowering_a_private_says_its_price_now():
     g = game(10, events=True)
     assert texts_at(g, 3) == ["Cy lowers P5's price to £165 (lowest £140) (rule 3.1.1)"]
     assert texts_at(g, 10) == ["Bob lowers P1's price to £20 (lowest £0) (rule 3.1.1)"]
+
+
+def test_earning_nothing_says_why_the_price_falls():
+    """CAR's first turn (#30, no train yet): "CAR earns nothing: no dividend" and then its price fell
+    £100 -> £90 with no word why (11.2: a company that retains moves left; earning nothing is retaining)."""
+    g = game(31, events=True)
+    assert texts_at(g, 30)[:2] == [
+        "CAR earns nothing: no dividend; earning nothing counts as withholding (rule 11.2)",
+        "CAR's share price goes down from £100 to £90 (market row 2 column 6 -> row 2 column 5)"]
+    assert g.recorder.failures == 0
