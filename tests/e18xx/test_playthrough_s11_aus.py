@@ -288,3 +288,12 @@ def test_earning_nothing_says_why_the_price_falls():
         "CAR earns nothing: no dividend; earning nothing counts as withholding (rule 11.2)",
         "CAR's share price goes down from £100 to £90 (market row 2 column 6 -> row 2 column 5)"]
     assert g.recorder.failures == 0
+
+
+def test_a_phase_change_says_the_bank_of_englands_dividend():
+    """Phase 3 (#53) and phase 5 (#193) raise the Bank of England's minimum dividend (5.4.3; 9.3 "pays a
+    minimum dividend of £10 per share", 9.5 "£20 per share"); the phase events said everything else."""
+    g = game(193, events=True)
+    assert texts_at(g, 53)[-1].endswith("; BOE pays its shareholders at least £100 (£10 a share)")
+    assert "BOE pays its shareholders at least £200 (£20 a share); no longer:" in texts_at(g, 193)[0]
+    assert "BOE" not in texts_at(g, 118)[0]  # phase 4 leaves it as it was
