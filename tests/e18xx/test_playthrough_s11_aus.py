@@ -297,3 +297,24 @@ def test_a_phase_change_says_the_bank_of_englands_dividend():
     assert texts_at(g, 53)[-1].endswith("; BOE pays its shareholders at least £100 (£10 a share)")
     assert "BOE pays its shareholders at least £200 (£20 a share); no longer:" in texts_at(g, 193)[0]
     assert "BOE" not in texts_at(g, 118)[0]  # phase 4 leaves it as it was
+
+
+def test_out_of_turn_names_who_acts_once():
+    """Ann's 'pass' while Di was to act (stock round 2): "it is not Ann's turn: Di (Di) must act"."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.errors import GameError
+
+    g = game(43)
+    try:
+        g.process(A.Pass("Ann"))
+    except GameError as exc:
+        assert str(exc) == "it is not Ann's turn: Di must act in the stock round"
+    else:
+        raise AssertionError("Ann's pass was taken out of turn")
+    g = game(64)  # QR's turn, its president Di
+    try:
+        g.process(A.Pass("CAR"))
+    except GameError as exc:
+        assert str(exc).startswith("it is not CAR's turn: Di for QR must act")
+    else:
+        raise AssertionError("CAR's pass was taken out of turn")
