@@ -420,6 +420,35 @@ class TrainDiscarded(Event):
 
 
 @dataclass(frozen=True)
+class TrainBought(Event):
+    """A train a company buys, from whom and for how much (play-through s11: "#31 ABC: buy train 2"
+    said nothing of the $100 or of the bank)."""
+    kind: ClassVar[str] = "train_bought"
+    corp: str = ""
+    train: str = ""
+    source: str = ""  # "the bank", "the open market" or the selling company
+    price: int = 0
+
+    def text(self, money: Money) -> str:
+        return f"{self.corp} buys a {self.train} train from {self.source} for {money(self.price)}"
+
+
+@dataclass(frozen=True)
+class MarkerPlaced(Event):
+    """A private's revenue marker put on a hex (18AL's South & North Alabama: play-through s11, where
+    'assign SNAR G4' said nothing and the state never showed the marker)."""
+    kind: ClassVar[str] = "marker_placed"
+    corp: str = ""
+    company: str = ""
+    where: str = ""
+    bonus: int = 0
+
+    def text(self, money: Money) -> str:
+        return (f"{self.corp} puts {self.company}'s +{money(self.bonus)} marker on {self.where}: each of "
+                f"{self.corp}'s trains running there earns {money(self.bonus)} more")
+
+
+@dataclass(frozen=True)
 class PrivateClosed(Event):
     kind: ClassVar[str] = "private_closed"
     company: str = ""
@@ -644,7 +673,7 @@ class AutoPassed(Event):
     player: str = ""
 
     def text(self, money: Money) -> str:
-        return f"{self.player} passes: there is nothing to buy or sell"
+        return f"{self.player} passes automatically: no purchase or sale is open to them now"
 
 
 @dataclass(frozen=True)
@@ -660,7 +689,7 @@ class GameOver(Event):
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     AuctionWon, PriceLowered, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, SharesBought, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
-    TrainsObsolete, TrainLeft, TrainDiscarded, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
+    TrainsObsolete, TrainLeft, TrainDiscarded, TrainBought, MarkerPlaced, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
 
@@ -886,6 +915,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
                 out += _free_train(g, sym, owner, before, after, seq)
     if getattr(action, "type", "") == "sell_shares":
         out += _sale(g, action, before, after, seq)
+    if getattr(action, "type", "") == "assign" and action.entity in s.companies:
+        corp = _who(s.companies[action.entity].owner)
+        mark = s.hex_bonuses.get(corp)
+        if mark and mark[0] == action.target:
+            out.append(MarkerPlaced(seq, corp, action.entity, _stop(g, mark[0]), int(mark[1])))
     if after.auction and after.auction != before.auction:
         r = s.round
         bids = sorted(((b.player, int(b.price)) for b in r.bids.get(after.auction, [])), key=lambda pb: -pb[1])
@@ -929,6 +963,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         if pres and before.cash.get(f"P:{pres}", 0) > after.cash.get(f"P:{pres}", 0):
             out.append(PresidentPaid(seq, pres, action.entity,
                                      before.cash[f"P:{pres}"] - after.cash.get(f"P:{pres}", 0)))
+    if getattr(action, "type", "") == "buy_train":
+        buyer = action.entity if action.entity in after.corps else \
+            _who(before.companies.get(action.entity, (None, False))[0])  # 'with NDY': its owner buys
+        if buyer in after.corps:
+            out += _bought(g, buyer, before, after, seq)
     market = g.title.market
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
@@ -991,6 +1030,23 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
     return out
+
+
+def _bought(g: "Game", corp: str, before: Snap, after: Snap, seq: int) -> list[Event]:
+    """The train(s) ``corp`` got by a ``buy_train``: the seller and the price (what the company and,
+    in a forced purchase, its president paid)."""
+    key = f"C:{corp}"
+    got = [tid for tid, (owner, _obs) in after.trains.items()
+           if owner == key and before.trains.get(tid, ("depot", False))[0] != key]
+    if len(got) != 1:
+        return []
+    was = before.trains.get(got[0], ("depot", False))[0]
+    source = {"depot": "the bank", "discard": "the open market"}.get(was, _who(was))
+    pres = before.corps[corp][5]
+    paid = before.cash.get(key, 0) - after.cash.get(key, 0)
+    if pres:
+        paid += max(0, before.cash.get(f"P:{pres}", 0) - after.cash.get(f"P:{pres}", 0))
+    return [TrainBought(seq, corp, str(g.state.trains[got[0]].name), source, max(0, paid))]
 
 
 def _free_train(g: "Game", company: str, owner: str, before: Snap, after: Snap, seq: int) -> list[Event]:
@@ -1143,7 +1199,24 @@ def _close_reason(g: "Game", sym: str, action: Any, before: Snap, after: Snap, o
         if owner == f"C:{action.entity}" or action.entity in tied:
             return f"{action.entity} bought a train"
     if kind in ("use_ability", "assign") or getattr(action, "entity", None) in after.companies:
-        return "its ability was used"
+        return "its ability was used" + _ability_words(g, action, owner)
+    return ""
+
+
+def _ability_words(g: "Game", action: Any, owner: str) -> str:
+    """What a private's used ability did, where the closing is all the events would say (play-through
+    s11: 18VA's Potomac Yards station and Railway Express bonus): ``: N&W's extra station beside the
+    city in H15 Norfolk``, ``: SR's bonus in F11 Richmond``."""
+    corp = owner[2:] if owner.startswith("C:") else ""
+    if not corp:
+        return ""
+    if getattr(action, "type", "") == "place_token" and isinstance(getattr(action, "city", None), str):
+        coord = action.city.split("-")[0].upper()
+        if coord in g.title.hexes:
+            return f": {corp}'s extra station beside the city in {stop_label(g, coord)}"
+    if getattr(action, "type", "") == "assign" and isinstance(getattr(action, "target", None), str) \
+            and action.target in g.title.hexes:
+        return f": {corp}'s bonus in {stop_label(g, action.target)}"
     return ""
 
 

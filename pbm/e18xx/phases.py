@@ -21,7 +21,8 @@ TRAIN_EVENT_TEXT = {
 # a phase's status, as the rules word it
 STATUS_TEXT = {
     "can_buy_companies": "companies may buy private companies from players",
-    "can_buy_companies_from_other_players": "companies may buy private companies from other players' companies",
+    "can_buy_companies_from_other_players": "companies may buy private companies from players other than their "
+                                            "president",
     "limited_train_buy": "a company may buy only one train from the depot per turn",
     "cmd_token_bonus": "the CMD station bonus for freight counts",
     "may_convert": "five-share companies may convert to ten shares",
@@ -33,6 +34,20 @@ def _list(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _rising_values(title: Any, colours: list[str]) -> str:
+    """``the higher revenue of A4 Nashville, ... applies``: the printed stops whose value changes with a
+    colour now unlocked (18AL 4.2.3.1: the off-boards and Meridian "the lower value applies until the
+    first 5 Train is purchased"; play-through s11: the phase-5 event did not say it)."""
+    names = []
+    for coord, hexdef in sorted(title.hexes.items()):
+        nodes = getattr(hexdef.tile, "nodes", ()) or ()
+        if any(len(n.revenue) > 1 and any(col in colours for col, _v in n.revenue[1:]) for n in nodes):
+            names.append(f"{coord} {hexdef.name}" if hexdef.name else coord)
+    if not names:
+        return ""
+    return f"the higher revenue of {_list(names)} applies"
 
 
 def limit_text(ph: Any) -> str:
@@ -53,6 +68,9 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
     colours = [t for t in b.tiles if t not in a.tiles]
     if colours:
         unlocks.append(f"{_list(colours)} tiles may be laid")
+    rising = _rising_values(title, colours)
+    if rising:
+        unlocks.append(rising)
     gone = [t for t in a.tiles if t not in b.tiles]
     if gone:
         closes.append(f"{_list(gone)} tiles")

@@ -80,6 +80,7 @@ _SUBJECT_WORDS = (
     ("no turnsheet found", "no turnsheet found"),
     ("the GAME line is missing", "the GAME line is missing"),
     ("there is no game", "unknown game name"),
+    ("names no game here", "unknown game name"),  # a misspelt GAME line of a move mail, not "a move was refused"
     ("takes moves, not turnsheets", "send moves, not a turnsheet"),
     ("but this address takes", "sent to another game's address"),
     ("it takes no more", "the game is closed"),

@@ -306,7 +306,8 @@ def test_since_the_last_mail_survives_an_undo():
 
 def test_depot_next_train_home_stations_and_who_starts_the_next_round():
     assert at(GA_BANK, 162, E.DepotNext) == [E.DepotNext(162, "2", "3", 180)]
-    assert texts(GA_BANK, 162) == ["The 2 trains are sold out: the depot now offers 3 trains at $180"]
+    assert texts(GA_BANK, 162) == ["GA buys a 2 train from the bank for $100",  # play-through s11 (18AL)
+                                   "The 2 trains are sold out: the depot now offers 3 trains at $180"]
     assert at(GA_BANK, 40, E.StationPlaced) == [E.StationPlaced(40, "W&A", "D4 Atlanta (its city is chosen when the hex's first tile is laid)")]
     assert at(GA_BANK, 40, E.RoundEnded) == [E.RoundEnded(40, "Stock round 1", "operating round 1.1",
                                                           "operating order: W&A, CoG")]

@@ -94,8 +94,8 @@ def format_of(words: str) -> str:
 def test_buy_boe_takes_the_share_where_it_is():
     """Di, stock round 2: 'buy BOE' was refused "no BOE certificate in the IPO" while his list offered
     only 'buy BOE market' (12.3.3: the Bank of England's shares "are available at the current
-    indicated price"; 'buy CAR' had bought from the IPO). A share named without its source comes
-    from the IPO when it has one, else from the market."""
+    indicated price"; 'buy CAR' had bought from the IPO). The Bank of England has no IPO: its shares
+    are bought where they are (5.4.2 "always bought and sold at the indicated price")."""
     g = game(43)
     made, _ = mail(g, "buy BOE")
     assert made == ["buy BOE market"]
@@ -110,9 +110,11 @@ def test_buy_without_source_still_prefers_the_ipo():
     assert made == ["buy CAR ipo"]
 
 
-def test_an_explicit_source_is_kept():
-    """'buy BOE ipo' names the IPO, which holds no BOE share: refused as before, with the reason."""
-    assert "no BOE certificate in the IPO" in refusal(game(43), "buy BOE ipo")
+def test_a_company_with_an_ipo_keeps_the_source_written():
+    """'buy BOE ipo' is the Bank of England's one share too; 'buy CAR market' with CAR's market empty is
+    refused as before, with the reason."""
+    assert mail(game(43), "buy BOE ipo")[0] == ["buy BOE market"]
+    assert "no CAR certificate in the open market" in refusal(game(43), "buy CAR market")
 
 
 # -- the Commonwealth Railways waiting for its link (5.3.2) ----------------------------------------
@@ -294,9 +296,12 @@ def test_a_phase_change_says_the_bank_of_englands_dividend():
     """Phase 3 (#53) and phase 5 (#193) raise the Bank of England's minimum dividend (5.4.3; 9.3 "pays a
     minimum dividend of £10 per share", 9.5 "£20 per share"); the phase events said everything else."""
     g = game(193, events=True)
-    assert texts_at(g, 53)[-1].endswith("; BOE pays its shareholders at least £100 (£10 a share)")
-    assert "BOE pays its shareholders at least £200 (£20 a share); no longer:" in texts_at(g, 193)[0]
-    assert "BOE" not in texts_at(g, 118)[0]  # phase 4 leaves it as it was
+
+    def phase(seq: int) -> str:
+        return next(t for t in texts_at(g, seq) if t.startswith("Phase "))
+    assert phase(53).endswith("; BOE pays its shareholders at least £100 (£10 a share)")
+    assert "BOE pays its shareholders at least £200 (£20 a share); no longer:" in phase(193)
+    assert "BOE" not in phase(118)  # phase 4 leaves it as it was
 
 
 def test_out_of_turn_names_who_acts_once():
@@ -315,6 +320,6 @@ def test_out_of_turn_names_who_acts_once():
     try:
         g.process(A.Pass("CAR"))
     except GameError as exc:
-        assert str(exc).startswith("it is not CAR's turn: Di for QR must act")
+        assert str(exc).startswith("it is not CAR's turn: QR (Di) must act")
     else:
         raise AssertionError("CAR's pass was taken out of turn")

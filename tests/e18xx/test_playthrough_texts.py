@@ -76,9 +76,9 @@ def test_a_player_passed_by_the_engine_is_told():
     money = E.money_of(g.title)
     last = [e for e in rec.events if e.seq == len(VA_SR1)]
     texts = [e.text(money) for e in last]
-    assert "Bob passes: there is nothing to buy or sell" in texts
+    assert "Bob passes automatically: no purchase or sale is open to them now" in texts
     # told before the round's end
-    assert texts.index("Bob passes: there is nothing to buy or sell") < next(
+    assert texts.index("Bob passes automatically: no purchase or sale is open to them now") < next(
         i for i, e in enumerate(last) if isinstance(e, E.RoundEnded))
     assert E.event_from_dict(last[0].to_dict(money)) == last[0]
 

@@ -55,7 +55,8 @@ def test_18al_standing_bids_cash_set_aside_objectives_and_privates():
     assert "rusts when the first 4 is bought" in text and "obsolete when the first 7 is bought" in text
     pdf = pdf_text(g)
     for part in ("Standing bids: M&C: Bob $105; NDY: Ann $125, Cy $130 (high)", "L&N to G4 +$100",
-                 "50% off a 3/4/5 train", "4: 3 of 3 left, $300 (obsolete when the first 7 is bought)"):
+                 "50% off a 3/4/5 train",
+                 "4: 3 of 3 left, $300 (obsolete when the first 7 is bought; the first bought sets the train limit to 3)"):
         assert part in pdf, part
 
 

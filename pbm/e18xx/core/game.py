@@ -625,6 +625,6 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
 
     def _not_turn(self, entity: str) -> NotYourTurn:
         cur = self.current_entity()
-        ctl = self.controller(cur) if cur else None
-        who = cur if not ctl or ctl == cur else f"{ctl} for {cur}"  # not 'Di (Di)' (play-through s11)
+        ctl = self.controller(cur) if cur else "-"
+        who = cur if ctl == cur else f"{cur} ({ctl})"  # not "Bob (Bob)" (play-through s11)
         return NotYourTurn(f"it is not {entity}'s turn: {who} must act in the {self.state.round.kind} round")

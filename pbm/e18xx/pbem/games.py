@@ -104,10 +104,63 @@ def player_by_name(session: Session, game_row, name: str):
 
 
 # ----------------------------------------------------------------- loading
+_ROWS = "pbm_action_rows"  # session.info key: game id -> its action rows, as last loaded in this session
+
+
 def action_rows(session: Session, game_row) -> list[Any]:
+    """The game's stored actions in order.  One mail asks for them several times (its checks, the
+    replay, the state mails, the events): they are loaded once per session and kept until the session
+    writes an action (added, deleted or changed by the ORM or by a statement), commits or rolls back
+    (issue 32 target 1: a late game's ~700 rows were loaded four times a mail, a quarter of its CPU)."""
     from pbm.models import Action18
 
-    return list(session.scalars(select(Action18).where(Action18.game_id == game_row.id).order_by(Action18.seq)))
+    memo = session.info.setdefault(_ROWS, {})
+    rows = memo.get(game_row.id)
+    if rows is None:
+        rows = memo[game_row.id] = list(
+            session.scalars(select(Action18).where(Action18.game_id == game_row.id).order_by(Action18.seq)))
+    return list(rows)
+
+
+def _forget_rows(session: Session, *_: Any) -> None:
+    session.info.pop(_ROWS, None)
+
+
+def _forget_on_write(session: Session, _ctx: Any) -> None:
+    """After a flush: actions added at the end of a game's log are added to what is kept of it (a
+    move stored, then the state mails: no second load); any other write to the actions forgets it."""
+    from pbm.models import Action18
+
+    if any(isinstance(o, Action18) for o in (*session.dirty, *session.deleted)):
+        _forget_rows(session)
+        return
+    added = sorted((o for o in session.new if isinstance(o, Action18)), key=lambda o: o.seq)
+    memo = session.info.get(_ROWS) or {}
+    for row in added:
+        kept = memo.get(row.game_id)
+        if kept is None:
+            continue
+        if kept and kept[-1].seq >= row.seq:  # not at the end: load it again when asked
+            memo.pop(row.game_id, None)
+        else:
+            kept.append(row)
+
+
+def _forget_on_statement(state: Any) -> None:
+    if not state.is_select:  # an insert, update or delete statement may touch the actions
+        _forget_rows(state.session)
+
+
+def _watch_sessions() -> None:
+    from sqlalchemy import event
+
+    event.listen(Session, "after_flush", _forget_on_write)
+    event.listen(Session, "do_orm_execute", _forget_on_statement)
+    for name in ("after_commit", "after_rollback", "after_soft_rollback"):
+        event.listen(Session, name, _forget_rows)
+
+
+_watch_sessions()
 
 
 def base_log(session: Session, game_row) -> dict[str, Any]:

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Callable
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.pbem.moves import (OR_TYPES, Done, Move, PassRestOfRound, RepayLoan, StandingOrders, for_game,
-                                  format_action, parse_moves, purchase_words, repay_refusal)
+                                  format_action, parse_moves, plain_route_ids, purchase_words,
+                                  repay_refusal)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -157,6 +158,9 @@ class TurnWriter:
             try:
                 self.do(mv, note)
             except GameError as exc:
+                if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
+                    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+                    raise GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}") from None
                 raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
         except GameError as exc:
             raise self.after_end(n, written, mv, ended, exc) from None
@@ -175,8 +179,11 @@ class TurnWriter:
                 or getattr(mv, "entity", None) == ended.entity:
             return exc
         why = str(exc).split("): ", 1)[-1] if str(exc).startswith(f"move {n} (") else str(exc)
+        said = self.ended_why  # the limit said once: the engine's refusal says it too (play-through s11)
+        if f"{ended.entity}'s turn ended when it reached its train limit" in why:
+            said = ""
         return GameError(f"move {n} ({format_action(written)}): {ended.entity}'s turn ended by itself after "
-                         f"'{format_action(ended)}'{self.ended_why}, so this move would be "
+                         f"'{format_action(ended)}'{said}, so this move would be "
                          f"{g.current_entity() or getattr(mv, 'entity', '')}'s in {self._round_words()}: {why}")
 
     def begin(self, n: int, mv: A.Action) -> None:
@@ -288,9 +295,24 @@ class TurnWriter:
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {step_words(g, step)} may not "
                                 f"be skipped{_why_required(g, step, corp)}; {corp} may now "
                                 f"{plain_list(g.or_actions(corp))}")
-            self._make(A.Pass(corp), f"skips {step_words(g, step)} (done)")
+            self._make(A.Pass(corp), f"{self._skips(step, corp)} {step_words(g, step)} (done)")
         self.notes.append(f"move {n} (done): {who}'s turn is over" if who != "your" else
                           f"move {n} (done): your turn is over")
+
+    def _skips(self, step, corp: str) -> str:
+        """``skips``, or ``ends`` when the company already did the step's move this turn (a pass after
+        its tile lay: the step stays open for a private's lay; play-through s11, "pass - skips 'Lay or
+        upgrade one tile'" right after the lay)."""
+        takes = set(getattr(step, "takes", ()) or ()) - {"pass"}
+        if takes & set(self.game.or_actions(corp)):
+            return "skips"  # more of the step's moves were allowed (1848's second yellow tile)
+        companies = self.game.state.companies
+        for a in reversed(self.game.actions):
+            if a.entity != corp and not (a.entity in companies and companies[a.entity].owner == f"C:{corp}"):
+                break
+            if a.type in takes:
+                return "ends"
+        return "skips"
 
     def make_way(self, n: int, mv: A.Action) -> None:
         """Pass the steps before the one that takes ``mv``, if the rules let them be skipped."""
@@ -304,11 +326,14 @@ class TurnWriter:
             why = g.company_buy_refusal(corp, mv) if "can_buy_companies" not in g.phase.status else None
             if why:
                 raise GameError(f"move {n} ({format_action(mv)}): {why}")
+        # a president's sale is his company's train step's (4.6.2 and the like: emergency money)
+        mover = corp if isinstance(mv, A.SellShares) and corp is not None and not isinstance(step, Interrupt) \
+            and mv.entity == g.president(corp) else mv.entity
         for _ in range(len(g.or_steps) + 1):
             step, corp = g.open_step()
             if step is None or isinstance(step, Interrupt) or corp is None:
                 return
-            if mv.entity != corp and mv.entity not in g.state.companies:
+            if mover != corp and mv.entity not in g.state.companies:
                 return
             if mv.type in g.or_actions(mv.entity):
                 return
@@ -320,7 +345,8 @@ class TurnWriter:
                 raise GameError(f"move {n} ({format_action(mv)}): {corp} must first {step_words(g, step)}; "
                                 f"that step may not be skipped{_why_required(g, step, corp)} ({corp} may now "
                                 f"{plain_list(g.or_actions(corp))})")
-            self._make(A.Pass(corp), f"skips {step_words(g, step)} (before move {n}, {format_action(mv)})")
+            self._make(A.Pass(corp), f"{self._skips(step, corp)} {step_words(g, step)} (before move {n}, "
+                                     f"{format_action(mv)})")
             if not self.live:
                 raise GameError(f"move {n} ({format_action(mv)}): {corp}'s turn ended before it: "
                                 f"{self._ended()}")
@@ -405,7 +431,11 @@ class TurnWriter:
             who = ent if not ent or g.controller(ent) == ent else f"{g.controller(ent)} for {ent}"
             return out + [f"Your turn is over; next to act: {who} ({rnd})."]
         step, _who = g.open_step()
-        allowed = plain_list(now.get("actions") or [])
+        kinds = list(now.get("actions") or [])
+        if {"lay_tile", "place_token"} & set(kinds):  # a step open with nothing to lay or place: not offered
+            listed = {a.type for a in g.legal_actions()}  # (play-through s11: "B&O may lay ...", list: pass)
+            kinds = [k for k in kinds if k not in ("lay_tile", "place_token") or k in listed]
+        allowed = plain_list(kinds)
         goes_on = self.live and self.turn is not None and self.key() == self.turn
         if not goes_on:
             who = "your" if ent == self.player else f"{ent}'s"

@@ -89,6 +89,12 @@ def _near_move_word(text: str) -> bool:
     return bool(word) and bool(difflib.get_close_matches(word, [*USAGE, "accept", "decline"], 1, 0.66))
 
 
+def _only_sign_off(kept: list[str]) -> bool:
+    """Is every written line of ``kept`` a sign-off ("Thanks, Ada") or a name?"""
+    texts = [ln.split("#", 1)[0].strip() for ln in kept]
+    return all(_SIGN_OFF.match(t) or (_NAME.match(t) and not _near_move_word(t)) for t in texts if t)
+
+
 def _cut_prose(kept: list[str]) -> list[tuple[int, str]]:
     """Blank the prose after the last move in ``kept`` (in place) and return it as [(line, text)].
 
@@ -96,6 +102,8 @@ def _cut_prose(kept: list[str]) -> list[tuple[int, str]]:
     starts with a move word nor is a typing slip of one (a name, a remark); an unknown word right
     under a move, or one a move follows, stays a move and is refused with its line (docs/mail.md)."""
     last = max((i for i, ln in enumerate(kept) if ln.strip() and _is_move_line(ln)), default=-1)
+    if last < 0 and not _only_sign_off(kept):
+        return []  # no move at all: the lines are read as moves and refused by name (play-through s11)
     blank = False
     for i in range(last + 1, len(kept)):
         text = kept[i].split("#", 1)[0].strip()

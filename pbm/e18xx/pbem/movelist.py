@@ -69,8 +69,18 @@ def say(game: "Game", a: A.Action) -> str:
     if isinstance(a, A.BuyCompany):
         comp = s.companies.get(a.company)
         owner = (comp.owner or "")[2:] if comp is not None else ""
-        return f"buy private {a.company} {a.price}" + (f"   # from {owner}" if owner else "")
+        return f"buy private {a.company} {a.price}" + (f"   # from {owner}{_price_range(game, a)}" if owner else "")
     return format_action(a)
+
+
+def _price_range(game: "Game", a: A.BuyCompany) -> str:
+    """``; any price from $40 to $120`` (18VA 4.2: 50% to 150% of face value; the list shows the
+    ends the buyer can pay, and the range says any price between goes: play-through s11)."""
+    lo, hi = game.company_price_range(a.company)
+    if lo == hi:
+        return ""
+    m = game.title.money
+    return f"; any price from {m(lo)} to {m(hi)}"
 
 
 def _bank_pays(game: "Game", corp: str) -> int:
@@ -153,7 +163,8 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
         if isinstance(a, A.LayTile):  # what this rotation joins (pbm/e18xx/lays.py; the lays come by hex)
             if id(a) not in merged:
                 continue
-            text = f"{say(game, a)}{same_as(merged[id(a)])}   # {joins(game, a.hex, a.tile, a.rotation)}"
+            text = f"{say(game, a)}{same_as(merged[id(a)])}   # {joins(game, a.hex, a.tile, a.rotation)}" \
+                f"{lay_cost(game, a)}"
         else:
             text = say(game, a)
         if isinstance(a, A.Par):
@@ -177,6 +188,20 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
         grouped.add(big)
         total += len(groups[big]) - n
     return [line for k in kinds for line in groups[k]]
+
+
+def lay_cost(game: "Game", a: A.LayTile) -> str:
+    """``; costs $60 (mountain)``: what the first tile on a hex with terrain costs (4.2.1(f)); empty
+    when free (an upgrade, a plain hex, a private's free lay; play-through s11: the lay lists said
+    nothing of Birmingham's $60)."""
+    s = game.state
+    hexdef = game.title.hexes.get(a.hex)
+    placed = s.map.placed.get(a.hex)
+    if hexdef is None or placed is None or placed.tile_id is not None or a.entity not in s.corporations:
+        return ""
+    cost = int(getattr(hexdef, "cost", 0) or 0)
+    terrain = str(getattr(hexdef, "terrain", "") or "")
+    return f"; costs {money(game, cost)}" + (f" ({terrain})" if terrain else "") if cost else ""
 
 
 def _grouped(kind: str, lines: list[str]) -> list[str]:
@@ -218,10 +243,13 @@ def _group_line(kind: str, lines: list[str]) -> str:
             ends = _joined_hexes(ln.partition("# ")[2])
             if len(w) >= 4:
                 rot = w[3] + (f"={'='.join(same.split(' and '))}" if same else "")
-                where.setdefault(w[2], {}).setdefault(w[1], []).append(rot + (f" to {ends}" if ends else ""))
+                cost = re.search(r"; costs ([^;]+)$", ln)
+                spot = f"{w[2]} [{cost.group(1)}]" if cost else w[2]  # 'G4 [$60 (mountain)]'
+                where.setdefault(spot, {}).setdefault(w[1], []).append(rot + (f" to {ends}" if ends else ""))
         spots = "; ".join(f"{h} " + ", ".join(f"{t} ({', '.join(r)})" for t, r in tiles.items())
                           for h, tiles in where.items())
-        return (f"# and {len(lines)} more tile lays, as hex: tile (rotation to the hexes its track joins) - "
+        priced = " [cost]" if any("[" in h for h in where) else ""
+        return (f"# and {len(lines)} more tile lays, as hex{priced}: tile (rotation to the hexes its track joins) - "
                 f"write lay <tile> <hex> <rotation> (2=5: the two rotations lay the same track; "
                 f"'/' separates the stops of a tile with several): {spots}")
     heads = [ln.split("#")[0].strip() for ln in lines]

@@ -10,12 +10,13 @@ matter.  Moves::
     pass rest of round           standing order: pass whenever asked this round
     bid 45 MRC                   (or: bid MRC 45)
     par W&A 90
-    buy CoG ipo | buy GA market  (buy GA = from the IPO if it has one, else the market)
+    buy CoG ipo | buy GA market  (buy GA = from the IPO; 1848's Bank of England has no IPO: buy BOE = from the market)
     sell 2 GA | sell GA          (number of 10% shares, default 1)
     lay 57 E5 2                  tile, hex, rotation 0-5 (add "with MRC" for a private's lay;
                                  a listed "(same as 5)" after it is read and ignored)
     token Rome | token E5
     run auto | run               best routes; or "run 2-0 D4-0 E1-0; 3-1 ..." explicit
+                                 (or one train a line: run lines in a row are one run)
     payout | withhold
     buy train 3                  next train of that type from the bank
     buy train 2 as 1G            ... declared as one of its sides (e.g. passenger 2 or freight 1G)
@@ -97,7 +98,7 @@ USAGE = {
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
-    "use": "use <private>   e.g. use P3 (one more train allowed)",
+    "use": "use <private> [<hex>]   (a private's ability; with a hex: its station or its marker on that hex)",
     "take": "take loan",
     "repay": "repay loan   (refused with the title's rule where loans are never repaid)",
     "lower": "lower <private>   e.g. lower P3 (the falling-price sale of the privates)",
@@ -128,8 +129,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     text = line.split("#", 1)[0].strip()
     if not text:
         return None
-    toks = text.split()
-    verb, args = _rulebook_words(toks[0].lower(), toks[1:])
+    toks = _rulebook_words(text.split())
+    verb = toks[0].lower()
+    args = toks[1:]
+    if verb == "place" and args[:1] and args[0].lower() in ("station", "token"):  # "place station G4"
+        verb, args = "station", args[1:]
+    if verb == "station":  # the rulebooks' "station token"; pbm's step "Place a station" (play-through s11)
+        verb = "token"
     low = [t.lower() for t in args]
     if verb == "undo":
         raise _fail(lineno, line, "'undo' stands alone in its mail (it takes back your last mail)", verb)
@@ -160,8 +166,11 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             raise _fail(lineno, line, "name the private", verb)
         return A.Assign(entity, _name(args[0], lineno, line, verb, "private").upper())
     if verb == "use":
+        if len(args) == 2 and re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1]):
+            # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
+            return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
         if len(args) != 1:
-            raise _fail(lineno, line, "name the private", verb)
+            raise _fail(lineno, line, "name the private (and the hex of its station or marker)", verb)
         return A.UseAbility(_name(args[0], lineno, line, verb, "private").upper(), "train_limit_bonus")
     if verb == "assign":
         if len(args) != 2:
@@ -198,11 +207,11 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
                                 _int(args[2], lineno, line, verb, "price"))
         corp = _name(args[0], lineno, line, verb, "corporation")
-        if len(args) == 1:  # the source is chosen when the move is applied (share_source)
-            return A.BuyShares(entity, corporation=corp, source="")
-        if len(args) == 2 and low[1] in ("ipo", "market", "pool"):
-            return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] == "ipo" else "pool")
-        raise _fail(lineno, line, "say 'ipo' or 'market'", verb)
+        if len(args) == 1:
+            return A.BuyShares(entity, corporation=corp, source="ipo")
+        if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
+            return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
+        raise _fail(lineno, line, "say 'ipo' or 'market' (the company's treasury or the pool)", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
@@ -255,27 +264,45 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
-_DIVIDEND_WORDS = ((), ("out",), ("dividend",), ("dividends",), ("out", "dividend"), ("out", "dividends"))
+_SHARE_FILLER = {"a", "an", "one", "10%", "share", "shares", "certificate", "of", "the", "from", "in"}
+_SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
+                 ("bank", "pool"): "pool"}
 
 
-def _rulebook_words(verb: str, args: list[str]) -> tuple[str, list[str]]:
-    """The rulebooks' own words for a move, read as the move (play-through s11, 1848): 'reduce P5'
-    (3.1.1 "reduce the cost of a Private Company") is lower; 'pay', 'pay out', 'pay dividends'
-    (7.3 "pay out Dividends") is payout; 'retain' (10.3.3, 11.2 "Retaining Income") is withhold;
-    'station F5', 'place station F5' (7.3 "Purchase and place Station Tokens") is token.
-    'pay loan' / 'pay back loan' stay what they were (refused with the title's rule)."""
-    low = tuple(t.lower() for t in args)
-    if verb == "reduce":
-        return "lower", args
-    if verb == "pay" and low in _DIVIDEND_WORDS:
-        return "payout", []
-    if verb == "retain" and low in ((), ("income",), ("earnings",)):
-        return "withhold", []
-    if verb == "place" and low[:1] in (("station",), ("token",)):
-        verb, args, low = "station", args[1:], low[1:]
-    if verb == "station":
-        return "token", args[1:] if low[:1] == ("token",) else args
-    return verb, args
+def _rulebook_words(toks: list[str]) -> list[str]:
+    """A move in the rulebooks' words as the move language writes it (play-through s11, 18AL):
+    ``place (a) station (token) (in) G4`` and ``station G4`` -> ``token G4`` (4.2.2 "Placing a
+    Station Token"); ``pay out (dividends)`` / ``pay dividends`` -> ``payout`` (4.2.4); ``start ABC
+    at (par) 75`` -> ``par ABC 75`` (3.2(c)(1)); ``buy a 10% share of TAG (from the) open market /
+    initial offering`` -> ``buy TAG market / ipo`` (1.4); 1848's ``reduce P5`` -> ``lower P5`` (3.1.1),
+    ``pay`` -> ``payout`` (7.3), ``retain`` -> ``withhold`` (10.3.3, 11.2)."""
+    low = [t.lower() for t in toks]
+    if not low:
+        return toks
+    if low[0] in ("place", "station") and (low[0] == "station" or any(w in ("station", "token") for w in low[1:3])):
+        rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token")]
+        if rest and rest[0].lower() in ("in", "at", "on"):
+            rest = rest[1:]
+        return ["token", *rest] if rest else toks
+    if low[0] == "pay" and low[1:] in ([], ["out"], ["out", "dividends"], ["dividends"], ["dividend"], ["out", "dividend"]):
+        return ["payout"]  # 1848 7.3 "pay out Dividends"; 'pay loan' stays (refused with the rule)
+    if low[0] == "reduce":  # 1848 3.1.1 "reduce the cost of a Private Company by 5 pounds" (s11)
+        return ["lower", *toks[1:]]
+    if low[0] == "retain" and low[1:] in ([], ["income"], ["earnings"]):  # 1848 10.3.3, 11.2 "Retaining Income"
+        return ["withhold"]
+    if low[0] == "start" and len(toks) >= 3:
+        rest = [t.lstrip("$£") if t[1:].isdigit() else t
+                for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]
+        return ["par", *rest]
+    if low[0] == "buy" and len(low) > 2 and low[1] not in ("train", "private", "company"):
+        words = [w for w in low[1:] if w not in _SHARE_FILLER]
+        keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
+        for phrase, source in _SOURCE_WORDS.items():
+            n = len(phrase)
+            if tuple(words[-n:]) == phrase and len(words) > n:
+                return ["buy", *keep[:-n], source]
+        return ["buy", *keep]
+    return toks
 
 
 def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTrain:
@@ -317,14 +344,15 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
     return A.BuyTrain(who, train, price, variant, exchange, seller=seller)
 
 
-_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "run", "payout", "withhold",
-               "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
-               "reduce", "pay", "retain", "station", "place")  # the last five: the rulebooks' words (_rulebook_words)
+_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
+               "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
+               "reduce", "pay", "retain", "place")  # the last four: the rulebooks' words (_rulebook_words)
 
 
 def split_line(line: str) -> list[str]:
     """The moves of one line: split at commas and semicolons when every part starts with a move
-    word (``pass, pass, run auto``); a ``run`` part keeps the rest of the line (its routes)."""
+    word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
+    with another move word (``run auto, payout, done``: play-through s11)."""
     text = line.split("#", 1)[0].strip()
     if not re.search(r"[,;]", text):
         return [text] if text else []
@@ -334,9 +362,14 @@ def split_line(line: str) -> list[str]:
         first = rest.split(None, 1)[0].rstrip(",;").lower() if rest.split() else ""
         if first not in _MOVE_WORDS:
             return [text]  # not a list of moves: one move (refused with its reason if wrong)
-        if first == "run":
-            parts.append(rest.strip())
-            break
+        if first == "run":  # its routes run to the next part that starts with another move word
+            nxt = next((m for m in re.finditer(r"[,;]\s*([A-Za-z]+)\b", rest)
+                        if m.group(1).lower() in _MOVE_WORDS and m.group(1).lower() != "run"), None)
+            parts.append((rest[:nxt.start()] if nxt else rest).strip())
+            if nxt is None:
+                break
+            rest = rest[nxt.start() + 1:].strip()
+            continue
         m = re.search(r"[,;]", rest)
         parts.append((rest[:m.start()] if m else rest).strip())
         rest = rest[m.end():].strip() if m else ""
@@ -352,18 +385,32 @@ def parse_moves(text: str, entity: str) -> list[Move]:
 def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
     """``parse_moves`` with each move's line number."""
     out: list[tuple[int, Move]] = []
+    bad: list[MoveError] = []  # every line not understood, so one mail corrects them all (play-through s11)
     for n, line in enumerate(text.splitlines(), 1):
         parts = split_line(line)
-        if len(parts) <= 1:
-            mv = parse_line(line, entity, n)
+        for part in (parts if len(parts) > 1 else [line]):
+            try:
+                mv = parse_line(part, entity, n)
+            except MoveError as exc:
+                bad.append(exc)
+                continue
             if mv is not None:
-                out.append((n, mv))
-            continue
-        for part in parts:
-            mv = parse_line(part, entity, n)
-            if mv is not None:
-                out.append((n, mv))
+                _add(out, n, mv)
+    if bad:
+        raise bad[0] if len(bad) == 1 else MoveError(str(bad[0]) + "".join(f" | and {e}" for e in bad[1:]))
     return out
+
+
+def _add(out: list[tuple[int, Move]], n: int, mv: Move) -> None:
+    """Append ``mv``; a route run right after another (``run 4 ...`` then ``run 3 ...``, one train a
+    line) joins it: the trains of one turn run as one move (18AL 4.2.3 "may run any or all of the
+    trains it owns"; play-through s11)."""
+    if out and isinstance(mv, A.RunRoutes) and mv.routes:
+        prev = out[-1][1]
+        if isinstance(prev, A.RunRoutes) and prev.routes and prev.entity == mv.entity:
+            out[-1] = (out[-1][0], replace(prev, routes=prev.routes + mv.routes))
+            return
+    out.append((n, mv))
 
 
 OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.DiscardTrain, A.BuyCompany,
@@ -374,10 +421,11 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
     if isinstance(move, (PassRestOfRound, Done, RepayLoan)):
         return move
+    move = rulebook_names(game, move)
     bought = private_purchase(game, player, move)
     if bought is not None:
         return bought
-    if isinstance(move, A.BuyShares) and not move.shares and not move.source:
+    if isinstance(move, A.BuyShares) and not move.shares and move.source in ("", "ipo"):
         move = replace(move, source=share_source(game, move.corporation))
     cur = game.current_entity()
     if cur and cur != player and game.controller(cur) == player and cur in game.state.corporations:
@@ -385,20 +433,84 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
             move = replace(move, entity=cur)
     if isinstance(move, A.RunRoutes) and move.routes:
         move = train_ids(game, move)
+    if isinstance(move, A.BuyTrain):
+        move = train_side(game, move)
+    if isinstance(move, A.PlaceToken) and move.entity in game.state.companies \
+            and not game.company_ability(move.entity, "extra_token") \
+            and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
+        move = A.Assign(move.entity, move.city.split("-")[0].upper())  # 'use P1 F11': a marker, not a station
+    if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
+        move = reserved_lay(game, move)
+    if isinstance(move, A.DiscardTrain):
+        move = discard_by_type(game, move)
     return move
 
 
 def share_source(game: "Game", corp: str) -> str:
-    """Where ``buy <corp>`` (no source named) takes its share: the IPO when it holds one (new shares at
-    par, 1848 5.1.3), else the market; so 'buy BOE' buys the Bank of England's share where it is
-    (1848 12.3.3; play-through s11: it was refused "no BOE certificate in the IPO")."""
-    try:
-        sym = game.corp(corp).sym
-    except GameError:
-        return "ipo"
-    if game._buyable_share(sym, "ipo") or not game._buyable_share(sym, "pool"):
-        return "ipo"
-    return "pool"
+    """Where ``buy <corp>`` / ``buy <corp> ipo`` takes its share: the IPO, except for the lender
+    (title data ``bank_corporation``: 1848's Bank of England), which has no IPO: its shares "are
+    always bought and sold at the indicated price" (1848 5.4.2, 12.3.3; play-through s11: 'buy BOE'
+    was refused "no BOE certificate in the IPO" while the list offered only 'buy BOE market')."""
+    bank = (game.title.data.get("bank_corporation") or {}).get("sym")
+    return "pool" if bank and str(corp).upper() == str(bank).upper() else "ipo"
+
+
+def rulebook_names(game: "Game", move: Move) -> Move:
+    """A company named by the rulebook's abbreviation where pbm's differs (title data
+    ``corporation_aliases``; 18VA 4.4: RF&P, VGN, WM for RFPR, VR, WMR): the move names pbm's."""
+    aliases = {k.upper(): v for k, v in (game.title.data.get("corporation_aliases") or {}).items()}
+    if not aliases:
+        return move
+    for field in ("corporation", "seller"):
+        name = getattr(move, field, None)
+        if isinstance(name, str) and name.upper() in aliases:
+            move = replace(move, **{field: aliases[name.upper()]})  # type: ignore[type-var]
+    return move
+
+
+def train_side(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
+    """A train bought by the name of its side (``buy train 2G``: the 3/2G bought as a 2G) or declared
+    in the rulebook's words (``as freight``, ``as passenger``): 18VA 4.5.8, "the Corporation President
+    must declare whether it is a Passenger Train or a Freight Train" (play-through s11)."""
+    trains = game.title.trains
+    if move.train not in game.state.trains and all(t.name != move.train for t in trains):
+        side = next(((t.name, n) for t in trains for n, _k in t.variants if n.upper() == move.train.upper()), None)
+        if side is not None and (move.variant is None or move.variant.upper() == side[1].upper()):
+            move = replace(move, train=side[0], variant=side[1])
+    if move.variant and move.variant.lower() in ("freight", "passenger", "goods"):
+        kind = "freight" if move.variant.lower() in ("freight", "goods") else "passenger"
+        own = game.state.trains.get(move.train)
+        name = own.name if own is not None else move.train
+        sides = next((t.variants for t in trains if t.name == name), ())
+        pick = [n for n, k in sides if k == kind]
+        if pick:
+            move = replace(move, variant=pick[0])
+    return move
+
+
+def discard_by_type(game: "Game", move: A.DiscardTrain) -> A.DiscardTrain:
+    """``discard 3``: the company's 3 train, when its trains of that type are alike (play-through s11:
+    "ABC does not own 3; it owns 3-1, 4-0, 5-0")."""
+    corp = game.state.corporations.get(move.entity)
+    if corp is None or move.train in corp.trains:
+        return move
+    want = move.train.upper()
+    same = [t for t in corp.trains
+            if want in (game.state.trains[t].name.upper(), game.train_label(t).upper())]
+    if not same or len({(game.state.trains[t].name, game.state.trains[t].variant, game.state.trains[t].obsolete)
+                        for t in same}) != 1:
+        return move
+    return replace(move, train=same[0])
+
+
+def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
+    """A company's lay of a tile only its private's ability lays (``lay 445 G2 0`` by the owner of
+    18AL's Brown & Sons, the Lumber Terminal: 4.2.1, Table III) is that private's lay."""
+    sym = game._reserving_private(move.tile.rpartition("-")[0] if move.tile not in game.title.tiles else move.tile)
+    comp = game.state.companies.get(sym) if sym else None
+    if comp is None or comp.closed or comp.owner != f"C:{move.entity}":
+        return move
+    return replace(move, entity=comp.sym)
 
 
 def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
@@ -421,6 +533,24 @@ def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
                 r = replace(r, train=free[0])
         out.append(r)
     return replace(move, routes=tuple(out))
+
+
+def plain_route_ids(game: "Game", corp: str, text: str) -> str:
+    """A route refusal in the words a player writes: ``corp``'s trains by type (``4``, not ``4-1``:
+    trains of one type run alike) and a hex of one stop by its hex (``D7``, not ``D7-0``), as
+    ``run 4 D7 E6 G4`` is read (play-through s11: "the best is 'run 4-1 D7-0 E6-0 ...'")."""
+    s = game.state
+    c = s.corporations.get(corp)
+    for tid in sorted(c.trains if c else (), key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(tid)}(?![\w-])", game.train_label(tid), text)
+
+    def stop(m: "re.Match[str]") -> str:
+        try:
+            one = len(s.map.tile(m.group(1)).nodes) == 1
+        except (KeyError, AttributeError, GameError):
+            one = False
+        return m.group(1) if one else m.group(0)
+    return re.sub(r"(?<![\w-])([A-Z]{1,2}\d{1,3})-(\d+)(?![\w-])", stop, text)
 
 
 def private_purchase(game: "Game", player: str, move: Move) -> A.Bid | None:

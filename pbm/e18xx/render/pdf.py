@@ -128,13 +128,13 @@ def _corp_colors(game: "Game") -> dict[str, str]:
 
 
 def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float]) -> None:
-    """The map in ``box`` (x0, y0, x1, y1); the legend of the routes run last at its foot, the map
-    above it (the legend was drawn from the page's margin up, over the rotation key: play-through s11)."""
+    """The map in ``box``, with the routes run last; their legend at the box's bottom, under the map."""
     g = rep.game
     s = g.state
     m = s.map
-    ran = sum(1 for routes in rep.last_routes.values() if routes)
-    legend_h = 9.0 * (ran + 1) if ran else 0.0
+    # the legend of the routes run last stands in the box, under the map (not over the rotation key
+    # below the box: play-through s11): the hexes keep above it
+    legend_h = 9.0 * (len(rep.last_routes) + 1) + 4 if rep.last_routes else 0.0
     geo = MapGeometry(g, (box[0], box[1] + legend_h, box[2], box[3]))
     r = geo.r
     ccol = _corp_colors(g)
@@ -572,7 +572,7 @@ def render_pdf(rep: "Replayed", name: str, names=None) -> bytes:
     head = f"{g.title.name} - {name} - {where} - phase {g.phase.name} - action {len(g.actions)} - {status}"
     c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))
-    draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14))
+    draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14))  # its routes' legend inside, above the key
     draw_key(c, g, MARGIN, MARGIN, w - 2 * MARGIN, 64)  # what a tile's rotation means (render/rotations.py)
     c.showPage()
     c.setFont(BOLD, 13)

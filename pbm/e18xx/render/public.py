@@ -126,6 +126,17 @@ def loan_lines(g: "Game") -> list[str]:
             f"{m(lender_spec.get('loan_value', 100))} each, at most {spec.get('per_company', 5)} per company"]
 
 
+def _limit_from(g: "Game", name: str) -> int | None:
+    """The train limit from the phase train ``name`` starts, when it changes the limit (18AL Table I;
+    play-through s11: the phase-5 limit of 2 was first heard in a refusal); None otherwise."""
+    phases = g.title.phases
+    for i, ph in enumerate(phases):
+        if ph.on == name and i > 0 and not ph.limits_by_size and not phases[i - 1].limits_by_size \
+                and ph.train_limit != phases[i - 1].train_limit:
+            return ph.train_limit
+    return None
+
+
 def train_lines(g: "Game", compact: bool) -> list[str]:
     """The train roster: per type, how many the bank has left, the price, and what rusts or becomes obsolete
     when (the first train of a type bought from the bank starts its phase)."""
@@ -156,6 +167,9 @@ def train_lines(g: "Game", compact: bool) -> list[str]:
             bits.append(f"obsolete when the first {spec['obsolete_on']} is bought")
         if spec.get("available_on"):
             bits.append(f"for sale once a {spec['available_on']} is bought")
+        limit = _limit_from(g, name)
+        if limit is not None:
+            bits.append(f"the first bought sets the train limit to {limit}")
         if held.get(name):
             bits.append(f"{held[name]} set aside for a private")
         if pool.get(name):
@@ -164,6 +178,14 @@ def train_lines(g: "Game", compact: bool) -> list[str]:
     if compact:
         return ["Trains: " + "; ".join(parts)]
     return ["Trains (the bank's roster):"] + [f"  {p}" for p in parts]
+
+
+def _marker(g: "Game", co: Any) -> str:
+    """Where the private's revenue marker lies (ability ``hex_bonus_token``: 18AL's SNAR), if placed."""
+    if not g.company_ability(co.sym, "hex_bonus_token") or not (co.owner or "").startswith("C:"):
+        return ""
+    mark = g.state.hex_bonuses.get(co.owner[2:])
+    return f"; its marker is on {mark[0]} ({co.owner[2:]}'s trains there +{g.title.money(mark[1])})" if mark else ""
 
 
 def private_lines(g: "Game", compact: bool) -> list[str]:
@@ -176,7 +198,7 @@ def private_lines(g: "Game", compact: bool) -> list[str]:
         does = "; ".join(ability_text(g, ab, full=not compact) for ab in spec.get("abilities") or []) \
             or "no special ability"
         state = "closed" if co.closed else _owner(g, co.owner)
-        out.append(f"  {co.sym} {co.name} ({m(co.value)}, pays {m(co.revenue)}; {state}): {does}")
+        out.append(f"  {co.sym} {co.name} ({m(co.value)}, pays {m(co.revenue)}; {state}): {does}{_marker(g, co)}")
     if not out:
         return []
     return ["Privates and what they do:"] + out

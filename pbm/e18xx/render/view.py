@@ -1,7 +1,7 @@
 """Plain-text views of a game for the terminal and turn reports."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbm.e18xx.events import joint_home_waits, stop_label
 from pbm.e18xx.pbem.moves import format_action
@@ -25,6 +25,17 @@ def train_list(g: "Game", trains: list[str]) -> str:
     for t in trains:
         groups.setdefault(g.train_label(t), []).append(t)
     return "; ".join(f"{' '.join(ids)} ({len(ids)}× {label})" for label, ids in groups.items())
+
+
+def _tokens_left(g: "Game", c: Any) -> str:
+    """`` (2 left: $40, $100)``: the station tokens still on a floated company's charter and what each
+    costs, in order (18AL 4.2.2; play-through s11: the mails never said how many a company had)."""
+    if not c.floated or c.closed:
+        return ""
+    costs = [cost for where, cost in zip(c.tokens, c.token_costs) if where is None]
+    if not costs:
+        return " (none left)"
+    return f" ({len(costs)} left: {', '.join(g.title.money(x) for x in costs)})"
 
 
 def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
@@ -63,12 +74,15 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
             out.append(f"  {c.sym:<4} not started (home {c.home})")
             continue
         tokens = [stop_label(g, h, i) for h, i in (t for t in c.tokens if t)]  # "D4-1 Atlanta" (issue 29)
+        tokens += [f"{stop_label(g, h)} (extra, beside the city)"  # a private's station (18VA P3: play-through s11)
+                   for (h, _i), held in sorted(s.map.extra_tokens.items()) if c.sym in held]
         privs = [x.sym for x in s.companies.values() if x.owner == c.key and not x.closed]
         out.append(f"  {c.sym:<4} price {m(g.share_price(c.sym)):>4} par {m(g._par_price(c.sym)):>4}  cash {m(s.cash[c.key]):>6}  "
                    f"{'floated' if c.floated else 'not floated'}  president {g.president(c.sym) or '-'}  "
                    f"IPO {g.percent_of(f'ipo:{c.sym}', c.sym)}% market {g.percent_of('pool', c.sym)}%  "
                    f"trains {train_list(g, c.trains) or '-'}"
                    + (f" (limit {g.train_limit(c.sym)})" if c.floated and not c.closed else "") + f"  stations {', '.join(tokens) or '-'}"
+                   + _tokens_left(g, c)
                    + (f"  privates {' '.join(privs)}" if privs else "")
                    + (f"  {wait}" if (wait := joint_home_waits(g, c.sym, named=False)) else ""))
     out.append("")

@@ -148,7 +148,9 @@ def tile_lays(g: "Engine", corp: str, special: str | None = None) -> list[A.LayT
             td = g.title.tiles[name]
             if td.color != want or not s.tile_supply.get(name):
                 continue
-            if len(td.nodes) != len(placed.tile.nodes) and want != "blue":
+            if len(td.nodes) != len(placed.tile.nodes) and want != "blue" and not (
+                    name in g.title.data.get("tiles_on_plain_hexes", ()) and placed.tile_id is None
+                    and not placed.tile.nodes):  # a tile bringing its own stop to an empty hex (18AL 445)
                 continue
             for rot in range(6):
                 sig = (name, td.rotated_paths(rot).__hash__())

@@ -276,7 +276,12 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             if action.entity == self.president(corp) and action.type in self.or_actions(corp):
                 raise IllegalAction(f"{action.entity} is the president of {corp}: the action is {corp}'s "
                                     f"(entity {corp}), not the player's")
-            raise IllegalAction(f"{action.entity} may not {plain(action.type)} now; allowed: {plain_list(allowed)}")
+            if not allowed and action.entity == self.president(corp):  # not "allowed: nothing": his company may act
+                raise IllegalAction(f"{action.entity} may not {plain(action.type)} now; {corp} may now "
+                                    f"{plain_list(self.or_actions(corp))}")
+            who = f"{corp} may not {plain(action.type)} with {action.entity}" if action.entity in s.companies \
+                else f"{action.entity} may not {plain(action.type)}"  # not "BLC may not ..." (play-through s11)
+            raise IllegalAction(f"{who} now; allowed: {plain_list(allowed)}")
         if action.entity in s.companies:
             if isinstance(action, A.LayTile):
                 self._special_lay(action)

@@ -47,6 +47,16 @@ class TrackMixin:
                 return c.sym
         return None
 
+    def _reserving_private(self: "Engine", name: str) -> str | None:
+        """The private whose ability alone lays tile ``name`` (ability ``tile_lay`` with ``reserved``:
+        18AL 4.2.1, the Lumber Terminal is an exception to (b), "all tiles ... are available for
+        anyone"), or None."""
+        for c in self.title.data.get("companies", []):
+            for ab in c.get("abilities", []):
+                if ab.get("type") == "tile_lay" and ab.get("reserved") and name in ab.get("tiles", []):
+                    return str(c["sym"])
+        return None
+
     def _tile_by_ref(self: "Engine", ref: str) -> tuple[str, int]:
         """Tile name and copy index from ``57`` or ``57-1``."""
         s = self.state
@@ -87,6 +97,10 @@ class TrackMixin:
         if new.color not in self.phase.tiles and special != "blue":
             raise IllegalTile(f"{r('phase_colour')}{new.color} tiles are not available in phase {self.phase.name}")
         if not special:
+            owner = self._reserving_private(name)
+            if owner:
+                raise IllegalTile(f"{r('supply')}tile {name} is laid only with {owner}'s ability "
+                                  f"('lay {name} <hex> <rotation> with {owner}' by the company that owns {owner})")
             blocker = self._blocking_private(coord)
             if blocker:
                 raise IllegalTile(f"{r('private_blocks')}{coord} is blocked by {blocker} while a player owns it")

@@ -592,7 +592,10 @@ class TrainsMixin:
                                         f"company only for a company with no money at all"
                                         f"{see(self.title, 'emergency_from_company')}")
             if pres is None or s.cash[f"P:{pres}"] < need:
-                raise InsufficientFunds(f"{pres} must raise {need} (sell shares) or go bankrupt")
+                m, has = self.title.money, s.cash[f"P:{pres}"] if pres else 0
+                raise InsufficientFunds(f"the train costs {m(price)} and {corp} has {m(cash)}: its president {pres} "
+                                        f"pays the other {m(need)} but has {m(has)}, so he must first sell shares "
+                                        f"for {m(need - has)} more, or go bankrupt")
             self.transfer(f"P:{pres}", c.key, need)
         self.transfer(c.key, seller, price)
         if seller.startswith("C:"):
