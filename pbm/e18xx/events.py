@@ -76,6 +76,22 @@ class AuctionWon(Event):
 
 
 @dataclass(frozen=True)
+class PriceLowered(Event):
+    """A private's price lowered in a falling-price sale (1848 3.1.1; play-through s11: 'lower P5' said
+    nothing of the new price)."""
+    kind: ClassVar[str] = "private_lowered"
+    player: str = ""
+    company: str = ""
+    price: int = 0  # its price now
+    lowest: int = 0
+    rule: str = ""
+
+    def text(self, money: Money) -> str:
+        return (f"{self.player} lowers {self.company}'s price to {money(self.price)} (lowest {money(self.lowest)})"
+                + (f" (rule {self.rule})" if self.rule else ""))
+
+
+@dataclass(frozen=True)
 class AuctionBegan(Event):
     """A private goes to auction among the players who bid on it (issue 29 finding 10)."""
     kind: ClassVar[str] = "auction_began"
@@ -217,9 +233,25 @@ class RouteRun(Event):
     train_id: str = ""
     stops: tuple[str, ...] = ()  # the route's stops in order, each with its name ("F8 Atlanta", "D4-1 Atlanta")
     revenue: int = 0
+    gauge: int = 0  # changes of gauge on the route (1848 7.6: each counts against the range)
+    bonus: int = 0  # the part of the revenue that is a bonus for labelled cities (1848 10.4, K-K)
+    gauge_rule: str = ""
+    bonus_rule: str = ""
+    free_gauge: int = 0  # of the changes, those a + train runs without counting (8.2.3)
 
     def text(self, money: Money) -> str:
-        return f"{self.corp}'s {self.train} train ({self.train_id}) runs {' - '.join(self.stops)} for {money(self.revenue)}"
+        out = f"{self.corp}'s {self.train} train ({self.train_id}) runs {' - '.join(self.stops)} for {money(self.revenue)}"
+        notes = []
+        if self.gauge:
+            free = min(self.free_gauge, self.gauge)
+            counted = ("counted against its range" if not free else "free for a + train" if free == self.gauge
+                       else f"{self.gauge - free} counted against its range ({free} free for a + train)")
+            notes.append(f"{self.gauge} change{'' if self.gauge == 1 else 's'} of gauge on the way, {counted}"
+                         + (f" (rule {self.gauge_rule})" if self.gauge_rule else ""))
+        if self.bonus:
+            notes.append(f"{money(self.bonus)} of it the bonus for its K cities"
+                         + (f" (rule {self.bonus_rule})" if self.bonus_rule else ""))
+        return out + (f"; {'; '.join(notes)}" if notes else "")
 
 
 @dataclass(frozen=True)
@@ -260,11 +292,15 @@ class DividendPaid(Event):
     per_share: float = 0
     holders: tuple[tuple[str, int], ...] = ()  # (player, amount), seat order
     treasury: int = 0  # to the company's treasury (withheld, or its market shares' part)
+    moved: bool = False  # a run earning nothing moved the share price (as withholding does)
+    rule: str = ""  # the withholding rule, then
 
     def text(self, money: Money) -> str:
         if self.how != "payout" or not self.revenue:
             if not self.revenue:
-                return f"{self.corp} earns nothing: no dividend"
+                return f"{self.corp} earns nothing: no dividend" + (
+                    f"; earning nothing counts as withholding" + (f" (rule {self.rule})" if self.rule else "")
+                    if self.moved else "")
             return f"{self.corp} withholds {money(self.revenue)}: all of it goes to its treasury"
         paid = "; ".join(f"{n} {money(a)}" for n, a in self.holders) or "no player holds a share"
         tail = f"; to its treasury {money(self.treasury)}" if self.treasury else ""
@@ -418,10 +454,12 @@ class PrivateClosed(Event):
     company: str = ""
     owner: str = ""
     why: str = ""  # "phase 5", "CAR bought a train", "SAR went into receivership" ...
+    keeps: str = ""  # the ability its owner keeps after the close (1848 4.1: P2's and P4's discounts)
 
     def text(self, money: Money) -> str:
         return f"Private {self.company} closes" + (f" ({self.why})" if self.why else "") + (
-            f"; {self.owner} owned it" if self.owner else "")
+            f"; {self.owner} owned it" if self.owner else "") + (
+            f"; {self.owner or 'its owner'} keeps its ability: {self.keeps}" if self.keeps else "")
 
 
 @dataclass(frozen=True)
@@ -650,23 +688,49 @@ class GameOver(Event):
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
-    AuctionWon, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, SharesBought, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
+    AuctionWon, PriceLowered, AuctionBegan, ShareWithPrivate, PrivateSold, FreeTrain, SharesSold, SharesBought, PrivatesPaid, LenderDividend, Floated, RouteRun, TrainIdle, RunTotal, DividendPaid, PriceMoved, PriceStayed, PhaseChanged, TrainsRusted,
     TrainsObsolete, TrainLeft, TrainDiscarded, TrainBought, MarkerPlaced, PrivateClosed, PresidentChanged, LoanTaken, LoanRepaid, Receivership, ObjectivePaid,
     Converted, Underwritten, EndTriggered, PresidentPaid, CorpClosed, Bankruptcy, RoundEnded, DepotNext, StationPlaced, TileCost, StationBought, AutoPassed,
     GameOver)}
 
 
-def _idle_trains(g: "Game", corp: str, ran: set[str], seq: int) -> list[Event]:
-    """The company's freight trains of number 1 (18VA's 1G) that ran no route: such a train scores
+def _lowered(g: "Game", action: Any, before: Snap, seq: int) -> list[Event]:
+    """'lower P5' in a falling-price sale: the private's price now (1848 3.1.1)."""
+    if getattr(action, "type", "") != "assign" or before.round[0] != "auction":
+        return []
+    comp = g.state.companies.get(str(getattr(action, "target", "")))
+    if comp is None or comp.owner is not None or f"P:{action.entity}" not in g.state.cash:
+        return []
+    from pbm.e18xx.rounds.cite import section
+
+    floors = (g.title.data.get("auction") or {}).get("min_prices") or {}
+    return [PriceLowered(seq, str(action.entity), comp.sym, int(comp.min_bid), int(floors.get(comp.sym, 0)),
+                         section(g.title, "auction_lower"))]
+
+
+def _idle_why(g: "Game", written: bool) -> str:
+    """Why a train ran no route (play-through s11: VR's 4 train sat idle beside its 5 with no word)."""
+    if written:
+        return "the run named no route for it"
+    return ("no route was left for it: each route it could run needs track the company's other trains use, "
+            "or reaches no second stop from the company's stations")
+
+
+def _idle_trains(g: "Game", corp: str, ran: set[str], seq: int, written: bool = False,
+                 others: bool = False) -> list[Event]:
+    """The company's trains that ran no route, each with why (``written``: the run named its routes).
+    The freight trains of number 1 (18VA's 1G) say more: such a train scores
     only with a mine or a coal district on its route (18VA 4.5.8: "a 1G must include a CMD or mine in
     its route"); said so, with the company's stations, so that its 0 is not a mystery."""
     out: list[Event] = []
     kinds = {v: k for t in g.title.data.get("trains", []) for v, k in (t.get("variants") or {}).items()}
     for tid in list(g.state.corporations[corp].trains):
         train = g.state.trains.get(tid)
-        if train is None or tid in ran or not train.variant or kinds.get(train.variant) != "freight":
+        if train is None or tid in ran:
             continue
-        if not str(train.variant).startswith("1"):
+        if not train.variant or kinds.get(train.variant) != "freight" or not str(train.variant).startswith("1"):
+            if others:
+                out.append(TrainIdle(seq, corp, str(train.variant or train.name), str(tid), _idle_why(g, written)))
             continue
         from pbm.e18xx.rounds.cite import see
 
@@ -715,6 +779,7 @@ class Snap:
     passed: frozenset[str] = frozenset()  # the stock round's players who have passed
     seats: tuple[str, ...] = ()  # the stock round's players
     auction: str | None = None  # the private auctioned among its bidders now
+    dormant: frozenset[str] = frozenset()  # privates closed whose unused ability lives on (no revenue)
 
 
 def snap(g: "Game") -> Snap:
@@ -728,6 +793,7 @@ def snap(g: "Game") -> Snap:
         corps=corps,
         trains={t.tid: (t.owner, t.obsolete) for t in s.trains.values()},
         companies={c.sym: (c.owner, c.closed) for c in s.companies.values()},
+        dormant=frozenset(c.sym for c in s.companies.values() if c.uses.get("dormant") and not c.closed),
         phase=s.phase,
         round=(s.round.kind, s.turn, s.round.num),
         bankrupt=frozenset(p.name for p in s.players if p.bankrupt),
@@ -772,6 +838,24 @@ def _stop(g: "Game", coord: str, node: int | None = None) -> str:
     return stop_label(g, coord, node)
 
 
+def joint_home_waits(g: "Game", corp: str, *, named: bool = True) -> str:
+    """Why a floated company with two homes does not operate yet, or "" (1848 5.3.2, 5.3.3: COM
+    operates once track joins Sydney to Adelaide or the first 6 train is bought; play-through s11:
+    COM stood in the operating order and was skipped with no word)."""
+    from pbm.e18xx.rounds.cite import section
+
+    homes = g.joint_homes(corp) if corp in g.state.corporations else []
+    c = g.state.corporations.get(corp)
+    if len(homes) != 2 or c is None or not c.floated or c.closed:
+        return ""
+    if "joint_home_operates" in g.state.events or f"linked:{corp}" in g.state.events or g.homes_linked(*homes):
+        return ""
+    ref = section(g.title, "joint_home_link")
+    why = (f"waits for track joining {stop_label(g, homes[0])} to {stop_label(g, homes[1])}"
+           + (f" (rule {ref})" if ref else ""))
+    return f"{corp} does not operate yet: it {why}" if named else why
+
+
 def stop_label(g: "Game", coord: str, node: int | None = None) -> str:
     """A hex with its name (``F8 Atlanta``); on a hex of several stops, with the stop a player writes
     in a run (``D4-1 Atlanta``: issue 29 finding 8)."""
@@ -811,6 +895,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
     s = g.state
     sold = sold or {}
     out: list[Event] = []
+    out += _lowered(g, action, before, seq)
     # privates changing hands
     for sym, (owner, closed) in after.companies.items():
         was = before.companies.get(sym, (None, False))[0]
@@ -916,6 +1001,9 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         old_owner, was_closed = before.companies.get(sym, (None, False))
         if closed and not was_closed:
             out.append(PrivateClosed(seq, sym, _who(old_owner), _close_reason(g, sym, action, before, after, old_owner)))
+        elif sym in after.dormant and sym not in before.dormant:  # closed, its ability kept (1848 4.1, 4.3, 4.5)
+            out.append(PrivateClosed(seq, sym, _who(old_owner), _close_reason(g, sym, action, before, after, old_owner),
+                                     _kept_ability(g, sym)))
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
         if old is None:
@@ -935,7 +1023,9 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
     elif after.round != before.round:
         detail = ""
         if after.round[0] == "operating" and s.round.entities:
-            detail = "operating order: " + ", ".join(s.round.entities)
+            waits = [w for w in (joint_home_waits(g, c) for c in s.round.entities) if w]
+            detail = "operating order: " + ", ".join(c for c in s.round.entities if not joint_home_waits(g, c)) \
+                + "".join(f"; {w}" for w in waits)
         elif after.round[0] == "stock" and g.current_entity():
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
@@ -1064,6 +1154,30 @@ def _auto_passes(action: Any, before: Snap, after: Snap, seq: int) -> list[Event
     if after.round[0] == "stock" and after.round != before.round:
         new += [p for p in after.seats if p in after.passed and p not in new]
     return [AutoPassed(seq, p) for p in new]
+
+
+def _route_extras(g: "Game", tid: str, route: Any) -> tuple[int, int, str, str, int]:
+    """A route's changes of gauge and its K bonus, with their rules (1848 7.6, 10.4; play-through s11:
+    the mails never named either, so a route's length and revenue could not be checked)."""
+    from pbm.e18xx.gauge import _train_spec, gauge_changes, k_bonus, uses_gauge_routes
+    from pbm.e18xx.rounds.cite import section
+
+    if not uses_gauge_routes(g) or not hasattr(route, "mask") or tid not in g.state.trains:
+        return 0, 0, "", "", 0
+    spec = _train_spec(g, tid)
+    if spec.to_offboard:  # the Ghan earns its two stops only (8.2.5)
+        return 0, 0, "", "", 0
+    changes, bonus = gauge_changes(g, route), k_bonus(g, route)
+    return (changes, bonus, section(g.title, "gauge_change") if changes else "",
+            section(g.title, "k_bonus") if bonus else "", spec.free_gauge if changes else 0)
+
+
+def _kept_ability(g: "Game", sym: str) -> str:
+    """The ability a closing private leaves with its owner (``survives_close``), in the state's words."""
+    from pbm.e18xx.render.public import ability_text
+
+    kept = [ab for ab in g.title.company(sym).get("abilities", []) if ab.get("survives_close")]
+    return "; ".join(ability_text(g, ab) for ab in kept)
 
 
 def _close_reason(g: "Game", sym: str, action: Any, before: Snap, after: Snap, owner: str | None) -> str:
@@ -1244,8 +1358,10 @@ class Recorder:
             name = (train.variant or train.name) if train is not None else tid
             nodes = list(route.nodes) if hasattr(route, "nodes") else []
             out.append(RouteRun(seq, action.entity, str(name), str(tid), tuple(_stop(g, h, i) for h, i in nodes),
-                                int(getattr(route, "revenue", 0))))
-        out += _idle_trains(g, action.entity, {tid for tid, _ in routes}, seq)
+                                int(getattr(route, "revenue", 0)), *_route_extras(g, tid, route)))
+        # every idle train when others ran (a company with no route at all is said by its run total)
+        out += _idle_trains(g, action.entity, {tid for tid, _ in routes}, seq,
+                            written=not getattr(action, "auto", False), others=bool(routes))
         total = sum(e.revenue for e in out if isinstance(e, RouteRun))
         out.append(RunTotal(seq, action.entity, total, int(getattr(r, "subsidy", 0) or 0) if routes else 0,
                             len(routes)))
@@ -1347,7 +1463,11 @@ class Recorder:
             treasury = s.cash[c.key] - cash.get(c.key, 0) - subsidy
             per = revenue / c.size if c.size else 0
             how = "payout" if kind == "payout" and revenue > 0 else "withhold"
-            self._pending.append(DividendPaid(self._seq, corp, how, revenue, per, tuple(holders), max(0, treasury)))
+            from pbm.e18xx.rounds.cite import section
+
+            moved = not revenue and cell is not None and c.price != cell  # 1848 11.2: "retains ... decreases"
+            self._pending.append(DividendPaid(self._seq, corp, how, revenue, per, tuple(holders), max(0, treasury),
+                                              moved, section(self.game.title, "price_withhold") if moved else ""))
             if cell is not None and c.price == cell and not c.closed:
                 self._pending.append(_price_stays(self.game, self._seq, corp, how, revenue))
         except Exception:  # noqa: BLE001 - finding events never stops the game

@@ -60,47 +60,16 @@ class _Pool:
         self.routes = all_routes(g, corp, longest, game.route_colors(), only=only, complete=only is not None)
         self.colors = game.route_colors()
         self._gauge: dict[int, int] = {}
-        cached = g.__dict__.get("_gauge_bits")
-        if cached is not None:
-            self.gauge_bits = cached
-            return
-        bits = {}
-        title = game.title
-        layout = title.layout
-        for (coord, edge), bit in getattr(g, "side_bits", {}).items():
-            if not isinstance(edge, int):
-                continue
-            hd = title.hexes.get(coord)
-            nb = neighbour(coord, edge, layout) if hd else None
-            nbd = title.hexes.get(nb) if nb else None
-            if (hd and edge in hd.gauge) or (nbd and opposite(edge) in nbd.gauge):
-                bits[bit] = frozenset({(coord, edge), (nb, opposite(edge))})
-        self.gauge_bits = g.__dict__["_gauge_bits"] = bits
+        self.gauge_bits = _gauge_bits(game, g)
 
     def gauge(self, r: Route) -> int:
         got = self._gauge.get(r.mask)
         if got is None:
-            pairs = set()
-            mask = r.mask
-            for bit, pair in self.gauge_bits.items():
-                if mask >> bit & 1:
-                    pairs.add(pair)
-            got = self._gauge[r.mask] = len(pairs)
+            got = self._gauge[r.mask] = _changes(self.gauge_bits, r)
         return got
 
     def bonus(self, r: Route) -> int:
-        spec = self.game.title.data.get("k_bonus")
-        if not spec:
-            return 0
-        m = self.game.state.map
-        label = spec["label"]
-        n = 0
-        for coord, _ in r.nodes:
-            hd = self.game.title.hexes.get(coord)
-            if m.tile(coord).label == label or (hd is not None and hd.future_label == label):
-                n += 1
-        table = spec["bonus"]
-        return int(table[min(n, len(table) - 1)])
+        return k_bonus(self.game, r)
 
     def value(self, r: Route, t: TrainSpec) -> int | None:
         """What train ``t`` earns on ``r`` (None: it may not run it)."""
@@ -118,6 +87,53 @@ class _Pool:
         if r.stops + max(0, self.gauge(r) - t.free_gauge) > t.distance:
             return None
         return r.revenue + self.bonus(r)
+
+
+def _gauge_bits(game: "Engine", g) -> dict[int, frozenset]:
+    """The track graph's side bits where the gauge changes (each with the two hex sides), kept on the graph."""
+    cached = g.__dict__.get("_gauge_bits")
+    if cached is not None:
+        return cached
+    bits = {}
+    title = game.title
+    layout = title.layout
+    for (coord, edge), bit in getattr(g, "side_bits", {}).items():
+        if not isinstance(edge, int):
+            continue
+        hd = title.hexes.get(coord)
+        nb = neighbour(coord, edge, layout) if hd else None
+        nbd = title.hexes.get(nb) if nb else None
+        if (hd and edge in hd.gauge) or (nbd and opposite(edge) in nbd.gauge):
+            bits[bit] = frozenset({(coord, edge), (nb, opposite(edge))})
+    g.__dict__["_gauge_bits"] = bits
+    return bits
+
+
+def _changes(bits: dict[int, frozenset], r: Route) -> int:
+    return len({pair for bit, pair in bits.items() if r.mask >> bit & 1})
+
+
+def gauge_changes(game: "Engine", r: Route) -> int:
+    """How many changes of gauge route ``r`` crosses (each counts against the range, 1848 7.6)."""
+    if not game.title.data.get("gauge_change"):
+        return 0
+    return _changes(_gauge_bits(game, game.graph()), r)
+
+
+def k_bonus(game: "Engine", r: Route) -> int:
+    """The bonus for the labelled cities route ``r`` visits (1848 10.4, the K-K bonus); 0 without one."""
+    spec = game.title.data.get("k_bonus")
+    if not spec:
+        return 0
+    m = game.state.map
+    label = spec["label"]
+    n = 0
+    for coord, _ in r.nodes:
+        hd = game.title.hexes.get(coord)
+        if m.tile(coord).label == label or (hd is not None and hd.future_label == label):
+            n += 1
+    table = spec["bonus"]
+    return int(table[min(n, len(table) - 1)])
 
 
 def best_gauge(game: "Engine", corp: str, tids: Sequence[str]) -> tuple[int, list[tuple[str, Route]]]:

@@ -102,4 +102,18 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
                 closes.append("the private companies (they close)")
             else:
                 unlocks.append(TRAIN_EVENT_TEXT.get(ev, ev.replace("_", " ")))
+    unlocks += _lender_dividend(title, a.name, b.name)
     return tuple(unlocks), tuple(closes)
+
+
+def _lender_dividend(title: Any, old: str, new: str) -> list[str]:
+    """The lender's minimum dividend when the phase changes it (1848 5.4.3, 9.3, 9.5, 9.7: the Bank of
+    England pays its shareholders £10, £20, £30 a share; play-through s11: the phase events never said it)."""
+    bank = title.data.get("bank_corporation") or {}
+    base = bank.get("base_dividend") or {}
+    if new not in base or base.get(new) == base.get(old, base.get(new)):
+        return []
+    total = int(base[new])
+    shares = int(bank.get("shares", 10) or 10)
+    return [f"{bank.get('sym', 'the lender')} pays its shareholders at least {title.money(total)} "
+            f"({title.money(total // shares)} a share)"]

@@ -500,6 +500,8 @@ def resolve_stops(m: MapState, names: Sequence[str], location_names: dict[str, s
             out.append(f"{coord}-0")
         elif not nodes:
             raise IllegalRoute(f"{ref}{word}: {coord} has no city, town or off-board to stop at")
+        elif not m.tile(coord).paths:  # two towns with no tile yet: no choice of stop could help (s11)
+            raise IllegalRoute(f"{ref}{word}: {coord} has no track yet (no tile is laid there), so no route stops in it")
         else:
             raise IllegalRoute(f"{ref}{word}: {coord} has {len(nodes)} stops; name one ({_stops_of(m, coord)})")
     return tuple(out)

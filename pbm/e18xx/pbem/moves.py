@@ -10,7 +10,7 @@ matter.  Moves::
     pass rest of round           standing order: pass whenever asked this round
     bid 45 MRC                   (or: bid MRC 45)
     par W&A 90
-    buy CoG ipo | buy GA market  (buy GA = from the IPO)
+    buy CoG ipo | buy GA market  (buy GA = from the IPO; 1848's Bank of England has no IPO: buy BOE = from the market)
     sell 2 GA | sell GA          (number of 10% shares, default 1)
     lay 57 E5 2                  tile, hex, rotation 0-5 (add "with MRC" for a private's lay;
                                  a listed "(same as 5)" after it is read and ignored)
@@ -280,7 +280,8 @@ def _rulebook_words(toks: list[str]) -> list[str]:
     ``place (a) station (token) (in) G4`` and ``station G4`` -> ``token G4`` (4.2.2 "Placing a
     Station Token"); ``pay out (dividends)`` / ``pay dividends`` -> ``payout`` (4.2.4); ``start ABC
     at (par) 75`` -> ``par ABC 75`` (3.2(c)(1)); ``buy a 10% share of TAG (from the) open market /
-    initial offering`` -> ``buy TAG market / ipo`` (1.4)."""
+    initial offering`` -> ``buy TAG market / ipo`` (1.4); 1848's ``reduce P5`` -> ``lower P5`` (3.1.1),
+    ``pay`` -> ``payout`` (7.3), ``retain`` -> ``withhold`` (10.3.3, 11.2)."""
     low = [t.lower() for t in toks]
     if not low:
         return toks
@@ -289,8 +290,12 @@ def _rulebook_words(toks: list[str]) -> list[str]:
         if rest and rest[0].lower() in ("in", "at", "on"):
             rest = rest[1:]
         return ["token", *rest] if rest else toks
-    if low[0] == "pay" and low[1:] in (["out"], ["out", "dividends"], ["dividends"], ["out", "dividend"]):
-        return ["payout"]
+    if low[0] == "pay" and low[1:] in ([], ["out"], ["out", "dividends"], ["dividends"], ["dividend"], ["out", "dividend"]):
+        return ["payout"]  # 1848 7.3 "pay out Dividends"; 'pay loan' stays (refused with the rule)
+    if low[0] == "reduce":  # 1848 3.1.1 "reduce the cost of a Private Company by 5 pounds" (s11)
+        return ["lower", *toks[1:]]
+    if low[0] == "retain" and low[1:] in ([], ["income"], ["earnings"]):  # 1848 10.3.3, 11.2 "Retaining Income"
+        return ["withhold"]
     if low[0] == "start" and len(toks) >= 3:
         rest = [t.lstrip("$£") if t[1:].isdigit() else t
                 for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]
@@ -357,7 +362,8 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
 
 
 _MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
-               "pay", "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay")
+               "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
+               "reduce", "pay", "retain", "place")  # the last four: the rulebooks' words (_rulebook_words)
 
 
 def split_line(line: str) -> list[str]:
@@ -452,6 +458,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     bought = private_purchase(game, player, move)
     if bought is not None:
         return bought
+    if isinstance(move, A.BuyShares) and not move.shares and move.source in ("", "ipo"):
+        move = replace(move, source=share_source(game, move.corporation))
     cur = game.current_entity()
     if cur and cur != player and game.controller(cur) == player and cur in game.state.corporations:
         if isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player:
@@ -471,6 +479,15 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
+
+
+def share_source(game: "Game", corp: str) -> str:
+    """Where ``buy <corp>`` / ``buy <corp> ipo`` takes its share: the IPO, except for the lender
+    (title data ``bank_corporation``: 1848's Bank of England), which has no IPO: its shares "are
+    always bought and sold at the indicated price" (1848 5.4.2, 12.3.3; play-through s11: 'buy BOE'
+    was refused "no BOE certificate in the IPO" while the list offered only 'buy BOE market')."""
+    bank = (game.title.data.get("bank_corporation") or {}).get("sym")
+    return "pool" if bank and str(corp).upper() == str(bank).upper() else "ipo"
 
 
 def rulebook_names(game: "Game", move: Move) -> Move:

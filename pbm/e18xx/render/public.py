@@ -252,10 +252,31 @@ def currency_line(g: "Game") -> list[str]:
     return [f"Money: every amount is in {sign}"]
 
 
+def route_rule_lines(g: "Game") -> list[str]:
+    """1848's route rules a player needs the map for (play-through s11: neither was shown anywhere): the
+    K cities of the K-K bonus (10.4) and the changes of gauge (7.6), from the title's data."""
+    from pbm.e18xx.rounds.cite import see
+
+    out = []
+    spec = g.title.data.get("k_bonus")
+    if spec:
+        label = spec["label"]
+        cities = [f"{c} {h.name}" if h.name else c for c, h in g.title.hexes.items()
+                  if g.state.map.tile(c).label == label or h.future_label == label]
+        table = list(spec["bonus"])
+        pays = ", ".join(f"{n} {g.title.money(v)}" for n, v in enumerate(table) if v)
+        out.append(f"{label} cities: {', '.join(cities)}; a train's route joining several earns more ({pays}; "
+                   f"not the 2E){see(g.title, 'k_bonus')}")
+    if g.title.data.get("gauge_change"):
+        out.append("Changes of gauge: track crossing the thick line between the gauges on the map changes gauge; "
+                   f"each change counts as a stop against a train's range, a + train runs one free{see(g.title, 'gauge_change')}")
+    return out
+
+
 def public_lines(g: "Game", *, compact: bool) -> list[str]:
     """The public state beyond the players' and companies' tables (see the module's docstring)."""
     out = currency_line(g) + auction_lines(g) + loan_lines(g) + limit_lines(g) + train_lines(g, compact)
-    out += objective_lines(g) + coal_lines(g)
+    out += objective_lines(g) + coal_lines(g) + route_rule_lines(g)
     privs = private_lines(g, compact)
     if compact:
         privs = privs[1:]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pbm.e18xx.events import stop_label
+from pbm.e18xx.events import joint_home_waits, stop_label
 from pbm.e18xx.pbem.moves import format_action
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -83,7 +83,8 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
                    f"trains {train_list(g, c.trains) or '-'}"
                    + (f" (limit {g.train_limit(c.sym)})" if c.floated and not c.closed else "") + f"  stations {', '.join(tokens) or '-'}"
                    + _tokens_left(g, c)
-                   + (f"  privates {' '.join(privs)}" if privs else ""))
+                   + (f"  privates {' '.join(privs)}" if privs else "")
+                   + (f"  {wait}" if (wait := joint_home_waits(g, c.sym, named=False)) else ""))
     out.append("")
     # rows and columns counted from 1, as the events' price moves count them ("market row 3 column 4")
     out.append("Stock chart (price (market row, column, from 1): companies):")
