@@ -329,3 +329,48 @@ def test_an_obsolete_train_is_never_bought_from_another_company():
         assert "obsolete" in str(exc) and "4.2.5.1" in str(exc), str(exc)
     else:
         raise AssertionError("an obsolete train was bought")
+
+
+def test_1848_site_export_flag_removes_the_first_5_without_a_phase_change():
+    """1848 5.4.4 as 18xx.games plays it (``site_export_phase``): the first 5 leaves the game at the
+    second receivership and the privates close, but the phase stays (phase 5 begins only with a 5
+    bought; the 2 trains keep running and The Ghan is not yet on sale).  Without the flag pbm
+    follows the book (the removed 5 counts as sold: phase 5).  The same seeded game as
+    ``test_1848_a_permanent_train_removed_at_a_receivership_begins_its_phase``, with the flag."""
+    rng = random.Random(7006)
+    g = Game("1848", [f"Tycoon {c}" for c in "ABCDE"], 7006,
+             ("site_dutch_pass", "site_routes", "site_turn_end_pass", "site_export_phase"))
+    for _ in range(400):
+        if any("a 5 train leaves the game" in line for line in g.state.log) or g.finished:
+            break
+        g.process(pick(rng, g.legal_actions()))
+    assert any("a 5 train leaves the game" in line for line in g.state.log)
+    assert g.phase.name == "3"
+    assert g.train_limit() == 4
+    owned = [t.name for t in g.state.trains.values() if t.owner.startswith("C:")]
+    assert "2" in owned, owned
+    assert not any(g.state.trains[t].name == "2E" for t in g._depot_trains())
+    assert all(c.closed or c.revenue == 0 for c in g.state.companies.values())
+
+
+def test_1848_bank_of_england_shares_may_be_sold_again_in_the_same_turn():
+    """1848 12.4.2: "Shares in the Bank of England may be sold without restriction at the current
+    price", and 12.5.2: its price does not change -- the one-lot-per-turn ruling for railway
+    companies (12.5.1, a price drop per sale) does not apply to it.  pbm refused a second BoE sale
+    in the same turn and ended the turn; 18xx.games kept it open for one (random, 3 players, seed
+    13000, action 270)."""
+    def can_sell_two_boe(g: Game) -> bool:
+        cur = g.current_entity()
+        if g.state.round.kind != "stock" or cur not in [p.name for p in g.state.players]:
+            return False
+        return 2 in g._sellable_bundles(cur, "BOE") and g._can_sell_order()
+
+    g = _first_state("1848", 3, can_sell_two_boe, seeds=range(60), limit=600)
+    assert g is not None, "no seeded game reached a stock round where a player could sell two BoE shares"
+    cur = g.current_entity()
+    g.process(A.SellShares(cur, (), corporation="BOE", count=1))
+    assert g.current_entity() == cur
+    assert any(isinstance(a, A.SellShares) and a.corporation == "BOE" for a in g.legal_actions())
+    held = g.percent_of(f"P:{cur}", "BOE")
+    g.process(A.SellShares(cur, (), corporation="BOE", count=1))
+    assert g.percent_of(f"P:{cur}", "BOE") == held - 10
