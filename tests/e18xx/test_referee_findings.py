@@ -374,3 +374,56 @@ def test_1848_bank_of_england_shares_may_be_sold_again_in_the_same_turn():
     held = g.percent_of(f"P:{cur}", "BOE")
     g.process(A.SellShares(cur, (), corporation="BOE", count=1))
     assert g.percent_of(f"P:{cur}", "BOE") == held - 10
+
+
+def _withhold_ends_it(g: Game) -> bool:
+    """1848: the operating company has no train and sits one column from receivership, so the
+    withhold of nothing (11.2) will put it into receivership (5.5.1), and it may still borrow."""
+    s = g.state
+    if s.round.kind != "operating" or s.finished:
+        return False
+    step, corp = g.open_step()
+    if step is None or corp not in s.corporations or step.name not in ("track", "token"):
+        return False
+    c = s.corporations[corp]
+    if c.trains or not c.price or not g.can_take_loan(corp):
+        return False
+    r, col = c.price
+    return col > 0 and g.title.market[r][col - 1].kind == "c"
+
+
+def test_1848_a_loan_may_be_taken_before_the_withhold_that_ends_the_company():
+    """1848 5.6.1: "A loan can be taken out at any time during the company's turn".  A company
+    without a train one column from receivership goes into receivership at its withhold of
+    nothing (5.5.1, 11.2); pbm made that withhold at once after the station step, so the director
+    never had the chance to borrow first (the £100 then pays toward the other shareholders'
+    compensation, 5.5.2).  18xx.games asks ("Take Loans") before the dividend (random, 6
+    players, seed 13003, action 613).  The turn now waits for the loan or a pass."""
+    rules = ("site_dutch_pass", "site_routes", "site_turn_end_pass", "site_export_phase")
+    found = None
+    for seed in range(13003, 13004):
+        rng = random.Random(seed)
+        g = Game("1848", [f"Tycoon {c}" for c in "ABCDEF"], seed, rules)
+        for _ in range(700):
+            if g.finished:
+                break
+            if _withhold_ends_it(g):
+                found = g
+                break
+            g.process(pick(rng, g.legal_actions()))
+        if found:
+            break
+    assert found is not None, "no seeded game reached a company one withhold from receivership"
+    g = found
+    corp = g.open_step()[1]
+    while g.open_step()[0].name in ("track", "token"):
+        g.process(A.Pass(corp))
+    step, who = g.open_step()
+    assert who == corp and not g.state.corporations[corp].closed
+    listed = g.legal_actions()
+    assert A.TakeLoan(corp) in listed and A.Pass(corp) in listed, listed
+    cash = g.state.cash[f"C:{corp}"]
+    g.process(A.TakeLoan(corp))
+    assert g.state.corporations[corp].closed
+    assert any(f"{corp} goes into receivership" in line for line in g.state.log)
+    assert cash >= 0
