@@ -427,3 +427,47 @@ def test_1848_a_loan_may_be_taken_before_the_withhold_that_ends_the_company():
     assert g.state.corporations[corp].closed
     assert any(f"{corp} goes into receivership" in line for line in g.state.log)
     assert cash >= 0
+
+
+def test_1848_site_discard_flag_asks_for_the_discard_after_the_operating_companys_dividend():
+    """1848 8.1: "Trains in excess of the Train Limit as a result of a phase change are removed from
+    the game".  pbm asks the crowded company's director at once (the book); 18xx.games asks when the
+    operating company's turn reaches its discard step, after its run and dividend -- which matters
+    when a receivership's train removal (5.4.4) changes the phase at the start of a turn (random, 3
+    players, seed 13004, action 322: QR's loan, phase 5, FT over the limit).  ``site_discard_timing``
+    plays the site's way."""
+    base = ("site_dutch_pass", "site_routes", "site_turn_end_pass", "site_export_phase")
+
+    def crowded_early(rules: tuple[str, ...]) -> Game:
+        rng = random.Random(13004)
+        g = Game("1848", [f"Tycoon {c}" for c in "ABC"], 13004, rules)
+        for _ in range(400):
+            if g.finished:
+                break
+            g.process(pick(rng, g.legal_actions()))
+            if g.state.round.kind == "operating" and g.crowded_corps():
+                return g
+        raise AssertionError("no company went over its train limit")
+
+    book = crowded_early(base)
+    crowded = book.crowded_corps()[0]
+    assert book.current_entity() == crowded
+    site = crowded_early(base + ("site_discard_timing",))
+    assert site.crowded_corps() == [crowded]
+    corp = site.current_entity()
+    assert corp != crowded and site.open_step()[0].name in ("track", "token", "route")
+    n = len(site.state.log)
+    for _ in range(20):
+        if site.current_entity() == crowded:
+            break
+        step = site.open_step()[0].name
+        assert step not in ("buy_train", "buy_company"), step
+        site.process(A.Pass(corp) if step != "route" else A.RunRoutes(corp, ()))
+    # asked after the operating company's run and dividend (here its withhold put it into
+    # receivership), and before the operating round ends
+    assert site.current_entity() == crowded and site.open_step()[0].name == "discard_train"
+    assert site.state.round.kind == "operating"
+    assert any(line.startswith(f"{corp} withholds") or line.startswith(f"{corp} pays out")
+               for line in site.state.log[n:])
+    site.process(A.DiscardTrain(crowded, site.limited_trains(crowded)[0]))
+    assert not site.crowded_corps()

@@ -105,9 +105,10 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def _next_corp(self: "Engine") -> None:
         s = self.state
         r = s.round
-        if self.forced_lay_company() and not s.finished:
+        if (self.forced_lay_company() or self._discard_at_turn_end()) and not s.finished:
             # 1848 4.4: "the Tasmania tile must immediately be placed": before the next company's
-            # turn and before a new round begins (ForcedLay goes on from here once it is laid)
+            # turn and before a new round begins (ForcedLay goes on from here once it is laid);
+            # likewise a discard 18xx.games asks for at the end of the turn (``site_discard_timing``)
             r.turn_over = True
             return
         r.turn_over = False
@@ -127,6 +128,14 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 [c for c in r.entities[r.index + 1:] if c not in order]
         r.index += 1
         self._start_corp_turn()
+
+    def _discard_at_turn_end(self: "Engine") -> bool:
+        """1848 ``site_discard_timing``: a company over its train limit after a phase change in
+        another company's turn discards in a later company's discard step (18xx.games), at the
+        latest before the operating round ends."""
+        r = self.state.round
+        return "site_discard_timing" in self.optional_rules and r.index >= len(r.entities) - 1 \
+            and bool(self.crowded_corps())
 
     def _end_or(self: "Engine") -> None:
         s = self.state

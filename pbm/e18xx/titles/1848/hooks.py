@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction
 from pbm.e18xx.core.hooks import TitleHooks
+from pbm.e18xx.rounds import step as step_mod
 from pbm.e18xx.rounds.step import BuyCompany, Interrupt, PlayerStep, Step, insert_before, replace
 
 if TYPE_CHECKING:  # typing only
@@ -80,6 +81,32 @@ class LoanBeforeWithhold(Step):
             g._next_corp()
             return True
         return False
+
+
+class DiscardTrain(step_mod.DiscardTrain):
+    """8.1: "Trains in excess of the Train Limit as a result of a phase change are removed from the
+    game" -- the crowded company's director chooses at once (the book).  With ``site_discard_timing``
+    (18xx.games) he is asked when the operating company's turn reaches this step, after its run and
+    dividend (a phase change by a receivership's train removal, 5.4.4, at the start of a turn)."""
+
+    def acting(self, g: "StepGame") -> str | None:
+        who = super().acting(g)
+        if who is None or "site_discard_timing" not in g.optional_rules:
+            return who
+        corp = g._or_operator()
+        if corp == who or corp not in g.state.corporations or g.state.corporations[corp].closed \
+                or g.state.round.turn_over:
+            return who
+        block, _ = g._open_block(corp)
+        steps = list(g.or_steps)
+        if block is not None and block is not self and steps.index(block) < steps.index(self):
+            return None
+        return who
+
+    def handle(self, g: "StepGame", acting: str, action: A.Action) -> None:
+        super().handle(g, acting, action)
+        if g.state.round.turn_over and not g.crowded_corps():  # the operating company's turn had ended
+            g._next_corp()
 
 
 def _ref(g: "StepGame", key: str, default: str) -> str:
@@ -166,6 +193,7 @@ class Hooks(TitleHooks):
 
     def operating_steps(self, steps: list) -> list:
         steps = insert_before(steps, "dividend", LoanBeforeWithhold())
+        steps = replace(steps, "discard_train", DiscardTrain())
         return replace(steps, "buy_company", BuyCompanyOrLoan())
 
     def operating_interrupts(self, interrupts: list) -> list:
