@@ -137,6 +137,18 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         return "site_discard_timing" in self.optional_rules and r.index >= len(r.entities) - 1 \
             and bool(self.crowded_corps())
 
+    def _discard_waits(self: "Engine", crowded: str) -> bool:
+        """1848 ``site_discard_timing``: the discard of ``crowded`` (another company than the one
+        operating) waits while the operating company has a step open before the discard step."""
+        if "site_discard_timing" not in self.optional_rules:
+            return False
+        corp = self._or_operator()
+        if corp == crowded or self.state.corporations[corp].closed or self.state.round.turn_over:
+            return False
+        block, _ = self._open_block(corp)
+        names = [st.name for st in self.or_steps]
+        return block is not None and names.index(block.name) < names.index("discard_train")
+
     def _end_or(self: "Engine") -> None:
         s = self.state
         s.recently_floated = []

@@ -91,17 +91,7 @@ class DiscardTrain(step_mod.DiscardTrain):
 
     def acting(self, g: "StepGame") -> str | None:
         who = super().acting(g)
-        if who is None or "site_discard_timing" not in g.optional_rules:
-            return who
-        corp = g._or_operator()
-        if corp == who or corp not in g.state.corporations or g.state.corporations[corp].closed \
-                or g.state.round.turn_over:
-            return who
-        block, _ = g._open_block(corp)
-        steps = list(g.or_steps)
-        if block is not None and block is not self and steps.index(block) < steps.index(self):
-            return None
-        return who
+        return None if who is not None and g._discard_waits(who) else who
 
     def handle(self, g: "StepGame", acting: str, action: A.Action) -> None:
         super().handle(g, acting, action)
