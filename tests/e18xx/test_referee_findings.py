@@ -471,3 +471,23 @@ def test_1848_site_discard_flag_asks_for_the_discard_after_the_operating_company
                for line in site.state.log[n:])
     site.process(A.DiscardTrain(crowded, site.limited_trains(crowded)[0]))
     assert not site.crowded_corps()
+
+
+def test_1848_a_receivership_debt_is_paid_by_sales_even_at_the_end_of_the_operating_round():
+    """1848 5.5.3: "If the Director doesn't have enough money, he must sell shares following the usual
+    rules."  When the company that went into receivership was the last to operate, pbm ended the
+    operating round and the director's sales were never asked for (he began the stock round in
+    debt); 18xx.games asks for them first (random, 6 players, seed 13019, action 317: WA's loan)."""
+    rules = ("site_dutch_pass", "site_routes", "site_turn_end_pass", "site_export_phase", "site_discard_timing")
+    rng = random.Random(13019)
+    g = Game("1848", [f"Tycoon {c}" for c in "ABCDEF"], 13019, rules)
+    for _ in range(600):
+        if g.finished or any(g.state.cash[p.key] < 0 for p in g.state.players):
+            break
+        g.process(pick(rng, g.legal_actions()))
+    debtor = next(p.name for p in g.state.players if g.state.cash[f"P:{p.name}"] < 0)
+    assert g.state.round.kind == "operating"
+    assert g.current_entity() == debtor
+    assert g.open_step()[0].name == "pay_debt"
+    sales = [a for a in g.legal_actions() if isinstance(a, A.SellShares)]
+    assert sales and all(a.entity == debtor for a in sales)

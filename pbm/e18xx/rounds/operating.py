@@ -105,10 +105,12 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def _next_corp(self: "Engine") -> None:
         s = self.state
         r = s.round
-        if (self.forced_lay_company() or self._discard_at_turn_end()) and not s.finished:
+        if (self.forced_lay_company() or self._discard_at_turn_end() or self.cash_crisis_player()) \
+                and not s.finished:
             # 1848 4.4: "the Tasmania tile must immediately be placed": before the next company's
             # turn and before a new round begins (ForcedLay goes on from here once it is laid);
             # likewise a discard 18xx.games asks for at the end of the turn (``site_discard_timing``)
+            # and a director's sales to pay a receivership debt (5.5.3; PayDebt goes on from here)
             r.turn_over = True
             return
         r.turn_over = False

@@ -159,6 +159,8 @@ class PayDebt(Interrupt):
             raise IllegalAction(f"rule {_ref(g, 'insolvency_sale', '12.4.1')}: {acting} may not sell {units} of "
                                 f"{target} now (a sale to pay compensation may not change a director)")
         g._do_sell(acting, action)
+        if g.state.round.turn_over and not g.cash_crisis_player():  # the operating company's turn had ended
+            g._next_corp()
 
 
 class DutchAuction(PlayerStep):
