@@ -382,3 +382,19 @@ def test_18va_a_privates_move_first_in_the_turn_is_preceded_by_the_conversion_pa
              and a.get("target") == "H15")
     assert acts[i - 1] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "pbm_auto": True,
                            "id": acts[i]["id"] - 1}, acts[i - 1]
+
+
+def test_1848_a_buy_trains_step_the_site_skipped_is_not_reopened_by_a_loan():
+    """1848: the site's Buy Trains step stays open for a company without a 2E that has £100 and may
+    borrow -- but only if it was open when the turn reached it: a company at its train limit with
+    no money after its dividend skips it, and a loan taken afterwards does not reopen it.  The
+    export wrote a second pass for such a company (random, 5 players, seed 13030 with the site's
+    flags: QR pays out all it has, borrows, passes; the site's turn was over after that pass)."""
+    from .helpers import random_game
+
+    rules = ("site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass")
+    g = random_game(13030, stop_at=320, title="1848", players=5, prefix="Tycoon ", rules=rules)
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "QR" and a["id"] == 319)
+    assert acts[i - 1]["type"] == "dividend" and acts[i + 1]["type"] == "pass"
+    assert not acts[i + 2].get("pbm_auto"), acts[i + 2]

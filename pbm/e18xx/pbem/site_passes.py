@@ -98,6 +98,12 @@ class SitePasses:
         self.last_pass_to_trains = False
         if op and isinstance(act, A.BuyTrain) and act.entity == op:
             self.bought.add((_round_key(g), op))
+        if op and g.open_step()[0] is not None and g.open_step()[0].name == "buy_company" \
+                and (_round_key(g), op) not in self.trains_passed | self.bought \
+                and g.title.data.get("site_trains_open_for_loan") and not self._site_trains_open_for_a_loan(op):
+            # the site skipped its Buy Trains step when the turn reached it with nothing to offer (1848:
+            # no money after the dividend); a loan taken later does not reopen it
+            self.trains_passed.add((_round_key(g), op))
         if op and isinstance(act, A.Pass) and act.entity == op and g.open_step()[0] is not None:
             name = g.open_step()[0].name
             if name == "buy_train":
