@@ -398,3 +398,38 @@ def test_1848_a_buy_trains_step_the_site_skipped_is_not_reopened_by_a_loan():
     i = next(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "QR" and a["id"] == 319)
     assert acts[i - 1]["type"] == "dividend" and acts[i + 1]["type"] == "pass"
     assert not acts[i + 2].get("pbm_auto"), acts[i + 2]
+
+
+def test_18va_the_sites_station_step_waits_for_a_pass_while_the_company_owns_potomac_yards():
+    """18VA: while a company owns Potomac Yards (P3, its extra station), 18xx.games keeps the
+    company's "Place a Token" step open for a pass even when no station can be placed; pbm ends the
+    step.  RFPR buys P3 in its station step with too little money left for a station: pbm goes on
+    (no train: a withhold, the price falls), the site waited, and the next move was refused there
+    (random, 2 players, seed 13004, action 73: "Place a Token cannot process action buy_train").
+    The export writes the site's pass."""
+    from .helpers import random_game
+
+    g = random_game(13004, stop_at=75, title="18VA", players=2, prefix="Tycoon ",
+                    rules=("site_routes", "two_player_share_limit"))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "buy_company" and a.get("company") == "P3")
+    assert acts[i + 1] == {"type": "pass", "entity": "RFPR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 1}
+
+
+def test_18va_a_pass_that_ends_the_turn_of_a_potomac_yards_owner_is_followed_by_the_sites_last_pass():
+    """18VA: the site's last step ("Buy Companies") waits for a pass while the company owns an
+    any-time private (Potomac Yards); when pbm's turn ends with the company's pass in the train
+    step, that pass is the site's Buy Trains pass and the export writes one more (random, 4
+    players, seed 13002, action 450: SR passes its train purchase; the site waited)."""
+    from .helpers import random_game
+
+    g = random_game(13002, stop_at=451, title="18VA", players=4, prefix="Tycoon ", rules=("site_routes",))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "lay_tile" and a["entity"] == "SR" and a["hex"] == "G10"
+             and a["id"] > 400)
+    assert acts[i + 1] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 1}
+    assert acts[i + 2] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "id": acts[i]["id"] + 2}
+    assert acts[i + 3] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 3}

@@ -40,6 +40,7 @@ class SitePasses:
         self.bought: set[tuple[Any, str]] = set()  # (round, company) that bought a train (the site then
         # closes its Buy Trains step by itself once nothing more can be bought)
         self.cash_before = 0  # the operating company's cash before it
+        self.step_before: str | None = None  # the operating company's open step before it
 
     def _stock(self) -> bool:
         return self.game.state.round.kind == "stock" and not self.game.state.finished
@@ -115,6 +116,8 @@ class SitePasses:
                 self.last_pass_to_trains = True
         c = g.state.corporations.get(op) if op else None
         self.cash_before = g.state.cash[c.key] if c is not None else 0
+        step = g.open_step()[0] if op else None
+        self.step_before = step.name if step is not None else None
         self.before = (_round_key(g), self._players() if self._stock() else [],
                        g.state.round.index if self._stock() else 0,
                        op)
@@ -129,8 +132,35 @@ class SitePasses:
         key, op = self.before[0], self.before[3] if len(self.before) > 3 else None
         if key[0] != "operating" or op is None:
             return []
+        return self._token_step_wait(act, key, op) + self._post(act, key, op)
+
+    def _token_step_wait(self, act: A.Action, key: tuple[str, int, int], op: str) -> list[str]:
+        """Title data ``site_token_step_private`` (18VA: Potomac Yards): while the company owns that
+        private, 18xx.games keeps its "Place a Token" step open for a pass even when no station can
+        be placed; pbm goes past its station step.  A move of the company that took pbm past the
+        step (a tile, a private bought in it) is followed by the site's pass."""
+        g = self.game
+        sym = g.title.data.get("site_token_step_private")
+        comp = g.state.companies.get(sym) if sym else None
+        if comp is None or comp.owner != f"C:{op}" or comp.closed or act.entity != op \
+                or isinstance(act, (A.Pass, A.PlaceToken)) or op in g.state.round.tokened:
+            return []
+        names = [x.name for x in g.or_steps]
+        if self.step_before not in names or names.index(self.step_before) > names.index("token"):
+            return []
+        if not g.state.finished and _round_key(g) == key and g._or_operator() == op:  # noqa: SLF001
+            step = g.open_step()[0]
+            if step is not None and step.name in names and names.index(step.name) <= names.index("token"):
+                return []  # pbm is still in (or before) its station step
+        return [op]
+
+    def _post(self, act: A.Action, key: tuple[str, int, int], op: str) -> list[str]:
+        g = self.game
         if isinstance(act, A.Pass):
             turn_over = g.state.finished or _round_key(g) != key or g._or_operator() != op  # noqa: SLF001
+            if turn_over and not g.state.finished and self.step_before == "buy_train" and act.entity == op \
+                    and self._owns_anytime_private(op):
+                return [op]  # the pass was the site's Buy Trains pass; its last step waits for another
             return [op] if self.last_pass_to_trains and turn_over and not g.state.finished else []
         if act.entity != op and not isinstance(act, A.DiscardTrain):  # a discard after op's purchase
             return []
@@ -138,9 +168,13 @@ class SitePasses:
             return []
         if op not in g.state.corporations:
             return []
+        return [op] if self._owns_anytime_private(op) or self._site_buys_on(op, act, key) else []
+
+    def _owns_anytime_private(self, op: str) -> bool:
+        """The company owns a private of title data ``site_anytime_privates`` (its last step waits)."""
+        g = self.game
         anytime = frozenset(g.title.data.get("site_anytime_privates", ()))
-        owned = [c for c in g.state.companies.values() if c.owner == f"C:{op}" and not c.closed and c.sym in anytime]
-        return [op] if owned or self._site_buys_on(op, act, key) else []
+        return any(c.owner == f"C:{op}" and not c.closed and c.sym in anytime for c in g.state.companies.values())
 
     def _site_trains_open_for_a_loan(self, op: str) -> bool:
         """Title data ``site_trains_open_for_loan`` (1848: ``{"train": "2E", "cash": 100}``): 18xx.games
