@@ -491,3 +491,15 @@ def test_1848_a_receivership_debt_is_paid_by_sales_even_at_the_end_of_the_operat
     assert g.open_step()[0].name == "pay_debt"
     sales = [a for a in g.legal_actions() if isinstance(a, A.SellShares)]
     assert sales and all(a.entity == debtor for a in sales)
+
+
+def test_18va_the_certificate_limit_after_a_bankruptcy_is_that_of_the_players_left():
+    """18VA 3.1 and 4.6.3 (ruling): the certificate limit is read from the table for the number of
+    players still in the game -- a bankrupt player "is eliminated from the game".  18xx.games keeps
+    the starting number's limit (random, 4 players, seed 13002: two players bankrupt, the site's
+    limit 15 refused a purchase pbm allowed under 27)."""
+    g = Game("18VA", [f"Tycoon {c}" for c in "ABCD"], 1)
+    assert g.cert_limit("Tycoon A") == 13
+    for p in g.state.players[1:3]:
+        p.bankrupt = True
+    assert g.cert_limit("Tycoon A") == 27
