@@ -503,3 +503,24 @@ def test_18va_the_certificate_limit_after_a_bankruptcy_is_that_of_the_players_le
     for p in g.state.players[1:3]:
         p.bankrupt = True
     assert g.cert_limit("Tycoon A") == 27
+
+
+def test_18ga_no_station_step_for_a_private_station_when_the_company_has_no_station_left():
+    """18GA Table III, Waycross & Southern: the owning corporation places a station in Waycross
+    (I9) for free -- one of its own station markers (4.2.2).  With all its stations on the map
+    (CoG with ``remove_cog_token``) pbm still stopped in its station step for a pass; 18xx.games
+    goes on to the run (random, 5 players, seed 13001, action 642)."""
+    def in_track(g: Game) -> bool:
+        step, corp = g.open_step()
+        return g.state.round.kind == "operating" and step is not None and step.name == "track" \
+            and corp in g.state.corporations
+    g = _first_state("18GA", 3, in_track)
+    assert g is not None
+    corp = g.open_step()[1]
+    comp = g.state.companies["W&SR"]
+    comp.owner, comp.closed = f"C:{corp}", False
+    c = g.state.corporations[corp]
+    assert g._special_token_open(corp)
+    c.tokens = [t if t is not None else ("I9", 0) for t in c.tokens]
+    assert not g._special_token_open(corp)
+    assert g.or_step("token").actions(g, corp) == [] or g._can_place_token(corp)
