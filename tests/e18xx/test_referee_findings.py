@@ -524,3 +524,29 @@ def test_18ga_no_station_step_for_a_private_station_when_the_company_has_no_stat
     c.tokens = [t if t is not None else ("I9", 0) for t in c.tokens]
     assert not g._special_token_open(corp)
     assert g.or_step("token").actions(g, corp) == [] or g._can_place_token(corp)
+
+
+def test_18al_site_obsolete_trains_do_not_count_against_the_train_limit():
+    """18AL 4.2.5.1 with ``site_obsolete`` (18xx.games: the 4 trains made obsolete by the first 7 run
+    once more, also the buyer's): the site does not count an obsolete train against the train limit,
+    so the buyer of the 7 may still buy; pbm counted it and ended the turn (random, 5 players, seed
+    13004, action 1473: L&N with its 7 and an obsolete 4 at the limit of 2)."""
+    rules = ("site_auction", "site_obsolete", "site_routes", "unlimited_4d")
+    rng = random.Random(13004)
+    g = Game("18AL", [f"Tycoon {c}" for c in "ABCDE"], 13004, rules)
+    buyer = None
+    for _ in range(3000):
+        if g.finished:
+            break
+        act = pick(rng, g.legal_actions())
+        g.process(act)
+        if isinstance(act, A.BuyTrain) and act.train in g.state.trains and g.state.trains[act.train].name == "7":
+            buyer = act.entity
+            break
+    assert buyer is not None
+    trains = g.state.corporations[buyer].trains
+    obsolete = [t for t in trains if g.state.trains[t].obsolete]
+    assert obsolete, trains
+    assert len(trains) == g.train_limit(buyer)
+    assert g._room(buyer)
+    assert g.current_entity() == buyer and g.open_step()[0].name == "buy_train"

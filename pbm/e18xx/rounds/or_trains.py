@@ -412,6 +412,10 @@ class TrainsMixin:
             outside = self.__dict__["_outside_limit"] = frozenset(
                 t["name"] for t in self.title.data["trains"] if t.get("outside_limit"))
         trains = s.corporations[corp].trains
+        if "site_obsolete" in self.optional_rules:
+            # 18xx.games (18AL 4.2.5.1 as it plays it): an obsolete train running once more does
+            # not count against the train limit
+            trains = [t for t in trains if not s.trains[t].obsolete]
         if not outside:
             return list(trains)
         return [t for t in trains if s.trains[t].name not in outside]
