@@ -550,3 +550,21 @@ def test_18al_site_obsolete_trains_do_not_count_against_the_train_limit():
     assert len(trains) == g.train_limit(buyer)
     assert g._room(buyer)
     assert g.current_entity() == buyer and g.open_step()[0].name == "buy_train"
+
+
+def test_1848_site_discard_flag_the_crowded_operating_company_discards_after_its_dividend():
+    """``site_discard_timing``, the operating company itself over the limit: SAR's loan at the start
+    of an operating round puts it into receivership, the 5 leaves, phase 5 begins and VR -- next to
+    operate, with three trains -- is asked to discard only at its discard step, after its track,
+    station, run and dividend, as on 18xx.games (random, 6 players, seed 14003, action 313)."""
+    rules = ("site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass")
+    rng = random.Random(14003)
+    g = Game("1848", [f"Tycoon {c}" for c in "ABCDEF"], 14003, rules)
+    for _ in range(400):
+        if g.finished or (g.state.round.kind == "operating" and g.crowded_corps()):
+            break
+        g.process(pick(rng, g.legal_actions()))
+    crowded = g.crowded_corps()
+    assert crowded and g._or_operator() == crowded[0]
+    assert g.open_step()[0].name == "track"
+    assert not any(isinstance(a, A.DiscardTrain) for a in g.legal_actions())

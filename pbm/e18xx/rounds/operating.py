@@ -140,12 +140,12 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
             and bool(self.crowded_corps())
 
     def _discard_waits(self: "Engine", crowded: str) -> bool:
-        """1848 ``site_discard_timing``: the discard of ``crowded`` (another company than the one
-        operating) waits while the operating company has a step open before the discard step."""
+        """1848 ``site_discard_timing``: the discard of ``crowded`` waits while the operating company
+        (``crowded`` itself or another) has a step open before the discard step."""
         if "site_discard_timing" not in self.optional_rules:
             return False
         corp = self._or_operator()
-        if corp == crowded or self.state.corporations[corp].closed or self.state.round.turn_over:
+        if self.state.corporations[corp].closed or self.state.round.turn_over:
             return False
         block, _ = self._open_block(corp)
         names = [st.name for st in self.or_steps]
