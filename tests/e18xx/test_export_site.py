@@ -395,7 +395,8 @@ def test_1848_a_buy_trains_step_the_site_skipped_is_not_reopened_by_a_loan():
     rules = ("site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass")
     g = random_game(13030, stop_at=320, title="1848", players=5, prefix="Tycoon ", rules=rules)
     acts = _export(g)["actions"]
-    i = next(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "QR" and a["id"] == 319)
+    i = next(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "QR"
+             and acts[i - 1]["type"] == "dividend" and acts[i - 1]["entity"] == "QR" and acts[i + 1]["type"] == "pass")
     assert acts[i - 1]["type"] == "dividend" and acts[i + 1]["type"] == "pass"
     assert not acts[i + 2].get("pbm_auto"), acts[i + 2]
 
@@ -433,3 +434,19 @@ def test_18va_a_pass_that_ends_the_turn_of_a_potomac_yards_owner_is_followed_by_
     assert acts[i + 2] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "id": acts[i]["id"] + 2}
     assert acts[i + 3] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "pbm_auto": True,
                            "id": acts[i]["id"] + 3}
+
+
+def test_1848_the_sites_buy_trains_step_stays_open_after_purchases_while_the_company_may_borrow():
+    """1848: the site keeps the Buy Trains step open for a company without a 2E that has £100 and
+    may borrow also after it bought trains this turn (CAR buys a 3, a 4 and the first 5, discards
+    the 3 and passes with £100 left: the site's last step then waited for a second pass; random,
+    4 players, seed 14017 with the site's flags)."""
+    from .helpers import random_game
+
+    rules = ("site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass")
+    g = random_game(14017, stop_at=560, title="1848", players=4, prefix="Tycoon ", rules=rules)
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "discard_train" and a["entity"] == "CAR")
+    assert acts[i + 1] == {"type": "pass", "entity": "CAR", "entity_type": "corporation", "id": acts[i]["id"] + 1}
+    assert acts[i + 2] == {"type": "pass", "entity": "CAR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 2}

@@ -100,7 +100,7 @@ class SitePasses:
         if op and isinstance(act, A.BuyTrain) and act.entity == op:
             self.bought.add((_round_key(g), op))
         if op and g.open_step()[0] is not None and g.open_step()[0].name == "buy_company" \
-                and (_round_key(g), op) not in self.trains_passed | self.bought \
+                and (_round_key(g), op) not in self.trains_passed \
                 and g.title.data.get("site_trains_open_for_loan") and not self._site_trains_open_for_a_loan(op):
             # the site skipped its Buy Trains step when the turn reached it with nothing to offer (1848:
             # no money after the dividend); a loan taken later does not reopen it
@@ -109,8 +109,10 @@ class SitePasses:
             name = g.open_step()[0].name
             if name == "buy_train":
                 self.trains_passed.add((_round_key(g), op))  # the site's Buy Trains step is passed too
-            elif name == "buy_company" and (_round_key(g), op) not in self.trains_passed | self.bought \
+            elif name == "buy_company" and (_round_key(g), op) not in self.trains_passed \
+                    and ((_round_key(g), op) not in self.bought or g.title.data.get("site_trains_open_for_loan")) \
                     and self._site_trains_open_for_a_loan(op):
+                # (1848: the step stays open after purchases too while the company may borrow)
                 # the site still waits in Buy Trains: this pass is its, and its last step waits for another
                 self.trains_passed.add((_round_key(g), op))
                 self.last_pass_to_trains = True
@@ -132,7 +134,30 @@ class SitePasses:
         key, op = self.before[0], self.before[3] if len(self.before) > 3 else None
         if key[0] != "operating" or op is None:
             return []
+        if isinstance(act, A.BuyTrain) and act.entity == op and g.title.data.get("site_trains_open_for_loan") \
+                and not self._site_can_buy_again(op):
+            self.trains_passed.add((key, op))  # the site passed its Buy Trains step after the purchase
         return self._token_step_wait(act, key, op) + self._post(act, key, op)
+
+    def _site_can_buy_again(self, op: str) -> bool:
+        """After a purchase 18xx.games ends the Buy Trains step by itself unless the company has room
+        and can pay the cheapest train it could buy: a train the Bank offers, or $1 when another
+        company owns one.  Its "room" is: not exactly at the limit (a company over it after a phase
+        change has room there), or a train outside the limit (1848's 2E) it may add."""
+        g = self.game
+        s = g.state
+        if op not in s.corporations or s.corporations[op].closed:
+            return False
+        c = s.corporations[op]
+        cash = s.cash[c.key]
+        depot = g._depot_trains()  # noqa: SLF001
+        outside = [t for t in depot if g.outside_limit(s.trains[t].name)]
+        room = len(g.limited_trains(op)) != g.train_limit(op) or any(
+            g._room(op, t) and cash >= s.trains[t].price for t in outside)  # noqa: SLF001
+        others = any(t.owner.startswith("C:") and t.owner != c.key and not t.obsolete and t.buyable
+                     and not s.corporations[t.owner[2:]].closed for t in s.trains.values())
+        cheapest = min([s.trains[t].price for t in depot] + ([1] if others else []), default=None)
+        return room and cheapest is not None and cash >= cheapest
 
     def _token_step_wait(self, act: A.Action, key: tuple[str, int, int], op: str) -> list[str]:
         """Title data ``site_token_step_private`` (18VA: Potomac Yards): while the company owns that
