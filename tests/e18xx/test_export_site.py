@@ -450,3 +450,21 @@ def test_1848_the_sites_buy_trains_step_stays_open_after_purchases_while_the_com
     assert acts[i + 1] == {"type": "pass", "entity": "CAR", "entity_type": "corporation", "id": acts[i]["id"] + 1}
     assert acts[i + 2] == {"type": "pass", "entity": "CAR", "entity_type": "corporation", "pbm_auto": True,
                            "id": acts[i]["id"] + 2}
+
+
+def test_1848_the_pass_that_ends_the_game_is_followed_by_the_sites_last_pass():
+    """1848: when the last turn of the last operating round ends with a pass that 18xx.games takes as
+    its Buy Trains pass (a company that could still buy a train there, or borrow later), the site's
+    last step ("Take Loans or Buy Company") waits for another pass before the game ends; the export
+    wrote none once pbm's game was over (random, 4 players, seeds 20021 and 20025: the game ends
+    after the fifth receivership, the site's did not)."""
+    from .helpers import random_game
+
+    rules = ("site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass")
+    for seed, corp in ((20021, "QR"), (20025, "VR")):
+        g = random_game(seed, title="1848", players=4, prefix="Tycoon ", rules=rules)
+        assert g.finished and g.state.end_reason == "receiverships"
+        acts = _export(g)["actions"]
+        assert acts[-2]["type"] == "pass" and acts[-2]["entity"] == corp and not acts[-2].get("pbm_auto")
+        assert acts[-1] == {"type": "pass", "entity": corp, "entity_type": "corporation", "pbm_auto": True,
+                            "id": acts[-2]["id"] + 1}

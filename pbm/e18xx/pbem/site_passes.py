@@ -101,7 +101,7 @@ class SitePasses:
             self.bought.add((_round_key(g), op))
         if op and g.open_step()[0] is not None and g.open_step()[0].name == "buy_company" \
                 and (_round_key(g), op) not in self.trains_passed \
-                and g.title.data.get("site_trains_open_for_loan") and not self._site_trains_open_for_a_loan(op):
+                and g.title.data.get("site_trains_open_for_loan") and not self._site_buy_trains_open(op):
             # the site skipped its Buy Trains step when the turn reached it with nothing to offer (1848:
             # no money after the dividend); a loan taken later does not reopen it
             self.trains_passed.add((_round_key(g), op))
@@ -111,7 +111,7 @@ class SitePasses:
                 self.trains_passed.add((_round_key(g), op))  # the site's Buy Trains step is passed too
             elif name == "buy_company" and (_round_key(g), op) not in self.trains_passed \
                     and ((_round_key(g), op) not in self.bought or g.title.data.get("site_trains_open_for_loan")) \
-                    and self._site_trains_open_for_a_loan(op):
+                    and self._site_buy_trains_open(op):
                 # (1848: the step stays open after purchases too while the company may borrow)
                 # the site still waits in Buy Trains: this pass is its, and its last step waits for another
                 self.trains_passed.add((_round_key(g), op))
@@ -138,6 +138,12 @@ class SitePasses:
                 and not self._site_can_buy_again(op):
             self.trains_passed.add((key, op))  # the site passed its Buy Trains step after the purchase
         return self._token_step_wait(act, key, op) + self._post(act, key, op)
+
+    def _site_buy_trains_open(self, op: str) -> bool:
+        """1848 (title data ``site_trains_open_for_loan``): the site's Buy Trains step offers something:
+        a train it can buy (as after a purchase), or the loan clause."""
+        return bool(self.game.title.data.get("site_trains_open_for_loan")) and (
+            self._site_can_buy_again(op) or self._site_trains_open_for_a_loan(op))
 
     def _site_can_buy_again(self, op: str) -> bool:
         """After a purchase 18xx.games ends the Buy Trains step by itself unless the company has room
@@ -186,7 +192,13 @@ class SitePasses:
             if turn_over and not g.state.finished and self.step_before == "buy_train" and act.entity == op \
                     and self._owns_anytime_private(op):
                 return [op]  # the pass was the site's Buy Trains pass; its last step waits for another
-            return [op] if self.last_pass_to_trains and turn_over and not g.state.finished else []
+            # also when this pass ended the game (the set of operating rounds was over): the site ends
+            # it only once its last step is passed
+            ended_by_turn = g.state.finished and g.state.end_reason != "bankrupt"
+            if ended_by_turn and self.step_before == "buy_train" and act.entity == op \
+                    and "site_turn_end_pass" in g.optional_rules and g.can_take_loan(op, ignore_round=True):
+                return [op]  # 1848: the site's last step ("Take Loans or Buy Company") waits for its pass
+            return [op] if self.last_pass_to_trains and turn_over and (not g.state.finished or ended_by_turn) else []
         if act.entity != op and not isinstance(act, A.DiscardTrain):  # a discard after op's purchase
             return []
         if g.state.finished or (_round_key(g) == key and g._or_operator() == op):  # noqa: SLF001
