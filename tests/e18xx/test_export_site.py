@@ -382,3 +382,89 @@ def test_18va_a_privates_move_first_in_the_turn_is_preceded_by_the_conversion_pa
              and a.get("target") == "H15")
     assert acts[i - 1] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "pbm_auto": True,
                            "id": acts[i]["id"] - 1}, acts[i - 1]
+
+
+def test_1848_a_buy_trains_step_the_site_skipped_is_not_reopened_by_a_loan():
+    """1848: the site's Buy Trains step stays open for a company without a 2E that has £100 and may
+    borrow -- but only if it was open when the turn reached it: a company at its train limit with
+    no money after its dividend skips it, and a loan taken afterwards does not reopen it.  The
+    export wrote a second pass for such a company (random, 5 players, seed 13030 with the site's
+    flags: QR pays out all it has, borrows, passes; the site's turn was over after that pass)."""
+    from .helpers import random_game
+
+    rules = ("site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass")
+    g = random_game(13030, stop_at=320, title="1848", players=5, prefix="Tycoon ", rules=rules)
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "QR"
+             and acts[i - 1]["type"] == "dividend" and acts[i - 1]["entity"] == "QR" and acts[i + 1]["type"] == "pass")
+    assert acts[i - 1]["type"] == "dividend" and acts[i + 1]["type"] == "pass"
+    assert not acts[i + 2].get("pbm_auto"), acts[i + 2]
+
+
+def test_18va_the_sites_station_step_waits_for_a_pass_while_the_company_owns_potomac_yards():
+    """18VA: while a company owns Potomac Yards (P3, its extra station), 18xx.games keeps the
+    company's "Place a Token" step open for a pass even when no station can be placed; pbm ends the
+    step.  RFPR buys P3 in its station step with too little money left for a station: pbm goes on
+    (no train: a withhold, the price falls), the site waited, and the next move was refused there
+    (random, 2 players, seed 13004, action 73: "Place a Token cannot process action buy_train").
+    The export writes the site's pass."""
+    from .helpers import random_game
+
+    g = random_game(13004, stop_at=75, title="18VA", players=2, prefix="Tycoon ",
+                    rules=("site_routes", "two_player_share_limit"))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "buy_company" and a.get("company") == "P3")
+    assert acts[i + 1] == {"type": "pass", "entity": "RFPR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 1}
+
+
+def test_18va_a_pass_that_ends_the_turn_of_a_potomac_yards_owner_is_followed_by_the_sites_last_pass():
+    """18VA: the site's last step ("Buy Companies") waits for a pass while the company owns an
+    any-time private (Potomac Yards); when pbm's turn ends with the company's pass in the train
+    step, that pass is the site's Buy Trains pass and the export writes one more (random, 4
+    players, seed 13002, action 450: SR passes its train purchase; the site waited)."""
+    from .helpers import random_game
+
+    g = random_game(13002, stop_at=451, title="18VA", players=4, prefix="Tycoon ", rules=("site_routes",))
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "lay_tile" and a["entity"] == "SR" and a["hex"] == "G10"
+             and a["id"] > 400)
+    assert acts[i + 1] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 1}
+    assert acts[i + 2] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "id": acts[i]["id"] + 2}
+    assert acts[i + 3] == {"type": "pass", "entity": "SR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 3}
+
+
+def test_1848_the_sites_buy_trains_step_stays_open_after_purchases_while_the_company_may_borrow():
+    """1848: the site keeps the Buy Trains step open for a company without a 2E that has £100 and
+    may borrow also after it bought trains this turn (CAR buys a 3, a 4 and the first 5, discards
+    the 3 and passes with £100 left: the site's last step then waited for a second pass; random,
+    4 players, seed 14017 with the site's flags)."""
+    from .helpers import random_game
+
+    rules = ("site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass")
+    g = random_game(14017, stop_at=560, title="1848", players=4, prefix="Tycoon ", rules=rules)
+    acts = _export(g)["actions"]
+    i = next(i for i, a in enumerate(acts) if a["type"] == "discard_train" and a["entity"] == "CAR")
+    assert acts[i + 1] == {"type": "pass", "entity": "CAR", "entity_type": "corporation", "id": acts[i]["id"] + 1}
+    assert acts[i + 2] == {"type": "pass", "entity": "CAR", "entity_type": "corporation", "pbm_auto": True,
+                           "id": acts[i]["id"] + 2}
+
+
+def test_1848_the_pass_that_ends_the_game_is_followed_by_the_sites_last_pass():
+    """1848: when the last turn of the last operating round ends with a pass that 18xx.games takes as
+    its Buy Trains pass (a company that could still buy a train there, or borrow later), the site's
+    last step ("Take Loans or Buy Company") waits for another pass before the game ends; the export
+    wrote none once pbm's game was over (random, 4 players, seeds 20021 and 20025: the game ends
+    after the fifth receivership, the site's did not)."""
+    from .helpers import random_game
+
+    rules = ("site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass")
+    for seed, corp in ((20021, "QR"), (20025, "VR")):
+        g = random_game(seed, title="1848", players=4, prefix="Tycoon ", rules=rules)
+        assert g.finished and g.state.end_reason == "receiverships"
+        acts = _export(g)["actions"]
+        assert acts[-2]["type"] == "pass" and acts[-2]["entity"] == corp and not acts[-2].get("pbm_auto")
+        assert acts[-1] == {"type": "pass", "entity": corp, "entity_type": "corporation", "pbm_auto": True,
+                            "id": acts[-2]["id"] + 1}

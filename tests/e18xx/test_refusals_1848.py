@@ -226,8 +226,9 @@ def test_5_5_3_a_director_in_debt_sells_shares_before_anything_else():
     s.cash["bank"] += s.cash["P:Player 1"] + s.cash["C:SAR"]
     s.cash["P:Player 1"] = s.cash["C:SAR"] = 0
     g.process(A.TakeLoan("SAR"))  # into receivership, Player 1 owes the compensation
-    assert s.cash["P:Player 1"] == -43
-    refused(g, A.Pass(g._or_operator()), "rule 5.5.3", "Player 1 owes £43 of receivership compensation")
+    # SAR was the last to operate: the sales come before the next operating round pays anyone (5.5.3)
+    assert s.cash["P:Player 1"] == -110 and s.round.kind == "operating"
+    refused(g, A.Pass(g._or_operator()), "rule 5.5.3", "Player 1 owes £110 of receivership compensation")
 
 
 # -- 8.1, 8.3.4, 8.4.3: trains between companies ---------------------------------------------------------

@@ -55,7 +55,7 @@ def test_hooks_protocol_matches_the_default_hooks():
 STEPS = {
     "18GA": ["home_token", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company"],
     "18AL": ["home_token", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company"],
-    "1848": ["home_token", "track", "token", "route", "dividend", "discard_train", "buy_train", "buy_company"],
+    "1848": ["home_token", "track", "token", "route", "loan_before_dividend", "dividend", "discard_train", "buy_train", "buy_company"],
     "18VA": ["home_token", "convert", "track", "token", "route", "dividend", "discard_train", "buy_train",
              "buy_company"],
 }

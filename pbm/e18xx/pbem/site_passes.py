@@ -40,6 +40,7 @@ class SitePasses:
         self.bought: set[tuple[Any, str]] = set()  # (round, company) that bought a train (the site then
         # closes its Buy Trains step by itself once nothing more can be bought)
         self.cash_before = 0  # the operating company's cash before it
+        self.step_before: str | None = None  # the operating company's open step before it
 
     def _stock(self) -> bool:
         return self.game.state.round.kind == "stock" and not self.game.state.finished
@@ -98,17 +99,27 @@ class SitePasses:
         self.last_pass_to_trains = False
         if op and isinstance(act, A.BuyTrain) and act.entity == op:
             self.bought.add((_round_key(g), op))
+        if op and g.open_step()[0] is not None and g.open_step()[0].name == "buy_company" \
+                and (_round_key(g), op) not in self.trains_passed \
+                and g.title.data.get("site_trains_open_for_loan") and not self._site_buy_trains_open(op):
+            # the site skipped its Buy Trains step when the turn reached it with nothing to offer (1848:
+            # no money after the dividend); a loan taken later does not reopen it
+            self.trains_passed.add((_round_key(g), op))
         if op and isinstance(act, A.Pass) and act.entity == op and g.open_step()[0] is not None:
             name = g.open_step()[0].name
             if name == "buy_train":
                 self.trains_passed.add((_round_key(g), op))  # the site's Buy Trains step is passed too
-            elif name == "buy_company" and (_round_key(g), op) not in self.trains_passed | self.bought \
-                    and self._site_trains_open_for_a_loan(op):
+            elif name == "buy_company" and (_round_key(g), op) not in self.trains_passed \
+                    and ((_round_key(g), op) not in self.bought or g.title.data.get("site_trains_open_for_loan")) \
+                    and self._site_buy_trains_open(op):
+                # (1848: the step stays open after purchases too while the company may borrow)
                 # the site still waits in Buy Trains: this pass is its, and its last step waits for another
                 self.trains_passed.add((_round_key(g), op))
                 self.last_pass_to_trains = True
         c = g.state.corporations.get(op) if op else None
         self.cash_before = g.state.cash[c.key] if c is not None else 0
+        step = g.open_step()[0] if op else None
+        self.step_before = step.name if step is not None else None
         self.before = (_round_key(g), self._players() if self._stock() else [],
                        g.state.round.index if self._stock() else 0,
                        op)
@@ -123,18 +134,84 @@ class SitePasses:
         key, op = self.before[0], self.before[3] if len(self.before) > 3 else None
         if key[0] != "operating" or op is None:
             return []
+        if isinstance(act, A.BuyTrain) and act.entity == op and g.title.data.get("site_trains_open_for_loan") \
+                and not self._site_can_buy_again(op):
+            self.trains_passed.add((key, op))  # the site passed its Buy Trains step after the purchase
+        return self._token_step_wait(act, key, op) + self._post(act, key, op)
+
+    def _site_buy_trains_open(self, op: str) -> bool:
+        """1848 (title data ``site_trains_open_for_loan``): the site's Buy Trains step offers something:
+        a train it can buy (as after a purchase), or the loan clause."""
+        return bool(self.game.title.data.get("site_trains_open_for_loan")) and (
+            self._site_can_buy_again(op) or self._site_trains_open_for_a_loan(op))
+
+    def _site_can_buy_again(self, op: str) -> bool:
+        """After a purchase 18xx.games ends the Buy Trains step by itself unless the company has room
+        and can pay the cheapest train it could buy: a train the Bank offers, or $1 when another
+        company owns one.  Its "room" is: not exactly at the limit (a company over it after a phase
+        change has room there), or a train outside the limit (1848's 2E) it may add."""
+        g = self.game
+        s = g.state
+        if op not in s.corporations or s.corporations[op].closed:
+            return False
+        c = s.corporations[op]
+        cash = s.cash[c.key]
+        depot = g._depot_trains()  # noqa: SLF001
+        outside = [t for t in depot if g.outside_limit(s.trains[t].name)]
+        room = len(g.limited_trains(op)) != g.train_limit(op) or any(
+            g._room(op, t) and cash >= s.trains[t].price for t in outside)  # noqa: SLF001
+        others = any(t.owner.startswith("C:") and t.owner != c.key and not t.obsolete and t.buyable
+                     and not s.corporations[t.owner[2:]].closed for t in s.trains.values())
+        cheapest = min([s.trains[t].price for t in depot] + ([1] if others else []), default=None)
+        return room and cheapest is not None and cash >= cheapest
+
+    def _token_step_wait(self, act: A.Action, key: tuple[str, int, int], op: str) -> list[str]:
+        """Title data ``site_token_step_private`` (18VA: Potomac Yards): while the company owns that
+        private, 18xx.games keeps its "Place a Token" step open for a pass even when no station can
+        be placed; pbm goes past its station step.  A move of the company that took pbm past the
+        step (a tile, a private bought in it) is followed by the site's pass."""
+        g = self.game
+        sym = g.title.data.get("site_token_step_private")
+        comp = g.state.companies.get(sym) if sym else None
+        if comp is None or comp.owner != f"C:{op}" or comp.closed or act.entity != op \
+                or isinstance(act, (A.Pass, A.PlaceToken)) or op in g.state.round.tokened:
+            return []
+        names = [x.name for x in g.or_steps]
+        if self.step_before not in names or names.index(self.step_before) > names.index("token"):
+            return []
+        if not g.state.finished and _round_key(g) == key and g._or_operator() == op:  # noqa: SLF001
+            step = g.open_step()[0]
+            if step is not None and step.name in names and names.index(step.name) <= names.index("token"):
+                return []  # pbm is still in (or before) its station step
+        return [op]
+
+    def _post(self, act: A.Action, key: tuple[str, int, int], op: str) -> list[str]:
+        g = self.game
         if isinstance(act, A.Pass):
             turn_over = g.state.finished or _round_key(g) != key or g._or_operator() != op  # noqa: SLF001
-            return [op] if self.last_pass_to_trains and turn_over and not g.state.finished else []
+            if turn_over and not g.state.finished and self.step_before == "buy_train" and act.entity == op \
+                    and self._owns_anytime_private(op):
+                return [op]  # the pass was the site's Buy Trains pass; its last step waits for another
+            # also when this pass ended the game (the set of operating rounds was over): the site ends
+            # it only once its last step is passed
+            ended_by_turn = g.state.finished and g.state.end_reason != "bankrupt"
+            if ended_by_turn and self.step_before == "buy_train" and act.entity == op \
+                    and "site_turn_end_pass" in g.optional_rules and g.can_take_loan(op, ignore_round=True):
+                return [op]  # 1848: the site's last step ("Take Loans or Buy Company") waits for its pass
+            return [op] if self.last_pass_to_trains and turn_over and (not g.state.finished or ended_by_turn) else []
         if act.entity != op and not isinstance(act, A.DiscardTrain):  # a discard after op's purchase
             return []
         if g.state.finished or (_round_key(g) == key and g._or_operator() == op):  # noqa: SLF001
             return []
         if op not in g.state.corporations:
             return []
+        return [op] if self._owns_anytime_private(op) or self._site_buys_on(op, act, key) else []
+
+    def _owns_anytime_private(self, op: str) -> bool:
+        """The company owns a private of title data ``site_anytime_privates`` (its last step waits)."""
+        g = self.game
         anytime = frozenset(g.title.data.get("site_anytime_privates", ()))
-        owned = [c for c in g.state.companies.values() if c.owner == f"C:{op}" and not c.closed and c.sym in anytime]
-        return [op] if owned or self._site_buys_on(op, act, key) else []
+        return any(c.owner == f"C:{op}" and not c.closed and c.sym in anytime for c in g.state.companies.values())
 
     def _site_trains_open_for_a_loan(self, op: str) -> bool:
         """Title data ``site_trains_open_for_loan`` (1848: ``{"train": "2E", "cash": 100}``): 18xx.games

@@ -105,9 +105,12 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def _next_corp(self: "Engine") -> None:
         s = self.state
         r = s.round
-        if self.forced_lay_company() and not s.finished:
+        if (self.forced_lay_company() or self._discard_at_turn_end() or self.cash_crisis_player()) \
+                and not s.finished:
             # 1848 4.4: "the Tasmania tile must immediately be placed": before the next company's
-            # turn and before a new round begins (ForcedLay goes on from here once it is laid)
+            # turn and before a new round begins (ForcedLay goes on from here once it is laid);
+            # likewise a discard 18xx.games asks for at the end of the turn (``site_discard_timing``)
+            # and a director's sales to pay a receivership debt (5.5.3; PayDebt goes on from here)
             r.turn_over = True
             return
         r.turn_over = False
@@ -127,6 +130,26 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 [c for c in r.entities[r.index + 1:] if c not in order]
         r.index += 1
         self._start_corp_turn()
+
+    def _discard_at_turn_end(self: "Engine") -> bool:
+        """1848 ``site_discard_timing``: a company over its train limit after a phase change in
+        another company's turn discards in a later company's discard step (18xx.games), at the
+        latest before the operating round ends."""
+        r = self.state.round
+        return "site_discard_timing" in self.optional_rules and r.index >= len(r.entities) - 1 \
+            and bool(self.crowded_corps())
+
+    def _discard_waits(self: "Engine", crowded: str) -> bool:
+        """1848 ``site_discard_timing``: the discard of ``crowded`` waits while the operating company
+        (``crowded`` itself or another) has a step open before the discard step."""
+        if "site_discard_timing" not in self.optional_rules:
+            return False
+        corp = self._or_operator()
+        if self.state.corporations[corp].closed or self.state.round.turn_over:
+            return False
+        block, _ = self._open_block(corp)
+        names = [st.name for st in self.or_steps]
+        return block is not None and names.index(block.name) < names.index("discard_train")
 
     def _end_or(self: "Engine") -> None:
         s = self.state

@@ -593,6 +593,10 @@ class TrackMixin:
         s.pending_tokens.pop(0)
 
     def _special_token_open(self: "Engine", corp: str) -> bool:
+        """A private's station the company may still place (18GA W&SR): the private's use is left,
+        a city it names has room, and the company has a station marker left (4.2.2)."""
+        if None not in self.state.corporations[corp].tokens:
+            return False
         for comp in self.state.companies.values():
             ab = self.company_ability(comp.sym, "token")
             if ab and comp.owner == f"C:{corp}" and not comp.closed and comp.uses.get("token", 0) < ab.get("count", 1):

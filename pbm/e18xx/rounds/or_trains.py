@@ -318,7 +318,12 @@ class TrainsMixin:
                 continue
             if left is None:
                 left = {t.name for t in s.trains.values() if t.owner != "depot"}
-            if td.available_on in left:
+            if "site_export_phase" in self.optional_rules:
+                # 18xx.games offers it once the phase of that train has begun (1848 5.4.4, 9.5)
+                reached = any(ph.on == td.available_on for ph in self.title.phases[:s.phase + 1])
+            else:
+                reached = td.available_on in left
+            if reached:
                 early = next((t.tid for t in s.trains.values() if t.owner == "depot" and t.name == td.name), None)
                 if early and early not in out:
                     out.append(early)
@@ -407,6 +412,10 @@ class TrainsMixin:
             outside = self.__dict__["_outside_limit"] = frozenset(
                 t["name"] for t in self.title.data["trains"] if t.get("outside_limit"))
         trains = s.corporations[corp].trains
+        if "site_obsolete" in self.optional_rules:
+            # 18xx.games (18AL 4.2.5.1 as it plays it): an obsolete train running once more does
+            # not count against the train limit
+            trains = [t for t in trains if not s.trains[t].obsolete]
         if not outside:
             return list(trains)
         return [t for t in trains if s.trains[t].name not in outside]
@@ -677,11 +686,12 @@ class TrainsMixin:
         n = sum(1 for t in s.trains.values() if t.name == name)
         s.trains[f"{name}-{n}"] = Train(f"{name}-{n}", name, td.distance, td.price)
 
-    def _train_bought_from_depot(self: "Engine", name: str) -> None:
+    def _train_bought_from_depot(self: "Engine", name: str, as_sold: bool = True) -> None:
+        """A train has left the depot (bought, or removed ``as_sold``): phases, rusting, events."""
         s = self.state
         phases = self.title.phases
         later = [k for k in range(s.phase + 2, len(phases)) if phases[k].on == name]
-        if later and phases[s.phase + 1].on != name:
+        if as_sold and later and phases[s.phase + 1].on != name:
             # a train leaving the depot before its turn (1848 5.4.4: the cheapest permanent train
             # removed at a receivership, "regarded as having been sold and can bring about a phase
             # change") begins its phase; the phases before it begin on the way, with their rusting

@@ -93,7 +93,9 @@ class ReceivershipMixin:
             s.end_trigger = ("receiverships", self.title.data["game_end"]["receiverships"])
 
     def export_train(self: "Engine") -> None:
-        """5.4.4: the cheapest permanent train for sale leaves the game as though bought."""
+        """5.4.4: the cheapest permanent train for sale leaves the game as though bought ("regarded
+        as having been sold and can bring about a phase change": the first 5 begins phase 5).  With
+        ``site_export_phase`` (18xx.games) it begins no phase unless the next phase begins with it."""
         s = self.state
         rusting = {td.name for td in self.title.trains if td.rusts_on}
         outside = {td.name for td in self.title.trains if td.available_on}
@@ -103,7 +105,7 @@ class ReceivershipMixin:
             return
         train.owner = "removed"
         self.log(f"-- a {train.name} train leaves the game --")
-        self._train_bought_from_depot(train.name)
+        self._train_bought_from_depot(train.name, as_sold="site_export_phase" not in self.optional_rules)
 
     def cash_crisis_player(self: "Engine") -> str | None:
         """5.5.3: a director whose compensation payment left him owing money must sell shares

@@ -320,8 +320,10 @@ class StockMixin(AuctionMixin):
         if s.round.kind == "stock" and not self._can_sell_order():
             return []
         if s.round.kind == "stock" and self.title.data.get("one_sale_per_company_per_turn") and \
-                s.round.sold.get(player, {}).get(corp) == "now":
-            return []  # a company's shares are sold in one lot per turn
+                s.round.sold.get(player, {}).get(corp) == "now" and not c.equal_shares:
+            # a company's shares are sold in one lot per turn (1848 12.5.1 ruling); the Bank of
+            # England's "without restriction" (12.4.2), its price unchanged by sales (12.5.2)
+            return []
         pool = self.percent_of("pool", corp)
         room = (100 if c.equal_shares else int(self.title.data["market_share_limit"])) - pool
         is_pres = s.share_owner[f"{corp}_0"] == key and not c.equal_shares
@@ -356,7 +358,7 @@ class StockMixin(AuctionMixin):
             return (f": {player} has bought this turn, and sales come before the turn's purchase or after it, "
                     f"not both{see(self.title, 'sell_after_buy')}")
         if s.round.kind == "stock" and self.title.data.get("one_sale_per_company_per_turn") and \
-                s.round.sold.get(player, {}).get(corp) == "now":
+                s.round.sold.get(player, {}).get(corp) == "now" and not c.equal_shares:
             return (f": {player} sold {corp} this turn, and one company's shares are sold in one lot per turn"
                     f"{see(self.title, 'one_sale_per_turn')}")
         if s.turn == 1 and s.round.kind == "stock" and not c.equal_shares and not self.title.data.get("sell_after"):

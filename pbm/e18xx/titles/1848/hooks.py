@@ -1,4 +1,5 @@
-"""1848 Australia hooks: 1848's own steps -- loans at any time in a company's turn (5.6)
+"""1848 Australia hooks: 1848's own steps -- loans at any time in a company's turn (5.6), also
+before a withhold that ends the company (5.5.1) --
 and a director's sales to pay a receivership debt before anyone else acts (5.5.3) -- and
 1848's own facts for ``pbm 18xx show --json``: loans, the Bank of England, receiverships,
 Commonwealth Railways' link and the train sides.  The mechanics (``rounds/loans.py``,
@@ -11,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction
 from pbm.e18xx.core.hooks import TitleHooks
-from pbm.e18xx.rounds.step import BuyCompany, Interrupt, PlayerStep, insert_before, replace
+from pbm.e18xx.rounds import step as step_mod
+from pbm.e18xx.rounds.step import BuyCompany, Interrupt, PlayerStep, Step, insert_before, replace
 
 if TYPE_CHECKING:  # typing only
     from pbm.e18xx.core.protocol import StepGame
@@ -53,6 +55,48 @@ class BuyCompanyOrLoan(BuyCompany):
                 return True
             return False
         return super().process(g, corp, action)
+
+
+class LoanBeforeWithhold(Step):
+    """5.6.1: "A loan can be taken out at any time during the company's turn".  A company with no
+    train one column from receivership goes into receivership at its withhold of nothing (5.5.1,
+    11.2); before that withhold the turn waits for the director's loan or pass."""
+    name = "loan_before_dividend"
+    takes = ("take_loan", "pass")
+    description = "Take a loan before the withhold that puts the company into receivership — may skip"
+
+    def actions(self, g: "StepGame", corp: str) -> list[str]:
+        c = g.state.corporations[corp]
+        if c.trains or not c.price or not g.can_take_loan(corp):
+            return []
+        row, col = c.price
+        if col == 0 or g.title.market[row][col - 1].kind != "c":
+            return []
+        return ["take_loan", "pass"]
+
+    def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
+        g.take_loan(corp)
+        g.state.round.steps_done.add(self.name)
+        if g.state.corporations[corp].closed:  # the loan put it into receivership (5.6.2, 5.5.1)
+            g._next_corp()
+            return True
+        return False
+
+
+class DiscardTrain(step_mod.DiscardTrain):
+    """8.1: "Trains in excess of the Train Limit as a result of a phase change are removed from the
+    game" -- the crowded company's director chooses at once (the book).  With ``site_discard_timing``
+    (18xx.games) he is asked when the operating company's turn reaches this step, after its run and
+    dividend (a phase change by a receivership's train removal, 5.4.4, at the start of a turn)."""
+
+    def acting(self, g: "StepGame") -> str | None:
+        who = super().acting(g)
+        return None if who is not None and g._discard_waits(who) else who
+
+    def handle(self, g: "StepGame", acting: str, action: A.Action) -> None:
+        super().handle(g, acting, action)
+        if g.state.round.turn_over and not g.crowded_corps():  # the operating company's turn had ended
+            g._next_corp()
 
 
 def _ref(g: "StepGame", key: str, default: str) -> str:
@@ -115,6 +159,8 @@ class PayDebt(Interrupt):
             raise IllegalAction(f"rule {_ref(g, 'insolvency_sale', '12.4.1')}: {acting} may not sell {units} of "
                                 f"{target} now (a sale to pay compensation may not change a director)")
         g._do_sell(acting, action)
+        if g.state.round.turn_over and not g.cash_crisis_player():  # the operating company's turn had ended
+            g._next_corp()
 
 
 class DutchAuction(PlayerStep):
@@ -138,6 +184,8 @@ class Hooks(TitleHooks):
         return replace(steps, "auction", DutchAuction())
 
     def operating_steps(self, steps: list) -> list:
+        steps = insert_before(steps, "dividend", LoanBeforeWithhold())
+        steps = replace(steps, "discard_train", DiscardTrain())
         return replace(steps, "buy_company", BuyCompanyOrLoan())
 
     def operating_interrupts(self, interrupts: list) -> list:
