@@ -200,7 +200,10 @@ def check_gauge(game: "Engine", corp: str, action: "A.RunRoutes") -> tuple[int, 
             if found is None or v > found[0]:
                 found = (v, r)
         if found is None:
-            raise IllegalRoute(game.route_refusal(corp, spec, used, chosen, None,
+            # the cities alone already too many for the train (8.2.2): say so (play-through s11v);
+            # the changes of gauge are counted in the catch-all below
+            reach = None if t.to_offboard else t.distance
+            raise IllegalRoute(game.route_refusal(corp, spec, used, chosen, reach,
                                                   "counting changes of gauge, blocked, or reusing track"))
         v, r = found
         if spec.revenue is not None and spec.revenue != v:

@@ -281,7 +281,8 @@ def _rulebook_words(toks: list[str]) -> list[str]:
     Station Token"); ``pay out (dividends)`` / ``pay dividends`` -> ``payout`` (4.2.4); ``start ABC
     at (par) 75`` -> ``par ABC 75`` (3.2(c)(1)); ``buy a 10% share of TAG (from the) open market /
     initial offering`` -> ``buy TAG market / ipo`` (1.4); 1848's ``reduce P5`` -> ``lower P5`` (3.1.1),
-    ``pay`` -> ``payout`` (7.3), ``retain`` -> ``withhold`` (10.3.3, 11.2)."""
+    ``pay`` -> ``payout`` (7.3), ``retain`` -> ``withhold`` (10.3.3, 11.2), ``buy a 3 train`` ->
+    ``buy train 3`` (7.3 step 5)."""
     low = [t.lower() for t in toks]
     if not low:
         return toks
@@ -300,6 +301,9 @@ def _rulebook_words(toks: list[str]) -> list[str]:
         rest = [t.lstrip("$£") if t[1:].isdigit() else t
                 for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]
         return ["par", *rest]
+    if low[0] == "buy" and len(low) in (3, 4) and low[-1] in ("train", "trains") \
+            and (len(low) == 3 or low[1] in ("a", "an", "one", "new")) and low[-2] not in ("a", "an", "one", "new"):
+        return ["buy", "train", toks[-2]]  # 'buy a 3 train' (1848 7.3 step 5, 8.3; play-through s11v)
     if low[0] == "buy" and len(low) > 2 and low[1] not in ("train", "private", "company"):
         words = [w for w in low[1:] if w not in _SHARE_FILLER]
         keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
@@ -468,6 +472,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         move = train_ids(game, move)
     if isinstance(move, A.BuyTrain):
         move = train_side(game, move)
+        move = own_train_rebate(game, move)
     if isinstance(move, A.PlaceToken) and move.entity in game.state.companies \
             and not game.company_ability(move.entity, "extra_token") \
             and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
@@ -520,6 +525,24 @@ def train_side(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
         pick = [n for n, k in sides if k == kind]
         if pick:
             move = replace(move, variant=pick[0])
+    return move
+
+
+def own_train_rebate(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
+    """A company's new train of the one type a private's discount is for, bought with that discount:
+    1848 4.5, The Ghan's "one-time rebate on the purchase of a 2E train" (a company owns at most one
+    2E, 8.2.5, so the rebate has no other use); play-through s11v: 'buy train 2E' was refused "QR has
+    £195, the train costs £200" while QR held the rebate. A discount for several types (18AL) is
+    used only when the mail says 'with' the private: the player chooses the train."""
+    s = game.state
+    corp = move.entity
+    if corp not in s.corporations or move.seller is not None:
+        return move
+    name = s.trains[move.train].name if move.train in s.trains else move.train
+    for comp in s.companies.values():
+        ab = game.company_ability(comp.sym, "train_discount")
+        if ab and list(ab.get("trains") or ()) == [name] and game._owned_by_operator(comp.sym) == corp:
+            return replace(move, entity=comp.sym)
     return move
 
 
