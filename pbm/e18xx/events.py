@@ -1048,7 +1048,7 @@ def _bought(g: "Game", corp: str, before: Snap, after: Snap, seq: int) -> list[E
     for tid in got:
         was = before.trains.get(tid, ("depot", False))[0]
         source = "the bank" if was == "depot" else _who(was) if was.startswith("C:") else "the open market"
-        out.append(TrainBought(seq, corp, str(g.state.trains[tid].name), source, paid if len(got) == 1 else 0))
+        out.append(TrainBought(seq, corp, g.train_label(tid), source, paid if len(got) == 1 else 0))  # its side: 4+ (1848 8.2.1)
     return out
 
 

@@ -48,3 +48,15 @@ def test_the_ghan_rebate_is_used_when_the_company_buys_its_2e():
     a one-time rebate on the purchase of a 2E train"); only 'buy train 2E with P4' was accepted."""
     made, _ = mail(game(188), "run auto\npayout\nbuy train 2E\ndone")
     assert any(m.startswith("buy train 2E") and "with P4" in m for m in made), made
+
+
+def test_a_plus_train_bought_is_named_so():
+    """NSW's turn (OR 3.1, Bob): 'buy train 4+' was told "NSW buys a 4 train from the bank for
+    £340": the + side (8.2.1, 8.3.3: "a Standard train or a + train") was left out."""
+    from pbm.e18xx.events import attach, money_of, recorded
+
+    g = game(125)
+    attach(g)
+    mail(g, "lay 236 F17 0\nbuy train 4+\ndone")
+    texts = [e.text(money_of(g.title)) for e in recorded(g)]
+    assert "NSW buys a 4+ train from the bank for £340" in texts, texts
