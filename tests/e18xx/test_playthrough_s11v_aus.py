@@ -60,3 +60,11 @@ def test_a_plus_train_bought_is_named_so():
     mail(g, "lay 236 F17 0\nbuy train 4+\ndone")
     texts = [e.text(money_of(g.title)) for e in recorded(g)]
     assert "NSW buys a 4+ train from the bank for £340" in texts, texts
+
+
+def test_the_commonwealth_railways_shows_both_home_cities():
+    """Every mail's state said "COM not started (home F17)": the COM has two home stations, Sydney
+    and Adelaide (5.3, the table of companies in 5.1)."""
+    from pbm.e18xx.render.view import describe
+
+    assert "COM  not started (home F17 and G6)" in describe(game(8))

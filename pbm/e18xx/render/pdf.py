@@ -440,7 +440,9 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
     for corp in s.corporations.values():
         y -= 11
         if not corp.ipoed:
-            _row(c, x, y, [corp.sym, "-", "-", "-", "-", "", "", "", f"not started (home {corp.home})"], widths)
+            second = g.title.corporation(corp.sym).get("second_home")  # 1848 5.3: COM's two homes
+            home = f"{corp.home} and {second}" if second else corp.home
+            _row(c, x, y, [corp.sym, "-", "-", "-", "-", "", "", "", f"not started (home {home})"], widths)
             continue
         stations = " ".join(t[0] for t in corp.tokens if t)
         trains = (train_list(g, corp.trains) or "-") + \

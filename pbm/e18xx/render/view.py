@@ -71,7 +71,8 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
     out.append("Corporations:")
     for c in s.corporations.values():
         if not c.ipoed:
-            out.append(f"  {c.sym:<4} not started (home {c.home})")
+            second = g.title.corporation(c.sym).get("second_home")  # 1848 5.3: COM's Sydney and Adelaide
+            out.append(f"  {c.sym:<4} not started (home {c.home}{f' and {second}' if second else ''})")
             continue
         tokens = [stop_label(g, h, i) for h, i in (t for t in c.tokens if t)]  # "D4-1 Atlanta" (issue 29)
         tokens += [f"{stop_label(g, h)} (extra, beside the city)"  # a private's station (18VA P3: play-through s11)
