@@ -50,7 +50,7 @@ def _printed_values(title: Any, old: tuple[str, ...], new: tuple[str, ...]) -> l
             if was != now:
                 out.append((hexdef.name or coord, was, now))
                 break
-    return out
+    return list(dict.fromkeys(out))  # one place on two hexes once (1848's Alice Springs, A4 and A6: s11v)
 
 
 def limit_text(ph: Any) -> str:

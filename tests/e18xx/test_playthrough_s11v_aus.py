@@ -68,3 +68,15 @@ def test_the_commonwealth_railways_shows_both_home_cities():
     from pbm.e18xx.render.view import describe
 
     assert "COM  not started (home F17 and G6)" in describe(game(8))
+
+
+def test_a_place_on_two_hexes_changes_value_once_in_the_phase_text():
+    """The 3 train's phase change said "Cairns £20 (was £10), Alice Springs £20 (was £10), Alice
+    Springs £20 (was £10), ...": Alice Springs spans two off-board hexes (A4, A6)."""
+    from pbm.e18xx.events import attach, money_of, recorded
+
+    g = game(35)
+    attach(g)
+    mail(g, "buy train 3\ndone")
+    phase = next(t for t in (e.text(money_of(g.title)) for e in recorded(g)) if t.startswith("Phase 3 begins"))
+    assert phase.count("Alice Springs £20 (was £10)") == 1, phase
