@@ -1,0 +1,50 @@
+"""Verification play-through by mail s11v of 18VA (issue 29 acceptance): the findings, each with
+the mail text met.
+
+The game: tests/e18xx/playthrough/va-s11v.jsonl (seed 81; players Ann, Bob and Cy)."""
+from pbm.e18xx.core.game import Game
+
+from .helpers import intent_mail, intent_refusal, playthrough_game
+
+mail, refusal = intent_mail, intent_refusal
+
+
+def game(upto: int) -> Game:
+    """The s11v game after ``upto`` actions."""
+    return playthrough_game("va", upto, seed=81, suffix="-s11v")
+
+
+def test_a_run_written_after_the_turn_ended_by_itself_is_ignored():
+    """Mail #102: WMR (Ann; a 4 train with no route, $0) wrote 'lay 9 C6 0 / run auto / done'.
+    The turn ended by itself after the lay, and the mail was refused "move 2 (run auto): WMR's turn
+    ended by itself after 'lay 9 C6 0', so this move would be VR's ...: it is not Ann's turn".
+    The run is the rulebook's next step (4.5.5); with nothing to run it is ignored with a note, as a
+    spare 'pass' is (issue 29 problem 1)."""
+    g = game(208)
+    assert g.current_entity() == "WMR"
+    made, notes = mail(g, "lay 9 C6 0\nrun auto\ndone")
+    assert made == ["lay 9 C6 0"]
+    assert "move 2 (run auto): nothing to do - WMR's turn had already ended by itself after 'lay 9 C6 0'" \
+        in notes
+    assert g.current_entity() == "VR"
+
+
+def test_a_withhold_written_after_a_run_for_nothing_is_ignored():
+    """Mail #77: VR (Cy; its 3 train had no route) wrote 'convert / lay 58 B13 2 / run auto /
+    withhold / done'; refused "move 4 (withhold): VR's turn ended by itself after 'run auto', so
+    this move would be C&O's". Earnings of zero are withheld (3.2, 4.5.6): the written 'withhold'
+    says just that and is ignored with a note."""
+    g = game(142)
+    assert g.current_entity() == "VR"
+    made, notes = mail(g, "convert\nlay 58 B13 2\nrun auto\nwithhold\ndone")
+    assert made == ["convert", "lay 58 B13 2", "run auto"]
+    assert "move 4 (withhold): nothing to do - VR's turn had already ended by itself after 'run auto'" in notes
+    assert g.current_entity() == "C&O"
+
+
+def test_a_move_of_another_kind_after_the_turn_ended_is_still_refused():
+    """Only a run or a dividend with nothing left to do is ignored: a tile lay written after WMR's
+    turn ended is refused, saying the turn ended."""
+    g = game(208)
+    why = refusal(g, "lay 9 C6 0\nlay 57 C8 2\ndone")
+    assert "WMR's turn ended by itself after 'lay 9 C6 0'" in why
