@@ -48,3 +48,19 @@ def test_a_move_of_another_kind_after_the_turn_ended_is_still_refused():
     g = game(208)
     why = refusal(g, "lay 9 C6 0\nlay 57 C8 2\ndone")
     assert "WMR's turn ended by itself after 'lay 9 C6 0'" in why
+
+
+def test_a_share_bought_without_saying_where_comes_from_the_pool_when_the_treasury_has_none():
+    """Mails #42, #45, #84: after B&O's sixth share the state underwrote the rest and put its last
+    four shares in the Pool (4.4); 'buy B&O share' was refused "no B&O certificate in the IPO ...
+    write 'buy B&O market'" three times. A player "may buy any certificate available in a
+    Corporation's Treasury, or in the Pool" (4.3.2): with none in the Treasury the words name the
+    Pool's. A source written out stays as written."""
+    g = game(65)
+    assert g.current_entity() == "Cy"
+    made, _ = mail(g, "buy B&O share")
+    assert made == ["buy B&O market"]
+    assert "no B&O certificate in the IPO" in refusal(game(65), "buy B&O ipo")
+    g = game(63)  # Ann, when the Treasury still had B&O shares: the Treasury's, as before
+    made, _ = mail(g, "sell 1 SR\nbuy B&O share")
+    assert made == ["sell 1 SR", "buy B&O ipo"]

@@ -209,8 +209,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
                                 _int(args[2], lineno, line, verb, "price"))
         corp = _name(args[0], lineno, line, verb, "corporation")
-        if len(args) == 1:
-            return A.BuyShares(entity, corporation=corp, source="ipo")
+        if len(args) == 1:  # no source said: the Treasury's, else the Pool's (``share_source``)
+            return A.BuyShares(entity, corporation=corp, source="")
         par = _president_par(args[1:])
         if par is not None:  # 18GA 3.2(c)(1): buying the president's certificate sets the par value
             return A.Par(entity, corp, par)
@@ -459,7 +459,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if bought is not None:
         return bought
     if isinstance(move, A.BuyShares) and not move.shares and move.source in ("", "ipo"):
-        move = replace(move, source=share_source(game, move.corporation))
+        move = replace(move, source=share_source(game, move.corporation, said=move.source))
     cur = game.current_entity()
     if cur and cur != player and game.controller(cur) == player and cur in game.state.corporations:
         if isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player:
@@ -481,13 +481,26 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     return move
 
 
-def share_source(game: "Game", corp: str) -> str:
+def share_source(game: "Game", corp: str, said: str = "ipo") -> str:
     """Where ``buy <corp>`` / ``buy <corp> ipo`` takes its share: the IPO, except for the lender
     (title data ``bank_corporation``: 1848's Bank of England), which has no IPO: its shares "are
     always bought and sold at the indicated price" (1848 5.4.2, 12.3.3; play-through s11: 'buy BOE'
-    was refused "no BOE certificate in the IPO" while the list offered only 'buy BOE market')."""
+    was refused "no BOE certificate in the IPO" while the list offered only 'buy BOE market').
+    With no source said (``said`` empty: ``buy B&O share``) and none of its certificates in the
+    IPO, the pool's: a player "may buy any certificate available in a Corporation's Treasury, or
+    in the Pool" (18VA 4.3.2; play-through s11v: 'buy B&O share' was refused "no B&O certificate
+    in the IPO" after the state put B&O's last shares in the Pool, 4.4)."""
     bank = (game.title.data.get("bank_corporation") or {}).get("sym")
-    return "pool" if bank and str(corp).upper() == str(bank).upper() else "ipo"
+    if bank and str(corp).upper() == str(bank).upper():
+        return "pool"
+    if not said:
+        try:
+            sym = game.corp(corp).sym
+            if game._buyable_share(sym, "ipo") is None and game._buyable_share(sym, "pool") is not None:
+                return "pool"
+        except (GameError, KeyError, AttributeError):
+            pass  # not a corporation: the engine's refusal says so
+    return "ipo"
 
 
 def rulebook_names(game: "Game", move: Move) -> Move:
