@@ -64,3 +64,13 @@ def test_a_share_bought_without_saying_where_comes_from_the_pool_when_the_treasu
     g = game(63)  # Ann, when the Treasury still had B&O shares: the Treasury's, as before
     made, _ = mail(g, "sell 1 SR\nbuy B&O share")
     assert made == ["sell 1 SR", "buy B&O ipo"]
+
+
+def test_a_private_used_on_a_hex_said_with_on():
+    """Mail #63: 'use P1 on H3' (the Railway Express marker on Baltimore, 4.2 (1)) was refused "name
+    the private (and the hex of its station or marker)"; 'use P1 H3' went through. The little word
+    between the private and the hex is read as the player means it."""
+    g = game(103)
+    assert g.current_entity() == "B&O"
+    made, _ = mail(g, "lay 14 H3 2\nuse P1 on H3\nrun auto\npayout\nbuy train 3\ndone")
+    assert made[:2] == ["lay 14 H3 2", "assign P1 H3"]

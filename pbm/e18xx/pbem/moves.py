@@ -167,6 +167,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) != 1:
             raise _fail(lineno, line, "name the private", verb)
         return A.Assign(entity, _name(args[0], lineno, line, verb, "private").upper())
+    if verb in ("use", "assign") and len(args) == 3 and args[1].lower() in ("on", "in", "at", "to"):
+        args = [args[0], args[2]]  # 'use P1 on H3' (play-through s11v, 18VA 4.2 (1): the marker on a city)
     if verb == "use":
         if len(args) == 2 and re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1]):
             # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
