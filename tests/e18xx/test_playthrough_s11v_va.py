@@ -74,3 +74,15 @@ def test_a_private_used_on_a_hex_said_with_on():
     assert g.current_entity() == "B&O"
     made, _ = mail(g, "lay 14 H3 2\nuse P1 on H3\nrun auto\npayout\nbuy train 3\ndone")
     assert made[:2] == ["lay 14 H3 2", "assign P1 H3"]
+
+
+def test_a_private_used_after_the_company_turn_ended_says_the_turn_ended():
+    """Mail #67: N&W (Bob) wrote '... buy train 3 / buy private P3 120 / use P3 / buy train 4'; the
+    refusal named the next company, Cy's: "move 6 (use P3): VR may not use a private's ability with
+    P3 now; allowed: nothing". N&W's turn had ended by itself after buying P3 (at its train limit,
+    with its train step over, 4.5.8): the refusal says so first, as for any company move."""
+    g = game(115)
+    assert g.current_entity() == "N&W"
+    why = refusal(g, "lay 9 F15 0\nrun auto\nwithhold\nbuy train 3\nbuy private P3 120\nuse P3\nbuy train 4\ndone")
+    assert why.startswith("move 6 (use P3): N&W's turn ended by itself after 'buy private P3 120'")
+    assert "so this move would be VR's" in why

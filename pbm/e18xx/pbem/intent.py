@@ -192,8 +192,10 @@ class TurnWriter:
         and why, not only why the next turn (another round, perhaps) refuses it (play-through s10
         finding 1: "Cy may not buy a train now; allowed: buy a share ...")."""
         g = self.game
-        if ended is None or not isinstance(written, OR_TYPES) or ended.entity not in g.state.corporations \
-                or getattr(mv, "entity", None) == ended.entity:
+        # a private's ability ('use P3') is the company's move too (play-through s11v mail #67: "VR may
+        # not use a private's ability with P3 now", VR being the next company, another player's)
+        if ended is None or not isinstance(written, OR_TYPES + (A.UseAbility, A.Assign)) \
+                or ended.entity not in g.state.corporations or getattr(mv, "entity", None) == ended.entity:
             return exc
         why = str(exc).split("): ", 1)[-1] if str(exc).startswith(f"move {n} (") else str(exc)
         said = self.ended_why  # the limit said once: the engine's refusal says it too (play-through s11)
