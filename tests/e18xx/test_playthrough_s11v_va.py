@@ -86,3 +86,17 @@ def test_a_private_used_after_the_company_turn_ended_says_the_turn_ended():
     why = refusal(g, "lay 9 F15 0\nrun auto\nwithhold\nbuy train 3\nbuy private P3 120\nuse P3\nbuy train 4\ndone")
     assert why.startswith("move 6 (use P3): N&W's turn ended by itself after 'buy private P3 120'")
     assert "so this move would be VR's" in why
+
+
+def test_a_private_bought_by_its_symbol_and_a_price():
+    """Mail #50: B&O's 'buy P1 60' (Ann's Railway Express, in phase 3: 4.2 "Corporations may buy
+    Private Companies from players ... 50 percent to 150 percent") was refused "say 'ipo' or
+    'market'", as if P1 were a company's share. A private and a price is the private's purchase;
+    a company and a price still says how a share is bought."""
+    g = game(70)
+    assert g.current_entity() == "B&O"
+    made, _ = mail(g, "run auto\npayout\nbuy train 3\nbuy P1 60\ndone")
+    assert "buy private P1 60" in made
+    assert g.state.companies["P1"].owner == "C:B&O"
+    why = refusal(game(63), "buy B&O 100")
+    assert "'buy B&O ipo'" in why and "'buy B&O market'" in why

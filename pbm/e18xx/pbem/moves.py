@@ -218,6 +218,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.Par(entity, corp, par)
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
+        if len(args) == 2 and _INT.match(args[1].lstrip("$")):  # 'buy P1 60': a private and its price (s11v)
+            return A.BuyCompany(entity, corp.upper(), int(args[1].lstrip("$")))
         raise _fail(lineno, line, "say 'ipo' or 'market' (the company's treasury or the pool; to start a company: "
                     "par <corporation> <price>)", verb)
     if verb in ("lay", "upgrade"):
@@ -457,6 +459,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, (PassRestOfRound, Done, RepayLoan)):
         return move
     move = rulebook_names(game, move)
+    if isinstance(move, A.BuyCompany):
+        share_price_refusal(game, move)
     bought = private_purchase(game, player, move)
     if bought is not None:
         return bought
@@ -481,6 +485,23 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
+
+
+def share_source_words(corp: str) -> str:
+    return (f"a share is bought with 'buy {corp} ipo' (from its treasury) or 'buy {corp} market' (from "
+            "the pool) at the chart's price; a private with 'buy private <private> <price>'")
+
+
+def share_price_refusal(game: "Game", move: A.BuyCompany) -> None:
+    """``buy B&O 100``, read as a private and its price (``buy P1 60``, play-through s11v), names a
+    company: refused saying how a share is bought."""
+    name = str(move.company).upper()
+    if name in game.state.companies:
+        return
+    corp = next((c for c in game.state.corporations if c.upper() == name), None)
+    if corp is not None:
+        raise MoveError(f"'buy {corp} {move.price}': {corp} is a company, not a private: "
+                        f"{share_source_words(corp)}")
 
 
 def share_source(game: "Game", corp: str, said: str = "ipo") -> str:
