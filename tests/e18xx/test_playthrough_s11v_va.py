@@ -100,3 +100,22 @@ def test_a_private_bought_by_its_symbol_and_a_price():
     assert g.state.companies["P1"].owner == "C:B&O"
     why = refusal(game(63), "buy B&O 100")
     assert "'buy B&O ipo'" in why and "'buy B&O market'" in why
+
+
+def test_potomac_yards_closing_says_what_it_gave():
+    """Mail #68: N&W's 'use P3' was told as "Private P3 closes (its ability was used); N&W owned it",
+    not which of its two powers (4.2 (3) a station, (4) +1 to the train limit) was used."""
+    import json
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.events import attach, money_of, recorded
+
+    from .helpers import PLAYTHROUGH
+
+    g = Game("18VA", ["Ann", "Bob", "Cy"], 81, (), ["1", "2", "3"])
+    attach(g)
+    for line in (PLAYTHROUGH / "va-s11v.jsonl").read_text(encoding="utf-8").splitlines()[:121]:
+        g.process(A.action_from_dict(json.loads(line)))
+    said = [e.text(money_of(g.title)) for e in recorded(g) if e.seq == 121]
+    assert "Private P3 closes (its ability was used: N&W's train limit is one higher from now on); N&W owned it" \
+        in said
