@@ -1220,6 +1220,8 @@ def _ability_words(g: "Game", action: Any, owner: str) -> str:
     if getattr(action, "type", "") == "assign" and isinstance(getattr(action, "target", None), str) \
             and action.target in g.title.hexes:
         return f": {corp}'s bonus in {stop_label(g, action.target)}"
+    if getattr(action, "type", "") == "use_ability" and getattr(action, "ability", "") == "train_limit_bonus":
+        return f": {corp}'s train limit is one higher from now on"  # 18VA 4.2 (4) (play-through s11v)
     return ""
 
 

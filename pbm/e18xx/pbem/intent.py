@@ -148,6 +148,8 @@ class TurnWriter:
             return
         written, mv = mv, for_game(g, self.player, mv)
         ended = self.ended_by if self.turn is not None and not self.live else None
+        if self.spare_after_end(n, written, ended):
+            return
         try:
             self.begin(n, mv)
             if self.nothing_to_do(n, mv):
@@ -166,6 +168,21 @@ class TurnWriter:
             raise self.after_end(n, written, mv, ended, exc) from None
         self.end(mv)
 
+    def spare_after_end(self, n: int, written: Move, ended: A.Action | None) -> bool:
+        """A ``run auto``, ``payout`` or ``withhold`` written after the company's turn ended by itself
+        (its trains had no route, its revenue of 0 was withheld by itself: 3.2, 4.5.5, 4.5.6), while
+        the next turn is another player's: nothing is left to do, so the move is ignored with a
+        note as a spare ``pass`` is, not refused (issue 29 problem 1; play-through s11v, 18VA mails
+        #77 and #102: "WMR's turn ended by itself after 'lay 9 C6 0', so this move would be VR's")."""
+        g = self.game
+        if ended is None or ended.entity not in g.state.corporations or self._mine():
+            return False
+        if not (isinstance(written, A.RunRoutes) and written.auto) and not isinstance(written, A.Dividend):
+            return False
+        self.notes.append(f"move {n} ({format_action(written)}): nothing to do - {ended.entity}'s turn had "
+                          f"already ended by itself after '{format_action(ended)}'{self.ended_why}; ignored")
+        return True
+
     def ended_turn(self) -> A.Action | None:
         """The move after which the mail's turn ended by itself, if it has (before the next move)."""
         return self.ended_by if self.turn is not None and not self.live else None
@@ -175,8 +192,10 @@ class TurnWriter:
         and why, not only why the next turn (another round, perhaps) refuses it (play-through s10
         finding 1: "Cy may not buy a train now; allowed: buy a share ...")."""
         g = self.game
-        if ended is None or not isinstance(written, OR_TYPES) or ended.entity not in g.state.corporations \
-                or getattr(mv, "entity", None) == ended.entity:
+        # a private's ability ('use P3') is the company's move too (play-through s11v mail #67: "VR may
+        # not use a private's ability with P3 now", VR being the next company, another player's)
+        if ended is None or not isinstance(written, OR_TYPES + (A.UseAbility, A.Assign)) \
+                or ended.entity not in g.state.corporations or getattr(mv, "entity", None) == ended.entity:
             return exc
         why = str(exc).split("): ", 1)[-1] if str(exc).startswith(f"move {n} (") else str(exc)
         said = self.ended_why  # the limit said once: the engine's refusal says it too (play-through s11)

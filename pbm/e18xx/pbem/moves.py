@@ -167,6 +167,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) != 1:
             raise _fail(lineno, line, "name the private", verb)
         return A.Assign(entity, _name(args[0], lineno, line, verb, "private").upper())
+    if verb in ("use", "assign") and len(args) == 3 and args[1].lower() in ("on", "in", "at", "to"):
+        args = [args[0], args[2]]  # 'use P1 on H3' (play-through s11v, 18VA 4.2 (1): the marker on a city)
     if verb == "use":
         if len(args) == 2 and re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1]):
             # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
@@ -209,13 +211,15 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
                                 _int(args[2], lineno, line, verb, "price"))
         corp = _name(args[0], lineno, line, verb, "corporation")
-        if len(args) == 1:
-            return A.BuyShares(entity, corporation=corp, source="ipo")
+        if len(args) == 1:  # no source said: the Treasury's, else the Pool's (``share_source``)
+            return A.BuyShares(entity, corporation=corp, source="")
         par = _president_par(args[1:])
         if par is not None:  # 18GA 3.2(c)(1): buying the president's certificate sets the par value
             return A.Par(entity, corp, par)
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
+        if len(args) == 2 and _INT.match(args[1].lstrip("$")):  # 'buy P1 60': a private and its price (s11v)
+            return A.BuyCompany(entity, corp.upper(), int(args[1].lstrip("$")))
         raise _fail(lineno, line, "say 'ipo' or 'market' (the company's treasury or the pool; to start a company: "
                     "par <corporation> <price>)", verb)
     if verb in ("lay", "upgrade"):
@@ -459,11 +463,13 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, (PassRestOfRound, Done, RepayLoan)):
         return move
     move = rulebook_names(game, move)
+    if isinstance(move, A.BuyCompany):
+        share_price_refusal(game, move)
     bought = private_purchase(game, player, move)
     if bought is not None:
         return bought
     if isinstance(move, A.BuyShares) and not move.shares and move.source in ("", "ipo"):
-        move = replace(move, source=share_source(game, move.corporation))
+        move = replace(move, source=share_source(game, move.corporation, said=move.source))
     cur = game.current_entity()
     if cur and cur != player and game.controller(cur) == player and cur in game.state.corporations:
         if isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player:
@@ -486,13 +492,43 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     return move
 
 
-def share_source(game: "Game", corp: str) -> str:
+def share_source_words(corp: str) -> str:
+    return (f"a share is bought with 'buy {corp} ipo' (from its treasury) or 'buy {corp} market' (from "
+            "the pool) at the chart's price; a private with 'buy private <private> <price>'")
+
+
+def share_price_refusal(game: "Game", move: A.BuyCompany) -> None:
+    """``buy B&O 100``, read as a private and its price (``buy P1 60``, play-through s11v), names a
+    company: refused saying how a share is bought."""
+    name = str(move.company).upper()
+    if name in game.state.companies:
+        return
+    corp = next((c for c in game.state.corporations if c.upper() == name), None)
+    if corp is not None:
+        raise MoveError(f"'buy {corp} {move.price}': {corp} is a company, not a private: "
+                        f"{share_source_words(corp)}")
+
+
+def share_source(game: "Game", corp: str, said: str = "ipo") -> str:
     """Where ``buy <corp>`` / ``buy <corp> ipo`` takes its share: the IPO, except for the lender
     (title data ``bank_corporation``: 1848's Bank of England), which has no IPO: its shares "are
     always bought and sold at the indicated price" (1848 5.4.2, 12.3.3; play-through s11: 'buy BOE'
-    was refused "no BOE certificate in the IPO" while the list offered only 'buy BOE market')."""
+    was refused "no BOE certificate in the IPO" while the list offered only 'buy BOE market').
+    With no source said (``said`` empty: ``buy B&O share``) and none of its certificates in the
+    IPO, the pool's: a player "may buy any certificate available in a Corporation's Treasury, or
+    in the Pool" (18VA 4.3.2; play-through s11v: 'buy B&O share' was refused "no B&O certificate
+    in the IPO" after the state put B&O's last shares in the Pool, 4.4)."""
     bank = (game.title.data.get("bank_corporation") or {}).get("sym")
-    return "pool" if bank and str(corp).upper() == str(bank).upper() else "ipo"
+    if bank and str(corp).upper() == str(bank).upper():
+        return "pool"
+    if not said:
+        try:
+            sym = game.corp(corp).sym
+            if game._buyable_share(sym, "ipo") is None and game._buyable_share(sym, "pool") is not None:
+                return "pool"
+        except (GameError, KeyError, AttributeError):
+            pass  # not a corporation: the engine's refusal says so
+    return "ipo"
 
 
 def rulebook_names(game: "Game", move: Move) -> Move:
