@@ -281,9 +281,20 @@ class Dividend(Step):
 def discard_words(g: "StepGame", corp: str) -> str:
     """What a company over its limit owns, its limit now and the lines to write (play-through s10b
     finding 9): ``it owns 3-2, 3-3, 3-4, 4-0; the limit is 3 in phase 4 (rule 9.1); write one of
-    'discard 3-2', 'discard 3-3', ...``."""
-    lines = ", ".join(f"'discard {t}'" for t in g.limited_trains(corp))
-    return f"{g.limit_reason(corp)}; write one of {lines}"
+    'discard 3', 'discard 4'``."""
+    # 'discard 3' for a type whose trains are all alike, as the move list offers it and the mail reads
+    # it (play-through s11v, 1848: the refusal offered 'discard 3-3' while 'discard 3' would do)
+    st = g.state
+    owned = g.limited_trains(corp)
+    lines: list[str] = []
+    for t in owned:
+        tr = st.trains[t]
+        same = [x for x in st.corporations[corp].trains if st.trains[x].name == tr.name]
+        alike = all((st.trains[x].variant, st.trains[x].obsolete) == (tr.variant, tr.obsolete) for x in same)
+        line = f"'discard {tr.name}'" if alike else f"'discard {t}'"
+        if line not in lines:
+            lines.append(line)
+    return f"{g.limit_reason(corp)}; write one of {', '.join(lines)}"
 
 
 class DiscardTrain(Interrupt):
