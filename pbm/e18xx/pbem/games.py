@@ -458,6 +458,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             if isinstance(mv, RepayLoan):
                 raise GameError(f"move {i} (repay loan): {repay_refusal(game, name)}")
             if writer is not None and (isinstance(mv, Done) or (isinstance(mv, A.Pass) and mv.entity == name)):
+                writer.rest = parsed[i:]  # a pass right before the open step's own move is spare
                 writer.move(i, mv)  # a pass or 'done': ends a step or the turn, or is ignored with a note
                 continue
             written, mv = mv, readdress(game, name, mv)

@@ -12,7 +12,10 @@ rounds/step.py):
 * ``done`` ends the turn: every step left is passed the same way (a required one refuses the
   mail); in a stock round or the private sale it is the pass that ends the player's turn;
 * a ``pass`` ends the open step; a ``pass`` with nothing left to pass (the turn it belongs to
-  has ended, or the open step may not be skipped) is ignored with a note, never refused.
+  has ended, or the open step may not be skipped) is ignored with a note, never refused; so is
+  a ``pass`` right before a move the open step itself takes (the step it was meant for had
+  nothing to do and was gone by itself: 'lay 9 O2 0 / pass / buy train 5' with no place for a
+  station; play-through s11v finding 1).
 
 Only ordinary actions are made (the passes for skipped steps), so the action log, replays
 and exports are as if the player had written every pass.  Each action made is returned with
@@ -92,6 +95,7 @@ class TurnWriter:
         self.live = True  # is that turn still going on?
         self.ended_by: A.Action | None = None
         self.ended_why = ""  # why the turn ended by itself, when a rule says it (" (in phase 2 ...)")
+        self.rest: list[Move] = []  # the mail's moves after the one being applied (set by the caller)
 
     # ------------------------------------------------------------------ the turn now
     def key(self) -> tuple:
@@ -240,6 +244,8 @@ class TurnWriter:
                 self.notes.append(f"move {n} (pass): nothing to pass - the open step, {step_words(g, step)}, "
                                   "may not be skipped; ignored")
                 return
+            if not isinstance(step, Interrupt) and who == mv.entity and self._spare_pass(n, step, who):
+                return
             what = step_words(g, step) if step is not None else "the step"
             try:
                 self._make(mv, f"ends {what}")
@@ -250,6 +256,29 @@ class TurnWriter:
             self._make(mv, "ends the turn")
         except GameError as exc:
             raise GameError(f"move {n} (pass): {exc}") from None
+
+    def _spare_pass(self, n: int, step, corp: str) -> bool:
+        """A ``pass`` (move ``n``) right before a move that the open step itself takes: the step the
+        pass was meant for had nothing to do and was gone by itself (4.2.2 with no place for a
+        station), so passing the open step would throw the next move away.  Note it as ignored
+        and return True (issue 29 problem 1; play-through s11v finding 1)."""
+        g = self.game
+        for k, later in enumerate(self.rest, n + 1):
+            if isinstance(later, A.Pass):
+                continue  # 'pass / pass / buy train 5': each pass looks past the others
+            if isinstance(later, Done) or not isinstance(later, A.Action):
+                return False
+            try:
+                nxt = for_game(g, self.player, later)
+            except GameError:
+                return False
+            if getattr(nxt, "entity", None) != corp or nxt.type == "pass" or nxt.type not in g.or_actions(corp):
+                return False
+            self.notes.append(f"move {n} (pass): ignored - the open step, {step_words(g, step)}, is the one "
+                              f"move {k} ({format_action(nxt)}) belongs to (the step before it had nothing "
+                              "to do and was passed by itself)")
+            return True
+        return False
 
     def done(self, n: int) -> None:
         """End the turn of the mail's last move (or the turn open now)."""
@@ -490,6 +519,7 @@ def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made
     for n, mv in enumerate(moves, 1):
         if isinstance(mv, PassRestOfRound):
             raise GameError(f"move {n}: 'pass rest of round' is a standing order; send it by mail")
+        writer.rest = moves[n:]
         writer.move(n, mv)
     return made, writer.notes + writer.summary()
 
@@ -508,10 +538,12 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
         made.extend(orders.apply(game))
 
     writer = TurnWriter(game, player, do)
-    for n, mv in enumerate(parse_moves(text, player), 1):
+    parsed = parse_moves(text, player)
+    for n, mv in enumerate(parsed, 1):
         if isinstance(mv, PassRestOfRound):
             orders.add(game, player)
             made.extend(orders.apply(game))
             continue
+        writer.rest = parsed[n:]
         writer.move(n, mv)
     return made

@@ -1,0 +1,39 @@
+"""Play-through by mail s11v of 18AL (issue 29 acceptance, the verification after the s11 fixes):
+the findings, each with the mail seen.
+
+The game: tests/e18xx/playthrough/al-s11v.jsonl (seed 82; Ann, Bob, Cy and Di), played by mail from
+the rulebook alone; WRA and TAG (Ann), M&O (Bob), ABC and ATN (Cy), L&N (Di).
+"""
+from .helpers import intent_mail, intent_refusal, playthrough_game
+
+
+def game(upto: int):
+    """The s11v 18AL game after its first ``upto`` actions."""
+    return playthrough_game("al", upto, seed=82, suffix="-s11v", players=4)
+
+
+mail, refusal = intent_mail, intent_refusal
+
+
+def test_a_pass_for_a_step_already_gone_does_not_end_the_turn():
+    """OR 5.1, M&O (no train, $900): 'lay 9 O2 0 / pass / buy train 5 / done' was refused "move 3
+    (buy train 5): it is not Bob's turn: WRA (Ann) must act": the station step had no place and
+    was gone by itself, so the 'pass' (meant for it, 4.2.2 is optional) ended "Buy trains" and
+    the turn.  A pass right before a move the open step itself takes is spare: ignored with a
+    note (issue 29 problem 1), and the train is bought."""
+    g = game(213)
+    assert g.current_entity() == "M&O"
+    made, notes = mail(g, "lay 9 O2 0\npass\nbuy train 5\ndone")
+    assert "buy train 5" in made, made
+    assert g.corp_trains("M&O"), made
+    assert "move 2 (pass)" in notes and "ignored" in notes, notes
+
+
+def test_a_pass_still_skips_the_open_step():
+    """The same turn with the pass before a later step's move: the pass ends the open step as
+    before (here "Buy trains" is the only step left after the lay, so 'pass' then 'done' ends the
+    turn with no train bought)."""
+    g = game(213)
+    made, _ = mail(g, "lay 9 O2 0\npass\ndone")
+    assert not g.corp_trains("M&O")
+    assert g.current_entity() != "M&O"
