@@ -37,3 +37,16 @@ def test_a_pass_still_skips_the_open_step():
     made, _ = mail(g, "lay 9 O2 0\npass\ndone")
     assert not g.corp_trains("M&O")
     assert g.current_entity() != "M&O"
+
+
+def test_a_train_too_dear_names_the_private_that_halves_it():
+    """OR 3.2, L&N ($212 after buying New Decatur Yards): '... / buy train 4 / done' was refused
+    "L&N has $222, the train costs $300" without a word about NDY (50% off a 3/4/5 train), and
+    'buy train 4 using NDY' was refused next.  The refusal now says how to use the private."""
+    g = game(112)
+    assert g.current_entity() == "L&N" and g.state.companies["NDY"].owner == "C:L&N"
+    why = refusal(g, "lay 14 C4 0\nrun auto\npayout\nbuy train 4\ndone")
+    assert "the train costs $300" in why and "write 'buy train 4 with NDY'" in why, why
+    g = game(112)
+    made, _ = mail(g, "lay 14 C4 0\nrun auto\npayout\nbuy train 4 with NDY\ndone")
+    assert "buy train 4 with NDY" in made, made

@@ -165,7 +165,7 @@ class TurnWriter:
                 if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
                     said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
                     raise GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}") from None
-                raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
+                raise GameError(f"move {n} ({format_action(mv)}): {exc}{discount_hint(g, mv, exc)}") from None
         except GameError as exc:
             raise self.after_end(n, written, mv, ended, exc) from None
         self.end(mv)
@@ -479,19 +479,19 @@ class TurnWriter:
         return out + [f"Your turn goes on ({step_words(g, step)}): you may {allowed}."]
 
 
-def unused_discount(game: "Game", act: A.Action) -> str:
-    """A train bought from the bank at full price while the company owns a private that would take
-    something off it (18AL New Decatur Yards, 18VA Tredegar; used only when written 'with <private>'):
-    a note saying so, else "" (play-through s10 finding 8: ABC paid $180 with NDY unused, unsaid)."""
+def _discount_unused(game: "Game", act: A.Action) -> tuple[str, int, str] | None:
+    """A train bought from the bank without 'with <private>' while the company owns a private that
+    would take something off it (18AL New Decatur Yards, 18VA Tredegar): (the private, the sum
+    off, the train's name), else None."""
     from pbm.e18xx.rounds.or_trains import discount_off
 
     if not isinstance(act, A.BuyTrain) or act.seller is not None or act.entity not in game.state.corporations:
-        return ""
+        return None
     s = game.state
     depot = game._depot_trains()
     tid = act.train if act.train in s.trains else next((t for t in depot if s.trains[t].name == act.train), None)
     if tid is None or tid not in depot:
-        return ""
+        return None
     for comp in sorted(s.companies.values(), key=lambda c: c.sym):
         ab = game.company_ability(comp.sym, "train_discount")
         if not ab or game._owned_by_operator(comp.sym) != act.entity:
@@ -500,9 +500,34 @@ def unused_discount(game: "Game", act: A.Action) -> str:
             continue
         off = discount_off(ab, s.trains[tid].price)
         if off:
-            return (f"bought at the full price: {comp.sym}'s {game.title.money(off)} off was not used "
-                    f"(write 'buy train {s.trains[tid].name} with {comp.sym}' to use it)")
-    return ""
+            return comp.sym, off, s.trains[tid].name
+    return None
+
+
+def unused_discount(game: "Game", act: A.Action) -> str:
+    """A train bought from the bank at full price while the company owns a private that would take
+    something off it (used only when written 'with <private>'): a note saying so, else ""
+    (play-through s10 finding 8: ABC paid $180 with NDY unused, unsaid)."""
+    found = _discount_unused(game, act)
+    if not found:
+        return ""
+    sym, off, name = found
+    return (f"bought at the full price: {sym}'s {game.title.money(off)} off was not used "
+            f"(write 'buy train {name} with {sym}' to use it)")
+
+
+def discount_hint(game: "Game", act: A.Action, exc: Exception) -> str:
+    """For a train purchase refused for want of money while the company owns a private that takes
+    something off it: how to use the private (``; NDY takes $150 off: write 'buy train 4 with
+    NDY'``), else "" (play-through s11v finding 2: "L&N has $222, the train costs $300", NDY
+    unsaid, and 'buy train 4 using NDY' refused next)."""
+    from pbm.e18xx.core.errors import InsufficientFunds
+
+    found = _discount_unused(game, act) if isinstance(exc, InsufficientFunds) else None
+    if not found:
+        return ""
+    sym, off, name = found
+    return f"; {sym} takes {game.title.money(off)} off it: write 'buy train {name} with {sym}'"
 
 
 def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:
