@@ -50,3 +50,19 @@ def test_a_train_too_dear_names_the_private_that_halves_it():
     g = game(112)
     made, _ = mail(g, "lay 14 C4 0\nrun auto\npayout\nbuy train 4 with NDY\ndone")
     assert "buy train 4 with NDY" in made, made
+
+
+def test_the_snar_token_is_among_the_moves_of_its_company():
+    """OR 3.2, ABC owning the South & North Alabama (a +$10 token on one of H3, G4, H5, G6, E6 for
+    its company's runs): ABC's move list offered lays and private purchases but never the token;
+    'use SNAR G4' was a guess (stored as 'assign SNAR G4').  The list now offers it, one line a
+    hex, and a line copied is accepted."""
+    from pbm.e18xx.pbem.movelist import legal_lines
+
+    g = game(103)
+    assert g.current_entity() == "ABC" and g.state.companies["SNAR"].owner == "C:ABC"
+    listed = [x for x in legal_lines(g, limit=200) if x.startswith("assign SNAR G4")]
+    assert listed and "+$10 for each of ABC's trains running to G4 Birmingham" in listed[0], listed
+    assert any(x.startswith("assign SNAR H3") for x in legal_lines(g, limit=200))
+    made, _ = mail(g, f"{listed[0]}\nrun auto\npayout\ndone")  # copied as listed, comment and all
+    assert made[0] == "assign SNAR G4", made
