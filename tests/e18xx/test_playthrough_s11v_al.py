@@ -66,3 +66,22 @@ def test_the_snar_token_is_among_the_moves_of_its_company():
     assert any(x.startswith("assign SNAR H3") for x in legal_lines(g, limit=200))
     made, _ = mail(g, f"{listed[0]}\nrun auto\npayout\ndone")  # copied as listed, comment and all
     assert made[0] == "assign SNAR G4", made
+
+
+def test_the_game_exports_for_18xx_games():
+    """`pbm 18xx export` of this game stopped with KeyError '2': a train bought from the bank is
+    stored by its type ('buy train 2'), and the export's look-up of its price took the type for a
+    train's id (issue 28 export, found in play-through s11v)."""
+    import json
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.pbem.exchange import export_actions
+
+    from .helpers import PLAYTHROUGH
+    lines = (PLAYTHROUGH / "al-s11v.jsonl").read_text(encoding="utf-8").splitlines()
+    acts = [A.action_from_dict(json.loads(x)) for x in lines]
+    g = Game("18AL", ["Ann", "Bob", "Cy", "Di"], 82, (), ["1", "2", "3", "4"])
+    out = export_actions(g, acts, {n: str(i) for i, n in enumerate(["Ann", "Bob", "Cy", "Di"], 1)})
+    assert len([d for d in out if not d.get("pbm_auto")]) >= len(acts) - 5, len(out)
+    assert any(d["type"] == "buy_train" for d in out)
