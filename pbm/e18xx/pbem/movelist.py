@@ -72,7 +72,8 @@ def say(game: "Game", a: A.Action) -> str:
         comp = s.companies.get(a.company)
         owner = (comp.owner or "")[2:] if comp is not None else ""
         return f"buy private {a.company} {a.price}" + (f"   # from {owner}{_price_range(game, a)}" if owner else "")
-    if isinstance(a, A.Assign) and isinstance(a.target, str) and game.company_ability(a.entity, "hex_bonus_token"):
+    if isinstance(a, A.Assign) and isinstance(a.target, str) and a.entity in s.companies \
+            and game.company_ability(a.entity, "hex_bonus_token"):
         return _hex_token(game, a)
     return format_action(a)
 
