@@ -85,3 +85,17 @@ def test_the_game_exports_for_18xx_games():
     out = export_actions(g, acts, {n: str(i) for i, n in enumerate(["Ann", "Bob", "Cy", "Di"], 1)})
     assert len([d for d in out if not d.get("pbm_auto")]) >= len(acts) - 5, len(out)
     assert any(d["type"] == "buy_train" for d in out)
+
+
+def test_phase_5_says_once_that_companies_buy_no_more_privates():
+    """OR 4.2, TAG's first 5 train: "Phase 5 begins ...; no longer: companies may buy private
+    companies from players; companies may buy private companies from players other than their
+    president; ..." -- the second is the first again.  Said once now."""
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.phases import phase_change
+
+    t = Game("18AL", ["Ann", "Bob", "Cy", "Di"], 82, (), ["1", "2", "3", "4"]).title
+    four = next(i for i, p in enumerate(t.phases) if p.name == "4")
+    _, closes = phase_change(t, four, four + 1)
+    assert "companies may buy private companies from players" in closes, closes
+    assert not any("other than their president" in c for c in closes), closes
