@@ -79,7 +79,10 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
     if a.operating_rounds != b.operating_rounds:
         unlocks.append(f"{b.operating_rounds} operating rounds between stock rounds (was {a.operating_rounds})")
     unlocks += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in b.status if st not in a.status]
-    closes += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in a.status if st not in b.status]
+    ended = [st for st in a.status if st not in b.status]
+    if "can_buy_companies" in ended:  # said once: no private from anyone (play-through s11v, phase 5)
+        ended = [st for st in ended if st != "can_buy_companies_from_other_players"]
+    closes += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in ended]
     worth = _printed_values(title, a.tiles, b.tiles)
     if worth:
         # the values themselves, never "the higher one" for all: 18AL's Corinth falls ($40 -> $30)

@@ -458,6 +458,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             if isinstance(mv, RepayLoan):
                 raise GameError(f"move {i} (repay loan): {repay_refusal(game, name)}")
             if writer is not None and (isinstance(mv, Done) or (isinstance(mv, A.Pass) and mv.entity == name)):
+                writer.rest = parsed[i:]  # a pass right before the open step's own move is spare
                 writer.move(i, mv)  # a pass or 'done': ends a step or the turn, or is ignored with a note
                 continue
             written, mv = mv, readdress(game, name, mv)
@@ -504,7 +505,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                                     "agreed")
                 step(rep, mv)  # an offer too: it must be legal now
             except GameError as exc:
-                refused = GameError(f"move {i} ({format_action(mv)}): {exc}")
+                from pbm.e18xx.pbem.intent import discount_hint
+                refused = GameError(f"move {i} ({format_action(mv)}): {exc}{discount_hint(game, mv, exc)}")
                 raise (writer.after_end(i, written, mv, ended, refused) if writer is not None else refused) from None
             if owner and isinstance(mv, A.BuyTrain):  # 4.2.5(d) (18AL, 18GA), 4.6.1 (18VA): an agreed price
                 offer = {"kind": "train", "buyer": player_number, "buyer_name": name, "entity": mv.entity,

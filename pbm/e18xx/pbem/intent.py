@@ -12,7 +12,10 @@ rounds/step.py):
 * ``done`` ends the turn: every step left is passed the same way (a required one refuses the
   mail); in a stock round or the private sale it is the pass that ends the player's turn;
 * a ``pass`` ends the open step; a ``pass`` with nothing left to pass (the turn it belongs to
-  has ended, or the open step may not be skipped) is ignored with a note, never refused.
+  has ended, or the open step may not be skipped) is ignored with a note, never refused; so is
+  a ``pass`` right before a move the open step itself takes (the step it was meant for had
+  nothing to do and was gone by itself: 'lay 9 O2 0 / pass / buy train 5' with no place for a
+  station; play-through s11v finding 1).
 
 Only ordinary actions are made (the passes for skipped steps), so the action log, replays
 and exports are as if the player had written every pass.  Each action made is returned with
@@ -92,6 +95,7 @@ class TurnWriter:
         self.live = True  # is that turn still going on?
         self.ended_by: A.Action | None = None
         self.ended_why = ""  # why the turn ended by itself, when a rule says it (" (in phase 2 ...)")
+        self.rest: list[Move] = []  # the mail's moves after the one being applied (set by the caller)
 
     # ------------------------------------------------------------------ the turn now
     def key(self) -> tuple:
@@ -163,7 +167,7 @@ class TurnWriter:
                 if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
                     said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
                     raise GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}") from None
-                raise GameError(f"move {n} ({format_action(mv)}): {exc}") from None
+                raise GameError(f"move {n} ({format_action(mv)}): {exc}{discount_hint(g, mv, exc)}") from None
         except GameError as exc:
             raise self.after_end(n, written, mv, ended, exc) from None
         self.end(mv)
@@ -259,6 +263,8 @@ class TurnWriter:
                 self.notes.append(f"move {n} (pass): nothing to pass - the open step, {step_words(g, step)}, "
                                   "may not be skipped; ignored")
                 return
+            if not isinstance(step, Interrupt) and who == mv.entity and self._spare_pass(n, step, who):
+                return
             what = step_words(g, step) if step is not None else "the step"
             try:
                 self._make(mv, f"ends {what}")
@@ -269,6 +275,29 @@ class TurnWriter:
             self._make(mv, "ends the turn")
         except GameError as exc:
             raise GameError(f"move {n} (pass): {exc}") from None
+
+    def _spare_pass(self, n: int, step, corp: str) -> bool:
+        """A ``pass`` (move ``n``) right before a move that the open step itself takes: the step the
+        pass was meant for had nothing to do and was gone by itself (4.2.2 with no place for a
+        station), so passing the open step would throw the next move away.  Note it as ignored
+        and return True (issue 29 problem 1; play-through s11v finding 1)."""
+        g = self.game
+        for k, later in enumerate(self.rest, n + 1):
+            if isinstance(later, A.Pass):
+                continue  # 'pass / pass / buy train 5': each pass looks past the others
+            if isinstance(later, Done) or not isinstance(later, A.Action):
+                return False
+            try:
+                nxt = for_game(g, self.player, later)
+            except GameError:
+                return False
+            if getattr(nxt, "entity", None) != corp or nxt.type == "pass" or nxt.type not in g.or_actions(corp):
+                return False
+            self.notes.append(f"move {n} (pass): ignored - the open step, {step_words(g, step)}, is the one "
+                              f"move {k} ({format_action(nxt)}) belongs to (the step before it had nothing "
+                              "to do and was passed by itself)")
+            return True
+        return False
 
     def done(self, n: int) -> None:
         """End the turn of the mail's last move (or the turn open now)."""
@@ -469,19 +498,19 @@ class TurnWriter:
         return out + [f"Your turn goes on ({step_words(g, step)}): you may {allowed}."]
 
 
-def unused_discount(game: "Game", act: A.Action) -> str:
-    """A train bought from the bank at full price while the company owns a private that would take
-    something off it (18AL New Decatur Yards, 18VA Tredegar; used only when written 'with <private>'):
-    a note saying so, else "" (play-through s10 finding 8: ABC paid $180 with NDY unused, unsaid)."""
+def _discount_unused(game: "Game", act: A.Action) -> tuple[str, int, str] | None:
+    """A train bought from the bank without 'with <private>' while the company owns a private that
+    would take something off it (18AL New Decatur Yards, 18VA Tredegar): (the private, the sum
+    off, the train's name), else None."""
     from pbm.e18xx.rounds.or_trains import discount_off
 
     if not isinstance(act, A.BuyTrain) or act.seller is not None or act.entity not in game.state.corporations:
-        return ""
+        return None
     s = game.state
     depot = game._depot_trains()
     tid = act.train if act.train in s.trains else next((t for t in depot if s.trains[t].name == act.train), None)
     if tid is None or tid not in depot:
-        return ""
+        return None
     for comp in sorted(s.companies.values(), key=lambda c: c.sym):
         ab = game.company_ability(comp.sym, "train_discount")
         if not ab or game._owned_by_operator(comp.sym) != act.entity:
@@ -490,9 +519,34 @@ def unused_discount(game: "Game", act: A.Action) -> str:
             continue
         off = discount_off(ab, s.trains[tid].price)
         if off:
-            return (f"bought at the full price: {comp.sym}'s {game.title.money(off)} off was not used "
-                    f"(write 'buy train {s.trains[tid].name} with {comp.sym}' to use it)")
-    return ""
+            return comp.sym, off, s.trains[tid].name
+    return None
+
+
+def unused_discount(game: "Game", act: A.Action) -> str:
+    """A train bought from the bank at full price while the company owns a private that would take
+    something off it (used only when written 'with <private>'): a note saying so, else ""
+    (play-through s10 finding 8: ABC paid $180 with NDY unused, unsaid)."""
+    found = _discount_unused(game, act)
+    if not found:
+        return ""
+    sym, off, name = found
+    return (f"bought at the full price: {sym}'s {game.title.money(off)} off was not used "
+            f"(write 'buy train {name} with {sym}' to use it)")
+
+
+def discount_hint(game: "Game", act: A.Action, exc: Exception) -> str:
+    """For a train purchase refused for want of money while the company owns a private that takes
+    something off it: how to use the private (``; NDY takes $150 off: write 'buy train 4 with
+    NDY'``), else "" (play-through s11v finding 2: "L&N has $222, the train costs $300", NDY
+    unsaid, and 'buy train 4 using NDY' refused next)."""
+    from pbm.e18xx.core.errors import InsufficientFunds
+
+    found = _discount_unused(game, act) if isinstance(exc, InsufficientFunds) else None
+    if not found:
+        return ""
+    sym, off, name = found
+    return f"; {sym} takes {game.title.money(off)} off it: write 'buy train {name} with {sym}'"
 
 
 def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:
@@ -509,6 +563,7 @@ def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made
     for n, mv in enumerate(moves, 1):
         if isinstance(mv, PassRestOfRound):
             raise GameError(f"move {n}: 'pass rest of round' is a standing order; send it by mail")
+        writer.rest = moves[n:]
         writer.move(n, mv)
     return made, writer.notes + writer.summary()
 
@@ -527,10 +582,12 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
         made.extend(orders.apply(game))
 
     writer = TurnWriter(game, player, do)
-    for n, mv in enumerate(parse_moves(text, player), 1):
+    parsed = parse_moves(text, player)
+    for n, mv in enumerate(parsed, 1):
         if isinstance(mv, PassRestOfRound):
             orders.add(game, player)
             made.extend(orders.apply(game))
             continue
+        writer.rest = parsed[n:]
         writer.move(n, mv)
     return made

@@ -72,7 +72,25 @@ def say(game: "Game", a: A.Action) -> str:
         comp = s.companies.get(a.company)
         owner = (comp.owner or "")[2:] if comp is not None else ""
         return f"buy private {a.company} {a.price}" + (f"   # from {owner}{_price_range(game, a)}" if owner else "")
+    if isinstance(a, A.Assign) and isinstance(a.target, str) and a.entity in s.companies \
+            and game.company_ability(a.entity, "hex_bonus_token"):
+        return _hex_token(game, a)
     return format_action(a)
+
+
+def _hex_token(game: "Game", a: A.Assign) -> str:
+    """18AL's South & North Alabama token (Table III): ``assign SNAR G4   # +$10 for each of ABC's
+    trains running to G4 Birmingham`` (play-through s11v finding 3: the move was never listed)."""
+    from pbm.e18xx.lays import _place
+
+    ab = game.company_ability(a.entity, "hex_bonus_token") or {}
+    corp = game._owned_by_operator(a.entity) or "its company"
+    try:
+        where = _place(game, a.target)
+    except (GameError, KeyError, TypeError, ValueError):
+        where = a.target
+    return (f"{format_action(a)}   # +{money(game, int(ab.get('bonus', 0)))} for each of {corp}'s trains "
+            f"running to {where}")
 
 
 def _discard(game: "Game", a: A.DiscardTrain) -> str:

@@ -234,7 +234,13 @@ class SitePasses:
         g = self.game
         s = g.state
         if isinstance(act, A.BuyTrain) and act.entity == op:
-            return max(0, self.cash_before - (act.price if act.price is not None else s.trains[act.train].price))
+            if act.price is not None:
+                paid = act.price
+            elif act.train in s.trains:
+                paid = s.trains[act.train].price
+            else:  # a bank train written by its type ('buy train 2', play-through s11v): the type's price
+                paid = next(t.price for t in g.title.trains if t.name == act.train)
+            return max(0, self.cash_before - paid)
         return s.cash[f"C:{op}"] if _round_key(g) == key else self.cash_before
 
     def _site_buys_on(self, op: str, act: A.Action, key: tuple[str, int, int]) -> bool:
