@@ -247,6 +247,7 @@ def test_merger_upgrade_is_paid_by_bonds_4_13e(sqlite_url):
         upgrade = 10 * 2 * 148 + 10 * 148 + 10 * 201
         assert [e["data"]["upgrade_cost"] for e in _kinds(ctx, "railroads-merged")] == [upgrade]
         assert nyc.bond_debt == 3000 + upgrade and nyc.loan_debt == 70
+        assert {e["step"] for e in ctx.ledger} == {"12"}  # the bonds of Appendix A step 12
         assert (nyc.land, nyc.president_debt) == (12, 11) and (ba.bond_debt, ba.loan_debt, ba.land) == (0, 0, 0)
         assert nyc.locomotive == 3 and nyc.technologies == ["A", "B", "C"] and nyc.grand_station
         assert nyc.efficiency == math.floor((95 * 201 + 80 * 148) / 349)
@@ -1102,6 +1103,8 @@ def test_merger_takes_over_a_deficit_shorts_and_both_president_debts_4_13b(sqlit
         bonds = nyc.bond_debt + ba.bond_debt
         merge(ctx, ba, nyc)
         assert (nyc.cash, ba.cash) == (9_500, 0)
+        assert [(e["step"], e["source"], e["amount"]) for e in ctx.ledger if e["target"] == "rr:B&A"] == \
+            [("12", "rr:NYC", 500)]
         assert nyc.president_debt == 16 and ctx.holding(p1, nyc).short == 10
         assert nyc.bond_debt == bonds + 10 * 201 and nyc.locomotive == 3
 
@@ -1393,6 +1396,7 @@ def test_efficiency_decays_by_ten_coin_flips_and_each_dollar_a_mile_may_add_a_po
         assert penn.efficiency == max(1, 3 - draws["PENN"][0]) == 1  # not below 1
         assert ba.efficiency == min(tops["B&A"], 95 - draws["B&A"][0] + draws["B&A"][1]) == tops["B&A"]  # capped
         assert {c: e["amount"] for c, e in ev.items()} == {"NYC": 20 * 100, "PENN": 0, "B&A": 50 * 201}
+        assert ctx.ledger and {e["step"] for e in ctx.ledger} == {"8.1"}  # financed in step 8.1
         # without orders nothing is spent and nothing gained
         ctx = _ctx(s, g)
         ctx.rr_orders.clear()
@@ -1416,20 +1420,100 @@ def test_efficiency_decays_by_ten_coin_flips_and_each_dollar_a_mile_may_add_a_po
 
 def test_engines_are_bought_up_to_the_best_available_by_solvent_roads_with_cash_4_17(sqlite_url):
     """§4.17: a railroad buys engines no better than the best available (turn 8: the American,
-    engine 3), paying $10 a mile a step from cash — exactly its cash will do; a bankrupt road
-    may not (§4.11B); a road ordering the engine it has buys nothing."""
+    engine 3), paying $10 a mile a step from cash — exactly its cash will do, a dollar less
+    will not; a road that has the best engine buys nothing; a bankrupt road may not (§4.11B).
+    Each road is handled whatever the roads before it did."""
     from pbm.cr.engine.capital import upgrade_locomotives
 
     with session_scope(sqlite_url) as s:
         g = _three_roads(s, turn=8)
         ctx = _ctx(s, g)
         nyc, penn, ba = (ctx.railroads[c] for c in ("NYC", "PENN", "B&A"))
-        ba.cash = 10 * 2 * 201
-        ctx.rr_orders["NYC"] = RailroadOrders("NYC", locomotive=1)
+        nyc.locomotive = 3
+        penn.cash, ba.cash = 10 * 300 - 1, 10 * 2 * 201
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", locomotive=4)
         ctx.rr_orders["PENN"] = RailroadOrders("PENN", locomotive=2)
         ctx.rr_orders["B&A"] = RailroadOrders("B&A", locomotive=9)
-        ctx.scratch.bankrupt_at_start.add("PENN")
         upgrade_locomotives(ctx)
-        assert (nyc.locomotive, penn.locomotive, ba.locomotive) == (1, 1, 3)
-        assert (nyc.cash, penn.cash, ba.cash) == (10_000, 10_000, 0)
+        assert (nyc.locomotive, penn.locomotive, ba.locomotive) == (3, 1, 3)
+        assert (nyc.cash, penn.cash, ba.cash) == (10_000, 2_999, 0)
         assert [(e["railroad"], e["amount"]) for e in _kinds(ctx, "locomotive")] == [("B&A", 4020)]
+        assert [(e["railroad"], e["amount"]) for e in _kinds(ctx, "locomotive-unaffordable")] == [("PENN", 3000)]
+        assert [(e["step"], e["source"], e["amount"]) for e in ctx.ledger] == [("8.2", "rr:B&A", 4020)]
+        ctx = _ctx(s, g)
+        ctx.scratch.bankrupt_at_start.add("NYC")
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", locomotive=2)
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", locomotive=2)
+        upgrade_locomotives(ctx)
+        assert (ctx.railroads["NYC"].locomotive, ctx.railroads["PENN"].locomotive) == (1, 2)
+
+
+def test_one_available_technology_bought_from_cash_road_by_road_4_18(sqlite_url):
+    """§4.18: a president "may only buy ONE new technology per turn from the list of
+    technologies available" (turn 8: A and B), at $10 a mile or $10,000 for a Grand Station,
+    "paid out of RR cash" — exactly the cost will do, a dollar less will not. A road without an
+    order, an order not yet available, or one unaffordable does not stop the next road's."""
+    from pbm.cr.engine.capital import buy_technology
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s, turn=8)
+        ctx = _ctx(s, g)
+        nyc, penn, ba = (ctx.railroads[c] for c in ("NYC", "PENN", "B&A"))
+        ba.cash = 10 * 201
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", technology="C")  # not before turn 9
+        ctx.rr_orders["B&A"] = RailroadOrders("B&A", technology="b")
+        buy_technology(ctx)
+        assert (nyc.technologies, penn.technologies, ba.technologies, ba.cash) == ([], [], ["B"], 0)
+        assert [e["railroad"] for e in _kinds(ctx, "technology-void")] == ["PENN"]
+        assert [(e["step"], e["source"], e["amount"]) for e in ctx.ledger] == [("8.3", "rr:B&A", 2010)]
+        ctx = _ctx(s, g)
+        penn, ba = ctx.railroads["PENN"], ctx.railroads["B&A"]
+        penn.cash, ba.cash = 10 * 300 - 1, 10_000
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", technology="B")
+        ctx.rr_orders["B&A"] = RailroadOrders("B&A", technology="A")  # Boston, size 4
+        buy_technology(ctx)
+        assert (penn.technologies, penn.cash) == ([], 2_999)
+        assert (ba.technologies, ba.grand_station, ba.cash) == (["A"], True, 0)
+
+
+# --------------------------------------------------------------------------- §1.3, §11.3 end of turn (2)
+def test_the_new_climate_takes_effect_at_the_end_of_the_turn_5(sqlite_url):
+    """Appendix A step 16: the climate set for next turn (§5) becomes the game's climate."""
+    from pbm.cr.engine.victory import end_of_turn
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, turn=3)
+        ctx = _ctx(s, g)
+        assert g.climate == "Normal"
+        ctx.new_climate = tables.CLIMATES[1]
+        end_of_turn(ctx)
+        assert g.climate == "Depression" and g.status != "finished"
+
+
+def test_a_rail_baron_score_of_500_replaces_the_record_and_ties_go_to_the_first_tycoon_11_3(sqlite_url):
+    """§11.3: "A score of 500 ... will replace the record of any prior record holder" (ruling
+    E-11.3: a Rail Baron score of 500; any other record is replaced only by a higher score);
+    §1.3 the winner of a category is the tycoon with the most points (ruling: on a tie, the
+    first tycoon)."""
+    from sqlalchemy import select
+
+    from pbm.models import GameRecord
+    from pbm.cr.engine.victory import record_results
+
+    with session_scope(sqlite_url) as s:
+        for category, value in (("rail_baron", 500), ("robber_baron", 30)):
+            s.add(GameRecord(title="continental-rails", category=category, value=value, holder="Old", game_name="old",
+                             turn=30))
+        g = tiny_game(s, name="new", turn=25)
+        g.players[1].vp_baron = g.players[2].vp_baron = 500
+        g.players[2].vp_robber = 30
+        ctx = _ctx(s, g)
+        record_results(ctx)
+        s.flush()
+        records = {r.category: r for r in s.scalars(select(GameRecord).where(GameRecord.title == "continental-rails"))}
+        assert (records["rail_baron"].holder, records["rail_baron"].value, records["rail_baron"].game_name,
+                records["rail_baron"].turn) == ("Tycoon 2", 500, "new", 25)
+        assert records["robber_baron"].holder == "Old"
+        winners = {e["data"]["category"]: e["player_number"] for e in _kinds(ctx, "category-winner")}
+        assert winners["rail_baron"] == 2 and winners["robber_baron"] == 3
+        assert [e["player_number"] for e in _kinds(ctx, "record")] == [1] * 4 + [2]  # four unset records, then 500
