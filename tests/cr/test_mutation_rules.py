@@ -1451,20 +1451,22 @@ def test_engines_are_bought_up_to_the_best_available_by_solvent_roads_with_cash_
 def test_one_available_technology_bought_from_cash_road_by_road_4_18(sqlite_url):
     """§4.18: a president "may only buy ONE new technology per turn from the list of
     technologies available" (turn 8: A and B), at $10 a mile or $10,000 for a Grand Station,
-    "paid out of RR cash" — exactly the cost will do, a dollar less will not. A road without an
-    order, an order not yet available, or one unaffordable does not stop the next road's."""
+    "paid out of RR cash" — exactly the cost will do, a dollar less will not; "A railroad may
+    only have one Grand Station". A road without an order, an order not yet available, a
+    second Grand Station or an unaffordable one does not stop the next road's."""
     from pbm.cr.engine.capital import buy_technology
 
     with session_scope(sqlite_url) as s:
         g = _three_roads(s, turn=8)
         ctx = _ctx(s, g)
         nyc, penn, ba = (ctx.railroads[c] for c in ("NYC", "PENN", "B&A"))
-        ba.cash = 10 * 201
+        ba.cash, nyc.grand_station = 10 * 201, True
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", technology="A")  # it has one already
         ctx.rr_orders["PENN"] = RailroadOrders("PENN", technology="C")  # not before turn 9
         ctx.rr_orders["B&A"] = RailroadOrders("B&A", technology="b")
         buy_technology(ctx)
         assert (nyc.technologies, penn.technologies, ba.technologies, ba.cash) == ([], [], ["B"], 0)
-        assert [e["railroad"] for e in _kinds(ctx, "technology-void")] == ["PENN"]
+        assert [e["railroad"] for e in _kinds(ctx, "technology-void")] == ["NYC", "PENN"]
         assert [(e["step"], e["source"], e["amount"]) for e in ctx.ledger] == [("8.3", "rr:B&A", 2010)]
         ctx = _ctx(s, g)
         penn, ba = ctx.railroads["PENN"], ctx.railroads["B&A"]
