@@ -1236,6 +1236,16 @@ def test_railroad_repays_short_term_loans_first_then_bonds_from_cash_10_2b(game)
         assert [e["amount"] for e in _kinds(ctx, "debt-repaid")] == ([paid] if paid else [])
         assert [(e["source"], e["target"], e["amount"]) for e in ctx.ledger] == \
             ([("rr:NYC", "bank", paid)] if paid else [])
+    # a road that repays nothing (no order, no cash) does not stop the next one's repayment
+    for nyc_order, nyc_cash in ((None, 500), (1000, -100)):
+        ctx = _ctx(s, g)
+        nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+        nyc.loan_debt, nyc.cash, penn.loan_debt = 300, nyc_cash, 400
+        if nyc_order:
+            ctx.rr_orders["NYC"] = RailroadOrders("NYC", repay_debt=nyc_order)
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", repay_debt=1000)
+        railroads_repay_bank_debt(ctx)
+        assert (nyc.loan_debt, penn.loan_debt, penn.cash) == (300, 0, 10_000 - 400)
 
 
 def test_merger_needs_two_roads_operating_since_the_start_and_moves_every_dollar_4_13a_b(sqlite_url):
@@ -1519,3 +1529,68 @@ def test_a_rail_baron_score_of_500_replaces_the_record_and_ties_go_to_the_first_
         winners = {e["data"]["category"]: e["player_number"] for e in _kinds(ctx, "category-winner")}
         assert winners["rail_baron"] == 2 and winners["robber_baron"] == 3
         assert [e["player_number"] for e in _kinds(ctx, "record")] == [1] * 4 + [2]  # four unset records, then 500
+
+
+# --------------------------------------------------------------------------- §1.2 victory points (2)
+def test_prodigal_leftover_goes_to_the_biggest_spender_whatever_his_number_1_2():
+    """§1.2 Rail Prodigal: "Any remaining unallocated points are awarded 1 per Prodigal, from
+    most to least": the rulebook's example with the tycoons numbered the other way round;
+    the points are whole points."""
+    from pbm.cr.engine.victory import prodigal_points
+
+    points = prodigal_points({1: 1000, 2: 4000, 3: 10000, 4: 15000})
+    assert points == {1: 3, 2: 5, 3: 9, 4: 13}
+    assert all(type(v) is int for v in points.values())
+
+
+def test_mogul_points_of_no_dividend_and_the_fraction_saved_1_2():
+    """§1.2 Rail Mogul: the square root of the dividends paid — of $0, nothing; "$2 ... 1 VP
+    for the second, and has .41 points saved" (kept to six places)."""
+    from pbm.cr.engine.victory import mogul_points
+
+    assert mogul_points([0], 0.0) == (0, 0.0)
+    assert mogul_points([0, 0, 0], 0.5) == (0, 0.5)
+    assert mogul_points([2], 0.0) == (1, 0.414214)
+
+
+def test_rail_baron_is_each_score_over_the_best_times_100_1_2():
+    """§1.2 Rail Baron: "each other player receives Baron points equal to his score divided by
+    the highest score times 100": a 0 scores 0; a best of 1 is a full 100; a category nobody
+    scored gives nothing."""
+    from pbm.cr.engine.victory import CATEGORIES, baron_points
+
+    def score(**kw):
+        return {c: kw.get(c, 0) for c in CATEGORIES}
+
+    got = baron_points({1: score(robber_baron=50, rail_prodigal=1), 2: score(rail_mogul=3),
+                        3: score(robber_baron=20, rail_mogul=1)})
+    assert got == {1: 100 + 100, 2: 100, 3: 40 + 33}
+    assert baron_points({}) == {}
+
+
+def test_prodigal_points_add_to_those_of_earlier_turns_1_2(game):
+    """§1.2: "Points in these categories are cumulative"."""
+    from pbm.cr.engine.victory import award_prodigal
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.players[1].vp_prodigal, ctx.players[2].vp_prodigal = 7, 2
+    ctx.scratch.prodigal = {1: 1000, 2: 1000}
+    award_prodigal(ctx)
+    assert (ctx.players[1].vp_prodigal, ctx.players[2].vp_prodigal) == (7 + 15, 2 + 15)
+    assert [(e["player_number"]) for e in _kinds(ctx, "prodigal-points")] == [1, 2]
+
+
+def test_the_million_bonus_once_awarded_stays_awarded_across_turns_1_2(game):
+    """§1.2: the bonus goes to "the first player(s)" worth over $1,000,000: the game's state
+    remembers it was awarded in an earlier turn."""
+    from pbm.cr.engine.victory import victory_points
+
+    s, g = game
+    g.state = {"million_awarded": True, "regions_linked": ["atlantic"]}
+    s.flush()
+    ctx = _ctx(s, g)
+    ctx.players[1].cash = 2_000_000
+    victory_points(ctx)
+    assert not ctx.players[1].million_bonus and not _kinds(ctx, "million")
+    assert ctx.game.state["million_awarded"] is True
