@@ -1234,8 +1234,8 @@ def test_railroad_repays_short_term_loans_first_then_bonds_from_cash_10_2b(game)
         assert (nyc.loan_debt, nyc.bond_debt, nyc.cash) == after, (loans, bonds, cash, order)
         paid = cash - after[2]
         assert [e["amount"] for e in _kinds(ctx, "debt-repaid")] == ([paid] if paid else [])
-        assert [(e["source"], e["target"], e["amount"]) for e in ctx.ledger] == \
-            ([("rr:NYC", "bank", paid)] if paid else [])
+        assert [(e["step"], e["source"], e["target"], e["amount"]) for e in ctx.ledger] == \
+            ([("3", "rr:NYC", "bank", paid)] if paid else [])
     # a road that repays nothing (no order, no cash) does not stop the next one's repayment
     for nyc_order, nyc_cash in ((None, 500), (1000, -100)):
         ctx = _ctx(s, g)
@@ -1594,3 +1594,22 @@ def test_the_million_bonus_once_awarded_stays_awarded_across_turns_1_2(game):
     victory_points(ctx)
     assert not ctx.players[1].million_bonus and not _kinds(ctx, "million")
     assert ctx.game.state["million_awarded"] is True
+
+
+def test_mogul_points_of_directors_and_a_president_owed_money_or_paid_nothing_1_2(game):
+    """§1.2 Rail Mogul: "+1 VP to each Director (including the President)"; the President
+    "the square root of the dividends paid" — of a road that paid none, nothing; "No Mogul
+    points are awarded if the railroad owes any debt to the President": its other directors
+    still score. Points add to those of earlier turns."""
+    from pbm.cr.engine.victory import award_mogul
+
+    s, g = game
+    _officers(s, g, {"NYC": 1, "PENN": 1})
+    ctx = _ctx(s, g)
+    ctx.scratch.directors_at_start = {"NYC": [1, 2, 3], "PENN": [1, 4]}
+    ctx.scratch.dividends_paid = {"NYC": 16}  # the PENN paid none
+    ctx.railroads["NYC"].president_debt = 10
+    for n, p in ctx.players.items():
+        p.vp_mogul = 10 * n
+    award_mogul(ctx)
+    assert [ctx.players[n].vp_mogul for n in (1, 2, 3, 4)] == [10 + 1, 20 + 1, 30 + 1, 40 + 1]
