@@ -1613,3 +1613,29 @@ def test_mogul_points_of_directors_and_a_president_owed_money_or_paid_nothing_1_
         p.vp_mogul = 10 * n
     award_mogul(ctx)
     assert [ctx.players[n].vp_mogul for n in (1, 2, 3, 4)] == [10 + 1, 20 + 1, 30 + 1, 40 + 1]
+
+
+def test_a_bankrupt_richest_tycoon_scores_0_and_the_others_still_score_e_1_2a():
+    """§1.2 Robber Baron: "+1 VP to all other non-bankrupt tycoons" (ruling E-1.2a: a tycoon
+    bankrupt this turn scores 0) — the others score whatever their place after him."""
+    from pbm.cr.engine.victory import robber_baron_points
+
+    out = robber_baron_points({1: 500, 2: 400, 3: 100}, bankrupt={1})
+    assert set(out) == {1, 2, 3} and out[1] == 0 and out[2] > out[3] >= 1
+
+
+def test_magnate_points_for_a_bankrupt_road_and_after_a_road_without_president_1_2(sqlite_url):
+    """§1.2 Rail Magnate: points to the president of the start of the turn (ruling E-1.2d) for
+    the regions of his road, bankrupt or not (it still operates, §4.11); a road without a
+    player president gives nobody points and does not stop the others."""
+    from pbm.cr.engine.victory import award_magnate
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in ("NYC", "PENN", "LS")], bank_pcs=[])
+        _officers(s, g, {"PENN": 2, "LS": 3})
+        ctx = _ctx(s, g)
+        assert ctx.scratch.president_at_start["NYC"] is None
+        ctx.railroads["PENN"].status = "bankrupt"
+        award_magnate(ctx)
+        assert [ctx.players[n].vp_magnate for n in (1, 2, 3)] == [0, 2, 1]  # Atlantic + Ohio; Great Lakes
