@@ -1639,3 +1639,22 @@ def test_magnate_points_for_a_bankrupt_road_and_after_a_road_without_president_1
         ctx.railroads["PENN"].status = "bankrupt"
         award_magnate(ctx)
         assert [ctx.players[n].vp_magnate for n in (1, 2, 3)] == [0, 2, 1]  # Atlantic + Ohio; Great Lakes
+
+
+def test_step_12_merges_only_what_its_president_may_merge_player_by_player_4_13_10_1e(sqlite_url):
+    """§10.1E, §4.13A: each tycoon's merger order is checked — one who was not president of both
+    roads at the start of the turn is refused (and told); a tycoon without a merger order, or
+    with a refused one, does not stop the next tycoon's."""
+    from pbm.cr.engine.mergers import railroad_mergers
+    from pbm.models import Railroad
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        for rr in s.query(Railroad).filter_by(game_id=g.id):
+            rr.president_id = g.players[1 if rr.code == "PENN" else 2].id
+        s.flush()
+        ctx = _ctx(s, g, {2: Orders(merge=("PENN", "NYC")), 3: Orders(merge=("B&A", "NYC"))})
+        railroad_mergers(ctx)
+        assert [e["player_number"] for e in _kinds(ctx, "merger-void")] == [2]
+        assert ctx.railroads["PENN"].status == "active" and ctx.railroads["B&A"].status == "merged"
+        assert [e["data"]["merging"] for e in _kinds(ctx, "railroads-merged")] == ["B&A"]
