@@ -1658,3 +1658,38 @@ def test_step_12_merges_only_what_its_president_may_merge_player_by_player_4_13_
         assert [e["player_number"] for e in _kinds(ctx, "merger-void")] == [2]
         assert ctx.railroads["PENN"].status == "active" and ctx.railroads["B&A"].status == "merged"
         assert [e["data"]["merging"] for e in _kinds(ctx, "railroads-merged")] == ["B&A"]
+
+
+def test_merger_drops_the_merging_roads_parallel_row_of_two_4_13a3(sqlite_url):
+    """§4.13A3 with ruling E-4.13A3: of two parallel RoW lines the merging road's is deleted
+    (the NY3, a second New York–Boston RoW, built by the B&A, against the NYC's NY1)."""
+    from pbm.cr.engine.mergers import parallel_deletions
+    from tests.cr.helpers import R
+
+    rows = [R("NY1", "RoW", "New York", "Boston", 110, double_with="NY3"),
+            R("NY3", "RoW", "New York", "Boston", 112, double_with="NY1")]
+    with session_scope(sqlite_url) as s:
+        g = _roads_on(s, rows, {"NYC": ["NYC", "NY1"], "B&A": ["B&A", "NY3"]}, "rr")
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        assert [r.code for r in parallel_deletions(ctx, ba, nyc)] == ["NY3"]
+        assert [r.code for r in parallel_deletions(ctx, nyc, ba)] == ["NY1"]
+
+
+def test_merger_averages_efficiency_by_miles_and_clears_the_merged_holdings_4_13c_e(sqlite_url):
+    """§4.13E: the survivor's efficiency is the mile-weighted average of the two (ruling
+    E-4.13E), whichever road is the longer; §4.13C: the merging road's shareholders keep
+    nothing in it — no shares, no short sales, no directorships."""
+    from pbm.cr.engine.mergers import merge
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        nyc.efficiency, ba.efficiency = 60, 90  # NYC 148 miles merges into the B&A's 201
+        p1 = ctx.players[1]
+        ctx.holding(p1, nyc).short, ctx.holding(p1, nyc).director = 4, True
+        merge(ctx, nyc, ba)
+        assert ba.efficiency == math.floor((60 * 148 + 90 * 201) / 349) == 77
+        assert all((h.shares, h.short, h.director) == (0, 0, False) for h in nyc.holdings)
+        assert ctx.holding(p1, ba).short == 4
