@@ -1292,6 +1292,7 @@ def test_borrowing_and_repaying_by_the_dollar_for_each_tycoon_with_orders_10_1a(
     assert (p4.loan, p4.cash) == (49, cash[4] - 1)
     assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "borrow")] == [(2, 1)]
     assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "repay")] == [(3, 300), (4, 1)]
+    assert [(e["step"], e["amount"]) for e in ctx.ledger] == [("1", 1), ("1", 300), ("1", 1)]  # Appendix A step 1
     # an order of exactly the available credit is not "cut"
     ctx = _ctx(s, g, {1: Orders(borrow=max_borrow(ctx, ctx.players[1]))})
     tycoons_borrow_or_repay(ctx)
@@ -1324,6 +1325,7 @@ def test_only_a_president_lends_or_is_repaid_and_only_from_cash_4_4a_b(game):
     # the $1 lent is the road's only cash (−$50 + $1 < 0): nothing to repay from
     assert (penn.president_debt, penn.cash, p2.cash) == (101, -49, cash2 - 1)
     assert [e["amount"] for e in _kinds(ctx, "president-loan")] == [1] and not _kinds(ctx, "president-repaid")
+    assert [(e["step"], e["source"], e["amount"]) for e in ctx.ledger] == [("2", "player:2", 1)]  # Appendix A step 2
     ctx = _ctx(s, g)  # no orders for the PENN: nothing happens
     ctx.railroads["PENN"].president_debt = 100
     presidents_lend_or_are_repaid(ctx)
@@ -1332,7 +1334,7 @@ def test_only_a_president_lends_or_is_repaid_and_only_from_cash_4_4a_b(game):
     ctx.railroads["PENN"].president_debt = 100
     ctx.rr_orders["PENN"] = RailroadOrders("PENN", repay_president=1)
     presidents_lend_or_are_repaid(ctx)
-    assert ctx.railroads["PENN"].president_debt == 99 and [e["amount"] for e in ctx.ledger] == [1]
+    assert ctx.railroads["PENN"].president_debt == 99 and [(e["step"], e["amount"]) for e in ctx.ledger] == [("2", 1)]
 
 
 # --------------------------------------------------------------------------- §4.5C, §4.17, §4.18 capital (2)
