@@ -1695,3 +1695,13 @@ def test_merger_averages_efficiency_by_miles_and_clears_the_merged_holdings_4_13
         assert ba.efficiency == math.floor((60 * 148 + 90 * 201) / 349) == 77
         assert all((h.shares, h.short, h.director) == (0, 0, False) for h in nyc.holdings)
         assert ctx.holding(p1, ba).short == 4
+
+
+def test_prodigal_leftover_one_each_down_the_line_1_2_e_1_2c():
+    """§1.2: "Any remaining unallocated points are awarded 1 per Prodigal, from most to least"
+    (ruling E-1.2c: equal spenders by player number): eight spend $1,000 each — 1 each of the
+    even 15, ⌊22/8⌋ = 2 each of the other 22 — and the 6 left go one each to tycoons 1–6."""
+    from pbm.cr.engine.victory import prodigal_points
+
+    assert prodigal_points({n: 1000 for n in range(1, 9)}) == {**{n: 4 for n in range(1, 7)}, 7: 3, 8: 3}
+    assert prodigal_points({n: 1000 for n in range(1, 5)}) == {1: 8, 2: 8, 3: 7, 4: 7}
