@@ -247,6 +247,7 @@ def test_merger_upgrade_is_paid_by_bonds_4_13e(sqlite_url):
         upgrade = 10 * 2 * 148 + 10 * 148 + 10 * 201
         assert [e["data"]["upgrade_cost"] for e in _kinds(ctx, "railroads-merged")] == [upgrade]
         assert nyc.bond_debt == 3000 + upgrade and nyc.loan_debt == 70
+        assert {e["step"] for e in ctx.ledger} == {"12"}  # the bonds of Appendix A step 12
         assert (nyc.land, nyc.president_debt) == (12, 11) and (ba.bond_debt, ba.loan_debt, ba.land) == (0, 0, 0)
         assert nyc.locomotive == 3 and nyc.technologies == ["A", "B", "C"] and nyc.grand_station
         assert nyc.efficiency == math.floor((95 * 201 + 80 * 148) / 349)
@@ -1102,6 +1103,8 @@ def test_merger_takes_over_a_deficit_shorts_and_both_president_debts_4_13b(sqlit
         bonds = nyc.bond_debt + ba.bond_debt
         merge(ctx, ba, nyc)
         assert (nyc.cash, ba.cash) == (9_500, 0)
+        assert [(e["step"], e["source"], e["amount"]) for e in ctx.ledger if e["target"] == "rr:B&A"] == \
+            [("12", "rr:NYC", 500)]
         assert nyc.president_debt == 16 and ctx.holding(p1, nyc).short == 10
         assert nyc.bond_debt == bonds + 10 * 201 and nyc.locomotive == 3
 
@@ -1126,3 +1129,579 @@ def test_president_is_repaid_up_to_the_cash_and_the_debt_4_4b(game):
     assert cash2 == 2_000 and (p2.cash, penn.president_debt, penn.cash) == (2_400, 0, 3_000 + 2_000 - 2_400)
     assert [e["amount"] for e in _kinds(ctx, "president-repaid")] == [3_000, 2_400]
     assert [e["amount"] for e in _kinds(ctx, "president-loan")] == [2_000]
+
+
+# --------------------------------------------------------------------------- §4.13A3, §4.8.2 merger routes
+def _roads_on(s, routes, roads: dict[str, list[str]], name: str):
+    """A game on the tiny map plus ``routes``; each road of ``roads`` holds the lines named
+    (its own PC line first) and is presided by Tycoon 1."""
+    from pbm.models import Line, Railroad, Route
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    extra = {r.code: r for r in routes}
+    all_routes = [extra.pop(r.code, r) for r in TINY_ROUTES] + list(extra.values())
+    g = build_game(s, TINY_TOWNS, all_routes, [{"code": c} for c in roads], bank_pcs=[], name=name)
+    for code, lines in roads.items():
+        rr = s.query(Railroad).filter_by(game_id=g.id, code=code).one()
+        rr.president_id = g.players[0].id
+        for line in lines[1:]:
+            route = s.query(Route).filter_by(game_id=g.id, code=line).one()
+            s.add(Line(railroad_id=rr.id, route_id=route.id, built_turn=0))
+            route.owner_id = rr.id
+    s.flush()
+    s.expire_all()
+    return g
+
+
+def test_merger_drops_the_merging_roads_parallel_pc_line_back_to_the_bank_4_13a3(sqlite_url):
+    """§4.13A3: of two parallel PC lines one is deleted, "or if not [a RoW], then a PC line ...
+    a PC would return to availability" (ruling E-4.13A3: the merging road's): the NHX, a second
+    New York–Boston PC, merges into the NYNH; its line goes back to the Bank at $5 a mile (§2.4D)."""
+    from pbm.cr.engine.mergers import merge, merger_problem, parallel_deletions
+    from pbm.models import Line, Route
+    from tests.cr.helpers import R
+
+    pcs = [R("NYNH", "PC", "New York", "Boston", 110, double_with="NHX"),
+           R("NHX", "PC", "New York", "Boston", 110, double_with="NYNH")]
+    for merging, surviving in (("NHX", "NYNH"), ("NYNH", "NHX")):
+        with session_scope(sqlite_url) as s:
+            g = _roads_on(s, pcs, {"NYNH": ["NYNH"], "NHX": ["NHX"]}, f"pp-{merging}")
+            ctx = _ctx(s, g)
+            m, sv = ctx.railroads[merging], ctx.railroads[surviving]
+            assert merger_problem(ctx, 1, m, sv) is None  # parallel routes only: allowed
+            assert [r.code for r in parallel_deletions(ctx, m, sv)] == [merging]
+            pc = ctx.pcs[merging]
+            pc.owner_id, pc.for_sale, pc.paid = ctx.players[2].id, True, 900
+            merge(ctx, m, sv)
+            assert [r.code for r in ctx.line_routes(sv)] == [surviving] and not m.lines
+            assert ctx.routes[merging].owner_id is None and ctx.routes[surviving].owner_id == sv.id
+            assert (pc.status, pc.railroad_id, pc.owner_id) == ("bank", None, None)
+            assert (pc.asking_price, pc.for_sale, pc.paid) == (5 * 110, False, 0)
+            assert ctx.pcs[surviving].status == "incorporated"
+            assert [e["railroad"] for e in _kinds(ctx, "parallel-deleted")] == [surviving]
+            assert ctx.miles(sv) == 110  # no upgrade is paid on the dropped line
+            assert _kinds(ctx, "railroads-merged")[0]["data"]["upgrade_cost"] == 0
+            ctx.write_rows()  # the dropped line is gone from the game, the other kept
+            assert sorted(ln.route.code for ln in s.query(Line).join(Route).filter(Route.game_id == g.id)) == \
+                [surviving]
+
+
+def test_merger_may_not_give_two_routes_into_chicago_4_8_2_4_13a3(sqlite_url):
+    """§4.13A3: "The merger cannot occur if it would cause prohibited routes (see Rule 4.8),
+    unless ... due to parallel routes only"; §4.8.2: Chicago may be entered by one route only.
+    The MC (Toledo–Chicago) and the LS with the Indianapolis–Chicago line (IN2) may not merge;
+    with the Cleveland–Toledo line (OH1) instead the LS may; with a second Toledo–Chicago
+    line parallel to the MC's (TC2) it may too, that line being dropped."""
+    from pbm.cr.engine.mergers import merger_problem
+    from tests.cr.helpers import R
+
+    tc2 = [R("MC", "PC", "Toledo", "Chicago", 152, double_with="TC2"),
+           R("TC2", "RoW", "Toledo", "Chicago", 150, double_with="MC")]
+    cases = [(["LS", "IN2"], "more than one route into Chicago"), (["LS", "OH1"], None), (["LS", "TC2"], None)]
+    for lines, problem in cases:
+        with session_scope(sqlite_url) as s:
+            g = _roads_on(s, tc2, {"MC": ["MC"], "LS": lines}, f"chi-{lines[1]}")
+            ctx = _ctx(s, g)
+            mc, ls = ctx.railroads["MC"], ctx.railroads["LS"]
+            for m, sv in ((mc, ls), (ls, mc)):
+                got = merger_problem(ctx, 1, m, sv)
+                if problem is None:
+                    assert got is None, (lines, got)
+                else:
+                    assert got is not None and problem in got and "§4.8.2" in got
+
+
+# --------------------------------------------------------------------------- §10.2B, §10.1A, §4.4 loans
+def test_railroad_repays_short_term_loans_first_then_bonds_from_cash_10_2b(game):
+    """§10.2B (Appendix A step 3): a railroad repays "short-term loans first, then bonds" out of
+    the cash it has, never more than it owes; a road without cash repays nothing."""
+    from pbm.cr.engine.loans import railroads_repay_bank_debt
+
+    s, g = game
+    for (loans, bonds, cash, order), after in (
+        ((300, 1000, 500, 1000), (0, 800, 0)),  # cash limits it: loans, then bonds
+        ((200, 100, 10_000, 5000), (0, 0, 9_700)),  # the debt limits it
+        ((500, 500, 10_000, 200), (300, 500, 9_800)),  # only loans
+        ((0, 50, 100, 1), (0, 49, 99)),  # a dollar of bonds
+        ((300, 1000, -100, 1000), (300, 1000, -100)),  # no cash
+        ((300, 1000, 500, 0), (300, 1000, 500)),  # no order
+    ):
+        ctx = _ctx(s, g)
+        nyc = ctx.railroads["NYC"]
+        nyc.loan_debt, nyc.bond_debt, nyc.cash = loans, bonds, cash
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", repay_debt=order)
+        railroads_repay_bank_debt(ctx)
+        assert (nyc.loan_debt, nyc.bond_debt, nyc.cash) == after, (loans, bonds, cash, order)
+        paid = cash - after[2]
+        assert [e["amount"] for e in _kinds(ctx, "debt-repaid")] == ([paid] if paid else [])
+        assert [(e["step"], e["source"], e["target"], e["amount"]) for e in ctx.ledger] == \
+            ([("3", "rr:NYC", "bank", paid)] if paid else [])
+    # a road that repays nothing (no order, no cash) does not stop the next one's repayment
+    for nyc_order, nyc_cash in ((None, 500), (1000, -100)):
+        ctx = _ctx(s, g)
+        nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+        nyc.loan_debt, nyc.cash, penn.loan_debt = 300, nyc_cash, 400
+        if nyc_order:
+            ctx.rr_orders["NYC"] = RailroadOrders("NYC", repay_debt=nyc_order)
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", repay_debt=1000)
+        railroads_repay_bank_debt(ctx)
+        assert (nyc.loan_debt, penn.loan_debt, penn.cash) == (300, 0, 10_000 - 400)
+
+
+def test_merger_needs_two_roads_operating_since_the_start_and_moves_every_dollar_4_13a_b(sqlite_url):
+    """§4.13A, §10.1E: both roads must be operating railroads at the start of the turn (a road
+    merged away, or one founded this turn, may not merge); §4.13B: all the merging road's cash
+    goes to the survivor, down to its last dollar."""
+    from pbm.cr.engine.mergers import merge, merger_problem
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        nyc.status = "merged"  # operating at the start, merged away since
+        assert "not an active railroad" in merger_problem(ctx, 1, ba, nyc)
+        assert "not an active railroad" in merger_problem(ctx, 1, nyc, ba)
+        nyc.status = "active"
+        ctx.scratch.active_at_start.remove("NYC")  # as if founded this turn
+        assert "not an active railroad" in merger_problem(ctx, 1, ba, nyc)
+        ctx.scratch.active_at_start.append("NYC")
+        assert merger_problem(ctx, 1, ba, nyc) is None
+        ba.cash, nyc.cash = 1, 100
+        merge(ctx, ba, nyc)
+        assert (ba.cash, nyc.cash) == (0, 101)
+        assert [(e["source"], e["target"], e["amount"]) for e in ctx.ledger] == [("rr:B&A", "rr:NYC", 1)]
+
+
+def test_borrowing_and_repaying_by_the_dollar_for_each_tycoon_with_orders_10_1a(game):
+    """§10.1A1–2: each tycoon who gave orders borrows up to his available credit (§3.5A) and
+    repays out of his cash, down to a single dollar; a tycoon without orders does nothing;
+    repaying more than the recall due leaves no recall (§3.5C)."""
+    from pbm.cr.engine.loans import max_borrow, tycoons_borrow_or_repay
+
+    s, g = game
+    g.players[2].loan, g.players[2].recall = 1000, 100
+    g.players[3].loan = 50
+    s.flush()
+    ctx = _ctx(s, g, {2: Orders(borrow=1), 3: Orders(repay=300), 4: Orders(repay=1)})
+    p1, p2, p3, p4 = (ctx.players[n] for n in (1, 2, 3, 4))
+    cash = {n: p.cash for n, p in ctx.players.items()}
+    tycoons_borrow_or_repay(ctx)
+    assert (p1.loan, p1.cash) == (0, cash[1])  # no orders
+    assert (p2.loan, p2.cash) == (1, cash[2] + 1)
+    assert (p3.loan, p3.recall, p3.cash) == (700, 0, cash[3] - 300)
+    assert (p4.loan, p4.cash) == (49, cash[4] - 1)
+    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "borrow")] == [(2, 1)]
+    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "repay")] == [(3, 300), (4, 1)]
+    assert [(e["step"], e["amount"]) for e in ctx.ledger] == [("1", 1), ("1", 300), ("1", 1)]  # Appendix A step 1
+    # an order of exactly the available credit is not "cut"
+    ctx = _ctx(s, g, {1: Orders(borrow=max_borrow(ctx, ctx.players[1]))})
+    tycoons_borrow_or_repay(ctx)
+    assert ctx.players[1].loan == 2331 and not _kinds(ctx, "borrow-cut")
+    # no credit left: the order is cut to nothing and no loan is made
+    ctx = _ctx(s, g, {2: Orders(borrow=500)})
+    ctx.players[2].loan = 10**6
+    tycoons_borrow_or_repay(ctx)
+    assert [e["amount"] for e in _kinds(ctx, "borrow-cut")] == [0] and not _kinds(ctx, "borrow")
+    assert ctx.players[2].loan == 10**6 and not ctx.ledger
+
+
+def test_only_a_president_lends_or_is_repaid_and_only_from_cash_4_4a_b(game):
+    """§4.4A–B: the president lends his road what he has, down to a dollar, and is repaid from
+    the road's cash — none when it has none; a road with no player president, or without
+    orders, neither borrows from nor repays anyone."""
+    from pbm.cr.engine.loans import presidents_lend_or_are_repaid
+
+    s, g = game
+    _officers(s, g, {"PENN": 2})
+    ctx = _ctx(s, g)
+    nyc, penn, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[2]
+    assert nyc.president_id is None
+    nyc.president_debt, penn.president_debt, penn.cash = 100, 100, -50
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", repay_president=100, lend=100)  # no president
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", repay_president=100, lend=1)
+    cash2 = p2.cash
+    presidents_lend_or_are_repaid(ctx)
+    assert (nyc.president_debt, nyc.cash) == (100, 10_000)
+    # the $1 lent is the road's only cash (−$50 + $1 < 0): nothing to repay from
+    assert (penn.president_debt, penn.cash, p2.cash) == (101, -49, cash2 - 1)
+    assert [e["amount"] for e in _kinds(ctx, "president-loan")] == [1] and not _kinds(ctx, "president-repaid")
+    assert [(e["step"], e["source"], e["amount"]) for e in ctx.ledger] == [("2", "player:2", 1)]  # Appendix A step 2
+    ctx = _ctx(s, g)  # no orders for the PENN: nothing happens
+    ctx.railroads["PENN"].president_debt = 100
+    presidents_lend_or_are_repaid(ctx)
+    assert not ctx.ledger and ctx.railroads["PENN"].president_debt == 100
+    ctx = _ctx(s, g)  # a dollar repaid
+    ctx.railroads["PENN"].president_debt = 100
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", repay_president=1)
+    presidents_lend_or_are_repaid(ctx)
+    assert ctx.railroads["PENN"].president_debt == 99 and [(e["step"], e["amount"]) for e in ctx.ledger] == [("2", 1)]
+
+
+# --------------------------------------------------------------------------- §4.5C, §4.17, §4.18 capital (2)
+def test_maximum_efficiency_falls_with_length_and_old_engines_4_5c_e_4_17(sqlite_url):
+    """§4.5C: "a Railroad with a length of 3521 miles would have a maximum efficiency level of
+    88%"; ruling E-4.17: 3 less for each engine generation behind the best available (turn 8:
+    the American, engine 3): with Norris engines (2), 85."""
+    from pbm.cr.engine.capital import railroad_max_efficiency
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, turn=8)
+        ctx = _ctx(s, g)
+        nyc = ctx.railroads["NYC"]
+        ctx.routes["NYC"].miles = 3521
+        nyc.locomotive = 3
+        assert railroad_max_efficiency(ctx, nyc) == 88
+        nyc.locomotive = 2
+        assert railroad_max_efficiency(ctx, nyc) == 85
+        ctx.routes["NYC"].miles = 148
+        assert railroad_max_efficiency(ctx, nyc) == 96
+
+
+def test_grand_station_needs_a_size_4_or_5_town_at_the_start_and_only_one_4_18(sqlite_url):
+    """§4.18: "A Grand Station may only be built if the railroad connects to a size 4 or size 5
+    town at the start of the turn. A railroad may only have one Grand Station." The NYC (New
+    York, 5) and the PENN (Philadelphia, 4) may; the LS (Buffalo 3 – Cleveland 3) may not, nor
+    a road with one already, nor a road without a line at the start of the turn."""
+    from pbm.cr.engine.capital import grand_station_allowed
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": "NYC"}, {"code": "PENN"}, {"code": "LS"}],
+                       bank_pcs=[])
+        ctx = _ctx(s, g)
+        nyc, penn, ls = (ctx.railroads[c] for c in ("NYC", "PENN", "LS"))
+        assert [grand_station_allowed(ctx, r) for r in (nyc, penn, ls)] == [True, True, False]
+        nyc.grand_station = True
+        assert not grand_station_allowed(ctx, nyc)
+        del ctx.scratch.start_towns["PENN"]  # its line built only this turn
+        assert not grand_station_allowed(ctx, penn)
+
+
+def test_efficiency_decays_by_ten_coin_flips_and_each_dollar_a_mile_may_add_a_point_4_5(sqlite_url):
+    """§4.5A–B: efficiency falls each turn (ruling E-4.5A: ten 50 % chances of a point, about
+    5) and "Each $1 spent on capital improvements (per mile) has a 50% chance of increasing
+    efficiency by one point", spent on the miles of the start of the turn; it stays within 1
+    (§4.5A "a scale of 1 to 99") and the maximum (§4.5C). A road without orders spends
+    nothing, nor one ordering $0 or less."""
+    from pbm.cr.engine.capital import railroad_max_efficiency, repairs_and_improvements
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, penn, ba = (ctx.railroads[c] for c in ("NYC", "PENN", "B&A"))
+        nyc.efficiency, penn.efficiency, ba.efficiency = 60, 3, 95
+        ctx.scratch.start_miles["NYC"] = 100  # it built more this turn
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", capital_per_mile=20)
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", capital_per_mile=-5)
+        ctx.rr_orders["B&A"] = RailroadOrders("B&A", capital_per_mile=50)
+        rng = ctx.rng("efficiency")
+        draws = {}
+        for code, per_mile in (("NYC", 20), ("PENN", 0), ("B&A", 50)):
+            decay = int(rng.binomial(10, 0.5))
+            draws[code] = (decay, int(rng.binomial(per_mile, 0.5)) if per_mile else 0)
+        tops = {c: railroad_max_efficiency(ctx, ctx.railroads[c]) for c in draws}
+        repairs_and_improvements(ctx)
+        ev = {e["railroad"]: e for e in _kinds(ctx, "efficiency")}
+        assert {c: (e["data"]["decay"], e["data"]["gain"], e["data"]["max"]) for c, e in ev.items()} == \
+            {c: (*draws[c], tops[c]) for c in draws}
+        assert nyc.efficiency == 60 - draws["NYC"][0] + draws["NYC"][1]
+        assert penn.efficiency == max(1, 3 - draws["PENN"][0]) == 1  # not below 1
+        assert ba.efficiency == min(tops["B&A"], 95 - draws["B&A"][0] + draws["B&A"][1]) == tops["B&A"]  # capped
+        assert {c: e["amount"] for c, e in ev.items()} == {"NYC": 20 * 100, "PENN": 0, "B&A": 50 * 201}
+        assert ctx.ledger and {e["step"] for e in ctx.ledger} == {"8.1"}  # financed in step 8.1
+        # without orders nothing is spent and nothing gained
+        ctx = _ctx(s, g)
+        ctx.rr_orders.clear()
+        repairs_and_improvements(ctx)
+        assert all(e["amount"] == 0 and e["data"]["gain"] == 0 for e in _kinds(ctx, "efficiency"))
+        assert not ctx.ledger
+        # §4.11B: a bankrupt road spends and gains nothing; a road with no line at the start of
+        # the turn (founded this turn) spends on the miles it has
+        ctx = _ctx(s, g)
+        ctx.scratch.bankrupt_at_start.add("NYC")
+        del ctx.scratch.start_miles["PENN"]
+        for code in ("NYC", "PENN"):
+            ctx.rr_orders[code] = RailroadOrders(code, capital_per_mile=10)
+        before = ctx.railroads["NYC"].efficiency
+        repairs_and_improvements(ctx)
+        ev = {e["railroad"]: e for e in _kinds(ctx, "efficiency")}
+        assert (ev["NYC"]["amount"], ev["NYC"]["data"]["gain"]) == (0, 0)
+        assert ctx.railroads["NYC"].efficiency == max(1, before - ev["NYC"]["data"]["decay"])
+        assert ev["PENN"]["amount"] == 10 * 300
+
+
+def test_engines_are_bought_up_to_the_best_available_by_solvent_roads_with_cash_4_17(sqlite_url):
+    """§4.17: a railroad buys engines no better than the best available (turn 8: the American,
+    engine 3), paying $10 a mile a step from cash — exactly its cash will do, a dollar less
+    will not; a road that has the best engine buys nothing; a bankrupt road may not (§4.11B).
+    Each road is handled whatever the roads before it did."""
+    from pbm.cr.engine.capital import upgrade_locomotives
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s, turn=8)
+        ctx = _ctx(s, g)
+        nyc, penn, ba = (ctx.railroads[c] for c in ("NYC", "PENN", "B&A"))
+        nyc.locomotive = 3
+        penn.cash, ba.cash = 10 * 300 - 1, 10 * 2 * 201
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", locomotive=4)
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", locomotive=2)
+        ctx.rr_orders["B&A"] = RailroadOrders("B&A", locomotive=9)
+        upgrade_locomotives(ctx)
+        assert (nyc.locomotive, penn.locomotive, ba.locomotive) == (3, 1, 3)
+        assert (nyc.cash, penn.cash, ba.cash) == (10_000, 2_999, 0)
+        assert [(e["railroad"], e["amount"]) for e in _kinds(ctx, "locomotive")] == [("B&A", 4020)]
+        assert [(e["railroad"], e["amount"]) for e in _kinds(ctx, "locomotive-unaffordable")] == [("PENN", 3000)]
+        assert [(e["step"], e["source"], e["amount"]) for e in ctx.ledger] == [("8.2", "rr:B&A", 4020)]
+        ctx = _ctx(s, g)
+        ctx.scratch.bankrupt_at_start.add("NYC")
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", locomotive=2)
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", locomotive=2)
+        upgrade_locomotives(ctx)
+        assert (ctx.railroads["NYC"].locomotive, ctx.railroads["PENN"].locomotive) == (1, 2)
+
+
+def test_one_available_technology_bought_from_cash_road_by_road_4_18(sqlite_url):
+    """§4.18: a president "may only buy ONE new technology per turn from the list of
+    technologies available" (turn 8: A and B), at $10 a mile or $10,000 for a Grand Station,
+    "paid out of RR cash" — exactly the cost will do, a dollar less will not; "A railroad may
+    only have one Grand Station". A road without an order, an order not yet available, a
+    second Grand Station or an unaffordable one does not stop the next road's."""
+    from pbm.cr.engine.capital import buy_technology
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s, turn=8)
+        ctx = _ctx(s, g)
+        nyc, penn, ba = (ctx.railroads[c] for c in ("NYC", "PENN", "B&A"))
+        ba.cash, nyc.grand_station = 10 * 201, True
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", technology="A")  # it has one already
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", technology="C")  # not before turn 9
+        ctx.rr_orders["B&A"] = RailroadOrders("B&A", technology="b")
+        buy_technology(ctx)
+        assert (nyc.technologies, penn.technologies, ba.technologies, ba.cash) == ([], [], ["B"], 0)
+        assert [e["railroad"] for e in _kinds(ctx, "technology-void")] == ["NYC", "PENN"]
+        assert [(e["step"], e["source"], e["amount"]) for e in ctx.ledger] == [("8.3", "rr:B&A", 2010)]
+        ctx = _ctx(s, g)
+        penn, ba = ctx.railroads["PENN"], ctx.railroads["B&A"]
+        penn.cash, ba.cash = 10 * 300 - 1, 10_000
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", technology="B")
+        ctx.rr_orders["B&A"] = RailroadOrders("B&A", technology="A")  # Boston, size 4
+        buy_technology(ctx)
+        assert (penn.technologies, penn.cash) == ([], 2_999)
+        assert (ba.technologies, ba.grand_station, ba.cash) == (["A"], True, 0)
+
+
+# --------------------------------------------------------------------------- §1.3, §11.3 end of turn (2)
+def test_the_new_climate_takes_effect_at_the_end_of_the_turn_5(sqlite_url):
+    """Appendix A step 16: the climate set for next turn (§5) becomes the game's climate."""
+    from pbm.cr.engine.victory import end_of_turn
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, turn=3)
+        ctx = _ctx(s, g)
+        assert g.climate == "Normal"
+        ctx.new_climate = tables.CLIMATES[1]
+        end_of_turn(ctx)
+        assert g.climate == "Depression" and g.status != "finished"
+
+
+def test_a_rail_baron_score_of_500_replaces_the_record_and_ties_go_to_the_first_tycoon_11_3(sqlite_url):
+    """§11.3: "A score of 500 ... will replace the record of any prior record holder" (ruling
+    E-11.3: a Rail Baron score of 500; any other record is replaced only by a higher score);
+    §1.3 the winner of a category is the tycoon with the most points (ruling: on a tie, the
+    first tycoon)."""
+    from sqlalchemy import select
+
+    from pbm.models import GameRecord
+    from pbm.cr.engine.victory import record_results
+
+    with session_scope(sqlite_url) as s:
+        for category, value in (("rail_baron", 500), ("robber_baron", 30)):
+            s.add(GameRecord(title="continental-rails", category=category, value=value, holder="Old", game_name="old",
+                             turn=30))
+        g = tiny_game(s, name="new", turn=25)
+        g.players[1].vp_baron = g.players[2].vp_baron = 500
+        g.players[2].vp_robber = 30
+        ctx = _ctx(s, g)
+        record_results(ctx)
+        s.flush()
+        records = {r.category: r for r in s.scalars(select(GameRecord).where(GameRecord.title == "continental-rails"))}
+        assert (records["rail_baron"].holder, records["rail_baron"].value, records["rail_baron"].game_name,
+                records["rail_baron"].turn) == ("Tycoon 2", 500, "new", 25)
+        assert records["robber_baron"].holder == "Old"
+        winners = {e["data"]["category"]: e["player_number"] for e in _kinds(ctx, "category-winner")}
+        assert winners["rail_baron"] == 2 and winners["robber_baron"] == 3
+        assert [e["player_number"] for e in _kinds(ctx, "record")] == [1] * 4 + [2]  # four unset records, then 500
+
+
+# --------------------------------------------------------------------------- §1.2 victory points (2)
+def test_prodigal_leftover_goes_to_the_biggest_spender_whatever_his_number_1_2():
+    """§1.2 Rail Prodigal: "Any remaining unallocated points are awarded 1 per Prodigal, from
+    most to least": the rulebook's example with the tycoons numbered the other way round;
+    the points are whole points."""
+    from pbm.cr.engine.victory import prodigal_points
+
+    points = prodigal_points({1: 1000, 2: 4000, 3: 10000, 4: 15000})
+    assert points == {1: 3, 2: 5, 3: 9, 4: 13}
+    assert all(type(v) is int for v in points.values())
+
+
+def test_mogul_points_of_no_dividend_and_the_fraction_saved_1_2():
+    """§1.2 Rail Mogul: the square root of the dividends paid — of $0, nothing; "$2 ... 1 VP
+    for the second, and has .41 points saved" (kept to six places)."""
+    from pbm.cr.engine.victory import mogul_points
+
+    assert mogul_points([0], 0.0) == (0, 0.0)
+    assert mogul_points([0, 0, 0], 0.5) == (0, 0.5)
+    assert mogul_points([2], 0.0) == (1, 0.414214)
+
+
+def test_rail_baron_is_each_score_over_the_best_times_100_1_2():
+    """§1.2 Rail Baron: "each other player receives Baron points equal to his score divided by
+    the highest score times 100": a 0 scores 0; a best of 1 is a full 100; a category nobody
+    scored gives nothing."""
+    from pbm.cr.engine.victory import CATEGORIES, baron_points
+
+    def score(**kw):
+        return {c: kw.get(c, 0) for c in CATEGORIES}
+
+    got = baron_points({1: score(robber_baron=50, rail_prodigal=1), 2: score(rail_mogul=3),
+                        3: score(robber_baron=20, rail_mogul=1)})
+    assert got == {1: 100 + 100, 2: 100, 3: 40 + 33}
+    assert baron_points({}) == {}
+
+
+def test_prodigal_points_add_to_those_of_earlier_turns_1_2(game):
+    """§1.2: "Points in these categories are cumulative"."""
+    from pbm.cr.engine.victory import award_prodigal
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.players[1].vp_prodigal, ctx.players[2].vp_prodigal = 7, 2
+    ctx.scratch.prodigal = {1: 1000, 2: 1000}
+    award_prodigal(ctx)
+    assert (ctx.players[1].vp_prodigal, ctx.players[2].vp_prodigal) == (7 + 15, 2 + 15)
+    assert [(e["player_number"]) for e in _kinds(ctx, "prodigal-points")] == [1, 2]
+
+
+def test_the_million_bonus_once_awarded_stays_awarded_across_turns_1_2(game):
+    """§1.2: the bonus goes to "the first player(s)" worth over $1,000,000: the game's state
+    remembers it was awarded in an earlier turn."""
+    from pbm.cr.engine.victory import victory_points
+
+    s, g = game
+    g.state = {"million_awarded": True, "regions_linked": ["atlantic"]}
+    s.flush()
+    ctx = _ctx(s, g)
+    ctx.players[1].cash = 2_000_000
+    victory_points(ctx)
+    assert not ctx.players[1].million_bonus and not _kinds(ctx, "million")
+    assert ctx.game.state["million_awarded"] is True
+
+
+def test_mogul_points_of_directors_and_a_president_owed_money_or_paid_nothing_1_2(game):
+    """§1.2 Rail Mogul: "+1 VP to each Director (including the President)"; the President
+    "the square root of the dividends paid" — of a road that paid none, nothing; "No Mogul
+    points are awarded if the railroad owes any debt to the President": its other directors
+    still score. Points add to those of earlier turns."""
+    from pbm.cr.engine.victory import award_mogul
+
+    s, g = game
+    _officers(s, g, {"NYC": 1, "PENN": 1})
+    ctx = _ctx(s, g)
+    ctx.scratch.directors_at_start = {"NYC": [1, 2, 3], "PENN": [1, 4]}
+    ctx.scratch.dividends_paid = {"NYC": 16}  # the PENN paid none
+    ctx.railroads["NYC"].president_debt = 10
+    for n, p in ctx.players.items():
+        p.vp_mogul = 10 * n
+    award_mogul(ctx)
+    assert [ctx.players[n].vp_mogul for n in (1, 2, 3, 4)] == [10 + 1, 20 + 1, 30 + 1, 40 + 1]
+
+
+def test_a_bankrupt_richest_tycoon_scores_0_and_the_others_still_score_e_1_2a():
+    """§1.2 Robber Baron: "+1 VP to all other non-bankrupt tycoons" (ruling E-1.2a: a tycoon
+    bankrupt this turn scores 0) — the others score whatever their place after him."""
+    from pbm.cr.engine.victory import robber_baron_points
+
+    out = robber_baron_points({1: 500, 2: 400, 3: 100}, bankrupt={1})
+    assert set(out) == {1, 2, 3} and out[1] == 0 and out[2] > out[3] >= 1
+
+
+def test_magnate_points_for_a_bankrupt_road_and_after_a_road_without_president_1_2(sqlite_url):
+    """§1.2 Rail Magnate: points to the president of the start of the turn (ruling E-1.2d) for
+    the regions of his road, bankrupt or not (it still operates, §4.11); a road without a
+    player president gives nobody points and does not stop the others."""
+    from pbm.cr.engine.victory import award_magnate
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in ("NYC", "PENN", "LS")], bank_pcs=[])
+        _officers(s, g, {"PENN": 2, "LS": 3})
+        ctx = _ctx(s, g)
+        assert ctx.scratch.president_at_start["NYC"] is None
+        ctx.railroads["PENN"].status = "bankrupt"
+        award_magnate(ctx)
+        assert [ctx.players[n].vp_magnate for n in (1, 2, 3)] == [0, 2, 1]  # Atlantic + Ohio; Great Lakes
+
+
+def test_step_12_merges_only_what_its_president_may_merge_player_by_player_4_13_10_1e(sqlite_url):
+    """§10.1E, §4.13A: each tycoon's merger order is checked — one who was not president of both
+    roads at the start of the turn is refused (and told); a tycoon without a merger order, or
+    with a refused one, does not stop the next tycoon's."""
+    from pbm.cr.engine.mergers import railroad_mergers
+    from pbm.models import Railroad
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        for rr in s.query(Railroad).filter_by(game_id=g.id):
+            rr.president_id = g.players[1 if rr.code == "PENN" else 2].id
+        s.flush()
+        ctx = _ctx(s, g, {2: Orders(merge=("PENN", "NYC")), 3: Orders(merge=("B&A", "NYC"))})
+        railroad_mergers(ctx)
+        assert [e["player_number"] for e in _kinds(ctx, "merger-void")] == [2]
+        assert ctx.railroads["PENN"].status == "active" and ctx.railroads["B&A"].status == "merged"
+        assert [e["data"]["merging"] for e in _kinds(ctx, "railroads-merged")] == ["B&A"]
+
+
+def test_merger_drops_the_merging_roads_parallel_row_of_two_4_13a3(sqlite_url):
+    """§4.13A3 with ruling E-4.13A3: of two parallel RoW lines the merging road's is deleted
+    (the NY3, a second New York–Boston RoW, built by the B&A, against the NYC's NY1)."""
+    from pbm.cr.engine.mergers import parallel_deletions
+    from tests.cr.helpers import R
+
+    rows = [R("NY1", "RoW", "New York", "Boston", 110, double_with="NY3"),
+            R("NY3", "RoW", "New York", "Boston", 112, double_with="NY1")]
+    with session_scope(sqlite_url) as s:
+        g = _roads_on(s, rows, {"NYC": ["NYC", "NY1"], "B&A": ["B&A", "NY3"]}, "rr")
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        assert [r.code for r in parallel_deletions(ctx, ba, nyc)] == ["NY3"]
+        assert [r.code for r in parallel_deletions(ctx, nyc, ba)] == ["NY1"]
+
+
+def test_merger_averages_efficiency_by_miles_and_clears_the_merged_holdings_4_13c_e(sqlite_url):
+    """§4.13E: the survivor's efficiency is the mile-weighted average of the two (ruling
+    E-4.13E), whichever road is the longer; §4.13C: the merging road's shareholders keep
+    nothing in it — no shares, no short sales, no directorships."""
+    from pbm.cr.engine.mergers import merge
+
+    with session_scope(sqlite_url) as s:
+        g = _three_roads(s)
+        ctx = _ctx(s, g)
+        nyc, ba = ctx.railroads["NYC"], ctx.railroads["B&A"]
+        nyc.efficiency, ba.efficiency = 60, 90  # NYC 148 miles merges into the B&A's 201
+        p1 = ctx.players[1]
+        ctx.holding(p1, nyc).short, ctx.holding(p1, nyc).director = 4, True
+        merge(ctx, nyc, ba)
+        assert ba.efficiency == math.floor((60 * 148 + 90 * 201) / 349) == 77
+        assert all((h.shares, h.short, h.director) == (0, 0, False) for h in nyc.holdings)
+        assert ctx.holding(p1, ba).short == 4
+
+
+def test_prodigal_leftover_one_each_down_the_line_1_2_e_1_2c():
+    """§1.2: "Any remaining unallocated points are awarded 1 per Prodigal, from most to least"
+    (ruling E-1.2c: equal spenders by player number): eight spend $1,000 each — 1 each of the
+    even 15, ⌊22/8⌋ = 2 each of the other 22 — and the 6 left go one each to tycoons 1–6."""
+    from pbm.cr.engine.victory import prodigal_points
+
+    assert prodigal_points({n: 1000 for n in range(1, 9)}) == {**{n: 4 for n in range(1, 7)}, 7: 3, 8: 3}
+    assert prodigal_points({n: 1000 for n in range(1, 5)}) == {1: 8, 2: 8, 3: 7, 4: 7}

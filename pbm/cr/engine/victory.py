@@ -275,7 +275,7 @@ def record_results(ctx: TurnContext) -> None:
         beats = record is None or value > record.value or (category == "rail_baron" and value >= 500)
         if beats:
             if record is None:
-                record = GameRecord(title=title, category=category, value=0, holder="", game_name="", turn=0)
+                record = GameRecord(title=title, category=category)  # (its values are set below)
                 session.add(record)
             record.value, record.holder, record.game_name, record.turn = float(value), best.character, ctx.game.name, ctx.turn
             ctx.event("16", "§11.3", "record", f"A new record: {best.character} scored {value} in "
