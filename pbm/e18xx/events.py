@@ -240,7 +240,9 @@ class RouteRun(Event):
     free_gauge: int = 0  # of the changes, those a + train runs without counting (8.2.3)
 
     def text(self, money: Money) -> str:
-        out = f"{self.corp}'s {self.train} train ({self.train_id}) runs {' - '.join(self.stops)} for {money(self.revenue)}"
+        # the train by its type, as the rulebooks and the mails' moves name it ('run 2 E4 E2'), never its
+        # id (play-throughs s11: "2 train (2-0)" was read as an internal name; the id is in the JSON)
+        out = f"{self.corp}'s {self.train} train runs {' - '.join(self.stops)} for {money(self.revenue)}"
         notes = []
         if self.gauge:
             free = min(self.free_gauge, self.gauge)
@@ -265,7 +267,7 @@ class TrainIdle(Event):
     why: str = ""
 
     def text(self, money: Money) -> str:
-        return f"{self.corp}'s {self.train} ({self.id}) runs no route: {self.why}"
+        return f"{self.corp}'s {self.train} train runs no route: {self.why}"
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ def test_a_1g_that_reaches_no_mine_says_why_it_ran_nothing():
     its route"; the event says so, with the station it ran from."""
     g = s10b("va", 46, events=True)
     said = texts_at(g, 46)
-    assert said[0] == ("N&W's 1G (2-2) runs no route: it scores only with a mine or a coal district on its "
+    assert said[0] == ("N&W's 1G train runs no route: it scores only with a mine or a coal district on its "
                        "route, \"a 1G must include a CMD or mine in its route\" (rule 4.5.8); none was within its "
                        "reach from its station (F13 Petersburg)"), said
     assert said[1] == "N&W runs no train: no revenue"

@@ -231,14 +231,14 @@ def test_a_route_says_its_changes_of_gauge_and_its_k_bonus():
     Neither could be checked from the mail."""
     g = game(229, events=True)
     assert texts_at(g, 218)[0] == (
-        "VR's 5 train (5-0) runs H11 Melbourne - H9 Geelong - H7 Mount Gambier - G6 Adelaide for £140; "
+        "VR's 5 train runs H11 Melbourne - H9 Geelong - H7 Mount Gambier - G6 Adelaide for £140; "
         "1 change of gauge on the way, counted against its range (rule 7.6, 8.2.3); "
         "£50 of it the bonus for its K cities (rule 10.4)")
     assert texts_at(g, 229)[0] == (
-        "NSW's 4 train (4-2) runs F17 Sydney - E18 Newcastle - C20 Southport - B21 for £120; "
+        "NSW's 4 train runs F17 Sydney - E18 Newcastle - C20 Southport - B21 for £120; "
         "1 change of gauge on the way, counted against its range (rule 7.6, 8.2.3)")
     assert texts_at(g, 223)[0] == (  # no change of gauge, no K bonus: no note
-        "SAR's 4 train (4-3) runs G6 Adelaide - F5 Port Pirie - E4 Port Augusta - E2 Whyalla - F3 Port Lincoln for £130")
+        "SAR's 4 train runs G6 Adelaide - F5 Port Pirie - E4 Port Augusta - E2 Whyalla - F3 Port Lincoln for £130")
 
 
 def test_a_plus_train_runs_one_change_of_gauge_free():
@@ -254,8 +254,8 @@ def test_a_train_that_runs_no_route_is_said():
     nothing said the 4 ran no route (7.3: the trains' run is compulsory; the 4 had none left: VR's only
     station is Melbourne, whose track the 5 used)."""
     g = game(252, events=True)
-    assert "VR's 4 (4-0) runs no route: the run named no route for it" in texts_at(g, 218)
-    assert ("VR's 4 (4-0) runs no route: no route was left for it: each route it could run needs track the "
+    assert "VR's 4 train runs no route: the run named no route for it" in texts_at(g, 218)
+    assert ("VR's 4 train runs no route: no route was left for it: each route it could run needs track the "
             "company's other trains use, or reaches no second stop from the company's stations") in texts_at(g, 252)
     assert not [t for t in texts_at(g, 229) if "runs no route" in t]  # NSW ran both its trains
 
