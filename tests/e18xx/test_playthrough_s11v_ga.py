@@ -1,9 +1,12 @@
 """Play-through by mail s11v of 18GA (issue 29 acceptance, verification after the s11 fixes; seed 83,
 Ann, Bob, Cy): the defects met, each with the mail that showed it (tests/e18xx/playthrough/ga-s11v.jsonl
 holds the game)."""
+from pbm.e18xx.pbem.movelist import legal_lines
 from pbm.e18xx.pbem.moves import parse_moves
 
 from .helpers import intent_mail, intent_refusal, playthrough_game
+from .test_pbem_mail import answer, ga, send  # noqa: F401 (ga: fixture)
+from .test_pbem_offer import SEAT, _outbox, _to_a_sale
 
 
 def game(upto: int):
@@ -39,3 +42,29 @@ def test_a_train_bought_in_the_rulebooks_words():
     assert len(g.corp_trains("CoG")) == 2
     moves = parse_moves("buy a 5 train from the Initial Offering\nbuy train 4 from the open market", "Ann")
     assert [(m.train, m.seller) for m in moves] == [("5", None), ("4", None)]
+
+
+def test_a_players_private_bought_by_a_player_is_priced_as_the_stock_round_allows():
+    """SR 3 (finding F3): Ann's list said 'buy private MRC 40   # from Bob; any price from $20 to
+    $60' - the range of a company's purchase (4.2.6) - though a player buys another player's
+    private "for any positive whole number of dollars the two players can agree on" (3.2(c)(4));
+    pbm took $15. The list gives the player's range: $1 to his cash."""
+    g = game(60)
+    assert g.current_entity() == "Ann"
+    lines = [x for x in legal_lines(g) if x.startswith("buy private MRC")]
+    assert lines and lines[0].endswith("# from Bob; any price from $1 to $95")
+
+
+def test_an_offer_between_players_cites_the_stock_round_rule(ga):
+    """SR 3 (finding F3): Ann's offer for Bob's MRC said "A company buys a player's private only at a
+    price both agree (rule 4.2.6)", the rule of a company's purchase; between players it is 3.2(b),
+    3.2(c)(4)."""
+    cli = ga[0]
+    _, buyer, comp, owner = _to_a_sale(ga)
+    line, inbound = send(ga, SEAT[buyer], f"buy private {comp} 1")
+    assert "accepted" in line, line
+    _, text = answer(cli, inbound)
+    assert "A private changes hands between players only at a price both agree (rule 3.2(b), 3.2(c)(4))" in text
+    assert "company buys" not in text
+    told = _outbox(cli, "offer:")
+    assert told and "(rule 3.2(b), 3.2(c)(4): a private changes hands between players" in told[-1]

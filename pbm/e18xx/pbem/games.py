@@ -518,6 +518,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 offer = {"buyer": player_number, "buyer_name": name, "entity": mv.entity,
                          "company": mv.company, "price": mv.price, "owner": owner,
                          "owner_seat": number_of.get(owner), "at": stored + len(charged)}
+                if mv.entity == name:  # a player buys: 18GA 3.2(b), (c)(4), not a company's 4.2.6 (s11v F3)
+                    offer["between_players"] = True
                 if rest:
                     offer["rest"] = rest
                 break
@@ -664,9 +666,19 @@ def offer_rule(game_or_title: Any, offer: dict) -> str:
     """The rule of the title's rulebook that makes the sale need its owner's consent (title data
     ``rule_refs``: ``private_sale``, ``train_sale``): "rule 4.2.6" in 18GA, "rule 4.2" in 18VA (issue 29)."""
     title = getattr(game_or_title, "title", game_or_title)
+    refs = (getattr(title, "data", None) or {}).get("rule_refs") or {}
     key = "train_sale" if offer.get("kind") == "train" else "private_sale"
-    ref = ((getattr(title, "data", None) or {}).get("rule_refs") or {}).get(key, "")
+    ref = (offer.get("between_players") and refs.get("player_private_sale")) or refs.get(key, "")
     return f"rule {ref}" if ref else "the rules"
+
+
+def offer_why(offer: dict) -> str:
+    """Why a private's sale waits for its owner, in plain words: a player buying from a player
+    (18GA 3.2(c)(4): "any positive whole number of dollars the two players can agree on") or a
+    company buying from a player (4.2.6)."""
+    if offer.get("between_players"):
+        return "a private changes hands between players only at a price both agree"
+    return "a company buys a player's private only at a price both agree"
 
 
 def pending_offer(game_row) -> dict | None:
