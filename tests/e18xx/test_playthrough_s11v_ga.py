@@ -68,3 +68,40 @@ def test_an_offer_between_players_cites_the_stock_round_rule(ga):
     assert "company buys" not in text
     told = _outbox(cli, "offer:")
     assert told and "(rule 3.2(b), 3.2(c)(4): a private changes hands between players" in told[-1]
+
+
+def test_the_seller_accepting_is_not_told_his_turn_is_over(cli, tmp_path):
+    """W&A, OR 5.1 (finding F4): W&A offered Bob $200 for SAL's 4-1 with 'done' after it; Bob's
+    'accept 4-1' was answered "move 1 (done): W&A's turn is over / Your turn is over; next to act:
+    Cy for GA" - the buyer's notes, addressed to Bob, who only answered. They name the buyer's turn."""
+    import json
+
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import answer_offer, apply
+    from pbm.models import Action18, Game
+
+    from .helpers import PLAYTHROUGH
+
+    csv = tmp_path / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{n.lower()}@example.org\n" for n in ("Ann", "Bob", "Cy")),
+                   encoding="utf-8")
+    cli("new-game", "18GA", "--players", str(csv), "--seed", "83", "--name", "ga-v")
+    lines = (PLAYTHROUGH / "ga-s11v.jsonl").read_text(encoding="utf-8").splitlines()[:182]
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "ga-v"))
+        seat = {"Ann": 1, "Bob": 2, "Cy": 3}
+        for seq, line in enumerate(lines, 1):
+            data = json.loads(line)
+            s.add(Action18(game_id=row.id, seq=seq, player_number=seat.get(data["entity"]), action=data))
+        row.turn = game(182).state.turn
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "ga-v"))
+        out = apply(s, row, 1, "buy train 4-1 from SAL for 200\ndone")
+        assert out.accepted and out.offer is not None, out.error
+        out, _ = answer_offer(s, row, 2, "accept 4-1")
+        notes = "\n".join(out.notes)
+        assert out.accepted
+        assert "Ann's moves after the offer, made now that the sale is agreed: done" in notes
+        assert "Your turn" not in notes and "Ann's turn is over; next to act: Cy for GA" in notes

@@ -672,6 +672,12 @@ def offer_rule(game_or_title: Any, offer: dict) -> str:
     return f"rule {ref}" if ref else "the rules"
 
 
+def _buyers_note(note: str, buyer: str) -> str:
+    """A note on the buyer's moves made after the seller's 'accept', as the seller reads it: the
+    buyer's turn, not "your turn" (play-through s11v F4: Bob, accepting, was told "Your turn is over")."""
+    return note.replace("Your turn", f"{buyer}'s turn").replace("your turn", f"{buyer}'s turn")
+
+
 def offer_why(offer: dict) -> str:
     """Why a private's sale waits for its owner, in plain words: a player buying from a player
     (18GA 3.2(c)(4): "any positive whole number of dollars the two players can agree on") or a
@@ -762,7 +768,7 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
                 out.applied += more.applied
                 out.game, out.replayed = more.game, more.replayed
                 out.notes = [f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: "
-                             f"{written}"] + list(more.notes)
+                             f"{written}"] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
             else:
                 if more.offer is not None:
                     set_offer(game_row, None)
