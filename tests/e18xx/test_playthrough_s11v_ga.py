@@ -105,3 +105,14 @@ def test_the_seller_accepting_is_not_told_his_turn_is_over(cli, tmp_path):
         assert out.accepted
         assert "Ann's moves after the offer, made now that the sale is agreed: done" in notes
         assert "Your turn" not in notes and "Ann's turn is over; next to act: Cy for GA" in notes
+
+
+def test_a_tile_without_the_hexs_label_is_refused_in_plain_words():
+    """CoG, OR 6.1 (finding F6): 'lay 63 D10 0' on Augusta's green tile was refused "4.2.1(g): tile
+    63 rotation 0 on D10: label none does not match the hex's label Aug" (internal words). It says
+    the hex takes only tiles labelled Aug and tile 63 has no label."""
+    g = game(239)
+    assert g.current_entity() == "CoG"
+    why = refusal(g, "lay 63 D10 0\nrun auto\npayout\ndone")
+    assert "this hex takes only tiles labelled Aug; the tile has no label" in why
+    assert "label none" not in why
