@@ -116,3 +116,17 @@ def test_a_tile_without_the_hexs_label_is_refused_in_plain_words():
     why = refusal(g, "lay 63 D10 0\nrun auto\npayout\ndone")
     assert "this hex takes only tiles labelled Aug; the tile has no label" in why
     assert "label none" not in why
+
+
+def test_phase_5_says_once_that_companies_no_longer_buy_privates():
+    """GA, OR 5.2 (finding F7): the first 5 train's phase change said "no longer: companies may buy
+    private companies from players; companies may buy private companies from players other than
+    their president; ...": the second is part of the first (Table I: privates are removed)."""
+    from pbm.e18xx.phases import phase_change
+
+    g = game(0)
+    names = [p.name for p in g.title.phases]
+    _, closes = phase_change(g.title, names.index("4"), names.index("5"))
+    assert closes.count("companies may buy private companies from players") == 1
+    assert not any("other than their president" in c for c in closes)
+    assert "the private companies (they close)" in closes
