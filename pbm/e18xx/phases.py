@@ -53,6 +53,14 @@ def _printed_values(title: Any, old: tuple[str, ...], new: tuple[str, ...]) -> l
     return list(dict.fromkeys(out))  # one place on two hexes once (1848's Alice Springs, A4 and A6: s11v)
 
 
+def _status_texts(statuses: list[str]) -> list[str]:
+    """The phase statuses in words, leaving out one that another says already: 18GA's phase 5 said
+    "no longer: companies may buy private companies from players; companies may buy private companies
+    from players other than their president" (play-through s11v F7)."""
+    texts = [STATUS_TEXT.get(st, st.replace("_", " ")) for st in statuses]
+    return [t for t in texts if not any(o != t and t.startswith(o) for o in texts)]
+
+
 def limit_text(ph: Any) -> str:
     """A phase's train limit: ``4`` or, by company size, ``4 (10-share), 2 (5-share)``."""
     if ph.limits_by_size:
@@ -78,11 +86,8 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
         unlocks.append(f"train limit {limit_text(b)} (was {limit_text(a)})")
     if a.operating_rounds != b.operating_rounds:
         unlocks.append(f"{b.operating_rounds} operating rounds between stock rounds (was {a.operating_rounds})")
-    unlocks += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in b.status if st not in a.status]
-    ended = [st for st in a.status if st not in b.status]
-    if "can_buy_companies" in ended:  # said once: no private from anyone (play-through s11v, phase 5)
-        ended = [st for st in ended if st != "can_buy_companies_from_other_players"]
-    closes += [STATUS_TEXT.get(st, st.replace("_", " ")) for st in ended]
+    unlocks += _status_texts([st for st in b.status if st not in a.status])
+    closes += _status_texts([st for st in a.status if st not in b.status])
     worth = _printed_values(title, a.tiles, b.tiles)
     if worth:
         # the values themselves, never "the higher one" for all: 18AL's Corinth falls ($40 -> $30)

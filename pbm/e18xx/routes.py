@@ -481,9 +481,11 @@ def resolve_stops(m: MapState, names: Sequence[str], location_names: dict[str, s
                   ref: str = "") -> tuple[str, ...]:
     """The stops of a written route as ``HEX-n`` ids: ``E4-0`` as it is, a hex with one stop
     (``E4``) or a named place with one stop (``Atlanta``) for that stop.  Raises IllegalRoute
-    naming the word that names no stop, or the stops to choose from."""
+    naming the word that names no stop, or else the stops to choose from: a wrong word is named
+    before a hex of several stops, which the track may settle (play-through s11v finding F1)."""
     by_name = {v.lower(): k for k, v in (location_names or {}).items()}
     out = []
+    several = ""
     for word in names:
         coord, _, idx = str(word).rpartition("-")
         if coord in m.placed and idx.isascii() and idx.isdigit():
@@ -503,7 +505,9 @@ def resolve_stops(m: MapState, names: Sequence[str], location_names: dict[str, s
         elif not m.tile(coord).paths:  # two towns with no tile yet: no choice of stop could help (s11)
             raise IllegalRoute(f"{ref}{word}: {coord} has no track yet (no tile is laid there), so no route stops in it")
         else:
-            raise IllegalRoute(f"{ref}{word}: {coord} has {len(nodes)} stops; name one ({_stops_of(m, coord)})")
+            several = several or f"{ref}{word}: {coord} has {len(nodes)} stops; name one ({_stops_of(m, coord)})"
+    if several:
+        raise IllegalRoute(several)
     return tuple(out)
 
 

@@ -162,8 +162,10 @@ def test_a_route_by_hexes_alone_through_atlanta_when_the_track_names_the_city():
     assert "run 2-0 D4 C3" in made and g.current_entity() == "CoG"
     assert g.state.corporations["W&A"].price != game(48).state.corporations["W&A"].price  # paid out $50
     g = game(48)
-    why = refusal(g, "lay 6 C3 3\nrun 2 D4 D6\npayout\ndone")  # no city of D4 makes a route with D6
+    why = refusal(g, "lay 6 C3 3\nrun 2 D4 B10\npayout\ndone")  # no city of D4 makes a route with B10
     assert "D4 has 3 stops; name one (D4-0 a city, D4-1 a city, D4-2 a city)" in why
+    why = refusal(game(48), "lay 6 C3 3\nrun 2 D4 D6\npayout\ndone")  # D6 has no stop: named first (s11v F1)
+    assert "D6 has no city, town or off-board to stop at" in why
 
 
 def test_pay_out_in_the_rulebooks_words():

@@ -211,7 +211,7 @@ def test_4_2_1_f_terrain_cost_paid_from_the_treasury():
 
 def test_4_2_1_g_labels():
     g = ga_game()
-    refused(g, A.LayTile("GA", "D10", "451a", 0), IllegalTile, "4.2.1(g): tile 451a rotation 0 on D10: label ATL")
+    refused(g, A.LayTile("GA", "D10", "451a", 0), IllegalTile, "4.2.1(g): tile 451a rotation 0 on D10: a tile labelled ATL goes only in the hex it names")
 
 
 def test_4_2_1_h_old_track_kept():

@@ -509,6 +509,16 @@ def upgrade_ok(old: Placed, new: TileDef, rotation: int) -> str | None:
     return got[1] if got else None
 
 
+def _label_fault(hex_label: str | None, tile_label: str | None) -> str:
+    """Why a tile's label does not fit the hex, in the rulebooks' words (18GA 4.2.1(g): "Tiles
+    labeled with one or more city names may be laid only in the hex(es) named"); it said "label
+    none does not match the hex's label Aug" (play-through s11v F6)."""
+    if not hex_label:
+        return f"a tile labelled {tile_label} goes only in the hex it names"
+    has = f"is labelled {tile_label}" if tile_label else "has no label"
+    return f"this hex takes only tiles labelled {hex_label}; the tile {has}"
+
+
 def upgrade_fault(old: Placed, new: TileDef, rotation: int) -> tuple[str, str] | None:
     """None if ``new`` at ``rotation`` may replace ``old``, else (which rule, why not): the rule
     is a key of title data ``track_refs`` (``colour``, ``cities``, ``towns``, ``label``, ``keep``)."""
@@ -518,7 +528,7 @@ def upgrade_fault(old: Placed, new: TileDef, rotation: int) -> tuple[str, str] |
     if new.color != want:
         return "colour", f"a {old.tile.color} hex takes a {want} tile, not {new.color}"
     if (old.tile.label or None) != (new.label or None):
-        return "label", f"label {new.label or 'none'} does not match the hex's label {old.tile.label or 'none'}"
+        return "label", _label_fault(old.tile.label, new.label)
     for kind in ("city", "town", "offboard"):
         if old.tile.count_kind(kind) != new.count_kind(kind):
             return ("towns" if kind == "town" else "cities",

@@ -520,6 +520,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 offer = {"buyer": player_number, "buyer_name": name, "entity": mv.entity,
                          "company": mv.company, "price": mv.price, "owner": owner,
                          "owner_seat": number_of.get(owner), "at": stored + len(charged)}
+                if mv.entity == name:  # a player buys: 18GA 3.2(b), (c)(4), not a company's 4.2.6 (s11v F3)
+                    offer["between_players"] = True
                 if rest:
                     offer["rest"] = rest
                 break
@@ -666,9 +668,25 @@ def offer_rule(game_or_title: Any, offer: dict) -> str:
     """The rule of the title's rulebook that makes the sale need its owner's consent (title data
     ``rule_refs``: ``private_sale``, ``train_sale``): "rule 4.2.6" in 18GA, "rule 4.2" in 18VA (issue 29)."""
     title = getattr(game_or_title, "title", game_or_title)
+    refs = (getattr(title, "data", None) or {}).get("rule_refs") or {}
     key = "train_sale" if offer.get("kind") == "train" else "private_sale"
-    ref = ((getattr(title, "data", None) or {}).get("rule_refs") or {}).get(key, "")
+    ref = (offer.get("between_players") and refs.get("player_private_sale")) or refs.get(key, "")
     return f"rule {ref}" if ref else "the rules"
+
+
+def _buyers_note(note: str, buyer: str) -> str:
+    """A note on the buyer's moves made after the seller's 'accept', as the seller reads it: the
+    buyer's turn, not "your turn" (play-through s11v F4: Bob, accepting, was told "Your turn is over")."""
+    return note.replace("Your turn", f"{buyer}'s turn").replace("your turn", f"{buyer}'s turn")
+
+
+def offer_why(offer: dict) -> str:
+    """Why a private's sale waits for its owner, in plain words: a player buying from a player
+    (18GA 3.2(c)(4): "any positive whole number of dollars the two players can agree on") or a
+    company buying from a player (4.2.6)."""
+    if offer.get("between_players"):
+        return "a private changes hands between players only at a price both agree"
+    return "a company buys a player's private only at a price both agree"
 
 
 def pending_offer(game_row) -> dict | None:
@@ -752,7 +770,7 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
                 out.applied += more.applied
                 out.game, out.replayed = more.game, more.replayed
                 out.notes = [f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: "
-                             f"{written}"] + list(more.notes)
+                             f"{written}"] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
             else:
                 if more.offer is not None:
                     set_offer(game_row, None)

@@ -684,7 +684,7 @@ def _offer_note(offer: dict, game_row=None) -> str:
 
 
 def _offer_note_only(offer: dict, game_row=None) -> str:
-    from pbm.e18xx.pbem.games import offer_rule, offer_thing
+    from pbm.e18xx.pbem.games import offer_rule, offer_thing, offer_why
 
     if offer.get("kind") == "train":
         rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
@@ -694,7 +694,7 @@ def _offer_note_only(offer: dict, game_row=None) -> str:
                 f"{offer['company']}' and is withdrawn by 'decline {offer['company']}' or by any other move.")
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
-            f"{offer['company']}. A company buys a player's private only at a price both agree ({rule}); "
+            f"{offer['company']}. {offer_why(offer).capitalize()} ({rule}); "
             f"it happens when {offer['owner']} answers 'accept {offer['company']}' "
             f"and is withdrawn by 'decline {offer['company']}' or by any other move.")
 
@@ -739,11 +739,11 @@ def _tell_owner(session: Session, game_row, sender: str, offer: dict) -> None:
                     f"offer:{game_row.id}:{offer['at']}:{c}:{offer['buyer']}:{offer['price']}",
                     f"Offer for {offer['seller']}'s train {c}: ${offer['price']} from {offer['entity']}", text)
         return
-    from pbm.e18xx.pbem.games import offer_rule
+    from pbm.e18xx.pbem.games import offer_rule, offer_why
 
     text = (f"{offer['entity']} offers you ${offer['price']} for your private {c} "
-            f"({offer_rule(load_title(game_row.title), offer)}: a company buys a player's private only at a "
-            f"price both agree).\n\nTo sell, reply with the line:\n\n  accept {c}\n\n"
+            f"({offer_rule(load_title(game_row.title), offer)}: {offer_why(offer)}).\n\n"
+            f"To sell, reply with the line:\n\n  accept {c}\n\n"
             f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
             "anything else happens in the game first.")
     _offer_mail(session, game_row, sender, offer, offer.get("owner_seat"),

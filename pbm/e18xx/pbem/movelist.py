@@ -130,6 +130,8 @@ def _alike_after_first(game: "Game", a: A.Action) -> bool:
 def _price_range(game: "Game", a: A.BuyCompany) -> str:
     """``; any price from $40 to $120`` (18VA 4.2: 50% to 150% of face value; the list shows the
     ends the buyer can pay, and the range says any price between goes: play-through s11)."""
+    if f"P:{a.entity}" in game.state.cash:  # a player buys: any price the two agree (18GA 3.2(c)(4), s11v F3)
+        return f"; any price from {money(game, 1)} to {money(game, game.state.cash[f'P:{a.entity}'])}"
     lo, hi = game.company_price_range(a.company)
     if lo == hi:
         return ""

@@ -305,9 +305,8 @@ def _rulebook_words(toks: list[str]) -> list[str]:
         rest = [t.lstrip("$£") if t[1:].isdigit() else t
                 for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]
         return ["par", *rest]
-    if low[0] == "buy" and len(low) in (3, 4) and low[-1] in ("train", "trains") \
-            and (len(low) == 3 or low[1] in ("a", "an", "one", "new")) and low[-2] not in ("a", "an", "one", "new"):
-        return ["buy", "train", toks[-2]]  # 'buy a 3 train' (1848 7.3 step 5, 8.3; play-through s11v)
+    if low[0] == "buy" and "train" in low[1:]:  # 'buy the 3 train from the Open Market' (s11v F2)
+        return ["buy", *_train_words(toks[1:])]
     if low[0] == "buy" and len(low) > 2 and low[1] not in ("train", "private", "company"):
         words = [w for w in low[1:] if w not in _SHARE_FILLER]
         keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
@@ -328,6 +327,26 @@ def _president_par(words: list[str]) -> int | None:
         return None
     numbers = [w for w in low if w.isdigit()]
     return int(numbers[0]) if len(numbers) == 1 else None
+
+
+def _train_words(args: list[str]) -> list[str]:
+    """A train purchase in the rulebook's words as ``train <type> ...``: 'the 3 train from the Open
+    Market' is 'train 3 from market', 'a 5 train from the Initial Offering' is 'train 5 from bank'
+    (18GA 4.2.5(a): trains are in the Initial Offering and the Open Market)."""
+    words = [w for w in args if w.lower() not in ("the", "a", "an", "one", "new")]
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        pair = " ".join(words[i:i + 2]).lower()
+        if pair in ("open market", "initial offering"):
+            out.append("market" if pair == "open market" else "bank")
+            i += 2
+            continue
+        out.append(words[i])
+        i += 1
+    if len(out) >= 2 and out[1].lower() == "train" and out[0].lower() != "train":
+        out = ["train", out[0], *out[2:]]
+    return out
 
 
 def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTrain:
