@@ -48,15 +48,29 @@ PLAYTHROUGH = Path(__file__).parent / "playthrough"
 PLAYTHROUGH_TITLES = {"al": "18AL", "aus": "1848", "ga": "18GA", "va": "18VA"}
 
 
-def playthrough_game(key: str, upto: int, *, seed: int, suffix: str = "", players: int = 3) -> Game:
+def playthrough_game(key: str, upto: int, *, seed: int, suffix: str = "", players: int = 3,
+                     events: bool = False) -> Game:
     """A play-through's game ``key`` (players Ann, Bob and Cy, and Di with ``players=4``) after its
-    first ``upto`` actions, from tests/e18xx/playthrough/<key><suffix>.jsonl."""
+    first ``upto`` actions, from tests/e18xx/playthrough/<key><suffix>.jsonl; with ``events``,
+    replayed with the event recorder on (which must never fail)."""
     names = ["Ann", "Bob", "Cy", "Di"][:players]
     g = Game(PLAYTHROUGH_TITLES[key], names, seed, (), [str(i) for i in range(1, players + 1)])
+    if events:
+        from pbm.e18xx.events import attach
+        attach(g)
     lines = (PLAYTHROUGH / f"{key}{suffix}.jsonl").read_text(encoding="utf-8").splitlines()
     for line in lines[:upto]:
         g.process(A.action_from_dict(json.loads(line)))
+    if events:
+        assert g.recorder.failures == 0
     return g
+
+
+def texts_at(g: Game, seq: int) -> list[str]:
+    """The texts of the events action ``seq`` of ``g`` caused (``g`` replayed with ``events``)."""
+    from pbm.e18xx.events import money_of, recorded
+    money = money_of(g.title)
+    return [e.text(money) for e in recorded(g) if e.seq == seq]
 
 
 def intent_mail(g: Game, text: str) -> tuple[list[str], str]:

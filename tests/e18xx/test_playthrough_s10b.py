@@ -68,29 +68,11 @@ def test_a_lay_with_a_private_keeps_its_own_line_when_the_lays_are_grouped():
 # train-buying phase (18VA 4.2 (4), finding 7); the play-through's engine took it before the lay.
 def s10b(key: str, upto: int, *, events: bool = False):
     """The s10b game ``key`` after ``upto`` actions (with ``events``, replayed with the recorder on)."""
-    from pbm.e18xx.events import attach
-
     from .helpers import playthrough_game
-    if not events:
-        return playthrough_game(key, upto, seed=41, suffix="-s10b", players=4)
-    import json
-
-    from pbm.e18xx.core import actions as A
-    from pbm.e18xx.core.game import Game
-
-    from .helpers import PLAYTHROUGH, PLAYTHROUGH_TITLES
-    g = Game(PLAYTHROUGH_TITLES[key], ["Ann", "Bob", "Cy", "Di"], 41, (), ["1", "2", "3", "4"])
-    attach(g)
-    for line in (PLAYTHROUGH / f"{key}-s10b.jsonl").read_text(encoding="utf-8").splitlines()[:upto]:
-        g.process(A.action_from_dict(json.loads(line)))
-    assert g.recorder.failures == 0
-    return g
+    return playthrough_game(key, upto, seed=41, suffix="-s10b", players=4, events=events)
 
 
-def texts_at(g, seq: int) -> list[str]:
-    from pbm.e18xx.events import money_of, recorded
-    money = money_of(g.title)
-    return [e.text(money) for e in recorded(g) if e.seq == seq]
+from .helpers import texts_at  # noqa: E402 - beside the games it reads
 
 
 def test_the_sixth_b_and_o_share_says_the_state_underwrote_the_rest_and_the_ipo_refusal_says_why():

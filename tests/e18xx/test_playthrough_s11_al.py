@@ -6,7 +6,7 @@ rulebook alone; ABC (Ann), TAG (Bob), WRA and L&N (Cy).
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.pbem.moves import parse_moves
 
-from .helpers import intent_mail, intent_refusal, playthrough_game
+from .helpers import intent_mail, intent_refusal, playthrough_game, texts_at
 
 
 def game(upto: int):
@@ -40,25 +40,7 @@ def test_run_lines_merge_only_when_adjacent():
 
 def s11(upto: int):
     """The s11 game after ``upto`` actions, replayed with the event recorder on."""
-    import json
-
-    from pbm.e18xx.core import actions as A
-    from pbm.e18xx.core.game import Game
-    from pbm.e18xx.events import attach
-
-    from .helpers import PLAYTHROUGH
-    g = Game("18AL", ["Ann", "Bob", "Cy"], 72, (), ["1", "2", "3"])
-    attach(g)
-    for line in (PLAYTHROUGH / "al-s11.jsonl").read_text(encoding="utf-8").splitlines()[:upto]:
-        g.process(A.action_from_dict(json.loads(line)))
-    assert g.recorder.failures == 0
-    return g
-
-
-def texts_at(g, seq: int) -> list[str]:
-    from pbm.e18xx.events import money_of, recorded
-    money = money_of(g.title)
-    return [e.text(money) for e in recorded(g) if e.seq == seq]
+    return playthrough_game("al", upto, seed=72, suffix="-s11", events=True)
 
 
 def test_a_train_bought_says_from_whom_and_for_how_much():

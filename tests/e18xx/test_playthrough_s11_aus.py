@@ -2,35 +2,17 @@
 
 The game: tests/e18xx/playthrough/aus-s11.jsonl (seed 73; Ann, Bob, Cy, Di), written from the
 rulebook alone, one mail per company turn."""
-import json
 
 from pbm.e18xx.pbem.moves import parse_line
 
-from .helpers import PLAYTHROUGH, intent_mail, intent_refusal, playthrough_game
+from .helpers import PLAYTHROUGH, intent_mail, intent_refusal, playthrough_game, texts_at
 
 mail, refusal = intent_mail, intent_refusal
 
 
 def game(upto: int, *, events: bool = False):
     """The s11 game after ``upto`` actions (with ``events``, replayed with the recorder on)."""
-    if not events:
-        return playthrough_game("aus", upto, seed=73, suffix="-s11", players=4)
-    from pbm.e18xx.core import actions as A
-    from pbm.e18xx.core.game import Game
-    from pbm.e18xx.events import attach
-
-    g = Game("1848", ["Ann", "Bob", "Cy", "Di"], 73, (), ["1", "2", "3", "4"])
-    attach(g)
-    for line in (PLAYTHROUGH / "aus-s11.jsonl").read_text(encoding="utf-8").splitlines()[:upto]:
-        g.process(A.action_from_dict(json.loads(line)))
-    assert g.recorder.failures == 0
-    return g
-
-
-def texts_at(g, seq: int) -> list[str]:
-    from pbm.e18xx.events import money_of, recorded
-    money = money_of(g.title)
-    return [e.text(money) for e in recorded(g) if e.seq == seq]
+    return playthrough_game("aus", upto, seed=73, suffix="-s11", players=4, events=events)
 
 
 # -- the rulebook's own words (class b: refused though the rulebook says them) --------------------
