@@ -223,6 +223,11 @@ def test_the_phase_5_event_says_the_higher_revenues_apply_and_reads_plainly():
     phase = next(t for t in texts_at(g, 159) if t.startswith("Phase 5 begins"))
     assert "the places with two printed values change: " in phase and "Nashville $50 (was $40)" in phase and "Meridian $40 (was $30)" in phase, phase
     assert "other players' companies" not in phase, phase
+    # ruling 4.2.3.1 (rulings-18AL.md): the printed map's colours, not 'the higher value', decide;
+    # Corinth's value falls at the first 5, and the run pays what the event says
+    assert "Corinth $30 (was $40)" in phase, phase
+    corinth = g.title.hexes["B1"].tile.nodes[0]
+    assert corinth.revenue_for(g.phase.tiles) == 30
 
 
 def test_the_pdf_routes_legend_is_not_drawn_over_the_rotation_key(monkeypatch):
