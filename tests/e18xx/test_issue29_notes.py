@@ -1,0 +1,128 @@
+"""Issue 29 leftovers, part B: the hint of a mail with no move names the game's own title; an offer's note
+fits each reader (buyer, the one who answers, the others)."""
+from __future__ import annotations
+
+import mailbox
+import re
+
+import pytest
+
+from pbm.e18xx.core.title import load_title
+from pbm.e18xx.pbem.moves import parse_line
+from tests.e18xx.test_pbem_mail import PLAYERS, answer, send
+
+TITLES = ["18GA", "18AL", "1848", "18VA"]
+
+
+def _new_game(cli, tmp_path, title: str, name: str):
+    csv = tmp_path / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
+    out = cli("new-game", title, "--players", str(csv), "--seed", "5", "--name", name).stdout
+    secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
+    md = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
+    return cli, secrets, md, tmp_path / "Maildir"
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_the_hint_of_a_mail_without_a_move_is_the_titles_own(cli, tmp_path, title):
+    """A mail holding only a sign-off is refused "no moves found" with an example move; the example was
+    'par CoG 70' (an 18GA company) in every title. It is now a par move of the game's own title: one of its
+    corporations at one of its market's par values, well-formed for the move reader."""
+    ga = _new_game(cli, tmp_path, title, "t-1")
+    line, inbound = send(ga, 1, "\nThanks,\nAnn", game="t-1")
+    assert "rejected" in line, line
+    text = answer(cli, inbound)[1]
+    found = re.search(r"e\.g\. '(par [^']+)' starts a company", text)
+    assert found, text
+    t = load_title(title)
+    mv = parse_line(found.group(1), "Ann")
+    assert mv.corporation in {c["sym"] for c in t.data["corporations"]}
+    assert mv.price in {t.market[r][c].price for r, c in t.par_cells()}
+    if title != "18GA":
+        assert "CoG" not in text.split("Why:", 1)[1].split("\n", 1)[0]
+
+
+# ----------------------------------------------------------------- an offer's note, as each reader reads it
+FOUR = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org"), ("Di", "di@example.org")]
+
+
+@pytest.fixture
+def al62(cli, tmp_path):
+    """The s10b 18AL game after 62 actions, stored as 'al-1' (WRA, Bob's company, is to act and may
+    buy Ann's NDY: test_playthrough_s10b.py::test_the_offer_mail_carries_the_rest_of_the_turn)."""
+    import json
+
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.models import Action18, Game
+    from tests.e18xx.helpers import PLAYTHROUGH
+    from tests.e18xx.test_playthrough_s10b import game
+
+    csv = tmp_path / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in FOUR), encoding="utf-8")
+    out = cli("new-game", "18AL", "--players", str(csv), "--seed", "41", "--name", "al-1").stdout
+    secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
+    lines = (PLAYTHROUGH / "al-s10b.jsonl").read_text(encoding="utf-8").splitlines()[:62]
+    g = game("al", 62)
+    seat = {n: i for i, (n, _) in enumerate(FOUR, 1)}
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Game).where(Game.name == "al-1"))
+        for seq, line in enumerate(lines, 1):
+            data = json.loads(line)
+            s.add(Action18(game_id=row.id, seq=seq, player_number=seat.get(data["entity"]), action=data))
+        row.turn = g.state.turn
+    md = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
+    return cli, secrets, md, tmp_path / "Maildir"
+
+
+def _last_state_mail(cli, addr: str) -> str:
+    import email
+    import email.policy
+
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.models import OutboxMessage
+    from tests.e18xx.test_pbem_mail import _body
+
+    with session_scope(cli.url) as s:
+        rows = s.scalars(select(OutboxMessage).where(OutboxMessage.kind == "18xx")
+                         .order_by(OutboxMessage.id)).all()
+        mine = [r for r in rows if addr in (r.recipients or []) and not r.key.startswith("offer")]
+        assert mine, f"no state mail to {addr}"
+        return _body(email.message_from_bytes(mine[-1].raw, policy=email.policy.default))
+
+
+def test_an_offers_note_fits_each_reader(al62):
+    """Bob's mail lays, runs, pays, buys a train and then offers Ann $120 for her NDY, with 'done'
+    after it. Every state mail said "Your moves after the offer (done) wait for that answer" -- to Ann,
+    who must answer, and to Cy and Di, who made no move. Now Bob's receipt says what becomes of his
+    moves; Ann's mail says the offer is hers to answer and gives the reply lines; Cy's and Di's say who
+    offered what to whom and who is to act."""
+    cli = al62[0]
+    line, inbound = send(al62, 2, "lay 7 M4 3\nrun auto\npayout\nbuy train 3\nbuy private NDY 120\ndone",
+                         game="al-1")
+    assert "accepted" in line, line
+    bob = answer(cli, inbound)[1]
+    assert "Your moves after the offer (done) wait for that answer" in bob
+    ann = _last_state_mail(cli, "ann@example.org")
+    assert "Your moves after the offer" not in ann
+    assert "OFFER TO YOU, NOT YET A SALE: WRA (Bob's company) offers you $120 for your private NDY" in ann
+    assert "\n  accept NDY\n" in ann and "\n  decline NDY\n" in ann
+    assert "If you accept, Bob's moves written after the offer (done) are made right after the sale." in ann
+    for addr in ("cy@example.org", "di@example.org"):
+        other = _last_state_mail(cli, addr)
+        assert "Your moves after the offer" not in other and "you write the rest of the turn" not in other
+        assert "accept NDY\n" not in other  # no reply lines for a reader who has nothing to answer
+        assert "OFFER: WRA (Bob's company) offered Ann $120 for NDY (rule " in other
+        assert "Ann is to answer ('accept NDY' or 'decline NDY') and Bob waits for that answer" in other
+        assert "Bob's moves written after the offer (done) are made only if Ann accepts." in other
+    # Ann accepts: every reader reads the same sale, none a 'your moves' line
+    line, inbound = send(al62, 1, "accept NDY", game="al-1")
+    assert "accepted" in line, line
+    assert "SALE AGREED: Ann accepted WRA's offer: NDY for $120" in answer(cli, inbound)[1]
+    for addr in ("bob@example.org", "cy@example.org"):
+        text = _last_state_mail(cli, addr)
+        assert "SALE AGREED: Ann accepted WRA's offer: NDY for $120" in text
+        assert "Bob's moves after the offer, made now that the sale is agreed: done" in text
