@@ -126,3 +126,64 @@ def test_an_offers_note_fits_each_reader(al62):
         text = _last_state_mail(cli, addr)
         assert "SALE AGREED: Ann accepted WRA's offer: NDY for $120" in text
         assert "Bob's moves after the offer, made now that the sale is agreed: done" in text
+
+
+# ----------------------------------------------------------------- the PDF's red rings (docs/18xx/email.md)
+def _pdf_text(pdf: bytes) -> str:
+    import io
+
+    from pypdf import PdfReader
+
+    return PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
+
+
+def _rings(text: str) -> int:
+    return len(re.findall(r"(?<![A-Za-z ])changed(?! since)", text))
+
+
+def test_the_pdf_rings_every_hex_changed_since_the_readers_previous_pdf():
+    """The s10b 18AL game: WRA lays L3 and places a station in K4 (actions 33-34), then runs, pays, buys a
+    train and passes; ABC lays G4 and places a station there (39-40); then the stock round's passes. The
+    ring stayed on the last map move however long ago (after ABC's turn and a stock round of passes it
+    still marked G4), and a company's tile went unmarked once its station and three more actions followed
+    (L3). A reader's PDF now rings every hex changed since his previous PDF, and none when nothing did."""
+    from pbm.e18xx.pbem.games import Replayed
+    from pbm.e18xx.render.pdf import changed_hexes, render_pdf
+    from tests.e18xx.test_playthrough_s10b import game
+
+    g = game("al", 46)
+    assert changed_hexes(g, 32) == (["L3", "K4", "G4"], "Red rings: the hexes changed since your previous PDF "
+                                                         "(action 32): L3, K4, G4.")
+    assert changed_hexes(g, 43) == ([], "Nothing on the map changed since your previous PDF (action 43).")
+    assert changed_hexes(g, 46)[0] == [] and changed_hexes(g, 99)[0] == []  # an undo since: nothing newer
+    rep = Replayed(g, g.total_cash())
+    text = _pdf_text(render_pdf(rep, "al-1", since=32))
+    assert _rings(text) == 3 and "Red rings: the hexes changed since your previous PDF (action 32): L3, K4, G4." \
+        in text
+    text = _pdf_text(render_pdf(rep, "al-1", since=43))
+    assert _rings(text) == 0 and "Nothing on the map changed since your previous PDF (action 43)." in text
+
+
+def test_without_a_previous_pdf_the_rings_are_the_last_turn_that_changed_the_map():
+    """A PDF for no reader in particular (the first, `pbm 18xx pdf`, the web page) rings every map move of
+    the last turn that changed the map: WRA's tile in L3 and its station in K4, four actions later."""
+    from pbm.e18xx.pbem.games import Replayed
+    from pbm.e18xx.render.pdf import changed_hexes, render_pdf
+    from tests.e18xx.test_playthrough_s10b import game
+
+    g = game("al", 38)
+    assert changed_hexes(g, None) == (["L3", "K4"], "Red rings: the last map moves (WRA, actions 33-34): L3, K4.")
+    assert _rings(_pdf_text(render_pdf(Replayed(g, g.total_cash()), "al-1"))) == 2
+    assert changed_hexes(game("al", 10), None) == ([], "")  # no map move yet: no ring, no line
+
+
+def test_a_seats_pdf_remembers_how_many_actions_it_showed():
+    from types import SimpleNamespace
+
+    from pbm.e18xx.pbem.notify import pdf_sent, pdf_since
+
+    row = SimpleNamespace(state={})
+    assert pdf_since(row, 2) is None
+    pdf_sent(row, 2, "sig", 40)
+    pdf_sent(row, 3, "sig")  # without the count: as before
+    assert pdf_since(row, 2) == 40 and pdf_since(row, 3) is None

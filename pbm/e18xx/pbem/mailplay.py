@@ -377,12 +377,13 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     from pbm.e18xx.render.pdf import render_pdf
 
     from pbm.e18xx.pbem.anon import anonymous_18xx, names_for
-    from pbm.e18xx.pbem.notify import map_signature, pdf_line, pdf_sent, queue_hooks, wants_mail, wants_pdf
+    from pbm.e18xx.pbem.notify import (map_signature, pdf_line, pdf_sent, pdf_since, queue_hooks,
+                                         wants_mail, wants_pdf)
 
     rep = rep or replay_rows(session, game_row)
     seq = len(rep.game.actions)
     queue_hooks(session, game_row, rep.game, applied)
-    pdf: bytes | None = None  # rendered when the first seat that wants it is mailed (issue 29, item 8)
+    pdfs: dict[int | None, bytes] = {}  # rendered when the first seat that wants it is mailed (issue 29, item 8)
     signature = map_signature(rep.game)
     text = state_text(session, game_row, rep)
     acting = set(rep.game.acting_players())
@@ -441,14 +442,16 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
                          + _seat_lines(p.number, game_row, seq)) + "\n"
         msg = make_message(sender, addrs, subject, body,
                            in_reply_to=inbound.message_id if (is_mover and inbound is not None) else None)
+        since = pdf_since(game_row, p.number)  # its rings: what changed since the reader's previous PDF
         if attach and anonymous_18xx(game_row):  # each reader's own PDF: the others are "Player N"
-            msg.add_attachment(render_pdf(rep, game_row.name, names_for(session, game_row, [p.name])),
+            msg.add_attachment(render_pdf(rep, game_row.name, names_for(session, game_row, [p.name]), since=since),
                                maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
-            pdf_sent(game_row, p.number, signature)
+            pdf_sent(game_row, p.number, signature, seq)
         elif attach:
-            pdf = pdf if pdf is not None else render_pdf(rep, game_row.name)
-            msg.add_attachment(pdf, maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
-            pdf_sent(game_row, p.number, signature)
+            if since not in pdfs:  # one rendering for the readers whose previous PDF showed the same
+                pdfs[since] = render_pdf(rep, game_row.name, since=since)
+            msg.add_attachment(pdfs[since], maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
+            pdf_sent(game_row, p.number, signature, seq)
         if is_mover and inbound is not None:
             outbox.queue(session, f"receipt:{inbound.sha256[:24]}", "receipt", addrs, msg, game=game_row)
         else:
