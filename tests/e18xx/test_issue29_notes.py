@@ -187,3 +187,29 @@ def test_a_seats_pdf_remembers_how_many_actions_it_showed():
     pdf_sent(row, 2, "sig", 40)
     pdf_sent(row, 3, "sig")  # without the count: as before
     assert pdf_since(row, 2) == 40 and pdf_since(row, 3) is None
+
+
+# ----------------------------------------------------------------- the rulebooks' words: one table
+@pytest.mark.parametrize("example, canonical", [(r[0], r[1]) for r in __import__(
+    "pbm.e18xx.pbem.moves", fromlist=["RULEBOOK"]).RULEBOOK])
+def test_every_row_of_the_rulebook_table_reads_as_its_move(example, canonical):
+    """The rulebooks' words for moves are read in one place, the table RULEBOOK (they were read in
+    two: _rulebook_words and branches of parse_line). Each row's example is the move it names."""
+    from pbm.e18xx.pbem.moves import parse_line, rulebook_words
+
+    assert parse_line(example, "WRA") == parse_line(canonical, "WRA")
+    assert rulebook_words(example.split()) == canonical.split()  # the row itself rewrites it
+
+
+def test_parse_line_reads_no_rulebook_word_itself():
+    """parse_line's own branches know only the move language: a rulebook word reaches them only through
+    the table (its verbs 'place', 'station', 'pay', 'reduce', 'retain', 'start' are never parse_line's)."""
+    import inspect
+
+    from pbm.e18xx.pbem import moves
+
+    src = inspect.getsource(moves.parse_line)
+    for word in ("place", "station", "pay", "reduce", "retain", "start", "turn", "on"):
+        assert f'"{word}"' not in src, word
+    assert "_president_par" not in src
+    assert [r[1] for r in moves.RULEBOOK if r[0] == "done turn"] == ["done"]
