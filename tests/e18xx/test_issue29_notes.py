@@ -213,3 +213,27 @@ def test_parse_line_reads_no_rulebook_word_itself():
         assert f'"{word}"' not in src, word
     assert "_president_par" not in src
     assert [r[1] for r in moves.RULEBOOK if r[0] == "done turn"] == ["done"]
+
+
+def test_what_a_mail_sets_for_its_writer_is_said_to_him_only(cli, tmp_path):
+    """A mail with a move, a NOTIFY line and a sign-off: the writer's receipt says "Noted: ..." and
+    what was set aside as prose; the other players' state mails said it too ("Noted: you get a mail for
+    every change.", the writer's own words quoted), as if written to them. Now only the receipt does."""
+    from pbm.e18xx.pbem.games import move_text
+    from tests.e18xx.test_pbem_mail import state
+    from tests.e18xx.test_pbem_offer import SEAT
+
+    ga = _new_game(cli, tmp_path, "18GA", "ga-1")
+    game, _ = state(cli)
+    who = game.current_entity()
+    act = next(a for a in game.legal_actions() if game.controller(a.entity) == who)
+    line, inbound = send(ga, SEAT[who], f"NOTIFY: every\n{move_text(game, act)}\n\nThanks, see you all",
+                         game="ga-1")
+    assert "accepted" in line, line
+    mine = answer(cli, inbound)[1]
+    assert "Noted: you get a mail for every change." in mine and "IGNORED TEXT" in mine
+    for name, addr in PLAYERS:
+        if name == who:
+            continue
+        text = _last_state_mail(cli, addr)
+        assert "Noted:" not in text and "IGNORED TEXT" not in text and "see you all" not in text
