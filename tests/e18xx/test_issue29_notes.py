@@ -40,6 +40,29 @@ def test_the_hint_of_a_mail_without_a_move_is_the_titles_own(cli, tmp_path, titl
     assert mv.price in {t.market[r][c].price for r, c in t.par_cells()}
     if title != "18GA":
         assert "CoG" not in text.split("Why:", 1)[1].split("\n", 1)[0]
+    assert _legal_in_the_title(title, found.group(1))
+
+
+def _legal_in_the_title(title: str, line: str) -> bool:
+    """Is ``line`` a legal move once the title's game first lets a player start that company? (Random
+    legal moves of a new game until it does; 1848's CAR and 18VA's B&O are started by a private, so an
+    example naming them never is.)"""
+    import random
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.game import Game
+    from tests.e18xx.helpers import pick
+
+    corp = line.split()[1]
+    g = Game(title, ["Ann", "Bob", "Cy"], 5)
+    rng = random.Random(0)
+    for _ in range(3000):
+        legal = g.legal_actions()
+        pars = [a for a in legal if isinstance(a, A.Par) and a.corporation == corp]
+        if pars:
+            return parse_line(line, g.current_entity()) in pars
+        g.process(pick(rng, legal))
+    return False
 
 
 # ----------------------------------------------------------------- an offer's note, as each reader reads it

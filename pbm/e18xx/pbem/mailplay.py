@@ -694,9 +694,14 @@ def _no_move_read(ignored: list[tuple[int, str]], title: str) -> str:
 
 
 def par_example(title: str) -> str:
-    """A well-formed ``par`` move of ``title``: its first corporation at the lowest par value of its market."""
+    """A ``par`` move of ``title`` a player may make: its first corporation a player starts by choosing a
+    par value (not one a private starts: 1848's CAR with P6, 18VA's B&O with P4), at the lowest par value
+    of its market."""
     t = load_title(title)
-    corp = t.data["corporations"][0]["sym"]
+    by_private = {ab.get("corporation") for comp in t.data["companies"] for ab in comp.get("abilities", [])
+                  if ab.get("type") in ("fixed_par", "par_on_buy")}
+    corp = next((c["sym"] for c in t.data["corporations"] if c["sym"] not in by_private),
+                t.data["corporations"][0]["sym"])
     prices = sorted({t.market[r][c].price for r, c in t.par_cells()})
     return f"par {corp} {prices[0]}" if prices else f"par {corp} <price>"
 
