@@ -260,3 +260,20 @@ def test_what_a_mail_sets_for_its_writer_is_said_to_him_only(cli, tmp_path):
             continue
         text = _last_state_mail(cli, addr)
         assert "Noted:" not in text and "IGNORED TEXT" not in text and "see you all" not in text
+
+
+from tests.e18xx.test_mail_round2 import world  # noqa: E402,F401 - the fixture: a game played through a mail server
+
+
+def test_a_mailed_pdf_says_what_changed_since_the_readers_previous_pdf(world):
+    """Through the mail server: Ann's PDFs remember how many actions each showed. The game's first PDF
+    (action 0) is her previous one when she passes in the private auction, and her next PDF says nothing
+    on the map changed since action 0 (its ring, before, marked the last map move whenever it was)."""
+    w = world
+    assert "player 1 accepted" in w.deliver(1, "PDF: every")
+    assert "player 1 accepted" in w.deliver(1, "pass")
+    pdfs = [part.get_content() for part in w.mails("ann@example.org")[-1].iter_attachments()
+            if part.get_content_type() == "application/pdf"]
+    assert len(pdfs) == 1
+    assert "Nothing on the map changed since your previous PDF (action 0)." in _pdf_text(pdfs[0])
+    assert w.row_state()["pdf_seq"]["1"] == 1
