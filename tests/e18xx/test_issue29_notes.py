@@ -262,7 +262,12 @@ def test_what_a_mail_sets_for_its_writer_is_said_to_him_only(cli, tmp_path):
         assert "Noted:" not in text and "IGNORED TEXT" not in text and "see you all" not in text
 
 
-from tests.e18xx.test_mail_round2 import world  # noqa: E402,F401 - the fixture: a game played through a mail server
+@pytest.fixture
+def world(cli, tmp_path, tmp_path_factory, monkeypatch):
+    """An 18GA game played through a mail server (test_mail_round2.py)."""
+    from tests.e18xx.test_mail_round2 import _world
+
+    yield from _world(cli, tmp_path, tmp_path_factory, monkeypatch, "18GA", "ga-1")
 
 
 def test_a_mailed_pdf_says_what_changed_since_the_readers_previous_pdf(world):
