@@ -220,11 +220,12 @@ def test_the_last_move_ring_stays_on_a_tile_after_run_dividend_train_and_more():
     from types import SimpleNamespace
 
     from pbm.e18xx.core import actions as A
-    from pbm.e18xx.render.pdf import last_move_hex
+    from pbm.e18xx.render.pdf import changed_hexes
 
     lay = A.LayTile(entity="W&A", hex="E6", tile="57", rotation=0)
     after = [A.Pass("W&A")] * 4 + [A.Pass("CoG")]  # run, dividend, train, done; another company began
-    assert last_move_hex(SimpleNamespace(actions=[lay, *after])) == lay.hex
+    # a PDF for no reader in particular (a reader's own: since his previous PDF, test_issue29_notes.py)
+    assert changed_hexes(SimpleNamespace(actions=[lay, *after]), None)[0] == [lay.hex]
 
 
 # ----------------------------------------------------------------- item 8: PDF every | map | turn | never

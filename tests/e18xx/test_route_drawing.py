@@ -59,11 +59,12 @@ def test_the_last_map_move_is_marked(bank_export):
     from types import SimpleNamespace
 
     from pbm.e18xx.core import actions as A
-    from pbm.e18xx.render.pdf import last_move_hex
+    from pbm.e18xx.render.pdf import changed_hexes
 
     rep = _game_with_routes(bank_export)
     acts = rep.game.actions
     i = max(k for k, a in enumerate(acts) if isinstance(a, A.LayTile))
     after = [A.Pass("x")]  # a pass after the lay: the lay is still the last map move
-    assert last_move_hex(SimpleNamespace(actions=acts[:i + 1] + after)) == acts[i].hex
-    assert last_move_hex(SimpleNamespace(actions=[A.Pass("x")] * 3)) is None
+    assert acts[i].hex in changed_hexes(SimpleNamespace(actions=acts[:i + 1] + after, _city_ref=rep.game._city_ref),
+                                        None)[0]
+    assert changed_hexes(SimpleNamespace(actions=[A.Pass("x")] * 3), None) == ([], "")

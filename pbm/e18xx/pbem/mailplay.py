@@ -362,8 +362,14 @@ def state_mail_key(game_row, seq: int, number: int) -> str:
 
 def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbound=None, extra: list[str] | None = None,
               applied: list[Applied] | None = None, note: str = "", rep: Replayed | None = None,
-              headline: str = "", turn_notes: list[str] | None = None) -> int:
+              headline: str = "", turn_notes: list[str] | None = None, mover_note: str = "",
+              seat_notes: dict[int, str] | None = None, others_note: str = "") -> int:
     """Queue the new state to every player (once each); returns how many messages were queued.
+
+    ``note`` is said to every reader; ``mover_note`` only in the mover's receipt (what his own mail
+    set or was told: AWAY, NOTIFY, prose set aside, his offer and his moves after it); ``seat_notes``
+    to the seats it names and ``others_note`` to every other seat (issue 29: an offer's note said
+    "Your moves after the offer" to players who had made none).
 
     The mover's message is the receipt of ``inbound`` (key ``receipt:<hash>``);
     the others are keyed by game, action count and seat, so running this again
@@ -371,12 +377,13 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     from pbm.e18xx.render.pdf import render_pdf
 
     from pbm.e18xx.pbem.anon import anonymous_18xx, names_for
-    from pbm.e18xx.pbem.notify import map_signature, pdf_line, pdf_sent, queue_hooks, wants_mail, wants_pdf
+    from pbm.e18xx.pbem.notify import (map_signature, pdf_line, pdf_sent, pdf_since, queue_hooks,
+                                         wants_mail, wants_pdf)
 
     rep = rep or replay_rows(session, game_row)
     seq = len(rep.game.actions)
     queue_hooks(session, game_row, rep.game, applied)
-    pdf: bytes | None = None  # rendered when the first seat that wants it is mailed (issue 29, item 8)
+    pdfs: dict[int | None, bytes] = {}  # rendered when the first seat that wants it is mailed (issue 29, item 8)
     signature = map_signature(rep.game)
     text = state_text(session, game_row, rep)
     acting = set(rep.game.acting_players())
@@ -421,8 +428,10 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             head = [f"ACCEPTED: your message #{inbound.seq} ({len(applied or [])} action(s) stored).", ""]
             if turn_notes:  # how the mail was read as a turn: steps skipped, passes ignored (pbem/intent.py)
                 head += ["Your mail, read as a turn:"] + [f"  {x}" for x in turn_notes] + [""]
-        if note:
-            head += [note, ""]
+        said = mover_note if is_mover else (seat_notes or {}).get(p.number, others_note)
+        for x in (said, note):
+            if x:
+                head += [x, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
         short = summary_lines(rep.game, rows, p, turn=turn, orders=_orders_of(game_row, p.name))
@@ -433,14 +442,16 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
                          + _seat_lines(p.number, game_row, seq)) + "\n"
         msg = make_message(sender, addrs, subject, body,
                            in_reply_to=inbound.message_id if (is_mover and inbound is not None) else None)
+        since = pdf_since(game_row, p.number)  # its rings: what changed since the reader's previous PDF
         if attach and anonymous_18xx(game_row):  # each reader's own PDF: the others are "Player N"
-            msg.add_attachment(render_pdf(rep, game_row.name, names_for(session, game_row, [p.name])),
+            msg.add_attachment(render_pdf(rep, game_row.name, names_for(session, game_row, [p.name]), since=since),
                                maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
-            pdf_sent(game_row, p.number, signature)
+            pdf_sent(game_row, p.number, signature, seq)
         elif attach:
-            pdf = pdf if pdf is not None else render_pdf(rep, game_row.name)
-            msg.add_attachment(pdf, maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
-            pdf_sent(game_row, p.number, signature)
+            if since not in pdfs:  # one rendering for the readers whose previous PDF showed the same
+                pdfs[since] = render_pdf(rep, game_row.name, since=since)
+            msg.add_attachment(pdfs[since], maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
+            pdf_sent(game_row, p.number, signature, seq)
         if is_mover and inbound is not None:
             outbox.queue(session, f"receipt:{inbound.sha256[:24]}", "receipt", addrs, msg, game=game_row)
         else:
@@ -549,7 +560,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         if more:
             _finish(row, "accepted", "", actions=[a.seq for a in more], sheet_in=c.mail.where)
             broadcast(session, game, rep2.game, ctx.sender, mover=player, inbound=row,
-                      extra=[sender] if sender else [], applied=more, rep=rep2, note=away_note)
+                      extra=[sender] if sender else [], applied=more, rep=rep2, mover_note=away_note)
             return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
         body = f"{away_note}\n\n-- \npbm (automatic answer)\n"
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Noted: your message #{row.seq}", body, game)
@@ -565,33 +576,43 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         return _undo_mail(session, row, ctx, sender, c, game, player, recipients, contact, tag, bool(wants_undo),
                           away_note)
     answered = None
+    public: list[str] = []  # what every reader is told (the mover's own notes stay in away_note)
+    seat_notes: dict[int, str] = {}
+    others_note = ""
     if offer_answer(c.mail.moves) is not None:  # the owner's answer to an offer (18GA 3.2)
         out, answered = answer_offer(session, game, player.number, c.mail.moves, message_id=row.id)
         if out.accepted:
-            away_note = "\n".join(x for x in (away_note, _answer_note(answered, bool(out.applied), game)) if x)
+            public.append(_answer_note(answered, bool(out.applied), game))
             if out.notes:  # what became of the buyer's moves written after the offer: his mail says it too
-                away_note = "\n".join([away_note, *out.notes])  # (play-through s11 finding 7: only the seller heard)
+                public += out.notes  # (play-through s11 finding 7: only the seller heard)
                 out.notes = []
             if not out.applied:
                 _tell_buyer(session, game, ctx.sender, answered)
     else:
         out = apply(session, game, player.number, c.mail.moves, message_id=row.id, via=via)
         if not out.accepted and not c.mail.moves.strip() and c.mail.ignored:
-            out.error = _no_move_read(c.mail.ignored)
+            out.error = _no_move_read(c.mail.ignored, game.title)
         if out.accepted and out.offer is not None:
             away_note = "\n".join(x for x in (away_note, _offer_note(out.offer, game)) if x)
             from pbm.e18xx.pbem.computer import answer_for_computer
 
             computer = answer_for_computer(session, game, ctx.sender)  # a computer seat answers at once
+            said = ""
             if computer is None:
                 _tell_owner(session, game, ctx.sender, out.offer)
+                if out.offer.get("owner_seat") is not None:  # who must answer: how (issue 29, part B)
+                    seat_notes[int(out.offer["owner_seat"])] = _offer_note_owner(out.offer, game)
+                others_note = _offer_note_others(out.offer, game)
             else:
                 done, answered = computer
                 said = _answer_note(answered, bool(done.applied), game) if done.accepted else \
                     f"OFFER NOT TAKEN: {done.error}"
                 away_note = "\n".join(x for x in (away_note, said) if x)
+                others_note = "\n".join([_offer_note_others(out.offer, game, answered=True), said])
                 out.applied += done.applied
                 out.replayed, out.game = done.replayed or out.replayed, done.game or out.game
+            if via:  # a proxy made the offer: the seat she moved for reads it as the buyer
+                seat_notes[player.number] = "\n".join(x for x in (_offer_note(out.offer, game), said) if x)
     if not out.accepted:
         _finish(row, "rejected", out.error, sheet_in=c.mail.where)
         assert out.game is not None
@@ -621,7 +642,8 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         away_note = "\n".join(x for x in (f"You moved for player {player.number} ({player.name}) as their proxy; "
                                           f"they get the state of their seat by mail as usual.", away_note) if x)
     broadcast(session, game, out.game, ctx.sender, mover=writer, inbound=row, extra=extra, applied=out.applied,
-              rep=out.replayed, note=away_note, turn_notes=out.notes)
+              rep=out.replayed, note="\n".join(x for x in public if x), turn_notes=out.notes, mover_note=away_note,
+              seat_notes=seat_notes, others_note=others_note)
     return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
 
 
@@ -655,18 +677,33 @@ def _undo_mail(session: Session, row, ctx, sender: str, c: Claim, game, player, 
             "nobody had acted since.")
     rep = replay_rows(session, game)
     broadcast(session, game, rep.game, ctx.sender, mover=player, inbound=row, extra=[sender] if sender else [],
-              applied=[], rep=rep, note="\n".join(x for x in (said, note) if x))
+              applied=[], rep=rep, note=said, mover_note=note)
     return Outcome(row.id, row.seq, "accepted", "", recipients, 0, player.number)
 
 
-def _no_move_read(ignored: list[tuple[int, str]]) -> str:
+def _no_move_read(ignored: list[tuple[int, str]], title: str) -> str:
     """Why a mail with text but no move line is refused: the line not read as a move, named (it said
-    only "no moves found" for 'start CoG at par 70': play-through s11 finding 11)."""
+    only "no moves found" for 'start CoG at par 70': play-through s11 finding 11). The example is the
+    game's own title's: its first company at its lowest par value (issue 29: it named 18GA's CoG in
+    every title)."""
     from pbm.e18xx.pbem.moves import USAGE
 
     line, text = ignored[0]
     return (f"no moves found: line {line}, {one_line(text, 80)!r}, is not a move (a move starts with one of: "
-            f"{', '.join(USAGE)}; e.g. 'par CoG 70' starts a company)")
+            f"{', '.join(USAGE)}; e.g. '{par_example(title)}' starts a company)")
+
+
+def par_example(title: str) -> str:
+    """A ``par`` move of ``title`` a player may make: its first corporation a player starts by choosing a
+    par value (not one a private starts: 1848's CAR with P6, 18VA's B&O with P4), at the lowest par value
+    of its market."""
+    t = load_title(title)
+    by_private = {ab.get("corporation") for comp in t.data["companies"] for ab in comp.get("abilities", [])
+                  if ab.get("type") in ("fixed_par", "par_on_buy")}
+    corp = next((c["sym"] for c in t.data["corporations"] if c["sym"] not in by_private),
+                t.data["corporations"][0]["sym"])
+    prices = sorted({t.market[r][c].price for r, c in t.par_cells()})
+    return f"par {corp} {prices[0]}" if prices else f"par {corp} <price>"
 
 
 def _offer_note(offer: dict, game_row=None) -> str:
@@ -681,6 +718,53 @@ def _offer_note(offer: dict, game_row=None) -> str:
                  "it with 'done' to end the turn then); without them you write the rest of the turn after "
                  "the answer.")
     return note
+
+
+def _offer_note_owner(offer: dict, game_row=None) -> str:
+    """The offer as the one who must answer it reads it in the state mail: what is offered to him,
+    under which rule, and the lines to reply (issue 29, part B; his own "Offer for ..." mail says it too)."""
+    from pbm.e18xx.pbem.games import offer_rule, offer_why
+
+    c = offer["company"]
+    rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
+    if offer.get("kind") == "train":
+        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you ${offer['price']} for train {c} of your "
+                f"company {offer['seller']} ({rule}: a train changes hands between companies at a price both agree).")
+    else:
+        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you ${offer['price']} for your private {c} "
+                f"({rule}: {offer_why(offer)}).")
+    rest = offer.get("rest") or []
+    then = (f" If you accept, {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are "
+            "made right after the sale." if rest else "")
+    return (f"{what} The game waits for your answer. To sell, reply with the line\n\n  accept {c}\n\n"
+            f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
+            f"anything else happens in the game first.{then}")
+
+
+def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> str:
+    """The offer as a player who neither made it nor answers it reads it: who offered what to whom,
+    and who is to act now (issue 29, part B: they were told "Your moves after the offer")."""
+    from pbm.e18xx.pbem.games import offer_rule, offer_thing
+
+    rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
+    whom = (f"{offer['owner']} (president of {offer['seller']})" if offer.get("kind") == "train"
+            else str(offer["owner"]))
+    made = f"OFFER: {_buyer(offer)} offered {whom} ${offer['price']} for {offer_thing(offer)} ({rule})."
+    if answered:
+        return made
+    rest = offer.get("rest") or []
+    then = (f" {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are made only if "
+            f"{offer['owner']} accepts." if rest else "")
+    return (f"{made} Nothing has changed hands yet: {offer['owner']} is to answer ('accept {offer['company']}' "
+            f"or 'decline {offer['company']}') and {offer['buyer_name']} waits for that answer; nothing is asked "
+            f"of you.{then}")
+
+
+def _buyer(offer: dict) -> str:
+    """The buyer as the others read it: ``WRA (Bob's company)`` or the player ``Bob``."""
+    if offer.get("buyer_name") and offer["buyer_name"] != offer["entity"]:
+        return f"{offer['entity']} ({offer['buyer_name']}'s company)"
+    return str(offer["entity"])
 
 
 def _offer_note_only(offer: dict, game_row=None) -> str:

@@ -129,18 +129,14 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     text = line.split("#", 1)[0].strip()
     if not text:
         return None
-    toks = _rulebook_words(text.split())
+    toks = rulebook_words(text.split())  # the rulebooks' words, as the move language writes them (RULEBOOK)
     verb = toks[0].lower()
     args = toks[1:]
-    if verb == "place" and args[:1] and args[0].lower() in ("station", "token"):  # "place station G4"
-        verb, args = "station", args[1:]
-    if verb == "station":  # the rulebooks' "station token"; pbm's step "Place a station" (play-through s11)
-        verb = "token"
     low = [t.lower() for t in args]
     if verb == "undo":
         raise _fail(lineno, line, "'undo' stands alone in its mail (it takes back your last mail)", verb)
     if verb == "done":
-        if args and low != ["turn"]:
+        if args:
             raise _fail(lineno, line, "'done' takes nothing after it", verb)
         return Done(entity)
     if verb == "pass":
@@ -159,16 +155,12 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if low != ["loan"]:
             raise _fail(lineno, line, "say 'take loan'", verb)
         return A.TakeLoan(entity)
-    if verb in ("repay", "pay") and low and low[-1] in ("loan", "loans", "back"):
+    if verb == "repay" and low == ["loan"]:
         return RepayLoan(entity)
-    if verb == "pay" and low in (["out"], ["dividends"], ["out", "dividends"], ["dividend"], ["out", "dividend"]):
-        return A.Dividend(entity, "payout")  # 18GA 4.2.4(a) "Pay out dividends" (play-through s11 finding 10)
     if verb == "lower":
         if len(args) != 1:
             raise _fail(lineno, line, "name the private", verb)
         return A.Assign(entity, _name(args[0], lineno, line, verb, "private").upper())
-    if verb in ("use", "assign") and len(args) == 3 and args[1].lower() in ("on", "in", "at", "to"):
-        args = [args[0], args[2]]  # 'use P1 on H3' (play-through s11v, 18VA 4.2 (1): the marker on a city)
     if verb == "use":
         if len(args) == 2 and re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1]):
             # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
@@ -213,13 +205,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         corp = _name(args[0], lineno, line, verb, "corporation")
         if len(args) == 1:  # no source said: the Treasury's, else the Pool's (``share_source``)
             return A.BuyShares(entity, corporation=corp, source="")
-        par = _president_par(args[1:])
-        if par is not None:  # 18GA 3.2(c)(1): buying the president's certificate sets the par value
-            return A.Par(entity, corp, par)
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
-        if len(args) == 2 and _INT.match(args[1].lstrip("$")):  # 'buy P1 60': a private and its price (s11v)
-            return A.BuyCompany(entity, corp.upper(), int(args[1].lstrip("$")))
         raise _fail(lineno, line, "say 'ipo' or 'market' (the company's treasury or the pool; to start a company: "
                     "par <corporation> <price>)", verb)
     if verb in ("lay", "upgrade"):
@@ -279,42 +266,116 @@ _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", 
                  ("bank", "pool"): "pool"}
 
 
-def _rulebook_words(toks: list[str]) -> list[str]:
-    """A move in the rulebooks' words as the move language writes it (play-through s11, 18AL):
-    ``place (a) station (token) (in) G4`` and ``station G4`` -> ``token G4`` (4.2.2 "Placing a
-    Station Token"); ``pay out (dividends)`` / ``pay dividends`` -> ``payout`` (4.2.4); ``start ABC
-    at (par) 75`` -> ``par ABC 75`` (3.2(c)(1)); ``buy a 10% share of TAG (from the) open market /
-    initial offering`` -> ``buy TAG market / ipo`` (1.4); 1848's ``reduce P5`` -> ``lower P5`` (3.1.1),
-    ``pay`` -> ``payout`` (7.3), ``retain`` -> ``withhold`` (10.3.3, 11.2), ``buy a 3 train`` ->
-    ``buy train 3`` (7.3 step 5)."""
-    low = [t.lower() for t in toks]
-    if not low:
-        return toks
-    if low[0] in ("place", "station") and (low[0] == "station" or any(w in ("station", "token") for w in low[1:3])):
+# ----------------------------------------------------------------- the rulebooks' words, one table
+# Every phrase a rulebook (or a player reading one) uses for a move, and how the move language writes
+# it; parse_line reads only the move language after ``rulebook_words`` (issue 29, part B: these were
+# read in two places). A row: an example, the move it is written as, where the words come from, and
+# the rewrite (the line's words and their lower case -> the move language's words, or None: not this
+# phrase). The first row that matches rewrites the line; tests/e18xx/test_issue29_notes.py checks every
+# row's example against its move.
+def _station(toks: list[str], low: list[str]) -> list[str] | None:
+    if low[0] == "station" or (low[0] == "place" and any(w in ("station", "token") for w in low[1:3])):
         rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token")]
         if rest and rest[0].lower() in ("in", "at", "on"):
             rest = rest[1:]
-        return ["token", *rest] if rest else toks
-    if low[0] == "pay" and low[1:] in ([], ["out"], ["out", "dividends"], ["dividends"], ["dividend"], ["out", "dividend"]):
-        return ["payout"]  # 1848 7.3 "pay out Dividends"; 'pay loan' stays (refused with the rule)
-    if low[0] == "reduce":  # 1848 3.1.1 "reduce the cost of a Private Company by 5 pounds" (s11)
-        return ["lower", *toks[1:]]
-    if low[0] == "retain" and low[1:] in ([], ["income"], ["earnings"]):  # 1848 10.3.3, 11.2 "Retaining Income"
-        return ["withhold"]
+        return ["token", *rest]
+    return None
+
+
+def _payout(toks: list[str], low: list[str]) -> list[str] | None:
+    if low[0] == "pay" and low[1:] in ([], ["out"], ["out", "dividends"], ["dividends"], ["dividend"],
+                                       ["out", "dividend"]):
+        return ["payout"]
+    return None
+
+
+def _repay(toks: list[str], low: list[str]) -> list[str] | None:
+    if low[0] in ("repay", "pay") and low[1:] and low[-1] in ("loan", "loans", "back"):
+        return ["repay", "loan"]  # 'pay loan' too: refused with the rule where loans are never repaid
+    return None
+
+
+def _reduce(toks: list[str], low: list[str]) -> list[str] | None:
+    return ["lower", *toks[1:]] if low[0] == "reduce" else None
+
+
+def _retain(toks: list[str], low: list[str]) -> list[str] | None:
+    return ["withhold"] if low[0] == "retain" and low[1:] in ([], ["income"], ["earnings"]) else None
+
+
+def _done_turn(toks: list[str], low: list[str]) -> list[str] | None:
+    return ["done"] if low == ["done", "turn"] else None
+
+
+def _start(toks: list[str], low: list[str]) -> list[str] | None:
     if low[0] == "start" and len(toks) >= 3:
-        rest = [t.lstrip("$£") if t[1:].isdigit() else t
-                for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]
-        return ["par", *rest]
-    if low[0] == "buy" and "train" in low[1:]:  # 'buy the 3 train from the Open Market' (s11v F2)
-        return ["buy", *_train_words(toks[1:])]
-    if low[0] == "buy" and len(low) > 2 and low[1] not in ("train", "private", "company"):
-        words = [w for w in low[1:] if w not in _SHARE_FILLER]
-        keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
-        for phrase, source in _SOURCE_WORDS.items():
-            n = len(phrase)
-            if tuple(words[-n:]) == phrase and len(words) > n:
-                return ["buy", *keep[:-n], source]
-        return ["buy", *keep]
+        return ["par", *[t.lstrip("$£") if t[1:].isdigit() else t
+                         for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]]
+    return None
+
+
+def _use_on(toks: list[str], low: list[str]) -> list[str] | None:
+    if low[0] in ("use", "assign") and len(toks) == 4 and low[2] in ("on", "in", "at", "to"):
+        return [toks[0], toks[1], toks[3]]
+    return None
+
+
+def _buy_train_words(toks: list[str], low: list[str]) -> list[str] | None:
+    return ["buy", *_train_words(toks[1:])] if low[0] == "buy" and "train" in low[1:] else None
+
+
+def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """A share, a company started or a private bought, in many words."""
+    if low[0] != "buy" or len(low) < 3 or low[1] in ("train", "private", "company"):
+        return None
+    words = [w for w in low[1:] if w not in _SHARE_FILLER]
+    keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
+    named = bool(keep) and keep[0].lower() not in ("train", "private", "company")  # 'buy a private P1 60' as is
+    par = _president_par(keep[1:]) if named else None
+    if par is not None:
+        return ["par", keep[0], str(par)]
+    if named and len(keep) == 2 and _INT.match(keep[1].lstrip("$")) and len(keep[1].lstrip("$")) <= 9:
+        return ["buy", "private", keep[0], keep[1].lstrip("$")]
+    for phrase, source in _SOURCE_WORDS.items():
+        n = len(phrase)
+        if tuple(words[-n:]) == phrase and len(words) > n:
+            return ["buy", *keep[:-n], source]
+    return ["buy", *keep]
+
+
+RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
+    # example, as the move language writes it, where the words come from, rewrite
+    ("place a station token in G4", "token G4", "18AL 4.2.2 'Placing a Station Token'; pbm's step 'Place a "
+     "station' (play-through s11)", _station),
+    ("station G4", "token G4", "the same: the station token", _station),
+    ("pay out dividends", "payout", "18GA 4.2.4(a), 1848 7.3 'pay out Dividends' (s11 finding 10)", _payout),
+    ("pay back loan", "repay loan", "1848 loans: 'repay', 'pay back', 'pay loan'", _repay),
+    ("reduce P5", "lower P5", "1848 3.1.1 'reduce the cost of a Private Company by 5 pounds' (s11)", _reduce),
+    ("retain income", "withhold", "1848 10.3.3, 11.2 'Retaining Income'", _retain),
+    ("done turn", "done", "a player's words for ending the turn", _done_turn),
+    ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
+    ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
+    ("assign P1 to C12", "assign P1 C12", "the same, for a revenue bonus", _use_on),
+    ("buy the 3 train from the Open Market", "buy train 3 from market", "18GA 4.2.5(a): trains in the "
+     "Initial Offering and the Open Market (s11v F2); 1848 7.3 step 5 'buy a 3 train'", _buy_train_words),
+    ("buy CoG president's certificate at par 70", "par CoG 70", "18GA 3.2(c)(1): buying the president's "
+     "certificate sets the par value (s11 finding 11)", _buy_words),
+    ("buy P1 60", "buy private P1 60", "a private and its price (s11v)", _buy_words),
+    ("buy a 10% share of TAG from the open market", "buy TAG market", "18AL 1.4: the Open Market and the "
+     "Initial Offering", _buy_words),
+)
+
+
+def rulebook_words(toks: list[str]) -> list[str]:
+    """A move in the rulebooks' words as the move language writes it: the first row of ``RULEBOOK``
+    that matches, else the words as they are."""
+    if not toks:
+        return toks
+    low = [t.lower() for t in toks]
+    for _, _, _, rewrite in RULEBOOK:
+        out = rewrite(toks, low)
+        if out is not None:
+            return out
     return toks
 
 
@@ -390,7 +451,7 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
 
 _MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
                "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
-               "reduce", "pay", "retain", "place")  # the last four: the rulebooks' words (_rulebook_words)
+               "reduce", "pay", "retain", "place")  # the last four: the rulebooks' words (RULEBOOK)
 
 
 def split_line(line: str) -> list[str]:

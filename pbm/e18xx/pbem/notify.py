@@ -96,11 +96,20 @@ def wants_pdf(game_row, seat: int, *, turn: bool, finished: bool, signature: str
     return turn or changed
 
 
-def pdf_sent(game_row, seat: int, signature: str) -> None:
-    """Remember the map a seat's last PDF showed."""
+def pdf_sent(game_row, seat: int, signature: str, seq: int | None = None) -> None:
+    """Remember the map a seat's last PDF showed (and, with ``seq``, how many actions it showed)."""
     st = dict(game_row.state or {})
     st["pdf_map"] = {**(st.get("pdf_map") or {}), str(seat): signature}
+    if seq is not None:
+        st["pdf_seq"] = {**(st.get("pdf_seq") or {}), str(seat): seq}
     game_row.state = st
+
+
+def pdf_since(game_row, seat: int) -> int | None:
+    """How many actions the seat's previous PDF showed (None before its first): its next PDF rings the
+    hexes changed since (render/pdf.py ``changed_hexes``)."""
+    seq = ((game_row.state or {}).get("pdf_seq") or {}).get(str(seat))
+    return int(seq) if isinstance(seq, int) else None
 
 
 def pdf_line(game_row, seat: int, attached: bool, page: bool = False) -> str:

@@ -127,14 +127,17 @@ def _corp_colors(game: "Game") -> dict[str, str]:
     return {sym: CORP_COLORS[i % len(CORP_COLORS)] for i, sym in enumerate(game.state.corporations)}
 
 
-def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float]) -> None:
-    """The map in ``box``, with the routes run last; their legend at the box's bottom, under the map."""
+def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float], since: int | None = None) -> None:
+    """The map in ``box``, with the routes run last; their legend at the box's bottom, under the map.
+    The hexes changed since action ``since`` are ringed (``changed_hexes``)."""
     g = rep.game
     s = g.state
     m = s.map
+    marked, said = changed_hexes(g, since)
     # the legend of the routes run last stands in the box, under the map (not over the rotation key
     # below the box: play-through s11): the hexes keep above it
     legend_h = 9.0 * (len(rep.last_routes) + 1) + 4 if rep.last_routes else 0.0
+    legend_h += 9.0 if said else 0.0
     geo = MapGeometry(g, (box[0], box[1] + legend_h, box[2], box[3]))
     r = geo.r
     ccol = _corp_colors(g)
@@ -290,16 +293,22 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         c.setDash()
         if parts:
             legend.append((corp, "; ".join(parts)))
-    marked = last_move_hex(g)
-    if marked and marked in positions:
-        mx, my = geo.centre(marked)
+    for coord in marked:
+        if coord not in positions:
+            continue
+        mx, my = geo.centre(coord)
         c.setStrokeColor(colors.HexColor("#d00000"))
         c.setLineWidth(max(1.2, r * 0.1))
         c.circle(mx, my, r * 0.92, stroke=1, fill=0)
         c.setFillColor(colors.HexColor("#d00000"))
         c.setFont("Helvetica-Bold", max(4, r * 0.2))
-        c.drawCentredString(mx, my + r * 0.95, "last move")
+        c.drawCentredString(mx, my + r * 0.95, "changed")
     y = box[1]
+    if said:
+        c.setFillColor(colors.HexColor("#d00000"))
+        c.setFont(BOLD, 7)
+        c.drawString(box[0], y, _t(said, 200))
+        y += 9
     for corp, text in reversed(legend):
         c.setFillColor(colors.HexColor(ccol.get(corp, "#000000")))
         c.setFont(SANS, 7)
@@ -311,22 +320,52 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
         c.drawString(box[0], y, "Routes run last (dashed):")
 
 
-def last_move_hex(g) -> str | None:
-    """The hex of the last map move (tile laid or token placed), however many other moves came after it
-    (a company's run, dividend and train purchase follow its tile: issue 29), to mark on the map."""
+def map_moves(g, start: int = 0) -> list[tuple[int, str]]:
+    """(action number, hex) of every map move from action ``start + 1`` on: a tile laid or a station
+    placed (a private's lay or station too); a station whose city the action does not pin is left out."""
     from pbm.e18xx.core import actions as A
     from pbm.e18xx.core.errors import GameError
 
-    for act in reversed(g.actions):
+    out = []
+    for n, act in enumerate(g.actions[start:], start + 1):
         if isinstance(act, A.LayTile):
-            return act.hex
-        if isinstance(act, A.PlaceToken):
+            out.append((n, act.hex))
+        elif isinstance(act, A.PlaceToken):
             try:
                 keys = g._city_ref(act.city)
             except GameError:
-                return None
-            return keys[0][0] if len(keys) == 1 else None
-    return None
+                continue
+            if len(keys) == 1:
+                out.append((n, keys[0][0]))
+    return out
+
+
+def changed_hexes(g, since: int | None) -> tuple[list[str], str]:
+    """The hexes the PDF rings and the line that says what the rings mean (docs/18xx/email.md, "The
+    PDF's red rings"). For a reader who had a PDF before (``since``: the number of actions it showed):
+    every hex a tile or station changed since then, and none when nothing did (the ring once stayed on a
+    tile laid rounds ago). Without one (the first PDF, ``pbm 18xx pdf``, the web page): the hexes of the
+    last turn that changed the map, every map move of that entity's run of actions (issue 29: a
+    company's tile once went unmarked when its station followed)."""
+    n = len(g.actions)
+    if since is not None:
+        since = max(0, min(since, n))
+        moves = map_moves(g, since)
+        hexes = list(dict.fromkeys(h for _, h in moves))
+        if not hexes:
+            return [], f"Nothing on the map changed since your previous PDF (action {since})."
+        return hexes, f"Red rings: the hexes changed since your previous PDF (action {since}): {', '.join(hexes)}."
+    moves = map_moves(g)
+    if not moves:
+        return [], ""
+    last = moves[-1][0]
+    who = g.actions[last - 1].entity
+    start = last
+    while start > 1 and g.actions[start - 2].entity == who:  # back to the start of that entity's run
+        start -= 1
+    hexes = list(dict.fromkeys(h for k, h in moves if k >= start))
+    span = f"action {start}" if start == last else f"actions {start}-{last}"
+    return hexes, f"Red rings: the last map moves ({who}, {span}): {', '.join(hexes)}."
 
 
 def track_between(graph, a, b) -> list[tuple[str, int]] | None:
@@ -555,9 +594,10 @@ class _NamedCanvas(Canvas):
         return super().drawRightString(x, y, self._names(text), *args, **kw)
 
 
-def render_pdf(rep: "Replayed", name: str, names=None) -> bytes:
+def render_pdf(rep: "Replayed", name: str, names=None, since: int | None = None) -> bytes:
     """The PDF of the game's state (deterministic bytes); ``names``: how players' names are
-    written for its reader (an anonymous game: pbem/anon.py ``names_for``)."""
+    written for its reader (an anonymous game: pbem/anon.py ``names_for``); ``since``: the number of
+    actions the reader's previous PDF showed (the map rings what changed since: ``changed_hexes``)."""
     from pbm.e18xx.pbem.games import who_acts
 
     g = rep.game
@@ -575,7 +615,7 @@ def render_pdf(rep: "Replayed", name: str, names=None) -> bytes:
     head = f"{g.title.name} - {name} - {where} - phase {g.phase.name} - action {len(g.actions)} - {status}"
     c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))
-    draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14))  # its routes' legend inside, above the key
+    draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14), since)  # its routes' legend inside, above the key
     draw_key(c, g, MARGIN, MARGIN, w - 2 * MARGIN, 64)  # what a tile's rotation means (render/rotations.py)
     c.showPage()
     c.setFont(BOLD, 13)
