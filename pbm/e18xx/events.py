@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
+from pbm.e18xx.render.words import word
+
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
 
@@ -149,7 +151,7 @@ class FreeTrain(Event):
     def text(self, money: Money) -> str:
         if self.why_not:
             return f"{self.corp} gets no free train with {self.company}: {self.why_not}"
-        return f"{self.corp} gets {self.company}'s free {self.train} train ({self.train_id}) with it (not a train purchase)"
+        return f"{self.corp} gets {self.company}'s free {self.train} train with it (not a train purchase)"
 
 
 @dataclass(frozen=True)
@@ -395,11 +397,12 @@ class TrainLeft(Event):
     train: str = ""
     train_id: str = ""
     owner: str = ""  # "" for the depot
+    bank: str = "depot"  # the title's word for where new trains are (18GA 1.4: the Initial Offering)
 
     def text(self, money: Money) -> str:
         if not self.owner:
-            return f"A {self.train} train ({self.train_id}) leaves the game from the depot"
-        return f"{self.owner}'s obsolete {self.train} train ({self.train_id}) has run its last and leaves"
+            return f"A {self.train} train leaves the game from the {self.bank}"
+        return f"{self.owner}'s obsolete {self.train} train has run its last and leaves"
 
 
 @dataclass(frozen=True)
@@ -412,12 +415,13 @@ class TrainDiscarded(Event):
     limit: int = 0  # the company's train limit now
     rule: str = ""
     removed: bool = False  # out of the game (1848 8.1), not back to the bank
+    pool: str = "open market"  # the title's word for it (18GA 1.4: the Open Market; 18VA: the Pool)
 
     def text(self, money: Money) -> str:
         rule = f" (rule {self.rule})" if self.rule else ""
         where = ("the train is removed from the game" if self.removed
-                 else "the train goes back to the bank, which offers it in the open market")
-        return (f"{self.corp} discards its {self.train} train ({self.train_id}) down to its train limit of "
+                 else f"the train goes back to the bank, which offers it in the {self.pool}")
+        return (f"{self.corp} discards its {self.train} train down to its train limit of "
                 f"{self.limit}{rule}; {where}")
 
 
@@ -989,9 +993,9 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
     if getattr(action, "type", "") == "discard_train" and action.entity in after.corps:
         tid = str(action.train)
         step = g.or_step("discard_train") if hasattr(g, "or_step") else None
-        out.append(TrainDiscarded(seq, action.entity, str(g.state.trains[tid].name), tid,
+        out.append(TrainDiscarded(seq, action.entity, str(g.train_label(tid)), tid,
                                   int(g.train_limit(action.entity)), step.rule(g.title) if step is not None else "",
-                                  g.state.trains[tid].owner == "removed"))
+                                  g.state.trains[tid].owner == "removed", word(g, "train_pool")))
     out += _train_events(g, before, after, seq,
                          str(action.train) if getattr(action, "type", "") == "discard_train" else "")
     if after.depot_next != before.depot_next and before.depot_next is not None:
@@ -1240,13 +1244,13 @@ def _train_events(g: "Game", before: Snap, after: Snap, seq: int, discarded: str
             if tid == discarded:
                 continue  # discarded out of the game (1848 8.1): the discard's own event says so
             if was_owner == "depot":
-                out.append(TrainLeft(seq, name, tid, ""))
+                out.append(TrainLeft(seq, name, tid, "", word(g, "train_bank")))
             elif was_obs and was_owner.startswith("C:"):
                 out.append(TrainLeft(seq, name, tid, _who(was_owner)))
             elif was_owner.startswith("C:") and was_owner[2:] in closing:
                 continue  # its company closed or went into receivership: said there
             else:
-                holder = _who(was_owner) if was_owner.startswith("C:") else "the open market"
+                holder = _who(was_owner) if was_owner.startswith("C:") else f"the {word(g, 'train_pool')}"
                 rusted.setdefault(name, {}).setdefault(holder, 0)
                 rusted[name][holder] += 1
         elif obs and not was_obs:
