@@ -516,6 +516,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.BuyTrain):
         move = train_by_type(game, move)
         move = train_side(game, move)
+        move = bank_train(game, move)
         move = own_train_rebate(game, move)
     if isinstance(move, A.PlaceToken) and move.entity in game.state.companies \
             and not game.company_ability(move.entity, "extra_token") \
@@ -621,6 +622,19 @@ def train_by_type(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
         if own:
             move = replace(move, exchange=own[0])
     return move
+
+
+def bank_train(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
+    """A new train named by its type (``buy train 3``) is the one the bank offers now, as the
+    engine would pick it (the next new train first): the log names the train as before."""
+    if move.train in game.state.trains or move.seller is not None:
+        return move
+    try:
+        offered = game._depot_trains()
+    except (GameError, KeyError, AttributeError):
+        return move
+    pick = next((t for t in offered if game.state.trains[t].name == move.train), None)
+    return replace(move, train=pick) if pick else move
 
 
 def train_side(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
