@@ -84,7 +84,8 @@ def test_a_discard_may_name_the_train_type():
     g = game(159)
     assert g.current_entity() == "ABC"
     made, _ = mail(g, "discard 3\ndone")
-    assert made[0] == "discard 3-1"
+    assert made[0] == "discard 3"  # shown by type (issue 29 leftovers); the train was 3-1
+    assert g.state.trains["3-1"].owner != "C:ABC"
     assert [g.state.trains[t].name for t in g.corp_trains("ABC")] == ["4", "5"]
 
 
