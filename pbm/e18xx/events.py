@@ -542,6 +542,7 @@ class Underwritten(Event):
     paid: int = 0  # what the bank paid for the last shares
     shares: int = 0  # how many went to the market
     rule: str = ""
+    pool: str = "open market"  # the title's word (18VA 4.4: the Pool)
 
     def text(self, money: Money) -> str:
         total = self.paid + self.price
@@ -550,7 +551,7 @@ class Underwritten(Event):
         return (f"{self.corp} receives {money(total)} for its sixth share: \"the Corporation receives a total of five "
                 f"times the Current Market Value\" ({rule}the state underwriting its stock): {times} x "
                 f"{money(self.price)}, the share's {money(self.price)} and {money(self.paid)} from the bank; its last "
-                f"{self.shares} shares go to the open market ('buy {self.corp} market')")
+                f"{self.shares} shares go to the {self.pool} ('buy {self.corp} market')")
 
 
 @dataclass(frozen=True)
@@ -560,10 +561,11 @@ class Converted(Event):
     old_size: int = 5
     new_size: int = 10
     tokens: int = 0  # station tokens it gets (title data ``conversion.tokens``)
+    ipo: str = "IPO"  # the title's word for where new shares are (18VA 4.5.1: the Treasury)
 
     def text(self, money: Money) -> str:
         return (f"{self.corp} converts from {self.old_size} to {self.new_size} shares: each certificate now counts "
-                f"{'half' if self.new_size == 2 * self.old_size else 'less'}, the new shares go to its IPO"
+                f"{'half' if self.new_size == 2 * self.old_size else 'less'}, the new shares go to its {self.ipo}"
                 + (f"; it gets {self.tokens} more station token(s)" if self.tokens else ""))
 
 
@@ -628,11 +630,13 @@ class DepotNext(Event):
     sold_out: str = ""  # the train type no longer offered
     next: str = ""  # the type the depot offers now ("" when it is empty)
     price: int = 0
+    bank: str = "depot"  # the title's word for where new trains are (18GA 1.4: the Initial Offering)
 
     def text(self, money: Money) -> str:
         if not self.next:
-            return f"The last {self.sold_out} train is sold: the depot is empty"
-        return f"The {self.sold_out} trains are sold out: the depot now offers {self.next} trains at {money(self.price)}"
+            return f"The last {self.sold_out} train is sold: the {self.bank} is empty"
+        return (f"The {self.sold_out} trains are sold out: the {self.bank} now offers {self.next} trains at "
+                f"{money(self.price)}")
 
 
 @dataclass(frozen=True)
@@ -963,7 +967,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             out.append(LoanRepaid(seq, sym, old[4] - now[4], now[4]))
         if now[6] != old[6] and not now[2]:
             extra = len(g.title.data.get("conversion", {}).get("tokens", []))
-            out.append(Converted(seq, sym, old[6], now[6], extra))
+            out.append(Converted(seq, sym, old[6], now[6], extra, word(g, "ipo")))
     if getattr(action, "type", "") == "buy_train" and action.entity in after.corps:
         pres = before.corps[action.entity][5]
         if pres and before.cash.get(f"P:{pres}", 0) > after.cash.get(f"P:{pres}", 0):
@@ -1002,7 +1006,8 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         old_name = s.trains[before.depot_next].name
         new = s.trains[after.depot_next] if after.depot_next else None
         if new is None or new.name != old_name:
-            out.append(DepotNext(seq, old_name, new.name if new else "", new.price if new else 0))
+            out.append(DepotNext(seq, old_name, new.name if new else "", new.price if new else 0,
+                                 word(g, "train_bank")))
     for sym, (owner, closed) in after.companies.items():
         old_owner, was_closed = before.companies.get(sym, (None, False))
         if closed and not was_closed:
@@ -1053,7 +1058,8 @@ def _bought(g: "Game", corp: str, before: Snap, after: Snap, seq: int) -> list[E
     out: list[Event] = []
     for tid in got:
         was = before.trains.get(tid, ("depot", False))[0]
-        source = "the bank" if was == "depot" else _who(was) if was.startswith("C:") else "the open market"
+        source = (f"the {word(g, 'train_bank')}" if was == "depot" else _who(was) if was.startswith("C:")
+                  else f"the {word(g, 'train_pool')}")  # the book's words (18GA 1.4: the Initial Offering)
         out.append(TrainBought(seq, corp, g.train_label(tid), source, paid if len(got) == 1 else 0))  # its side: 4+ (1848 8.2.1)
     return out
 
@@ -1140,7 +1146,8 @@ def _purchase(g: "Game", action: Any, owners: dict[str, str], unit: int, origin:
     if percent <= 0:
         return []
     was = next((owners[sid] for sid in moved if not owners[sid].startswith("P:")), origin)
-    source = ("the IPO" if was.startswith(("ipo:", "unissued:")) else "the open market" if was == "pool"
+    source = (f"the {word(g, 'ipo')}" if was.startswith(("ipo:", "unissued:")) else f"the {word(g, 'pool')}"
+              if was == "pool"
               else f"{_who(was)}'s treasury" if was.startswith("C:") else _who(was))
     c = g.state.corporations[corp]
     paid = unit * percent // max(1, 100 // max(1, int(c.size or 10)))
@@ -1254,7 +1261,7 @@ def _train_events(g: "Game", before: Snap, after: Snap, seq: int, discarded: str
                 rusted.setdefault(name, {}).setdefault(holder, 0)
                 rusted[name][holder] += 1
         elif obs and not was_obs:
-            holder = _who(owner) if owner.startswith("C:") else "the open market"
+            holder = _who(owner) if owner.startswith("C:") else f"the {word(g, 'train_pool')}"
             obsolete.setdefault(name, {}).setdefault(holder, 0)
             obsolete[name][holder] += 1
     # a train type rusting leaves none of its kind in companies: name the type even if nobody held one
@@ -1450,7 +1457,7 @@ class Recorder:
         cash = g.state.cash.get(key, 0)
         result = orig(corp)
         self._pending.append(Underwritten(self._seq, corp, price, g.state.cash.get(key, 0) - cash, shares,
-                                          section(g.title, "underwriting")))
+                                          section(g.title, "underwriting"), word(g, "pool")))
         return result
 
     def pay_dividend(self, orig: Callable[..., Any], corp: str, kind: str) -> Any:

@@ -38,7 +38,7 @@ def phase_words(game: "Game") -> str:
     start = words.get("start_phase")
     if start and game.state.phase == 0 and no_train_bought(game):
         first = game.title.trains[0].name
-        return f"{start} (until the first {first} train is bought)"
+        return f"{start} until the first {first} train is bought"
     name = game.phase.name
     name = str((words.get("phase_names") or {}).get(name, name))
     return word(game, "phase").replace("%s", name)
