@@ -1146,8 +1146,11 @@ def _purchase(g: "Game", action: Any, owners: dict[str, str], unit: int, origin:
     if percent <= 0:
         return []
     was = next((owners[sid] for sid in moved if not owners[sid].startswith("P:")), origin)
-    source = (f"the {word(g, 'ipo')}" if was.startswith(("ipo:", "unissued:")) else f"the {word(g, 'pool')}"
-              if was == "pool"
+    lender = g.title.data.get("bank_corporation") or {}
+    pool = f"the {word(g, 'pool')}"
+    if lender.get("sym") == corp:  # 1848 12.4.2: its certificates go back to "the Bank of England charter"
+        pool = f"the {lender.get('name', corp)} charter"
+    source = (f"the {word(g, 'ipo')}" if was.startswith(("ipo:", "unissued:")) else pool if was == "pool"
               else f"{_who(was)}'s treasury" if was.startswith("C:") else _who(was))
     c = g.state.corporations[corp]
     paid = unit * percent // max(1, 100 // max(1, int(c.size or 10)))

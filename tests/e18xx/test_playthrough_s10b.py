@@ -88,7 +88,7 @@ def test_the_sixth_b_and_o_share_says_the_state_underwrote_the_rest_and_the_ipo_
     assert told == [
         "B&O receives $300 for its sixth share: \"the Corporation receives a total of five times the Current "
         "Market Value\" (rule 4.4, the state underwriting its stock): 5 x $60, the share's $60 and $240 from the "
-        "bank; its last 4 shares go to the open market ('buy B&O market')"], said
+        "bank; its last 4 shares go to the Pool ('buy B&O market')"], said
     why = intent_refusal(g, "buy B&O ipo")
     assert why.startswith("move 1 (buy B&O ipo): no B&O certificate in the IPO: when its sixth share was bought "
                           "the state underwrote the rest")

@@ -79,10 +79,10 @@ def test_a_train_purchase_says_what_was_bought_from_whom_and_for_how_much():
     """W&A, OR 1.1 and GA, OR 3.1 (finding 5): 'buy train 2' and 'buy train 3' came with no event
     line (only the next company's home station, or the phase change): the mails never said what
     the train cost or where it came from (4.2.5)."""
-    assert "W&A buys a 2 train from the bank for $100" in _events(35, 36)
+    assert "W&A buys a 2 train from the Initial Offering for $100" in _events(35, 36)
     bought = _events(85, 86)
-    assert "GA buys a 3 train from the bank for $180" in bought
-    assert bought.index("GA buys a 3 train from the bank for $180") < next(
+    assert "GA buys a 3 train from the Initial Offering for $180" in bought
+    assert bought.index("GA buys a 3 train from the Initial Offering for $180") < next(
         i for i, t in enumerate(bought) if t.startswith("Phase 3 begins"))
 
 

@@ -59,7 +59,7 @@ def test_a_plus_train_bought_is_named_so():
     attach(g)
     mail(g, "lay 236 F17 0\nbuy train 4+\ndone")
     texts = [e.text(money_of(g.title)) for e in recorded(g)]
-    assert "NSW buys a 4+ train from the bank for £340" in texts, texts
+    assert "NSW buys a 4+ train from the Bank for £340" in texts, texts
 
 
 def test_the_commonwealth_railways_shows_both_home_cities():
