@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
-from pbm.e18xx.render.words import word
+from pbm.e18xx.render.words import phase_name, word
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
@@ -358,9 +358,10 @@ class PhaseChanged(Event):
     new: str = ""
     unlocks: tuple[str, ...] = ()
     closes: tuple[str, ...] = ()
+    words: str = ""  # the book's names for the two (render/words.py: "3/3+ Phase begins (was the 2/2+ Phase)")
 
     def text(self, money: Money) -> str:
-        out = f"Phase {self.new} begins (was {self.old})"
+        out = self.words or f"Phase {self.new} begins (was {self.old})"
         if self.unlocks:
             out += f"; now: {'; '.join(self.unlocks)}"
         if self.closes:
@@ -993,7 +994,16 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
     if after.phase != before.phase:
         names = g.title.phases
         unlocks, closes = phase_changes(g, before.phase, after.phase)
-        out.append(PhaseChanged(seq, names[before.phase].name, names[after.phase].name, unlocks, closes))
+        out.append(PhaseChanged(seq, names[before.phase].name, names[after.phase].name, unlocks, closes,
+                                f"{phase_name(g, after.phase)} begins (was {phase_name(g, before.phase)})"))
+    start = (g.title.data.get("words") or {}).get("start_phase")
+    if start and after.phase == 0 and all(o in ("depot", "N") for o, _obs in before.trains.values()) \
+            and not all(o in ("depot", "N") for o, _obs in after.trains.values()):
+        # the book's opening phase ends with the first train bought (18GA/18AL 1.2: Phase 1; 1848 9.1:
+        # the Starting Phase); it plays as the first train's phase (rulings), so nothing else changes
+        out.append(PhaseChanged(seq, str(start), g.title.phases[0].name, (), (),
+                                f"{phase_name(g, 0)} begins (was {start}): the first "
+                                f"{g.title.trains[0].name} train is bought; nothing else changes"))
     if getattr(action, "type", "") == "discard_train" and action.entity in after.corps:
         tid = str(action.train)
         step = g.or_step("discard_train") if hasattr(g, "or_step") else None

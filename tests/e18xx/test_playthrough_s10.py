@@ -188,7 +188,7 @@ def test_pdf_events_page_wraps_a_long_event_instead_of_cutting_it():
     for line in (HERE / "va-s10.jsonl").read_text(encoding="utf-8").splitlines()[:49]:
         g.process(A.action_from_dict(json.loads(line)))  # up to B&O's first 3 train: the phase event
     text = pdf_text(g)
-    assert "Phase 3 begins (was 2)" in text
+    assert "Phase 3 begins (was Phase 2)" in text
     assert "five-share companies may convert to ten shares" in text
 
 

@@ -71,3 +71,30 @@ def test_1848_names_its_phases_as_the_book():
     """1848 9.3: the "3/3+ Phase" begins with the first 3/3+ train."""
     g = _played("1848", 3, lambda g: g.state.phase >= 1)
     assert f"{g.phase.name}/" in head(g) and " Phase (train limit" in head(g), head(g)
+
+
+@pytest.mark.parametrize("title, said", [
+    ("18GA", "Phase 2 begins (was Phase 1): the first 2 train is bought; nothing else changes"),
+    ("1848", "2/2+ Phase begins (was Starting Phase): the first 2 train is bought; nothing else changes"),
+])
+def test_the_books_opening_phase_ends_with_the_first_train_as_an_event(title, said):
+    from pbm.e18xx.events import attach, money_of, recorded
+
+    rng = random.Random(3)
+    g = Game(title, ["Ann", "Bob", "Cy"], 3)
+    attach(g)
+    while not _a_train_bought(g):
+        g.process(pick(rng, g.legal_actions()))
+    texts = [e.text(money_of(g.title)) for e in recorded(g) if e.seq == len(g.actions)]
+    assert said in texts, texts
+
+
+def test_18va_begins_in_phase_2_and_says_no_opening_phase_ended():
+    from pbm.e18xx.events import attach, money_of, recorded
+
+    rng = random.Random(3)
+    g = Game("18VA", ["Ann", "Bob", "Cy"], 3)
+    attach(g)
+    while not _a_train_bought(g):
+        g.process(pick(rng, g.legal_actions()))
+    assert not any("begins (was" in e.text(money_of(g.title)) for e in recorded(g))

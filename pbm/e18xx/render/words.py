@@ -39,7 +39,13 @@ def phase_words(game: "Game") -> str:
     if start and game.state.phase == 0 and no_train_bought(game):
         first = game.title.trains[0].name
         return f"{start} until the first {first} train is bought"
-    name = game.phase.name
+    return phase_name(game, game.state.phase)
+
+
+def phase_name(game: "Game", index: int) -> str:
+    """Phase ``index`` of the title as the book names it: ``Phase 3``, 1848's ``3/3+ Phase``."""
+    words: dict[str, Any] = game.title.data.get("words") or {}
+    name = game.title.phases[index].name
     name = str((words.get("phase_names") or {}).get(name, name))
     return word(game, "phase").replace("%s", name)
 
