@@ -78,5 +78,5 @@ def test_a_place_on_two_hexes_changes_value_once_in_the_phase_text():
     g = game(35)
     attach(g)
     mail(g, "buy train 3\ndone")
-    phase = next(t for t in (e.text(money_of(g.title)) for e in recorded(g)) if t.startswith("Phase 3 begins"))
+    phase = next(t for t in (e.text(money_of(g.title)) for e in recorded(g)) if t.startswith("3/3+ Phase begins"))
     assert phase.count("Alice Springs £20 (was £10)") == 1, phase

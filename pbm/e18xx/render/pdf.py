@@ -500,7 +500,7 @@ def draw_events(c: Canvas, rep: "Replayed", x: float, top: float, width: float) 
         # a long event goes on over more lines, never cut off (play-through s10 finding 12: "...
         # companies may buy private companies from players; five-share comp")
         ind = "  " if line.startswith("  ") else ""
-        parts = textwrap.wrap(line.strip(), room - 4) or [""]
+        parts = textwrap.wrap(line.strip(), room - 4, break_on_hyphens=False) or [""]
         lines += [ind + parts[0]] + ["    " + part for part in parts[1:]]
     fit = int((y - MARGIN) / 11)
     if len(lines) > fit:  # the newest that fit, from an action's line on
