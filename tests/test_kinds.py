@@ -23,7 +23,7 @@ def test_show_and_export_of_an_18xx_game_are_its_kinds(sqlite_url, players_csv):
     cli = Cli(sqlite_url)
     cli("new-game", "18GA", "--players", players_csv, "--name", "ga")
     assert cli("show", "ga").stdout == cli("18xx", "show", "ga").stdout
-    assert "Private auction" in cli("show", "ga").stdout
+    assert "Stock Round 1: the sale of the Private Companies" in cli("show", "ga").stdout
     exported = cli("export", "ga").stdout
     assert exported == cli("18xx", "export", "ga").stdout
     assert [p["name"] for p in json.loads(exported)["players"]] == ["Ada Lovelace", "Brunel Isambard", "Carl Benz"]

@@ -104,7 +104,7 @@ def move_cmd(ctx: typer.Context,
     from pbm.mail.config import reply_sender
 
     from pbm.e18xx.pbem.mailplay import broadcast
-    from pbm.e18xx.pbem.games import apply, offer_parties, offer_thing, pick_18xx_game
+    from pbm.e18xx.pbem.games import apply, offer_name, offer_parties, offer_thing, pick_18xx_game
     from pbm.e18xx.pbem.games import players as seat_rows
 
     shown: list[str] = []
@@ -128,8 +128,8 @@ def move_cmd(ctx: typer.Context,
             o = out.offer
             shown.append(f"Offer, not a sale: {offer_parties(o)} {out.game.title.money(o['price'])} for "
                          f"{offer_thing(o)}; "
-                         f"{o['owner']} (player {o['owner_seat']}) answers 'accept {o['company']}' or "
-                         f"'decline {o['company']}'.")
+                         f"{o['owner']} (player {o['owner_seat']}) answers 'accept {offer_name(o)}' or "
+                         f"'decline {offer_name(o)}'.")
         if mail:
             seat = next(p for p in seat_rows(s, row) if p.number == player)
             n = broadcast(s, row, out.game, reply_sender(None), mover=seat, applied=out.applied, rep=out.replayed,

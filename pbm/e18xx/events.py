@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
+from pbm.e18xx.render.words import phase_name, word
+
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
 
@@ -149,7 +151,7 @@ class FreeTrain(Event):
     def text(self, money: Money) -> str:
         if self.why_not:
             return f"{self.corp} gets no free train with {self.company}: {self.why_not}"
-        return f"{self.corp} gets {self.company}'s free {self.train} train ({self.train_id}) with it (not a train purchase)"
+        return f"{self.corp} gets {self.company}'s free {self.train} train with it (not a train purchase)"
 
 
 @dataclass(frozen=True)
@@ -356,9 +358,10 @@ class PhaseChanged(Event):
     new: str = ""
     unlocks: tuple[str, ...] = ()
     closes: tuple[str, ...] = ()
+    words: str = ""  # the book's names for the two (render/words.py: "3/3+ Phase begins (was the 2/2+ Phase)")
 
     def text(self, money: Money) -> str:
-        out = f"Phase {self.new} begins (was {self.old})"
+        out = self.words or f"Phase {self.new} begins (was {self.old})"
         if self.unlocks:
             out += f"; now: {'; '.join(self.unlocks)}"
         if self.closes:
@@ -395,11 +398,12 @@ class TrainLeft(Event):
     train: str = ""
     train_id: str = ""
     owner: str = ""  # "" for the depot
+    bank: str = "depot"  # the title's word for where new trains are (18GA 1.4: the Initial Offering)
 
     def text(self, money: Money) -> str:
         if not self.owner:
-            return f"A {self.train} train ({self.train_id}) leaves the game from the depot"
-        return f"{self.owner}'s obsolete {self.train} train ({self.train_id}) has run its last and leaves"
+            return f"A {self.train} train leaves the game from the {self.bank}"
+        return f"{self.owner}'s obsolete {self.train} train has run its last and leaves"
 
 
 @dataclass(frozen=True)
@@ -412,12 +416,13 @@ class TrainDiscarded(Event):
     limit: int = 0  # the company's train limit now
     rule: str = ""
     removed: bool = False  # out of the game (1848 8.1), not back to the bank
+    pool: str = "open market"  # the title's word for it (18GA 1.4: the Open Market; 18VA: the Pool)
 
     def text(self, money: Money) -> str:
         rule = f" (rule {self.rule})" if self.rule else ""
         where = ("the train is removed from the game" if self.removed
-                 else "the train goes back to the bank, which offers it in the open market")
-        return (f"{self.corp} discards its {self.train} train ({self.train_id}) down to its train limit of "
+                 else f"the train goes back to the bank, which offers it in the {self.pool}")
+        return (f"{self.corp} discards its {self.train} train down to its train limit of "
                 f"{self.limit}{rule}; {where}")
 
 
@@ -538,6 +543,7 @@ class Underwritten(Event):
     paid: int = 0  # what the bank paid for the last shares
     shares: int = 0  # how many went to the market
     rule: str = ""
+    pool: str = "open market"  # the title's word (18VA 4.4: the Pool)
 
     def text(self, money: Money) -> str:
         total = self.paid + self.price
@@ -546,7 +552,7 @@ class Underwritten(Event):
         return (f"{self.corp} receives {money(total)} for its sixth share: \"the Corporation receives a total of five "
                 f"times the Current Market Value\" ({rule}the state underwriting its stock): {times} x "
                 f"{money(self.price)}, the share's {money(self.price)} and {money(self.paid)} from the bank; its last "
-                f"{self.shares} shares go to the open market ('buy {self.corp} market')")
+                f"{self.shares} shares go to the {self.pool} ('buy {self.corp} market')")
 
 
 @dataclass(frozen=True)
@@ -556,10 +562,11 @@ class Converted(Event):
     old_size: int = 5
     new_size: int = 10
     tokens: int = 0  # station tokens it gets (title data ``conversion.tokens``)
+    ipo: str = "IPO"  # the title's word for where new shares are (18VA 4.5.1: the Treasury)
 
     def text(self, money: Money) -> str:
         return (f"{self.corp} converts from {self.old_size} to {self.new_size} shares: each certificate now counts "
-                f"{'half' if self.new_size == 2 * self.old_size else 'less'}, the new shares go to its IPO"
+                f"{'half' if self.new_size == 2 * self.old_size else 'less'}, the new shares go to its {self.ipo}"
                 + (f"; it gets {self.tokens} more station token(s)" if self.tokens else ""))
 
 
@@ -624,11 +631,13 @@ class DepotNext(Event):
     sold_out: str = ""  # the train type no longer offered
     next: str = ""  # the type the depot offers now ("" when it is empty)
     price: int = 0
+    bank: str = "depot"  # the title's word for where new trains are (18GA 1.4: the Initial Offering)
 
     def text(self, money: Money) -> str:
         if not self.next:
-            return f"The last {self.sold_out} train is sold: the depot is empty"
-        return f"The {self.sold_out} trains are sold out: the depot now offers {self.next} trains at {money(self.price)}"
+            return f"The last {self.sold_out} train is sold: the {self.bank} is empty"
+        return (f"The {self.sold_out} trains are sold out: the {self.bank} now offers {self.next} trains at "
+                f"{money(self.price)}")
 
 
 @dataclass(frozen=True)
@@ -959,7 +968,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             out.append(LoanRepaid(seq, sym, old[4] - now[4], now[4]))
         if now[6] != old[6] and not now[2]:
             extra = len(g.title.data.get("conversion", {}).get("tokens", []))
-            out.append(Converted(seq, sym, old[6], now[6], extra))
+            out.append(Converted(seq, sym, old[6], now[6], extra, word(g, "ipo")))
     if getattr(action, "type", "") == "buy_train" and action.entity in after.corps:
         pres = before.corps[action.entity][5]
         if pres and before.cash.get(f"P:{pres}", 0) > after.cash.get(f"P:{pres}", 0):
@@ -985,20 +994,30 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
     if after.phase != before.phase:
         names = g.title.phases
         unlocks, closes = phase_changes(g, before.phase, after.phase)
-        out.append(PhaseChanged(seq, names[before.phase].name, names[after.phase].name, unlocks, closes))
+        out.append(PhaseChanged(seq, names[before.phase].name, names[after.phase].name, unlocks, closes,
+                                f"{phase_name(g, after.phase)} begins (was {phase_name(g, before.phase)})"))
+    start = (g.title.data.get("words") or {}).get("start_phase")
+    if start and after.phase == 0 and all(o in ("depot", "N") for o, _obs in before.trains.values()) \
+            and not all(o in ("depot", "N") for o, _obs in after.trains.values()):
+        # the book's opening phase ends with the first train bought (18GA/18AL 1.2: Phase 1; 1848 9.1:
+        # the Starting Phase); it plays as the first train's phase (rulings), so nothing else changes
+        out.append(PhaseChanged(seq, str(start), g.title.phases[0].name, (), (),
+                                f"{phase_name(g, 0)} begins (was {start}): the first "
+                                f"{g.title.trains[0].name} train is bought; nothing else changes"))
     if getattr(action, "type", "") == "discard_train" and action.entity in after.corps:
         tid = str(action.train)
         step = g.or_step("discard_train") if hasattr(g, "or_step") else None
-        out.append(TrainDiscarded(seq, action.entity, str(g.state.trains[tid].name), tid,
+        out.append(TrainDiscarded(seq, action.entity, str(g.train_label(tid)), tid,
                                   int(g.train_limit(action.entity)), step.rule(g.title) if step is not None else "",
-                                  g.state.trains[tid].owner == "removed"))
+                                  g.state.trains[tid].owner == "removed", word(g, "train_pool")))
     out += _train_events(g, before, after, seq,
                          str(action.train) if getattr(action, "type", "") == "discard_train" else "")
     if after.depot_next != before.depot_next and before.depot_next is not None:
         old_name = s.trains[before.depot_next].name
         new = s.trains[after.depot_next] if after.depot_next else None
         if new is None or new.name != old_name:
-            out.append(DepotNext(seq, old_name, new.name if new else "", new.price if new else 0))
+            out.append(DepotNext(seq, old_name, new.name if new else "", new.price if new else 0,
+                                 word(g, "train_bank")))
     for sym, (owner, closed) in after.companies.items():
         old_owner, was_closed = before.companies.get(sym, (None, False))
         if closed and not was_closed:
@@ -1049,7 +1068,8 @@ def _bought(g: "Game", corp: str, before: Snap, after: Snap, seq: int) -> list[E
     out: list[Event] = []
     for tid in got:
         was = before.trains.get(tid, ("depot", False))[0]
-        source = "the bank" if was == "depot" else _who(was) if was.startswith("C:") else "the open market"
+        source = (f"the {word(g, 'train_bank')}" if was == "depot" else _who(was) if was.startswith("C:")
+                  else f"the {word(g, 'train_pool')}")  # the book's words (18GA 1.4: the Initial Offering)
         out.append(TrainBought(seq, corp, g.train_label(tid), source, paid if len(got) == 1 else 0))  # its side: 4+ (1848 8.2.1)
     return out
 
@@ -1136,7 +1156,11 @@ def _purchase(g: "Game", action: Any, owners: dict[str, str], unit: int, origin:
     if percent <= 0:
         return []
     was = next((owners[sid] for sid in moved if not owners[sid].startswith("P:")), origin)
-    source = ("the IPO" if was.startswith(("ipo:", "unissued:")) else "the open market" if was == "pool"
+    lender = g.title.data.get("bank_corporation") or {}
+    pool = f"the {word(g, 'pool')}"
+    if lender.get("sym") == corp:  # 1848 12.4.2: its certificates go back to "the Bank of England charter"
+        pool = f"the {lender.get('name', corp)} charter"
+    source = (f"the {word(g, 'ipo')}" if was.startswith(("ipo:", "unissued:")) else pool if was == "pool"
               else f"{_who(was)}'s treasury" if was.startswith("C:") else _who(was))
     c = g.state.corporations[corp]
     paid = unit * percent // max(1, 100 // max(1, int(c.size or 10)))
@@ -1240,17 +1264,17 @@ def _train_events(g: "Game", before: Snap, after: Snap, seq: int, discarded: str
             if tid == discarded:
                 continue  # discarded out of the game (1848 8.1): the discard's own event says so
             if was_owner == "depot":
-                out.append(TrainLeft(seq, name, tid, ""))
+                out.append(TrainLeft(seq, name, tid, "", word(g, "train_bank")))
             elif was_obs and was_owner.startswith("C:"):
                 out.append(TrainLeft(seq, name, tid, _who(was_owner)))
             elif was_owner.startswith("C:") and was_owner[2:] in closing:
                 continue  # its company closed or went into receivership: said there
             else:
-                holder = _who(was_owner) if was_owner.startswith("C:") else "the open market"
+                holder = _who(was_owner) if was_owner.startswith("C:") else f"the {word(g, 'train_pool')}"
                 rusted.setdefault(name, {}).setdefault(holder, 0)
                 rusted[name][holder] += 1
         elif obs and not was_obs:
-            holder = _who(owner) if owner.startswith("C:") else "the open market"
+            holder = _who(owner) if owner.startswith("C:") else f"the {word(g, 'train_pool')}"
             obsolete.setdefault(name, {}).setdefault(holder, 0)
             obsolete[name][holder] += 1
     # a train type rusting leaves none of its kind in companies: name the type even if nobody held one
@@ -1446,7 +1470,7 @@ class Recorder:
         cash = g.state.cash.get(key, 0)
         result = orig(corp)
         self._pending.append(Underwritten(self._seq, corp, price, g.state.cash.get(key, 0) - cash, shares,
-                                          section(g.title, "underwriting")))
+                                          section(g.title, "underwriting"), word(g, "pool")))
         return result
 
     def pay_dividend(self, orig: Callable[..., Any], corp: str, kind: str) -> Any:

@@ -130,7 +130,7 @@ def test_money_in_pounds_in_the_mail_and_its_pdf(aus):
     msg, text = answer(cli, inbound)
     cash = game.state.cash[f"P:{first}"]
     assert f"You: £{cash}" in text  # the short summary
-    assert "Bank: £" in text and f"£{cash}" in text and "Depot offers: 2 (£100)" in text  # the state
+    assert "Bank: £" in text and f"£{cash}" in text and "Trains for sale: 2 (£100) from the Bank" in text  # the state
     assert "$" not in text
     pdf = next(p for p in msg.iter_attachments() if p.get_content_type() == "application/pdf")
     words = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf.get_content())).pages)

@@ -472,7 +472,7 @@ def test_the_state_names_the_game_and_the_bo_par_line_says_the_bank_pays():
     from pbm.e18xx.render.view import describe
 
     g = _after_the_auction()
-    assert describe(g, name="va-1").splitlines()[0].startswith("18VA game va-1 - Private auction - phase 2")
+    assert describe(g, name="va-1").splitlines()[0].startswith("18VA game va-1 - Initial Stock Round (rule 4.1) - Phase 2")
     lines = legal_lines(g)
     assert "par B&O 70   # starting value: you hold the president's certificate; the bank puts $140 in B&O's " \
            "treasury" in lines, lines

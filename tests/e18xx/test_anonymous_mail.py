@@ -45,7 +45,7 @@ def test_an_anonymous_games_mails_and_pdfs_hide_the_other_players(cli, tmp_path)
             assert not re.search(rf"\b{name}\b", text), (reader, name, text)
         if any(f"Player {number}" in text for _n, number in others):
             told.add(reader)
-            assert "\n18GA game ga-1 - Private auction - phase 2" in text  # the state names its game (finding 15)
+            assert "\n18GA game ga-1 - Stock Round 1: the sale of the Private Companies (rule 3.1) - Phase 1" in text  # the state names its game (finding 15)
         pdfs = [p.get_content() for p in msg.iter_attachments() if p.get_content_type() == "application/pdf"]
         for pdf in pdfs:
             words = _pdf_text(pdf)

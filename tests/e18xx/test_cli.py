@@ -65,7 +65,7 @@ def test_own_log_format_and_moves(tmp_path):
     assert res.exit_code == 0
     assert "Ann" in res.output and "bid 20 LTR" in res.output and "pass" in res.output
     res = runner.invoke(app, ["show", str(p)])
-    assert res.exit_code == 0 and "Private auction" in res.output
+    assert res.exit_code == 0 and "Stock Round 1: the sale of the Private Companies" in res.output  # 18GA 3.1's words
 
 
 @pytest.mark.parametrize("content,needle", [

@@ -162,8 +162,8 @@ def test_18al_objective_bonus():
 
 
 def test_18va_conversion():
-    assert at(VA, 182, E.Converted) == [E.Converted(182, "N&W", 5, 10, 2)]
-    assert texts(VA, 182)[0].endswith("the new shares go to its IPO; it gets 2 more station token(s)")
+    assert at(VA, 182, E.Converted) == [E.Converted(182, "N&W", 5, 10, 2, "Treasury")]
+    assert texts(VA, 182)[0].endswith("the new shares go to its Treasury; it gets 2 more station token(s)")
     assert not at(VA, 182, E.PriceMoved)  # 18VA 4.5.1: converting moves no price
 
 
@@ -305,9 +305,9 @@ def test_since_the_last_mail_survives_an_undo():
 
 
 def test_depot_next_train_home_stations_and_who_starts_the_next_round():
-    assert at(GA_BANK, 162, E.DepotNext) == [E.DepotNext(162, "2", "3", 180)]
-    assert texts(GA_BANK, 162) == ["GA buys a 2 train from the bank for $100",  # play-through s11 (18AL)
-                                   "The 2 trains are sold out: the depot now offers 3 trains at $180"]
+    assert at(GA_BANK, 162, E.DepotNext) == [E.DepotNext(162, "2", "3", 180, "Initial Offering")]
+    assert texts(GA_BANK, 162) == ["GA buys a 2 train from the Initial Offering for $100",  # play-through s11 (18AL)
+                                   "The 2 trains are sold out: the Initial Offering now offers 3 trains at $180"]
     assert at(GA_BANK, 40, E.StationPlaced) == [E.StationPlaced(40, "W&A", "D4 Atlanta (its city is chosen when the hex's first tile is laid)")]
     assert at(GA_BANK, 40, E.RoundEnded) == [E.RoundEnded(40, "Stock round 1", "operating round 1.1",
                                                           "operating order: W&A, CoG")]
@@ -354,7 +354,7 @@ def test_events_agree_with_the_title_and_each_other(rel):
 
 def test_floated_with_its_treasury():
     assert at(P1848, 39, E.Floated) == [E.Floated(39, "CAR", 1000)]
-    assert texts(P1848, 39) == ["Player 3 buys 10% of CAR from the IPO for £100; Player 3 now holds 60%",
+    assert texts(P1848, 39) == ["Player 3 buys 10% of CAR from the Bank for £100; Player 3 now holds 60%",
                                 "CAR floats; its treasury now holds £1000"]
 
 
@@ -363,8 +363,8 @@ def test_a_share_bought_and_a_company_started_say_the_price_source_and_holding()
     are events with what was paid; each price is the buyer's cash drop wherever no round ended with
     the action (a round's end may pay him a private's revenue in the same action)."""
     assert texts(P1848, 29) == ["Player 2 starts VR at a par price of £100: the president's certificate (20%) "
-                                "from the IPO for £200"]
-    assert texts(P1848, 91)[0] == "Player 1 buys 10% of BOE from the open market for £80; Player 1 now holds 10%"
+                                "from the Bank for £200"]
+    assert texts(P1848, 91)[0] == "Player 1 buys 10% of BOE from the Bank of England charter for £80; Player 1 now holds 10%"
     for rel in (P1848, AL, GA_BANK, VA):
         export, where = load_fixture(rel)
         if export is None:

@@ -162,7 +162,7 @@ def test_show_at_zero_is_the_opening(export_file, bank_export):
     assert st["actions"] == 0 and st["round"]["kind"] == "auction" and st["tiles"] == {}
     assert st["to_act"] == bank_export["players"][0]["name"]
     text = runner.invoke(app, ["show", str(export_file), "--at", "0"]).output
-    assert "Private auction" in text
+    assert "Stock Round 1: the sale of the Private Companies" in text  # 18GA 3.1's words
     assert "may:" in runner.invoke(app, ["moves", str(export_file), "--at", "0"]).output
 
 

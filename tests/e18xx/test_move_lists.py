@@ -14,7 +14,7 @@ from pbm.e18xx.core.game import Game
 from pbm.e18xx.core.state import clone_state
 from pbm.e18xx.pbem.games import legal_lines
 from pbm.e18xx.pbem.intent import TurnWriter
-from pbm.e18xx.pbem.moves import parse_moves
+from pbm.e18xx.pbem.moves import for_game, parse_moves
 from tests.e18xx.helpers import pick
 from tests.e18xx.test_intent import at
 
@@ -92,8 +92,10 @@ def test_a_train_of_another_company_names_its_owner_and_price():
     tid = next(t for t, tr in s.trains.items() if tr.owner.startswith("C:") and tr.owner != "C:ATN")
     owner = s.trains[tid].owner[2:]
     text = say(g, A.BuyTrain("ATN", tid, 40))
-    assert text == f"buy train {tid} from {owner} for 40"
-    assert parse_moves(text, "x") == [A.BuyTrain("x", tid, 40, seller=owner)]
+    kind = s.trains[tid].name  # by type, never the id (issue 29 leftovers)
+    assert text == f"buy train {kind} from {owner} for 40"
+    assert parse_moves(text, "x") == [A.BuyTrain("x", kind, 40, seller=owner)]
+    assert for_game(g, "x", A.BuyTrain("x", kind, 40, seller=owner)).train == tid  # its only one of that type
 
 
 def test_a_private_ability_line_has_no_bracket_prefix():

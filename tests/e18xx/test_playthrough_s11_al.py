@@ -48,9 +48,9 @@ def test_a_train_bought_says_from_whom_and_for_how_much():
     said "#31 Ann for ABC: buy train 2" and nothing of the $100 paid or where the train came from
     (issue 29 item 2: mails say what the moves caused)."""
     g = s11(167)
-    assert "ABC buys a 2 train from the bank for $100" in texts_at(g, 31)
-    assert "WRA buys a 3 train from the bank for $90" in texts_at(g, 93)  # NDY's half price
-    assert "L&N buys a 3 train from the open market for $180" in texts_at(g, 167)
+    assert "ABC buys a 2 train from the Initial Offering for $100" in texts_at(g, 31)
+    assert "WRA buys a 3 train from the Initial Offering for $90" in texts_at(g, 93)  # NDY's half price
+    assert "L&N buys a 3 train from the Open Market for $180" in texts_at(g, 167)
 
 
 def test_the_lumber_terminal_is_laid_only_with_brown_and_sons():
@@ -84,7 +84,8 @@ def test_a_discard_may_name_the_train_type():
     g = game(159)
     assert g.current_entity() == "ABC"
     made, _ = mail(g, "discard 3\ndone")
-    assert made[0] == "discard 3-1"
+    assert made[0] == "discard 3"  # shown by type (issue 29 leftovers); the train was 3-1
+    assert g.state.trains["3-1"].owner != "C:ABC"
     assert [g.state.trains[t].name for t in g.corp_trains("ABC")] == ["4", "5"]
 
 

@@ -280,7 +280,7 @@ def test_a_phase_change_says_the_bank_of_englands_dividend():
     g = game(193, events=True)
 
     def phase(seq: int) -> str:
-        return next(t for t in texts_at(g, seq) if t.startswith("Phase "))
+        return next(t for t in texts_at(g, seq) if " Phase begins (was " in t)  # 1848 9.3: "3/3+ Phase"
     assert phase(53).endswith("; BOE pays its shareholders at least £100 (£10 a share)")
     assert "BOE pays its shareholders at least £200 (£20 a share); no longer:" in phase(193)
     assert "BOE" not in phase(118)  # phase 4 leaves it as it was

@@ -52,7 +52,7 @@ def test_discard_names_the_train_by_its_type():
     g = game(194)
     assert g.current_entity() == "GA"
     made, _ = mail(g, "discard 3")
-    assert made == ["discard 3-0"]
+    assert made == ["discard 3"] and g.state.trains["3-0"].owner != "C:GA"  # the lowest-numbered 3
     assert [g.state.trains[t].name for t in g.corp_trains("GA")] == ["3", "4"]
 
 
@@ -79,10 +79,10 @@ def test_a_train_purchase_says_what_was_bought_from_whom_and_for_how_much():
     """W&A, OR 1.1 and GA, OR 3.1 (finding 5): 'buy train 2' and 'buy train 3' came with no event
     line (only the next company's home station, or the phase change): the mails never said what
     the train cost or where it came from (4.2.5)."""
-    assert "W&A buys a 2 train from the bank for $100" in _events(35, 36)
+    assert "W&A buys a 2 train from the Initial Offering for $100" in _events(35, 36)
     bought = _events(85, 86)
-    assert "GA buys a 3 train from the bank for $180" in bought
-    assert bought.index("GA buys a 3 train from the bank for $180") < next(
+    assert "GA buys a 3 train from the Initial Offering for $180" in bought
+    assert bought.index("GA buys a 3 train from the Initial Offering for $180") < next(
         i for i, t in enumerate(bought) if t.startswith("Phase 3 begins"))
 
 
@@ -159,7 +159,7 @@ def test_a_route_by_hexes_alone_through_atlanta_when_the_track_names_the_city():
     g = game(48)
     assert g.current_entity() == "W&A"
     made, _ = mail(g, "lay 6 C3 3\nrun 2 D4 C3\npayout\ndone")
-    assert "run 2-0 D4 C3" in made and g.current_entity() == "CoG"
+    assert "run 2 D4 C3" in made and g.current_entity() == "CoG"
     assert g.state.corporations["W&A"].price != game(48).state.corporations["W&A"].price  # paid out $50
     g = game(48)
     why = refusal(g, "lay 6 C3 3\nrun 2 D4 B10\npayout\ndone")  # no city of D4 makes a route with B10
@@ -281,4 +281,4 @@ def test_the_move_list_offers_discard_by_type():
     g = game(194)
     assert legal_lines(g) == ["discard 3", "discard 4"]
     made, _ = mail(g, legal_lines(g)[1])
-    assert made == ["discard 4-2"]
+    assert made == ["discard 4"] and g.state.trains["4-2"].owner != "C:GA"

@@ -59,7 +59,7 @@ def test_a_plus_train_bought_is_named_so():
     attach(g)
     mail(g, "lay 236 F17 0\nbuy train 4+\ndone")
     texts = [e.text(money_of(g.title)) for e in recorded(g)]
-    assert "NSW buys a 4+ train from the bank for £340" in texts, texts
+    assert "NSW buys a 4+ train from the Bank for £340" in texts, texts
 
 
 def test_the_commonwealth_railways_shows_both_home_cities():
@@ -78,5 +78,5 @@ def test_a_place_on_two_hexes_changes_value_once_in_the_phase_text():
     g = game(35)
     attach(g)
     mail(g, "buy train 3\ndone")
-    phase = next(t for t in (e.text(money_of(g.title)) for e in recorded(g)) if t.startswith("Phase 3 begins"))
+    phase = next(t for t in (e.text(money_of(g.title)) for e in recorded(g)) if t.startswith("3/3+ Phase begins"))
     assert phase.count("Alice Springs £20 (was £10)") == 1, phase

@@ -32,8 +32,8 @@ mail, refusal = intent_mail, intent_refusal
 def test_named_run_without_a_route_says_why():
     g = game("ga", 37)  # CoG: a 2 train, its station F6 joined to nothing
     assert g.current_entity() == "CoG"
-    why = refusal(g, "lay 7 F8 1\nrun 2-0 F6 E7\npayout\nbuy train 2\ndone")
-    assert why.startswith("move 2 (run 2-0 F6 E7): CoG's trains have no route")
+    why = refusal(g, "lay 7 F8 1\nrun 2-0 F6 E7\npayout\nbuy train 2\ndone")  # an old mail's id form
+    assert why.startswith("move 2 (run 2 F6 E7): CoG's trains have no route")  # said by type
     assert "no track joins its station (F6) to another stop" in why and "18GA rule 4.2.3" in why
     assert "may not run trains now" not in why
 
@@ -167,26 +167,31 @@ def test_1848_buy_a_private_in_the_falling_price_sale_is_its_purchase():
 def test_run_naming_the_train_type_runs_the_one_train_of_that_type():
     g = game("va", 37)  # C&O owns one 2 train, id 2-2
     assert g.corp_trains("C&O") == ["2-2"]
+    n = len(g.actions)
     made, _ = mail(g, "lay 5 C8 5\nrun 2 D9 C8\npayout\ndone")
-    assert "run 2-2 D9 C8" in made and "payout" in made
+    assert "run 2 D9 C8" in made and "payout" in made
+    assert [r.train for a in g.actions[n:] if isinstance(a, A.RunRoutes) for r in a.routes] == ["2-2"]
     why = refusal(game("va", 37), "lay 5 C8 5\nrun 2-0 D9 C8\npayout\ndone")  # a wrong id stays refused
     assert "C&O does not own train 2-0; it owns 2" in why
 
 
-def test_state_text_shows_the_train_ids_a_run_needs():
+def test_state_text_shows_the_trains_by_type():
+    """A run, a sale and a discard name a train by its type (issue 29 leftovers), so the state lists
+    types, a freight side by its name, and never the ids (2-2)."""
     from pbm.e18xx.render.view import describe
 
     g = game("va", 37)
     line = next(x for x in describe(g).splitlines() if x.strip().startswith("C&O "))
-    assert "trains 2-2 (1× 2) (limit" in line
+    assert "trains 2 (limit" in line and "2-2" not in line
     line = next(x for x in describe(g).splitlines() if x.strip().startswith("N&W "))
     n_w = g.corp_trains("N&W")
-    assert any(g.train_label(t) == "1G" for t in n_w) and re.search(r"trains [^(]*2-\d+ \(1× 1G\)", line), line
+    assert any(g.train_label(t) == "1G" for t in n_w) and re.search(r"trains (\S+, )*1G\b", line), line
+    assert not re.search(r"\b2-\d+\b", line), line
 
 
 def test_the_pdf_lists_trains_as_the_mail_does():
-    """Issue 29: the PDF listed a company's trains by type ('2, 2, 2, 3'); it lists the ids a run
-    names, grouped by type with how many, as the mail's state does."""
+    """Issue 29: the PDF lists a company's trains by type, as the mail's state does (a freight side
+    by its name: 1G), never the ids."""
     from pbm.e18xx.render.view import describe, train_list
 
     from .test_public_state import pdf_text
@@ -194,7 +199,7 @@ def test_the_pdf_lists_trains_as_the_mail_does():
     g = game("va", 37)
     n_w = g.corp_trains("N&W")
     listed = train_list(g, n_w)
-    assert len(n_w) >= 2 and "× 1G)" in listed
+    assert len(n_w) >= 2 and "1G" in listed.split(", ") and "-" not in listed
     line = next(x for x in describe(g).splitlines() if x.strip().startswith("N&W "))
     assert f"trains {listed} (limit" in line
     assert f"{listed} (max " in pdf_text(g)

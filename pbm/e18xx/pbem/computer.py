@@ -106,7 +106,9 @@ def computer_answer(game, offer: dict) -> str:
     if offer.get("kind") == "train":  # a train of its company: at face value or more (ruling, 18AL 4.2.5(d))
         tr = game.state.trains.get(offer["company"])
         fair = tr is not None and int(offer["price"]) >= tr.price
-        return f"{'accept' if fair else 'decline'} {offer['company']}"
+        from pbm.e18xx.pbem.games import offer_name
+
+        return f"{'accept' if fair else 'decline'} {offer_name(offer)}"
     comp = game.state.companies.get(offer["company"])
     fair = comp is not None and int(offer["price"]) >= SELL_AT * comp.value
     return f"{'accept' if fair else 'decline'} {offer['company']}"

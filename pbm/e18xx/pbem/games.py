@@ -638,10 +638,18 @@ def train_offer(game: Game, act: A.BuyTrain) -> A.BuyTrain:
     return _replace(act, train=tr.tid, seller=act.seller or seller, price=tr.price if act.price is None else act.price)
 
 
+def offer_name(offer: dict) -> str:
+    """What the answer names: the private (``MRC``), or the train by its type (``2``, never the id
+    ``2-0``: issue 29 leftovers; one offer waits at a time, so the type is enough)."""
+    from pbm.e18xx.pbem.moves import train_type
+
+    return train_type(str(offer["company"])) if offer.get("kind") == "train" else str(offer["company"])
+
+
 def offer_thing(offer: dict) -> str:
-    """What an offer is for, as the mails say it: ``MRC`` or ``ABC's train 2-0``."""
+    """What an offer is for, as the mails say it: ``MRC`` or ``ABC's 2 train``."""
     if offer.get("kind") == "train":
-        return f"{offer['seller']}'s train {offer['company']}"
+        return f"{offer['seller']}'s {offer_name(offer)} train"
     return str(offer["company"])
 
 
@@ -659,9 +667,9 @@ def offer_parties(offer: dict) -> str:
 def offer_waiting(game: Any, offer: dict) -> str:
     """The status line of an offer not yet answered, naming the buyer, its president, the owner
     and, for a train, the selling company: ``Offer waiting: ABC (Ann's company) offers Bob,
-    president of CoG, $1 for CoG's train 2-0; Bob answers 'accept 2-0' or 'decline 2-0'``."""
+    president of CoG, $1 for CoG's 2 train; Bob answers 'accept 2' or 'decline 2'``."""
     return (f"Offer waiting: {offer_parties(offer)} {game.title.money(offer['price'])} for {offer_thing(offer)}; "
-            f"{offer['owner']} answers 'accept {offer['company']}' or 'decline {offer['company']}'")
+            f"{offer['owner']} answers 'accept {offer_name(offer)}' or 'decline {offer_name(offer)}'")
 
 
 def offer_rule(game_or_title: Any, offer: dict) -> str:
@@ -734,14 +742,14 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
     if offer is None:
         return refuse(f"line 1: {lines[0]!r}: there is no offer waiting for an answer")
     if seat != offer.get("owner_seat"):
-        return refuse(f"line 1: {lines[0]!r}: the offer for {offer['company']} waits for {offer['owner']}'s "
+        return refuse(f"line 1: {lines[0]!r}: the offer for {offer_thing(offer)} waits for {offer['owner']}'s "
                       "answer, not yours")
-    if comp.upper() != str(offer["company"]).upper():
+    if comp.upper() not in (str(offer["company"]).upper(), offer_name(offer).upper()):  # an old mail: the id
         return refuse(f"line 1: {lines[0]!r}: the offer waiting is for {offer_thing(offer)}; "
-                      f"write '{verb} {offer['company']}'")
+                      f"write '{verb} {offer_name(offer)}'")
     if action_count(session, game_row) != offer["at"]:
         set_offer(game_row, None)
-        return refuse(f"line 1: the offer for {offer['company']} lapsed: the game moved on since it was made")
+        return refuse(f"line 1: the offer for {offer_thing(offer)} lapsed: the game moved on since it was made")
     if verb == "decline":
         set_offer(game_row, None)
         session.flush()

@@ -768,14 +768,14 @@ def _buyer(offer: dict) -> str:
 
 
 def _offer_note_only(offer: dict, game_row=None) -> str:
-    from pbm.e18xx.pbem.games import offer_rule, offer_thing, offer_why
+    from pbm.e18xx.pbem.games import offer_name, offer_rule, offer_thing, offer_why
 
     if offer.get("kind") == "train":
         rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
         return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
                 f"{offer_thing(offer)}. A train changes hands between companies of different presidents only at "
                 f"a price both agree ({rule}); it happens when {offer['owner']} answers 'accept "
-                f"{offer['company']}' and is withdrawn by 'decline {offer['company']}' or by any other move.")
+                f"{offer_name(offer)}' and is withdrawn by 'decline {offer_name(offer)}' or by any other move.")
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
             f"{offer['company']}. {offer_why(offer).capitalize()} ({rule}); "
@@ -811,17 +811,18 @@ def _tell_owner(session: Session, game_row, sender: str, offer: dict) -> None:
     """The owner hears of the offer and how to answer it (18GA 3.2; a train: 18AL 4.2.5(d), 18VA 4.6.1)."""
     c = offer["company"]
     if offer.get("kind") == "train":
-        from pbm.e18xx.pbem.games import offer_rule
+        from pbm.e18xx.pbem.games import offer_name, offer_rule
 
+        c = offer_name(offer)  # the train by its type (issue 29 leftovers)
         rule = offer_rule(load_title(game_row.title), offer)
-        text = (f"{offer['entity']} offers ${offer['price']} for train {c} of your company {offer['seller']} "
+        text = (f"{offer['entity']} offers ${offer['price']} for the {c} train of your company {offer['seller']} "
                 f"({rule}: a train changes hands between companies at a price both agree).\n\n"
                 f"To sell, reply with the line:\n\n  accept {c}\n\nTo refuse:\n\n  decline {c}\n\n"
                 "Nothing changes hands until you accept; the offer lapses if anything else happens in the "
                 "game first.")
         _offer_mail(session, game_row, sender, offer, offer.get("owner_seat"),
-                    f"offer:{game_row.id}:{offer['at']}:{c}:{offer['buyer']}:{offer['price']}",
-                    f"Offer for {offer['seller']}'s train {c}: ${offer['price']} from {offer['entity']}", text)
+                    f"offer:{game_row.id}:{offer['at']}:{offer['company']}:{offer['buyer']}:{offer['price']}",
+                    f"Offer for {offer['seller']}'s {c} train: ${offer['price']} from {offer['entity']}", text)
         return
     from pbm.e18xx.pbem.games import offer_rule, offer_why
 
@@ -836,11 +837,13 @@ def _tell_owner(session: Session, game_row, sender: str, offer: dict) -> None:
 
 
 def _tell_buyer(session: Session, game_row, sender: str, offer: dict | None) -> None:
+    from pbm.e18xx.pbem.games import offer_thing
+
     if offer is None:
         return
     _offer_mail(session, game_row, sender, offer, offer.get("buyer"),
                 f"offer-declined:{game_row.id}:{offer['at']}:{offer['company']}:{offer['price']}",
-                f"Offer declined: {offer['company']}", _answer_note(offer, False)
+                f"Offer declined: {offer_thing(offer)}", _answer_note(offer, False)
                 + "\n\nMake another move (or another offer).")
 
 

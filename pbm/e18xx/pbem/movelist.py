@@ -94,37 +94,11 @@ def _hex_token(game: "Game", a: A.Assign) -> str:
 
 
 def _discard(game: "Game", a: A.DiscardTrain) -> str:
-    """``discard 3`` when the company's trains of that type are alike (18GA 4.2.5(g) speaks of the
-    "3 Train"; 'discard 3' discards the first of them: moves.discard_by_type), else the train's id
-    (play-through s11 finding 3: the list offered only 'discard 3-0', 'discard 3-1')."""
+    """``discard 3``: the train by its type or declared side (18GA 4.2.5(g) speaks of the "3
+    Train"); read back, 'discard 3' discards the lowest-numbered of the company's 3 trains, which
+    are alike (moves.discard_by_type; issue 29: no ids such as 3-1 in mails)."""
     tr = game.state.trains.get(a.train)
-    if tr is not None and _first_alike(game, a):
-        return f"discard {tr.name}"
-    return format_action(a)
-
-
-def _first_alike(game: "Game", a: A.DiscardTrain) -> bool:
-    """Is ``a``'s train the first of the company's trains of its type, all of them alike (so that
-    'discard 3', read back, is this very move)?"""
-    s = game.state
-    tr, corp = s.trains.get(a.train), s.corporations.get(a.entity)
-    if tr is None or corp is None:
-        return False
-    same = [t for t in corp.trains if s.trains[t].name == tr.name]
-    alike = all((s.trains[t].variant, s.trains[t].obsolete) == (tr.variant, tr.obsolete) for t in same)
-    return alike and same[0] == a.train
-
-
-def _alike_after_first(game: "Game", a: A.Action) -> bool:
-    """A discard of a train that 'discard <type>' already offers (another of its alike type)."""
-    if not isinstance(a, A.DiscardTrain) or _first_alike(game, a):
-        return False
-    s = game.state
-    tr, corp = s.trains.get(a.train), s.corporations.get(a.entity)
-    if tr is None or corp is None:
-        return False
-    first = next(t for t in corp.trains if s.trains[t].name == tr.name)
-    return _first_alike(game, A.DiscardTrain(a.entity, first))
+    return f"discard {game.train_label(a.train)}" if tr is not None else format_action(a)
 
 
 def _price_range(game: "Game", a: A.BuyCompany) -> str:
@@ -178,24 +152,31 @@ def _token(game: "Game", a: A.PlaceToken) -> str:
 def _train(game: "Game", a: A.BuyTrain) -> str:
     s = game.state
     tr = s.trains.get(a.train)
-    words = [f"buy train {a.train}"]
+    # by type (issue 29: never the id '4-2'): read back, the lowest-numbered of that type there
+    label = (game.train_label(a.train) if tr.owner.startswith("C:") else tr.name) if tr is not None else a.train
+    words = [f"buy train {label}"]
     if a.variant:
         words.append(f"as {a.variant}")
     seller = a.seller
     if seller is None and tr is not None and tr.owner.startswith("C:") and tr.owner[2:] != a.entity:
         seller = tr.owner[2:]
+    pool = tr is not None and tr.owner == "discard" and not seller
     if seller:
         words.append(f"from {seller}")
+    elif pool:
+        words.append("from market")  # moves.train_by_type: the used train, not the next new one
     price = a.price if a.price is not None else (tr.price if tr is not None else None)
     if price is not None:
         words.append(f"for {price}")
     if a.exchange:
-        words.append(f"trade {a.exchange}")
+        words.append(f"trade {game.train_label(a.exchange) if a.exchange in s.trains else a.exchange}")
     if a.entity in s.companies:
         words.append(f"with {a.entity}")
     note = ""
     if tr is not None and not seller:
-        note = "   # from the bank" if tr.owner in ("depot", "discard") else ""
+        from pbm.e18xx.render.words import word
+        note = f"   # from the {word(game, 'train_pool' if pool else 'train_bank')}" \
+            if tr.owner in ("depot", "discard") else ""
     return " ".join(words) + note
 
 
@@ -216,8 +197,6 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
     # rotations that lay the same track are one line: 'lay 57 E4 1 (same as 4)' (issue 29 finding 9)
     merged = dict((id(a), others) for a, others in same_track(game, [a for a in acts if isinstance(a, A.LayTile)]))
     for a in acts:
-        if _alike_after_first(game, a):  # 'discard 3' stands for each 3 train alike (s11 finding 3)
-            continue
         if isinstance(a, A.LayTile):  # what this rotation joins (pbm/e18xx/lays.py; the lays come by hex)
             if id(a) not in merged:
                 continue

@@ -118,6 +118,19 @@ def _int(tok: str, lineno: int, line: str, verb: str, what: str) -> int:
     return int(tok)
 
 
+def train_type(tid: str) -> str:
+    """A train as players name it when no game is at hand: its type (``4-2`` -> ``4``; an id is
+    ``<type>-<number>``, core/game.py); a type stays as written (issue 29: no engine ids in mails)."""
+    m = re.fullmatch(r"(.+)-(\d+)", str(tid))
+    return m.group(1) if m else str(tid)
+
+
+def train_order(tid: str) -> tuple[str, int]:
+    """Sort key for the lowest-numbered train first (``2-9`` before ``2-10``)."""
+    m = re.fullmatch(r"(.+)-(\d+)", str(tid))
+    return (m.group(1), int(m.group(2))) if m else (str(tid), -1)
+
+
 def _name(tok: str, lineno: int, line: str, verb: str, what: str) -> str:
     if not _WORD.match(tok):
         raise _fail(lineno, line, f"{what} {tok!r} is not a name", verb)
@@ -437,7 +450,9 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
                 who = _name(arg, lineno, line, verb, "private").upper()
             elif w == "for":
                 price = _int(arg.lstrip("$"), lineno, line, verb, "price")
-            elif arg.lower() not in ("bank", "depot", "pool", "market"):
+            elif arg.lower() in ("pool", "market"):
+                seller = POOL  # the bank's used trains (18GA 1.4: the Open Market); resolved by for_game
+            elif arg.lower() not in ("bank", "depot"):
                 seller = _name(arg, lineno, line, verb, "owner")  # the selling company
             i += 2
             continue
@@ -447,6 +462,9 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
             continue
         raise _fail(lineno, line, "too many words", verb)
     return A.BuyTrain(who, train, price, variant, exchange, seller=seller)
+
+
+POOL = "pool"  # a BuyTrain's seller for 'from pool' / 'from market' until for_game picks the train
 
 
 _MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
@@ -557,7 +575,9 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.RunRoutes) and move.routes:
         move = train_ids(game, move)
     if isinstance(move, A.BuyTrain):
+        move = train_by_type(game, move)
         move = train_side(game, move)
+        move = bank_train(game, move)
         move = own_train_rebate(game, move)
     if isinstance(move, A.PlaceToken) and move.entity in game.state.companies \
             and not game.company_ability(move.entity, "extra_token") \
@@ -624,6 +644,60 @@ def rulebook_names(game: "Game", move: Move) -> Move:
     return move
 
 
+def _of_type(game: "Game", trains: list[str], want: str) -> list[str]:
+    """``trains`` of the type a player wrote (its declared side first: ``1G``; else its type),
+    the lowest-numbered first, obsolete ones last."""
+    s = game.state
+    want = want.upper()
+    for key in (lambda t: game.train_label(t).upper(), lambda t: s.trains[t].name.upper()):
+        hit = [t for t in trains if t in s.trains and key(t) == want]
+        if hit:
+            return sorted(hit, key=lambda t: (s.trains[t].obsolete, train_order(t)))
+    return []
+
+
+def train_by_type(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
+    """A train named by its type (``buy train 4 from TAG 300``, ``buy train 3 from market``,
+    ``trade 4``) is the lowest-numbered train of that type there: trains of one type are alike, so
+    any one will do and the lowest keeps the choice fixed (issue 29: mails name types, not the ids
+    ``4-2``). An id stays as written (old mails)."""
+    s = game.state
+    if move.train not in s.trains:
+        if move.seller == POOL:
+            pool = _of_type(game, [t.tid for t in s.trains.values() if t.owner == "discard"], move.train)
+            move = replace(move, train=pool[0] if pool else move.train, seller=None)
+        elif move.seller:
+            try:
+                owner = f"C:{game.corp(str(move.seller)).sym}"
+            except (GameError, KeyError, AttributeError):
+                owner = ""
+            own = _of_type(game, [t.tid for t in s.trains.values() if t.owner == owner], move.train)
+            if own:
+                move = replace(move, train=own[0])
+    elif move.seller == POOL:
+        move = replace(move, seller=None)
+    if move.exchange and move.exchange not in s.trains:
+        corp = move.entity if move.entity in s.corporations else \
+            game._owned_by_operator(move.entity) if move.entity in s.companies else None
+        own = _of_type(game, list(s.corporations[corp].trains) if corp in s.corporations else [], move.exchange)
+        if own:
+            move = replace(move, exchange=own[0])
+    return move
+
+
+def bank_train(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
+    """A new train named by its type (``buy train 3``) is the one the bank offers now, as the
+    engine would pick it (the next new train first): the log names the train as before."""
+    if move.train in game.state.trains or move.seller is not None:
+        return move
+    try:
+        offered = game._depot_trains()
+    except (GameError, KeyError, AttributeError):
+        return move
+    pick = next((t for t in offered if game.state.trains[t].name == move.train), None)
+    return replace(move, train=pick) if pick else move
+
+
 def train_side(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
     """A train bought by the name of its side (``buy train 2G``: the 3/2G bought as a 2G) or declared
     in the rulebook's words (``as freight``, ``as passenger``): 18VA 4.5.8, "the Corporation President
@@ -668,13 +742,8 @@ def discard_by_type(game: "Game", move: A.DiscardTrain) -> A.DiscardTrain:
     corp = game.state.corporations.get(move.entity)
     if corp is None or move.train in corp.trains:
         return move
-    want = move.train.upper()
-    same = [t for t in corp.trains
-            if want in (game.state.trains[t].name.upper(), game.train_label(t).upper())]
-    if not same or len({(game.state.trains[t].name, game.state.trains[t].variant, game.state.trains[t].obsolete)
-                        for t in same}) != 1:
-        return move
-    return replace(move, train=same[0])
+    same = _of_type(game, list(corp.trains), move.train)  # alike: the lowest-numbered (issue 29)
+    return replace(move, train=same[0]) if same else move
 
 
 def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
@@ -910,17 +979,17 @@ def format_action(a: A.Action) -> str:
     if isinstance(a, A.RunRoutes):
         if a.auto:
             return "run auto"
-        return "run " + "; ".join(f"{r.train} {' '.join(r.nodes)}" for r in a.routes)
+        return "run " + "; ".join(f"{train_type(r.train)} {' '.join(r.nodes)}" for r in a.routes)
     if isinstance(a, A.Dividend):
         return a.kind
     if isinstance(a, A.BuyTrain):
-        return (f"buy train {a.train}" + (f" as {a.variant}" if a.variant else "")
+        return (f"buy train {train_type(a.train)}" + (f" as {a.variant}" if a.variant else "")
                 + (f" from {a.seller}" if a.seller else "")
                 + (f" {a.price}" if a.price is not None else "")
-                + (f" trade {a.exchange}" if a.exchange else "")
+                + (f" trade {train_type(a.exchange)}" if a.exchange else "")
                 + (f" with {a.entity}" if _is_private(a.entity) else ""))
     if isinstance(a, A.DiscardTrain):
-        return f"discard {a.train}"
+        return f"discard {train_type(a.train)}"
     if isinstance(a, A.BuyCompany):
         return f"buy private {a.company} {a.price}"
     if isinstance(a, A.Bankrupt):

@@ -23,7 +23,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.e18xx.core.hexgrid import to_xy
 from pbm.e18xx.render.rotations import draw_key, draw_lays_page
-from pbm.e18xx.render.view import train_list
+from pbm.e18xx.render.view import train_list, trains_for_sale
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
@@ -474,8 +474,11 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
     c.setFont(BOLD, 11)
     c.drawString(x, y, "Corporations")
     y -= 13
-    widths = [40, 45, 45, 55, 80, 55, 55, 190, 150]  # trains: ids by type (view.train_list)
-    _row(c, x, y, ["corp", "price", "par", "cash", "president", "IPO", "market", "trains", "stations"], widths, bold=True)
+    widths = [40, 45, 45, 55, 80, 70, 60, 160, 150]  # trains by type (view.train_list)
+    from pbm.e18xx.render.words import phase_words, word
+
+    _row(c, x, y, ["corp", "price", "par", "cash", "president", word(g, "ipo"), word(g, "pool"), "trains", "stations"],
+         widths, bold=True)  # the book's words for them (issue 29: 18GA's Initial Offering, Open Market)
     for corp in s.corporations.values():
         y -= 11
         if not corp.ipoed:
@@ -505,8 +508,8 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
     y -= 20
     depot = g._depot_trains()
     c.setFont(SANS, 9)
-    c.drawString(x, y, _t(f"Phase {g.phase.name} (train limit {g.train_limit_text()}). Bank {m(s.cash['bank'])}. Depot offers: "
-                          + (", ".join(f"{s.trains[t].name} ({m(s.trains[t].price)})" for t in depot) or "nothing"), 200))
+    c.drawString(x, y, _t(f"{phase_words(g)} (train limit {g.train_limit_text()}). Bank {m(s.cash['bank'])}. "
+                          + trains_for_sale(g, depot), 200))
     return y - 14
 
 
@@ -536,7 +539,7 @@ def draw_events(c: Canvas, rep: "Replayed", x: float, top: float, width: float) 
         # a long event goes on over more lines, never cut off (play-through s10 finding 12: "...
         # companies may buy private companies from players; five-share comp")
         ind = "  " if line.startswith("  ") else ""
-        parts = textwrap.wrap(line.strip(), room - 4) or [""]
+        parts = textwrap.wrap(line.strip(), room - 4, break_on_hyphens=False) or [""]
         lines += [ind + parts[0]] + ["    " + part for part in parts[1:]]
     fit = int((y - MARGIN) / 11)
     if len(lines) > fit:  # the newest that fit, from an action's line on
@@ -609,10 +612,10 @@ def render_pdf(rep: "Replayed", name: str, names=None, since: int | None = None)
     c.setAuthor("pbm")
     c.setCreator("pbm")
     w, h = PAGE
-    where = {"auction": "Private auction", "stock": f"Stock round {s.turn}",
-             "operating": f"Operating round {s.turn}.{s.round.num}"}[s.round.kind]
+    from pbm.e18xx.render.words import phase_words, round_words
+
     status = f"game over ({s.end_reason})" if s.finished else f"to act: {who_acts(g)}"
-    head = f"{g.title.name} - {name} - {where} - phase {g.phase.name} - action {len(g.actions)} - {status}"
+    head = f"{g.title.name} - {name} - {round_words(g)} - {phase_words(g)} - action {len(g.actions)} - {status}"
     c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))
     draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14), since)  # its routes' legend inside, above the key

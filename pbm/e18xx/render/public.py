@@ -140,6 +140,8 @@ def _limit_from(g: "Game", name: str) -> int | None:
 def train_lines(g: "Game", compact: bool) -> list[str]:
     """The train roster: per type, how many the bank has left, the price, and what rusts or becomes obsolete
     when (the first train of a type bought from the bank starts its phase)."""
+    from pbm.e18xx.render.words import word
+
     s = g.state
     m = g.title.money
     raw = g.title.data.get("trains", [])
@@ -173,7 +175,7 @@ def train_lines(g: "Game", compact: bool) -> list[str]:
         if held.get(name):
             bits.append(f"{held[name]} set aside for a private")
         if pool.get(name):
-            bits.append(f"{pool[name]} in the open market")
+            bits.append(f"{pool[name]} in the {word(g, 'train_pool')}")  # the book's word (18GA 1.4)
         parts.append(" ".join(bits[:1]) + ("" if len(bits) == 1 else " (" + "; ".join(bits[1:]) + ")"))
     if compact:
         return ["Trains: " + "; ".join(parts)]

@@ -18,13 +18,22 @@ def train_ids(g: "Game", trains: list[str]) -> str:
                      for t in trains)
 
 def train_list(g: "Game", trains: list[str]) -> str:
-    """A company's trains as the mail and the PDF list them: the ids a run names, grouped by type,
-    each group with how many and of what type (``2-0 2-1 (2× 2); 3-0 (1× 3)``; a freight side by
-    its type: ``2-2 (1× 1G)``; issue 29: the PDF listed '2, 2, 2, 3')."""
-    groups: dict[str, list[str]] = {}
-    for t in trains:
-        groups.setdefault(g.train_label(t), []).append(t)
-    return "; ".join(f"{' '.join(ids)} ({len(ids)}× {label})" for label, ids in groups.items())
+    """A company's trains as the mail and the PDF list them: by type, as a player writes them
+    (``2, 2, 3``; a freight side by its name: ``1G``; an obsolete one marked), never the engine's
+    ids (``2-0``): a run, a sale or a discard names the type and trains of one type are alike
+    (issue 29)."""
+    return ", ".join(g.train_label(t) + (" (obsolete)" if g.state.trains[t].obsolete else "") for t in trains)
+
+
+def trains_for_sale(g: "Game", depot: list[str]) -> str:
+    """``Trains for sale: 3 ($180) from the Initial Offering; 2 ($100) from the Open Market``: what the
+    bank offers, in the title's words (18GA 1.4; issue 29: 'Depot offers')."""
+    from pbm.e18xx.render.words import word
+
+    s, m = g.state, g.title.money
+    parts = [f"{s.trains[t].name} ({m(s.trains[t].price)}) from the "
+             f"{word(g, 'train_pool' if s.trains[t].owner == 'discard' else 'train_bank')}" for t in depot]
+    return "Trains for sale: " + ("; ".join(parts) or "nothing")
 
 
 def _tokens_left(g: "Game", c: Any) -> str:
@@ -44,11 +53,11 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
     ``name``: the game's name, on its first line (a mail's state never reads '18VA - ' with no game)."""
     s = g.state
     out: list[str] = []
-    r = s.round
-    where = {"auction": "Private auction", "stock": f"Stock round {s.turn}",
-             "operating": f"Operating round {s.turn}.{r.num} of {s.ors_in_set}"}[r.kind]
+    from pbm.e18xx.render.words import phase_words, round_words, word
+
     head = f"{g.title.name} game {name}" if name else g.title.name
-    out.append(f"{head} - {where} - phase {g.phase.name} (train limit {g.train_limit_text()})")
+    # the book's words (title data ``words``; issue 29): 18GA's Initial Offering, 1848's Starting Phase
+    out.append(f"{head} - {round_words(g)} - {phase_words(g)} (train limit {g.train_limit_text()})")
     if s.finished:
         out.append(f"Game over: {s.end_reason}")
     else:
@@ -80,7 +89,8 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
         privs = [x.sym for x in s.companies.values() if x.owner == c.key and not x.closed]
         out.append(f"  {c.sym:<4} price {m(g.share_price(c.sym)):>4} par {m(g._par_price(c.sym)):>4}  cash {m(s.cash[c.key]):>6}  "
                    f"{'floated' if c.floated else 'not floated'}  president {g.president(c.sym) or '-'}  "
-                   f"IPO {g.percent_of(f'ipo:{c.sym}', c.sym)}% market {g.percent_of('pool', c.sym)}%  "
+                   f"{word(g, 'ipo')} {g.percent_of(f'ipo:{c.sym}', c.sym)}% "
+                   f"{word(g, 'pool')} {g.percent_of('pool', c.sym)}%  "
                    f"trains {train_list(g, c.trains) or '-'}"
                    + (f" (limit {g.train_limit(c.sym)})" if c.floated and not c.closed else "") + f"  stations {', '.join(tokens) or '-'}"
                    + _tokens_left(g, c)
@@ -104,7 +114,7 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
                        f"{name:<14} {' '.join(toks)}")
     depot = g._depot_trains()
     out.append("")
-    out.append("Depot offers: " + (", ".join(f"{s.trains[t].name} ({m(s.trains[t].price)})" for t in depot) or "nothing"))
+    out.append(trains_for_sale(g, depot))
     from pbm.e18xx.render.public import public_lines
 
     out += [""] + public_lines(g, compact=compact)  # bids, prices, loans, trains, privates... (issue 29, item 3)

@@ -353,12 +353,11 @@ class TrainsMixin:
         return ", ".join(f"{lim} ({size}-share)" for size, lim in shown)
 
     def limit_reason(self: "Engine", corp: str) -> str:
-        """Why ``corp`` may own no more trains, for a refusal: ``it owns 2-0, 1G (2-4); the limit
+        """Why ``corp`` may own no more trains, for a refusal: ``it owns 2, 1G; the limit
         is 2 for a 5-share company in phase 2 (rule 2, 4.5.8)``."""
         from pbm.e18xx.rounds.cite import see
         c = self.state.corporations[corp]
-        owned = ", ".join(self.train_label(t) + (f" ({t})" if self.train_label(t) != t else "")
-                          for t in self.limited_trains(corp)) or "nothing"
+        owned = ", ".join(self.train_label(t) for t in self.limited_trains(corp)) or "nothing"  # types, no ids
         size = f" for a {c.size}-share company" if self.phase.limits_by_size else ""
         extra = f" (+{c.extra_train_limit} from a private)" if c.extra_train_limit else ""
         return (f"it owns {owned}; the limit is {self.train_limit(corp)}{size} in phase {self.phase.name}{extra}"
