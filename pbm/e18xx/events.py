@@ -301,7 +301,7 @@ class DividendPaid(Event):
         if self.how != "payout" or not self.revenue:
             if not self.revenue:
                 return f"{self.corp} earns nothing: no dividend" + (
-                    f"; earning nothing counts as withholding" + (f" (rule {self.rule})" if self.rule else "")
+                    "; earning nothing counts as withholding" + (f" (rule {self.rule})" if self.rule else "")
                     if self.moved else "")
             return f"{self.corp} withholds {money(self.revenue)}: all of it goes to its treasury"
         paid = "; ".join(f"{n} {money(a)}" for n, a in self.holders) or "no player holds a share"
@@ -678,6 +678,17 @@ class AutoPassed(Event):
         return f"{self.player} passes automatically: no purchase or sale is open to them now"
 
 
+END_WORDS = {"bank": "the bank ran out of money", "stock_market": "a share price reached the top of the market",
+             "bankrupt": "a player went bankrupt", "manually_ended": "the moderator ended it",
+             "no one can act": "no one can act any more"}
+
+
+def end_words(reason: str | None) -> str:
+    """Why a game ended, in words: the engine's ``end_reason`` (``stock_market``) is an internal
+    name (play-through s12: "GAME OVER (stock_market)")."""
+    return END_WORDS.get(str(reason or ""), str(reason or ""))
+
+
 @dataclass(frozen=True)
 class GameOver(Event):
     kind: ClassVar[str] = "game_over"
@@ -686,7 +697,7 @@ class GameOver(Event):
 
     def text(self, money: Money) -> str:
         res = ", ".join(f"{n} {money(v)}" for n, v in self.result)
-        return f"The game is over ({self.reason})" + (f". Result: {res}" if res else "")
+        return f"The game is over ({end_words(self.reason)})" + (f". Result: {res}" if res else "")
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (

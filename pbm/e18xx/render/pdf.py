@@ -23,6 +23,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.e18xx.core.hexgrid import to_xy
 from pbm.e18xx.render.rotations import draw_key, draw_lays_page
+from pbm.e18xx.events import end_words
 from pbm.e18xx.render.view import train_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -571,7 +572,7 @@ def render_pdf(rep: "Replayed", name: str, names=None) -> bytes:
     w, h = PAGE
     where = {"auction": "Private auction", "stock": f"Stock round {s.turn}",
              "operating": f"Operating round {s.turn}.{s.round.num}"}[s.round.kind]
-    status = f"game over ({s.end_reason})" if s.finished else f"to act: {who_acts(g)}"
+    status = f"game over ({end_words(s.end_reason)})" if s.finished else f"to act: {who_acts(g)}"
     head = f"{g.title.name} - {name} - {where} - phase {g.phase.name} - action {len(g.actions)} - {status}"
     c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))

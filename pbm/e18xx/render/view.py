@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pbm.e18xx.events import joint_home_waits, stop_label
+from pbm.e18xx.events import end_words, joint_home_waits, stop_label
 from pbm.e18xx.pbem.moves import format_action
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,7 +50,7 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
     head = f"{g.title.name} game {name}" if name else g.title.name
     out.append(f"{head} - {where} - phase {g.phase.name} (train limit {g.train_limit_text()})")
     if s.finished:
-        out.append(f"Game over: {s.end_reason}")
+        out.append(f"Game over: {end_words(s.end_reason)}")
     else:
         cur = g.current_entity()
         out.append(f"To act: {cur}" + (f" ({g.controller(cur)})" if cur and g.controller(cur) != cur else ""))
