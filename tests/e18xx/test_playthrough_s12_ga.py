@@ -120,3 +120,14 @@ def test_the_end_of_the_game_in_words():
     assert over and "stock_market" not in over[-1]
     assert "share price reached the top of the market" in over[-1]
     assert "stock_market" not in end_words(g)
+
+
+def test_the_neutral_tokens_are_said_in_words():
+    """The first mail: the map listed 'E1 printed rot 0 Montgomery N' and the PDF drew an 'N' in
+    Montgomery's and Tallahassee's circles, explained nowhere (rulings-18GA.md, setup: neutral
+    tokens, no stations there, trains pass)."""
+    from pbm.e18xx.render.view import describe
+
+    text = describe(game(0))
+    line = next(x for x in text.splitlines() if "Montgomery" in x and x.startswith("  E1"))
+    assert "neutral token" in line

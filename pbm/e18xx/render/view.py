@@ -97,7 +97,10 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
     out.append("Map (laid tiles and stations):")
     for coord in sorted(s.map.placed, key=lambda h: (h[0], int(h[1:]))):
         pl = s.map.placed[coord]
-        toks = [f"{t}" for i in pl.tile.cities() for t in s.map.tokens.get((coord, i), []) if t]
+        # a neutral token ("N", 18GA's Montgomery and Tallahassee) said in words (play-through s12: "N" was
+        # explained nowhere)
+        toks = ["N (neutral token: no station may go there; trains run through)" if t == "N" else f"{t}"
+                for i in pl.tile.cities() for t in s.map.tokens.get((coord, i), []) if t]
         if pl.tile_id or toks:
             name = g.title.hexes[coord].name or ""
             out.append(f"  {coord:<4} {pl.tile.name if pl.tile_id else 'printed':<8} rot {pl.rotation}  "
