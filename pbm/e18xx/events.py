@@ -1345,7 +1345,10 @@ class Recorder:
         end = (RoundEnded, GameOver)
         early = [e for e in found if isinstance(e, first)]
         last = [e for e in found if isinstance(e, end)]
-        rest = [e for e in found if not isinstance(e, first + end)]
+        # a station placed by itself (a home, as its company's first turn begins) is said after what ended the
+        # turn or round before (play-through s12: "GA's station goes down" before "CoG buys a 2 train")
+        homes = [e for e in found if isinstance(e, StationPlaced)]
+        rest = [e for e in found if not isinstance(e, first + end + (StationPlaced,))]
         starts = [e for e in self._pending if isinstance(e, (PrivatesPaid, LenderDividend))]  # a round's start
         paid = [e for e in self._pending if not isinstance(e, (PrivatesPaid, LenderDividend))]
         sym = getattr(action, "entity", "")
@@ -1359,7 +1362,7 @@ class Recorder:
         # end, what the next round's start paid
         own = [e for e in paid if isinstance(e, (TileCost, StationBought))]
         paid = [e for e in paid if not isinstance(e, (TileCost, StationBought))]
-        return early + own + run + paid + rest + last + starts
+        return early + own + run + paid + rest + last + starts + homes
 
     def _run_events(self, action: Any, seq: int) -> list[Event]:
         if getattr(action, "type", "") != "run_routes":

@@ -131,3 +131,18 @@ def test_the_neutral_tokens_are_said_in_words():
     text = describe(game(0))
     line = next(x for x in text.splitlines() if "Montgomery" in x and x.startswith("  E1"))
     assert "neutral token" in line
+
+
+def test_the_next_companys_home_station_is_said_after_what_caused_it():
+    """OR 1.1, action 27: the events read "GA's station goes down in D10 Augusta" before "CoG buys a 2
+    train from the bank for $100" - GA's home station, placed as GA's turn began, was said before the
+    purchase that ended CoG's turn. It comes last."""
+    from .helpers import texts_at
+
+    g = game(27, events=True)
+    texts = texts_at(g, 27)
+    assert texts.index("CoG buys a 2 train from the bank for $100") < texts.index("GA's station goes down in D10 Augusta")
+    g = game(25, events=True)  # the end of stock round 1: the round ends, then CoG's home station
+    texts = texts_at(g, 25)
+    ends = next(i for i, t in enumerate(texts) if t.startswith("Stock round 1 ends"))
+    assert ends < texts.index("CoG's station goes down in F6 Macon")
