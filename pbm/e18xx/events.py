@@ -432,7 +432,8 @@ class TrainBought(Event):
     price: int = 0
 
     def text(self, money: Money) -> str:
-        return f"{self.corp} buys a {self.train} train from {self.source} for {money(self.price)}"
+        art = "an" if self.train[:1] == "8" or self.train[:2] in ("11", "18") else "a"  # "an 8 train" (s12)
+        return f"{self.corp} buys {art} {self.train} train from {self.source} for {money(self.price)}"
 
 
 @dataclass(frozen=True)

@@ -146,3 +146,11 @@ def test_the_next_companys_home_station_is_said_after_what_caused_it():
     texts = texts_at(g, 25)
     ends = next(i for i, t in enumerate(texts) if t.startswith("Stock round 1 ends"))
     assert ends < texts.index("CoG's station goes down in F6 Macon")
+
+
+def test_an_8_train():
+    """OR 7.1, action 323: "G&F buys a 8 train from the bank for $800"."""
+    from .helpers import texts_at
+
+    g = game(323, events=True)
+    assert "G&F buys an 8 train from the bank for $800" in texts_at(g, 323)
