@@ -154,3 +154,17 @@ def test_an_8_train():
 
     g = game(323, events=True)
     assert "G&F buys an 8 train from the bank for $800" in texts_at(g, 323)
+
+
+def test_the_cheapest_private_is_listed_as_a_purchase():
+    """SR 1, the first mail: Ann's list said 'bid 20 LTR' for what 3.1(a) calls a purchase ("Buy the
+    cheapest unsold Private Company for its par value"), with nothing to tell it from the bids
+    below it. The line says it buys the private now, at its price; the line copied is taken."""
+    from pbm.e18xx.pbem.movelist import legal_lines
+
+    g = game(0)
+    first = legal_lines(g)[0]
+    assert first.startswith("bid 20 LTR   # buys it now at its price") and "3.1(a)" in first
+    assert legal_lines(g)[1] == "bid 45 MRC"
+    made, _ = mail(g, first)
+    assert made == ["bid 20 LTR"]
