@@ -303,7 +303,7 @@ class DividendPaid(Event):
         if self.how != "payout" or not self.revenue:
             if not self.revenue:
                 return f"{self.corp} earns nothing: no dividend" + (
-                    f"; earning nothing counts as withholding" + (f" (rule {self.rule})" if self.rule else "")
+                    "; earning nothing counts as withholding" + (f" (rule {self.rule})" if self.rule else "")
                     if self.moved else "")
             return f"{self.corp} withholds {money(self.revenue)}: all of it goes to its treasury"
         paid = "; ".join(f"{n} {money(a)}" for n, a in self.holders) or "no player holds a share"
@@ -437,7 +437,8 @@ class TrainBought(Event):
     price: int = 0
 
     def text(self, money: Money) -> str:
-        return f"{self.corp} buys a {self.train} train from {self.source} for {money(self.price)}"
+        art = "an" if self.train[:1] == "8" or self.train[:2] in ("11", "18") else "a"  # "an 8 train" (s12)
+        return f"{self.corp} buys {art} {self.train} train from {self.source} for {money(self.price)}"
 
 
 @dataclass(frozen=True)
@@ -687,6 +688,17 @@ class AutoPassed(Event):
         return f"{self.player} passes automatically: no purchase or sale is open to them now"
 
 
+END_WORDS = {"bank": "the bank ran out of money", "stock_market": "a share price reached the top of the market",
+             "bankrupt": "a player went bankrupt", "manually_ended": "the moderator ended it",
+             "no one can act": "no one can act any more"}
+
+
+def end_words(reason: str | None) -> str:
+    """Why a game ended, in words: the engine's ``end_reason`` (``stock_market``) is an internal
+    name (play-through s12: "GAME OVER (stock_market)")."""
+    return END_WORDS.get(str(reason or ""), str(reason or ""))
+
+
 @dataclass(frozen=True)
 class GameOver(Event):
     kind: ClassVar[str] = "game_over"
@@ -695,7 +707,7 @@ class GameOver(Event):
 
     def text(self, money: Money) -> str:
         res = ", ".join(f"{n} {money(v)}" for n, v in self.result)
-        return f"The game is over ({self.reason})" + (f". Result: {res}" if res else "")
+        return f"The game is over ({end_words(self.reason)})" + (f". Result: {res}" if res else "")
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
@@ -1358,7 +1370,10 @@ class Recorder:
         end = (RoundEnded, GameOver)
         early = [e for e in found if isinstance(e, first)]
         last = [e for e in found if isinstance(e, end)]
-        rest = [e for e in found if not isinstance(e, first + end)]
+        # a station placed by itself (a home, as its company's first turn begins) is said after what ended the
+        # turn or round before (play-through s12: "GA's station goes down" before "CoG buys a 2 train")
+        homes = [e for e in found if isinstance(e, StationPlaced)]
+        rest = [e for e in found if not isinstance(e, first + end + (StationPlaced,))]
         starts = [e for e in self._pending if isinstance(e, (PrivatesPaid, LenderDividend))]  # a round's start
         paid = [e for e in self._pending if not isinstance(e, (PrivatesPaid, LenderDividend))]
         sym = getattr(action, "entity", "")
@@ -1372,7 +1387,7 @@ class Recorder:
         # end, what the next round's start paid
         own = [e for e in paid if isinstance(e, (TileCost, StationBought))]
         paid = [e for e in paid if not isinstance(e, (TileCost, StationBought))]
-        return early + own + run + paid + rest + last + starts
+        return early + own + run + paid + rest + last + starts + homes
 
     def _run_events(self, action: Any, seq: int) -> list[Event]:
         if getattr(action, "type", "") != "run_routes":

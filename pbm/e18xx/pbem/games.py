@@ -448,6 +448,9 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     from pbm.e18xx.pbem.intent import TurnWriter
 
     writer = TurnWriter(game, name, intent_do) if isinstance(moves, str) else None  # a mail: a turn as intent
+    if writer is not None:  # 'token D4-1 / lay 451a D4 0': the home station after the tile giving its city
+        from pbm.e18xx.pbem.intent import home_token_after_its_tile
+        parsed, writer.notes = home_token_after_its_tile(game, name, parsed)
     try:
         if game.finished:
             raise GameError(f"the game is over ({game.state.end_reason})")

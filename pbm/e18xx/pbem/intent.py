@@ -549,6 +549,43 @@ def discount_hint(game: "Game", act: A.Action, exc: Exception) -> str:
     return f"; {sym} takes {game.title.money(off)} off it: write 'buy train {name} with {sym}'"
 
 
+def home_token_after_its_tile(game: "Game", player: str, moves: list[Move]) -> tuple[list[Move], list[str]]:
+    """A home station written before the tile that gives it its city (``token D4-1 / lay 451a D4 0``,
+    the rulebook's order: 18GA/18AL 4.2(a) the home station, then 4.2.1 the tile): the company's
+    station waits on the printed hex without track (its city is chosen when the hex's first tile is
+    laid, 4.2.1(h)), so the ``token`` line is taken right after that lay, with a note (play-through
+    s12, mail #34: refused "W&A already has a station in D4").  Returns the moves and the notes."""
+    import re
+
+    g = game
+    corp = g.current_entity()
+    if g.state.round.kind != "operating" or corp not in g.state.corporations or g.controller(corp) != player:
+        return moves, []
+    m = g.state.map
+    waiting = {t[0] for t in g.state.corporations[corp].tokens
+               if t and t[0] in m.placed and not m.placed[t[0]].tile.paths}
+    if not waiting:
+        return moves, []
+    out = list(moves)
+    notes: list[str] = []
+    for i, mv in enumerate(moves):
+        if not isinstance(mv, A.PlaceToken) or mv.entity not in (player, corp):
+            continue
+        hexname = mv.city.split("-")[0].upper()
+        if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname) or hexname not in waiting:
+            continue
+        j = next((k for k in range(i + 1, len(moves)) if isinstance(moves[k], A.LayTile)
+                  and moves[k].hex.upper() == hexname), None)
+        if j is None:
+            continue
+        out.remove(mv)
+        out.insert(out.index(moves[j]) + 1, mv)
+        notes.append(f"move {i + 1} ({format_action(mv)}) is made after the tile, move {j + 1} "
+                     f"({format_action(moves[j])}): {corp}'s home station in {hexname} takes its city when the "
+                     "hex's first tile is laid")
+    return out, notes
+
+
 def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:
     """Apply ``moves`` (parsed, for ``player``) as intent on ``game``; returns the actions made
     (with notes) and the notes.  Raises GameError at the first move refused (the caller
@@ -560,6 +597,7 @@ def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made
         made.append(Made(act, note))
 
     writer = TurnWriter(game, player, do)
+    moves, writer.notes = home_token_after_its_tile(game, player, moves)
     for n, mv in enumerate(moves, 1):
         if isinstance(mv, PassRestOfRound):
             raise GameError(f"move {n}: 'pass rest of round' is a standing order; send it by mail")
@@ -582,7 +620,7 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
         made.extend(orders.apply(game))
 
     writer = TurnWriter(game, player, do)
-    parsed = parse_moves(text, player)
+    parsed, _ = home_token_after_its_tile(game, player, parse_moves(text, player))
     for n, mv in enumerate(parsed, 1):
         if isinstance(mv, PassRestOfRound):
             orders.add(game, player)

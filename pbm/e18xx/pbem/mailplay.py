@@ -269,7 +269,7 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
 
     lines = [f"{game_row.title} game {game_row.name} - {len(rows)} action(s) so far ({seen_line(game_row, len(rows))})"]
     if g.finished:
-        lines.append(f"GAME OVER ({g.state.end_reason}). Result: " +
+        lines.append(f"GAME OVER ({end_words(g)}). Result: " +
                      ", ".join(f"{n} {g.title.money(v)}" for n, v in sorted(g.result().items(), key=lambda kv: -kv[1])))
     else:
         lines.append(f"To act: {who_acts(g)}")
@@ -326,8 +326,33 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
     if turn and not game.finished:
         out.append("  You may:")
         out += [f"    {x}" for x in legal_lines(game, limit=12)]
+        out += whole_turn_lines(game)
     out.append("  (The full state follows; the PDF, when it is attached, has the map and charts.)")
     return out + [""]
+
+
+def end_words(game) -> str:
+    """Why ``game`` ended, in words (``pbm.e18xx.events.end_words``)."""
+    from pbm.e18xx.events import end_words as words
+
+    return words(game.state.end_reason)
+
+
+def whole_turn_lines(game) -> list[str]:
+    """How a whole turn is written in one mail, for the player to act (issue 29 item 1): a company's
+    turn, or a stock turn; the list above gives only the open step's moves (play-through s12, mail
+    #32: GA's 'lay 5 D10 1 / buy 2 train' left the turn open - 'done' was said in no mail - and took
+    a second mail)."""
+    s = game.state
+    ent = game.current_entity()
+    if s.round.kind == "operating" and ent in s.corporations:
+        return [f"  Write {ent}'s whole turn in this one mail, one move a line in the rulebook's order, and end it "
+                "with 'done' (a step left out is skipped where the rules allow), e.g.:",
+                "    lay <tile> <hex> <rotation> / token <city> / run auto (or: run 2 <stop> <stop>) / payout (or: "
+                "withhold) / buy train <type> / done"]
+    if s.round.kind == "stock":
+        return ["  Write your whole stock turn in this one mail (sales, one purchase) and end it with 'done'."]
+    return []
 
 
 def _orders_of(game_row, name: str) -> list[str]:
@@ -1034,7 +1059,7 @@ def move_status(session: Session, game_row, now=None) -> str:
     phase = "game over" if g.finished else f"{g.state.round.kind} round"
     out = [f"Game {game_row.name} ({game_row.title}, moves by email): {len(rows)} action(s) so far, {phase}."]
     if g.finished:
-        out.append(f"GAME OVER ({g.state.end_reason}).")
+        out.append(f"GAME OVER ({end_words(g)}).")
     else:
         acting = [by_name[n] for n in g.acting_players() if n in by_name]
         who = "; ".join(f"player {p.number}, " + (p.email or "no address") for p in acting)

@@ -62,6 +62,8 @@ def say(game: "Game", a: A.Action) -> str:
         except (GameError, KeyError, TypeError):
             return format_action(a)
         return f"{format_action(a)}   # at {money(game, price)} a share now"
+    if isinstance(a, A.Bid) and s.round.kind == "auction" and "site_auction" not in game.optional_rules:
+        return _bid(game, a)
     if isinstance(a, A.PlaceToken):
         return _token(game, a)
     if isinstance(a, A.BuyTrain):
@@ -76,6 +78,24 @@ def say(game: "Game", a: A.Action) -> str:
             and game.company_ability(a.entity, "hex_bonus_token"):
         return _hex_token(game, a)
     return format_action(a)
+
+
+def _bid(game: "Game", a: A.Bid) -> str:
+    """A private's line in the private sale: the cheapest is bought at its price (18AL/18GA 3.1(a)),
+    the others are bid on (3.1(b)), said after ``#`` (play-through s12: 'bid 20 LTR' was listed for
+    a purchase, the book's "Buy the cheapest unsold Private Company for its par value")."""
+    from pbm.e18xx.rounds.cite import see
+
+    line = format_action(a)
+    try:
+        comp = game.company(a.company)
+        cheapest = game._auction_style() == "waterfall" and game._may_purchase(comp.sym)
+    except (GameError, AttributeError):
+        return line
+    if cheapest and a.price == comp.min_bid:
+        return f"{line}   # buys it now at its price: the cheapest private is bought, not bid on" \
+            f"{see(game.title, 'cheapest_private')}"
+    return line
 
 
 def _hex_token(game: "Game", a: A.Assign) -> str:

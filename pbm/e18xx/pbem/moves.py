@@ -188,6 +188,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
             raise _fail(lineno, line, f"{args[1]!r} is not a hex like C12", verb)
         return A.Assign(_name(args[0], lineno, line, verb, "private").upper(), hexname)
+    if verb in ("bid", "par"):  # 'bid 160 on M&BR', 'bid $105 OSR', 'par CoG at 70' (play-through s12)
+        args = [t[1:] if t[:1] in ("$", "£") and t[1:].isdigit() else t
+                for t in args if t.lower() not in _BID_FILLER]
+        low = [t.lower() for t in args]
     if verb == "bid":
         if len(args) != 2:
             raise _fail(lineno, line, "need an amount and a private company", verb)
@@ -211,17 +215,22 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if low[0] == "train":
             return _buy_train(args[1:], entity, lineno, line)
         if low[0] in ("private", "company"):
+            args = [args[0], *_from_for(args[1:])]  # 'buy private LTR from Ann for 25' (play-through s12)
             if len(args) != 3:
                 raise _fail(lineno, line, "need the private and a price", verb)
             return A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
                                 _int(args[2], lineno, line, verb, "price"))
+        if "for" in low[1:] and len(_from_for(args)) == 2:  # 'buy MRC from Di for 60': a private, at a price
+            sym, price = _from_for(args)
+            return A.BuyCompany(entity, _name(sym, lineno, line, verb, "private").upper(),
+                                _int(price, lineno, line, verb, "price"))
         corp = _name(args[0], lineno, line, verb, "corporation")
         if len(args) == 1:  # no source said: the Treasury's, else the Pool's (``share_source``)
             return A.BuyShares(entity, corporation=corp, source="")
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
-        raise _fail(lineno, line, "say 'ipo' or 'market' (the company's treasury or the pool; to start a company: "
-                    "par <corporation> <price>)", verb)
+        raise _fail(lineno, line, "say 'ipo' or 'market': 'ipo' for the Initial Offering (or the company's "
+                    "treasury), 'market' for the Open Market (or the pool); to start a company: par <corporation> <price>", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
@@ -257,7 +266,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.RunRoutes(entity, auto=True)
         routes = []
         for part in " ".join(args).split(";"):
-            words = part.replace(",", " ").split()
+            # 'run the 2 train Augusta - Greeneville' (the rulebook's "2 Train"; the dash of the events'
+            # routes, "D10 Augusta - B10 Greeneville"): play-through s12, mails #49 and #50
+            words = [w for w in part.replace(",", " ").split() if w not in ("-", "\u2013", "\u2014", "->")]
+            if len(words) > 1 and words[0].lower() in ("the", "a", "an", "its", "my"):
+                words = words[1:]
+            if len(words) > 2 and words[1].lower() == "train":
+                words = [words[0], *words[2:]]
             if len(words) < 3:
                 raise _fail(lineno, line, "each route is a train then at least two stops", verb)
             for w in words:
@@ -274,7 +289,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
-_SHARE_FILLER = {"a", "an", "one", "10%", "share", "shares", "certificate", "of", "the", "from", "in"}
+_SHARE_FILLER = {"a", "an", "one", "1", "10%", "share", "shares", "certificate", "of", "the", "from", "in"}
+_BID_FILLER = {"on", "for", "at", "of", "a", "the", "par", "price", "value"}  # 'bid 160 on M&BR', 'par CoG at 70
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool"}
 
@@ -341,6 +357,8 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
     """A share, a company started or a private bought, in many words."""
     if low[0] != "buy" or len(low) < 3 or low[1] in ("train", "private", "company"):
         return None
+    if any(a == "for" and b.lstrip("$£").isdigit() for a, b in zip(low[1:], low[2:])):
+        return None  # 'buy MRC from Di for 60': a private at a price (parse_line; play-through s12)
     words = [w for w in low[1:] if w not in _SHARE_FILLER]
     keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
     named = bool(keep) and keep[0].lower() not in ("train", "private", "company")  # 'buy a private P1 60' as is
@@ -390,6 +408,22 @@ def rulebook_words(toks: list[str]) -> list[str]:
         if out is not None:
             return out
     return toks
+
+
+def _from_for(words: list[str]) -> list[str]:
+    """A private's purchase written 'LTR from Ann for $25' (the move list's '# from Ann'): the words
+    without 'from <owner>' and 'for', the price without its '$' (``['LTR', '25']``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i].lower()
+        if w == "from" and i + 1 < len(words):
+            i += 2
+            continue
+        if w != "for":
+            out.append(words[i][1:] if words[i][:1] in ("$", "£") and words[i][1:].isdigit() else words[i])
+        i += 1
+    return out
 
 
 def _president_par(words: list[str]) -> int | None:

@@ -23,6 +23,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.e18xx.core.hexgrid import to_xy
 from pbm.e18xx.render.rotations import draw_key, draw_lays_page
+from pbm.e18xx.events import end_words
 from pbm.e18xx.render.view import train_list, trains_for_sale
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -612,6 +613,7 @@ def render_pdf(rep: "Replayed", name: str, names=None, since: int | None = None)
     c.setAuthor("pbm")
     c.setCreator("pbm")
     w, h = PAGE
+from pbm.e18xx.events import end_words
     from pbm.e18xx.render.words import phase_words, round_words
 
     status = f"game over ({s.end_reason})" if s.finished else f"to act: {who_acts(g)}"

@@ -60,6 +60,9 @@ def draw_key(c: "Canvas", g: "Game", x: float, y: float, width: float, height: f
     c.drawString(tx, y + height / 2, rotation_key(g.title.layout)[:200])
     c.drawString(tx, y + height / 2 - 10, (f"Write lay <tile> <hex> <rotation>: e.g. lay 57 E5 2 puts tile 57's side 0 "
                                            f"on the {sides[2]} side of E5.")[:200])
+    if any("N" in slots for slots in g.state.map.tokens.values()):  # play-through s12: "N" explained nowhere
+        c.drawString(tx, y + height / 2 - 20, "N in a city: a neutral token - no company may place a station "
+                                              "there; trains run through it.")
 
 
 def draw_lays_page(c: "Canvas", g: "Game", head: str, page: tuple[float, float], margin: float) -> bool:

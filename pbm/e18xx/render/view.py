@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pbm.e18xx.events import joint_home_waits, stop_label
+from pbm.e18xx.events import end_words, joint_home_waits, stop_label
 from pbm.e18xx.pbem.moves import format_action
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,7 +59,7 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
     # the book's words (title data ``words``; issue 29): 18GA's Initial Offering, 1848's Starting Phase
     out.append(f"{head} - {round_words(g)} - {phase_words(g)} (train limit {g.train_limit_text()})")
     if s.finished:
-        out.append(f"Game over: {s.end_reason}")
+        out.append(f"Game over: {end_words(s.end_reason)}")
     else:
         cur = g.current_entity()
         out.append(f"To act: {cur}" + (f" ({g.controller(cur)})" if cur and g.controller(cur) != cur else ""))
@@ -107,7 +107,10 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
     out.append("Map (laid tiles and stations):")
     for coord in sorted(s.map.placed, key=lambda h: (h[0], int(h[1:]))):
         pl = s.map.placed[coord]
-        toks = [f"{t}" for i in pl.tile.cities() for t in s.map.tokens.get((coord, i), []) if t]
+        # a neutral token ("N", 18GA's Montgomery and Tallahassee) said in words (play-through s12: "N" was
+        # explained nowhere)
+        toks = ["N (neutral token: no station may go there; trains run through)" if t == "N" else f"{t}"
+                for i in pl.tile.cities() for t in s.map.tokens.get((coord, i), []) if t]
         if pl.tile_id or toks:
             name = g.title.hexes[coord].name or ""
             out.append(f"  {coord:<4} {pl.tile.name if pl.tile_id else 'printed':<8} rot {pl.rotation}  "
