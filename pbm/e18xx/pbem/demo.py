@@ -220,7 +220,7 @@ def run_demo_18xx(kind, folder: Path, title: str, *, url: str, read_mail: Callab
         log(f"Mail {result.mails}: {player} (player {seat}) - {'; '.join(ln.split('#')[0].strip() for ln in lines)}")
         if seen >= OPERATING and not result.operated:
             result.operated = True
-            log(f"  (an operating turn in one mail: a tile laid, a route run, a train bought)")
+            log("  (an operating turn in one mail: a tile laid, a route run, a train bought)")
     out_dir, pdf_dir = folder / "outbox", folder / "pdfs"
     out_dir.mkdir(exist_ok=True)
     pdf_dir.mkdir(exist_ok=True)
