@@ -76,7 +76,7 @@ def test_a_run_written_as_the_rulebook_names_the_train_and_joins_the_stops():
     g = game(45)
     assert g.current_entity() == "GA"
     made, _ = mail(g, "lay 8 C9 3\nrun 2 train Augusta - Greeneville\npay dividends\nbuy a 2 train\ndone")
-    assert "run 2-1 AUGUSTA GREENEVILLE" in made
+    assert "run 2 AUGUSTA GREENEVILLE" in made
     moves = parse_moves("run the 3 train Atlanta – Rome\nrun 2 D4 - C3 - A3", "W&A")
     assert [r.nodes for m in moves for r in m.routes] == [("ATLANTA", "ROME"), ("D4", "C3", "A3")]
     assert [r.train for m in moves for r in m.routes] == ["3", "2"]
@@ -141,7 +141,7 @@ def test_the_next_companys_home_station_is_said_after_what_caused_it():
 
     g = game(27, events=True)
     texts = texts_at(g, 27)
-    assert texts.index("CoG buys a 2 train from the bank for $100") < texts.index("GA's station goes down in D10 Augusta")
+    assert texts.index("CoG buys a 2 train from the Initial Offering for $100") < texts.index("GA's station goes down in D10 Augusta")
     g = game(25, events=True)  # the end of stock round 1: the round ends, then CoG's home station
     texts = texts_at(g, 25)
     ends = next(i for i, t in enumerate(texts) if t.startswith("Stock round 1 ends"))
@@ -153,7 +153,7 @@ def test_an_8_train():
     from .helpers import texts_at
 
     g = game(323, events=True)
-    assert "G&F buys an 8 train from the bank for $800" in texts_at(g, 323)
+    assert "G&F buys an 8 train from the Initial Offering for $800" in texts_at(g, 323)
 
 
 def test_the_cheapest_private_is_listed_as_a_purchase():
