@@ -110,6 +110,27 @@ def _fail(lineno: int, line: str, why: str, verb: str | None = None) -> MoveErro
     return MoveError(f"line {lineno}: {line.strip()!r}: {why}{hint}")
 
 
+def title_examples(text: str, game: "Game") -> str:
+    """A refusal's examples in the game's own names: ``bid 45 MRC`` and ``par W&A 90`` are 18GA's
+    (play-through s12: an 18AL player was shown a private and a corporation his game has not)."""
+    s = game.state
+    privates = sorted((c for c in s.companies.values()), key=lambda c: (c.value, c.sym))
+    if privates:
+        c = privates[1] if len(privates) > 1 else privates[0]
+        step = int((game.title.data or {}).get("min_bid_increment", 5) or 5)
+        text = text.replace("e.g. bid 45 MRC", f"e.g. bid {c.value + step} {c.sym}")
+    corps = list(s.corporations)
+    if corps:
+        try:
+            par = min(game.title.market[r][c].price for r, c in game.title.par_cells())  # type: ignore[union-attr]
+        except (ValueError, TypeError, AttributeError, IndexError):
+            par = None
+        if par is not None:
+            text = text.replace("e.g. par W&A 90", f"e.g. par {corps[0]} {par}")
+        text = text.replace("e.g. sell 2 GA", f"e.g. sell 2 {corps[0]}")
+    return text
+
+
 def _int(tok: str, lineno: int, line: str, verb: str, what: str) -> int:
     if tok[:1] in ("$", "£") and len(tok) > 1:  # a price written with the currency's sign (1848: pounds)
         tok = tok[1:]
@@ -184,11 +205,17 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             raise _fail(lineno, line, f"{args[1]!r} is not a hex like C12", verb)
         return A.Assign(_name(args[0], lineno, line, verb, "private").upper(), hexname)
     if verb == "bid":
+        # 'bid $130 on NDY' (18AL 3.1(b): "place a bid on any other unsold Private Company"; s12)
+        args = [t for t in args if t.lower() not in ("on", "for", "of", "at")]
+        args = [t[1:] if t[:1] in ("$", "£") and t[1:].isdigit() else t for t in args]
         if len(args) != 2:
             raise _fail(lineno, line, "need an amount and a private company", verb)
         amount, comp = (args[0], args[1]) if _INT.match(args[0]) else (args[1], args[0])
         return A.Bid(entity, _name(comp, lineno, line, verb, "private").upper(), _int(amount, lineno, line, verb, "amount"))
     if verb == "par":
+        # 'par ABC at $70' (18AL 3.2(c)(1): "set the Par Value"; play-through s12)
+        args = [t for t in args if t.lower() not in ("at", "for", "of", "price", "value", "par", "with")]
+        args = [t[1:] if t[:1] in ("$", "£") and t[1:].isdigit() else t for t in args]
         if len(args) != 2:
             raise _fail(lineno, line, "need a corporation and a price", verb)
         corp, price = (args[0], args[1]) if _INT.match(args[1]) else (args[1], args[0])
@@ -210,6 +237,11 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                 raise _fail(lineno, line, "need the private and a price", verb)
             return A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
                                 _int(args[2], lineno, line, verb, "price"))
+        if _INT.match(args[0]) and len(args) >= 2:  # 'buy 1 WRA share' (play-through s12)
+            if args[0] != "1":
+                raise _fail(lineno, line, f"one share a move: write 'buy {args[1]}' (one line for each share "
+                            "where the rules let you buy more than one in a turn)", verb)
+            args, low = args[1:], low[1:]
         corp = _name(args[0], lineno, line, verb, "corporation")
         if len(args) == 1:  # no source said: the Treasury's, else the Pool's (``share_source``)
             return A.BuyShares(entity, corporation=corp, source="")
@@ -220,8 +252,14 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
         if len(args) == 2 and _INT.match(args[1].lstrip("$")):  # 'buy P1 60': a private and its price (s11v)
             return A.BuyCompany(entity, corp.upper(), int(args[1].lstrip("$")))
-        raise _fail(lineno, line, "say 'ipo' or 'market' (the company's treasury or the pool; to start a company: "
-                    "par <corporation> <price>)", verb)
+        if len(args) >= 3 and _INT.match(args[-1].lstrip("$£")) and len(args) <= 4 \
+                and all(w in ("for", "from") or _WORD.match(w) for w in low[1:-1]):
+            # 'buy BLC from Ann for 105' (18AL 4.2.6: a private bought from a player at a price; s12):
+            # a price is said only of a private ("from" is dropped with the share words)
+            return A.BuyCompany(entity, corp.upper(), int(args[-1].lstrip("$£")))
+        raise _fail(lineno, line, "say 'ipo' or 'market' ('ipo': a new share, from the Initial Offering, or from the "
+                    "company's own treasury in a title that sells them so; 'market': the Open Market; to start a "
+                    "company: par <corporation> <price>)", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
@@ -229,6 +267,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if same:
             args = " ".join(args)[:same.start()].split()
             low = [t.lower() for t in args]
+        # 'lay tile 6 in G6 rotation 5' (play-through s12): the words around the three values
+        args = [t for t in args if t.lower() not in _LAY_FILLER]
+        low = [t.lower() for t in args]
         if len(args) == 5 and low[3] == "with":
             who = _name(args[4], lineno, line, "lay", "private").upper()
             args = args[:3]
@@ -257,7 +298,17 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.RunRoutes(entity, auto=True)
         routes = []
         for part in " ".join(args).split(";"):
-            words = part.replace(",", " ").split()
+            # 'run 2 train B7 C6', 'run the 2 train: Montgomery - Selma' (play-through s12): the words
+            # around the train and between the stops (the events write routes 'L5 Montgomery - K4 Selma')
+            words = [w.rstrip(":") for w in part.replace(",", " ").split()
+                     if w not in _ROUTE_DASHES and w.lower() not in ("to", "then")]
+            words = [w for w in words if w]
+            while words and words[0].lower() in ("the", "a", "its", "my"):
+                words = words[1:]
+            if len(words) > 1 and words[0].lower() == "train":
+                words = words[1:]
+            elif len(words) > 1 and words[1].lower() == "train":
+                words = [words[0], *words[2:]]
             if len(words) < 3:
                 raise _fail(lineno, line, "each route is a train then at least two stops", verb)
             for w in words:
@@ -274,6 +325,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
+_ROUTE_DASHES = {"-", "\u2013", "\u2014", "->", "\u2192", "=>"}
+_LAY_FILLER = {"tile", "in", "on", "at", "hex", "rotation", "rotated", "rot", "orientation", "rotate"}
 _SHARE_FILLER = {"a", "an", "one", "10%", "share", "shares", "certificate", "of", "the", "from", "in"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool"}
@@ -334,6 +387,11 @@ def _train_words(args: list[str]) -> list[str]:
     Market' is 'train 3 from market', 'a 5 train from the Initial Offering' is 'train 5 from bank'
     (18GA 4.2.5(a): trains are in the Initial Offering and the Open Market)."""
     words = [w for w in args if w.lower() not in ("the", "a", "an", "one", "new")]
+    seller = ""
+    for i, w in enumerate(words):  # "L&N's 4 train": the company that sells it (play-through s12)
+        if w.lower().endswith(("'s", "\u2019s")) and len(w) > 2:
+            seller, words = w[:-2], words[:i] + words[i + 1:]
+            break
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -346,6 +404,8 @@ def _train_words(args: list[str]) -> list[str]:
         i += 1
     if len(out) >= 2 and out[1].lower() == "train" and out[0].lower() != "train":
         out = ["train", out[0], *out[2:]]
+    if seller and out[:1] and out[0].lower() == "train":
+        out = [*out[:2], "from", seller, *out[2:]]
     return out
 
 
