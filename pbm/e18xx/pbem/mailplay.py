@@ -269,7 +269,8 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
 
     lines = [f"{game_row.title} game {game_row.name} - {len(rows)} action(s) so far ({seen_line(game_row, len(rows))})"]
     if g.finished:
-        lines.append(f"GAME OVER ({g.state.end_reason}). Result: " +
+        from pbm.e18xx.events import end_words
+        lines.append(f"GAME OVER: {end_words(g)}. Result: " +
                      ", ".join(f"{n} {g.title.money(v)}" for n, v in sorted(g.result().items(), key=lambda kv: -kv[1])))
     else:
         lines.append(f"To act: {who_acts(g)}")
@@ -324,10 +325,32 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
     for o in orders or []:
         out.append(f"  Standing order: {o}")
     if turn and not game.finished:
+        out += _acting_company(game)
         out.append("  You may:")
         out += [f"    {x}" for x in legal_lines(game, limit=12)]
+        if s.round.kind in ("stock", "operating"):
+            # play-through s12: a turn written whole but without 'done' stayed open (a company that
+            # could buy one more train, a stock turn that could still sell) and took a second mail
+            out.append("  Write your whole turn, one move a line, and end it with 'done' (without 'done' "
+                       "your turn stays open after your mail's last move).")
     out.append("  (The full state follows; the PDF, when it is attached, has the map and charts.)")
     return out + [""]
+
+
+def _acting_company(game) -> list[str]:
+    """The company the mail's turn is written for, in one line: its treasury, trains and train
+    limit (play-through s12: the 'In short' block showed the president's cash, not the company's)."""
+    s = game.state
+    cur = game.current_entity()
+    if s.round.kind != "operating" or cur not in s.corporations:
+        return []
+    labels: dict[str, int] = {}
+    for t in game.corp_trains(cur):
+        labels[game.train_label(t)] = labels.get(game.train_label(t), 0) + 1
+    trains = ", ".join(f"{n}x {k}" if n > 1 else k for k, n in labels.items())
+    cash = s.cash.get(f"C:{cur}", 0)
+    return [f"  {cur}: {game.title.money(cash)} in its treasury; "
+            + (f"trains {trains}" if trains else "no train") + f" (limit {game.train_limit(cur)})"]
 
 
 def _orders_of(game_row, name: str) -> list[str]:
@@ -947,7 +970,8 @@ def move_status(session: Session, game_row, now=None) -> str:
     phase = "game over" if g.finished else f"{g.state.round.kind} round"
     out = [f"Game {game_row.name} ({game_row.title}, moves by email): {len(rows)} action(s) so far, {phase}."]
     if g.finished:
-        out.append(f"GAME OVER ({g.state.end_reason}).")
+        from pbm.e18xx.events import end_words
+        out.append(f"GAME OVER: {end_words(g)}.")
     else:
         acting = [by_name[n] for n in g.acting_players() if n in by_name]
         who = "; ".join(f"player {p.number}, " + (p.email or "no address") for p in acting)
