@@ -231,3 +231,26 @@ def test_the_game_parses_as_played():
     g = game(434)
     assert g.finished and g.state.end_reason == "stock_market"
     assert isinstance(A.action_from_dict({"type": "pass", "entity": "Ann"}), A.Pass)
+
+
+def test_a_route_refused_by_mail_names_trains_and_stops_as_written(tmp_path):
+    """OR 3.2, WRA: by mail, 'run 3 Montgomery J7 Atlanta / run 3 Selma Montgomery' was refused
+    "move 2 (run 3-0 MONTGOMERY J7 ATLANTA; 3-3 SELMA MONTGOMERY): 4.2.3.1: ... the best is 'run 3-0
+    J7-0 G8-0; 3-3 L5-0 K4-0; 2-2 L5-0 J7-0'" -- the engine's train ids and stop ids, which the
+    intent reading (s11) turned into the player's words but the mail's own path did not (issue 29
+    problem 6)."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import apply
+    from pbm.models import Game
+
+    from .db_games import stored_playthrough
+
+    url = stored_playthrough(tmp_path, "al", 101, seed=102, suffix="-s12")
+    with session_scope(url) as s:
+        row = s.scalars(select(Game).where(Game.name == "pt")).one()
+        out = apply(s, row, 2, "lay 8 I8 1\nrun 3 Montgomery J7 Atlanta\nrun 3 Selma Montgomery\npay out\ndone")
+        assert not out.accepted
+        assert "the best is 'run 3 J7 G8; 3 L5 K4; 2 L5 J7'" in out.error, out.error
+        assert "3-0" not in out.error and "J7-0" not in out.error, out.error
