@@ -254,3 +254,15 @@ def test_a_route_refused_by_mail_names_trains_and_stops_as_written(tmp_path):
         assert not out.accepted
         assert "the best is 'run 3 J7 G8; 3 L5 K4; 2 L5 J7'" in out.error, out.error
         assert "3-0" not in out.error and "J7-0" not in out.error, out.error
+
+
+def test_the_auction_after_a_purchase_is_its_own_turn():
+    """Stock round 1, Bob: 'buy M&C' set off the auction of NDY (Bob $130, Cy $135; 3.1(a), 3.1.1) and
+    the reply said "Your turn goes on ("Buy the cheapest private at its price or bid on one" ...)"
+    -- but 3.1.1: "Turns in an auction are not part of the sequence of turns in the Stock Round".
+    The reply now names the auction."""
+    g = game(7)
+    assert g.current_entity() == "Bob"
+    _, notes = mail(g, "buy M&C")
+    assert "Your turn goes on" not in notes, notes
+    assert "the auction of NDY" in notes and "bid 140 NDY" in notes, notes
