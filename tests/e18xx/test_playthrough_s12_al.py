@@ -266,3 +266,13 @@ def test_the_auction_after_a_purchase_is_its_own_turn():
     _, notes = mail(g, "buy M&C")
     assert "Your turn goes on" not in notes, notes
     assert "the auction of NDY" in notes and "bid 140 NDY" in notes, notes
+
+
+def test_the_short_block_says_the_cash_a_bid_holds():
+    """Stock round 1, Bob after 'bid 130 NDY': his mails said "You: $600" -- $130 of it was held by his
+    bid (3.1(b): "You must set aside the amount of your bid"); said only in the full state."""
+    from pbm.e18xx.pbem.mailplay import summary_lines
+
+    g = game(2)
+    text = "\n".join(summary_lines(g, [], _seat(2, "Bob"), turn=False))
+    assert "You: $600 ($130 of it set aside for bids)" in text, text

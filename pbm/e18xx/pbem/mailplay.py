@@ -321,7 +321,13 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
         if pct:
             held.append(f"{corp} {pct}%")
     cash = s.cash.get(f"P:{name}", 0)
-    out.append(f"  You: {game.title.money(cash)}" + (f"; shares: {', '.join(held)}" if held else "; no shares"))
+    try:  # the cash a standing bid holds (3.1(b)): "$600 ($130 of it set aside for bids)" (play-through s12)
+        aside = int(game.committed(name) or 0) if getattr(s.round, "bids", None) else 0
+    except Exception:  # noqa: BLE001 - a title without bids held
+        aside = 0
+    money = game.title.money
+    out.append(f"  You: {money(cash)}" + (f" ({money(aside)} of it set aside for bids)" if aside else "")
+               + (f"; shares: {', '.join(held)}" if held else "; no shares"))
     for o in orders or []:
         out.append(f"  Standing order: {o}")
     if turn and not game.finished:
