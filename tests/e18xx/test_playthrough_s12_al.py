@@ -158,6 +158,9 @@ def test_the_turn_mail_says_to_end_the_turn_with_done():
     g = game(29)
     text = "\n".join(summary_lines(g, [], _seat(3, "Cy"), turn=True))
     assert "end it with 'done'" in text, text
+    # OR 2.1, TAG: the list before the turn held only the lays, so the run was a guess ('run 2 train
+    # B7 C6 E6 D7', refused): a company's turn mail names the moves of the later steps too
+    assert "run <train> <stops>" in text and "payout or withhold" in text, text
     g = game(58)  # stock round 3, Cy
     text = "\n".join(summary_lines(g, [], _seat(3, "Cy"), turn=True))
     assert "end it with 'done'" in text, text

@@ -334,9 +334,16 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
         out += _acting_company(game)
         out.append("  You may:")
         out += [f"    {x}" for x in legal_lines(game, limit=12)]
-        if s.round.kind in ("stock", "operating"):
-            # play-through s12: a turn written whole but without 'done' stayed open (a company that
-            # could buy one more train, a stock turn that could still sell) and took a second mail
+        if s.round.kind == "operating" and game.current_entity() in s.corporations:
+            # play-through s12: the list holds the open step's moves only, so the run was a guess
+            # ('run 2 train B7 C6', refused); and a whole turn without 'done' stayed open
+            out.append("  Write your whole turn, one move a line in the rulebook's order (lay <tile> <hex> "
+                       "<rotation>, token <hex>, run <train> <stops> or run auto, payout or withhold, buy train "
+                       "<type>), and end it with 'done' (without 'done' your turn stays open after your mail's "
+                       "last move).")
+        elif s.round.kind in ("stock", "operating"):
+            # play-through s12: a turn written whole but without 'done' stayed open (a stock turn that
+            # could still sell) and took a second mail
             out.append("  Write your whole turn, one move a line, and end it with 'done' (without 'done' "
                        "your turn stays open after your mail's last move).")
     out.append("  (The full state follows; the PDF, when it is attached, has the map and charts.)")
