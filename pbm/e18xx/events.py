@@ -564,7 +564,7 @@ class Converted(Event):
                 + (f"; it gets {self.tokens} more station token(s)" if self.tokens else ""))
 
 
-def end_words(g: "Game", reason: str | None = None) -> str:
+def end_reason_words(g: "Game", reason: str | None = None) -> str:
     """Why the game ends, in the rulebook's words (play-through s12: "The game is over (stock_market)"):
     ``WRA's share price reached $300 (rule 5(b))``, ``the bank is broken (rule 5(a))``."""
     from pbm.e18xx.rounds.cite import see
@@ -597,7 +597,7 @@ class EndTriggered(Event):
     kind: ClassVar[str] = "end_triggered"
     reason: str = ""  # bank | stock_market | receiverships | ...
     when: str = ""  # immediate | current_or | full_set
-    detail: str = ""  # the reason in words (``end_words``): "WRA's share price reached $300 ... (rule 5(b))"
+    detail: str = ""  # the reason in words (``end_reason_words``): "WRA's share price reached $300 ... (rule 5(b))"
 
     def text(self, money: Money) -> str:
         why = {"bank": "The bank is broken", "stock_market": "A share price reached the end of the market",
@@ -715,7 +715,7 @@ class GameOver(Event):
     kind: ClassVar[str] = "game_over"
     reason: str = ""
     result: tuple[tuple[str, int], ...] = ()
-    detail: str = ""  # the reason in words (``end_words``)
+    detail: str = ""  # the reason in words (``end_reason_words``)
 
     def text(self, money: Money) -> str:
         res = ", ".join(f"{n} {money(v)}" for n, v in self.result)
@@ -1052,11 +1052,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         out.append(Bankruptcy(seq, name))
     if after.end_trigger and not before.end_trigger and after.end_trigger[1] != "immediate":
         out.append(EndTriggered(seq, str(after.end_trigger[0]), str(after.end_trigger[1]),
-                                end_words(g, str(after.end_trigger[0]))))
+                                end_reason_words(g, str(after.end_trigger[0]))))
     out += _auto_passes(action, before, after, seq)
     if after.finished and not before.finished:
         res = sorted(g.result().items(), key=lambda kv: -kv[1])
-        out.append(GameOver(seq, str(s.end_reason or ""), tuple(res), end_words(g)))
+        out.append(GameOver(seq, str(s.end_reason or ""), tuple(res), end_reason_words(g)))
     elif after.round != before.round:
         detail = ""
         if after.round[0] == "operating" and s.round.entities:

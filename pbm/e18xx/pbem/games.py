@@ -451,21 +451,21 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     writer = TurnWriter(game, name, intent_do) if isinstance(moves, str) else None  # a mail: a turn as intent
     try:
         if game.finished:
-            from pbm.e18xx.events import end_words
-            raise GameError(f"the game is over ({end_words(game)})")
+            from pbm.e18xx.events import end_reason_words
+            raise GameError(f"the game is over ({end_reason_words(game)})")
         run_standing(True)  # orders due before this mail (e.g. after an undo)
         for i, mv in enumerate(parsed, 1):
             if game.finished:
-                from pbm.e18xx.events import end_words
+                from pbm.e18xx.events import end_reason_words
                 if writer is not None and len(game.actions) > stored and (
                         isinstance(mv, (Done, A.Pass)) or isinstance(mv, A.Dividend)
                         or (isinstance(mv, A.RunRoutes) and mv.auto)):
                     # the mail's own move ended the game: a closing 'done' (or pass) has nothing left to
                     # end, so it is ignored with a note, never refused (play-through s12, the last turn)
                     writer.notes.append(f"move {i} ({_fmt(mv)}): nothing left to do - the game is over "
-                                        f"({end_words(game)}); ignored")
+                                        f"({end_reason_words(game)}); ignored")
                     continue
-                raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({end_words(game)})")
+                raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({end_reason_words(game)})")
             if isinstance(mv, RepayLoan):
                 raise GameError(f"move {i} (repay loan): {repay_refusal(game, name)}")
             if writer is not None and (isinstance(mv, Done) or (isinstance(mv, A.Pass) and mv.entity == name)):

@@ -269,8 +269,8 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
 
     lines = [f"{game_row.title} game {game_row.name} - {len(rows)} action(s) so far ({seen_line(game_row, len(rows))})"]
     if g.finished:
-        from pbm.e18xx.events import end_words
-        lines.append(f"GAME OVER: {end_words(g)}. Result: " +
+        from pbm.e18xx.events import end_reason_words
+        lines.append(f"GAME OVER: {end_reason_words(g)}. Result: " +
                      ", ".join(f"{n} {g.title.money(v)}" for n, v in sorted(g.result().items(), key=lambda kv: -kv[1])))
     else:
         lines.append(f"To act: {who_acts(g)}")
@@ -983,8 +983,8 @@ def move_status(session: Session, game_row, now=None) -> str:
     phase = "game over" if g.finished else f"{g.state.round.kind} round"
     out = [f"Game {game_row.name} ({game_row.title}, moves by email): {len(rows)} action(s) so far, {phase}."]
     if g.finished:
-        from pbm.e18xx.events import end_words
-        out.append(f"GAME OVER: {end_words(g)}.")
+        from pbm.e18xx.events import end_reason_words
+        out.append(f"GAME OVER: {end_reason_words(g)}.")
     else:
         acting = [by_name[n] for n in g.acting_players() if n in by_name]
         who = "; ".join(f"player {p.number}, " + (p.email or "no address") for p in acting)

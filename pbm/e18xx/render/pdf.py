@@ -571,8 +571,8 @@ def render_pdf(rep: "Replayed", name: str, names=None) -> bytes:
     w, h = PAGE
     where = {"auction": "Private auction", "stock": f"Stock round {s.turn}",
              "operating": f"Operating round {s.turn}.{s.round.num}"}[s.round.kind]
-    from pbm.e18xx.events import end_words
-    status = f"game over: {end_words(g)}" if s.finished else f"to act: {who_acts(g)}"
+    from pbm.e18xx.events import end_reason_words
+    status = f"game over: {end_reason_words(g)}" if s.finished else f"to act: {who_acts(g)}"
     head = f"{g.title.name} - {name} - {where} - phase {g.phase.name} - action {len(g.actions)} - {status}"
     c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))

@@ -50,8 +50,8 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
     head = f"{g.title.name} game {name}" if name else g.title.name
     out.append(f"{head} - {where} - phase {g.phase.name} (train limit {g.train_limit_text()})")
     if s.finished:
-        from pbm.e18xx.events import end_words
-        out.append(f"Game over: {end_words(g)}")
+        from pbm.e18xx.events import end_reason_words
+        out.append(f"Game over: {end_reason_words(g)}")
     else:
         cur = g.current_entity()
         out.append(f"To act: {cur}" + (f" ({g.controller(cur)})" if cur and g.controller(cur) != cur else ""))
