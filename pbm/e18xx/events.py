@@ -566,7 +566,7 @@ class Converted(Event):
 
 def end_reason_words(g: "Game", reason: str | None = None) -> str:
     """Why the game ends, in the rulebook's words (play-through s12: "The game is over (stock_market)"):
-    ``WRA's share price reached $300 (rule 5(b))``, ``the bank is broken (rule 5(a))``."""
+    ``WRA's share price reached the top of the market ($300) (rule 5(b))``, ``the bank ran out of money (rule 5(a))``."""
     from pbm.e18xx.rounds.cite import see
 
     s = g.state
@@ -580,11 +580,11 @@ def end_reason_words(g: "Game", reason: str | None = None) -> str:
                     top.append((sym, cell.price))
         if top:
             who = _list([sym for sym, _ in top])
-            return (f"{who}'s share price reached {g.title.money(top[0][1])}, the top of the stock chart"
+            return (f"{who}'s share price reached the top of the market ({g.title.money(top[0][1])})"
                     f"{see(g.title, 'end_market')}")
-        return f"a share price reached the top of the stock chart{see(g.title, 'end_market')}"
+        return f"a share price reached the top of the market{see(g.title, 'end_market')}"
     if reason == "bank":
-        return f"the bank is broken{see(g.title, 'end_bank')}"
+        return f"the bank ran out of money{see(g.title, 'end_bank')}"
     if reason == "bankrupt":
         return f"a player went bankrupt{see(g.title, 'end_bankrupt')}"
     if reason == "receiverships":

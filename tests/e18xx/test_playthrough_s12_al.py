@@ -206,9 +206,10 @@ def test_the_end_of_the_game_in_plain_words():
     corporation's market value reaches $300 per share"."""
     g = game(434, events=True)
     said = texts_at(g, 415)
-    assert any("WRA's share price reached $300" in t and "rule 5(b)" in t for t in said), said
+    assert any("WRA's share price reached the top of the market ($300)" in t and "rule 5(b)" in t for t in said), said
     over = texts_at(g, 434)
-    assert any(t.startswith("The game is over: WRA's share price reached $300") for t in over), over
+    assert any(t.startswith("The game is over: WRA's share price reached the top of the market ($300)")
+               for t in over), over
     assert not any("stock_market" in t for t in said + over), said + over
 
 
