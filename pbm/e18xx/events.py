@@ -401,6 +401,7 @@ class TrainLeft(Event):
     bank: str = "depot"  # the title's word for where new trains are (18GA 1.4: the Initial Offering)
 
     def text(self, money: Money) -> str:
+        # by its type, not the engine's id '4-2' (issue 29 problem 6; play-through s12); the id stays in the JSON
         if not self.owner:
             return f"A {self.train} train leaves the game from the {self.bank}"
         return f"{self.owner}'s obsolete {self.train} train has run its last and leaves"
@@ -571,15 +572,46 @@ class Converted(Event):
                 + (f"; it gets {self.tokens} more station token(s)" if self.tokens else ""))
 
 
+def end_reason_words(g: "Game", reason: str | None = None) -> str:
+    """Why the game ends, in the rulebook's words (play-through s12: "The game is over (stock_market)"):
+    ``WRA's share price reached the top of the market ($300) (rule 5(b))``, ``the bank ran out of money (rule 5(a))``."""
+    from pbm.e18xx.rounds.cite import see
+
+    s = g.state
+    reason = reason if reason is not None else str(s.end_reason or (s.end_trigger or ("",))[0] or "")
+    if reason == "stock_market":
+        top = []
+        for sym, c in s.corporations.items():
+            if c.price is not None:
+                cell = g.title.market[c.price[0]][c.price[1]]
+                if cell is not None and cell.kind == "e":
+                    top.append((sym, cell.price))
+        if top:
+            who = _list([sym for sym, _ in top])
+            return (f"{who}'s share price reached the top of the market ({g.title.money(top[0][1])})"
+                    f"{see(g.title, 'end_market')}")
+        return f"a share price reached the top of the market{see(g.title, 'end_market')}"
+    if reason == "bank":
+        return f"the bank ran out of money{see(g.title, 'end_bank')}"
+    if reason == "bankrupt":
+        return f"a player went bankrupt{see(g.title, 'end_bankrupt')}"
+    if reason == "receiverships":
+        return "enough companies are in receivership"
+    return reason
+
+
 @dataclass(frozen=True)
 class EndTriggered(Event):
     kind: ClassVar[str] = "end_triggered"
     reason: str = ""  # bank | stock_market | receiverships | ...
     when: str = ""  # immediate | current_or | full_set
+    detail: str = ""  # the reason in words (``end_reason_words``): "WRA's share price reached $300 ... (rule 5(b))"
 
     def text(self, money: Money) -> str:
         why = {"bank": "The bank is broken", "stock_market": "A share price reached the end of the market",
                "receiverships": "Enough companies are in receivership"}.get(self.reason, f"The game's end ({self.reason})")
+        if self.detail:
+            why = self.detail[:1].upper() + self.detail[1:]
         when = {"current_or": "the game ends after this operating round",
                 "full_set": "the game ends after the current set of operating rounds",
                 "immediate": "the game ends now"}.get(self.when, f"the game ends ({self.when})")
@@ -704,10 +736,12 @@ class GameOver(Event):
     kind: ClassVar[str] = "game_over"
     reason: str = ""
     result: tuple[tuple[str, int], ...] = ()
+    detail: str = ""  # the reason in words (``end_reason_words``)
 
     def text(self, money: Money) -> str:
         res = ", ".join(f"{n} {money(v)}" for n, v in self.result)
-        return f"The game is over ({end_words(self.reason)})" + (f". Result: {res}" if res else "")
+        why = f": {self.detail}" if self.detail else f" ({end_words(self.reason)})"
+        return f"The game is over{why}" + (f". Result: {res}" if res else "")
 
 
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
@@ -1048,11 +1082,12 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
     for name in sorted(after.bankrupt - before.bankrupt):
         out.append(Bankruptcy(seq, name))
     if after.end_trigger and not before.end_trigger and after.end_trigger[1] != "immediate":
-        out.append(EndTriggered(seq, str(after.end_trigger[0]), str(after.end_trigger[1])))
+        out.append(EndTriggered(seq, str(after.end_trigger[0]), str(after.end_trigger[1]),
+                                end_reason_words(g, str(after.end_trigger[0]))))
     out += _auto_passes(action, before, after, seq)
     if after.finished and not before.finished:
         res = sorted(g.result().items(), key=lambda kv: -kv[1])
-        out.append(GameOver(seq, str(s.end_reason or ""), tuple(res)))
+        out.append(GameOver(seq, str(s.end_reason or ""), tuple(res), end_reason_words(g)))
     elif after.round != before.round:
         detail = ""
         if after.round[0] == "operating" and s.round.entities:

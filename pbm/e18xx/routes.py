@@ -477,6 +477,32 @@ def disjoint_routes(candidates: Sequence[Sequence[Route]], budget: int = 20000) 
 
 
 # ------------------------------------------------------------- routes as players write them
+def place_words(m: MapState, names: Sequence[str], location_names: dict[str, str] | None = None) -> tuple[str, ...]:
+    """A written route's words as one word a stop: a place of several words is one stop (``WEST
+    POINT``, ``GULF OF MEXICO``), and a place's name right after its own hex is dropped, as the
+    events write a route (``L5 Montgomery - K4 Selma``; play-through s12)."""
+    by_name = {v.lower(): k for k, v in (location_names or {}).items()}
+    longest = max((len(v.split()) for v in by_name), default=1)
+    out: list[str] = []
+    coords: list[str] = []  # the hex each word of ``out`` names ("" when none)
+    i = 0
+    words = [str(w) for w in names]
+    while i < len(words):
+        word, size = words[i], 1
+        for k in range(min(longest, len(words) - i), 1, -1):
+            if " ".join(words[i:i + k]).lower() in by_name:
+                word, size = " ".join(words[i:i + k]), k
+                break
+        coord = by_name.get(word.lower(), "")
+        if coord and coords and coords[-1] == coord and out[-1].upper() == coord:
+            i += size  # 'L5 Montgomery': the hex said, then its name
+            continue
+        out.append(word)
+        coords.append(coord or (word.upper().rpartition("-")[0] or word.upper()))
+        i += size
+    return tuple(out)
+
+
 def resolve_stops(m: MapState, names: Sequence[str], location_names: dict[str, str] | None = None,
                   ref: str = "") -> tuple[str, ...]:
     """The stops of a written route as ``HEX-n`` ids: ``E4-0`` as it is, a hex with one stop
@@ -501,7 +527,8 @@ def resolve_stops(m: MapState, names: Sequence[str], location_names: dict[str, s
         if len(nodes) == 1:
             out.append(f"{coord}-0")
         elif not nodes:
-            raise IllegalRoute(f"{ref}{word}: {coord} has no city, town or off-board to stop at")
+            raise IllegalRoute(f"{ref}{word}: {coord} has no city, town or off-board to stop at (name only the "
+                               "stops of a route: the track between them is found for you)")
         elif not m.tile(coord).paths:  # two towns with no tile yet: no choice of stop could help (s11)
             raise IllegalRoute(f"{ref}{word}: {coord} has no track yet (no tile is laid there), so no route stops in it")
         else:

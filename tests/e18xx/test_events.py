@@ -277,8 +277,8 @@ def test_pdf_has_an_events_page_newest_last():
 def test_president_pays_towards_a_train_and_the_end_is_announced():
     assert at(GA_BANK, 434, E.PresidentPaid) == [E.PresidentPaid(434, "Player 3", "CoG", 143)]
     assert texts(GA_BANK, 434)[0] == "Player 3, its president, pays $143 towards CoG's train"
-    assert at(GA_BANK, 573, E.EndTriggered) == [E.EndTriggered(573, "bank", "current_or")]
-    assert texts(GA_BANK, 573)[-1] == "The bank is broken: the game ends after this operating round"
+    assert at(GA_BANK, 573, E.EndTriggered) == [E.EndTriggered(573, "bank", "current_or", "the bank ran out of money (rule 5(a))")]
+    assert texts(GA_BANK, 573)[-1] == "The bank ran out of money (rule 5(a)): the game ends after this operating round"
     g, evs = played("18GA/18GA_game_end_stock_market.json")
     (end,) = [e for e in evs if isinstance(e, E.EndTriggered)]
     assert end.reason == "stock_market" and isinstance(evs[-1], E.GameOver) and end.seq < evs[-1].seq

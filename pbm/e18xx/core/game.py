@@ -173,7 +173,8 @@ class Game(StockMixin, OperatingMixin, LoansMixin, ReceivershipMixin, JointHomeM
         which abandons the game at the first refused action anyway.  After a refusal
         without rollback the game must not be used again."""
         if self.state.finished:
-            raise IllegalAction(f"the game is over ({self.state.end_reason}); no more actions")
+            from pbm.e18xx.events import end_reason_words
+            raise IllegalAction(f"the game is over ({end_reason_words(self)}); no more actions")
         snapshot = clone_state(self.state) if rollback else None
         self._stock_marks: set[tuple] = set()  # the stock rounds begun inside this action (rounds/stock.py)
         try:

@@ -404,7 +404,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     try:
         parsed = parse_moves(moves, name) if isinstance(moves, str) else list(moves)
     except MoveError as exc:
-        return refuse(str(exc))
+        from pbm.e18xx.pbem.moves import title_examples
+        return refuse(title_examples(str(exc), game))  # the examples in this game's names (s12)
     if not parsed:
         return refuse("no moves found (write one move per line, e.g. 'pass')")
     orders = standing_orders(game_row)
@@ -453,11 +454,21 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
         parsed, writer.notes = home_token_after_its_tile(game, name, parsed)
     try:
         if game.finished:
-            raise GameError(f"the game is over ({game.state.end_reason})")
+            from pbm.e18xx.events import end_reason_words
+            raise GameError(f"the game is over ({end_reason_words(game)})")
         run_standing(True)  # orders due before this mail (e.g. after an undo)
         for i, mv in enumerate(parsed, 1):
             if game.finished:
-                raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({game.state.end_reason})")
+                from pbm.e18xx.events import end_reason_words
+                if writer is not None and len(game.actions) > stored and (
+                        isinstance(mv, (Done, A.Pass)) or isinstance(mv, A.Dividend)
+                        or (isinstance(mv, A.RunRoutes) and mv.auto)):
+                    # the mail's own move ended the game: a closing 'done' (or pass) has nothing left to
+                    # end, so it is ignored with a note, never refused (play-through s12, the last turn)
+                    writer.notes.append(f"move {i} ({_fmt(mv)}): nothing left to do - the game is over "
+                                        f"({end_reason_words(game)}); ignored")
+                    continue
+                raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({end_reason_words(game)})")
             if isinstance(mv, RepayLoan):
                 raise GameError(f"move {i} (repay loan): {repay_refusal(game, name)}")
             if writer is not None and (isinstance(mv, Done) or (isinstance(mv, A.Pass) and mv.entity == name)):
@@ -509,7 +520,12 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 step(rep, mv)  # an offer too: it must be legal now
             except GameError as exc:
                 from pbm.e18xx.pbem.intent import discount_hint
-                refused = GameError(f"move {i} ({format_action(mv)}): {exc}{discount_hint(game, mv, exc)}")
+                if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 3-0 and J7-0 (s12; as intent.py)
+                    from pbm.e18xx.pbem.moves import plain_route_ids
+                    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+                    refused = GameError(f"move {i} ({said}): {plain_route_ids(game, mv.entity, str(exc))}")
+                else:
+                    refused = GameError(f"move {i} ({format_action(mv)}): {exc}{discount_hint(game, mv, exc)}")
                 raise (writer.after_end(i, written, mv, ended, refused) if writer is not None else refused) from None
             if owner and isinstance(mv, A.BuyTrain):  # 4.2.5(d) (18AL, 18GA), 4.6.1 (18VA): an agreed price
                 offer = {"kind": "train", "buyer": player_number, "buyer_name": name, "entity": mv.entity,

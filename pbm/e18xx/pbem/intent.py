@@ -495,6 +495,15 @@ class TurnWriter:
         if g.state.round.kind == "stock" and g.state.round.turn_actions:
             return out + [f"Your stock turn goes on ({step_words(g, step)}): you may still {allowed}. "
                           "End it with 'done'."]
+        sym = getattr(g.state.round, "auctioning", None) if g.state.round.kind == "auction" else None
+        if sym:  # the auction a purchase set off is a turn of its own (18AL/18GA 3.1.1; play-through s12)
+            from pbm.e18xx.rounds.cite import see
+            high = getattr(g.state.round, "high", None)
+            bids = sorted(a.price for a in g.legal_actions() if isinstance(a, A.Bid) and a.company == sym)
+            said = f"the high bid is {high.player}'s {g.title.money(high.price)}; " if high else ""
+            more = f"bid more (at least 'bid {bids[0]} {sym}') or pass" if bids else "pass"
+            return out + [f"Now the auction of {sym}{see(g.title, 'auction_bid')}, a turn of its own "
+                          f"(its bidders only): {said}you may {more}."]
         return out + [f"Your turn goes on ({step_words(g, step)}): you may {allowed}."]
 
 

@@ -269,7 +269,8 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
 
     lines = [f"{game_row.title} game {game_row.name} - {len(rows)} action(s) so far ({seen_line(game_row, len(rows))})"]
     if g.finished:
-        lines.append(f"GAME OVER ({end_words(g)}). Result: " +
+        from pbm.e18xx.events import end_reason_words
+        lines.append(f"GAME OVER: {end_reason_words(g)}. Result: " +
                      ", ".join(f"{n} {g.title.money(v)}" for n, v in sorted(g.result().items(), key=lambda kv: -kv[1])))
     else:
         lines.append(f"To act: {who_acts(g)}")
@@ -320,10 +321,17 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
         if pct:
             held.append(f"{corp} {pct}%")
     cash = s.cash.get(f"P:{name}", 0)
-    out.append(f"  You: {game.title.money(cash)}" + (f"; shares: {', '.join(held)}" if held else "; no shares"))
+    try:  # the cash a standing bid holds (3.1(b)): "$600 ($130 of it set aside for bids)" (play-through s12)
+        aside = int(game.committed(name) or 0) if getattr(s.round, "bids", None) else 0
+    except Exception:  # noqa: BLE001 - a title without bids held
+        aside = 0
+    money = game.title.money
+    out.append(f"  You: {money(cash)}" + (f" ({money(aside)} of it set aside for bids)" if aside else "")
+               + (f"; shares: {', '.join(held)}" if held else "; no shares"))
     for o in orders or []:
         out.append(f"  Standing order: {o}")
     if turn and not game.finished:
+        out += _acting_company(game)
         out.append("  You may:")
         out += [f"    {x}" for x in legal_lines(game, limit=12)]
         out += whole_turn_lines(game)
@@ -353,6 +361,22 @@ def whole_turn_lines(game) -> list[str]:
     if s.round.kind == "stock":
         return ["  Write your whole stock turn in this one mail (sales, one purchase) and end it with 'done'."]
     return []
+
+
+def _acting_company(game) -> list[str]:
+    """The company the mail's turn is written for, in one line: its treasury, trains and train
+    limit (play-through s12: the 'In short' block showed the president's cash, not the company's)."""
+    s = game.state
+    cur = game.current_entity()
+    if s.round.kind != "operating" or cur not in s.corporations:
+        return []
+    labels: dict[str, int] = {}
+    for t in game.corp_trains(cur):
+        labels[game.train_label(t)] = labels.get(game.train_label(t), 0) + 1
+    trains = ", ".join(f"{n}x {k}" if n > 1 else k for k, n in labels.items())
+    cash = s.cash.get(f"C:{cur}", 0)
+    return [f"  {cur}: {game.title.money(cash)} in its treasury; "
+            + (f"trains {trains}" if trains else "no train") + f" (limit {game.train_limit(cur)})"]
 
 
 def _orders_of(game_row, name: str) -> list[str]:
@@ -1059,7 +1083,8 @@ def move_status(session: Session, game_row, now=None) -> str:
     phase = "game over" if g.finished else f"{g.state.round.kind} round"
     out = [f"Game {game_row.name} ({game_row.title}, moves by email): {len(rows)} action(s) so far, {phase}."]
     if g.finished:
-        out.append(f"GAME OVER ({end_words(g)}).")
+        from pbm.e18xx.events import end_reason_words
+        out.append(f"GAME OVER: {end_reason_words(g)}.")
     else:
         acting = [by_name[n] for n in g.acting_players() if n in by_name]
         who = "; ".join(f"player {p.number}, " + (p.email or "no address") for p in acting)

@@ -110,6 +110,27 @@ def _fail(lineno: int, line: str, why: str, verb: str | None = None) -> MoveErro
     return MoveError(f"line {lineno}: {line.strip()!r}: {why}{hint}")
 
 
+def title_examples(text: str, game: "Game") -> str:
+    """A refusal's examples in the game's own names: ``bid 45 MRC`` and ``par W&A 90`` are 18GA's
+    (play-through s12: an 18AL player was shown a private and a corporation his game has not)."""
+    s = game.state
+    privates = sorted((c for c in s.companies.values()), key=lambda c: (c.value, c.sym))
+    if privates:
+        c = privates[1] if len(privates) > 1 else privates[0]
+        step = int((game.title.data or {}).get("min_bid_increment", 5) or 5)
+        text = text.replace("e.g. bid 45 MRC", f"e.g. bid {c.value + step} {c.sym}")
+    corps = list(s.corporations)
+    if corps:
+        try:
+            par = min(game.title.market[r][c].price for r, c in game.title.par_cells())  # type: ignore[union-attr]
+        except (ValueError, TypeError, AttributeError, IndexError):
+            par = None
+        if par is not None:
+            text = text.replace("e.g. par W&A 90", f"e.g. par {corps[0]} {par}")
+        text = text.replace("e.g. sell 2 GA", f"e.g. sell 2 {corps[0]}")
+    return text
+
+
 def _int(tok: str, lineno: int, line: str, verb: str, what: str) -> int:
     if tok[:1] in ("$", "£") and len(tok) > 1:  # a price written with the currency's sign (1848: pounds)
         tok = tok[1:]
@@ -224,6 +245,11 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             sym, price = _from_for(args)
             return A.BuyCompany(entity, _name(sym, lineno, line, verb, "private").upper(),
                                 _int(price, lineno, line, verb, "price"))
+        if _INT.match(args[0]) and len(args) >= 2:  # 'buy 1 WRA share' (play-through s12)
+            if args[0] != "1":
+                raise _fail(lineno, line, f"one share a move: write 'buy {args[1]}' (one line for each share "
+                            "where the rules let you buy more than one in a turn)", verb)
+            args, low = args[1:], low[1:]
         corp = _name(args[0], lineno, line, verb, "corporation")
         if len(args) == 1:  # no source said: the Treasury's, else the Pool's (``share_source``)
             return A.BuyShares(entity, corporation=corp, source="")
@@ -238,6 +264,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if same:
             args = " ".join(args)[:same.start()].split()
             low = [t.lower() for t in args]
+        # 'lay tile 6 in G6 rotation 5' (play-through s12): the words around the three values
+        args = [t for t in args if t.lower() not in _LAY_FILLER]
+        low = [t.lower() for t in args]
         if len(args) == 5 and low[3] == "with":
             who = _name(args[4], lineno, line, "lay", "private").upper()
             args = args[:3]
@@ -266,12 +295,16 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.RunRoutes(entity, auto=True)
         routes = []
         for part in " ".join(args).split(";"):
-            # 'run the 2 train Augusta - Greeneville' (the rulebook's "2 Train"; the dash of the events'
-            # routes, "D10 Augusta - B10 Greeneville"): play-through s12, mails #49 and #50
-            words = [w for w in part.replace(",", " ").split() if w not in ("-", "\u2013", "\u2014", "->")]
-            if len(words) > 1 and words[0].lower() in ("the", "a", "an", "its", "my"):
+            # 'run 2 train B7 C6', 'run the 2 train: Montgomery - Selma' (play-through s12): the words
+            # around the train and between the stops (the events write routes 'L5 Montgomery - K4 Selma')
+            words = [w.rstrip(":") for w in part.replace(",", " ").split()
+                     if w not in _ROUTE_DASHES and w.lower() not in ("to", "then")]
+            words = [w for w in words if w]
+            while words and words[0].lower() in ("the", "a", "its", "my"):
                 words = words[1:]
-            if len(words) > 2 and words[1].lower() == "train":
+            if len(words) > 1 and words[0].lower() == "train":
+                words = words[1:]
+            elif len(words) > 1 and words[1].lower() == "train":
                 words = [words[0], *words[2:]]
             if len(words) < 3:
                 raise _fail(lineno, line, "each route is a train then at least two stops", verb)
@@ -289,6 +322,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
+_ROUTE_DASHES = {"-", "\u2013", "\u2014", "->", "\u2192", "=>"}
+_LAY_FILLER = {"tile", "in", "on", "at", "hex", "rotation", "rotated", "rot", "orientation", "rotate"}
 _SHARE_FILLER = {"a", "an", "one", "1", "10%", "share", "shares", "certificate", "of", "the", "from", "in"}
 _BID_FILLER = {"on", "for", "at", "of", "a", "the", "par", "price", "value"}  # 'bid 160 on M&BR', 'par CoG at 70
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
@@ -442,6 +477,11 @@ def _train_words(args: list[str]) -> list[str]:
     Market' is 'train 3 from market', 'a 5 train from the Initial Offering' is 'train 5 from bank'
     (18GA 4.2.5(a): trains are in the Initial Offering and the Open Market)."""
     words = [w for w in args if w.lower() not in ("the", "a", "an", "one", "new")]
+    seller = ""
+    for i, w in enumerate(words):  # "L&N's 4 train": the company that sells it (play-through s12)
+        if w.lower().endswith(("'s", "\u2019s")) and len(w) > 2:
+            seller, words = w[:-2], words[:i] + words[i + 1:]
+            break
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -454,6 +494,8 @@ def _train_words(args: list[str]) -> list[str]:
         i += 1
     if len(out) >= 2 and out[1].lower() == "train" and out[0].lower() != "train":
         out = ["train", out[0], *out[2:]]
+    if seller and out[:1] and out[0].lower() == "train":
+        out = [*out[:2], "from", seller, *out[2:]]
     return out
 
 

@@ -22,7 +22,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.e18xx.core.hexgrid import to_xy
-from pbm.e18xx.events import end_words
+from pbm.e18xx.events import end_reason_words
 from pbm.e18xx.render.rotations import draw_key, draw_lays_page
 from pbm.e18xx.render.view import train_list, trains_for_sale
 
@@ -615,7 +615,7 @@ def render_pdf(rep: "Replayed", name: str, names=None, since: int | None = None)
     w, h = PAGE
     from pbm.e18xx.render.words import phase_words, round_words
 
-    status = f"game over ({end_words(s.end_reason)})" if s.finished else f"to act: {who_acts(g)}"
+    status = f"game over: {end_reason_words(g)}" if s.finished else f"to act: {who_acts(g)}"
     head = f"{g.title.name} - {name} - {round_words(g)} - {phase_words(g)} - action {len(g.actions)} - {status}"
     c.setFont(BOLD, 13)
     c.drawString(MARGIN, h - MARGIN, _t(head, 160))

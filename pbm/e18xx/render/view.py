@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pbm.e18xx.events import end_words, joint_home_waits, stop_label
+from pbm.e18xx.events import end_reason_words, joint_home_waits, stop_label
 from pbm.e18xx.pbem.moves import format_action
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,7 +59,7 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
     # the book's words (title data ``words``; issue 29): 18GA's Initial Offering, 1848's Starting Phase
     out.append(f"{head} - {round_words(g)} - {phase_words(g)} (train limit {g.train_limit_text()})")
     if s.finished:
-        out.append(f"Game over: {end_words(s.end_reason)}")
+        out.append(f"Game over: {end_reason_words(g)}")
     else:
         cur = g.current_entity()
         out.append(f"To act: {cur}" + (f" ({g.controller(cur)})" if cur and g.controller(cur) != cur else ""))

@@ -8,7 +8,7 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError, IllegalAction, IllegalRoute, IllegalTile, InsufficientFunds
 from pbm.e18xx.core.state import Corporation
 from pbm.e18xx.core.track import Placed, city_map, upgrade_fault
-from pbm.e18xx.routes import resolve_stops, stops_by_track, twice, why_not
+from pbm.e18xx.routes import place_words, resolve_stops, stops_by_track, twice, why_not
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -374,6 +374,7 @@ class TrackMixin:
         m = self.state.map
         out = []
         for spec in action.routes:
+            spec = replace(spec, nodes=place_words(m, spec.nodes, names))  # 'West Point', 'L5 Montgomery' (s12)
             try:
                 nodes = resolve_stops(m, spec.nodes, names, self.track_ref("route_track"))
             except IllegalRoute as exc:
