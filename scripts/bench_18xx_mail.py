@@ -40,6 +40,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--pg", help="a PostgreSQL admin URL: use a fresh database there instead of SQLite")
     parser.add_argument("--keep", type=Path, help="copy the SQLite database here at the end")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the measured mails (CPU)")
+    parser.add_argument("--profile-out", type=Path, help="with --profile: also write the profile's stats here (pstats)")
     return parser.parse_args()
 
 
@@ -188,6 +189,8 @@ def main() -> None:
             import pstats
 
             pstats.Stats(profile).sort_stats("cumulative").print_stats(60)
+            if args.profile_out:
+                profile.dump_stats(str(args.profile_out))
         if args.keep and not args.pg:
             import shutil
 
