@@ -45,8 +45,8 @@ def _fixed_clock(monkeypatch) -> None:
         return NOW
 
     monkeypatch.setattr(pbm.clock, "utcnow", now)
-    for mod in list(sys.modules.values()):
-        if (getattr(mod, "__name__", "") or "").startswith("pbm") and getattr(mod, "utcnow", None) is pbm.clock.utcnow:
+    for mod in list(sys.modules.values()):  # (whatever another test left bound there)
+        if (getattr(mod, "__name__", "") or "").startswith("pbm.") and callable(getattr(mod, "utcnow", None)):
             monkeypatch.setattr(mod, "utcnow", now)
 
 
