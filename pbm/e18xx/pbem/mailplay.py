@@ -438,6 +438,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     page = ["", *page] if page else []
     rows = plain_rows(action_rows(session, game_row))  # read by every seat's summary and events: read once
     seats = players(session, game_row)
+    mails: list[tuple] = []  # (key, kind, recipients, message) to queue
     # the mover first, so a shared address gets the receipt
     seats.sort(key=lambda p: (mover is None or p.number != mover.number, p.number))
     for p in seats:
@@ -484,12 +485,13 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             _attach(msg, pdf)
             pdf_sent(game_row, p.number, signature)
         if is_mover and inbound is not None:
-            outbox.queue(session, f"receipt:{inbound.sha256[:24]}", "receipt", addrs, msg, game=game_row)
+            mails.append((f"receipt:{inbound.sha256[:24]}", "receipt", addrs, msg))
         else:
-            outbox.queue(session, state_mail_key(game_row, seq, p.number), "18xx", addrs, msg, game=game_row)
+            mails.append((state_mail_key(game_row, seq, p.number), "18xx", addrs, msg))
         mark_mailed(game_row, p.number, seq)
         done.update(a.lower() for a in addrs)
         queued += 1
+    outbox.queue_many(session, mails, game=game_row)  # in this order, written together
     return queued
 
 
