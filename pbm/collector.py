@@ -1,8 +1,9 @@
 """Pausing Python's cyclic garbage collector around work that makes many objects and frees them itself.
 
 Reference counting frees almost everything pbm makes; the cyclic collector, set off by the count of
-new objects, would walk the whole process to find little.  Three places pause it: the intake's
-start-of-turn view (built, used and released per mail), a turn's resolution, and the rendering of a
+new objects, would walk the whole process to find little.  Four places pause it: the intake's
+start-of-turn view (built, used and released per mail), a turn's resolution, an 18xx move mail (its
+copy of the replayed state: pbm/e18xx/kind.py), and the rendering of a
 turn's reports (about 8 MB of cyclic garbage for 15 reports, collected when the collector is on again;
 a render worker process, which ends after the turn, never collects).
 """

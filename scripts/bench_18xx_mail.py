@@ -13,7 +13,7 @@ The first mail of each game (imports, first statements) is not counted.
 Defaults: a late 5-player 18GA game and a late 6-player 1848 game (the brief's), 15 moves each.
 Target (issue 32): median <= 150 ms, p95 <= 300 ms.  Prints wall and CPU (this process) per mail.
 
-    python scripts/bench_18xx_mail.py [--moves 15] [--fraction 0.85] [--games 18GA:5,1848:6] [--pg URL]
+    python scripts/bench_18xx_mail.py [--moves 15] [--fraction 0.85] [--games 18GA:5,1848:6] [--pg URL] [--pdf every]
     python scripts/bench_18xx_mail.py --tree /tmp/old   # pbm from another checkout (compare alternated)
 """
 
@@ -36,10 +36,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--fraction", type=float, default=0.85, help="share of the game already played")
     parser.add_argument("--games", default="18GA:5,1848:6", help="TITLE:SEATS,... (default 18GA:5,1848:6)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--pdf", choices=["every", "map", "turn", "never"],
+                        help="every seat's PDF choice (default: none made: the PDF on its turn and when the map changed)")
     parser.add_argument("--tree", type=Path, help="import pbm from this checkout instead")
     parser.add_argument("--pg", help="a PostgreSQL admin URL: use a fresh database there instead of SQLite")
     parser.add_argument("--keep", type=Path, help="copy the SQLite database here at the end")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the measured mails (CPU)")
+    parser.add_argument("--profile-out", type=Path, help="with --profile: also write the profile's stats here (pstats)")
     return parser.parse_args()
 
 
@@ -100,6 +103,7 @@ def main() -> None:
     from pbm.db import session_scope
     from pbm.e18xx.core.game import Game
     from pbm.e18xx.pbem.games import create_game, move_text
+    from pbm.e18xx.pbem.notify import set_pdf_preference
     from pbm.mail.ingest import Context, ingest
     from pbm.auth import hash_secret
     from pbm.models import Action18, OutboxMessage, Player
@@ -139,6 +143,8 @@ def main() -> None:
                 for p in s.scalars(select(Player).where(Player.game_id == row.id)):
                     secrets[p.number] = f"BNCH-{p.number:04d}-SECR"
                     p.secret_hash = hash_secret(secrets[p.number])
+                    if args.pdf:
+                        set_pdf_preference(row, p.number, args.pdf)
                 fresh = Game(title, NAMES[: int(n)], args.seed, (), None)
                 number = {nm: i for i, nm in enumerate(NAMES, 1)}
                 for seq, act in enumerate(stored, 1):
@@ -188,6 +194,8 @@ def main() -> None:
             import pstats
 
             pstats.Stats(profile).sort_stats("cumulative").print_stats(60)
+            if args.profile_out:
+                profile.dump_stats(str(args.profile_out))
         if args.keep and not args.pg:
             import shutil
 

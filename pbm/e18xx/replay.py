@@ -13,6 +13,7 @@ import io
 import json
 import os
 import pickle
+import struct
 import threading
 import types
 from functools import lru_cache
@@ -353,24 +354,24 @@ def _title_parts(canon: str) -> tuple[list[Any], dict[int, int]]:
     return parts, where
 
 
-class _Pickler(pickle.Pickler):
-    """Pickles the parts of one title by their position in it (:func:`_title_parts`)."""
-
-    def __init__(self, file: Any, title: str):
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        where = _title_parts(title)[1]
-        # called for every object pickled: kept small.  Only parts of the title (alive in the
-        # title's cache, so no other object has their id) are in ``where``.
-        self.persistent_id = lambda obj: where.get(id(obj))  # type: ignore[method-assign]
-
-
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: Any, title: str):
-        super().__init__(file)
-        self.parts = _title_parts(title)[0]
-
-    def persistent_load(self, pid: Any) -> Any:
-        return self.parts[pid]
+@lru_cache(maxsize=None)
+def _title_memos(canon: str) -> tuple[Any, bytes]:
+    """What makes :func:`freeze` write the parts of the title ``canon`` (:func:`_title_parts`) as references
+    and :func:`thaw` read them back as those same parts, so a copy shares the title as a fresh replay does:
+    a pickler whose memo holds every part at its position (a pickler given a copy of that memo writes a
+    part it meets as pickle's GET of that position, and what is new after them), and a pickle that fills
+    an unpickler's memo with the parts at the same positions (each by its position through the
+    unpickler's ``persistent_load``), read before the state.  Until issue 32's twelfth session this was
+    a ``persistent_id`` hook, which the pickler calls for every object it meets, ints and strings too
+    (~20,000 calls a late game, most of ``freeze``'s time); a memo is copied in C."""
+    parts = _title_parts(canon)[0]
+    pickler = pickle.Pickler(io.BytesIO(), protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.memo = {i: (i, obj) for i, obj in enumerate(parts)}
+    fill = bytearray(pickle.PROTO + bytes([pickle.HIGHEST_PROTOCOL]))
+    for i in range(len(parts)):  # push part i, put it in the memo (at i: the memo's size), pop it
+        fill += pickle.BININT + struct.pack("<i", i) + pickle.BINPERSID + pickle.MEMOIZE + pickle.POP
+    fill += pickle.NONE + pickle.STOP
+    return pickler, bytes(fill)
 
 
 _WRAPPERS = (types.FunctionType, types.MethodType, functools.partial)
@@ -387,7 +388,9 @@ def freeze(rep: Any, title: str) -> bytes:
     try:
         out = io.BytesIO()
         out.write(title.encode() + b"\n")
-        _Pickler(out, title).dump((rep, order))
+        pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.memo = _title_memos(title)[0].memo  # the title's parts, by reference
+        pickler.dump((rep, order))
         return out.getvalue()
     finally:
         attrs = vars(game)
@@ -399,7 +402,11 @@ def freeze(rep: Any, title: str) -> bytes:
 def thaw(blob: bytes) -> Any:
     """A new copy of what :func:`freeze` kept, its game recording events as the original did."""
     title, _, data = blob.partition(b"\n")
-    rep, order = _Unpickler(io.BytesIO(data), title.decode()).load()
+    canon = title.decode()
+    unpickler = pickle.Unpickler(io.BytesIO(_title_memos(canon)[1] + data))
+    unpickler.persistent_load = _title_parts(canon)[0].__getitem__  # type: ignore[method-assign]
+    unpickler.load()  # the title's parts into the memo, at the positions freeze's pickler had them
+    rep, order = unpickler.load()
     game = rep.game
     old = vars(game).pop("recorder", None)
     if old is not None:

@@ -205,3 +205,74 @@ def test_pending_reads_only_messages_not_yet_sent_to_everyone(db_url, smtp):
         assert (result.sent, result.failed, result.already) == (1, 0, 7)
         assert pending(s) == []
     assert [m.rcpt_tos for m in smtp.messages][-3:] == [["ada@example.org"], ["bo@example.org"], ["ike@example.org"]]
+
+
+def _rows(s) -> list[tuple]:
+    """(key, kind, recipients, bytes without the Date line) of every queued message, in queue order."""
+    import re
+
+    return [(m.key, m.kind, m.recipients, re.sub(rb"Date: [^\r\n]*\r\n", b"", m.raw))
+            for m in s.scalars(select(OutboxMessage).order_by(OutboxMessage.created_seq))]
+
+
+def _items(n: int) -> list[tuple]:
+    return [(f"state:g:{i}", "18xx" if i else "receipt", [f"p{i}@example.org", f"P{i}@example.org"],
+             _msg(f"state {i}")) for i in range(n)]
+
+
+def test_queue_many_queues_what_queue_would_one_by_one(db_url, tmp_path):
+    """An 18xx move's state mails are queued together (issue 32): the same rows, bytes and order."""
+    from pbm.mail.outbox import queue_many
+
+    with session_scope(db_url) as s:
+        one_by_one = [queue(s, *item) for item in _items(4)]
+        assert [m.created_seq for m in one_by_one] == sorted(m.created_seq for m in one_by_one)
+        expected = _rows(s)
+        s.execute(OutboxMessage.__table__.delete())
+    with session_scope(db_url) as s:
+        together = queue_many(s, _items(4))
+        assert [m.key for m in together] == [f"state:g:{i}" for i in range(4)]
+        assert [m.created_seq for m in together] == sorted(m.created_seq for m in together) and together[0].id
+        assert _rows(s) == expected
+    with session_scope(db_url) as s:  # keys queued already: those rows as they are, the new ones after them
+        first = s.scalar(select(OutboxMessage).where(OutboxMessage.key == "state:g:1"))
+        more = [("state:g:1", "18xx", ["else@example.org"], _msg("other")), *_items(6)[4:],
+                ("state:g:4", "18xx", ["twice@example.org"], _msg("twice"))]
+        got = queue_many(s, more)
+        assert got[0].id == first.id and got[0].recipients == ["p1@example.org"]
+        assert got[-1] is got[1] and got[1].recipients == ["p4@example.org"]  # the first of a key given twice
+        assert [r[0] for r in _rows(s)] == [f"state:g:{i}" for i in range(6)]
+        assert queue_many(s, []) == []
+    with session_scope(db_url) as s:
+        with pytest.raises(OutboxError, match="not a usable email address"):
+            queue_many(s, [("k7", "notice", ["ada@example.org"], _msg()), ("k8", "notice", ["x\r\nBcc: y"], _msg())])
+        assert s.scalar(select(OutboxMessage).where(OutboxMessage.key.in_(["k7", "k8"]))) is None
+
+
+def test_queue_many_keeps_a_key_a_concurrent_run_queued_first(db_url, monkeypatch):
+    """Between its look at the keys and its insert another run queued one: that row is kept (as queue
+    keeps it), the others are queued (PostgreSQL: SQLite has one writer at a time, and no savepoint)."""
+    from pbm.mail import outbox
+
+    if db_url.startswith("sqlite"):
+        pytest.skip("SQLite: one writer at a time (pbm.db.savepoint is a no-op there)")
+    pg_url = db_url
+    with session_scope(pg_url) as s:
+        theirs = queue(s, "state:g:1", "18xx", ["them@example.org"], _msg("theirs"))
+        theirs_id = theirs.id
+    real = outbox.select
+    looks = []
+
+    def blind_first_look(*args):  # the batch's one look at the keys finds none of them
+        stmt = real(*args)
+        looks.append(1)
+        return stmt.where(OutboxMessage.key == "nothing") if len(looks) == 1 else stmt
+
+    monkeypatch.setattr(outbox, "select", blind_first_look)
+    with session_scope(pg_url) as s:
+        got = outbox.queue_many(s, _items(3))
+        assert got[1].id == theirs_id and got[1].recipients == ["them@example.org"]
+        assert [m.key for m in got] == ["state:g:0", "state:g:1", "state:g:2"]
+    monkeypatch.setattr(outbox, "select", real)
+    with session_scope(pg_url) as s:
+        assert [r[0] for r in _rows(s)] == ["state:g:1", "state:g:0", "state:g:2"]

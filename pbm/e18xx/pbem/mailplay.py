@@ -409,6 +409,47 @@ def state_mail_key(game_row, seq: int, number: int) -> str:
     return f"18xx:{game_row.id}:{seq}:{number}" + (f":u{undos}" if undos else "")
 
 
+def _attachment(msg, data: bytes, filename: str):
+    """The MIME part ``msg.add_attachment(data, ...)`` would add for a PDF: made once and attached (by
+    :func:`_attach`) to the mail of every reader who gets the same PDF, instead of encoding it again
+    for each (the generator writes a shared part the same way into each message; nothing changes it)."""
+    part = type(msg)(policy=msg.policy)
+    part.set_content(data, maintype="application", subtype="pdf", filename=filename)
+    if "content-disposition" not in part:
+        part["Content-Disposition"] = "attachment"
+    return part
+
+
+def _attach(msg, part) -> None:
+    """``msg.add_attachment`` of a part made by :func:`_attachment`, step for step."""
+    if msg.get_content_maintype() != "multipart" or msg.get_content_subtype() != "mixed":
+        msg.make_mixed()
+    msg.attach(part)
+
+
+@dataclass(frozen=True, slots=True)
+class PlainRow:
+    """A stored action as the state mails read it: its number, its seat, the action (a plain copy of
+    the row's fields, read by each seat's part of a state mail: an ORM row's attributes cost ~10 times
+    as much to read, and a late game has ~700 rows)."""
+
+    seq: int
+    player_number: int | None
+    action: dict
+
+
+def plain_rows(rows: list) -> list[PlainRow]:
+    return [PlainRow(r.seq, r.player_number, r.action) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class PlainSeat:
+    """A seat as its part of a state mail reads it (compared with every row of the log)."""
+
+    number: int
+    name: str
+
+
 def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbound=None, extra: list[str] | None = None,
               applied: list[Applied] | None = None, note: str = "", rep: Replayed | None = None,
               headline: str = "", turn_notes: list[str] | None = None, mover_note: str = "",
@@ -432,7 +473,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     rep = rep or replay_rows(session, game_row)
     seq = len(rep.game.actions)
     queue_hooks(session, game_row, rep.game, applied)
-    pdfs: dict[int | None, bytes] = {}  # rendered when the first seat that wants it is mailed (issue 29, item 8)
+    pdfs: dict[int | None, object] = {}  # the PDF's MIME part per 'since' (its rings), made when the first seat that wants it is mailed (issue 29, item 8)
     signature = map_signature(rep.game)
     text = state_text(session, game_row, rep)
     acting = set(rep.game.acting_players())
@@ -451,8 +492,9 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
 
     page = mail_lines(game_row)  # the game's live page, once the moderator serves one (docs/web.md)
     page = ["", *page] if page else []
-    rows = action_rows(session, game_row)
+    rows = plain_rows(action_rows(session, game_row))  # read by every seat's summary and events: read once
     seats = players(session, game_row)
+    mails: list[tuple] = []  # (key, kind, recipients, message) to queue
     # the mover first, so a shared address gets the receipt
     seats.sort(key=lambda p: (mover is None or p.number != mover.number, p.number))
     for p in seats:
@@ -483,8 +525,9 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
                 head += [x, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
-        short = summary_lines(rep.game, rows, p, turn=turn, orders=_orders_of(game_row, p.name))
-        events = mail_block(game_row, rep.game, rows, p, {q.number: q.name for q in seats})  # issue 29 item 2
+        seat = PlainSeat(p.number, p.name)  # read once per row of the log below: not through the ORM
+        short = summary_lines(rep.game, rows, seat, turn=turn, orders=_orders_of(game_row, p.name))
+        events = mail_block(game_row, rep.game, rows, seat, {q.number: q.name for q in seats})  # issue 29 item 2
         attach = wants_pdf(game_row, p.number, turn=turn, finished=rep.game.finished, signature=signature)
         body = "\n".join(head + short + happened + events + [text] + page
                          + ["", pdf_line(game_row, p.number, attach, bool(page))]
@@ -496,18 +539,19 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             msg.add_attachment(render_pdf(rep, game_row.name, names_for(session, game_row, [p.name]), since=since),
                                maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
             pdf_sent(game_row, p.number, signature, seq)
-        elif attach:
-            if since not in pdfs:  # one rendering for the readers whose previous PDF showed the same
-                pdfs[since] = render_pdf(rep, game_row.name, since=since)
-            msg.add_attachment(pdfs[since], maintype="application", subtype="pdf", filename=_pdf_name(game_row, seq))
+        elif attach:  # the PDF, and its MIME part (base64), made once for the readers whose previous PDF showed the same
+            if since not in pdfs:
+                pdfs[since] = _attachment(msg, render_pdf(rep, game_row.name, since=since), _pdf_name(game_row, seq))
+            _attach(msg, pdfs[since])
             pdf_sent(game_row, p.number, signature, seq)
         if is_mover and inbound is not None:
-            outbox.queue(session, f"receipt:{inbound.sha256[:24]}", "receipt", addrs, msg, game=game_row)
+            mails.append((f"receipt:{inbound.sha256[:24]}", "receipt", addrs, msg))
         else:
-            outbox.queue(session, state_mail_key(game_row, seq, p.number), "18xx", addrs, msg, game=game_row)
+            mails.append((state_mail_key(game_row, seq, p.number), "18xx", addrs, msg))
         mark_mailed(game_row, p.number, seq)
         done.update(a.lower() for a in addrs)
         queued += 1
+    outbox.queue_many(session, mails, game=game_row)  # in this order, written together
     return queued
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from reportlab.lib import colors
@@ -39,6 +41,17 @@ CORP_COLORS = ["#1f4e9c", "#b22222", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f",
 # edge -> (dx, dy) of the neighbour in doubled coordinates (pointy-topped; y grows downwards)
 POINTY_DIRS = {0: (-1, 1), 1: (-2, 0), 2: (-1, -1), 3: (1, -1), 4: (2, 0), 5: (1, 1)}
 FLAT_DIRS = {0: (0, 2), 1: (-1, 1), 2: (-1, -1), 3: (0, -2), 4: (1, -1), 5: (1, 1)}
+
+
+def wrapped(text: str, width: int, hyphens: bool = True) -> list[str]:
+    """``textwrap.wrap(text, width, break_on_hyphens=hyphens)``, kept (:func:`_wrap`): the events page
+    wraps the same hundred-odd lines move after move (a tenth of drawing a PDF; issue 32)."""
+    return list(_wrap(text, width, hyphens))
+
+
+@lru_cache(maxsize=4096)
+def _wrap(text: str, width: int, hyphens: bool) -> tuple[str, ...]:
+    return tuple(textwrap.wrap(text, width, break_on_hyphens=hyphens))
 
 
 def _t(text: object, limit: int = 60) -> str:
@@ -532,15 +545,13 @@ def draw_events(c: Canvas, rep: "Replayed", x: float, top: float, width: float) 
     if not evs:
         c.drawString(x, y, "Nothing has happened yet.")
         return
-    import textwrap
-
     room = int(width / 4.6)  # characters a line holds
     lines = []
     for line in grouped(g, evs[-PDF_EVENTS:], indent=""):
         # a long event goes on over more lines, never cut off (play-through s10 finding 12: "...
         # companies may buy private companies from players; five-share comp")
         ind = "  " if line.startswith("  ") else ""
-        parts = textwrap.wrap(line.strip(), room - 4, break_on_hyphens=False) or [""]
+        parts = wrapped(line.strip(), room - 4, hyphens=False) or [""]  # "five-share", "D4-1" stay whole
         lines += [ind + parts[0]] + ["    " + part for part in parts[1:]]
     fit = int((y - MARGIN) / 11)
     if len(lines) > fit:  # the newest that fit, from an action's line on
@@ -559,8 +570,6 @@ def draw_public(c: Canvas, g: "Game", x: float, y: float, bottom: float = MARGIN
     """The public state beyond the tables (bids, prices, loans, the train roster, privates' abilities,
     objectives, coal districts: :func:`pbm.e18xx.render.public.public_lines`), complete; a new page
     when this one is full.  Returns the y below it."""
-    import textwrap
-
     from pbm.e18xx.render.public import public_lines
 
     c.setFillColor(colors.black)
@@ -570,7 +579,7 @@ def draw_public(c: Canvas, g: "Game", x: float, y: float, bottom: float = MARGIN
     c.setFont(SANS, 8)
     for line in public_lines(g, compact=False):
         indent = len(line) - len(line.lstrip())
-        for k, part in enumerate(textwrap.wrap(line.strip(), 190) or [""]):
+        for k, part in enumerate(wrapped(line.strip(), 190) or [""]):
             if y < bottom:
                 c.showPage()
                 c.setFillColor(colors.black)
