@@ -18,7 +18,7 @@ are imported for type checkers only, and none of those modules imports this one 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # typing only; none of these imports the game
     from pbm.e18xx.core import actions as A
