@@ -160,8 +160,9 @@ def test_connection_is_traced_both_ways_along_a_loop():
     g = operating_game("18GA", "GA", phase_colour="green")
     put(g, "D10", "57", 2)
     put(g, "C9", "9", 2)
-    hexes, nodes, inward = TrackGraph(g.state.map).reach("GA", g.state.map.token_cities("GA"))
-    assert inward["C9"] == {5}  # entered from Augusta only
+    hexes, nodes, entries = TrackGraph(g.state.map).reach("GA", g.state.map.token_cities("GA"))
+    assert set(entries["C9"]) == {("e", 5)}  # entered from Augusta only, having used nothing of C9
+    assert entries["C9"][("e", 5)] == {(0, 0)}
     assert hexes["C9"] == {2, 5}
 
 

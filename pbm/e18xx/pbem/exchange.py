@@ -185,8 +185,27 @@ def _route_export(game: Game, train: str, route: Any) -> dict[str, Any]:
         seg = next((x for x in graph.segments(a) if x.b == b and not x.mask & ~route.mask), None)
         chains.append(list(seg.hexes) if seg is not None else [a[0], b[0]])
     nodes = [f"{h}-{_site_index(game, h, i)}" for h, i in route.nodes]
-    return {"train": train, "connections": chains, "hexes": [h for h, _ in route.nodes], "nodes": nodes,
-            "revenue": route.revenue}
+    out = {"train": train, "connections": chains, "hexes": [h for h, _ in route.nodes], "nodes": nodes,
+           "revenue": route.revenue}
+    subsidy = _route_subsidy(game, train, route)
+    if subsidy is not None:
+        out["subsidy"] = subsidy
+    return out
+
+
+def _route_subsidy(game: Game, train: str, route: Any) -> int | None:
+    """What the route pays the treasury besides its revenue (18VA 4.5.4.3: a freight train to a
+    coal district where its company has a station), written as 18xx.games writes it (``subsidy``,
+    0 when none), which it pays as written: where the site cannot rebuild a route from its
+    ``connections`` (a stretch through a junction tile twice, which the book allows) it still
+    pays the bonus; None for titles without such payments."""
+    if not game.title.data.get("stop_groups"):
+        return None
+    from pbm.e18xx.freight import evaluate
+
+    t = game.state.trains[train]
+    got = evaluate(game, t.owner[2:], route, t.variant or t.name, t.kind, game.stop_groups())
+    return got.subsidy if got is not None else 0
 
 
 def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[str, str]) -> dict[str, Any]:
@@ -216,6 +235,8 @@ def _export_action(game: Game, act: A.Action, info: dict[str, Any], ids: dict[st
     elif isinstance(act, A.RunRoutes):
         d.update(routes=info.get("site_routes") or info.get("routes") or [
             {"train": r.train, "nodes": list(r.nodes), "revenue": r.revenue} for r in act.routes])
+        if game.title.data.get("stop_groups"):  # the run's total, as the site writes it besides each route's
+            d["subsidy"] = sum(int(r.get("subsidy") or 0) for r in d["routes"])
     elif isinstance(act, A.Dividend):
         d.update(kind=act.kind)
     elif isinstance(act, A.BuyTrain):

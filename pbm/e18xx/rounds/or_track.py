@@ -139,17 +139,17 @@ class TrackMixin:
                                   f"or into a blank side (edge {e})")
         if not special or (isinstance(special, int) and not isinstance(special, bool)):
             reached_nodes: set | None = None
-            inward: set[int] | None = None
+            entries: dict | None = None
             new_track = old.tile.paths and (self.title.data.get("track_refs") or {}).get("upgrade_new_track", True)
             if reach is None:
-                def lay_ok(edges: set[int], nodes: set, sides: set[int]) -> bool:  # the tests below, on part of the reach
+                def lay_ok(edges: set[int], nodes: set, ways: dict) -> bool:  # the tests below, on part of the reach
                     return bool(edges) and bool(exits & edges) and (
-                        not new_track or self._upgrade_connects(corp, coord, old, new, rotation, sides, nodes))
+                        not new_track or self._upgrade_connects(corp, coord, old, new, rotation, ways, nodes))
                 full = self._reach_watching(corp, coord, lay_ok)
                 if full is None:  # connected: the walk stopped once that was shown
                     return self._lay_cost(corp, coord, old, special)
-                reach, reached_nodes, inward_all = full
-                inward = inward_all.get(coord, set())
+                reach, reached_nodes, entries_all = full
+                entries = entries_all.get(coord, {})
             edges = reach.get(coord)
             if not edges:
                 raise IllegalTile(f"{r('connected')}{coord} is not connected to {corp}'s stations")
@@ -157,12 +157,12 @@ class TrackMixin:
                 raise IllegalTile(f"{r('connected')}tile {name} rotation {rotation} on {coord} does not connect to "
                                   f"{corp}'s track")
             if new_track:
-                if inward is None:
-                    inward = self._reach_inward(corp).get(coord, set())
-                if not self._upgrade_connects(corp, coord, old, new, rotation, inward, reached_nodes):
+                if entries is None:
+                    entries = self._reach_entries(corp).get(coord, {})
+                if not self._upgrade_connects(corp, coord, old, new, rotation, entries, reached_nodes):
                     raise IllegalTile(f"{r('connected')}tile {name} rotation {rotation} on {coord} adds no track connected "
                                       f"to {corp}'s stations and has no city connected to them (the connection is "
-                                      "traced as a train runs: it may not back up at a fork)")
+                                      "traced as a train runs: it may not back up at a fork or use a piece of track twice)")
         return self._lay_cost(corp, coord, old, special)
 
     def _lay_cost(self: "Engine", corp: str, coord: str, old: Placed, special) -> int:
@@ -176,34 +176,60 @@ class TrackMixin:
         return cost
 
     def _upgrade_connects(self: "Engine", corp: str, coord: str, old: Placed, new, rotation: int,
-                          inward: set[int], reached_nodes: set | None) -> bool:
-        """4.2.1(j) for an upgrade: a reached city, or new track the company's trains could run
-        onto: from a side its track arrives at from the next hex (``inward``), or from a reached
-        town or city.  Track from a side reached only along the old track inside this hex would
-        back up at a fork (18GA/18AL 4.2.1(j); 18VA 4.5.2.1: new track must extend a legal route)."""
+                          entries: dict, reached_nodes: set | None) -> bool:
+        """4.2.1(j) for an upgrade: "Each tile laid must contain either some newly added track that
+        is connected to an existing station of the corporation, or a city which is connected to an
+        existing station of the corporation" (18GA/18AL; 18VA 4.5.2.1: new track must extend a
+        legal route).  A reached city, or a path of the new tile that the old tile lacks and that
+        one of the company's routes can run onto: arriving across one of its sides from the next
+        hex, or at one of its stops, having used in this hex none of that path's track (a route
+        uses a piece of track once, never backing up at a fork) and not its other stop
+        (``entries``: the hex's entries of ``TrackGraph.reach``)."""
         if reached_nodes is None:
             reached_nodes = self._reach(corp)[1]
         if any((coord, i) in reached_nodes for i in old.tile.cities()):
             return True
+        if not entries:
+            return False
         mapping = city_map(old, new, rotation)
-        reached_new = {mapping[i] for i in range(len(old.tile.nodes)) if (coord, i) in reached_nodes}
-        old_exits = old.tile.exits(old.rotation)
-        old_pairs = {frozenset((a, b)) for a, b in old.tile.rotated_paths(old.rotation)}
+        back = {j: i for i, j in mapping.items()}
+
+        def as_new(end: tuple[str, int]) -> tuple[str, int]:
+            return end if end[0] == "e" else ("n", mapping.get(end[1], end[1]))
+
+        old_paths = {frozenset((as_new(a), as_new(b))) for a, b in old.tile.rotated_paths(old.rotation)}
+        side_bit = self.graph().entry_keys(coord)
         for a, b in new.rotated_paths(rotation):
-            ends = [x[1] for x in (a, b) if x[0] == "e"]
-            is_new = any(e not in old_exits for e in ends) or (len(ends) == 2 and frozenset((a, b)) not in old_pairs)
-            if not is_new:
-                continue
-            if any(e in inward for e in ends) or any(x[0] == "n" and x[1] in reached_new for x in (a, b)):
-                return True
+            if frozenset((a, b)) in old_paths:
+                continue  # the old track, kept
+            used = 0
+            for x in (a, b):
+                if x[0] == "e" and x[1] in side_bit:
+                    used |= 1 << side_bit[x[1]]
+            stops = [back.get(x[1]) for x in (a, b) if x[0] == "n"]
+            for x in (a, b):
+                if x[0] == "e":
+                    ways = entries.get(x)
+                    other = stops
+                else:
+                    i = back.get(x[1])
+                    if i is None:
+                        continue
+                    ways = entries.get(("n", i))
+                    other = [k for k in stops if k != i]
+                if not ways:
+                    continue
+                stop_bits = sum(1 << k for k in other if k is not None)
+                if any(not k & used and not n & stop_bits for k, n in ways):
+                    return True
         return False
 
     def _reach(self: "Engine", corp: str):
         """(edges of each hex the company may build on, the stops it reaches)."""
         return self._reach_full(corp)[:2]
 
-    def _reach_inward(self: "Engine", corp: str) -> dict[str, set[int]]:
-        """Per hex, the sides the company's track arrives at from the next hex (see TrackGraph.reach)."""
+    def _reach_entries(self: "Engine", corp: str) -> dict[str, dict]:
+        """Per hex, how the company's routes arrive there (see TrackGraph.reach)."""
         return self._reach_full(corp)[2]
 
     def _reach_full(self: "Engine", corp: str):
@@ -223,13 +249,13 @@ class TrackMixin:
         return g, (corp, tuple(starts), tuple(home)), starts, home, cache
 
     def _reach_watching(self: "Engine", corp: str, coord: str, ok):
-        """None if ``ok(edges of coord, stops, inward sides of coord)`` holds on the company's reach
+        """None if ``ok(edges of coord, stops, entries of coord)`` holds on the company's reach
         (a test only more reach can make true), shown walking only as far as needed; else the full
         reach."""
         g, key, starts, home, cache = self._reach_key(corp)
         got = cache.get(key)
         if got is not None:
-            return None if ok(got[0].get(coord) or set(), got[1], got[2].get(coord) or set()) else got
+            return None if ok(got[0].get(coord) or set(), got[1], got[2].get(coord) or {}) else got
         full = g.reach(corp, starts, home, watch=coord, watch_ok=ok)
         if full is not None:
             cache[key] = full
