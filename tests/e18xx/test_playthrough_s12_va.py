@@ -1,0 +1,67 @@
+"""Acceptance play-through by mail s12 of 18VA (issue 29): a fresh game written from the rulebook
+alone, every seat by mail; the findings, each with the mail text met.
+
+The game: tests/e18xx/playthrough/va-s12.jsonl (seed 104; players Ann, Bob, Cy and Di)."""
+import json
+
+from pbm.e18xx.core.game import Game
+
+from .helpers import PLAYTHROUGH, intent_mail, intent_refusal, playthrough_game
+
+mail, refusal = intent_mail, intent_refusal
+SEAT = {"Ann": 1, "Bob": 2, "Cy": 3, "Di": 4}
+
+
+def game(upto: int) -> Game:
+    """The s12 game after ``upto`` actions."""
+    return playthrough_game("va", upto, seed=104, suffix="-s12", players=4)
+
+
+def stored(cli, tmp_path, upto: int):
+    """The s12 game stored in the database up to ``upto`` actions, as pbm holds a game by mail
+    (the mail path, ``pbem/games.py::apply``, not only the intent reader); its name."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.models import Action18, Game as Row
+
+    csv = tmp_path / "players.csv"
+    csv.write_text("name,email\n" + "".join(f"{n},{n.lower()}@example.org\n" for n in SEAT), encoding="utf-8")
+    cli("new-game", "18VA", "--players", str(csv), "--seed", "104", "--name", "va-s12")
+    lines = (PLAYTHROUGH / "va-s12.jsonl").read_text(encoding="utf-8").splitlines()[:upto]
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Row).where(Row.name == "va-s12"))
+        for seq, line in enumerate(lines, 1):
+            data = json.loads(line)
+            s.add(Action18(game_id=row.id, seq=seq, player_number=SEAT.get(data["entity"]), action=data))
+        row.turn = game(upto).state.turn
+    return "va-s12"
+
+
+def by_mail(cli, seat: int, text: str):
+    """``text`` mailed by seat ``seat`` to the stored game: the outcome."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import apply
+    from pbm.models import Game as Row
+
+    with session_scope(cli.url) as s:
+        row = s.scalar(select(Row).where(Row.name == "va-s12"))
+        return apply(s, row, seat, text)
+
+
+def test_a_payout_after_a_run_for_nothing_is_ignored_in_a_real_mail(cli, tmp_path):
+    """Mails #132 and #133: WMR (Bob; a passenger 4 bought from B&O, no route from Cumberland)
+    wrote 'run auto / pay / done' and was refused "move 2 (payout): WMR's turn ended by itself after
+    'run auto', so this move would be Cy's in the stock round: it is not Bob's turn". The run earned
+    nothing, the revenue of 0 was withheld by itself (3.2, 4.5.6) and the turn, the round's last,
+    ended: the 'pay' has nothing left to do and is ignored with a note (issue 29 problem 1). The
+    intent reader (s11v) did so already; the mail path did not."""
+    stored(cli, tmp_path, 367)
+    assert game(367).current_entity() == "WMR"
+    out = by_mail(cli, 2, "run auto\npay\ndone")
+    assert out.accepted, out.error
+    notes = "\n".join(out.notes)
+    assert "move 2 (payout): nothing to do - WMR's turn had already ended by itself after 'run auto'" in notes
+    assert out.game.current_entity() == "Cy" and out.game.state.round.kind == "stock"
