@@ -65,3 +65,18 @@ def test_a_payout_after_a_run_for_nothing_is_ignored_in_a_real_mail(cli, tmp_pat
     notes = "\n".join(out.notes)
     assert "move 2 (payout): nothing to do - WMR's turn had already ended by itself after 'run auto'" in notes
     assert out.game.current_entity() == "Cy" and out.game.state.round.kind == "stock"
+
+
+def test_richmonds_brown_tile_by_the_rulebooks_number():
+    """Mail #121: N&W's 'lay 170 F11 0' was refused "4.5.2.1: F11 must be upgraded with tile
+    170ric". The rulebook's table (4.5.2.1) gives a "P" city brown tile #170; Richmond's and
+    Washington's copies (pbm's 170ric and 170was, which later take #171 and #172) are tile 170 to a
+    player. The printed number is read as the hex's own copy; any other hex's tile number is not."""
+    g = game(328)
+    assert g.current_entity() == "N&W"
+    made, _ = mail(g, "lay 170 F11 0\nrun auto\nwithhold\nbuy train 5\ndone")
+    assert made[0] == "lay 170ric F11 0"
+    g = game(328)
+    made, _ = mail(g, "lay 170ric F11 0\nrun auto\nwithhold\nbuy train 5\ndone")
+    assert made[0] == "lay 170ric F11 0"
+    assert "tile 170ric" in refusal(game(328), "lay 63 F11 0\ndone")
