@@ -80,3 +80,19 @@ def test_richmonds_brown_tile_by_the_rulebooks_number():
     made, _ = mail(g, "lay 170ric F11 0\nrun auto\nwithhold\nbuy train 5\ndone")
     assert made[0] == "lay 170ric F11 0"
     assert "tile 170ric" in refusal(game(328), "lay 63 F11 0\ndone")
+
+
+def test_why_a_turn_ended_after_a_train_names_the_limit_or_nothing_not_the_one_train_rule():
+    """Mails #25, #77, #78, #81, #118: after buying a train the reply said "in phase N a company may
+    buy only one train from the bank per turn (rule 4.5.8)" although SR had reached its limit with
+    the last 2, WMR had bought the last 3 (4.5.8 then lets it buy the first 4 too; it had no money
+    left) and B&O stood at its limit of 2. The reason given is the company's limit when it has
+    reached it; the one-train rule only while trains of the type bought are left."""
+    made, notes = mail(game(177), "lay 5 C4 0\nbuy train 2G\ndone")  # WMR buys the last 3 as a 2G
+    assert made[-1] == "buy train 3 as 2G"
+    assert "only one train" not in notes
+    made, notes = mail(game(314), "run 3 H1 H3 I4\nrun 4 H3 G4 F5 F7\nwithhold\nbuy train 5\ndone")
+    assert "B&O may buy no train: it owns 4" in notes and "the limit is 2" in notes
+    assert "only one train" not in notes
+    _, notes = mail(game(15), "lay 6 H3 3\ntoken H1\nbuy train 2\ndone")  # five 2 trains are left
+    assert "in phase 2 a company may buy only one train from the bank per turn (rule 4.5.8)" in notes

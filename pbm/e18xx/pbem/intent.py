@@ -125,14 +125,17 @@ class TurnWriter:
         if not self.live and not isinstance(act, A.Pass):
             self.ended_by = act  # the turn ended by itself after this move: nothing more was allowed
             self.ended_why = ""
-            if isinstance(act, A.BuyTrain) and act.seller is None and "limited_train_buy" in g.phase.status:
-                from pbm.e18xx.rounds.cite import see
-                self.ended_why = (f" (in phase {g.phase.name} a company may buy only one train from the bank "
-                                  f"per turn{see(g.title, 'one_train_per_turn')})")
             corp = act.entity
-            if not self.ended_why and corp in g.state.corporations and not g.state.corporations[corp].closed \
-                    and not g._room(corp):
+            if corp in g.state.corporations and not g.state.corporations[corp].closed and not g._room(corp):
                 self.ended_why = f" ({corp} may buy no train: {g.limit_reason(corp)})"  # at its train limit
+            elif isinstance(act, A.BuyTrain) and act.seller is None and "limited_train_buy" in g.phase.status:
+                # the rule only while trains of the type bought are left: after the last one 4.5.8 allows
+                # the first of the next type (play-through s12: WMR bought the last 3 with its last dollar)
+                nxt = next((t for t in g.state.trains.values() if t.owner == "depot"), None)
+                if nxt is not None and nxt.name == act.train.split("-")[0]:
+                    from pbm.e18xx.rounds.cite import see
+                    self.ended_why = (f" (in phase {g.phase.name} a company may buy only one train from the "
+                                      f"bank per turn{see(g.title, 'one_train_per_turn')})")
 
     def _make(self, act: A.Action, note: str) -> None:
         self.do(act, note)
