@@ -117,3 +117,15 @@ def test_a_company_turn_mail_says_to_write_the_whole_turn_and_end_it_with_done()
     assert "'done'" not in text  # a stock round turn
     text = "\n".join(summary_lines(g, [], SimpleNamespace(name="Ann", number=1), turn=False))
     assert "'done'" not in text  # not the reader's turn
+
+
+def test_the_tiles_left_are_in_the_state():
+    """Mail #74: C&O's 'lay 14 C8 1' was refused "no tile 14 is left"; no mail or PDF showed how
+    many tiles of each number were left (on the table they are in view). The state's public lines
+    (the mail's compact ones and the PDF's) list them by colour, Richmond's own 170 by its label."""
+    from pbm.e18xx.render.public import public_lines
+
+    for compact in (True, False):
+        line = next(x for x in public_lines(game(165), compact=compact) if x.startswith("Tiles left: "))
+        assert "yellow 4 x4, 58 x4" in line and "green 14 none, 15 x3" in line
+        assert "170 Ric x1" in line and "170ric" not in line

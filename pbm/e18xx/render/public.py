@@ -246,6 +246,29 @@ def limit_lines(g: "Game") -> list[str]:
     return ["Train limits: " + ", ".join(f"{sym} {n}/{lim}" for sym, lim, n in limits)]
 
 
+def tile_lines(g: "Game") -> list[str]:
+    """The tiles left in the supply, by colour (play-through s12 mail #74: 'lay 14 C8 1' was refused
+    "no tile 14 is left", a count no mail or PDF showed; on the table the tiles are in view). A
+    hex's own copy of a tile (18VA's 170ric) is shown by its number and label."""
+    import re
+
+    supply = g.state.tile_supply
+    if not supply:
+        return []
+    colours: dict[str, list[str]] = {}
+    for name, left in supply.items():
+        tile = g.title.tiles.get(name)
+        if tile is None:
+            continue
+        m = re.fullmatch(r"(\d+)([a-z]+)", name)
+        shown = f"{m.group(1)} {tile.label}" if m and tile.label else name
+        colours.setdefault(tile.color, []).append(f"{shown} x{len(left)}" if left else f"{shown} none")
+    order = ["yellow", "green", "brown", "gray"]
+    parts = [f"{c} {', '.join(colours[c])}" for c in sorted(colours, key=lambda c: (order.index(c) if c in order
+                                                                                    else len(order), c))]
+    return ["Tiles left: " + "; ".join(parts)]
+
+
 def currency_line(g: "Game") -> list[str]:
     form = str(g.title.data.get("currency", "$%s"))
     sign = form.replace("%s", "").strip() or "$"
@@ -276,7 +299,7 @@ def route_rule_lines(g: "Game") -> list[str]:
 def public_lines(g: "Game", *, compact: bool) -> list[str]:
     """The public state beyond the players' and companies' tables (see the module's docstring)."""
     out = currency_line(g) + auction_lines(g) + loan_lines(g) + limit_lines(g) + train_lines(g, compact)
-    out += objective_lines(g) + coal_lines(g) + route_rule_lines(g)
+    out += objective_lines(g) + coal_lines(g) + route_rule_lines(g) + tile_lines(g)
     privs = private_lines(g, compact)
     if compact:
         privs = privs[1:]
