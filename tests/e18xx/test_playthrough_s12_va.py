@@ -129,3 +129,30 @@ def test_the_tiles_left_are_in_the_state():
         line = next(x for x in public_lines(game(165), compact=compact) if x.startswith("Tiles left: "))
         assert "yellow 4 x4, 58 x4" in line and "green 14 none, 15 x3" in line
         assert "170 Ric x1" in line and "170ric" not in line
+
+
+def test_the_pdf_routes_legend_names_a_freight_train_by_its_freight_name():
+    """The PDF after WMR's run of mail #84: "WMR last ran 3: C4-B5-A6 (70)" - the train's type, while
+    WMR had bought it as a 2G (4.5.8: declared freight) and the event said "WMR's 2G train runs".
+    The legend names it as the events do."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.games import Replayed
+    from pbm.e18xx.render import pdf
+
+    g = Game("18VA", list(SEAT), 104, (), ["1", "2", "3", "4"])
+    rep = Replayed(g, g.total_cash())
+    for line in (PLAYTHROUGH / "va-s12.jsonl").read_text(encoding="utf-8").splitlines()[:215]:
+        act = A.action_from_dict(json.loads(line))
+        g.process(act)
+        if isinstance(act, A.RunRoutes):
+            rep.last_routes[act.entity] = list(g.state.round.routes)
+    c = Canvas("/dev/null", pagesize=pdf.PAGE)
+    said: list[str] = []
+    orig = c.drawString
+    c.drawString = lambda x, y, text, *a, **k: (said.append(text), orig(x, y, text, *a, **k))
+    w, h = pdf.PAGE
+    pdf.draw_map(c, rep, (pdf.MARGIN, pdf.MARGIN + 70, w - pdf.MARGIN, h - pdf.MARGIN - 14))
+    assert "WMR last ran 2G: C4-B5-A6 (70)" in said, [t for t in said if "last ran" in t]
+    assert "VR last ran 3G: C12-B13-A12 (90)" in said

@@ -285,7 +285,8 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
             pts = route_points(graph, geo, positions, route)
             for a, b in zip(pts, pts[1:]):
                 c.line(a[0] + off, a[1] + off, b[0] + off, b[1] + off)
-            name = g.state.trains[train].name if train in g.state.trains else train  # "3", not the id "3-2"
+            t = g.state.trains.get(train)  # "3" (or "2G" when declared freight), not the id "3-2" (s12)
+            name = (t.variant or t.name) if t is not None else train
             parts.append(f"{name}: {'-'.join(route.hexes())} ({route.revenue})")
         c.setDash()
         if parts:
