@@ -156,3 +156,20 @@ def test_the_pdf_routes_legend_names_a_freight_train_by_its_freight_name():
     pdf.draw_map(c, rep, (pdf.MARGIN, pdf.MARGIN + 70, w - pdf.MARGIN, h - pdf.MARGIN - 14))
     assert "WMR last ran 2G: C4-B5-A6 (70)" in said, [t for t in said if "last ran" in t]
     assert "VR last ran 3G: C12-B13-A12 (90)" in said
+
+
+def test_a_phase_begun_during_a_set_changes_the_next_sets_number_of_rounds():
+    """Ruling (rulings-18VA.md, "operating rounds of a set"): phase 3 (2 ORs) began with C&O's 3
+    train in the single OR 3.1 of phase 2's set; N&W's turn ended that OR and stock round 4 came
+    next; the set after it had 2 ORs. Phase 5 (3 ORs) began in OR 7.1 of 2: OR 7.2 ended in stock
+    round 8, and the set after it had 3."""
+    from pbm.e18xx.render.view import describe
+
+    g = game(74)
+    assert g.state.round.kind == "stock" and g.phase.name == "3"
+    g = game(81)
+    assert g.state.round.kind == "operating" and "Operating round 4.1 of 2" in describe(g, name="pt")
+    g = game(369)
+    assert g.state.round.kind == "stock" and g.phase.name == "5"
+    g = game(383)
+    assert "Operating round 8.1 of 3" in describe(g, name="pt")
