@@ -173,3 +173,13 @@ def test_a_phase_begun_during_a_set_changes_the_next_sets_number_of_rounds():
     assert g.state.round.kind == "stock" and g.phase.name == "5"
     g = game(383)
     assert "Operating round 8.1 of 3" in describe(g, name="pt")
+
+
+def test_the_mines_line_says_what_a_mine_is_worth():
+    """WMR's freight run of mail #84 earned $70 (Cumberland $20, the mine B5 $10, the district $40);
+    the mails named the mines (B5, B7, ...) but never their value, which the map shows only once a
+    mine's tile is laid. The line says it: $10 each, the value of the mine tiles #4 and #58."""
+    from pbm.e18xx.render.public import coal_lines
+
+    line = next(x for x in coal_lines(game(15)) if x.startswith("Mines "))
+    assert "$10 each once its tile is laid" in line and "B5, B7, B9, B11, B13" in line

@@ -226,7 +226,13 @@ def coal_lines(g: "Game") -> list[str]:
         out.append(f"Coal mining districts (only freight trains run there; +{m(20)} per freight train number, "
                    f"also to the treasury with a station there): {', '.join(groups['cmd'])}")
     if groups.get("mine"):
-        out.append(f"Mines (freight trains count their value; passenger trains ignore them): {', '.join(groups['mine'])}")
+        # what a mine is worth: its tiles' value (play-through s12: the mails named the mines, never a value;
+        # the map shows it only once a tile is laid)
+        worth = {n.revenue[0][1] for t in g.title.tiles.values() if t.color == "yellow" and not t.cities()
+                 for n in t.nodes if n.kind == "town" and n.revenue}
+        each = f", {m(worth.pop())} each once its tile is laid" if len(worth) == 1 else ""
+        out.append(f"Mines (freight trains count their value{each}; passenger trains ignore them): "
+                   f"{', '.join(groups['mine'])}")
     for (private, corp), hexname in sorted(g.state.assignments.items()):
         spec = next((c for c in g.title.data.get("companies", []) if c["sym"] == private), {})
         ab = next((a for a in spec.get("abilities") or [] if a.get("type") == "assign_bonus"), None)
