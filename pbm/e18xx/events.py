@@ -1030,6 +1030,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
                 + "".join(f"; {w}" for w in waits)
         elif after.round[0] == "stock" and g.current_entity():
             detail = f"{g.current_entity()} acts first"
+            if before.round[0] == "auction" and g.title.data.get("auction", {}).get("reorder_by_cash"):
+                # 18VA 4.1: the order is re-evaluated by the players' cash once the auction is over
+                # (play-through s12: the new order was seen only in the players' table)
+                detail += "; the players now act in the order of their cash: " + ", ".join(
+                    f"{p.name} {g.title.money(s.cash.get(p.key, 0))}" for p in s.players)
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
     return out
 

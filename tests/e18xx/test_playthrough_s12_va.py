@@ -183,3 +183,15 @@ def test_the_mines_line_says_what_a_mine_is_worth():
 
     line = next(x for x in coal_lines(game(15)) if x.startswith("Mines "))
     assert "$10 each once its tile is laid" in line and "B5, B7, B9, B11, B13" in line
+
+
+def test_the_new_player_order_by_cash_is_an_event():
+    """Mail #11: after 'par B&O 100' the players were reordered by their cash (4.1: "each player
+    reveals his remaining cash ... the order of the other players is determined in decreasing order
+    of their cash"); the event said only "next: stock round 1 (Bob acts first)", the new order was
+    to be read from the players' table. The event gives the order and the cash behind it."""
+    from .helpers import texts_at
+
+    said = texts_at(playthrough_game("va", 11, seed=104, suffix="-s12", players=4, events=True), 11)
+    assert ("The private auction ends; next: stock round 1 (Bob acts first; the players now act in the order "
+            "of their cash: Bob $260, Di $240, Cy $220, Ann $150)") in said, said
