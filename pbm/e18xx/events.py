@@ -162,6 +162,7 @@ class SharesSold(Event):
     got: int = 0  # what the seller received
     old: int = 0  # the share price before and after the sale
     new: int = 0
+    at_bottom: bool = False  # the price would fall but is at the foot of its column already
 
     def text(self, money: Money) -> str:
         out = f"{self.seller} sells {self.count} {self.corp} share{'' if self.count == 1 else 's'} for {money(self.got)}"
@@ -169,6 +170,8 @@ class SharesSold(Event):
             return out + f"; {self.corp} falls to {money(self.new)}"
         if self.new > self.old:
             return out + f"; {self.corp} rises to {money(self.new)}"
+        if self.at_bottom:  # play-through s12 mail #110: "VR stays at $90" and not why
+            return out + f"; {self.corp} stays at {money(self.new)}: it is at the foot of its column on the chart"
         return out + f"; {self.corp} stays at {money(self.new)}"
 
 
@@ -1108,8 +1111,14 @@ def _sale(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[E
         c = market[cell[0]][cell[1]]
         return c.price if c else 0
     count = int(action.count or len(action.shares))
+    cell = after.corps[corp][0]
+    co = g.state.corporations.get(corp)
+    bottom = bool(cell is not None and count and cell == before.corps[corp][0] and co is not None
+                  and not getattr(co, "equal_shares", False)
+                  and (cell[0] + 1 >= len(market) or cell[1] >= len(market[cell[0] + 1])
+                       or market[cell[0] + 1][cell[1]] is None))
     return [SharesSold(seq, _who(action.entity), corp, count, max(0, got), price(before.corps[corp][0]),
-                       price(after.corps[corp][0]))]
+                       price(cell), bottom)]
 
 
 def _unit_price(g: "Game", action: Any, corp: str, src: str) -> int:

@@ -195,3 +195,13 @@ def test_the_new_player_order_by_cash_is_an_event():
     said = texts_at(playthrough_game("va", 11, seed=104, suffix="-s12", players=4, events=True), 11)
     assert ("The private auction ends; next: stock round 1 (Bob acts first; the players now act in the order "
             "of their cash: Bob $260, Di $240, Cy $220, Ann $150)") in said, said
+
+
+def test_a_sale_that_leaves_the_price_says_why():
+    """Mail #110: Ann's 'sell 1 VR' was told "Ann sells 1 VR share for $90; VR stays at $90" - a
+    sale moves the price down a row (3.2), and VR's $90 is the foot of its column ("if it is
+    already on the bottom row, it does not move"). The event says so."""
+    from .helpers import texts_at
+
+    said = texts_at(playthrough_game("va", 302, seed=104, suffix="-s12", players=4, events=True), 302)
+    assert "Ann sells 1 VR share for $90; VR stays at $90: it is at the foot of its column on the chart" in said, said
