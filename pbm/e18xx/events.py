@@ -866,6 +866,10 @@ def stop_label(g: "Game", coord: str, node: int | None = None) -> str:
     in a run (``D4-1 Atlanta``: issue 29 finding 8)."""
     hexdef = g.title.hexes.get(coord)
     name = getattr(hexdef, "name", None) if hexdef is not None else None
+    port_of = ((g.title.data.get("stop_groups") or {}).get("port") or {}).get(coord)
+    if not name and port_of:  # 18VA's port arrows (4.5.4.2; play-through s12: "runs I14 - H13 Newport News")
+        city = getattr(g.title.hexes.get(port_of), "name", None)
+        name = f"port of {city}" if city else "port"
     head, tail = coord, ""
     if node is not None:
         m = g.state.map

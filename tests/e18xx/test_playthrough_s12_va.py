@@ -205,3 +205,12 @@ def test_a_sale_that_leaves_the_price_says_why():
 
     said = texts_at(playthrough_game("va", 302, seed=104, suffix="-s12", players=4, events=True), 302)
     assert "Ann sells 1 VR share for $90; VR stays at $90: it is at the foot of its column on the chart" in said, said
+
+
+def test_a_port_is_named_as_a_port():
+    """Mail #73: "SR's 2 train runs I14 - H13 Newport News - F11 Richmond for $70": I14, the port
+    arrow by Newport News (4.5.4.2), was a bare coordinate. It is named as the port of its city."""
+    from .helpers import texts_at
+
+    said = texts_at(playthrough_game("va", 163, seed=104, suffix="-s12", players=4, events=True), 163)
+    assert "SR's 2 train runs I14 port of Newport News - H13 Newport News - F11 Richmond for $70" in said, said
