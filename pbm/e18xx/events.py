@@ -304,7 +304,7 @@ class DividendPaid(Event):
         if self.how != "payout" or not self.revenue:
             if not self.revenue:
                 return f"{self.corp} earns nothing: no dividend" + (
-                    f"; earning nothing counts as withholding" + (f" (rule {self.rule})" if self.rule else "")
+                    "; earning nothing counts as withholding" + (f" (rule {self.rule})" if self.rule else "")
                     if self.moved else "")
             return f"{self.corp} withholds {money(self.revenue)}: all of it goes to its treasury"
         paid = "; ".join(f"{n} {money(a)}" for n, a in self.holders) or "no player holds a share"
