@@ -214,3 +214,20 @@ def test_a_port_is_named_as_a_port():
 
     said = texts_at(playthrough_game("va", 163, seed=104, suffix="-s12", players=4, events=True), 163)
     assert "SR's 2 train runs I14 port of Newport News - H13 Newport News - F11 Richmond for $70" in said, said
+
+
+def test_the_move_list_gives_richmonds_brown_tile_by_its_number():
+    """The lists of mails #120-#122 offered 'lay 170ric F11 0' and 'G4 170was (...)': names no
+    rulebook gives. They offer 'lay 170 F11 0' (read back as Richmond's copy), and the line is
+    accepted as written."""
+    from pbm.e18xx.pbem.mailplay import legal_lines
+
+    lines = legal_lines(game(328), limit=10 ** 6)
+    assert any(x.startswith("lay 170 F11 0   #") for x in lines), [x for x in lines if "F11" in x]
+    assert not any("170ric" in x or "170was" in x for x in lines)
+    made, _ = mail(game(328), "lay 170 F11 0\nrun auto\nwithhold\nbuy train 5\ndone")
+    assert made[0] == "lay 170ric F11 0"
+    from pbm.e18xx.lays import acting_lays, lays_by_hex  # the PDF's page of lays by hex
+
+    page = lays_by_hex(game(328), acting_lays(game(328)))
+    assert any(x.startswith("  lay 170 F11 0   #") for x in page) and not any("170ric" in x for x in page)
