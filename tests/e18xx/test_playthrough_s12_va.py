@@ -231,3 +231,22 @@ def test_the_move_list_gives_richmonds_brown_tile_by_its_number():
 
     page = lays_by_hex(game(328), acting_lays(game(328)))
     assert any(x.startswith("  lay 170 F11 0   #") for x in page) and not any("170ric" in x for x in page)
+
+
+def test_done_makes_the_run_of_trains_that_can_earn_nothing():
+    """Mail #134: WMR (a passenger 4 at Cumberland, no second city within reach) wrote 'lay 8 C6 3 /
+    done' and was refused "WMR's turn cannot end yet: "Run trains ..." may not be skipped (a company
+    whose trains can run must run them)". Its best run earned nothing (the 'run auto' of mail #135
+    said "WMR runs no train: no revenue"): 'done' makes that run, as the rules leave nothing to
+    choose, and says so; a company whose trains earn something must still name or 'run auto' them."""
+    from pbm.e18xx.pbem.intent import play_intent
+    from pbm.e18xx.pbem.moves import format_action, parse_moves
+
+    g = game(367)
+    assert g.current_entity() == "WMR"
+    made, _ = play_intent(g, "Bob", parse_moves("lay 8 C6 3\ndone", "Bob"))
+    assert [format_action(m.action) for m in made] == ["lay 8 C6 3", "run auto"]
+    assert made[1].note == "WMR's trains have no route that earns anything, so they run for nothing (done)"
+    assert g.current_entity() == "Cy"
+    why = refusal(game(186), "done")  # B&O with a 3 train and a route worth $150
+    assert "may not be skipped" in why

@@ -342,6 +342,11 @@ class TurnWriter:
                                 f"{step_words(g, step)}{extra}")
             if step.name == "home_token" and self.owed_home(n, "done", step, corp):
                 continue
+            if "pass" not in g.or_actions(corp) and step.name == "route" and self._earns_nothing(corp):
+                # the best run earns nothing: the rules leave nothing to choose (play-through s12 mail #134)
+                self._make(A.RunRoutes(corp, auto=True), f"{corp}'s trains have no route that earns anything, "
+                                                          "so they run for nothing (done)")
+                continue
             if "pass" not in g.or_actions(corp):
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {step_words(g, step)} may not "
                                 f"be skipped{_why_required(g, step, corp)}; {corp} may now "
@@ -349,6 +354,19 @@ class TurnWriter:
             self._make(A.Pass(corp), f"{self._skips(step, corp)} {step_words(g, step)} (done)")
         self.notes.append(f"move {n} (done): {who}'s turn is over" if who != "your" else
                           f"move {n} (done): your turn is over")
+
+    def _earns_nothing(self, corp: str) -> bool:
+        """Does ``corp``'s best run earn nothing (its trains reach no second stop that pays)?"""
+        g = self.game
+        try:
+            if g.title.data.get("stop_groups"):  # 18VA: passenger and freight trains (freight.py)
+                from pbm.e18xx.freight import best_kinded
+                total, _chosen = best_kinded(g, corp, g.corp_trains(corp))
+            else:
+                total, _chosen = g.auto_routes(corp)
+        except GameError:
+            return False
+        return not total
 
     def _skips(self, step, corp: str) -> str:
         """``skips``, or ``ends`` when the company already did the step's move this turn (a pass after
@@ -391,6 +409,11 @@ class TurnWriter:
             if not self._later_takes(step, mv.type):
                 return  # no later step takes it: the engine says why
             if step.name == "home_token" and self.owed_home(n, format_action(mv), step, corp):
+                continue
+            if "pass" not in g.or_actions(corp) and step.name == "route" and self._earns_nothing(corp):
+                self._make(A.RunRoutes(corp, auto=True), f"{corp}'s trains have no route that earns anything, "
+                                                          f"so they run for nothing (before move {n}, "
+                                                          f"{format_action(mv)})")
                 continue
             if "pass" not in g.or_actions(corp):
                 raise GameError(f"move {n} ({format_action(mv)}): {corp} must first {step_words(g, step)}; "
