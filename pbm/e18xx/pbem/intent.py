@@ -8,7 +8,8 @@ rounds/step.py):
   is still open, ``buy train 3`` after a run) first ends every step before it with an ordinary
   ``pass`` -- when the step lets the president skip it (its actions offer ``pass``); a step
   that may not be skipped (a run that must be made, a train that must be bought) refuses the
-  mail, naming the step and its rule section;
+  mail, naming the step and its rule section -- except a run whose best routes earn nothing,
+  which is made (``run auto``) with a note, as nothing is left to choose (play-through s12);
 * ``done`` ends the turn: every step left is passed the same way (a required one refuses the
   mail); in a stock round or the private sale it is the pass that ends the player's turn;
 * a ``pass`` ends the open step; a ``pass`` with nothing left to pass (the turn it belongs to
