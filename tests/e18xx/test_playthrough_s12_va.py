@@ -250,3 +250,16 @@ def test_done_makes_the_run_of_trains_that_can_earn_nothing():
     assert g.current_entity() == "Cy"
     why = refusal(game(186), "done")  # B&O with a 3 train and a route worth $150
     assert "may not be skipped" in why
+
+
+def test_the_moves_done_name_richmonds_brown_tile_by_its_number():
+    """After mail #122 the Last moves and the receipt said "Di for N&W: lay 170ric F11 0". The lines
+    that tell what was done give the tile as the rulebook numbers it."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.moves import action_words, printed_tile
+
+    g = game(330)
+    lay = A.LayTile("N&W", "F11", "170ric", 0)
+    assert action_words(g, lay) == ("N&W", "lay 170 F11 0")
+    assert printed_tile(g, A.LayTile("N&W", "F11", "171", 0)).tile == "171"
+    assert printed_tile(g, A.LayTile("B&O", "H3", "170", 5)).tile == "170"

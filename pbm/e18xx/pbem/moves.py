@@ -647,6 +647,21 @@ def hex_copy_of_tile(game: "Game", move: A.LayTile) -> A.LayTile:
     return move
 
 
+def printed_tile(game: Any, a: A.Action) -> A.Action:
+    """A lay of a hex's own copy of a tile (18VA's ``170ric``, named in the hex's upgrade rule) as
+    the rulebook numbers the tile (``170``), for the lines that tell what was done."""
+    import re
+
+    if not isinstance(a, A.LayTile):
+        return a
+    m = re.fullmatch(r"(\d+)[a-z]+", str(a.tile))
+    if m is None or m.group(1) not in game.title.tiles:
+        return a
+    if any(o.get("hex") == a.hex and a.tile in o.get("only", ()) for o in game.title.data.get("upgrade_overrides", [])):
+        return replace(a, tile=m.group(1))
+    return a
+
+
 def free_private_lay(game: "Game", move: A.LayTile) -> A.LayTile:
     """A company's lay in the hex of a private it owns that lays that tile there free, uncounted
     (18GA Table III, Midland: "may lay a tile in the Midland's hex for free, once ... it does not
@@ -899,6 +914,8 @@ def action_words(game: Any, a: A.Action, seq: int | None = None) -> tuple[str, s
     if game is None:
         return ent, text
     try:
+        if isinstance(a, A.LayTile):  # 18VA's 170ric as the rulebook numbers it: 'lay 170 F11 0' (s12)
+            text = format_action(printed_tile(game, a))
         if isinstance(a, A.BuyShares) and a.shares:
             return ent, _share_words(game, a, seq)
         comp = game.state.companies.get(ent)
