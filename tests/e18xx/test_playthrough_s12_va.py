@@ -263,3 +263,13 @@ def test_the_moves_done_name_richmonds_brown_tile_by_its_number():
     assert action_words(g, lay) == ("N&W", "lay 170 F11 0")
     assert printed_tile(g, A.LayTile("N&W", "F11", "171", 0)).tile == "171"
     assert printed_tile(g, A.LayTile("B&O", "H3", "170", 5)).tile == "170"
+
+
+def test_the_map_list_names_richmonds_brown_tile_by_its_number():
+    """The state's map list said "F11 170ric rot 0 Richmond" after mail #122; it says 170."""
+    from pbm.e18xx.render.view import describe
+
+    text = describe(game(330), name="pt")
+    line = next(x for x in text.splitlines() if x.startswith("  F11 "))
+    assert line.split()[1] == "170", line
+    assert "170ric" not in text

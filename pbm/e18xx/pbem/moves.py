@@ -662,6 +662,11 @@ def printed_tile(game: Any, a: A.Action) -> A.Action:
     return a
 
 
+def printed_tile_name(game: Any, coord: str, tile: str) -> str:
+    """The number the rulebook gives a tile laid on ``coord`` (``170`` for 18VA's ``170ric``)."""
+    return str(printed_tile(game, A.LayTile("", coord, tile, 0)).tile)
+
+
 def free_private_lay(game: "Game", move: A.LayTile) -> A.LayTile:
     """A company's lay in the hex of a private it owns that lays that tile there free, uncounted
     (18GA Table III, Midland: "may lay a tile in the Midland's hex for free, once ... it does not
