@@ -2,7 +2,10 @@
 alone, every seat by mail; the findings, each with the mail text met.
 
 The game: tests/e18xx/playthrough/va-s12.jsonl (seed 104; players Ann, Bob, Cy and Di)."""
+import email
+import email.policy
 import json
+import re
 
 from pbm.e18xx.core.game import Game
 
@@ -27,7 +30,8 @@ def stored(cli, tmp_path, upto: int):
 
     csv = tmp_path / "players.csv"
     csv.write_text("name,email\n" + "".join(f"{n},{n.lower()}@example.org\n" for n in SEAT), encoding="utf-8")
-    cli("new-game", "18VA", "--players", str(csv), "--seed", "104", "--name", "va-s12")
+    out = cli("new-game", "18VA", "--players", str(csv), "--seed", "104", "--name", "va-s12").stdout
+    stored.secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
     lines = (PLAYTHROUGH / "va-s12.jsonl").read_text(encoding="utf-8").splitlines()[:upto]
     with session_scope(cli.url) as s:
         row = s.scalar(select(Row).where(Row.name == "va-s12"))
@@ -65,6 +69,31 @@ def test_a_payout_after_a_run_for_nothing_is_ignored_in_a_real_mail(cli, tmp_pat
     notes = "\n".join(out.notes)
     assert "move 2 (payout): nothing to do - WMR's turn had already ended by itself after 'run auto'" in notes
     assert out.game.current_entity() == "Cy" and out.game.state.round.kind == "stock"
+
+
+def test_the_payout_after_a_run_for_nothing_through_real_mail(cli, tmp_path):
+    """Mail #132 again, as Bob sent it: a Maildir message read by `pbm ingest`; the receipt in the
+    outbox says the 'pay' was ignored, and the game went on to the stock round."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.models import OutboxMessage
+
+    from .test_intent_mail import deliver, game_now
+    from .test_pbem_mail import _body
+
+    stored(cli, tmp_path, 367)
+    text = f"GAME: va-s12\nPLAYER: 2\nSECRET: {stored.secrets[2]}\n\nrun auto\npay\ndone\n"
+    line, _ = deliver(cli, tmp_path / "Maildir", text, 2)
+    assert "player 2 accepted" in line, line
+    g, _n = game_now(cli, "va-s12")
+    assert g.state.round.kind == "stock" and g.current_entity() == "Cy"
+    with session_scope(cli.url) as s:
+        bodies = [_body(email.message_from_bytes(m.raw, policy=email.policy.default))
+                  for m in s.scalars(select(OutboxMessage))
+                  if any("bob@" in r for r in (m.recipients or []))]
+    assert any("move 2 (payout): nothing to do - WMR's turn had already ended by itself after 'run auto'" in b
+               for b in bodies), bodies[-1][:800] if bodies else "no mail to Bob"
 
 
 def test_richmonds_brown_tile_by_the_rulebooks_number():
