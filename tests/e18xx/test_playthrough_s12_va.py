@@ -108,7 +108,8 @@ def test_richmonds_brown_tile_by_the_rulebooks_number():
     g = game(328)
     made, _ = mail(g, "lay 170ric F11 0\nrun auto\nwithhold\nbuy train 5\ndone")
     assert made[0] == "lay 170ric F11 0"
-    assert "tile 170ric" in refusal(game(328), "lay 63 F11 0\ndone")
+    why = refusal(game(328), "lay 63 F11 0\ndone")
+    assert "F11 must be upgraded with tile 170" in why and "170ric" not in why
 
 
 def test_why_a_turn_ended_after_a_train_names_the_limit_or_nothing_not_the_one_train_rule():
