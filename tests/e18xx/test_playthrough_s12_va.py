@@ -128,27 +128,6 @@ def test_why_a_turn_ended_after_a_train_names_the_limit_or_nothing_not_the_one_t
     assert "in phase 2 a company may buy only one train from the bank per turn (rule 4.5.8)" in notes
 
 
-def test_a_company_turn_mail_says_to_write_the_whole_turn_and_end_it_with_done():
-    """Mail #17: SR's first turn, 'lay 57 F11 0 / buy train 2', left the turn open ("SR's turn goes
-    on: the open step is "Buy trains" ... Send the rest of the turn, ending with 'done'"): SR might
-    still buy B&O's 2 train. B&O's mail of the same shape had ended by itself. No mail had said that
-    a turn is written whole and ended with 'done', so the second mail was needed. The mail of a
-    company's turn says it, next to the moves it lists; a stock turn's mail does not."""
-    from types import SimpleNamespace
-
-    from pbm.e18xx.pbem.mailplay import summary_lines
-
-    g = game(18)
-    assert g.current_entity() == "SR"
-    text = "\n".join(summary_lines(g, [], SimpleNamespace(name="Cy", number=3), turn=True))
-    assert "Write SR's whole turn in this one mail" in text and "end it with 'done'" in text
-    assert "without 'done' the turn stays open" in text
-    text = "\n".join(summary_lines(game(11), [], SimpleNamespace(name="Bob", number=2), turn=True))
-    assert "'done'" not in text  # a stock round turn
-    text = "\n".join(summary_lines(g, [], SimpleNamespace(name="Ann", number=1), turn=False))
-    assert "'done'" not in text  # not the reader's turn
-
-
 def test_the_tiles_left_are_in_the_state():
     """Mail #74: C&O's 'lay 14 C8 1' was refused "no tile 14 is left"; no mail or PDF showed how
     many tiles of each number were left (on the table they are in view). The state's public lines

@@ -326,12 +326,6 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
     if turn and not game.finished:
         out.append("  You may:")
         out += [f"    {x}" for x in legal_lines(game, limit=12)]
-        cur = game.current_entity()
-        if s.round.kind == "operating" and cur in s.corporations:
-            # play-through s12 mail #17: 'lay 57 F11 0 / buy train 2' left SR's turn open for a second mail
-            out.append(f"  Write {cur}'s whole turn in this one mail, the steps in the rulebook's order (lay, "
-                       "station, run, payout or withhold, trains; a private any time), and end it with 'done'; "
-                       "without 'done' the turn stays open after your last move.")
     out.append("  (The full state follows; the PDF, when it is attached, has the map and charts.)")
     return out + [""]
 

@@ -23,7 +23,6 @@ from reportlab.pdfgen.canvas import Canvas
 from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.e18xx.core.hexgrid import to_xy
 from pbm.e18xx.render.rotations import draw_key, draw_lays_page
-from pbm.e18xx.pbem.moves import printed_tile_name
 from pbm.e18xx.render.view import train_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -266,6 +265,7 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float])
             c.drawCentredString(cx, cy - r * 0.62, _t(hd.name, 18))
         if pl.tile_id:
             c.setFont(BOLD, max(3, r * 0.17))
+            from pbm.e18xx.pbem.moves import printed_tile_name  # 18VA's 170ric shows as 170 (s12)
             c.drawString(cx + r * 0.3, cy - r * 0.45, _t(printed_tile_name(g, coord, tile.name), 8))
         if hd.cost and not pl.tile_id:
             c.setFont(SANS, max(3, r * 0.16))

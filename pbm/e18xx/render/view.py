@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pbm.e18xx.events import joint_home_waits, stop_label
-from pbm.e18xx.pbem.moves import format_action, printed_tile_name
+from pbm.e18xx.pbem.moves import format_action
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
@@ -100,6 +100,7 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
         toks = [f"{t}" for i in pl.tile.cities() for t in s.map.tokens.get((coord, i), []) if t]
         if pl.tile_id or toks:
             name = g.title.hexes[coord].name or ""
+            from pbm.e18xx.pbem.moves import printed_tile_name  # 18VA's 170ric shows as 170 (s12)
             shown = printed_tile_name(g, coord, pl.tile.name) if pl.tile_id else "printed"
             out.append(f"  {coord:<4} {shown:<8} rot {pl.rotation}  "
                        f"{name:<14} {' '.join(toks)}")
