@@ -177,11 +177,11 @@ def test_a_phase_begun_during_a_set_changes_the_next_sets_number_of_rounds():
     g = game(74)
     assert g.state.round.kind == "stock" and g.phase.name == "3"
     g = game(81)
-    assert g.state.round.kind == "operating" and "Operating round 4.1 of 2" in describe(g, name="pt")
+    assert g.state.round.kind == "operating" and "operating round 4.1 of 2" in describe(g, name="pt").lower()
     g = game(369)
     assert g.state.round.kind == "stock" and g.phase.name == "5"
     g = game(383)
-    assert "Operating round 8.1 of 3" in describe(g, name="pt")
+    assert "operating round 8.1 of 3" in describe(g, name="pt").lower()
 
 
 def test_the_mines_line_says_what_a_mine_is_worth():
