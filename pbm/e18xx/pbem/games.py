@@ -508,7 +508,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 step(rep, mv)  # an offer too: it must be legal now
             except GameError as exc:
                 from pbm.e18xx.pbem.intent import discount_hint
-                if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 3-1 and F13-0 (s12 #46)
+                if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 3-0 and J7-0 (s12; as intent.py)
                     from pbm.e18xx.pbem.moves import plain_route_ids
                     said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
                     refused = GameError(f"move {i} ({said}): {plain_route_ids(game, mv.entity, str(exc))}")
