@@ -164,6 +164,7 @@ class SharesSold(Event):
     got: int = 0  # what the seller received
     old: int = 0  # the share price before and after the sale
     new: int = 0
+    at_bottom: bool = False  # the price would fall but is at the foot of its column already
 
     def text(self, money: Money) -> str:
         out = f"{self.seller} sells {self.count} {self.corp} share{'' if self.count == 1 else 's'} for {money(self.got)}"
@@ -171,6 +172,8 @@ class SharesSold(Event):
             return out + f"; {self.corp} falls to {money(self.new)}"
         if self.new > self.old:
             return out + f"; {self.corp} rises to {money(self.new)}"
+        if self.at_bottom:  # play-through s12 mail #110: "VR stays at $90" and not why
+            return out + f"; {self.corp} stays at {money(self.new)}: it is at the foot of its column on the chart"
         return out + f"; {self.corp} stays at {money(self.new)}"
 
 
@@ -918,6 +921,10 @@ def stop_label(g: "Game", coord: str, node: int | None = None) -> str:
     in a run (``D4-1 Atlanta``: issue 29 finding 8)."""
     hexdef = g.title.hexes.get(coord)
     name = getattr(hexdef, "name", None) if hexdef is not None else None
+    port_of = ((g.title.data.get("stop_groups") or {}).get("port") or {}).get(coord)
+    if not name and port_of:  # 18VA's port arrows (4.5.4.2; play-through s12: "runs I14 - H13 Newport News")
+        city = getattr(g.title.hexes.get(port_of), "name", None)
+        name = f"port of {city}" if city else "port"
     head, tail = coord, ""
     if node is not None:
         m = g.state.map
@@ -1096,6 +1103,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
                 + "".join(f"; {w}" for w in waits)
         elif after.round[0] == "stock" and g.current_entity():
             detail = f"{g.current_entity()} acts first"
+            if before.round[0] == "auction" and g.title.data.get("auction", {}).get("reorder_by_cash"):
+                # 18VA 4.1: the order is re-evaluated by the players' cash once the auction is over
+                # (play-through s12: the new order was seen only in the players' table)
+                detail += "; the players now act in the order of their cash: " + ", ".join(
+                    f"{p.name} {g.title.money(s.cash.get(p.key, 0))}" for p in s.players)
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
     return out
 
@@ -1170,8 +1182,14 @@ def _sale(g: "Game", action: Any, before: Snap, after: Snap, seq: int) -> list[E
         c = market[cell[0]][cell[1]]
         return c.price if c else 0
     count = int(action.count or len(action.shares))
+    cell = after.corps[corp][0]
+    co = g.state.corporations.get(corp)
+    bottom = bool(cell is not None and count and cell == before.corps[corp][0] and co is not None
+                  and not getattr(co, "equal_shares", False)
+                  and (cell[0] + 1 >= len(market) or cell[1] >= len(market[cell[0] + 1])
+                       or market[cell[0] + 1][cell[1]] is None))
     return [SharesSold(seq, _who(action.entity), corp, count, max(0, got), price(before.corps[corp][0]),
-                       price(after.corps[corp][0]))]
+                       price(cell), bottom)]
 
 
 def _unit_price(g: "Game", action: Any, corp: str, src: str) -> int:

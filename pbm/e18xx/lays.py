@@ -94,7 +94,9 @@ def lays_by_hex(g: "Engine", lays: Iterable[A.LayTile]) -> list[str]:
         out.append(f"{_place(g, coord)}" + (f" (costs {cost} to build on)" if cost else ""))
         for a, others in same_track(g, sorted(by_hex[coord], key=lambda x: (x.tile, x.rotation))):
             who = f" with {a.entity}" if a.entity in g.state.companies else ""
-            out.append(f"  lay {a.tile} {a.hex} {a.rotation}{who}{same_as(others)}   # {joins(g, a.hex, a.tile, a.rotation)}")
+            from pbm.e18xx.pbem.movelist import printed_lay  # 18VA's 170ric as 'lay 170 F11 0' (s12)
+            out.append(f"  lay {printed_lay(g, a).tile} {a.hex} {a.rotation}{who}{same_as(others)}   # "
+                       f"{joins(g, a.hex, a.tile, a.rotation)}")
     return out
 
 

@@ -76,7 +76,7 @@ def test_18va_coal_districts_mines_railway_express_limits_and_freight():
     g = random_game(7, 3, stop_at=400, title="18VA", prefix="Q")
     text, pdf = flat(describe(g)), pdf_text(g)
     for part in ("Coal mining districts (only freight trains run there", "A6, A12",
-                 "Mines (freight trains count their value; passenger trains ignore them): B5, B7, B9, B11, B13",
+                 "Mines (freight trains count their value, $10 each once its tile is laid; passenger trains ignore them): B5, B7, B9, B11, B13",
                  "Railway Express Agency", "the Railway Express marker"):
         assert part in text and part in pdf, part
     # the PDF names every hex of a private's ability; the mail the first eight

@@ -477,6 +477,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 continue
             written, mv = mv, readdress(game, name, mv)
             ended = writer.ended_turn() if writer is not None else None  # the turn ended by itself before it
+            if writer is not None and writer.spare_after_end(i, written, ended):
+                continue  # a 'run auto' or dividend after the turn ended by itself: a note (s12 mail #132)
             if writer is not None and not isinstance(mv, PassRestOfRound):
                 try:
                     writer.begin(i, mv)  # the steps before the one that takes it are passed, if they may be

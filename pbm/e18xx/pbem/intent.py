@@ -8,7 +8,8 @@ rounds/step.py):
   is still open, ``buy train 3`` after a run) first ends every step before it with an ordinary
   ``pass`` -- when the step lets the president skip it (its actions offer ``pass``); a step
   that may not be skipped (a run that must be made, a train that must be bought) refuses the
-  mail, naming the step and its rule section;
+  mail, naming the step and its rule section -- except a run whose best routes earn nothing,
+  which is made (``run auto``) with a note, as nothing is left to choose (play-through s12);
 * ``done`` ends the turn: every step left is passed the same way (a required one refuses the
   mail); in a stock round or the private sale it is the pass that ends the player's turn;
 * a ``pass`` ends the open step; a ``pass`` with nothing left to pass (the turn it belongs to
@@ -125,14 +126,17 @@ class TurnWriter:
         if not self.live and not isinstance(act, A.Pass):
             self.ended_by = act  # the turn ended by itself after this move: nothing more was allowed
             self.ended_why = ""
-            if isinstance(act, A.BuyTrain) and act.seller is None and "limited_train_buy" in g.phase.status:
-                from pbm.e18xx.rounds.cite import see
-                self.ended_why = (f" (in phase {g.phase.name} a company may buy only one train from the bank "
-                                  f"per turn{see(g.title, 'one_train_per_turn')})")
             corp = act.entity
-            if not self.ended_why and corp in g.state.corporations and not g.state.corporations[corp].closed \
-                    and not g._room(corp):
+            if corp in g.state.corporations and not g.state.corporations[corp].closed and not g._room(corp):
                 self.ended_why = f" ({corp} may buy no train: {g.limit_reason(corp)})"  # at its train limit
+            elif isinstance(act, A.BuyTrain) and act.seller is None and "limited_train_buy" in g.phase.status:
+                # the rule only while trains of the type bought are left: after the last one 4.5.8 allows
+                # the first of the next type (play-through s12: WMR bought the last 3 with its last dollar)
+                nxt = next((t for t in g.state.trains.values() if t.owner == "depot"), None)
+                if nxt is not None and nxt.name == act.train.split("-")[0]:
+                    from pbm.e18xx.rounds.cite import see
+                    self.ended_why = (f" (in phase {g.phase.name} a company may buy only one train from the "
+                                      f"bank per turn{see(g.title, 'one_train_per_turn')})")
 
     def _make(self, act: A.Action, note: str) -> None:
         self.do(act, note)
@@ -339,6 +343,11 @@ class TurnWriter:
                                 f"{step_words(g, step)}{extra}")
             if step.name == "home_token" and self.owed_home(n, "done", step, corp):
                 continue
+            if "pass" not in g.or_actions(corp) and step.name == "route" and self._earns_nothing(corp):
+                # the best run earns nothing: the rules leave nothing to choose (play-through s12 mail #134)
+                self._make(A.RunRoutes(corp, auto=True), f"{corp}'s trains have no route that earns anything, "
+                                                          "so they run for nothing (done)")
+                continue
             if "pass" not in g.or_actions(corp):
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {step_words(g, step)} may not "
                                 f"be skipped{_why_required(g, step, corp)}; {corp} may now "
@@ -346,6 +355,19 @@ class TurnWriter:
             self._make(A.Pass(corp), f"{self._skips(step, corp)} {step_words(g, step)} (done)")
         self.notes.append(f"move {n} (done): {who}'s turn is over" if who != "your" else
                           f"move {n} (done): your turn is over")
+
+    def _earns_nothing(self, corp: str) -> bool:
+        """Does ``corp``'s best run earn nothing (its trains reach no second stop that pays)?"""
+        g = self.game
+        try:
+            if g.title.data.get("stop_groups"):  # 18VA: passenger and freight trains (freight.py)
+                from pbm.e18xx.freight import best_kinded
+                total, _chosen = best_kinded(g, corp, g.corp_trains(corp))
+            else:
+                total, _chosen = g.auto_routes(corp)
+        except GameError:
+            return False
+        return not total
 
     def _skips(self, step, corp: str) -> str:
         """``skips``, or ``ends`` when the company already did the step's move this turn (a pass after
@@ -388,6 +410,11 @@ class TurnWriter:
             if not self._later_takes(step, mv.type):
                 return  # no later step takes it: the engine says why
             if step.name == "home_token" and self.owed_home(n, format_action(mv), step, corp):
+                continue
+            if "pass" not in g.or_actions(corp) and step.name == "route" and self._earns_nothing(corp):
+                self._make(A.RunRoutes(corp, auto=True), f"{corp}'s trains have no route that earns anything, "
+                                                          f"so they run for nothing (before move {n}, "
+                                                          f"{format_action(mv)})")
                 continue
             if "pass" not in g.or_actions(corp):
                 raise GameError(f"move {n} ({format_action(mv)}): {corp} must first {step_words(g, step)}; "

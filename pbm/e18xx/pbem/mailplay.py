@@ -30,7 +30,7 @@ from pbm.mail.compose import make_message, one_line
 from pbm.mail.message import clean_address, contents
 
 from pbm.e18xx.core.title import load_title
-from pbm.e18xx.pbem.moves import action_words, format_action
+from pbm.e18xx.pbem.moves import action_words, format_action, printed_tile
 from pbm.e18xx.pbem.games import (Applied, Replayed, answer_offer, apply, is_18xx, legal_lines, offer_answer, players,
                                   replay_rows, via_note, who_acts)
 
@@ -482,7 +482,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     happened = []
     if applied:
         happened = ["What happened:"] + [
-            f"  #{a.seq} {a.player}: {format_action(a.action)}" + via_note(a.via)
+            f"  #{a.seq} {a.player}: {format_action(printed_tile(rep.game, a.action))}" + via_note(a.via)
             + (f" - {a.note}" if getattr(a, "note", "") else "")
             for a in applied] + [""]
     from pbm.e18xx.pbem.eventlines import mail_block, mark_mailed

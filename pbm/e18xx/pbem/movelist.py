@@ -220,8 +220,8 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
         if isinstance(a, A.LayTile):  # what this rotation joins (pbm/e18xx/lays.py; the lays come by hex)
             if id(a) not in merged:
                 continue
-            text = f"{say(game, a)}{same_as(merged[id(a)])}   # {joins(game, a.hex, a.tile, a.rotation)}" \
-                f"{lay_cost(game, a)}"
+            text = f"{say(game, printed_lay(game, a))}{same_as(merged[id(a)])}   # " \
+                f"{joins(game, a.hex, a.tile, a.rotation)}{lay_cost(game, a)}"
         else:
             text = say(game, a)
         if isinstance(a, A.Par):
@@ -245,6 +245,21 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
         grouped.add(big)
         total += len(groups[big]) - n
     return [line for k in kinds for line in groups[k]]
+
+
+def printed_lay(game: "Game", a: A.LayTile) -> A.LayTile:
+    """A lay of a hex's own copy of a tile (18VA's ``170ric``) as the rulebook numbers it (``lay 170
+    F11 0``), which ``pbem/moves.py::hex_copy_of_tile`` reads back (play-through s12 mail #121)."""
+    import re
+    from dataclasses import replace
+
+    from pbm.e18xx.pbem.moves import hex_copy_of_tile
+
+    m = re.fullmatch(r"(\d+)[a-z]+", str(a.tile))
+    if m is None or m.group(1) not in game.title.tiles:
+        return a
+    shown = replace(a, tile=m.group(1))
+    return shown if hex_copy_of_tile(game, shown).tile == a.tile else a
 
 
 def lay_cost(game: "Game", a: A.LayTile) -> str:

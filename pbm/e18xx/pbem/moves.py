@@ -663,6 +663,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
         move = free_private_lay(game, move)
+    if isinstance(move, A.LayTile):
+        move = hex_copy_of_tile(game, move)
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
@@ -830,6 +832,45 @@ def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
     if comp is None or comp.closed or comp.owner != f"C:{move.entity}":
         return move
     return replace(move, entity=comp.sym)
+
+
+def hex_copy_of_tile(game: "Game", move: A.LayTile) -> A.LayTile:
+    """A tile named by its printed number where the hex takes only its own copy of that tile
+    (18VA 4.5.2.1: Richmond's and Washington's brown #170, pbm's ``170ric`` and ``170was``, which
+    later take #171 and #172): ``lay 170 F11 0`` lays ``170ric`` (play-through s12 mail #121,
+    refused "F11 must be upgraded with tile 170ric").  Only a copy the hex's upgrade rule names,
+    and only when the number written is not itself allowed there."""
+    m = game.state.map
+    if move.tile in game.title.tiles and move.hex in m.placed:
+        placed = m.placed[move.hex]
+        for o in game.title.data.get("upgrade_overrides", []):
+            if o["hex"] != move.hex or o["from_color"] != placed.tile.color or move.tile in o["only"]:
+                continue
+            copies = [t for t in o["only"] if t != move.tile and t.startswith(move.tile)
+                      and t[len(move.tile):].isalpha()]
+            if len(copies) == 1:
+                return replace(move, tile=copies[0])
+    return move
+
+
+def printed_tile(game: Any, a: A.Action) -> A.Action:
+    """A lay of a hex's own copy of a tile (18VA's ``170ric``, named in the hex's upgrade rule) as
+    the rulebook numbers the tile (``170``), for the lines that tell what was done."""
+    import re
+
+    if not isinstance(a, A.LayTile):
+        return a
+    m = re.fullmatch(r"(\d+)[a-z]+", str(a.tile))
+    if m is None or m.group(1) not in game.title.tiles:
+        return a
+    if any(o.get("hex") == a.hex and a.tile in o.get("only", ()) for o in game.title.data.get("upgrade_overrides", [])):
+        return replace(a, tile=m.group(1))
+    return a
+
+
+def printed_tile_name(game: Any, coord: str, tile: str) -> str:
+    """The number the rulebook gives a tile laid on ``coord`` (``170`` for 18VA's ``170ric``)."""
+    return str(printed_tile(game, A.LayTile("", coord, tile, 0)).tile)
 
 
 def free_private_lay(game: "Game", move: A.LayTile) -> A.LayTile:
@@ -1084,6 +1125,8 @@ def action_words(game: Any, a: A.Action, seq: int | None = None) -> tuple[str, s
     if game is None:
         return ent, text
     try:
+        if isinstance(a, A.LayTile):  # 18VA's 170ric as the rulebook numbers it: 'lay 170 F11 0' (s12)
+            text = format_action(printed_tile(game, a))
         if isinstance(a, A.BuyShares) and a.shares:
             return ent, _share_words(game, a, seq)
         comp = game.state.companies.get(ent)

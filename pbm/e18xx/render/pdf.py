@@ -282,7 +282,8 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float],
             c.drawCentredString(cx, cy - r * 0.62, _t(hd.name, 18))
         if pl.tile_id:
             c.setFont(BOLD, max(3, r * 0.17))
-            c.drawString(cx + r * 0.3, cy - r * 0.45, _t(tile.name, 8))
+            from pbm.e18xx.pbem.moves import printed_tile_name  # 18VA's 170ric shows as 170 (s12)
+            c.drawString(cx + r * 0.3, cy - r * 0.45, _t(printed_tile_name(g, coord, tile.name), 8))
         if hd.cost and not pl.tile_id:
             c.setFont(SANS, max(3, r * 0.16))
             c.drawString(cx - r * 0.6, cy - r * 0.45, g.title.money(hd.cost))
@@ -302,7 +303,8 @@ def draw_map(c: Canvas, rep: "Replayed", box: tuple[float, float, float, float],
             pts = route_points(graph, geo, positions, route)
             for a, b in zip(pts, pts[1:]):
                 c.line(a[0] + off, a[1] + off, b[0] + off, b[1] + off)
-            name = g.state.trains[train].name if train in g.state.trains else train  # "3", not the id "3-2"
+            t = g.state.trains.get(train)  # "3" (or "2G" when declared freight), not the id "3-2" (s12)
+            name = (t.variant or t.name) if t is not None else train
             parts.append(f"{name}: {'-'.join(route.hexes())} ({route.revenue})")
         c.setDash()
         if parts:

@@ -228,7 +228,13 @@ def coal_lines(g: "Game") -> list[str]:
         out.append(f"Coal mining districts (only freight trains run there; +{m(20)} per freight train number, "
                    f"also to the treasury with a station there): {', '.join(groups['cmd'])}")
     if groups.get("mine"):
-        out.append(f"Mines (freight trains count their value; passenger trains ignore them): {', '.join(groups['mine'])}")
+        # what a mine is worth: its tiles' value (play-through s12: the mails named the mines, never a value;
+        # the map shows it only once a tile is laid)
+        worth = {n.revenue[0][1] for t in g.title.tiles.values() if t.color == "yellow" and not t.cities()
+                 for n in t.nodes if n.kind == "town" and n.revenue}
+        each = f", {m(worth.pop())} each once its tile is laid" if len(worth) == 1 else ""
+        out.append(f"Mines (freight trains count their value{each}; passenger trains ignore them): "
+                   f"{', '.join(groups['mine'])}")
     for (private, corp), hexname in sorted(g.state.assignments.items()):
         spec = next((c for c in g.title.data.get("companies", []) if c["sym"] == private), {})
         ab = next((a for a in spec.get("abilities") or [] if a.get("type") == "assign_bonus"), None)
@@ -246,6 +252,29 @@ def limit_lines(g: "Game") -> list[str]:
     if not limits:
         return []
     return ["Train limits: " + ", ".join(f"{sym} {n}/{lim}" for sym, lim, n in limits)]
+
+
+def tile_lines(g: "Game") -> list[str]:
+    """The tiles left in the supply, by colour (play-through s12 mail #74: 'lay 14 C8 1' was refused
+    "no tile 14 is left", a count no mail or PDF showed; on the table the tiles are in view). A
+    hex's own copy of a tile (18VA's 170ric) is shown by its number and label."""
+    import re
+
+    supply = g.state.tile_supply
+    if not supply:
+        return []
+    colours: dict[str, list[str]] = {}
+    for name, left in supply.items():
+        tile = g.title.tiles.get(name)
+        if tile is None:
+            continue
+        m = re.fullmatch(r"(\d+)([a-z]+)", name)
+        shown = f"{m.group(1)} {tile.label}" if m and tile.label else name
+        colours.setdefault(tile.color, []).append(f"{shown} x{len(left)}" if left else f"{shown} none")
+    order = ["yellow", "green", "brown", "gray"]
+    parts = [f"{c} {', '.join(colours[c])}" for c in sorted(colours, key=lambda c: (order.index(c) if c in order
+                                                                                    else len(order), c))]
+    return ["Tiles left: " + "; ".join(parts)]
 
 
 def currency_line(g: "Game") -> list[str]:
@@ -278,7 +307,7 @@ def route_rule_lines(g: "Game") -> list[str]:
 def public_lines(g: "Game", *, compact: bool) -> list[str]:
     """The public state beyond the players' and companies' tables (see the module's docstring)."""
     out = currency_line(g) + auction_lines(g) + loan_lines(g) + limit_lines(g) + train_lines(g, compact)
-    out += objective_lines(g) + coal_lines(g) + route_rule_lines(g)
+    out += objective_lines(g) + coal_lines(g) + route_rule_lines(g) + tile_lines(g)
     privs = private_lines(g, compact)
     if compact:
         privs = privs[1:]

@@ -113,7 +113,9 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
                 for i in pl.tile.cities() for t in s.map.tokens.get((coord, i), []) if t]
         if pl.tile_id or toks:
             name = g.title.hexes[coord].name or ""
-            out.append(f"  {coord:<4} {pl.tile.name if pl.tile_id else 'printed':<8} rot {pl.rotation}  "
+            from pbm.e18xx.pbem.moves import printed_tile_name  # 18VA's 170ric shows as 170 (s12)
+            shown = printed_tile_name(g, coord, pl.tile.name) if pl.tile_id else "printed"
+            out.append(f"  {coord:<4} {shown:<8} rot {pl.rotation}  "
                        f"{name:<14} {' '.join(toks)}")
     depot = g._depot_trains()
     out.append("")

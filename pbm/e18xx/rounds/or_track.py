@@ -122,7 +122,10 @@ class TrackMixin:
             why = None
         elif override is not None:
             if name not in override["only"]:
-                raise IllegalTile(f"{r('label')}{coord} must be upgraded with tile {' or '.join(override['only'])}")
+                import re  # a hex's own copy by the rulebook's number: 18VA's 170ric is tile 170 (s12)
+                said = [m.group(1) if (m := re.fullmatch(r"(\d+)[a-z]+", t)) and m.group(1) in self.title.tiles
+                        else t for t in override["only"]]
+                raise IllegalTile(f"{r('label')}{coord} must be upgraded with tile {' or '.join(said)}")
             # the hex's special tile carries a label the printed hex lacks
             why = upgrade_fault(Placed(replace(old.tile, label=new.label), old.tile_id, old.rotation), new, rotation)
         elif (name in self.title.data.get("tiles_on_plain_hexes", ()) and old.tile_id is None
