@@ -2,6 +2,7 @@
 path's move language, the recorded games imported and exported back, the state PDF."""
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 
@@ -30,7 +31,13 @@ from .test_pbem import _csv
 def test_1848_moves_parse_and_print(text, action):
     got = parse_moves(text, "CAR")
     assert got == [action]
-    assert parse_moves(format_action(action), "CAR") == [action]
+    # printed for players by type, never the engine's id ('trade 4', not 'trade 4-1'; issue 29), and read
+    # back as the same move with the traded train named by its type
+    printed = format_action(action)
+    assert "4-1" not in printed
+    back = parse_moves(printed, "CAR")
+    exchange = getattr(action, "exchange", None)
+    assert back == [dataclasses.replace(action, exchange=exchange.split("-")[0]) if exchange else action]
 
 
 def test_new_1848_game_by_cli_and_mail_moves(cli, tmp_path):
@@ -106,6 +113,7 @@ def test_random_1848_games_played_entirely_by_move_text(seed):
     player would send it (``play_text``), is accepted: the language covers all of 1848."""
     import random
 
+    from pbm.e18xx.pbem.games import move_text
     from pbm.e18xx.pbem.moves import play_text
 
     from .helpers import pick
@@ -120,8 +128,8 @@ def test_random_1848_games_played_entirely_by_move_text(seed):
         if isinstance(a, A.BuyShares) and a.shares:
             sid = a.shares[0]
             text = f"buy {sid.rsplit('_', 1)[0]} {'market' if g.state.share_owner[sid] == 'pool' else 'ipo'}"
-        else:
-            text = format_action(a)
+        else:  # as the move list writes it for the player (trains by type, with their owner: issue 29)
+            text = move_text(g, a)
         before = len(g.actions)
         play_text(g, g.controller(a.entity), text)
         assert len(g.actions) > before and g.total_cash() == total
