@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Callable
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.pbem.moves import (OR_TYPES, Done, Move, PassRestOfRound, RepayLoan, StandingOrders, for_game,
+from pbm.e18xx.pbem.moves import (OR_TYPES, Done, More, Move, PassRestOfRound, RepayLoan, StandingOrders, for_game,
                                   format_action, parse_moves, plain_route_ids, purchase_words,
                                   repay_refusal)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
@@ -96,6 +96,9 @@ class TurnWriter:
         self.ended_by: A.Action | None = None
         self.ended_why = ""  # why the turn ended by itself, when a rule says it (" (in phase 2 ...)")
         self.rest: list[Move] = []  # the mail's moves after the one being applied (set by the caller)
+        self.more = False  # the mail's last line is 'more': the turn stays open after the mail
+        self.required = ""  # what the turn still requires, when the end of the mail could not end it
+        self.ended_implied = ""  # said when the end of the mail ended the turn (as if 'done')
 
     # ------------------------------------------------------------------ the turn now
     def key(self) -> tuple:
@@ -144,6 +147,9 @@ class TurnWriter:
         g = self.game
         if isinstance(mv, Done):
             self.done(n)
+            return
+        if isinstance(mv, More):
+            self.keep_open(n)
             return
         if isinstance(mv, RepayLoan):
             raise GameError(f"move {n} (repay loan): {repay_refusal(g, self.player)}")
@@ -285,7 +291,7 @@ class TurnWriter:
         for k, later in enumerate(self.rest, n + 1):
             if isinstance(later, A.Pass):
                 continue  # 'pass / pass / buy train 5': each pass looks past the others
-            if isinstance(later, Done) or not isinstance(later, A.Action):
+            if isinstance(later, (Done, More)) or not isinstance(later, A.Action):
                 return False
             try:
                 nxt = for_game(g, self.player, later)
@@ -313,39 +319,115 @@ class TurnWriter:
         if not self._mine():
             self.notes.append(f"move {n} (done): not yet - {self._waiting()}; end the turn with 'done' then")
             return
-        who = self.turn[-1] if self.turn[0] == "operating" else "your"
+        self._end_turn(n)
+
+    def _end_turn(self, n: int, implied: bool = False) -> bool:
+        """Pass every step left in the turn ``self.turn`` where the rules let the president skip it
+        (``done``, move ``n``; or ``implied``: the end of a mail without ``more``). A step that may
+        not be skipped refuses a written ``done``; at the end of a mail it keeps the turn open and
+        a note says what is still required and what to write (issue 29). True if the turn ended."""
+        g = self.game
+        said = "the end of your mail" if implied else f"move {n} (done)"
+        tag = "(as if 'done': the end of your mail)" if implied else "(done)"
+        whose = self.turn[-1] if self.turn[0] == "operating" else "your"
         for _ in range(64):
             if not self.live or g.finished:
                 break
             if g.state.round.kind != "operating":
                 ent = g.current_entity()
                 try:
-                    self._make(A.Pass(ent), "ends the turn (done)")  # type: ignore[arg-type]
+                    self._make(A.Pass(ent), f"ends the turn {tag}")  # type: ignore[arg-type]
                 except GameError as exc:
-                    raise GameError(f"move {n} (done): {exc}") from None
+                    raise GameError(f"{said}: {exc}") from None
                 continue
             step, who = g.open_step()
             corp = self.turn[-1]
             if isinstance(step, Interrupt) or who != corp:
                 if who is not None and g.controller(who) != self.player:
-                    self.notes.append(f"move {n} (done): not yet - {self._waiting()}; end the turn with 'done' "
-                                      "then")
-                    return
+                    self.notes.append(f"{said}: not yet - {self._waiting()}; end the turn with 'done' then")
+                    return False
                 extra = ""
                 if step.name == "discard_train" and who in g.state.corporations:
                     from pbm.e18xx.rounds.step import discard_words
                     extra = f": {discard_words(g, who)} before 'done'"
+                if implied:
+                    self.required = (f"{corp}'s turn is not over: {who} must first {step_words(g, step)}{extra}; "
+                                     f"write it in your next mail")
+                    return False
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {who} must first "
                                 f"{step_words(g, step)}{extra}")
-            if step.name == "home_token" and self.owed_home(n, "done", step, corp):
-                continue
+            if step.name == "home_token":
+                try:
+                    if self.owed_home(n, "done", step, corp):
+                        continue
+                except GameError as exc:
+                    if not implied:
+                        raise
+                    self.required = f"{corp}'s turn is not over: {str(exc).split('): ', 1)[-1]}"
+                    return False
             if "pass" not in g.or_actions(corp):
+                if implied:
+                    self.required = (f"{corp}'s turn is not over: {step_words(g, step)} may not be skipped"
+                                     f"{_why_required(g, step, corp)}; write {self._example(step, corp)} in your "
+                                     f"next mail ({corp} may now {plain_list(g.or_actions(corp))}; that mail "
+                                     "ends the turn unless its last line is 'more')")
+                    return False
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {step_words(g, step)} may not "
                                 f"be skipped{_why_required(g, step, corp)}; {corp} may now "
                                 f"{plain_list(g.or_actions(corp))}")
-            self._make(A.Pass(corp), f"{self._skips(step, corp)} {step_words(g, step)} (done)")
-        self.notes.append(f"move {n} (done): {who}'s turn is over" if who != "your" else
+            self._make(A.Pass(corp), f"{self._skips(step, corp)} {step_words(g, step)} {tag}")
+        if implied:
+            return True
+        self.notes.append(f"move {n} (done): {whose}'s turn is over" if whose != "your" else
                           f"move {n} (done): your turn is over")
+        return True
+
+    def _example(self, step, corp: str) -> str:
+        """The line(s) a player writes for the required ``step`` of ``corp`` (``'run auto'``,
+        ``'buy train 3'``), for the reply of a mail that left it undone."""
+        from pbm.e18xx.pbem.movelist import say
+
+        g = self.game
+        if step.name == "route":
+            return "the routes ('run <train> <stop> <stop> ...') or 'run auto'"
+        if step.name == "dividend":
+            return "'payout' or 'withhold'"
+        lines = []
+        for a in g.legal_actions():
+            if getattr(a, "entity", None) != corp or isinstance(a, A.Pass):
+                continue
+            line = say(g, a).split("#")[0].strip()
+            if line and line not in lines:
+                lines.append(line)
+        if not lines:
+            return "the move"
+        return " or ".join(f"'{x}'" for x in lines[:3]) + (" (or another listed move)" if len(lines) > 3 else "")
+
+    def keep_open(self, n: int) -> None:
+        """``more`` (move ``n``): the turn stays open after the mail; only as the mail's last line."""
+        if any(not isinstance(m, More) for m in self.rest):
+            raise GameError(f"move {n} (more): 'more' goes on the mail's last line (it keeps your turn open "
+                            "after the mail); move it there or leave it out")
+        self.more = True
+
+    def finish(self) -> None:
+        """The end of a mail (issue 29: a mail is the whole turn): when the mail made a move in the
+        turn still going on, that turn ends as if ``done`` had been written -- the steps left are
+        passed where the rules let the president skip them -- unless the mail's last line was
+        ``more``.  A step that may not be skipped keeps the turn open and the reply says what is
+        still required.  Operating and stock turns only (a bid in the sale of the privates ends
+        its turn by itself; a pass there would give up the sale)."""
+        g = self.game
+        if self.more or self.turn is None or not self.live or g.finished or self.key() != self.turn:
+            return
+        if self.turn[0] not in ("operating", "stock") or not self._mine():
+            return
+        if self.turn[0] == "stock" and not g.state.round.turn_actions:
+            return  # nothing done in the stock turn yet (a refused or ignored move): nothing to end
+        whose = f"{self.turn[-1]}'s" if self.turn[0] == "operating" else "Your stock"
+        if self._end_turn(0, implied=True):
+            self.ended_implied = f"{whose} turn ended with your mail (as if 'done'); end a mail with 'more' to " \
+                                 "keep a turn open."
 
     def _skips(self, step, corp: str) -> str:
         """``skips``, or ``ends`` when the company already did the step's move this turn (a pass after
@@ -472,6 +554,10 @@ class TurnWriter:
             whose = "Your turn" if self.ended_by.entity == self.player else f"{self.ended_by.entity}'s turn"
             out.append(f"{whose} ended by itself after '{format_action(self.ended_by)}'{self.ended_why}: nothing "
                        "more was allowed in it.")
+        if self.ended_implied:
+            out.append(self.ended_implied)
+        if self.required:
+            out.append(self.required + ".")
         if ent and g.controller(ent) != self.player and self.live and self.turn == self.key() \
                 and self.turn[0] == "operating":
             return out + [f"The turn is not over: {self._waiting()}."]
@@ -485,16 +571,20 @@ class TurnWriter:
             kinds = [k for k in kinds if k not in ("lay_tile", "place_token") or k in listed]
         allowed = plain_list(kinds)
         goes_on = self.live and self.turn is not None and self.key() == self.turn
+        if goes_on and self.required:
+            return out  # the required step and the line to write: said once
         if not goes_on:
             who = "your" if ent == self.player else f"{ent}'s"
             return out + [f"Next: {who} turn in {rnd} ({step_words(g, step)}): "
                           f"{'you' if ent == self.player else ent} may {allowed}."]
+        kept = " ('more')" if self.more else ""
         if g.state.round.kind == "operating":
-            return out + [f"{ent}'s turn goes on: the open step is {step_words(g, step)}; {ent} may "
-                    f"{allowed}. Send the rest of the turn, ending with 'done'."]
+            return out + [f"{ent}'s turn goes on{kept}: the open step is {step_words(g, step)}; {ent} may "
+                          f"{allowed}. Send the rest of the turn: your next mail ends it (as if 'done') unless "
+                          "its last line is 'more'."]
         if g.state.round.kind == "stock" and g.state.round.turn_actions:
-            return out + [f"Your stock turn goes on ({step_words(g, step)}): you may still {allowed}. "
-                          "End it with 'done'."]
+            return out + [f"Your stock turn goes on{kept} ({step_words(g, step)}): you may still {allowed}. "
+                          "Your next mail ends it (as if 'done') unless its last line is 'more'."]
         return out + [f"Your turn goes on ({step_words(g, step)}): you may {allowed}."]
 
 
@@ -565,6 +655,7 @@ def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made
             raise GameError(f"move {n}: 'pass rest of round' is a standing order; send it by mail")
         writer.rest = moves[n:]
         writer.move(n, mv)
+    writer.finish()
     return made, writer.notes + writer.summary()
 
 
@@ -590,4 +681,5 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
             continue
         writer.rest = parsed[n:]
         writer.move(n, mv)
+    writer.finish()
     return made

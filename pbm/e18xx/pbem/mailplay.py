@@ -714,9 +714,9 @@ def _offer_note(offer: dict, game_row=None) -> str:
                  f"right after the sale when {offer['owner']} accepts, and not at all if the offer is declined "
                  "(you are then still to act).")
     else:
-        note += (" Moves written after an offer in the same mail are made as soon as the sale is agreed (end "
-                 "it with 'done' to end the turn then); without them you write the rest of the turn after "
-                 "the answer.")
+        note += (" Moves written after an offer in the same mail are made as soon as the sale is agreed (the "
+                 "turn then ends with them, as if 'done', unless the mail's last line is 'more'); without them "
+                 "you write the rest of the turn after the answer.")
     return note
 
 

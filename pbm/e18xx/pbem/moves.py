@@ -5,7 +5,9 @@ matter.  Moves::
 
     pass                         skip the current step (a pass with nothing to pass is ignored)
     done                         end your (company's) turn: every step left is skipped, if the
-                                 rules let it be (a required step is named instead)
+                                 rules let it be (a required step is named instead); a mail
+                                 ends the turn without it too (pbem/intent.py)
+    more                         the mail's last line: keep the turn open after the mail
     undo                         alone in a mail: take back your last mail, until another player acts
     pass rest of round           standing order: pass whenever asked this round
     bid 45 MRC                   (or: bid MRC 45)
@@ -69,20 +71,46 @@ class Done:
 
 
 @dataclass(frozen=True)
+class More:
+    """``more``, a mail's last line: keep the turn open after the mail (without it the mail is the
+    whole turn: pbem/intent.py ends it as if ``done`` were written, issue 29)."""
+    entity: str
+
+
+@dataclass(frozen=True)
+class ShareCount:
+    """A share move written with a count of shares or a percentage that only the game can read
+    (``buy 2 ATN shares``, ``sell 20% ABC``: a percentage is counted in the company's shares, 10% or
+    20% each; a player buys one certificate a turn): :func:`for_game` makes the move or refuses it
+    with the title's rule (issue 29, play-through s12)."""
+    entity: str
+    verb: str  # "buy" or "sell"
+    corporation: str
+    count: int = 0
+    percent: int = 0
+    source: str = ""
+    line: str = ""
+    lineno: int = 1
+
+
+@dataclass(frozen=True)
 class RepayLoan:
     """``repay loan``: understood so that it is refused with the title's rule
     (:func:`repay_refusal`; 1848 5.6.1: a loan is never paid back)."""
     entity: str
 
 
-Move = Union[A.Action, PassRestOfRound, Done, RepayLoan]
+Move = Union[A.Action, PassRestOfRound, Done, More, RepayLoan, ShareCount]
 
 _INT = re.compile(r"^\d+$")
+_PERCENT = re.compile(r"^\d{1,3}%$")
 _WORD = re.compile(r"^[A-Za-z0-9&\-_.'+]+$")
 
 USAGE = {
     "pass": "pass | pass rest of round",
-    "done": "done   (ends your turn: the steps left are skipped where the rules allow)",
+    "done": "done   (ends your turn: the steps left are skipped where the rules allow; a mail ends the turn "
+            "without it too)",
+    "more": "more   (the mail's last line: keeps your turn open after the mail)",
     "undo": "undo   (alone in a mail: takes back your last mail, until another player has acted)",
     "bid": "bid <amount> <private>   e.g. bid 45 MRC",
     "par": "par <corporation> <price>   e.g. par W&A 90",
@@ -139,6 +167,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if args:
             raise _fail(lineno, line, "'done' takes nothing after it", verb)
         return Done(entity)
+    if verb == "more":
+        if args:
+            raise _fail(lineno, line, "'more' takes nothing after it", verb)
+        return More(entity)
     if verb == "pass":
         if not args:
             return A.Pass(entity)
@@ -189,8 +221,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) == 1:
             return A.SellShares(entity, corporation=_name(args[0], lineno, line, verb, "corporation"), count=1)
         if len(args) == 2:
-            return A.SellShares(entity, corporation=_name(args[1], lineno, line, verb, "corporation"),
-                                count=_int(args[0], lineno, line, verb, "count"))
+            corp = _name(args[1], lineno, line, verb, "corporation")
+            if _PERCENT.match(args[0]):
+                return ShareCount(entity, "sell", corp, percent=int(args[0][:-1]), line=line.strip(), lineno=lineno)
+            count = _int(args[0], lineno, line, verb, "count")
+            if count < 1:
+                raise _fail(lineno, line, "a count of shares is 1 or more", verb)
+            return A.SellShares(entity, corporation=corp, count=count)
         raise _fail(lineno, line, "need [count] and a corporation", verb)
     if verb == "buy":
         if not args:
@@ -202,7 +239,18 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                 raise _fail(lineno, line, "need the private and a price", verb)
             return A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
                                 _int(args[2], lineno, line, verb, "price"))
+        count = None
+        if len(args) >= 2 and (_PERCENT.match(low[0]) or (_INT.match(low[0]) and len(low[0]) <= 2)):
+            count, args, low = low[0], args[1:], low[1:]  # 'buy 1 GA share', 'buy 10% of WRA' (RULEBOOK)
         corp = _name(args[0], lineno, line, verb, "corporation")
+        if count is not None and count != "1" and len(args) <= 2:
+            src = {"ipo": "ipo", "treasury": "ipo", "market": "pool", "pool": "pool"}.get(low[1]) if len(args) == 2 \
+                else ""
+            if src is not None:
+                pct = _PERCENT.match(count)
+                return ShareCount(entity, "buy", corp, count=0 if pct else int(count),
+                                  percent=int(count[:-1]) if pct else 0, source=src, line=line.strip(),
+                                  lineno=lineno)
         if len(args) == 1:  # no source said: the Treasury's, else the Pool's (``share_source``)
             return A.BuyShares(entity, corporation=corp, source="")
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
@@ -261,7 +309,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
-_SHARE_FILLER = {"a", "an", "one", "10%", "share", "shares", "certificate", "of", "the", "from", "in"}
+_SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in"}
+_COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool"}
 
@@ -330,7 +379,21 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
         return None
     words = [w for w in low[1:] if w not in _SHARE_FILLER]
     keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
+    count: list[str] = []
+    if len(keep) >= 2 and (_PERCENT.match(words[0]) or words[0] in _COUNT_WORDS
+                           or (_INT.match(words[0]) and len(words[0]) <= 2 and not _INT.match(words[1]))):
+        # a count of shares or a percentage: 'buy 1 GA share', 'buy 10% of WRA' (read in parse_line)
+        count = [_COUNT_WORDS.get(words[0], words[0])]
+        words, keep = words[1:], keep[1:]
+        if words[0] in ("from", "in"):  # 'buy 10% in WRA'
+            words, keep = words[1:], keep[1:]
     named = bool(keep) and keep[0].lower() not in ("train", "private", "company")  # 'buy a private P1 60' as is
+    if count:
+        for phrase, source in _SOURCE_WORDS.items():
+            n = len(phrase)
+            if tuple(words[-n:]) == phrase and len(words) > n:
+                return ["buy", *count, *keep[:-n], source]
+        return ["buy", *count, *keep]
     par = _president_par(keep[1:]) if named else None
     if par is not None:
         return ["par", keep[0], str(par)]
@@ -341,6 +404,21 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
         if tuple(words[-n:]) == phrase and len(words) > n:
             return ["buy", *keep[:-n], source]
     return ["buy", *keep]
+
+
+def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """A sale in many words: 'sell 2 shares of ABC', 'sell 20% ABC', 'sell one ABC share',
+    'sell ABC 2' -> 'sell <count or percent> <corporation>'."""
+    if low[0] != "sell" or len(low) < 3:
+        return None
+    keep = [t for t, w in zip(toks[1:], low[1:])
+            if w not in _SHARE_FILLER - {"one"} and w not in ("to", "open", "market", "pool", "bank")]
+    keep = [_COUNT_WORDS.get(t.lower(), "1" if t.lower() == "one" else t) for t in keep]
+    if len(keep) == 2 and _INT.match(keep[1]) and not (_INT.match(keep[0]) or _PERCENT.match(keep[0])):
+        keep = [keep[1], keep[0]]  # 'sell ABC 2'
+    if len(keep) == 1:
+        keep = ["1", keep[0]]
+    return ["sell", *keep]
 
 
 RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
@@ -363,6 +441,12 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy P1 60", "buy private P1 60", "a private and its price (s11v)", _buy_words),
     ("buy a 10% share of TAG from the open market", "buy TAG market", "18AL 1.4: the Open Market and the "
      "Initial Offering", _buy_words),
+    ("buy 1 share of W&A from the Initial Offering", "buy 1 W&A ipo", "18GA 3.2(c): buy one certificate; a "
+     "count of shares (s12; more than 1 is refused with the rule)", _buy_words),
+    ("buy 10% of WRA", "buy 10% WRA", "a share as a percentage (s12): counted in the company's shares", _buy_words),
+    ("sell 2 shares of ABC", "sell 2 ABC", "18AL 3.2(a): sell certificates to the Open Market (s12)", _sell_words),
+    ("sell 20% ABC", "sell 20% ABC", "a sale as a percentage (s12): counted in the company's shares",
+     _sell_words),
 )
 
 
@@ -449,7 +533,7 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
     return A.BuyTrain(who, train, price, variant, exchange, seller=seller)
 
 
-_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
+_MOVE_WORDS = ("pass", "done", "more", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
                "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
                "reduce", "pay", "retain", "place")  # the last four: the rulebooks' words (RULEBOOK)
 
@@ -540,8 +624,10 @@ OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.Disc
 
 def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
-    if isinstance(move, (PassRestOfRound, Done, RepayLoan)):
+    if isinstance(move, (PassRestOfRound, Done, More, RepayLoan)):
         return move
+    if isinstance(move, ShareCount):
+        move = share_count(game, move)
     move = rulebook_names(game, move)
     if isinstance(move, A.BuyCompany):
         share_price_refusal(game, move)
@@ -570,6 +656,39 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
+
+
+def share_count(game: "Game", move: ShareCount) -> A.Action:
+    """A share move written with a count or a percentage, read against the game: a percentage in
+    the company's shares (10% each, 20% in a five-share company); a purchase of one share; a purchase
+    of more refused with the title's rule (one certificate a turn: 18AL/18GA 3.2(c), 18VA 4.3.2,
+    1848 12.1.1; play-through s12)."""
+    from pbm.e18xx.rounds.cite import see
+
+    said = f"line {move.lineno}: {move.line!r}"
+    aliases = {k.upper(): v for k, v in (game.title.data.get("corporation_aliases") or {}).items()}
+    try:
+        corp = game.corp(aliases.get(move.corporation.upper(), move.corporation)).sym
+    except GameError as exc:
+        raise MoveError(f"{said}: {exc}") from None
+    count = move.count
+    if move.percent:
+        unit = game.unit(corp)
+        if move.percent % unit:
+            raise MoveError(f"{said}: {corp}'s shares are {unit}% each, so {move.percent}% is no whole number of "
+                            f"shares; write a count of shares ('{move.verb} 1 {corp}') or a multiple of {unit}%")
+        count = move.percent // unit
+    if count < 1:
+        raise MoveError(f"{said}: a count of shares is 1 or more")
+    if move.verb == "sell":
+        return A.SellShares(move.entity, corporation=corp, count=count)
+    if count > 1:
+        where = {"ipo": " ipo", "pool": " market"}.get(move.source, "")
+        pres = (f"; the president's certificate ({game.pres_percent(corp)}%) is bought by starting the company: "
+                f"'par {corp} <price>'") if move.percent and count == 2 else ""
+        raise MoveError(f"{said}: {count} shares: a player buys one certificate a turn"
+                        f"{see(game.title, 'one_buy_per_turn')}; write 'buy {corp}{where}' for one share{pres}")
+    return A.BuyShares(move.entity, corporation=corp, source=move.source)
 
 
 def share_source_words(corp: str) -> str:
@@ -823,6 +942,8 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
             orders.add(game, player)
             done += orders.apply(game)
             continue
+        if isinstance(mv, More):
+            continue  # every step is passed as written here: the turn is open until then anyway
         if isinstance(mv, Done):
             raise MoveError(f"move {n}: 'done' ends a turn written as intent: use pbm.e18xx.play_text "
                             "(pbem/intent.py); here every step is passed as written")
@@ -880,6 +1001,8 @@ def format_action(a: A.Action) -> str:
     """An action in the move language (for listings and turn reports)."""
     if isinstance(a, RepayLoan):
         return "repay loan"
+    if isinstance(a, ShareCount):
+        return a.line
     if isinstance(a, A.Pass):
         return "pass"
     if isinstance(a, A.Bid):
