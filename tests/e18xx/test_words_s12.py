@@ -145,3 +145,143 @@ def test_more_than_one_share_a_turn_is_refused_with_the_rule(key, rule):
                    f"write 'buy {buy}' for one share")
     why = intent_refusal(g, f"buy 20% of {buy}")
     assert f"a player buys one certificate a turn (rule {rule})" in why and f"'par {buy} <price>'" in why
+
+
+# -- 4. a route naming a hex it only passes through ------------------------------------------------------
+# (the action that runs, the hex of plain track one of its routes passes through, where it is written)
+WAYPOINT = {"al": (90, "K6", 1), "ga": (58, "C9", 1), "va": (41, "F15", 1), "aus": (228, "D19", 2)}
+
+
+def _run_with(g, key: str, at: int, hexname: str, where: int) -> str:
+    """The routes the play-through ran at action ``at`` (its 'run auto'), written one a line by
+    their stops' hexes, with ``hexname`` put in at position ``where`` of the route whose track passes
+    through it (of the first route long enough when none does)."""
+    after = s11(key, at + 1)
+    hex_of = {bit: k[0] for k, bit in after.graph().side_bits.items()}
+    lines, put = [], False
+    for tid, route in after.state.round.routes:
+        nodes = list(route.hexes())
+        track = {hex_of.get(b) for b in range(route.mask.bit_length()) if route.mask >> b & 1}
+        if not put and len(nodes) > where and (hexname in track or hexname not in {
+                hex_of.get(b) for _t, r in after.state.round.routes for b in range(r.mask.bit_length())
+                if r.mask >> b & 1}):
+            nodes.insert(where, hexname)
+            put = True
+        lines.append(f"run {g.train_label(tid)} {' '.join(nodes)}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_a_hex_a_route_passes_through_is_a_waypoint(key):
+    """s12 18AL #55: 'run 2 G8 H7 G6' (H7 plain track) was refused "H7 has no city, town or off-board to
+    stop at". The hex is passed through: the route is run by its stops and the reply says so."""
+    at, hexname, where = WAYPOINT[key]
+    g = s11(key, at)
+    mail = _run_with(g, key, at, hexname, where)
+    assert hexname in mail
+    made, notes = intent_mail(g, mail + "\nmore")
+    assert made[-1].startswith("run ") and hexname not in made[-1]
+    assert f"{hexname} is passed through, not a stop (plain track): train" in notes
+    assert g.state.round.ran
+
+
+def test_a_hex_off_the_route_is_refused():
+    """A hex of plain track that no route through the stops passes through is refused, saying so."""
+    g = s11("al", 90)
+    m = g.state.map
+    plain = sorted(h for h in m.placed if not m.tile(h).nodes and m.tile(h).paths and h != "K6")
+    assert plain
+    mail = _run_with(g, "al", 90, plain[0], 1)
+    why = intent_refusal(g, mail)
+    assert f"{plain[0]} is plain track (no city, town or off-board to stop at), and no route from" in why
+
+
+# -- 3. filler in other moves -----------------------------------------------------------------------------
+@pytest.mark.parametrize("text, move", [
+    ("bid $130 on NDY", "bid 130 NDY"),
+    ("bid 160 on M&BR", "bid 160 M&BR"),
+    ("bid $105 OSR", "bid 105 OSR"),
+    ("place a bid of 45 on MRC", "bid 45 MRC"),
+    ("par ABC at $70", "par ABC 70"),
+    ("par CoG at 70", "par CoG 70"),
+    ("buy private LTR for $25", "buy private LTR 25"),
+    ("lay tile 6 in G6 rotation 5", "lay 6 G6 5"),
+    ("lay 6 at G6 rot 5", "lay 6 G6 5"),
+    ("lay tile 9 in F12 rotated 2 with MRC", "lay 9 F12 2 with MRC"),
+    ("upgrade G6 to 14 rotation 2", "lay 14 G6 2"),
+    ("token in Rome", "token Rome"),
+    ("run 2 train B7 C6 E6 D7", "run 2 B7 C6 E6 D7"),
+    ("run 2 train Augusta - Greeneville", "run 2 AUGUSTA GREENEVILLE"),
+    ("run 2 Montgomery \u2013 Selma", "run 2 MONTGOMERY SELMA"),
+    ("run 2 Rome -> Gadsden", "run 2 ROME GADSDEN"),
+    ("run 2 Rome to Gadsden", "run 2 ROME GADSDEN"),
+    ("run 2 D7 Rome - E6 Gadsden", "run 2 D7 E6"),  # pbm's own route events: a hex with its name
+    ("run 2-0 D4-0 E1-0; 3-1 C3-0 A3-0", "run 2-0 D4-0 E1-0; 3-1 C3-0 A3-0"),
+])
+def test_filler_in_moves(text, move):
+    """s12 18AL #2, #11, #33, #40, #43, 18GA #2, #4, #8, #49, #50: the rulebook's and the players' words
+    around a move ('$', 'on', 'at', 'tile', 'in', 'rotation', a route's 'train' and ' - ')."""
+    from pbm.e18xx.pbem.moves import format_action
+
+    assert [format_action(m) for m in parse_moves(text, "Ann")] == [move]
+
+
+def test_a_place_of_two_words_between_separators_is_one_stop():
+    (run,) = parse_moves("run 3 Montgomery - West Point", "Ann")
+    assert run.routes[0].nodes == ("MONTGOMERY", "WEST POINT")
+    from pbm.e18xx.pbem.moves import format_action
+    assert parse_moves(format_action(run), "Ann") == [run]  # written back as it reads (an offer's held moves)
+
+
+def test_a_private_from_its_owner_for_a_price():
+    """s12 18GA #54: 'buy private LTR from Ann for 25' was refused "need the private and a price", though
+    a train is bought 'from <owner> for <price>'. The owner named is checked."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.moves import MoveError, for_game
+
+    g = s11("ga", SR["ga"][0])
+    comp = next(c for c in sorted(g.state.companies.values(), key=lambda c: c.sym)
+                if str(c.owner).startswith("P:") and not c.closed)
+    owner = str(comp.owner)[2:]
+    buyer = next(p for p in ("Ann", "Bob", "Cy", "Di") if p != owner)
+    for text in (f"buy private {comp.sym} from {owner} for 25", f"buy {comp.sym} from {owner} for $25"):
+        (mv,) = parse_moves(text, buyer)
+        assert for_game(g, buyer, mv) == A.BuyCompany(buyer, comp.sym, 25)
+    other = next(p for p in ("Ann", "Bob", "Cy", "Di") if p not in (owner, buyer))
+    (mv,) = parse_moves(f"buy private {comp.sym} from {other} for 25", buyer)
+    with pytest.raises(MoveError) as err:
+        for_game(g, buyer, mv)
+    assert str(err.value) == (f"line 1: 'buy private {comp.sym} from {other} for 25': {comp.sym} is {owner}'s, "
+                              f"not {other}'s; write 'buy private {comp.sym} 25' (its owner then answers the offer)")
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_a_route_written_with_dashes_and_the_word_train_runs(key):
+    """s12 18GA #49/#50, 18AL #40/#43: 'run 2 train Augusta - Greeneville' read 'TRAIN' and '-' as stops."""
+    at, _hex, _where = WAYPOINT[key]
+    g = s11(key, at)
+    plain = _run_with(g, key, at, "", 99)
+    mail = "\n".join(f"{line.split()[0]} {line.split()[1]} train {' - '.join(line.split()[2:])}"
+                     for line in plain.splitlines())
+    assert " train " in mail and " - " in mail
+    made, _ = intent_mail(g, mail + "\nmore")
+    assert made[-1].startswith("run ") and g.state.round.ran
+
+
+PAR = {"al": 9, "ga": 9, "va": 12, "aus": 11}  # the first state where a company may be started
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_a_par_price_and_a_bid_with_dollars_and_filler(key):
+    """'par ABC at $70' (18AL #11) and 'bid $130 on NDY' (18AL #2) read against every title's game:
+    the same moves as the game's own."""
+    from pbm.e18xx.pbem.moves import for_game
+
+    g = s11(key, PAR[key])
+    par = next(a for a in g.legal_actions() if a.type == "par")
+    (mv,) = parse_moves(f"par {par.corporation} at ${par.price}", g.current_entity())
+    assert for_game(g, g.current_entity(), mv) == par
+    g = s11(key, 0)
+    bid = [a for a in g.legal_actions() if a.type == "bid"][1]  # not the cheapest: a bid, not its purchase
+    (mv,) = parse_moves(f"bid ${bid.price} on {bid.company}", g.current_entity())
+    assert for_game(g, g.current_entity(), mv) == bid

@@ -478,6 +478,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             owner = None if consented and i == 1 else needs_consent(game, name, mv)
             try:
                 _authorize(game, name, mv)
+                if writer is not None and isinstance(mv, A.RunRoutes):
+                    mv = writer.waypoints(i, written, mv)  # a hex of plain track named: passed through, noted
                 if isinstance(mv, A.BuyTrain) and train_seller(game, mv) is not None:
                     mv = train_offer(game, mv)  # the log names the selling company (and the price paid)
                 from pbm.e18xx.pbem.intent import unused_discount

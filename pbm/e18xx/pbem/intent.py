@@ -168,6 +168,7 @@ class TurnWriter:
             if isinstance(written, A.BuyShares) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
                 note = purchase_words(g, mv)
             try:
+                mv = self.waypoints(n, written, mv)
                 self.do(mv, note)
             except GameError as exc:
                 if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
@@ -177,6 +178,12 @@ class TurnWriter:
         except GameError as exc:
             raise self.after_end(n, written, mv, ended, exc) from None
         self.end(mv)
+
+    def waypoints(self, n: int, written: Move, mv: A.Action) -> A.Action:
+        """``mv`` without the hexes of plain track its routes name (``waypoints``), noted."""
+        mv, said = waypoints(self.game, mv)
+        self.notes.extend(f"move {n} ({format_action(written)}): {x}" for x in said)
+        return mv
 
     def spare_after_end(self, n: int, written: Move, ended: A.Action | None) -> bool:
         """A ``run auto``, ``payout`` or ``withhold`` written after the company's turn ended by itself
@@ -307,7 +314,6 @@ class TurnWriter:
 
     def done(self, n: int) -> None:
         """End the turn of the mail's last move (or the turn open now)."""
-        g = self.game
         first = self.turn is None
         if first:
             self.turn, self.live = self.key(), True
@@ -586,6 +592,66 @@ class TurnWriter:
             return out + [f"Your stock turn goes on{kept} ({step_words(g, step)}): you may still {allowed}. "
                           "Your next mail ends it (as if 'done') unless its last line is 'more'."]
         return out + [f"Your turn goes on ({step_words(g, step)}): you may {allowed}."]
+
+
+def waypoints(game: "Game", act: A.Action) -> tuple[A.Action, list[str]]:
+    """A route naming a hex of plain track it passes through (``run 2 G8 H7 G6``, H7 no city, town or
+    off-board): the hex is a waypoint, not a stop. pbm runs a route by its stops, so the hex is
+    dropped from the route and the reply says so; the route is refused only when no route through
+    its stops passes through the hex (issue 29, play-through s12 18AL #55). Returns the run without
+    its waypoints and the notes (``H7 is passed through, not a stop ...``)."""
+    from dataclasses import replace
+
+    if not isinstance(act, A.RunRoutes) or not act.routes:
+        return act, []
+    m = game.state.map
+    out, notes = [], []
+    for spec in act.routes:
+        keep, passed = [], []
+        for w in spec.nodes:
+            coord = str(w).upper()
+            try:
+                plain = coord in m.placed and not m.tile(coord).nodes and bool(m.tile(coord).paths)
+            except (KeyError, AttributeError):
+                plain = False
+            (passed if plain else keep).append(coord if plain else w)
+        if not passed or len(keep) < 2:
+            out.append(spec)
+            continue
+        spec2 = replace(spec, nodes=tuple(keep))
+        label = game.train_label(spec.train) if spec.train in game.state.trains else spec.train
+        missed = _not_passed(game, act.entity, spec2, passed)
+        if missed:
+            raise GameError(f"train {label}: {', '.join(missed)} {'is' if len(missed) == 1 else 'are'} plain track "
+                            f"(no city, town or off-board to stop at), and no route from "
+                            f"{' - '.join(keep)} passes through {'it' if len(missed) == 1 else 'them'}; a route "
+                            "names its stops (a hex it passes through may be named too)")
+        notes.append(f"{', '.join(passed)} {'is' if len(passed) == 1 else 'are'} passed through, not a stop (plain "
+                     f"track): train {label} runs {' - '.join(keep)}")
+        out.append(spec2)
+    return replace(act, routes=tuple(out)), notes
+
+
+def _not_passed(game: "Game", corp: str, spec: A.RouteSpec, hexes: list[str]) -> list[str]:
+    """The hexes of ``hexes`` that no legal route of ``spec``'s train through its stops passes
+    through (empty when the stops name no route: the engine's refusal then says why)."""
+    from pbm.e18xx.routes import all_routes, node_keys, route_candidates
+
+    try:
+        nodes = game.written_routes(A.RunRoutes(corp, (spec,))).routes[0].nodes
+        train = game.state.trains[spec.train]
+        graph = game.graph()
+        pool = all_routes(graph, corp, train.distance, game.route_colors(), only=node_keys(nodes), complete=True)
+        routes = route_candidates(pool, nodes, train.distance)
+    except Exception:  # noqa: BLE001 - a route the engine refuses: its refusal says why
+        return []
+    if not routes:
+        return []
+    hex_of = {bit: key[0] for key, bit in graph.side_bits.items()}
+    through: set[str] = set()
+    for r in routes:
+        through |= {hex_of[b] for b in range(r.mask.bit_length()) if r.mask >> b & 1 and b in hex_of}
+    return [h for h in hexes if h not in through]
 
 
 def _discount_unused(game: "Game", act: A.Action) -> tuple[str, int, str] | None:

@@ -43,7 +43,7 @@ markers) or raises :class:`MoveError` naming the line and what was expected.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field as dc_field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
@@ -89,8 +89,19 @@ class ShareCount:
     count: int = 0
     percent: int = 0
     source: str = ""
-    line: str = ""
-    lineno: int = 1
+    line: str = dc_field(default="", compare=False)
+    lineno: int = dc_field(default=1, compare=False)
+
+
+@dataclass(frozen=True)
+class FromOwner:
+    """``buy private LTR from Ann for 25``: the purchase, and the owner the mail names, checked
+    against the game by :func:`for_game` (play-through s12: "from <owner> for <price>", as a train
+    purchase is written)."""
+    move: A.BuyCompany
+    owner: str
+    line: str = dc_field(default="", compare=False)
+    lineno: int = dc_field(default=1, compare=False)
 
 
 @dataclass(frozen=True)
@@ -100,7 +111,7 @@ class RepayLoan:
     entity: str
 
 
-Move = Union[A.Action, PassRestOfRound, Done, More, RepayLoan, ShareCount]
+Move = Union[A.Action, PassRestOfRound, Done, More, RepayLoan, ShareCount, FromOwner]
 
 _INT = re.compile(r"^\d+$")
 _PERCENT = re.compile(r"^\d{1,3}%$")
@@ -115,7 +126,7 @@ USAGE = {
     "bid": "bid <amount> <private>   e.g. bid 45 MRC",
     "par": "par <corporation> <price>   e.g. par W&A 90",
     "buy": "buy <corp> [ipo|market] | buy train <type or id> [as <side>] [from <corp>] [for <price>] [with <private>]"
-           " | buy private <sym> <price>",
+           " | buy private <sym> [from <owner>] [for] <price>",
     "sell": "sell [count] <corp>   e.g. sell 2 GA",
     "lay": "lay <tile> <hex> <rotation 0-5> [with <private>]   e.g. lay 57 E5 2",
     "token": "token <hex or city name>   e.g. token Rome",
@@ -235,10 +246,15 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if low[0] == "train":
             return _buy_train(args[1:], entity, lineno, line)
         if low[0] in ("private", "company"):
+            owner = None
+            if len(args) == 5 and low[3] == "from":  # 'buy private LTR 25 from Ann' (RULEBOOK: _private_words)
+                owner = _name(args[4], lineno, line, verb, "owner")
+                args = args[:3]
             if len(args) != 3:
                 raise _fail(lineno, line, "need the private and a price", verb)
-            return A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
-                                _int(args[2], lineno, line, verb, "price"))
+            bought = A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
+                                  _int(args[2], lineno, line, verb, "price"))
+            return FromOwner(bought, owner, line.strip(), lineno) if owner else bought
         count = None
         if len(args) >= 2 and (_PERCENT.match(low[0]) or (_INT.match(low[0]) and len(low[0]) <= 2)):
             count, args, low = low[0], args[1:], low[1:]  # 'buy 1 GA share', 'buy 10% of WRA' (RULEBOOK)
@@ -293,11 +309,12 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         routes = []
         for part in " ".join(args).split(";"):
             words = part.replace(",", " ").split()
-            if len(words) < 3:
+            train, stops = _route_words(words)
+            if train is None or len(stops) < 2:
                 raise _fail(lineno, line, "each route is a train then at least two stops", verb)
-            for w in words:
+            for w in [train, *(x for stop in stops for x in stop.split())]:
                 _name(w, lineno, line, verb, "stop")
-            routes.append(A.RouteSpec(words[0], tuple(w.upper() for w in words[1:])))
+            routes.append(A.RouteSpec(train, tuple(w.upper() for w in stops)))
         return A.RunRoutes(entity, tuple(routes))
     if verb == "discard":
         if len(args) != 1:
@@ -307,6 +324,40 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         raise _fail(lineno, line, f"{toks[0]!r}: write one move per line (or moves separated by commas, "
                                   "each starting with a move word)")
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
+
+
+_SEPARATORS = {"-", "\u2013", "\u2014", "->", "\u2192", ">", "to", "=>"}
+_HEX_WORD = re.compile(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$")
+
+
+def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
+    """One route as written -> (its train, its stops): the word ``train`` after the train's type is
+    the rulebook's ('run 2 train A B', as in "buy a 2 train"), and stops may be separated by ' - ',
+    '–', '->' or 'to' as pbm's own route events print them ('Rome - Gadsden', 'D7 Rome - E6
+    Gadsden': a hex with its name is that hex; a name of several words between separators is one
+    place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
+    words = [w for w in words if w]
+    if words and words[0].lower() in ("train", "the", "a"):  # 'run train 2 ...', 'run the 2 train ...'
+        words = words[1:]
+    if not words:
+        return None, []
+    train, rest = words[0], words[1:]
+    if rest and rest[0].lower() in ("train", "trains"):
+        rest = rest[1:]
+    if rest and rest[0].lower() in ("from", "via", "through"):
+        rest = rest[1:]
+    if not any(w.lower() in _SEPARATORS for w in rest):
+        return train, rest
+    stops: list[str] = []
+    group: list[str] = []
+    for w in [*rest, "-"]:
+        if w.lower() not in _SEPARATORS:
+            group.append(w)
+            continue
+        if group:
+            stops.append(group[0] if len(group) > 1 and _HEX_WORD.match(group[0]) else " ".join(group))
+        group = []
+    return train, stops
 
 
 _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in"}
@@ -377,6 +428,11 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
     """A share, a company started or a private bought, in many words."""
     if low[0] != "buy" or len(low) < 3 or low[1] in ("train", "private", "company"):
         return None
+    # 'a 10% share': the share's size, not a count (18AL 1.4; 'buy 10% of WRA' is a count, below)
+    sized = {i for i in range(1, len(low) - 1) if _PERCENT.match(low[i])
+             and low[i + 1] in ("share", "certificate") and low[i - 1] in ("a", "one", "buy")}
+    toks = [t for i, t in enumerate(toks) if i not in sized]
+    low = [w for i, w in enumerate(low) if i not in sized]
     words = [w for w in low[1:] if w not in _SHARE_FILLER]
     keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
     count: list[str] = []
@@ -421,6 +477,74 @@ def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["sell", *keep]
 
 
+def _money(t: str) -> str:
+    """An amount written with its currency sign ('$130', '£70') as the number."""
+    return t[1:] if t[:1] in ("$", "\u00a3") and t[1:].isdigit() else t
+
+
+def _bid_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'bid $130 on NDY', 'place a bid of 130 on NDY' (18AL/18GA 3.1(b) "place a bid on")."""
+    if low[0] == "place" and low[1:3] in (["a", "bid"], ["bid"]):
+        toks, low = toks[low.index("bid"):], low[low.index("bid"):]
+    if low[0] != "bid" or len(low) < 3:
+        return None
+    keep = [_money(t) for t, w in zip(toks[1:], low[1:]) if w not in ("on", "for", "of", "a", "the", "private")]
+    return ["bid", *keep] if keep != toks[1:] else None
+
+
+def _par_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'par ABC at $70', 'par ABC at 70', 'par ABC for $70' (18AL 3.2(c)(1): set the par value)."""
+    if low[0] != "par" or len(low) < 3:
+        return None
+    keep = [_money(t) for t, w in zip(toks[1:], low[1:]) if w not in ("at", "for", "of", "par", "price", "value",
+                                                                      "a", "the")]
+    return ["par", *keep] if keep != toks[1:] else None
+
+
+def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'buy private LTR from Ann for $25', 'buy BLC from Ann for 105', 'buy private LTR for 25': the private,
+    its price and the owner named (checked against the game: ``FromOwner``)."""
+    if low[0] != "buy" or len(low) < 4 or "for" not in low[2:] or "train" in low:
+        return None
+    keep = [(t, w) for t, w in zip(toks[1:], low[1:]) if w not in ("a", "the", "private", "company")]
+    words = [w for _, w in keep]
+    if "for" not in words:
+        return None
+    at = words.index("for")
+    price = _money(keep[at + 1][0]) if at + 1 < len(keep) else ""
+    head = keep[:at]
+    if not price.isdigit() or at + 2 != len(keep) or not head:
+        return None
+    owner = None
+    if len(head) == 3 and head[1][1] == "from":
+        owner = head[2][0]
+        head = head[:1]
+    if len(head) != 1:
+        return None
+    return ["buy", "private", head[0][0], price] + (["from", owner] if owner else [])
+
+
+_LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "to", "a", "the", "orientation")
+
+
+def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'lay tile 6 in G6 rotation 5', 'lay 6 at G6 rot 5', 'upgrade G6 to 14 rotation 2' -> 'lay 6 G6 5'."""
+    if low[0] not in ("lay", "upgrade") or not any(w in _LAY_FILLER for w in low[1:]):
+        return None
+    keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _LAY_FILLER]
+    if len(keep) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", keep[0]) and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$",
+                                                                                      keep[1]):
+        keep = [keep[1], keep[0], *keep[2:]]  # the hex first: 'upgrade G6 to 14 rotation 2'
+    return ["lay", *keep]
+
+
+def _token_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'token in Rome', 'token at G4'."""
+    if low[0] == "token" and len(low) >= 3 and low[1] in ("in", "at", "on"):
+        return ["token", *toks[2:]]
+    return None
+
+
 RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     # example, as the move language writes it, where the words come from, rewrite
     ("place a station token in G4", "token G4", "18AL 4.2.2 'Placing a Station Token'; pbm's step 'Place a "
@@ -434,6 +558,15 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
     ("assign P1 to C12", "assign P1 C12", "the same, for a revenue bonus", _use_on),
+    ("bid $130 on NDY", "bid 130 NDY", "18AL/18GA 3.1(b): 'place a bid on' a private, amounts with '$' (s12)",
+     _bid_words),
+    ("par ABC at $70", "par ABC 70", "18AL 3.2(c)(1): set the par value (s12)", _par_words),
+    ("buy private LTR from Ann for $25", "buy private LTR 25 from Ann", "18GA 3.2(c)(4): a private from another "
+     "player at an agreed price, written as a train purchase is (s12)", _private_words),
+    ("buy BLC from Ann for 105", "buy private BLC 105 from Ann", "the same without the word 'private' (18AL "
+     "s12 #53)", _private_words),
+    ("lay tile 6 in G6 rotation 5", "lay 6 G6 5", "a tile lay in many words (s12)", _lay_words),
+    ("token in Rome", "token Rome", "a station in a place (s12)", _token_words),
     ("buy the 3 train from the Open Market", "buy train 3 from market", "18GA 4.2.5(a): trains in the "
      "Initial Offering and the Open Market (s11v F2); 1848 7.3 step 5 'buy a 3 train'", _buy_train_words),
     ("buy CoG president's certificate at par 70", "par CoG 70", "18GA 3.2(c)(1): buying the president's "
@@ -628,6 +761,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         return move
     if isinstance(move, ShareCount):
         move = share_count(game, move)
+    if isinstance(move, FromOwner):
+        move = private_owner(game, move)
     move = rulebook_names(game, move)
     if isinstance(move, A.BuyCompany):
         share_price_refusal(game, move)
@@ -656,6 +791,23 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
+
+
+def private_owner(game: "Game", move: FromOwner) -> A.BuyCompany:
+    """``buy private LTR from Ann for 25``: the purchase when Ann (or Ann's company) owns LTR;
+    refused naming its owner otherwise."""
+    said = f"line {move.lineno}: {move.line!r}"
+    try:
+        comp = game.company(move.move.company)
+    except GameError as exc:
+        raise MoveError(f"{said}: {exc}") from None
+    owner = str(comp.owner or "")
+    who = owner.split(":", 1)[-1] if owner else ""
+    if who.lower() != move.owner.lower():
+        held = f"{who}'s" if who else "the bank's (no one owns it)"
+        raise MoveError(f"{said}: {comp.sym} is {held}, not {move.owner}'s; write 'buy private {comp.sym} "
+                        f"{move.move.price}' (its owner then answers the offer)")
+    return move.move
 
 
 def share_count(game: "Game", move: ShareCount) -> A.Action:
@@ -1001,7 +1153,7 @@ def format_action(a: A.Action) -> str:
     """An action in the move language (for listings and turn reports)."""
     if isinstance(a, RepayLoan):
         return "repay loan"
-    if isinstance(a, ShareCount):
+    if isinstance(a, (ShareCount, FromOwner)):
         return a.line
     if isinstance(a, A.Pass):
         return "pass"
@@ -1033,7 +1185,8 @@ def format_action(a: A.Action) -> str:
     if isinstance(a, A.RunRoutes):
         if a.auto:
             return "run auto"
-        return "run " + "; ".join(f"{r.train} {' '.join(r.nodes)}" for r in a.routes)
+        return "run " + "; ".join(f"{r.train} {(' - ' if any(' ' in n for n in r.nodes) else ' ').join(r.nodes)}"
+                                  for r in a.routes)
     if isinstance(a, A.Dividend):
         return a.kind
     if isinstance(a, A.BuyTrain):
