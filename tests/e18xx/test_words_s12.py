@@ -285,3 +285,35 @@ def test_a_par_price_and_a_bid_with_dollars_and_filler(key):
     bid = [a for a in g.legal_actions() if a.type == "bid"][1]  # not the cheapest: a bid, not its purchase
     (mv,) = parse_moves(f"bid ${bid.price} on {bid.company}", g.current_entity())
     assert for_game(g, g.current_entity(), mv) == bid
+
+
+# -- 5. the president's mail outlines the whole turn -------------------------------------------------------
+@pytest.mark.parametrize("key", KEYS)
+def test_the_presidents_mail_outlines_the_turn_with_an_example_that_is_accepted(key):
+    """The mail to the president of the company about to operate listed only the open step's moves
+    (often just 'pass' for the lay step); it now outlines the turn and gives a mail of it built from
+    legal moves, and that mail, sent, is the whole turn."""
+    import re
+    from types import SimpleNamespace
+
+    from pbm.e18xx.pbem.intent import turn_outline
+    from pbm.e18xx.pbem.mailplay import summary_lines
+
+    g = s11(key, OR[key])
+    corp = g.current_entity()
+    outline = turn_outline(g)
+    assert outline[0].startswith("This turn: ") and "run trains" in outline[0] and "pay out or withhold" in outline[0]
+    mail = re.search(r"e\.g\. '([^']+)'", outline[1]).group(1)
+    seat = SimpleNamespace(name=g.controller(corp), number=1)
+    top = "\n".join(summary_lines(g, [], seat, turn=True))
+    assert outline[0] in top and mail in top
+    made, notes = intent_mail(g, mail)
+    assert any(m.startswith("run ") for m in made) and "payout" in made
+    assert g.state.round.kind != "operating" or g._or_operator() != corp
+    assert f"{corp}'s turn ended with your mail (as if 'done')" in notes
+
+
+def test_no_outline_outside_a_company_turn():
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    assert turn_outline(s11("al", SR["al"][0])) == []

@@ -749,3 +749,112 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
         writer.move(n, mv)
     writer.finish()
     return made
+
+
+# ---------------------------------------------------------------------- the whole turn, outlined
+def _stop_words(game: "Game", route) -> str:
+    """A route's stops as a player writes them: a hex of one stop by its hex, else ``D4-1``."""
+    out = []
+    for h, i in route.nodes:
+        try:
+            one = len(game.state.map.tile(h).nodes) == 1
+        except (KeyError, AttributeError):
+            one = False
+        out.append(h if one else f"{h}-{i}")
+    return " ".join(out)
+
+
+def turn_outline(game: "Game") -> list[str]:
+    """For the president of the company about to operate, whose list shows only the open step's
+    moves (often just 'pass' for the lay step): the turn's steps with what each offers, and an
+    example mail of the whole turn built from moves legal now, played on a copy of the game
+    and checked (issue 29, s12 item 5). Empty outside a company's turn or when no example is
+    accepted."""
+    import copy
+
+    from pbm.e18xx.pbem.movelist import say
+
+    if game.finished or game.state.round.kind != "operating":
+        return []
+    step, corp = game.open_step()
+    if corp is None or isinstance(step, Interrupt) or corp not in game.state.corporations:
+        return []
+    player = game.controller(corp)
+    try:
+        g = copy.deepcopy(game)
+    except Exception:  # noqa: BLE001 - an outline is a courtesy: never a fault of the mail
+        return []
+    money = g.title.money
+    parts: list[str] = []
+    example: list[str] = []
+    key = (g.state.turn, g.state.round.num, g.state.round.index)
+    try:
+        for _ in range(24):
+            if g.finished or (g.state.turn, g.state.round.num, g.state.round.index) != key:
+                break
+            step, who = g.open_step()
+            if step is None or isinstance(step, Interrupt) or who != corp:
+                break
+            legal = [a for a in g.legal_actions() if a.entity == corp or a.entity in g.state.companies]
+            mine = [a for a in legal if a.entity == corp and not isinstance(a, A.Pass)]
+            act: A.Action | None = None
+            if step.name == "track":
+                lays = [a for a in mine if isinstance(a, A.LayTile)]
+                if lays:
+                    parts.append(f"lay or upgrade a tile ({len(lays)} lays now)")
+                    act = lays[0]
+            elif step.name == "token":
+                toks = [a for a in mine if isinstance(a, A.PlaceToken)]
+                if toks:
+                    cost = g.next_token_cost(corp)
+                    parts.append("place a station" + (f" ({money(cost)})" if cost else ""))
+                    act = toks[0]
+            elif step.name == "route":
+                names = [g.train_label(t) for t in g.corp_trains(corp)]
+                if any(isinstance(a, A.RunRoutes) for a in mine):
+                    parts.append("run trains " + ", ".join(names))
+                    act = A.RunRoutes(corp, auto=True)
+            elif step.name == "dividend":
+                if any(isinstance(a, A.Dividend) for a in mine):
+                    parts.append("pay out or withhold")
+                    act = next((a for a in mine if isinstance(a, A.Dividend) and a.kind == "payout"), None)
+            elif step.name == "buy_train":
+                bank = [a for a in mine if isinstance(a, A.BuyTrain) and a.seller is None]
+                if bank and any(x.startswith("buy trains") for x in parts):
+                    pass  # one train in the example (the phase may allow one a turn)
+                elif bank:
+                    said = [f"{g.state.trains[a.train].name}{f' as {a.variant}' if a.variant else ''} for "
+                            f"{money(a.price)}" if a.train in g.state.trains
+                            and a.price is not None else say(g, a).split("#")[0].strip() for a in bank]
+                    parts.append("buy trains (" + "; ".join(dict.fromkeys(said)) + ")")
+                    act = bank[0]
+                elif any(isinstance(a, A.BuyTrain) for a in mine):
+                    parts.append("buy trains (from other companies)")
+            elif step.name == "buy_company" and any(isinstance(a, A.BuyCompany) for a in mine):
+                parts.append("buy a private")
+            if act is None:
+                if "pass" not in g.or_actions(corp):
+                    return []  # a step the outline cannot fill: no example
+                g.process(A.Pass(corp))
+                continue
+            g.process(act)
+            if isinstance(act, A.RunRoutes):
+                ran = list(g.state.round.routes)
+                example.append("run " + "; ".join(f"{g.train_label(t)} {_stop_words(g, r)}" for t, r in ran)
+                               if ran else "run auto")
+            else:
+                example.append(say(g if not isinstance(act, A.LayTile) else game, act).split("#")[0].strip()
+                               if not isinstance(act, A.BuyTrain) else f"buy train {g.state.trains[act.train].name}"
+                               if act.train in g.state.trains else format_action(act))
+    except GameError:
+        return []
+    if not parts or not example:
+        return []
+    mail = ", ".join(example)
+    try:  # the example is accepted as a mail, or it is not shown
+        check = copy.deepcopy(game)
+        play_intent(check, player, parse_moves(mail, player))
+    except Exception:  # noqa: BLE001
+        return []
+    return [f"This turn: {'; '.join(parts)}.",
+            f"Write it all in one mail, e.g. '{mail}' (one move a line, or on one line separated by commas)."]

@@ -326,6 +326,8 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
     if turn and not game.finished:
         out.append("  You may:")
         out += [f"    {x}" for x in legal_lines(game, limit=12)]
+        from pbm.e18xx.pbem.intent import turn_outline
+        out += [f"  {x}" for x in turn_outline(game)]  # the company's whole turn and a mail of it (issue 29)
     out.append("  (The full state follows; the PDF, when it is attached, has the map and charts.)")
     return out + [""]
 
