@@ -317,3 +317,16 @@ def test_no_outline_outside_a_company_turn():
     from pbm.e18xx.pbem.intent import turn_outline
 
     assert turn_outline(s11("al", SR["al"][0])) == []
+
+
+def test_the_outline_never_touches_the_game():
+    """The outline plays its example on a copy; a game with its event recorder attached wraps its own
+    methods (events.attach), which a plain deep copy shares: the copy's moves were the game's."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    seed, players = S11["al"]
+    g = playthrough_game("al", OR["al"], seed=seed, suffix="-s11", players=players, events=True)
+    n, events, cash = len(g.actions), len(g.recorder.events), g.total_cash()
+    assert turn_outline(g)
+    assert (len(g.actions), len(g.recorder.events), g.total_cash()) == (n, events, cash)
+    assert g.current_entity() == "ABC" and g.open_step()[0].name == "track"

@@ -764,14 +764,30 @@ def _stop_words(game: "Game", route) -> str:
     return " ".join(out)
 
 
+def _scratch(game: "Game") -> "Game":
+    """A copy of ``game`` to try moves on that never touches ``game``: without its event recorder
+    and the instance wrappers it installs (events.attach wraps ``process`` and others with closures
+    over the original game, which a deep copy would share)."""
+    import copy
+    import types
+
+    kept = {k: v for k, v in vars(game).items()
+            if k == "recorder" or isinstance(v, (types.FunctionType, types.MethodType, types.LambdaType))}
+    for k in kept:
+        delattr(game, k)
+    try:
+        return copy.deepcopy(game)
+    finally:
+        for k, v in kept.items():
+            setattr(game, k, v)
+
+
 def turn_outline(game: "Game") -> list[str]:
     """For the president of the company about to operate, whose list shows only the open step's
     moves (often just 'pass' for the lay step): the turn's steps with what each offers, and an
     example mail of the whole turn built from moves legal now, played on a copy of the game
     and checked (issue 29, s12 item 5). Empty outside a company's turn or when no example is
     accepted."""
-    import copy
-
     from pbm.e18xx.pbem.movelist import say
 
     if game.finished or game.state.round.kind != "operating":
@@ -781,7 +797,7 @@ def turn_outline(game: "Game") -> list[str]:
         return []
     player = game.controller(corp)
     try:
-        g = copy.deepcopy(game)
+        g = _scratch(game)
     except Exception:  # noqa: BLE001 - an outline is a courtesy: never a fault of the mail
         return []
     money = g.title.money
@@ -852,8 +868,7 @@ def turn_outline(game: "Game") -> list[str]:
         return []
     mail = ", ".join(example)
     try:  # the example is accepted as a mail, or it is not shown
-        check = copy.deepcopy(game)
-        play_intent(check, player, parse_moves(mail, player))
+        play_intent(_scratch(game), player, parse_moves(mail, player))
     except Exception:  # noqa: BLE001
         return []
     return [f"This turn: {'; '.join(parts)}.",
