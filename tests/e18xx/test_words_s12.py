@@ -244,7 +244,8 @@ def test_a_private_from_its_owner_for_a_price():
                 if str(c.owner).startswith("P:") and not c.closed)
     owner = str(comp.owner)[2:]
     buyer = next(p for p in ("Ann", "Bob", "Cy", "Di") if p != owner)
-    for text in (f"buy private {comp.sym} from {owner} for 25", f"buy {comp.sym} from {owner} for $25"):
+    for text in (f"buy private {comp.sym} from {owner} for 25", f"buy {comp.sym} from {owner} for $25",
+                 f"buy private {comp.sym} for $25 from {owner}"):
         (mv,) = parse_moves(text, buyer)
         assert for_game(g, buyer, mv) == A.BuyCompany(buyer, comp.sym, 25)
     other = next(p for p in ("Ann", "Bob", "Cy", "Di") if p not in (owner, buyer))

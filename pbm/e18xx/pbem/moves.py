@@ -510,6 +510,9 @@ def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
     words = [w for _, w in keep]
     if "for" not in words:
         return None
+    if "from" in words and words.index("from") > words.index("for") and words.index("from") == len(words) - 2:
+        keep = keep[:words.index("for")] + keep[-2:] + keep[words.index("for"):-2]  # 'for $40 from Di'
+        words = [w for _, w in keep]
     at = words.index("for")
     price = _money(keep[at + 1][0]) if at + 1 < len(keep) else ""
     head = keep[:at]
