@@ -344,6 +344,10 @@ class TurnWriter:
                 try:
                     self._make(A.Pass(ent), f"ends the turn {tag}")  # type: ignore[arg-type]
                 except GameError as exc:
+                    if implied:  # a stock turn that may not end yet (a holding over a limit to sell, say)
+                        self.required = (f"Your stock turn is not over: it may not end yet ({exc}); write what "
+                                         "it still needs in your next mail")
+                        return False
                     raise GameError(f"{said}: {exc}") from None
                 continue
             step, who = g.open_step()
