@@ -331,3 +331,13 @@ def test_the_outline_never_touches_the_game():
     assert turn_outline(g)
     assert (len(g.actions), len(g.recorder.events), g.total_cash()) == (n, events, cash)
     assert g.current_entity() == "ABC" and g.open_step()[0].name == "track"
+
+
+def test_1848s_stock_step_says_sell_then_buy_only():
+    """1848 12.1.1: "sell as many shares as you wish (including zero) and then optionally buy one share.
+    Selling and buying can only be carried out in this order"; the mails said "(or buy then sell)"
+    (met when checking that a stock turn ended by the end of a mail is legal in every title)."""
+    upto, sell, _buy = SR["aus"]
+    g = s11("aus", upto)
+    _made, notes = intent_mail(g, f"sell 1 {sell}\nmore")
+    assert "or buy then sell" not in notes and "selling and buying only in this order (rule 12.1.1)" in notes
