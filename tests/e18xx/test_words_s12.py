@@ -341,3 +341,30 @@ def test_1848s_stock_step_says_sell_then_buy_only():
     g = s11("aus", upto)
     _made, notes = intent_mail(g, f"sell 1 {sell}\nmore")
     assert "or buy then sell" not in notes and "selling and buying only in this order (rule 12.1.1)" in notes
+
+
+def test_the_moves_held_by_an_offer_end_the_turn_without_done(tmp_path):
+    """18AL OR 3.1, ABC (Ann) buying Cy's M&C first (18GA s12 #66 wrote the same order): the moves
+    after the offer wait for Cy's answer and, made after the sale, are the rest of the mail: the
+    implied 'done' goes with them, so ABC's turn ends without a 'done'."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import answer_offer, apply, load
+    from pbm.models import Game
+
+    from .db_games import stored_playthrough
+
+    url = stored_playthrough(tmp_path, "al", 71, seed=72, suffix="-s11", players=3)
+    with session_scope(url) as s:
+        row = s.scalar(select(Game).where(Game.name == "pt"))
+        assert load(s, row).current_entity() == "ABC"
+        out = apply(s, row, 1, "buy private M&C 50\nrun auto\npayout")
+        assert out.accepted, out.error
+        assert out.offer is not None and out.offer["rest"] == ["run auto", "payout"]
+        out, offer = answer_offer(s, row, 3, "accept M&C")
+        assert out.accepted and offer is not None
+        g = load(s, row)
+        assert g.state.companies["M&C"].owner == "C:ABC" and g.current_entity() != "ABC"
+        said = "\n".join(out.notes)
+        assert "ABC's turn ended with your mail (as if 'done')" in said, said
