@@ -368,3 +368,24 @@ def test_the_moves_held_by_an_offer_end_the_turn_without_done(tmp_path):
         assert g.state.companies["M&C"].owner == "C:ABC" and g.current_entity() != "ABC"
         said = "\n".join(out.notes)
         assert "ABC's turn ended with your mail (as if 'done')" in said, said
+
+
+def test_a_done_after_the_games_last_move_is_a_note(cli, tmp_path):
+    """s12 18AL #175: 'run ... / pay out / done' on the game's last turn: the 'done' after the move that
+    ended the game was refused "the game is over (stock_market)" and the WHOLE mail with it. The mail is
+    the whole turn: its 'done' has nothing left to end, and says so."""
+    from .test_intent import at, intent
+    from .test_intent_mail import answer, deliver, game_now, imported
+
+    g = at("18AL/4714.json", 294)  # WRA pays out: the game ends (the bank is broken)
+    made, _, notes = intent(g, "payout\ndone")
+    assert made == ["payout"] and g.finished
+    assert "move 2 (done): nothing to end - the game is over" in notes
+    secrets, maildir = imported(cli, tmp_path, "18AL/4714.json", 294, "al-end")
+    game, _ = game_now(cli, "al-end")
+    seat = int(game.controller("WRA").split()[-1])
+    line, inbound = deliver(cli, maildir, f"GAME: al-end\nPLAYER: {seat}\nSECRET: {secrets[seat]}\npayout\ndone\n",
+                            seat)
+    assert f"player {seat} accepted" in line, line
+    assert game_now(cli, "al-end")[0].finished
+    assert "move 2 (done): nothing to end - the game is over" in answer(cli, inbound)[1]

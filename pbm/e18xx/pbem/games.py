@@ -453,7 +453,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             raise GameError(f"the game is over ({game.state.end_reason})")
         run_standing(True)  # orders due before this mail (e.g. after an undo)
         for i, mv in enumerate(parsed, 1):
-            if game.finished:
+            if game.finished and not (writer is not None and i > 1 and (isinstance(mv, (Done, More)) or (
+                    isinstance(mv, A.Pass) and mv.entity == name))):  # a 'done' after the game's last move: a note
                 raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({game.state.end_reason})")
             if isinstance(mv, RepayLoan):
                 raise GameError(f"move {i} (repay loan): {repay_refusal(game, name)}")

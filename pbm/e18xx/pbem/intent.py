@@ -259,6 +259,9 @@ class TurnWriter:
 
     def pass_(self, n: int, mv: A.Action) -> None:
         g = self.game
+        if g.finished and self.turn is not None:  # the mail's moves ended the game
+            self.notes.append(f"move {n} (pass): nothing left to pass - the game is over; ignored")
+            return
         first = self.turn is None  # the mail's first move
         if first:
             self.turn, self.live = self.key(), True
@@ -314,6 +317,9 @@ class TurnWriter:
 
     def done(self, n: int) -> None:
         """End the turn of the mail's last move (or the turn open now)."""
+        if self.game.finished and self.turn is not None:  # the mail's moves ended the game (18AL s12 #175)
+            self.notes.append(f"move {n} (done): nothing to end - the game is over")
+            return
         first = self.turn is None
         if first:
             self.turn, self.live = self.key(), True
