@@ -217,6 +217,7 @@ def test_a_hex_off_the_route_is_refused():
     ("run 2 Rome to Gadsden", "run 2 ROME GADSDEN"),
     ("run 2 D7 Rome - E6 Gadsden", "run 2 D7 E6"),  # pbm's own route events: a hex with its name
     ("run 2-0 D4-0 E1-0; 3-1 C3-0 A3-0", "run 2-0 D4-0 E1-0; 3-1 C3-0 A3-0"),
+    ("buy L&N's 4 train for 250", "buy train 4 from L&N 250"),  # s12 18AL #90
 ])
 def test_filler_in_moves(text, move):
     """s12 18AL #2, #11, #33, #40, #43, 18GA #2, #4, #8, #49, #50: the rulebook's and the players' words
@@ -389,3 +390,18 @@ def test_a_done_after_the_games_last_move_is_a_note(cli, tmp_path):
     assert f"player {seat} accepted" in line, line
     assert game_now(cli, "al-end")[0].finished
     assert "move 2 (done): nothing to end - the game is over" in answer(cli, inbound)[1]
+
+
+@pytest.mark.parametrize("key, text, stops", [
+    ("al", "run 2 Montgomery West Point", ("MONTGOMERY", "WEST POINT")),
+    ("al", "run 2 Phenix City Gulf of Mexico", ("PHENIX CITY", "GULF OF MEXICO")),
+    ("va", "run 2 Norfolk Newport News", ("NORFOLK", "NEWPORT NEWS")),
+    ("aus", "run 2 Alice Springs Adelaide", ("ALICE SPRINGS", "ADELAIDE")),
+])
+def test_a_place_of_several_words_without_separators_is_one_stop(key, text, stops):
+    """s12 18AL #58: 'run 3 Montgomery West Point' was refused "WEST is not a stop"."""
+    from pbm.e18xx.pbem.moves import for_game
+
+    g = s11(key, OR[key])
+    (run,) = parse_moves(text, g.controller(g.current_entity()))
+    assert for_game(g, g.controller(g.current_entity()), run).routes[0].nodes == stops

@@ -570,6 +570,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "s12 #53)", _private_words),
     ("lay tile 6 in G6 rotation 5", "lay 6 G6 5", "a tile lay in many words (s12)", _lay_words),
     ("token in Rome", "token Rome", "a station in a place (s12)", _token_words),
+    ("buy L&N's 4 train for 250", "buy train 4 for 250 from L&N", "another company's train, as the players write "
+     "it (18AL s12 #90)", _buy_train_words),
     ("buy the 3 train from the Open Market", "buy train 3 from market", "18GA 4.2.5(a): trains in the "
      "Initial Offering and the Open Market (s11v F2); 1848 7.3 step 5 'buy a 3 train'", _buy_train_words),
     ("buy CoG president's certificate at par 70", "par CoG 70", "18GA 3.2(c)(1): buying the president's "
@@ -615,6 +617,9 @@ def _train_words(args: list[str]) -> list[str]:
     Market' is 'train 3 from market', 'a 5 train from the Initial Offering' is 'train 5 from bank'
     (18GA 4.2.5(a): trains are in the Initial Offering and the Open Market)."""
     words = [w for w in args if w.lower() not in ("the", "a", "an", "one", "new")]
+    owner = next((w for w in words if w.lower().endswith(("'s", "\u2019s")) and len(w) > 2), None)
+    if owner is not None and "from" not in [w.lower() for w in words]:  # 'buy L&N's 4 train for 250' (s12)
+        words = [w for w in words if w is not owner] + ["from", owner[:-2]]
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -779,6 +784,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         if isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player:
             move = replace(move, entity=cur)
     if isinstance(move, A.RunRoutes) and move.routes:
+        move = place_names(game, move)
         move = train_ids(game, move)
     if isinstance(move, A.BuyTrain):
         move = train_side(game, move)
@@ -978,6 +984,30 @@ def free_private_lay(game: "Game", move: A.LayTile) -> A.LayTile:
                     and comp.uses.get("tile_lay", 0) < int(ab.get("count", 1))):
                 return replace(move, entity=comp.sym)
     return move
+
+
+def place_names(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
+    """Words of a route that together name a place are that place: 'run 3 Montgomery West Point'
+    (18AL s12 #58: "WEST is not a stop"; 18AL's Phenix City and Gulf of Mexico, 18VA's Newport News,
+    1848's Alice Springs), the longest name first."""
+    names = {str(v).upper() for v in (game.title.data.get("location_names") or {}).values() if " " in str(v)}
+    if not names:
+        return move
+    longest = max(len(n.split()) for n in names)
+    out = []
+    for r in move.routes:
+        nodes, merged, i = list(r.nodes), [], 0
+        while i < len(nodes):
+            for k in range(min(longest, len(nodes) - i), 1, -1):
+                if " ".join(nodes[i:i + k]).upper() in names:
+                    merged.append(" ".join(nodes[i:i + k]))
+                    i += k
+                    break
+            else:
+                merged.append(nodes[i])
+                i += 1
+        out.append(replace(r, nodes=tuple(merged)))
+    return replace(move, routes=tuple(out))
 
 
 def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
