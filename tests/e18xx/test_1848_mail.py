@@ -53,12 +53,16 @@ def test_1848_by_email_from_the_sale_into_the_operating_rounds(aus):
         player = game.controller(entity)
         texts = []
         while not game.finished and game.current_entity() == entity:
-            act = pick(rng, game.legal_actions())
+            # a train of another president's company is bought by an offer, not a move (8.1, 8.3.4)
+            legal = [a for a in game.legal_actions() if not (isinstance(a, A.BuyTrain) and a.seller
+                                                             and game.controller(a.seller) != player)]
+            act = pick(rng, legal)
             texts.append(move_text(game, act))
             types.add(act.type)
             game.process(act)
-            if entity not in game.state.corporations:
-                break
+            if entity not in game.state.corporations and not (game.state.round.kind == "stock"
+                                                              and game.state.round.turn_actions):
+                break  # a mail is the whole turn: a stock turn's moves up to its end (issue 29)
         line, inbound = send(aus, seat_of[player], "\n".join(texts), game="aus-1")
         assert f"player {seat_of[player]} accepted" in line, (line, texts)
         game, n_after = _state(cli)

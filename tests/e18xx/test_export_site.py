@@ -172,7 +172,7 @@ def test_export_of_a_game_with_undo_and_an_accepted_offer_round_trips(cli, tmp_p
                 else pick(rng, acts)
             out = pbem.apply(s, row, seat[game.controller(act.entity)], pbem.move_text(game, act))
             assert out.accepted, out.error
-            if undone < 2 and len(game.actions) in (30, 60):
+            if undone < 2 and len(game.actions) >= (30, 60)[undone]:  # a mail is a whole turn: counts jump
                 pbem.undo(s, row)
                 undone += 1
         assert sold and undone == 2

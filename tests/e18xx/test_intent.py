@@ -92,10 +92,21 @@ def test_closing_pass_after_the_turn_ended_by_itself_is_ignored():
 # -- 1848: "lay / pass" says which step the pass ended ------------------------------------------
 def test_1848_pass_names_the_step_it_ends():
     g = at("1848/101.json", 131)
-    made, why, notes = intent(g, "lay 5 H9 3\npass")
+    made, why, notes = intent(g, "lay 5 H9 3\npass\nmore")
     assert made == ["lay 5 H9 3", "pass"]
     assert why[1].startswith('ends "Lay or upgrade one tile"')  # the second tile, not the train purchase
-    assert "VR's turn goes on" in notes and "'done'" in notes
+    assert "VR's turn goes on ('more')" in notes and "unless its last line is 'more'" in notes
+    # without 'more' the mail is the whole turn: the steps left are passed as if 'done' (issue 29)
+    g = at("1848/101.json", 131)
+    made, why, notes = intent(g, "lay 5 H9 3\npass")
+    assert made[:2] == ["lay 5 H9 3", "pass"] and len(made) > 2 and set(made[2:]) == {"pass"}
+    assert all(w.endswith("(as if 'done': the end of your mail)") for w in why[2:])
+    # up to the run, which VR must make (1848 10.1): the mail is applied, the turn stays open, and
+    # the reply says what is still required and what to write (not a refusal)
+    assert g._or_operator() == "VR" and g.open_step()[0].name == "route"
+    assert ('VR\'s turn is not over: "Run trains (the best routes unless you name yours)" (1848 rule 10.1-10.3) '
+            "may not be skipped") in notes
+    assert "write the routes ('run <train> <stop> <stop> ...') or 'run auto' in your next mail" in notes
 
 
 # -- a required step refuses the mail, naming the step and the rule ------------------------------
@@ -143,11 +154,20 @@ def test_one_mail_is_a_whole_company_turn(rel, upto, corp, mail):
 
 
 # -- stock turns: the turn ends as the title's rules say, and the notes say so -------------------
-def test_18al_later_stock_round_purchase_leaves_the_turn_open_until_done():
+def test_18al_later_stock_round_purchase_ends_the_turn_with_the_mail_unless_more():
+    """18AL 3.2: a purchase may precede or follow the turn's sales, so the engine leaves the stock
+    turn open after it; the mail is the whole turn (issue 29): its end passes as 'done' would."""
     g = at("18AL/4714.json", 146)
-    made, _, notes = intent(g, "par M&O 105")
+    player = g.current_entity()
+    made, why, notes = intent(g, "par M&O 105")
+    assert made == ["par M&O 105", "pass"] and why[1] == "ends the turn (as if 'done': the end of your mail)"
+    assert "Your stock turn ended with your mail (as if 'done'); end a mail with 'more'" in notes
+    assert g.current_entity() != player
+    g = at("18AL/4714.json", 146)
+    made, _, notes = intent(g, "par M&O 105\nmore")
     assert made == ["par M&O 105"]
-    assert "Your stock turn goes on" in notes and "sell shares ('sell')" in notes and "'done'" in notes
+    assert "Your stock turn goes on ('more')" in notes and "sell shares ('sell')" in notes
+    assert g.current_entity() == player
     g = at("18AL/4714.json", 146)
     made, why, notes = intent(g, "par M&O 105\ndone\npass")
     assert made == ["par M&O 105", "pass"] and why[1] == "ends the turn (done)"
@@ -190,11 +210,11 @@ def test_done_waits_for_another_players_discard():
 def test_1848_a_pass_that_declines_the_trains_says_so():
     """'lay / pass' once silently meant "buy no train"; each pass now names the step it ends."""
     g = at("1848/101.json", 139)  # FT: no train yet, phase 3
-    made, why, notes = intent(g, "lay 5 G14 0\npass\npass")
+    made, why, notes = intent(g, "lay 5 G14 0\npass\npass\nmore")
     assert made == ["lay 5 G14 0", "pass", "pass"]
     assert why[1] == 'ends "Lay or upgrade one tile" (1848 rule 7.4, 7.5)'
     assert why[2] == 'ends "Buy trains" (1848 rule 8.1-8.4)'
-    assert "FT's turn goes on" in notes
+    assert "FT's turn goes on ('more')" in notes
 
 
 # -- random whole turns: the same turn written without its passes, ended by 'done' ---------------

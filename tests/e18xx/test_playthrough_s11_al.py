@@ -73,8 +73,9 @@ def test_brown_and_sons_lays_the_lumber_terminal_as_written():
     assert g.current_entity() == "TAG"
     lays = [a for a in g.legal_actions() if getattr(a, "tile", None) == "445"]
     assert lays and {a.entity for a in lays} == {"BLC"} and {a.hex for a in lays} >= {"G2", "M2"}
-    made, _ = mail(g, "lay 445 G2 0")
-    assert made == ["lay 445 G2 0 with BLC"]
+    made, notes = mail(g, "lay 445 G2 0")
+    assert made[0] == "lay 445 G2 0 with BLC"
+    assert set(made[1:]) == {"pass"} and "TAG's turn is not over" in notes  # the steps up to its run (issue 29)
     assert g.state.map.placed["G2"].tile.name == "445"
 
 

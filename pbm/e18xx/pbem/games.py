@@ -32,7 +32,7 @@ from pbm.errors import PbmError
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
-from pbm.e18xx.pbem.moves import (Done, Move, MoveError, PassRestOfRound, RepayLoan, repay_refusal, StandingOrders, for_game, format_action,
+from pbm.e18xx.pbem.moves import (Done, More, Move, MoveError, PassRestOfRound, RepayLoan, repay_refusal, StandingOrders, for_game, format_action,
                                   parse_moves, purchase_words)
 from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
@@ -461,7 +461,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             if game.finished:
                 from pbm.e18xx.events import end_reason_words
                 if writer is not None and len(game.actions) > stored and (
-                        isinstance(mv, (Done, A.Pass)) or isinstance(mv, A.Dividend)
+                        isinstance(mv, (Done, More, A.Pass)) or isinstance(mv, A.Dividend)
                         or (isinstance(mv, A.RunRoutes) and mv.auto)):
                     # the mail's own move ended the game: a closing 'done' (or pass) has nothing left to
                     # end, so it is ignored with a note, never refused (play-through s12, the last turn)
@@ -471,7 +471,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({end_reason_words(game)})")
             if isinstance(mv, RepayLoan):
                 raise GameError(f"move {i} (repay loan): {repay_refusal(game, name)}")
-            if writer is not None and (isinstance(mv, Done) or (isinstance(mv, A.Pass) and mv.entity == name)):
+            if writer is not None and (isinstance(mv, (Done, More)) or (isinstance(mv, A.Pass) and mv.entity == name)):
                 writer.rest = parsed[i:]  # a pass right before the open step's own move is spare
                 writer.move(i, mv)  # a pass or 'done': ends a step or the turn, or is ignored with a note
                 continue
@@ -494,6 +494,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             owner = None if consented and i == 1 else needs_consent(game, name, mv)
             try:
                 _authorize(game, name, mv)
+                if writer is not None and isinstance(mv, A.RunRoutes):
+                    mv = writer.waypoints(i, written, mv)  # a hex of plain track named: passed through, noted
                 if isinstance(mv, A.BuyTrain) and train_seller(game, mv) is not None:
                     mv = train_offer(game, mv)  # the log names the selling company (and the price paid)
                 from pbm.e18xx.pbem.intent import unused_discount
@@ -511,7 +513,9 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     if later:
                         raise GameError(f"one offer a mail: '{_fmt(later[0])}' needs a consent too; send it "
                                         "once this sale is answered")
-                    rest = [_fmt(m) for m in parsed[i:]]
+                    rest = [_fmt(m) for m in parsed[i:]]  # with its 'more': the implied 'done' goes with them
+                    if all(isinstance(m, More) for m in parsed[i:]):
+                        rest = []  # 'offer / more': the turn is open after the sale anyway
                 elif owner and i != len(parsed):
                     what = f"{mv.seller}'s train" if isinstance(mv, A.BuyTrain) else f"{owner}'s private"
                     why = "at an agreed price" if isinstance(mv, A.BuyTrain) else \
@@ -555,6 +559,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             run_standing()
             if writer is not None:
                 writer.end(mv)
+        if offer is None and writer is not None:
+            writer.finish()  # a mail is the whole turn: what is left of it ends as if 'done' (unless 'more')
         if offer is None:
             run_standing(True)
     except GameError as exc:
@@ -823,6 +829,8 @@ def via_note(via: str | None) -> str:
 def _fmt(mv: Move) -> str:
     if isinstance(mv, Done):
         return "done"
+    if isinstance(mv, More):
+        return "more"
     return "pass rest of round" if isinstance(mv, PassRestOfRound) else format_action(mv)
 
 

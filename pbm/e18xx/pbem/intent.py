@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.pbem.moves import (OR_TYPES, Done, Move, PassRestOfRound, RepayLoan, StandingOrders, for_game,
+from pbm.e18xx.pbem.moves import (OR_TYPES, Done, More, Move, PassRestOfRound, RepayLoan, StandingOrders, for_game,
                                   format_action, parse_moves, plain_route_ids, purchase_words,
                                   repay_refusal)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
@@ -97,6 +97,9 @@ class TurnWriter:
         self.ended_by: A.Action | None = None
         self.ended_why = ""  # why the turn ended by itself, when a rule says it (" (in phase 2 ...)")
         self.rest: list[Move] = []  # the mail's moves after the one being applied (set by the caller)
+        self.more = False  # the mail's last line is 'more': the turn stays open after the mail
+        self.required = ""  # what the turn still requires, when the end of the mail could not end it
+        self.ended_implied = ""  # said when the end of the mail ended the turn (as if 'done')
 
     # ------------------------------------------------------------------ the turn now
     def key(self) -> tuple:
@@ -149,6 +152,9 @@ class TurnWriter:
         if isinstance(mv, Done):
             self.done(n)
             return
+        if isinstance(mv, More):
+            self.keep_open(n)
+            return
         if isinstance(mv, RepayLoan):
             raise GameError(f"move {n} (repay loan): {repay_refusal(g, self.player)}")
         if isinstance(mv, A.Pass) and mv.entity == self.player:
@@ -166,6 +172,7 @@ class TurnWriter:
             if isinstance(written, A.BuyShares) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
                 note = purchase_words(g, mv)
             try:
+                mv = self.waypoints(n, written, mv)
                 self.do(mv, note)
             except GameError as exc:
                 if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
@@ -175,6 +182,12 @@ class TurnWriter:
         except GameError as exc:
             raise self.after_end(n, written, mv, ended, exc) from None
         self.end(mv)
+
+    def waypoints(self, n: int, written: Move, mv: A.Action) -> A.Action:
+        """``mv`` without the hexes of plain track its routes name (``waypoints``), noted."""
+        mv, said = waypoints(self.game, mv)
+        self.notes.extend(f"move {n} ({format_action(written)}): {x}" for x in said)
+        return mv
 
     def spare_after_end(self, n: int, written: Move, ended: A.Action | None) -> bool:
         """A ``run auto``, ``payout`` or ``withhold`` written after the company's turn ended by itself
@@ -250,6 +263,9 @@ class TurnWriter:
 
     def pass_(self, n: int, mv: A.Action) -> None:
         g = self.game
+        if g.finished and self.turn is not None:  # the mail's moves ended the game
+            self.notes.append(f"move {n} (pass): nothing left to pass - the game is over; ignored")
+            return
         first = self.turn is None  # the mail's first move
         if first:
             self.turn, self.live = self.key(), True
@@ -289,7 +305,7 @@ class TurnWriter:
         for k, later in enumerate(self.rest, n + 1):
             if isinstance(later, A.Pass):
                 continue  # 'pass / pass / buy train 5': each pass looks past the others
-            if isinstance(later, Done) or not isinstance(later, A.Action):
+            if isinstance(later, (Done, More)) or not isinstance(later, A.Action):
                 return False
             try:
                 nxt = for_game(g, self.player, later)
@@ -305,7 +321,9 @@ class TurnWriter:
 
     def done(self, n: int) -> None:
         """End the turn of the mail's last move (or the turn open now)."""
-        g = self.game
+        if self.game.finished and self.turn is not None:  # the mail's moves ended the game (18AL s12 #175)
+            self.notes.append(f"move {n} (done): nothing to end - the game is over")
+            return
         first = self.turn is None
         if first:
             self.turn, self.live = self.key(), True
@@ -317,44 +335,124 @@ class TurnWriter:
         if not self._mine():
             self.notes.append(f"move {n} (done): not yet - {self._waiting()}; end the turn with 'done' then")
             return
-        who = self.turn[-1] if self.turn[0] == "operating" else "your"
+        self._end_turn(n)
+
+    def _end_turn(self, n: int, implied: bool = False) -> bool:
+        """Pass every step left in the turn ``self.turn`` where the rules let the president skip it
+        (``done``, move ``n``; or ``implied``: the end of a mail without ``more``). A step that may
+        not be skipped refuses a written ``done``; at the end of a mail it keeps the turn open and
+        a note says what is still required and what to write (issue 29). True if the turn ended."""
+        g = self.game
+        said = "the end of your mail" if implied else f"move {n} (done)"
+        tag = "(as if 'done': the end of your mail)" if implied else "(done)"
+        whose = self.turn[-1] if self.turn[0] == "operating" else "your"
         for _ in range(64):
             if not self.live or g.finished:
                 break
             if g.state.round.kind != "operating":
                 ent = g.current_entity()
                 try:
-                    self._make(A.Pass(ent), "ends the turn (done)")  # type: ignore[arg-type]
+                    self._make(A.Pass(ent), f"ends the turn {tag}")  # type: ignore[arg-type]
                 except GameError as exc:
-                    raise GameError(f"move {n} (done): {exc}") from None
+                    if implied:  # a stock turn that may not end yet (a holding over a limit to sell, say)
+                        self.required = (f"Your stock turn is not over: it may not end yet ({exc}); write what "
+                                         "it still needs in your next mail")
+                        return False
+                    raise GameError(f"{said}: {exc}") from None
                 continue
             step, who = g.open_step()
             corp = self.turn[-1]
             if isinstance(step, Interrupt) or who != corp:
                 if who is not None and g.controller(who) != self.player:
-                    self.notes.append(f"move {n} (done): not yet - {self._waiting()}; end the turn with 'done' "
-                                      "then")
-                    return
+                    self.notes.append(f"{said}: not yet - {self._waiting()}; end the turn with 'done' then")
+                    return False
                 extra = ""
                 if step.name == "discard_train" and who in g.state.corporations:
                     from pbm.e18xx.rounds.step import discard_words
                     extra = f": {discard_words(g, who)} before 'done'"
+                if implied:
+                    self.required = (f"{corp}'s turn is not over: {who} must first {step_words(g, step)}{extra}; "
+                                     f"write it in your next mail")
+                    return False
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {who} must first "
                                 f"{step_words(g, step)}{extra}")
-            if step.name == "home_token" and self.owed_home(n, "done", step, corp):
-                continue
+            if step.name == "home_token":
+                try:
+                    if self.owed_home(n, "done", step, corp):
+                        continue
+                except GameError as exc:
+                    if not implied:
+                        raise
+                    self.required = f"{corp}'s turn is not over: {str(exc).split('): ', 1)[-1]}"
+                    return False
             if "pass" not in g.or_actions(corp) and step.name == "route" and self._earns_nothing(corp):
                 # the best run earns nothing: the rules leave nothing to choose (play-through s12 mail #134)
                 self._make(A.RunRoutes(corp, auto=True), f"{corp}'s trains have no route that earns anything, "
-                                                          "so they run for nothing (done)")
+                                                          f"so they run for nothing {tag}")
                 continue
             if "pass" not in g.or_actions(corp):
+                if implied:
+                    self.required = (f"{corp}'s turn is not over: {step_words(g, step)} may not be skipped"
+                                     f"{_why_required(g, step, corp)}; write {self._example(step, corp)} in your "
+                                     f"next mail ({corp} may now {plain_list(g.or_actions(corp))}; that mail "
+                                     "ends the turn unless its last line is 'more')")
+                    return False
                 raise GameError(f"move {n} (done): {corp}'s turn cannot end yet: {step_words(g, step)} may not "
                                 f"be skipped{_why_required(g, step, corp)}; {corp} may now "
                                 f"{plain_list(g.or_actions(corp))}")
-            self._make(A.Pass(corp), f"{self._skips(step, corp)} {step_words(g, step)} (done)")
-        self.notes.append(f"move {n} (done): {who}'s turn is over" if who != "your" else
+            self._make(A.Pass(corp), f"{self._skips(step, corp)} {step_words(g, step)} {tag}")
+        if implied:
+            return True
+        self.notes.append(f"move {n} (done): {whose}'s turn is over" if whose != "your" else
                           f"move {n} (done): your turn is over")
+        return True
+
+    def _example(self, step, corp: str) -> str:
+        """The line(s) a player writes for the required ``step`` of ``corp`` (``'run auto'``,
+        ``'buy train 3'``), for the reply of a mail that left it undone."""
+        from pbm.e18xx.pbem.movelist import say
+
+        g = self.game
+        if step.name == "route":
+            return "the routes ('run <train> <stop> <stop> ...') or 'run auto'"
+        if step.name == "dividend":
+            return "'payout' or 'withhold'"
+        lines = []
+        for a in g.legal_actions():
+            if getattr(a, "entity", None) != corp or isinstance(a, A.Pass):
+                continue
+            line = say(g, a).split("#")[0].strip()
+            if line and line not in lines:
+                lines.append(line)
+        if not lines:
+            return "the move"
+        return " or ".join(f"'{x}'" for x in lines[:3]) + (" (or another listed move)" if len(lines) > 3 else "")
+
+    def keep_open(self, n: int) -> None:
+        """``more`` (move ``n``): the turn stays open after the mail; only as the mail's last line."""
+        if any(not isinstance(m, More) for m in self.rest):
+            raise GameError(f"move {n} (more): 'more' goes on the mail's last line (it keeps your turn open "
+                            "after the mail); move it there or leave it out")
+        self.more = True
+
+    def finish(self) -> None:
+        """The end of a mail (issue 29: a mail is the whole turn): when the mail made a move in the
+        turn still going on, that turn ends as if ``done`` had been written -- the steps left are
+        passed where the rules let the president skip them -- unless the mail's last line was
+        ``more``.  A step that may not be skipped keeps the turn open and the reply says what is
+        still required.  Operating and stock turns only (a bid in the sale of the privates ends
+        its turn by itself; a pass there would give up the sale)."""
+        g = self.game
+        if self.more or self.turn is None or not self.live or g.finished or self.key() != self.turn:
+            return
+        if self.turn[0] not in ("operating", "stock") or not self._mine():
+            return
+        if self.turn[0] == "stock" and not g.state.round.turn_actions:
+            return  # nothing done in the stock turn yet (a refused or ignored move): nothing to end
+        whose = f"{self.turn[-1]}'s" if self.turn[0] == "operating" else "Your stock"
+        if self._end_turn(0, implied=True):
+            self.ended_implied = f"{whose} turn ended with your mail (as if 'done'); end a mail with 'more' to " \
+                                 "keep a turn open."
 
     def _earns_nothing(self, corp: str) -> bool:
         """Does ``corp``'s best run earn nothing (its trains reach no second stop that pays)?"""
@@ -499,6 +597,10 @@ class TurnWriter:
             whose = "Your turn" if self.ended_by.entity == self.player else f"{self.ended_by.entity}'s turn"
             out.append(f"{whose} ended by itself after '{format_action(self.ended_by)}'{self.ended_why}: nothing "
                        "more was allowed in it.")
+        if self.ended_implied:
+            out.append(self.ended_implied)
+        if self.required:
+            out.append(self.required + ".")
         if ent and g.controller(ent) != self.player and self.live and self.turn == self.key() \
                 and self.turn[0] == "operating":
             return out + [f"The turn is not over: {self._waiting()}."]
@@ -512,16 +614,20 @@ class TurnWriter:
             kinds = [k for k in kinds if k not in ("lay_tile", "place_token") or k in listed]
         allowed = plain_list(kinds)
         goes_on = self.live and self.turn is not None and self.key() == self.turn
+        if goes_on and self.required:
+            return out  # the required step and the line to write: said once
         if not goes_on:
             who = "your" if ent == self.player else f"{ent}'s"
             return out + [f"Next: {who} turn in {rnd} ({step_words(g, step)}): "
                           f"{'you' if ent == self.player else ent} may {allowed}."]
+        kept = " ('more')" if self.more else ""
         if g.state.round.kind == "operating":
-            return out + [f"{ent}'s turn goes on: the open step is {step_words(g, step)}; {ent} may "
-                    f"{allowed}. Send the rest of the turn, ending with 'done'."]
+            return out + [f"{ent}'s turn goes on{kept}: the open step is {step_words(g, step)}; {ent} may "
+                          f"{allowed}. Send the rest of the turn: your next mail ends it (as if 'done') unless "
+                          "its last line is 'more'."]
         if g.state.round.kind == "stock" and g.state.round.turn_actions:
-            return out + [f"Your stock turn goes on ({step_words(g, step)}): you may still {allowed}. "
-                          "End it with 'done'."]
+            return out + [f"Your stock turn goes on{kept} ({step_words(g, step)}): you may still {allowed}. "
+                          "Your next mail ends it (as if 'done') unless its last line is 'more'."]
         sym = getattr(g.state.round, "auctioning", None) if g.state.round.kind == "auction" else None
         if sym:  # the auction a purchase set off is a turn of its own (18AL/18GA 3.1.1; play-through s12)
             from pbm.e18xx.rounds.cite import see
@@ -532,6 +638,66 @@ class TurnWriter:
             return out + [f"Now the auction of {sym}{see(g.title, 'auction_bid')}, a turn of its own "
                           f"(its bidders only): {said}you may {more}."]
         return out + [f"Your turn goes on ({step_words(g, step)}): you may {allowed}."]
+
+
+def waypoints(game: "Game", act: A.Action) -> tuple[A.Action, list[str]]:
+    """A route naming a hex of plain track it passes through (``run 2 G8 H7 G6``, H7 no city, town or
+    off-board): the hex is a waypoint, not a stop. pbm runs a route by its stops, so the hex is
+    dropped from the route and the reply says so; the route is refused only when no route through
+    its stops passes through the hex (issue 29, play-through s12 18AL #55). Returns the run without
+    its waypoints and the notes (``H7 is passed through, not a stop ...``)."""
+    from dataclasses import replace
+
+    if not isinstance(act, A.RunRoutes) or not act.routes:
+        return act, []
+    m = game.state.map
+    out, notes = [], []
+    for spec in act.routes:
+        keep, passed = [], []
+        for w in spec.nodes:
+            coord = str(w).upper()
+            try:
+                plain = coord in m.placed and not m.tile(coord).nodes and bool(m.tile(coord).paths)
+            except (KeyError, AttributeError):
+                plain = False
+            (passed if plain else keep).append(coord if plain else w)
+        if not passed or len(keep) < 2:
+            out.append(spec)
+            continue
+        spec2 = replace(spec, nodes=tuple(keep))
+        label = game.train_label(spec.train) if spec.train in game.state.trains else spec.train
+        missed = _not_passed(game, act.entity, spec2, passed)
+        if missed:
+            raise GameError(f"train {label}: {', '.join(missed)} {'is' if len(missed) == 1 else 'are'} plain track "
+                            f"(no city, town or off-board to stop at), and no route from "
+                            f"{' - '.join(keep)} passes through {'it' if len(missed) == 1 else 'them'}; a route "
+                            "names its stops (a hex it passes through may be named too)")
+        notes.append(f"{', '.join(passed)} {'is' if len(passed) == 1 else 'are'} passed through, not a stop (plain "
+                     f"track): train {label} runs {' - '.join(keep)}")
+        out.append(spec2)
+    return replace(act, routes=tuple(out)), notes
+
+
+def _not_passed(game: "Game", corp: str, spec: A.RouteSpec, hexes: list[str]) -> list[str]:
+    """The hexes of ``hexes`` that no legal route of ``spec``'s train through its stops passes
+    through (empty when the stops name no route: the engine's refusal then says why)."""
+    from pbm.e18xx.routes import all_routes, node_keys, route_candidates
+
+    try:
+        nodes = game.written_routes(A.RunRoutes(corp, (spec,))).routes[0].nodes
+        train = game.state.trains[spec.train]
+        graph = game.graph()
+        pool = all_routes(graph, corp, train.distance, game.route_colors(), only=node_keys(nodes), complete=True)
+        routes = route_candidates(pool, nodes, train.distance)
+    except Exception:  # noqa: BLE001 - a route the engine refuses: its refusal says why
+        return []
+    if not routes:
+        return []
+    hex_of = {bit: key[0] for key, bit in graph.side_bits.items()}
+    through: set[str] = set()
+    for r in routes:
+        through |= {hex_of[b] for b in range(r.mask.bit_length()) if r.mask >> b & 1 and b in hex_of}
+    return [h for h in hexes if h not in through]
 
 
 def _discount_unused(game: "Game", act: A.Action) -> tuple[str, int, str] | None:
@@ -639,6 +805,7 @@ def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made
             raise GameError(f"move {n}: 'pass rest of round' is a standing order; send it by mail")
         writer.rest = moves[n:]
         writer.move(n, mv)
+    writer.finish()
     return made, writer.notes + writer.summary()
 
 
@@ -664,4 +831,129 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
             continue
         writer.rest = parsed[n:]
         writer.move(n, mv)
+    writer.finish()
     return made
+
+
+# ---------------------------------------------------------------------- the whole turn, outlined
+def _stop_words(game: "Game", route) -> str:
+    """A route's stops as a player writes them: a hex of one stop by its hex, else ``D4-1``."""
+    out = []
+    for h, i in route.nodes:
+        try:
+            one = len(game.state.map.tile(h).nodes) == 1
+        except (KeyError, AttributeError):
+            one = False
+        out.append(h if one else f"{h}-{i}")
+    return " ".join(out)
+
+
+def _scratch(game: "Game") -> "Game":
+    """A copy of ``game`` to try moves on that never touches ``game``: without its event recorder
+    and the instance wrappers it installs (events.attach wraps ``process`` and others with closures
+    over the original game, which a deep copy would share)."""
+    import copy
+    import types
+
+    kept = {k: v for k, v in vars(game).items()
+            if k == "recorder" or isinstance(v, (types.FunctionType, types.MethodType, types.LambdaType))}
+    for k in kept:
+        delattr(game, k)
+    try:
+        return copy.deepcopy(game)
+    finally:
+        for k, v in kept.items():
+            setattr(game, k, v)
+
+
+def turn_outline(game: "Game") -> list[str]:
+    """For the president of the company about to operate, whose list shows only the open step's
+    moves (often just 'pass' for the lay step): the turn's steps with what each offers, and an
+    example mail of the whole turn built from moves legal now, played on a copy of the game
+    and checked (issue 29, s12 item 5). Empty outside a company's turn or when no example is
+    accepted."""
+    from pbm.e18xx.pbem.movelist import say
+
+    if game.finished or game.state.round.kind != "operating":
+        return []
+    step, corp = game.open_step()
+    if corp is None or isinstance(step, Interrupt) or corp not in game.state.corporations:
+        return []
+    player = game.controller(corp)
+    try:
+        g = _scratch(game)
+    except Exception:  # noqa: BLE001 - an outline is a courtesy: never a fault of the mail
+        return []
+    money = g.title.money
+    parts: list[str] = []
+    example: list[str] = []
+    key = (g.state.turn, g.state.round.num, g.state.round.index)
+    try:
+        for _ in range(24):
+            if g.finished or (g.state.turn, g.state.round.num, g.state.round.index) != key:
+                break
+            step, who = g.open_step()
+            if step is None or isinstance(step, Interrupt) or who != corp:
+                break
+            legal = [a for a in g.legal_actions() if a.entity == corp or a.entity in g.state.companies]
+            mine = [a for a in legal if a.entity == corp and not isinstance(a, A.Pass)]
+            act: A.Action | None = None
+            if step.name == "track":
+                lays = [a for a in mine if isinstance(a, A.LayTile)]
+                if lays:
+                    parts.append(f"lay or upgrade a tile ({len(lays)} lays now)")
+                    act = lays[0]
+            elif step.name == "token":
+                toks = [a for a in mine if isinstance(a, A.PlaceToken)]
+                if toks:
+                    cost = g.next_token_cost(corp)
+                    parts.append("place a station" + (f" ({money(cost)})" if cost else ""))
+                    act = toks[0]
+            elif step.name == "route":
+                names = [g.train_label(t) for t in g.corp_trains(corp)]
+                if any(isinstance(a, A.RunRoutes) for a in mine):
+                    parts.append("run trains " + ", ".join(names))
+                    act = A.RunRoutes(corp, auto=True)
+            elif step.name == "dividend":
+                if any(isinstance(a, A.Dividend) for a in mine):
+                    parts.append("pay out or withhold")
+                    act = next((a for a in mine if isinstance(a, A.Dividend) and a.kind == "payout"), None)
+            elif step.name == "buy_train":
+                bank = [a for a in mine if isinstance(a, A.BuyTrain) and a.seller is None]
+                if bank and any(x.startswith("buy trains") for x in parts):
+                    pass  # one train in the example (the phase may allow one a turn)
+                elif bank:
+                    said = [f"{g.state.trains[a.train].name}{f' as {a.variant}' if a.variant else ''} for "
+                            f"{money(a.price)}" if a.train in g.state.trains
+                            and a.price is not None else say(g, a).split("#")[0].strip() for a in bank]
+                    parts.append("buy trains (" + "; ".join(dict.fromkeys(said)) + ")")
+                    act = bank[0]
+                elif any(isinstance(a, A.BuyTrain) for a in mine):
+                    parts.append("buy trains (from other companies)")
+            elif step.name == "buy_company" and any(isinstance(a, A.BuyCompany) for a in mine):
+                parts.append("buy a private")
+            if act is None:
+                if "pass" not in g.or_actions(corp):
+                    return []  # a step the outline cannot fill: no example
+                g.process(A.Pass(corp))
+                continue
+            g.process(act)
+            if isinstance(act, A.RunRoutes):
+                ran = list(g.state.round.routes)
+                example.append("run " + "; ".join(f"{g.train_label(t)} {_stop_words(g, r)}" for t, r in ran)
+                               if ran else "run auto")
+            else:
+                example.append(say(g if not isinstance(act, A.LayTile) else game, act).split("#")[0].strip()
+                               if not isinstance(act, A.BuyTrain) else f"buy train {g.state.trains[act.train].name}"
+                               if act.train in g.state.trains else format_action(act))
+    except GameError:
+        return []
+    if not parts or not example:
+        return []
+    mail = ", ".join(example)
+    try:  # the example is accepted as a mail, or it is not shown
+        play_intent(_scratch(game), player, parse_moves(mail, player))
+    except Exception:  # noqa: BLE001
+        return []
+    return [f"This turn: {'; '.join(parts)}.",
+            f"Write it all in one mail, e.g. '{mail}' (one move a line, or on one line separated by commas)."]

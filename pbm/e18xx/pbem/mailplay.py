@@ -331,10 +331,13 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
     for o in orders or []:
         out.append(f"  Standing order: {o}")
     if turn and not game.finished:
+        from pbm.e18xx.pbem.intent import turn_outline
+
         out += _acting_company(game)
         out.append("  You may:")
         out += [f"    {x}" for x in legal_lines(game, limit=12)]
-        out += whole_turn_lines(game)
+        outline = turn_outline(game)  # the company's whole turn and a mail of it (issue 29)
+        out += [f"  {x}" for x in outline] if outline else whole_turn_lines(game)
     out.append("  (The full state follows; the PDF, when it is attached, has the map and charts.)")
     return out + [""]
 
@@ -354,12 +357,14 @@ def whole_turn_lines(game) -> list[str]:
     s = game.state
     ent = game.current_entity()
     if s.round.kind == "operating" and ent in s.corporations:
-        return [f"  Write {ent}'s whole turn in this one mail, one move a line in the rulebook's order, and end it "
-                "with 'done' (a step left out is skipped where the rules allow), e.g.:",
+        return [f"  Write {ent}'s whole turn in this one mail, one move a line in the rulebook's order (a step left "
+                "out is skipped where the rules allow); the mail ends the turn (as if 'done'), unless its last "
+                "line is 'more', e.g.:",
                 "    lay <tile> <hex> <rotation> / token <city> / run auto (or: run 2 <stop> <stop>) / payout (or: "
-                "withhold) / buy train <type> / done"]
+                "withhold) / buy train <type>"]
     if s.round.kind == "stock":
-        return ["  Write your whole stock turn in this one mail (sales, one purchase) and end it with 'done'."]
+        return ["  Write your whole stock turn in this one mail (sales, one purchase): the mail ends your turn "
+                "(as if 'done'), unless its last line is 'more'."]
     return []
 
 
@@ -807,9 +812,9 @@ def _offer_note(offer: dict, game_row=None) -> str:
                  f"right after the sale when {offer['owner']} accepts, and not at all if the offer is declined "
                  "(you are then still to act).")
     else:
-        note += (" Moves written after an offer in the same mail are made as soon as the sale is agreed (end "
-                 "it with 'done' to end the turn then); without them you write the rest of the turn after "
-                 "the answer.")
+        note += (" Moves written after an offer in the same mail are made as soon as the sale is agreed (the "
+                 "turn then ends with them, as if 'done', unless the mail's last line is 'more'); without them "
+                 "you write the rest of the turn after the answer.")
     return note
 
 

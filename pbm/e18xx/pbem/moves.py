@@ -5,7 +5,9 @@ matter.  Moves::
 
     pass                         skip the current step (a pass with nothing to pass is ignored)
     done                         end your (company's) turn: every step left is skipped, if the
-                                 rules let it be (a required step is named instead)
+                                 rules let it be (a required step is named instead); a mail
+                                 ends the turn without it too (pbem/intent.py)
+    more                         the mail's last line: keep the turn open after the mail
     undo                         alone in a mail: take back your last mail, until another player acts
     pass rest of round           standing order: pass whenever asked this round
     bid 45 MRC                   (or: bid MRC 45)
@@ -41,7 +43,7 @@ markers) or raises :class:`MoveError` naming the line and what was expected.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field as dc_field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
@@ -69,25 +71,62 @@ class Done:
 
 
 @dataclass(frozen=True)
+class More:
+    """``more``, a mail's last line: keep the turn open after the mail (without it the mail is the
+    whole turn: pbem/intent.py ends it as if ``done`` were written, issue 29)."""
+    entity: str
+
+
+@dataclass(frozen=True)
+class ShareCount:
+    """A share move written with a count of shares or a percentage that only the game can read
+    (``buy 2 ATN shares``, ``sell 20% ABC``: a percentage is counted in the company's shares, 10% or
+    20% each; a player buys one certificate a turn): :func:`for_game` makes the move or refuses it
+    with the title's rule (issue 29, play-through s12)."""
+    entity: str
+    verb: str  # "buy" or "sell"
+    corporation: str
+    count: int = 0
+    percent: int = 0
+    source: str = ""
+    line: str = dc_field(default="", compare=False)
+    lineno: int = dc_field(default=1, compare=False)
+
+
+@dataclass(frozen=True)
+class FromOwner:
+    """``buy private LTR from Ann for 25``: the purchase, and the owner the mail names, checked
+    against the game by :func:`for_game` (play-through s12: "from <owner> for <price>", as a train
+    purchase is written)."""
+    move: A.BuyCompany
+    owner: str
+    line: str = dc_field(default="", compare=False)
+    lineno: int = dc_field(default=1, compare=False)
+
+
+@dataclass(frozen=True)
 class RepayLoan:
     """``repay loan``: understood so that it is refused with the title's rule
     (:func:`repay_refusal`; 1848 5.6.1: a loan is never paid back)."""
     entity: str
 
 
-Move = Union[A.Action, PassRestOfRound, Done, RepayLoan]
+Move = Union[A.Action, PassRestOfRound, Done, More, RepayLoan, ShareCount, FromOwner]
 
 _INT = re.compile(r"^\d+$")
+_PERCENT = re.compile(r"^\d{1,3}%$")
 _WORD = re.compile(r"^[A-Za-z0-9&\-_.'+]+$")
 
 USAGE = {
     "pass": "pass | pass rest of round",
-    "done": "done   (ends your turn: the steps left are skipped where the rules allow)",
+    "done": "done   (ends your turn: the steps left are skipped where the rules allow; a mail ends the turn "
+            "without it too)",
+    "more": "more   (the mail's last line: keeps your turn open after the mail)",
     "undo": "undo   (alone in a mail: takes back your last mail, until another player has acted)",
     "bid": "bid <amount> <private>   e.g. bid 45 MRC",
     "par": "par <corporation> <price>   e.g. par W&A 90",
     "buy": "buy <corp> [ipo|market] | buy train <type or id> [as <side>] [from <corp>] [for <price>] [with <private>]"
-           " | buy private <sym> <price>",
+           " | buy private <sym> [from <owner>] [for] <price>",
     "sell": "sell [count] <corp>   e.g. sell 2 GA",
     "lay": "lay <tile> <hex> <rotation 0-5> [with <private>]   e.g. lay 57 E5 2",
     "token": "token <hex or city name>   e.g. token Rome",
@@ -173,6 +212,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if args:
             raise _fail(lineno, line, "'done' takes nothing after it", verb)
         return Done(entity)
+    if verb == "more":
+        if args:
+            raise _fail(lineno, line, "'more' takes nothing after it", verb)
+        return More(entity)
     if verb == "pass":
         if not args:
             return A.Pass(entity)
@@ -227,8 +270,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) == 1:
             return A.SellShares(entity, corporation=_name(args[0], lineno, line, verb, "corporation"), count=1)
         if len(args) == 2:
-            return A.SellShares(entity, corporation=_name(args[1], lineno, line, verb, "corporation"),
-                                count=_int(args[0], lineno, line, verb, "count"))
+            corp = _name(args[1], lineno, line, verb, "corporation")
+            if _PERCENT.match(args[0]):
+                return ShareCount(entity, "sell", corp, percent=int(args[0][:-1]), line=line.strip(), lineno=lineno)
+            count = _int(args[0], lineno, line, verb, "count")
+            if count < 1:
+                raise _fail(lineno, line, "a count of shares is 1 or more", verb)
+            return A.SellShares(entity, corporation=corp, count=count)
         raise _fail(lineno, line, "need [count] and a corporation", verb)
     if verb == "buy":
         if not args:
@@ -236,21 +284,27 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if low[0] == "train":
             return _buy_train(args[1:], entity, lineno, line)
         if low[0] in ("private", "company"):
-            args = [args[0], *_from_for(args[1:])]  # 'buy private LTR from Ann for 25' (play-through s12)
+            owner = None
+            if len(args) == 5 and low[3] == "from":  # 'buy private LTR 25 from Ann' (RULEBOOK: _private_words)
+                owner = _name(args[4], lineno, line, verb, "owner")
+                args = args[:3]
             if len(args) != 3:
                 raise _fail(lineno, line, "need the private and a price", verb)
-            return A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
-                                _int(args[2], lineno, line, verb, "price"))
-        if "for" in low[1:] and len(_from_for(args)) == 2:  # 'buy MRC from Di for 60': a private, at a price
-            sym, price = _from_for(args)
-            return A.BuyCompany(entity, _name(sym, lineno, line, verb, "private").upper(),
-                                _int(price, lineno, line, verb, "price"))
-        if _INT.match(args[0]) and len(args) >= 2:  # 'buy 1 WRA share' (play-through s12)
-            if args[0] != "1":
-                raise _fail(lineno, line, f"one share a move: write 'buy {args[1]}' (one line for each share "
-                            "where the rules let you buy more than one in a turn)", verb)
-            args, low = args[1:], low[1:]
+            bought = A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
+                                  _int(args[2], lineno, line, verb, "price"))
+            return FromOwner(bought, owner, line.strip(), lineno) if owner else bought
+        count = None
+        if len(args) >= 2 and (_PERCENT.match(low[0]) or (_INT.match(low[0]) and len(low[0]) <= 2)):
+            count, args, low = low[0], args[1:], low[1:]  # 'buy 1 GA share', 'buy 10% of WRA' (RULEBOOK)
         corp = _name(args[0], lineno, line, verb, "corporation")
+        if count is not None and count != "1" and len(args) <= 2:
+            src = {"ipo": "ipo", "treasury": "ipo", "market": "pool", "pool": "pool"}.get(low[1]) if len(args) == 2 \
+                else ""
+            if src is not None:
+                pct = _PERCENT.match(count)
+                return ShareCount(entity, "buy", corp, count=0 if pct else int(count),
+                                  percent=int(count[:-1]) if pct else 0, source=src, line=line.strip(),
+                                  lineno=lineno)
         if len(args) == 1:  # no source said: the Treasury's, else the Pool's (``share_source``)
             return A.BuyShares(entity, corporation=corp, source="")
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
@@ -295,22 +349,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.RunRoutes(entity, auto=True)
         routes = []
         for part in " ".join(args).split(";"):
-            # 'run 2 train B7 C6', 'run the 2 train: Montgomery - Selma' (play-through s12): the words
-            # around the train and between the stops (the events write routes 'L5 Montgomery - K4 Selma')
-            words = [w.rstrip(":") for w in part.replace(",", " ").split()
-                     if w not in _ROUTE_DASHES and w.lower() not in ("to", "then")]
-            words = [w for w in words if w]
-            while words and words[0].lower() in ("the", "a", "its", "my"):
-                words = words[1:]
-            if len(words) > 1 and words[0].lower() == "train":
-                words = words[1:]
-            elif len(words) > 1 and words[1].lower() == "train":
-                words = [words[0], *words[2:]]
-            if len(words) < 3:
+            words = part.replace(",", " ").split()
+            train, stops = _route_words(words)
+            if train is None or len(stops) < 2:
                 raise _fail(lineno, line, "each route is a train then at least two stops", verb)
-            for w in words:
+            for w in [train, *(x for stop in stops for x in stop.split())]:
                 _name(w, lineno, line, verb, "stop")
-            routes.append(A.RouteSpec(words[0], tuple(w.upper() for w in words[1:])))
+            routes.append(A.RouteSpec(train, tuple(w.upper() for w in stops)))
         return A.RunRoutes(entity, tuple(routes))
     if verb == "discard":
         if len(args) != 1:
@@ -324,8 +369,43 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
 
 _ROUTE_DASHES = {"-", "\u2013", "\u2014", "->", "\u2192", "=>"}
 _LAY_FILLER = {"tile", "in", "on", "at", "hex", "rotation", "rotated", "rot", "orientation", "rotate"}
-_SHARE_FILLER = {"a", "an", "one", "1", "10%", "share", "shares", "certificate", "of", "the", "from", "in"}
-_BID_FILLER = {"on", "for", "at", "of", "a", "the", "par", "price", "value"}  # 'bid 160 on M&BR', 'par CoG at 70
+_BID_FILLER = {"on", "for", "at", "of", "a", "the", "par", "price", "value"}  # 'bid 160 on M&BR', 'par CoG at 70'
+_SEPARATORS = {"-", "\u2013", "\u2014", "->", "\u2192", ">", "to", "then", "=>"}
+_HEX_WORD = re.compile(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$")
+
+
+def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
+    """One route as written -> (its train, its stops): the word ``train`` after the train's type is
+    the rulebook's ('run 2 train A B', as in "buy a 2 train"), and stops may be separated by ' - ',
+    '–', '->' or 'to' as pbm's own route events print them ('Rome - Gadsden', 'D7 Rome - E6
+    Gadsden': a hex with its name is that hex; a name of several words between separators is one
+    place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
+    words = [w.rstrip(":") for w in words if w.rstrip(":")]  # 'run the 2 train: A - B'
+    if words and words[0].lower() in ("train", "the", "a"):  # 'run train 2 ...', 'run the 2 train ...'
+        words = words[1:]
+    if not words:
+        return None, []
+    train, rest = words[0], words[1:]
+    if rest and rest[0].lower() in ("train", "trains"):
+        rest = rest[1:]
+    if rest and rest[0].lower() in ("from", "via", "through"):
+        rest = rest[1:]
+    if not any(w.lower() in _SEPARATORS for w in rest):
+        return train, rest
+    stops: list[str] = []
+    group: list[str] = []
+    for w in [*rest, "-"]:
+        if w.lower() not in _SEPARATORS:
+            group.append(w)
+            continue
+        if group:
+            stops.append(group[0] if len(group) > 1 and _HEX_WORD.match(group[0]) else " ".join(group))
+        group = []
+    return train, stops
+
+
+_SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in"}
+_COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool"}
 
@@ -392,11 +472,30 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
     """A share, a company started or a private bought, in many words."""
     if low[0] != "buy" or len(low) < 3 or low[1] in ("train", "private", "company"):
         return None
+    # 'a 10% share': the share's size, not a count (18AL 1.4; 'buy 10% of WRA' is a count, below)
+    sized = {i for i in range(1, len(low) - 1) if _PERCENT.match(low[i])
+             and low[i + 1] in ("share", "certificate") and low[i - 1] in ("a", "one", "buy")}
+    toks = [t for i, t in enumerate(toks) if i not in sized]
+    low = [w for i, w in enumerate(low) if i not in sized]
     if any(a == "for" and b.lstrip("$£").isdigit() for a, b in zip(low[1:], low[2:])):
         return None  # 'buy MRC from Di for 60': a private at a price (parse_line; play-through s12)
     words = [w for w in low[1:] if w not in _SHARE_FILLER]
     keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
+    count: list[str] = []
+    if len(keep) >= 2 and (_PERCENT.match(words[0]) or words[0] in _COUNT_WORDS
+                           or (_INT.match(words[0]) and len(words[0]) <= 2 and not _INT.match(words[1]))):
+        # a count of shares or a percentage: 'buy 1 GA share', 'buy 10% of WRA' (read in parse_line)
+        count = [_COUNT_WORDS.get(words[0], words[0])]
+        words, keep = words[1:], keep[1:]
+        if words[0] in ("from", "in"):  # 'buy 10% in WRA'
+            words, keep = words[1:], keep[1:]
     named = bool(keep) and keep[0].lower() not in ("train", "private", "company")  # 'buy a private P1 60' as is
+    if count:
+        for phrase, source in _SOURCE_WORDS.items():
+            n = len(phrase)
+            if tuple(words[-n:]) == phrase and len(words) > n:
+                return ["buy", *count, *keep[:-n], source]
+        return ["buy", *count, *keep]
     par = _president_par(keep[1:]) if named else None
     if par is not None:
         return ["par", keep[0], str(par)]
@@ -407,6 +506,92 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
         if tuple(words[-n:]) == phrase and len(words) > n:
             return ["buy", *keep[:-n], source]
     return ["buy", *keep]
+
+
+def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """A sale in many words: 'sell 2 shares of ABC', 'sell 20% ABC', 'sell one ABC share',
+    'sell ABC 2' -> 'sell <count or percent> <corporation>'."""
+    if low[0] != "sell" or len(low) < 3:
+        return None
+    keep = [t for t, w in zip(toks[1:], low[1:])
+            if w not in _SHARE_FILLER - {"one"} and w not in ("to", "open", "market", "pool", "bank")]
+    keep = [_COUNT_WORDS.get(t.lower(), "1" if t.lower() == "one" else t) for t in keep]
+    if len(keep) == 2 and _INT.match(keep[1]) and not (_INT.match(keep[0]) or _PERCENT.match(keep[0])):
+        keep = [keep[1], keep[0]]  # 'sell ABC 2'
+    if len(keep) == 1:
+        keep = ["1", keep[0]]
+    return ["sell", *keep]
+
+
+def _money(t: str) -> str:
+    """An amount written with its currency sign ('$130', '£70') as the number."""
+    return t[1:] if t[:1] in ("$", "\u00a3") and t[1:].isdigit() else t
+
+
+def _bid_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'bid $130 on NDY', 'place a bid of 130 on NDY' (18AL/18GA 3.1(b) "place a bid on")."""
+    if low[0] == "place" and low[1:3] in (["a", "bid"], ["bid"]):
+        toks, low = toks[low.index("bid"):], low[low.index("bid"):]
+    if low[0] != "bid" or len(low) < 3:
+        return None
+    keep = [_money(t) for t, w in zip(toks[1:], low[1:]) if w not in ("on", "for", "of", "a", "the", "private")]
+    return ["bid", *keep] if keep != toks[1:] else None
+
+
+def _par_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'par ABC at $70', 'par ABC at 70', 'par ABC for $70' (18AL 3.2(c)(1): set the par value)."""
+    if low[0] != "par" or len(low) < 3:
+        return None
+    keep = [_money(t) for t, w in zip(toks[1:], low[1:]) if w not in ("at", "for", "of", "par", "price", "value",
+                                                                      "a", "the")]
+    return ["par", *keep] if keep != toks[1:] else None
+
+
+def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'buy private LTR from Ann for $25', 'buy BLC from Ann for 105', 'buy private LTR for 25': the private,
+    its price and the owner named (checked against the game: ``FromOwner``)."""
+    if low[0] != "buy" or len(low) < 4 or "for" not in low[2:] or "train" in low:
+        return None
+    keep = [(t, w) for t, w in zip(toks[1:], low[1:]) if w not in ("a", "the", "private", "company")]
+    words = [w for _, w in keep]
+    if "for" not in words:
+        return None
+    if "from" in words and words.index("from") > words.index("for") and words.index("from") == len(words) - 2:
+        keep = keep[:words.index("for")] + keep[-2:] + keep[words.index("for"):-2]  # 'for $40 from Di'
+        words = [w for _, w in keep]
+    at = words.index("for")
+    price = _money(keep[at + 1][0]) if at + 1 < len(keep) else ""
+    head = keep[:at]
+    if not price.isdigit() or at + 2 != len(keep) or not head:
+        return None
+    owner = None
+    if len(head) == 3 and head[1][1] == "from":
+        owner = head[2][0]
+        head = head[:1]
+    if len(head) != 1:
+        return None
+    return ["buy", "private", head[0][0], price] + (["from", owner] if owner else [])
+
+
+_LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "to", "a", "the", "orientation")
+
+
+def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'lay tile 6 in G6 rotation 5', 'lay 6 at G6 rot 5', 'upgrade G6 to 14 rotation 2' -> 'lay 6 G6 5'."""
+    if low[0] not in ("lay", "upgrade") or not any(w in _LAY_FILLER for w in low[1:]):
+        return None
+    keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _LAY_FILLER]
+    if len(keep) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", keep[0]) and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$",
+                                                                                      keep[1]):
+        keep = [keep[1], keep[0], *keep[2:]]  # the hex first: 'upgrade G6 to 14 rotation 2'
+    return ["lay", *keep]
+
+
+def _token_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'token in Rome', 'token at G4'."""
+    if low[0] == "token" and len(low) >= 3 and low[1] in ("in", "at", "on"):
+        return ["token", *toks[2:]]
+    return None
 
 
 RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
@@ -422,6 +607,17 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
     ("assign P1 to C12", "assign P1 C12", "the same, for a revenue bonus", _use_on),
+    ("bid $130 on NDY", "bid 130 NDY", "18AL/18GA 3.1(b): 'place a bid on' a private, amounts with '$' (s12)",
+     _bid_words),
+    ("par ABC at $70", "par ABC 70", "18AL 3.2(c)(1): set the par value (s12)", _par_words),
+    ("buy private LTR from Ann for $25", "buy private LTR 25 from Ann", "18GA 3.2(c)(4): a private from another "
+     "player at an agreed price, written as a train purchase is (s12)", _private_words),
+    ("buy BLC from Ann for 105", "buy private BLC 105 from Ann", "the same without the word 'private' (18AL "
+     "s12 #53)", _private_words),
+    ("lay tile 6 in G6 rotation 5", "lay 6 G6 5", "a tile lay in many words (s12)", _lay_words),
+    ("token in Rome", "token Rome", "a station in a place (s12)", _token_words),
+    ("buy L&N's 4 train for 250", "buy train 4 for 250 from L&N", "another company's train, as the players write "
+     "it (18AL s12 #90)", _buy_train_words),
     ("buy the 3 train from the Open Market", "buy train 3 from market", "18GA 4.2.5(a): trains in the "
      "Initial Offering and the Open Market (s11v F2); 1848 7.3 step 5 'buy a 3 train'", _buy_train_words),
     ("buy CoG president's certificate at par 70", "par CoG 70", "18GA 3.2(c)(1): buying the president's "
@@ -429,6 +625,12 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy P1 60", "buy private P1 60", "a private and its price (s11v)", _buy_words),
     ("buy a 10% share of TAG from the open market", "buy TAG market", "18AL 1.4: the Open Market and the "
      "Initial Offering", _buy_words),
+    ("buy 1 share of W&A from the Initial Offering", "buy 1 W&A ipo", "18GA 3.2(c): buy one certificate; a "
+     "count of shares (s12; more than 1 is refused with the rule)", _buy_words),
+    ("buy 10% of WRA", "buy 10% WRA", "a share as a percentage (s12): counted in the company's shares", _buy_words),
+    ("sell 2 shares of ABC", "sell 2 ABC", "18AL 3.2(a): sell certificates to the Open Market (s12)", _sell_words),
+    ("sell 20% ABC", "sell 20% ABC", "a sale as a percentage (s12): counted in the company's shares",
+     _sell_words),
 )
 
 
@@ -477,11 +679,9 @@ def _train_words(args: list[str]) -> list[str]:
     Market' is 'train 3 from market', 'a 5 train from the Initial Offering' is 'train 5 from bank'
     (18GA 4.2.5(a): trains are in the Initial Offering and the Open Market)."""
     words = [w for w in args if w.lower() not in ("the", "a", "an", "one", "new")]
-    seller = ""
-    for i, w in enumerate(words):  # "L&N's 4 train": the company that sells it (play-through s12)
-        if w.lower().endswith(("'s", "\u2019s")) and len(w) > 2:
-            seller, words = w[:-2], words[:i] + words[i + 1:]
-            break
+    owner = next((w for w in words if w.lower().endswith(("'s", "\u2019s")) and len(w) > 2), None)
+    if owner is not None and "from" not in [w.lower() for w in words]:  # 'buy L&N's 4 train for 250' (s12)
+        words = [w for w in words if w is not owner] + ["from", owner[:-2]]
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -494,8 +694,6 @@ def _train_words(args: list[str]) -> list[str]:
         i += 1
     if len(out) >= 2 and out[1].lower() == "train" and out[0].lower() != "train":
         out = ["train", out[0], *out[2:]]
-    if seller and out[:1] and out[0].lower() == "train":
-        out = [*out[:2], "from", seller, *out[2:]]
     return out
 
 
@@ -543,7 +741,7 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
 POOL = "pool"  # a BuyTrain's seller for 'from pool' / 'from market' until for_game picks the train
 
 
-_MOVE_WORDS = ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
+_MOVE_WORDS = ("pass", "done", "more", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
                "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
                "reduce", "pay", "retain", "place")  # the last four: the rulebooks' words (RULEBOOK)
 
@@ -634,8 +832,12 @@ OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.Disc
 
 def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
-    if isinstance(move, (PassRestOfRound, Done, RepayLoan)):
+    if isinstance(move, (PassRestOfRound, Done, More, RepayLoan)):
         return move
+    if isinstance(move, ShareCount):
+        move = share_count(game, move)
+    if isinstance(move, FromOwner):
+        move = private_owner(game, move)
     move = rulebook_names(game, move)
     if isinstance(move, A.BuyCompany):
         share_price_refusal(game, move)
@@ -649,6 +851,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         if isinstance(move, OR_TYPES + (A.Pass, A.Bankrupt)) and move.entity == player:
             move = replace(move, entity=cur)
     if isinstance(move, A.RunRoutes) and move.routes:
+        move = place_names(game, move)
         move = train_ids(game, move)
     if isinstance(move, A.BuyTrain):
         move = train_by_type(game, move)
@@ -668,6 +871,56 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
+
+
+def private_owner(game: "Game", move: FromOwner) -> A.BuyCompany:
+    """``buy private LTR from Ann for 25``: the purchase when Ann (or Ann's company) owns LTR;
+    refused naming its owner otherwise."""
+    said = f"line {move.lineno}: {move.line!r}"
+    try:
+        comp = game.company(move.move.company)
+    except GameError as exc:
+        raise MoveError(f"{said}: {exc}") from None
+    owner = str(comp.owner or "")
+    who = owner.split(":", 1)[-1] if owner else ""
+    if who.lower() != move.owner.lower():
+        held = f"{who}'s" if who else "the bank's (no one owns it)"
+        raise MoveError(f"{said}: {comp.sym} is {held}, not {move.owner}'s; write 'buy private {comp.sym} "
+                        f"{move.move.price}' (its owner then answers the offer)")
+    return move.move
+
+
+def share_count(game: "Game", move: ShareCount) -> A.Action:
+    """A share move written with a count or a percentage, read against the game: a percentage in
+    the company's shares (10% each, 20% in a five-share company); a purchase of one share; a purchase
+    of more refused with the title's rule (one certificate a turn: 18AL/18GA 3.2(c), 18VA 4.3.2,
+    1848 12.1.1; play-through s12)."""
+    from pbm.e18xx.rounds.cite import see
+
+    said = f"line {move.lineno}: {move.line!r}"
+    aliases = {k.upper(): v for k, v in (game.title.data.get("corporation_aliases") or {}).items()}
+    try:
+        corp = game.corp(aliases.get(move.corporation.upper(), move.corporation)).sym
+    except GameError as exc:
+        raise MoveError(f"{said}: {exc}") from None
+    count = move.count
+    if move.percent:
+        unit = game.unit(corp)
+        if move.percent % unit:
+            raise MoveError(f"{said}: {corp}'s shares are {unit}% each, so {move.percent}% is no whole number of "
+                            f"shares; write a count of shares ('{move.verb} 1 {corp}') or a multiple of {unit}%")
+        count = move.percent // unit
+    if count < 1:
+        raise MoveError(f"{said}: a count of shares is 1 or more")
+    if move.verb == "sell":
+        return A.SellShares(move.entity, corporation=corp, count=count)
+    if count > 1:
+        where = {"ipo": " ipo", "pool": " market"}.get(move.source, "")
+        pres = (f"; the president's certificate ({game.pres_percent(corp)}%) is bought by starting the company: "
+                f"'par {corp} <price>'") if move.percent and count == 2 else ""
+        raise MoveError(f"{said}: {count} shares: a player buys one certificate a turn"
+                        f"{see(game.title, 'one_buy_per_turn')}; write 'buy {corp}{where}' for one share{pres}")
+    return A.BuyShares(move.entity, corporation=corp, source=move.source)
 
 
 def share_source_words(corp: str) -> str:
@@ -892,6 +1145,30 @@ def free_private_lay(game: "Game", move: A.LayTile) -> A.LayTile:
     return move
 
 
+def place_names(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
+    """Words of a route that together name a place are that place: 'run 3 Montgomery West Point'
+    (18AL s12 #58: "WEST is not a stop"; 18AL's Phenix City and Gulf of Mexico, 18VA's Newport News,
+    1848's Alice Springs), the longest name first."""
+    names = {str(v).upper() for v in (game.title.data.get("location_names") or {}).values() if " " in str(v)}
+    if not names:
+        return move
+    longest = max(len(n.split()) for n in names)
+    out = []
+    for r in move.routes:
+        nodes, merged, i = list(r.nodes), [], 0
+        while i < len(nodes):
+            for k in range(min(longest, len(nodes) - i), 1, -1):
+                if " ".join(nodes[i:i + k]).upper() in names:
+                    merged.append(" ".join(nodes[i:i + k]))
+                    i += k
+                    break
+            else:
+                merged.append(nodes[i])
+                i += 1
+        out.append(replace(r, nodes=tuple(merged)))
+    return replace(move, routes=tuple(out))
+
+
 def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
     """A route that names its train by type (``run 2 D9 C8``) runs a train of that type the
     company owns: each such route takes the next of them not named yet (trains of one type run
@@ -1009,6 +1286,8 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
             orders.add(game, player)
             done += orders.apply(game)
             continue
+        if isinstance(mv, More):
+            continue  # every step is passed as written here: the turn is open until then anyway
         if isinstance(mv, Done):
             raise MoveError(f"move {n}: 'done' ends a turn written as intent: use pbm.e18xx.play_text "
                             "(pbem/intent.py); here every step is passed as written")
@@ -1066,6 +1345,8 @@ def format_action(a: A.Action) -> str:
     """An action in the move language (for listings and turn reports)."""
     if isinstance(a, RepayLoan):
         return "repay loan"
+    if isinstance(a, (ShareCount, FromOwner)):
+        return a.line
     if isinstance(a, A.Pass):
         return "pass"
     if isinstance(a, A.Bid):
@@ -1096,7 +1377,8 @@ def format_action(a: A.Action) -> str:
     if isinstance(a, A.RunRoutes):
         if a.auto:
             return "run auto"
-        return "run " + "; ".join(f"{train_type(r.train)} {' '.join(r.nodes)}" for r in a.routes)
+        return "run " + "; ".join(f"{train_type(r.train)} {(' - ' if any(' ' in n for n in r.nodes) else ' ').join(r.nodes)}"
+                                  for r in a.routes)
     if isinstance(a, A.Dividend):
         return a.kind
     if isinstance(a, A.BuyTrain):
