@@ -216,7 +216,7 @@ def test_a_hex_off_the_route_is_refused():
     ("run 2 Rome -> Gadsden", "run 2 ROME GADSDEN"),
     ("run 2 Rome to Gadsden", "run 2 ROME GADSDEN"),
     ("run 2 D7 Rome - E6 Gadsden", "run 2 D7 E6"),  # pbm's own route events: a hex with its name
-    ("run 2-0 D4-0 E1-0; 3-1 C3-0 A3-0", "run 2-0 D4-0 E1-0; 3-1 C3-0 A3-0"),
+    ("run 2-0 D4-0 E1-0; 3-1 C3-0 A3-0", "run 2 D4-0 E1-0; 3 C3-0 A3-0"),  # printed by type
     ("buy L&N's 4 train for 250", "buy train 4 from L&N 250"),  # s12 18AL #90
 ])
 def test_filler_in_moves(text, move):
@@ -389,7 +389,7 @@ def test_a_done_after_the_games_last_move_is_a_note(cli, tmp_path):
                             seat)
     assert f"player {seat} accepted" in line, line
     assert game_now(cli, "al-end")[0].finished
-    assert "move 2 (done): nothing to end - the game is over" in answer(cli, inbound)[1]
+    assert "move 2 (done): nothing left to do - the game is over" in answer(cli, inbound)[1]
 
 
 @pytest.mark.parametrize("key, text, stops", [
