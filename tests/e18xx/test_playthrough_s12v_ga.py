@@ -21,7 +21,7 @@ def test_a_station_written_as_the_hex_and_its_citys_name():
     g = game(32)
     assert g.current_entity() == "ACL"
     made, _ = mail(g, "lay 6 I11 5\ntoken I11 Brunswick\nbuy a 2 train\ndone")
-    assert made[:3] == ["lay 6 I11 5", "token I11", "buy train 2"]
+    assert made[:3] == ["lay 6 I11 5", "token I11 Brunswick", "buy train 2"]
     assert g.state.map.tokens[("I11", 0)][0] == "ACL"
     why = refusal(game(32), "lay 6 I11 5\ntoken I11 Macon\nbuy a 2 train\ndone")
     assert "I11 is Brunswick, not Macon" in why
@@ -36,7 +36,7 @@ def test_another_train_of_the_same_type():
     assert g.current_entity() == "GA"
     made, _ = mail(g, "lay 5 D10 1\nbuy a 4 train\nbuy another 4 train\ndone")
     assert made.count("buy train 4") == 2
-    assert [m.action.train for m in parse_moves("buy a second 4 train", "Cy")] == ["4"]
+    assert [m.train for m in parse_moves("buy a second 4 train", "Cy")] == ["4"]
 
 
 def test_a_train_discarded_in_the_words_a_train_is_bought_in():
@@ -49,7 +49,7 @@ def test_a_train_discarded_in_the_words_a_train_is_bought_in():
     assert made[-1] == "discard 3"
     assert sorted(g.state.trains[t].name for t in g.corp_trains("ACL")) == ["3", "5"]
     for line in ("discard the 3 train", "discard one 3 train to the Open Market", "discard 3 train"):
-        assert [m.action.train for m in parse_moves(line, "Cy")] == ["3"], line
+        assert [m.train for m in parse_moves(line, "Cy")] == ["3"], line
 
 
 def test_the_seller_accepting_reads_the_next_turn_as_the_buyers(cli, tmp_path):
