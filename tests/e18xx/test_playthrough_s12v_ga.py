@@ -88,3 +88,20 @@ def test_the_seller_accepting_reads_the_next_turn_as_the_buyers(cli, tmp_path):
         assert out.accepted
         assert "Next: Cy's turn in the stock round" in notes
         assert "you may" not in notes and "Cy may buy a share" in notes
+
+
+def test_a_tile_of_two_tracks_says_which_sides_each_joins():
+    """GA, OR 6.1 (finding F5, mail #88): CoG's list said "lay 23 D6 1 # to D4 Atlanta (left), D8
+    (right), E7 Milledgeville (lower right)" and later "D6 23 (1 to D4+D8+E7)", as if D8 and E7
+    met; tile 23 is two tracks from the left side (a straight to D8, a curve to E7), and GA's
+    'token Macon' through D8 - D6 - E7 was refused. A tile of track only, in several pieces,
+    names each piece."""
+    from pbm.e18xx.lays import joins
+    from pbm.e18xx.pbem.movelist import _group_line
+
+    g = game(167)
+    text = joins(g, "D6", "23", 1)
+    assert text.endswith("; its tracks: D4-D8, D4-E7"), text
+    assert joins(g, "D6", "9", 2).count("its tracks") == 0  # one track: as before
+    line = _group_line("lay_tile", [f"lay 23 D6 1   # {text}", f"lay 9 E5 2   # {joins(g, 'E5', '9', 2)}"])
+    assert "D6 23 (1 to D4+D8/D4+E7)" in line and "E5 9 (2 to D4+F6)" in line
