@@ -68,7 +68,14 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
     stops = [kind(n.kind) for n in td.nodes]
     to = [side(e) for e in sorted(td.exits(rotation))]
     head = " and ".join(stops)
-    return (f"{head}; " if head else "") + "to " + ", ".join(to)
+    out = (f"{head}; " if head else "") + "to " + ", ".join(to)
+    if not td.nodes and len(td.paths) > 1:
+        # track only, in pieces: which sides each piece joins - tile 23's straight and curve share a
+        # side and never meet at the other two (play-through s12v F5: "to D4, D8, E7" read as one junction)
+        ends = sorted(tuple(sorted(neighbour(coord, e[1], g.title.layout) for e in p))
+                      for p in td.rotated_paths(rotation))
+        out += "; its tracks: " + ", ".join(f"{a}-{b}" for a, b in ends)
+    return out
 
 
 def _home_choice(g: "Engine", coord: str) -> str:

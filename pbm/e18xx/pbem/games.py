@@ -712,7 +712,9 @@ def offer_rule(game_or_title: Any, offer: dict) -> str:
 def _buyers_note(note: str, buyer: str) -> str:
     """A note on the buyer's moves made after the seller's 'accept', as the seller reads it: the
     buyer's turn, not "your turn" (play-through s11v F4: Bob, accepting, was told "Your turn is over")."""
-    return note.replace("Your turn", f"{buyer}'s turn").replace("your turn", f"{buyer}'s turn")
+    note = note.replace("Your turn", f"{buyer}'s turn").replace("your turn", f"{buyer}'s turn")
+    # "Next: Cy's turn in the stock round (...): you may buy a share": Cy may (play-through s12v F4)
+    return note.replace("Your stock turn", f"{buyer}'s stock turn").replace("you may", f"{buyer} may")
 
 
 def offer_why(offer: dict) -> str:

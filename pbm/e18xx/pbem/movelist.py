@@ -294,6 +294,9 @@ def _joined_hexes(comment: str) -> str:
     (``town 0 (D3-0, £10) to ...``), so parentheses are dropped before the list is split
     (play-through s10b finding 8: the comma in "(D3-0, £10)" cut the list)."""
     per = []
+    tracks = re.search(r"(?:^|; )its tracks: (.*)$", comment)
+    if tracks:  # a tile of track in pieces: each piece's two hexes (play-through s12v F5)
+        return "/".join(t.strip().replace("-", "+") for t in tracks.group(1).split(","))
     for seg in comment.split("; "):
         m = re.search(r"(?:^|\s)to\s(.*)$", seg)
         if not m:
@@ -323,7 +326,7 @@ def _group_line(kind: str, lines: list[str]) -> str:
         priced = " [cost]" if any("[" in h for h in where) else ""
         return (f"# and {len(lines)} more tile lays, as hex{priced}: tile (rotation to the hexes its track joins) - "
                 f"write lay <tile> <hex> <rotation> (2=5: the two rotations lay the same track; "
-                f"'/' separates the stops of a tile with several): {spots}")
+                f"'/' separates the stops of a tile with several, or its tracks that do not meet): {spots}")
     heads = [ln.split("#")[0].strip() for ln in lines]
     # par prices keep their ascending order (legal_lines sorts them by number; issue 29 finding 4)
     heads = list(dict.fromkeys(heads)) if kind == "par" else sorted(set(heads))

@@ -468,6 +468,15 @@ def _buy_train_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["buy", *_train_words(toks[1:])] if low[0] == "buy" and "train" in low[1:] else None
 
 
+def _discard_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'discard a 3 train (into the Open Market)': the words of a purchase (18GA 4.2.5(g): the
+    president discards the excess train into the Open Market; play-through s12v F3)."""
+    if low[0] != "discard" or "train" not in low[1:]:
+        return None
+    cut = next((i for i, w in enumerate(low) if i and w in ("to", "into")), len(low))
+    return ["discard", *[t for t, w in zip(toks[1:cut], low[1:cut]) if w not in _TRAIN_FILLER + ("train", "its")]]
+
+
 def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
     """A share, a company started or a private bought, in many words."""
     if low[0] != "buy" or len(low) < 3 or low[1] in ("train", "private", "company"):
@@ -620,6 +629,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "it (18AL s12 #90)", _buy_train_words),
     ("buy the 3 train from the Open Market", "buy train 3 from market", "18GA 4.2.5(a): trains in the "
      "Initial Offering and the Open Market (s11v F2); 1848 7.3 step 5 'buy a 3 train'", _buy_train_words),
+    ("discard a 3 train into the Open Market", "discard 3", "18GA 4.2.5(g): the excess train is "
+     "discarded into the Open Market (s12v F3)", _discard_words),
     ("buy CoG president's certificate at par 70", "par CoG 70", "18GA 3.2(c)(1): buying the president's "
      "certificate sets the par value (s11 finding 11)", _buy_words),
     ("buy P1 60", "buy private P1 60", "a private and its price (s11v)", _buy_words),
@@ -674,11 +685,15 @@ def _president_par(words: list[str]) -> int | None:
     return int(numbers[0]) if len(numbers) == 1 else None
 
 
+# the words before a train's type: 'buy a 4 train', 'buy another 4 train' (play-through s12v F2)
+_TRAIN_FILLER = ("the", "a", "an", "one", "new", "another", "second")
+
+
 def _train_words(args: list[str]) -> list[str]:
     """A train purchase in the rulebook's words as ``train <type> ...``: 'the 3 train from the Open
     Market' is 'train 3 from market', 'a 5 train from the Initial Offering' is 'train 5 from bank'
     (18GA 4.2.5(a): trains are in the Initial Offering and the Open Market)."""
-    words = [w for w in args if w.lower() not in ("the", "a", "an", "one", "new")]
+    words = [w for w in args if w.lower() not in _TRAIN_FILLER]
     owner = next((w for w in words if w.lower().endswith(("'s", "\u2019s")) and len(w) > 2), None)
     if owner is not None and "from" not in [w.lower() for w in words]:  # 'buy L&N's 4 train for 250' (s12)
         words = [w for w in words if w is not owner] + ["from", owner[:-2]]

@@ -472,6 +472,15 @@ class TrackMixin:
         if ref.lower() in names:
             coord = names[ref.lower()]
             return [(coord, i) for i in m.tile(coord).cities()]
+        words = ref.split()
+        if len(words) > 1 and words[0][:1].isalpha() and words[0][-1:].isdigit():
+            # 'token I11 Brunswick': the hex (or city id) and its city's name, as the mails print a
+            # city (play-through s12v F1); a name that is not the hex's is refused
+            keys = self._city_ref(words[0].upper())
+            named, place = " ".join(words[1:]), self.title.data.get("location_names", {}).get(keys[0][0], "")
+            if place.lower() != named.lower():
+                raise GameError(f"{words[0].upper()} is {place or 'a hex with no name'}, not {named}")
+            return keys
         head, _, idx = ref.rpartition("-")
         if idx.isdigit():
             if head in m.tile_hex:
