@@ -48,7 +48,11 @@ def say(game: "Game", a: A.Action) -> str:
             return f"buy {corp} {source}"
         pct = game.sid_percent(sid)
         what = f"{pct}% share" if pct else "share"
-        return f"buy {corp} {source}   # {what} for {money(game, price * max(1, pct // game.unit(corp)))}"
+        from pbm.e18xx.render.words import word  # the book's name for where it lies (issue 29: never 'ipo')
+
+        where = word(game, "pool" if source == "market" else "ipo")
+        return (f"buy {corp} {source}   # {what} for {money(game, price * max(1, pct // game.unit(corp)))}"
+                f" from the {where}")
     if isinstance(a, A.Par):
         held = s.share_owner.get(f"{a.corporation}_0") == f"P:{a.entity}"
         paid = _bank_pays(game, a.corporation)
