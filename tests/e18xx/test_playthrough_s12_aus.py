@@ -1,0 +1,118 @@
+"""Play-through by mail s12, 1848 (issue 29 acceptance, the fresh play-through after s11v).
+
+The game: tests/e18xx/playthrough/aus-s12.jsonl (seed 103; Ann, Bob, Cy), written from the
+rulebook alone, one mail per company turn (195 mails, 443 actions, 62 company turns).  Each test
+is a mail that was refused or a mail's text that did not say what happened."""
+import pytest
+
+from pbm.e18xx.render.view import describe
+
+from .helpers import intent_mail, intent_refusal, playthrough_game, texts_at
+
+mail, refusal = intent_mail, intent_refusal
+CENTRAL = pytest.mark.xfail(reason="fixed centrally by h-words", strict=False)
+
+
+def game(upto: int, *, events: bool = False):
+    """The s12 game after its first ``upto`` stored actions."""
+    return playthrough_game("aus", upto, seed=103, suffix="-s12", players=3, events=events)
+
+
+# -- the run ------------------------------------------------------------------------------------
+def test_a_route_too_long_by_a_change_of_gauge_says_so():
+    """NSW's turn (OR 4.1, Bob): 'run 2 E18 C20' (Newcastle, a change of gauge, Southport: three
+    for a 2 train, 7.6 and 8.2.2) was refused "train 2-2 cannot run E18-0 C20-0 (not connected, too
+    long, counting changes of gauge, blocked, or reusing track)": every cause, not the one."""
+    why = refusal(game(115), "lay 6 C20 0\nlay 241 I10 1 with P3\nplace station token in E18\n"
+                             "run 3 F15 F17 E18\nrun 2 E18 C20\npay\nbuy 3 train\ndone")
+    assert "too long: 2 cities and off-boards and 1 change of gauge for a train of 2" in why, why
+    assert "10.1.2" in why and "not connected, too long" not in why
+
+
+def test_a_company_whose_only_train_cannot_run_needs_no_run_line():
+    """VR's turn (OR 6.2, Cy): its only train a 2E with no track to Alice Springs, 'buy 4 train
+    from SAR for £1 / done' was refused "VR must first 'Run trains' ... may not be skipped (a
+    company whose trains can run must run them)"; 'run' then ran nothing ("VR runs no train")."""
+    made, notes = mail(game(308), "buy 4 train from SAR for £1\ndone")
+    assert "buy train 4 from SAR 1" in made, made
+    assert "run trains" in notes.lower() or "runs no train" in notes.lower() or "no route" in notes.lower(), notes
+
+
+def test_a_forced_purchase_takes_the_ordinary_loan_itself():
+    """NSW's turn (OR 6.2, Bob): no train after the 3s rusted, £385; 'lay 6 G16 1 / buy 6 train /
+    done' was refused "NSW may still take its ordinary loan this round: take it first (take loan)";
+    the forced purchase raises its money by loans (8.4.1), the first one as any other (5.6.2)."""
+    made, notes = mail(game(297), "lay 6 G16 1\nbuy 6 train\ndone")
+    assert made[:1] == ["lay 6 G16 1"] and "take loan" in made and "buy train 6" in made, made
+    assert made.index("take loan") < made.index("buy train 6")
+    assert "loan" in notes, notes
+
+
+# -- the state and the events --------------------------------------------------------------------
+def test_the_train_limit_line_leaves_out_the_ghan():
+    """The state said "Train limits: ... VR 1/2 ..." when VR owned only a 2E, which does not count
+    against the train limit (8.2.5)."""
+    line = next(x for x in describe(game(308)).splitlines() if x.startswith("Train limits"))
+    assert "VR 0/2" in line, line
+
+
+def test_receivership_says_the_compensation_and_the_new_certificate_limits():
+    """QR's forced purchase (OR 7.2) put QR into receivership: the events said nothing of the £200
+    Bob, not its director, was paid for his two shares (5.5.2; his cash rose £640 -> £840), nor of
+    the certificate limits falling (5.5.4: 14, and 14 for Cy, its director)."""
+    texts = " | ".join(texts_at(game(439, events=True), 439))
+    assert "Bob £200 for 2 shares" in texts and "5.5.2" in texts, texts
+    assert "certificate limit" in texts and "5.5.4" in texts, texts
+
+
+def test_a_forced_purchase_into_receivership_says_the_train_is_not_bought():
+    """NSW's forced purchase (OR 6.2): "NSW takes 2 loans ... NSW goes into receivership" — not
+    that the loans put its price into the receivership area and the 6 train stays in the Bank
+    (8.4.2)."""
+    texts = " | ".join(texts_at(game(302, events=True), 302))
+    assert "8.4.2" in texts and "not bought" in texts, texts
+
+
+def test_the_6_phase_names_the_commonwealth_railways():
+    """The 6 train's event said "now: the joint home companies operate" (9.6: "COM can operate
+    without the necessity of a link from Adelaide to Sydney")."""
+    texts = " | ".join(texts_at(game(283, events=True), 283))
+    assert "joint home companies" not in texts and "COM" in texts, texts
+
+
+def test_an_8_train_takes_an():
+    """"COM buys a 8 train from the Bank for £800", "A 8 train leaves the game"."""
+    texts = " | ".join(texts_at(game(409, events=True), 409) + texts_at(game(439, events=True), 439))
+    assert "a 8 train" not in texts.replace("A 8", "a 8") and "an 8 train" in texts, texts
+
+
+# -- fixed centrally (h-words): listed for the record ---------------------------------------------
+@CENTRAL
+def test_buy_one_share_with_a_count():
+    """SR2, Cy: 'sell 1 BOE / buy 1 VR' was refused "say 'ipo' or 'market'" ('sell 1 VR' is listed)."""
+    made, _ = mail(game(40), "sell 1 BOE\nbuy 1 VR")
+    assert made[-1].startswith("buy VR")
+
+
+@CENTRAL
+def test_buy_private_for_a_price():
+    """OR 3.1, NSW: 'buy private P3 for 140' was refused "need the private and a price"."""
+    made, _ = mail(game(73), "buy private P3 for 140\nlay 235 F15 4\nlay 9 D19 0\nrun 2 F17 E18\n"
+                             "run 2+ F17 F15\npay\nbuy 3 train\ndone")
+    assert "buy private P3 140" in made
+
+
+@CENTRAL
+def test_take_a_loan_in_the_rulebooks_words():
+    """OR 3.1, VR: 'take a loan' was refused "say 'take loan'" (5.6.1: "take out a loan")."""
+    made, _ = mail(game(82), "take a loan\nbuy private P4 220\nlay 57 H9 1\nrun 2 H11 G10\npay\n"
+                             "buy 3 train\nbuy 3+ train\ndone")
+    assert made[0] == "take loan"
+
+
+@CENTRAL
+def test_route_stops_joined_by_dashes():
+    """OR 4.1, CAR: 'run 3 D1-E2-E4' (the mails print routes as 'E4 Port Augusta - E2 Whyalla')."""
+    made, _ = mail(game(108), "take loan\nbuy private P2 80\nlay 15 E2 2\nrun 3 D1-E2-E4\n"
+                              "run 2+ E4-F5\npay\ndone")
+    assert any(m.startswith("run 3 D1 E2 E4") for m in made), made
