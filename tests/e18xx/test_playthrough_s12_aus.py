@@ -33,19 +33,30 @@ def test_a_company_whose_only_train_cannot_run_needs_no_run_line():
     """VR's turn (OR 6.2, Cy): its only train a 2E with no track to Alice Springs, 'buy 4 train
     from SAR for £1 / done' was refused "VR must first 'Run trains' ... may not be skipped (a
     company whose trains can run must run them)"; 'run' then ran nothing ("VR runs no train")."""
-    made, notes = mail(game(308), "buy 4 train from SAR for £1\ndone")
-    assert "buy train 4 from SAR 1" in made, made
-    assert "run trains" in notes.lower() or "runs no train" in notes.lower() or "no route" in notes.lower(), notes
+    from pbm.e18xx.pbem.intent import play_intent
+    from pbm.e18xx.pbem.moves import format_action, parse_moves
+
+    g = game(308)
+    made, _ = play_intent(g, "Cy", parse_moves("buy 4 train from SAR for £1\ndone", "Cy"))
+    lines = [format_action(m.action) for m in made]
+    assert "buy train 4 from SAR 1" in lines, lines
+    run = next(m for m in made if format_action(m.action) == "run auto")  # made for it, with its reason
+    assert "VR's trains have no route, so they earn nothing" in run.note, run.note
 
 
 def test_a_forced_purchase_takes_the_ordinary_loan_itself():
     """NSW's turn (OR 6.2, Bob): no train after the 3s rusted, £385; 'lay 6 G16 1 / buy 6 train /
     done' was refused "NSW may still take its ordinary loan this round: take it first (take loan)";
     the forced purchase raises its money by loans (8.4.1), the first one as any other (5.6.2)."""
-    made, notes = mail(game(297), "lay 6 G16 1\nbuy 6 train\ndone")
-    assert made[:1] == ["lay 6 G16 1"] and "take loan" in made and "buy train 6" in made, made
-    assert made.index("take loan") < made.index("buy train 6")
-    assert "loan" in notes, notes
+    from pbm.e18xx.pbem.intent import play_intent
+    from pbm.e18xx.pbem.moves import format_action, parse_moves
+
+    made = play_intent(game(297), "Bob", parse_moves("lay 6 G16 1\nbuy 6 train\ndone", "Bob"))[0]
+    lines = [format_action(m.action) for m in made]
+    assert lines[:1] == ["lay 6 G16 1"] and "take loan" in lines and "buy train 6" in lines, lines
+    assert lines.index("take loan") < lines.index("buy train 6")
+    loan = made[lines.index("take loan")]
+    assert "must buy a train and lacks the money" in loan.note, loan.note
 
 
 # -- the state and the events --------------------------------------------------------------------

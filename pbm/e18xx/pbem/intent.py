@@ -214,7 +214,30 @@ class TurnWriter:
         one that takes it are passed where the rules allow."""
         self.turn, self.live = self.key(), True
         self.make_way(n, mv)
+        self.forced_loan(n, mv)
         self.turn = self.key()
+
+    def forced_loan(self, n: int, mv: A.Action) -> None:
+        """A train the company must buy from the bank and cannot pay (1848 8.4.1: it "may/must raise
+        the money by taking out loans"): the engine wants the round's ordinary loan taken first, as
+        its own move (5.6.2: it moves the price less); the mail need not write it (play-through s12)."""
+        g = self.game
+        corp = mv.entity
+        if not isinstance(mv, A.BuyTrain) or mv.seller is not None or g.state.round.kind != "operating" \
+                or corp not in g.state.corporations or not (g.title.data.get("loans") or {}).get("forced_train_loans"):
+            return
+        try:
+            if not g._must_buy_train(corp) or not g.can_take_loan(corp) or "take_loan" not in g.or_actions(corp):
+                return
+            train = next((t for t in g.state.trains.values() if t.owner == "depot"
+                          and mv.train in (t.tid, t.name, t.variant)), None)
+            if train is None or g.variant_price(train, mv.variant) <= g.state.cash[g.state.corporations[corp].key]:
+                return
+        except (GameError, KeyError, AttributeError):
+            return
+        self._make(A.TakeLoan(corp), f"{corp} must buy a train and lacks the money: it takes its loan for this "
+                                     f"round first, then the loans the purchase needs (before move {n}, "
+                                     f"{format_action(mv)})")
 
     def nothing_to_do(self, n: int, mv: A.Action) -> bool:
         """A ``run auto`` of a company that owns no train or whose trains have no route, or a
@@ -389,6 +412,13 @@ class TurnWriter:
                 return  # no later step takes it: the engine says why
             if step.name == "home_token" and self.owed_home(n, format_action(mv), step, corp):
                 continue
+            if "pass" not in g.or_actions(corp) and self.empty_run(step, corp):
+                # a required run whose trains reach no paying route (1848: only a 2E with no track to
+                # its off-board): nothing to choose, so it is made, earning nothing (play-through s12)
+                self._make(A.RunRoutes(corp, auto=True),
+                           f"{step_words(g, step)}: {corp}'s trains have no route, so they earn nothing "
+                           f"(before move {n}, {format_action(mv)})")
+                continue
             if "pass" not in g.or_actions(corp):
                 raise GameError(f"move {n} ({format_action(mv)}): {corp} must first {step_words(g, step)}; "
                                 f"that step may not be skipped{_why_required(g, step, corp)} ({corp} may now "
@@ -398,6 +428,17 @@ class TurnWriter:
             if not self.live:
                 raise GameError(f"move {n} ({format_action(mv)}): {corp}'s turn ended before it: "
                                 f"{self._ended()}")
+
+    def empty_run(self, step, corp: str) -> bool:
+        """Is ``step`` the run of ``corp``, whose trains have no route that earns anything?"""
+        g = self.game
+        if step.name != "route" or "run_routes" not in g.or_actions(corp) or g.state.round.ran:
+            return False
+        try:
+            total, chosen = g.auto_routes(corp)
+        except GameError:
+            return False
+        return not total and not chosen
 
     def owed_home(self, n: int, what: str, step, corp: str) -> bool:
         """The open step is the home station the company is owed (it may not be skipped) and the
