@@ -22,6 +22,8 @@ Every event is a frozen dataclass with ``seq`` (the number of the action that ca
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
@@ -402,7 +404,7 @@ class TrainLeft(Event):
 
     def text(self, money: Money) -> str:
         if not self.owner:
-            return f"A {self.train} train leaves the game from the {self.bank}"
+            return f"{_a(self.train).capitalize()} {self.train} train leaves the game from the {self.bank}"
         return f"{self.owner}'s obsolete {self.train} train has run its last and leaves"
 
 
@@ -437,7 +439,7 @@ class TrainBought(Event):
     price: int = 0
 
     def text(self, money: Money) -> str:
-        return f"{self.corp} buys a {self.train} train from {self.source} for {money(self.price)}"
+        return f"{self.corp} buys {_a(self.train)} {self.train} train from {self.source} for {money(self.price)}"
 
 
 @dataclass(frozen=True)
@@ -752,6 +754,11 @@ def _idle_trains(g: "Game", corp: str, ran: set[str], seq: int, written: bool = 
                              f"CMD or mine in its route\"{see(g.title, 'freight_1g')}; none was within its reach "
                              f"from its station{'s' if len(stations) > 1 else ''} ({where})"))
     return out
+
+
+def _a(name: str) -> str:
+    """The article before a train's name: "an 8 train", "an E train", "a 2E train"."""
+    return "an" if re.match(r"(8|11|18)(?!\d)|[AEIOU]", name) else "a"
 
 
 def _ordinal(n: int) -> str:

@@ -241,7 +241,8 @@ def coal_lines(g: "Game") -> list[str]:
 
 
 def limit_lines(g: "Game") -> list[str]:
-    limits = [(c.sym, g.train_limit(c.sym), len(c.trains)) for c in g.state.corporations.values()
+    # the trains that count against the limit (1848 8.2.5: not a 2E; play-through s12)
+    limits = [(c.sym, g.train_limit(c.sym), len(g.limited_trains(c.sym))) for c in g.state.corporations.values()
               if c.floated and not c.closed]
     if not limits:
         return []
