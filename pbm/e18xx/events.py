@@ -305,7 +305,7 @@ class DividendPaid(Event):
         if self.how != "payout" or not self.revenue:
             if not self.revenue:
                 return f"{self.corp} earns nothing: no dividend" + (
-                    f"; earning nothing counts as withholding" + (f" (rule {self.rule})" if self.rule else "")
+                    "; earning nothing counts as withholding" + (f" (rule {self.rule})" if self.rule else "")
                     if self.moved else "")
             return f"{self.corp} withholds {money(self.revenue)}: all of it goes to its treasury"
         paid = "; ".join(f"{n} {money(a)}" for n, a in self.holders) or "no player holds a share"
@@ -516,11 +516,23 @@ class Receivership(Event):
     corp: str = ""
     director: str = ""
     number: int = 0  # the game's receiverships so far
+    lender: str = "lender"  # who takes its stations (1848: the Bank of England)
+    unbought: str = ""  # the train a forced purchase did not buy (1848 8.4.2), with its rule
+    paid: tuple[tuple[str, int, int], ...] = ()  # (player, amount, shares): the compensation (1848 5.5.2)
+    paid_rule: str = ""
+    limits: str = ""  # the certificate limits now, in words (1848 5.5.4)
 
     def text(self, money: Money) -> str:
-        return (f"{self.corp} goes into receivership (the game's {_ordinal(self.number)}): its stations go to the "
-                f"lender, its trains and privates leave the game" + (f"; {self.director} was its director"
-                                                                      if self.director else ""))
+        out = f"{self.corp} goes into receivership (the game's {_ordinal(self.number)})"
+        if self.unbought:
+            out += f": its price reached the receivership area, so the {self.unbought}"
+        out += (f"; its stations go to the {self.lender}, its trains and privates leave the game, its treasury "
+                f"goes to the bank" + (f"; {self.director} was its director" if self.director else ""))
+        if self.paid:
+            rule = f" (rule {self.paid_rule})" if self.paid_rule else ""
+            out += "; it pays its other shareholders for their shares" + rule + ": " + "; ".join(
+                f"{n} {money(a)} for {k} share{'s' if k != 1 else ''}" for n, a, k in self.paid)
+        return out + (f"; {self.limits}" if self.limits else "")
 
 
 @dataclass(frozen=True)
@@ -798,6 +810,7 @@ class Snap:
     seats: tuple[str, ...] = ()  # the stock round's players
     auction: str | None = None  # the private auctioned among its bidders now
     dormant: frozenset[str] = frozenset()  # privates closed whose unused ability lives on (no revenue)
+    log_len: int = 0  # the engine's log lines so far (what an action logged: 1848's receivership payments)
 
 
 def snap(g: "Game") -> Snap:
@@ -823,6 +836,7 @@ def snap(g: "Game") -> Snap:
         passed=frozenset(s.round.passed) if s.round.kind == "stock" else frozenset(),
         seats=tuple(s.round.entities) if s.round.kind == "stock" else (),
         auction=_auctioned(g),
+        log_len=len(s.log),
     )
 
 
@@ -1037,7 +1051,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         if old is None:
             continue
         if now[3] and not old[3]:
-            out.append(Receivership(seq, sym, old[5] or "", after.receiverships))
+            out.append(_receivership(g, action, sym, old[5] or "", before, after, seq))
         elif now[2] and not old[2] and not now[3]:
             out.append(CorpClosed(seq, sym))
     for name in sorted(after.bankrupt - before.bankrupt):
@@ -1058,6 +1072,38 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
     return out
+
+
+def _receivership(g: "Game", action: Any, corp: str, director: str, before: Snap, after: Snap,
+                  seq: int) -> "Receivership":
+    """A company taken over by the lender, with what it caused (1848 5.5: the compensation paid to the
+    other players, the lower certificate limits; 8.4.2: the forced purchase not made; play-through s12)."""
+    from pbm.e18xx.rounds.cite import section
+
+    s = g.state
+    paid = []
+    for line in s.log[before.log_len:after.log_len]:
+        m = re.match(rf"{re.escape(corp)} pays (.+) (\d+) for (\d+) shares$", line)
+        if m and int(m.group(2)):
+            paid.append((m.group(1), int(m.group(2)), int(m.group(3))))
+    unbought = ""
+    if getattr(action, "type", "") == "buy_train" and action.entity == corp:
+        rule = section(g.title, "forced_receivership")
+        unbought = "train is not bought" + (f" (rule {rule})" if rule else "")
+    limits = ""
+    base = g.receivership_cert_limit(None) if hasattr(g, "receivership_cert_limit") else None
+    if base is not None:
+        own = [(p.name, g.receivership_cert_limit(p.name)) for p in s.players]
+        differ = [f"{n} {lim}" for n, lim in own if lim != base]
+        rule = section(g.title, "receivership_limit")
+        limits = (f"the certificate limit is now {base}" + (f" ({', '.join(differ)})" if differ else "")
+                  + (f" (rule {rule})" if rule else ""))
+    lender = g.lender() if hasattr(g, "lender") else None
+    bank = g.title.data.get("bank_corporation") or {}
+    name = bank.get("name") if lender and bank.get("sym") == lender else None
+    return Receivership(seq, corp, director, after.receiverships, lender=str(name or lender or "lender"),
+                        unbought=unbought, paid=tuple(paid), paid_rule=section(g.title, "receivership_comp"),
+                        limits=limits)
 
 
 def _bought(g: "Game", corp: str, before: Snap, after: Snap, seq: int) -> list[Event]:
