@@ -127,3 +127,58 @@ def test_route_stops_joined_by_dashes():
     made, _ = mail(game(108), "take loan\nbuy private P2 80\nlay 15 E2 2\nrun 3 D1-E2-E4\n"
                               "run 2+ E4-F5\npay\ndone")
     assert any(m.startswith("run 3 D1 E2 E4") for m in made), made
+
+
+# -- by mail: the refusal of a run in the player's words -----------------------------------------
+@pytest.fixture
+def aus_by_mail(cli, tmp_path, tmp_path_factory, monkeypatch):
+    """The s12 game by mail (Dovecot, aiosmtpd): 1848, seed 103, Ann, Bob and Cy, its first 115
+    actions stored as the players' mails would store them."""
+    import json
+
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.games import apply
+    from pbm.models import Game as GameRow
+    from tests.mail.dovecot import available
+
+    from .helpers import PLAYTHROUGH
+    from .test_mail_round2 import _world
+
+    if available() is not None:
+        pytest.skip(available())
+    for w in _world(cli, tmp_path, tmp_path_factory, monkeypatch, "1848", "aus-1", seed=103):
+        g = game(0)
+        seat_of = {n: i for i, n in enumerate(["Ann", "Bob", "Cy"], 1)}
+        lines = (PLAYTHROUGH / "aus-s12.jsonl").read_text(encoding="utf-8").splitlines()[:115]
+        batches: list[tuple[int, list]] = []
+        for line in lines:
+            act = A.action_from_dict(json.loads(line))
+            seat = seat_of[g.controller(act.entity)]
+            if batches and batches[-1][0] == seat:
+                batches[-1][1].append(act)
+            else:
+                batches.append((seat, [act]))
+            g.process(act)
+        with session_scope(cli.url) as s:
+            row = s.scalar(select(GameRow).where(GameRow.name == "aus-1"))
+            for seat, acts in batches:
+                out = apply(s, row, seat, acts)
+                assert not getattr(out, "error", None), out
+        yield w
+
+
+def test_a_weaker_run_refused_by_mail_names_trains_and_stops_as_written(aus_by_mail):
+    """NSW's turn (OR 4.1, Bob), by mail: the refusal said "move 4 (run 3 F15 F17 E18; 2 E18 C20):
+    ... the best is 'run 3-1 F17-0 F15-0; 2-2 F17-0 E18-0; 2-4 E18-0 C20-0'": the mail path left
+    the internal train and stop ids in, and the echo dropped the + of '2+' (the library's did not)."""
+    w = aus_by_mail
+    out = w.deliver(2, "lay 6 C20 0\nlay 241 I10 1 with P3\nplace station token in E18\nrun 3 F15 F17 E18\n"
+                       "run 2+ E18 C20\npay\nbuy 3 train\ndone")
+    assert "rejected" in out, out
+    _, text = w.last("bob@example.org")
+    assert "(run 3 F15 F17 E18; 2+ E18 C20)" in text, text
+    assert "the best is 'run 3 F17 F15-0; 2 F17 E18; 2+ E18 C20'" in text, text
+    assert "3-1" not in text and "F17-0" not in text

@@ -506,7 +506,12 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 step(rep, mv)  # an offer too: it must be legal now
             except GameError as exc:
                 from pbm.e18xx.pbem.intent import discount_hint
-                refused = GameError(f"move {i} ({format_action(mv)}): {exc}{discount_hint(game, mv, exc)}")
+                if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0 (s12)
+                    from pbm.e18xx.pbem.moves import plain_route_ids
+                    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+                    refused = GameError(f"move {i} ({said}): {plain_route_ids(game, mv.entity, str(exc))}")
+                else:
+                    refused = GameError(f"move {i} ({format_action(mv)}): {exc}{discount_hint(game, mv, exc)}")
                 raise (writer.after_end(i, written, mv, ended, refused) if writer is not None else refused) from None
             if owner and isinstance(mv, A.BuyTrain):  # 4.2.5(d) (18AL, 18GA), 4.6.1 (18VA): an agreed price
                 offer = {"kind": "train", "buyer": player_number, "buyer_name": name, "entity": mv.entity,
