@@ -170,15 +170,44 @@ def aus_by_mail(cli, tmp_path, tmp_path_factory, monkeypatch):
         yield w
 
 
-def test_a_weaker_run_refused_by_mail_names_trains_and_stops_as_written(aus_by_mail):
+def test_a_refused_run_by_mail_names_trains_and_stops_as_written(aus_by_mail):
     """NSW's turn (OR 4.1, Bob), by mail: the refusal said "move 4 (run 3 F15 F17 E18; 2 E18 C20):
-    ... the best is 'run 3-1 F17-0 F15-0; 2-2 F17-0 E18-0; 2-4 E18-0 C20-0'": the mail path left
-    the internal train and stop ids in, and the echo dropped the + of '2+' (the library's did not)."""
+    train 2-2 cannot run E18-0 C20-0 (not connected, too long, ...)": the mail path left the
+    internal train and stop ids in (the library's did not) and named no cause."""
+    w = aus_by_mail
+    out = w.deliver(2, "lay 6 C20 0\nlay 241 I10 1 with P3\nplace station token in E18\nrun 3 F15 F17 E18\n"
+                       "run 2 E18 C20\npay\nbuy 3 train\ndone")
+    assert "rejected" in out, out
+    _, text = w.last("bob@example.org")
+    assert "(run 3 F15 F17 E18; 2 E18 C20): train 2 cannot run E18 C20: 10.1.2: too long" in text, text
+    assert "2-2" not in text and "E18-0" not in text
+
+
+def test_weaker_routes_by_mail_run_the_best_in_the_same_mail(aus_by_mail):
+    """NSW's turn (OR 4.1, Bob), by mail: 'run 3 F15 F17 E18 / run 2+ E18 C20' (£110) was refused
+    "the routes must earn the most possible (130); ... the best is 'run 3-1 F17-0 F15-0; 2-2 ...'",
+    and so were ten more company turns of the game: each took a second mail to copy the best.
+    Under the ruling (rulings-1848.md, 10: the company earns the most it can) the best routes run
+    instead and the receipt says so; the '+' of '2+' is kept in the echo."""
     w = aus_by_mail
     out = w.deliver(2, "lay 6 C20 0\nlay 241 I10 1 with P3\nplace station token in E18\nrun 3 F15 F17 E18\n"
                        "run 2+ E18 C20\npay\nbuy 3 train\ndone")
-    assert "rejected" in out, out
+    assert "accepted" in out, out
     _, text = w.last("bob@example.org")
-    assert "(run 3 F15 F17 E18; 2+ E18 C20)" in text, text
-    assert "the best is 'run 3 F17 F15-0; 2 F17 E18; 2+ E18 C20'" in text, text
-    assert "3-1" not in text and "F17-0" not in text
+    assert "'run 3 F15 F17 E18; 2+ E18 C20' earns £110" in text, text
+    assert "its best routes ran instead: 'run 3 F17 F15-0; 2 F17 E18; 2+ E18 C20' for £130" in text, text
+    assert "NSW earns £130 in all" in text
+
+
+def test_weaker_routes_run_the_best_instead():
+    """The same in the library (play_text): CAR's turn (OR 5.1, Ann), 'run 4 D1 E2 E4 F5 / run 3 D1
+    D3 E4' (£200; the best £290 ran Adelaide-Perth for the K-K bonus) was refused."""
+    from pbm.e18xx.pbem.intent import play_intent
+    from pbm.e18xx.pbem.moves import format_action, parse_moves
+
+    g = game(181)
+    made, _ = play_intent(g, "Ann", parse_moves("lay 9 E6 1 with P2\nlay 1 D3 1\nrun 4 D1 E2 E4 F5\n"
+                                                "run 3 D1 D3 E4\npay\ndone", "Ann"))
+    run = next(m for m in made if format_action(m.action).startswith("run"))
+    assert format_action(run.action) == "run auto" and "for £290" in run.note and "earns £200" in run.note, run.note
+    assert g.state.corporations["CAR"].price is not None

@@ -26,7 +26,7 @@ was skipped).  The whole mail is tried on the game first by the caller
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
@@ -164,6 +164,12 @@ class TurnWriter:
             try:
                 self.do(mv, note)
             except GameError as exc:
+                swap = best_instead(g, mv, exc, written)
+                if swap is not None:  # weaker routes: the best ones run instead, said in the reply
+                    mv = swap[0]
+                    self.do(mv, swap[1])
+                    self.end(mv)
+                    return
                 if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
                     said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
                     raise GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}") from None
@@ -588,6 +594,31 @@ def discount_hint(game: "Game", act: A.Action, exc: Exception) -> str:
         return ""
     sym, off, name = found
     return f"; {sym} takes {game.title.money(off)} off it: write 'buy train {name} with {sym}'"
+
+
+def best_instead(game: "Game", mv: A.Action, exc: Exception, written: Any = None) -> tuple[A.RunRoutes, str] | None:
+    """A mail's legal routes that earn less than the company's best, in a title whose ruling is that
+    the best is run (title data ``weaker_run: "best"``; rulings-1848.md, 10): the run of the best
+    routes instead, with the note that says so; None otherwise (the refusal stands).  Play-through
+    s12: 11 of 62 company turns took a second mail only to copy the best routes the refusal named."""
+    import re
+
+    if not isinstance(mv, A.RunRoutes) or mv.auto or not mv.routes \
+            or (game.title.data.get("weaker_run") or "") != "best":
+        return None
+    m = re.search(r"the routes must earn the most possible \((\d+)\); these earn (\d+)(?:; the best is '([^']*)')?",
+                  str(exc))
+    if m is None:
+        return None
+    from pbm.e18xx.pbem.moves import plain_route_ids
+    from pbm.e18xx.rounds.cite import see
+
+    money = game.title.money
+    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+    best = plain_route_ids(game, mv.entity, m.group(3)) if m.group(3) else "run auto"
+    return (A.RunRoutes(mv.entity, auto=True),
+            f"'{said}' earns {money(int(m.group(2)))}; a company runs for the most it can{see(game.title, 'best_routes')}, "
+            f"so its best routes ran instead: '{best}' for {money(int(m.group(1)))}")
 
 
 def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:
