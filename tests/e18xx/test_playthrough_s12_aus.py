@@ -211,3 +211,17 @@ def test_weaker_routes_run_the_best_instead():
     run = next(m for m in made if format_action(m.action).startswith("run"))
     assert format_action(run.action) == "run auto" and "for £290" in run.note and "earns £200" in run.note, run.note
     assert g.state.corporations["CAR"].price is not None
+
+
+def test_a_run_line_names_the_plus_train_as_bought():
+    """CAR's turn (OR 3.1, Ann): 'run 2 E4 E2 F3 / run 2+ E4 F5' was told back as "#69 Ann: run 2
+    E4 E2 F3; 2 E4 F5": the + of the 2+ (8.2.1) lost in the mails' list of moves."""
+    import json
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.games import move_text
+
+    from .helpers import PLAYTHROUGH
+
+    act = A.action_from_dict(json.loads((PLAYTHROUGH / "aus-s12.jsonl").read_text().splitlines()[68]))
+    assert move_text(game(73), act) == "run 2 E4 E2 F3; 2+ E4 F5"
