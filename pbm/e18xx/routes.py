@@ -538,9 +538,17 @@ def stops_by_track(graph: TrackGraph, corp: str, names: Sequence[str], max_stops
         if twice(ids):
             continue
         pool = all_routes(graph, corp, max_stops, colors, only=node_keys(ids), complete=True)
-        if route_candidates(pool, ids, max_stops):
-            legal.append(tuple(ids))
-    return legal[0] if len(legal) == 1 else None
+        found = route_candidates(pool, ids, max_stops)
+        if found:
+            ordered = any(r.node_ids() in (tuple(ids), tuple(ids)[::-1]) for r in found)
+            legal.append((tuple(ids), ordered))
+    if len({frozenset(ids) for ids, _ in legal}) == 1:
+        # one set of stops (a hex of two cities both on the route: 'run 5 F15 F17 G16 G14 F15', the
+        # first F15 the city with track to F17, the last the one with track to G14; play-through
+        # s12): the choice whose order the track runs in
+        ordered = [ids for ids, ok in legal if ok]
+        return ordered[0] if len(ordered) == 1 else (legal[0][0] if len(legal) == 1 else None)
+    return None
 
 
 def twice(node_ids: Sequence[str]) -> str | None:

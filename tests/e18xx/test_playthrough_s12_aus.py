@@ -225,3 +225,13 @@ def test_a_run_line_names_the_plus_train_as_bought():
 
     act = A.action_from_dict(json.loads((PLAYTHROUGH / "aus-s12.jsonl").read_text().splitlines()[68]))
     assert move_text(game(73), act) == "run 2 E4 E2 F3; 2+ E4 F5"
+
+
+def test_a_hex_of_two_cities_named_twice_in_a_route_is_settled_by_the_track():
+    """FT's turn (OR 6.2, Bob): 'run 5 F15 F17 G16 G14 F15' (Orange & Bathurst's two cities, each
+    on its own track: 10.1.2 "A route may contain 2 large stations on the same hex") was refused
+    "F15 has 2 stops; name one (F15-0 a city, F15-1 a city)", though the track leaves no doubt."""
+    g = game(314)
+    made, _ = mail(g, "run 5 F15 F17 G16 G14 F15\npay\ndone")
+    assert "payout" in made, made
+    assert any(line.startswith("FT runs for 190") for line in g.state.log[-12:]), g.state.log[-12:]
