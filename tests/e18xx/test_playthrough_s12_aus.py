@@ -235,3 +235,19 @@ def test_a_hex_of_two_cities_named_twice_in_a_route_is_settled_by_the_track():
     made, _ = mail(g, "run 5 F15 F17 G16 G14 F15\npay\ndone")
     assert "payout" in made, made
     assert any(line.startswith("FT runs for 190") for line in g.state.log[-12:]), g.state.log[-12:]
+
+
+def test_a_blocked_route_through_a_hex_of_two_cities_says_what_blocks_it():
+    """COM's turn (OR 7.2, Bob): 'run 8 A18 B19 C20 E18 F17 F15' was refused "F15 has 2 stops; name
+    one (F15-0 a city, F15-1 a city)": only F15-0 has track to F17, and what failed was Brisbane,
+    full with the Bank of England's station (QR's, 5.5.5)."""
+    why = refusal(game(439), "run 8 A18 B19 C20 E18 F17 F15\npay\ndone")
+    assert "blocked at B19 by BOE's station" in why and "name one" not in why, why
+
+
+def test_a_hex_of_two_cities_left_open_says_where_each_leads():
+    """The list of a hex's stops said "F15-0 a city, F15-1 a city", not which is which."""
+    from pbm.e18xx.routes import _stops_of
+
+    assert _stops_of(game(439).state.map, "F15") == \
+        "F15-0 a city with track to F17; F15-1 a city with track to G14"
