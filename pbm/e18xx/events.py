@@ -927,6 +927,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
     s = g.state
     sold = sold or {}
     out: list[Event] = []
+    later: list[Event] = []  # events of the next company's turn beginning
     out += _lowered(g, action, before, seq)
     # privates changing hands
     for sym, (owner, closed) in after.companies.items():
@@ -970,7 +971,10 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         had = {key[0] for key in old[7]}  # by hex: an upgrade may renumber a station's stop
         for coord, node in now[7]:
             if coord not in had:
-                out.append(StationPlaced(seq, sym, _stop(g, coord, node)))
+                # another company's home station goes down when its turn begins, after what this
+                # action did (s12: "FT's station goes down in G14" came before "WA buys a 5 train")
+                (out if sym == getattr(action, "entity", None) else later).append(
+                    StationPlaced(seq, sym, _stop(g, coord, node)))
     for sym in sorted(after.objectives - before.objectives):
         goal = g.title.corporation(sym).get("objective") or {}
         out.append(ObjectivePaid(seq, sym, str(goal.get("hex", "")), int(goal.get("bonus", 0))))
@@ -1071,7 +1075,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         elif after.round[0] == "stock" and g.current_entity():
             detail = f"{g.current_entity()} acts first"
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
-    return out
+    return out + later
 
 
 def _receivership(g: "Game", action: Any, corp: str, director: str, before: Snap, after: Snap,

@@ -251,3 +251,12 @@ def test_a_hex_of_two_cities_left_open_says_where_each_leads():
 
     assert _stops_of(game(439).state.map, "F15") == \
         "F15-0 a city with track to F17; F15-1 a city with track to G14"
+
+
+def test_the_next_companys_home_station_comes_after_what_the_action_did():
+    """WA's 5 train (OR 5.1): "FT's station goes down in G14 Canberra" came before "WA buys a 5
+    train from the Bank" and the phase change, though FT's turn began after them."""
+    texts = texts_at(game(207, events=True), 207)
+    first = next(i for i, t in enumerate(texts) if t.startswith("WA buys a 5 train"))
+    station = next(i for i, t in enumerate(texts) if t.startswith("FT's station goes down"))
+    assert first < station, texts
