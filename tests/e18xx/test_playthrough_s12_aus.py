@@ -260,3 +260,12 @@ def test_the_next_companys_home_station_comes_after_what_the_action_did():
     first = next(i for i, t in enumerate(texts) if t.startswith("WA buys a 5 train"))
     station = next(i for i, t in enumerate(texts) if t.startswith("FT's station goes down"))
     assert first < station, texts
+
+
+def test_the_bank_of_england_line_says_its_charter_and_its_loans():
+    """The state said "BOE price £70 par £70 cash £2000 not floated president - Bank 0% Bank Pool
+    90%": the Bank of England has no director and never floats, its shares go back to its own
+    charter (12.4.2, the receipt said so), and the loans it lent (5.4.1) were not on its line."""
+    line = next(x for x in describe(game(302)).splitlines() if x.startswith("  BOE"))
+    assert line.split() == ["BOE", "Bank", "of", "England:", "share", "price", "£150", "cash", "£1200", "on", "its",
+                            "charter", "70%", "loans", "lent", "8", "of", "20"], line
