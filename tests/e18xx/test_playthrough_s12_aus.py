@@ -269,3 +269,12 @@ def test_the_bank_of_england_line_says_its_charter_and_its_loans():
     line = next(x for x in describe(game(302)).splitlines() if x.startswith("  BOE"))
     assert line.split() == ["BOE", "Bank", "of", "England:", "share", "price", "£150", "cash", "£1200", "on", "its",
                             "charter", "70%", "loans", "lent", "8", "of", "20"], line
+
+
+def test_the_state_says_how_the_rulebooks_hexes_map_to_the_maps():
+    """The rulebook's table of companies (5.1) puts QR's home in Brisbane B10, NSW's in Sydney F9,
+    CAR's in Port Augusta E2; every mail said B19, F17, E4 (and E2 is Whyalla): a player writing
+    from the book could not tell why."""
+    text = describe(game(0))
+    line = next(x for x in text.splitlines() if x.startswith("Hexes: "))
+    assert "Brisbane B10 is B19 here" in line and "Port Augusta E2 is E4" in line, line

@@ -270,6 +270,9 @@ def route_rule_lines(g: "Game") -> list[str]:
         pays = ", ".join(f"{n} {g.title.money(v)}" for n, v in enumerate(table) if v)
         out.append(f"{label} cities: {', '.join(cities)}; a train's route joining several earns more ({pays}; "
                    f"not the 2E){see(g.title, 'k_bonus')}")
+    note = (g.title.data.get("words") or {}).get("hex_names")
+    if note:  # the rulebook's tables number the hexes differently (1848; play-through s12)
+        out.append(f"Hexes: {note}")
     if g.title.data.get("gauge_change"):
         out.append("Changes of gauge: track crossing the thick line between the gauges on the map changes gauge; "
                    f"each change counts as a stop against a train's range, a + train runs one free{see(g.title, 'gauge_change')}")
