@@ -131,9 +131,9 @@ def test_route_stops_joined_by_dashes():
 
 # -- by mail: the refusal of a run in the player's words -----------------------------------------
 @pytest.fixture
-def aus_by_mail(cli, tmp_path, tmp_path_factory, monkeypatch):
+def aus_by_mail(cli, tmp_path, tmp_path_factory, monkeypatch, request):
     """The s12 game by mail (Dovecot, aiosmtpd): 1848, seed 103, Ann, Bob and Cy, its first 115
-    actions stored as the players' mails would store them."""
+    actions (or the indirect parameter's number) stored as the players' mails would store them."""
     import json
 
     from sqlalchemy import select
@@ -152,7 +152,8 @@ def aus_by_mail(cli, tmp_path, tmp_path_factory, monkeypatch):
     for w in _world(cli, tmp_path, tmp_path_factory, monkeypatch, "1848", "aus-1", seed=103):
         g = game(0)
         seat_of = {n: i for i, n in enumerate(["Ann", "Bob", "Cy"], 1)}
-        lines = (PLAYTHROUGH / "aus-s12.jsonl").read_text(encoding="utf-8").splitlines()[:115]
+        upto = getattr(request, "param", 115)
+        lines = (PLAYTHROUGH / "aus-s12.jsonl").read_text(encoding="utf-8").splitlines()[:upto]
         batches: list[tuple[int, list]] = []
         for line in lines:
             act = A.action_from_dict(json.loads(line))
@@ -278,3 +279,15 @@ def test_the_state_says_how_the_rulebooks_hexes_map_to_the_maps():
     text = describe(game(0))
     line = next(x for x in text.splitlines() if x.startswith("Hexes: "))
     assert "Brisbane B10 is B19 here" in line and "Port Augusta E2 is E4" in line, line
+
+
+@pytest.mark.parametrize("aus_by_mail", [297], indirect=True)
+def test_a_forced_purchase_by_mail_takes_the_loans_itself(aus_by_mail):
+    """NSW's turn (OR 6.2, Bob), by mail: 'lay 6 G16 1 / buy 6 train / done' was refused "NSW may
+    still take its ordinary loan this round: take it first (take loan)"; now the mail takes it."""
+    w = aus_by_mail
+    out = w.deliver(2, "lay 6 G16 1\nbuy 6 train\ndone")
+    assert "accepted" in out, out
+    _, text = w.last("bob@example.org")
+    assert "take loan - NSW must buy a train and lacks the money" in text, text
+    assert "NSW goes into receivership" in text and "the train is not bought (rule 8.4.2)" in text
