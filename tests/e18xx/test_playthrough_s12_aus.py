@@ -291,3 +291,15 @@ def test_a_forced_purchase_by_mail_takes_the_loans_itself(aus_by_mail):
     _, text = w.last("bob@example.org")
     assert "take loan - NSW must buy a train and lacks the money" in text, text
     assert "NSW goes into receivership" in text and "the train is not bought (rule 8.4.2)" in text
+
+
+@pytest.mark.parametrize("aus_by_mail", [308], indirect=True)
+def test_a_lone_2e_needs_no_run_line_by_mail(aus_by_mail):
+    """VR's turn (OR 6.2, Cy), by mail: 'buy 4 train from SAR for £1 / done' was refused "VR must
+    first 'Run trains' ..." though its only train, a 2E, had no track to Alice Springs."""
+    w = aus_by_mail
+    out = w.deliver(3, "buy 4 train from SAR for £1\ndone")
+    assert "accepted" in out, out
+    _, text = w.last("cy@example.org")
+    assert "VR's trains have no route, so they earn nothing" in text, text
+    assert "VR buys a 4 train from SAR for £1" in text
