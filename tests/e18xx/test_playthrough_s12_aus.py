@@ -303,3 +303,17 @@ def test_a_lone_2e_needs_no_run_line_by_mail(aus_by_mail):
     _, text = w.last("cy@example.org")
     assert "VR's trains have no route, so they earn nothing" in text, text
     assert "VR buys a 4 train from SAR for £1" in text
+
+
+def test_the_turn_mail_says_a_company_without_a_train_must_buy_one():
+    """NSW's turn (OR 6.2, Bob): its 3s had rusted; the mail listed its lays and 'take loan' and
+    said nothing of the train it had to buy (8.1) — the mail for it was refused for want of loans."""
+    from types import SimpleNamespace
+
+    from pbm.e18xx.pbem.mailplay import summary_lines
+
+    lines = summary_lines(game(297), [], SimpleNamespace(name="Bob", number=2), turn=True)
+    assert "  NSW owns no train: it must buy one this turn (rule 8.1-8.4); it has £385; the bank's cheapest " \
+           "train costs £600" in lines, lines
+    assert not any("must buy one" in x for x in summary_lines(game(303), [], SimpleNamespace(name="Ann", number=1),
+                                                               turn=True))
