@@ -22,6 +22,8 @@ Every event is a frozen dataclass with ``seq`` (the number of the action that ca
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
@@ -406,7 +408,7 @@ class TrainLeft(Event):
     def text(self, money: Money) -> str:
         # by its type, not the engine's id '4-2' (issue 29 problem 6; play-through s12); the id stays in the JSON
         if not self.owner:
-            return f"A {self.train} train leaves the game from the {self.bank}"
+            return f"{_a(self.train).capitalize()} {self.train} train leaves the game from the {self.bank}"
         return f"{self.owner}'s obsolete {self.train} train has run its last and leaves"
 
 
@@ -441,8 +443,7 @@ class TrainBought(Event):
     price: int = 0
 
     def text(self, money: Money) -> str:
-        art = "an" if self.train[:1] == "8" or self.train[:2] in ("11", "18") else "a"  # "an 8 train" (s12)
-        return f"{self.corp} buys {art} {self.train} train from {self.source} for {money(self.price)}"
+        return f"{self.corp} buys {_a(self.train)} {self.train} train from {self.source} for {money(self.price)}"
 
 
 @dataclass(frozen=True)
@@ -519,11 +520,23 @@ class Receivership(Event):
     corp: str = ""
     director: str = ""
     number: int = 0  # the game's receiverships so far
+    lender: str = "lender"  # who takes its stations (1848: the Bank of England)
+    unbought: str = ""  # the train a forced purchase did not buy (1848 8.4.2), with its rule
+    paid: tuple[tuple[str, int, int], ...] = ()  # (player, amount, shares): the compensation (1848 5.5.2)
+    paid_rule: str = ""
+    limits: str = ""  # the certificate limits now, in words (1848 5.5.4)
 
     def text(self, money: Money) -> str:
-        return (f"{self.corp} goes into receivership (the game's {_ordinal(self.number)}): its stations go to the "
-                f"lender, its trains and privates leave the game" + (f"; {self.director} was its director"
-                                                                      if self.director else ""))
+        out = f"{self.corp} goes into receivership (the game's {_ordinal(self.number)})"
+        if self.unbought:
+            out += f": its price reached the receivership area, so the {self.unbought}"
+        out += (f"; its stations go to the {self.lender}, its trains and privates leave the game, its treasury "
+                f"goes to the bank" + (f"; {self.director} was its director" if self.director else ""))
+        if self.paid:
+            rule = f" (rule {self.paid_rule})" if self.paid_rule else ""
+            out += "; it pays its other shareholders for their shares" + rule + ": " + "; ".join(
+                f"{n} {money(a)} for {k} share{'s' if k != 1 else ''}" for n, a, k in self.paid)
+        return out + (f"; {self.limits}" if self.limits else "")
 
 
 @dataclass(frozen=True)
@@ -803,6 +816,11 @@ def _idle_trains(g: "Game", corp: str, ran: set[str], seq: int, written: bool = 
     return out
 
 
+def _a(name: str) -> str:
+    """The article before a train's name: "an 8 train", "an E train", "a 2E train"."""
+    return "an" if re.match(r"(8|11|18)(?!\d)|[AEIOU]", name) else "a"
+
+
 def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
@@ -840,6 +858,7 @@ class Snap:
     seats: tuple[str, ...] = ()  # the stock round's players
     auction: str | None = None  # the private auctioned among its bidders now
     dormant: frozenset[str] = frozenset()  # privates closed whose unused ability lives on (no revenue)
+    log_len: int = 0  # the engine's log lines so far (what an action logged: 1848's receivership payments)
 
 
 def snap(g: "Game") -> Snap:
@@ -865,6 +884,7 @@ def snap(g: "Game") -> Snap:
         passed=frozenset(s.round.passed) if s.round.kind == "stock" else frozenset(),
         seats=tuple(s.round.entities) if s.round.kind == "stock" else (),
         auction=_auctioned(g),
+        log_len=len(s.log),
     )
 
 
@@ -959,6 +979,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
     s = g.state
     sold = sold or {}
     out: list[Event] = []
+    later: list[Event] = []  # events of the next company's turn beginning
     out += _lowered(g, action, before, seq)
     # privates changing hands
     for sym, (owner, closed) in after.companies.items():
@@ -1002,7 +1023,10 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         had = {key[0] for key in old[7]}  # by hex: an upgrade may renumber a station's stop
         for coord, node in now[7]:
             if coord not in had:
-                out.append(StationPlaced(seq, sym, _stop(g, coord, node)))
+                # another company's home station goes down when its turn begins, after what this
+                # action did (s12: "FT's station goes down in G14" came before "WA buys a 5 train")
+                (out if sym == getattr(action, "entity", None) else later).append(
+                    StationPlaced(seq, sym, _stop(g, coord, node)))
     for sym in sorted(after.objectives - before.objectives):
         goal = g.title.corporation(sym).get("objective") or {}
         out.append(ObjectivePaid(seq, sym, str(goal.get("hex", "")), int(goal.get("bonus", 0))))
@@ -1083,7 +1107,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         if old is None:
             continue
         if now[3] and not old[3]:
-            out.append(Receivership(seq, sym, old[5] or "", after.receiverships))
+            out.append(_receivership(g, action, sym, old[5] or "", before, after, seq))
         elif now[2] and not old[2] and not now[3]:
             out.append(CorpClosed(seq, sym))
     for name in sorted(after.bankrupt - before.bankrupt):
@@ -1109,7 +1133,39 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
                 detail += "; the players now act in the order of their cash: " + ", ".join(
                     f"{p.name} {g.title.money(s.cash.get(p.key, 0))}" for p in s.players)
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
-    return out
+    return out + later
+
+
+def _receivership(g: "Game", action: Any, corp: str, director: str, before: Snap, after: Snap,
+                  seq: int) -> "Receivership":
+    """A company taken over by the lender, with what it caused (1848 5.5: the compensation paid to the
+    other players, the lower certificate limits; 8.4.2: the forced purchase not made; play-through s12)."""
+    from pbm.e18xx.rounds.cite import section
+
+    s = g.state
+    paid = []
+    for line in s.log[before.log_len:after.log_len]:
+        m = re.match(rf"{re.escape(corp)} pays (.+) (\d+) for (\d+) shares$", line)
+        if m and int(m.group(2)):
+            paid.append((m.group(1), int(m.group(2)), int(m.group(3))))
+    unbought = ""
+    if getattr(action, "type", "") == "buy_train" and action.entity == corp:
+        rule = section(g.title, "forced_receivership")
+        unbought = "train is not bought" + (f" (rule {rule})" if rule else "")
+    limits = ""
+    base = g.receivership_cert_limit(None) if hasattr(g, "receivership_cert_limit") else None
+    if base is not None:
+        own = [(p.name, g.receivership_cert_limit(p.name)) for p in s.players]
+        differ = [f"{n} {lim}" for n, lim in own if lim != base]
+        rule = section(g.title, "receivership_limit")
+        limits = (f"the certificate limit is now {base}" + (f" ({', '.join(differ)})" if differ else "")
+                  + (f" (rule {rule})" if rule else ""))
+    lender = g.lender() if hasattr(g, "lender") else None
+    bank = g.title.data.get("bank_corporation") or {}
+    name = bank.get("name") if lender and bank.get("sym") == lender else None
+    return Receivership(seq, corp, director, after.receiverships, lender=str(name or lender or "lender"),
+                        unbought=unbought, paid=tuple(paid), paid_rule=section(g.title, "receivership_comp"),
+                        limits=limits)
 
 
 def _bought(g: "Game", corp: str, before: Snap, after: Snap, seq: int) -> list[Event]:

@@ -171,6 +171,15 @@ def best_gauge(game: "Engine", corp: str, tids: Sequence[str]) -> tuple[int, lis
     return best[0], best[1]
 
 
+def too_long_words(game: "Engine", stops: int, changes: int, t: TrainSpec) -> str:
+    """``10.1.2: too long: 2 cities and off-boards and 1 change of gauge for a train of 2`` (with the
+    change a + train runs free, when it has one)."""
+    ref = (game.title.data.get("track_refs") or {}).get("route_length")
+    free = f" (it runs {t.free_gauge} change free)" if t.free_gauge else ""
+    return (f"{ref + ': ' if ref else ''}too long: {stops} cities and off-boards and {changes} change"
+            f"{'' if changes == 1 else 's'} of gauge for a train of {t.distance}{free}")
+
+
 def check_gauge(game: "Engine", corp: str, action: "A.RunRoutes") -> tuple[int, list[tuple[str, Route]]]:
     """The submitted routes, checked (legal, disjoint, revenue as stated)."""
     specs = {t: _train_spec(game, t) for t in game.corp_trains(corp)}
@@ -188,11 +197,14 @@ def check_gauge(game: "Engine", corp: str, action: "A.RunRoutes") -> tuple[int, 
         pool = _Pool(game, corp, longest, only)
         seq = tuple(spec.nodes)
         found: tuple[int, Route] | None = None
+        long_by: tuple[int, int] | None = None  # (stops, changes of gauge) of the shortest too long for it
         for r in pool.routes:
             if r.mask & used or frozenset(r.node_ids()) != want:
                 continue
             v = pool.value(r, t)
             if v is None:
+                if not t.to_offboard and (long_by is None or r.stops + pool.gauge(r) < sum(long_by)):
+                    long_by = (r.stops, pool.gauge(r))
                 continue
             if r.node_ids() in (seq, seq[::-1]):
                 found = (v, r)
@@ -200,6 +212,10 @@ def check_gauge(game: "Engine", corp: str, action: "A.RunRoutes") -> tuple[int, 
             if found is None or v > found[0]:
                 found = (v, r)
         if found is None:
+            if long_by is not None and long_by[1] and long_by[0] <= t.distance:
+                # the track is there but its changes of gauge make it too long (7.6, 8.2.3; play-through s12)
+                raise IllegalRoute(f"train {spec.train} cannot run {' '.join(spec.nodes)}: "
+                                   + too_long_words(game, long_by[0], long_by[1], t))
             # the cities alone already too many for the train (8.2.2): say so (play-through s11v);
             # the changes of gauge are counted in the catch-all below
             reach = None if t.to_offboard else t.distance

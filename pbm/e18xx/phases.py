@@ -108,10 +108,19 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
         for ev in trigger.get("events", []):
             if ev == "close_companies":
                 closes.append("the private companies (they close)")
+            elif ev == "joint_home_operates" and _joint_homes(title):
+                # 1848 9.6: "COM can operate without the necessity of a link from Adelaide to Sydney"
+                unlocks.append(f"{_list(_joint_homes(title))} may operate without track between its two "
+                               "home cities")
             else:
                 unlocks.append(TRAIN_EVENT_TEXT.get(ev, ev.replace("_", " ")))
     unlocks += _lender_dividend(title, a.name, b.name)
     return tuple(unlocks), tuple(closes)
+
+
+def _joint_homes(title: Any) -> list[str]:
+    """The companies with two home cities (1848's COM: Sydney and Adelaide)."""
+    return [c["sym"] for c in title.data.get("corporations", []) if c.get("float_needs_link")]
 
 
 def _lender_dividend(title: Any, old: str, new: str) -> list[str]:

@@ -565,9 +565,60 @@ def stops_by_track(graph: TrackGraph, corp: str, names: Sequence[str], max_stops
         if twice(ids):
             continue
         pool = all_routes(graph, corp, max_stops, colors, only=node_keys(ids), complete=True)
-        if route_candidates(pool, ids, max_stops):
-            legal.append(tuple(ids))
-    return legal[0] if len(legal) == 1 else None
+        found = route_candidates(pool, ids, max_stops)
+        if found:
+            ordered = any(r.node_ids() in (tuple(ids), tuple(ids)[::-1]) for r in found)
+            legal.append((tuple(ids), ordered))
+    if len({frozenset(ids) for ids, _ in legal}) == 1:
+        # one set of stops (a hex of two cities both on the route: 'run 5 F15 F17 G16 G14 F15', the
+        # first F15 the city with track to F17, the last the one with track to G14; play-through
+        # s12): the choice whose order the track runs in
+        ordered = [ids for ids, ok in legal if ok]
+        return ordered[0] if len(ordered) == 1 else (legal[0][0] if len(legal) == 1 else None)
+    return None
+
+
+def stops_by_neighbours(m: MapState, names: Sequence[str],
+                        location_names: dict[str, str] | None = None) -> tuple[str, ...] | None:
+    """The stops of a written route whose hexes have several stops, each the one stop of its hex
+    whose own track leads to a hex written next to it (``... F17 F15``: F15's city with track to
+    F17), when that settles every such hex; None otherwise.  For a route no choice makes legal
+    (blocked further on): the refusal then says what fails, not "name one" (play-through s12)."""
+    from pbm.e18xx.core.hexgrid import neighbour
+
+    by_name = {v.lower(): k for k, v in (location_names or {}).items()}
+
+    def hex_of(word: str) -> str:
+        w = str(word)
+        head, _, idx = w.rpartition("-")
+        if head in m.placed and idx.isdigit():
+            return head
+        return w.upper() if w.upper() in m.placed else by_name.get(w.lower(), "")
+
+    hexes = [hex_of(w) for w in names]
+    out = []
+    for k, word in enumerate(names):
+        try:
+            out.append(resolve_stops(m, [word], location_names)[0])
+            continue
+        except IllegalRoute:
+            pass
+        head, _, idx = str(word).rpartition("-")
+        coord = hexes[k]
+        if (head and idx.isdigit()) or not coord or coord not in m.placed or len(m.tile(coord).nodes) < 2:
+            return None  # a wrong stop number, or a word that is no hex of several stops
+        placed = m.placed[coord]
+        try:
+            edges = placed.tile.node_edges(placed.rotation)
+        except (AttributeError, TypeError):
+            return None
+        near = {hexes[j] for j in (k - 1, k + 1) if 0 <= j < len(hexes) and hexes[j]}
+        fits = [i for i in range(len(m.tile(coord).nodes)) if i < len(edges)
+                and near & {neighbour(coord, e, m.title.layout) for e in edges[i]}]
+        if len(fits) != 1:
+            return None
+        out.append(f"{coord}-{fits[0]}")
+    return tuple(out)
 
 
 def twice(node_ids: Sequence[str]) -> str | None:
@@ -581,8 +632,23 @@ def twice(node_ids: Sequence[str]) -> str | None:
 
 
 def _stops_of(m: MapState, coord: str) -> str:
+    """``F15-0 a city with track to F17, G14; F15-1 a city with track to G16`` (which is which:
+    play-through s12 got "F15-0 a city, F15-1 a city")."""
+    from pbm.e18xx.core.hexgrid import neighbour
+
     nodes = m.tile(coord).nodes
-    return ", ".join(f"{coord}-{i} a {n.kind}" for i, n in enumerate(nodes)) or "none"
+    try:
+        placed = m.placed[coord]
+        edges = placed.tile.node_edges(placed.rotation)
+        layout = m.title.layout
+    except (AttributeError, KeyError, TypeError):
+        edges, layout = [], None
+
+    def track(i: int) -> str:
+        mine = edges[i] if layout and i < len(edges) else ()
+        to = [n for n in (neighbour(coord, e, layout) for e in sorted(mine)) if n]
+        return f" with track to {', '.join(to)}" if to else ""
+    return "; ".join(f"{coord}-{i} a {n.kind}{track(i)}" for i, n in enumerate(nodes)) or "none"
 
 
 def why_not(graph: TrackGraph, corp: str, node_ids: Sequence[str], max_stops: int | None, used_mask: int,

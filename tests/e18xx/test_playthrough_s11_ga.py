@@ -163,7 +163,8 @@ def test_a_route_by_hexes_alone_through_atlanta_when_the_track_names_the_city():
     assert g.state.corporations["W&A"].price != game(48).state.corporations["W&A"].price  # paid out $50
     g = game(48)
     why = refusal(g, "lay 6 C3 3\nrun 2 D4 B10\npayout\ndone")  # no city of D4 makes a route with B10
-    assert "D4 has 3 stops; name one (D4-0 a city, D4-1 a city, D4-2 a city)" in why
+    assert ("D4 has 3 stops; name one (D4-0 a city with track to E3; D4-1 a city with track to C3; "
+            "D4-2 a city with track to D6)") in why  # which is which (play-through s12)
     why = refusal(game(48), "lay 6 C3 3\nrun 2 D4 D6\npayout\ndone")  # D6 has no stop: named first (s11v F1)
     assert "D6 has no city, town or off-board to stop at" in why
 

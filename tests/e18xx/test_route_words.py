@@ -59,7 +59,7 @@ def test_refused_routes_say_which_part_fails_and_why():
     assert "4.2.3(f): none of its stops holds a station of WRA" in refusal(g, "run 2-0 K4 G6")
     assert "4.2.3(g): L5-0 is visited twice" in refusal(g, "run 2-0 L5 K4 L5")
     assert "'ZZ9' is not a stop" in refusal(g, "run 2-0 L5 ZZ9")
-    assert "L5-3: L5 has no stop 3 (L5-0 a city)" in refusal(g, "run 2-0 L5-3 K4")
+    assert "L5-3: L5 has no stop 3 (L5-0 a city with track to K4, M6)" in refusal(g, "run 2-0 L5-3 K4")
 
 
 def test_blocked_at_a_full_city_names_the_station():

@@ -523,7 +523,15 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     raise GameError(f"buying {what} needs {owner}'s consent ({why}), so the offer "
                                     "must be the last move of a mail; send the moves after it once the sale is "
                                     "agreed")
-                step(rep, mv)  # an offer too: it must be legal now
+                try:
+                    step(rep, mv)  # an offer too: it must be legal now
+                except GameError as weaker:
+                    from pbm.e18xx.pbem.intent import best_instead
+                    swap = best_instead(game, mv, weaker, written)
+                    if swap is None:
+                        raise
+                    mv, bid_note = swap  # weaker routes: the best ones run instead, said in the reply (s12)
+                    step(rep, mv)
             except GameError as exc:
                 from pbm.e18xx.pbem.intent import discount_hint
                 if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 3-0 and J7-0 (s12; as intent.py)

@@ -27,7 +27,7 @@ was skipped).  The whole mail is tried on the game first by the caller
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
@@ -175,6 +175,12 @@ class TurnWriter:
                 mv = self.waypoints(n, written, mv)
                 self.do(mv, note)
             except GameError as exc:
+                swap = best_instead(g, mv, exc, written)
+                if swap is not None:  # weaker routes: the best ones run instead, said in the reply
+                    mv = swap[0]
+                    self.do(mv, swap[1])
+                    self.end(mv)
+                    return
                 if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
                     said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
                     raise GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}") from None
@@ -231,7 +237,30 @@ class TurnWriter:
         one that takes it are passed where the rules allow."""
         self.turn, self.live = self.key(), True
         self.make_way(n, mv)
+        self.forced_loan(n, mv)
         self.turn = self.key()
+
+    def forced_loan(self, n: int, mv: A.Action) -> None:
+        """A train the company must buy from the bank and cannot pay (1848 8.4.1: it "may/must raise
+        the money by taking out loans"): the engine wants the round's ordinary loan taken first, as
+        its own move (5.6.2: it moves the price less); the mail need not write it (play-through s12)."""
+        g = self.game
+        corp = mv.entity
+        if not isinstance(mv, A.BuyTrain) or mv.seller is not None or g.state.round.kind != "operating" \
+                or corp not in g.state.corporations or not (g.title.data.get("loans") or {}).get("forced_train_loans"):
+            return
+        try:
+            if not g._must_buy_train(corp) or not g.can_take_loan(corp) or "take_loan" not in g.or_actions(corp):
+                return
+            train = next((t for t in g.state.trains.values() if t.owner == "depot"
+                          and mv.train in (t.tid, t.name, t.variant)), None)
+            if train is None or g.variant_price(train, mv.variant) <= g.state.cash[g.state.corporations[corp].key]:
+                return
+        except (GameError, KeyError, AttributeError):
+            return
+        self._make(A.TakeLoan(corp), f"{corp} must buy a train and lacks the money: it takes its loan for this "
+                                     f"round first, then the loans the purchase needs (before move {n}, "
+                                     f"{format_action(mv)})")
 
     def nothing_to_do(self, n: int, mv: A.Action) -> bool:
         """A ``run auto`` of a company that owns no train or whose trains have no route, or a
@@ -509,10 +538,12 @@ class TurnWriter:
                 return  # no later step takes it: the engine says why
             if step.name == "home_token" and self.owed_home(n, format_action(mv), step, corp):
                 continue
-            if "pass" not in g.or_actions(corp) and step.name == "route" and self._earns_nothing(corp):
-                self._make(A.RunRoutes(corp, auto=True), f"{corp}'s trains have no route that earns anything, "
-                                                          f"so they run for nothing (before move {n}, "
-                                                          f"{format_action(mv)})")
+            if "pass" not in g.or_actions(corp) and self.empty_run(step, corp):
+                # a required run whose trains reach no paying route (1848: only a 2E with no track to
+                # its off-board): nothing to choose, so it is made, earning nothing (play-through s12)
+                self._make(A.RunRoutes(corp, auto=True),
+                           f"{step_words(g, step)}: {corp}'s trains have no route, so they earn nothing "
+                           f"(before move {n}, {format_action(mv)})")
                 continue
             if "pass" not in g.or_actions(corp):
                 raise GameError(f"move {n} ({format_action(mv)}): {corp} must first {step_words(g, step)}; "
@@ -523,6 +554,17 @@ class TurnWriter:
             if not self.live:
                 raise GameError(f"move {n} ({format_action(mv)}): {corp}'s turn ended before it: "
                                 f"{self._ended()}")
+
+    def empty_run(self, step, corp: str) -> bool:
+        """Is ``step`` the run of ``corp``, whose trains have no route that earns anything?"""
+        g = self.game
+        if step.name != "route" or "run_routes" not in g.or_actions(corp) or g.state.round.ran:
+            return False
+        try:
+            total, chosen = g.auto_routes(corp)
+        except GameError:
+            return False
+        return not total and not chosen
 
     def owed_home(self, n: int, what: str, step, corp: str) -> bool:
         """The open step is the home station the company is owed (it may not be skipped) and the
@@ -786,6 +828,31 @@ def home_token_after_its_tile(game: "Game", player: str, moves: list[Move]) -> t
                      f"({format_action(moves[j])}): {corp}'s home station in {hexname} takes its city when the "
                      "hex's first tile is laid")
     return out, notes
+
+
+def best_instead(game: "Game", mv: A.Action, exc: Exception, written: Any = None) -> tuple[A.RunRoutes, str] | None:
+    """A mail's legal routes that earn less than the company's best, in a title whose ruling is that
+    the best is run (title data ``weaker_run: "best"``; rulings-1848.md, 10): the run of the best
+    routes instead, with the note that says so; None otherwise (the refusal stands).  Play-through
+    s12: 11 of 62 company turns took a second mail only to copy the best routes the refusal named."""
+    import re
+
+    if not isinstance(mv, A.RunRoutes) or mv.auto or not mv.routes \
+            or (game.title.data.get("weaker_run") or "") != "best":
+        return None
+    m = re.search(r"the routes must earn the most possible \((\d+)\); these earn (\d+)(?:; the best is '([^']*)')?",
+                  str(exc))
+    if m is None:
+        return None
+    from pbm.e18xx.pbem.moves import plain_route_ids
+    from pbm.e18xx.rounds.cite import see
+
+    money = game.title.money
+    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+    best = plain_route_ids(game, mv.entity, m.group(3)) if m.group(3) else "run auto"
+    return (A.RunRoutes(mv.entity, auto=True),
+            f"'{said}' earns {money(int(m.group(2)))}; a company runs for the most it can{see(game.title, 'best_routes')}, "
+            f"so its best routes ran instead: '{best}' for {money(int(m.group(1)))}")
 
 
 def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:

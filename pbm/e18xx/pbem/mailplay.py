@@ -334,6 +334,7 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
         from pbm.e18xx.pbem.intent import turn_outline
 
         out += _acting_company(game)
+        out += _train_duty(game)
         out.append("  You may:")
         out += [f"    {x}" for x in legal_lines(game, limit=12)]
         outline = turn_outline(game)  # the company's whole turn and a mail of it (issue 29)
@@ -382,6 +383,29 @@ def _acting_company(game) -> list[str]:
     cash = s.cash.get(f"C:{cur}", 0)
     return [f"  {cur}: {game.title.money(cash)} in its treasury; "
             + (f"trains {trains}" if trains else "no train") + f" (limit {game.train_limit(cur)})"]
+
+
+def _train_duty(game) -> list[str]:
+    """On a company's turn, when it owns no train and must buy one (1848 8.1, 18xx 4.2.5 and the
+    like): say so before its moves, with its cash and the bank's cheapest train (play-through s12:
+    NSW's turn after its 3s rusted said nothing of it)."""
+    s = game.state
+    corp = game.current_entity()
+    if s.round.kind != "operating" or corp not in s.corporations:
+        return []
+    try:
+        if not game._must_buy_train(corp):
+            return []
+        prices = [s.trains[t].price for t in game._depot_trains()
+                  if not game.outside_limit(s.trains[t].name)]  # a 2E does not meet the duty (1848 8.2.5)
+        step = game.or_step("buy_train")
+        rule = step.rule(game.title) if step is not None else ""
+    except Exception:  # noqa: BLE001 - a title without the duty: nothing to say
+        return []
+    m = game.title.money
+    cheapest = f"; the bank's cheapest train costs {m(min(prices))}" if prices else ""
+    return [f"  {corp} owns no train: it must buy one this turn" + (f" (rule {rule})" if rule else "")
+            + f"; it has {m(s.cash[s.corporations[corp].key])}{cheapest}"]
 
 
 def _orders_of(game_row, name: str) -> list[str]:

@@ -68,6 +68,13 @@ def say(game: "Game", a: A.Action) -> str:
         return f"{format_action(a)}   # at {money(game, price)} a share now"
     if isinstance(a, A.Bid) and s.round.kind == "auction" and "site_auction" not in game.optional_rules:
         return _bid(game, a)
+    if isinstance(a, A.RunRoutes) and a.routes and not a.auto:
+        # each train by the side it was bought as (a 2+ is "2+", not "2": play-through s12 printed
+        # CAR's run as "run 2 E4 E2 F3; 2 E4 F5" with its 2 and its 2+)
+        from pbm.e18xx.pbem.moves import train_type
+
+        return "run " + "; ".join(f"{game.train_label(r.train) if r.train in s.trains else train_type(r.train)} "
+                                  f"{' '.join(r.nodes)}" for r in a.routes)
     if isinstance(a, A.PlaceToken):
         return _token(game, a)
     if isinstance(a, A.BuyTrain):

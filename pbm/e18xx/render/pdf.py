@@ -502,6 +502,13 @@ def draw_tables(c: Canvas, g: "Game", x: float, y: float) -> float:
             home = f"{corp.home} and {second}" if second else corp.home
             _row(c, x, y, [corp.sym, "-", "-", "-", "-", "", "", "", f"not started (home {home})"], widths)
             continue
+        bank = g.title.data.get("bank_corporation") or {}
+        if bank.get("sym") == corp.sym:  # 1848's Bank of England: its shares on its charter, its loans (s12)
+            charter = g.percent_of("pool", corp.sym) + g.percent_of(f"ipo:{corp.sym}", corp.sym)
+            _row(c, x, y, [corp.sym, m(g.share_price(corp.sym)), "-", m(s.cash[corp.key]), "-", "", "",
+                           f"{charter}% on its charter", f"loans lent {corp.loans} of {int(bank.get('loans', 0))}"],
+                 widths)
+            continue
         stations = " ".join(t[0] for t in corp.tokens if t)
         trains = (train_list(g, corp.trains) or "-") + \
             (f" (max {g.train_limit(corp.sym)})" if corp.floated and not corp.closed else "")

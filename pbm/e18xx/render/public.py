@@ -247,7 +247,8 @@ def coal_lines(g: "Game") -> list[str]:
 
 
 def limit_lines(g: "Game") -> list[str]:
-    limits = [(c.sym, g.train_limit(c.sym), len(c.trains)) for c in g.state.corporations.values()
+    # the trains that count against the limit (1848 8.2.5: not a 2E; play-through s12)
+    limits = [(c.sym, g.train_limit(c.sym), len(g.limited_trains(c.sym))) for c in g.state.corporations.values()
               if c.floated and not c.closed]
     if not limits:
         return []
@@ -298,6 +299,9 @@ def route_rule_lines(g: "Game") -> list[str]:
         pays = ", ".join(f"{n} {g.title.money(v)}" for n, v in enumerate(table) if v)
         out.append(f"{label} cities: {', '.join(cities)}; a train's route joining several earns more ({pays}; "
                    f"not the 2E){see(g.title, 'k_bonus')}")
+    note = (g.title.data.get("words") or {}).get("hex_names")
+    if note:  # the rulebook's tables number the hexes differently (1848; play-through s12)
+        out.append(f"Hexes: {note}")
     if g.title.data.get("gauge_change"):
         out.append("Changes of gauge: track crossing the thick line between the gauges on the map changes gauge; "
                    f"each change counts as a stop against a train's range, a + train runs one free{see(g.title, 'gauge_change')}")

@@ -83,6 +83,9 @@ def describe(g: "Game", *, compact: bool = True, name: str = "") -> str:
             second = g.title.corporation(c.sym).get("second_home")  # 1848 5.3: COM's Sydney and Adelaide
             out.append(f"  {c.sym:<4} not started (home {c.home}{f' and {second}' if second else ''})")
             continue
+        if lender_line := _lender_line(g, c):
+            out.append(lender_line)
+            continue
         tokens = [stop_label(g, h, i) for h, i in (t for t in c.tokens if t)]  # "D4-1 Atlanta" (issue 29)
         tokens += [f"{stop_label(g, h)} (extra, beside the city)"  # a private's station (18VA P3: play-through s11)
                    for (h, _i), held in sorted(s.map.extra_tokens.items()) if c.sym in held]
@@ -193,3 +196,17 @@ def state_dict(g: "Game") -> dict:
     if extra:
         data["title_state"] = extra
     return data
+
+
+def _lender_line(g: "Game", c) -> str:
+    """The lender's line (1848's Bank of England): no director, no float, its unsold shares on its
+    own charter (12.4.2), the loans it has lent (5.4.1); not a railway's "not floated ... Bank
+    Pool 90%" (play-through s12)."""
+    bank = g.title.data.get("bank_corporation") or {}
+    if bank.get("sym") != c.sym:
+        return ""
+    m = g.title.money
+    total = int(bank.get("loans", 0))
+    return (f"  {c.sym:<4} {bank.get('name') or c.sym}: share price {m(g.share_price(c.sym))}  cash {m(g.state.cash[c.key])}  "
+            f"on its charter {g.percent_of('pool', c.sym) + g.percent_of(f'ipo:{c.sym}', c.sym)}%  "
+            f"loans lent {c.loans} of {total}")

@@ -8,7 +8,7 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError, IllegalAction, IllegalRoute, IllegalTile, InsufficientFunds
 from pbm.e18xx.core.state import Corporation
 from pbm.e18xx.core.track import Placed, city_map, upgrade_fault
-from pbm.e18xx.routes import place_words, resolve_stops, stops_by_track, twice, why_not
+from pbm.e18xx.routes import place_words, resolve_stops, stops_by_neighbours, stops_by_track, twice, why_not
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -410,6 +410,8 @@ class TrackMixin:
                 train = self.state.trains.get(spec.train)
                 found = stops_by_track(self.graph(), action.entity, spec.nodes, train.distance, self.route_colors(),
                                        names) if train is not None else None
+                if found is None:  # the stops whose track leads to the hexes named next to them
+                    found = stops_by_neighbours(m, spec.nodes, names)
                 if found is None:  # a hex of several stops that the track does not settle: name one
                     raise IllegalRoute(f"train {spec.train}: {exc}") from None
                 nodes = found
