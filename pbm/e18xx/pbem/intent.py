@@ -159,7 +159,7 @@ class TurnWriter:
             if self.nothing_to_do(n, mv):
                 return
             note = unused_discount(g, mv)
-            if isinstance(written, A.BuyShares) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
+            if isinstance(written, (A.BuyShares, A.BuyCompany)) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
                 note = purchase_words(g, mv)
             try:
                 self.do(mv, note)

@@ -108,6 +108,9 @@ class AuctionMixin(DutchAuctionMixin):
         """``buy X`` for a private X in the sale of the privates that is not its purchase now
         (the mail reader turns the purchase into the sale's own move): why, and what to write
         (issue 29, play-through item 5); None when the move is not such a buy."""
+        if isinstance(action, A.BuyCompany) and action.company in self.state.companies \
+                and self.state.companies[action.company].owner is None:
+            action = A.BuyShares(action.entity, (), action.company)  # 'buy TR for $25': the bank's private
         if not isinstance(action, A.BuyShares):
             return None
         sym = self.private_sym(action.corporation)
