@@ -164,6 +164,10 @@ class TurnWriter:
             try:
                 self.do(mv, note)
             except GameError as exc:
+                best = self.best_on_insistence(n, written, mv, exc)
+                if best is not None:
+                    self.end(best)
+                    return
                 if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
                     said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
                     raise GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}") from None
@@ -171,6 +175,26 @@ class TurnWriter:
         except GameError as exc:
             raise self.after_end(n, written, mv, ended, exc) from None
         self.end(mv)
+
+    def best_on_insistence(self, n: int, written: Move, mv: Move, exc: GameError) -> A.RunRoutes | None:
+        """Routes that run but earn less than the best, where the book requires the best run only "if
+        any player who owns stock in the corporation insists" (title data ``best_run_if_insisted``;
+        18AL 4.2.3.1): at the table the president announces his runs, a stockholder points out the
+        better ones and they must be used; by mail the best run is made at once and the reply says so,
+        instead of refusing the whole mail (play-through s12v: two company turns took a second mail
+        for a run $10 short). The run made, or None when this is not such a refusal."""
+        g = self.game
+        if not (isinstance(mv, A.RunRoutes) and mv.routes and g.title.data.get("best_run_if_insisted")
+                and "must earn the most possible" in str(exc)):
+            return None
+        best = A.RunRoutes(mv.entity, (), auto=True)
+        said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+        why = plain_route_ids(g, mv.entity, str(exc))
+        note = (f"move {n} ({said}): {why.replace(' (or write ' + chr(39) + 'run auto' + chr(39) + ')', '')}; "
+                f"any stockholder may insist on the best run, so {mv.entity} ran the best instead")
+        self.do(best, note)
+        self.notes.append(note)
+        return best
 
     def spare_after_end(self, n: int, written: Move, ended: A.Action | None) -> bool:
         """A ``run auto``, ``payout`` or ``withhold`` written after the company's turn ended by itself

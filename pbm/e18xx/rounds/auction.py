@@ -314,7 +314,7 @@ class AuctionMixin(DutchAuctionMixin):
         high = self.max_bid(action.entity, action.company)
         if action.price > high:
             raise InsufficientFunds(f"{action.entity} can bid at most {high} for {action.company} "
-                                    f"(cash less other bids)"
+                                    "(cash less other bids)"
                                     + (f": the money of his bids on other privates is set aside"
                                        if high < self.state.cash[f"P:{action.entity}"] else "")
                                     + see(self.title, 'bid_cash'))
