@@ -315,7 +315,7 @@ class AuctionMixin(DutchAuctionMixin):
         if action.price > high:
             raise InsufficientFunds(f"{action.entity} can bid at most {high} for {action.company} "
                                     "(cash less other bids)"
-                                    + (f": the money of his bids on other privates is set aside"
+                                    + (": the money of his bids on other privates is set aside"
                                        if high < self.state.cash[f"P:{action.entity}"] else "")
                                     + see(self.title, 'bid_cash'))
 
