@@ -127,3 +127,36 @@ def test_the_price_rise_at_the_end_of_a_stock_round_says_why():
     texts = texts_at(g, 326)
     rise = next(t for t in texts if "L&N's share price goes up" in t)
     assert "3.6" in rise, texts
+
+
+# -- the same through the stored game, as a mail is applied ------------------------------------------
+def _apply(tmp_path, upto: int, seat: int, text: str):
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import apply
+    from pbm.models import Game
+
+    from .db_games import stored_playthrough
+
+    url = stored_playthrough(tmp_path, "al", upto, seed=112, suffix="-s12v", players=4)
+    with session_scope(url) as s:
+        row = s.scalars(select(Game).where(Game.name == "pt")).one()
+        out = apply(s, row, seat, text)
+        return out.accepted, out.error, list(out.notes), [a.action.type for a in out.applied]
+
+
+def test_a_weaker_run_by_mail_is_run_as_the_best(tmp_path):
+    """OR 2.1, TAG (Di, seat 4), as the mail was applied: accepted, the best run made, the note says so."""
+    ok, error, notes, types = _apply(tmp_path, 56, 4, "lay tile 7 in F7 rotation 2\n"
+                                     "run 2 train Gadsden - Stevenson - Chattanooga\npay out\nbuy a 2 train\ndone")
+    assert ok, error
+    assert "run_routes" in types and "dividend" in types and "buy_train" in types, types
+    assert any("ran the best instead" in n and "these earn 60" in n for n in notes), notes
+
+
+def test_buy_the_cheapest_private_by_mail(tmp_path):
+    """Stock round 1, Bob (seat 2): 'buy TR for $20' as the mail was applied."""
+    ok, error, notes, types = _apply(tmp_path, 1, 2, "buy TR for $20")
+    assert ok, error
+    assert types == ["bid"], types

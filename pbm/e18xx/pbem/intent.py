@@ -177,21 +177,11 @@ class TurnWriter:
         self.end(mv)
 
     def best_on_insistence(self, n: int, written: Move, mv: Move, exc: GameError) -> A.RunRoutes | None:
-        """Routes that run but earn less than the best, where the book requires the best run only "if
-        any player who owns stock in the corporation insists" (title data ``best_run_if_insisted``;
-        18AL 4.2.3.1): at the table the president announces his runs, a stockholder points out the
-        better ones and they must be used; by mail the best run is made at once and the reply says so,
-        instead of refusing the whole mail (play-through s12v: two company turns took a second mail
-        for a run $10 short). The run made, or None when this is not such a refusal."""
-        g = self.game
-        if not (isinstance(mv, A.RunRoutes) and mv.routes and g.title.data.get("best_run_if_insisted")
-                and "must earn the most possible" in str(exc)):
+        """A weaker run made as the best (``best_instead``): the run made, or None."""
+        sub = best_instead(self.game, n, written, mv, exc)
+        if sub is None:
             return None
-        best = A.RunRoutes(mv.entity, (), auto=True)
-        said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
-        why = plain_route_ids(g, mv.entity, str(exc))
-        note = (f"move {n} ({said}): {why.replace(' (or write ' + chr(39) + 'run auto' + chr(39) + ')', '')}; "
-                f"any stockholder may insist on the best run, so {mv.entity} ran the best instead")
+        best, note = sub
         self.do(best, note)
         self.notes.append(note)
         return best
@@ -617,6 +607,23 @@ def home_token_after_its_tile(game: "Game", player: str, moves: list[Move]) -> t
                      f"({format_action(moves[j])}): {corp}'s home station in {hexname} takes its city when the "
                      "hex's first tile is laid")
     return out, notes
+
+
+def best_instead(game: "Game", n: int, written: Move, mv: Move, exc: GameError) -> tuple[A.RunRoutes, str] | None:
+    """Routes that run but earn less than the best, where the book requires the best run only "if
+    any player who owns stock in the corporation insists" (title data ``best_run_if_insisted``;
+    18AL 4.2.3.1): at the table the president announces his runs, a stockholder points out the
+    better ones and they must be used; by mail the best run is made at once and the reply says so,
+    instead of refusing the whole mail (play-through s12v: two company turns took a second mail for
+    a run $10 short). The run to make instead and the note, or None when ``exc`` is no such refusal."""
+    if not (isinstance(mv, A.RunRoutes) and mv.routes and game.title.data.get("best_run_if_insisted")
+            and "must earn the most possible" in str(exc)):
+        return None
+    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+    why = plain_route_ids(game, mv.entity, str(exc)).replace(" (or write 'run auto')", "")
+    note = (f"move {n} ({said}): {why}; any stockholder may insist on the best run, so {mv.entity} ran "
+            "the best instead")
+    return A.RunRoutes(mv.entity, (), auto=True), note
 
 
 def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:
