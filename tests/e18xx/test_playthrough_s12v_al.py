@@ -36,6 +36,8 @@ def test_buying_a_private_not_the_cheapest_says_how():
     how (not "in the auction you may bid or pass")."""
     why = refusal(game(1), "buy BLC for $70")
     assert "in the auction you may bid or pass" not in why and "cheapest" in why and "bid" in why, why
+    why = refusal(game(1), "buy TR for $25")  # the cheapest, at another price
+    assert "TR, the cheapest unsold private, is bought at its price, $20: 'buy TR'" in why, why
 
 
 # -- a stock turn ---------------------------------------------------------------------------------

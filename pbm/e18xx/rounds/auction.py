@@ -126,6 +126,9 @@ class AuctionMixin(DutchAuctionMixin):
             if auct:
                 return f"{auct} is being auctioned: bid on it ('bid <amount> {auct}') or pass"
             cheapest = left[0]
+            if self._may_purchase(sym):  # 'buy TR for $25': the cheapest goes at its price only (3.1(a))
+                return (f"{sym}, the cheapest unsold private, is bought at its price, "
+                        f"{money(self.company(sym).min_bid)}: 'buy {sym}'{see(self.title, 'cheapest_private')}")
             return (f"{sym} is not the cheapest unsold private: you may buy only the cheapest, {cheapest}, at its "
                     f"price ({money(self.company(cheapest).min_bid)}: 'buy {cheapest}'), or bid on {sym}: "
                     f"'bid {self.min_bid(sym)} {sym}' or more{see(self.title, 'cheapest_private')}")
