@@ -386,7 +386,7 @@ def _use_on(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _MARKER_WORDS = {"marker", "chit", "bonus", "token"}
-_COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_SALE_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 
 
 def _marker(toks: list[str], low: list[str]) -> list[str] | None:
@@ -400,7 +400,7 @@ def _marker(toks: list[str], low: list[str]) -> list[str] | None:
     return ["assign", *words] if len(words) == 2 else None
 
 
-def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
+def _sale_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'sell 1 WRA share', 'sell a share of WRA' (18AL 3.2(a) "Sell any stock certificate(s)"): the
     count and the company, as 'buy 1 WRA share' is read (play-through s12v: "need [count] and a
     corporation")."""
@@ -408,8 +408,8 @@ def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
         return None
     count, corp = None, []
     for t, w in zip(toks[1:], low[1:]):
-        if w in _COUNT_WORDS:
-            count = _COUNT_WORDS[w]
+        if w in _SALE_COUNTS:
+            count = _SALE_COUNTS[w]
         elif w.isdigit() and count is None:
             count = int(w)
         elif w not in ("share", "shares", "certificate", "certificates", "of", "the", "10%", "to", "bank",
@@ -458,7 +458,7 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
     ("place the SNAR marker in E6", "assign SNAR E6", "18AL Table III: the South & North Alabama's +$10 "
      "marker (s12v)", _marker),
-    ("sell 1 WRA share", "sell 1 WRA", "18AL 3.2(a) 'Sell any stock certificate(s)' (s12v)", _sell_words),
+    ("sell 1 WRA share", "sell 1 WRA", "18AL 3.2(a) 'Sell any stock certificate(s)' (s12v)", _sale_words),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
     ("assign P1 to C12", "assign P1 C12", "the same, for a revenue bonus", _use_on),
     ("buy the 3 train from the Open Market", "buy train 3 from market", "18GA 4.2.5(a): trains in the "
