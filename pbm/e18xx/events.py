@@ -324,12 +324,14 @@ class PriceMoved(Event):
     new: int = 0
     old_cell: tuple[int, int] = (0, 0)  # (row, column) of the market, counted from 1
     new_cell: tuple[int, int] = (0, 0)
+    why: str = ""  # the cause when no move of the line says it (the end of a stock round, 18AL 3.6)
 
     def text(self, money: Money) -> str:
         way = "up" if self.new > self.old else "down" if self.new < self.old else "across"
         return (f"{self.corp}'s share price goes {way} from {money(self.old)} to {money(self.new)} "
                 f"(market row {self.old_cell[0]} column {self.old_cell[1]} -> row {self.new_cell[0]} "
-                f"column {self.new_cell[1]})" + (f"; {self.corp} is worth nothing now" if self.new == 0 else ""))
+                f"column {self.new_cell[1]})" + (f": {self.why}" if self.why else "")
+                + (f"; {self.corp} is worth nothing now" if self.new == 0 else ""))
 
 
 @dataclass(frozen=True)
@@ -1062,7 +1064,13 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
         if old is None or old[0] is None or now[0] is None or old[0] == now[0]:
             continue
         a, b = market[old[0][0]][old[0][1]], market[now[0][0]][now[0][1]]
-        out.append(PriceMoved(seq, sym, a.price if a else 0, b.price if b else 0, _cell(old[0]), _cell(now[0])))
+        why = ""
+        if before.round[0] == "stock" and after.round != before.round and (b.price if b else 0) > (a.price if a else 0):
+            # the stock round's end: every share is a player's (18AL 3.6; play-through s12v: the rise
+            # at the end of stock round 7 gave no reason)
+            from pbm.e18xx.rounds.cite import see
+            why = f"at the end of the stock round all its shares are owned by players{see(g.title, 'sold_out_rise')}"
+        out.append(PriceMoved(seq, sym, a.price if a else 0, b.price if b else 0, _cell(old[0]), _cell(now[0]), why))
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
         if old is None or now[2] or old[5] == now[5] or old[5] is None:

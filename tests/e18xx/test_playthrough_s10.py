@@ -60,9 +60,12 @@ def test_stock_chart_cells_count_from_1_as_the_price_events_do():
 def test_weaker_route_refusal_names_the_best_route_to_write():
     g = game("al", 41)  # WRA's second turn: the new tile on J5 reaches Oxmoor
     assert g.current_entity() == "WRA"
-    why = refusal(g, "lay 9 J5 0\nrun 2 L5 K4\npayout\nbuy train 2\ndone")
+    # 18AL 4.2.3.1: the best run "if any player who owns stock ... insists": the weaker run is made as
+    # the best, and the reply names it (ruling of play-through s12v; it was refused)
+    made, why = mail(g, "lay 9 J5 0\nrun 2 L5 K4\npayout\nbuy train 2\ndone")
+    assert "run auto" in made, made
     assert "the routes must earn the most possible (50); these earn 40" in why
-    assert "the best is 'run 2 L5 H5' (or write 'run auto')" in why  # as written by players (s11)
+    assert "the best is 'run 2 L5 H5'" in why and "ran the best instead" in why  # as written by players (s11)
     made, _ = mail(game("al", 41), "lay 9 J5 0\nrun 2-1 L5-0 H5-0\npayout\nbuy train 2\ndone")  # an old id form
     assert "run 2 L5-0 H5-0" in made and "payout" in made  # shown by type (issue 29 leftovers)
 

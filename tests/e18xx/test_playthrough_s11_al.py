@@ -174,11 +174,14 @@ def test_a_route_refusal_speaks_as_the_player_writes():
     g = game(206)
     why = refusal(g, "run 4 D7 E6 G4 K4\npayout")
     assert "4-1" not in why and "G4-0" not in why and "run 4 D7 E6 G4 K4" in why, why
-    why = refusal(g, "run 4 D7 E6 G4 H5 L5\npayout")
+    # a weaker run is made as the best now, with a note naming it (18AL 4.2.3.1 "if any player who owns
+    # stock ... insists"; ruling of play-through s12v)
+    made, why = mail(g, "run 4 D7 E6 G4 H5 L5\npayout\ndone")
+    assert made[0] == "run auto" and "4-1" not in why and "G4-0" not in why, (made, why)
     best = why.split("the best is '")[1].split("'")[0]
     assert best == "run 4 D7 E6 G4 C4 A4; 3 B7 C6 E6 G6 D7", why
-    made, _ = mail(g, best + "\npayout\ndone")
-    assert made[1] == "payout"
+    made, _ = mail(game(206), best + "\npayout\ndone")
+    assert made[1:3] == [best, "payout"], made
 
 
 def test_the_roster_says_which_train_lowers_the_limit():

@@ -502,7 +502,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 bid_note = unused_discount(game, mv)  # a private's train discount left unused: said
                 if isinstance(mv, A.Bid):  # a bid on what is now the cheapest private: its purchase
                     mv, bid_note = bid_on_the_cheapest(game, mv)
-                    bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, A.BuyShares) else "")
+                    bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, (A.BuyShares, A.BuyCompany))
+                                            else "")
                 rest: list[str] = []
                 if owner and i != len(parsed) and isinstance(moves, str):
                     # the moves after the offer wait for the owner's answer and are made after the sale
@@ -533,14 +534,22 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     mv, bid_note = swap  # weaker routes: the best ones run instead, said in the reply (s12)
                     step(rep, mv)
             except GameError as exc:
-                from pbm.e18xx.pbem.intent import discount_hint
-                if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 3-0 and J7-0 (s12; as intent.py)
+                from pbm.e18xx.pbem.intent import best_if_insisted, discount_hint
+                sub = best_if_insisted(game, i, written, mv, exc) if writer is not None else None
+                if sub is not None:  # a run short of the best: the best is run, with a note (18AL 4.2.3.1, s12v)
+                    mv, bid_note = sub
+                    step(rep, mv)
+                    writer.notes.append(bid_note)
+                elif isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 3-0 and J7-0 (s12; as intent.py)
                     from pbm.e18xx.pbem.moves import plain_route_ids
                     said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
                     refused = GameError(f"move {i} ({said}): {plain_route_ids(game, mv.entity, str(exc))}")
+                    raise (writer.after_end(i, written, mv, ended, refused) if writer is not None else refused) \
+                        from None
                 else:
                     refused = GameError(f"move {i} ({format_action(mv)}): {exc}{discount_hint(game, mv, exc)}")
-                raise (writer.after_end(i, written, mv, ended, refused) if writer is not None else refused) from None
+                    raise (writer.after_end(i, written, mv, ended, refused) if writer is not None else refused) \
+                        from None
             if owner and isinstance(mv, A.BuyTrain):  # 4.2.5(d) (18AL, 18GA), 4.6.1 (18VA): an agreed price
                 offer = {"kind": "train", "buyer": player_number, "buyer_name": name, "entity": mv.entity,
                          "company": mv.train, "seller": mv.seller, "variant": mv.variant, "price": mv.price,

@@ -169,17 +169,21 @@ class TurnWriter:
             if self.nothing_to_do(n, mv):
                 return
             note = unused_discount(g, mv)
-            if isinstance(written, A.BuyShares) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
+            if isinstance(written, (A.BuyShares, A.BuyCompany)) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
                 note = purchase_words(g, mv)
             try:
                 mv = self.waypoints(n, written, mv)
                 self.do(mv, note)
             except GameError as exc:
                 swap = best_instead(g, mv, exc, written)
-                if swap is not None:  # weaker routes: the best ones run instead, said in the reply
+                if swap is not None:  # weaker routes: the best ones run instead, said in the reply (1848)
                     mv = swap[0]
                     self.do(mv, swap[1])
                     self.end(mv)
+                    return
+                best = self.best_on_insistence(n, written, mv, exc)  # 18AL 4.2.3.1: a stockholder insists
+                if best is not None:
+                    self.end(best)
                     return
                 if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
                     said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
@@ -194,6 +198,16 @@ class TurnWriter:
         mv, said = waypoints(self.game, mv)
         self.notes.extend(f"move {n} ({format_action(written)}): {x}" for x in said)
         return mv
+
+    def best_on_insistence(self, n: int, written: Move, mv: Move, exc: GameError) -> A.RunRoutes | None:
+        """A weaker run made as the best (``best_if_insisted``): the run made, or None."""
+        sub = best_if_insisted(self.game, n, written, mv, exc)
+        if sub is None:
+            return None
+        best, note = sub
+        self.do(best, note)
+        self.notes.append(note)
+        return best
 
     def spare_after_end(self, n: int, written: Move, ended: A.Action | None) -> bool:
         """A ``run auto``, ``payout`` or ``withhold`` written after the company's turn ended by itself
@@ -853,6 +867,23 @@ def best_instead(game: "Game", mv: A.Action, exc: Exception, written: Any = None
     return (A.RunRoutes(mv.entity, auto=True),
             f"'{said}' earns {money(int(m.group(2)))}; a company runs for the most it can{see(game.title, 'best_routes')}, "
             f"so its best routes ran instead: '{best}' for {money(int(m.group(1)))}")
+
+
+def best_if_insisted(game: "Game", n: int, written: Move, mv: Move, exc: GameError) -> tuple[A.RunRoutes, str] | None:
+    """Routes that run but earn less than the best, where the book requires the best run only "if
+    any player who owns stock in the corporation insists" (title data ``best_run_if_insisted``;
+    18AL 4.2.3.1): at the table the president announces his runs, a stockholder points out the
+    better ones and they must be used; by mail the best run is made at once and the reply says so,
+    instead of refusing the whole mail (play-through s12v: two company turns took a second mail for
+    a run $10 short). The run to make instead and the note, or None when ``exc`` is no such refusal."""
+    if not (isinstance(mv, A.RunRoutes) and mv.routes and game.title.data.get("best_run_if_insisted")
+            and "must earn the most possible" in str(exc)):
+        return None
+    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+    why = plain_route_ids(game, mv.entity, str(exc)).replace(" (or write 'run auto')", "")
+    note = (f"move {n} ({said}): {why}; any stockholder may insist on the best run, so {mv.entity} ran "
+            "the best instead")
+    return A.RunRoutes(mv.entity, (), auto=True), note
 
 
 def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:

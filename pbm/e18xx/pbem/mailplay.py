@@ -377,12 +377,18 @@ def _acting_company(game) -> list[str]:
     if s.round.kind != "operating" or cur not in s.corporations:
         return []
     labels: dict[str, int] = {}
+    old = False
     for t in game.corp_trains(cur):
-        labels[game.train_label(t)] = labels.get(game.train_label(t), 0) + 1
+        # an obsolete train says so, as the state's table does (play-through s12v, OR 7.3: "trains 4
+        # (limit 2)" while the state said "4 (obsolete)": it runs once more, then the company needs one)
+        label = game.train_label(t) + (" (obsolete)" if getattr(s.trains.get(t), "obsolete", False) else "")
+        old = old or label.endswith("(obsolete)")
+        labels[label] = labels.get(label, 0) + 1
     trains = ", ".join(f"{n}x {k}" if n > 1 else k for k, n in labels.items())
     cash = s.cash.get(f"C:{cur}", 0)
     return [f"  {cur}: {game.title.money(cash)} in its treasury; "
-            + (f"trains {trains}" if trains else "no train") + f" (limit {game.train_limit(cur)})"]
+            + (f"trains {trains}" if trains else "no train") + f" (limit {game.train_limit(cur)})"
+            + ("; an obsolete train runs this turn, then leaves" if old else "")]
 
 
 def _train_duty(game) -> list[str]:

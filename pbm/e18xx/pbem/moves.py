@@ -239,7 +239,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             raise _fail(lineno, line, "name the private", verb)
         return A.Assign(entity, _name(args[0], lineno, line, verb, "private").upper())
     if verb == "use":
-        if len(args) == 2 and re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1]):
+        if len(args) == 2 and (re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1])
+                               or re.match(r"^[A-Za-z][A-Za-z'.]{2,}$", args[1])):  # or a place: for_game
             # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
             return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
         if len(args) != 1:
@@ -249,8 +250,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) != 2:
             raise _fail(lineno, line, "need a private and a hex", verb)
         hexname = args[1].upper()
-        if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
-            raise _fail(lineno, line, f"{args[1]!r} is not a hex like C12", verb)
+        if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname) and not re.match(r"^[A-Za-z][A-Za-z'.]+$", args[1]):
+            raise _fail(lineno, line, f"{args[1]!r} is not a hex like C12", verb)  # a place's name: for_game
         return A.Assign(_name(args[0], lineno, line, verb, "private").upper(), hexname)
     if verb in ("bid", "par"):  # 'bid 160 on M&BR', 'bid $105 OSR', 'par CoG at 70' (play-through s12)
         args = [t[1:] if t[:1] in ("$", "£") and t[1:].isdigit() else t
@@ -464,6 +465,41 @@ def _use_on(toks: list[str], low: list[str]) -> list[str] | None:
     return None
 
 
+_MARKER_WORDS = {"marker", "chit", "bonus", "token"}
+_SALE_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def _marker(toks: list[str], low: list[str]) -> list[str] | None:
+    """'place the SNAR marker in Gadsden' (18AL Table III, the state's "a +$10 marker on one of
+    ..."): the private's marker on a hex, ``assign SNAR Gadsden`` (play-through s12v: "unknown move
+    'place'")."""
+    if low[0] not in ("place", "put") or not any(w in ("marker", "chit") for w in low[1:]):
+        return None
+    words = [t for t, w in zip(toks[1:], low[1:])
+             if w not in _MARKER_WORDS and w not in ("the", "a", "its", "my", "in", "on", "at", "to", "+$10", "$10")]
+    return ["assign", *words] if len(words) == 2 else None
+
+
+def _sale_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'sell 1 WRA share', 'sell a share of WRA' (18AL 3.2(a) "Sell any stock certificate(s)"): the
+    count and the company, as 'buy 1 WRA share' is read (play-through s12v: "need [count] and a
+    corporation")."""
+    if low[0] != "sell" or not any(w in ("share", "shares", "certificate", "certificates", "of") for w in low[1:]):
+        return None
+    count, corp = None, []
+    for t, w in zip(toks[1:], low[1:]):
+        if w in _SALE_COUNTS:
+            count = _SALE_COUNTS[w]
+        elif w.isdigit() and count is None:
+            count = int(w)
+        elif w not in ("share", "shares", "certificate", "certificates", "of", "the", "10%", "to", "bank",
+                       "open", "market", "pool"):
+            corp.append(t)
+    if len(corp) != 1:
+        return None
+    return ["sell", str(count), corp[0]] if count else ["sell", corp[0]]
+
+
 def _buy_train_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["buy", *_train_words(toks[1:])] if low[0] == "buy" and "train" in low[1:] else None
 
@@ -614,6 +650,9 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("retain income", "withhold", "1848 10.3.3, 11.2 'Retaining Income'", _retain),
     ("done turn", "done", "a player's words for ending the turn", _done_turn),
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
+    ("place the SNAR marker in E6", "assign SNAR E6", "18AL Table III: the South & North Alabama's +$10 "
+     "marker (s12v)", _marker),
+    ("sell 1 WRA share", "sell 1 WRA", "18AL 3.2(a) 'Sell any stock certificate(s)' (s12v)", _sale_words),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
     ("assign P1 to C12", "assign P1 C12", "the same, for a revenue bonus", _use_on),
     ("bid $130 on NDY", "bid 130 NDY", "18AL/18GA 3.1(b): 'place a bid on' a private, amounts with '$' (s12)",
@@ -877,6 +916,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
             and not game.company_ability(move.entity, "extra_token") \
             and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
         move = A.Assign(move.entity, move.city.split("-")[0].upper())  # 'use P1 F11': a marker, not a station
+    if isinstance(move, A.Assign) and move.target:
+        move = replace(move, target=place_hex(game, move.target))  # 'assign SNAR Gadsden' (s12v)
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
@@ -975,6 +1016,16 @@ def share_source(game: "Game", corp: str, said: str = "ipo") -> str:
         except (GameError, KeyError, AttributeError):
             pass  # not a corporation: the engine's refusal says so
     return "ipo"
+
+
+def place_hex(game: "Game", name: str) -> str:
+    """The hex of a place the map names (``Gadsden`` -> ``E6``, title data ``location_names``); a hex,
+    or a name the map does not know, as written (upper case)."""
+    want = str(name).strip().lower()
+    for hexname, place in (game.title.data.get("location_names") or {}).items():
+        if str(place).lower() == want:
+            return hexname
+    return str(name).upper()
 
 
 def rulebook_names(game: "Game", move: Move) -> Move:
@@ -1230,6 +1281,13 @@ def private_purchase(game: "Game", player: str, move: Move) -> A.Bid | None:
     purchase at the price, when that purchase is allowed now; None otherwise (the engine's
     refusal then says what may be bought and how: ``private_buy_refusal``; issue 29)."""
     s = game.state
+    if isinstance(move, A.BuyCompany) and move.entity == player and s.round.kind == "auction":
+        # 'buy TR for $20' (3.1(a) "for its par value"): the bank's private at its price is the same
+        # purchase (play-through s12v: refused "in the auction you may bid or pass")
+        comp = s.companies.get(str(move.company).upper())
+        if comp is None or comp.owner is not None or comp.closed or move.price not in (0, comp.min_bid):
+            return None
+        move = A.BuyShares(player, (), comp.sym)
     if not isinstance(move, A.BuyShares) or move.entity != player or s.round.kind != "auction":
         return None
     sym = game.private_sym(move.corporation)

@@ -19,9 +19,11 @@ def _hex_list(hexes: list[str], limit: int = 8) -> str:
     return ", ".join(hexes[:limit]) + (f" and {len(hexes) - limit} more" if len(hexes) > limit else "")
 
 
-def ability_text(g: "Game", ab: dict[str, Any], full: bool = False) -> str:
+def ability_text(g: "Game", ab: dict[str, Any], full: bool = False, sym: str = "") -> str:
     """What a private's ability lets its owner do, in plain words (title data ``abilities``); ``full``:
-    every hex named (the PDF), else the first eight."""
+    every hex named (the PDF), else the first eight; with the private's ``sym``, the move that uses
+    an ability a player could not guess (play-through s12v: 'place the SNAR marker in Gadsden' was
+    an unknown move and the state named no move for the marker)."""
     m = g.title.money
     t = ab.get("type", "")
 
@@ -48,7 +50,8 @@ def ability_text(g: "Game", ab: dict[str, Any], full: bool = False) -> str:
         corp = share.split("_")[0]
         return f"comes with a {corp} share" + (" (the president's certificate)" if share.endswith("_0") else "")
     if t == "hex_bonus_token":
-        return f"a +{m(ab.get('bonus', 0))} marker on one of {_hexes(hexes)} for its company's runs"
+        how = f" (its company writes 'assign {sym} <hex>')" if sym else ""
+        return f"a +{m(ab.get('bonus', 0))} marker on one of {_hexes(hexes)} for its company's runs{how}"
     if t == "route_bonuses":
         return "route bonuses: " + "; ".join(
             f"{b.get('name', '')} {'-'.join(b.get('hexes') or [])} +{m(b.get('bonus', 0))}" for b in ab.get("bonuses") or [])
@@ -197,7 +200,7 @@ def private_lines(g: "Game", compact: bool) -> list[str]:
         co = g.state.companies.get(spec["sym"])
         if co is None:
             continue
-        does = "; ".join(ability_text(g, ab, full=not compact) for ab in spec.get("abilities") or []) \
+        does = "; ".join(ability_text(g, ab, full=not compact, sym=spec["sym"]) for ab in spec.get("abilities") or []) \
             or "no special ability"
         state = "closed" if co.closed else _owner(g, co.owner)
         out.append(f"  {co.sym} {co.name} ({m(co.value)}, pays {m(co.revenue)}; {state}): {does}{_marker(g, co)}")

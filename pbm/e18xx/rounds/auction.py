@@ -108,6 +108,9 @@ class AuctionMixin(DutchAuctionMixin):
         """``buy X`` for a private X in the sale of the privates that is not its purchase now
         (the mail reader turns the purchase into the sale's own move): why, and what to write
         (issue 29, play-through item 5); None when the move is not such a buy."""
+        if isinstance(action, A.BuyCompany) and action.company in self.state.companies \
+                and self.state.companies[action.company].owner is None:
+            action = A.BuyShares(action.entity, (), action.company)  # 'buy TR for $25': the bank's private
         if not isinstance(action, A.BuyShares):
             return None
         sym = self.private_sym(action.corporation)
@@ -123,6 +126,9 @@ class AuctionMixin(DutchAuctionMixin):
             if auct:
                 return f"{auct} is being auctioned: bid on it ('bid <amount> {auct}') or pass"
             cheapest = left[0]
+            if self._may_purchase(sym):  # 'buy TR for $25': the cheapest goes at its price only (3.1(a))
+                return (f"{sym}, the cheapest unsold private, is bought at its price, "
+                        f"{money(self.company(sym).min_bid)}: 'buy {sym}'{see(self.title, 'cheapest_private')}")
             return (f"{sym} is not the cheapest unsold private: you may buy only the cheapest, {cheapest}, at its "
                     f"price ({money(self.company(cheapest).min_bid)}: 'buy {cheapest}'), or bid on {sym}: "
                     f"'bid {self.min_bid(sym)} {sym}' or more{see(self.title, 'cheapest_private')}")
@@ -311,8 +317,8 @@ class AuctionMixin(DutchAuctionMixin):
         high = self.max_bid(action.entity, action.company)
         if action.price > high:
             raise InsufficientFunds(f"{action.entity} can bid at most {high} for {action.company} "
-                                    f"(cash less other bids)"
-                                    + (f": the money of his bids on other privates is set aside"
+                                    "(cash less other bids)"
+                                    + (": the money of his bids on other privates is set aside"
                                        if high < self.state.cash[f"P:{action.entity}"] else "")
                                     + see(self.title, 'bid_cash'))
 
