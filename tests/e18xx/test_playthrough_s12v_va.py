@@ -1,0 +1,47 @@
+"""Verification play-through by mail s12v of 18VA (issue 29 acceptance): the findings, each with
+the mail text met.
+
+The game: tests/e18xx/playthrough/va-s12v.jsonl (seed 114; players Ann, Bob and Cy)."""
+from pbm.e18xx.core.game import Game
+
+from .helpers import intent_mail, intent_refusal, playthrough_game
+
+mail, refusal = intent_mail, intent_refusal
+
+
+def game(upto: int) -> Game:
+    """The s12v game after ``upto`` actions."""
+    return playthrough_game("va", upto, seed=114, suffix="-s12v")
+
+
+def _stored(tmp_path, upto: int):
+    from .db_games import stored_playthrough
+
+    return stored_playthrough(tmp_path, "va", upto, seed=114, suffix="-s12v")
+
+
+def test_moves_held_for_an_offer_never_become_the_next_companys(tmp_path):
+    """Mails #146/#147, OR 8.3: N&W (Ann, no train) wrote 'buy a 5 train from RF&P for $164 / run 5
+    Rocky Mount - ... - Alexandria / payout / done'; Bob accepted. The sale ended N&W's turn (its run
+    step was already past), and the held moves were then tried as B&O's (Ann is B&O's president too):
+    "were NOT made: ... none of its stops holds a station of B&O; Ann is still to act". Had the route
+    suited B&O it would have been run for B&O. Moves written for one company are never another's."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import answer_offer, apply
+    from pbm.models import Game as Row
+
+    url = _stored(tmp_path, 379)
+    with session_scope(url) as s:
+        row = s.scalars(select(Row).where(Row.name == "pt")).one()
+        out = apply(s, row, 1, "buy a 5 train from RF&P for $164\n"
+                    "run 5 Philadelphia - Baltimore - Washington - Alexandria - Fredericksburg\npayout\ndone")
+        assert out.accepted and out.offer is not None, out.error
+        out, _ = answer_offer(s, row, 2, "accept 5")
+        assert out.accepted, out.error
+        g = out.game
+        assert g.current_entity() == "B&O"  # B&O's own turn, untouched by N&W's mail
+        assert not any(getattr(a, "entity", "") == "B&O" for a in g.actions[379:]), g.actions[379:]
+        assert any("Ann's turn ended with the sale" in n or "N&W's turn ended with the sale" in n
+                   for n in out.notes), out.notes
