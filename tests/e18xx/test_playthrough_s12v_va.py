@@ -45,3 +45,16 @@ def test_moves_held_for_an_offer_never_become_the_next_companys(tmp_path):
         assert not any(getattr(a, "entity", "") == "B&O" for a in g.actions[379:]), g.actions[379:]
         assert any("Ann's turn ended with the sale" in n or "N&W's turn ended with the sale" in n
                    for n in out.notes), out.notes
+
+
+def test_a_freight_train_named_beside_a_passenger_train_of_its_type():
+    """Mail #35, OR 3.1: C&O (a 1G and a 2 passenger train; both of the 2 type, 4.5.8) wrote 'run 2
+    Charlottesville - Staunton / run 1G Staunton - B7 - Grafton' and was refused "C&O does not own
+    train 1G; it owns 1G, 2": the '2' took the 1G (a train of type 2) and left none for '1G'. A
+    train named as the mails name it (2, 1G) is that train."""
+    g = game(65)
+    assert g.current_entity() == "C&O"
+    made, _ = mail(g, "lay 4 B7 2\ntoken Staunton\nrun 2 Charlottesville - Staunton\n"
+                      "run 1G Staunton - B7 - Grafton\npayout\ndone")
+    assert any(m.startswith("run ") for m in made), made
+    assert g.current_entity() != "C&O"

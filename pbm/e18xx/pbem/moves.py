@@ -902,15 +902,20 @@ def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
         return move
     owned = list(corp.trains)
     named = {r.train for r in move.routes if r.train in owned}
-    out = []
-    for r in move.routes:
-        if r.train not in owned:
+    out = list(move.routes)
+    # a train named as the mails show it (18VA '1G', '2') first, then by its type: a company with a
+    # 1G and a 2 (both of the 2 type, 18VA 4.5.8) writing 'run 2 ... / run 1G ...' runs each of them
+    # (play-through s12v: the '2' took the 1G and '1G' was refused "does not own train 1G")
+    for by_label in (True, False):
+        for i, r in enumerate(out):
+            if r.train in owned:
+                continue
             free = [t for t in owned if t not in named
-                    and r.train.upper() in (s.trains[t].name.upper(), game.train_label(t).upper())]
+                    and (r.train.upper() == game.train_label(t).upper() if by_label
+                         else r.train.upper() in (s.trains[t].name.upper(), game.train_label(t).upper()))]
             if free:
                 named.add(free[0])
-                r = replace(r, train=free[0])
-        out.append(r)
+                out[i] = replace(r, train=free[0])
     return replace(move, routes=tuple(out))
 
 
