@@ -58,3 +58,15 @@ def test_a_freight_train_named_beside_a_passenger_train_of_its_type():
                       "run 1G Staunton - B7 - Grafton\npayout\ndone")
     assert any(m.startswith("run ") for m in made), made
     assert g.current_entity() != "C&O"
+
+
+def test_last_moves_name_a_freight_train_as_freight():
+    """Mails #80 and #95: C&O's 'run 2G ... / run 3 ...' showed in Last moves and the events as
+    "run 3 CHARLOTTESVILLE STAUNTON B7 GRAFTON; 3 FREDERICKSBURG ..." and VR's 'run 3G ...' as "run
+    4 LYNCHBURG B13 ROANOKE": the freight train said as the passenger train of its type (18VA
+    4.5.8: a 2G and a 3 are one type, but not one train). The line names the train as bought."""
+    from pbm.e18xx.pbem.moves import action_words
+
+    g = game(220)
+    assert action_words(g, g.actions[174], 175)[1].startswith("run 2G CHARLOTTESVILLE STAUNTON B7 GRAFTON; 3 ")
+    assert action_words(g, g.actions[216], 217) == ("VR", "run 3G LYNCHBURG B13 ROANOKE")

@@ -1134,6 +1134,8 @@ def action_words(game: Any, a: A.Action, seq: int | None = None) -> tuple[str, s
             text = format_action(printed_tile(game, a))
         if isinstance(a, A.BuyShares) and a.shares:
             return ent, _share_words(game, a, seq)
+        if isinstance(a, A.RunRoutes) and a.routes and not a.auto:  # a 2G as a 2G, not its type's 3 (s12v)
+            text = "run " + "; ".join(f"{_train_word(game, r.train)} {' '.join(r.nodes)}" for r in a.routes)
         comp = game.state.companies.get(ent)
         if comp is None or not str(comp.owner or "").startswith("C:"):
             return ent, text
@@ -1143,6 +1145,14 @@ def action_words(game: Any, a: A.Action, seq: int | None = None) -> tuple[str, s
     except Exception:  # noqa: BLE001 - a line is shown whatever the engine makes of it
         pass
     return ent, text
+
+
+def _train_word(game: Any, tid: str) -> str:
+    """A train as the mails name it (``2G``, ``4D``), its type when the game cannot say."""
+    try:
+        return str(game.train_label(tid)) if tid in game.state.trains else train_type(tid)
+    except Exception:  # noqa: BLE001 - a line is shown whatever the engine makes of it
+        return train_type(tid)
 
 
 def _share_words(game: Any, a: A.BuyShares, seq: int | None) -> str:
