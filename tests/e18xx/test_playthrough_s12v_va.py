@@ -89,3 +89,17 @@ def test_a_refused_mail_lists_the_moves_still_open(tmp_path):
         out = apply(s, row, 1, "lay 58 B11 1\nrun 3G Lynchburg - B13 - Roanoke\npayout\ndone")
         assert not out.accepted and "the routes must earn the most possible" in out.error, out.error
         assert any(x.startswith("lay 58 B11 1") for x in out.legal), out.legal
+
+
+def test_a_payout_after_a_run_for_nothing_is_ignored_before_the_players_own_stock_turn():
+    """Mail #154, OR 8.3: VR (Ann; its new 4D had no paying route) wrote 'run auto / payout / done'
+    and was refused "move 2 (payout): VR's turn ended by itself after 'run auto', so this move would
+    be Ann's in the stock round". The round's next turn was Ann's own stock turn, where a dividend
+    means nothing: the spare 'payout' is ignored with a note, as it is when the next turn is another
+    player's (s11v)."""
+    g = game(398)
+    assert g.current_entity() == "VR"
+    made, notes = mail(g, "run auto\npayout\ndone")
+    assert made[-1] == "run auto" and "payout" not in made
+    assert "move 2 (payout): nothing to do - VR's turn had already ended by itself after 'run auto'" in notes
+    assert g.state.round.kind == "stock" and g.current_entity() == "Ann"
