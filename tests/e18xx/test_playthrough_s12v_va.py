@@ -103,3 +103,16 @@ def test_a_payout_after_a_run_for_nothing_is_ignored_before_the_players_own_stoc
     assert made[-1] == "run auto" and "payout" not in made
     assert "move 2 (payout): nothing to do - VR's turn had already ended by itself after 'run auto'" in notes
     assert g.state.round.kind == "stock" and g.current_entity() == "Ann"
+
+
+def test_the_railway_express_marker_placed_on_a_city_said_by_its_name():
+    """Mail #62, OR 5.2: C&O wrote 'use P1 on Staunton' (4.2 (1): "+10 to any City for the owning
+    Corporation") and was refused "name the private (and the hex of its station or marker)"; 'assign
+    P1 C8' went through. Stations ('token Staunton') and routes take the city's name; so does this."""
+    g = game(119)
+    assert g.current_entity() == "C&O"
+    made, _ = mail(g, "lay 58 B9 4\nuse P1 on Staunton\nrun auto\npayout\nbuy a 2G train\ndone")
+    assert made[:2] == ["lay 58 B9 4", "assign P1 C8"]
+    g = game(119)
+    made, _ = mail(g, "lay 58 B9 4\nuse P1 Staunton\nrun auto\npayout\nbuy a 2G train\ndone")
+    assert made[:2] == ["lay 58 B9 4", "assign P1 C8"]

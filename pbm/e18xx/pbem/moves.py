@@ -98,7 +98,7 @@ USAGE = {
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
-    "use": "use <private> [<hex>]   (a private's ability; with a hex: its station or its marker on that hex)",
+    "use": "use <private> [<hex or city name>]   (a private's ability; with a place: its station or its marker there)",
     "take": "take loan",
     "repay": "repay loan   (refused with the title's rule where loans are never repaid)",
     "lower": "lower <private>   e.g. lower P3 (the falling-price sale of the privates)",
@@ -199,6 +199,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) == 2 and re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1]):
             # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
             return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
+        if len(args) >= 2 and all(re.match(r"^[A-Za-z][A-Za-z.'&-]*$", w) for w in args[1:]):
+            # 'use P1 Staunton': the place by its name, as 'token Staunton' (s12v mail #62)
+            return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), " ".join(args[1:]))
         if len(args) != 1:
             raise _fail(lineno, line, "name the private (and the hex of its station or marker)", verb)
         return A.UseAbility(_name(args[0], lineno, line, verb, "private").upper(), "train_limit_bonus")
@@ -379,8 +382,8 @@ def _start(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 def _use_on(toks: list[str], low: list[str]) -> list[str] | None:
-    if low[0] in ("use", "assign") and len(toks) == 4 and low[2] in ("on", "in", "at", "to"):
-        return [toks[0], toks[1], toks[3]]
+    if low[0] in ("use", "assign") and len(toks) >= 4 and low[2] in ("on", "in", "at", "to"):
+        return [toks[0], toks[1], *toks[3:]]  # 'use P1 on Newport News': a place of two words (s12v)
     return None
 
 
@@ -658,7 +661,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.PlaceToken) and move.entity in game.state.companies \
             and not game.company_ability(move.entity, "extra_token") \
             and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
-        move = A.Assign(move.entity, move.city.split("-")[0].upper())  # 'use P1 F11': a marker, not a station
+        # 'use P1 F11' (or 'use P1 Richmond'): a marker, not a station
+        move = A.Assign(move.entity, _place_hex(game, move.city).split("-")[0].upper())
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
@@ -668,6 +672,14 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
+
+
+def _place_hex(game: "Game", where: str) -> str:
+    """A hex said by its place's name on the map (18VA 'Staunton' for C8), else as written."""
+    if re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d+)?$", where):
+        return where
+    names = {str(v).lower(): k for k, v in game.title.data.get("location_names", {}).items()}
+    return names.get(where.strip().lower(), where)
 
 
 def share_source_words(corp: str) -> str:
