@@ -116,3 +116,25 @@ def test_the_railway_express_marker_placed_on_a_city_said_by_its_name():
     g = game(119)
     made, _ = mail(g, "lay 58 B9 4\nuse P1 Staunton\nrun auto\npayout\nbuy a 2G train\ndone")
     assert made[:2] == ["lay 58 B9 4", "assign P1 C8"]
+
+
+def test_converting_said_in_the_rulebooks_words():
+    """Mail #46, OR 4.1: 'convert to a ten-share company' (18VA 4.5.1 "Converting to a Ten-Share
+    Company") was refused "'convert' takes nothing after it"."""
+    g = game(89)
+    assert g.current_entity() == "C&O"
+    made, _ = mail(g, "convert to a ten-share company\nbuy P1 from Ann for $60\nlay 15 C8 5\nrun auto\n"
+                      "payout\ndone")
+    assert made[:2] == ["convert", "buy private P1 60"]
+    assert "'convert' takes nothing after it" in refusal(game(89), "convert to Richmond\ndone")
+
+
+def test_tredegar_used_with_the_word_using():
+    """Mail #59, OR 5.1: N&W wrote 'buy a 3 train using P2' (Tredegar Iron Works: $200 off a new
+    train, 4.2 (2)) and was refused "price must be a whole number, not 'using'"; 'with P2' went
+    through. No mail had shown how Tredegar is used."""
+    from pbm.e18xx.pbem.moves import parse_moves
+
+    assert parse_moves("buy a 3 train using P2", "N&W") == parse_moves("buy a 3 train with P2", "N&W")
+    (mv,) = parse_moves("buy a 3 train using P2", "N&W")
+    assert (mv.entity, mv.train) == ("P2", "3")

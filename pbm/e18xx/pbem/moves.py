@@ -179,6 +179,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if low == ["rest", "of", "round"]:
             return PassRestOfRound(entity)
         raise _fail(lineno, line, "unexpected words after 'pass'", verb)
+    if verb == "convert" and args and all(w in _CONVERT_WORDS for w in low):
+        args = []  # 'convert to a ten-share company', as 18VA 4.5.1 says it (s12v mail #46)
     if verb in ("payout", "withhold", "bankrupt", "convert"):
         if args:
             raise _fail(lineno, line, f"'{verb}' takes nothing after it", verb)
@@ -326,6 +328,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
 
 
 _ROUTE_DASHES = {"-", "\u2013", "\u2014", "->", "\u2192", "=>"}
+_CONVERT_WORDS = {"to", "into", "a", "the", "ten-share", "10-share", "ten", "10", "share", "shares", "company",
+                  "corporation", "it"}
 _LAY_FILLER = {"tile", "in", "on", "at", "hex", "rotation", "rotated", "rot", "orientation", "rotate"}
 _SHARE_FILLER = {"a", "an", "one", "1", "10%", "share", "shares", "certificate", "of", "the", "from", "in"}
 _BID_FILLER = {"on", "for", "at", "of", "a", "the", "par", "price", "value"}  # 'bid 160 on M&BR', 'par CoG at 70
@@ -493,7 +497,8 @@ def _train_words(args: list[str]) -> list[str]:
             out.append("market" if pair == "open market" else "bank")
             i += 2
             continue
-        out.append(words[i])
+        # 'using P2' is 'with P2' (s12v mail #59: Tredegar's $200 off a new train, 18VA 4.2 (2))
+        out.append("with" if words[i].lower() in ("using", "use") and i + 1 < len(words) else words[i])
         i += 1
     if len(out) >= 2 and out[1].lower() == "train" and out[0].lower() != "train":
         out = ["train", out[0], *out[2:]]
