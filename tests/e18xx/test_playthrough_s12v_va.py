@@ -138,3 +138,16 @@ def test_tredegar_used_with_the_word_using():
     assert parse_moves("buy a 3 train using P2", "N&W") == parse_moves("buy a 3 train with P2", "N&W")
     (mv,) = parse_moves("buy a 3 train using P2", "N&W")
     assert (mv.entity, mv.train) == ("P2", "3")
+
+
+def test_a_company_not_yet_started_is_not_said_to_convert():
+    """RFPR's first 5 train began phase 5 (mail #90): the events said "WMR converts from 5 to 10
+    shares: each certificate now counts half, the new shares go to its Treasury; it gets 2 more
+    station token(s)" of WMR, which no one had started: it has no certificates out and no tokens
+    yet. 18VA 4.4.1: a company started after phase 5 begins starts as a ten-share company."""
+    from .helpers import texts_at
+
+    said = texts_at(playthrough_game("va", 208, seed=114, suffix="-s12v", events=True), 208)
+    assert any(t.startswith("N&W converts from 5 to 10 shares") for t in said), said
+    assert not any(t.startswith("WMR converts") for t in said), said
+    assert "WMR, not started yet, will start as a ten-share company" in said, said
