@@ -583,8 +583,12 @@ class Converted(Event):
     new_size: int = 10
     tokens: int = 0  # station tokens it gets (title data ``conversion.tokens``)
     ipo: str = "IPO"  # the title's word for where new shares are (18VA 4.5.1: the Treasury)
+    started: bool = True  # not started: it starts with the new size (18VA 4.4.1; play-through s12v)
 
     def text(self, money: Money) -> str:
+        if not self.started:
+            return (f"{self.corp}, not started yet, will start as a "
+                    f"{'ten' if self.new_size == 10 else self.new_size}-share company")
         return (f"{self.corp} converts from {self.old_size} to {self.new_size} shares: each certificate now counts "
                 f"{'half' if self.new_size == 2 * self.old_size else 'less'}, the new shares go to its {self.ipo}"
                 + (f"; it gets {self.tokens} more station token(s)" if self.tokens else ""))
@@ -1047,7 +1051,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             out.append(LoanRepaid(seq, sym, old[4] - now[4], now[4]))
         if now[6] != old[6] and not now[2]:
             extra = len(g.title.data.get("conversion", {}).get("tokens", []))
-            out.append(Converted(seq, sym, old[6], now[6], extra, word(g, "ipo")))
+            out.append(Converted(seq, sym, old[6], now[6], extra, word(g, "ipo"), bool(old[1])))
     if getattr(action, "type", "") == "buy_train" and action.entity in after.corps:
         pres = before.corps[action.entity][5]
         if pres and before.cash.get(f"P:{pres}", 0) > after.cash.get(f"P:{pres}", 0):

@@ -812,8 +812,10 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
         session.flush()
         rest = list(offer.get("rest") or [])
         g_now = out.game
-        if rest and g_now is not None and (g_now.finished or g_now.controller(g_now.current_entity())
-                                           != offer["buyer_name"]):
+        # the moves were written for the buying company's turn: once that turn is over they are
+        # nobody's, even when the next company to act has the same president (s12v finding 1)
+        if rest and g_now is not None and (g_now.finished or g_now.current_entity() != offer["entity"]
+                                           or g_now.controller(g_now.current_entity()) != offer["buyer_name"]):
             out.notes = [f"{offer['buyer_name']}'s turn ended with the sale; the moves written after the offer "
                          f"({' / '.join(rest)}) were not made"]
             rest = []

@@ -216,7 +216,11 @@ class TurnWriter:
         note as a spare ``pass`` is, not refused (issue 29 problem 1; play-through s11v, 18VA mails
         #77 and #102: "WMR's turn ended by itself after 'lay 9 C6 0', so this move would be VR's")."""
         g = self.game
-        if ended is None or ended.entity not in g.state.corporations or self._mine():
+        # the player's own next turn counts as another's when it is a stock turn, where a run or a
+        # dividend means nothing (s12v mail #154: VR's 'payout' "would be Ann's in the stock round");
+        # before another company of the same president the move is still refused, saying why
+        if ended is None or ended.entity not in g.state.corporations \
+                or (self._mine() and g.current_entity() in g.state.corporations):
             return False
         if not (isinstance(written, A.RunRoutes) and written.auto) and not isinstance(written, A.Dividend):
             return False

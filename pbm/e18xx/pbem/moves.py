@@ -137,7 +137,7 @@ USAGE = {
     "bankrupt": "bankrupt",
     "convert": "convert",
     "assign": "assign <private> <hex>   e.g. assign P1 C12",
-    "use": "use <private> [<hex>]   (a private's ability; with a hex: its station or its marker on that hex)",
+    "use": "use <private> [<hex or city name>]   (a private's ability; with a place: its station or its marker there)",
     "take": "take loan",
     "repay": "repay loan   (refused with the title's rule where loans are never repaid)",
     "lower": "lower <private>   e.g. lower P3 (the falling-price sale of the privates)",
@@ -222,6 +222,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if low == ["rest", "of", "round"]:
             return PassRestOfRound(entity)
         raise _fail(lineno, line, "unexpected words after 'pass'", verb)
+    if verb == "convert" and args and all(w in _CONVERT_WORDS for w in low):
+        args = []  # 'convert to a ten-share company', as 18VA 4.5.1 says it (s12v mail #46)
     if verb in ("payout", "withhold", "bankrupt", "convert"):
         if args:
             raise _fail(lineno, line, f"'{verb}' takes nothing after it", verb)
@@ -243,6 +245,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                                or re.match(r"^[A-Za-z][A-Za-z'.]{2,}$", args[1])):  # or a place: for_game
             # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
             return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
+        if len(args) >= 2 and all(re.match(r"^[A-Za-z][A-Za-z.'&-]*$", w) for w in args[1:]):
+            # 'use P1 Staunton': the place by its name, as 'token Staunton' (s12v mail #62)
+            return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), " ".join(args[1:]))
         if len(args) != 1:
             raise _fail(lineno, line, "name the private (and the hex of its station or marker)", verb)
         return A.UseAbility(_name(args[0], lineno, line, verb, "private").upper(), "train_limit_bonus")
@@ -369,6 +374,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
 
 
 _ROUTE_DASHES = {"-", "\u2013", "\u2014", "->", "\u2192", "=>"}
+_CONVERT_WORDS = {"to", "into", "a", "the", "ten-share", "10-share", "ten", "10", "share", "shares", "company",
+                  "corporation", "it"}
 _LAY_FILLER = {"tile", "in", "on", "at", "hex", "rotation", "rotated", "rot", "orientation", "rotate"}
 _BID_FILLER = {"on", "for", "at", "of", "a", "the", "par", "price", "value"}  # 'bid 160 on M&BR', 'par CoG at 70'
 _SEPARATORS = {"-", "\u2013", "\u2014", "->", "\u2192", ">", "to", "then", "=>"}
@@ -460,8 +467,8 @@ def _start(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 def _use_on(toks: list[str], low: list[str]) -> list[str] | None:
-    if low[0] in ("use", "assign") and len(toks) == 4 and low[2] in ("on", "in", "at", "to"):
-        return [toks[0], toks[1], toks[3]]
+    if low[0] in ("use", "assign") and len(toks) >= 4 and low[2] in ("on", "in", "at", "to"):
+        return [toks[0], toks[1], *toks[3:]]  # 'use P1 on Newport News': a place of two words (s12v)
     return None
 
 
@@ -744,7 +751,8 @@ def _train_words(args: list[str]) -> list[str]:
             out.append("market" if pair == "open market" else "bank")
             i += 2
             continue
-        out.append(words[i])
+        # 'using P2' is 'with P2' (s12v mail #59: Tredegar's $200 off a new train, 18VA 4.2 (2))
+        out.append("with" if words[i].lower() in ("using", "use") and i + 1 < len(words) else words[i])
         i += 1
     if len(out) >= 2 and out[1].lower() == "train" and out[0].lower() != "train":
         out = ["train", out[0], *out[2:]]
@@ -915,7 +923,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.PlaceToken) and move.entity in game.state.companies \
             and not game.company_ability(move.entity, "extra_token") \
             and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
-        move = A.Assign(move.entity, move.city.split("-")[0].upper())  # 'use P1 F11': a marker, not a station
+        move = A.Assign(move.entity, place_hex(game, move.city).split("-")[0].upper())  # 'use P1 F11' (or 'use P1 Richmond'): a marker
     if isinstance(move, A.Assign) and move.target:
         move = replace(move, target=place_hex(game, move.target))  # 'assign SNAR Gadsden' (s12v)
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
@@ -1245,15 +1253,20 @@ def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
         return move
     owned = list(corp.trains)
     named = {r.train for r in move.routes if r.train in owned}
-    out = []
-    for r in move.routes:
-        if r.train not in owned:
+    out = list(move.routes)
+    # a train named as the mails show it (18VA '1G', '2') first, then by its type: a company with a
+    # 1G and a 2 (both of the 2 type, 18VA 4.5.8) writing 'run 2 ... / run 1G ...' runs each of them
+    # (play-through s12v: the '2' took the 1G and '1G' was refused "does not own train 1G")
+    for by_label in (True, False):
+        for i, r in enumerate(out):
+            if r.train in owned:
+                continue
             free = [t for t in owned if t not in named
-                    and r.train.upper() in (s.trains[t].name.upper(), game.train_label(t).upper())]
+                    and (r.train.upper() == game.train_label(t).upper() if by_label
+                         else r.train.upper() in (s.trains[t].name.upper(), game.train_label(t).upper()))]
             if free:
                 named.add(free[0])
-                r = replace(r, train=free[0])
-        out.append(r)
+                out[i] = replace(r, train=free[0])
     return replace(move, routes=tuple(out))
 
 
@@ -1484,6 +1497,8 @@ def action_words(game: Any, a: A.Action, seq: int | None = None) -> tuple[str, s
             text = format_action(printed_tile(game, a))
         if isinstance(a, A.BuyShares) and a.shares:
             return ent, _share_words(game, a, seq)
+        if isinstance(a, A.RunRoutes) and a.routes and not a.auto:  # a 2G as a 2G, not its type's 3 (s12v)
+            text = "run " + "; ".join(f"{_train_word(game, r.train)} {' '.join(r.nodes)}" for r in a.routes)
         comp = game.state.companies.get(ent)
         if comp is None or not str(comp.owner or "").startswith("C:"):
             return ent, text
@@ -1493,6 +1508,14 @@ def action_words(game: Any, a: A.Action, seq: int | None = None) -> tuple[str, s
     except Exception:  # noqa: BLE001 - a line is shown whatever the engine makes of it
         pass
     return ent, text
+
+
+def _train_word(game: Any, tid: str) -> str:
+    """A train as the mails name it (``2G``, ``4D``), its type when the game cannot say."""
+    try:
+        return str(game.train_label(tid)) if tid in game.state.trains else train_type(tid)
+    except Exception:  # noqa: BLE001 - a line is shown whatever the engine makes of it
+        return train_type(tid)
 
 
 def _share_words(game: Any, a: A.BuyShares, seq: int | None) -> str:
