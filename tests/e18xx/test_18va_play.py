@@ -1,5 +1,6 @@
 """18VA: random legal games to the end (a short soak; PBM_SLOW=1 or PBM_SOAK=1 for
 hundreds), and the move language for 18VA's own actions."""
+import dataclasses
 import os
 
 import pytest
@@ -41,7 +42,17 @@ def test_random_18va_game_to_the_end(seed):
 def test_18va_moves_parse_and_print(text, action):
     got = parse_moves(text, "VR")
     assert got == [action]
-    assert parse_moves(format_action(action), "VR") == [action]
+    # printed for players by type, never the engine's id ('4', not '4-2'; issue 29), and read back as
+    # the same move with its trains named by type
+    printed = format_action(action)
+    assert "4-2" not in printed and "4-0" not in printed
+    by_type = action
+    if isinstance(action, A.BuyTrain):
+        by_type = dataclasses.replace(action, train=action.train.split("-")[0])
+    elif isinstance(action, A.RunRoutes):
+        by_type = dataclasses.replace(action, routes=tuple(dataclasses.replace(r, train=r.train.split("-")[0])
+                                                           for r in action.routes))
+    assert parse_moves(printed, "VR") == [by_type]
 
 
 def test_a_game_by_email_through_the_auction_and_first_turns():

@@ -10,7 +10,7 @@ from pbm.e18xx.render.view import describe
 from .helpers import intent_mail, intent_refusal, playthrough_game, texts_at
 
 mail, refusal = intent_mail, intent_refusal
-CENTRAL = pytest.mark.xfail(reason="fixed centrally by h-words", strict=False)
+OPEN = pytest.mark.xfail(reason="open after session 12: a finding no branch fixed yet (strict: passes once fixed, then drop the mark)", strict=True)
 
 
 def game(upto: int, *, events: bool = False):
@@ -98,14 +98,12 @@ def test_an_8_train_takes_an():
 
 
 # -- fixed centrally (h-words): listed for the record ---------------------------------------------
-@CENTRAL
 def test_buy_one_share_with_a_count():
     """SR2, Cy: 'sell 1 BOE / buy 1 VR' was refused "say 'ipo' or 'market'" ('sell 1 VR' is listed)."""
     made, _ = mail(game(40), "sell 1 BOE\nbuy 1 VR")
     assert made[-1].startswith("buy VR")
 
 
-@CENTRAL
 def test_buy_private_for_a_price():
     """OR 3.1, NSW: 'buy private P3 for 140' was refused "need the private and a price"."""
     made, _ = mail(game(73), "buy private P3 for 140\nlay 235 F15 4\nlay 9 D19 0\nrun 2 F17 E18\n"
@@ -113,7 +111,7 @@ def test_buy_private_for_a_price():
     assert "buy private P3 140" in made
 
 
-@CENTRAL
+@OPEN
 def test_take_a_loan_in_the_rulebooks_words():
     """OR 3.1, VR: 'take a loan' was refused "say 'take loan'" (5.6.1: "take out a loan")."""
     made, _ = mail(game(82), "take a loan\nbuy private P4 220\nlay 57 H9 1\nrun 2 H11 G10\npay\n"
@@ -121,7 +119,7 @@ def test_take_a_loan_in_the_rulebooks_words():
     assert made[0] == "take loan"
 
 
-@CENTRAL
+@OPEN
 def test_route_stops_joined_by_dashes():
     """OR 4.1, CAR: 'run 3 D1-E2-E4' (the mails print routes as 'E4 Port Augusta - E2 Whyalla')."""
     made, _ = mail(game(108), "take loan\nbuy private P2 80\nlay 15 E2 2\nrun 3 D1-E2-E4\n"
