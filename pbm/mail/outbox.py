@@ -62,17 +62,22 @@ def queue(session: Session, key: str, kind: str, recipients: list[str], message:
     existing = session.scalar(select(OutboxMessage).where(OutboxMessage.key == key))
     if existing is not None:
         return existing
-    row = _new_row(session, key, kind, recipients, message, game)
+    return _insert_once(session, _new_row(session, key, kind, recipients, message, game))
+
+
+def _insert_once(session: Session, row: OutboxMessage) -> OutboxMessage:
+    """Write a new outbox ``row``, or return the row of its key that a concurrent run queued first
+    (keep theirs); the row's queue order is its id, given out atomically."""
     try:
-        with savepoint(session):  # a concurrent queue of the same key: keep theirs
+        with savepoint(session):
             session.add(row)
             session.flush()
     except IntegrityError:
-        existing = session.scalar(select(OutboxMessage).where(OutboxMessage.key == key))
+        existing = session.scalar(select(OutboxMessage).where(OutboxMessage.key == row.key))
         if existing is None:  # pragma: no cover
             raise
         return existing
-    row.created_seq = row.id  # queue order, given out atomically
+    row.created_seq = row.id
     session.flush()
     return row
 
@@ -269,18 +274,7 @@ def queue_webhook(session: Session, key: str, url: str, payload: dict, *, game: 
         raise OutboxError(f"a webhook address must be an http(s) URL, not {url!r}")
     row = OutboxMessage(key=key, game_id=game.id if game is not None else None, kind="webhook", recipients=[url],
                         raw=json.dumps(payload, sort_keys=True).encode("utf-8"), created_seq=0)
-    try:
-        with savepoint(session):  # a concurrent queue of the same key: keep theirs
-            session.add(row)
-            session.flush()
-    except IntegrityError:
-        existing = session.scalar(select(OutboxMessage).where(OutboxMessage.key == key))
-        if existing is None:  # pragma: no cover
-            raise
-        return existing
-    row.created_seq = row.id
-    session.flush()
-    return row
+    return _insert_once(session, row)
 
 
 def _post(url: str, body: bytes, key: str, timeout: float = 20.0) -> None:

@@ -52,33 +52,20 @@ def test_a_train_discarded_in_the_words_a_train_is_bought_in():
         assert [m.train for m in parse_moves(line, "Cy")] == ["3"], line
 
 
-def test_the_seller_accepting_reads_the_next_turn_as_the_buyers(cli, tmp_path):
+def test_the_seller_accepting_reads_the_next_turn_as_the_buyers(tmp_path):
     """ACL, OR 4.2 (finding F4, mail #61): ACL (Cy) offered Bob $70 for W&SR with the rest of its
     turn after it; Bob's 'accept W&SR' was answered "Next: Cy's turn in the stock round (...): you
     may buy a share ..." - "you" is Cy, not Bob, who reads it. It says "Cy may"."""
-    import json
-
     from sqlalchemy import select
 
     from pbm.db import session_scope
     from pbm.e18xx.pbem.games import answer_offer, apply
-    from pbm.models import Action18, Game
+    from pbm.models import Game
 
-    from .helpers import PLAYTHROUGH
+    from .db_games import stored_playthrough
 
-    csv = tmp_path / "players.csv"
-    csv.write_text("name,email\n" + "".join(f"{n},{n.lower()}@example.org\n" for n in ("Ann", "Bob", "Cy")),
-                   encoding="utf-8")
-    cli("new-game", "18GA", "--players", str(csv), "--seed", "111", "--name", "ga-v")
-    lines = (PLAYTHROUGH / "ga-s12v.jsonl").read_text(encoding="utf-8").splitlines()[:120]
-    with session_scope(cli.url) as s:
-        row = s.scalar(select(Game).where(Game.name == "ga-v"))
-        seat = {"Ann": 1, "Bob": 2, "Cy": 3}
-        for seq, line in enumerate(lines, 1):
-            data = json.loads(line)
-            s.add(Action18(game_id=row.id, seq=seq, player_number=seat.get(data["entity"]), action=data))
-        row.turn = game(120).state.turn
-    with session_scope(cli.url) as s:
+    url = stored_playthrough(tmp_path, "ga", 120, seed=111, suffix="-s12v", name="ga-v")
+    with session_scope(url) as s:
         row = s.scalar(select(Game).where(Game.name == "ga-v"))
         out = apply(s, row, 3, "buy private W&SR from Bob for $70\nlay 14 I9 1\ntoken I9\nrun auto\npayout\n"
                                "buy a 3 train\ndone")
