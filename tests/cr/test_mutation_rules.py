@@ -16,27 +16,11 @@ import pytest
 
 from pbm.cr.engine import tables
 from pbm.cr.engine.checks import check_money
-from pbm.cr.engine.context import TurnContext
 from pbm.cr.orders import Orders, RailroadOrders
-from pbm.cr.resolve import begin_turn
 from pbm.db import session_scope
+from tests.cr.helpers import kinds as _kinds
 from tests.cr.helpers import tiny_game
-
-
-def _ctx(s, game, orders=None) -> TurnContext:
-    ctx = TurnContext(s, game, orders or {})
-    begin_turn(ctx)
-    return ctx
-
-
-def _kinds(ctx, kind):
-    return [e for e in ctx.events if e["kind"] == kind]
-
-
-@pytest.fixture
-def game(sqlite_url):
-    with session_scope(sqlite_url) as s:
-        yield s, tiny_game(s)
+from tests.cr.helpers import turn_context as _ctx
 
 
 # --------------------------------------------------------------------------- §4.12 dividends
@@ -55,9 +39,9 @@ def _pay(s, g, code, *, cash, rate=None, profit=0, computer=False):
     return ctx, rr
 
 
-def test_dividend_is_capped_at_99_dollars_a_share_4_12(game):
+def test_dividend_is_capped_at_99_dollars_a_share_4_12(tiny):
     """§4.12: "Dividends may not exceed $99 per share on any turn." An order of $150 pays $99."""
-    s, g = game
+    s, g = tiny
     ctx, nyc = _pay(s, g, "NYC", cash=10**8, rate=150)
     assert nyc.dividend == 99 and nyc.last_dividend == 99 and ctx.scratch.dividends_paid["NYC"] == 99
     assert nyc.cash == 10**8 - 99 * nyc.shares_issued
@@ -67,18 +51,18 @@ def test_dividend_is_capped_at_99_dollars_a_share_4_12(game):
     assert [(e["amount"], e["data"]["per_share"]) for e in ev] == [(99 * nyc.shares_issued, 99)]
 
 
-def test_dividend_rate_of_99_is_paid_in_full_and_a_negative_order_pays_nothing_4_12(game):
-    s, g = game
+def test_dividend_rate_of_99_is_paid_in_full_and_a_negative_order_pays_nothing_4_12(tiny):
+    s, g = tiny
     ctx, nyc = _pay(s, g, "NYC", cash=10**8, rate=99)
     assert nyc.last_dividend == 99
     ctx, nyc = _pay(s, g, "PENN", cash=10**8, rate=-3)
     assert nyc.dividend == 0 and nyc.last_dividend == 0 and not _kinds(ctx, "dividend")
 
 
-def test_dividend_is_limited_to_the_cash_available_10_2h(game):
+def test_dividend_is_limited_to_the_cash_available_10_2h(tiny):
     """§10.2H1: "The Railroad will pay up to this amount in dividends, up to the amount of cash
     it has available": $5 ordered on 666 NYC shares with $2,000 cash pays $3 a share (⌊2000/666⌋)."""
-    s, g = game
+    s, g = tiny
     ctx, nyc = _pay(s, g, "NYC", cash=2000, rate=5)
     assert nyc.shares_issued == 666
     assert nyc.last_dividend == 3 and nyc.dividend == 5  # the standing rate is kept
@@ -91,9 +75,9 @@ def test_dividend_is_limited_to_the_cash_available_10_2h(game):
     assert nyc.last_dividend == 0 and nyc.cash == -10 and not _kinds(ctx, "dividend")
 
 
-def test_a_bankrupt_road_pays_no_dividend_4_11b(game):
+def test_a_bankrupt_road_pays_no_dividend_4_11b(tiny):
     """§4.11B: a bankrupt railroad cannot "pay any dividends during a turn it is bankrupt"."""
-    s, g = game
+    s, g = tiny
     from pbm.cr.engine.operations import pay_dividend
 
     ctx = _ctx(s, g)
@@ -127,8 +111,8 @@ def test_computer_president_pays_half_the_profit_capped_at_99_e_4_12():
     assert reasonable_dividend(SimpleNamespace(shares_issued=1), 2) == 1
 
 
-def test_computer_president_sets_the_reasonable_rate_in_operations_e_4_12(game):
-    s, g = game
+def test_computer_president_sets_the_reasonable_rate_in_operations_e_4_12(tiny):
+    s, g = tiny
     ctx, nyc = _pay(s, g, "NYC", cash=10**6, profit=6660, computer=True)
     assert nyc.dividend == 5 and nyc.last_dividend == 5  # ⌊6660 × ½ / 666⌋
 
@@ -281,13 +265,13 @@ def _holdings(s, g, code, shares: dict[int, int], directors=()):
     s.flush()
 
 
-def test_max_bid_is_20_percent_of_the_available_stock_6_1b(game):
+def test_max_bid_is_20_percent_of_the_available_stock_6_1b(tiny):
     """§6.1B: "You may bid for up to 20% of available stock ... issued shares minus the number
     of shares owned by all directors minus the shares you own." NYC: 666 issued, tycoons 1–4 own
     26 each, tycoon 2 a director with 100: tycoon 1 may bid ⌊20 % × (666 − 100 − 26)⌋ = 108."""
     from pbm.cr.engine.market import max_bid
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == math.floor(0.2 * (666 - 26))  # 128
     _holdings(s, g, "NYC", {2: 100}, directors={2})
@@ -297,13 +281,13 @@ def test_max_bid_is_20_percent_of_the_available_stock_6_1b(game):
     assert max_bid(ctx, ctx.players[2], nyc) == math.floor(0.2 * (666 - 100))  # a director's own shares once
 
 
-def test_no_one_bids_beyond_51_percent_6_1a(game):
+def test_no_one_bids_beyond_51_percent_6_1a(tiny):
     """§6.1A: "No one can ever bid for more than 51% of the stock, so a player who owns 41% of
     the stock may only bid for 10% of the stock, and at 51% ownership cannot bid at all."
     NYC 666 issued: 41 % is 273 shares → ⌊0.51 × 666⌋ − 273 = 66 (10 %); 340 shares → 0."""
     from pbm.cr.engine.market import max_bid
 
-    s, g = game
+    s, g = tiny
     _holdings(s, g, "NYC", {1: 273}, directors={1})
     ctx = _ctx(s, g)
     assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == 66
@@ -315,13 +299,13 @@ def test_no_one_bids_beyond_51_percent_6_1a(game):
     assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == 0
 
 
-def test_short_sales_up_to_10_percent_including_owned_shares_6_2a_c(game):
+def test_short_sales_up_to_10_percent_including_owned_shares_6_2a_c(tiny):
     """§6.2C: "If a RR has 1000 shares issued, and you own 40 shares, you may sell 100 shares
     (10% of issued stock)" — here 666 issued, 26 owned: 40 short, 66 in all; none for a
     director, none in a cornered stock (§6.4, §10.1C4)."""
     from pbm.cr.engine.market import is_cornered, max_short
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     nyc = ctx.railroads["NYC"]
     assert max_short(ctx, ctx.players[1], nyc) == 40
@@ -341,13 +325,13 @@ def test_short_sales_up_to_10_percent_including_owned_shares_6_2a_c(game):
     assert is_cornered(ctx, ctx.railroads["NYC"]) and max_short(ctx, ctx.players[1], ctx.railroads["NYC"]) == 0
 
 
-def test_orders_are_cut_to_the_limits_in_the_tycoons_sequence_6_1a(game):
+def test_orders_are_cut_to_the_limits_in_the_tycoons_sequence_6_1a(tiny):
     """§6.1A: a bid over the maximum "will automatically be lowered to the maximum"; a sale
     beyond the shares owned plus 10 % short is lowered; one transaction per railroad."""
     from pbm.cr.engine.market import _player_lines
     from pbm.cr.orders import StockOrder
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     p1 = ctx.players[1]
     lines = _player_lines(ctx, p1, [StockOrder("NYC", "buy", 500, 1), StockOrder("PENN", "sell", 500, 2),
@@ -392,12 +376,12 @@ def test_credit_limit_and_available_credit_3_5a():
     assert available_credit(7_000, 15_000) == -500
 
 
-def test_borrowing_counts_half_the_loan_against_the_credit_3_5a_10_1a(game):
+def test_borrowing_counts_half_the_loan_against_the_credit_3_5a_10_1a(tiny):
     """§10.1A1 with §3.5A: tycoon 1's net worth $3,330 (cash 2,000 + 26 NYC × $20 + 54 PENN ×
     $15), Normal: limit $2,331; with a $1,000 loan he may borrow $2,331 − $500 = $1,831 more."""
     from pbm.cr.engine.loans import max_borrow, tycoons_borrow_or_repay
 
-    s, g = game
+    s, g = tiny
     g.players[0].loan, g.players[1].loan, g.players[1].recall = 1000, 800, 500
     s.flush()
     ctx = _ctx(s, g, {1: Orders(borrow=10**6), 2: Orders(repay=300)})
@@ -411,10 +395,10 @@ def test_borrowing_counts_half_the_loan_against_the_credit_3_5a_10_1a(game):
     assert (p2.loan, p2.recall, p2.cash) == (500, 200, 1700)
 
 
-def test_repayment_is_limited_to_cash_and_loan_10_1a2(game):
+def test_repayment_is_limited_to_cash_and_loan_10_1a2(tiny):
     from pbm.cr.engine.loans import tycoons_borrow_or_repay
 
-    s, g = game
+    s, g = tiny
     g.players[0].loan, g.players[0].cash = 5000, 1200
     g.players[1].loan = 100
     s.flush()
@@ -424,13 +408,13 @@ def test_repayment_is_limited_to_cash_and_loan_10_1a2(game):
     assert (ctx.players[2].loan, ctx.players[2].cash) == (0, 1900)
 
 
-def test_recall_is_what_brings_available_credit_back_to_zero_3_5c(game):
+def test_recall_is_what_brings_available_credit_back_to_zero_3_5c(tiny):
     """§3.5C: "the Bank will require you to repay enough of your loan so that available credit
     is equal to or greater than 0": worth $10,000 at Normal (limit $7,000) and a $15,000 loan
     (available −$500): recall $1,000, after which 7,000 − 14,000/2 = 0."""
     from pbm.cr.engine.tycoons import set_credit
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     p1 = ctx.players[1]
     for loan, recall in ((15_000, 1_000), (14_000, 0), (14_001, 1), (0, 0)):
@@ -440,12 +424,12 @@ def test_recall_is_what_brings_available_credit_back_to_zero_3_5c(game):
     assert [e["amount"] for e in _kinds(ctx, "recall")] == [1_000, 1]
 
 
-def test_unpaid_recall_is_taken_from_cash_then_stock_3_5c(game):
+def test_unpaid_recall_is_taken_from_cash_then_stock_3_5c(tiny):
     """§3.5C (step 14.4): a recall left unpaid is paid from cash; what cash lacks is raised by
     selling the tycoon's stock at end prices; never more than the loan."""
     from pbm.cr.engine.tycoons import compel_recall
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
     p1.cash, p1.loan, p1.recall = 5000, 1500, 1200
@@ -468,12 +452,12 @@ def test_unpaid_recall_is_taken_from_cash_then_stock_3_5c(game):
 
 
 # --------------------------------------------------------------------------- §1.2 victory points, §1.3 end
-def test_million_bonus_goes_once_to_the_first_worth_over_a_million_1_2(game):
+def test_million_bonus_goes_once_to_the_first_worth_over_a_million_1_2(tiny):
     """§1.2 Robber Baron: "Bonus: 5 VPs to the first player(s) to have a net worth over
     $1,000,000" — $1,000,001 wins it, $1,000,000 does not, and nobody wins it twice."""
     from pbm.cr.engine.victory import award_robber_baron
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
     stock = 26 * 20 + 54 * 15
@@ -503,14 +487,14 @@ def _officers(s, g, presides: dict[str, int]):
     s.flush()
 
 
-def test_no_mogul_points_from_a_road_that_owes_its_president_and_minus_5_for_a_failed_road_1_2(game):
+def test_no_mogul_points_from_a_road_that_owes_its_president_and_minus_5_for_a_failed_road_1_2(tiny):
     """§1.2 Rail Mogul: "+1 VP to each Director (including the President)", the President "the
     square root of the dividends paid"; "No Mogul points are awarded if the railroad owes any
     debt to the President at the end of the turn"; "A President loses -5 VP if the railroad
     goes bankrupt or is reorganized during the turn"."""
     from pbm.cr.engine.victory import award_mogul
 
-    s, g = game
+    s, g = tiny
     _officers(s, g, {"NYC": 1, "PENN": 2})
     ctx = _ctx(s, g)
     ctx.scratch.dividends_paid = {"NYC": 9, "PENN": 4}
@@ -604,12 +588,12 @@ def test_overspend_is_capped_at_double_the_minimum_4_6c(sqlite_url, ordered, per
 
 
 # --------------------------------------------------------------------------- §4.5, §4.17, §4.18 capital
-def test_capital_spending_is_capped_at_50_a_mile_and_none_for_a_bankrupt_road_4_5_10_2d(game):
+def test_capital_spending_is_capped_at_50_a_mile_and_none_for_a_bankrupt_road_4_5_10_2d(tiny):
     """§10.2D1 (ruling E-4.5B): at most $50 a mile of start-of-turn track; §4.11B: a bankrupt
     railroad cannot "spend for capital improvements"."""
     from pbm.cr.engine.capital import repairs_and_improvements
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     ctx.rr_orders["NYC"] = RailroadOrders("NYC", capital_per_mile=80)
     ctx.rr_orders["PENN"] = RailroadOrders("PENN", capital_per_mile=10)
@@ -646,14 +630,14 @@ def test_locomotives_and_technology_are_paid_in_cash_4_17_4_18(sqlite_url):
 
 
 # --------------------------------------------------------------------------- §4.10A revenue, §4.11 solvency
-def test_revenue_is_60_a_mile_plus_300_times_town_values_and_10_percent_a_region_4_10a(game):
+def test_revenue_is_60_a_mile_plus_300_times_town_values_and_10_percent_a_region_4_10a(tiny):
     """§4.10A: "The base revenue is roughly $60 per mile of track, plus $300 times the value of
     Towns. The base revenue is increased by 10% for Region over 1 that it connects to." NYC:
     148 miles, New York (value 25) and Albany (4): $8,880 + $8,700 = $17,580; §4.15 double
     track adds (25 + 4) % of the line's own revenue; §4.18 a Grand Station adds 10 %."""
     from pbm.cr.engine.operations import line_revenue, revenue_parts
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     nyc = ctx.railroads["NYC"]
     rf = ctx.climate.revenue_factor
@@ -674,12 +658,12 @@ def test_revenue_is_60_a_mile_plus_300_times_town_values_and_10_percent_a_region
     assert parts["gross"] == math.floor(parts["base"] * 1.1 * rf)
 
 
-def test_insolvent_road_goes_bankrupt_and_a_bankrupt_one_is_reorganized_or_recovers_4_11(game):
+def test_insolvent_road_goes_bankrupt_and_a_bankrupt_one_is_reorganized_or_recovers_4_11(tiny):
     """§4.11A–C: an insolvent road that does not become solvent is bankrupt; a bankrupt one that
     stays insolvent is reorganized; one that became solvent is active again."""
     from pbm.cr.engine.operations import settle_solvency
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
     ctx.scratch.insolvent_at_start |= {"NYC", "PENN"}
@@ -717,7 +701,7 @@ def test_insolvent_road_goes_bankrupt_and_a_bankrupt_one_is_reorganized_or_recov
     assert penn.bond_debt == 0 and penn.shares_issued == 5 * 300
 
 
-def test_revenue_share_of_lines_splits_a_shared_town_4_16(game):
+def test_revenue_share_of_lines_splits_a_shared_town_4_16(tiny):
     """Ruling E-4.16: a line earns its $60 a mile, its double-track bonus and its end towns'
     $300 × value, a town shared equally by the road's lines that end there.  NYC's lines: NYC
     (148 miles, New York 25, Albany 4) $8,880 + $3,750 + $1,200 = $13,830; NYNH (110 miles,
@@ -728,7 +712,7 @@ def test_revenue_share_of_lines_splits_a_shared_town_4_16(game):
     from pbm.cr.engine.operations import revenue_share
     from pbm.models import Line, Railroad, Route
 
-    s, g = game
+    s, g = tiny
     nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
     nynh = s.query(Route).filter_by(game_id=g.id, code="NYNH").one()
     s.add(Line(railroad_id=nyc.id, route_id=nynh.id, built_turn=0))
@@ -751,13 +735,13 @@ def test_revenue_share_of_lines_splits_a_shared_town_4_16(game):
     assert revenue_parts(ctx, nyc)["double_track"] == 13_230 * 29 // 100 + 5_227  # both lines' bonuses
 
 
-def test_operations_account_for_revenue_expenses_interest_and_dividend_13(game):
+def test_operations_account_for_revenue_expenses_interest_and_dividend_13(tiny):
     """Appendix A step 13: revenue (13.1), expenses (13.2), interest — bonds 6 % (§5), loans at
     the climate's rate (Normal 12 %), rounded up by the Bank (§1.0) — and the president's loan
     grows 10 % (§4.4C); the profit is what is left; the dividend is paid from cash (13.5)."""
     from pbm.cr.engine.operations import NOISE_LIMIT, operating_expenses, operations
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     nyc = ctx.railroads["NYC"]
     nyc.bond_debt, nyc.loan_debt, nyc.president_debt, nyc.cash = 100_001, 10_001, 1_000, 10**6
@@ -832,7 +816,7 @@ def test_merger_hands_over_the_row_only_to_a_survivor_without_one_4_13d(sqlite_u
                 assert (oh1.owner_id, oh1.land_grant) == (nyc.id, 7) and not _kinds(ctx, "row-abandoned")
 
 
-def test_rate_war_limits_4_16(sqlite_url):
+def test_rate_war_limits_4_16(tiny):
     """§4.16: a rate war needs parallel routes; the deepest cut declared on a pair counts; a
     percentage is kept within 0–100; a road cannot war on itself nor on a road that is gone.
     NYC (NYC and NYNH lines) and PENN (PENN and NY1): NYNH ∥ NY1."""
@@ -840,38 +824,37 @@ def test_rate_war_limits_4_16(sqlite_url):
     from pbm.cr.orders import RateWar
     from pbm.models import Line, Railroad, Route
 
-    with session_scope(sqlite_url) as s:
-        g = tiny_game(s)
-        rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN")}
-        route = {c: s.query(Route).filter_by(game_id=g.id, code=c).one() for c in ("NYNH", "NY1")}
-        s.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
-        s.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
-        route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
-        s.flush()
-        s.expire_all()
-        ctx = _ctx(s, g)
-        parts = {c: revenue_parts(ctx, ctx.railroads[c]) for c in ("NYC", "PENN")}
+    s, g = tiny
+    rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN")}
+    route = {c: s.query(Route).filter_by(game_id=g.id, code=c).one() for c in ("NYNH", "NY1")}
+    s.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
+    s.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
+    route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
+    s.flush()
+    s.expire_all()
+    ctx = _ctx(s, g)
+    parts = {c: revenue_parts(ctx, ctx.railroads[c]) for c in ("NYC", "PENN")}
 
-        def losses(nyc_wars, penn_wars=()):
-            ctx.rr_orders["NYC"] = RailroadOrders("NYC", rate_wars=list(nyc_wars))
-            ctx.rr_orders["PENN"] = RailroadOrders("PENN", rate_wars=list(penn_wars))
-            return rate_war_losses(ctx, parts)
+    def losses(nyc_wars, penn_wars=()):
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", rate_wars=list(nyc_wars))
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", rate_wars=list(penn_wars))
+        return rate_war_losses(ctx, parts)
 
-        full = losses([RateWar("PENN", 150)])  # kept to 100 %: the parallel lines earn nothing
-        assert full == losses([RateWar("PENN", 100)]) and full["NYC"] == parts["NYC"]["gross"] - math.floor(
-            parts["NYC"]["gross"] * (1 - Fraction(15_150, 28_980)))
-        assert losses([RateWar("PENN", 10)], [RateWar("NYC", 30)]) == losses([RateWar("PENN", 30)])
-        assert losses([RateWar("PENN", 30)])["PENN"] > losses([RateWar("PENN", 10)])["PENN"] > 0
-        assert losses([RateWar("PENN", -5)]) == {} and _kinds(ctx, "rate-war-void")
-        assert losses([RateWar("NYC", 25), RateWar("ERIE", 25)]) == {}
-        ctx.railroads["PENN"].status = "merged"
-        assert losses([RateWar("PENN", 25)]) == {}
+    full = losses([RateWar("PENN", 150)])  # kept to 100 %: the parallel lines earn nothing
+    assert full == losses([RateWar("PENN", 100)]) and full["NYC"] == parts["NYC"]["gross"] - math.floor(
+        parts["NYC"]["gross"] * (1 - Fraction(15_150, 28_980)))
+    assert losses([RateWar("PENN", 10)], [RateWar("NYC", 30)]) == losses([RateWar("PENN", 30)])
+    assert losses([RateWar("PENN", 30)])["PENN"] > losses([RateWar("PENN", 10)])["PENN"] > 0
+    assert losses([RateWar("PENN", -5)]) == {} and _kinds(ctx, "rate-war-void")
+    assert losses([RateWar("NYC", 25), RateWar("ERIE", 25)]) == {}
+    ctx.railroads["PENN"].status = "merged"
+    assert losses([RateWar("PENN", 25)]) == {}
 
 
-def test_projected_profit_is_gross_less_expenses_and_interest_6_3a(game):
+def test_projected_profit_is_gross_less_expenses_and_interest_6_3a(tiny):
     from pbm.cr.engine.operations import operating_expenses, projected_profit, revenue_parts
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     nyc = ctx.railroads["NYC"]
     nyc.bond_debt, nyc.loan_debt = 10_000, 1_000
@@ -891,13 +874,13 @@ class _Normal:
         return self.values.pop(0)
 
 
-def test_revenue_noise_is_kept_within_15_percent_and_applied_e_4_10a(game):
+def test_revenue_noise_is_kept_within_15_percent_and_applied_e_4_10a(tiny):
     """Ruling E-4.10A: the random factor is N(1, 0.07) kept within ±15 %: a draw of 1.30 counts
     1.15, one of 0.60 counts 0.85; the gross is the base revenue times it.  Random events come
     from their own stream (here one that brings political trouble, §11.2, to both roads)."""
     from pbm.cr.engine.operations import operations, revenue_parts
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     rng = ctx.rng
     draws = _Normal(1.30, 0.60)
@@ -973,12 +956,12 @@ def test_random_event_chances_and_costs_at_their_edges_11_2(sqlite_url):
         assert ops["profit"] == ops["revenue"] - ops["expenses"] - ops["events"]
 
 
-def test_a_road_ending_operations_at_zero_cash_is_solvent_4_11a(game):
+def test_a_road_ending_operations_at_zero_cash_is_solvent_4_11a(tiny):
     """§4.11A: a railroad "will become solvent during a turn if its cash balance is not
     negative ... after revenues and expenses are calculated": $0 is solvent."""
     from pbm.cr.engine.operations import operations
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=0)
     ctx.railroads["NYC"].cash = 0
@@ -996,12 +979,12 @@ def test_a_road_ending_operations_at_zero_cash_is_solvent_4_11a(game):
     assert ctx.railroads["NYC"].cash == -1 and "NYC" not in ctx.scratch.became_solvent
 
 
-def test_dividend_edges_4_12(game):
+def test_dividend_edges_4_12(tiny):
     """§4.12 at the edges: $1 a share is paid (in full when the cash covers it, not at all when
     it does not); a holder of a single share is paid; a road with no issued shares pays none."""
     from pbm.cr.engine.operations import pay_dividend
 
-    s, g = game
+    s, g = tiny
     ctx, nyc = _pay(s, g, "NYC", cash=666, rate=1)
     assert nyc.last_dividend == 1 and nyc.cash == 0
     ctx, nyc = _pay(s, g, "NYC", cash=665, rate=1)
@@ -1023,10 +1006,10 @@ def test_dividend_edges_4_12(game):
     assert nyc.last_dividend == 0
 
 
-def test_a_solvent_road_is_not_announced_solvent_again_4_11a(game):
+def test_a_solvent_road_is_not_announced_solvent_again_4_11a(tiny):
     from pbm.cr.engine.operations import settle_solvency
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     ctx.scratch.became_solvent.add("NYC")
     settle_solvency(ctx, ctx.railroads["NYC"])
@@ -1109,12 +1092,12 @@ def test_merger_takes_over_a_deficit_shorts_and_both_president_debts_4_13b(sqlit
         assert nyc.bond_debt == bonds + 10 * 201 and nyc.locomotive == 3
 
 
-def test_president_is_repaid_up_to_the_cash_and_the_debt_4_4b(game):
+def test_president_is_repaid_up_to_the_cash_and_the_debt_4_4b(tiny):
     """§4.4B: "The President can order the Railroad to repay any part of any debt it owes him,
     up to the amount of cash it begins the turn with"; §4.4A: he lends up to his own cash."""
     from pbm.cr.engine.loans import presidents_lend_or_are_repaid
 
-    s, g = game
+    s, g = tiny
     _officers(s, g, {"NYC": 1, "PENN": 2})
     ctx = _ctx(s, g)
     nyc, penn, p1, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1], ctx.players[2]
@@ -1212,12 +1195,12 @@ def test_merger_may_not_give_two_routes_into_chicago_4_8_2_4_13a3(sqlite_url):
 
 
 # --------------------------------------------------------------------------- §10.2B, §10.1A, §4.4 loans
-def test_railroad_repays_short_term_loans_first_then_bonds_from_cash_10_2b(game):
+def test_railroad_repays_short_term_loans_first_then_bonds_from_cash_10_2b(tiny):
     """§10.2B (Appendix A step 3): a railroad repays "short-term loans first, then bonds" out of
     the cash it has, never more than it owes; a road without cash repays nothing."""
     from pbm.cr.engine.loans import railroads_repay_bank_debt
 
-    s, g = game
+    s, g = tiny
     for (loans, bonds, cash, order), after in (
         ((300, 1000, 500, 1000), (0, 800, 0)),  # cash limits it: loans, then bonds
         ((200, 100, 10_000, 5000), (0, 0, 9_700)),  # the debt limits it
@@ -1272,13 +1255,13 @@ def test_merger_needs_two_roads_operating_since_the_start_and_moves_every_dollar
         assert [(e["source"], e["target"], e["amount"]) for e in ctx.ledger] == [("rr:B&A", "rr:NYC", 1)]
 
 
-def test_borrowing_and_repaying_by_the_dollar_for_each_tycoon_with_orders_10_1a(game):
+def test_borrowing_and_repaying_by_the_dollar_for_each_tycoon_with_orders_10_1a(tiny):
     """§10.1A1–2: each tycoon who gave orders borrows up to his available credit (§3.5A) and
     repays out of his cash, down to a single dollar; a tycoon without orders does nothing;
     repaying more than the recall due leaves no recall (§3.5C)."""
     from pbm.cr.engine.loans import max_borrow, tycoons_borrow_or_repay
 
-    s, g = game
+    s, g = tiny
     g.players[2].loan, g.players[2].recall = 1000, 100
     g.players[3].loan = 50
     s.flush()
@@ -1305,13 +1288,13 @@ def test_borrowing_and_repaying_by_the_dollar_for_each_tycoon_with_orders_10_1a(
     assert ctx.players[2].loan == 10**6 and not ctx.ledger
 
 
-def test_only_a_president_lends_or_is_repaid_and_only_from_cash_4_4a_b(game):
+def test_only_a_president_lends_or_is_repaid_and_only_from_cash_4_4a_b(tiny):
     """§4.4A–B: the president lends his road what he has, down to a dollar, and is repaid from
     the road's cash — none when it has none; a road with no player president, or without
     orders, neither borrows from nor repays anyone."""
     from pbm.cr.engine.loans import presidents_lend_or_are_repaid
 
-    s, g = game
+    s, g = tiny
     _officers(s, g, {"PENN": 2})
     ctx = _ctx(s, g)
     nyc, penn, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[2]
@@ -1570,11 +1553,11 @@ def test_rail_baron_is_each_score_over_the_best_times_100_1_2():
     assert baron_points({}) == {}
 
 
-def test_prodigal_points_add_to_those_of_earlier_turns_1_2(game):
+def test_prodigal_points_add_to_those_of_earlier_turns_1_2(tiny):
     """§1.2: "Points in these categories are cumulative"."""
     from pbm.cr.engine.victory import award_prodigal
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     ctx.players[1].vp_prodigal, ctx.players[2].vp_prodigal = 7, 2
     ctx.scratch.prodigal = {1: 1000, 2: 1000}
@@ -1583,12 +1566,12 @@ def test_prodigal_points_add_to_those_of_earlier_turns_1_2(game):
     assert [(e["player_number"]) for e in _kinds(ctx, "prodigal-points")] == [1, 2]
 
 
-def test_the_million_bonus_once_awarded_stays_awarded_across_turns_1_2(game):
+def test_the_million_bonus_once_awarded_stays_awarded_across_turns_1_2(tiny):
     """§1.2: the bonus goes to "the first player(s)" worth over $1,000,000: the game's state
     remembers it was awarded in an earlier turn."""
     from pbm.cr.engine.victory import victory_points
 
-    s, g = game
+    s, g = tiny
     g.state = {"million_awarded": True, "regions_linked": ["atlantic"]}
     s.flush()
     ctx = _ctx(s, g)
@@ -1598,14 +1581,14 @@ def test_the_million_bonus_once_awarded_stays_awarded_across_turns_1_2(game):
     assert ctx.game.state["million_awarded"] is True
 
 
-def test_mogul_points_of_directors_and_a_president_owed_money_or_paid_nothing_1_2(game):
+def test_mogul_points_of_directors_and_a_president_owed_money_or_paid_nothing_1_2(tiny):
     """§1.2 Rail Mogul: "+1 VP to each Director (including the President)"; the President
     "the square root of the dividends paid" — of a road that paid none, nothing; "No Mogul
     points are awarded if the railroad owes any debt to the President": its other directors
     still score. Points add to those of earlier turns."""
     from pbm.cr.engine.victory import award_mogul
 
-    s, g = game
+    s, g = tiny
     _officers(s, g, {"NYC": 1, "PENN": 1})
     ctx = _ctx(s, g)
     ctx.scratch.directors_at_start = {"NYC": [1, 2, 3], "PENN": [1, 4]}
