@@ -1688,3 +1688,47 @@ def test_prodigal_leftover_one_each_down_the_line_1_2_e_1_2c():
 
     assert prodigal_points({n: 1000 for n in range(1, 9)}) == {**{n: 4 for n in range(1, 7)}, 7: 3, 8: 3}
     assert prodigal_points({n: 1000 for n in range(1, 5)}) == {1: 8, 2: 8, 3: 7, 4: 7}
+
+
+# --------------------------------------------------------------------------- §6.1B, §6.3A the Public's orders
+def test_public_offer_and_bid_follow_value_mood_and_noise_6_1b_6_3a():
+    """§6.1B "The Public will seldom offer more than one-half of the shares it holds ... will
+    usually bid for 10 % to 300 % of the shares it offers", §6.3A (ruling E-6.3A, formulas.md):
+    fair = max($0.50, (d/2 + max(e, 0)/2) / max(0.30 × r, 0.005)); value = ln(fair/price) within
+    ±1.5; sentiment s = mood + value + noise; offer = ⌊P × (10 % × e^(−0.6 s) within 2 %–50 %)⌋;
+    bid = ⌊offer × (e^(0.5 s + noise2) within 0.1–3)⌋, at least ⌈10 % of the offer⌉."""
+    from pbm.cr.engine.market import public_orders
+
+    # 1,000 shares at $20, dividend $1, profit $1 a share, loan rate 10 % → fair $33.33, value
+    # ln(5/3) = 0.511, a Boom's mood 0.09, noise 0.1 → s = 0.701: 6.57 % offered (65), bid ×1.49 (97)
+    assert public_orders(1000, 20, 1, 1, 0.10, 0.09, 0.1, 0.05) == (65, 97)
+    # a loss counts as no profit: ($4/2 + 0) / 0.036 = $55.56 against $40 → s = 0.329: 82 and 96
+    assert public_orders(1000, 40, 4, -2, 0.12, 0, 0, 0) == (82, 96)
+    # no dividend and a loss: fair $0.50, value ln(0.5/20) held at −1.5 → 24.6 % offered, bid ×0.47
+    assert public_orders(1000, 20, 0, -5, 0.12, 0, 0, 0) == (245, 115)
+    # ... and at the bid's floor of 10 %: ⌊24.5⌋ = 24 raised to ⌈24.5⌉ = 25
+    assert public_orders(1000, 20, 0, -5, 0.12, 0, 0, -3.0) == (245, 25)
+    # a loan rate of 0 capitalises at 0.005: fair $1,800, value held at +1.5: 4.07 % (40), ×2.12 (84)
+    assert public_orders(1000, 20, 9, 9, 0.0, 0, 0, 0) == (40, 84)
+    # fair $83.33 (value 1.427), noise 0.1: 4 % offered; the bid ×2.26 (90), at most ×3 (120), at least ×0.1 (4)
+    assert public_orders(1000, 20, 2, 4, 0.12, 0, 0.1, 0.05) == (40, 90)
+    assert public_orders(1000, 20, 2, 4, 0.12, 0, 0.1, 2.0) == (40, 120)
+    assert public_orders(1000, 20, 2, 4, 0.12, 0, 0.1, -3.0) == (40, 4)
+    # a strong bull sentiment (s = 3.29): the offer at its floor of 2 % (20 of 1,001), the bid ×3
+    assert public_orders(1001, 20, 2, 4, 0.12, 0.36, 1.5, 0) == (20, 60)
+    # a Panic (s = −5.86): the offer at its cap of 50 % (500 of 1,001), the bid at ×0.1
+    assert public_orders(1001, 20, 0, 0, 0.12, -0.36, -4.0, 0) == (500, 50)
+
+
+def test_public_sells_into_a_rush_of_buying_and_buys_into_a_rush_of_selling_e_6_3a2():
+    """Ruling E-6.3A2 (§6.1B "other factors"): the Public meets 0.7 of the tycoons' unmatched
+    orders — bids B over sales S raise its offer by ⌊0.7 (B − S)⌋, at most half its holding;
+    sales over bids raise its bid by ⌊0.7 (S − B)⌋, and the offer to at least a third of the bid."""
+    from pbm.cr.engine.market import public_orders
+
+    base = (1000, 20, 2, 4, 0.12, 0, 0.1, 0.05)  # alone: offer 40, bid 90
+    assert public_orders(*base, player_demand=100, player_supply=20) == (40 + 56, 90)
+    assert public_orders(*base, player_demand=1000, player_supply=0) == (500, 90)  # half of 1,000
+    assert public_orders(*base, player_demand=0, player_supply=100) == (54, 90 + 70)  # ⌈160/3⌉ = 54
+    assert public_orders(*base, player_demand=0, player_supply=1000) == (264, 90 + 700)
+    assert public_orders(*base, player_demand=50, player_supply=50) == (40, 90)  # matched: as alone
