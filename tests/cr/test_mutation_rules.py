@@ -1732,3 +1732,64 @@ def test_public_sells_into_a_rush_of_buying_and_buys_into_a_rush_of_selling_e_6_
     assert public_orders(*base, player_demand=0, player_supply=100) == (54, 90 + 70)  # ⌈160/3⌉ = 54
     assert public_orders(*base, player_demand=0, player_supply=1000) == (264, 90 + 700)
     assert public_orders(*base, player_demand=50, player_supply=50) == (40, 90)  # matched: as alone
+
+
+class _Noise:
+    """A stand-in for the Public's random draws: each N(μ, σ) gives μ + σ/2."""
+
+    def normal(self, mu, sigma):
+        return mu + sigma / 2
+
+
+def test_market_step_trades_every_order_at_once_6_2_6_3(tiny):
+    """§6.3 in the market step, with the Public's draws fixed (noise 0.175, 0.1) and a Good
+    climate ahead (mood 0.18, loan rate 10 %).  NYC at $20: 666 issued, the Public 562, the
+    treasury 74; last turn $1 dividend and $3 profit a share.  Tycoon 1 bids 100; 2 sells his 26
+    and shorts 10; 3 sells 20; the road offers 30 treasury shares (§10.2C1).
+    The Public alone: offer 22, bid 53; the tycoons' bids exceed their sales by
+    100 − (30 + 46 + 10/2) = 19, so it offers ⌊0.7 × 19⌋ = 13 more: 35.
+    Supply = 35 + 30 + 46 + 10/2 = 116 (§6.3B); Demand = 53 + 100 = 153 (§6.3C);
+    end price $20 × (153/116)^0.7 = $24.27, trade price $22.14 (§6.3D–F); shares sold
+    35 + 30 + 46 + 10 = 121 (§6.3E): tycoon 1 gets ⌊100 × 116/153⌋ = 75, the Public the other 46
+    (§6.3G); the short is covered from the Public at once (§6.2B)."""
+    from pbm.cr.engine.market import check_all_orders, public_orders, trade_all
+    from pbm.cr.engine.operations import projected_profit
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    for p in g.players:
+        p.cash = 10_000
+    s.flush()
+    orders = {1: Orders(stock=[StockOrder("NYC", "buy", 100, priority=1)]),
+              2: Orders(stock=[StockOrder("NYC", "sell", 36, priority=1)]),
+              3: Orders(stock=[StockOrder("NYC", "sell", 20, priority=1)])}
+    ctx = _ctx(s, g, orders)
+    nyc = ctx.railroads["NYC"]
+    nyc.last_dividend, nyc.last_revenue, nyc.last_profit = 1, 10_000, 3 * 666
+    assert (nyc.shares_issued, nyc.shares_public, nyc.treasury_shares, nyc.cash) == (666, 562, 74, 10_000)
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_market=30)
+    ctx.new_climate = tables.CLIMATES[6]  # Good
+    ctx.rng = lambda purpose: _Noise()
+    penn = ctx.railroads["PENN"]
+    assert penn.last_revenue == 0 and penn.last_profit == 0
+    projected = projected_profit(ctx, penn) / penn.shares_issued
+    penned = public_orders(penn.shares_public, 15, penn.last_dividend, projected, 0.10, 0.18, 0.175, 0.1)
+    assert penned != public_orders(penn.shares_public, 15, penn.last_dividend, 0, 0.10, 0.18, 0.175, 0.1)
+    trade_all(ctx, check_all_orders(ctx))
+    m = ctx.scratch.market["NYC"]
+    assert (m["public_offer"], m["public_bid"], m["supply"], m["demand"], m["traded"]) == (35, 53, 116, 153, 121)
+    assert (m["start"], m["end"], m["trade"]) == (20, 24.27, 22.14) and nyc.price == 24.27
+    assert (m["public_bought"], m["treasury_sold"], m["player_bids"], m["player_sales"], m["short_sales"]) == \
+        (46, 30, 100, 46, 10)
+    p = ctx.players
+    assert [ctx.shares(p[n], nyc) for n in (1, 2, 3, 4)] == [26 + 75, 0, 6, 26]
+    assert nyc.shares_public == 562 + 46 - 35 - 10 == 563
+    assert (nyc.treasury_shares, nyc.shares_issued, nyc.cash) == (44, 696, 10_000 + math.floor(30 * 22.14))
+    assert [(t.account, t.railroad, t.bought, t.sold, t.shorted, t.price, t.cover_price) for t in ctx.scratch.trades] == [
+        ("player:1", "NYC", 75, 0, 0, 22.14, 24.27), ("player:2", "NYC", 0, 26, 10, 22.14, 24.27),
+        ("player:3", "NYC", 0, 20, 0, 22.14, 24.27)]
+    [ev] = [e for e in _kinds(ctx, "stock-price") if e["railroad"] == "NYC"]
+    assert not ev["headline"]  # a rise of 21 %: not a headline (25 %)
+    assert not _kinds(ctx, "cornered") and not _kinds(ctx, "short-cut")
+    # PENN has not operated yet: the Public values its projected profit (§6.3A), not last turn's $0
+    assert (ctx.scratch.market["PENN"]["public_offer"], ctx.scratch.market["PENN"]["public_bid"]) == penned
