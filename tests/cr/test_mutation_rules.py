@@ -1793,3 +1793,52 @@ def test_market_step_trades_every_order_at_once_6_2_6_3(tiny):
     assert not _kinds(ctx, "cornered") and not _kinds(ctx, "short-cut")
     # PENN has not operated yet: the Public values its projected profit (§6.3A), not last turn's $0
     assert (ctx.scratch.market["PENN"]["public_offer"], ctx.scratch.market["PENN"]["public_bid"]) == penned
+
+
+def test_stock_orders_in_sequence_unnumbered_last_and_only_roads_active_at_the_start_6_1(sqlite_url):
+    """§10.1C: stock orders are carried out in the tycoon's sequence (ruling: unnumbered orders
+    after the numbered ones, by railroad); §6.1B: only the stock of railroads active at the start
+    of the turn trades — a road merged away or founded this turn is void, and so is an unknown one."""
+    from pbm.cr.engine.market import _player_lines
+    from pbm.cr.orders import StockOrder
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    codes = ["NYC", "PENN", "B&A", "ERIE"]
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in codes], bank_pcs=[])
+        ctx = _ctx(s, g)
+        p1 = ctx.players[1]
+        lines = _player_lines(ctx, p1, [StockOrder("PENN", "sell", 5), StockOrder("NYC", "sell", 5),
+                                        StockOrder("ERIE", "sell", 5, 2), StockOrder("B&A", "sell", 5, 1)])
+        assert [x.railroad for x in lines] == ["B&A", "ERIE", "NYC", "PENN"]
+        ctx.railroads["B&A"].status = "merged"
+        ctx.scratch.active_at_start.remove("ERIE")  # as if founded this turn
+        lines = _player_lines(ctx, p1, [StockOrder("B&A", "sell", 5, 1), StockOrder("ERIE", "sell", 5, 2),
+                                        StockOrder("XXX", "sell", 5, 3), StockOrder("NYC", "sell", 5, 4),
+                                        StockOrder("PENN", "buy", 5, 5)])
+        assert [(x.railroad, x.action) for x in lines] == [("NYC", "sell"), ("PENN", "buy")]
+        assert len([e for e in _kinds(ctx, "stock-void") if "not a railroad active" in e["text"]]) == 3
+        ctx.railroads["B&A"].status = "bankrupt"  # a bankrupt road's stock still trades (§4.11)
+        assert [x.railroad for x in _player_lines(ctx, p1, [StockOrder("B&A", "sell", 5, 1)])] == ["B&A"]
+
+
+def test_order_checking_cuts_to_the_tycoons_cash_and_drops_what_is_cut_to_nothing_6_1c(tiny):
+    """§6.1C in the market step: each tycoon's orders are checked against his own cash — $1,000
+    buys 50 NYC at $20 of the 100 bid, and nothing is left for a PENN bid, which is dropped; a
+    tycoon with no stock orders has no lines."""
+    from pbm.cr.engine.market import check_all_orders
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    g.players[0].cash, g.players[1].cash = 1000, 5000
+    s.flush()
+    orders = {1: Orders(stock=[StockOrder("NYC", "buy", 100, 1), StockOrder("PENN", "buy", 10, 2)]),
+              2: Orders(stock=[StockOrder("NYC", "buy", 100, 1), StockOrder("PENN", "buy", 10, 2)]),
+              3: Orders()}
+    ctx = _ctx(s, g, orders)
+    checked = check_all_orders(ctx)
+    assert sorted(checked) == [1, 2]
+    assert [(x.railroad, x.asked, x.allowed) for x in checked[1]] == [("NYC", 100, 50)]
+    assert [(x.railroad, x.asked, x.allowed) for x in checked[2]] == [("NYC", 100, 100), ("PENN", 10, 10)]
+    cuts = [e for e in _kinds(ctx, "stock-cut") if "not enough cash" in e["text"]]
+    assert [e["player_number"] for e in cuts] == [1, 1]
