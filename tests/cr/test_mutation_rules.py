@@ -1842,3 +1842,69 @@ def test_order_checking_cuts_to_the_tycoons_cash_and_drops_what_is_cut_to_nothin
     assert [(x.railroad, x.asked, x.allowed) for x in checked[2]] == [("NYC", 100, 100), ("PENN", 10, 10)]
     cuts = [e for e in _kinds(ctx, "stock-cut") if "not enough cash" in e["text"]]
     assert [e["player_number"] for e in cuts] == [1, 1]
+
+
+def _nyc_held_by_1_and_2(s, g, directors: bool):
+    """NYC: tycoons 1 and 2 hold 300 each (directors or not), the Public the other 66 of 666."""
+    from pbm.models import Holding, Railroad
+
+    nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+    for h in s.query(Holding).filter_by(railroad_id=nyc.id):
+        h.shares = 300 if h.player.number <= 2 else 0
+        h.director = directors and h.player.number <= 2
+    nyc.shares_public = nyc.shares_issued - 600
+    s.flush()
+
+
+def _market_ctx(s, g, orders):
+    ctx = _ctx(s, g, orders)
+    nyc = ctx.railroads["NYC"]
+    nyc.last_dividend, nyc.last_revenue, nyc.last_profit = 1, 10_000, 3 * 666
+    ctx.rng = lambda purpose: _Noise()
+    return ctx
+
+
+def test_shorts_beyond_what_the_public_keeps_are_cut_pro_rata_and_a_short_cut_to_nothing_is_gone_e_6_2(tiny):
+    """Ruling E-6.2: shorts are covered from the Public (§6.2B), so together they may not exceed
+    what it keeps after its own offer.  The Public holds 66 NYC and offers 10: 56 left; tycoon 3
+    shorts 66 and tycoon 4 one share, 67 in all → ⌊66 × 56/67⌋ = 55 and ⌊56/67⌋ = 0 (no trade).
+    Supply = 10 + 55/2 = 37.5, Demand = the Public's 29: the price falls to $16.70, trade
+    $18.35; all 65 shares sold go to the Public, which covers the 55 short (§6.3E, §6.3G)."""
+    from pbm.cr.engine.market import check_all_orders, trade_all
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    _nyc_held_by_1_and_2(s, g, directors=False)
+    ctx = _market_ctx(s, g, {3: Orders(stock=[StockOrder("NYC", "sell", 66, 1)]),
+                             4: Orders(stock=[StockOrder("NYC", "sell", 1, 1)])})
+    trade_all(ctx, check_all_orders(ctx))
+    m = ctx.scratch.market["NYC"]
+    assert (m["public_offer"], m["short_sales"], m["supply"], m["demand"], m["traded"], m["public_bought"]) == \
+        (10, 55, 37.5, 29, 65, 65)
+    assert (m["end"], m["trade"]) == (16.70, 18.35)
+    assert ctx.railroads["NYC"].shares_public == 66 + 65 - 10 - 55 == 66
+    assert [(t.account, t.shorted, t.price, t.cover_price) for t in ctx.scratch.trades] == [
+        ("player:3", 55, 18.35, 16.70)]
+    assert [(e["player_number"], e["data"]["allowed"], e["data"]["room"]) for e in _kinds(ctx, "short-cut")] == [
+        (3, 55, 56), (4, 0, 56)]
+    assert not _kinds(ctx, "cornered")
+    # the PENN, alone with the Public, rose from $15 to $28.77: a move of a quarter or more is a headline
+    [penn] = [e for e in _kinds(ctx, "stock-price") if e["railroad"] == "PENN"]
+    assert penn["headline"] and ctx.scratch.market["PENN"]["end"] == 28.77
+
+
+def test_a_stock_whose_directors_own_more_than_half_is_cornered_6_4(tiny):
+    """§6.4: the NYC's two directors own 600 of 666: the stock is cornered (a headline), and no
+    one may sell it short (§10.1C4)."""
+    from pbm.cr.engine.market import check_all_orders, trade_all
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    _nyc_held_by_1_and_2(s, g, directors=True)
+    ctx = _market_ctx(s, g, {3: Orders(stock=[StockOrder("NYC", "sell", 66, 1)])})
+    checked = check_all_orders(ctx)
+    assert checked == {3: []}
+    trade_all(ctx, checked)
+    [ev] = _kinds(ctx, "cornered")
+    assert ev["railroad"] == "NYC" and ev["headline"]
+    assert ctx.scratch.market["NYC"]["short_sales"] == 0 and not ctx.scratch.trades
