@@ -1908,3 +1908,36 @@ def test_a_stock_whose_directors_own_more_than_half_is_cornered_6_4(tiny):
     [ev] = _kinds(ctx, "cornered")
     assert ev["railroad"] == "NYC" and ev["headline"]
     assert ctx.scratch.market["NYC"]["short_sales"] == 0 and not ctx.scratch.trades
+
+
+def test_order_checking_edges_short_cut_by_credit_exact_cents_and_no_credit_6_1c_6_2a():
+    """§6.1C order checking: "A purchase or short sale that cannot be afforded is cut to the whole
+    shares that can"; a short sale deducts half its value (§6.2A), a sale of owned shares adds
+    half of it first."""
+    from pbm.cr.engine.market import StockLine, check_stock_orders
+
+    def one(cash, line):
+        [c] = check_stock_orders(cash, [line])
+        return c.allowed, c.sold, c.short, c.available_after
+
+    # $100 of credit shorts 20 of 50 at $10 (half: $5 each)
+    assert one(100, StockLine("X", "sell", 50, owned=0, price=10)) == (20, 0, 20, 0)
+    # selling 10 owned at $20 adds $100, which shorts 10 more of the 20 asked
+    assert one(0, StockLine("X", "sell", 30, owned=10, price=20)) == (20, 10, 10, 0)
+    # $30 buys exactly 300 at $0.10 (30 / 0.1 is 299.999… in floating point)
+    assert one(30, StockLine("X", "buy", 500, price=0.1))[0] == 300
+    # no credit: nothing bought and nothing shorted
+    assert one(-50, StockLine("X", "buy", 5, price=10)) == (0, 0, 0, -50)
+    assert one(-50, StockLine("X", "sell", 5, owned=0, price=10)) == (0, 0, 0, -50)
+    # a stock at $0 costs nothing: the whole order stands
+    assert one(0, StockLine("X", "buy", 7, price=0)) == (7, 0, 0, 0)
+    assert one(0, StockLine("X", "sell", 7, owned=0, price=0)) == (7, 0, 7, 0)
+
+
+def test_end_price_never_falls_below_a_cent_6_3d():
+    """§6.3D with §1.0: the end price is rounded down to the cent but a stock keeps a price: a
+    cent at $0.01 × (1/20)^0.7 = $0.0012."""
+    from pbm.cr.engine.market import market_price
+
+    assert market_price(0.01, 1, 1000) == 0.01
+    assert market_price(1.00, 1, 1000) == 0.12  # 1 × 0.05^0.7 = 0.1228
