@@ -1941,3 +1941,58 @@ def test_end_price_never_falls_below_a_cent_6_3d():
 
     assert market_price(0.01, 1, 1000) == 0.01
     assert market_price(1.00, 1, 1000) == 0.12  # 1 × 0.05^0.7 = 0.1228
+
+
+# --------------------------------------------------------------------------- §10.2C2 treasury stock (step 4)
+def test_president_buys_treasury_stock_at_half_the_start_price_up_to_treasury_and_cash_10_2c2(tiny):
+    """§10.2C2: the President may buy treasury shares at 50 % of the start price; limited by the
+    treasury and by his cash (§1.0: the cost rounded down); the shares become issued stock and
+    the money goes to the railroad.  NYC at $15.25 (half: $7.625): $100 buys 13 for $99."""
+    from pbm.cr.engine.treasury import treasury_stock_to_presidents
+
+    s, g = tiny
+    g.players[0].cash, g.players[1].cash = 100, 10**6
+    s.flush()
+    ctx = _ctx(s, g)
+    nyc, penn, p1, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1], ctx.players[2]
+    nyc.president_id, penn.president_id = p1.id, p2.id
+    ctx.scratch.start_price["NYC"] = 15.25
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_president=50)
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", treasury_to_president=1000)  # more than its 150 treasury shares
+    nyc_cash, penn_cash, penn_issued = nyc.cash, penn.cash, penn.shares_issued
+    treasury_stock_to_presidents(ctx)
+    assert (nyc.treasury_shares, nyc.shares_issued, ctx.shares(p1, nyc)) == (74 - 13, 666 + 13, 26 + 13)
+    assert (p1.cash, nyc.cash) == (1, nyc_cash + 99)
+    assert penn.treasury_shares == 0 and penn.shares_issued == penn_issued + 150
+    assert (p2.cash, penn.cash) == (10**6 - 150 * 15 // 2, penn_cash + 1125)
+    assert [(e["player_number"], e["railroad"], e["amount"]) for e in _kinds(ctx, "treasury-to-president")] == [
+        (1, "NYC", 99), (2, "PENN", 1125)]
+    assert not check_money(ctx)
+
+
+def test_no_treasury_sale_without_a_president_an_order_or_the_cash_10_2c2(tiny):
+    """§10.2C2: only the President buys, and only what he orders and can pay for; a road skipped
+    does not stop the next."""
+    from pbm.cr.engine.treasury import treasury_stock_to_presidents
+
+    s, g = tiny
+    ctx = _ctx(s, g)
+    nyc, penn, p1 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1]
+    nyc.president_id = None
+    penn.president_id = p1.id
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_president=10)
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", treasury_to_president=5)
+    treasury_stock_to_presidents(ctx)
+    assert nyc.treasury_shares == 74 and penn.treasury_shares == 150 - 5 and p1.cash == 2000 - 37
+    ctx = _ctx(s, g)
+    nyc, penn, p1 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1]
+    nyc.president_id = penn.president_id = p1.id
+    p1.cash = 7  # half of NYC's $20 is $10: not one share
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_president=10)
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", treasury_to_president=0)
+    treasury_stock_to_presidents(ctx)
+    assert (nyc.treasury_shares, penn.treasury_shares, p1.cash) == (74, 150, 7)
+    assert not _kinds(ctx, "treasury-to-president")
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_president=-5)
+    treasury_stock_to_presidents(ctx)
+    assert nyc.treasury_shares == 74 and p1.cash == 7
