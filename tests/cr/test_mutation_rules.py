@@ -1996,3 +1996,26 @@ def test_no_treasury_sale_without_a_president_an_order_or_the_cash_10_2c2(tiny):
     ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_president=-5)
     treasury_stock_to_presidents(ctx)
     assert nyc.treasury_shares == 74 and p1.cash == 7
+
+
+def test_builder_points_remember_regions_and_links_reached_in_earlier_turns_1_2(tiny):
+    """§1.2 Rail Builder: "2 VP for each region newly linked (4 VP if the first railroad to
+    link it)", and each link bonus doubled only for the first railroad.  Regions and bonuses
+    linked in earlier turns (the game's state) are not first again, even when the road that
+    linked them is founded later than the one reaching them now (the roads are scored in
+    founding order).  The NYC reaches the Great Lakes (linked before: 2) and Central (first: 4),
+    and so links Atlantic with Central (bonus 5, claimed before by another road: not doubled)."""
+    from pbm.cr.engine.victory import award_builder
+
+    s, g = tiny
+    ctx = _ctx(s, g)
+    ctx.scratch.president_at_start.update({"NYC": 1, "PENN": 2})
+    ctx.scratch.start_regions.update({"NYC": {"Atlantic"}, "PENN": {"Atlantic", "Ohio", "Great Lakes"}})
+    now = {"NYC": {"Atlantic", "Great Lakes", "Central"}, "PENN": {"Atlantic", "Ohio", "Great Lakes"}}
+    ctx.regions_of = lambda rr: set(now[rr.code])
+    state = {"regions_linked": ["atlantic", "great lakes", "ohio"], "bonus_linked": ["atlantic-central/mississippi"]}
+    award_builder(ctx, state)
+    assert ctx.players[1].vp_builder == 2 + 4 + 5 and ctx.players[2].vp_builder == 0
+    assert ctx.players[1].bonuses_claimed == ["atlantic-central/mississippi"]
+    assert state == {"regions_linked": ["atlantic", "central", "great lakes", "ohio"],
+                     "bonus_linked": ["atlantic-central/mississippi"]}
