@@ -2019,3 +2019,22 @@ def test_builder_points_remember_regions_and_links_reached_in_earlier_turns_1_2(
     assert ctx.players[1].bonuses_claimed == ["atlantic-central/mississippi"]
     assert state == {"regions_linked": ["atlantic", "central", "great lakes", "ohio"],
                      "bonus_linked": ["atlantic-central/mississippi"]}
+
+
+def test_builder_points_of_a_merged_road_go_once_to_its_survivor_1_2_4_13(tiny):
+    """§1.2 Rail Builder after a merger this turn (§4.13): the merged NYC's regions count with
+    its survivor's, the PENN, and the PENN is scored once — 4 VP for the Great Lakes, first
+    reached — to its start-of-turn President."""
+    from pbm.cr.engine.victory import award_builder
+
+    s, g = tiny
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    nyc.status, nyc.merged_into_id = "merged", penn.id
+    ctx.scratch.president_at_start.update({"NYC": 1, "PENN": 2})
+    ctx.scratch.start_regions.update({"NYC": {"Atlantic"}, "PENN": {"Atlantic", "Ohio"}})
+    ctx.regions_of = lambda rr: {"Atlantic", "Ohio", "Great Lakes"} if rr is penn else set()
+    state: dict = {}
+    award_builder(ctx, state)
+    assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (0, 4)
+    assert state["regions_linked"] == ["atlantic", "great lakes", "ohio"]
