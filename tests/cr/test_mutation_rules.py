@@ -2087,3 +2087,19 @@ def test_loan_interest_rounded_up_and_emergency_loans_for_what_cash_lacks_3_4_14
     for p in (p1, p2, p3):  # new credit at the climate ahead (§3.5A): a Boom's 80 %
         assert p.credit_limit == math.floor(p.net_worth * 0.8 + 1e-9)
     assert not check_money(ctx)
+
+
+def test_builder_points_for_a_bankrupt_road_but_not_for_one_merged_away_1_2_4_11(tiny):
+    """§1.2 Rail Builder with §4.11: a bankrupt road still operates and its President scores the
+    regions it reaches; a road no longer operating (merged, with no survivor to follow) scores none."""
+    from pbm.cr.engine.victory import award_builder
+
+    s, g = tiny
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    penn.status, nyc.status, nyc.merged_into_id = "bankrupt", "merged", None
+    ctx.scratch.president_at_start.update({"NYC": 1, "PENN": 2})
+    ctx.scratch.start_regions.update({"NYC": {"Atlantic"}, "PENN": {"Atlantic", "Ohio"}})
+    ctx.regions_of = lambda rr: {"Atlantic", "Ohio", "Great Lakes"}
+    award_builder(ctx, {})
+    assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (0, 4)
