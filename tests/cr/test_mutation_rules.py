@@ -2103,3 +2103,19 @@ def test_builder_points_for_a_bankrupt_road_but_not_for_one_merged_away_1_2_4_11
     ctx.regions_of = lambda rr: {"Atlantic", "Ohio", "Great Lakes"}
     award_builder(ctx, {})
     assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (0, 4)
+
+
+def test_no_builder_bonus_for_a_link_the_road_had_at_the_start_of_the_turn_1_2(tiny):
+    """§1.2 Rail Builder: a link bonus is earned when a railroad newly links the regions; a road
+    that linked Atlantic with Central in an earlier turn earns nothing for it again, even for a
+    President who never claimed that bonus (elected since), while the NYC linking them now does."""
+    from pbm.cr.engine.victory import award_builder
+
+    s, g = tiny
+    ctx = _ctx(s, g)
+    ctx.scratch.president_at_start.update({"NYC": 1, "PENN": 2})
+    ctx.scratch.start_regions.update({"NYC": {"Atlantic"}, "PENN": {"Atlantic", "Central"}})
+    ctx.regions_of = lambda rr: {"Atlantic", "Central"}
+    award_builder(ctx, {"regions_linked": ["atlantic", "central"], "bonus_linked": ["atlantic-central/mississippi"]})
+    assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (2 + 5, 0)
+    assert not ctx.players[2].bonuses_claimed
