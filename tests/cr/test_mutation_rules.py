@@ -2119,3 +2119,38 @@ def test_no_builder_bonus_for_a_link_the_road_had_at_the_start_of_the_turn_1_2(t
     award_builder(ctx, {"regions_linked": ["atlantic", "central"], "bonus_linked": ["atlantic-central/mississippi"]})
     assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (2 + 5, 0)
     assert not ctx.players[2].bonuses_claimed
+
+
+def test_builder_points_add_up_and_the_state_keeps_every_region_and_link_ever_reached_1_2(tiny):
+    """§1.2 Rail Builder points are cumulative (a tycoon keeps his earlier points and bonuses);
+    a road without a President still links regions, but no one scores; a President whose road
+    reaches nothing new scores nothing and is not announced.  The game's state keeps every region
+    and link ever reached (the Gulf, linked by a road since gone) and adds a road founded this
+    turn (the NYC: Atlantic with the Mississippi), which scores nothing in its first turn."""
+    from pbm.cr.engine.victory import award_builder
+
+    s, g = tiny
+    ctx = _ctx(s, g)
+    ctx.scratch.active_at_start.remove("NYC")  # founded this turn
+    ctx.scratch.president_at_start.update({"NYC": 1, "PENN": 2})
+    ctx.scratch.start_regions.update({"PENN": {"Central", "Gulf"}})
+    now = {"NYC": {"Atlantic", "Mississippi"}, "PENN": {"Central", "Gulf"}}
+    ctx.regions_of = lambda rr: set(now[rr.code])
+    state = {"regions_linked": ["central", "gulf", "pacific"], "bonus_linked": []}
+    award_builder(ctx, state)
+    assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (0, 0) and not _kinds(ctx, "builder")
+    assert state == {"regions_linked": ["atlantic", "central", "gulf", "mississippi", "pacific"],
+                     "bonus_linked": ["atlantic-central/mississippi", "central-gulf"]}
+    # next turn: the PENN (its President has 10 points and an earlier bonus) reaches the Atlantic
+    ctx = _ctx(s, g)
+    p2 = ctx.players[2]
+    p2.vp_builder, p2.bonuses_claimed = 10, ["central-gulf"]
+    ctx.scratch.president_at_start.update({"NYC": None, "PENN": 2})
+    ctx.scratch.start_regions.update({"NYC": {"Atlantic"}, "PENN": {"Central", "Gulf"}})
+    now = {"NYC": {"Atlantic", "Ohio"}, "PENN": {"Atlantic", "Central", "Gulf"}}
+    ctx.regions_of = lambda rr: set(now[rr.code])
+    award_builder(ctx, state)
+    assert p2.vp_builder == 10 + 2 + 5  # the Atlantic linked before; the bonus claimed first by the NYC
+    assert p2.bonuses_claimed == ["atlantic-central/mississippi", "central-gulf"]
+    assert [e["player_number"] for e in _kinds(ctx, "builder")] == [2]  # the NYC has no President: no one scores
+    assert "ohio" in state["regions_linked"]
