@@ -2022,9 +2022,9 @@ def test_builder_points_remember_regions_and_links_reached_in_earlier_turns_1_2(
 
 
 def test_builder_points_of_a_merged_road_go_once_to_its_survivor_1_2_4_13(tiny):
-    """§1.2 Rail Builder after a merger this turn (§4.13): the merged NYC's regions count with
-    its survivor's, the PENN, and the PENN is scored once — 4 VP for the Great Lakes, first
-    reached — to its start-of-turn President."""
+    """§1.2 Rail Builder after a merger this turn (§4.13): the regions the merged NYC had at the
+    start (the Atlantic, the Great Lakes) count with its survivor's, the PENN's (Ohio), so the
+    PENN is scored once, for the Deep South only — 4 VP, first reached — to its start-of-turn President."""
     from pbm.cr.engine.victory import award_builder
 
     s, g = tiny
@@ -2032,12 +2032,12 @@ def test_builder_points_of_a_merged_road_go_once_to_its_survivor_1_2_4_13(tiny):
     nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
     nyc.status, nyc.merged_into_id = "merged", penn.id
     ctx.scratch.president_at_start.update({"NYC": 1, "PENN": 2})
-    ctx.scratch.start_regions.update({"NYC": {"Atlantic"}, "PENN": {"Atlantic", "Ohio"}})
-    ctx.regions_of = lambda rr: {"Atlantic", "Ohio", "Great Lakes"} if rr is penn else set()
+    ctx.scratch.start_regions.update({"NYC": {"Atlantic", "Great Lakes"}, "PENN": {"Ohio"}})
+    ctx.regions_of = lambda rr: {"Atlantic", "Ohio", "Great Lakes", "Deep South"} if rr is penn else set()
     state: dict = {}
     award_builder(ctx, state)
     assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (0, 4)
-    assert state["regions_linked"] == ["atlantic", "great lakes", "ohio"]
+    assert state["regions_linked"] == ["atlantic", "deep south", "great lakes", "ohio"]
 
 
 # --------------------------------------------------------------------------- App. A steps 7.2, 7.3, 14.1, 14.2
