@@ -559,6 +559,7 @@ def test_game_ends_at_random_from_turn_21_with_a_25_percent_chance_1_3(sqlite_ur
         end_of_turn(ctx)
         assert (g.status == "finished") == over and bool(_kinds(ctx, "game-over")) == over
         assert bool(_kinds(ctx, "category-winner")) == over
+        assert ctx.scratch.game_over is over  # the turn's result says GAME OVER (and `pbm run --until-end` stops)
 
 
 # --------------------------------------------------------------------------- §4.6 building
