@@ -1944,60 +1944,7 @@ def test_end_price_never_falls_below_a_cent_6_3d():
     assert market_price(1.00, 1, 1000) == 0.12  # 1 × 0.05^0.7 = 0.1228
 
 
-# --------------------------------------------------------------------------- §10.2C2 treasury stock (step 4)
-def test_president_buys_treasury_stock_at_half_the_start_price_up_to_treasury_and_cash_10_2c2(tiny):
-    """§10.2C2: the President may buy treasury shares at 50 % of the start price; limited by the
-    treasury and by his cash (§1.0: the cost rounded down); the shares become issued stock and
-    the money goes to the railroad.  NYC at $15.25 (half: $7.625): $100 buys 13 for $99."""
-    from pbm.cr.engine.treasury import treasury_stock_to_presidents
-
-    s, g = tiny
-    g.players[0].cash, g.players[1].cash = 100, 10**6
-    s.flush()
-    ctx = _ctx(s, g)
-    nyc, penn, p1, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1], ctx.players[2]
-    nyc.president_id, penn.president_id = p1.id, p2.id
-    ctx.scratch.start_price["NYC"] = 15.25
-    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_president=50)
-    ctx.rr_orders["PENN"] = RailroadOrders("PENN", treasury_to_president=1000)  # more than its 150 treasury shares
-    nyc_cash, penn_cash, penn_issued = nyc.cash, penn.cash, penn.shares_issued
-    treasury_stock_to_presidents(ctx)
-    assert (nyc.treasury_shares, nyc.shares_issued, ctx.shares(p1, nyc)) == (74 - 13, 666 + 13, 26 + 13)
-    assert (p1.cash, nyc.cash) == (1, nyc_cash + 99)
-    assert penn.treasury_shares == 0 and penn.shares_issued == penn_issued + 150
-    assert (p2.cash, penn.cash) == (10**6 - 150 * 15 // 2, penn_cash + 1125)
-    assert [(e["player_number"], e["railroad"], e["amount"]) for e in _kinds(ctx, "treasury-to-president")] == [
-        (1, "NYC", 99), (2, "PENN", 1125)]
-    assert not check_money(ctx)
-
-
-def test_no_treasury_sale_without_a_president_an_order_or_the_cash_10_2c2(tiny):
-    """§10.2C2: only the President buys, and only what he orders and can pay for; a road skipped
-    does not stop the next."""
-    from pbm.cr.engine.treasury import treasury_stock_to_presidents
-
-    s, g = tiny
-    ctx = _ctx(s, g)
-    nyc, penn, p1 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1]
-    nyc.president_id = None
-    penn.president_id = p1.id
-    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_president=10)
-    ctx.rr_orders["PENN"] = RailroadOrders("PENN", treasury_to_president=5)
-    treasury_stock_to_presidents(ctx)
-    assert nyc.treasury_shares == 74 and penn.treasury_shares == 150 - 5 and p1.cash == 2000 - 37
-    ctx = _ctx(s, g)
-    nyc, penn, p1 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1]
-    nyc.president_id = penn.president_id = p1.id
-    p1.cash = 7  # half of NYC's $20 is $10: not one share
-    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_president=10)
-    ctx.rr_orders["PENN"] = RailroadOrders("PENN", treasury_to_president=0)
-    treasury_stock_to_presidents(ctx)
-    assert (nyc.treasury_shares, penn.treasury_shares, p1.cash) == (74, 150, 7)
-    assert not _kinds(ctx, "treasury-to-president")
-    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_president=-5)
-    treasury_stock_to_presidents(ctx)
-    assert nyc.treasury_shares == 74 and p1.cash == 7
-
+# --------------------------------------------------------------------------- §1.2 Rail Builder (victory, run 2)
 
 def test_builder_points_remember_regions_and_links_reached_in_earlier_turns_1_2(tiny):
     """§1.2 Rail Builder: "2 VP for each region newly linked (4 VP if the first railroad to
@@ -2039,55 +1986,6 @@ def test_builder_points_of_a_merged_road_go_once_to_its_survivor_1_2_4_13(tiny):
     award_builder(ctx, state)
     assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (0, 4)
     assert state["regions_linked"] == ["atlantic", "deep south", "great lakes", "ohio"]
-
-
-# --------------------------------------------------------------------------- App. A steps 7.2, 7.3, 14.1, 14.2
-def test_prodigal_spending_from_cash_of_at_least_1000_and_interest_on_cash_1_2_5(tiny):
-    """Step 7.2, §1.2 Rail Prodigal: spending comes out of cash, at most the cash, and must be at
-    least $1,000 (else it is void).  Step 7.3, §5: tycoons earn half the start climate's loan rate
-    on their cash, rounded down (§1.0): 6.5 % in a Recession, whatever the climate ahead."""
-    from pbm.cr.engine.tycoons import interest_on_cash, prodigal_spending
-
-    s, g = tiny
-    for p, cash in zip(g.players, (5000, 1500, 900, -100)):
-        p.cash = cash
-    s.flush()
-    ctx = _ctx(s, g, {1: Orders(prodigal=3000), 2: Orders(prodigal=5000), 3: Orders(prodigal=1000),
-                      4: Orders(prodigal=0)})
-    prodigal_spending(ctx)
-    assert ctx.scratch.prodigal == {1: 3000, 2: 1500}
-    assert [ctx.players[n].cash for n in (1, 2, 3, 4)] == [2000, 0, 900, -100]
-    assert [e["player_number"] for e in _kinds(ctx, "prodigal-void")] == [3]
-    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "prodigal")] == [(1, 3000), (2, 1500)]
-    ctx.climate, ctx.new_climate = tables.CLIMATES[3], tables.CLIMATES[8]  # Recession now, a Boom ahead
-    interest_on_cash(ctx)
-    assert [ctx.players[n].cash for n in (1, 2, 3, 4)] == [2000 + 130, 0, 900 + 58, -100]
-    assert check_money(ctx) == ["money: player 4 ends with negative cash -100"]  # (step 14.2 lends it)
-
-
-def test_loan_interest_rounded_up_and_emergency_loans_for_what_cash_lacks_3_4_14_2(tiny):
-    """Step 14.1 (§3.4, §5): interest on a tycoon's loan at the start climate's rate, rounded up
-    by the Bank (§1.0): 12 % of $1,001 is $121; step 14.2: the Bank lends what his cash lacks to
-    pay it ($71 of $50 cash), and lends whatever makes a negative cash $0."""
-    from pbm.cr.engine.tycoons import tycoon_final_financial_phase
-
-    s, g = tiny
-    p1, p2, p3 = g.players[0], g.players[1], g.players[2]
-    p1.cash, p1.loan = 50, 1001
-    p3.cash = -300
-    s.flush()
-    ctx = _ctx(s, g)
-    ctx.new_climate = tables.CLIMATES[8]  # loan interest at the start climate's rate (Normal, 12 %)
-    tycoon_final_financial_phase(ctx)
-    p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
-    assert (p1.cash, p1.loan) == (0, 1001 + 71)
-    assert (p2.cash, p2.loan) == (2000, 0)
-    assert (p3.cash, p3.loan) == (0, 300)
-    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "emergency-loan")] == [(1, 71), (3, 300)]
-    assert not _kinds(ctx, "tycoon-bankrupt")
-    for p in (p1, p2, p3):  # new credit at the climate ahead (§3.5A): a Boom's 80 %
-        assert p.credit_limit == math.floor(p.net_worth * 0.8 + 1e-9)
-    assert not check_money(ctx)
 
 
 def test_builder_points_for_a_bankrupt_road_but_not_for_one_merged_away_1_2_4_11(tiny):
