@@ -1745,7 +1745,8 @@ class _Noise:
 def test_market_step_trades_every_order_at_once_6_2_6_3(tiny):
     """§6.3 in the market step, with the Public's draws fixed (noise 0.175, 0.1) and a Good
     climate ahead (mood 0.18, loan rate 10 %).  NYC at $20: 666 issued, the Public 562, the
-    treasury 74; last turn $1 dividend and $3 profit a share.  Tycoon 1 bids 100; 2 sells his 26
+    treasury 74; last turn $1 dividend and $3 profit a share.  Tycoon 1 bids 100 (after selling
+    10 PENN, an order of another road to pass over); 2 sells his 26
     and shorts 10; 3 sells 20; the road offers 30 treasury shares (§10.2C1).
     The Public alone: offer 22, bid 53; the tycoons' bids exceed their sales by
     100 − (30 + 46 + 10/2) = 19, so it offers ⌊0.7 × 19⌋ = 13 more: 35.
@@ -1761,7 +1762,7 @@ def test_market_step_trades_every_order_at_once_6_2_6_3(tiny):
     for p in g.players:
         p.cash = 10_000
     s.flush()
-    orders = {1: Orders(stock=[StockOrder("NYC", "buy", 100, priority=1)]),
+    orders = {1: Orders(stock=[StockOrder("PENN", "sell", 10, priority=1), StockOrder("NYC", "buy", 100, priority=2)]),
               2: Orders(stock=[StockOrder("NYC", "sell", 36, priority=1)]),
               3: Orders(stock=[StockOrder("NYC", "sell", 20, priority=1)])}
     ctx = _ctx(s, g, orders)
@@ -1774,8 +1775,10 @@ def test_market_step_trades_every_order_at_once_6_2_6_3(tiny):
     penn = ctx.railroads["PENN"]
     assert penn.last_revenue == 0 and penn.last_profit == 0
     projected = projected_profit(ctx, penn) / penn.shares_issued
-    penned = public_orders(penn.shares_public, 15, penn.last_dividend, projected, 0.10, 0.18, 0.175, 0.1)
-    assert penned != public_orders(penn.shares_public, 15, penn.last_dividend, 0, 0.10, 0.18, 0.175, 0.1)
+    penned = public_orders(penn.shares_public, 15, penn.last_dividend, projected, 0.10, 0.18, 0.175, 0.1,
+                           player_supply=10)  # tycoon 1 sells 10 PENN
+    assert penned != public_orders(penn.shares_public, 15, penn.last_dividend, 0, 0.10, 0.18, 0.175, 0.1,
+                                   player_supply=10)
     trade_all(ctx, check_all_orders(ctx))
     m = ctx.scratch.market["NYC"]
     assert (m["public_offer"], m["public_bid"], m["supply"], m["demand"], m["traded"]) == (35, 53, 116, 153, 121)
@@ -1786,7 +1789,8 @@ def test_market_step_trades_every_order_at_once_6_2_6_3(tiny):
     assert [ctx.shares(p[n], nyc) for n in (1, 2, 3, 4)] == [26 + 75, 0, 6, 26]
     assert nyc.shares_public == 562 + 46 - 35 - 10 == 563
     assert (nyc.treasury_shares, nyc.shares_issued, nyc.cash) == (44, 696, 10_000 + math.floor(30 * 22.14))
-    assert [(t.account, t.railroad, t.bought, t.sold, t.shorted, t.price, t.cover_price) for t in ctx.scratch.trades] == [
+    assert [(t.account, t.railroad, t.bought, t.sold, t.shorted, t.price, t.cover_price) for t in ctx.scratch.trades
+            if t.railroad == "NYC"] == [
         ("player:1", "NYC", 75, 0, 0, 22.14, 24.27), ("player:2", "NYC", 0, 26, 10, 22.14, 24.27),
         ("player:3", "NYC", 0, 20, 0, 22.14, 24.27)]
     [ev] = [e for e in _kinds(ctx, "stock-price") if e["railroad"] == "NYC"]
@@ -1826,21 +1830,22 @@ def test_stock_orders_in_sequence_unnumbered_last_and_only_roads_active_at_the_s
 def test_order_checking_cuts_to_the_tycoons_cash_and_drops_what_is_cut_to_nothing_6_1c(tiny):
     """§6.1C in the market step: each tycoon's orders are checked against his own cash — $1,000
     buys 50 NYC at $20 of the 100 bid, and nothing is left for a PENN bid, which is dropped; a
-    tycoon with no stock orders has no lines."""
+    tycoon with no stock orders has no lines, and the next tycoon's orders are checked (an order
+    for one share stands)."""
     from pbm.cr.engine.market import check_all_orders
     from pbm.cr.orders import StockOrder
 
     s, g = tiny
-    g.players[0].cash, g.players[1].cash = 1000, 5000
+    g.players[0].cash, g.players[2].cash = 1000, 5000
     s.flush()
     orders = {1: Orders(stock=[StockOrder("NYC", "buy", 100, 1), StockOrder("PENN", "buy", 10, 2)]),
-              2: Orders(stock=[StockOrder("NYC", "buy", 100, 1), StockOrder("PENN", "buy", 10, 2)]),
-              3: Orders()}
+              2: Orders(),
+              3: Orders(stock=[StockOrder("NYC", "buy", 100, 1), StockOrder("PENN", "buy", 1, 2)])}
     ctx = _ctx(s, g, orders)
     checked = check_all_orders(ctx)
-    assert sorted(checked) == [1, 2]
+    assert sorted(checked) == [1, 3]
     assert [(x.railroad, x.asked, x.allowed) for x in checked[1]] == [("NYC", 100, 50)]
-    assert [(x.railroad, x.asked, x.allowed) for x in checked[2]] == [("NYC", 100, 100), ("PENN", 10, 10)]
+    assert [(x.railroad, x.asked, x.allowed) for x in checked[3]] == [("NYC", 100, 100), ("PENN", 1, 1)]
     cuts = [e for e in _kinds(ctx, "stock-cut") if "not enough cash" in e["text"]]
     assert [e["player_number"] for e in cuts] == [1, 1]
 
