@@ -279,6 +279,9 @@ def test_max_bid_is_20_percent_of_the_available_stock_6_1b(tiny):
     nyc = ctx.railroads["NYC"]
     assert max_bid(ctx, ctx.players[1], nyc) == 108
     assert max_bid(ctx, ctx.players[2], nyc) == math.floor(0.2 * (666 - 100))  # a director's own shares once
+    _holdings(s, g, "NYC", {1: 22, 2: 100}, directors={2})
+    ctx = _ctx(s, g)
+    assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == math.floor(0.2 * (666 - 100 - 22)) == 108  # 108.8
 
 
 def test_no_one_bids_beyond_51_percent_6_1a(tiny):
@@ -1935,6 +1938,11 @@ def test_order_checking_edges_short_cut_by_credit_exact_cents_and_no_credit_6_1c
     # no credit: nothing bought and nothing shorted
     assert one(-50, StockLine("X", "buy", 5, price=10)) == (0, 0, 0, -50)
     assert one(-50, StockLine("X", "sell", 5, owned=0, price=10)) == (0, 0, 0, -50)
+    # a $1.50 stock: $10 of credit shorts ⌊10 / 0.75⌋ = 13
+    assert one(10, StockLine("X", "sell", 50, owned=0, price=1.5)) == (13, 0, 13, 0.25)
+    # the checked lines say what they are
+    assert [c.action for c in check_stock_orders(100, [StockLine("X", "sell", 1, owned=1, price=1),
+                                                       StockLine("Y", "buy", 1, price=1)])] == ["sell", "buy"]
     # a stock at $0 costs nothing: the whole order stands
     assert one(0, StockLine("X", "buy", 7, price=0)) == (7, 0, 0, 0)
     assert one(0, StockLine("X", "sell", 7, owned=0, price=0)) == (7, 0, 7, 0)
