@@ -320,6 +320,12 @@ def test_short_sales_up_to_10_percent_including_owned_shares_6_2a_c(tiny):
     ctx = _ctx(s, g)
     assert max_short(ctx, ctx.players[2], ctx.railroads["NYC"]) == 0  # a director
     assert max_short(ctx, ctx.players[1], ctx.railroads["NYC"]) == 66
+    # a director whose 67 of 666 fell below 10 % when treasury stock was issued (§10.2C) still may not short
+    _holdings(s, g, "NYC", {2: 67}, directors={2})
+    ctx = _ctx(s, g)
+    ctx.railroads["NYC"].shares_issued = 700
+    assert max_short(ctx, ctx.players[2], ctx.railroads["NYC"]) == 0
+    assert max_short(ctx, ctx.players[3], ctx.railroads["NYC"]) == 70 - 26
     _holdings(s, g, "NYC", {2: 332, 3: 1}, directors={2, 3})
     ctx = _ctx(s, g)
     assert not is_cornered(ctx, ctx.railroads["NYC"])  # the directors own 333 of 666: half is not more than half
@@ -354,14 +360,15 @@ def test_six_transactions_a_turn_6_1a(sqlite_url):
     from pbm.cr.orders import StockOrder
     from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
 
-    codes = ["NYC", "PENN", "B&A", "ERIE", "NYNH", "LS", "MC"]
+    codes = ["NYC", "PENN", "B&A", "ERIE", "NYNH", "LS", "MC", "P&FW"]
     with session_scope(sqlite_url) as s:
         g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in codes], bank_pcs=[])
         ctx = _ctx(s, g)
         p1 = ctx.players[1]
         lines = _player_lines(ctx, p1, [StockOrder(c, "sell", 5, i) for i, c in enumerate(codes, start=1)])
         assert [x.railroad for x in lines] == codes[:6]
-        assert [e for e in ctx.events if e["kind"] == "stock-void" and "more than 6" in e["text"]]
+        void = [e for e in ctx.events if e["kind"] == "stock-void" and "more than 6" in e["text"]]
+        assert [(e["player_number"], e["private_to"]) for e in void] == [(1, [1])] * 2  # each void order is told
         lines = _player_lines(ctx, p1, [StockOrder(c, "buy", 5, i) for i, c in enumerate(codes, start=1)])
         assert [x.railroad for x in lines] == codes[:3]
         assert [e for e in ctx.events if e["kind"] == "stock-void" and "only 3 bids" in e["text"]]
