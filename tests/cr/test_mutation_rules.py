@@ -343,8 +343,8 @@ def test_orders_are_cut_to_the_limits_in_the_tycoons_sequence_6_1a(tiny):
     s, g = tiny
     ctx = _ctx(s, g)
     p1 = ctx.players[1]
-    lines = _player_lines(ctx, p1, [StockOrder("NYC", "buy", 500, 1), StockOrder("PENN", "sell", 500, 2),
-                                    StockOrder("NYC", "sell", 5, 3), StockOrder("PENN", "buy", 0, 4)])
+    lines = _player_lines(ctx, p1, [StockOrder("NYC", "buy", 500, 1), StockOrder("NYC", "sell", 5, 2),
+                                    StockOrder("PENN", "sell", 500, 3), StockOrder("PENN", "buy", 0, 4)])
     assert [(x.railroad, x.action, x.shares, x.owned) for x in lines] == [("NYC", "buy", 128, 0),
                                                                        ("PENN", "sell", 135, 54)]
     assert [x.price for x in lines] == [20.0, 15.0]
