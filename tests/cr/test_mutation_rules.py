@@ -1752,6 +1752,13 @@ class _Noise:
         return mu + sigma / 2
 
 
+def _public_noise(ctx):
+    """The Public's draws (pbm.rng purpose "public-market", docs/cr/formulas.md) fixed; any
+    other purpose draws as usual."""
+    rng = ctx.rng
+    ctx.rng = lambda purpose: _Noise() if purpose == "public-market" else rng(purpose)
+
+
 def test_market_step_trades_every_order_at_once_6_2_6_3(tiny):
     """§6.3 in the market step, with the Public's draws fixed (noise 0.175, 0.1) and a Good
     climate ahead (mood 0.18, loan rate 10 %).  NYC at $20: 666 issued, the Public 562, the
@@ -1781,7 +1788,7 @@ def test_market_step_trades_every_order_at_once_6_2_6_3(tiny):
     assert (nyc.shares_issued, nyc.shares_public, nyc.treasury_shares, nyc.cash) == (666, 562, 74, 10_000)
     ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_market=30)
     ctx.new_climate = tables.CLIMATES[6]  # Good
-    ctx.rng = lambda purpose: _Noise()
+    _public_noise(ctx)
     penn = ctx.railroads["PENN"]
     assert penn.last_revenue == 0 and penn.last_profit == 0
     projected = projected_profit(ctx, penn) / penn.shares_issued
@@ -1876,7 +1883,7 @@ def _market_ctx(s, g, orders):
     ctx = _ctx(s, g, orders)
     nyc = ctx.railroads["NYC"]
     nyc.last_dividend, nyc.last_revenue, nyc.last_profit = 1, 10_000, 3 * 666
-    ctx.rng = lambda purpose: _Noise()
+    _public_noise(ctx)
     return ctx
 
 
@@ -2073,3 +2080,29 @@ def test_builder_points_add_up_and_the_state_keeps_every_region_and_link_ever_re
     assert p2.bonuses_claimed == ["atlantic-central/mississippi", "central-gulf"]
     assert [e["player_number"] for e in _kinds(ctx, "builder")] == [2]  # the NYC has no President: no one scores
     assert "ohio" in state["regions_linked"]
+
+
+def test_stock_orders_that_come_to_nothing_are_dropped_and_the_next_order_stands_6_1a(sqlite_url):
+    """§6.1A in the tycoon's sequence: an order for no shares, a bid the 51 % cap cuts to nothing
+    and a sale of a cornered stock he does not own (§6.4) come to nothing and are dropped, and a
+    fourth bid is void (3 bids with fewer than 16 roads); none of them stops the orders after
+    it.  An order within its limits stands as given, and is not reported as cut."""
+    from pbm.cr.engine.market import _player_lines
+    from pbm.cr.orders import StockOrder
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    codes = ["NYC", "PENN", "B&A", "ERIE", "NYNH", "LS", "MC", "P&FW"]
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in codes], bank_pcs=[])
+        _holdings(s, g, "B&A", {1: 461})  # 51 % of 905: no more may be bought
+        _holdings(s, g, "ERIE", {1: 0, 2: 700}, directors={2})  # 700 of 1,292: cornered
+        ctx = _ctx(s, g)
+        orders = [("NYC", "buy", 0), ("NYC", "buy", 5), ("PENN", "sell", 5), ("B&A", "buy", 10), ("ERIE", "sell", 5),
+                  ("NYNH", "buy", 5), ("LS", "buy", 5), ("MC", "buy", 5), ("P&FW", "sell", 5)]
+        lines = _player_lines(ctx, ctx.players[1], [StockOrder(c, a, n, i) for i, (c, a, n) in enumerate(orders, 1)])
+        assert [(x.railroad, x.action, x.shares) for x in lines] == [
+            ("NYC", "buy", 5), ("PENN", "sell", 5), ("NYNH", "buy", 5), ("LS", "buy", 5), ("P&FW", "sell", 5)]
+        cut = [e["text"] for e in _kinds(ctx, "stock-cut")]
+        assert len(cut) == 2 and "B&A" in cut[0] and "ERIE" in cut[1]
+        void = _kinds(ctx, "stock-void")
+        assert len(void) == 1 and "MC" in void[0]["text"]
