@@ -2106,3 +2106,19 @@ def test_stock_orders_that_come_to_nothing_are_dropped_and_the_next_order_stands
         assert len(cut) == 2 and "B&A" in cut[0] and "ERIE" in cut[1]
         void = _kinds(ctx, "stock-void")
         assert len(void) == 1 and "MC" in void[0]["text"]
+
+
+def test_a_bankrupt_roads_stock_trades_and_one_merged_away_does_not_4_11_6_1b(tiny):
+    """§4.11: a bankrupt railroad still operates and its stock still trades; a road merged away
+    since the start of the turn (§10.1B2) has no market, and the roads after it still trade."""
+    from pbm.cr.engine.market import trade_all
+
+    s, g = tiny
+    ctx = _market_ctx(s, g, {})
+    ctx.railroads["NYC"].status = "bankrupt"
+    trade_all(ctx, {})
+    assert sorted(ctx.scratch.market) == ["NYC", "PENN"]
+    ctx = _market_ctx(s, g, {})
+    ctx.railroads["NYC"].status = "merged"
+    trade_all(ctx, {})
+    assert sorted(ctx.scratch.market) == ["PENN"]
