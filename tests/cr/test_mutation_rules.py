@@ -2122,3 +2122,21 @@ def test_a_bankrupt_roads_stock_trades_and_one_merged_away_does_not_4_11_6_1b(ti
     ctx.railroads["NYC"].status = "merged"
     trade_all(ctx, {})
     assert sorted(ctx.scratch.market) == ["PENN"]
+
+
+def test_no_short_sale_when_the_public_holds_no_shares_and_no_treasury_sale_on_standing_orders_e_6_2_10_2c(tiny):
+    """Ruling E-6.2: with every NYC share in the tycoons' hands the Public can cover no short
+    sale, so a short of 66 is cut to nothing.  §10.2C1: treasury shares go to the market only
+    when the President orders it — a road on standing orders (no orders this turn) sells none."""
+    from pbm.cr.engine.market import check_all_orders, trade_all
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    _holdings(s, g, "NYC", {1: 333, 2: 333, 3: 0, 4: 0})
+    ctx = _market_ctx(s, g, {3: Orders(stock=[StockOrder("NYC", "sell", 66, 1)])})
+    assert ctx.railroads["NYC"].shares_public == 0
+    ctx.rr_orders.pop("PENN", None)
+    trade_all(ctx, check_all_orders(ctx))
+    assert ctx.scratch.market["NYC"]["short_sales"] == 0 and not ctx.scratch.trades
+    assert [(e["data"]["allowed"], e["data"]["room"]) for e in _kinds(ctx, "short-cut")] == [(0, 0)]
+    assert ctx.scratch.market["PENN"]["treasury_sold"] == 0 and ctx.railroads["PENN"].treasury_shares == 150
