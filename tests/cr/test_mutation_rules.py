@@ -2140,3 +2140,19 @@ def test_no_short_sale_when_the_public_holds_no_shares_and_no_treasury_sale_on_s
     assert ctx.scratch.market["NYC"]["short_sales"] == 0 and not ctx.scratch.trades
     assert [(e["data"]["allowed"], e["data"]["room"]) for e in _kinds(ctx, "short-cut")] == [(0, 0)]
     assert ctx.scratch.market["PENN"]["treasury_sold"] == 0 and ctx.railroads["PENN"].treasury_shares == 150
+
+
+def test_a_short_of_exactly_what_the_public_keeps_is_not_cut_e_6_2(tiny):
+    """Ruling E-6.2 at its edge: the Public holds 66 NYC and offers 9, keeping 57; a short of 57
+    stands whole and no one is told of a cut; a short of 58 is cut to 57."""
+    from pbm.cr.engine.market import check_all_orders, trade_all
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    _nyc_held_by_1_and_2(s, g, directors=False)
+    for asked, allowed, told in ((57, 57, False), (58, 57, True)):
+        ctx = _market_ctx(s, g, {3: Orders(stock=[StockOrder("NYC", "sell", asked, 1)])})
+        trade_all(ctx, check_all_orders(ctx))
+        m = ctx.scratch.market["NYC"]
+        assert (m["public_offer"], m["short_sales"]) == (9, allowed)
+        assert bool(_kinds(ctx, "short-cut")) is told
