@@ -2156,3 +2156,22 @@ def test_a_short_of_exactly_what_the_public_keeps_is_not_cut_e_6_2(tiny):
         m = ctx.scratch.market["NYC"]
         assert (m["public_offer"], m["short_sales"]) == (9, allowed)
         assert bool(_kinds(ctx, "short-cut")) is told
+
+
+def test_treasury_shares_sold_to_the_market_pay_the_road_every_dollar_10_2c1_6_3f(tiny):
+    """§10.2C1: a railroad's treasury shares offered to the market are sold at the trade price
+    (§6.3F) and the road is paid (step 6.2), rounded down (§1.0) but never a dollar short: 20
+    shares at $22.95 are $459."""
+    from pbm.cr.engine.context import account
+    from pbm.cr.engine.market import trade_all
+
+    s, g = tiny
+    ctx = _market_ctx(s, g, {})
+    nyc = ctx.railroads["NYC"]
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_market=20)
+    cash = nyc.cash
+    trade_all(ctx, {})
+    assert ctx.scratch.market["NYC"]["trade"] == 22.95 and nyc.cash == cash + 459
+    assert [(e["step"], e["source"], e["amount"]) for e in ctx.ledger if e["target"] == account(nyc)] == [
+        ("6.2", "public", 459)]
+    assert not check_money(ctx)
