@@ -1729,6 +1729,8 @@ def test_public_offer_and_bid_follow_value_mood_and_noise_6_1b_6_3a():
     assert public_orders(1001, 20, 2, 4, 0.12, 0.36, 1.5, 0) == (20, 60)
     # a Panic (s = −5.86): the offer at its cap of 50 % (500 of 1,001), the bid at ×0.1
     assert public_orders(1001, 20, 0, 0, 0.12, -0.36, -4.0, 0) == (500, 50)
+    # a $1 stock with nothing to show: fair $0.50, value ln(0.5) = −0.69: 15.15 % offered, bid ×0.71
+    assert public_orders(10000, 1, 0, 0, 0.12, 0, 0, 0) == (1515, 1071)
 
 
 def test_public_sells_into_a_rush_of_buying_and_buys_into_a_rush_of_selling_e_6_3a2():
@@ -1743,6 +1745,9 @@ def test_public_sells_into_a_rush_of_buying_and_buys_into_a_rush_of_selling_e_6_
     assert public_orders(*base, player_demand=0, player_supply=100) == (54, 90 + 70)  # ⌈160/3⌉ = 54
     assert public_orders(*base, player_demand=0, player_supply=1000) == (264, 90 + 700)
     assert public_orders(*base, player_demand=50, player_supply=50) == (40, 90)  # matched: as alone
+    assert public_orders(*base, player_demand=0, player_supply=150) == (65, 90 + 105)  # 195/3 = 65 exactly
+    # bid/offer at its cap of 3 before the rush: 120 + 70 = 190 bid, so at least ⌈190/3⌉ = 64 offered
+    assert public_orders(1000, 20, 2, 4, 0.12, 0, 0.1, 2.0, player_supply=100) == (64, 190)
 
 
 class _Noise:
@@ -1968,6 +1973,8 @@ def test_end_price_never_falls_below_a_cent_6_3d():
     from pbm.cr.engine.market import market_price
 
     assert market_price(0.01, 1, 1000) == 0.01
+    # no bids: the ratio at its floor of 1/20; no offers: at its cap of 20; else Demand/Supply
+    assert (market_price(20, 0, 1), market_price(20, 1, 0), market_price(20, 5, 1)) == (2.45, 162.83, 61.70)
     assert market_price(1.00, 1, 1000) == 0.12  # 1 × 0.05^0.7 = 0.1228
 
 
