@@ -117,6 +117,22 @@ def build_game(session: Session, towns: list[T], routes: list[R], railroads: lis
     return game
 
 
+def turn_context(session: Session, game: Game, orders: dict[int, Orders] | None = None):
+    """A turn's context on the game as flushed, after the start of the turn (Appendix A step 0):
+    the turn changes its own plain rows (``ctx.players``, ``ctx.railroads``), not the session's."""
+    from pbm.cr.engine.context import TurnContext
+    from pbm.cr.resolve import begin_turn
+
+    ctx = TurnContext(session, game, orders or {})
+    begin_turn(ctx)
+    return ctx
+
+
+def kinds(ctx, kind: str, player: int | None = None) -> list[dict]:
+    """The turn's events of one kind (and of one tycoon, if ``player``)."""
+    return [e for e in ctx.events if e["kind"] == kind and (player is None or e["player_number"] == player)]
+
+
 def tiny_game(session: Session, **kw) -> Game:
     kw.setdefault("bank_pcs", ["B&A", "ERIE", "NYNH", "LS", "MC", "P&FW"])
     return build_game(session, TINY_TOWNS, TINY_ROUTES,

@@ -16,27 +16,11 @@ import pytest
 
 from pbm.cr.engine import tables
 from pbm.cr.engine.checks import check_money
-from pbm.cr.engine.context import TurnContext
 from pbm.cr.orders import Orders, RailroadOrders
-from pbm.cr.resolve import begin_turn
 from pbm.db import session_scope
+from tests.cr.helpers import kinds as _kinds
 from tests.cr.helpers import tiny_game
-
-
-def _ctx(s, game, orders=None) -> TurnContext:
-    ctx = TurnContext(s, game, orders or {})
-    begin_turn(ctx)
-    return ctx
-
-
-def _kinds(ctx, kind):
-    return [e for e in ctx.events if e["kind"] == kind]
-
-
-@pytest.fixture
-def game(sqlite_url):
-    with session_scope(sqlite_url) as s:
-        yield s, tiny_game(s)
+from tests.cr.helpers import turn_context as _ctx
 
 
 # --------------------------------------------------------------------------- §4.12 dividends
@@ -55,9 +39,9 @@ def _pay(s, g, code, *, cash, rate=None, profit=0, computer=False):
     return ctx, rr
 
 
-def test_dividend_is_capped_at_99_dollars_a_share_4_12(game):
+def test_dividend_is_capped_at_99_dollars_a_share_4_12(tiny):
     """§4.12: "Dividends may not exceed $99 per share on any turn." An order of $150 pays $99."""
-    s, g = game
+    s, g = tiny
     ctx, nyc = _pay(s, g, "NYC", cash=10**8, rate=150)
     assert nyc.dividend == 99 and nyc.last_dividend == 99 and ctx.scratch.dividends_paid["NYC"] == 99
     assert nyc.cash == 10**8 - 99 * nyc.shares_issued
@@ -67,18 +51,18 @@ def test_dividend_is_capped_at_99_dollars_a_share_4_12(game):
     assert [(e["amount"], e["data"]["per_share"]) for e in ev] == [(99 * nyc.shares_issued, 99)]
 
 
-def test_dividend_rate_of_99_is_paid_in_full_and_a_negative_order_pays_nothing_4_12(game):
-    s, g = game
+def test_dividend_rate_of_99_is_paid_in_full_and_a_negative_order_pays_nothing_4_12(tiny):
+    s, g = tiny
     ctx, nyc = _pay(s, g, "NYC", cash=10**8, rate=99)
     assert nyc.last_dividend == 99
     ctx, nyc = _pay(s, g, "PENN", cash=10**8, rate=-3)
     assert nyc.dividend == 0 and nyc.last_dividend == 0 and not _kinds(ctx, "dividend")
 
 
-def test_dividend_is_limited_to_the_cash_available_10_2h(game):
+def test_dividend_is_limited_to_the_cash_available_10_2h(tiny):
     """§10.2H1: "The Railroad will pay up to this amount in dividends, up to the amount of cash
     it has available": $5 ordered on 666 NYC shares with $2,000 cash pays $3 a share (⌊2000/666⌋)."""
-    s, g = game
+    s, g = tiny
     ctx, nyc = _pay(s, g, "NYC", cash=2000, rate=5)
     assert nyc.shares_issued == 666
     assert nyc.last_dividend == 3 and nyc.dividend == 5  # the standing rate is kept
@@ -91,9 +75,9 @@ def test_dividend_is_limited_to_the_cash_available_10_2h(game):
     assert nyc.last_dividend == 0 and nyc.cash == -10 and not _kinds(ctx, "dividend")
 
 
-def test_a_bankrupt_road_pays_no_dividend_4_11b(game):
+def test_a_bankrupt_road_pays_no_dividend_4_11b(tiny):
     """§4.11B: a bankrupt railroad cannot "pay any dividends during a turn it is bankrupt"."""
-    s, g = game
+    s, g = tiny
     from pbm.cr.engine.operations import pay_dividend
 
     ctx = _ctx(s, g)
@@ -127,8 +111,8 @@ def test_computer_president_pays_half_the_profit_capped_at_99_e_4_12():
     assert reasonable_dividend(SimpleNamespace(shares_issued=1), 2) == 1
 
 
-def test_computer_president_sets_the_reasonable_rate_in_operations_e_4_12(game):
-    s, g = game
+def test_computer_president_sets_the_reasonable_rate_in_operations_e_4_12(tiny):
+    s, g = tiny
     ctx, nyc = _pay(s, g, "NYC", cash=10**6, profit=6660, computer=True)
     assert nyc.dividend == 5 and nyc.last_dividend == 5  # ⌊6660 × ½ / 666⌋
 
@@ -281,13 +265,13 @@ def _holdings(s, g, code, shares: dict[int, int], directors=()):
     s.flush()
 
 
-def test_max_bid_is_20_percent_of_the_available_stock_6_1b(game):
+def test_max_bid_is_20_percent_of_the_available_stock_6_1b(tiny):
     """§6.1B: "You may bid for up to 20% of available stock ... issued shares minus the number
     of shares owned by all directors minus the shares you own." NYC: 666 issued, tycoons 1–4 own
     26 each, tycoon 2 a director with 100: tycoon 1 may bid ⌊20 % × (666 − 100 − 26)⌋ = 108."""
     from pbm.cr.engine.market import max_bid
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == math.floor(0.2 * (666 - 26))  # 128
     _holdings(s, g, "NYC", {2: 100}, directors={2})
@@ -295,15 +279,18 @@ def test_max_bid_is_20_percent_of_the_available_stock_6_1b(game):
     nyc = ctx.railroads["NYC"]
     assert max_bid(ctx, ctx.players[1], nyc) == 108
     assert max_bid(ctx, ctx.players[2], nyc) == math.floor(0.2 * (666 - 100))  # a director's own shares once
+    _holdings(s, g, "NYC", {1: 22, 2: 100}, directors={2})
+    ctx = _ctx(s, g)
+    assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == math.floor(0.2 * (666 - 100 - 22)) == 108  # 108.8
 
 
-def test_no_one_bids_beyond_51_percent_6_1a(game):
+def test_no_one_bids_beyond_51_percent_6_1a(tiny):
     """§6.1A: "No one can ever bid for more than 51% of the stock, so a player who owns 41% of
     the stock may only bid for 10% of the stock, and at 51% ownership cannot bid at all."
     NYC 666 issued: 41 % is 273 shares → ⌊0.51 × 666⌋ − 273 = 66 (10 %); 340 shares → 0."""
     from pbm.cr.engine.market import max_bid
 
-    s, g = game
+    s, g = tiny
     _holdings(s, g, "NYC", {1: 273}, directors={1})
     ctx = _ctx(s, g)
     assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == 66
@@ -315,13 +302,13 @@ def test_no_one_bids_beyond_51_percent_6_1a(game):
     assert max_bid(ctx, ctx.players[1], ctx.railroads["NYC"]) == 0
 
 
-def test_short_sales_up_to_10_percent_including_owned_shares_6_2a_c(game):
+def test_short_sales_up_to_10_percent_including_owned_shares_6_2a_c(tiny):
     """§6.2C: "If a RR has 1000 shares issued, and you own 40 shares, you may sell 100 shares
     (10% of issued stock)" — here 666 issued, 26 owned: 40 short, 66 in all; none for a
     director, none in a cornered stock (§6.4, §10.1C4)."""
     from pbm.cr.engine.market import is_cornered, max_short
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     nyc = ctx.railroads["NYC"]
     assert max_short(ctx, ctx.players[1], nyc) == 40
@@ -333,6 +320,12 @@ def test_short_sales_up_to_10_percent_including_owned_shares_6_2a_c(game):
     ctx = _ctx(s, g)
     assert max_short(ctx, ctx.players[2], ctx.railroads["NYC"]) == 0  # a director
     assert max_short(ctx, ctx.players[1], ctx.railroads["NYC"]) == 66
+    # a director whose 67 of 666 fell below 10 % when treasury stock was issued (§10.2C) still may not short
+    _holdings(s, g, "NYC", {2: 67}, directors={2})
+    ctx = _ctx(s, g)
+    ctx.railroads["NYC"].shares_issued = 700
+    assert max_short(ctx, ctx.players[2], ctx.railroads["NYC"]) == 0
+    assert max_short(ctx, ctx.players[3], ctx.railroads["NYC"]) == 70 - 26
     _holdings(s, g, "NYC", {2: 332, 3: 1}, directors={2, 3})
     ctx = _ctx(s, g)
     assert not is_cornered(ctx, ctx.railroads["NYC"])  # the directors own 333 of 666: half is not more than half
@@ -341,17 +334,17 @@ def test_short_sales_up_to_10_percent_including_owned_shares_6_2a_c(game):
     assert is_cornered(ctx, ctx.railroads["NYC"]) and max_short(ctx, ctx.players[1], ctx.railroads["NYC"]) == 0
 
 
-def test_orders_are_cut_to_the_limits_in_the_tycoons_sequence_6_1a(game):
+def test_orders_are_cut_to_the_limits_in_the_tycoons_sequence_6_1a(tiny):
     """§6.1A: a bid over the maximum "will automatically be lowered to the maximum"; a sale
     beyond the shares owned plus 10 % short is lowered; one transaction per railroad."""
     from pbm.cr.engine.market import _player_lines
     from pbm.cr.orders import StockOrder
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     p1 = ctx.players[1]
-    lines = _player_lines(ctx, p1, [StockOrder("NYC", "buy", 500, 1), StockOrder("PENN", "sell", 500, 2),
-                                    StockOrder("NYC", "sell", 5, 3), StockOrder("PENN", "buy", 0, 4)])
+    lines = _player_lines(ctx, p1, [StockOrder("NYC", "buy", 500, 1), StockOrder("NYC", "sell", 5, 2),
+                                    StockOrder("PENN", "sell", 500, 3), StockOrder("PENN", "buy", 0, 4)])
     assert [(x.railroad, x.action, x.shares, x.owned) for x in lines] == [("NYC", "buy", 128, 0),
                                                                        ("PENN", "sell", 135, 54)]
     assert [x.price for x in lines] == [20.0, 15.0]
@@ -367,14 +360,15 @@ def test_six_transactions_a_turn_6_1a(sqlite_url):
     from pbm.cr.orders import StockOrder
     from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
 
-    codes = ["NYC", "PENN", "B&A", "ERIE", "NYNH", "LS", "MC"]
+    codes = ["NYC", "PENN", "B&A", "ERIE", "NYNH", "LS", "MC", "P&FW"]
     with session_scope(sqlite_url) as s:
         g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in codes], bank_pcs=[])
         ctx = _ctx(s, g)
         p1 = ctx.players[1]
         lines = _player_lines(ctx, p1, [StockOrder(c, "sell", 5, i) for i, c in enumerate(codes, start=1)])
         assert [x.railroad for x in lines] == codes[:6]
-        assert [e for e in ctx.events if e["kind"] == "stock-void" and "more than 6" in e["text"]]
+        void = [e for e in ctx.events if e["kind"] == "stock-void" and "more than 6" in e["text"]]
+        assert [(e["player_number"], e["private_to"]) for e in void] == [(1, [1])] * 2  # each void order is told
         lines = _player_lines(ctx, p1, [StockOrder(c, "buy", 5, i) for i, c in enumerate(codes, start=1)])
         assert [x.railroad for x in lines] == codes[:3]
         assert [e for e in ctx.events if e["kind"] == "stock-void" and "only 3 bids" in e["text"]]
@@ -392,12 +386,12 @@ def test_credit_limit_and_available_credit_3_5a():
     assert available_credit(7_000, 15_000) == -500
 
 
-def test_borrowing_counts_half_the_loan_against_the_credit_3_5a_10_1a(game):
+def test_borrowing_counts_half_the_loan_against_the_credit_3_5a_10_1a(tiny):
     """§10.1A1 with §3.5A: tycoon 1's net worth $3,330 (cash 2,000 + 26 NYC × $20 + 54 PENN ×
     $15), Normal: limit $2,331; with a $1,000 loan he may borrow $2,331 − $500 = $1,831 more."""
     from pbm.cr.engine.loans import max_borrow, tycoons_borrow_or_repay
 
-    s, g = game
+    s, g = tiny
     g.players[0].loan, g.players[1].loan, g.players[1].recall = 1000, 800, 500
     s.flush()
     ctx = _ctx(s, g, {1: Orders(borrow=10**6), 2: Orders(repay=300)})
@@ -411,10 +405,10 @@ def test_borrowing_counts_half_the_loan_against_the_credit_3_5a_10_1a(game):
     assert (p2.loan, p2.recall, p2.cash) == (500, 200, 1700)
 
 
-def test_repayment_is_limited_to_cash_and_loan_10_1a2(game):
+def test_repayment_is_limited_to_cash_and_loan_10_1a2(tiny):
     from pbm.cr.engine.loans import tycoons_borrow_or_repay
 
-    s, g = game
+    s, g = tiny
     g.players[0].loan, g.players[0].cash = 5000, 1200
     g.players[1].loan = 100
     s.flush()
@@ -424,13 +418,13 @@ def test_repayment_is_limited_to_cash_and_loan_10_1a2(game):
     assert (ctx.players[2].loan, ctx.players[2].cash) == (0, 1900)
 
 
-def test_recall_is_what_brings_available_credit_back_to_zero_3_5c(game):
+def test_recall_is_what_brings_available_credit_back_to_zero_3_5c(tiny):
     """§3.5C: "the Bank will require you to repay enough of your loan so that available credit
     is equal to or greater than 0": worth $10,000 at Normal (limit $7,000) and a $15,000 loan
     (available −$500): recall $1,000, after which 7,000 − 14,000/2 = 0."""
     from pbm.cr.engine.tycoons import set_credit
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     p1 = ctx.players[1]
     for loan, recall in ((15_000, 1_000), (14_000, 0), (14_001, 1), (0, 0)):
@@ -440,12 +434,12 @@ def test_recall_is_what_brings_available_credit_back_to_zero_3_5c(game):
     assert [e["amount"] for e in _kinds(ctx, "recall")] == [1_000, 1]
 
 
-def test_unpaid_recall_is_taken_from_cash_then_stock_3_5c(game):
+def test_unpaid_recall_is_taken_from_cash_then_stock_3_5c(tiny):
     """§3.5C (step 14.4): a recall left unpaid is paid from cash; what cash lacks is raised by
     selling the tycoon's stock at end prices; never more than the loan."""
     from pbm.cr.engine.tycoons import compel_recall
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
     p1.cash, p1.loan, p1.recall = 5000, 1500, 1200
@@ -468,12 +462,12 @@ def test_unpaid_recall_is_taken_from_cash_then_stock_3_5c(game):
 
 
 # --------------------------------------------------------------------------- §1.2 victory points, §1.3 end
-def test_million_bonus_goes_once_to_the_first_worth_over_a_million_1_2(game):
+def test_million_bonus_goes_once_to_the_first_worth_over_a_million_1_2(tiny):
     """§1.2 Robber Baron: "Bonus: 5 VPs to the first player(s) to have a net worth over
     $1,000,000" — $1,000,001 wins it, $1,000,000 does not, and nobody wins it twice."""
     from pbm.cr.engine.victory import award_robber_baron
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
     stock = 26 * 20 + 54 * 15
@@ -503,14 +497,14 @@ def _officers(s, g, presides: dict[str, int]):
     s.flush()
 
 
-def test_no_mogul_points_from_a_road_that_owes_its_president_and_minus_5_for_a_failed_road_1_2(game):
+def test_no_mogul_points_from_a_road_that_owes_its_president_and_minus_5_for_a_failed_road_1_2(tiny):
     """§1.2 Rail Mogul: "+1 VP to each Director (including the President)", the President "the
     square root of the dividends paid"; "No Mogul points are awarded if the railroad owes any
     debt to the President at the end of the turn"; "A President loses -5 VP if the railroad
     goes bankrupt or is reorganized during the turn"."""
     from pbm.cr.engine.victory import award_mogul
 
-    s, g = game
+    s, g = tiny
     _officers(s, g, {"NYC": 1, "PENN": 2})
     ctx = _ctx(s, g)
     ctx.scratch.dividends_paid = {"NYC": 9, "PENN": 4}
@@ -575,6 +569,7 @@ def test_game_ends_at_random_from_turn_21_with_a_25_percent_chance_1_3(sqlite_ur
         end_of_turn(ctx)
         assert (g.status == "finished") == over and bool(_kinds(ctx, "game-over")) == over
         assert bool(_kinds(ctx, "category-winner")) == over
+        assert ctx.scratch.game_over is over  # the turn's result says GAME OVER (and `pbm run --until-end` stops)
 
 
 # --------------------------------------------------------------------------- §4.6 building
@@ -604,12 +599,12 @@ def test_overspend_is_capped_at_double_the_minimum_4_6c(sqlite_url, ordered, per
 
 
 # --------------------------------------------------------------------------- §4.5, §4.17, §4.18 capital
-def test_capital_spending_is_capped_at_50_a_mile_and_none_for_a_bankrupt_road_4_5_10_2d(game):
+def test_capital_spending_is_capped_at_50_a_mile_and_none_for_a_bankrupt_road_4_5_10_2d(tiny):
     """§10.2D1 (ruling E-4.5B): at most $50 a mile of start-of-turn track; §4.11B: a bankrupt
     railroad cannot "spend for capital improvements"."""
     from pbm.cr.engine.capital import repairs_and_improvements
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     ctx.rr_orders["NYC"] = RailroadOrders("NYC", capital_per_mile=80)
     ctx.rr_orders["PENN"] = RailroadOrders("PENN", capital_per_mile=10)
@@ -646,14 +641,14 @@ def test_locomotives_and_technology_are_paid_in_cash_4_17_4_18(sqlite_url):
 
 
 # --------------------------------------------------------------------------- §4.10A revenue, §4.11 solvency
-def test_revenue_is_60_a_mile_plus_300_times_town_values_and_10_percent_a_region_4_10a(game):
+def test_revenue_is_60_a_mile_plus_300_times_town_values_and_10_percent_a_region_4_10a(tiny):
     """§4.10A: "The base revenue is roughly $60 per mile of track, plus $300 times the value of
     Towns. The base revenue is increased by 10% for Region over 1 that it connects to." NYC:
     148 miles, New York (value 25) and Albany (4): $8,880 + $8,700 = $17,580; §4.15 double
     track adds (25 + 4) % of the line's own revenue; §4.18 a Grand Station adds 10 %."""
     from pbm.cr.engine.operations import line_revenue, revenue_parts
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     nyc = ctx.railroads["NYC"]
     rf = ctx.climate.revenue_factor
@@ -674,12 +669,12 @@ def test_revenue_is_60_a_mile_plus_300_times_town_values_and_10_percent_a_region
     assert parts["gross"] == math.floor(parts["base"] * 1.1 * rf)
 
 
-def test_insolvent_road_goes_bankrupt_and_a_bankrupt_one_is_reorganized_or_recovers_4_11(game):
+def test_insolvent_road_goes_bankrupt_and_a_bankrupt_one_is_reorganized_or_recovers_4_11(tiny):
     """§4.11A–C: an insolvent road that does not become solvent is bankrupt; a bankrupt one that
     stays insolvent is reorganized; one that became solvent is active again."""
     from pbm.cr.engine.operations import settle_solvency
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
     ctx.scratch.insolvent_at_start |= {"NYC", "PENN"}
@@ -717,7 +712,7 @@ def test_insolvent_road_goes_bankrupt_and_a_bankrupt_one_is_reorganized_or_recov
     assert penn.bond_debt == 0 and penn.shares_issued == 5 * 300
 
 
-def test_revenue_share_of_lines_splits_a_shared_town_4_16(game):
+def test_revenue_share_of_lines_splits_a_shared_town_4_16(tiny):
     """Ruling E-4.16: a line earns its $60 a mile, its double-track bonus and its end towns'
     $300 × value, a town shared equally by the road's lines that end there.  NYC's lines: NYC
     (148 miles, New York 25, Albany 4) $8,880 + $3,750 + $1,200 = $13,830; NYNH (110 miles,
@@ -728,7 +723,7 @@ def test_revenue_share_of_lines_splits_a_shared_town_4_16(game):
     from pbm.cr.engine.operations import revenue_share
     from pbm.models import Line, Railroad, Route
 
-    s, g = game
+    s, g = tiny
     nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
     nynh = s.query(Route).filter_by(game_id=g.id, code="NYNH").one()
     s.add(Line(railroad_id=nyc.id, route_id=nynh.id, built_turn=0))
@@ -751,13 +746,13 @@ def test_revenue_share_of_lines_splits_a_shared_town_4_16(game):
     assert revenue_parts(ctx, nyc)["double_track"] == 13_230 * 29 // 100 + 5_227  # both lines' bonuses
 
 
-def test_operations_account_for_revenue_expenses_interest_and_dividend_13(game):
+def test_operations_account_for_revenue_expenses_interest_and_dividend_13(tiny):
     """Appendix A step 13: revenue (13.1), expenses (13.2), interest — bonds 6 % (§5), loans at
     the climate's rate (Normal 12 %), rounded up by the Bank (§1.0) — and the president's loan
     grows 10 % (§4.4C); the profit is what is left; the dividend is paid from cash (13.5)."""
     from pbm.cr.engine.operations import NOISE_LIMIT, operating_expenses, operations
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     nyc = ctx.railroads["NYC"]
     nyc.bond_debt, nyc.loan_debt, nyc.president_debt, nyc.cash = 100_001, 10_001, 1_000, 10**6
@@ -832,7 +827,7 @@ def test_merger_hands_over_the_row_only_to_a_survivor_without_one_4_13d(sqlite_u
                 assert (oh1.owner_id, oh1.land_grant) == (nyc.id, 7) and not _kinds(ctx, "row-abandoned")
 
 
-def test_rate_war_limits_4_16(sqlite_url):
+def test_rate_war_limits_4_16(tiny):
     """§4.16: a rate war needs parallel routes; the deepest cut declared on a pair counts; a
     percentage is kept within 0–100; a road cannot war on itself nor on a road that is gone.
     NYC (NYC and NYNH lines) and PENN (PENN and NY1): NYNH ∥ NY1."""
@@ -840,38 +835,37 @@ def test_rate_war_limits_4_16(sqlite_url):
     from pbm.cr.orders import RateWar
     from pbm.models import Line, Railroad, Route
 
-    with session_scope(sqlite_url) as s:
-        g = tiny_game(s)
-        rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN")}
-        route = {c: s.query(Route).filter_by(game_id=g.id, code=c).one() for c in ("NYNH", "NY1")}
-        s.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
-        s.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
-        route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
-        s.flush()
-        s.expire_all()
-        ctx = _ctx(s, g)
-        parts = {c: revenue_parts(ctx, ctx.railroads[c]) for c in ("NYC", "PENN")}
+    s, g = tiny
+    rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN")}
+    route = {c: s.query(Route).filter_by(game_id=g.id, code=c).one() for c in ("NYNH", "NY1")}
+    s.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
+    s.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
+    route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
+    s.flush()
+    s.expire_all()
+    ctx = _ctx(s, g)
+    parts = {c: revenue_parts(ctx, ctx.railroads[c]) for c in ("NYC", "PENN")}
 
-        def losses(nyc_wars, penn_wars=()):
-            ctx.rr_orders["NYC"] = RailroadOrders("NYC", rate_wars=list(nyc_wars))
-            ctx.rr_orders["PENN"] = RailroadOrders("PENN", rate_wars=list(penn_wars))
-            return rate_war_losses(ctx, parts)
+    def losses(nyc_wars, penn_wars=()):
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", rate_wars=list(nyc_wars))
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", rate_wars=list(penn_wars))
+        return rate_war_losses(ctx, parts)
 
-        full = losses([RateWar("PENN", 150)])  # kept to 100 %: the parallel lines earn nothing
-        assert full == losses([RateWar("PENN", 100)]) and full["NYC"] == parts["NYC"]["gross"] - math.floor(
-            parts["NYC"]["gross"] * (1 - Fraction(15_150, 28_980)))
-        assert losses([RateWar("PENN", 10)], [RateWar("NYC", 30)]) == losses([RateWar("PENN", 30)])
-        assert losses([RateWar("PENN", 30)])["PENN"] > losses([RateWar("PENN", 10)])["PENN"] > 0
-        assert losses([RateWar("PENN", -5)]) == {} and _kinds(ctx, "rate-war-void")
-        assert losses([RateWar("NYC", 25), RateWar("ERIE", 25)]) == {}
-        ctx.railroads["PENN"].status = "merged"
-        assert losses([RateWar("PENN", 25)]) == {}
+    full = losses([RateWar("PENN", 150)])  # kept to 100 %: the parallel lines earn nothing
+    assert full == losses([RateWar("PENN", 100)]) and full["NYC"] == parts["NYC"]["gross"] - math.floor(
+        parts["NYC"]["gross"] * (1 - Fraction(15_150, 28_980)))
+    assert losses([RateWar("PENN", 10)], [RateWar("NYC", 30)]) == losses([RateWar("PENN", 30)])
+    assert losses([RateWar("PENN", 30)])["PENN"] > losses([RateWar("PENN", 10)])["PENN"] > 0
+    assert losses([RateWar("PENN", -5)]) == {} and _kinds(ctx, "rate-war-void")
+    assert losses([RateWar("NYC", 25), RateWar("ERIE", 25)]) == {}
+    ctx.railroads["PENN"].status = "merged"
+    assert losses([RateWar("PENN", 25)]) == {}
 
 
-def test_projected_profit_is_gross_less_expenses_and_interest_6_3a(game):
+def test_projected_profit_is_gross_less_expenses_and_interest_6_3a(tiny):
     from pbm.cr.engine.operations import operating_expenses, projected_profit, revenue_parts
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     nyc = ctx.railroads["NYC"]
     nyc.bond_debt, nyc.loan_debt = 10_000, 1_000
@@ -891,13 +885,13 @@ class _Normal:
         return self.values.pop(0)
 
 
-def test_revenue_noise_is_kept_within_15_percent_and_applied_e_4_10a(game):
+def test_revenue_noise_is_kept_within_15_percent_and_applied_e_4_10a(tiny):
     """Ruling E-4.10A: the random factor is N(1, 0.07) kept within ±15 %: a draw of 1.30 counts
     1.15, one of 0.60 counts 0.85; the gross is the base revenue times it.  Random events come
     from their own stream (here one that brings political trouble, §11.2, to both roads)."""
     from pbm.cr.engine.operations import operations, revenue_parts
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     rng = ctx.rng
     draws = _Normal(1.30, 0.60)
@@ -973,12 +967,12 @@ def test_random_event_chances_and_costs_at_their_edges_11_2(sqlite_url):
         assert ops["profit"] == ops["revenue"] - ops["expenses"] - ops["events"]
 
 
-def test_a_road_ending_operations_at_zero_cash_is_solvent_4_11a(game):
+def test_a_road_ending_operations_at_zero_cash_is_solvent_4_11a(tiny):
     """§4.11A: a railroad "will become solvent during a turn if its cash balance is not
     negative ... after revenues and expenses are calculated": $0 is solvent."""
     from pbm.cr.engine.operations import operations
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     ctx.rr_orders["NYC"] = RailroadOrders("NYC", dividend=0)
     ctx.railroads["NYC"].cash = 0
@@ -996,12 +990,12 @@ def test_a_road_ending_operations_at_zero_cash_is_solvent_4_11a(game):
     assert ctx.railroads["NYC"].cash == -1 and "NYC" not in ctx.scratch.became_solvent
 
 
-def test_dividend_edges_4_12(game):
+def test_dividend_edges_4_12(tiny):
     """§4.12 at the edges: $1 a share is paid (in full when the cash covers it, not at all when
     it does not); a holder of a single share is paid; a road with no issued shares pays none."""
     from pbm.cr.engine.operations import pay_dividend
 
-    s, g = game
+    s, g = tiny
     ctx, nyc = _pay(s, g, "NYC", cash=666, rate=1)
     assert nyc.last_dividend == 1 and nyc.cash == 0
     ctx, nyc = _pay(s, g, "NYC", cash=665, rate=1)
@@ -1023,10 +1017,10 @@ def test_dividend_edges_4_12(game):
     assert nyc.last_dividend == 0
 
 
-def test_a_solvent_road_is_not_announced_solvent_again_4_11a(game):
+def test_a_solvent_road_is_not_announced_solvent_again_4_11a(tiny):
     from pbm.cr.engine.operations import settle_solvency
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     ctx.scratch.became_solvent.add("NYC")
     settle_solvency(ctx, ctx.railroads["NYC"])
@@ -1109,12 +1103,12 @@ def test_merger_takes_over_a_deficit_shorts_and_both_president_debts_4_13b(sqlit
         assert nyc.bond_debt == bonds + 10 * 201 and nyc.locomotive == 3
 
 
-def test_president_is_repaid_up_to_the_cash_and_the_debt_4_4b(game):
+def test_president_is_repaid_up_to_the_cash_and_the_debt_4_4b(tiny):
     """§4.4B: "The President can order the Railroad to repay any part of any debt it owes him,
     up to the amount of cash it begins the turn with"; §4.4A: he lends up to his own cash."""
     from pbm.cr.engine.loans import presidents_lend_or_are_repaid
 
-    s, g = game
+    s, g = tiny
     _officers(s, g, {"NYC": 1, "PENN": 2})
     ctx = _ctx(s, g)
     nyc, penn, p1, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1], ctx.players[2]
@@ -1212,12 +1206,12 @@ def test_merger_may_not_give_two_routes_into_chicago_4_8_2_4_13a3(sqlite_url):
 
 
 # --------------------------------------------------------------------------- §10.2B, §10.1A, §4.4 loans
-def test_railroad_repays_short_term_loans_first_then_bonds_from_cash_10_2b(game):
+def test_railroad_repays_short_term_loans_first_then_bonds_from_cash_10_2b(tiny):
     """§10.2B (Appendix A step 3): a railroad repays "short-term loans first, then bonds" out of
     the cash it has, never more than it owes; a road without cash repays nothing."""
     from pbm.cr.engine.loans import railroads_repay_bank_debt
 
-    s, g = game
+    s, g = tiny
     for (loans, bonds, cash, order), after in (
         ((300, 1000, 500, 1000), (0, 800, 0)),  # cash limits it: loans, then bonds
         ((200, 100, 10_000, 5000), (0, 0, 9_700)),  # the debt limits it
@@ -1272,13 +1266,13 @@ def test_merger_needs_two_roads_operating_since_the_start_and_moves_every_dollar
         assert [(e["source"], e["target"], e["amount"]) for e in ctx.ledger] == [("rr:B&A", "rr:NYC", 1)]
 
 
-def test_borrowing_and_repaying_by_the_dollar_for_each_tycoon_with_orders_10_1a(game):
+def test_borrowing_and_repaying_by_the_dollar_for_each_tycoon_with_orders_10_1a(tiny):
     """§10.1A1–2: each tycoon who gave orders borrows up to his available credit (§3.5A) and
     repays out of his cash, down to a single dollar; a tycoon without orders does nothing;
     repaying more than the recall due leaves no recall (§3.5C)."""
     from pbm.cr.engine.loans import max_borrow, tycoons_borrow_or_repay
 
-    s, g = game
+    s, g = tiny
     g.players[2].loan, g.players[2].recall = 1000, 100
     g.players[3].loan = 50
     s.flush()
@@ -1305,13 +1299,13 @@ def test_borrowing_and_repaying_by_the_dollar_for_each_tycoon_with_orders_10_1a(
     assert ctx.players[2].loan == 10**6 and not ctx.ledger
 
 
-def test_only_a_president_lends_or_is_repaid_and_only_from_cash_4_4a_b(game):
+def test_only_a_president_lends_or_is_repaid_and_only_from_cash_4_4a_b(tiny):
     """§4.4A–B: the president lends his road what he has, down to a dollar, and is repaid from
     the road's cash — none when it has none; a road with no player president, or without
     orders, neither borrows from nor repays anyone."""
     from pbm.cr.engine.loans import presidents_lend_or_are_repaid
 
-    s, g = game
+    s, g = tiny
     _officers(s, g, {"PENN": 2})
     ctx = _ctx(s, g)
     nyc, penn, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[2]
@@ -1570,11 +1564,11 @@ def test_rail_baron_is_each_score_over_the_best_times_100_1_2():
     assert baron_points({}) == {}
 
 
-def test_prodigal_points_add_to_those_of_earlier_turns_1_2(game):
+def test_prodigal_points_add_to_those_of_earlier_turns_1_2(tiny):
     """§1.2: "Points in these categories are cumulative"."""
     from pbm.cr.engine.victory import award_prodigal
 
-    s, g = game
+    s, g = tiny
     ctx = _ctx(s, g)
     ctx.players[1].vp_prodigal, ctx.players[2].vp_prodigal = 7, 2
     ctx.scratch.prodigal = {1: 1000, 2: 1000}
@@ -1583,12 +1577,12 @@ def test_prodigal_points_add_to_those_of_earlier_turns_1_2(game):
     assert [(e["player_number"]) for e in _kinds(ctx, "prodigal-points")] == [1, 2]
 
 
-def test_the_million_bonus_once_awarded_stays_awarded_across_turns_1_2(game):
+def test_the_million_bonus_once_awarded_stays_awarded_across_turns_1_2(tiny):
     """§1.2: the bonus goes to "the first player(s)" worth over $1,000,000: the game's state
     remembers it was awarded in an earlier turn."""
     from pbm.cr.engine.victory import victory_points
 
-    s, g = game
+    s, g = tiny
     g.state = {"million_awarded": True, "regions_linked": ["atlantic"]}
     s.flush()
     ctx = _ctx(s, g)
@@ -1598,14 +1592,14 @@ def test_the_million_bonus_once_awarded_stays_awarded_across_turns_1_2(game):
     assert ctx.game.state["million_awarded"] is True
 
 
-def test_mogul_points_of_directors_and_a_president_owed_money_or_paid_nothing_1_2(game):
+def test_mogul_points_of_directors_and_a_president_owed_money_or_paid_nothing_1_2(tiny):
     """§1.2 Rail Mogul: "+1 VP to each Director (including the President)"; the President
     "the square root of the dividends paid" — of a road that paid none, nothing; "No Mogul
     points are awarded if the railroad owes any debt to the President": its other directors
     still score. Points add to those of earlier turns."""
     from pbm.cr.engine.victory import award_mogul
 
-    s, g = game
+    s, g = tiny
     _officers(s, g, {"NYC": 1, "PENN": 1})
     ctx = _ctx(s, g)
     ctx.scratch.directors_at_start = {"NYC": [1, 2, 3], "PENN": [1, 4]}
@@ -1705,3 +1699,486 @@ def test_prodigal_leftover_one_each_down_the_line_1_2_e_1_2c():
 
     assert prodigal_points({n: 1000 for n in range(1, 9)}) == {**{n: 4 for n in range(1, 7)}, 7: 3, 8: 3}
     assert prodigal_points({n: 1000 for n in range(1, 5)}) == {1: 8, 2: 8, 3: 7, 4: 7}
+
+
+# --------------------------------------------------------------------------- §6.1B, §6.3A the Public's orders
+def test_public_offer_and_bid_follow_value_mood_and_noise_6_1b_6_3a():
+    """§6.1B "The Public will seldom offer more than one-half of the shares it holds ... will
+    usually bid for 10 % to 300 % of the shares it offers", §6.3A (ruling E-6.3A, formulas.md):
+    fair = max($0.50, (d/2 + max(e, 0)/2) / max(0.30 × r, 0.005)); value = ln(fair/price) within
+    ±1.5; sentiment s = mood + value + noise; offer = ⌊P × (10 % × e^(−0.6 s) within 2 %–50 %)⌋;
+    bid = ⌊offer × (e^(0.5 s + noise2) within 0.1–3)⌋, at least ⌈10 % of the offer⌉."""
+    from pbm.cr.engine.market import public_orders
+
+    # 1,000 shares at $20, dividend $1, profit $1 a share, loan rate 10 % → fair $33.33, value
+    # ln(5/3) = 0.511, a Boom's mood 0.09, noise 0.1 → s = 0.701: 6.57 % offered (65), bid ×1.49 (97)
+    assert public_orders(1000, 20, 1, 1, 0.10, 0.09, 0.1, 0.05) == (65, 97)
+    # a loss counts as no profit: ($4/2 + 0) / 0.036 = $55.56 against $40 → s = 0.329: 82 and 96
+    assert public_orders(1000, 40, 4, -2, 0.12, 0, 0, 0) == (82, 96)
+    # no dividend and a loss: fair $0.50, value ln(0.5/20) held at −1.5 → 24.6 % offered, bid ×0.47
+    assert public_orders(1000, 20, 0, -5, 0.12, 0, 0, 0) == (245, 115)
+    # ... and at the bid's floor of 10 %: ⌊24.5⌋ = 24 raised to ⌈24.5⌉ = 25
+    assert public_orders(1000, 20, 0, -5, 0.12, 0, 0, -3.0) == (245, 25)
+    # a loan rate of 0 capitalises at 0.005: fair $1,800, value held at +1.5: 4.07 % (40), ×2.12 (84)
+    assert public_orders(1000, 20, 9, 9, 0.0, 0, 0, 0) == (40, 84)
+    # fair $83.33 (value 1.427), noise 0.1: 4 % offered; the bid ×2.26 (90), at most ×3 (120), at least ×0.1 (4)
+    assert public_orders(1000, 20, 2, 4, 0.12, 0, 0.1, 0.05) == (40, 90)
+    assert public_orders(1000, 20, 2, 4, 0.12, 0, 0.1, 2.0) == (40, 120)
+    assert public_orders(1000, 20, 2, 4, 0.12, 0, 0.1, -3.0) == (40, 4)
+    # a strong bull sentiment (s = 3.29): the offer at its floor of 2 % (20 of 1,001), the bid ×3
+    assert public_orders(1001, 20, 2, 4, 0.12, 0.36, 1.5, 0) == (20, 60)
+    # a Panic (s = −5.86): the offer at its cap of 50 % (500 of 1,001), the bid at ×0.1
+    assert public_orders(1001, 20, 0, 0, 0.12, -0.36, -4.0, 0) == (500, 50)
+    # a $1 stock with nothing to show: fair $0.50, value ln(0.5) = −0.69: 15.15 % offered, bid ×0.71
+    assert public_orders(10000, 1, 0, 0, 0.12, 0, 0, 0) == (1515, 1071)
+
+
+def test_public_sells_into_a_rush_of_buying_and_buys_into_a_rush_of_selling_e_6_3a2():
+    """Ruling E-6.3A2 (§6.1B "other factors"): the Public meets 0.7 of the tycoons' unmatched
+    orders — bids B over sales S raise its offer by ⌊0.7 (B − S)⌋, at most half its holding;
+    sales over bids raise its bid by ⌊0.7 (S − B)⌋, and the offer to at least a third of the bid."""
+    from pbm.cr.engine.market import public_orders
+
+    base = (1000, 20, 2, 4, 0.12, 0, 0.1, 0.05)  # alone: offer 40, bid 90
+    assert public_orders(*base, player_demand=100, player_supply=20) == (40 + 56, 90)
+    assert public_orders(*base, player_demand=1000, player_supply=0) == (500, 90)  # half of 1,000
+    assert public_orders(*base, player_demand=0, player_supply=100) == (54, 90 + 70)  # ⌈160/3⌉ = 54
+    assert public_orders(*base, player_demand=0, player_supply=1000) == (264, 90 + 700)
+    assert public_orders(*base, player_demand=50, player_supply=50) == (40, 90)  # matched: as alone
+    assert public_orders(*base, player_demand=0, player_supply=150) == (65, 90 + 105)  # 195/3 = 65 exactly
+    # bid/offer at its cap of 3 before the rush: 120 + 70 = 190 bid, so at least ⌈190/3⌉ = 64 offered
+    assert public_orders(1000, 20, 2, 4, 0.12, 0, 0.1, 2.0, player_supply=100) == (64, 190)
+
+
+class _Noise:
+    """A stand-in for the Public's random draws: each N(μ, σ) gives μ + σ/2."""
+
+    def normal(self, mu, sigma):
+        return mu + sigma / 2
+
+
+def _public_noise(ctx):
+    """The Public's draws (pbm.rng purpose "public-market", docs/cr/formulas.md) fixed; any
+    other purpose draws as usual."""
+    rng = ctx.rng
+    ctx.rng = lambda purpose: _Noise() if purpose == "public-market" else rng(purpose)
+
+
+def test_market_step_trades_every_order_at_once_6_2_6_3(tiny):
+    """§6.3 in the market step, with the Public's draws fixed (noise 0.175, 0.1) and a Good
+    climate ahead (mood 0.18, loan rate 10 %).  NYC at $20: 666 issued, the Public 562, the
+    treasury 74; last turn $1 dividend and $3 profit a share.  Tycoon 1 bids 100 (after selling
+    10 PENN, an order of another road to pass over); 2 sells his 26
+    and shorts 10; 3 sells 20; the road offers 30 treasury shares (§10.2C1).
+    The Public alone: offer 22, bid 53; the tycoons' bids exceed their sales by
+    100 − (30 + 46 + 10/2) = 19, so it offers ⌊0.7 × 19⌋ = 13 more: 35.
+    Supply = 35 + 30 + 46 + 10/2 = 116 (§6.3B); Demand = 53 + 100 = 153 (§6.3C);
+    end price $20 × (153/116)^0.7 = $24.27, trade price $22.14 (§6.3D–F); shares sold
+    35 + 30 + 46 + 10 = 121 (§6.3E): tycoon 1 gets ⌊100 × 116/153⌋ = 75, the Public the other 46
+    (§6.3G); the short is covered from the Public at once (§6.2B)."""
+    from pbm.cr.engine.market import check_all_orders, public_orders, trade_all
+    from pbm.cr.engine.operations import projected_profit
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    for p in g.players:
+        p.cash = 10_000
+    s.flush()
+    orders = {1: Orders(stock=[StockOrder("PENN", "sell", 10, priority=1), StockOrder("NYC", "buy", 100, priority=2)]),
+              2: Orders(stock=[StockOrder("NYC", "sell", 36, priority=1)]),
+              3: Orders(stock=[StockOrder("NYC", "sell", 20, priority=1)])}
+    ctx = _ctx(s, g, orders)
+    nyc = ctx.railroads["NYC"]
+    nyc.last_dividend, nyc.last_revenue, nyc.last_profit = 1, 10_000, 3 * 666
+    assert (nyc.shares_issued, nyc.shares_public, nyc.treasury_shares, nyc.cash) == (666, 562, 74, 10_000)
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_market=30)
+    ctx.new_climate = tables.CLIMATES[6]  # Good
+    _public_noise(ctx)
+    penn = ctx.railroads["PENN"]
+    assert penn.last_revenue == 0 and penn.last_profit == 0
+    projected = projected_profit(ctx, penn) / penn.shares_issued
+    penned = public_orders(penn.shares_public, 15, penn.last_dividend, projected, 0.10, 0.18, 0.175, 0.1,
+                           player_supply=10)  # tycoon 1 sells 10 PENN
+    assert penned != public_orders(penn.shares_public, 15, penn.last_dividend, 0, 0.10, 0.18, 0.175, 0.1,
+                                   player_supply=10)
+    trade_all(ctx, check_all_orders(ctx))
+    m = ctx.scratch.market["NYC"]
+    assert (m["public_offer"], m["public_bid"], m["supply"], m["demand"], m["traded"]) == (35, 53, 116, 153, 121)
+    assert (m["start"], m["end"], m["trade"]) == (20, 24.27, 22.14) and nyc.price == 24.27
+    assert (m["public_bought"], m["treasury_sold"], m["player_bids"], m["player_sales"], m["short_sales"]) == \
+        (46, 30, 100, 46, 10)
+    p = ctx.players
+    assert [ctx.shares(p[n], nyc) for n in (1, 2, 3, 4)] == [26 + 75, 0, 6, 26]
+    assert nyc.shares_public == 562 + 46 - 35 - 10 == 563
+    assert (nyc.treasury_shares, nyc.shares_issued, nyc.cash) == (44, 696, 10_000 + math.floor(30 * 22.14))
+    assert [(t.account, t.railroad, t.bought, t.sold, t.shorted, t.price, t.cover_price) for t in ctx.scratch.trades
+            if t.railroad == "NYC"] == [
+        ("player:1", "NYC", 75, 0, 0, 22.14, 24.27), ("player:2", "NYC", 0, 26, 10, 22.14, 24.27),
+        ("player:3", "NYC", 0, 20, 0, 22.14, 24.27)]
+    [ev] = [e for e in _kinds(ctx, "stock-price") if e["railroad"] == "NYC"]
+    assert not ev["headline"]  # a rise of 21 %: not a headline (25 %)
+    assert not _kinds(ctx, "cornered") and not _kinds(ctx, "short-cut")
+    # PENN has not operated yet: the Public values its projected profit (§6.3A), not last turn's $0
+    assert (ctx.scratch.market["PENN"]["public_offer"], ctx.scratch.market["PENN"]["public_bid"]) == penned
+
+
+def test_stock_orders_in_sequence_unnumbered_last_and_only_roads_active_at_the_start_6_1(sqlite_url):
+    """§10.1C: stock orders are carried out in the tycoon's sequence (ruling: unnumbered orders
+    after the numbered ones, by railroad); §6.1B: only the stock of railroads active at the start
+    of the turn trades — a road merged away or founded this turn is void, and so is an unknown one."""
+    from pbm.cr.engine.market import _player_lines
+    from pbm.cr.orders import StockOrder
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    codes = ["NYC", "PENN", "B&A", "ERIE"]
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in codes], bank_pcs=[])
+        ctx = _ctx(s, g)
+        p1 = ctx.players[1]
+        lines = _player_lines(ctx, p1, [StockOrder("PENN", "sell", 5), StockOrder("NYC", "sell", 5),
+                                        StockOrder("ERIE", "sell", 5, 2), StockOrder("B&A", "sell", 5, 1)])
+        assert [x.railroad for x in lines] == ["B&A", "ERIE", "NYC", "PENN"]
+        ctx.railroads["B&A"].status = "merged"
+        ctx.scratch.active_at_start.remove("ERIE")  # as if founded this turn
+        lines = _player_lines(ctx, p1, [StockOrder("B&A", "sell", 5, 1), StockOrder("ERIE", "sell", 5, 2),
+                                        StockOrder("XXX", "sell", 5, 3), StockOrder("NYC", "sell", 5, 4),
+                                        StockOrder("PENN", "buy", 5, 5)])
+        assert [(x.railroad, x.action) for x in lines] == [("NYC", "sell"), ("PENN", "buy")]
+        assert len([e for e in _kinds(ctx, "stock-void") if "not a railroad active" in e["text"]]) == 3
+        ctx.railroads["B&A"].status = "bankrupt"  # a bankrupt road's stock still trades (§4.11)
+        assert [x.railroad for x in _player_lines(ctx, p1, [StockOrder("B&A", "sell", 5, 1)])] == ["B&A"]
+
+
+def test_order_checking_cuts_to_the_tycoons_cash_and_drops_what_is_cut_to_nothing_6_1c(tiny):
+    """§6.1C in the market step: each tycoon's orders are checked against his own cash — $1,000
+    buys 50 NYC at $20 of the 100 bid, and nothing is left for a PENN bid, which is dropped; a
+    tycoon with no stock orders has no lines, and the next tycoon's orders are checked (an order
+    for one share stands)."""
+    from pbm.cr.engine.market import check_all_orders
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    g.players[0].cash, g.players[2].cash = 1000, 5000
+    s.flush()
+    orders = {1: Orders(stock=[StockOrder("NYC", "buy", 100, 1), StockOrder("PENN", "buy", 10, 2)]),
+              2: Orders(),
+              3: Orders(stock=[StockOrder("NYC", "buy", 100, 1), StockOrder("PENN", "buy", 1, 2)])}
+    ctx = _ctx(s, g, orders)
+    checked = check_all_orders(ctx)
+    assert sorted(checked) == [1, 3]
+    assert [(x.railroad, x.asked, x.allowed) for x in checked[1]] == [("NYC", 100, 50)]
+    assert [(x.railroad, x.asked, x.allowed) for x in checked[3]] == [("NYC", 100, 100), ("PENN", 1, 1)]
+    cuts = [e for e in _kinds(ctx, "stock-cut") if "not enough cash" in e["text"]]
+    assert [e["player_number"] for e in cuts] == [1, 1]
+
+
+def _nyc_held_by_1_and_2(s, g, directors: bool):
+    """NYC: tycoons 1 and 2 hold 300 each (directors or not), the Public the other 66 of 666."""
+    from pbm.models import Holding, Railroad
+
+    nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+    for h in s.query(Holding).filter_by(railroad_id=nyc.id):
+        h.shares = 300 if h.player.number <= 2 else 0
+        h.director = directors and h.player.number <= 2
+    nyc.shares_public = nyc.shares_issued - 600
+    s.flush()
+
+
+def _market_ctx(s, g, orders):
+    ctx = _ctx(s, g, orders)
+    nyc = ctx.railroads["NYC"]
+    nyc.last_dividend, nyc.last_revenue, nyc.last_profit = 1, 10_000, 3 * 666
+    _public_noise(ctx)
+    return ctx
+
+
+def test_shorts_beyond_what_the_public_keeps_are_cut_pro_rata_and_a_short_cut_to_nothing_is_gone_e_6_2(tiny):
+    """Ruling E-6.2: shorts are covered from the Public (§6.2B), so together they may not exceed
+    what it keeps after its own offer.  The Public holds 66 NYC and offers 10: 56 left; tycoon 3
+    shorts 66 and tycoon 4 one share, 67 in all → ⌊66 × 56/67⌋ = 55 and ⌊56/67⌋ = 0 (no trade).
+    Supply = 10 + 55/2 = 37.5, Demand = the Public's 29: the price falls to $16.70, trade
+    $18.35; all 65 shares sold go to the Public, which covers the 55 short (§6.3E, §6.3G)."""
+    from pbm.cr.engine.market import check_all_orders, trade_all
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    _nyc_held_by_1_and_2(s, g, directors=False)
+    ctx = _market_ctx(s, g, {3: Orders(stock=[StockOrder("NYC", "sell", 66, 1)]),
+                             4: Orders(stock=[StockOrder("NYC", "sell", 1, 1)])})
+    trade_all(ctx, check_all_orders(ctx))
+    m = ctx.scratch.market["NYC"]
+    assert (m["public_offer"], m["short_sales"], m["supply"], m["demand"], m["traded"], m["public_bought"]) == \
+        (10, 55, 37.5, 29, 65, 65)
+    assert (m["end"], m["trade"]) == (16.70, 18.35)
+    assert ctx.railroads["NYC"].shares_public == 66 + 65 - 10 - 55 == 66
+    assert [(t.account, t.shorted, t.price, t.cover_price) for t in ctx.scratch.trades] == [
+        ("player:3", 55, 18.35, 16.70)]
+    assert [(e["player_number"], e["data"]["allowed"], e["data"]["room"]) for e in _kinds(ctx, "short-cut")] == [
+        (3, 55, 56), (4, 0, 56)]
+    assert not _kinds(ctx, "cornered")
+    # the PENN, alone with the Public, rose from $15 to $28.77: a move of a quarter or more is a headline
+    [penn] = [e for e in _kinds(ctx, "stock-price") if e["railroad"] == "PENN"]
+    assert penn["headline"] and ctx.scratch.market["PENN"]["end"] == 28.77
+
+
+def test_a_stock_whose_directors_own_more_than_half_is_cornered_6_4(tiny):
+    """§6.4: the NYC's two directors own 600 of 666: the stock is cornered (a headline), and no
+    one may sell it short (§10.1C4)."""
+    from pbm.cr.engine.market import check_all_orders, trade_all
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    _nyc_held_by_1_and_2(s, g, directors=True)
+    ctx = _market_ctx(s, g, {3: Orders(stock=[StockOrder("NYC", "sell", 66, 1)])})
+    checked = check_all_orders(ctx)
+    assert checked == {3: []}
+    trade_all(ctx, checked)
+    [ev] = _kinds(ctx, "cornered")
+    assert ev["railroad"] == "NYC" and ev["headline"]
+    assert ctx.scratch.market["NYC"]["short_sales"] == 0 and not ctx.scratch.trades
+
+
+def test_order_checking_edges_short_cut_by_credit_exact_cents_and_no_credit_6_1c_6_2a():
+    """§6.1C order checking: "A purchase or short sale that cannot be afforded is cut to the whole
+    shares that can"; a short sale deducts half its value (§6.2A), a sale of owned shares adds
+    half of it first."""
+    from pbm.cr.engine.market import StockLine, check_stock_orders
+
+    def one(cash, line):
+        [c] = check_stock_orders(cash, [line])
+        return c.allowed, c.sold, c.short, c.available_after
+
+    # $100 of credit shorts 20 of 50 at $10 (half: $5 each)
+    assert one(100, StockLine("X", "sell", 50, owned=0, price=10)) == (20, 0, 20, 0)
+    # selling 10 owned at $20 adds $100, which shorts 10 more of the 20 asked
+    assert one(0, StockLine("X", "sell", 30, owned=10, price=20)) == (20, 10, 10, 0)
+    # $30 buys exactly 300 at $0.10 (30 / 0.1 is 299.999… in floating point)
+    assert one(30, StockLine("X", "buy", 500, price=0.1))[0] == 300
+    # no credit: nothing bought and nothing shorted
+    assert one(-50, StockLine("X", "buy", 5, price=10)) == (0, 0, 0, -50)
+    assert one(-50, StockLine("X", "sell", 5, owned=0, price=10)) == (0, 0, 0, -50)
+    # a $1.50 stock: $10 of credit shorts ⌊10 / 0.75⌋ = 13
+    assert one(10, StockLine("X", "sell", 50, owned=0, price=1.5)) == (13, 0, 13, 0.25)
+    # the checked lines say what they are
+    assert [c.action for c in check_stock_orders(100, [StockLine("X", "sell", 1, owned=1, price=1),
+                                                       StockLine("Y", "buy", 1, price=1)])] == ["sell", "buy"]
+    # a stock at $0 costs nothing: the whole order stands
+    assert one(0, StockLine("X", "buy", 7, price=0)) == (7, 0, 0, 0)
+    assert one(0, StockLine("X", "sell", 7, owned=0, price=0)) == (7, 0, 7, 0)
+
+
+def test_end_price_never_falls_below_a_cent_6_3d():
+    """§6.3D with §1.0: the end price is rounded down to the cent but a stock keeps a price: a
+    cent at $0.01 × (1/20)^0.7 = $0.0012."""
+    from pbm.cr.engine.market import market_price
+
+    assert market_price(0.01, 1, 1000) == 0.01
+    # no bids: the ratio at its floor of 1/20; no offers: at its cap of 20; else Demand/Supply
+    assert (market_price(20, 0, 1), market_price(20, 1, 0), market_price(20, 5, 1)) == (2.45, 162.83, 61.70)
+    assert market_price(1.00, 1, 1000) == 0.12  # 1 × 0.05^0.7 = 0.1228
+
+
+# --------------------------------------------------------------------------- §1.2 Rail Builder (victory, run 2)
+
+def test_builder_points_remember_regions_and_links_reached_in_earlier_turns_1_2(tiny):
+    """§1.2 Rail Builder: "2 VP for each region newly linked (4 VP if the first railroad to
+    link it)", and each link bonus doubled only for the first railroad.  Regions and bonuses
+    linked in earlier turns (the game's state) are not first again, even when the road that
+    linked them is founded later than the one reaching them now (the roads are scored in
+    founding order).  The NYC reaches the Great Lakes (linked before: 2) and Central (first: 4),
+    and so links Atlantic with Central (bonus 5, claimed before by another road: not doubled)."""
+    from pbm.cr.engine.victory import award_builder
+
+    s, g = tiny
+    ctx = _ctx(s, g)
+    ctx.scratch.president_at_start.update({"NYC": 1, "PENN": 2})
+    ctx.scratch.start_regions.update({"NYC": {"Atlantic"}, "PENN": {"Atlantic", "Ohio", "Great Lakes"}})
+    now = {"NYC": {"Atlantic", "Great Lakes", "Central"}, "PENN": {"Atlantic", "Ohio", "Great Lakes"}}
+    ctx.regions_of = lambda rr: set(now[rr.code])
+    state = {"regions_linked": ["atlantic", "great lakes", "ohio"], "bonus_linked": ["atlantic-central/mississippi"]}
+    award_builder(ctx, state)
+    assert ctx.players[1].vp_builder == 2 + 4 + 5 and ctx.players[2].vp_builder == 0
+    assert ctx.players[1].bonuses_claimed == ["atlantic-central/mississippi"]
+    assert state == {"regions_linked": ["atlantic", "central", "great lakes", "ohio"],
+                     "bonus_linked": ["atlantic-central/mississippi"]}
+
+
+def test_builder_points_of_a_merged_road_go_once_to_its_survivor_1_2_4_13(tiny):
+    """§1.2 Rail Builder after a merger this turn (§4.13): the regions the merged NYC had at the
+    start (the Atlantic, the Great Lakes) count with its survivor's, the PENN's (Ohio), so the
+    PENN is scored once, for the Deep South only — 4 VP, first reached — to its start-of-turn President."""
+    from pbm.cr.engine.victory import award_builder
+
+    s, g = tiny
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    nyc.status, nyc.merged_into_id = "merged", penn.id
+    ctx.scratch.president_at_start.update({"NYC": 1, "PENN": 2})
+    ctx.scratch.start_regions.update({"NYC": {"Atlantic", "Great Lakes"}, "PENN": {"Ohio"}})
+    ctx.regions_of = lambda rr: {"Atlantic", "Ohio", "Great Lakes", "Deep South"} if rr is penn else set()
+    state: dict = {}
+    award_builder(ctx, state)
+    assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (0, 4)
+    assert state["regions_linked"] == ["atlantic", "deep south", "great lakes", "ohio"]
+
+
+def test_builder_points_for_a_bankrupt_road_but_not_for_one_merged_away_1_2_4_11(tiny):
+    """§1.2 Rail Builder with §4.11: a bankrupt road still operates and its President scores the
+    regions it reaches; a road no longer operating (merged, with no survivor to follow) scores none."""
+    from pbm.cr.engine.victory import award_builder
+
+    s, g = tiny
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    penn.status, nyc.status, nyc.merged_into_id = "bankrupt", "merged", None
+    ctx.scratch.president_at_start.update({"NYC": 1, "PENN": 2})
+    ctx.scratch.start_regions.update({"NYC": {"Atlantic"}, "PENN": {"Atlantic", "Ohio"}})
+    ctx.regions_of = lambda rr: {"Atlantic", "Ohio", "Great Lakes"}
+    award_builder(ctx, {})
+    assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (0, 4)
+
+
+def test_no_builder_bonus_for_a_link_the_road_had_at_the_start_of_the_turn_1_2(tiny):
+    """§1.2 Rail Builder: a link bonus is earned when a railroad newly links the regions; a road
+    that linked Atlantic with Central in an earlier turn earns nothing for it again, even for a
+    President who never claimed that bonus (elected since), while the NYC linking them now does."""
+    from pbm.cr.engine.victory import award_builder
+
+    s, g = tiny
+    ctx = _ctx(s, g)
+    ctx.scratch.president_at_start.update({"NYC": 1, "PENN": 2})
+    ctx.scratch.start_regions.update({"NYC": {"Atlantic"}, "PENN": {"Atlantic", "Central"}})
+    ctx.regions_of = lambda rr: {"Atlantic", "Central"}
+    award_builder(ctx, {"regions_linked": ["atlantic", "central"], "bonus_linked": ["atlantic-central/mississippi"]})
+    assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (2 + 5, 0)
+    assert not ctx.players[2].bonuses_claimed
+
+
+def test_builder_points_add_up_and_the_state_keeps_every_region_and_link_ever_reached_1_2(tiny):
+    """§1.2 Rail Builder points are cumulative (a tycoon keeps his earlier points and bonuses);
+    a road without a President still links regions, but no one scores; a President whose road
+    reaches nothing new scores nothing and is not announced.  The game's state keeps every region
+    and link ever reached (the Gulf, linked by a road since gone) and adds a road founded this
+    turn (the NYC: Atlantic with the Mississippi), which scores nothing in its first turn."""
+    from pbm.cr.engine.victory import award_builder
+
+    s, g = tiny
+    ctx = _ctx(s, g)
+    ctx.scratch.active_at_start.remove("NYC")  # founded this turn
+    ctx.scratch.president_at_start.update({"NYC": 1, "PENN": 2})
+    ctx.scratch.start_regions.update({"PENN": {"Central", "Gulf"}})
+    now = {"NYC": {"Atlantic", "Mississippi"}, "PENN": {"Central", "Gulf"}}
+    ctx.regions_of = lambda rr: set(now[rr.code])
+    state = {"regions_linked": ["central", "gulf", "pacific"], "bonus_linked": []}
+    award_builder(ctx, state)
+    assert (ctx.players[1].vp_builder, ctx.players[2].vp_builder) == (0, 0) and not _kinds(ctx, "builder")
+    assert state == {"regions_linked": ["atlantic", "central", "gulf", "mississippi", "pacific"],
+                     "bonus_linked": ["atlantic-central/mississippi", "central-gulf"]}
+    # next turn: the PENN (its President has 10 points and an earlier bonus) reaches the Atlantic
+    ctx = _ctx(s, g)
+    p2 = ctx.players[2]
+    p2.vp_builder, p2.bonuses_claimed = 10, ["central-gulf"]
+    ctx.scratch.president_at_start.update({"NYC": None, "PENN": 2})
+    ctx.scratch.start_regions.update({"NYC": {"Atlantic"}, "PENN": {"Central", "Gulf"}})
+    now = {"NYC": {"Atlantic", "Ohio"}, "PENN": {"Atlantic", "Central", "Gulf"}}
+    ctx.regions_of = lambda rr: set(now[rr.code])
+    award_builder(ctx, state)
+    assert p2.vp_builder == 10 + 2 + 5  # the Atlantic linked before; the bonus claimed first by the NYC
+    assert p2.bonuses_claimed == ["atlantic-central/mississippi", "central-gulf"]
+    assert [e["player_number"] for e in _kinds(ctx, "builder")] == [2]  # the NYC has no President: no one scores
+    assert "ohio" in state["regions_linked"]
+
+
+def test_stock_orders_that_come_to_nothing_are_dropped_and_the_next_order_stands_6_1a(sqlite_url):
+    """§6.1A in the tycoon's sequence: an order for no shares, a bid the 51 % cap cuts to nothing
+    and a sale of a cornered stock he does not own (§6.4) come to nothing and are dropped, and a
+    fourth bid is void (3 bids with fewer than 16 roads); none of them stops the orders after
+    it.  An order within its limits stands as given, and is not reported as cut."""
+    from pbm.cr.engine.market import _player_lines
+    from pbm.cr.orders import StockOrder
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    codes = ["NYC", "PENN", "B&A", "ERIE", "NYNH", "LS", "MC", "P&FW"]
+    with session_scope(sqlite_url) as s:
+        g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": c} for c in codes], bank_pcs=[])
+        _holdings(s, g, "B&A", {1: 461})  # 51 % of 905: no more may be bought
+        _holdings(s, g, "ERIE", {1: 0, 2: 700}, directors={2})  # 700 of 1,292: cornered
+        ctx = _ctx(s, g)
+        orders = [("NYC", "buy", 0), ("NYC", "buy", 5), ("PENN", "sell", 5), ("B&A", "buy", 10), ("ERIE", "sell", 5),
+                  ("NYNH", "buy", 5), ("LS", "buy", 5), ("MC", "buy", 5), ("P&FW", "sell", 5)]
+        lines = _player_lines(ctx, ctx.players[1], [StockOrder(c, a, n, i) for i, (c, a, n) in enumerate(orders, 1)])
+        assert [(x.railroad, x.action, x.shares) for x in lines] == [
+            ("NYC", "buy", 5), ("PENN", "sell", 5), ("NYNH", "buy", 5), ("LS", "buy", 5), ("P&FW", "sell", 5)]
+        cut = [e["text"] for e in _kinds(ctx, "stock-cut")]
+        assert len(cut) == 2 and "B&A" in cut[0] and "ERIE" in cut[1]
+        void = _kinds(ctx, "stock-void")
+        assert len(void) == 1 and "MC" in void[0]["text"]
+
+
+def test_a_bankrupt_roads_stock_trades_and_one_merged_away_does_not_4_11_6_1b(tiny):
+    """§4.11: a bankrupt railroad still operates and its stock still trades; a road merged away
+    since the start of the turn (§10.1B2) has no market, and the roads after it still trade."""
+    from pbm.cr.engine.market import trade_all
+
+    s, g = tiny
+    ctx = _market_ctx(s, g, {})
+    ctx.railroads["NYC"].status = "bankrupt"
+    trade_all(ctx, {})
+    assert sorted(ctx.scratch.market) == ["NYC", "PENN"]
+    ctx = _market_ctx(s, g, {})
+    ctx.railroads["NYC"].status = "merged"
+    trade_all(ctx, {})
+    assert sorted(ctx.scratch.market) == ["PENN"]
+
+
+def test_no_short_sale_when_the_public_holds_no_shares_and_no_treasury_sale_on_standing_orders_e_6_2_10_2c(tiny):
+    """Ruling E-6.2: with every NYC share in the tycoons' hands the Public can cover no short
+    sale, so a short of 66 is cut to nothing.  §10.2C1: treasury shares go to the market only
+    when the President orders it — a road on standing orders (no orders this turn) sells none."""
+    from pbm.cr.engine.market import check_all_orders, trade_all
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    _holdings(s, g, "NYC", {1: 333, 2: 333, 3: 0, 4: 0})
+    ctx = _market_ctx(s, g, {3: Orders(stock=[StockOrder("NYC", "sell", 66, 1)])})
+    assert ctx.railroads["NYC"].shares_public == 0
+    ctx.rr_orders.pop("PENN", None)
+    trade_all(ctx, check_all_orders(ctx))
+    assert ctx.scratch.market["NYC"]["short_sales"] == 0 and not ctx.scratch.trades
+    assert [(e["data"]["allowed"], e["data"]["room"]) for e in _kinds(ctx, "short-cut")] == [(0, 0)]
+    assert ctx.scratch.market["PENN"]["treasury_sold"] == 0 and ctx.railroads["PENN"].treasury_shares == 150
+
+
+def test_a_short_of_exactly_what_the_public_keeps_is_not_cut_e_6_2(tiny):
+    """Ruling E-6.2 at its edge: the Public holds 66 NYC and offers 9, keeping 57; a short of 57
+    stands whole and no one is told of a cut; a short of 58 is cut to 57."""
+    from pbm.cr.engine.market import check_all_orders, trade_all
+    from pbm.cr.orders import StockOrder
+
+    s, g = tiny
+    _nyc_held_by_1_and_2(s, g, directors=False)
+    for asked, allowed, told in ((57, 57, False), (58, 57, True)):
+        ctx = _market_ctx(s, g, {3: Orders(stock=[StockOrder("NYC", "sell", asked, 1)])})
+        trade_all(ctx, check_all_orders(ctx))
+        m = ctx.scratch.market["NYC"]
+        assert (m["public_offer"], m["short_sales"]) == (9, allowed)
+        assert bool(_kinds(ctx, "short-cut")) is told
+
+
+def test_treasury_shares_sold_to_the_market_pay_the_road_every_dollar_10_2c1_6_3f(tiny):
+    """§10.2C1: a railroad's treasury shares offered to the market are sold at the trade price
+    (§6.3F) and the road is paid (step 6.2), rounded down (§1.0) but never a dollar short: 20
+    shares at $22.95 are $459."""
+    from pbm.cr.engine.context import account
+    from pbm.cr.engine.market import trade_all
+
+    s, g = tiny
+    ctx = _market_ctx(s, g, {})
+    nyc = ctx.railroads["NYC"]
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", treasury_to_market=20)
+    cash = nyc.cash
+    trade_all(ctx, {})
+    assert ctx.scratch.market["NYC"]["trade"] == 22.95 and nyc.cash == cash + 459
+    assert [(e["step"], e["source"], e["amount"]) for e in ctx.ledger if e["target"] == account(nyc)] == [
+        ("6.2", "public", 459)]
+    assert not check_money(ctx)

@@ -9,24 +9,15 @@ from __future__ import annotations
 import math
 
 from pbm.cr.engine.checks import check_money, check_shares
-from pbm.cr.engine.context import Trade, TurnContext
-from pbm.cr.resolve import begin_turn
+from pbm.cr.engine.context import Trade
 from pbm.db import session_scope
+from tests.cr.helpers import kinds as _kinds
 from tests.cr.helpers import tiny_game
-
-
-def _ctx(s, game, orders=None) -> TurnContext:
-    ctx = TurnContext(s, game, orders or {})
-    begin_turn(ctx)
-    return ctx
-
-
-def _kinds(ctx, kind, player=None):
-    return [e for e in ctx.events if e["kind"] == kind and (player is None or e["player_number"] == player)]
+from tests.cr.helpers import turn_context as _ctx
 
 
 # --------------------------------------------------------------------------- §6.1C, App. A 7.1
-def test_stock_settlement_is_a_whole_a_sale_pays_for_a_purchase_6_1c_7_1(sqlite_url):
+def test_stock_settlement_is_a_whole_a_sale_pays_for_a_purchase_6_1c_7_1(tiny):
     """App. A 7.1 "Stock market purchases deducted; sales added": a tycoon's trades are settled
     as a whole, so the sale of one stock pays for the purchase of another in the same turn.
     The issue's reproduction: $0 cash, sell 54 PENN at $16.47 ($889), buy 10 NYC at $25.90
@@ -34,50 +25,48 @@ def test_stock_settlement_is_a_whole_a_sale_pays_for_a_purchase_6_1c_7_1(sqlite_
     first, was settled before the PENN)."""
     from pbm.cr.engine.tycoons import settle_stock_trades
 
-    with session_scope(sqlite_url) as s:
-        g = tiny_game(s)
-        g.players[0].cash, g.players[1].cash = 0, 100
-        s.flush()
-        ctx = _ctx(s, g)
-        p1, p2 = ctx.players[1], ctx.players[2]
-        ctx.scratch.trades = [  # railroad by railroad, in founding order, as trade_all leaves them
-            Trade("player:1", "NYC", bought=10, price=25.90, cover_price=27.0),
-            Trade("player:2", "NYC", bought=40, price=25.90, cover_price=27.0),
-            Trade("player:1", "PENN", sold=54, price=16.47, cover_price=15.0),
-            Trade("player:2", "PENN", sold=54, price=16.47, cover_price=15.0),
-        ]
-        settle_stock_trades(ctx)
-        assert p1.loan == 0 and not _kinds(ctx, "emergency-loan", 1)
-        assert p1.cash == 889 - 259 == 630
-        # net cash short: the Bank lends only what the whole lacks: 100 + 889 − 1,036 → $0 and a $47 loan
-        assert p2.loan == 47 and p2.cash == 0
-        assert [e["amount"] for e in _kinds(ctx, "emergency-loan", 2)] == [47]
-        assert not check_money(ctx)
+    s, g = tiny
+    g.players[0].cash, g.players[1].cash = 0, 100
+    s.flush()
+    ctx = _ctx(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    ctx.scratch.trades = [  # railroad by railroad, in founding order, as trade_all leaves them
+        Trade("player:1", "NYC", bought=10, price=25.90, cover_price=27.0),
+        Trade("player:2", "NYC", bought=40, price=25.90, cover_price=27.0),
+        Trade("player:1", "PENN", sold=54, price=16.47, cover_price=15.0),
+        Trade("player:2", "PENN", sold=54, price=16.47, cover_price=15.0),
+    ]
+    settle_stock_trades(ctx)
+    assert p1.loan == 0 and not _kinds(ctx, "emergency-loan", 1)
+    assert p1.cash == 889 - 259 == 630
+    # net cash short: the Bank lends only what the whole lacks: 100 + 889 − 1,036 → $0 and a $47 loan
+    assert p2.loan == 47 and p2.cash == 0
+    assert [e["amount"] for e in _kinds(ctx, "emergency-loan", 2)] == [47]
+    assert not check_money(ctx)
 
 
-def test_short_cover_is_settled_with_the_sales_6_2b_7_1(sqlite_url):
+def test_short_cover_is_settled_with_the_sales_6_2b_7_1(tiny):
     """§6.2B with 7.1: a short sale's cover is paid from the turn's proceeds as a whole; the
     Bank lends only what the whole lacks."""
     from pbm.cr.engine.tycoons import settle_stock_trades
 
-    with session_scope(sqlite_url) as s:
-        g = tiny_game(s)
-        g.players[0].cash = 0
-        s.flush()
-        ctx = _ctx(s, g)
-        p1 = ctx.players[1]
-        ctx.scratch.trades = [  # short 20 NYC at $20 (proceeds $400), covered at $30 ($600); sell 40 PENN at $10
-            Trade("player:1", "NYC", shorted=20, price=20.0, cover_price=30.0),
-            Trade("player:1", "PENN", sold=40, price=10.0, cover_price=9.0),
-        ]
-        settle_stock_trades(ctx)
-        assert p1.loan == 0 and p1.cash == 400 + 400 - 600
-        assert [e["amount"] for e in _kinds(ctx, "short-covered", 1)] == [-200]
-        assert not check_money(ctx)
+    s, g = tiny
+    g.players[0].cash = 0
+    s.flush()
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    ctx.scratch.trades = [  # short 20 NYC at $20 (proceeds $400), covered at $30 ($600); sell 40 PENN at $10
+        Trade("player:1", "NYC", shorted=20, price=20.0, cover_price=30.0),
+        Trade("player:1", "PENN", sold=40, price=10.0, cover_price=9.0),
+    ]
+    settle_stock_trades(ctx)
+    assert p1.loan == 0 and p1.cash == 400 + 400 - 600
+    assert [e["amount"] for e in _kinds(ctx, "short-covered", 1)] == [-200]
+    assert not check_money(ctx)
 
 
 # --------------------------------------------------------------------------- §4.6D
-def test_building_pays_for_every_town_on_the_route_4_6d(sqlite_url):
+def test_building_pays_for_every_town_on_the_route_4_6d(tiny):
     """§4.6D: "the railroad must pay to build into the Towns on the route": $300 × value of
     each end town, including the one the road already reaches.  NYC (New York–Albany)
     builds NY2 (Albany–Buffalo, 203 miles) at the Normal minimum of $300 a mile:
@@ -88,20 +77,19 @@ def test_building_pays_for_every_town_on_the_route_4_6d(sqlite_url):
     from pbm.cr.orders import Orders, RailroadOrders
     from pbm.models import Railroad, Route
 
-    with session_scope(sqlite_url) as s:
-        g = tiny_game(s)
-        nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
-        ny2 = s.query(Route).filter_by(game_id=g.id, code="NY2").one()
-        ny2.owner_id = nyc.id
-        nyc.president_id, g.players[0].slot1_id = g.players[0].id, nyc.id
-        s.flush()
-        view = q.load(s, g)
-        assert q.build_cost(view, view.railroad("NYC"), 300) == 64_800  # what the turnsheet shows
-        ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", build_per_mile=300)])})
-        build_or_abandon_rows(ctx)
-        [built] = _kinds(ctx, "row-built")
-        assert built["amount"] == 64_800
-        assert not check_money(ctx) and not check_shares(ctx)
+    s, g = tiny
+    nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+    ny2 = s.query(Route).filter_by(game_id=g.id, code="NY2").one()
+    ny2.owner_id = nyc.id
+    nyc.president_id, g.players[0].slot1_id = g.players[0].id, nyc.id
+    s.flush()
+    view = q.load(s, g)
+    assert q.build_cost(view, view.railroad("NYC"), 300) == 64_800  # what the turnsheet shows
+    ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", build_per_mile=300)])})
+    build_or_abandon_rows(ctx)
+    [built] = _kinds(ctx, "row-built")
+    assert built["amount"] == 64_800
+    assert not check_money(ctx) and not check_shares(ctx)
 
 
 def test_b_and_a_builds_ny1_on_the_real_map_4_6d(sqlite_url):
@@ -172,7 +160,7 @@ def test_rate_war_example_both_roads_receive_75_percent_4_16(sqlite_url):
         assert war["data"] == {"percent": 25, "with": "READ"}
 
 
-def test_rate_war_cuts_only_the_revenue_along_the_parallel_lines_4_16(sqlite_url):
+def test_rate_war_cuts_only_the_revenue_along_the_parallel_lines_4_16(tiny):
     """§4.16 "reduce revenues along any parallel lines" (ruling E-4.16): a road with other
     lines loses the percentage of what its parallel line earns — its $60 a mile and its end
     towns' $300 × value, a town shared equally by the road's lines that end there.  NYC (New
@@ -186,23 +174,22 @@ def test_rate_war_cuts_only_the_revenue_along_the_parallel_lines_4_16(sqlite_url
     from pbm.cr.orders import Orders, RailroadOrders, RateWar
     from pbm.models import Line, Railroad, Route
 
-    with session_scope(sqlite_url) as s:
-        g = tiny_game(s)
-        rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN")}
-        route = {c: s.query(Route).filter_by(game_id=g.id, code=c).one() for c in ("NYNH", "NY1")}
-        s.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
-        s.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
-        route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
-        rr["NYC"].president_id, g.players[0].slot1_id = g.players[0].id, rr["NYC"].id
-        s.flush()
-        s.expire_all()
-        ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", rate_wars=[RateWar("PENN", 25)])])})
-        parts = {c: revenue_parts(ctx, ctx.railroads[c]) for c in ("NYC", "PENN")}
-        assert (parts["NYC"]["base"], parts["PENN"]["base"]) == (28_980, 44_400)
-        losses = rate_war_losses(ctx, parts)
-        for code, line, base in (("NYC", 15_150, 28_980), ("PENN", 18_900, 44_400)):
-            gross = parts[code]["gross"]
-            assert losses[code] == gross - math.floor(gross * (1 - Fraction(25, 100) * Fraction(line, base)))
+    s, g = tiny
+    rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN")}
+    route = {c: s.query(Route).filter_by(game_id=g.id, code=c).one() for c in ("NYNH", "NY1")}
+    s.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
+    s.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
+    route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
+    rr["NYC"].president_id, g.players[0].slot1_id = g.players[0].id, rr["NYC"].id
+    s.flush()
+    s.expire_all()
+    ctx = _ctx(s, g, {1: Orders(railroads=[RailroadOrders("NYC", rate_wars=[RateWar("PENN", 25)])])})
+    parts = {c: revenue_parts(ctx, ctx.railroads[c]) for c in ("NYC", "PENN")}
+    assert (parts["NYC"]["base"], parts["PENN"]["base"]) == (28_980, 44_400)
+    losses = rate_war_losses(ctx, parts)
+    for code, line, base in (("NYC", 15_150, 28_980), ("PENN", 18_900, 44_400)):
+        gross = parts[code]["gross"]
+        assert losses[code] == gross - math.floor(gross * (1 - Fraction(25, 100) * Fraction(line, base)))
 
 
 # --------------------------------------------------------------------------- §6.3G
@@ -322,24 +309,23 @@ def test_short_sales_cut_pro_rata_are_told_in_the_report_e_6_2(sqlite_url):
 
 
 # --------------------------------------------------------------------------- display (§9.3 Div/sh)
-def test_show_div_column_is_the_dividend_paid_9_3(sqlite_url):
+def test_show_div_column_is_the_dividend_paid_9_3(tiny):
     """``pbm show``'s "div" column is the dividend paid a share last turn (§9.3 "Div/sh: the
     actual dividend rate paid per share that turn"), not the standing rate the president
     set: NYC stands at $99 but paid $21 (its cash allowed no more)."""
     from pbm.cr.show import summary
     from pbm.models import Railroad
 
-    with session_scope(sqlite_url) as s:
-        g = tiny_game(s)
-        nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
-        nyc.dividend, nyc.last_dividend = 99, 21
-        s.flush()
-        text = summary(s, g)
-        header = next(line for line in text.splitlines() if line.strip().startswith("code"))
-        row = next(line for line in text.splitlines() if line.strip().startswith("NYC "))
-        col = header.index("div")
-        assert row[col - 2:col + 3].strip() == "$21"
-        assert " 99 " not in row
+    s, g = tiny
+    nyc = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+    nyc.dividend, nyc.last_dividend = 99, 21
+    s.flush()
+    text = summary(s, g)
+    header = next(line for line in text.splitlines() if line.strip().startswith("code"))
+    row = next(line for line in text.splitlines() if line.strip().startswith("NYC "))
+    col = header.index("div")
+    assert row[col - 2:col + 3].strip() == "$21"
+    assert " 99 " not in row
 
 
 def test_turnsheet_never_offers_a_negative_repayment_10_2a(sqlite_url):
