@@ -101,3 +101,115 @@ def test_finance_pays_the_directors_their_parts_and_the_rest_to_the_world_4_6c(g
     assert _ledger(ctx, "9.1")[-3:] == [("rr:NYC", "player:1", 700), ("rr:NYC", "player:3", 300),
                                         ("rr:NYC", "public", 9_000)]
     assert nyc.cash == 100_000 - 5_000
+
+
+# --------------------------------------------------------------------------- tycoons: §6.2B, §1.2, §5, §3.4–3.5
+def test_emergency_loan_lends_exactly_what_is_lacking_6_2b(game):
+    """§6.2B, App. A 14.2: the Bank lends what a tycoon lacks to pay what he must, nothing if he
+    has it (to the dollar)."""
+    from pbm.cr.engine.tycoons import emergency_loan
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    p1.cash, p1.loan = 100, 0
+    assert emergency_loan(ctx, p1, 100, "7.1", "x") == 0
+    assert (p1.cash, p1.loan) == (100, 0) and not _kinds(ctx, "emergency-loan")
+    assert emergency_loan(ctx, p1, 101, "7.1", "x") == 1
+    assert (p1.cash, p1.loan) == (101, 1)
+    assert emergency_loan(ctx, p1, 1_000, "14.2", "x") == 899
+    assert (p1.cash, p1.loan) == (1_000, 900)
+    assert [(e["amount"], e["player_number"]) for e in _kinds(ctx, "emergency-loan")] == [(1, 1), (899, 1)]
+    assert _ledger(ctx) == [("bank", "player:1", 1), ("bank", "player:1", 899)]
+
+
+def test_prodigal_spending_of_at_least_1000_out_of_cash_1_2(game):
+    """§1.2 Rail Prodigal: spending is out of cash (an order above the cash spends the cash) and
+    must be at least $1,000; a void order does not stop the next tycoon's."""
+    from pbm.cr.engine.tycoons import prodigal_spending
+    from pbm.cr.orders import Orders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    cash = {1: 2_000, 2: 999, 3: 1_500, 4: 5_000}
+    order = {1: 1_000, 2: 5_000, 3: 3_000, 4: 0}
+    for n, p in ctx.players.items():
+        p.cash = cash[n]
+        ctx.orders[n] = Orders(prodigal=order[n])
+    prodigal_spending(ctx)
+    assert {n: p.cash for n, p in ctx.players.items()} == {1: 1_000, 2: 999, 3: 0, 4: 5_000}
+    assert dict(ctx.scratch.prodigal) == {1: 1_000, 3: 1_500}
+    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "prodigal")] == [(1, 1_000), (3, 1_500)]
+    assert [e["player_number"] for e in _kinds(ctx, "prodigal-void")] == [2]
+    assert _ledger(ctx, "7.2") == [("player:1", "public", 1_000), ("player:3", "public", 1_500)]
+
+
+def test_interest_on_cash_is_half_the_loan_rate_rounded_down_and_none_on_debt_5(game):
+    """§5: tycoons earn half the loan rate (Normal 12 % → 6 %) on cash, rounded down; none on
+    negative cash."""
+    from pbm.cr.engine import tables
+    from pbm.cr.engine.tycoons import interest_on_cash
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.new_climate = tables.climate("Boom")  # the start climate's rate counts
+    for n, c in {1: 1_000, 2: 1_016, 3: -500, 4: 0}.items():
+        ctx.players[n].cash = c
+    interest_on_cash(ctx)
+    assert {n: p.cash for n, p in ctx.players.items()} == {1: 1_060, 2: 1_076, 3: -500, 4: 0}
+    assert _ledger(ctx, "7.3") == [("bank", "player:1", 60), ("bank", "player:2", 60)]
+
+
+def test_loan_interest_is_rounded_up_and_lent_when_cash_lacks_3_4_5(game):
+    """§3.4, §5 (step 14.1): interest at the start climate's loan rate, rounded up by the Bank
+    (§1.0); what cash lacks is an emergency loan (14.2); no loan, no interest."""
+    from pbm.cr.engine import tables
+    from pbm.cr.engine.tycoons import pay_loan_interest
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.new_climate = tables.climate("Boom")
+    p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
+    p1.cash, p1.loan = 1_000, 1_001  # 12 % of 1,001 = 120.12 → 121
+    p2.cash, p2.loan = 1_000, 0
+    p3.cash, p3.loan = 20, 1_000  # 120 due, 20 in cash: 100 lent
+    for p in (p1, p2, p3):
+        pay_loan_interest(ctx, p)
+    assert (p1.cash, p1.loan) == (879, 1_001)
+    assert (p2.cash, p2.loan) == (1_000, 0)
+    assert (p3.cash, p3.loan) == (0, 1_100)
+    assert _ledger(ctx, "14.1") == [("player:1", "bank", 121), ("player:3", "bank", 120)]
+    assert [e["amount"] for e in _kinds(ctx, "emergency-loan")] == [100]
+
+
+def test_only_a_tycoon_with_a_loan_and_debts_above_assets_is_bankrupt_3_5b(game):
+    """§3.5B: a tycoon is bankrupt when his debt exceeds his assets (net worth below 0); one
+    without a loan never is."""
+    from pbm.cr.engine.tycoons import tycoon_bankrupt
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    for h in p1.holdings:
+        h.shares = 0
+    for cash, loan, bankrupt in ((-5, 0, False), (0, 1, True), (1, 1, False), (0, 0, False), (10, 11, True)):
+        p1.cash, p1.loan = cash, loan
+        assert tycoon_bankrupt(ctx, p1) is bankrupt, (cash, loan)
+
+
+def test_final_phase_lends_negative_cash_back_to_zero_and_sets_credit_at_the_new_climate_14(game):
+    """App. A 14.2: a tycoon with negative cash gets an emergency loan to $0; 14.4 (§3.5A): the
+    credit limit is net worth × the *new* climate's margin."""
+    from pbm.cr.engine import tables
+    from pbm.cr.engine.tycoons import tycoon_final_financial_phase
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.new_climate = tables.climate("Boom")  # margin 0.8 (Normal 0.7)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    p1.cash, p1.loan = -300, 0
+    tycoon_final_financial_phase(ctx)
+    assert (p1.cash, p1.loan) == (0, 300)
+    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "emergency-loan")] == [(1, 300)]
+    assert p2.net_worth == ctx.net_worth(p2) and p2.credit_limit == int(p2.net_worth * 0.8)
+    assert p1.credit_limit == int(p1.net_worth * 0.8) and p1.net_worth == ctx.net_worth(p1)
