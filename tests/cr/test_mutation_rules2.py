@@ -213,3 +213,125 @@ def test_final_phase_lends_negative_cash_back_to_zero_and_sets_credit_at_the_new
     assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "emergency-loan")] == [(1, 300)]
     assert p2.net_worth == ctx.net_worth(p2) and p2.credit_limit == int(p2.net_worth * 0.8)
     assert p1.credit_limit == int(p1.net_worth * 0.8) and p1.net_worth == ctx.net_worth(p1)
+
+
+# --------------------------------------------------------------------------- construction: §4.3, §4.15
+def test_new_stock_five_a_mile_treasury_owner_directors_at_half_the_start_price_public_4_3(game):
+    """§4.3A–C: 5 shares a mile; 10 % to the treasury; 20 % to a merging PC's owner; 10 % to each
+    start-of-turn director at half the *start* price, lent by the Bank (§4.3B); the rest brokered
+    to the Public at 10 % under the start price."""
+    from pbm.cr.engine.construction import issue_new_stock
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    p1, p2, p3 = ctx.players[1], ctx.players[2], ctx.players[3]
+    for p in (p1, p2, p3):
+        p.cash, p.loan = 0, 0
+    ctx.scratch.directors_at_start["NYC"] = [1, 2]
+    ctx.scratch.start_price["NYC"] = 21.0
+    nyc.price = 30.0
+    before = (nyc.shares_authorized, nyc.treasury_shares, nyc.shares_issued, nyc.shares_public, nyc.cash)
+    held = {n: ctx.shares(ctx.players[n], nyc) for n in (1, 2, 3)}
+    issue_new_stock(ctx, nyc, 100, "9.1", "test", owner=p3)
+    # 500 new: 50 treasury, 100 to the owner, 50 to each of 2 directors, 250 to the public
+    assert nyc.shares_authorized == before[0] + 500
+    assert nyc.treasury_shares == before[1] + 50
+    assert nyc.shares_issued == before[2] + 450
+    assert nyc.shares_public == before[3] + 250
+    assert {n: ctx.shares(ctx.players[n], nyc) - held[n] for n in (1, 2, 3)} == {1: 50, 2: 50, 3: 100}
+    assert (p1.loan, p1.cash, p2.loan, p3.loan) == (525, 0, 525, 0)  # ⌊50 × 21 / 2⌋
+    assert nyc.cash == before[4] + 2 * 525 + 4_725  # ⌊250 × 21 × 0.9⌋
+    assert _ledger(ctx) == [("bank", "player:1", 525), ("player:1", "rr:NYC", 525),
+                            ("bank", "player:2", 525), ("player:2", "rr:NYC", 525), ("public", "rr:NYC", 4_725)]
+    assert [e["data"] for e in _kinds(ctx, "stock-issued")] == [
+        {"new": 500, "treasury": 50, "owner": 100, "director_each": 50, "public": 250}]
+
+
+def test_new_stock_without_an_owner_and_with_six_directors_4_3b(game):
+    """§4.3B: with more than 5 directors, 50 % of the new stock is divided among them; a RoW
+    built (no PC owner) gives nobody 20 %; a road with no start price yet uses its price."""
+    from pbm.cr.engine.construction import issue_new_stock
+    from tests.cr.helpers import build_game, TINY_ROUTES, TINY_TOWNS
+
+    s, _ = game
+    g = build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": "NYC", "price": 20}], players=6, name="six")
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    ctx.scratch.directors_at_start["NYC"] = [1, 2, 3, 4, 5, 6]
+    ctx.scratch.start_price.pop("NYC", None)
+    nyc.price = 20.0
+    public0, issued0 = nyc.shares_public, nyc.shares_issued
+    issue_new_stock(ctx, nyc, 100, "9.1", "test")
+    # 500 new: 50 treasury; 500 × 50 % ÷ 6 = 41 each (246); 204 public
+    assert [e["data"] for e in _kinds(ctx, "stock-issued")] == [
+        {"new": 500, "treasury": 50, "owner": 0, "director_each": 41, "public": 204}]
+    assert nyc.shares_public == public0 + 204 and nyc.shares_issued == issued0 + 450
+    assert [ctx.players[n].loan for n in range(1, 7)] == [410] * 6  # ⌊41 × 20 / 2⌋
+
+
+def test_no_director_bonus_without_directors_4_3b(game):
+    """§4.3B: no directors at the start of the turn, no bonus: all but the treasury's 10 % is
+    brokered to the public."""
+    from pbm.cr.engine.construction import director_bonus_each, issue_new_stock
+
+    assert director_bonus_each(1000, 0) == 0 and director_bonus_each(1000, -1) == 0
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    ctx.scratch.directors_at_start["NYC"] = []
+    ctx.scratch.start_price["NYC"] = 20.0
+    cash = nyc.cash
+    issue_new_stock(ctx, nyc, 10, "9.1", "test")
+    assert [e["data"]["public"] for e in _kinds(ctx, "stock-issued")] == [45]
+    assert nyc.cash == cash + 810 and not _kinds(ctx, "director-bonus")
+
+
+def test_double_track_costs_a_quarter_of_the_start_minimum_in_cash_only_4_15(game):
+    """§4.15: double track costs 25 % of the minimum track cost per mile (start climate:
+    Normal $300 → $75 a mile; NYC's 148 miles $11,100), paid in cash only: exactly the cash is
+    enough, a dollar less is not; a line not the road's own, or already double-tracked, is void
+    and does not stop the next order or the next road."""
+    from pbm.cr.engine import tables
+    from pbm.cr.engine.construction import double_track
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.new_climate = tables.climate("Boom")
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    nyc.cash, penn.cash = 11_100, 22_499  # PENN's 300 miles cost $22,500
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", double_track=["PENN", "NYC", "NYC"])
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", double_track=["PENN"])
+    double_track(ctx)
+    assert [line.double_tracked for line in nyc.lines] == [True]
+    assert [line.double_tracked for line in penn.lines] == [False]
+    assert (nyc.cash, penn.cash) == (0, 22_499)
+    assert _ledger(ctx, "9.2") == [("rr:NYC", "public", 11_100)]
+    assert [e["railroad"] for e in _kinds(ctx, "double-track-void")] == ["NYC", "NYC"]
+    assert [(e["railroad"], e["amount"]) for e in _kinds(ctx, "double-track-unaffordable")] == [("PENN", 22_500)]
+    penn.cash = 22_500
+    double_track(ctx)
+    assert penn.cash == 0 and [line.double_tracked for line in penn.lines] == [True]
+
+
+def test_no_double_track_for_a_road_bankrupt_at_the_start_or_without_orders_4_15_4_11b(game):
+    """§4.11B: a road bankrupt at the start of the turn may not build, nor double-track; the next
+    road still does.  A road without orders does nothing."""
+    from pbm.cr.engine.construction import double_track
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    nyc.cash = penn.cash = 100_000
+    ctx.scratch.bankrupt_at_start.add("NYC")
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", double_track=["NYC"])
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", double_track=["PENN"])
+    double_track(ctx)
+    assert [line.double_tracked for line in nyc.lines] == [False] and nyc.cash == 100_000
+    assert [line.double_tracked for line in penn.lines] == [True] and penn.cash == 100_000 - 22_500
+    ctx.scratch.bankrupt_at_start.clear()
+    ctx.rr_orders.pop("NYC")
+    double_track(ctx)
+    assert nyc.cash == 100_000
