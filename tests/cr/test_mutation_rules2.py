@@ -335,3 +335,143 @@ def test_no_double_track_for_a_road_bankrupt_at_the_start_or_without_orders_4_15
     ctx.rr_orders.pop("NYC")
     double_track(ctx)
     assert nyc.cash == 100_000
+
+
+# --------------------------------------------------------------------------- privates: §2.4, §10.1B, §3.4
+def _own(ctx, code, player, *, paid=0, for_sale=False, ask=None, offered=None):
+    pc = ctx.pcs[code]
+    pc.status, pc.owner_id, pc.paid = "owned", player.id, paid
+    pc.for_sale, pc.asking_price, pc.offered_turn = for_sale, ask, offered
+    return pc
+
+
+def test_pc_bids_at_the_asking_price_win_the_highest_takes_it_and_pays_the_bank_2_4e_10_1b3(game):
+    """§2.4D–E, §10.1B3: a Bank PC asks $5 a mile; a bid of exactly that is good, a dollar less is
+    too low; the highest bid buys it and the money goes to the Bank; a bid for a PC not for sale
+    (or one's own) is void and does not stop the tycoon's other bid."""
+    from pbm.cr.engine.privates import private_company_purchases
+    from pbm.cr.orders import Orders, PCBid
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2, p3, p4 = (ctx.players[n] for n in (1, 2, 3, 4))
+    for p in (p1, p2, p3, p4):
+        p.cash = 5_000
+    ctx.orders.update({
+        1: Orders(pc_bids=[PCBid("LS", 910, 1), PCBid("MC", 760, 2)]),  # LS asks 5 × 182 = 910
+        2: Orders(pc_bids=[PCBid("LS", 909, 1), PCBid("NYNH", 550, 2)]),  # NYNH 5 × 110 = 550
+        3: Orders(pc_bids=[PCBid("LS", 1_000, 1)]),
+        4: Orders(pc_bids=[PCBid("NYC", 900, 1), PCBid("B&A", 1_005, 2)]),  # NYC is a railroad; B&A 5 × 201
+    })
+    private_company_purchases(ctx)
+    owner = {c: ctx.player_by_id[pc.owner_id].number for c, pc in ctx.pcs.items() if pc.status == "owned"}
+    assert owner == {"LS": 3, "MC": 1, "NYNH": 2, "B&A": 4}
+    assert {c: ctx.pcs[c].paid for c in ("LS", "MC", "NYNH", "B&A")} == {"LS": 1_000, "MC": 760, "NYNH": 550,
+                                                                         "B&A": 1_005}
+    assert [p.cash for p in (p1, p2, p3, p4)] == [4_240, 4_450, 4_000, 3_995]
+    assert [e["player_number"] for e in _kinds(ctx, "pc-bid-low")] == [2]
+    assert [e["player_number"] for e in _kinds(ctx, "pc-bid-void")] == [4]
+    assert sorted(_ledger(ctx, "5")) == sorted([("player:3", "bank", 1_000), ("player:1", "bank", 760),
+                                                ("player:2", "bank", 550), ("player:4", "bank", 1_005)])
+    assert all(ctx.pcs[c].for_sale is False and ctx.pcs[c].asking_price is None for c in ("LS", "MC"))
+
+
+def test_pc_bids_are_cut_to_the_cash_in_sequence_and_to_two_pcs_10_1b4_2_4e(game):
+    """§10.1B4: bids beyond the tycoon's cash are cut in reverse sequence (the second bid gets
+    what the first leaves); §2.4E: a tycoon owns at most two PCs, so one who owns one keeps only
+    his first bid."""
+    from pbm.cr.engine.privates import private_company_purchases
+    from pbm.cr.orders import Orders, PCBid
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    p1.cash, p2.cash = 1_700, 10_000
+    _own(ctx, "P&FW", p2, paid=650)
+    ctx.orders.update({
+        1: Orders(pc_bids=[PCBid("MC", 800, 2), PCBid("LS", 1_000, 1)]),  # LS first: MC gets 700 < 760
+        2: Orders(pc_bids=[PCBid("NYNH", 600, 1), PCBid("B&A", 2_000, 2)]),
+    })
+    private_company_purchases(ctx)
+    assert ctx.pcs["LS"].owner_id == p1.id and ctx.pcs["MC"].status == "bank"
+    assert ctx.pcs["NYNH"].owner_id == p2.id and ctx.pcs["B&A"].status == "bank"
+    assert (p1.cash, p2.cash) == (700, 9_400)
+    assert [e["player_number"] for e in _kinds(ctx, "pc-bid-low")] == [1]
+
+
+def test_pc_bought_from_a_player_pays_him_and_a_cheap_unsold_offer_goes_to_the_public_10_1b1c(game):
+    """§10.1B: a PC a player offered on an earlier turn is bought at the highest bid at or over
+    his asking price (never under $1 a mile), the money going to him; §10.1B1c: one offered below
+    $10 a mile that nobody buys is bought by the Public at the asking price — not one offered this
+    turn, nor one at $10 a mile."""
+    from pbm.cr.engine.privates import private_company_purchases
+    from pbm.cr.orders import Orders, PCBid
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2, p3, p4 = (ctx.players[n] for n in (1, 2, 3, 4))
+    for p in (p1, p2, p3, p4):
+        p.cash = 5_000
+    _own(ctx, "LS", p1, paid=900, for_sale=True, ask=1_200, offered=0)  # bought by p2
+    _own(ctx, "MC", p1, paid=900, for_sale=True, ask=1_519, offered=0)  # < 1,520: the Public
+    _own(ctx, "NYNH", p3, paid=900, for_sale=True, ask=1_100, offered=0)  # = $10/mile: kept
+    _own(ctx, "P&FW", p4, paid=900, for_sale=True, ask=100, offered=1)  # offered this turn: kept
+    ctx.orders.update({2: Orders(pc_bids=[PCBid("LS", 1_200, 1), PCBid("P&FW", 500, 2)]),
+                       3: Orders(pc_bids=[PCBid("NYNH", 1_200, 1)])})  # his own: void
+    private_company_purchases(ctx)
+    assert ctx.pcs["LS"].owner_id == p2.id and ctx.pcs["LS"].paid == 1_200
+    assert ctx.pcs["MC"].status == "public" and ctx.pcs["MC"].owner_id is None
+    assert ctx.pcs["NYNH"].status == "owned" and ctx.pcs["NYNH"].owner_id == p3.id
+    assert ctx.pcs["P&FW"].status == "owned" and ctx.pcs["P&FW"].owner_id == p4.id
+    assert (p1.cash, p2.cash, p3.cash, p4.cash) == (5_000 + 1_200 + 1_519, 3_800, 5_000, 5_000)
+    assert [e["player_number"] for e in _kinds(ctx, "pc-bid-void")] == [2, 3]
+    assert ("public", "player:1", 1_519) in _ledger(ctx, "5") and ("player:2", "player:1", 1_200) in _ledger(ctx, "5")
+
+
+def test_pc_ask_range_20_percent_over_what_was_paid_or_the_ask_but_10_a_mile_allowed_10_1b1(game):
+    """§10.1B1a–b,d (ruling R-O6): the asking price is at least $1 a mile and at most 20 % over
+    what was paid and, for a PC already offered, 20 % over the current ask; $10 a mile is always
+    allowed.  An offer out of range is set to the nearest bound; the first offer's turn is kept."""
+    from pbm.cr.engine.privates import ask_range, private_company_offers
+    from pbm.cr.orders import Orders, PCAction
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    ls = _own(ctx, "LS", p1, paid=1_000)  # 182 miles: $10/mile = 1,820
+    assert ask_range(ctx, ls) == (182, 1_820)
+    ls.paid = 2_000
+    assert ask_range(ctx, ls) == (182, 2_400)
+    ls.for_sale, ls.asking_price = True, 1_900
+    assert ask_range(ctx, ls) == (182, 2_280)
+    ls.asking_price = 1_000
+    assert ask_range(ctx, ls) == (182, 1_820)
+    ls.for_sale, ls.asking_price, ls.paid = False, None, 3_001
+    mc = _own(ctx, "MC", p1, paid=1_000, for_sale=True, ask=1_600, offered=0)  # 152 miles
+    nynh = _own(ctx, "NYNH", p2, paid=1_000)
+    ctx.orders.update({1: Orders(pc_actions=[PCAction("LS", "sell", 9_999), PCAction("MC", "sell", 10)]),
+                       2: Orders(pc_actions=[PCAction("NYNH", "sell", None), PCAction("LS", "sell", 2_000)])})
+    private_company_offers(ctx)
+    assert (ls.for_sale, ls.asking_price, ls.offered_turn) == (True, 3_601, ctx.turn)
+    assert (mc.for_sale, mc.asking_price, mc.offered_turn) == (True, 152, 0)
+    assert (nynh.for_sale, nynh.asking_price, nynh.offered_turn) == (True, 110, ctx.turn)
+    assert [e["player_number"] for e in _kinds(ctx, "pc-ask-adjusted")] == [1, 1, 2]
+    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "pc-offered")] == [(1, 3_601), (1, 152), (2, 110)]
+
+
+def test_pc_income_is_a_dollar_a_mile_times_the_start_climate_3_4(game):
+    """§3.4 (ruling E-3.4): an owned PC pays its owner $1 a mile a turn times the start climate's
+    revenue factor (Boom +20 %), rounded down; a Bank PC pays nobody."""
+    from pbm.cr.engine import tables
+    from pbm.cr.engine.privates import private_company_income
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.climate = tables.climate("Boom")
+    p1, p2 = ctx.players[1], ctx.players[2]
+    _own(ctx, "LS", p1)
+    _own(ctx, "NYNH", p2)
+    c1, c2 = p1.cash, p2.cash
+    private_company_income(ctx)
+    assert (p1.cash - c1, p2.cash - c2) == (218, 132)  # ⌊182 × 1.2⌋, 110 × 1.2
+    assert _ledger(ctx, "13.6") == [("public", "player:2", 132), ("public", "player:1", 218)]
