@@ -475,3 +475,68 @@ def test_pc_income_is_a_dollar_a_mile_times_the_start_climate_3_4(game):
     private_company_income(ctx)
     assert (p1.cash - c1, p2.cash - c2) == (218, 132)  # ⌊182 × 1.2⌋, 110 × 1.2
     assert _ledger(ctx, "13.6") == [("public", "player:2", 132), ("public", "player:1", 218)]
+
+
+# --------------------------------------------------------------------------- treasury: §10.2C2
+def _treasury_order(ctx, code, president, shares, *, start_price, cash):
+    from pbm.cr.orders import RailroadOrders
+
+    rr = ctx.railroads[code]
+    rr.president_id = president.id if president is not None else None
+    ctx.scratch.start_price[code] = start_price
+    if president is not None:
+        president.cash = cash
+    ctx.rr_orders[code] = RailroadOrders(code, treasury_to_president=shares)
+    return rr
+
+
+def test_treasury_shares_to_the_president_at_half_the_start_price_limited_by_cash_10_2c2(game):
+    """§10.2C2: the president buys treasury shares at 50 % of the start price, as many as he
+    orders, the treasury holds and his cash pays for (to the dollar); they become issued stock."""
+    from pbm.cr.engine.treasury import treasury_stock_to_presidents
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    nyc = _treasury_order(ctx, "NYC", p1, 20, start_price=20.0, cash=95)  # $10 a share: 9
+    penn = _treasury_order(ctx, "PENN", p2, 10, start_price=15.0, cash=75)  # $7.50: 10 cost exactly 75
+    nyc.price = penn.price = 40.0  # the start price counts, not the current one
+    before = {c: (r.treasury_shares, r.shares_issued, r.cash) for c, r in (("NYC", nyc), ("PENN", penn))}
+    held = (ctx.shares(p1, nyc), ctx.shares(p2, penn))
+    treasury_stock_to_presidents(ctx)
+    assert (nyc.treasury_shares, nyc.shares_issued, nyc.cash) == (before["NYC"][0] - 9, before["NYC"][1] + 9,
+                                                                  before["NYC"][2] + 90)
+    assert (penn.treasury_shares, penn.shares_issued, penn.cash) == (before["PENN"][0] - 10,
+                                                                     before["PENN"][1] + 10, before["PENN"][2] + 75)
+    assert (ctx.shares(p1, nyc), ctx.shares(p2, penn)) == (held[0] + 9, held[1] + 10)
+    assert (p1.cash, p2.cash) == (5, 0)
+    assert _ledger(ctx, "4") == [("player:1", "rr:NYC", 90), ("player:2", "rr:PENN", 75)]
+    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "treasury-to-president")] == [(1, 90), (2, 75)]
+
+
+def test_treasury_shares_limited_by_the_treasury_and_none_without_president_order_or_cash_10_2c2(game):
+    """§10.2C2: never more than the treasury holds; nothing for a road without a president or
+    without an order, or for a president who cannot pay for one share (and the next road still
+    sells)."""
+    from pbm.cr.engine.treasury import treasury_stock_to_presidents
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    nyc = _treasury_order(ctx, "NYC", p1, 50, start_price=20.0, cash=9)  # a share costs $10
+    penn = _treasury_order(ctx, "PENN", p2, 50, start_price=15.0, cash=10_000)
+    penn.treasury_shares = 7
+    t_nyc = nyc.treasury_shares
+    treasury_stock_to_presidents(ctx)
+    assert nyc.treasury_shares == t_nyc and p1.cash == 9
+    assert penn.treasury_shares == 0 and p2.cash == 10_000 - 52  # ⌊7 × 7.5⌋
+    _treasury_order(ctx, "NYC", None, 50, start_price=20.0, cash=0)
+    _treasury_order(ctx, "PENN", p2, 0, start_price=15.0, cash=10_000)
+    penn.treasury_shares = 7
+    treasury_stock_to_presidents(ctx)
+    assert nyc.treasury_shares == t_nyc and penn.treasury_shares == 7
+    nyc.president_id = p1.id
+    p1.cash = 1_000
+    ctx.rr_orders.pop("NYC")
+    treasury_stock_to_presidents(ctx)
+    assert nyc.treasury_shares == t_nyc and p1.cash == 1_000
