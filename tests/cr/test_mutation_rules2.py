@@ -540,3 +540,36 @@ def test_treasury_shares_limited_by_the_treasury_and_none_without_president_orde
     ctx.rr_orders.pop("NYC")
     treasury_stock_to_presidents(ctx)
     assert nyc.treasury_shares == t_nyc and p1.cash == 1_000
+
+
+# --------------------------------------------------------------------------- elections: §6.5, §4.14A
+def test_director_holds_ten_percent_or_more_of_the_issued_stock_4_14a():
+    """§4.14A: a director holds 10 % or more of the issued stock (and some stock at all)."""
+    from pbm.cr.engine.elections import is_director
+
+    assert is_director(66, 660) and is_director(67, 660) and not is_director(65, 660)
+    assert not is_director(0, 0) and not is_director(5, 0) and is_director(1, 1) and is_director(1, 10)
+    assert not is_director(0, 10) and not is_director(1, 11)
+
+
+def test_split_multiplies_every_kind_of_share_and_shorts_and_divides_the_price_6_5(game):
+    """§6.5: above $100 a stock splits by the smallest whole ratio that brings it to $100 or
+    less: authorized, issued, public, treasury shares, holdings and short sales are multiplied,
+    the price divided and rounded down to the cent; a road at $100 does not split."""
+    from pbm.cr.engine.elections import split_ratio, stock_splits
+
+    assert split_ratio(200.0) == 2 and split_ratio(200.01) == 3 and split_ratio(99.99) == 1
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    nyc.price, penn.price = 100.0, 200.5
+    h = penn.holdings[0]
+    h.short = 4
+    before = (penn.shares_authorized, penn.shares_issued, penn.shares_public, penn.treasury_shares, h.shares)
+    nyc_before = (nyc.shares_authorized, nyc.shares_issued, nyc.price)
+    stock_splits(ctx)
+    assert (penn.shares_authorized, penn.shares_issued, penn.shares_public, penn.treasury_shares, h.shares) == tuple(
+        3 * x for x in before)
+    assert h.short == 12 and penn.price == 66.83
+    assert (nyc.shares_authorized, nyc.shares_issued, nyc.price) == nyc_before
+    assert [(e["railroad"], e["data"]) for e in _kinds(ctx, "split")] == [("PENN", {"ratio": 3})]
