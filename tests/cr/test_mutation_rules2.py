@@ -573,3 +573,139 @@ def test_split_multiplies_every_kind_of_share_and_shorts_and_divides_the_price_6
     assert h.short == 12 and penn.price == 66.83
     assert (nyc.shares_authorized, nyc.shares_issued, nyc.price) == nyc_before
     assert [(e["railroad"], e["data"]) for e in _kinds(ctx, "split")] == [("PENN", {"ratio": 3})]
+
+
+# --------------------------------------------------------------------------- rights: §4.7, §4.8, §7D
+def test_row_bid_problems_route_kind_owner_connection_4_7c_d(game):
+    """§4.7C–D, §10.2G: a bid must name an unowned right-of-way of the map (not a PC) that
+    connects to the road's lines or RoW; the code may be written in lower case."""
+    from pbm.cr.engine.rights import row_bid_problem
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]  # New York–Albany; Philadelphia–Pittsburgh
+    assert row_bid_problem(ctx, nyc, "XX9") is not None
+    assert row_bid_problem(ctx, nyc, None) is not None
+    assert row_bid_problem(ctx, nyc, "ERIE") is not None  # a PC
+    assert row_bid_problem(ctx, nyc, "OH1") is not None  # Cleveland–Toledo: not connected
+    assert row_bid_problem(ctx, nyc, "PA1") is None and row_bid_problem(ctx, nyc, "pa1") is None
+    assert row_bid_problem(ctx, nyc, "NY2") is None  # Albany–Buffalo
+    ctx.routes["PA1"].owner_id = penn.id
+    ctx.routes_changed()
+    assert row_bid_problem(ctx, nyc, "PA1") is not None  # owned
+    # PENN now holds PA1 as its RoW: New York connects it to NY1
+    assert row_bid_problem(ctx, penn, "NY1") is None
+
+
+def test_a_road_may_not_hold_both_routes_of_a_double_connection_nor_two_into_chicago_4_8(game):
+    """§4.8.1: never both routes of a double connection (whichever names the other); §4.8.2:
+    only one route into Chicago — the route itself does not count against itself."""
+    from pbm.cr.engine.rights import prohibited_reason
+
+    s, g = game
+    ctx = _ctx(s, g)
+    r = ctx.routes
+    assert prohibited_reason(ctx, [r["NY1"]], r["NYNH"]) is not None
+    r["NYNH"].double_with = None  # only the held route names the other
+    assert prohibited_reason(ctx, [r["NY1"]], r["NYNH"]) is not None
+    r["NY1"].double_with = None
+    assert prohibited_reason(ctx, [r["NY1"]], r["NYNH"]) is None
+    assert prohibited_reason(ctx, [r["MC"]], r["IN2"]) is not None  # Toledo–Chicago, Indianapolis–Chicago
+    assert prohibited_reason(ctx, [r["MC"]], r["IL1"]) is not None  # Chicago–St. Louis
+    assert prohibited_reason(ctx, [r["MC"]], r["MC"]) is None
+    assert prohibited_reason(ctx, [r["MC"]], r["IN4"]) is None  # Toledo–Indianapolis
+    assert prohibited_reason(ctx, [r["IN4"]], r["IN2"]) is None  # Indianapolis is not Chicago
+
+
+def test_valid_rows_are_the_unowned_connected_permitted_rows_by_number_4_7(game):
+    """§4.7–4.8: the RoWs a road may bid for: connected, unowned, not prohibited, by number."""
+    from pbm.cr.engine.rights import valid_rows
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    assert [r.code for r in valid_rows(ctx, nyc)] == ["NY1", "NY2", "PA1"]
+    assert [r.code for r in valid_rows(ctx, penn)] == ["PA1", "OH2"]
+    ctx.routes["PA1"].owner_id = penn.id
+    ctx.routes_changed()
+    assert [r.code for r in valid_rows(ctx, nyc)] == ["NY1", "NY2"]
+
+
+def test_may_bid_only_an_active_road_not_bankrupt_not_new_without_a_row_4_7a_b_i(game):
+    """§4.7A–B, §4.7I: a road bankrupt at the start, incorporated this turn, or holding an
+    unbuilt RoW may not bid."""
+    from pbm.cr.engine.rights import may_bid
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    assert may_bid(ctx, nyc) and may_bid(ctx, penn)
+    ctx.scratch.bankrupt_at_start.add("NYC")
+    ctx.scratch.incorporated.append("PENN")
+    assert not may_bid(ctx, nyc) and not may_bid(ctx, penn)
+    ctx.scratch.bankrupt_at_start.clear()
+    ctx.scratch.incorporated.clear()
+    nyc.status = "bankrupt"
+    ctx.routes["OH2"].owner_id = penn.id
+    ctx.routes_changed()
+    assert not may_bid(ctx, nyc) and not may_bid(ctx, penn)
+
+
+def test_row_bids_first_choice_then_alternate_and_a_road_that_may_not_bid_is_void_4_7_10_2g(game):
+    """§4.7, §10.2G: a failed first choice falls to the alternate; a road that got its first
+    choice does not use its alternate; a road holding an unbuilt RoW may not bid (and the next
+    road still does)."""
+    from pbm.cr.engine.rights import rights_of_way
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", row_first="OH1", row_alternate="PA1")
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", row_first="OH2", row_alternate="PA1")
+    rights_of_way(ctx)
+    assert ctx.routes["PA1"].owner_id == nyc.id and ctx.routes["OH2"].owner_id == penn.id
+    assert ctx.routes["OH1"].owner_id is None
+    assert [e["railroad"] for e in _kinds(ctx, "row-bid-invalid")] == ["NYC"]
+    assert [(e["railroad"], e["data"]["row"]) for e in _kinds(ctx, "row-acquired")] == [("PENN", "OH2"),
+                                                                                        ("NYC", "PA1")]
+    assert all(ctx.routes[c].land_grant == e["data"]["grant"] >= 0
+               for c, e in zip(("OH2", "PA1"), _kinds(ctx, "row-acquired")))
+    ctx2_events = len(ctx.events)
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", row_first="NY1")  # holds PA1 unbuilt
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", row_first=None, row_alternate=None)
+    rights_of_way(ctx)
+    assert ctx.routes["NY1"].owner_id is None
+    assert [e["railroad"] for e in ctx.events[ctx2_events:] if e["kind"] == "row-bid-void"] == ["NYC"]
+
+
+def test_row_contested_goes_to_the_greater_influence_4_7g(game):
+    """§4.7G: two roads bidding for the same RoW: the greater political influence wins it."""
+    from pbm.cr.engine.rights import rights_of_way
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    for influence, winner in (({"NYC": 0, "PENN": 1}, "PENN"), ({"NYC": 3, "PENN": 1}, "NYC")):
+        ctx = _ctx(s, g)
+        ctx.scratch.influence = dict(influence)
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", row_first="PA1")
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", row_first="PA1")
+        rights_of_way(ctx)
+        assert ctx.routes["PA1"].owner_id == ctx.railroads[winner].id
+        assert [e["railroad"] for e in _kinds(ctx, "row-lost")] == [({"NYC", "PENN"} - {winner}).pop()]
+
+
+def test_land_sells_30_percent_at_40_dollars_in_a_normal_climate_7d(game):
+    """§7D (ruling E-7D): 10 % of the unsold land in a Panic, +5 % a climate step, at $20 a
+    section +$5 a step — Normal (step 4): 30 % at $40; a road with no land sells none and the
+    next road still sells."""
+    from pbm.cr.engine.rights import land_sales
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    nyc.land, penn.land = 0, 81
+    cash = (nyc.cash, penn.cash)
+    land_sales(ctx)
+    assert (nyc.land, penn.land) == (0, 57) and (nyc.cash, penn.cash) == (cash[0], cash[1] + 24 * 40)
+    assert _ledger(ctx, "11") == [("public", "rr:PENN", 960)]
