@@ -709,3 +709,152 @@ def test_land_sells_30_percent_at_40_dollars_in_a_normal_climate_7d(game):
     land_sales(ctx)
     assert (nyc.land, penn.land) == (0, 57) and (nyc.cash, penn.cash) == (cash[0], cash[1] + 24 * 40)
     assert _ledger(ctx, "11") == [("public", "rr:PENN", 960)]
+
+
+# --------------------------------------------------------------------------- construction: §4.3A, §4.6, §10.1B
+def test_pc_merge_problems_active_not_bankrupt_connected_at_the_start_permitted_10_1b2a(game):
+    """§10.1B2a, §4.8, §4.11B: a PC merges only into an active road (active at the start of the
+    turn, not bankrupt then) that it connected to at the start, and not as the second route of
+    a double connection."""
+    from pbm.cr.engine.construction import pc_merge_problem
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    pcs = ctx.pcs
+    assert pc_merge_problem(ctx, pcs["B&A"], nyc) is None  # Boston–Albany meets New York–Albany
+    assert pc_merge_problem(ctx, pcs["NYNH"], nyc) is None  # New York–Boston
+    assert pc_merge_problem(ctx, pcs["B&A"], None) is not None
+    assert pc_merge_problem(ctx, pcs["LS"], nyc) is not None  # Buffalo–Cleveland: not connected
+    assert pc_merge_problem(ctx, pcs["P&FW"], penn) is None  # Pittsburgh–Cleveland
+    ctx.scratch.start_towns["PENN"] = set()
+    assert pc_merge_problem(ctx, pcs["P&FW"], penn) is not None  # not at the start of the turn
+    ctx.routes["NY1"].owner_id = nyc.id  # NYC holds NY1 unbuilt: NYNH is its double
+    ctx.routes_changed()
+    assert pc_merge_problem(ctx, pcs["NYNH"], nyc) is not None
+    ctx.scratch.bankrupt_at_start.add("NYC")
+    assert pc_merge_problem(ctx, pcs["B&A"], nyc) is not None
+    ctx.scratch.bankrupt_at_start.clear()
+    ctx.scratch.active_at_start.remove("NYC")
+    assert pc_merge_problem(ctx, pcs["B&A"], nyc) is not None
+    ctx.scratch.active_at_start.append("NYC")
+    nyc.status = "bankrupt"
+    assert pc_merge_problem(ctx, pcs["B&A"], nyc) is not None
+
+
+def test_pc_merger_only_by_its_owner_into_a_road_it_may_join_10_1b2(game):
+    """§10.1B2: a merger ordered for a PC the tycoon does not own, or into a road it may not
+    join, is void (and does not stop the next order); the merged PC is the road's line."""
+    from pbm.cr.engine.construction import merge_private_companies
+    from pbm.cr.orders import Orders, PCAction
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    p1, p2 = ctx.players[1], ctx.players[2]
+    _own(ctx, "B&A", p1, paid=1_000)
+    _own(ctx, "P&FW", p2, paid=1_000)
+    _own(ctx, "LS", p2, paid=1_000)
+    ctx.orders.update({1: Orders(pc_actions=[PCAction("ERIE", "merge", railroad="NYC"),  # not his
+                                             PCAction("B&A", "merge", railroad="NYC")]),
+                       2: Orders(pc_actions=[PCAction("LS", "merge", railroad="NYC"),  # not connected
+                                             PCAction("P&FW", "merge", railroad="PENN")])})
+    auth = (nyc.shares_authorized, penn.shares_authorized)
+    merge_private_companies(ctx)
+    assert (ctx.pcs["B&A"].status, ctx.pcs["B&A"].railroad_id, ctx.pcs["B&A"].owner_id) == ("merged", nyc.id, None)
+    assert (ctx.pcs["P&FW"].status, ctx.pcs["P&FW"].railroad_id) == ("merged", penn.id)
+    assert ctx.pcs["LS"].status == "owned" and ctx.pcs["ERIE"].status == "bank"
+    assert (nyc.shares_authorized - auth[0], penn.shares_authorized - auth[1]) == (5 * 201, 5 * 130)
+    assert {ctx.route_by_id[x.route_id].code for x in nyc.lines} == {"NYC", "B&A"}
+    assert ctx.routes["B&A"].owner_id == nyc.id
+    assert [e["player_number"] for e in _kinds(ctx, "pc-merge-void")] == [1, 2]
+    assert [(e["player_number"], e["railroad"]) for e in _kinds(ctx, "pc-merged")] == [(1, "NYC"), (2, "PENN")]
+
+
+def test_incorporation_numbers_the_new_roads_and_voids_a_pc_not_owned_4_3a1_10_1b3(game):
+    """§4.3A1, §10.1B3: each incorporated PC becomes a railroad numbered after the others, with
+    the best engine and the technologies available (but A), its line, 20 % to its owner, 10 %
+    treasury and 70 % brokered at 10 % under its start price; a PC not owned (or already
+    incorporated by an earlier order) is void; the owner who asks for it seeks its presidency."""
+    from pbm.cr.engine import tables
+    from pbm.cr.engine.construction import incorporate_private_companies
+    from pbm.cr.orders import Orders, PCAction
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    _own(ctx, "MC", p1, paid=800)
+    _own(ctx, "LS", p2, paid=900)
+    ctx.orders.update({1: Orders(pc_actions=[PCAction("MC", "incorporate", president=True),
+                                             PCAction("MC", "incorporate"), PCAction("ERIE", "incorporate")]),
+                       2: Orders(pc_actions=[PCAction("LS", "incorporate")])})
+    incorporate_private_companies(ctx)
+    mc, ls = ctx.railroads["MC"], ctx.railroads["LS"]
+    assert (mc.number, ls.number) == (3, 4)
+    assert ctx.scratch.incorporated == ["MC", "LS"]
+    assert ctx.scratch.start_price == {**ctx.scratch.start_price, "MC": mc.price, "LS": ls.price}
+    assert ctx.scratch.president_wants == {"MC": [1]}
+    assert [e["player_number"] for e in _kinds(ctx, "incorporation-void")] == [1, 1]
+    for rr, miles, owner in ((mc, 152, p1), (ls, 182, p2)):
+        new = 5 * miles
+        assert (rr.shares_authorized, rr.treasury_shares, rr.shares_issued) == (new, new // 10, new - new // 10)
+        assert rr.shares_public == new - new // 10 - new // 5 and ctx.shares(owner, rr) == new // 5
+        assert rr.cash == int(rr.shares_public * rr.price * 0.9) and 10 <= rr.price <= 18
+        assert rr.locomotive == tables.best_locomotive(ctx.turn) and rr.status == "active"
+        assert rr.technologies == [t for t in tables.technologies_available(ctx.turn) if t != "A"]
+        assert rr.efficiency <= 95 and rr.founded_turn == ctx.turn
+        assert [ctx.route_by_id[x.route_id].code for x in rr.lines] == [rr.code]
+        assert ctx.pcs[rr.code].status == "incorporated" and ctx.pcs[rr.code].owner_id is None
+        assert ctx.pcs[rr.code].railroad_id == rr.id
+    assert [(e["player_number"], e["railroad"], e["amount"]) for e in _kinds(ctx, "incorporated")] == [
+        (1, "MC", mc.cash), (2, "LS", ls.cash)]
+
+
+def test_build_cost_is_clamped_between_the_minimum_and_double_and_towns_cost_300_a_point_4_6b_d(game):
+    """§4.6B–D: a road builds its RoW at the ordered cost per mile, but never below the start
+    climate's minimum (Normal $300) nor above double it; each end town costs $300 × its value
+    (PA1: 90 miles, Philadelphia 16, New York 25: $12,300)."""
+    from pbm.cr.engine import tables
+    from pbm.cr.engine.construction import build_or_abandon_rows
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    for order, per_mile in ((900, 600), (100, 300), (450, 450)):
+        ctx = _ctx(s, g)
+        ctx.new_climate = tables.climate("Boom")
+        nyc = ctx.railroads["NYC"]
+        nyc.cash, bonds = 10**6, nyc.bond_debt
+        ctx.routes["PA1"].owner_id = nyc.id
+        ctx.routes_changed()
+        ctx.scratch.start_row["NYC"] = "PA1"
+        ctx.scratch.directors_at_start["NYC"] = []
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", build_per_mile=order)
+        build_or_abandon_rows(ctx)
+        cost = per_mile * 90 + 12_300
+        assert [e["amount"] for e in _kinds(ctx, "row-built")] == [cost]
+        # half by bonds, half from cash; 405 new shares brokered at 90 % of $20 bring $7,290
+        assert nyc.bond_debt - bonds == cost // 2 and nyc.cash == 10**6 - cost // 2 + 7_290
+
+
+def test_no_building_without_a_build_order_or_a_row_of_ones_own_4_6(game):
+    """§4.6, §10.2E: a road builds only the RoW it held at the start of the turn and still
+    owns, and only when ordered to; the next road still builds."""
+    from pbm.cr.engine.construction import build_or_abandon_rows
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    ctx.routes["PA1"].owner_id = penn.id  # NYC's start-of-turn RoW went to PENN
+    ctx.routes["OH2"].owner_id = penn.id
+    ctx.routes_changed()
+    ctx.scratch.start_row.update({"NYC": "PA1", "PENN": "OH2"})
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", build_per_mile=300)
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", build_per_mile=None)
+    build_or_abandon_rows(ctx)
+    assert not _kinds(ctx, "row-built")
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", build_per_mile=300)
+    ctx.rr_orders.pop("NYC")
+    build_or_abandon_rows(ctx)
+    assert [e["data"]["row"] for e in _kinds(ctx, "row-built")] == ["OH2"]
+    assert [ctx.route_by_id[x.route_id].code for x in nyc.lines] == ["NYC"]
