@@ -858,3 +858,96 @@ def test_no_building_without_a_build_order_or_a_row_of_ones_own_4_6(game):
     build_or_abandon_rows(ctx)
     assert [e["data"]["row"] for e in _kinds(ctx, "row-built")] == ["OH2"]
     assert [ctx.route_by_id[x.route_id].code for x in nyc.lines] == ["NYC"]
+
+
+# --------------------------------------------------------------------------- elections: §4.14, §10.1D
+def _give(ctx, code, number, shares):
+    rr = ctx.railroads[code]
+    h = ctx.holding(ctx.players[number], rr)
+    rr.shares_public -= shares - h.shares
+    h.shares = shares
+    return h
+
+
+def _preside(ctx, code, number, slot=1):
+    rr, p = ctx.railroads[code], ctx.players[number]
+    rr.president_id = p.id
+    setattr(p, f"slot{slot}_id", rr.id)
+
+
+def test_a_resigning_president_leaves_the_road_to_an_anonymous_president_10_1d(game):
+    """§10.1D: a president who resigns gives up the road; with no director seeking it the
+    president is anonymous (§4.14C) and the slot is empty; his other road is kept."""
+    from pbm.cr.engine.elections import elections
+    from pbm.cr.orders import Orders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    _give(ctx, "NYC", 1, 100)
+    _give(ctx, "PENN", 1, 200)
+    _preside(ctx, "NYC", 1, 1)
+    _preside(ctx, "PENN", 1, 2)
+    ctx.orders[1] = Orders(resign=["NYC"])
+    elections(ctx)
+    nyc, penn, p1 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[1]
+    assert nyc.president_id is None and penn.president_id == p1.id
+    assert (p1.slot1_id, p1.slot2_id) == (None, penn.id)
+    assert [(e["railroad"], e["player_number"]) for e in _kinds(ctx, "new-president")] == [("NYC", None)]
+    assert nyc.chairman_id == p1.id  # still the largest director (§4.14B)
+
+
+def test_the_owner_of_an_incorporated_pc_takes_a_free_slot_and_one_road_fills_one_slot_10_1b3d(game):
+    """§10.1B3d: the owner who asked to preside over his new road seeks it in a free control
+    slot; §10.1D: one road wished for in both slots fills only one (the other keeps its road)."""
+    from pbm.cr.engine.elections import elections
+    from pbm.cr.orders import Orders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    _give(ctx, "PENN", 2, 150)
+    _give(ctx, "NYC", 3, 100)
+    _give(ctx, "PENN", 3, 100)
+    _preside(ctx, "PENN", 3, 2)
+    ctx.scratch.president_wants["PENN"] = [2]
+    ctx.orders[3] = Orders(control=["NYC", "NYC"])
+    elections(ctx)
+    nyc, penn, p2, p3 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[2], ctx.players[3]
+    assert penn.president_id == p2.id and (p2.slot1_id, p2.slot2_id) == (penn.id, None)
+    assert nyc.president_id == p3.id and (p3.slot1_id, p3.slot2_id) == (nyc.id, None)
+    assert sorted((e["railroad"], e["player_number"]) for e in _kinds(ctx, "new-president")) == [
+        ("NYC", 3), ("PENN", 2)]
+
+
+def test_chairman_is_the_largest_director_and_keeps_the_chair_on_a_tie_4_14b(game):
+    """§4.14B: the chairman is the director with the most shares; on a tie the sitting chairman
+    keeps it, else the lower player number; no directors, no chairman."""
+    from pbm.cr.engine.elections import elections
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    _give(ctx, "NYC", 2, 100)
+    _give(ctx, "NYC", 3, 100)
+    nyc.chairman_id = ctx.players[3].id
+    _give(ctx, "PENN", 2, 150)
+    _give(ctx, "PENN", 4, 150)
+    penn.chairman_id = None
+    elections(ctx)
+    assert nyc.chairman_id == ctx.players[3].id and penn.chairman_id == ctx.players[2].id
+    ctx = _ctx(s, g)
+    elections(ctx)  # 4 % each: no director
+    assert ctx.railroads["NYC"].chairman_id is None
+
+
+def test_a_merged_road_has_no_directors_4_13(game):
+    """§4.13: a merged road's holders are no longer its directors."""
+    from pbm.cr.engine.elections import elections
+
+    s, g = game
+    ctx = _ctx(s, g)
+    penn = ctx.railroads["PENN"]
+    h = _give(ctx, "PENN", 1, 300)
+    h.director = True
+    penn.status = "merged"
+    elections(ctx)
+    assert h.director is False
