@@ -951,3 +951,75 @@ def test_a_merged_road_has_no_directors_4_13(game):
     penn.status = "merged"
     elections(ctx)
     assert h.director is False
+
+
+# --------------------------------------------------------------------------- politics: §4.9; climate: §5, §8
+def test_political_influence_a_level_per_dollar_a_mile_out_of_cash_4_9(game):
+    """§4.9A–B (ruling E-4.9B): $1 a mile of start-of-turn track buys one level, out of cash
+    only (an order above the cash spends the cash); less than $1 a mile buys nothing and is not
+    spent; a road bankrupt at the start may not lobby (§4.11B) and the next road still does."""
+    from pbm.cr.engine.politics import political_influence
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    assert ctx.scratch.start_miles == {"NYC": 148, "PENN": 300}
+    for cash, order, spent, level in ((10_000, 900, 900, 3), (299, 1_000, None, None), (300, 1_000, 300, 1),
+                                      (10_000, 899, 899, 2), (10_000, 0, None, None), (-5, 400, None, None)):
+        ctx.scratch.influence.clear()
+        ctx.scratch.political_spent.clear()
+        nyc.cash = penn.cash = cash
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", political=order)
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", political=order)
+        ctx.scratch.start_miles["NYC"] = 300  # both 300 miles
+        political_influence(ctx)
+        want = {} if spent is None else {"NYC": level, "PENN": level}
+        assert ctx.scratch.influence == want, (cash, order)
+        assert ctx.scratch.political_spent == ({} if spent is None else {"NYC": spent, "PENN": spent})
+        assert (nyc.cash, penn.cash) == ((cash - (spent or 0),) * 2)
+    ctx.scratch.influence.clear()
+    nyc.cash = penn.cash = 10_000
+    ctx.scratch.bankrupt_at_start.add("NYC")
+    political_influence(ctx)
+    assert ctx.scratch.influence == {"PENN": 1} and nyc.cash == 10_000
+
+
+def test_climate_drift_boundaries_e_5():
+    """Ruling E-5: Good 15 %, Great 25 %, Boom 40 % chance of a Panic; from a Panic +1 at 50 %,
+    +2 at 35 %; elsewhere +1 at 55 %, same at 30 %, −1 at 15 % (never below Depression); a Boom
+    stays at 60 %."""
+    from pbm.cr.engine.climate import next_rank
+
+    assert [next_rank(r, p - 1e-9, 0.0) for r, p in ((6, 0.15), (7, 0.25), (8, 0.40))] == [0, 0, 0]
+    assert [next_rank(r, p, 0.0) for r, p in ((6, 0.15), (7, 0.25))] == [7, 8]
+    assert next_rank(8, 0.40, 0.0) == 8
+    assert [next_rank(0, 0.0, v) for v in (0.0, 0.4999, 0.5, 0.8499, 0.85, 0.99)] == [1, 1, 2, 2, 0, 0]
+    assert [next_rank(8, 0.99, v) for v in (0.5999, 0.6, 0.99)] == [8, 7, 7]
+    assert [next_rank(4, 0.0, v) for v in (0.5499, 0.55, 0.8499, 0.85)] == [5, 4, 4, 3]
+    assert [next_rank(1, 0.0, 0.9), next_rank(2, 0.0, 0.9), next_rank(5, 0.99, 0.9)] == [1, 1, 4]
+
+
+def test_climate_change_is_the_new_climate_and_never_below_normal_in_the_civil_war_5_8(game):
+    """§5: the change sets the *new* climate (the start climate stays for this turn's revenue,
+    interest and building); §8 (ruling E-8): on turns 10–12 it cannot fall below Normal."""
+    from pbm.cr.engine import tables
+    from pbm.cr.engine.climate import change_climate, next_rank
+    from pbm.rng import generator
+
+    s, g = game
+    for turn in (9, 10, 11, 12, 13):
+        for start in ("Panic", "Depression", "Good", "Boom"):
+            ctx = _ctx(s, g)
+            ctx.turn = turn
+            ctx.climate = tables.climate(start)
+            rng = generator(g.seed, turn, "climate")
+            u, v = float(rng.random()), float(rng.random())
+            rank = next_rank(ctx.climate.rank, u, v)
+            if turn in (10, 11, 12):
+                rank = max(rank, 4)
+            change_climate(ctx)
+            assert ctx.new_climate == tables.CLIMATES[rank] and ctx.climate == tables.climate(start)
+            changes = _kinds(ctx, "climate")
+            assert [e["data"] for e in changes] == ([] if rank == ctx.climate.rank else
+                                                    [{"from": start, "to": tables.CLIMATES[rank].name}])
