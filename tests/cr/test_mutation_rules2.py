@@ -1023,3 +1023,113 @@ def test_climate_change_is_the_new_climate_and_never_below_normal_in_the_civil_w
             changes = _kinds(ctx, "climate")
             assert [e["data"] for e in changes] == ([] if rank == ctx.climate.rank else
                                                     [{"from": start, "to": tables.CLIMATES[rank].name}])
+
+
+# --------------------------------------------------------------------------- checks: the conservation checks
+def test_money_check_finds_each_unrecorded_or_impossible_balance(game):
+    """The end-of-turn money check: every account's start plus its ledger is its end; no
+    negative cash, loan or debt.  A clean turn has no problem; each corruption is one problem."""
+    from pbm.cr.engine.checks import check_money
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.start_balances = ctx.balances()
+    ctx.pay("bank", "player:1", 500, "1", "x")
+    ctx.pay("rr:NYC", "public", 200, "1", "x")
+    assert check_money(ctx) == []
+    ctx.players[2].cash += 1  # unrecorded
+    assert len(check_money(ctx)) == 1
+    ctx.players[2].cash -= 1
+    ctx.railroads["PENN"].cash -= 1
+    assert len(check_money(ctx)) == 1
+    ctx.railroads["PENN"].cash += 1
+    for attr in ("bond_debt", "loan_debt", "president_debt"):
+        setattr(ctx.railroads["NYC"], attr, -1)
+        assert len(check_money(ctx)) == 1, attr
+        setattr(ctx.railroads["NYC"], attr, 0)
+    ctx.players[3].loan = -1
+    assert len(check_money(ctx)) == 1
+    ctx.players[3].loan = 0
+    ctx.start_balances["player:4"] -= 10  # a negative end balance is a problem besides the mismatch
+    ctx.players[4].cash = -10
+    ctx.start_balances["player:4"] = -10
+    assert len(check_money(ctx)) == 1
+    ctx.players[4].cash = 0
+    ctx.start_balances["player:4"] = 0
+    assert check_money(ctx) == []
+
+
+def test_share_check_finds_each_count_that_does_not_add_up(game):
+    """Issued = players' + public; authorized = issued + treasury; nothing negative; a merged
+    road holds nothing."""
+    from pbm.cr.engine.checks import check_shares
+
+    s, g = game
+    ctx = _ctx(s, g)
+    assert check_shares(ctx) == []
+    nyc = ctx.railroads["NYC"]
+    h = nyc.holdings[0]
+    h.short = -1
+    assert len(check_shares(ctx)) == 1
+    h.short = 0
+    h.shares, nyc.shares_public = -1, nyc.shares_public + h.shares + 1
+    assert len(check_shares(ctx)) == 1
+    h.shares, nyc.shares_public = 26, nyc.shares_public - 27
+    assert check_shares(ctx) == []
+    nyc.shares_public += 1
+    assert len(check_shares(ctx)) == 1
+    nyc.shares_public -= 1
+    nyc.treasury_shares += 1
+    assert len(check_shares(ctx)) == 1
+    nyc.treasury_shares = -1
+    nyc.shares_authorized = nyc.shares_issued - 1
+    assert len(check_shares(ctx)) == 1
+    nyc.treasury_shares, nyc.shares_authorized = 74, nyc.shares_issued + 74
+    assert check_shares(ctx) == []
+    nyc.status = "merged"
+    assert len(check_shares(ctx)) == 1
+
+
+def test_officer_and_route_checks_find_each_inconsistency(game):
+    """Officers: the director flag follows 10 %; the president and chairman are directors; a
+    road with directors has a chairman; control slots match presidencies.  Routes: at most one
+    unbuilt RoW; a line's route is owned by its road."""
+    from pbm.cr.engine.checks import check_officers, check_routes
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    p1 = ctx.players[1]
+    assert check_officers(ctx) == [] and check_routes(ctx) == []
+    h = _give(ctx, "NYC", 1, 100)
+    assert len(check_officers(ctx)) == 1  # 100 of 666 but not flagged
+    h.director = True
+    nyc.chairman_id = p1.id
+    assert check_officers(ctx) == []
+    nyc.president_id = p1.id
+    assert len(check_officers(ctx)) == 1  # slots do not match
+    p1.slot2_id = nyc.id
+    assert check_officers(ctx) == []
+    nyc.chairman_id = None
+    assert len(check_officers(ctx)) == 1  # directors, no chairman
+    nyc.chairman_id = ctx.players[2].id
+    assert len(check_officers(ctx)) == 1  # chairman not a director
+    nyc.chairman_id = p1.id
+    penn.president_id = ctx.players[2].id
+    ctx.players[2].slot1_id = penn.id
+    assert len(check_officers(ctx)) == 1  # president not a director
+    penn.president_id, ctx.players[2].slot1_id = None, None
+    nyc.status = "merged"
+    nyc.chairman_id = None
+    h.shares = 0  # merged: flags are not checked, nor the chairman
+    assert check_officers(ctx) == []
+    nyc.status = "active"
+    h.shares = 100
+    nyc.chairman_id = p1.id
+    ctx.routes["PA1"].owner_id = penn.id
+    assert check_routes(ctx) == []
+    ctx.routes["OH2"].owner_id = penn.id
+    assert len(check_routes(ctx)) == 1
+    ctx.routes["OH2"].owner_id = None
+    ctx.routes["NYC"].owner_id = penn.id
+    assert len(check_routes(ctx)) == 1
