@@ -1133,3 +1133,57 @@ def test_officer_and_route_checks_find_each_inconsistency(game):
     ctx.routes["OH2"].owner_id = None
     ctx.routes["NYC"].owner_id = penn.id
     assert len(check_routes(ctx)) == 1
+
+
+def test_bankruptcy_seizes_cash_stock_shorts_and_pcs_and_forgives_a_president_loan_3_5b(game):
+    """§3.5B (ruling E-3.5B): the Bank seizes the cash, the stock (back to the public) and the
+    PCs (back to the Bank at $5 a mile, no longer offered); short sales are cleared; the loan,
+    the recall and a loan to a road he presides are forgiven; $2,000 fresh start."""
+    from pbm.cr.engine.tycoons import bankrupt_tycoon
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    h = ctx.holding(p1, nyc)
+    h.short = 30
+    nyc.president_id, nyc.president_debt = p1.id, 4_000
+    penn.president_id, penn.president_debt = p2.id, 3_000
+    ls = _own(ctx, "LS", p1, paid=3_000, for_sale=True, ask=3_600, offered=0)
+    mc = _own(ctx, "MC", p2, paid=1_000)
+    p1.cash, p1.loan, p1.recall, p1.bankruptcies = 700, 90_000, 5_000, 1
+    public = {code: rr.shares_public + ctx.shares(p1, rr) for code, rr in (("NYC", nyc), ("PENN", penn))}
+    bankrupt_tycoon(ctx, p1)
+    assert (p1.cash, p1.loan, p1.recall, p1.bankruptcies) == (2_000, 0, 0, 2)
+    assert all(x.shares == 0 and x.short == 0 for x in p1.holdings)
+    assert (nyc.shares_public, penn.shares_public) == (public["NYC"], public["PENN"])
+    assert (nyc.president_debt, penn.president_debt) == (0, 3_000)
+    assert (ls.status, ls.owner_id, ls.paid, ls.for_sale, ls.offered_turn, ls.asking_price) == (
+        "bank", None, 0, False, None, 5 * 182)
+    assert mc.status == "owned" and mc.owner_id == p2.id
+    assert ctx.scratch.bankrupt_players == {1}
+    assert _ledger(ctx, "14.3") == [("player:1", "bank", 700), ("bank", "player:1", 2_000)]
+
+
+def test_recall_sells_pcs_at_their_appraisal_only_while_cash_lacks_3_5c(game):
+    """§3.5C: with no stock left, an unpaid recall is met by selling PCs to the Bank at their
+    appraised value (what was paid, at most $20 a mile), one by one until the cash covers it."""
+    from pbm.cr.engine.tycoons import compel_recall
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    for x in p1.holdings:
+        ctx.railroad_by_id[x.railroad_id].shares_public += x.shares
+        x.shares = 0
+    ls = _own(ctx, "LS", p1, paid=5_000)  # 182 miles: appraised at $3,640
+    mc = _own(ctx, "MC", p1, paid=1_000)
+    p1.cash, p1.loan, p1.recall = 100, 10_000, 3_000
+    compel_recall(ctx, p1)
+    assert ls.status == "bank" and mc.status == "owned" and mc.owner_id == p1.id  # LS sold first, enough
+    assert (p1.cash, p1.loan, p1.recall) == (100 + 3_640 - 3_000, 7_000, 0)
+    assert [e["amount"] for e in _kinds(ctx, "forced-sale")] == [3_640]
+    assert [e["amount"] for e in _kinds(ctx, "recall-paid")] == [3_000]
+    p1.recall = 0
+    compel_recall(ctx, p1)
+    assert p1.loan == 7_000 and mc.status == "owned"
