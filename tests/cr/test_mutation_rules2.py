@@ -1187,3 +1187,34 @@ def test_recall_sells_pcs_at_their_appraisal_only_while_cash_lacks_3_5c(game):
     p1.recall = 0
     compel_recall(ctx, p1)
     assert p1.loan == 7_000 and mc.status == "owned"
+
+
+def test_settlement_rounds_each_trade_down_and_reports_it_7_1_6_2b(game):
+    """App. A 7.1, §6.3G, §6.2B: each trade's proceeds and cost are rounded down (§1.0); sales
+    (owned and short) come in, the short is covered at the end price and the purchase paid;
+    the profit or loss of a short is told; tycoons settle in player order."""
+    from pbm.cr.engine.context import Trade
+    from pbm.cr.engine.tycoons import settle_stock_trades
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    p1.cash, p2.cash = 1_000, 1_000
+    ctx.scratch.trades = [
+        Trade("player:2", "NYC", bought=3, price=10.99, cover_price=12.5),  # $32.97 → 32
+        Trade("player:1", "NYC", sold=5, shorted=2, price=10.99, cover_price=9.99),  # 76.93 → 76; cover 19.98 → 19
+        Trade("player:1", "PENN", bought=1, shorted=3, price=7.5, cover_price=8.5),  # buy 7; 22.5 → 22; cover 25.5 → 25
+    ]
+    settle_stock_trades(ctx)
+    assert p2.cash == 1_000 - 32
+    assert p1.cash == 1_000 + 76 + 22 - 19 - 7 - 25
+    assert (p1.loan, p2.loan) == (0, 0) and not _kinds(ctx, "emergency-loan")
+    assert [(e["player_number"], e["railroad"], e["amount"]) for e in _kinds(ctx, "short-covered")] == [
+        (1, "NYC", 21 - 19), (1, "PENN", 22 - 25)]
+    assert [(e["player_number"], e["data"]) for e in _kinds(ctx, "stock-trade")] == [
+        (1, {"bought": 0, "sold": 5, "short": 2, "price": 10.99}),
+        (1, {"bought": 1, "sold": 0, "short": 3, "price": 7.5}),
+        (2, {"bought": 3, "sold": 0, "short": 0, "price": 10.99})]
+    assert _ledger(ctx, "7.1") == [("public", "player:1", 76), ("public", "player:1", 22),
+                                   ("player:1", "public", 19), ("player:1", "public", 25),
+                                   ("player:1", "public", 7), ("player:2", "public", 32)]
