@@ -48,12 +48,12 @@ def test_finance_half_by_bonds_rounded_up_cash_above_the_political_reserve_then_
     s, g = game
     ctx = _ctx(s, g)
     nyc = ctx.railroads["NYC"]
-    nyc.cash, nyc.bond_debt, nyc.loan_debt = 10_000, 0, 0
+    nyc.cash, nyc.bond_debt, nyc.loan_debt = 10_000, 2_000, 1_000
     ctx.rr_orders["NYC"] = RailroadOrders("NYC", political=9_800)
     assert political_reserve(ctx, nyc) == 9_800
     parts = finance(ctx, nyc, 1_001, "9.1", "building X")
     assert parts == {"bonds": 501, "cash": 200, "loans": 300}
-    assert (nyc.bond_debt, nyc.loan_debt, nyc.cash) == (501, 300, 9_800)
+    assert (nyc.bond_debt, nyc.loan_debt, nyc.cash) == (2_501, 1_300, 9_800)  # added to the debts
     assert _ledger(ctx, "9.1") == [("bank", "rr:NYC", 501), ("bank", "rr:NYC", 300), ("rr:NYC", "public", 1_001)]
 
 
