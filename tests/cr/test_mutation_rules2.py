@@ -211,6 +211,7 @@ def test_final_phase_lends_negative_cash_back_to_zero_and_sets_credit_at_the_new
     tycoon_final_financial_phase(ctx)
     assert (p1.cash, p1.loan) == (0, 300)
     assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "emergency-loan")] == [(1, 300)]
+    assert _ledger(ctx, "14.2") == [("bank", "player:1", 300)]
     assert p2.net_worth == ctx.net_worth(p2) and p2.credit_limit == int(p2.net_worth * 0.8)
     assert p1.credit_limit == int(p1.net_worth * 0.8) and p1.net_worth == ctx.net_worth(p1)
 
@@ -1218,3 +1219,35 @@ def test_settlement_rounds_each_trade_down_and_reports_it_7_1_6_2b(game):
     assert _ledger(ctx, "7.1") == [("public", "player:1", 76), ("public", "player:1", 22),
                                    ("player:1", "public", 19), ("player:1", "public", 25),
                                    ("player:1", "public", 7), ("player:2", "public", 32)]
+
+
+def test_a_short_covered_above_its_proceeds_is_lent_what_the_cash_lacks_6_2b(game):
+    """§6.2B with App. A 7.1: a short sale covered at a higher end price costs more than it
+    brought; the Bank lends the tycoon exactly what his cash lacks (step 7.1)."""
+    from pbm.cr.engine.context import Trade
+    from pbm.cr.engine.tycoons import settle_stock_trades
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    p1.cash, p1.loan = 0, 0
+    ctx.scratch.trades = [Trade("player:1", "NYC", shorted=10, price=10.0, cover_price=20.0)]
+    settle_stock_trades(ctx)
+    assert (p1.cash, p1.loan) == (0, 100)
+    assert _ledger(ctx, "7.1") == [("public", "player:1", 100), ("bank", "player:1", 100),
+                                   ("player:1", "public", 200)]
+    assert [e["amount"] for e in _kinds(ctx, "short-covered")] == [-100]
+
+
+def test_set_credit_reads_the_net_worth_when_not_given_3_5a(game):
+    """§3.5A (step 14.4): the credit limit is the tycoon's net worth (cash + stock + PCs − loan)
+    times the new climate's margin."""
+    from pbm.cr.engine.tycoons import set_credit
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    p1.cash, p1.loan = 10_000, 0
+    set_credit(ctx, p1)
+    worth = 10_000 + 26 * 20 + 54 * 15  # 26 NYC at $20, 54 PENN at $15
+    assert (p1.net_worth, p1.credit_limit, p1.recall) == (11_330, 7_931, 0) and worth == 11_330
