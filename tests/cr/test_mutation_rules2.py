@@ -1251,3 +1251,73 @@ def test_set_credit_reads_the_net_worth_when_not_given_3_5a(game):
     set_credit(ctx, p1)
     worth = 10_000 + 26 * 20 + 54 * 15  # 26 NYC at $20, 54 PENN at $15
     assert (p1.net_worth, p1.credit_limit, p1.recall) == (11_330, 7_931, 0) and worth == 11_330
+
+
+def _only_shares(ctx, player, shares):
+    """Give ``player`` exactly ``shares`` ({code: n}) and nothing else."""
+    for code, rr in ctx.railroads.items():
+        h = ctx.holding(player, rr)
+        rr.shares_public += h.shares - shares.get(code, 0)
+        h.shares = shares.get(code, 0)
+
+
+def test_recall_edges_a_dollar_due_exact_cash_one_share_cheap_stock_3_5c(game):
+    """§3.5C: a recall of $1 is paid; cash that exactly covers the recall sells nothing; a
+    holding of one share is sold; the shares sold are just enough (⌈need ÷ price⌉, at least 1),
+    also for a stock under $1; a worthless stock goes whole; only the tycoon's own PCs are
+    sold, and none once the cash covers the recall; a recall with no loan left is dropped."""
+    from pbm.cr.engine.tycoons import compel_recall
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2, p3, p4 = (ctx.players[n] for n in (1, 2, 3, 4))
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    p1.cash, p1.loan, p1.recall = 100, 1_000, 1
+    compel_recall(ctx, p1)
+    assert (p1.cash, p1.loan, p1.recall) == (99, 999, 0)
+    p1.cash, p1.loan, p1.recall = 1_200, 1_500, 1_200
+    compel_recall(ctx, p1)
+    assert (p1.cash, p1.loan) == (0, 300) and not _kinds(ctx, "forced-sale")
+    p1.cash, p1.loan, p1.recall = 0, 0, 5
+    compel_recall(ctx, p1)
+    assert p1.recall == 0 and not _kinds(ctx, "forced-sale")
+    # one share of NYC ($20), nothing else; $19 in cash and $20 due: that share is sold
+    _only_shares(ctx, p2, {"NYC": 1})
+    p2.cash, p2.loan, p2.recall = 19, 5_000, 20
+    compel_recall(ctx, p2)
+    assert ctx.shares(p2, nyc) == 0 and (p2.cash, p2.loan) == (19, 4_980)
+    # need $1 at $20 a share: one share, not two
+    _only_shares(ctx, p3, {"NYC": 10})
+    p3.cash, p3.loan, p3.recall = 99, 5_000, 100
+    compel_recall(ctx, p3)
+    assert ctx.shares(p3, nyc) == 9 and (p3.cash, p3.loan) == (19, 4_900)
+    # PENN at $0.50: $10 needs 20 shares; at $0 all go for nothing
+    _only_shares(ctx, p4, {"PENN": 54})
+    penn.price = 0.5
+    p4.cash, p4.loan, p4.recall = 0, 5_000, 10
+    compel_recall(ctx, p4)
+    assert ctx.shares(p4, penn) == 34 and (p4.cash, p4.loan) == (0, 4_990)
+    penn.price = 0.0
+    p4.recall = 10
+    compel_recall(ctx, p4)
+    assert ctx.shares(p4, penn) == 0 and p4.loan == 4_990
+
+
+def test_recall_sells_only_the_tycoons_own_pcs_and_none_once_covered_3_5c(game):
+    """§3.5C: the forced sale of PCs takes only the tycoon's own, and none when his cash
+    already covers the recall."""
+    from pbm.cr.engine.tycoons import compel_recall
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    _only_shares(ctx, p1, {})
+    ls = _own(ctx, "LS", p2, paid=1_000)
+    mc = _own(ctx, "MC", p1, paid=1_000)
+    p1.cash, p1.loan, p1.recall = 500, 5_000, 500
+    compel_recall(ctx, p1)
+    assert ls.owner_id == p2.id and mc.owner_id == p1.id and (p1.cash, p1.loan) == (0, 4_500)
+    p1.cash, p1.recall = 100, 900
+    compel_recall(ctx, p1)
+    assert ls.owner_id == p2.id and ls.status == "owned" and mc.status == "bank"
+    assert (p1.cash, p1.loan) == (100 + 1_000 - 900, 3_600)
