@@ -131,17 +131,23 @@ def test_prodigal_spending_of_at_least_1000_out_of_cash_1_2(game):
 
     s, g = game
     ctx = _ctx(s, g)
-    cash = {1: 2_000, 2: 999, 3: 1_500, 4: 5_000}
-    order = {1: 1_000, 2: 5_000, 3: 3_000, 4: 0}
+    cash = {1: 5_000, 2: 2_000, 3: 999, 4: 1_500}
+    order = {1: 0, 2: 1_000, 3: 1, 4: 3_000}  # no order; exactly $1,000; $1: void; more than the cash
     for n, p in ctx.players.items():
         p.cash = cash[n]
         ctx.orders[n] = Orders(prodigal=order[n])
     prodigal_spending(ctx)
-    assert {n: p.cash for n, p in ctx.players.items()} == {1: 1_000, 2: 999, 3: 0, 4: 5_000}
-    assert dict(ctx.scratch.prodigal) == {1: 1_000, 3: 1_500}
-    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "prodigal")] == [(1, 1_000), (3, 1_500)]
-    assert [e["player_number"] for e in _kinds(ctx, "prodigal-void")] == [2]
-    assert _ledger(ctx, "7.2") == [("player:1", "public", 1_000), ("player:3", "public", 1_500)]
+    assert {n: p.cash for n, p in ctx.players.items()} == {1: 5_000, 2: 1_000, 3: 999, 4: 0}
+    assert dict(ctx.scratch.prodigal) == {2: 1_000, 4: 1_500}
+    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "prodigal")] == [(2, 1_000), (4, 1_500)]
+    assert [e["player_number"] for e in _kinds(ctx, "prodigal-void")] == [3]
+    assert _ledger(ctx, "7.2") == [("player:2", "public", 1_000), ("player:4", "public", 1_500)]
+    ctx.players[3].cash = 50_000
+    ctx.orders[3] = Orders(prodigal=999)
+    for n in (1, 2, 4):
+        ctx.orders[n] = Orders()
+    prodigal_spending(ctx)
+    assert ctx.players[3].cash == 50_000 and [e["player_number"] for e in _kinds(ctx, "prodigal-void")] == [3, 3]
 
 
 def test_interest_on_cash_is_half_the_loan_rate_rounded_down_and_none_on_debt_5(game):
