@@ -179,12 +179,16 @@ def test_loan_interest_is_rounded_up_and_lent_when_cash_lacks_3_4_5(game):
     p1.cash, p1.loan = 1_000, 1_001  # 12 % of 1,001 = 120.12 → 121
     p2.cash, p2.loan = 1_000, 0
     p3.cash, p3.loan = 20, 1_000  # 120 due, 20 in cash: 100 lent
-    for p in (p1, p2, p3):
+    p4 = ctx.players[4]
+    p4.cash, p4.loan = 10, 1  # 12 cents → $1
+    for p in (p1, p2, p3, p4):
         pay_loan_interest(ctx, p)
     assert (p1.cash, p1.loan) == (879, 1_001)
     assert (p2.cash, p2.loan) == (1_000, 0)
     assert (p3.cash, p3.loan) == (0, 1_100)
-    assert _ledger(ctx, "14.1") == [("player:1", "bank", 121), ("player:3", "bank", 120)]
+    assert (p4.cash, p4.loan) == (9, 1)
+    assert _ledger(ctx, "14.1") == [("player:1", "bank", 121), ("player:3", "bank", 120), ("player:4", "bank", 1)]
+    assert _ledger(ctx, "14.2") == [("bank", "player:3", 100)]
     assert [e["amount"] for e in _kinds(ctx, "emergency-loan")] == [100]
 
 
