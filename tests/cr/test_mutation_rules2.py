@@ -767,6 +767,7 @@ def test_pc_merger_only_by_its_owner_into_a_road_it_may_join_10_1b2(game):
     _own(ctx, "P&FW", p2, paid=1_000)
     _own(ctx, "LS", p2, paid=1_000)
     ctx.orders.update({1: Orders(pc_actions=[PCAction("ERIE", "merge", railroad="NYC"),  # not his
+                                             PCAction("P&FW", "merge", railroad="PENN"),  # p2's
                                              PCAction("B&A", "merge", railroad="NYC")]),
                        2: Orders(pc_actions=[PCAction("LS", "merge", railroad="NYC"),  # not connected
                                              PCAction("P&FW", "merge", railroad="PENN")])})
@@ -778,7 +779,7 @@ def test_pc_merger_only_by_its_owner_into_a_road_it_may_join_10_1b2(game):
     assert (nyc.shares_authorized - auth[0], penn.shares_authorized - auth[1]) == (5 * 201, 5 * 130)
     assert {ctx.route_by_id[x.route_id].code for x in nyc.lines} == {"NYC", "B&A"}
     assert ctx.routes["B&A"].owner_id == nyc.id
-    assert [e["player_number"] for e in _kinds(ctx, "pc-merge-void")] == [1, 2]
+    assert [e["player_number"] for e in _kinds(ctx, "pc-merge-void")] == [1, 1, 2]
     assert [(e["player_number"], e["railroad"]) for e in _kinds(ctx, "pc-merged")] == [(1, "NYC"), (2, "PENN")]
 
 
@@ -1194,6 +1195,7 @@ def test_recall_sells_pcs_at_their_appraisal_only_while_cash_lacks_3_5c(game):
     assert ls.status == "bank" and mc.status == "owned" and mc.owner_id == p1.id  # LS sold first, enough
     assert (p1.cash, p1.loan, p1.recall) == (100 + 3_640 - 3_000, 7_000, 0)
     assert [e["amount"] for e in _kinds(ctx, "forced-sale")] == [3_640]
+    assert _ledger(ctx, "14.4") == [("bank", "player:1", 3_640), ("player:1", "bank", 3_000)]
     assert [e["amount"] for e in _kinds(ctx, "recall-paid")] == [3_000]
     p1.recall = 0
     compel_recall(ctx, p1)
