@@ -774,6 +774,8 @@ def test_pc_merger_only_by_its_owner_into_a_road_it_may_join_10_1b2(game):
     auth = (nyc.shares_authorized, penn.shares_authorized)
     merge_private_companies(ctx)
     assert (ctx.pcs["B&A"].status, ctx.pcs["B&A"].railroad_id, ctx.pcs["B&A"].owner_id) == ("merged", nyc.id, None)
+    assert ctx.pcs["B&A"].for_sale is False and ctx.pcs["B&A"].asking_price is None
+    assert {e["step"] for e in ctx.ledger} == {"9.1"}
     assert (ctx.pcs["P&FW"].status, ctx.pcs["P&FW"].railroad_id) == ("merged", penn.id)
     assert ctx.pcs["LS"].status == "owned" and ctx.pcs["ERIE"].status == "bank"
     assert (nyc.shares_authorized - auth[0], penn.shares_authorized - auth[1]) == (5 * 201, 5 * 130)
@@ -797,7 +799,8 @@ def test_incorporation_numbers_the_new_roads_and_voids_a_pc_not_owned_4_3a1_10_1
     p1, p2 = ctx.players[1], ctx.players[2]
     _own(ctx, "MC", p1, paid=800)
     _own(ctx, "LS", p2, paid=900)
-    ctx.orders.update({1: Orders(pc_actions=[PCAction("MC", "incorporate", president=True),
+    ctx.orders.update({1: Orders(pc_actions=[PCAction("LS", "incorporate"),  # p2's: void
+                                             PCAction("MC", "incorporate", president=True),
                                              PCAction("MC", "incorporate"), PCAction("ERIE", "incorporate")]),
                        2: Orders(pc_actions=[PCAction("LS", "incorporate")])})
     incorporate_private_companies(ctx)
@@ -806,7 +809,7 @@ def test_incorporation_numbers_the_new_roads_and_voids_a_pc_not_owned_4_3a1_10_1
     assert ctx.scratch.incorporated == ["MC", "LS"]
     assert ctx.scratch.start_price == {**ctx.scratch.start_price, "MC": mc.price, "LS": ls.price}
     assert ctx.scratch.president_wants == {"MC": [1]}
-    assert [e["player_number"] for e in _kinds(ctx, "incorporation-void")] == [1, 1]
+    assert [e["player_number"] for e in _kinds(ctx, "incorporation-void")] == [1, 1, 1]
     for rr, miles, owner in ((mc, 152, p1), (ls, 182, p2)):
         new = 5 * miles
         assert (rr.shares_authorized, rr.treasury_shares, rr.shares_issued) == (new, new // 10, new - new // 10)
