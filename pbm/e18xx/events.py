@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 from pbm.e18xx.render.words import phase_name, word
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine as Game  # the game as a protocol: no import circle with core.game
 
 Money = Callable[[Any], str]
 

@@ -101,7 +101,6 @@ def lays_by_hex(g: "Engine", lays: Iterable[A.LayTile]) -> list[str]:
         out.append(f"{_place(g, coord)}" + (f" (costs {cost} to build on)" if cost else ""))
         for a, others in same_track(g, sorted(by_hex[coord], key=lambda x: (x.tile, x.rotation))):
             who = f" with {a.entity}" if a.entity in g.state.companies else ""
-            from pbm.e18xx.pbem.movelist import printed_lay  # 18VA's 170ric as 'lay 170 F11 0' (s12)
             out.append(f"  lay {printed_lay(g, a).tile} {a.hex} {a.rotation}{who}{same_as(others)}   # "
                        f"{joins(g, a.hex, a.tile, a.rotation)}")
     return out
@@ -214,3 +213,37 @@ def same_as(rotations: list[int]) -> str:
     """`` (same as 4)`` after a lay, for the other rotations laying the same track (the move
     language reads it as part of the lay)."""
     return f" (same as {' and '.join(str(r) for r in rotations)})" if rotations else ""
+
+
+def hex_copy_of_tile(game: "Engine", move: A.LayTile) -> A.LayTile:
+    """A tile named by its printed number where the hex takes only its own copy of that tile
+    (18VA 4.5.2.1: Richmond's and Washington's brown #170, pbm's ``170ric`` and ``170was``, which
+    later take #171 and #172): ``lay 170 F11 0`` lays ``170ric`` (play-through s12 mail #121,
+    refused "F11 must be upgraded with tile 170ric").  Only a copy the hex's upgrade rule names,
+    and only when the number written is not itself allowed there."""
+    from dataclasses import replace
+
+    m = game.state.map
+    if move.tile in game.title.tiles and move.hex in m.placed:
+        placed = m.placed[move.hex]
+        for o in game.title.data.get("upgrade_overrides", []):
+            if o["hex"] != move.hex or o["from_color"] != placed.tile.color or move.tile in o["only"]:
+                continue
+            copies = [t for t in o["only"] if t != move.tile and t.startswith(move.tile)
+                      and t[len(move.tile):].isalpha()]
+            if len(copies) == 1:
+                return replace(move, tile=copies[0])
+    return move
+
+
+def printed_lay(game: "Engine", a: A.LayTile) -> A.LayTile:
+    """A lay of a hex's own copy of a tile (18VA's ``170ric``) as the rulebook numbers it (``lay 170
+    F11 0``), which :func:`hex_copy_of_tile` reads back (play-through s12 mail #121)."""
+    import re
+    from dataclasses import replace
+
+    m = re.fullmatch(r"(\d+)[a-z]+", str(a.tile))
+    if m is None or m.group(1) not in game.title.tiles:
+        return a
+    shown = replace(a, tile=m.group(1))
+    return shown if hex_copy_of_tile(game, shown).tile == a.tile else a

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.lays import joins, same_as, same_track
+from pbm.e18xx.lays import joins, printed_lay, same_as, same_track
 from pbm.e18xx.pbem.moves import format_action
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -256,21 +256,6 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
         grouped.add(big)
         total += len(groups[big]) - n
     return [line for k in kinds for line in groups[k]]
-
-
-def printed_lay(game: "Game", a: A.LayTile) -> A.LayTile:
-    """A lay of a hex's own copy of a tile (18VA's ``170ric``) as the rulebook numbers it (``lay 170
-    F11 0``), which ``pbem/moves.py::hex_copy_of_tile`` reads back (play-through s12 mail #121)."""
-    import re
-    from dataclasses import replace
-
-    from pbm.e18xx.pbem.moves import hex_copy_of_tile
-
-    m = re.fullmatch(r"(\d+)[a-z]+", str(a.tile))
-    if m is None or m.group(1) not in game.title.tiles:
-        return a
-    shown = replace(a, tile=m.group(1))
-    return shown if hex_copy_of_tile(game, shown).tile == a.tile else a
 
 
 def lay_cost(game: "Game", a: A.LayTile) -> str:

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.lays import hex_copy_of_tile
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.game import Game
@@ -1159,25 +1160,6 @@ def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
     if comp is None or comp.closed or comp.owner != f"C:{move.entity}":
         return move
     return replace(move, entity=comp.sym)
-
-
-def hex_copy_of_tile(game: "Game", move: A.LayTile) -> A.LayTile:
-    """A tile named by its printed number where the hex takes only its own copy of that tile
-    (18VA 4.5.2.1: Richmond's and Washington's brown #170, pbm's ``170ric`` and ``170was``, which
-    later take #171 and #172): ``lay 170 F11 0`` lays ``170ric`` (play-through s12 mail #121,
-    refused "F11 must be upgraded with tile 170ric").  Only a copy the hex's upgrade rule names,
-    and only when the number written is not itself allowed there."""
-    m = game.state.map
-    if move.tile in game.title.tiles and move.hex in m.placed:
-        placed = m.placed[move.hex]
-        for o in game.title.data.get("upgrade_overrides", []):
-            if o["hex"] != move.hex or o["from_color"] != placed.tile.color or move.tile in o["only"]:
-                continue
-            copies = [t for t in o["only"] if t != move.tile and t.startswith(move.tile)
-                      and t[len(move.tile):].isalpha()]
-            if len(copies) == 1:
-                return replace(move, tile=copies[0])
-    return move
 
 
 def printed_tile(game: Any, a: A.Action) -> A.Action:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.core.protocol import Engine as Game  # the game as a protocol: no import circle with core.game
 
 
 def _hex_list(hexes: list[str], limit: int = 8) -> str:
