@@ -139,6 +139,17 @@ def tiny_game(session: Session, **kw) -> Game:
                       [{"code": "NYC", "price": 20}, {"code": "PENN", "price": 15}], **kw)
 
 
+def tiny_parallel_lines(session: Session, game: Game) -> dict[str, Railroad]:
+    """The tiny game with NYC owning NYNH and PENN owning NY1, built at the start: two parallel
+    routes (§4.16's rate wars need them). Returns the two roads by code."""
+    rr = {c: session.query(Railroad).filter_by(game_id=game.id, code=c).one() for c in ("NYC", "PENN")}
+    route = {c: session.query(Route).filter_by(game_id=game.id, code=c).one() for c in ("NYNH", "NY1")}
+    session.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
+    session.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
+    route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
+    return rr
+
+
 REGION_GRID = [  # 13 regions (§2.7) laid over columns (west → east) and rows (north → south)
     ["Canada", "Canada", "Canada", "Canada", "Canada", "Canada", "Canada", "Canada"],
     ["Pacific", "Mountain", "Mountain", "Midwest", "Midwest", "Central", "Great Lakes", "Atlantic"],

@@ -833,14 +833,10 @@ def test_rate_war_limits_4_16(tiny):
     NYC (NYC and NYNH lines) and PENN (PENN and NY1): NYNH ∥ NY1."""
     from pbm.cr.engine.operations import rate_war_losses, revenue_parts
     from pbm.cr.orders import RateWar
-    from pbm.models import Line, Railroad, Route
+    from .helpers import tiny_parallel_lines
 
     s, g = tiny
-    rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN")}
-    route = {c: s.query(Route).filter_by(game_id=g.id, code=c).one() for c in ("NYNH", "NY1")}
-    s.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
-    s.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
-    route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
+    tiny_parallel_lines(s, g)
     s.flush()
     s.expire_all()
     ctx = _ctx(s, g)

@@ -172,14 +172,10 @@ def test_rate_war_cuts_only_the_revenue_along_the_parallel_lines_4_16(tiny):
 
     from pbm.cr.engine.operations import rate_war_losses, revenue_parts
     from pbm.cr.orders import Orders, RailroadOrders, RateWar
-    from pbm.models import Line, Railroad, Route
+    from .helpers import tiny_parallel_lines
 
     s, g = tiny
-    rr = {c: s.query(Railroad).filter_by(game_id=g.id, code=c).one() for c in ("NYC", "PENN")}
-    route = {c: s.query(Route).filter_by(game_id=g.id, code=c).one() for c in ("NYNH", "NY1")}
-    s.add(Line(railroad_id=rr["NYC"].id, route_id=route["NYNH"].id, built_turn=0))
-    s.add(Line(railroad_id=rr["PENN"].id, route_id=route["NY1"].id, built_turn=0))
-    route["NYNH"].owner_id, route["NY1"].owner_id = rr["NYC"].id, rr["PENN"].id
+    rr = tiny_parallel_lines(s, g)
     rr["NYC"].president_id, g.players[0].slot1_id = g.players[0].id, rr["NYC"].id
     s.flush()
     s.expire_all()
