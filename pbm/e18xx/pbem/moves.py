@@ -474,7 +474,6 @@ def _use_on(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _MARKER_WORDS = {"marker", "chit", "bonus", "token"}
-_SALE_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 
 
 def _marker(toks: list[str], low: list[str]) -> list[str] | None:
@@ -486,26 +485,6 @@ def _marker(toks: list[str], low: list[str]) -> list[str] | None:
     words = [t for t, w in zip(toks[1:], low[1:])
              if w not in _MARKER_WORDS and w not in ("the", "a", "its", "my", "in", "on", "at", "to", "+$10", "$10")]
     return ["assign", *words] if len(words) == 2 else None
-
-
-def _sale_words(toks: list[str], low: list[str]) -> list[str] | None:
-    """'sell 1 WRA share', 'sell a share of WRA' (18AL 3.2(a) "Sell any stock certificate(s)"): the
-    count and the company, as 'buy 1 WRA share' is read (play-through s12v: "need [count] and a
-    corporation")."""
-    if low[0] != "sell" or not any(w in ("share", "shares", "certificate", "certificates", "of") for w in low[1:]):
-        return None
-    count, corp = None, []
-    for t, w in zip(toks[1:], low[1:]):
-        if w in _SALE_COUNTS:
-            count = _SALE_COUNTS[w]
-        elif w.isdigit() and count is None:
-            count = int(w)
-        elif w not in ("share", "shares", "certificate", "certificates", "of", "the", "10%", "to", "bank",
-                       "open", "market", "pool"):
-            corp.append(t)
-    if len(corp) != 1:
-        return None
-    return ["sell", str(count), corp[0]] if count else ["sell", corp[0]]
 
 
 def _buy_train_words(toks: list[str], low: list[str]) -> list[str] | None:
@@ -660,7 +639,6 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
     ("place the SNAR marker in E6", "assign SNAR E6", "18AL Table III: the South & North Alabama's +$10 "
      "marker (s12v)", _marker),
-    ("sell 1 WRA share", "sell 1 WRA", "18AL 3.2(a) 'Sell any stock certificate(s)' (s12v)", _sale_words),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
     ("assign P1 to C12", "assign P1 C12", "the same, for a revenue bonus", _use_on),
     ("bid $130 on NDY", "bid 130 NDY", "18AL/18GA 3.1(b): 'place a bid on' a private, amounts with '$' (s12)",
