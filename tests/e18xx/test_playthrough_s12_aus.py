@@ -10,7 +10,6 @@ from pbm.e18xx.render.view import describe
 from .helpers import intent_mail, intent_refusal, playthrough_game, texts_at
 
 mail, refusal = intent_mail, intent_refusal
-OPEN = pytest.mark.xfail(reason="open after session 12: a finding no branch fixed yet (strict: passes once fixed, then drop the mark)", strict=True)
 
 
 def game(upto: int, *, events: bool = False):
@@ -111,7 +110,6 @@ def test_buy_private_for_a_price():
     assert "buy private P3 140" in made
 
 
-@OPEN
 def test_take_a_loan_in_the_rulebooks_words():
     """OR 3.1, VR: 'take a loan' was refused "say 'take loan'" (5.6.1: "take out a loan")."""
     made, _ = mail(game(82), "take a loan\nbuy private P4 220\nlay 57 H9 1\nrun 2 H11 G10\npay\n"
@@ -119,7 +117,6 @@ def test_take_a_loan_in_the_rulebooks_words():
     assert made[0] == "take loan"
 
 
-@OPEN
 def test_route_stops_joined_by_dashes():
     """OR 4.1, CAR: 'run 3 D1-E2-E4' (the mails print routes as 'E4 Port Augusta - E2 Whyalla')."""
     made, _ = mail(game(108), "take loan\nbuy private P2 80\nlay 15 E2 2\nrun 3 D1-E2-E4\n"

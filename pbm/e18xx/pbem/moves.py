@@ -383,6 +383,23 @@ _SEPARATORS = {"-", "\u2013", "\u2014", "->", "\u2192", ">", "to", "then", "=>"}
 _HEX_WORD = re.compile(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$")
 
 
+_DASHED_HEXES = re.compile(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?(-[A-Za-z]{1,2}\d{1,3}(-\d)?)+$")
+
+
+def _dashed_hexes(word: str) -> list[str]:
+    """Stops joined by dashes without spaces, 'D1-E2-E4' or 'D1-0-E2-1', as the stops of
+    the route: ['D1', '-', 'E2', '-', 'E4'] (a digit after a hex is its city, 'E2-1')."""
+    if not _DASHED_HEXES.match(word):
+        return [word]
+    out: list[str] = []
+    for part in word.split("-"):
+        if part.isdigit() and out:
+            out[-1] += "-" + part
+        else:
+            out += ["-", part] if out else [part]
+    return out
+
+
 def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     """One route as written -> (its train, its stops): the word ``train`` after the train's type is
     the rulebook's ('run 2 train A B', as in "buy a 2 train"), and stops may be separated by ' - ',
@@ -390,6 +407,7 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     Gadsden': a hex with its name is that hex; a name of several words between separators is one
     place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
     words = [w.rstrip(":") for w in words if w.rstrip(":")]  # 'run the 2 train: A - B'
+    words = [part for w in words for part in _dashed_hexes(w)]  # 'D1-E2-E4' (s12 1848, OR 4.1)
     if words and words[0].lower() in ("train", "the", "a"):  # 'run train 2 ...', 'run the 2 train ...'
         words = words[1:]
     if not words:
@@ -445,6 +463,13 @@ def _payout(toks: list[str], low: list[str]) -> list[str] | None:
 def _repay(toks: list[str], low: list[str]) -> list[str] | None:
     if low[0] in ("repay", "pay") and low[1:] and low[-1] in ("loan", "loans", "back"):
         return ["repay", "loan"]  # 'pay loan' too: refused with the rule where loans are never repaid
+    return None
+
+
+def _take_loan(toks: list[str], low: list[str]) -> list[str] | None:
+    """'take a loan', 'take out a loan', 'take one loan' (1848 5.6.1 "take out a loan")."""
+    if low[0] == "take" and low[-1:] == ["loan"] and all(w in ("out", "a", "one", "1") for w in low[1:-1]):
+        return ["take", "loan"]
     return None
 
 
@@ -633,6 +658,7 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("station G4", "token G4", "the same: the station token", _station),
     ("pay out dividends", "payout", "18GA 4.2.4(a), 1848 7.3 'pay out Dividends' (s11 finding 10)", _payout),
     ("pay back loan", "repay loan", "1848 loans: 'repay', 'pay back', 'pay loan'", _repay),
+    ("take out a loan", "take loan", "1848 5.6.1 'take out a loan' from the Bank of England (s12)", _take_loan),
     ("reduce P5", "lower P5", "1848 3.1.1 'reduce the cost of a Private Company by 5 pounds' (s11)", _reduce),
     ("retain income", "withhold", "1848 10.3.3, 11.2 'Retaining Income'", _retain),
     ("done turn", "done", "a player's words for ending the turn", _done_turn),
