@@ -154,8 +154,6 @@ def test_a_company_not_yet_started_is_not_said_to_convert():
 
 
 # -- met again, fixed centrally (the lead's note: branches h-words and h-ids) ---------------------
-import pytest  # noqa: E402
-
 
 def test_a_sale_said_with_the_word_share():
     """Mail #83, OR 6.1: VR (Ann raising money for its train, 4.6.2) wrote 'sell 1 SR share' and was
@@ -165,7 +163,6 @@ def test_a_sale_said_with_the_word_share():
     assert "sell 1 SR" in made
 
 
-@pytest.mark.xfail(reason="open after session 12: the offer and history name a Tredegar train by id (strict: drop the mark once fixed)", strict=True)
 def test_a_train_bought_with_tredegar_is_named_by_its_type():
     """Mail #61: Last moves and the events read "N&W: buy train 3-1 with P2 for $0 ($200 off)" -
     the engine's train id (issue 29 problem 6); the offer mails for company trains said 'accept 4-0'
@@ -174,3 +171,20 @@ def test_a_train_bought_with_tredegar_is_named_by_its_type():
 
     g = game(120)
     assert action_words(g, g.actions[117], 118) == ("N&W", "buy train 3 with P2 for $0 ($200 off)")
+
+
+def test_an_offer_for_a_company_train_names_it_by_type_and_in_the_titles_money():
+    """The same finding, the offers: the seller's state mail said 'accept 4-0' (the train's id) while
+    the buyer and the others were told 'accept 4'; and an 1848 offer read '$' for pounds."""
+    from types import SimpleNamespace
+
+    from pbm.e18xx.pbem.mailplay import _offer_note_only, _offer_note_others, _offer_note_owner
+
+    offer = {"kind": "train", "company": "4-0", "entity": "N&W", "buyer": "N&W", "buyer_name": "Bob",
+             "owner": "Ann", "seller": "SR", "price": 250}
+    for note in (_offer_note_owner(offer, SimpleNamespace(title="18VA")),
+                 _offer_note_others(offer, SimpleNamespace(title="18VA")),
+                 _offer_note_only(offer, SimpleNamespace(title="18VA"))):
+        assert "accept 4" in note and "4-0" not in note, note
+        assert "$250" in note
+    assert "£250" in _offer_note_others(offer, SimpleNamespace(title="1848"))

@@ -851,15 +851,15 @@ def _offer_note(offer: dict, game_row=None) -> str:
 def _offer_note_owner(offer: dict, game_row=None) -> str:
     """The offer as the one who must answer it reads it in the state mail: what is offered to him,
     under which rule, and the lines to reply (issue 29, part B; his own "Offer for ..." mail says it too)."""
-    from pbm.e18xx.pbem.games import offer_rule, offer_why
+    from pbm.e18xx.pbem.games import offer_name, offer_rule, offer_why
 
-    c = offer["company"]
+    c = offer_name(offer)  # a train by its type, as the buyer wrote it ('accept 4', never the id '4-0')
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     if offer.get("kind") == "train":
-        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you ${offer['price']} for train {c} of your "
+        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for train {c} of your "
                 f"company {offer['seller']} ({rule}: a train changes hands between companies at a price both agree).")
     else:
-        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you ${offer['price']} for your private {c} "
+        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for your private {c} "
                 f"({rule}: {offer_why(offer)}).")
     rest = offer.get("rest") or []
     then = (f" If you accept, {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are "
@@ -872,20 +872,27 @@ def _offer_note_owner(offer: dict, game_row=None) -> str:
 def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> str:
     """The offer as a player who neither made it nor answers it reads it: who offered what to whom,
     and who is to act now (issue 29, part B: they were told "Your moves after the offer")."""
-    from pbm.e18xx.pbem.games import offer_rule, offer_thing
+    from pbm.e18xx.pbem.games import offer_name, offer_rule, offer_thing
 
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     whom = (f"{offer['owner']} (president of {offer['seller']})" if offer.get("kind") == "train"
             else str(offer["owner"]))
-    made = f"OFFER: {_buyer(offer)} offered {whom} ${offer['price']} for {offer_thing(offer)} ({rule})."
+    made = f"OFFER: {_buyer(offer)} offered {whom} {_price(offer, game_row)} for {offer_thing(offer)} ({rule})."
     if answered:
         return made
     rest = offer.get("rest") or []
     then = (f" {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are made only if "
             f"{offer['owner']} accepts." if rest else "")
-    return (f"{made} Nothing has changed hands yet: {offer['owner']} is to answer ('accept {offer['company']}' "
-            f"or 'decline {offer['company']}') and {offer['buyer_name']} waits for that answer; nothing is asked "
+    return (f"{made} Nothing has changed hands yet: {offer['owner']} is to answer ('accept {offer_name(offer)}' "
+            f"or 'decline {offer_name(offer)}') and {offer['buyer_name']} waits for that answer; nothing is asked "
             f"of you.{then}")
+
+
+def _price(offer: dict, game_row=None) -> str:
+    """The offered price in the title's currency (1848 prices in pounds)."""
+    if game_row is None:
+        return f"${offer['price']}"
+    return str(load_title(game_row.title).money(int(offer["price"])))
 
 
 def _buyer(offer: dict) -> str:
@@ -900,12 +907,12 @@ def _offer_note_only(offer: dict, game_row=None) -> str:
 
     if offer.get("kind") == "train":
         rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
-        return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
+        return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} {_price(offer, game_row)} for "
                 f"{offer_thing(offer)}. A train changes hands between companies of different presidents only at "
                 f"a price both agree ({rule}); it happens when {offer['owner']} answers 'accept "
                 f"{offer_name(offer)}' and is withdrawn by 'decline {offer_name(offer)}' or by any other move.")
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
-    return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
+    return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} {_price(offer, game_row)} for "
             f"{offer['company']}. {offer_why(offer).capitalize()} ({rule}); "
             f"it happens when {offer['owner']} answers 'accept {offer['company']}' "
             f"and is withdrawn by 'decline {offer['company']}' or by any other move.")
@@ -918,9 +925,9 @@ def _answer_note(offer: dict | None, sold: bool, game_row=None) -> str:
         return ""
     if sold:
         return (f"SALE AGREED: {offer['owner']} accepted {offer['entity']}'s offer: {offer_thing(offer)} "
-                f"for ${offer['price']}" + (f" ({offer_rule(load_title(game_row.title), offer)})."
+                f"for {_price(offer, game_row)}" + (f" ({offer_rule(load_title(game_row.title), offer)})."
                                             if offer.get("kind") != "train" and game_row is not None else "."))
-    return (f"OFFER DECLINED: {offer['owner']} declined {offer['entity']}'s offer of ${offer['price']} for "
+    return (f"OFFER DECLINED: {offer['owner']} declined {offer['entity']}'s offer of {_price(offer, game_row)} for "
             f"{offer_thing(offer)}; {offer['buyer_name']} is still to act.")
 
 
@@ -943,25 +950,25 @@ def _tell_owner(session: Session, game_row, sender: str, offer: dict) -> None:
 
         c = offer_name(offer)  # the train by its type (issue 29 leftovers)
         rule = offer_rule(load_title(game_row.title), offer)
-        text = (f"{offer['entity']} offers ${offer['price']} for the {c} train of your company {offer['seller']} "
+        text = (f"{offer['entity']} offers {_price(offer, game_row)} for the {c} train of your company {offer['seller']} "
                 f"({rule}: a train changes hands between companies at a price both agree).\n\n"
                 f"To sell, reply with the line:\n\n  accept {c}\n\nTo refuse:\n\n  decline {c}\n\n"
                 "Nothing changes hands until you accept; the offer lapses if anything else happens in the "
                 "game first.")
         _offer_mail(session, game_row, sender, offer, offer.get("owner_seat"),
                     f"offer:{game_row.id}:{offer['at']}:{offer['company']}:{offer['buyer']}:{offer['price']}",
-                    f"Offer for {offer['seller']}'s {c} train: ${offer['price']} from {offer['entity']}", text)
+                    f"Offer for {offer['seller']}'s {c} train: {_price(offer, game_row)} from {offer['entity']}", text)
         return
     from pbm.e18xx.pbem.games import offer_rule, offer_why
 
-    text = (f"{offer['entity']} offers you ${offer['price']} for your private {c} "
+    text = (f"{offer['entity']} offers you {_price(offer, game_row)} for your private {c} "
             f"({offer_rule(load_title(game_row.title), offer)}: {offer_why(offer)}).\n\n"
             f"To sell, reply with the line:\n\n  accept {c}\n\n"
             f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
             "anything else happens in the game first.")
     _offer_mail(session, game_row, sender, offer, offer.get("owner_seat"),
                 f"offer:{game_row.id}:{offer['at']}:{c}:{offer['buyer']}:{offer['price']}",
-                f"Offer for your {c}: ${offer['price']} from {offer['entity']}", text)
+                f"Offer for your {c}: {_price(offer, game_row)} from {offer['entity']}", text)
 
 
 def _tell_buyer(session: Session, game_row, sender: str, offer: dict | None) -> None:

@@ -377,7 +377,7 @@ def player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
 
 def _player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
                  files: dict[str, tuple[str, Callable[[], bytes]]], rep: Any, lock: Any) -> None:
-    from pbm.e18xx.pbem.games import legal_lines, offer_thing, pending_offer, who_acts
+    from pbm.e18xx.pbem.games import legal_lines, offer_name, offer_thing, pending_offer, who_acts
     from pbm.e18xx.pbem.notify import preference
 
     g = rep.game
@@ -391,8 +391,8 @@ def _player_view(session: Session, game: Any, player: Any, ctx: dict[str, Any],
     offer = pending_offer(game)
     if offer and player.name in (offer.get("owner"), offer.get("entity"), offer.get("buyer")):
         ctx["offer"] = name(f"{offer.get('entity')} offers {offer.get('owner')} {g.title.money(offer.get('price'))} for "
-                            f"{offer_thing(offer)}; the owner answers 'accept {offer.get('company')}' or "
-                            f"'decline {offer.get('company')}'")
+                            f"{offer_thing(offer)}; the owner answers 'accept {offer_name(offer)}' or "
+                            f"'decline {offer_name(offer)}'")
     ctx["settings"] = [("Mail", f"NOTIFY: {preference(game, player.number)} (change it with a line "
                                 "'NOTIFY: every', 'NOTIFY: turn' or 'NOTIFY: digest' in any mail to the game)"),
                        ("PDF", "the state PDF comes with every state mail; the latest is under 'Your reports'")]
