@@ -23,7 +23,7 @@ STATUS_TEXT = {
     "can_buy_companies": "companies may buy private companies from players",
     "can_buy_companies_from_other_players": "companies may buy private companies from players other than their "
                                             "president",
-    "limited_train_buy": "a company may buy only one train from the depot per turn",
+    "limited_train_buy": "a company may buy only one train from the bank per turn",
     "cmd_token_bonus": "the CMD station bonus for freight counts",
     "may_convert": "five-share companies may convert to ten shares",
     "ten_share_only": "new companies start with ten shares",

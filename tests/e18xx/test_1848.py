@@ -181,7 +181,7 @@ def test_2e_outside_the_limit_and_not_a_train_for_the_duty():
 def test_refusals_leave_the_state_unchanged():
     g = at("101.json", 103)
     snap = (dict(g.state.cash), dict(g.state.share_owner), g.state.corporations["SAR"].price)
-    for act, why in ((A.BuyTrain("SAR", "4"), "SAR is at its train limit: .*the limit is 4 in phase 3 \\(rule 8.3.5\\)"),
+    for act, why in ((A.BuyTrain("SAR", "4"), "SAR is at its train limit: .*the limit is 4 in the 3/3\\+ Phase \\(rule 8.3.5\\)"),
                      (A.BuyCompany("SAR", "P6", 200), "rule 4.1: P6 is closed"),
                      (A.LayTile("SAR", "I8", "241", 0), "may not lay or upgrade a tile"),
                      (A.TakeLoan("CAR"), "not CAR's turn")):

@@ -434,7 +434,7 @@ def test_illegal_stock_moves_are_refused_with_the_reason():
     g.process(A.Par(p, "VR", 82))
     refused(g, A.SellShares(p, corporation="VR", count=1), "not", "turn")
     q = g.current_entity()
-    refused(g, A.BuyShares(q, ("VR_0",)), "not in the IPO or the open market")
+    refused(g, A.BuyShares(q, ("VR_0",)), "not in the Treasury or the Pool")
     g.process(A.BuyShares(q, ("VR_1",)))
     g.process(A.Pass(g.current_entity()))
     g.process(A.BuyShares(p, ("VR_2",)))

@@ -63,7 +63,7 @@ def test_stock_round_refusals():
     g2.process(A.Par("Bob", "GA", 90))
     refused(g2, A.BuyShares("Cy", corporation="W&A"), IllegalAction, "W&A has not been started")
     refused(g2, A.SellShares("Cy", corporation="GA", count=1), IllegalAction, "may not sell")
-    refused(g2, A.BuyShares("Cy", ("GA_0",)), IllegalAction, "not in the IPO or the open market")
+    refused(g2, A.BuyShares("Cy", ("GA_0",)), IllegalAction, "not in the Initial Offering or the Open Market")
     refused(g2, A.BuyShares("Cy", ("W&A_0",)), IllegalAction, "W&A has not been started")
 
 
@@ -81,7 +81,7 @@ def test_tile_refusals():
     while g.state.round.kind == "stock":
         g.process(A.Pass(g.current_entity()))
     assert g.current_entity() == "GA"
-    refused(g, A.LayTile("GA", "D10", "14", 0), IllegalTile, "green tiles are not available in phase 2")
+    refused(g, A.LayTile("GA", "D10", "14", 0), IllegalTile, "green tiles are not available in Phase 2")
     refused(g, A.LayTile("GA", "A9", "57", 0), IllegalTile, "not on the map")
     refused(g, A.LayTile("GA", "D10", "7", 0), IllegalTile, "must have 1 city")
     refused(g, A.LayTile("GA", "D10", "57", 0), IllegalTile, "off the map")  # edge into nothing / blank side

@@ -84,19 +84,19 @@ def test_18va_best_route_words_for_freight_and_passenger_trains():
 def test_second_bank_train_says_the_turn_ended_and_why():
     g = game("ga", 20)  # CoG's first turn, phase 2 (one train from the bank a turn); the last company
     why = refusal(g, "lay 57 F6 0\nbuy train 2\nbuy train 2\ndone")
-    assert why.startswith("move 3 (buy train 2): CoG's turn ended by itself after 'buy train 2' (in phase 2 a "
-                          "company may buy only one train from the bank per turn (rule 4.2.5(f))), so this "
+    assert why.startswith("move 3 (buy train 2): CoG's turn ended by itself after 'buy train 2' (in Phase 2 a "
+                          "company may buy only one train from the Initial Offering per turn (rule 4.2.5(f))), so this "
                           "move would be Cy's in the stock round: ")
     made, notes = mail(game("ga", 20), "lay 57 F6 0\nbuy train 2\ndone")
-    assert "CoG's turn ended by itself after 'buy train 2' (in phase 2 a company may buy only one train from " \
-           "the bank per turn (rule 4.2.5(f))): nothing more was allowed in it." in notes
+    assert "CoG's turn ended by itself after 'buy train 2' (in Phase 2 a company may buy only one train from " \
+           "the Initial Offering per turn (rule 4.2.5(f))): nothing more was allowed in it." in notes
 
 
 def test_18va_train_after_the_turn_ended_names_the_next_company():
     g = game("va", 14)  # B&O must buy a train; C&O operates next
     why = refusal(g, "buy train 2\nbuy train 2\ndone")
-    assert why.startswith("move 2 (buy train 2): B&O's turn ended by itself after 'buy train 2' (in phase 2 a "
-                          "company may buy only one train from the bank per turn (rule 4.5.8)), so this move "
+    assert why.startswith("move 2 (buy train 2): B&O's turn ended by itself after 'buy train 2' (in Phase 2 a "
+                          "company may buy only one train from the Bank per turn (rule 4.5.8)), so this move "
                           "would be C&O's in the operating round: ")
 
 
@@ -131,7 +131,7 @@ def test_18va_train_after_the_turn_ended_at_the_limit_names_it():
     g = game("va", 57)  # N&W, five-share, two trains (its limit): its turn ends with the payout
     why = refusal(g, "buy private P2 90\nrun auto\npayout\nbuy train 3 with P2\ndone")
     assert why.startswith("move 4 (buy train 3 with P2): N&W's turn ended by itself after 'payout' (N&W may buy no "
-                          "train: it owns 1G, 2; the limit is 2 for a 5-share company in phase 3")
+                          "train: it owns 1G, 2; the limit is 2 for a 5-share company in Phase 3")
     made, _ = mail(game("va", 57), "convert\nbuy private P2 90\nrun auto\npayout\nbuy train 3 with P2\ndone")
     assert made[0] == "convert" and "buy train 3 with P2" in " ".join(made)
 
@@ -163,7 +163,7 @@ def test_mail_a_move_after_the_turn_ended_by_itself_says_why(cli, tmp_path):
     assert "player 3 rejected" in line, line
     _, text = answer(cli, inbound)
     assert "Why: move 4 (buy train 3 with P2): N&W's turn ended by itself after 'payout' (N&W may buy no train: " \
-           "it owns 1G, 2; the limit is 2 for a 5-share company in phase 3" in text
+           "it owns 1G, 2; the limit is 2 for a 5-share company in Phase 3" in text
     assert "so this move would be Cy's in the stock round" in text
     with session_scope(cli.url) as s:  # nothing of the mail was stored (the accepted form: the test above)
         assert len(action_rows(s, s.scalar(select(GameRow).where(GameRow.name == "va-1")))) == 57

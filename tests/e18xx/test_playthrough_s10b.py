@@ -90,9 +90,9 @@ def test_the_sixth_b_and_o_share_says_the_state_underwrote_the_rest_and_the_ipo_
         "Market Value\" (rule 4.4, the state underwriting its stock): 5 x $60, the share's $60 and $240 from the "
         "bank; its last 4 shares go to the Pool ('buy B&O market')"], said
     why = intent_refusal(g, "buy B&O ipo")
-    assert why.startswith("move 1 (buy B&O ipo): no B&O certificate in the IPO: when its sixth share was bought "
+    assert why.startswith("move 1 (buy B&O ipo): no B&O certificate in the Treasury: when its sixth share was bought "
                           "the state underwrote the rest")
-    assert "(rule 4.4)" in why and "4 are in the open market: write 'buy B&O market'" in why
+    assert "(rule 4.4)" in why and "4 are in the Pool: write 'buy B&O market'" in why
     # an empty market is refused as before: the underwriting is named only for the IPO
     assert "underwrote" not in intent_refusal(g, "buy N&W market")
 
@@ -208,11 +208,11 @@ def test_a_required_discard_names_the_new_limit_and_the_lines_to_write():
     before the discard."""
     buys = "lay 237 G6 5\nrun auto\nbuy train 3\nbuy train 3\nbuy train 3\nbuy train 4\n"
     why = refusal(game("aus", 125), buys + "done")
-    assert "it owns 3, 3, 3, 4; the limit is 3 in phase 4" in why and "3-4" not in why  # types, no ids
+    assert "it owns 3, 3, 3, 4; the limit is 3 in the 4/4+ Phase" in why and "3-4" not in why  # types, no ids
     # the lines the move list offers: a type whose trains are alike by its type (play-through s11v)
     assert "write one of 'discard 3', 'discard 4' before 'done'" in why
     why = refusal(game("aus", 125), buys + "take loan\ndone")
-    assert "must discard one first" in why and "the limit is 3 in phase 4" in why and "'discard 3'" in why
+    assert "must discard one first" in why and "the limit is 3 in the 4/4+ Phase" in why and "'discard 3'" in why
     g = game("aus", 125)
     made, _ = mail(g, buys + "discard 3-4\ndone")  # an old mail's id form is still read
     assert "discard 3" in made and g.state.trains["3-4"].owner == "removed"

@@ -96,7 +96,7 @@ def test_a_company_with_an_ipo_keeps_the_source_written():
     """'buy BOE ipo' is the Bank of England's one share too; 'buy CAR market' with CAR's market empty is
     refused as before, with the reason."""
     assert mail(game(43), "buy BOE ipo")[0] == ["buy BOE market"]
-    assert "no CAR certificate in the open market" in refusal(game(43), "buy CAR market")
+    assert "no CAR certificate in the Bank Pool" in refusal(game(43), "buy CAR market")
 
 
 # -- the Commonwealth Railways waiting for its link (5.3.2) ----------------------------------------

@@ -60,7 +60,7 @@ def test_a_share_bought_without_saying_where_comes_from_the_pool_when_the_treasu
     assert g.current_entity() == "Cy"
     made, _ = mail(g, "buy B&O share")
     assert made == ["buy B&O market"]
-    assert "no B&O certificate in the IPO" in refusal(game(65), "buy B&O ipo")
+    assert "no B&O certificate in the Treasury" in refusal(game(65), "buy B&O ipo")
     g = game(63)  # Ann, when the Treasury still had B&O shares: the Treasury's, as before
     made, _ = mail(g, "sell 1 SR\nbuy B&O share")
     assert made == ["sell 1 SR", "buy B&O ipo"]

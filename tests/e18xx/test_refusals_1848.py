@@ -113,7 +113,7 @@ def second_stock_round() -> Game:
 
 def test_12_4_1_the_open_market_holds_at_most_half():
     g = second_stock_round()
-    refused(g, A.SellShares("Player 3", (), corporation="CAR", count=6), "the open market may hold at most 50% of CAR",
+    refused(g, A.SellShares("Player 3", (), corporation="CAR", count=6), "the Bank Pool may hold at most 50% of CAR",
             "rule 5.1.6, 12.4.1")
 
 

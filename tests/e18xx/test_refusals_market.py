@@ -224,7 +224,7 @@ def test_18va_five_share_company_limit_is_two_and_named():
     g.state.trains[twos[1]].variant = "1G"
     give(g, corp.sym, twos[2])
     msg = refused(g, A.BuyTrain(corp.sym, twos[0], variant="2"), f"{corp.sym} is at its train limit",
-                  "the limit is 2 for a 5-share company in phase 2", "(rule 2, 4.5.8)")
+                  "the limit is 2 for a 5-share company in Phase 2", "(rule 2, 4.5.8)")
     assert "it owns 1G, 2;" in msg and twos[1] not in msg  # by type, no ids (issue 29 leftovers)
     text = describe(g)
     assert "Phase 2 (train limit 4 (10-share), 2 (5-share))" in text  # 18VA Table: Phase 2 "At Start"
@@ -267,7 +267,8 @@ def test_the_banks_trains_are_bought_in_order(title, rule):
     type"; 18VA 4.5.8: "it must purchase the topmost train in the train stack"."""
     g, corp = operating_game(title)
     later = depot(g, "3")[0]
-    refused(g, A.BuyTrain(corp, later), f"train {later} is not available yet", "bought in order", f"(rule {rule})")
+    refused(g, A.BuyTrain(corp, later), "this 3 train is not available yet", "bought in order",
+            f"the {g.title.word('train_bank')} offers 2", f"(rule {rule})")
 
 
 @pytest.mark.parametrize("title,rule", [("18GA", "4.2.5(f)"), ("18AL", "4.2.5(f)"), ("18VA", "4.5.8")])
@@ -279,7 +280,8 @@ def test_one_train_from_the_bank_per_turn(title, rule):
     first, second = depot(g, "2")[:2]
     variant = "2" if title == "18VA" else None
     g.process(A.BuyTrain(corp, first, variant=variant))
-    refused(g, A.BuyTrain(corp, second, variant=variant), "only one train from the bank per turn", f"(rule {rule})")
+    refused(g, A.BuyTrain(corp, second, variant=variant), "in Phase 2", "only one train from the "
+            f"{g.title.word('train_bank')} per turn", f"(rule {rule})")
 
 
 @pytest.mark.parametrize("title,rule", [("18GA", "4.2.5(d)"), ("18AL", "4.2.5(d)"), ("18VA", "4.5.8, 4.6.1")])
@@ -487,7 +489,8 @@ def test_the_open_market_holds_at_most_half(title):
     g.move_share(f"{corp}_{pool + 1}", f"P:{p}")
     if size == 10:
         g.move_share(f"{corp}_{pool + 2}", f"P:{p}")
-    refused(g, A.SellShares(p, corporation=corp, count=1), "open market", f"(rule {SHARE_RULES[title]['pool']})")
+    refused(g, A.SellShares(p, corporation=corp, count=1), f"the {g.title.word('pool')} may hold at most",
+            f"(rule {SHARE_RULES[title]['pool']})")
 
 
 @pytest.mark.parametrize("title", [t for t, _ in ALL])
@@ -646,7 +649,7 @@ def test_18va_by_mail_a_second_train_over_the_limit_names_the_limit(cli, tmp_pat
     assert "rejected" in line, line
     text = answer(cli, inbound)[1]
     assert f"{cur}'s turn ended when it reached its train limit" in text
-    assert "the limit is 2 for a 5-share company in phase 2 (rule 2, 4.5.8)" in text
+    assert "the limit is 2 for a 5-share company in Phase 2 (rule 2, 4.5.8)" in text
     assert "train limit 4 (10-share), 2 (5-share)" in text
     with session_scope(cli.url) as s:
         row = s.scalar(select(GameRow).where(GameRow.name == "va-2"))

@@ -173,7 +173,7 @@ def ga_game(**kw) -> Game:
 
 def test_4_2_1_a_tile_colour_by_phase():
     refused(ga_game(), A.LayTile("GA", "D10", "14", 0), IllegalTile,
-            "4.2.1(a): green tiles are not available in phase 2")
+            "4.2.1(a): green tiles are not available in Phase 2")
 
 
 def test_4_2_1_b_no_tile_left():
@@ -292,7 +292,7 @@ def test_each_title_names_its_own_sections(title, colour_ref, connected_ref):
     t = g.title
     green = next(n for n, td in t.tiles.items() if td.color == "green" and g.state.tile_supply.get(n))
     msg = str(pytest.raises(IllegalTile, g.check_lay, corp, g.state.corporations[corp].home, green, 0).value)
-    assert msg.startswith(f"{colour_ref}: green tiles are not available in phase"), msg
+    assert msg.startswith(f"{colour_ref}: green tiles are not available in {g.title.in_phase(0)[3:]}"), msg
     hexes, _ = g._reach(corp)
     far = next(h for h, hd in t.hexes.items() if hd.color == "white" and not hd.tile.nodes and not hd.cost
                and h not in hexes)

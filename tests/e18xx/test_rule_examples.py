@@ -143,7 +143,7 @@ def test_example_4_limit_before_the_4():
     g.process(A.BuyTrain("GA", "2-0"))
     with pytest.raises(IllegalAction) as e:
         g.process(A.BuyTrain("GA", "2-1"))
-    assert "only one train from the bank" in str(e.value)
+    assert "only one train from the Initial Offering" in str(e.value)
     g.process(A.BuyTrain("GA", "2-4", 1))  # from another company is fine
     assert s.corporations["GA"].trains == ["2-0", "2-4"]
 

@@ -128,9 +128,9 @@ def test_phase_now_and_what_the_next_phase_changes(game1848):
     url, total = game1848
     html, g = _page(url, 0)
     rows = dict((r[0], r[1]) for r in tables(html).table("The phase now and what the next"))
-    assert rows["Now"] == "phase 2: train limit 4; yellow tiles; 1 operating round between stock rounds"
+    assert rows["Now"] == "2/2+ Phase: train limit 4; yellow tiles; 1 operating round between stock rounds"
     nxt = rows["Next"]
-    assert nxt.startswith("phase 3, when the first 3 train is bought:")
+    assert nxt.startswith("3/3+ Phase, when the first 3 train is bought:")
     for change in ("green tiles may be laid", "2 operating rounds between stock rounds (was 1)",
                    "companies may take loans", "companies may lay a second tile"):
         assert change in nxt, nxt
@@ -147,7 +147,7 @@ def test_phase_now_and_what_the_next_phase_changes(game1848):
             ("18VA", 1, ["train limit 3 (10-share), 1 (5-share) (was 4 (10-share), 2 (5-share))",
                          "no longer: 2 trains (they rust)"]),
             ("18GA", 0, ["companies may buy private companies from players"]),
-            ("18GA", 1, ["no longer: a company may buy only one train from the depot per turn",
+            ("18GA", 1, ["no longer: a company may buy only one train from the bank per turn",
                          "no longer: 2 trains (they rust)"]),
             ("18GA", 2, ["no longer: companies may buy private companies from players",
                          "no longer: the private companies (they close)"]),
@@ -211,8 +211,9 @@ def test_offboard_values_in_each_phase(game1848):
     url, total = game1848
     html, g = _page(url, None)
     rows = tables(html).table("Off-board values in each phase")
-    assert rows[0] == ["Hex"] + [f"Phase {p.name}" + (" (now)" if i == g.state.phase else "")
+    assert rows[0] == ["Hex"] + [g.title.phase_label(i) + (" (now)" if i == g.state.phase else "")
                                  for i, p in enumerate(g.title.phases)]
+    assert rows[0][1].startswith("2/2+ Phase")  # 1848 names its phases so (9.1)
     got = {r[0].split()[0]: r[1:] for r in rows[1:]}
     expect = _expected_offboards("1848")
     assert expect and set(expect) <= set(got)

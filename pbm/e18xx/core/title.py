@@ -82,6 +82,16 @@ class PhaseDef:
         return by_size.get(size, 0)
 
 
+PLAIN_WORDS = {  # pbm's words where a title's data names none (title data ``words``)
+    "ipo": "IPO",  # new shares (18GA 1.4: the Initial Offering)
+    "pool": "market",  # shares sold to the bank (18GA 1.4: the Open Market)
+    "train_bank": "bank",  # new trains
+    "train_pool": "bank pool",  # trains given back to the bank
+    "private_sale": "Private auction",  # the round in which the privates are sold
+    "phase": "phase %s",
+}
+
+
 @dataclass(frozen=True)
 class Title:
     name: str
@@ -107,6 +117,25 @@ class Title:
         """``amount`` in the title's currency (title data ``currency``: ``"£%s"`` in 1848, ``"$%s"``
         by default): ``£100``, ``-£40``."""
         return money(self, amount)
+
+    def word(self, key: str) -> str:
+        """The title's own word for ``key`` (title data ``words``; pbm's plain word in ``PLAIN_WORDS``
+        where the title has none): 18GA's ``Initial Offering`` for ``ipo``, 1848's ``Bank Pool`` for
+        ``pool`` (issue 29: refusals and mails use the rulebook's words)."""
+        words: dict[str, Any] = self.data.get("words") or {}
+        return str(words.get(key) or PLAIN_WORDS[key])
+
+    def phase_label(self, index: int) -> str:
+        """Phase ``index`` as the book names it: ``Phase 3``, 1848's ``3/3+ Phase``."""
+        words: dict[str, Any] = self.data.get("words") or {}
+        name = self.phases[index].name
+        name = str((words.get("phase_names") or {}).get(name, name))
+        return self.word("phase").replace("%s", name)
+
+    def in_phase(self, index: int) -> str:
+        """``in Phase 3``, 1848's ``in the 3/3+ Phase``: a refusal's words for when a rule holds."""
+        label = self.phase_label(index)
+        return f"in {label}" if label.lower().startswith("phase") else f"in the {label}"
 
     def starting_cash(self, players: int) -> int:
         return int(self.data["starting_cash"][str(players)])

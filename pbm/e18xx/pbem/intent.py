@@ -138,8 +138,9 @@ class TurnWriter:
                 nxt = next((t for t in g.state.trains.values() if t.owner == "depot"), None)
                 if nxt is not None and nxt.name == act.train.split("-")[0]:
                     from pbm.e18xx.rounds.cite import see
-                    self.ended_why = (f" (in phase {g.phase.name} a company may buy only one train from the "
-                                      f"bank per turn{see(g.title, 'one_train_per_turn')})")
+                    self.ended_why = (f" ({g.title.in_phase(g.state.phase)} a company may buy only one train "
+                                      f"from the {g.title.word('train_bank')} per turn"
+                                      f"{see(g.title, 'one_train_per_turn')})")
 
     def _make(self, act: A.Action, note: str) -> None:
         self.do(act, note)

@@ -44,7 +44,7 @@ def ability_text(g: "Game", ab: dict[str, Any], full: bool = False, sym: str = "
         return f"a station in {_hexes(hexes)} for {m(ab.get('price', 0))}"
     if t == "free_train":
         return f"comes with a {ab.get('train', '').split('-')[0]} train" + (
-            f" (not in phase {ab['unless_phase']})" if ab.get("unless_phase") else "")
+            f" (not {_in_phase_named(g, str(ab['unless_phase']))})" if ab.get("unless_phase") else "")
     if t == "shares":
         share = str(ab.get("share", ""))
         corp = share.split("_")[0]
@@ -74,6 +74,12 @@ def ability_text(g: "Game", ab: dict[str, Any], full: bool = False, sym: str = "
     if t == "close_on_train":
         return f"closes when {ab.get('corporation', '')} buys a train"
     return t.replace("_", " ")
+
+
+def _in_phase_named(g: "Game", name: str) -> str:
+    """``in Phase 4`` for the phase the title data names ``4`` (1848: ``in the 4/4+ Phase``)."""
+    index = next((i for i, p in enumerate(g.title.phases) if p.name == name), None)
+    return g.title.in_phase(index) if index is not None else f"in phase {name}"
 
 
 def _owner(g: "Game", owner: str | None) -> str:

@@ -130,18 +130,19 @@ def phase_info(g: Any) -> dict[str, Any]:
     """The phase now (train limit, tile colours, operating rounds) and what the next one changes
     (:func:`pbm.e18xx.phases.phase_change`, worded as the mails' phase event words it)."""
     from pbm.e18xx.phases import limit_text, phase_change
+    from pbm.e18xx.render.words import phase_name
 
     phases = g.title.phases
     i = g.state.phase
     now = phases[i]
-    info: dict[str, Any] = {"name": now.name, "limit": limit_text(now), "tiles": ", ".join(now.tiles),
+    info: dict[str, Any] = {"name": phase_name(g, i), "limit": limit_text(now), "tiles": ", ".join(now.tiles),
                             "rounds": now.operating_rounds, "next": None}
     if i + 1 >= len(phases):
         return info
     nxt = phases[i + 1]
     unlocks, closes = phase_change(g.title, i, i + 1)
     changes = list(unlocks) + [f"no longer: {c}" for c in closes]
-    info["next"] = {"name": nxt.name, "on": nxt.on, "changes": changes or ["no change but its name"]}
+    info["next"] = {"name": phase_name(g, i + 1), "on": nxt.on, "changes": changes or ["no change but its name"]}
     return info
 
 
@@ -165,7 +166,9 @@ def offboard_rows(g: Any) -> dict[str, Any]:
             vals = sorted({n.revenue_for(ph.tiles) for n in nodes})
             values.append("/".join(str(v) for v in vals))
         rows.append({"hex": coord, "name": hd.name or "", "by_phase": values})
-    return {"phases": [p.name for p in phases], "now": g.state.phase, "rows": rows}
+    from pbm.e18xx.render.words import phase_name
+
+    return {"phases": [phase_name(g, i) for i in range(len(phases))], "now": g.state.phase, "rows": rows}
 
 
 def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | None, links: Links,
@@ -221,8 +224,9 @@ def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | No
                                     lambda seq: links.move(seq, total), n, name)
     lays, lay_entity = legal_lays(g) if not st["finished"] else ({}, "")
     rnd = st["round"]
-    where = {"auction": "Private auction", "stock": f"Stock round {rnd['turn']}",
-             "operating": f"Operating round {rnd['turn']}.{rnd['operating_round']}"}.get(rnd["kind"], rnd["kind"])
+    from pbm.e18xx.render.words import phase_words, round_words, word
+
+    where = safe(lambda: round_words(g), rnd["kind"])  # the round and the phase as the book names them
     title = f"{game.name} ({g.title.name})"
     return {
         "game": {"name": game.name, "title": g.title.name, "status": game.status, "anonymous": bool(game.anonymous)},
@@ -231,7 +235,7 @@ def context(session: Session, game: Any, rep: Any, rows: list[Any], at: int | No
         "first": links.move(0, total) if n > 0 else None, "last": "index.html" if n < total else None,
         "query": links.query,
         "money": g.title.money,  # the title's currency (1848: £)
-        "where": where, "phase": st["phase"], "train_limit": safe(lambda: g.train_limit_text()),  # per company size (18VA: "4 (10-share), 2 (5-share)")
+        "where": where, "phase": safe(lambda: phase_words(g), st["phase"]), "train_bank": word(g, "train_bank"), "train_limit": safe(lambda: g.train_limit_text()),  # per company size (18VA: "4 (10-share), 2 (5-share)")
         "bank": st["bank"], "depot": st["depot"], "finished": st["finished"], "end_reason": st["end_reason"],
         "result": {name(k): v for k, v in (st["result"] or {}).items()} if st["result"] else None,
         "now": safe(g.what_now, {}) if not st["finished"] else {},  # the open step: how it reads, its rule

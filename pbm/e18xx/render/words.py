@@ -6,23 +6,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pbm.e18xx.core.title import PLAIN_WORDS
+
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine as Game  # the game as a protocol: no import circle with core.game
 
-PLAIN = {
-    "ipo": "IPO",  # new shares (18GA 1.4: the Initial Offering)
-    "pool": "market",  # shares sold to the bank (18GA 1.4: the Open Market)
-    "train_bank": "bank",  # new trains
-    "train_pool": "bank pool",  # trains given back to the bank
-    "private_sale": "Private auction",  # the round in which the privates are sold
-    "phase": "phase %s",
-}
+PLAIN = PLAIN_WORDS  # pbm's words where a title has none (core.title)
 
 
 def word(game: "Game", key: str) -> str:
     """The title's word for ``key`` (see PLAIN)."""
-    words: dict[str, Any] = game.title.data.get("words") or {}
-    return str(words.get(key) or PLAIN[key])
+    return game.title.word(key)
 
 
 def no_train_bought(game: "Game") -> bool:
@@ -44,10 +38,7 @@ def phase_words(game: "Game") -> str:
 
 def phase_name(game: "Game", index: int) -> str:
     """Phase ``index`` of the title as the book names it: ``Phase 3``, 1848's ``3/3+ Phase``."""
-    words: dict[str, Any] = game.title.data.get("words") or {}
-    name = game.title.phases[index].name
-    name = str((words.get("phase_names") or {}).get(name, name))
-    return word(game, "phase").replace("%s", name)
+    return game.title.phase_label(index)
 
 
 def round_words(game: "Game") -> str:

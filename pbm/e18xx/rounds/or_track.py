@@ -95,7 +95,8 @@ class TrackMixin:
             raise IllegalTile(f"{r('second_lay')}the second tile of a turn must be a yellow tile, not an upgrade"
                               + self.upgrade_instead_words())
         if new.color not in self.phase.tiles and special != "blue":
-            raise IllegalTile(f"{r('phase_colour')}{new.color} tiles are not available in phase {self.phase.name}")
+            raise IllegalTile(f"{r('phase_colour')}{new.color} tiles are not available "
+                              f"{self.title.in_phase(self.state.phase)}")
         if not special:
             owner = self._reserving_private(name)
             if owner:

@@ -360,7 +360,7 @@ class TrainsMixin:
         owned = ", ".join(self.train_label(t) for t in self.limited_trains(corp)) or "nothing"  # types, no ids
         size = f" for a {c.size}-share company" if self.phase.limits_by_size else ""
         extra = f" (+{c.extra_train_limit} from a private)" if c.extra_train_limit else ""
-        return (f"it owns {owned}; the limit is {self.train_limit(corp)}{size} in phase {self.phase.name}{extra}"
+        return (f"it owns {owned}; the limit is {self.train_limit(corp)}{size} {self.title.in_phase(self.state.phase)}{extra}"
                 f"{see(self.title, 'train_limit')}")
 
     def train_label(self: "Engine", tid: str) -> str:
@@ -527,7 +527,7 @@ class TrainsMixin:
         if ref not in s.trains:
             match = [t for t in self._depot_trains() if s.trains[t].name == ref]
             if not match:
-                raise IllegalAction(f"no {ref} train is for sale; the depot offers "
+                raise IllegalAction(f"no {ref} train is for sale; the {self.title.word('train_bank')} offers "
                                     f"{', '.join(s.trains[t].name for t in self._depot_trains()) or 'nothing'}")
             ref = match[0]
         train = s.trains[ref]
@@ -538,11 +538,13 @@ class TrainsMixin:
             raise IllegalAction(f"train {ref} belongs to the bank, not {action.seller}")
         if from_depot:
             if ref not in self._depot_trains():
-                raise IllegalAction(f"train {ref} is not available yet: the bank's trains are bought in order; "
-                                    f"the depot offers {', '.join(self._depot_trains())}"
+                raise IllegalAction(f"this {train.name} train is not available yet: the bank's trains are bought in "
+                                    f"order; the {self.title.word('train_bank')} offers "
+                                    f"{', '.join(s.trains[t].name for t in self._depot_trains())}"
                                     f"{see(self.title, 'train_order')}")
             if self._depot_limited(corp, ref):
-                raise IllegalAction(f"in phase {self.phase.name} a company may buy only one train from the bank per turn"
+                raise IllegalAction(f"{self.title.in_phase(self.state.phase)} a company may buy only one train from the "
+                                    f"{self.title.word('train_bank')} per turn"
                                     f"{see(self.title, 'one_train_per_turn')}")
             price = self.variant_price(train, action.variant) - discount
             if action.exchange:

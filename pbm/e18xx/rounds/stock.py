@@ -201,7 +201,7 @@ class StockMixin(AuctionMixin):
         if c.closed:
             return f"{corp} is closed: its shares are out of the game{see(self.title, 'closed_shares')}"
         if owner not in (f"ipo:{corp}", "pool"):
-            return f"{share_name(self, sid)} is not in the IPO or the open market"
+            return f"{share_name(self, sid)} is not in the {self.title.word('ipo')} or the {self.title.word('pool')}"
         if not c.ipoed:
             return f"{corp} has not been started (par it first)"
         if sid.endswith("_0") and not c.equal_shares:
@@ -365,7 +365,7 @@ class StockMixin(AuctionMixin):
             return f": no shares are sold in the first stock round{see(self.title, 'first_sr_sale')}"
         room = (100 if c.equal_shares else int(self.title.data["market_share_limit"])) - self.percent_of("pool", corp)
         if units * u > room:
-            return (f": the open market may hold at most {self.title.data['market_share_limit']}% of {corp}"
+            return (f": the {self.title.word('pool')} may hold at most {self.title.data['market_share_limit']}% of {corp}"
                     f"{see(self.title, 'pool_limit')}")
         if s.share_owner.get(f"{corp}_0") == f"P:{player}" and not c.equal_shares:
             return (f": the president's certificate is not sold unless another player can take the presidency"
@@ -469,7 +469,7 @@ class StockMixin(AuctionMixin):
                 raise IllegalAction(f"{player} cannot buy {corp}: {corp} is closed: its shares are out of the game"
                                     f"{see(self.title, 'closed_shares')}")
             if not found:
-                raise IllegalAction(f"no {corp} certificate in the {'IPO' if src == 'ipo' else 'open market'}"
+                raise IllegalAction(f"no {corp} certificate in the {self.title.word('ipo' if src == 'ipo' else 'pool')}"
                                     + (self._underwritten_why(corp) if src == "ipo" else ""))
             sid = found
         why = self._can_buy(player, sid)
@@ -506,8 +506,8 @@ class StockMixin(AuctionMixin):
         return (f": when its sixth share was bought the state underwrote the rest (\"the Corporation receives a "
                 f"total of five times the Current Market Value ... The remaining four shares are placed in the "
                 f"Pool\"{see(self.title, 'underwriting')})"
-                + (f"; {market} {'is' if market == 1 else 'are'} in the open market: write 'buy {corp} market'"
-                   if market else "; none is left in the open market"))
+                + (f"; {market} {'is' if market == 1 else 'are'} in the {self.title.word('pool')}: write "
+                   f"'buy {corp} market'" if market else f"; none is left in the {self.title.word('pool')}"))
 
     def _underwrite(self: "Engine", corp: str) -> None:
         """4.4: with the sixth share of a ten-share corporation sold, the bank pays for the last
@@ -576,7 +576,6 @@ class StockMixin(AuctionMixin):
 
     def _do_sell(self: "Engine", player: str, action: A.SellShares) -> str:
         s = self.state
-        key = f"P:{player}"
         if action.shares:
             corp = action.shares[0].split("_")[0]
             for sid in action.shares:
