@@ -138,3 +138,27 @@ def test_the_players_own_slips_that_cost_nothing_to_read():
     assert made == ["pass", "run auto", "payout"]
     sale = parse_moves("sell my ABC share", "Bob")[0]
     assert (sale.corporation, sale.count) == ("ABC", 1)
+
+
+def test_a_bid_in_an_auction_names_no_private():
+    """Cy, the M&C auction of stock round 1 (mail #6, counted the player's own: the mail listed 'bid
+    120 M&C'): 'bid 125' was refused "need an amount and a private company". In an auction only one
+    private is up (3.1.1: "bid a whole number of dollars"); the bid is for it. Outside an auction the
+    private must be named."""
+    g = game(5)
+    assert g.state.round.auctioning == "M&C"
+    made, _ = mail(g, "bid 125")
+    assert made == ["bid 125 M&C"]
+    assert "no private is being auctioned now" in refusal(game(1), "bid 45")
+
+
+def test_the_presidents_certificate_and_its_par_after_a_comma():
+    """Bob, stock round 1 (mail #11, counted the player's own: the mail listed 'par TAG 70'): "buy TAG
+    president's certificate, par 70" (3.2(c)(1)) was split at the comma into two moves, both refused.
+    A par value after a comma belongs to the president's certificate before it."""
+    for line in ("buy TAG president's certificate, par 70", "buy the president's certificate of TAG, at par $70"):
+        assert [(m.corporation, m.price) for m in parse_moves(line, "Bob")] == [("TAG", 70)], line
+    g = game(9)
+    assert g.current_entity() == "Bob"
+    made, _ = mail(g, "buy TAG president's certificate, par 70")
+    assert made == ["par TAG 70"]

@@ -280,6 +280,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                 for t in args if t.lower() not in _BID_FILLER]
         low = [t.lower() for t in args]
     if verb == "bid":
+        if len(args) == 1 and _INT.match(args[0]):  # 'bid 125' in an auction: its private (for_game; s13 #6)
+            return A.Bid(entity, "", int(args[0]))
         if len(args) != 2:
             raise _fail(lineno, line, "need an amount and a private company", verb)
         amount, comp = (args[0], args[1]) if _INT.match(args[0]) else (args[1], args[0])
@@ -603,6 +605,9 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
         words, keep = words[1:], keep[1:]
         if words[0] in ("from", "in"):  # 'buy 10% in WRA'
             words, keep = words[1:], keep[1:]
+    if len(keep) >= 2 and keep[0].lower().startswith("president"):  # "the president's certificate of TAG" (s13)
+        keep = [keep[1], keep[0], *keep[2:]]
+        words = [words[1], words[0], *words[2:]]
     named = bool(keep) and keep[0].lower() not in ("train", "private", "company")  # 'buy a private P1 60' as is
     if count:
         for phrase, source in _SOURCE_WORDS.items():
@@ -612,7 +617,7 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
         return ["buy", *count, *keep]
     par = _president_par(keep[1:]) if named else None
     if par is not None:
-        return ["par", keep[0], str(par)]
+        return ["par", keep[0].rstrip(",;."), str(par)]
     if named and len(keep) == 2 and _INT.match(keep[1].lstrip("$")) and len(keep[1].lstrip("$")) <= 9:
         return ["buy", "private", keep[0], keep[1].lstrip("$")]
     for phrase, source in _SOURCE_WORDS.items():
@@ -897,9 +902,15 @@ def split_line(line: str) -> list[str]:
             rest = more
             continue
         m = re.search(r"[,;]", rest)
-        parts.append((rest[:m.start()] if m else rest).strip())
+        part = (rest[:m.start()] if m else rest).strip()
+        if parts and _PAR_ONLY.match(part) and "president" in parts[-1].lower():
+            part = parts.pop() + " " + part  # "buy TAG president's certificate, par 70" (3.2(c)(1); s13 #11)
+        parts.append(part)
         rest = rest[m.end():].strip() if m else ""
     return [p for p in parts if p]
+
+
+_PAR_ONLY = re.compile(r"^(?:at\s+)?par(?:\s+value)?(?:\s+(?:at|of))?\s+[$\u00a3]?\d+$", re.I)
 
 
 _NOT_AFTER_RUN = tuple(w for w in _MOVE_WORDS if w != "run")  # the words no stop and no train is named
@@ -987,6 +998,12 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
     if isinstance(move, (PassRestOfRound, Done, More, RepayLoan, Contribute)):
         return move
+    if isinstance(move, A.Bid) and not move.company:  # 'bid 125': the private being auctioned (3.1.1)
+        up = getattr(game.state.round, "auctioning", None)
+        if not up:
+            raise GameError(f"'bid {move.price}': no private is being auctioned now; "
+                            f"write the private too, e.g. 'bid {move.price} <private>'")
+        move = replace(move, company=up)
     if isinstance(move, ShareCount):
         move = share_count(game, move)
     if isinstance(move, FromOwner):
