@@ -162,3 +162,18 @@ def test_the_presidents_certificate_and_its_par_after_a_comma():
     assert g.current_entity() == "Bob"
     made, _ = mail(g, "buy TAG president's certificate, par 70")
     assert made == ["par TAG 70"]
+
+
+def test_a_run_says_the_bonuses_in_its_revenue():
+    """ABC, OR 4.2 (issue 29 problem 2, checked): "ABC's 4 train runs G8 Atlanta - G6 Anniston - H5
+    Oxmoor - G4 Birmingham for $150" - the stops pay $130; the $20 was the M&C's Robert E. Lee bonus
+    (Table III), which no mail named (nor TAG's SNAR marker, nor a 4D's double revenue, 4.2.3.1).
+    The run's event says each part of the revenue beyond the stops."""
+    from .helpers import texts_at
+
+    g = playthrough_game("al", 380, seed=132, suffix="-s13", players=3, events=True)
+    assert ("ABC's 4 train runs G8 Atlanta - G6 Anniston - H5 Oxmoor - G4 Birmingham for $150; $20 of it the "
+            "Robert E. Lee bonus (M&C, G8 - G4)") in texts_at(g, 163)
+    assert any(t.endswith("for $110; $10 of it the SNAR marker in E6") for t in texts_at(g, 144))
+    assert ("ATN's 4D train runs F1 Tupelo - L1 Meridian - K2 York - Q2 Mobile for $320; $160 of it the 4D "
+            "counting its cities and off-boards twice") in texts_at(g, 376)
