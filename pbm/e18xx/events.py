@@ -245,6 +245,10 @@ class RouteRun(Event):
     gauge_rule: str = ""
     bonus_rule: str = ""
     free_gauge: int = 0  # of the changes, those a + train runs without counting (8.2.3)
+    # the revenue beyond the stops' values, each (words, amount): 18AL's 4D counting its cities twice,
+    # the SNAR marker, the M&C's Robert E. Lee and Pan American (Table III; play-through s13: "for $150"
+    # said nothing of the $20 Robert E. Lee bonus in it)
+    extras: tuple[tuple[str, int], ...] = ()
 
     def text(self, money: Money) -> str:
         # the train by its type, as the rulebooks and the mails' moves name it ('run 2 E4 E2'), never its
@@ -260,6 +264,7 @@ class RouteRun(Event):
         if self.bonus:
             notes.append(f"{money(self.bonus)} of it the bonus for its K cities"
                          + (f" (rule {self.bonus_rule})" if self.bonus_rule else ""))
+        notes += [f"{money(amount)} of it {words}" for words, amount in self.extras]
         return out + (f"; {'; '.join(notes)}" if notes else "")
 
 
@@ -1331,6 +1336,55 @@ def _route_extras(g: "Game", tid: str, route: Any) -> tuple[int, int, str, str, 
             section(g.title, "k_bonus") if bonus else "", spec.free_gauge if changes else 0)
 
 
+def _bonus_parts(g: "Game", corp: str, tid: str, route: Any, routes: list) -> tuple[tuple[str, int], ...]:
+    """What a route earns beyond its stops' values, as the engine adds it (``route_extras``: a train's
+    ``multiplier``, a ``hex_bonus_token``, a ``route_bonuses`` private's bonuses, each to the one route
+    joining its hexes that earns most with it), each as (words, amount); () when there is nothing."""
+    s = g.state
+    mult = {t["name"]: int(t["multiplier"]) for t in g.title.data.get("trains", []) if t.get("multiplier")}
+    sym = s.route_bonus_corps.get(corp)
+    hb = s.hex_bonuses.get(corp)
+    train = s.trains.get(tid)
+    if not (mult or sym or hb) or train is None or not hasattr(route, "nodes"):
+        return ()
+    out: list[tuple[str, int]] = []
+    try:
+        colors = g.route_colors()
+        times = mult.get(train.name, 1)
+        if times != 1:
+            twice = (times - 1) * sum(s.map.tile(h).nodes[i].revenue_for(colors) for h, i in route.nodes
+                                      if s.map.tile(h).nodes[i].kind != "town")
+            if twice:
+                out.append((f"the {train.name} counting its cities and off-boards {'twice' if times == 2 else f'{times} times'}",
+                            twice))
+        if hb and hb[0] in route.hexes():
+            marker = next((c for c, comp in s.companies.items() if comp.uses.get("hex_bonus_token")
+                           and (comp.owner or "") == f"C:{corp}"), "")
+            out.append((f"the {marker + ' ' if marker else ''}marker in {hb[0]}", int(hb[1])))
+        if sym:
+            base = {t: _before_route_bonuses(g, t, r, mult, hb, colors) for t, r in routes if hasattr(r, "nodes")}
+            ab = g.title.company(sym) or {}
+            for bonus in next((a.get("bonuses", []) for a in ab.get("abilities", []) if a["type"] == "route_bonuses"),
+                              []):
+                fits = [(t, r) for t, r in routes if hasattr(r, "hexes") and set(bonus["hexes"]) <= set(r.hexes())]
+                if fits and max(fits, key=lambda tr: base.get(tr[0], 0))[0] == tid:
+                    out.append((f"the {bonus['name']} bonus ({sym}, {' - '.join(bonus['hexes'])})", int(bonus["bonus"])))
+    except Exception:  # noqa: BLE001 - the words only; a failure leaves the run said as before
+        return ()
+    return tuple(out)
+
+
+def _before_route_bonuses(g: "Game", tid: str, route: Any, mult: dict, hb: Any, colors: Any) -> int:
+    """A route's revenue before its route bonuses (its stops, its multiplier's part and its marker),
+    the value the engine ranks the routes by when it gives each bonus to one of them."""
+    s = g.state
+    times = mult.get(s.trains[tid].name, 1) if tid in s.trains else 1
+    nodes = [s.map.tile(h).nodes[i] for h, i in route.nodes]
+    twice = (times - 1) * sum(n.revenue_for(colors) for n in nodes if n.kind != "town")
+    marker = int(hb[1]) if hb and hb[0] in route.hexes() else 0
+    return sum(n.revenue_for(colors) for n in nodes) + twice + marker
+
+
 def _kept_ability(g: "Game", sym: str) -> str:
     """The ability a closing private leaves with its owner (``survives_close``), in the state's words."""
     from pbm.e18xx.render.public import ability_text
@@ -1522,7 +1576,8 @@ class Recorder:
             name = (train.variant or train.name) if train is not None else tid
             nodes = list(route.nodes) if hasattr(route, "nodes") else []
             out.append(RouteRun(seq, action.entity, str(name), str(tid), tuple(_stop(g, h, i) for h, i in nodes),
-                                int(getattr(route, "revenue", 0)), *_route_extras(g, tid, route)))
+                                int(getattr(route, "revenue", 0)), *_route_extras(g, tid, route),
+                                extras=_bonus_parts(g, action.entity, tid, route, routes)))
         # every idle train when others ran (a company with no route at all is said by its run total)
         out += _idle_trains(g, action.entity, {tid for tid, _ in routes}, seq,
                             written=not getattr(action, "auto", False), others=bool(routes))

@@ -118,7 +118,8 @@ def test_take_a_loan_in_the_rulebooks_words():
 
 
 def test_route_stops_joined_by_dashes():
-    """OR 4.1, CAR: 'run 3 D1-E2-E4' (the mails print routes as 'E4 Port Augusta - E2 Whyalla')."""
+    """OR 4.1, CAR: 'run 3 D1-E2-E4' (the mails print routes as 'E4 Port Augusta - E2 Whyalla').
+    Fixed with the s13 18AL finding F5 ('run the 4D train F1-L1-K2-Q2')."""
     made, _ = mail(game(108), "take loan\nbuy private P2 80\nlay 15 E2 2\nrun 3 D1-E2-E4\n"
                               "run 2+ E4-F5\npay\ndone")
     assert any(m.startswith("run 3 D1 E2 E4") for m in made), made

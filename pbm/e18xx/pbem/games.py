@@ -408,6 +408,10 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
         return refuse(title_examples(str(exc), game))  # the examples in this game's names (s12)
     if not parsed:
         return refuse("no moves found (write one move per line, e.g. 'pass')")
+    from pbm.e18xx.pbem.moves import without_contributions
+    parsed, contributed = without_contributions(game, parsed)  # 'Bob contributes $350': noted (s13)
+    if not parsed:
+        return refuse(contributed[0] + "; write the train to buy, e.g. 'buy train 4D'")
     orders = standing_orders(game_row)
     number_of = {p.name: p.number for p in seats.values()}
     charged: list[tuple[str, A.Action, str]] = []
@@ -452,6 +456,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     if writer is not None:  # 'token D4-1 / lay 451a D4 0': the home station after the tile giving its city
         from pbm.e18xx.pbem.intent import home_token_after_its_tile
         parsed, writer.notes = home_token_after_its_tile(game, name, parsed)
+        writer.notes += contributed
     try:
         if game.finished:
             from pbm.e18xx.events import end_reason_words
@@ -505,7 +510,13 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, (A.BuyShares, A.BuyCompany))
                                             else "")
                 rest: list[str] = []
-                if owner and i != len(parsed) and isinstance(moves, str):
+                implied_done = False
+                if owner and i == len(parsed) and isinstance(moves, str):
+                    # the offer is the mail's last line: the end of the mail ends the turn once the
+                    # sale is agreed, as if 'done' (play-through s13 mail #162: after 'accept 6' ABC's
+                    # turn waited for Ann's 'done')
+                    rest, implied_done = ["done"], True
+                elif owner and i != len(parsed) and isinstance(moves, str):
                     # the moves after the offer wait for the owner's answer and are made after the sale
                     # when he accepts (play-through s10b finding 6: 'buy private NDY 120 / done' ends
                     # the turn with the sale); one offer a mail
@@ -556,6 +567,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                          "owner": owner, "owner_seat": number_of.get(owner), "at": stored + len(charged)}
                 if rest:
                     offer["rest"] = rest
+                if implied_done:
+                    offer["implied_done"] = True
                 break
             if owner:
                 assert isinstance(mv, A.BuyCompany)
@@ -566,6 +579,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     offer["between_players"] = True
                 if rest:
                     offer["rest"] = rest
+                if implied_done:
+                    offer["implied_done"] = True
                 break
             n_actions += 1
             charged.append((name, mv, via))
@@ -816,8 +831,9 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
         # nobody's, even when the next company to act has the same president (s12v finding 1)
         if rest and g_now is not None and (g_now.finished or g_now.current_entity() != offer["entity"]
                                            or g_now.controller(g_now.current_entity()) != offer["buyer_name"]):
-            out.notes = [f"{offer['buyer_name']}'s turn ended with the sale; the moves written after the offer "
-                         f"({' / '.join(rest)}) were not made"]
+            if not offer.get("implied_done"):  # the end of the mail: nothing was written after the offer
+                out.notes = [f"{offer['buyer_name']}'s turn ended with the sale; the moves written after the offer "
+                             f"({' / '.join(rest)}) were not made"]
             rest = []
         if rest:  # the buyer's moves written after the offer (s10b finding 6): made now, as his mail
             more = apply(session, game_row, int(offer["buyer"]), "\n".join(rest), now=now)
@@ -825,8 +841,11 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
             if more.accepted and more.offer is None:
                 out.applied += more.applied
                 out.game, out.replayed = more.game, more.replayed
-                out.notes = [f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: "
-                             f"{written}"] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
+                said = (f"{offer['buyer_name']}'s mail ended with the offer, so the turn ends with the sale "
+                        "(as if 'done')" if offer.get("implied_done") else
+                        f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: "
+                        f"{written}")
+                out.notes = [said] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
             else:
                 if more.offer is not None:
                     set_offer(game_row, None)

@@ -33,7 +33,7 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.pbem.moves import (OR_TYPES, Done, More, Move, PassRestOfRound, RepayLoan, StandingOrders, for_game,
                                   format_action, parse_moves, plain_route_ids, purchase_words,
-                                  repay_refusal)
+                                  repay_refusal, without_contributions)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -902,7 +902,9 @@ def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made
         made.append(Made(act, note))
 
     writer = TurnWriter(game, player, do)
+    moves, contributed = without_contributions(game, moves)  # 'Bob contributes $350': noted (s13)
     moves, writer.notes = home_token_after_its_tile(game, player, moves)
+    writer.notes += contributed
     for n, mv in enumerate(moves, 1):
         if isinstance(mv, PassRestOfRound):
             raise GameError(f"move {n}: 'pass rest of round' is a standing order; send it by mail")
@@ -926,7 +928,8 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
         made.extend(orders.apply(game))
 
     writer = TurnWriter(game, player, do)
-    parsed, _ = home_token_after_its_tile(game, player, parse_moves(text, player))
+    parsed, _ = home_token_after_its_tile(game, player,
+                                          without_contributions(game, parse_moves(text, player))[0])
     for n, mv in enumerate(parsed, 1):
         if isinstance(mv, PassRestOfRound):
             orders.add(game, player)

@@ -837,7 +837,10 @@ def par_example(title: str) -> str:
 def _offer_note(offer: dict, game_row=None) -> str:
     note = _offer_note_only(offer, game_row)
     rest = offer.get("rest") or []
-    if rest:  # the moves written after the offer wait for the answer (play-through s10b finding 6)
+    if offer.get("implied_done"):  # the offer ended the mail: so does the turn, once agreed (s13 mail #162)
+        note += (f" Your mail ends with the offer, so your turn ends with the sale when {offer['owner']} accepts "
+                 "(as if 'done'); if the offer is declined, you are still to act.")
+    elif rest:  # the moves written after the offer wait for the answer (play-through s10b finding 6)
         note += (f" Your moves after the offer ({' / '.join(rest)}) wait for that answer: they are made "
                  f"right after the sale when {offer['owner']} accepts, and not at all if the offer is declined "
                  "(you are then still to act).")

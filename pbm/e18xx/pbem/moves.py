@@ -112,7 +112,19 @@ class RepayLoan:
     entity: str
 
 
-Move = Union[A.Action, PassRestOfRound, Done, More, RepayLoan, ShareCount, FromOwner]
+@dataclass(frozen=True)
+class Contribute:
+    """``Bob contributes $350``: the president's cash towards a train the company must buy (18AL,
+    18GA 4.2.5.2 "the president must contribute sufficient funds"). pbm takes it with the purchase
+    itself, so the line is noted and nothing more (:func:`without_contributions`; play-through s13
+    mail #166 was refused "unknown move 'Bob'")."""
+    entity: str
+    amount: int | None = None
+    line: str = dc_field(default="", compare=False)
+    lineno: int = dc_field(default=1, compare=False)
+
+
+Move = Union[A.Action, PassRestOfRound, Done, More, RepayLoan, ShareCount, FromOwner, Contribute]
 
 _INT = re.compile(r"^\d+$")
 _PERCENT = re.compile(r"^\d{1,3}%$")
@@ -231,6 +243,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if verb == "convert":
             return A.Convert(entity)
         return A.Bankrupt(entity) if verb == "bankrupt" else A.Dividend(entity, verb)
+    if verb == "contribute":
+        if len(args) > 1 or (args and not _INT.match(args[0])):
+            raise _fail(lineno, line, "say 'contribute' and, if you like, the amount", verb)
+        return Contribute(entity, int(args[0]) if args else None, line.strip(), lineno)
     if verb == "take":
         if low != ["loan"]:
             raise _fail(lineno, line, "say 'take loan'", verb)
@@ -264,6 +280,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                 for t in args if t.lower() not in _BID_FILLER]
         low = [t.lower() for t in args]
     if verb == "bid":
+        if len(args) == 1 and _INT.match(args[0]):  # 'bid 125' in an auction: its private (for_game; s13 #6)
+            return A.Bid(entity, "", int(args[0]))
         if len(args) != 2:
             raise _fail(lineno, line, "need an amount and a private company", verb)
         amount, comp = (args[0], args[1]) if _INT.match(args[0]) else (args[1], args[0])
@@ -406,8 +424,10 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     '–', '->' or 'to' as pbm's own route events print them ('Rome - Gadsden', 'D7 Rome - E6
     Gadsden': a hex with its name is that hex; a name of several words between separators is one
     place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
-    words = [w.rstrip(":") for w in words if w.rstrip(":")]  # 'run the 2 train: A - B'
-    words = [part for w in words for part in _dashed_hexes(w)]  # 'D1-E2-E4' (s12 1848, OR 4.1)
+    words = [w.rstrip(":") for w in _unhyphen(words) if w.rstrip(":")]  # 'run the 2 train: A - B'
+    # 'D1-E2-E4', 'F1-L1-K2-Q2': stops joined by dashes, as the route events print them (s12 1848 OR 4.1,
+    # s13 18AL mail #172); 'L5-0' alone is a hex and its city
+    words = [part for w in words for part in _dashed_hexes(w)]
     if words and words[0].lower() in ("train", "the", "a"):  # 'run train 2 ...', 'run the 2 train ...'
         words = words[1:]
     if not words:
@@ -481,6 +501,49 @@ def _retain(toks: list[str], low: list[str]) -> list[str] | None:
     return ["withhold"] if low[0] == "retain" and low[1:] in ([], ["income"], ["earnings"]) else None
 
 
+def _withhold_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'withhold revenue', 18AL/18GA 4.2.4(b)'s own words (play-through s13 mail #179: "'withhold'
+    takes nothing after it")."""
+    if low[0] == "withhold" and low[1:] in (["revenue"], ["the", "revenue"], ["revenues"], ["earnings"],
+                                            ["the", "earnings"], ["income"], ["dividends"], ["the", "dividend"]):
+        return ["withhold"]
+    return None
+
+
+def _run_trains(toks: list[str], low: list[str]) -> list[str] | None:
+    """'run trains', 'run the trains', 'run all trains', 'run the best routes': the step as 18AL/18GA 4.2(d)
+    names it, with no route written - the best run, which any stockholder may insist on (4.2.3.1;
+    play-through s13 mail #177)."""
+    if low[0] == "run" and low[1:] in (["trains"], ["the", "trains"], ["all", "trains"], ["all", "the", "trains"],
+                                       ["best"], ["the", "best", "routes"], ["best", "routes"], ["the", "best"]):
+        return ["run", "auto"]
+    return None
+
+
+def _contribute_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'Bob contributes $350', 'the president contributes $350', 'Bob pays $350 towards M&O's train'
+    (18AL/18GA 4.2.5.2: "the president must contribute sufficient funds from his own personal cash";
+    pbm's event: "Bob, its president, pays $105 towards TAG's train") -> 'contribute 350'
+    (play-through s13 mail #166: "unknown move 'Bob'")."""
+    at = next((i for i, w in enumerate(low[:3]) if w.startswith("contribut")
+               or (i and w in ("pays", "pay") and any(x in low for x in ("towards", "toward", "rest", "difference",
+                                                                           "own", "shortfall", "contribution")))),
+              None)
+    if at is None:
+        return None
+    amounts = [_money(t).rstrip(".,") for t in toks[at + 1:] if _money(t).rstrip(".,").isdigit()]
+    return ["contribute", *amounts[:1]]
+
+
+def _then_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'then buy TAG', 'and then buy TAG': a move after a comma in the words that join moves in
+    English ('sell 1 WRA, then buy TAG': play-through s13 mail #153, the whole line read as a sale)."""
+    if len(low) < 2 or low[0] not in ("then", "and", "afterwards", "next"):
+        return None
+    rest = toks[2:] if low[0] == "and" and low[1] == "then" and len(low) > 2 else toks[1:]
+    return rulebook_words(rest)
+
+
 def _done_turn(toks: list[str], low: list[str]) -> list[str] | None:
     return ["done"] if low == ["done", "turn"] else None
 
@@ -512,13 +575,31 @@ def _marker(toks: list[str], low: list[str]) -> list[str] | None:
     return ["assign", *words] if len(words) == 2 else None
 
 
+_HYPHEN_TRAIN = re.compile(r"^([A-Za-z0-9+]+)-trains?$", re.I)
+
+
+def _unhyphen(toks: list[str]) -> list[str]:
+    """'a 2-train', 'the 4D-train' as 'a 2 train', 'the 4D train': the usual spelling of players
+    (the rulebooks write "2 Train"; play-through s13 mail #33: 'buy a 2-train' was read as a share
+    of a company named '2-train')."""
+    out: list[str] = []
+    for t in toks:
+        m = _HYPHEN_TRAIN.match(t)
+        out += [m.group(1), "train"] if m else [t]
+    return out
+
+
 def _buy_train_words(toks: list[str], low: list[str]) -> list[str] | None:
+    toks = _unhyphen(toks)
+    low = [t.lower() for t in toks]
     return ["buy", *_train_words(toks[1:])] if low[0] == "buy" and "train" in low[1:] else None
 
 
 def _discard_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'discard a 3 train (into the Open Market)': the words of a purchase (18GA 4.2.5(g): the
     president discards the excess train into the Open Market; play-through s12v F3)."""
+    toks = _unhyphen(toks)
+    low = [t.lower() for t in toks]
     if low[0] != "discard" or "train" not in low[1:]:
         return None
     cut = next((i for i, w in enumerate(low) if i and w in ("to", "into")), len(low))
@@ -546,6 +627,9 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
         words, keep = words[1:], keep[1:]
         if words[0] in ("from", "in"):  # 'buy 10% in WRA'
             words, keep = words[1:], keep[1:]
+    if len(keep) >= 2 and keep[0].lower().startswith("president"):  # "the president's certificate of TAG" (s13)
+        keep = [keep[1], keep[0], *keep[2:]]
+        words = [words[1], words[0], *words[2:]]
     named = bool(keep) and keep[0].lower() not in ("train", "private", "company")  # 'buy a private P1 60' as is
     if count:
         for phrase, source in _SOURCE_WORDS.items():
@@ -555,7 +639,7 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
         return ["buy", *count, *keep]
     par = _president_par(keep[1:]) if named else None
     if par is not None:
-        return ["par", keep[0], str(par)]
+        return ["par", keep[0].rstrip(",;."), str(par)]
     if named and len(keep) == 2 and _INT.match(keep[1].lstrip("$")) and len(keep[1].lstrip("$")) <= 9:
         return ["buy", "private", keep[0], keep[1].lstrip("$")]
     for phrase, source in _SOURCE_WORDS.items():
@@ -570,8 +654,8 @@ def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
     'sell ABC 2' -> 'sell <count or percent> <corporation>'."""
     if low[0] != "sell" or len(low) < 3:
         return None
-    keep = [t for t, w in zip(toks[1:], low[1:])
-            if w not in _SHARE_FILLER - {"one"} and w not in ("to", "open", "market", "pool", "bank")]
+    keep = [t for t, w in zip(toks[1:], low[1:])  # 'sell my ABC share' (s13 mail #89)
+            if w not in _SHARE_FILLER - {"one"} and w not in ("to", "open", "market", "pool", "bank", "my")]
     keep = [_COUNT_WORDS.get(t.lower(), "1" if t.lower() == "one" else t) for t in keep]
     if len(keep) == 2 and _INT.match(keep[1]) and not (_INT.match(keep[0]) or _PERCENT.match(keep[0])):
         keep = [keep[1], keep[0]]  # 'sell ABC 2'
@@ -607,7 +691,7 @@ def _par_words(toks: list[str], low: list[str]) -> list[str] | None:
 def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'buy private LTR from Ann for $25', 'buy BLC from Ann for 105', 'buy private LTR for 25': the private,
     its price and the owner named (checked against the game: ``FromOwner``)."""
-    if low[0] != "buy" or len(low) < 4 or "for" not in low[2:] or "train" in low:
+    if low[0] != "buy" or len(low) < 4 or "for" not in low[2:] or "train" in _unhyphen(low):
         return None
     keep = [(t, w) for t, w in zip(toks[1:], low[1:]) if w not in ("a", "the", "private", "company")]
     words = [w for _, w in keep]
@@ -661,6 +745,13 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("take out a loan", "take loan", "1848 5.6.1 'take out a loan' from the Bank of England (s12)", _take_loan),
     ("reduce P5", "lower P5", "1848 3.1.1 'reduce the cost of a Private Company by 5 pounds' (s11)", _reduce),
     ("retain income", "withhold", "1848 10.3.3, 11.2 'Retaining Income'", _retain),
+    ("withhold revenue", "withhold", "18AL/18GA 4.2.4(b) 'Withhold revenue' (s13 mail #179)", _withhold_words),
+    ("run trains", "run auto", "18AL/18GA 4.2(d) 'Run trains', no route written: the best run, which any "
+     "stockholder may insist on (4.2.3.1; s13 mail #177)", _run_trains),
+    ("Bob contributes $350", "contribute 350", "18AL/18GA 4.2.5.2: the president contributes his own cash "
+     "to a train the company must buy; pbm takes it with the purchase (s13 mail #166)", _contribute_words),
+    ("then buy TAG", "buy TAG", "'sell 1 WRA, then buy TAG': a move joined to the one before it by 'then' "
+     "(s13 mail #153)", _then_words),
     ("done turn", "done", "a player's words for ending the turn", _done_turn),
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
     ("place the SNAR marker in E6", "assign SNAR E6", "18AL Table III: the South & North Alabama's +$10 "
@@ -810,7 +901,7 @@ POOL = "pool"  # a BuyTrain's seller for 'from pool' / 'from market' until for_g
 
 _MOVE_WORDS = ("pass", "done", "more", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
                "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
-               "reduce", "pay", "retain", "place")  # the last four: the rulebooks' words (RULEBOOK)
+               "reduce", "pay", "retain", "place", "then", "and", "contribute")  # from 'reduce': the rulebooks' words (RULEBOOK)
 
 
 def split_line(line: str) -> list[str]:
@@ -834,9 +925,15 @@ def split_line(line: str) -> list[str]:
             rest = more
             continue
         m = re.search(r"[,;]", rest)
-        parts.append((rest[:m.start()] if m else rest).strip())
+        part = (rest[:m.start()] if m else rest).strip()
+        if parts and _PAR_ONLY.match(part) and "president" in parts[-1].lower():
+            part = parts.pop() + " " + part  # "buy TAG president's certificate, par 70" (3.2(c)(1); s13 #11)
+        parts.append(part)
         rest = rest[m.end():].strip() if m else ""
     return [p for p in parts if p]
+
+
+_PAR_ONLY = re.compile(r"^(?:at\s+)?par(?:\s+value)?(?:\s+(?:at|of))?\s+[$\u00a3]?\d+$", re.I)
 
 
 _NOT_AFTER_RUN = tuple(w for w in _MOVE_WORDS if w != "run")  # the words no stop and no train is named
@@ -850,6 +947,29 @@ def _run_part(text: str) -> tuple[str, str]:
         if m.group(1).lower() in _NOT_AFTER_RUN:
             return text[:m.start()].strip(), text[m.start() + 1:].strip()
     return text.strip(), ""
+
+
+def without_contributions(game: "Game", moves: list) -> tuple[list, list[str]]:
+    """The moves without the lines that state the president's contribution to a train the company
+    must buy (``Contribute``), and a note for each: the purchase takes it by itself (18AL/18GA
+    4.2.5.2; play-through s13 mail #166)."""
+    notes: list[str] = []
+    keep = []
+    for mv in moves:
+        if not isinstance(mv, Contribute):
+            keep.append(mv)
+            continue
+        rule = ""
+        try:
+            step = game.or_step("buy_train")
+            rule = step.rule(game.title) if step is not None else ""
+        except Exception:  # noqa: BLE001 - a title without the step: no rule number
+            rule = ""
+        said = f"line {mv.lineno} ({mv.line})" if mv.line else "contribute"
+        notes.append(f"{said}: noted - when a company must buy a train and lacks the cash, its president's "
+                     "contribution is taken with the purchase itself" + (f" (rule {rule})" if rule else "")
+                     + "; the line is not needed")
+    return keep, notes
 
 
 def parse_moves(text: str, entity: str) -> list[Move]:
@@ -899,8 +1019,14 @@ OR_TYPES = (A.LayTile, A.PlaceToken, A.RunRoutes, A.Dividend, A.BuyTrain, A.Disc
 
 def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
-    if isinstance(move, (PassRestOfRound, Done, More, RepayLoan)):
+    if isinstance(move, (PassRestOfRound, Done, More, RepayLoan, Contribute)):
         return move
+    if isinstance(move, A.Bid) and not move.company:  # 'bid 125': the private being auctioned (3.1.1)
+        up = getattr(game.state.round, "auctioning", None)
+        if not up:
+            raise GameError(f"'bid {move.price}': no private is being auctioned now; "
+                            f"write the private too, e.g. 'bid {move.price} <private>'")
+        move = replace(move, company=up)
     if isinstance(move, ShareCount):
         move = share_count(game, move)
     if isinstance(move, FromOwner):
@@ -1350,7 +1476,7 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
     applied after every move."""
     orders = orders if orders is not None else StandingOrders()
     done: list[A.Action] = []
-    for n, mv in enumerate(parse_moves(text, player), 1):
+    for n, mv in enumerate(without_contributions(game, parse_moves(text, player))[0], 1):
         mv = for_game(game, player, mv)
         if isinstance(mv, RepayLoan):
             raise GameError(f"move {n} (repay loan): {repay_refusal(game, player)}")
@@ -1417,7 +1543,7 @@ def format_action(a: A.Action) -> str:
     """An action in the move language (for listings and turn reports)."""
     if isinstance(a, RepayLoan):
         return "repay loan"
-    if isinstance(a, (ShareCount, FromOwner)):
+    if isinstance(a, (ShareCount, FromOwner, Contribute)):
         return a.line
     if isinstance(a, A.Pass):
         return "pass"
