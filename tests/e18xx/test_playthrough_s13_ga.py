@@ -1,0 +1,77 @@
+"""Play-through by mail s13 of 18GA (issue 29 acceptance, session 13 verification round; seed 131,
+Ann, Bob, Cy, Di, every seat written from the rulebook alone): the findings, each with the mail that
+showed it (tests/e18xx/playthrough/ga-s13.jsonl holds the game, 490 actions, to the bank breaking)."""
+from pbm.e18xx.pbem.moves import format_action, parse_moves
+
+from .helpers import intent_mail, playthrough_game
+
+
+def game(upto: int):
+    """The s13 game after its first ``upto`` actions."""
+    return playthrough_game("ga", upto, seed=131, suffix="-s13", players=4)
+
+
+mail = intent_mail
+
+
+def test_a_route_written_with_hyphens_between_its_hexes():
+    """CoG, OR 2.1 (finding F3, mail #43): 'run 2 F6-E7' was refused "each route is a train then at
+    least two stops" - the hexes joined by a hyphen, as a route is drawn, read as one stop. A hyphen
+    between hexes separates the stops; a digit after a hex is still its city ('D4-1')."""
+    g = game(46)
+    assert g.current_entity() == "CoG"
+    made, _ = mail(g, "lay 58 E7 4\nrun 2 F6-E7\npay out\nbuy train 2")
+    assert made[:4] == ["lay 58 E7 4", "run 2 F6 E7", "payout", "buy train 2"]
+    assert g.current_entity() != "CoG"
+    for line, stops in (("run 5 F6-D4-1-C3-A3", ("F6", "D4-1", "C3", "A3")),
+                        ("run 3 F6\u2013E7\u2013D10; 2 D10-B10", ("F6", "E7", "D10")),
+                        ("run 2 D4-1 C3", ("D4-1", "C3"))):
+        assert parse_moves(line, "Cy")[0].routes[0].nodes == stops, line
+    assert format_action(parse_moves("run 2-2 L5-0 K4-0", "Cy")[0]) == "run 2 L5-0 K4-0"  # a train id as before
+
+
+def test_an_offer_that_ends_the_mail_ends_the_turn_once_accepted(tmp_path):
+    """CoG, OR 3.1 (finding F5, mails #53-#55): CoG's turn ended with 'buy OSR from Ann for $150';
+    Ann accepted, and CoG's turn stayed open: Cy wrote a second mail, 'done'. Every mail "ends the
+    turn (as if 'done'), unless its last line is 'more'": a mail ending with an offer too, once the
+    sale is agreed (rule 4.2.6: the price both agree)."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import answer_offer, apply
+    from pbm.models import Game
+
+    from .db_games import stored_playthrough
+
+    url = stored_playthrough(tmp_path, "ga", 65, seed=131, suffix="-s13", players=4, name="ga-s13")
+    with session_scope(url) as s:
+        row = s.scalar(select(Game).where(Game.name == "ga-s13"))
+        out = apply(s, row, 3, "lay 9 E5 2\nrun 2 F6 E7 D10\npay out\nbuy train 3\nbuy OSR from Ann for $150")
+        assert out.accepted and out.offer is not None, out.error
+        assert out.game.current_entity() == "CoG"
+        out, _ = answer_offer(s, row, 1, "accept OSR")
+        assert out.accepted, out.error
+        assert out.game.company("OSR").owner == "C:CoG"
+        assert out.game.current_entity() != "CoG" and out.game.state.round.kind == "stock"
+        assert "Cy's turn ended with the sale: the mail ended with the offer (as if 'done')" in out.notes
+    # with 'more' as its last line the turn stays open after the sale, as before
+    (tmp_path / "more").mkdir()
+    url = stored_playthrough(tmp_path / "more", "ga", 65, seed=131, suffix="-s13", players=4, name="ga-more")
+    with session_scope(url) as s:
+        row = s.scalar(select(Game).where(Game.name == "ga-more"))
+        out = apply(s, row, 3, "lay 9 E5 2\nrun auto\npay out\nbuy train 3\nbuy OSR from Ann for $150\nmore")
+        assert out.accepted and out.offer is not None, out.error
+        out, _ = answer_offer(s, row, 1, "accept OSR")
+        assert out.accepted and out.game.current_entity() == "CoG"
+
+
+def test_the_offer_reply_says_the_turn_ends_with_the_sale():
+    """The buyer's receipt said "without them you write the rest of the turn after the answer" (mail
+    #53): now it says the sale ends the turn, and the seller and the others are told no more moves."""
+    from pbm.e18xx.pbem.mailplay import _offer_note, _offer_note_others, _offer_note_owner
+
+    offer = {"buyer": 3, "buyer_name": "Cy", "entity": "CoG", "company": "OSR", "price": 150, "owner": "Ann",
+             "owner_seat": 1, "at": 69, "rest": ["done"], "ends_turn": True}
+    note = _offer_note(offer)
+    assert "Your mail ended with the offer, so your turn ends with the sale when Ann accepts" in note
+    assert "(done)" not in note and "(done)" not in _offer_note_owner(offer) + _offer_note_others(offer)
