@@ -837,7 +837,11 @@ def par_example(title: str) -> str:
 def _offer_note(offer: dict, game_row=None) -> str:
     note = _offer_note_only(offer, game_row)
     rest = offer.get("rest") or []
-    if rest:  # the moves written after the offer wait for the answer (play-through s10b finding 6)
+    if offer.get("ends_turn"):  # the offer ended the mail: the sale ends the turn (play-through s13 F5)
+        note += (f" Your mail ended with the offer, so your turn ends with the sale when {offer['owner']} accepts "
+                 "(as if 'done'; end a mail with 'more' to keep the turn open after a sale); if the offer is "
+                 "declined, you are still to act.")
+    elif rest:  # the moves written after the offer wait for the answer (play-through s10b finding 6)
         note += (f" Your moves after the offer ({' / '.join(rest)}) wait for that answer: they are made "
                  f"right after the sale when {offer['owner']} accepts, and not at all if the offer is declined "
                  "(you are then still to act).")
@@ -863,7 +867,7 @@ def _offer_note_owner(offer: dict, game_row=None) -> str:
                 f"({rule}: {offer_why(offer)}).")
     rest = offer.get("rest") or []
     then = (f" If you accept, {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are "
-            "made right after the sale." if rest else "")
+            "made right after the sale." if rest and not offer.get("ends_turn") else "")
     return (f"{what} The game waits for your answer. To sell, reply with the line\n\n  accept {c}\n\n"
             f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
             f"anything else happens in the game first.{then}")
@@ -882,7 +886,7 @@ def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> st
         return made
     rest = offer.get("rest") or []
     then = (f" {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are made only if "
-            f"{offer['owner']} accepts." if rest else "")
+            f"{offer['owner']} accepts." if rest and not offer.get("ends_turn") else "")
     return (f"{made} Nothing has changed hands yet: {offer['owner']} is to answer ('accept {offer['company']}' "
             f"or 'decline {offer['company']}') and {offer['buyer_name']} waits for that answer; nothing is asked "
             f"of you.{then}")
