@@ -61,6 +61,8 @@ def test_an_offer_that_ends_the_mail_ends_the_turn_once_accepted(tmp_path):
         row = s.scalar(select(Game).where(Game.name == "ga-more"))
         out = apply(s, row, 3, "lay 9 E5 2\nrun auto\npay out\nbuy train 3\nbuy OSR from Ann for $150\nmore")
         assert out.accepted and out.offer is not None, out.error
+        from pbm.e18xx.pbem.mailplay import _offer_note
+        assert "Your mail ended with 'more': the turn stays open after the sale" in _offer_note(out.offer)
         out, _ = answer_offer(s, row, 1, "accept OSR")
         assert out.accepted and out.game.current_entity() == "CoG"
 

@@ -505,7 +505,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, (A.BuyShares, A.BuyCompany))
                                             else "")
                 rest: list[str] = []
-                ends = False  # the offer ended the mail: its end ends the turn after the sale
+                ends = kept = False  # the offer ended the mail (its end ends the turn after the sale), or 'more' did
                 if owner and i != len(parsed) and isinstance(moves, str):
                     # the moves after the offer wait for the owner's answer and are made after the sale
                     # when he accepts (play-through s10b finding 6: 'buy private NDY 120 / done' ends
@@ -517,7 +517,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                                         "once this sale is answered")
                     rest = [_fmt(m) for m in parsed[i:]]  # with its 'more': the implied 'done' goes with them
                     if all(isinstance(m, More) for m in parsed[i:]):
-                        rest = []  # 'offer / more': the turn is open after the sale anyway
+                        rest, kept = [], True  # 'offer / more': the turn is open after the sale anyway
                 elif owner and writer is not None:
                     # the offer is the mail's last line: the end of the mail ends the turn once the sale
                     # is agreed, as any mail does (as if 'done'; play-through s13 F5: CoG's turn wanted a
@@ -562,8 +562,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                          "owner": owner, "owner_seat": number_of.get(owner), "at": stored + len(charged)}
                 if rest:
                     offer["rest"] = rest
-                if ends:
-                    offer["ends_turn"] = True
+                if ends or kept:
+                    offer["ends_turn" if ends else "kept_open"] = True
                 break
             if owner:
                 assert isinstance(mv, A.BuyCompany)
@@ -574,8 +574,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     offer["between_players"] = True
                 if rest:
                     offer["rest"] = rest
-                if ends:
-                    offer["ends_turn"] = True
+                if ends or kept:
+                    offer["ends_turn" if ends else "kept_open"] = True
                 break
             n_actions += 1
             charged.append((name, mv, via))

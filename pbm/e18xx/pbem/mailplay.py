@@ -845,6 +845,9 @@ def _offer_note(offer: dict, game_row=None) -> str:
         note += (f" Your moves after the offer ({' / '.join(rest)}) wait for that answer: they are made "
                  f"right after the sale when {offer['owner']} accepts, and not at all if the offer is declined "
                  "(you are then still to act).")
+    elif offer.get("kept_open"):
+        note += (" Your mail ended with 'more': the turn stays open after the sale, and you write the rest of "
+                 "it after the answer.")
     else:
         note += (" Moves written after an offer in the same mail are made as soon as the sale is agreed (the "
                  "turn then ends with them, as if 'done', unless the mail's last line is 'more'); without them "
