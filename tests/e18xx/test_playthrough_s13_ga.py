@@ -1,6 +1,10 @@
 """Play-through by mail s13 of 18GA (issue 29 acceptance, session 13 verification round; seed 131,
 Ann, Bob, Cy, Di, every seat written from the rulebook alone): the findings, each with the mail that
 showed it (tests/e18xx/playthrough/ga-s13.jsonl holds the game, 490 actions, to the bank breaking)."""
+from datetime import datetime, timedelta
+
+import pytest
+
 from pbm.e18xx.pbem.moves import format_action, parse_moves
 
 from .helpers import intent_mail, playthrough_game
@@ -77,3 +81,39 @@ def test_the_offer_reply_says_the_turn_ends_with_the_sale():
     note = _offer_note(offer)
     assert "Your mail ended with the offer, so your turn ends with the sale when Ann accepts" in note
     assert "(done)" not in note and "(done)" not in _offer_note_owner(offer) + _offer_note_others(offer)
+
+
+@pytest.fixture
+def world(cli, tmp_path, tmp_path_factory, monkeypatch):
+    """A new 18GA game by mail, Ann, Bob and Cy, through Dovecot and aiosmtpd (test_mail_round2.py)."""
+    from .test_mail_round2 import _world
+
+    yield from _world(cli, tmp_path, tmp_path_factory, monkeypatch, "18GA", "ga-1")
+
+
+def test_the_proxy_is_told_and_told_when_the_absent_seat_is_to_act(world):
+    """Stock round 3 (finding F4, mails #46-#50): Ann's 'AWAY: 2026-11-28 2026-11-30 proxy 2' was
+    noted in her own receipt only ("player 2 may move for you meanwhile (their mail with FOR: 1)");
+    Bob, the proxy, was never told, and his "Ann to act" mail said nothing of FOR: 1. The proxy is
+    mailed at once, and when the absent seat is to act his state mail says so, with the line to
+    write. A round trip through real mail servers."""
+    from .test_mail_round2 import available
+
+    if available() is not None:
+        pytest.skip(available())
+    w = world
+    today = datetime.utcnow().date()
+    before = len(w.mails("ann@example.org"))
+    assert "accepted" in w.deliver(3, f"AWAY: {today} {today + timedelta(days=2)} proxy 1")
+    told = w.bodies("ann@example.org")[before:]
+    assert [s for s, _ in told] == ["[ga-1] You are Cy's proxy"], told
+    assert "Cy (player 3) is away from" in told[0][1] and "FOR: 3\n" in told[0][1] and "PLAYER: 1\n" in told[0][1]
+    assert "player 1 accepted" in w.deliver(1, "pass")
+    assert "player 2 accepted" in w.deliver(2, "pass")  # now Cy, away, is to act
+    subject, body = w.last("ann@example.org")
+    assert "Cy to act" in subject
+    assert "YOU ARE CY'S PROXY: Cy (player 3) is away and named you to move for them" in body
+    assert "the line FOR: 3" in body
+    assert "YOU ARE" not in w.last("bob@example.org")[1]  # Bob is nobody's proxy
+    assert "accepted" in w.deliver(1, "FOR: 3\npass")
+    assert w.log()[-1]["player"] == 3 and w.log()[-1]["_via"] == "proxy Ann"

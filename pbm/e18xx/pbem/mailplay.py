@@ -539,7 +539,9 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         if not addrs:
             continue
         turn = p.name in acting and not rep.game.finished
-        if not is_mover and not wants_mail(game_row, p.number, their_turn=turn, finished=rep.game.finished):
+        proxied = [] if rep.game.finished else _proxied_turns(game_row, seats, acting, p.number)
+        if not is_mover and not wants_mail(game_row, p.number, their_turn=turn or bool(proxied),
+                                           finished=rep.game.finished):
             continue  # this player chose turn-only mail or the daily digest
         if rep.game.finished:
             subject = f"[{one_line(game_row.name, 40)}] Game over"
@@ -560,6 +562,11 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
                 head += [x, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
+        for q in proxied:  # the proxy of an absent seat that is to act is told so, and how (play-through s13 F4)
+            head += [f"YOU ARE {q.name.upper()}'S PROXY: {q.name} (player {q.number}) is away and named you to move "
+                     f"for them, and it is {q.name}'s turn ({who_acts(rep.game)}). To move for {q.name}, reply "
+                     f"with your own GAME, PLAYER and SECRET lines, then the line FOR: {q.number}, then the moves.",
+                     ""]
         seat = PlainSeat(p.number, p.name)  # read once per row of the log below: not through the ORM
         short = summary_lines(rep.game, rows, seat, turn=turn, orders=_orders_of(game_row, p.name))
         events = mail_block(game_row, rep.game, rows, seat, {q.number: q.name for q in seats})  # issue 29 item 2
@@ -588,6 +595,34 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         queued += 1
     outbox.queue_many(session, mails, game=game_row)  # in this order, written together
     return queued
+
+
+def _tell_proxy(session: Session, game_row, sender: str, player) -> None:
+    """The seat an AWAY line names as proxy is mailed that it may move for the absent seat, and how
+    (play-through s13 F4: the proxy was never told); once per absence."""
+    rng = ((game_row.state or {}).get("away") or {}).get(str(player.number)) or []
+    if len(rng) < 3:
+        return
+    seat = next((p for p in players(session, game_row) if p.number == int(rng[2])), None)
+    addr = clean_address(seat.email or "") if seat is not None else ""
+    if not addr:
+        return
+    text = (f"{player.name} (player {player.number}) is away from {rng[0]} to {rng[1]} and named you their proxy: "
+            f"while they are away you may move for them. To do so, reply with your own GAME, PLAYER and SECRET "
+            f"lines, then the line\n\n  FOR: {player.number}\n\nthen the moves. You are told when it is their turn.")
+    body = "\n".join([text, ""] + _seat_lines(seat.number, game_row)) + "\n"
+    msg = make_message(sender, [addr], f"[{one_line(game_row.name, 40)}] You are {player.name}'s proxy", body)
+    outbox.queue(session, f"proxy:{game_row.id}:{player.number}:{rng[0]}:{rng[1]}:{rng[2]}", "18xx", [addr], msg,
+                 game=game_row)
+
+
+def _proxied_turns(game_row, seats, acting: set, seat: int) -> list:
+    """The seats that are to act, away today, and named ``seat`` their proxy (AWAY: ... proxy N)."""
+    from pbm.e18xx.pbem.pacing import proxy_of
+
+    if not (game_row.state or {}).get("away"):
+        return []
+    return [q for q in seats if q.name in acting and q.number != seat and proxy_of(game_row, q.number) == seat]
 
 
 # ----------------------------------------------------------------- handling a mail
@@ -680,6 +715,8 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                                                   _pdf(game, player, c.mail),
                                                   _auto(game, player, c.mail), _autorun(game, player, c.mail))
                                  if x)
+    if c.mail.away.strip() and not via:
+        _tell_proxy(session, game, ctx.sender, player)  # the proxy named hears of it at once (s13 F4)
     if away_note and not c.mail.moves.strip():
         _finish(row, "accepted", "", sheet_in=c.mail.where)
         from pbm.e18xx.pbem.computer import play_due
