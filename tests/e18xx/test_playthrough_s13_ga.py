@@ -83,6 +83,34 @@ def test_the_offer_reply_says_the_turn_ends_with_the_sale():
     assert "(done)" not in note and "(done)" not in _offer_note_owner(offer) + _offer_note_others(offer)
 
 
+def test_the_auction_under_way_shows_its_high_bid():
+    """The auction of M&BR (finding F1, mails #8-#9): after Bob's 'bid 175 M&BR' in the auction, Cy's
+    state said "Standing bids: M&BR: Bob $160, Cy $170 (high)" and "Cash set aside for bids: Bob
+    $160" - the bids made before the auction, and Cy's marked high though Bob's $175 was (18GA
+    3.1.1: the auction's bids replace them). The state names the auction, its high bid and who
+    speaks next; the cash set aside is the high bidder's bid."""
+    from pbm.e18xx.pbem.mailplay import summary_lines
+    from pbm.e18xx.render.public import auction_lines
+
+    g = game(7)
+    assert g.current_entity() == "Cy"
+    lines = auction_lines(g)
+    assert lines[0] == ("Auction of M&BR now, between its bidders (Bob, Cy): the high bid is Bob's $175; Cy bids "
+                        "more or passes")
+    assert not any(x.startswith("Standing bids:") for x in lines)
+    assert "Cash set aside for bids: Bob $175 (free $205)" in lines
+    # before the auction, the standing bids as they were
+    assert auction_lines(game(5))[0] == "Standing bids: M&BR: Bob $160, Cy $170 (high); OSR: Ann $105"
+    text = "\n".join(summary_lines(g, [], _seat(2, "Bob"), turn=False))
+    assert "You: $380 ($175 of it set aside for bids)" in text
+
+
+def _seat(number: int, name: str):
+    from pbm.e18xx.pbem.mailplay import PlainSeat
+
+    return PlainSeat(number, name)
+
+
 @pytest.fixture
 def world(cli, tmp_path, tmp_path_factory, monkeypatch):
     """A new 18GA game by mail, Ann, Bob and Cy, through Dovecot and aiosmtpd (test_mail_round2.py)."""

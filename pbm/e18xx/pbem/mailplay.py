@@ -322,7 +322,8 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
             held.append(f"{corp} {pct}%")
     cash = s.cash.get(f"P:{name}", 0)
     try:  # the cash a standing bid holds (3.1(b)): "$600 ($130 of it set aside for bids)" (play-through s12)
-        aside = int(game.committed(name) or 0) if getattr(s.round, "bids", None) else 0
+        from pbm.e18xx.render.public import bids_held
+        aside = bids_held(game, name) if getattr(s.round, "bids", None) else 0
     except Exception:  # noqa: BLE001 - a title without bids held
         aside = 0
     money = game.title.money
