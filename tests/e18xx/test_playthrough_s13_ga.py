@@ -105,6 +105,20 @@ def test_the_auction_under_way_shows_its_high_bid():
     assert "You: $380 ($175 of it set aside for bids)" in text
 
 
+def test_a_train_offer_is_answered_in_the_same_words_in_every_mail():
+    """SAL, OR 7.2 (finding F8, mails #66-#67): SAL offered Di $150 for W&A's 4 train; Ann's receipt
+    said Di answers 'accept 4', Di's state mail and Bob's said 'accept 4-0' (the train's id). Every
+    mail names the train by its type."""
+    from pbm.e18xx.pbem.mailplay import _offer_note, _offer_note_others, _offer_note_owner
+
+    offer = {"kind": "train", "buyer": 1, "buyer_name": "Ann", "entity": "SAL", "company": "4-0", "seller": "W&A",
+             "variant": None, "price": 150, "owner": "Di", "owner_seat": 4, "at": 332}
+    owner, others = _offer_note_owner(offer), _offer_note_others(offer)
+    assert "accept 4\n" in owner and "decline 4\n" in owner and "for the 4 train of your company W&A" in owner
+    assert "('accept 4' or 'decline 4')" in others
+    assert "4-0" not in owner + others + _offer_note(offer)
+
+
 def _seat(number: int, name: str):
     from pbm.e18xx.pbem.mailplay import PlainSeat
 

@@ -896,12 +896,12 @@ def _offer_note(offer: dict, game_row=None) -> str:
 def _offer_note_owner(offer: dict, game_row=None) -> str:
     """The offer as the one who must answer it reads it in the state mail: what is offered to him,
     under which rule, and the lines to reply (issue 29, part B; his own "Offer for ..." mail says it too)."""
-    from pbm.e18xx.pbem.games import offer_rule, offer_why
+    from pbm.e18xx.pbem.games import offer_name, offer_rule, offer_why
 
-    c = offer["company"]
+    c = offer_name(offer)  # a train by its type, as every other mail of the offer names it (s13 F8: '4-0')
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     if offer.get("kind") == "train":
-        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you ${offer['price']} for train {c} of your "
+        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you ${offer['price']} for the {c} train of your "
                 f"company {offer['seller']} ({rule}: a train changes hands between companies at a price both agree).")
     else:
         what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you ${offer['price']} for your private {c} "
@@ -917,7 +917,7 @@ def _offer_note_owner(offer: dict, game_row=None) -> str:
 def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> str:
     """The offer as a player who neither made it nor answers it reads it: who offered what to whom,
     and who is to act now (issue 29, part B: they were told "Your moves after the offer")."""
-    from pbm.e18xx.pbem.games import offer_rule, offer_thing
+    from pbm.e18xx.pbem.games import offer_name, offer_rule, offer_thing
 
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     whom = (f"{offer['owner']} (president of {offer['seller']})" if offer.get("kind") == "train"
@@ -928,8 +928,8 @@ def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> st
     rest = offer.get("rest") or []
     then = (f" {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are made only if "
             f"{offer['owner']} accepts." if rest and not offer.get("ends_turn") else "")
-    return (f"{made} Nothing has changed hands yet: {offer['owner']} is to answer ('accept {offer['company']}' "
-            f"or 'decline {offer['company']}') and {offer['buyer_name']} waits for that answer; nothing is asked "
+    return (f"{made} Nothing has changed hands yet: {offer['owner']} is to answer ('accept {offer_name(offer)}' "
+            f"or 'decline {offer_name(offer)}') and {offer['buyer_name']} waits for that answer; nothing is asked "
             f"of you.{then}")
 
 
