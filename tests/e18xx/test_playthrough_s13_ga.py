@@ -119,6 +119,19 @@ def test_a_train_offer_is_answered_in_the_same_words_in_every_mail():
     assert "4-0" not in owner + others + _offer_note(offer)
 
 
+def test_a_station_written_as_the_citys_name_then_its_id():
+    """GA, OR 5.1 (mail #104, a player's slip, class (a)): 'place a station in Atlanta D4-2' was
+    refused "unknown city 'Atlanta D4-2'"; the hex (or id) then the name was read since s12v F1,
+    the name then the id was not. Both are read; a name that is not the hex's is refused."""
+    g = game(177)
+    assert g.current_entity() == "GA"
+    made, _ = mail(g, "lay 9 D6 1\nplace a station in Atlanta D4-2\nrun auto\npay out")
+    assert made[:2] == ["lay 9 D6 1", "token Atlanta D4-2"]
+    assert g.state.map.tokens[("D4", 2)][0] == "GA"
+    from .helpers import intent_refusal
+    assert "D4-2 is Atlanta, not Macon" in intent_refusal(game(177), "lay 9 D6 1\ntoken Macon D4-2\nrun auto")
+
+
 def _seat(number: int, name: str):
     from pbm.e18xx.pbem.mailplay import PlainSeat
 
