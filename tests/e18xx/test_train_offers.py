@@ -129,7 +129,8 @@ def test_a_train_of_another_presidents_company_is_an_offer_until_accepted(rr):
     if pres != owner:
         line, inbound = send(ga, SEAT[pres], f"accept {kind}", game="rr-1")
         assert "rejected" in line and f"waits for {owner}'s answer, not yours" in answer(cli, inbound)[1]
-    # the seller's president accepts: one BuyTrain, naming the seller, at the agreed price
+    # the seller's president accepts: one BuyTrain, naming the seller, at the agreed price; the offer
+    # ended the buyer's mail, so his turn ends with the sale (the passes after it; play-through s13 F5)
     line, inbound = send(ga, SEAT[owner], f"accept {kind}", game="rr-1")
     assert "accepted" in line, line
     game, n2 = _state(cli)

@@ -510,13 +510,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, (A.BuyShares, A.BuyCompany))
                                             else "")
                 rest: list[str] = []
-                implied_done = False
-                if owner and i == len(parsed) and isinstance(moves, str):
-                    # the offer is the mail's last line: the end of the mail ends the turn once the
-                    # sale is agreed, as if 'done' (play-through s13 mail #162: after 'accept 6' ABC's
-                    # turn waited for Ann's 'done')
-                    rest, implied_done = ["done"], True
-                elif owner and i != len(parsed) and isinstance(moves, str):
+                ends = kept = False  # the offer ended the mail (its end ends the turn after the sale), or 'more' did
+                if owner and i != len(parsed) and isinstance(moves, str):
                     # the moves after the offer wait for the owner's answer and are made after the sale
                     # when he accepts (play-through s10b finding 6: 'buy private NDY 120 / done' ends
                     # the turn with the sale); one offer a mail
@@ -527,7 +522,12 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                                         "once this sale is answered")
                     rest = [_fmt(m) for m in parsed[i:]]  # with its 'more': the implied 'done' goes with them
                     if all(isinstance(m, More) for m in parsed[i:]):
-                        rest = []  # 'offer / more': the turn is open after the sale anyway
+                        rest, kept = [], True  # 'offer / more': the turn is open after the sale anyway
+                elif owner and writer is not None:
+                    # the offer is the mail's last line: the end of the mail ends the turn once the sale
+                    # is agreed, as any mail does (as if 'done'; play-through s13 F5: CoG's turn wanted a
+                    # second mail, 'done', after Ann accepted)
+                    rest, ends = ["done"], True
                 elif owner and i != len(parsed):
                     what = f"{mv.seller}'s train" if isinstance(mv, A.BuyTrain) else f"{owner}'s private"
                     why = "at an agreed price" if isinstance(mv, A.BuyTrain) else \
@@ -567,8 +567,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                          "owner": owner, "owner_seat": number_of.get(owner), "at": stored + len(charged)}
                 if rest:
                     offer["rest"] = rest
-                if implied_done:
-                    offer["implied_done"] = True
+                if ends or kept:
+                    offer["ends_turn" if ends else "kept_open"] = True
                 break
             if owner:
                 assert isinstance(mv, A.BuyCompany)
@@ -579,8 +579,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     offer["between_players"] = True
                 if rest:
                     offer["rest"] = rest
-                if implied_done:
-                    offer["implied_done"] = True
+                if ends or kept:
+                    offer["ends_turn" if ends else "kept_open"] = True
                 break
             n_actions += 1
             charged.append((name, mv, via))
@@ -831,9 +831,9 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
         # nobody's, even when the next company to act has the same president (s12v finding 1)
         if rest and g_now is not None and (g_now.finished or g_now.current_entity() != offer["entity"]
                                            or g_now.controller(g_now.current_entity()) != offer["buyer_name"]):
-            if not offer.get("implied_done"):  # the end of the mail: nothing was written after the offer
-                out.notes = [f"{offer['buyer_name']}'s turn ended with the sale; the moves written after the offer "
-                             f"({' / '.join(rest)}) were not made"]
+            out.notes = [] if offer.get("ends_turn") else [
+                f"{offer['buyer_name']}'s turn ended with the sale; the moves written after the offer "
+                f"({' / '.join(rest)}) were not made"]
             rest = []
         if rest:  # the buyer's moves written after the offer (s10b finding 6): made now, as his mail
             more = apply(session, game_row, int(offer["buyer"]), "\n".join(rest), now=now)
@@ -841,18 +841,18 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
             if more.accepted and more.offer is None:
                 out.applied += more.applied
                 out.game, out.replayed = more.game, more.replayed
-                said = (f"{offer['buyer_name']}'s mail ended with the offer, so the turn ends with the sale "
-                        "(as if 'done')" if offer.get("implied_done") else
-                        f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: "
-                        f"{written}")
-                out.notes = [said] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
+                made = (f"{offer['buyer_name']}'s turn ended with the sale: the mail ended with the offer (as if "
+                        "'done')" if offer.get("ends_turn") else
+                        f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: {written}")
+                out.notes = [made] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
             else:
                 if more.offer is not None:
                     set_offer(game_row, None)
                 why = more.error or "it makes another offer"
                 now_g = out.game
                 who = now_g.controller(now_g.current_entity()) if now_g is not None and not now_g.finished else ""
-                out.notes = [f"{offer['buyer_name']}'s moves after the offer ({written}) were NOT made: {why}"
+                out.notes = [(f"{offer['buyer_name']}'s turn goes on after the sale: {why}" if offer.get("ends_turn") else
+                              f"{offer['buyer_name']}'s moves after the offer ({written}) were NOT made: {why}")
                              + (f"; {offer['buyer_name']} is still to act" if who == offer["buyer_name"] else "")]
             session.flush()
     return out, offer

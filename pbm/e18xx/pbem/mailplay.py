@@ -322,7 +322,8 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
             held.append(f"{corp} {pct}%")
     cash = s.cash.get(f"P:{name}", 0)
     try:  # the cash a standing bid holds (3.1(b)): "$600 ($130 of it set aside for bids)" (play-through s12)
-        aside = int(game.committed(name) or 0) if getattr(s.round, "bids", None) else 0
+        from pbm.e18xx.render.public import bids_held
+        aside = bids_held(game, name) if getattr(s.round, "bids", None) else 0
     except Exception:  # noqa: BLE001 - a title without bids held
         aside = 0
     money = game.title.money
@@ -539,7 +540,9 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         if not addrs:
             continue
         turn = p.name in acting and not rep.game.finished
-        if not is_mover and not wants_mail(game_row, p.number, their_turn=turn, finished=rep.game.finished):
+        proxied = [] if rep.game.finished else _proxied_turns(game_row, seats, acting, p.number)
+        if not is_mover and not wants_mail(game_row, p.number, their_turn=turn or bool(proxied),
+                                           finished=rep.game.finished):
             continue  # this player chose turn-only mail or the daily digest
         if rep.game.finished:
             subject = f"[{one_line(game_row.name, 40)}] Game over"
@@ -560,6 +563,11 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
                 head += [x, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
+        for q in proxied:  # the proxy of an absent seat that is to act is told so, and how (play-through s13 F4)
+            head += [f"YOU ARE {q.name.upper()}'S PROXY: {q.name} (player {q.number}) is away and named you to move "
+                     f"for them, and it is {q.name}'s turn ({who_acts(rep.game)}). To move for {q.name}, reply "
+                     f"with your own GAME, PLAYER and SECRET lines, then the line FOR: {q.number}, then the moves.",
+                     ""]
         seat = PlainSeat(p.number, p.name)  # read once per row of the log below: not through the ORM
         short = summary_lines(rep.game, rows, seat, turn=turn, orders=_orders_of(game_row, p.name))
         events = mail_block(game_row, rep.game, rows, seat, {q.number: q.name for q in seats})  # issue 29 item 2
@@ -588,6 +596,34 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         queued += 1
     outbox.queue_many(session, mails, game=game_row)  # in this order, written together
     return queued
+
+
+def _tell_proxy(session: Session, game_row, sender: str, player) -> None:
+    """The seat an AWAY line names as proxy is mailed that it may move for the absent seat, and how
+    (play-through s13 F4: the proxy was never told); once per absence."""
+    rng = ((game_row.state or {}).get("away") or {}).get(str(player.number)) or []
+    if len(rng) < 3:
+        return
+    seat = next((p for p in players(session, game_row) if p.number == int(rng[2])), None)
+    addr = clean_address(seat.email or "") if seat is not None else ""
+    if not addr:
+        return
+    text = (f"{player.name} (player {player.number}) is away from {rng[0]} to {rng[1]} and named you their proxy: "
+            f"while they are away you may move for them. To do so, reply with your own GAME, PLAYER and SECRET "
+            f"lines, then the line\n\n  FOR: {player.number}\n\nthen the moves. You are told when it is their turn.")
+    body = "\n".join([text, ""] + _seat_lines(seat.number, game_row)) + "\n"
+    msg = make_message(sender, [addr], f"[{one_line(game_row.name, 40)}] You are {player.name}'s proxy", body)
+    outbox.queue(session, f"proxy:{game_row.id}:{player.number}:{rng[0]}:{rng[1]}:{rng[2]}", "18xx", [addr], msg,
+                 game=game_row)
+
+
+def _proxied_turns(game_row, seats, acting: set, seat: int) -> list:
+    """The seats that are to act, away today, and named ``seat`` their proxy (AWAY: ... proxy N)."""
+    from pbm.e18xx.pbem.pacing import proxy_of
+
+    if not (game_row.state or {}).get("away"):
+        return []
+    return [q for q in seats if q.name in acting and q.number != seat and proxy_of(game_row, q.number) == seat]
 
 
 # ----------------------------------------------------------------- handling a mail
@@ -680,6 +716,8 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                                                   _pdf(game, player, c.mail),
                                                   _auto(game, player, c.mail), _autorun(game, player, c.mail))
                                  if x)
+    if c.mail.away.strip() and not via:
+        _tell_proxy(session, game, ctx.sender, player)  # the proxy named hears of it at once (s13 F4)
     if away_note and not c.mail.moves.strip():
         _finish(row, "accepted", "", sheet_in=c.mail.where)
         from pbm.e18xx.pbem.computer import play_due
@@ -837,13 +875,17 @@ def par_example(title: str) -> str:
 def _offer_note(offer: dict, game_row=None) -> str:
     note = _offer_note_only(offer, game_row)
     rest = offer.get("rest") or []
-    if offer.get("implied_done"):  # the offer ended the mail: so does the turn, once agreed (s13 mail #162)
-        note += (f" Your mail ends with the offer, so your turn ends with the sale when {offer['owner']} accepts "
-                 "(as if 'done'); if the offer is declined, you are still to act.")
+    if offer.get("ends_turn"):  # the offer ended the mail: the sale ends the turn (play-through s13 F5)
+        note += (f" Your mail ended with the offer, so your turn ends with the sale when {offer['owner']} accepts "
+                 "(as if 'done'; end a mail with 'more' to keep the turn open after a sale); if the offer is "
+                 "declined, you are still to act.")
     elif rest:  # the moves written after the offer wait for the answer (play-through s10b finding 6)
         note += (f" Your moves after the offer ({' / '.join(rest)}) wait for that answer: they are made "
                  f"right after the sale when {offer['owner']} accepts, and not at all if the offer is declined "
                  "(you are then still to act).")
+    elif offer.get("kept_open"):
+        note += (" Your mail ended with 'more': the turn stays open after the sale, and you write the rest of "
+                 "it after the answer.")
     else:
         note += (" Moves written after an offer in the same mail are made as soon as the sale is agreed (the "
                  "turn then ends with them, as if 'done', unless the mail's last line is 'more'); without them "
@@ -856,17 +898,17 @@ def _offer_note_owner(offer: dict, game_row=None) -> str:
     under which rule, and the lines to reply (issue 29, part B; his own "Offer for ..." mail says it too)."""
     from pbm.e18xx.pbem.games import offer_name, offer_rule, offer_why
 
-    c = offer_name(offer)  # a train by its type, as the buyer wrote it ('accept 4', never the id '4-0')
+    c = offer_name(offer)  # a train by its type, as every other mail of the offer names it (s13 F8: '4-0')
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     if offer.get("kind") == "train":
-        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for train {c} of your "
+        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for the {c} train of your "
                 f"company {offer['seller']} ({rule}: a train changes hands between companies at a price both agree).")
     else:
         what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for your private {c} "
                 f"({rule}: {offer_why(offer)}).")
     rest = offer.get("rest") or []
     then = (f" If you accept, {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are "
-            "made right after the sale." if rest else "")
+            "made right after the sale." if rest and not offer.get("ends_turn") else "")
     return (f"{what} The game waits for your answer. To sell, reply with the line\n\n  accept {c}\n\n"
             f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
             f"anything else happens in the game first.{then}")
@@ -885,7 +927,7 @@ def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> st
         return made
     rest = offer.get("rest") or []
     then = (f" {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are made only if "
-            f"{offer['owner']} accepts." if rest else "")
+            f"{offer['owner']} accepts." if rest and not offer.get("ends_turn") else "")
     return (f"{made} Nothing has changed hands yet: {offer['owner']} is to answer ('accept {offer_name(offer)}' "
             f"or 'decline {offer_name(offer)}') and {offer['buyer_name']} waits for that answer; nothing is asked "
             f"of you.{then}")

@@ -728,6 +728,46 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["lay", *keep]
 
 
+_HEX_ONLY = re.compile(r"^[A-Za-z]{1,2}\d{1,3}$")
+
+
+def _hyphen_stops(word: str) -> list[str] | None:
+    """'F6-E7' -> ['F6', 'E7'], 'F6-D4-1-C3;' -> ['F6', 'D4-1', 'C3;']: a route's hexes joined by
+    hyphens in one word; a digit after a hex is its city ('D4-1', as the mails write it). None when
+    the word is one stop ('D4-1', 'L5-0'), a train ('2-2') or anything but hexes."""
+    core = word.rstrip(",;")
+    tail = word[len(core):]
+    parts = re.split("[-\u2013\u2014]", core)
+    if len(parts) < 2:
+        return None
+    stops: list[str] = []
+    for p in parts:
+        if p.isdigit() and len(p) == 1 and stops and _HEX_ONLY.match(stops[-1]):
+            stops[-1] += f"-{p}"
+        elif _HEX_ONLY.match(p):
+            stops.append(p)
+        else:
+            return None
+    if len(stops) < 2:
+        return None
+    stops[-1] += tail
+    return stops
+
+
+def _route_hyphens(toks: list[str], low: list[str]) -> list[str] | None:
+    """'run 2 F6-E7' -> 'run 2 F6 E7': the stops of a route joined by hyphens, as a route is drawn
+    'Macon-Milledgeville' (play-through s13 F3: "each route is a train then at least two stops")."""
+    if low[0] != "run" or not any("-" in t or "\u2013" in t or "\u2014" in t for t in toks[1:]):
+        return None
+    out = [toks[0]]
+    split = False
+    for t in toks[1:]:
+        stops = _hyphen_stops(t)
+        split = split or stops is not None
+        out += stops or [t]
+    return out if split else None
+
+
 def _token_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'token in Rome', 'token at G4'."""
     if low[0] == "token" and len(low) >= 3 and low[1] in ("in", "at", "on"):
@@ -767,6 +807,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "s12 #53)", _private_words),
     ("lay tile 6 in G6 rotation 5", "lay 6 G6 5", "a tile lay in many words (s12)", _lay_words),
     ("token in Rome", "token Rome", "a station in a place (s12)", _token_words),
+    ("run 2 F6-E7", "run 2 F6 E7", "a route's hexes joined by hyphens, 'D4-1' still a city of D4 (18GA s13 "
+     "F3)", _route_hyphens),
     ("buy L&N's 4 train for 250", "buy train 4 for 250 from L&N", "another company's train, as the players write "
      "it (18AL s12 #90)", _buy_train_words),
     ("buy the 3 train from the Open Market", "buy train 3 from market", "18GA 4.2.5(a): trains in the "

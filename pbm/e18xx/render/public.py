@@ -88,21 +88,45 @@ def _owner(g: "Game", owner: str | None) -> str:
     return owner[2:] if owner[:2] in ("P:", "C:") else owner
 
 
+def live_auction(g: "Game") -> str | None:
+    """The private being auctioned now among its bidders (18AL/18GA 3.1.1), or None."""
+    r = g.state.round
+    return r.auctioning if r.auctioning and r.high is not None and r.auction_seq else None
+
+
+def bids_held(g: "Game", player: str) -> int:
+    """The cash ``player``'s bids hold now: his standing bids (3.1(b)), and in the auction under way
+    his bid if it is the high one - not his standing bid on that private, which the auction's bids
+    replaced (play-through s13 F1: the state showed it, and the wrong high bid)."""
+    live = live_auction(g)
+    if live is None:
+        return int(g.committed(player) or 0)
+    r = g.state.round
+    others = sum(b.price for sym, bs in (r.bids or {}).items() if sym != live for b in bs if b.player == player)
+    return others + (r.high.price if r.high.player == player else 0)
+
+
 def auction_lines(g: "Game") -> list[str]:
-    """Standing bids with the cash set aside for them, and a Dutch sale's prices now."""
+    """Standing bids with the cash set aside for them, the auction under way, and a Dutch sale's
+    prices now."""
     s = g.state
     m = g.title.money
     out: list[str] = []
     r = s.round
-    bids = {sym: bs for sym, bs in (r.bids or {}).items() if bs}
-    if bids:
+    live = live_auction(g)
+    if live is not None:
+        out.append(f"Auction of {live} now, between its bidders ({', '.join(r.auction_seq)}): the high bid is "
+                   f"{r.high.player}'s {m(r.high.price)}; {r.auction_seq[r.auction_turn]} bids more or passes")
+    bids = {sym: bs for sym, bs in (r.bids or {}).items() if bs and sym != live}
+    if bids or live is not None:
         parts = []
         for sym, bs in sorted(bids.items()):
             top = max(bs, key=lambda b: b.price)
             parts.append(f"{sym}: " + ", ".join(f"{b.player} {m(b.price)}" + (" (high)" if b is top and len(bs) > 1 else "")
                                                 for b in sorted(bs, key=lambda b: b.price)))
-        out.append("Standing bids: " + "; ".join(parts))
-        held = [(p.name, g.committed(p.name)) for p in s.players]
+        if parts:
+            out.append("Standing bids: " + "; ".join(parts))
+        held = [(p.name, bids_held(g, p.name)) for p in s.players]
         held = [(n, c) for n, c in held if c]
         if held:
             out.append("Cash set aside for bids: " + ", ".join(f"{n} {m(c)} (free {m(s.cash[f'P:{n}'] - c)})"

@@ -484,6 +484,13 @@ class TrackMixin:
             if place.lower() != named.lower():
                 raise GameError(f"{words[0].upper()} is {place or 'a hex with no name'}, not {named}")
             return keys
+        if len(words) > 1 and words[-1][:1].isalpha() and words[-1][-1:].isdigit() and words[0][:1].isalpha():
+            # 'token Atlanta D4-2': the city's name, then its hex or city id (play-through s13 F7)
+            keys = self._city_ref(words[-1].upper())
+            named, place = " ".join(words[:-1]), self.title.data.get("location_names", {}).get(keys[0][0], "")
+            if place.lower() != named.lower():
+                raise GameError(f"{words[-1].upper()} is {place or 'a hex with no name'}, not {named}")
+            return keys
         head, _, idx = ref.rpartition("-")
         if idx.isdigit():
             if head in m.tile_hex:
