@@ -113,7 +113,7 @@ def test_an_offer_at_the_end_of_a_mail_ends_the_turn_once_agreed(tmp_path):
         row = s.scalar(select(Game).where(Game.name == "aus-v"))
         out = apply(s, row, 2, "lay 15 H9 1\nrun 3 G10-0 H11 H9\npayout\nbuy the 3 train from SAR for 200\n")
         assert out.accepted and out.offer is not None, out.error
-        assert out.offer.get("rest") == ["done"]
+        assert out.offer.get("rest") == ["done"] and out.offer.get("ends_mail")
         out, _ = answer_offer(s, row, 4, "accept 3-0")
         assert out.accepted
         assert out.game.current_entity() == "NSW"

@@ -505,6 +505,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, (A.BuyShares, A.BuyCompany))
                                             else "")
                 rest: list[str] = []
+                ends_mail = False
                 if owner and i != len(parsed) and isinstance(moves, str):
                     # the moves after the offer wait for the owner's answer and are made after the sale
                     # when he accepts (play-through s10b finding 6: 'buy private NDY 120 / done' ends
@@ -517,6 +518,14 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     rest = [_fmt(m) for m in parsed[i:]]  # with its 'more': the implied 'done' goes with them
                     if all(isinstance(m, More) for m in parsed[i:]):
                         rest = []  # 'offer / more': the turn is open after the sale anyway
+                elif owner and isinstance(moves, str) and writer is not None and isinstance(mv, A.BuyTrain) \
+                        and game.title.data.get("train_trade_ends_turn"):
+                    # the offer is the mail's last move, and the end of a mail ends the turn: once the
+                    # sale is agreed the company's turn ends with it, as if 'done' (1848 8.3.4: a train
+                    # from another company changes hands "at the end of the purchasing company's turn";
+                    # play-through s13 F7: Bob needed a third mail only to end VR's turn)
+                    rest = ["done"]
+                    ends_mail = True
                 elif owner and i != len(parsed):
                     what = f"{mv.seller}'s train" if isinstance(mv, A.BuyTrain) else f"{owner}'s private"
                     why = "at an agreed price" if isinstance(mv, A.BuyTrain) else \
@@ -556,6 +565,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                          "owner": owner, "owner_seat": number_of.get(owner), "at": stored + len(charged)}
                 if rest:
                     offer["rest"] = rest
+                if ends_mail:
+                    offer["ends_mail"] = True
                 break
             if owner:
                 assert isinstance(mv, A.BuyCompany)
@@ -825,8 +836,10 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
             if more.accepted and more.offer is None:
                 out.applied += more.applied
                 out.game, out.replayed = more.game, more.replayed
-                out.notes = [f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: "
-                             f"{written}"] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
+                head = (f"{offer['entity']}'s turn ends with the sale: the offer was the last line of "
+                        f"{offer['buyer_name']}'s mail (as if 'done')" if offer.get("ends_mail") else
+                        f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: {written}")
+                out.notes = [head] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
             else:
                 if more.offer is not None:
                     set_offer(game_row, None)

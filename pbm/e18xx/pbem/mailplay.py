@@ -837,7 +837,11 @@ def par_example(title: str) -> str:
 def _offer_note(offer: dict, game_row=None) -> str:
     note = _offer_note_only(offer, game_row)
     rest = offer.get("rest") or []
-    if rest:  # the moves written after the offer wait for the answer (play-through s10b finding 6)
+    if offer.get("ends_mail"):  # the offer ended the mail: the turn ends with the sale (play-through s13 F7)
+        note += (f" Your mail ends with the offer, so {offer['entity']}'s turn ends with the sale when "
+                 f"{offer['owner']} accepts (as if 'done'; a mail whose last line is 'more' keeps the turn "
+                 "open); if the offer is declined you are still to act.")
+    elif rest:  # the moves written after the offer wait for the answer (play-through s10b finding 6)
         note += (f" Your moves after the offer ({' / '.join(rest)}) wait for that answer: they are made "
                  f"right after the sale when {offer['owner']} accepts, and not at all if the offer is declined "
                  "(you are then still to act).")
@@ -856,14 +860,16 @@ def _offer_note_owner(offer: dict, game_row=None) -> str:
     c = offer["company"]
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     if offer.get("kind") == "train":
-        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you ${offer['price']} for train {c} of your "
+        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for train {c} of your "
                 f"company {offer['seller']} ({rule}: a train changes hands between companies at a price both agree).")
     else:
-        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you ${offer['price']} for your private {c} "
+        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for your private {c} "
                 f"({rule}: {offer_why(offer)}).")
     rest = offer.get("rest") or []
     then = (f" If you accept, {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are "
             "made right after the sale." if rest else "")
+    if offer.get("ends_mail"):
+        then = f" If you accept, {offer['entity']}'s turn ends with the sale."
     return (f"{what} The game waits for your answer. To sell, reply with the line\n\n  accept {c}\n\n"
             f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
             f"anything else happens in the game first.{then}")
@@ -877,15 +883,25 @@ def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> st
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     whom = (f"{offer['owner']} (president of {offer['seller']})" if offer.get("kind") == "train"
             else str(offer["owner"]))
-    made = f"OFFER: {_buyer(offer)} offered {whom} ${offer['price']} for {offer_thing(offer)} ({rule})."
+    made = f"OFFER: {_buyer(offer)} offered {whom} {_price(offer, game_row)} for {offer_thing(offer)} ({rule})."
     if answered:
         return made
     rest = offer.get("rest") or []
     then = (f" {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are made only if "
             f"{offer['owner']} accepts." if rest else "")
+    if offer.get("ends_mail"):
+        then = f" If {offer['owner']} accepts, {offer['entity']}'s turn ends with the sale."
     return (f"{made} Nothing has changed hands yet: {offer['owner']} is to answer ('accept {offer['company']}' "
             f"or 'decline {offer['company']}') and {offer['buyer_name']} waits for that answer; nothing is asked "
             f"of you.{then}")
+
+
+def _price(offer: dict, game_row=None) -> str:
+    """An offer's price in the title's money: 1848's pounds, 18GA's dollars (play-through s13 F8:
+    "VR offers Di $200" in a game whose every amount is in £)."""
+    if game_row is not None:
+        return load_title(game_row.title).money(int(offer["price"]))
+    return f"${offer['price']}"
 
 
 def _buyer(offer: dict) -> str:
@@ -900,12 +916,12 @@ def _offer_note_only(offer: dict, game_row=None) -> str:
 
     if offer.get("kind") == "train":
         rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
-        return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
+        return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} {_price(offer, game_row)} for "
                 f"{offer_thing(offer)}. A train changes hands between companies of different presidents only at "
                 f"a price both agree ({rule}); it happens when {offer['owner']} answers 'accept "
                 f"{offer_name(offer)}' and is withdrawn by 'decline {offer_name(offer)}' or by any other move.")
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
-    return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} ${offer['price']} for "
+    return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} {_price(offer, game_row)} for "
             f"{offer['company']}. {offer_why(offer).capitalize()} ({rule}); "
             f"it happens when {offer['owner']} answers 'accept {offer['company']}' "
             f"and is withdrawn by 'decline {offer['company']}' or by any other move.")
@@ -918,9 +934,9 @@ def _answer_note(offer: dict | None, sold: bool, game_row=None) -> str:
         return ""
     if sold:
         return (f"SALE AGREED: {offer['owner']} accepted {offer['entity']}'s offer: {offer_thing(offer)} "
-                f"for ${offer['price']}" + (f" ({offer_rule(load_title(game_row.title), offer)})."
+                f"for {_price(offer, game_row)}" + (f" ({offer_rule(load_title(game_row.title), offer)})."
                                             if offer.get("kind") != "train" and game_row is not None else "."))
-    return (f"OFFER DECLINED: {offer['owner']} declined {offer['entity']}'s offer of ${offer['price']} for "
+    return (f"OFFER DECLINED: {offer['owner']} declined {offer['entity']}'s offer of {_price(offer, game_row)} for "
             f"{offer_thing(offer)}; {offer['buyer_name']} is still to act.")
 
 
@@ -943,25 +959,25 @@ def _tell_owner(session: Session, game_row, sender: str, offer: dict) -> None:
 
         c = offer_name(offer)  # the train by its type (issue 29 leftovers)
         rule = offer_rule(load_title(game_row.title), offer)
-        text = (f"{offer['entity']} offers ${offer['price']} for the {c} train of your company {offer['seller']} "
+        text = (f"{offer['entity']} offers {_price(offer, game_row)} for the {c} train of your company {offer['seller']} "
                 f"({rule}: a train changes hands between companies at a price both agree).\n\n"
                 f"To sell, reply with the line:\n\n  accept {c}\n\nTo refuse:\n\n  decline {c}\n\n"
                 "Nothing changes hands until you accept; the offer lapses if anything else happens in the "
                 "game first.")
         _offer_mail(session, game_row, sender, offer, offer.get("owner_seat"),
                     f"offer:{game_row.id}:{offer['at']}:{offer['company']}:{offer['buyer']}:{offer['price']}",
-                    f"Offer for {offer['seller']}'s {c} train: ${offer['price']} from {offer['entity']}", text)
+                    f"Offer for {offer['seller']}'s {c} train: {_price(offer, game_row)} from {offer['entity']}", text)
         return
     from pbm.e18xx.pbem.games import offer_rule, offer_why
 
-    text = (f"{offer['entity']} offers you ${offer['price']} for your private {c} "
+    text = (f"{offer['entity']} offers you {_price(offer, game_row)} for your private {c} "
             f"({offer_rule(load_title(game_row.title), offer)}: {offer_why(offer)}).\n\n"
             f"To sell, reply with the line:\n\n  accept {c}\n\n"
             f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
             "anything else happens in the game first.")
     _offer_mail(session, game_row, sender, offer, offer.get("owner_seat"),
                 f"offer:{game_row.id}:{offer['at']}:{c}:{offer['buyer']}:{offer['price']}",
-                f"Offer for your {c}: ${offer['price']} from {offer['entity']}", text)
+                f"Offer for your {c}: {_price(offer, game_row)} from {offer['entity']}", text)
 
 
 def _tell_buyer(session: Session, game_row, sender: str, offer: dict | None) -> None:
@@ -971,7 +987,7 @@ def _tell_buyer(session: Session, game_row, sender: str, offer: dict | None) -> 
         return
     _offer_mail(session, game_row, sender, offer, offer.get("buyer"),
                 f"offer-declined:{game_row.id}:{offer['at']}:{offer['company']}:{offer['price']}",
-                f"Offer declined: {offer_thing(offer)}", _answer_note(offer, False)
+                f"Offer declined: {offer_thing(offer)}", _answer_note(offer, False, game_row)
                 + "\n\nMake another move (or another offer).")
 
 
