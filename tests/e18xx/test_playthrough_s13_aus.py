@@ -132,3 +132,15 @@ def test_an_offer_names_the_titles_money():
              mailplay._answer_note(offer, False, row)]
     for text in texts:
         assert "£200" in text and "$" not in text, text
+
+
+def test_a_bank_of_england_share_is_listed_from_its_charter():
+    """Stock round 2 (finding F9, mail #41's list): "buy BOE market   # 10% share for £70 from the
+    Bank Pool", while the state says "BOE ... on its charter 100%" and 12.4.2 returns its
+    certificates "to the Bank of England charter - not to the Bank Pool" (the event said so)."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.movelist import say
+
+    g = game(45)
+    line = next(say(g, a) for a in g.legal_actions() if isinstance(a, A.BuyShares) and a.shares == ("BOE_0",))
+    assert line.endswith("from the Bank of England charter"), line
