@@ -144,3 +144,13 @@ def test_a_bank_of_england_share_is_listed_from_its_charter():
     g = game(45)
     line = next(say(g, a) for a in g.legal_actions() if isinstance(a, A.BuyShares) and a.shares == ("BOE_0",))
     assert line.endswith("from the Bank of England charter"), line
+
+
+def test_what_happened_names_a_plus_train_as_bought():
+    """VR, OR 2.1 (finding F10, mail #49's receipt): "What happened: #64 Bob: run 2 H11 G10-0; 2
+    H11 H9" for VR's 2+ and 2 trains, while the event said "VR's 2+ train runs ..." and the next
+    mails' last moves "run 2+ H11 G10-0; 2 H11 H9"."""
+    from pbm.e18xx.pbem.mailplay import happened_words
+
+    g = game(64)
+    assert happened_words(g, g.actions[-1]) == "run 2+ H11 G10-0; 2 H11 H9"
