@@ -154,3 +154,15 @@ def test_what_happened_names_a_plus_train_as_bought():
 
     g = game(64)
     assert happened_words(g, g.actions[-1]) == "run 2+ H11 G10-0; 2 H11 H9"
+
+
+def test_the_turn_outline_names_the_owner_of_another_companys_train():
+    """QR, OR 3.1 (finding F11, mail #90's list): "This turn: ... buy trains (2E for £200; 3 for
+    £200; 4 for £300; 5 for £330)" - other companies' trains as if the bank's, with no owner, and a
+    price (£330) that is neither WA's 5's face value nor a rule's. They name their owner and the
+    price 8.3.4 sets: face value from another president's company, £1 or more from one's own."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    line = turn_outline(game(175))[0]
+    assert "3 from SAR for £200" in line and "5 from WA for £1 or more" in line, line
+    assert "£330" not in line and line.count("buy trains") == 1

@@ -1052,16 +1052,35 @@ def turn_outline(game: "Game") -> list[str]:
                     parts.append("pay out or withhold")
                     act = next((a for a in mine if isinstance(a, A.Dividend) and a.kind == "payout"), None)
             elif step.name == "buy_train":
-                bank = [a for a in mine if isinstance(a, A.BuyTrain) and a.seller is None]
+                def seller_of(a: A.BuyTrain) -> str | None:
+                    tr = g.state.trains.get(a.train)
+                    held = tr.owner[2:] if tr is not None and tr.owner.startswith("C:") else None
+                    return a.seller or (held if held != corp else None)
+
+                buys = [a for a in mine if isinstance(a, A.BuyTrain)]
+                bank = [a for a in buys if seller_of(a) is None]
                 if bank and any(x.startswith("buy trains") for x in parts):
                     pass  # one train in the example (the phase may allow one a turn)
                 elif bank:
                     said = [f"{g.state.trains[a.train].name}{f' as {a.variant}' if a.variant else ''} for "
                             f"{money(a.price)}" if a.train in g.state.trains
                             and a.price is not None else say(g, a).split("#")[0].strip() for a in bank]
+                    # another company's train names its owner and its price: the face value between
+                    # different presidents, any price between one president's companies (1848 8.3.4;
+                    # play-through s13 F11: "3 for £200; 5 for £330", neither owner said)
+                    for a in buys:
+                        seller = seller_of(a)
+                        tr = g.state.trains.get(a.train)
+                        if seller is None or tr is None:
+                            continue
+                        price = ""
+                        if g.title.data.get("trades_at_face_value"):
+                            same = g.president(seller) == g.president(corp)
+                            price = f" for {money(1)} or more" if same else f" for {money(tr.price)}"
+                        said.append(f"{g.train_label(a.train)} from {seller}{price}")
                     parts.append("buy trains (" + "; ".join(dict.fromkeys(said)) + ")")
                     act = bank[0]
-                elif any(isinstance(a, A.BuyTrain) for a in mine):
+                elif buys and not any(x.startswith("buy trains") for x in parts):
                     parts.append("buy trains (from other companies)")
             elif step.name == "buy_company" and any(isinstance(a, A.BuyCompany) for a in mine):
                 parts.append("buy a private")
