@@ -132,6 +132,9 @@ def test_an_offer_names_the_titles_money():
              mailplay._answer_note(offer, False, row)]
     for text in texts:
         assert "£200" in text and "$" not in text, text
+    # the owner's state mail names the train by its type, as the buyer's and the owner's own mail do
+    # (finding F12: "offers you $200 for train 3-0 of your company SAR ... accept 3-0")
+    assert "accept 3\n" in texts[1] and "3-0" not in texts[1]
 
 
 def test_a_bank_of_england_share_is_listed_from_its_charter():

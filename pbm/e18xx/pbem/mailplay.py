@@ -867,9 +867,9 @@ def _offer_note(offer: dict, game_row=None) -> str:
 def _offer_note_owner(offer: dict, game_row=None) -> str:
     """The offer as the one who must answer it reads it in the state mail: what is offered to him,
     under which rule, and the lines to reply (issue 29, part B; his own "Offer for ..." mail says it too)."""
-    from pbm.e18xx.pbem.games import offer_rule, offer_why
+    from pbm.e18xx.pbem.games import offer_name, offer_rule, offer_why
 
-    c = offer["company"]
+    c = offer_name(offer)  # a train by its type, as the buyer's note and the owner's own mail say it (s13 F12)
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     if offer.get("kind") == "train":
         what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for train {c} of your "
