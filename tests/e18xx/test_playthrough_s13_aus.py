@@ -169,3 +169,17 @@ def test_the_turn_outline_names_the_owner_of_another_companys_train():
     line = turn_outline(game(175))[0]
     assert "3 from SAR for £200" in line and "5 from WA for £1 or more" in line, line
     assert "£330" not in line and line.count("buy trains") == 1
+
+
+def test_a_share_refusal_names_where_1848s_shares_lie():
+    """Stock round 1 (finding F1, mail #13's refusal): "say 'ipo' or 'market': 'ipo' for the Initial
+    Offering (or the company's treasury), 'market' for the Open Market (or the pool)" - 18GA's
+    words; 1848's new shares are in the Bank and sold ones in the Bank Pool (5.1.3, 5.1.4)."""
+    import pytest
+
+    from pbm.e18xx.pbem.moves import MoveError, title_examples
+
+    with pytest.raises(MoveError) as err:
+        parse_moves("buy VR at the counter", "Bob")
+    why = title_examples(str(err.value), game(9))
+    assert "'ipo' for the Bank, 'market' for the Bank Pool" in why and "Initial Offering" not in why

@@ -150,6 +150,10 @@ def _fail(lineno: int, line: str, why: str, verb: str | None = None) -> MoveErro
     return MoveError(f"line {lineno}: {line.strip()!r}: {why}{hint}")
 
 
+# where a share is bought from, said without a game (title_examples puts the title's words in)
+_SOURCE_HELP = "'ipo' for the Initial Offering (or the company's treasury), 'market' for the Open Market (or the pool)"
+
+
 def title_examples(text: str, game: "Game") -> str:
     """A refusal's examples in the game's own names: ``bid 45 MRC`` and ``par W&A 90`` are 18GA's
     (play-through s12: an 18AL player was shown a private and a corporation his game has not)."""
@@ -168,6 +172,9 @@ def title_examples(text: str, game: "Game") -> str:
         if par is not None:
             text = text.replace("e.g. par W&A 90", f"e.g. par {corps[0]} {par}")
         text = text.replace("e.g. sell 2 GA", f"e.g. sell 2 {corps[0]}")
+    from pbm.e18xx.render.words import word  # where shares lie in the book's words (1848: the Bank, the
+    # Bank Pool; play-through s13 F1: an 1848 player was told of the Initial Offering and the Open Market)
+    text = text.replace(_SOURCE_HELP, f"'ipo' for the {word(game, 'ipo')}, 'market' for the {word(game, 'pool')}")
     return text
 
 
@@ -316,8 +323,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.BuyShares(entity, corporation=corp, source="")
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
-        raise _fail(lineno, line, "say 'ipo' or 'market': 'ipo' for the Initial Offering (or the company's "
-                    "treasury), 'market' for the Open Market (or the pool); to start a company: par <corporation> <price>", verb)
+        raise _fail(lineno, line, f"say 'ipo' or 'market': {_SOURCE_HELP}; to start a company: par <corporation> "
+                    "<price>", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
