@@ -154,7 +154,6 @@ def test_a_company_not_yet_started_is_not_said_to_convert():
 
 
 # -- met again, fixed centrally (the lead's note: branches h-words and h-ids) ---------------------
-import pytest  # noqa: E402
 
 
 def test_a_sale_said_with_the_word_share():
@@ -165,7 +164,6 @@ def test_a_sale_said_with_the_word_share():
     assert "sell 1 SR" in made
 
 
-@pytest.mark.xfail(reason="open after session 12: the offer and history name a Tredegar train by id (strict: drop the mark once fixed)", strict=True)
 def test_a_train_bought_with_tredegar_is_named_by_its_type():
     """Mail #61: Last moves and the events read "N&W: buy train 3-1 with P2 for $0 ($200 off)" -
     the engine's train id (issue 29 problem 6); the offer mails for company trains said 'accept 4-0'

@@ -183,3 +183,12 @@ def test_a_share_refusal_names_where_1848s_shares_lie():
         parse_moves("buy VR at the counter", "Bob")
     why = title_examples(str(err.value), game(9))
     assert "'ipo' for the Bank, 'market' for the Bank Pool" in why and "Initial Offering" not in why
+
+
+def test_the_ghan_bought_with_its_rebate_is_named_by_its_type():
+    """SAR, OR 4.2 (finding F12, mail #123's events and last moves): "#307 SAR: buy train 2E-0 with
+    P4 for £100 (£100 off)" - the engine's train id (issue 29 problem 6)."""
+    from pbm.e18xx.pbem.moves import action_words
+
+    g = game(307)
+    assert action_words(g, g.actions[306], 307) == ("SAR", "buy train 2E with P4 for £100 (£100 off)")

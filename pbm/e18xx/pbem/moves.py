@@ -1558,7 +1558,7 @@ def _with_discount(game: Any, a: A.BuyTrain) -> str:
         return ""
     price = int(a.price) if a.price is not None else max(0, full - discount_off(ab, full))
     money = game.title.money
-    return (f"buy train {a.train}" + (f" as {a.variant}" if a.variant else "") + f" with {a.entity} for "
+    return (f"buy train {name}" + (f" as {a.variant}" if a.variant else "") + f" with {a.entity} for "
             f"{money(price)} ({money(full - price)} off)")
 
 
