@@ -155,6 +155,7 @@ def test_a_company_not_yet_started_is_not_said_to_convert():
 
 # -- met again, fixed centrally (the lead's note: branches h-words and h-ids) ---------------------
 
+
 def test_a_sale_said_with_the_word_share():
     """Mail #83, OR 6.1: VR (Ann raising money for its train, 4.6.2) wrote 'sell 1 SR share' and was
     refused "need [count] and a corporation"; 'buy 1 SR share' is read, 'sell 1 SR' went through."""

@@ -220,6 +220,16 @@ class TurnWriter:
         # the player's own next turn counts as another's when it is a stock turn, where a run or a
         # dividend means nothing (s12v mail #154: VR's 'payout' "would be Ann's in the stock round");
         # before another company of the same president the move is still refused, saying why
+        if ended is not None and ended.entity in g.state.corporations \
+                and g.state.corporations[ended.entity].receivership and isinstance(written, OR_TYPES):
+            # the company was taken over by the Bank of England during the mail (1848 5.5.1: at once):
+            # the rest of the mail was its turn, which is over; a train it had to buy is not bought
+            # (8.4.2) - a note, not a refusal (play-through s13 F6: "FT's turn ended by itself after
+            # 'take loan', so this move would be CAR's", not saying why)
+            self.notes.append(f"move {n} ({format_action(written)}): nothing to do - {ended.entity} went into "
+                              f"receivership after '{format_action(ended)}' (rule 5.5.1), so its turn is over and "
+                              "a train it had to buy is not bought (rule 8.4.2); ignored")
+            return True
         if ended is None or ended.entity not in g.state.corporations \
                 or (self._mine() and g.current_entity() in g.state.corporations):
             return False
@@ -289,6 +299,11 @@ class TurnWriter:
         g = self.game
         if g.state.round.kind != "operating" or g.finished:
             return False
+        if self.loan_in_purchase(mv):
+            self.notes.append(f"move {n} (take loan): {mv.entity} has taken this round's loan; the further loans "
+                              "it needs to buy the train it must buy are taken with the purchase (rule 8.4.1, "
+                              "5.6.3); ignored")
+            return True
         step, corp = g.open_step()
         if isinstance(step, Interrupt) or corp is None or mv.entity != corp or mv.type in g.or_actions(corp):
             return False
@@ -530,10 +545,26 @@ class TurnWriter:
                 return "ends"
         return "skips"
 
+    def loan_in_purchase(self, mv: A.Action) -> bool:
+        """A ``take loan`` the company may not take now (this round's loan is taken) while it must buy
+        a train from the bank: the further loans are the purchase's (1848 8.4.1: it "may/must raise the
+        money by taking out loans until either it has enough cash ... or its share price falls into the
+        receivership part"; 5.6.3), which the purchase takes as it needs them (play-through s13 F5:
+        'take loan / take loan / buy train 8' was refused "COM must first 'Buy trains'")."""
+        g = self.game
+        corp = getattr(mv, "entity", None)
+        if not isinstance(mv, A.TakeLoan) or g.state.round.kind != "operating" or corp not in g.state.corporations \
+                or not (g.title.data.get("loans") or {}).get("forced_train_loans"):
+            return False
+        try:
+            return g.current_entity() == corp and "take_loan" not in g.or_actions(corp) and g._must_buy_train(corp)
+        except (GameError, KeyError, AttributeError):
+            return False
+
     def make_way(self, n: int, mv: A.Action) -> None:
         """Pass the steps before the one that takes ``mv``, if the rules let them be skipped."""
         g = self.game
-        if g.state.round.kind != "operating":
+        if g.state.round.kind != "operating" or self.loan_in_purchase(mv):
             return
         step, corp = g.open_step()
         if isinstance(mv, A.BuyCompany) and corp is not None and mv.entity == corp \
@@ -1025,16 +1056,35 @@ def turn_outline(game: "Game") -> list[str]:
                     parts.append("pay out or withhold")
                     act = next((a for a in mine if isinstance(a, A.Dividend) and a.kind == "payout"), None)
             elif step.name == "buy_train":
-                bank = [a for a in mine if isinstance(a, A.BuyTrain) and a.seller is None]
+                def seller_of(a: A.BuyTrain) -> str | None:
+                    tr = g.state.trains.get(a.train)
+                    held = tr.owner[2:] if tr is not None and tr.owner.startswith("C:") else None
+                    return a.seller or (held if held != corp else None)
+
+                buys = [a for a in mine if isinstance(a, A.BuyTrain)]
+                bank = [a for a in buys if seller_of(a) is None]
                 if bank and any(x.startswith("buy trains") for x in parts):
                     pass  # one train in the example (the phase may allow one a turn)
                 elif bank:
                     said = [f"{g.state.trains[a.train].name}{f' as {a.variant}' if a.variant else ''} for "
                             f"{money(a.price)}" if a.train in g.state.trains
                             and a.price is not None else say(g, a).split("#")[0].strip() for a in bank]
+                    # another company's train names its owner and its price: the face value between
+                    # different presidents, any price between one president's companies (1848 8.3.4;
+                    # play-through s13 F11: "3 for £200; 5 for £330", neither owner said)
+                    for a in buys:
+                        seller = seller_of(a)
+                        tr = g.state.trains.get(a.train)
+                        if seller is None or tr is None:
+                            continue
+                        price = ""
+                        if g.title.data.get("trades_at_face_value"):
+                            same = g.president(seller) == g.president(corp)
+                            price = f" for {money(1)} or more" if same else f" for {money(tr.price)}"
+                        said.append(f"{g.train_label(a.train)} from {seller}{price}")
                     parts.append("buy trains (" + "; ".join(dict.fromkeys(said)) + ")")
                     act = bank[0]
-                elif any(isinstance(a, A.BuyTrain) for a in mine):
+                elif buys and not any(x.startswith("buy trains") for x in parts):
                     parts.append("buy trains (from other companies)")
             elif step.name == "buy_company" and any(isinstance(a, A.BuyCompany) for a in mine):
                 parts.append("buy a private")

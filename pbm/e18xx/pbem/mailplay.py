@@ -474,6 +474,18 @@ class PlainRow:
     action: dict
 
 
+def happened_words(game, action) -> str:
+    """A move of the mail as "What happened" lists it: a run names each train by the side it was
+    bought as, as the events and the last moves do ("run 2+ H11 G10-0", not "run 2 H11 G10-0" for
+    a 2+ train: play-through s13 F10)."""
+    from pbm.e18xx.core import actions as A
+
+    if isinstance(action, A.RunRoutes) and action.routes and not action.auto:
+        from pbm.e18xx.pbem.movelist import say
+        return say(game, action)
+    return format_action(action)
+
+
 def plain_rows(rows: list) -> list[PlainRow]:
     return [PlainRow(r.seq, r.player_number, r.action) for r in rows]
 
@@ -518,7 +530,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     happened = []
     if applied:
         happened = ["What happened:"] + [
-            f"  #{a.seq} {a.player}: {format_action(printed_tile(rep.game, a.action))}" + via_note(a.via)
+            f"  #{a.seq} {a.player}: {happened_words(rep.game, printed_tile(rep.game, a.action))}" + via_note(a.via)
             + (f" - {a.note}" if getattr(a, "note", "") else "")
             for a in applied] + [""]
     from pbm.e18xx.pbem.eventlines import mail_block, mark_mailed
@@ -1023,7 +1035,7 @@ def _tell_buyer(session: Session, game_row, sender: str, offer: dict | None) -> 
         return
     _offer_mail(session, game_row, sender, offer, offer.get("buyer"),
                 f"offer-declined:{game_row.id}:{offer['at']}:{offer['company']}:{offer['price']}",
-                f"Offer declined: {offer_thing(offer)}", _answer_note(offer, False)
+                f"Offer declined: {offer_thing(offer)}", _answer_note(offer, False, game_row)
                 + "\n\nMake another move (or another offer).")
 
 

@@ -50,9 +50,12 @@ def say(game: "Game", a: A.Action) -> str:
         what = f"{pct}% share" if pct else "share"
         from pbm.e18xx.render.words import word  # the book's name for where it lies (issue 29: never 'ipo')
 
-        where = word(game, "pool" if source == "market" else "ipo")
+        where = f"the {word(game, 'pool' if source == 'market' else 'ipo')}"
+        lender = game.title.data.get("bank_corporation") or {}
+        if lender.get("sym") == corp:  # 1848 12.4.2: its certificates lie on "the Bank of England charter" (s13)
+            where = f"the {lender.get('name', corp)} charter"
         return (f"buy {corp} {source}   # {what} for {money(game, price * max(1, pct // game.unit(corp)))}"
-                f" from the {where}")
+                f" from {where}")
     if isinstance(a, A.Par):
         held = s.share_owner.get(f"{a.corporation}_0") == f"P:{a.entity}"
         paid = _bank_pays(game, a.corporation)

@@ -162,6 +162,10 @@ def _fail(lineno: int, line: str, why: str, verb: str | None = None) -> MoveErro
     return MoveError(f"line {lineno}: {line.strip()!r}: {why}{hint}")
 
 
+# where a share is bought from, said without a game (title_examples puts the title's words in)
+_SOURCE_HELP = "'ipo' for the Initial Offering (or the company's treasury), 'market' for the Open Market (or the pool)"
+
+
 def title_examples(text: str, game: "Game") -> str:
     """A refusal's examples in the game's own names: ``bid 45 MRC`` and ``par W&A 90`` are 18GA's
     (play-through s12: an 18AL player was shown a private and a corporation his game has not)."""
@@ -180,6 +184,9 @@ def title_examples(text: str, game: "Game") -> str:
         if par is not None:
             text = text.replace("e.g. par W&A 90", f"e.g. par {corps[0]} {par}")
         text = text.replace("e.g. sell 2 GA", f"e.g. sell 2 {corps[0]}")
+    from pbm.e18xx.render.words import word  # where shares lie in the book's words (1848: the Bank, the
+    # Bank Pool; play-through s13 F1: an 1848 player was told of the Initial Offering and the Open Market)
+    text = text.replace(_SOURCE_HELP, f"'ipo' for the {word(game, 'ipo')}, 'market' for the {word(game, 'pool')}")
     return text
 
 
@@ -334,8 +341,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.BuyShares(entity, corporation=corp, source="")
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
-        raise _fail(lineno, line, "say 'ipo' or 'market': 'ipo' for the Initial Offering (or the company's "
-                    "treasury), 'market' for the Open Market (or the pool); to start a company: par <corporation> <price>", verb)
+        raise _fail(lineno, line, f"say 'ipo' or 'market': {_SOURCE_HELP}; to start a company: par <corporation> "
+                    "<price>", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
@@ -451,7 +458,8 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     return train, stops
 
 
-_SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in"}
+_SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in",
+                 "my"}  # 'sell my BOE share' (s13 F2)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool"}
@@ -615,7 +623,8 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
              and low[i + 1] in ("share", "certificate") and low[i - 1] in ("a", "one", "buy")}
     toks = [t for i, t in enumerate(toks) if i not in sized]
     low = [w for i, w in enumerate(low) if i not in sized]
-    if any(a == "for" and b.lstrip("$£").isdigit() for a, b in zip(low[1:], low[2:])):
+    if any(a == "for" and b.lstrip("$£").isdigit() for a, b in zip(low[1:], low[2:])) \
+            and not any(w.startswith(_PRESIDENT_WORDS) for w in low):
         return None  # 'buy MRC from Di for 60': a private at a price (parse_line; play-through s12)
     words = [w for w in low[1:] if w not in _SHARE_FILLER]
     keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
@@ -631,6 +640,11 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
         keep = [keep[1], keep[0], *keep[2:]]
         words = [words[1], words[0], *words[2:]]
     named = bool(keep) and keep[0].lower() not in ("train", "private", "company")  # 'buy a private P1 60' as is
+    if named and len(keep) >= 3 and keep[0].lower().startswith(_PRESIDENT_WORDS):
+        keep = [keep[1], keep[0], *keep[2:]]  # 'buy the director's share of VR at 80' (1848 12.3.1; s13 F1)
+    if named and keep[0].lower().endswith(("'s", "\u2019s")) and len(keep) >= 2 \
+            and keep[1].lower().startswith(_PRESIDENT_WORDS):
+        keep = [keep[0][:-2], *keep[1:]]  # "buy VR's Director's Share at 80"
     if count:
         for phrase, source in _SOURCE_WORDS.items():
             n = len(phrase)
@@ -775,8 +789,38 @@ def _token_words(toks: list[str], low: list[str]) -> list[str] | None:
     return None
 
 
+def _named(toks: list[str], low: list[str]) -> list[str] | None:
+    """A company or a train by the rulebook's name (1848: 12.3.3 'the Bank of England' is BOE; 4.5,
+    8.2.5 'The Ghan' is the 2E train), then the line read again as the other rows read it (s13 F2, F4)."""
+    out: list[str] = []
+    ghan = False
+    i = 0
+    while i < len(toks):
+        if low[i:i + 3] == ["bank", "of", "england"]:
+            out.append("BOE")
+            i += 3
+            continue
+        if low[0] == "buy" and low[i] == "ghan":
+            if out and out[-1].lower() == "the":
+                out.pop()
+            out.append("2E")
+            ghan = True
+            i += 2 if low[i + 1:i + 2] == ["2e"] else 1
+            continue
+        out.append(toks[i])
+        i += 1
+    if out == toks:
+        return None
+    if ghan and "train" not in [w.lower() for w in out]:
+        out.append("train")
+    return rulebook_words(out)
+
+
 RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     # example, as the move language writes it, where the words come from, rewrite
+    ("buy a Bank of England share", "buy BOE", "1848 12.3.3 'Buying Shares in the Bank of England' (s13 F2)",
+     _named),
+    ("buy The Ghan", "buy train 2E", "1848 4.5, 8.2.5: the 2E train, \"The Ghan\" (s13 F4)", _named),
     ("place a station token in G4", "token G4", "18AL 4.2.2 'Placing a Station Token'; pbm's step 'Place a "
      "station' (play-through s11)", _station),
     ("station G4", "token G4", "the same: the station token", _station),
@@ -815,6 +859,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "Initial Offering and the Open Market (s11v F2); 1848 7.3 step 5 'buy a 3 train'", _buy_train_words),
     ("discard a 3 train into the Open Market", "discard 3", "18GA 4.2.5(g): the excess train is "
      "discarded into the Open Market (s12v F3)", _discard_words),
+    ("buy the VR director's share at 80", "par VR 80", "1848 12.3.1: the Director's Share bought, its buyer "
+     "sets the starting price (s13 F1)", _buy_words),
     ("buy CoG president's certificate at par 70", "par CoG 70", "18GA 3.2(c)(1): buying the president's "
      "certificate sets the par value (s11 finding 11)", _buy_words),
     ("buy P1 60", "buy private P1 60", "a private and its price (s11v)", _buy_words),
@@ -858,12 +904,16 @@ def _from_for(words: list[str]) -> list[str]:
     return out
 
 
+# the certificate that starts a company: 18GA's president's certificate, 1848's Director's Share (12.3.1)
+_PRESIDENT_WORDS = ("president", "director")
+
+
 def _president_par(words: list[str]) -> int | None:
     """The par value of ``buy CoG president's certificate at par 70`` (the rulebooks' words for
     starting a company, 18GA 3.2(c)(1)): the price when the words name the president's certificate
     or the par value and hold one number; None otherwise (play-through s11 finding 11)."""
-    low = [w.lower().strip(".,:$") for w in words]
-    if not any(w.startswith(("president", "par")) for w in low):
+    low = [w.lower().strip(".,:$\u00a3") for w in words]
+    if not any(w.startswith(_PRESIDENT_WORDS + ("par",)) for w in low):
         return None
     numbers = [w for w in low if w.isdigit()]
     return int(numbers[0]) if len(numbers) == 1 else None
