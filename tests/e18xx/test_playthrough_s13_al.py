@@ -77,13 +77,13 @@ def test_an_offer_ending_the_mail_ends_the_turn_once_agreed(tmp_path):
         row = s.scalar(select(Game).where(Game.name == "al-13"))
         out = apply(s, row, 1, "lay 3 C2 4\nbuy the 6 train from M&O for $350")
         assert out.accepted and out.offer is not None, out.error
-        assert "your turn ends with the sale when Bob accepts (as if 'done')" in _offer_note(out.offer, row)
+        assert "your turn ends with the sale when Bob accepts (as if 'done'" in _offer_note(out.offer, row)
         out, offer = answer_offer(s, row, 2, "accept 6")
         assert out.accepted and offer is not None
         g = load(s, row)
         assert g.current_entity() == "TAG"
         assert [a.type for a in g.actions[-2:]] == ["buy_train", "pass"]
-        assert "Ann's mail ended with the offer, so the turn ends with the sale" in "\n".join(out.notes)
+        assert "Ann's turn ended with the sale: the mail ended with the offer (as if 'done')" in "\n".join(out.notes)
 
 
 def test_an_offer_declined_leaves_the_buyer_to_act(tmp_path):
