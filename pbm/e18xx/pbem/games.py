@@ -365,6 +365,13 @@ def readdress(game: Game, player: str, move: Move) -> Move:
 
 def _authorize(game: Game, player: str, act: A.Action) -> None:
     """A player moves only for themselves, a company they preside, or a private they (or it) own."""
+    st = game.state
+    if act.entity not in st.companies and act.entity not in st.corporations \
+            and not any(p.name == act.entity for p in st.players):
+        # a private by a name that is none of them: said plainly, not "may not act for TREDEGAR
+        # (controlled by TREDEGAR)" (18VA s13 F1)
+        privates = ", ".join(f"{sym} {getattr(c, 'name', '')}".strip() for sym, c in st.companies.items())
+        raise GameError(f"no company or private here is called {act.entity!r}; the privates: {privates}")
     ctl = game.controller(act.entity)
     if ctl != player:
         raise GameError(f"{player} may not act for {act.entity} (controlled by {ctl or 'nobody'})")
@@ -505,6 +512,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, (A.BuyShares, A.BuyCompany))
                                             else "")
                 rest: list[str] = []
+                implied_done = False
                 if owner and i != len(parsed) and isinstance(moves, str):
                     # the moves after the offer wait for the owner's answer and are made after the sale
                     # when he accepts (play-through s10b finding 6: 'buy private NDY 120 / done' ends
@@ -517,6 +525,12 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     rest = [_fmt(m) for m in parsed[i:]]  # with its 'more': the implied 'done' goes with them
                     if all(isinstance(m, More) for m in parsed[i:]):
                         rest = []  # 'offer / more': the turn is open after the sale anyway
+                elif owner and isinstance(moves, str) and writer is not None:
+                    # the offer is the mail's last move: the mail's end ends the turn once the sale is
+                    # agreed (as if 'done', as every mail says; 18VA s13 F3: B&O's turn stayed open and
+                    # took a mail of its own, 'done')
+                    rest = ["done"]
+                    implied_done = True
                 elif owner and i != len(parsed):
                     what = f"{mv.seller}'s train" if isinstance(mv, A.BuyTrain) else f"{owner}'s private"
                     why = "at an agreed price" if isinstance(mv, A.BuyTrain) else \
@@ -556,6 +570,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                          "owner": owner, "owner_seat": number_of.get(owner), "at": stored + len(charged)}
                 if rest:
                     offer["rest"] = rest
+                if implied_done:
+                    offer["implied_done"] = True
                 break
             if owner:
                 assert isinstance(mv, A.BuyCompany)
@@ -566,6 +582,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     offer["between_players"] = True
                 if rest:
                     offer["rest"] = rest
+                if implied_done:
+                    offer["implied_done"] = True
                 break
             n_actions += 1
             charged.append((name, mv, via))
@@ -816,8 +834,9 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
         # nobody's, even when the next company to act has the same president (s12v finding 1)
         if rest and g_now is not None and (g_now.finished or g_now.current_entity() != offer["entity"]
                                            or g_now.controller(g_now.current_entity()) != offer["buyer_name"]):
-            out.notes = [f"{offer['buyer_name']}'s turn ended with the sale; the moves written after the offer "
-                         f"({' / '.join(rest)}) were not made"]
+            out.notes = [f"{offer['buyer_name']}'s turn ended with the sale" + (
+                "" if offer.get("implied_done") else  # the mail's end, not a written 'done' (s13 F3)
+                f"; the moves written after the offer ({' / '.join(rest)}) were not made")]
             rest = []
         if rest:  # the buyer's moves written after the offer (s10b finding 6): made now, as his mail
             more = apply(session, game_row, int(offer["buyer"]), "\n".join(rest), now=now)
@@ -825,8 +844,10 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
             if more.accepted and more.offer is None:
                 out.applied += more.applied
                 out.game, out.replayed = more.game, more.replayed
-                out.notes = [f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: "
-                             f"{written}"] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
+                said = (f"{offer['buyer_name']}'s mail ended with the offer: the turn ends with the sale, as if "
+                        "'done'") if offer.get("implied_done") else \
+                    f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: {written}"
+                out.notes = [said] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
             else:
                 if more.offer is not None:
                     set_offer(game_row, None)

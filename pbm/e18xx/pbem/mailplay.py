@@ -837,7 +837,11 @@ def par_example(title: str) -> str:
 def _offer_note(offer: dict, game_row=None) -> str:
     note = _offer_note_only(offer, game_row)
     rest = offer.get("rest") or []
-    if rest:  # the moves written after the offer wait for the answer (play-through s10b finding 6)
+    if offer.get("implied_done"):  # the offer ended the mail: so the sale ends the turn (s13 F3)
+        note += (f" Your mail ends with the offer, so when {offer['owner']} accepts, the sale ends the turn (as "
+                 "if 'done'; a mail whose last line is 'more' keeps it open); if the offer is declined you are "
+                 "still to act.")
+    elif rest:  # the moves written after the offer wait for the answer (play-through s10b finding 6)
         note += (f" Your moves after the offer ({' / '.join(rest)}) wait for that answer: they are made "
                  f"right after the sale when {offer['owner']} accepts, and not at all if the offer is declined "
                  "(you are then still to act).")
@@ -861,7 +865,7 @@ def _offer_note_owner(offer: dict, game_row=None) -> str:
     else:
         what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you ${offer['price']} for your private {c} "
                 f"({rule}: {offer_why(offer)}).")
-    rest = offer.get("rest") or []
+    rest = [] if offer.get("implied_done") else offer.get("rest") or []  # 'done' unwritten: not said (s13)
     then = (f" If you accept, {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are "
             "made right after the sale." if rest else "")
     return (f"{what} The game waits for your answer. To sell, reply with the line\n\n  accept {c}\n\n"
@@ -880,7 +884,7 @@ def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> st
     made = f"OFFER: {_buyer(offer)} offered {whom} ${offer['price']} for {offer_thing(offer)} ({rule})."
     if answered:
         return made
-    rest = offer.get("rest") or []
+    rest = [] if offer.get("implied_done") else offer.get("rest") or []  # 'done' unwritten: not said (s13)
     then = (f" {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are made only if "
             f"{offer['owner']} accepts." if rest else "")
     return (f"{made} Nothing has changed hands yet: {offer['owner']} is to answer ('accept {offer['company']}' "
