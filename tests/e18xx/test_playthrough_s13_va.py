@@ -28,7 +28,7 @@ def test_a_train_bought_with_tredegar_named_by_its_name():
         ["TREDEGAR IRON WORKS"]  # the words kept whole; the game reads the name (moves.private_by_name)
 
 
-def test_a_private_named_by_no_name_is_said_plainly(tmp_path):
+def test_a_private_named_by_no_name_is_said_plainly():
     """The same mail with a private that is none of the game's (F1): the reason names the privates,
     not "may not act for X (controlled by X)"."""
     from pbm.e18xx.pbem.games import _authorize
@@ -103,3 +103,41 @@ def test_an_offer_then_more_keeps_the_turn_open(tmp_path):
         assert out.accepted and out.offer is not None and not out.offer.get("implied_done"), out.error
         out, _ = answer_offer(s, row, 4, "accept 3")
         assert out.accepted and out.game.current_entity() == "B&O"
+
+
+def test_the_turn_outline_names_the_seller_of_a_company_train():
+    """WMR, OR 5.1 (finding F4, mail #65; RFPR's mail #68 the same): "This turn: ... buy trains (3 as
+    3 for $200; 3 as 2G for $200; 2 for $100; 3 for $200)" - the last two are other companies'
+    trains, named as if the bank sold them, with no seller (issue 29 problem 6: "without the
+    owner"); RFPR's president guessed 'buy train 2 from B&O for $100'. The outline names the
+    companies and that the price is agreed (18VA 4.5.8, 4.6.1)."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    g = game(148)
+    assert g.current_entity() == "WMR"
+    line = turn_outline(g)[0]
+    assert "buy trains (3 as 3 for $200; 3 as 2G for $200; from another company at an agreed price: " \
+           "2 (SR, N&W, B&O, C&O), 3 (SR, C&O, N&W))" in line, line
+    assert "; 2 for $100" not in line
+
+
+def test_the_proxy_is_told_when_the_away_player_is_to_act():
+    """SR 4 (finding F5, mails #40-#44): Bob wrote 'AWAY: 2026-11-28 2026-12-02 proxy 4'; when Bob
+    was to act, Di got only "Bob to act" - nothing said she was his proxy or how to move for him
+    (Bob alone was told "player 4 may move for you (their mail with FOR: 2)"). The proxy's mail says
+    so while the away player is to act; the others' mails do not."""
+    from datetime import datetime, timedelta
+    from types import SimpleNamespace as NS
+
+    from pbm.e18xx.pbem.mailplay import _proxy_head
+
+    today = datetime.utcnow().date()
+    row = NS(state={"away": {"2": [today.isoformat(), (today + timedelta(days=4)).isoformat(), 4]}})
+    seats = [NS(number=n, name=x) for n, x in enumerate(["Ann", "Bob", "Cy", "Di"], 1)]
+    head = _proxy_head(row, seats, {"Bob"}, seats[3])
+    assert head and head[0].startswith("YOU MAY MOVE FOR Bob (player 2, away; you are the proxy)")
+    assert "FOR: 2" in head[0]
+    assert _proxy_head(row, seats, {"Bob"}, seats[2]) == []  # Cy is nobody's proxy
+    assert _proxy_head(row, seats, {"Ann"}, seats[3]) == []  # Bob is not to act
+    row.state = {"away": {"2": [(today - timedelta(days=5)).isoformat(), (today - timedelta(days=2)).isoformat(), 4]}}
+    assert _proxy_head(row, seats, {"Bob"}, seats[3]) == []  # back: no longer away

@@ -1021,13 +1021,28 @@ def turn_outline(game: "Game") -> list[str]:
                     parts.append("pay out or withhold")
                     act = next((a for a in mine if isinstance(a, A.Dividend) and a.kind == "payout"), None)
             elif step.name == "buy_train":
-                bank = [a for a in mine if isinstance(a, A.BuyTrain) and a.seller is None]
+                def company_of(a: A.BuyTrain) -> str:
+                    owner = str(g.state.trains[a.train].owner) if a.train in g.state.trains else ""
+                    return owner[2:] if owner.startswith("C:") else ""
+
+                trains = [a for a in mine if isinstance(a, A.BuyTrain)]
+                # a company's train is no bank train: "2 for $100" named no seller (18VA s13 F4)
+                bank = [a for a in trains if a.seller is None and not company_of(a)]
+                owners: dict[str, list[str]] = {}
+                for a in trains:
+                    if company_of(a):
+                        owners.setdefault(g.train_label(a.train), [])
+                        if company_of(a) not in owners[g.train_label(a.train)]:
+                            owners[g.train_label(a.train)].append(company_of(a))
                 if bank and any(x.startswith("buy trains") for x in parts):
                     pass  # one train in the example (the phase may allow one a turn)
                 elif bank:
                     said = [f"{g.state.trains[a.train].name}{f' as {a.variant}' if a.variant else ''} for "
                             f"{money(a.price)}" if a.train in g.state.trains
                             and a.price is not None else say(g, a).split("#")[0].strip() for a in bank]
+                    if owners:
+                        said.append("from another company at an agreed price: " + ", ".join(
+                            f"{kind} ({', '.join(who)})" for kind, who in owners.items()))
                     parts.append("buy trains (" + "; ".join(dict.fromkeys(said)) + ")")
                     act = bank[0]
                 elif any(isinstance(a, A.BuyTrain) for a in mine):

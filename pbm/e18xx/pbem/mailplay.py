@@ -560,6 +560,8 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
                 head += [x, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
+        elif not rep.game.finished:
+            head += _proxy_head(game_row, seats, acting, p)
         seat = PlainSeat(p.number, p.name)  # read once per row of the log below: not through the ORM
         short = summary_lines(rep.game, rows, seat, turn=turn, orders=_orders_of(game_row, p.name))
         events = mail_block(game_row, rep.game, rows, seat, {q.number: q.name for q in seats})  # issue 29 item 2
@@ -1105,6 +1107,20 @@ def _away(game_row, player, mail: MoveMail) -> str:
     set_away(game_row, player.number, start, end, proxy)
     return (f"Noted: you are away from {start} to {end} (inclusive); your move clock pauses while you are away"
             + (f"; player {proxy} may move for you meanwhile (their mail with FOR: {player.number})." if proxy else "."))
+
+
+def _proxy_head(game_row, seats, acting: set[str], reader) -> list[str]:
+    """The proxy's line when the away player he moves for is to act (18VA s13 F5: Di, Bob's proxy, got
+    only "Bob to act", nothing saying she may move for him, or how)."""
+    from pbm.e18xx.pbem.pacing import proxy_of
+
+    out: list[str] = []
+    for q in seats:
+        if q.name in acting and q.number != reader.number and proxy_of(game_row, q.number) == reader.number:
+            out += [f"YOU MAY MOVE FOR {q.name} (player {q.number}, away; you are the proxy): {q.name} is to act. "
+                    f"Write FOR: {q.number} under your GAME, PLAYER and SECRET lines, then {q.name}'s moves "
+                    f"(the moves {q.name} may make are in the state below).", ""]
+    return out
 
 
 def _proxy_target(session: Session, game_row, player, text: str):
