@@ -141,3 +141,22 @@ def test_the_proxy_is_told_when_the_away_player_is_to_act():
     assert _proxy_head(row, seats, {"Ann"}, seats[3]) == []  # Bob is not to act
     row.state = {"away": {"2": [(today - timedelta(days=5)).isoformat(), (today - timedelta(days=2)).isoformat(), 4]}}
     assert _proxy_head(row, seats, {"Bob"}, seats[3]) == []  # back: no longer away
+
+
+def test_what_a_phase_or_a_round_brings_is_said_after_it():
+    """SR's 5 train, OR 7.1 (finding F6, mail #119): the events read "WMR converts ...", "VR converts
+    ..." before "SR buys a 5 train" and "Phase 5 begins" (18VA 4.5.1: the conversion is the phase's);
+    C&O's last move of OR 1.1 (mail #20) read "Di passes automatically" (in stock round 2) before
+    "Operating round 1.1 ends; next: stock round 2". The consequence follows its cause; passes in
+    the round that ended stay before its end (stock round 1, action 13)."""
+    from .helpers import texts_at
+
+    texts = texts_at(playthrough_game("va", 318, seed=134, suffix="-s13", players=4, events=True), 318)
+    order = [next(i for i, t in enumerate(texts) if t.startswith(w))
+             for w in ("SR buys a 5 train", "Phase 5 begins", "WMR converts", "VR converts")]
+    assert order == sorted(order), texts
+    texts = texts_at(playthrough_game("va", 25, seed=134, suffix="-s13", players=4, events=True), 25)
+    assert texts[0].startswith("Operating round 1.1 ends") and texts[1].startswith("Di passes automatically")
+    texts = texts_at(playthrough_game("va", 13, seed=134, suffix="-s13", players=4, events=True), 13)
+    assert [t.split(":")[0] for t in texts[1:5]] == ["Di passes automatically", "Cy passes automatically",
+                                                     "Bob passes automatically", "Stock round 1 ends; next"]
