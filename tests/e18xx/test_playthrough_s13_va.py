@@ -160,3 +160,15 @@ def test_what_a_phase_or_a_round_brings_is_said_after_it():
     texts = texts_at(playthrough_game("va", 13, seed=134, suffix="-s13", players=4, events=True), 13)
     assert [t.split(":")[0] for t in texts[1:5]] == ["Di passes automatically", "Cy passes automatically",
                                                      "Bob passes automatically", "Stock round 1 ends; next"]
+
+
+def test_the_buyer_waiting_for_an_answer_is_told_so():
+    """RFPR, OR 9.1 (finding F9, mail #192): after its offer for WMR's 5 train the buyer's mail said
+    only "IT IS YOUR TURN (Ann for RFPR)" though the game waited for Cy's answer. It says so."""
+    from types import SimpleNamespace as NS
+
+    from pbm.e18xx.pbem.mailplay import _offer_wait
+
+    row = NS(state={"offer": {"buyer_name": "Ann", "owner": "Cy", "kind": "train"}})
+    assert _offer_wait(row, "Ann").startswith("Your offer waits for Cy's answer first")
+    assert _offer_wait(row, "Cy") == "" and _offer_wait(NS(state={}), "Ann") == ""

@@ -560,6 +560,9 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
                 head += [x, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
+            waiting = _offer_wait(game_row, p.name)
+            if waiting:
+                head += [waiting, ""]
         elif not rep.game.finished:
             head += _proxy_head(game_row, seats, acting, p)
         seat = PlainSeat(p.number, p.name)  # read once per row of the log below: not through the ORM
@@ -1107,6 +1110,18 @@ def _away(game_row, player, mail: MoveMail) -> str:
     set_away(game_row, player.number, start, end, proxy)
     return (f"Noted: you are away from {start} to {end} (inclusive); your move clock pauses while you are away"
             + (f"; player {proxy} may move for you meanwhile (their mail with FOR: {player.number})." if proxy else "."))
+
+
+def _offer_wait(game_row, reader: str) -> str:
+    """The buyer's line while his offer waits for an answer (18VA s13: RFPR's president read "IT IS YOUR
+    TURN" and nothing said the game waits for the seller first)."""
+    from pbm.e18xx.pbem.games import pending_offer
+
+    offer = pending_offer(game_row)
+    if not offer or offer.get("buyer_name") != reader:
+        return ""
+    return (f"Your offer waits for {offer['owner']}'s answer first: nothing more is asked of you until then "
+            "(another move of yours withdraws the offer).")
 
 
 def _proxy_head(game_row, seats, acting: set[str], reader) -> list[str]:
