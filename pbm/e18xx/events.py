@@ -742,6 +742,7 @@ class AutoPassed(Event):
     """A stock-round turn the engine passed because the player could neither buy nor sell."""
     kind: ClassVar[str] = "auto_pass"
     player: str = ""
+    next_round: bool = False  # passed in the stock round the action began: said after the round's end (s13)
 
     def text(self, money: Money) -> str:
         return f"{self.player} passes automatically: no purchase or sale is open to them now"
@@ -1315,9 +1316,10 @@ def _auto_passes(action: Any, before: Snap, after: Snap, seq: int) -> list[Event
     if before.round[0] == "stock":
         now = after.passed if after.round == before.round else frozenset(before.seats)
         new += [p for p in before.seats if p in now and p not in before.passed and p != actor]
+    early = len(new)
     if after.round[0] == "stock" and after.round != before.round:
         new += [p for p in after.seats if p in after.passed and p not in new]
-    return [AutoPassed(seq, p) for p in new]
+    return [AutoPassed(seq, p, next_round=k >= early) for k, p in enumerate(new)]
 
 
 def _route_extras(g: "Game", tid: str, route: Any) -> tuple[int, int, str, str, int]:
@@ -1549,6 +1551,12 @@ class Recorder:
         # turn or round before (play-through s12: "GA's station goes down" before "CoG buys a 2 train")
         homes = [e for e in found if isinstance(e, StationPlaced)]
         rest = [e for e in found if not isinstance(e, first + end + (StationPlaced,))]
+        # what a phase brought is said after the phase (18VA s13: "WMR converts ..." came before "SR buys a 5
+        # train" and "Phase 5 begins"), and passes in the round an action began after that round's start
+        # (s13: "Di passes automatically" before "Operating round 1.1 ends; next: stock round 2")
+        newround = [e for e in rest if isinstance(e, AutoPassed) and e.next_round]
+        rest = ([e for e in rest if not isinstance(e, Converted) and e not in newround]
+                + [e for e in rest if isinstance(e, Converted)])
         starts = [e for e in self._pending if isinstance(e, (PrivatesPaid, LenderDividend))]  # a round's start
         paid = [e for e in self._pending if not isinstance(e, (PrivatesPaid, LenderDividend))]
         sym = getattr(action, "entity", "")
@@ -1562,7 +1570,7 @@ class Recorder:
         # end, what the next round's start paid
         own = [e for e in paid if isinstance(e, (TileCost, StationBought))]
         paid = [e for e in paid if not isinstance(e, (TileCost, StationBought))]
-        return early + own + run + paid + rest + last + starts + homes
+        return early + own + run + paid + rest + last + starts + newround + homes
 
     def _run_events(self, action: Any, seq: int) -> list[Event]:
         if getattr(action, "type", "") != "run_routes":

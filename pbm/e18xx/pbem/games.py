@@ -365,6 +365,13 @@ def readdress(game: Game, player: str, move: Move) -> Move:
 
 def _authorize(game: Game, player: str, act: A.Action) -> None:
     """A player moves only for themselves, a company they preside, or a private they (or it) own."""
+    st = game.state
+    if act.entity not in st.companies and act.entity not in st.corporations \
+            and not any(p.name == act.entity for p in st.players):
+        # a private by a name that is none of them: said plainly, not "may not act for TREDEGAR
+        # (controlled by TREDEGAR)" (18VA s13 F1)
+        privates = ", ".join(f"{sym} {getattr(c, 'name', '')}".strip() for sym, c in st.companies.items())
+        raise GameError(f"no company or private here is called {act.entity!r}; the privates: {privates}")
     ctl = game.controller(act.entity)
     if ctl != player:
         raise GameError(f"{player} may not act for {act.entity} (controlled by {ctl or 'nobody'})")

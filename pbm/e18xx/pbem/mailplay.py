@@ -575,6 +575,9 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
                 head += [x, ""]
         if turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
+            waiting = _offer_wait(game_row, p.name)
+            if waiting:
+                head += [waiting, ""]
         for q in proxied:  # the proxy of an absent seat that is to act is told so, and how (play-through s13 F4)
             head += [f"YOU ARE {q.name.upper()}'S PROXY: {q.name} (player {q.number}) is away and named you to move "
                      f"for them, and it is {q.name}'s turn ({who_acts(rep.game)}). To move for {q.name}, reply "
@@ -918,7 +921,7 @@ def _offer_note_owner(offer: dict, game_row=None) -> str:
     else:
         what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for your private {c} "
                 f"({rule}: {offer_why(offer)}).")
-    rest = offer.get("rest") or []
+    rest = [] if offer.get("ends_turn") else offer.get("rest") or []  # 'done' unwritten: not said (s13)
     then = (f" If you accept, {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are "
             "made right after the sale." if rest and not offer.get("ends_turn") else "")
     return (f"{what} The game waits for your answer. To sell, reply with the line\n\n  accept {c}\n\n"
@@ -937,7 +940,7 @@ def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> st
     made = f"OFFER: {_buyer(offer)} offered {whom} {_price(offer, game_row)} for {offer_thing(offer)} ({rule})."
     if answered:
         return made
-    rest = offer.get("rest") or []
+    rest = [] if offer.get("ends_turn") else offer.get("rest") or []  # 'done' unwritten: not said (s13)
     then = (f" {offer['buyer_name']}'s moves written after the offer ({' / '.join(rest)}) are made only if "
             f"{offer['owner']} accepts." if rest and not offer.get("ends_turn") else "")
     return (f"{made} Nothing has changed hands yet: {offer['owner']} is to answer ('accept {offer_name(offer)}' "
@@ -1165,6 +1168,18 @@ def _away(game_row, player, mail: MoveMail) -> str:
     set_away(game_row, player.number, start, end, proxy)
     return (f"Noted: you are away from {start} to {end} (inclusive); your move clock pauses while you are away"
             + (f"; player {proxy} may move for you meanwhile (their mail with FOR: {player.number})." if proxy else "."))
+
+
+def _offer_wait(game_row, reader: str) -> str:
+    """The buyer's line while his offer waits for an answer (18VA s13: RFPR's president read "IT IS YOUR
+    TURN" and nothing said the game waits for the seller first)."""
+    from pbm.e18xx.pbem.games import pending_offer
+
+    offer = pending_offer(game_row)
+    if not offer or offer.get("buyer_name") != reader:
+        return ""
+    return (f"Your offer waits for {offer['owner']}'s answer first: nothing more is asked of you until then "
+            "(another move of yours withdraws the offer).")
 
 
 def _proxy_target(session: Session, game_row, player, text: str):

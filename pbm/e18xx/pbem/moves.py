@@ -269,8 +269,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                                or re.match(r"^[A-Za-z][A-Za-z'.]{2,}$", args[1])):  # or a place: for_game
             # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
             return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
-        if len(args) >= 2 and all(re.match(r"^[A-Za-z][A-Za-z.'&-]*$", w) for w in args[1:]):
-            # 'use P1 Staunton': the place by its name, as 'token Staunton' (s12v mail #62)
+        place = args[2:] if len(args) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", args[1]) else args[1:]
+        if len(args) >= 2 and all(re.match(r"^[A-Za-z][A-Za-z.'&-]*$", w) for w in place):
+            # 'use P1 Staunton': the place by its name, as 'token Staunton' (s12v mail #62); 'use P1 F11
+            # Richmond': the hex and its name, as the mails print a city (18VA s13 F2)
             return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), " ".join(args[1:]))
         if len(args) != 1:
             raise _fail(lineno, line, "name the private (and the hex of its station or marker)", verb)
@@ -966,12 +968,16 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
                                            "trade": "trade which train?", "with": "with which private?",
                                            "for": "for what price?"}[w], verb)
             arg = words[i + 1]
+            if w == "with":  # 'with Tredegar Iron Works': a private by its name of several words (s13 F1)
+                end = next((k for k in range(i + 1, len(words)) if words[k].lower() in ("as", "from", "trade", "for")),
+                           len(words))
+                who = " ".join(_name(t, lineno, line, verb, "private") for t in words[i + 1:end]).upper()
+                i = end
+                continue
             if w == "as":
                 variant = _name(arg, lineno, line, verb, "side").upper()
             elif w == "trade":
                 exchange = _name(arg, lineno, line, verb, "train")
-            elif w == "with":
-                who = _name(arg, lineno, line, verb, "private").upper()
             elif w == "for":
                 price = _int(arg.lstrip("$"), lineno, line, verb, "price")
             elif arg.lower() in ("pool", "market"):
@@ -1124,6 +1130,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, FromOwner):
         move = private_owner(game, move)
     move = rulebook_names(game, move)
+    move = private_by_name(game, move)
     if isinstance(move, A.BuyCompany):
         share_price_refusal(game, move)
     bought = private_purchase(game, player, move)
@@ -1253,10 +1260,34 @@ def place_hex(game: "Game", name: str) -> str:
     """The hex of a place the map names (``Gadsden`` -> ``E6``, title data ``location_names``); a hex,
     or a name the map does not know, as written (upper case)."""
     want = str(name).strip().lower()
-    for hexname, place in (game.title.data.get("location_names") or {}).items():
+    names = game.title.data.get("location_names") or {}
+    for hexname, place in names.items():
         if str(place).lower() == want:
             return hexname
+    words = str(name).split()
+    if len(words) > 1 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", words[0]):
+        # 'use P1 F11 Richmond': the hex and its name, as every mail prints a city (18VA s13 F2; the
+        # station's words: rounds/or_track.py _city_ref); a name that is not the hex's is refused
+        hexname, named = words[0].upper(), " ".join(words[1:])
+        if str(names.get(hexname, "")).lower() != named.lower():
+            raise MoveError(f"{hexname} is {names.get(hexname) or 'a hex with no name'}, not {named}")
+        return hexname
     return str(name).upper()
+
+
+def private_by_name(game: "Game", move: Move) -> Move:
+    """A private named by its name (or the first words of it) where its symbol goes: 'buy train 3 with
+    Tredegar' is 'with P2' (18VA 4.2: the rulebook and every mail name "Tredegar Iron Works"; s13 F1:
+    refused "Cy may not act for TREDEGAR (controlled by TREDEGAR)")."""
+    who = getattr(move, "entity", None)
+    companies = game.state.companies
+    if not isinstance(who, str) or who in companies or who in game.state.corporations \
+            or any(p.name == who for p in game.state.players):
+        return move
+    want = who.lower().split()
+    found = [sym for sym, comp in companies.items()
+             if want and str(getattr(comp, "name", "")).lower().split()[:len(want)] == want]
+    return replace(move, entity=found[0]) if len(found) == 1 else move  # type: ignore[type-var]
 
 
 def rulebook_names(game: "Game", move: Move) -> Move:
