@@ -167,7 +167,7 @@ def test_the_turn_outline_names_the_owner_of_another_companys_train():
     from pbm.e18xx.pbem.intent import turn_outline
 
     line = turn_outline(game(175))[0]
-    assert "3 from SAR for £200" in line and "5 from WA for £1 or more" in line, line
+    assert "3 from VR, CAR or SAR for £200" in line and "5 from WA for £1 or more" in line, line
     assert "£330" not in line and line.count("buy trains") == 1
 
 

@@ -78,12 +78,12 @@ def test_an_offer_ending_the_mail_ends_the_turn_with_the_sale(tmp_path):
         row = s.scalar(select(Game).where(Game.name == "va-13"))
         out = apply(s, row, 1, "lay 9 G2 2\nbuy train 3 from SR for $200")
         assert out.accepted and out.offer is not None, out.error
-        assert out.offer.get("ends_turn") and "the sale ends the turn" in _offer_note(out.offer, row)
+        assert out.offer.get("ends_turn") and "your turn ends with the sale" in _offer_note(out.offer, row)
         out, _ = answer_offer(s, row, 4, "accept 3")
         assert out.accepted, out.error
         g = out.game
         assert g.current_entity() == "WMR", g.current_entity()  # B&O's turn is over: WMR (Di) acts
-        assert any("the turn ends with the sale" in n for n in out.notes), out.notes
+        assert any("turn ended with the sale" in n for n in out.notes), out.notes
 
 
 def test_an_offer_then_more_keeps_the_turn_open(tmp_path):
@@ -116,8 +116,8 @@ def test_the_turn_outline_names_the_seller_of_a_company_train():
     g = game(148)
     assert g.current_entity() == "WMR"
     line = turn_outline(g)[0]
-    assert "buy trains (3 as 3 for $200; 3 as 2G for $200; from another company at an agreed price: " \
-           "2 (SR, N&W, B&O, C&O), 3 (SR, C&O, N&W))" in line, line
+    assert "buy trains (3 as 3 for $200; 3 as 2G for $200; 2 from SR, N&W, B&O or C&O at an agreed price; " \
+           "3 from SR, C&O or N&W at an agreed price)" in line, line
     assert "; 2 for $100" not in line
 
 

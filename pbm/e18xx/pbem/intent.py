@@ -1072,16 +1072,24 @@ def turn_outline(game: "Game") -> list[str]:
                     # another company's train names its owner and its price: the face value between
                     # different presidents, any price between one president's companies (1848 8.3.4;
                     # play-through s13 F11: "3 for £200; 5 for £330", neither owner said)
+                    # (18VA s13 F4: "2 for $100" named no seller either); one line per type and price,
+                    # its sellers together: "2 from SR, N&W or B&O at an agreed price"
+                    sellers: dict[tuple[str, str], list[str]] = {}
                     for a in buys:
                         seller = seller_of(a)
                         tr = g.state.trains.get(a.train)
                         if seller is None or tr is None:
                             continue
-                        price = ""
+                        price = " at an agreed price"
                         if g.title.data.get("trades_at_face_value"):
                             same = g.president(seller) == g.president(corp)
                             price = f" for {money(1)} or more" if same else f" for {money(tr.price)}"
-                        said.append(f"{g.train_label(a.train)} from {seller}{price}")
+                        names = sellers.setdefault((g.train_label(a.train), price), [])
+                        if seller not in names:
+                            names.append(seller)
+                    for (label, price), names in sellers.items():
+                        who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+                        said.append(f"{label} from {who}{price}")
                     parts.append("buy trains (" + "; ".join(dict.fromkeys(said)) + ")")
                     act = bank[0]
                 elif buys and not any(x.startswith("buy trains") for x in parts):
