@@ -545,20 +545,17 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 try:
                     step(rep, mv)  # an offer too: it must be legal now
                 except GameError as weaker:
-                    from pbm.e18xx.pbem.intent import best_instead
-                    swap = best_instead(game, mv, weaker, written)
+                    from pbm.e18xx.pbem.intent import best_run_instead
+                    swap = best_run_instead(game, i, written, mv, weaker)
                     if swap is None:
                         raise
-                    mv, bid_note = swap  # weaker routes: the best ones run instead, said in the reply (s12)
+                    mv, bid_note = swap  # weaker routes: the best ones run instead, said in the reply
                     step(rep, mv)
+                    if writer is not None:
+                        writer.notes.append(bid_note)
             except GameError as exc:
-                from pbm.e18xx.pbem.intent import best_if_insisted, discount_hint
-                sub = best_if_insisted(game, i, written, mv, exc) if writer is not None else None
-                if sub is not None:  # a run short of the best: the best is run, with a note (18AL 4.2.3.1, s12v)
-                    mv, bid_note = sub
-                    step(rep, mv)
-                    writer.notes.append(bid_note)
-                elif isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 3-0 and J7-0 (s12; as intent.py)
+                from pbm.e18xx.pbem.intent import discount_hint
+                if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 3-0 and J7-0 (s12; as intent.py)
                     from pbm.e18xx.pbem.moves import plain_route_ids
                     said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
                     refused = GameError(f"move {i} ({said}): {plain_route_ids(game, mv.entity, str(exc))}")

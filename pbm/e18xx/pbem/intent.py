@@ -176,15 +176,12 @@ class TurnWriter:
                 mv = self.waypoints(n, written, mv)
                 self.do(mv, note)
             except GameError as exc:
-                swap = best_instead(g, mv, exc, written)
-                if swap is not None:  # weaker routes: the best ones run instead, said in the reply (1848)
-                    mv = swap[0]
-                    self.do(mv, swap[1])
+                swap = best_run_instead(g, n, written, mv, exc)
+                if swap is not None:  # weaker routes: the best ones run instead, said in the reply
+                    mv, note = swap
+                    self.do(mv, note)
+                    self.notes.append(note)
                     self.end(mv)
-                    return
-                best = self.best_on_insistence(n, written, mv, exc)  # 18AL 4.2.3.1: a stockholder insists
-                if best is not None:
-                    self.end(best)
                     return
                 if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
                     said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
@@ -199,16 +196,6 @@ class TurnWriter:
         mv, said = waypoints(self.game, mv)
         self.notes.extend(f"move {n} ({format_action(written)}): {x}" for x in said)
         return mv
-
-    def best_on_insistence(self, n: int, written: Move, mv: Move, exc: GameError) -> A.RunRoutes | None:
-        """A weaker run made as the best (``best_if_insisted``): the run made, or None."""
-        sub = best_if_insisted(self.game, n, written, mv, exc)
-        if sub is None:
-            return None
-        best, note = sub
-        self.do(best, note)
-        self.notes.append(note)
-        return best
 
     def spare_after_end(self, n: int, written: Move, ended: A.Action | None) -> bool:
         """A ``run auto``, ``payout`` or ``withhold`` written after the company's turn ended by itself
@@ -880,46 +867,40 @@ def home_token_after_its_tile(game: "Game", player: str, moves: list[Move]) -> t
     return out, notes
 
 
-def best_instead(game: "Game", mv: A.Action, exc: Exception, written: Any = None) -> tuple[A.RunRoutes, str] | None:
-    """A mail's legal routes that earn less than the company's best, in a title whose ruling is that
-    the best is run (title data ``weaker_run: "best"``; rulings-1848.md, 10): the run of the best
-    routes instead, with the note that says so; None otherwise (the refusal stands).  Play-through
-    s12: 11 of 62 company turns took a second mail only to copy the best routes the refusal named."""
+def best_run_instead(game: "Game", n: int, written: Any, mv: A.Action, exc: Exception) -> tuple[A.RunRoutes, str] | None:
+    """Legal routes written in a mail that earn less than the company's best: the run of the best
+    routes instead, and the note that says so; None when ``exc`` is no such refusal, or the title
+    keeps the refusal (issue 29: one mail per company turn; play-throughs s12 and s12v: eleven
+    1848 and two 18AL company turns took a second mail only to copy the best routes the refusal
+    named). Title data ``weaker_run`` says why the best runs:
+
+    * ``"best"``: the book requires the most the trains can earn (18VA 4.5.5; 1848 by ruling,
+      rulings-1848.md 10), so the best is what the company runs;
+    * ``"best_if_insisted"``: the best only "if any player who owns stock in the corporation
+      insists" (18GA and 18AL 4.2.3.1): at the table a stockholder points out the better run and
+      it must be used; by mail the best is run at once and the reply says so."""
     import re
 
-    if not isinstance(mv, A.RunRoutes) or mv.auto or not mv.routes \
-            or (game.title.data.get("weaker_run") or "") != "best":
+    mode = str(game.title.data.get("weaker_run") or "")
+    if not (isinstance(mv, A.RunRoutes) and not mv.auto and mv.routes and mode in ("best", "best_if_insisted")):
         return None
     m = re.search(r"the routes must earn the most possible \((\d+)\); these earn (\d+)(?:; the best is '([^']*)')?",
                   str(exc))
     if m is None:
         return None
-    from pbm.e18xx.pbem.moves import plain_route_ids
     from pbm.e18xx.rounds.cite import see
 
+    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+    run = A.RunRoutes(mv.entity, (), auto=True)
+    if mode == "best_if_insisted":
+        why = plain_route_ids(game, mv.entity, str(exc)).replace(" (or write 'run auto')", "")
+        return run, (f"move {n} ({said}): {why}; any stockholder may insist on the best run, so {mv.entity} "
+                     "ran the best instead")
     money = game.title.money
-    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
     best = plain_route_ids(game, mv.entity, m.group(3)) if m.group(3) else "run auto"
-    return (A.RunRoutes(mv.entity, auto=True),
-            f"'{said}' earns {money(int(m.group(2)))}; a company runs for the most it can{see(game.title, 'best_routes')}, "
-            f"so its best routes ran instead: '{best}' for {money(int(m.group(1)))}")
-
-
-def best_if_insisted(game: "Game", n: int, written: Move, mv: Move, exc: GameError) -> tuple[A.RunRoutes, str] | None:
-    """Routes that run but earn less than the best, where the book requires the best run only "if
-    any player who owns stock in the corporation insists" (title data ``best_run_if_insisted``;
-    18AL 4.2.3.1): at the table the president announces his runs, a stockholder points out the
-    better ones and they must be used; by mail the best run is made at once and the reply says so,
-    instead of refusing the whole mail (play-through s12v: two company turns took a second mail for
-    a run $10 short). The run to make instead and the note, or None when ``exc`` is no such refusal."""
-    if not (isinstance(mv, A.RunRoutes) and mv.routes and game.title.data.get("best_run_if_insisted")
-            and "must earn the most possible" in str(exc)):
-        return None
-    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
-    why = plain_route_ids(game, mv.entity, str(exc)).replace(" (or write 'run auto')", "")
-    note = (f"move {n} ({said}): {why}; any stockholder may insist on the best run, so {mv.entity} ran "
-            "the best instead")
-    return A.RunRoutes(mv.entity, (), auto=True), note
+    return run, (f"'{said}' earns {money(int(m.group(2)))}; a company runs for the most it can"
+                 f"{see(game.title, 'best_routes')}, so its best routes ran instead: '{best}' for "
+                 f"{money(int(m.group(1)))}")
 
 
 def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:
