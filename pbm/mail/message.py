@@ -102,15 +102,20 @@ def parse_headers(raw: bytes) -> Message:
         return email.message_from_bytes(b"", policy=POLICY)
 
 
-def content_digest(raw: bytes) -> str:
+def content_digest(raw: bytes, parsed_head: Message | None = None) -> str:
     """sha256 of what a relay does not change: the Content-Type and the body (line ends normalised).
 
     Two messages with the same Message-ID and the same content digest are one message delivered
-    twice; the same Message-ID with other content is another message (a stranger may copy an ID)."""
+    twice; the same Message-ID with other content is another message (a stranger may copy an ID).
+    ``parsed_head``: :func:`parse_headers` of ``raw``, when the caller has it; used when the header
+    block and the empty line after it are within the bytes :func:`parse_headers` reads (then it is
+    the same parse of the same bytes)."""
     import hashlib
 
     head, body = split_head(raw)
-    ctype = header(parse_headers(head), "Content-Type").lower()
+    if parsed_head is None or len(head) + 4 > MAX_HEADER_BYTES:
+        parsed_head = parse_headers(head)
+    ctype = header(parsed_head, "Content-Type").lower()
     h = hashlib.sha256()
     h.update(ctype.encode("utf-8", "replace") + b"\0")
     h.update(body.replace(b"\r\n", b"\n").rstrip(b"\n"))
