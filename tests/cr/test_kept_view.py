@@ -220,3 +220,18 @@ def test_a_mail_that_changes_the_game_between_two_sheets_is_seen(game_url, tmp_p
     with session_scope(url) as s:
         assert default_ingester(s, tmp_path / "maildir") == "1 accepted"
     assert used[2][0] is not used[1][0] and used[2][1][3] == fixed
+
+
+def test_deleting_a_game_is_never_explained(game_url):
+    """A game's rows go by ON DELETE CASCADE, which SQLite does not count as changes: a DELETE on games
+    drops the kept view even when it deletes another game."""
+    url, _ = game_url
+    first, _, _, _ = _view(url)
+    with session_scope(url) as s:
+        s.add(Game(name="other", title="continental-rails", seed=1))
+    with session_scope(url) as s:
+        from sqlalchemy import delete
+
+        s.execute(delete(Game).where(Game.name == "other"))
+    after, _, _, same = _view(url)
+    assert after is not first and same
