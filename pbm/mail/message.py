@@ -70,8 +70,8 @@ class _HeaderClasses(email.headerregistry.HeaderRegistry):
         return made
 
 
-HEADER_MEMO = 4096  # header objects kept by (name, text)
-HEADER_MEMO_TEXT = 2000  # characters of a header's text, at most, for it to be kept
+HEADER_MEMO = 512  # header objects kept by (name, text): a few dozen mails' worth (a worker stays small)
+HEADER_MEMO_TEXT = 1000  # characters of a header's text, at most, for it to be kept
 
 
 POLICY = email.policy.default.clone(header_factory=_HeaderClasses())  # email.policy.default, cheaper

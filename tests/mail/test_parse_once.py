@@ -155,5 +155,5 @@ def test_values_that_are_not_text_are_made_anew():
 
     when = datetime(2026, 11, 28, 13, 0, tzinfo=timezone.utc)
     assert POLICY.header_factory("Date", when) is not POLICY.header_factory("Date", when)
-    long = "x" * 3000
+    long = "x" * 1500
     assert POLICY.header_factory("Subject", long) is not POLICY.header_factory("Subject", long)
