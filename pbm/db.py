@@ -18,6 +18,7 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.pool import QueuePool
 
 from pbm.errors import PbmError
 from pbm.resources import migrations_dir
@@ -183,6 +184,12 @@ def _engine(url: str) -> Engine:
                 connect_args["options"] = options
             connect_args.update(keepalive_settings(url))
         engine = create_engine(url, future=True, connect_args=connect_args, **kwargs)
+        if engine.dialect.name == "sqlite" and isinstance(engine.pool, QueuePool):
+            # a database file: the connection returned last is handed out next (not the one idle longest),
+            # so a process working alone keeps to one connection, on which a Continental Rails game's
+            # start-of-turn view can be proved unchanged between two mailed sheets (pbm.cr.keptview)
+            engine.dispose()
+            engine = create_engine(url, future=True, connect_args=connect_args, pool_use_lifo=True, **kwargs)
     except (ArgumentError, NoSuchModuleError, ImportError) as exc:
         raise DatabaseError(f"not a usable database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":

@@ -51,19 +51,29 @@ LANE_LIMIT = 120  # characters of a lane name kept (a game name is at most this 
 def lane(raw: bytes) -> str:
     """Which lane a message is handled in: ``game:<name>`` from its first ``GAME:`` line, else
     ``from:<address>``, else ``misc`` (unreadable mail)."""
-    from pbm.mail.message import contents, parse_bytes, sender_address
+    return lane_and_message(raw)[0]
 
+
+def lane_and_message(raw: bytes):
+    """(:func:`lane`, the message object it was read from — None when ``raw`` could not be parsed).
+
+    The object is :func:`pbm.mail.message.parse_bytes` of ``raw`` with its parts already read
+    (:func:`pbm.mail.message.contents_once`): handling the message reads it from there instead of
+    parsing the same bytes again (:func:`pbm.mail.ingest.handle`'s ``msg``)."""
+    from pbm.mail.message import contents_once, parse_bytes, sender_address
+
+    msg = None
     try:
         msg = parse_bytes(raw)
-        for cand in contents(msg).candidates:
+        for cand in contents_once(msg).candidates:
             if cand.text:
                 found = _GAME_LINE.search(cand.text.replace("\r\n", "\n").replace("\r", "\n"))
                 if found:
-                    return "game:" + found.group(1).lower()[:LANE_LIMIT]
+                    return "game:" + found.group(1).lower()[:LANE_LIMIT], msg
         sender = sender_address(msg)
-        return f"from:{sender.lower()[:LANE_LIMIT]}" if sender else "misc"
+        return (f"from:{sender.lower()[:LANE_LIMIT]}" if sender else "misc"), msg
     except Exception:  # noqa: BLE001 - any mail at all gets a lane; handling says what is wrong with it
-        return "misc"
+        return "misc", None
 
 
 def lane_claim(name: str) -> str:
@@ -232,16 +242,28 @@ def _unread(path: Path, known: set[str], skipped: list[str] | None = None) -> It
         yield sources.Arrived(raw, f"maildir:{p.name}"[:200], sources._mtime(p))
 
 
-def _stored(url: str | None) -> tuple[dict[str, list[tuple[int, int]]], dict[str, tuple[int, int]]]:
+PARSED_KEPT_BYTES = 8 * 1024 * 1024  # raw bytes of the messages whose parsed objects a pass keeps (at most)
+
+
+def _stored(url: str | None, parsed: dict[int, tuple[bytes, object]] | None = None
+            ) -> tuple[dict[str, list[tuple[int, int]]], dict[str, tuple[int, int]]]:
     """(id, seq) of the messages stored and not yet handled, by lane, each lane in arrival order; and for
     each lane whose moves must be applied in order (an 18xx game's) and that has a message in ``error``,
-    that message's (seq, id): the lane's later mail waits behind it (issue 34, item 8)."""
+    that message's (seq, id): the lane's later mail waits behind it (issue 34, item 8).
+
+    ``parsed``: filled with ``id: (raw, message object)`` for the messages parsed to find their lane
+    (while their raw bytes together stay under :data:`PARSED_KEPT_BYTES`), for their handling."""
     lanes: dict[str, list[tuple[int, int]]] = {}
+    kept = 0
     with session_scope(url) as s:
         rows = s.execute(select(InboundMessage.id, InboundMessage.seq, InboundMessage.raw)
                          .where(InboundMessage.status == "stored").order_by(InboundMessage.seq)).all()
         for mid, seq, raw in rows:
-            lanes.setdefault(lane(raw), []).append((mid, seq))
+            name, msg = lane_and_message(raw)
+            lanes.setdefault(name, []).append((mid, seq))
+            if parsed is not None and msg is not None and kept + len(raw) <= PARSED_KEPT_BYTES:
+                parsed[mid] = (raw, msg)
+                kept += len(raw)
         blocked: dict[str, tuple[int, int]] = {}
         if lanes:
             errors = s.execute(select(InboundMessage.id, InboundMessage.seq, InboundMessage.raw)
@@ -286,12 +308,17 @@ def handle_lanes(url: str | None, context, retries: int, log: Callable[[str], No
     outcomes: list[Outcome] = []
     say = log or (lambda _line: None)
 
+    parsed: dict[int, tuple[bytes, object]] = {}  # id: (raw, its message object), from finding the lanes
+
     def one(mid: int) -> None:
         with session_scope(url) as s:
             row = s.get(InboundMessage, mid, with_for_update=postgres)
             if row is None or row.status != "stored":
                 return  # handled meanwhile (by the lane's previous holder)
-            outcomes.append(handle(s, row, context))
+            # the message object the lane was read from, if these are still the bytes it was parsed from;
+            # taken out once used (a retry of this message parses its bytes again)
+            raw, msg = parsed.pop(mid, (None, None))
+            outcomes.append(handle(s, row, context, msg=msg if raw is not None and raw == row.raw else None))
 
     def hold(name: str, ids: list[int], behind: tuple[int, int]) -> None:
         seq, _mid = behind
@@ -350,7 +377,7 @@ def handle_lanes(url: str | None, context, retries: int, log: Callable[[str], No
 
     together = process_lock(url, "handling", what="pbm handling mail", wait=True, timeout=600, shared=postgres)
     with together:
-        lanes, blocked = _stored(url)
+        lanes, blocked = _stored(url, parsed)
         left = [name for name, ids in lanes.items() if not guarded(name, ids, blocked, wait=False)]
         for name in left:  # held by other handlers: wait for them, then handle anything they left
             guarded(name, lanes[name], blocked, wait=True)

@@ -9,8 +9,10 @@ writes, for every week, the SHA-256 of each report and of every table of the dat
 and the secrets' salted hashes left out: they differ from run to run), to FILE as JSON;
 ``--tree DIR`` runs the ``pbm`` of another checkout (a ``git worktree`` of the starting commit).  Two
 runs, one per tree, must write the same file: ``cmp a.json b.json``.
-CPU columns: ``cpu`` this process's, ``+workers`` the render worker processes', ``render cpu`` the
-rendering's in both.
+CPU columns: ``cpu`` this process's, ``+workers`` the render worker processes', ``ingest cpu`` and
+``resolve cpu`` those stages' (this process), ``render cpu`` the rendering's in both, ``all cpu`` the
+week's in every process (issue 32's target 2: at most 1 s).  ``--profile-ingest FILE``: the ingest
+stages under cProfile (stats to FILE, the call count printed; the CPU columns then include the profiler).
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ def table_digests(url: str) -> dict[str, str]:
     return out
 
 
-def week(folder: Path, turns: int, digest: bool = False) -> list[dict[str, float]]:
+def week(folder: Path, turns: int, digest: bool = False, profile=None) -> list[dict[str, float]]:
     url = f"sqlite:///{folder / 'bench.db'}"
     seats = [SeatRequest(line=i + 2, name=f"Player {i + 1}", email=f"p{i + 1}@example.org") for i in range(15)]
     with session_scope(url) as s:
@@ -106,9 +108,14 @@ def week(folder: Path, turns: int, digest: bool = False) -> list[dict[str, float
         w0 = _children_cpu()
         c0 = time.process_time()
         t0 = time.perf_counter()
+        if profile is not None:
+            profile.enable()
         with session_scope(url) as s:
             summary = default_ingester(s, folder / "maildir")
+        if profile is not None:
+            profile.disable()
         t1 = time.perf_counter()
+        c1 = time.process_time()
         with session_scope(url) as s:
             run_turn(s, s.scalar(select(Game).where(Game.name == "bench")))
         t2 = time.perf_counter()
@@ -117,6 +124,7 @@ def week(folder: Path, turns: int, digest: bool = False) -> list[dict[str, float
             result = render_turn(s, s.scalar(select(Game).where(Game.name == "bench")), out=folder / "reports")
         t3 = time.perf_counter()
         row["cpu"] = time.process_time() - c0
+        row["ingest_cpu"], row["resolve_cpu"] = c1 - c0, c2 - c1
         row["workers_cpu"] = _children_cpu() - w0  # the render worker processes (ended by now)
         row["render_cpu"] = time.process_time() - c2 + row["workers_cpu"]
         # the maildir keeps old mails: ingest of earlier turns' mails is a duplicate check only
@@ -140,17 +148,32 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=3, help="weeks to play (each is measured)")
     parser.add_argument("--digest", type=Path, help="write every week's digests of reports and tables here (JSON)")
     parser.add_argument("--tree", type=Path, help="run the pbm of this checkout")
+    parser.add_argument("--profile-ingest", type=Path, metavar="FILE",
+                        help="profile the ingest stage of every week (cProfile) and write the stats to FILE")
     args = parser.parse_args()
+    profile = None
+    if args.profile_ingest is not None:
+        import cProfile
+
+        profile = cProfile.Profile(time.process_time)  # CPU, not wall: the machine is shared
     with tempfile.TemporaryDirectory() as tmp:
-        figures = week(Path(tmp), args.turns, digest=args.digest is not None)
+        figures = week(Path(tmp), args.turns, digest=args.digest is not None, profile=profile)
+    if profile is not None:
+        import pstats
+
+        profile.dump_stats(str(args.profile_ingest))
+        stats = pstats.Stats(profile)
+        print(f"ingest under cProfile: {stats.total_calls:,} function calls ({stats.prim_calls:,} primitive) "
+              f"in {len(figures)} weeks; stats in {args.profile_ingest}")
     if args.digest is not None:
         args.digest.write_text(json.dumps([f["digest"] for f in figures], indent=1, sort_keys=True) + "\n")
         print(f"digests of {len(figures)} weeks written to {args.digest} (pbm from {ROOT})")
     print(f"{'turn':>4} {'ingest 15':>10} {'resolve':>9} {'15 reports':>11} {'total':>8} {'cpu':>8} {'+workers':>9} "
-          f"{'render cpu':>11}  mail")
+          f"{'ingest cpu':>11} {'resolve cpu':>12} {'render cpu':>11} {'all cpu':>8}  mail")
     for i, f in enumerate(figures, start=1):
         print(f"{i:>4} {f['ingest']:>9.3f}s {f['resolve']:>8.3f}s {f['render']:>10.3f}s {f['total']:>7.3f}s {f['cpu']:>7.3f}s "
-              f"{f['workers_cpu']:>8.3f}s {f['render_cpu']:>10.3f}s  {f['ingest_summary']}")
+              f"{f['workers_cpu']:>8.3f}s {f['ingest_cpu']:>10.3f}s {f['resolve_cpu']:>11.3f}s {f['render_cpu']:>10.3f}s "
+              f"{f['cpu'] + f['workers_cpu']:>7.3f}s  {f['ingest_summary']}")
     totals = sorted(f["total"] for f in figures)
     median = statistics.median(totals)
     worst = totals[-1]

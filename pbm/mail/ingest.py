@@ -69,7 +69,7 @@ def store_raw(session: Session, raw: bytes, source: str = "", received_at: datet
         sha256=digest, message_id=message_id(head), raw=raw, source=one_line(source, 200),
         received_at=received_at or utcnow(), seq=0, from_addr=one_line(header(head, "From"), 300),
         subject=one_line(header(head, "Subject"), 500), status="stored", outcome={},
-        content_sha256=content_digest(raw),
+        content_sha256=content_digest(raw, head),
     )
     session.add(row)
     session.flush()
@@ -104,15 +104,17 @@ def ingest(session: Session, raw: bytes, ctx: Context, *, source: str = "",
     return handle(session, row, ctx)
 
 
-def handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
+def handle(session: Session, row: InboundMessage, ctx: Context, msg=None) -> Outcome:
     """Handle a stored message; a bug here marks it ``error`` (for the moderator) and loses nothing.
 
     The sender still gets one short answer (the moderator has been told), so no message ends
-    ``error`` unanswered."""
+    ``error`` unanswered.  ``msg``: the message object already parsed from ``row.raw`` by
+    :func:`~pbm.mail.message.parse_bytes` (by the intake, to find its lane), handed along so that the
+    same bytes are not parsed again; None: parsed here."""
     from pbm.mail.redact import redact_stored, redact_text
 
     try:
-        outcome = _handle(session, row, ctx)
+        outcome = _handle(session, row, ctx, msg)
         redact_stored(row, outcome)  # every outcome, every game kind: no secret stays in the stored mail (issue 34)
         session.commit()
         return outcome
@@ -142,9 +144,9 @@ def _sender_of(msg, ctx: Context) -> str | None:
     return sender_address(msg, "Reply-To") or sender_address(msg, "From")
 
 
-def _handle(session: Session, row: InboundMessage, ctx: Context) -> Outcome:
+def _handle(session: Session, row: InboundMessage, ctx: Context, parsed=None) -> Outcome:
     try:
-        msg = parse_bytes(row.raw)
+        msg = parsed if parsed is not None else parse_bytes(row.raw)
     except Unreadable as exc:  # stored, marked, answered once (issue 13, item 9)
         reason = str(exc)
         finish(row, "rejected", reason)

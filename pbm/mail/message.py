@@ -29,16 +29,26 @@ _MSGID = re.compile(r"^<[\x21-\x3b\x3d\x3f-\x7e]{1,250}>$")
 
 
 class _HeaderClasses(email.headerregistry.HeaderRegistry):
-    """The standard header registry, but each header class is made once.
+    """The standard header registry, but each header class is made once, and a header read from text
+    is parsed once.
 
     The standard one makes a new class for every header it reads or sets (``type(...)`` in
     ``HeaderRegistry.__getitem__``): some forty a mail, each costly to make and left for the garbage
     collector.  The class depends only on the specialised class the name maps to, so one per
-    mapping gives the same headers."""
+    mapping gives the same headers.
+
+    A message parsed with :data:`POLICY` keeps its headers as text and parses one again each time it
+    is asked for (``msg.get``, ``get_content_type``, ``get_filename``, ``get_content_charset``...): the
+    intake asks for a mail's Content-Type some twenty times.  A header made from a plain ``str`` depends
+    only on its name and that text (the parse reads nothing else), and the header objects are
+    immutable (a ``str`` whose parts are tuples and read-only mappings), so the one made first for a
+    (name, text) is handed out again (:data:`HEADER_MEMO` of them at most, texts up to
+    :data:`HEADER_MEMO_TEXT` characters; other values, a ``datetime`` or an address, are made anew)."""
 
     def __init__(self) -> None:
         super().__init__()
         self._made: dict[type, type] = {}
+        self._parsed: dict[tuple[str, str], object] = {}
 
     def __getitem__(self, name):
         base = self.registry.get(name.lower(), self.default_class)
@@ -46,6 +56,22 @@ class _HeaderClasses(email.headerregistry.HeaderRegistry):
         if made is None:
             made = self._made[base] = type("_" + base.__name__, (base, self.base_class), {})
         return made
+
+    def __call__(self, name, value):
+        if type(value) is not str or type(name) is not str or len(value) > HEADER_MEMO_TEXT:
+            return self[name](name, value)
+        key = (name, value)
+        made = self._parsed.get(key)
+        if made is None:
+            made = self[name](name, value)
+            if len(self._parsed) >= HEADER_MEMO:
+                self._parsed.clear()  # bounded: a worker reads mail for months
+            self._parsed[key] = made
+        return made
+
+
+HEADER_MEMO = 512  # header objects kept by (name, text): a few dozen mails' worth (a worker stays small)
+HEADER_MEMO_TEXT = 1000  # characters of a header's text, at most, for it to be kept
 
 
 POLICY = email.policy.default.clone(header_factory=_HeaderClasses())  # email.policy.default, cheaper
@@ -76,15 +102,20 @@ def parse_headers(raw: bytes) -> Message:
         return email.message_from_bytes(b"", policy=POLICY)
 
 
-def content_digest(raw: bytes) -> str:
+def content_digest(raw: bytes, parsed_head: Message | None = None) -> str:
     """sha256 of what a relay does not change: the Content-Type and the body (line ends normalised).
 
     Two messages with the same Message-ID and the same content digest are one message delivered
-    twice; the same Message-ID with other content is another message (a stranger may copy an ID)."""
+    twice; the same Message-ID with other content is another message (a stranger may copy an ID).
+    ``parsed_head``: :func:`parse_headers` of ``raw``, when the caller has it; used when the header
+    block and the empty line after it are within the bytes :func:`parse_headers` reads (then it is
+    the same parse of the same bytes)."""
     import hashlib
 
     head, body = split_head(raw)
-    ctype = header(parse_headers(head), "Content-Type").lower()
+    if parsed_head is None or len(head) + 4 > MAX_HEADER_BYTES:
+        parsed_head = parse_headers(head)
+    ctype = header(parsed_head, "Content-Type").lower()
     h = hashlib.sha256()
     h.update(ctype.encode("utf-8", "replace") + b"\0")
     h.update(body.replace(b"\r\n", b"\n").rstrip(b"\n"))

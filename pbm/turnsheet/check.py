@@ -10,7 +10,8 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from pbm.cr.orders import Orders, Problem, copy_orders
-from pbm.cr.queries import collector_paused, load_plain, release_plain
+from pbm.cr.keptview import start_of_turn_view
+from pbm.cr.queries import collector_paused, release_plain
 from pbm.models import Game, Player
 from pbm.cr.validate import validate
 from pbm.turnsheet.facts import railroad_numbers
@@ -60,17 +61,19 @@ def check(session: Session, game: Game, player: Player, orders: Orders,
     """The orders that will be resolved and every problem, each with its sheet line when known.
 
     The game is read once, into a plain view (:func:`~pbm.cr.queries.load_plain`), for the railroad
-    numbers and the validator both."""
+    numbers and the validator both; on SQLite the view is kept for the next sheet of the same game
+    while the database proves that none of its rows changed (:mod:`pbm.cr.keptview`)."""
     orders = copy_orders(orders)
     with collector_paused():  # the view's rows live only until release_plain (see there)
-        view = load_plain(session, game)
+        view, kept = start_of_turn_view(session, game)
         try:
             # railroad_numbers, from the rows just read (all railroads of the game, by id)
             numbers = {str(r.number): r.code for r in view.railroads.values()}
             problems = resolve_numbers(session, game, orders, numbers)
             orders, found = validate(session, game, player, orders, view=view)
         finally:
-            release_plain(view)  # no one reads it again: its rows go now, by reference counting
+            if not kept:
+                release_plain(view)  # no one reads it again: its rows go now, by reference counting
         del view
     problems.extend(found)
     if parsed is not None:

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session, object_session
 
 from pbm.mail import outbox
 from pbm.mail.compose import make_message, one_line
-from pbm.mail.message import clean_address, contents
+from pbm.mail.message import clean_address, contents_once
 
 from pbm.e18xx.core.title import load_title
 from pbm.e18xx.pbem.moves import action_words, format_action, printed_tile
@@ -195,7 +195,7 @@ def claim(session: Session, msg) -> Claim | None:
     """The 18xx game a mail is for (its GAME line names one), or None (not ours: a turnsheet, say)."""
     from pbm.models import Game
 
-    for cand in contents(msg).candidates:
+    for cand in contents_once(msg).candidates:
         if cand.text is None:
             continue
         mm = read_text(cand.text, cand.name)
