@@ -106,3 +106,246 @@ def test_a_stock_bid_refused_says_whether_the_51_percent_cap_or_no_available_sha
     assert out.stock == [] and p.refused
     assert p.message == ("you may not bid for X1 stock: no shares are available to you (20 % of the shares "
                          "not held by Directors or you, §6.1B)")
+
+
+# --------------------------------------------------------------------------- validator: §10.2A–C
+def test_president_loans_follow_the_presidents_cash_after_the_bank_loan_10_2a(v):
+    """§10.2A1: a road borrows from its President as much as he has after borrowing from the Bank
+    (player 1: $2,000 + $1,000 borrowed); a second road only what the first left.  A road cannot
+    both borrow from and repay its President: the repayment is dropped (§10.2A)."""
+    out, problems = v(Orders(borrow=1000, railroads=[RailroadOrders("NYC", lend=5000),
+                                                     RailroadOrders("BA", lend=100)]))
+    assert (_ro(out, "NYC").lend, _ro(out, "BA").lend) == (3000, 0)
+    p = only(problems, "NYC president loan")
+    assert p.adjusted and p.allowed == "up to $3,000" and "$5,000" in p.message and "§10.2A1" in p.message
+    p = only(problems, "BA president loan")
+    assert p.adjusted and p.allowed == "up to $0"
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=2000)]))
+    assert _ro(out, "NYC").lend == 2000 and problems == []  # all his cash: not cut
+    v.s.railroads["NYC"].president_debt = 500
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=700, repay_president=300)]))
+    assert (_ro(out, "NYC").lend, _ro(out, "NYC").repay_president) == (700, 0)
+    p = only(problems, "NYC president loan")
+    assert p.refused and "repayment is dropped (§10.2A)" in p.message
+
+
+def test_repaying_the_president_is_limited_by_the_debt_and_the_starting_cash_and_adds_to_his_cash_10_2a2(v):
+    """§10.2A2: a road repays its President up to what it has at the start of the turn and up to
+    the debt; what he is repaid is his to spend on the later personal actions (here a PC bid,
+    §10.1B4, that would otherwise be cut)."""
+    nyc = v.s.railroads["NYC"]
+    nyc.cash, nyc.president_debt = 5000, 3000
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_president=4000)]))
+    p = only(problems, "NYC repay president")
+    assert _ro(out, "NYC").repay_president == 3000 and p.adjusted and p.allowed == "up to $3,000"
+    assert "more than the debt to you" in p.message
+    nyc.president_debt = 5000  # debt = cash: still "the debt"
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_president=6000)]))
+    p = only(problems, "NYC repay president")
+    assert _ro(out, "NYC").repay_president == 5000 and "more than the debt to you" in p.message
+    nyc.president_debt = 9000
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_president=6000)]))
+    p = only(problems, "NYC repay president")
+    assert _ro(out, "NYC").repay_president == 5000 and "more than its starting cash" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_president=5000)]))
+    assert problems == []
+    # $2,000 + $1,000 repaid: a bid of $3,000 for HRL stands
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 3000, 1)], railroads=[RailroadOrders("NYC", repay_president=1000)]))
+    assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 3000)] and problems == []
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 3000, 1)]))
+    assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 2000)]
+
+
+def test_debt_is_repaid_from_the_starting_cash_plus_the_presidents_loan_10_2b(v):
+    """§10.2B: a road repays Bank debt (short-term loans and bonds) only out of its starting cash
+    plus or minus the President's loans: NYC's $5,000 and $1,000 lent is $6,000 against $8,000 of
+    debt; without the loan, $5,000; what it repays its President is not there to repay debt."""
+    nyc = v.s.railroads["NYC"]
+    nyc.loan_debt, nyc.bond_debt, nyc.president_debt = 3000, 5000, 2000
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=1000, repay_debt=7000)]))
+    p = only(problems, "NYC repay debt")
+    assert _ro(out, "NYC").repay_debt == 6000 and p.adjusted and p.allowed == "up to $6,000"
+    assert "its cash after President loans" in p.message and "§10.2B" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_president=2000, repay_debt=7000)]))
+    assert _ro(out, "NYC").repay_debt == 3000
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=2000, repay_debt=9000)]))
+    p = only(problems, "NYC repay debt")
+    assert _ro(out, "NYC").repay_debt == 7000 and "its cash after" in p.message
+    nyc.bond_debt = 0  # the debt is below the cash
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_debt=4000)]))
+    p = only(problems, "NYC repay debt")
+    assert _ro(out, "NYC").repay_debt == 3000 and "more than its debt" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_debt=3000)]))
+    assert problems == []
+
+
+def test_treasury_stock_to_the_president_at_half_price_limited_by_shares_and_his_cash_10_2c(v):
+    """§10.2C2: the President buys treasury stock at 50 % of the market price, limited by the
+    shares and by his cash right after the railroad loans; he pays the cost rounded up to the
+    dollar (§1.0).  §10.2C3: what is not sold to him may go to the market."""
+    nyc = v.s.railroads["NYC"]  # 111 treasury shares
+    nyc.price = 15.5  # $7.75 a share to the President
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_president=300)]))
+    p = only(problems, "NYC treasury to president")
+    assert _ro(out, "NYC").treasury_to_president == 111 and p.adjusted and p.allowed == "up to 111 shares"
+    assert "NYC has 111 treasury shares" in p.message
+    # lending $1,500 first leaves $500: 64 shares at $7.75
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=1500, treasury_to_president=100)]))
+    p = only(problems, "NYC treasury to president")
+    assert _ro(out, "NYC").treasury_to_president == 64 and p.allowed == "up to 64 shares"
+    assert "your $500 buys 64" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=1500, treasury_to_president=64)]))
+    assert not [p for p in problems if "treasury" in p.where]
+    # 63 shares cost ⌈$488.25⌉ = $489: $11 is left for the rest of the turn
+    out, problems = v(Orders(prodigal=1000, railroads=[RailroadOrders("NYC", lend=1500, treasury_to_president=63)]))
+    p = only(problems, "prodigal")
+    assert p.warning and "more than the $11 you have" in p.message
+    # to the market: what the President does not take
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_president=100, treasury_to_market=20)]))
+    p = only(problems, "NYC treasury to market")
+    assert _ro(out, "NYC").treasury_to_market == 11 and p.adjusted and p.allowed == "up to 11 shares"
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_president=100, treasury_to_market=11)]))
+    assert problems == []
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_market=111)]))
+    assert _ro(out, "NYC").treasury_to_market == 111 and problems == []
+
+
+def test_treasury_stock_of_a_road_priced_at_nothing_is_limited_by_its_shares_only_10_2c2(v):
+    """§10.2C2 at a price of $0 (a worthless stock): half of nothing is free, so only the road's
+    treasury shares limit the sale, whatever the President's cash."""
+    v.s.railroads["BA"].price = 0
+    v.s.players[1].cash = 0
+    out, problems = v(Orders(railroads=[RailroadOrders("BA", treasury_to_president=500)]))
+    p = only(problems, "BA treasury to president")
+    assert _ro(out, "BA").treasury_to_president == 100 and "BA has 100 treasury shares" in p.message
+
+
+# --------------------------------------------------------------------------- validator: §10.1A
+def test_bank_loan_orders_negative_netted_cut_and_followed_into_the_cash_10_1a_3_5(v):
+    """§10.1A: a tycoon borrows up to his available credit (§3.5A: $7,000 here) and repays up to
+    his cash and his loan; negative amounts are refused as 0; borrowing and repaying in one turn
+    are netted; the cash after the loan is what the later personal actions spend (a PC bid)."""
+    p1 = v.s.players[1]
+    out, problems = v(Orders(borrow=-5, repay=-1))
+    p = only(problems, "loan")
+    assert p.refused and p.allowed == "0 or more" and (out.borrow, out.repay) == (0, 0)
+    out, problems = v(Orders(borrow=-5, prodigal=1000))
+    assert out.borrow == 0 and len(problems) == 1
+    out, problems = v(Orders(borrow=7000))
+    assert out.borrow == 7000 and problems == []
+    out, problems = v(Orders(borrow=7001))
+    p = only(problems, "borrow")
+    assert out.borrow == 7000 and p.adjusted and p.allowed == "up to $7,000"
+    # netted: 1,000 − 1,000 is neither
+    p1.loan = 5000
+    out, problems = v(Orders(borrow=1000, repay=1000))
+    assert (out.borrow, out.repay) == (0, 0) and "taken as repaying $0" in only(problems, "loan").message
+    out, problems = v(Orders(borrow=400, repay=1000))
+    assert (out.borrow, out.repay) == (0, 600) and "taken as repaying $600" in only(problems, "loan").message
+    out, problems = v(Orders(borrow=1000, repay=400))
+    assert "taken as borrowing $600" in only(problems, "loan").message
+    # repaying: the loan or the cash, whichever is less ($2,000 cash)
+    p1.loan = 2000
+    out, problems = v(Orders(repay=2500))
+    p = only(problems, "repay")
+    assert out.repay == 2000 and "more than your cash" in p.message and p.allowed == "up to $2,000"
+    p1.loan = 1999
+    out, problems = v(Orders(repay=2500))
+    assert out.repay == 1999 and "more than your loan" in only(problems, "repay").message
+    out, problems = v(Orders(repay=1999))
+    assert problems == []
+    # the cash after the loan: $2,000 + $700 borrowed buys a bid of $2,700; $2,000 − $500 repaid does not
+    out, problems = v(Orders(borrow=700, pc_bids=[PCBid("HRL", 2700, 1)]))
+    assert [b.amount for b in out.pc_bids] == [2700] and problems == []
+    out, problems = v(Orders(repay=500, pc_bids=[PCBid("HRL", 2000, 1)]))
+    assert [b.amount for b in out.pc_bids] == [1500]
+
+
+def test_a_recall_is_warned_of_unless_the_repayment_covers_it_3_5c(v):
+    """§3.5C: when the Bank recalls part of a loan, a repayment below the recall is warned of (the
+    rest is collected at the end of the turn); repaying exactly the recall is not."""
+    p1 = v.s.players[1]
+    p1.loan, p1.recall = 5000, 800
+    out, problems = v(Orders(repay=800))
+    assert problems == []
+    out, problems = v(Orders(repay=799))
+    p = only(problems, "repay")
+    assert p.warning and "recalls $800" in p.message and "you repay $799" in p.message
+    p1.recall = 0
+    out, problems = v(Orders())
+    assert problems == []
+
+
+# --------------------------------------------------------------------------- validator: §10.2D–H
+def test_capital_spending_is_1_to_50_a_mile_and_none_for_a_bankrupt_road_10_2d_4_11b(v):
+    """§10.2D1: $1 to $50 a mile (ruling R-O1): $50 stands, $51 is lowered to $50; §4.11B: a
+    bankrupt road spends nothing on capital improvements."""
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", capital_per_mile=50)]))
+    assert _ro(out, "NYC").capital_per_mile == 50 and problems == []
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", capital_per_mile=51)]))
+    p = only(problems, "NYC capital")
+    assert _ro(out, "NYC").capital_per_mile == 50 and p.adjusted and p.allowed == "$1–50 per mile"
+    v.s.railroads["BA"].status = "bankrupt"
+    out, problems = v(Orders(railroads=[RailroadOrders("BA", capital_per_mile=60)]))
+    p = only(problems, "BA capital")
+    assert _ro(out, "BA").capital_per_mile == 0 and p.refused and "§4.11B" in p.message
+
+
+def test_building_a_row_between_the_climates_minimum_and_double_it_4_6b_c_10_2e(v):
+    """§4.6B–C, §10.2E: PENN builds its RoW PA1 at the climate's minimum to double it ($300–$600
+    in a Normal climate, $400–$800 in a Boom): the bounds stand, below is raised, above lowered;
+    $0 or less is no order; a road without a RoW or a bankrupt one cannot build."""
+    for asked, got in ((300, 300), (600, 600), (299, 300), (601, 600)):
+        out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=asked)]), player=2)
+        assert _ro(out, "PENN").build_per_mile == got
+        assert [p.adjusted for p in problems] == ([] if asked == got else [True])
+        if asked != got:
+            assert problems[0].where == "PENN build" and problems[0].allowed == "$300–$600 per mile"
+    for asked in (0, -10):
+        out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=asked)]), player=2)
+        assert _ro(out, "PENN").build_per_mile is None and problems == []
+    v.s.game.climate = "Boom"
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=350)]), player=2)
+    p = only(problems, "PENN build")
+    assert _ro(out, "PENN").build_per_mile == 400 and p.allowed == "$400–$800 per mile" and "Boom" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=900)]), player=2)
+    assert _ro(out, "PENN").build_per_mile == 800 and "§4.6C" in only(problems, "PENN build").message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", build_per_mile=500)]))
+    p = only(problems, "NYC build")
+    assert _ro(out, "NYC").build_per_mile is None and p.refused and "owns no RoW" in p.message
+    v.s.railroads["PENN"].status = "bankrupt"
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=500)]), player=2)
+    p = only(problems, "PENN build")
+    assert _ro(out, "PENN").build_per_mile is None and p.refused and "bankrupt" in p.message
+
+
+@pytest.mark.parametrize("turn, builds", [(10, True), (11, False), (12, False), (13, True)])
+def test_no_row_is_built_in_the_civil_war_turns_11_and_12_8(v, turn, builds):
+    """§8: no railroad builds a RoW during the Civil War, turns 11 and 12; it keeps the RoW."""
+    v.s.game.turn = turn
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=300)]), player=2)
+    assert (_ro(out, "PENN").build_per_mile == 300) is builds
+    assert [p.refused for p in problems] == ([] if builds else [True])
+    if not builds:
+        assert problems[0].where == "PENN build" and "Civil War" in problems[0].message
+
+
+def test_abandoning_needs_a_row_and_not_building_it_and_either_allows_a_row_bid_10_2e3_4_7b(v):
+    """§10.2E3: a road abandons the RoW it owns by not building it; without a RoW, or while
+    building it, the abandonment is refused.  §4.7B: building or abandoning its RoW lets a road
+    bid for a new one."""
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", abandon=True)]))
+    p = only(problems, "NYC abandon")
+    assert not _ro(out, "NYC").abandon and p.refused and "owns no RoW" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=300, abandon=True)]), player=2)
+    p = only(problems, "PENN abandon")
+    assert not _ro(out, "PENN").abandon and _ro(out, "PENN").build_per_mile == 300 and "it builds" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", abandon=True)]), player=2)
+    assert _ro(out, "PENN").abandon and problems == []
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", abandon=True, row_first="NJ1")]), player=2)
+    assert _ro(out, "PENN").row_first == "NJ1" and problems == []
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=300, row_first="NJ1")]), player=2)
+    assert _ro(out, "PENN").row_first == "NJ1" and problems == []
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=0, row_first="NJ1")]), player=2)
+    p = only(problems, "PENN RoW bid")
+    assert _ro(out, "PENN").row_first is None and p.refused and "already owns the RoW PA1" in p.message
