@@ -349,3 +349,157 @@ def test_abandoning_needs_a_row_and_not_building_it_and_either_allows_a_row_bid_
     out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=0, row_first="NJ1")]), player=2)
     p = only(problems, "PENN RoW bid")
     assert _ro(out, "PENN").row_first is None and p.refused and "already owns the RoW PA1" in p.message
+
+
+def _double_connection(v):
+    """NYC also runs HRL (New York–Albany, 140 miles); BA runs NY1, its parallel twin, already
+    double-tracked: NYC and BA are parallel (§4.16)."""
+    from pbm.models import Line
+
+    session, s = v.session, v.s
+    session.add(Line(railroad_id=s.railroads["NYC"].id, route_id=s.routes["HRL"].id))
+    session.add(Line(railroad_id=s.railroads["BA"].id, route_id=s.routes["NY1"].id, double_tracked=True))
+    session.flush()
+    session.expire_all()
+
+
+def test_double_track_only_the_roads_own_single_lines_once_and_warned_when_cash_is_short_4_15(v):
+    """§4.15: a road double-tracks its own lines, each once, paid from cash only: 25 % of the
+    minimum build cost a mile (NYC's 150 miles: $11,250; HRL's 140: $10,500).  An unknown line is
+    refused with the lines it may double; the cash is the road's after its President's loans."""
+    _double_connection(v)
+    nyc = v.s.railroads["NYC"]
+    nyc.cash = 11_249
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", double_track=["zz"])]))
+    p = only(problems, "NYC double track")
+    assert _ro(out, "NYC").double_track == [] and p.refused and p.allowed == "HRL, NYC"
+    assert "zz is not a line of NYC" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", double_track=["nyc"])]))
+    p = only(problems, "NYC double track")
+    assert _ro(out, "NYC").double_track == ["NYC"] and p.warning
+    assert "costs $11,250" in p.message and "starts with $11,249" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=1, double_track=["NYC"])]))
+    assert _ro(out, "NYC").double_track == ["NYC"] and problems == []
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", double_track=["HRL", "hrl"])]))
+    p = only(problems, "NYC double track")
+    assert _ro(out, "NYC").double_track == ["HRL"] and p.refused and "listed twice" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("BA", double_track=["NY1", "B&A"])]))
+    assert _ro(out, "BA").double_track == ["B&A"]
+    assert [(p.refused, p.message) for p in problems][0] == (True, "NY1 is already double-tracked")
+
+
+def test_rate_wars_only_with_a_parallel_road_once_at_1_to_99_percent_4_16(v):
+    """§4.16: a road may start a rate war only with a road running a line parallel to one of its
+    own (NYC's HRL and BA's NY1), once a turn, cutting its rates by 1–99 %."""
+    _double_connection(v)
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", rate_wars=[RateWar("ba", 1), RateWar("BA", 5)])]))
+    p = only(problems, "NYC rate war")
+    assert _ro(out, "NYC").rate_wars == [RateWar("BA", 1)] and p.refused and "second rate war with BA" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", rate_wars=[RateWar("BA", 99)])]))
+    assert _ro(out, "NYC").rate_wars == [RateWar("BA", 99)] and problems == []
+    for percent in (0, 100):
+        out, problems = v(Orders(railroads=[RailroadOrders("NYC", rate_wars=[RateWar("BA", percent)])]))
+        p = only(problems, "NYC rate war")
+        assert _ro(out, "NYC").rate_wars == [] and p.refused and p.allowed == "1–99 %"
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", rate_wars=[RateWar("PENN", 10), RateWar("ZZ", 10)])]))
+    assert _ro(out, "NYC").rate_wars == []
+    assert [(p.where, p.allowed) for p in problems] == [("NYC rate war", "BA"), ("NYC rate war", "BA")]
+    assert "PENN has no line parallel to NYC" in problems[0].message
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", rate_wars=[RateWar("NYC", 10)])]), player=2)
+    assert only(problems, "PENN rate war").allowed == "no railroad is parallel to PENN"
+
+
+def test_engines_only_an_available_upgrade_warned_when_cash_is_short_4_17(v):
+    """§4.17: a road upgrades to an engine available this turn (the best is 3, American, here),
+    at $10 a mile for each step (NYC's 150 miles: $1,500 to Norris, $3,000 to American), paid
+    from cash only; its own engine is no order; any other is refused with what is available."""
+    v.s.game.state = {"locomotive": 3, "technologies": ["A", "B"]}
+    nyc = v.s.railroads["NYC"]
+    nyc.cash = 2999
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", locomotive=1)]))
+    assert _ro(out, "NYC").locomotive is None and problems == []
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", locomotive=4)]))
+    p = only(problems, "NYC locomotive")
+    assert _ro(out, "NYC").locomotive is None and p.refused
+    assert p.allowed == "2 Norris 4-2-0 ($1,500), 3 American 4-4-0 ($3,000)" and "it has 1 Lion" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", locomotive=3)]))
+    p = only(problems, "NYC locomotive")
+    assert _ro(out, "NYC").locomotive == 3 and p.warning and "costs $3,000" in p.message and "$2,999" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=1, locomotive=3)]))
+    assert _ro(out, "NYC").locomotive == 3 and problems == []
+    v.s.game.state = {"locomotive": 1, "technologies": ["A"]}
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", locomotive=2)]))
+    assert only(problems, "NYC locomotive").allowed == "no upgrade is available this turn"
+
+
+def test_technologies_available_not_yet_held_and_the_grand_station_at_a_size_4_town_4_18(v):
+    """§4.18: a road buys a technology available this turn that it lacks ($10 a mile; the Grand
+    Station $10,000 and only at a size 4 or 5 town), paid from cash only.  The refusal says why:
+    held already, no big town, no such letter, or not available; and lists what is."""
+    v.s.game.state = {"locomotive": 1, "technologies": ["A", "B"]}
+    nyc, ba = v.s.railroads["NYC"], v.s.railroads["BA"]
+    nyc.cash = 1500
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", technology=" b ")]))
+    assert _ro(out, "NYC").technology == "B" and problems == []
+    nyc.cash = 1499
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", technology="B")]))
+    p = only(problems, "NYC technology")
+    assert p.warning and "Switch Yards costs $1,500" in p.message and "$1,499" in p.message
+    cases = [("A", "NYC does not reach a size 4 or 5 town (§4.18)"), ("Z", "is not a technology letter"),
+             ("C", "is not available to NYC")]
+    for letter, why in cases:
+        out, problems = v(Orders(railroads=[RailroadOrders("NYC", technology=letter)]))
+        p = only(problems, "NYC technology")
+        assert _ro(out, "NYC").technology is None and p.refused
+        assert p.message == f"technology {letter} {why}" and p.allowed == "B Switch Yards ($1,500)"
+    nyc.technologies = ["B"]
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", technology="B")]))
+    p = only(problems, "NYC technology")
+    assert p.message == "technology B NYC already has it" and p.allowed == "none this turn"
+    out, problems = v(Orders(railroads=[RailroadOrders("BA", technology="A")]))
+    p = only(problems, "BA technology")
+    assert _ro(out, "BA").technology == "A" and p.warning and "$10,000" in p.message
+    ba.grand_station = True
+    out, problems = v(Orders(railroads=[RailroadOrders("BA", technology="A")]))
+    assert only(problems, "BA technology").message == "technology A BA already has it"
+
+
+def test_political_spending_at_least_a_dollar_a_mile_from_cash_and_none_when_bankrupt_4_9_10_2f(v):
+    """§4.9B, §10.2F2: at least $1 a mile (NYC's 150 miles: $150) buys influence, less buys none;
+    §10.2F1: only from cash (after the President's loans), so more is warned of; a bankrupt road
+    spends nothing (§4.9A)."""
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", political=150)]))
+    assert _ro(out, "NYC").political == 150 and problems == []
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", political=149)]))
+    p = only(problems, "NYC political")
+    assert _ro(out, "NYC").political == 0 and p.refused
+    assert p.allowed == "$150 or more (each further $150 adds a level)" and "150 miles" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", political=5000)]))
+    assert problems == []
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", political=5001)]))
+    p = only(problems, "NYC political")
+    assert _ro(out, "NYC").political == 5001 and p.warning and "starts with $5,000" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=1, political=5001)]))
+    assert problems == []
+    v.s.railroads["NYC"].status = "bankrupt"
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", political=150)]))
+    p = only(problems, "NYC political")
+    assert _ro(out, "NYC").political == 0 and p.refused and "§4.9A" in p.message
+
+
+def test_dividend_0_to_99_a_share_and_a_bankrupt_road_warned_that_it_pays_none_4_12_10_2h(v):
+    """§10.2H1, §4.12: a dividend rate of $0 to $99 a share; more is lowered to $99, a negative
+    one is refused (the rate stays unchanged, §10.2H2); §4.11B: a bankrupt road pays no dividend,
+    so a rate above $0 is warned of and kept."""
+    for asked, got, kind in ((0, 0, None), (99, 99, None), (100, 99, "adjusted"), (-1, None, "refused")):
+        out, problems = v(Orders(railroads=[RailroadOrders("NYC", dividend=asked)]))
+        assert _ro(out, "NYC").dividend == got
+        assert [p.where for p in problems] == ([] if kind is None else ["NYC dividend"])
+        if kind:
+            assert getattr(problems[0], kind) and problems[0].allowed == "$0–$99 per share"
+    v.s.railroads["NYC"].status = "bankrupt"
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", dividend=0)]))
+    assert _ro(out, "NYC").dividend == 0 and problems == []
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", dividend=1)]))
+    p = only(problems, "NYC dividend")
+    assert _ro(out, "NYC").dividend == 1 and p.warning and "§4.11B" in p.message
