@@ -119,7 +119,7 @@ def test_president_loans_follow_the_presidents_cash_after_the_bank_loan_10_2a(v)
     p = only(problems, "NYC president loan")
     assert p.adjusted and p.allowed == "up to $3,000" and "$5,000" in p.message and "§10.2A1" in p.message
     p = only(problems, "BA president loan")
-    assert p.adjusted and p.allowed == "up to $0"
+    assert p.adjusted and p.allowed == "up to $0" and "you lend $100 but have $0 after" in p.message
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=2000)]))
     assert _ro(out, "NYC").lend == 2000 and problems == []  # all his cash: not cut
     v.s.railroads["NYC"].president_debt = 500
@@ -503,3 +503,57 @@ def test_dividend_0_to_99_a_share_and_a_bankrupt_road_warned_that_it_pays_none_4
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", dividend=1)]))
     p = only(problems, "NYC dividend")
     assert _ro(out, "NYC").dividend == 1 and p.warning and "§4.11B" in p.message
+
+
+def test_row_bids_a_first_and_a_different_alternate_the_alternate_moving_up_10_2g(v):
+    """§10.2G1–2: a first choice and an alternate that differs from it; an unknown route is
+    refused with the valid RoWs (§4.7E: NYC's are NY1, NY2, NY3, VT1); when the first is refused
+    or missing, the alternate becomes the first choice.  A road's own RoW is no bid (refused with
+    the list), while a RoW not connected now is kept as a write-in (§10.2G3)."""
+    nyc_valid = "NY1, NY2, NY3, VT1"
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", row_first="XX")]))
+    p = only(problems, "NYC RoW first")
+    assert (_ro(out, "NYC").row_first, p.refused, p.allowed) == (None, True, nyc_valid)
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", row_alternate="vt1")]))
+    assert (_ro(out, "NYC").row_first, _ro(out, "NYC").row_alternate, problems) == ("VT1", None, [])
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", row_first="ZZ", row_alternate="VT1")]))
+    assert (_ro(out, "NYC").row_first, _ro(out, "NYC").row_alternate) == ("VT1", None)
+    assert only(problems, "NYC RoW first").refused
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", row_first="NY2", row_alternate="VT1")]))
+    assert (_ro(out, "NYC").row_first, _ro(out, "NYC").row_alternate, problems) == ("NY2", "VT1", [])
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", row_first="NY2", row_alternate="ny2")]))
+    p = only(problems, "NYC RoW alternate")
+    assert (_ro(out, "NYC").row_first, _ro(out, "NYC").row_alternate) == ("NY2", None)
+    assert p.refused and "already your first choice" in p.message
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=300, row_first="PA1")]), player=2)
+    p = only(problems, "PENN RoW first")
+    assert (_ro(out, "PENN").row_first, p.refused, p.message) == (None, True, "PA1 is owned by PENN")
+    assert p.allowed == "NY2, NY3, NJ1, IN2"
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", row_first="NJ1", row_alternate="NY2")]))
+    p = only(problems, "NYC RoW first")
+    assert (_ro(out, "NYC").row_first, _ro(out, "NYC").row_alternate) == ("NJ1", "NY2")
+    assert p.warning and "write-in" in p.message and p.allowed == nyc_valid
+
+
+def test_a_bankrupt_road_bids_for_no_row_4_7i(v):
+    """§4.7I: a bankrupt railroad may not bid for a RoW: both bids are refused together."""
+    v.s.railroads["NYC"].status = "bankrupt"
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", row_first="NY2", row_alternate="VT1")]))
+    p = only(problems, "NYC RoW bid")
+    assert (_ro(out, "NYC").row_first, _ro(out, "NYC").row_alternate) == (None, None)
+    assert p.refused and "§4.7I" in p.message
+
+
+def test_railroad_orders_only_once_for_a_road_the_tycoon_presides_10_2_4_14c(v):
+    """§4.14C, §10.2: only the President gives a road's orders, one set a road (the first); an
+    unknown road is refused with the roads he presides (none for a tycoon presiding none)."""
+    out, problems = v(Orders(railroads=[RailroadOrders("nyc", dividend=2), RailroadOrders("NYC", dividend=5),
+                                        RailroadOrders("QQ", dividend=1)]))
+    assert [(r.railroad, r.dividend) for r in out.railroads] == [("NYC", 2)]
+    assert [(p.where, p.allowed, p.refused) for p in problems] == [
+        ("NYC orders", "", True), ("railroad QQ", "NYC, BA", True)]
+    assert "second set of orders for NYC" in problems[0].message and "no railroad 'QQ'" in problems[1].message
+    out, problems = v(Orders(railroads=[RailroadOrders("QQ"), RailroadOrders("NYC")]), player=3)
+    assert out.railroads == []
+    assert [(p.where, p.allowed) for p in problems] == [("railroad QQ", "you preside no railroad"),
+                                                        ("NYC orders", "you preside no railroad")]
