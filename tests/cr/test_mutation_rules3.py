@@ -557,3 +557,69 @@ def test_railroad_orders_only_once_for_a_road_the_tycoon_presides_10_2_4_14c(v):
     assert out.railroads == []
     assert [(p.where, p.allowed) for p in problems] == [("railroad QQ", "you preside no railroad"),
                                                         ("NYC orders", "you preside no railroad")]
+
+
+# --------------------------------------------------------------------------- engine: autopilot
+def test_autopilot_seeks_the_row_reaching_the_most_valuable_new_town_shortest_then_first_10_2_e_10_2(tiny):
+    """Ruling E-10.2 (§3.1, §10.2): a road nobody gives orders to spends $12 a mile on capital
+    ($15 below 80 % efficiency), seeks the valid RoW whose new towns are worth most (§2.6), the
+    shorter of equals, then the lower route number, and buys a level of influence ($1 a mile)
+    when its cash is more than twice that.  Tiny game: NYC (New York–Albany, 148 miles) may bid
+    for NY1 (Boston, 16), NY2 (Buffalo, 9) and PA1 (Philadelphia, 16): PA1 is shorter than NY1."""
+    from pbm.cr.engine.autopilot import autopilot_orders
+    from tests.cr.helpers import turn_context
+
+    s, g = tiny
+    ctx = turn_context(s, g)
+    nyc = ctx.railroads["NYC"]
+    ro = autopilot_orders(ctx, nyc)
+    assert (ro.railroad, ro.capital_per_mile, ro.row_first, ro.political) == ("NYC", 12, "PA1", 148)
+    assert (ro.build_per_mile, ro.row_alternate, ro.locomotive, ro.dividend) == (None, None, None, None)
+    nyc.efficiency = 80
+    assert autopilot_orders(ctx, nyc).capital_per_mile == 12
+    nyc.efficiency = 79
+    assert autopilot_orders(ctx, nyc).capital_per_mile == 15
+    nyc.cash = 296  # not more than twice $148: no influence
+    assert (autopilot_orders(ctx, nyc).row_first, autopilot_orders(ctx, nyc).political) == ("PA1", 0)
+    nyc.cash = 297
+    assert autopilot_orders(ctx, nyc).political == 148
+    ny1 = next(r for r in ctx.routes.values() if r.code == "NY1")
+    ny1.miles = 90  # as short as PA1: the lower route number, NY1 (9 before 11)
+    assert autopilot_orders(ctx, nyc).row_first == "NY1"
+    ny1.miles = 110
+    pa1 = next(r for r in ctx.routes.values() if r.code == "PA1")
+    pa1.owner_id = ctx.railroads["PENN"].id  # taken: of NY1 (Boston, 16) and NY2 (Buffalo, 9), NY1
+    ctx.routes_changed()
+    assert autopilot_orders(ctx, nyc).row_first == "NY1"
+    buffalo = next(t for t in ctx.towns.values() if t.name == "Buffalo")
+    buffalo.size = 5  # 25 new on NY2 against Boston's 16: the towns it already reaches do not count
+    assert autopilot_orders(ctx, nyc).row_first == "NY2"
+
+
+def test_autopilot_builds_its_row_at_the_minimum_and_upgrades_its_engine_with_three_times_the_cost_10_2(sqlite_url):
+    """Ruling E-10.2: a road owning a RoW builds it at the climate's minimum (§4.6B: $400 in a Boom)
+    and bids for none; it upgrades to the best engine available (§4.17: Norris from turn 4) when its
+    cash is more than three times the cost ($10 a mile a step: $1,480 for NYC's 148 miles)."""
+    from pbm.cr.engine.autopilot import autopilot_orders
+    from pbm.db import session_scope
+    from pbm.models import Railroad, Route
+    from tests.cr.helpers import tiny_game, turn_context
+
+    with session_scope(sqlite_url) as s:
+        g = tiny_game(s, turn=4, climate="Boom")
+        nyc_row = s.query(Railroad).filter_by(game_id=g.id, code="NYC").one()
+        s.query(Route).filter_by(game_id=g.id, code="NY2").one().owner_id = nyc_row.id
+        s.flush()
+        ctx = turn_context(s, g)
+        nyc = ctx.railroads["NYC"]
+        ro = autopilot_orders(ctx, nyc)
+        assert (ro.build_per_mile, ro.row_first, ro.political, ro.locomotive) == (400, None, 0, 2)
+        nyc.cash = 3 * 1480
+        assert autopilot_orders(ctx, nyc).locomotive is None
+        nyc.cash = 3 * 1480 + 1
+        assert autopilot_orders(ctx, nyc).locomotive == 2
+        nyc.locomotive = 2
+        assert autopilot_orders(ctx, nyc).locomotive is None
+        penn = ctx.railroads["PENN"]  # no RoW: bids, and Norris costs $3,000 for 300 miles
+        ro = autopilot_orders(ctx, penn)
+        assert (ro.build_per_mile, ro.row_first, ro.locomotive) == (None, "PA1", 2)
