@@ -623,3 +623,50 @@ def test_autopilot_builds_its_row_at_the_minimum_and_upgrades_its_engine_with_th
         penn = ctx.railroads["PENN"]  # no RoW: bids, and Norris costs $3,000 for 300 miles
         ro = autopilot_orders(ctx, penn)
         assert (ro.build_per_mile, ro.row_first, ro.locomotive) == (None, "PA1", 2)
+
+
+# --------------------------------------------------------------------------- engine: tables
+def test_climate_chart_rates_and_revenue_factor_by_name_5_4_10a():
+    """§5: the climate chart, found by name whatever its case and spaces; tycoons earn half the
+    loan rate on cash; ruling E-4.10A: revenue −20 % in a Panic to +20 % in a Boom, 5 % a step.
+    An unknown name is an error that lists the nine climates."""
+    from pbm.cr.engine.tables import climate
+
+    normal, panic, boom = climate(" normal "), climate("PANIC"), climate("Boom")
+    assert (normal.name, normal.loan_rate, normal.deposit_rate, normal.build_min) == ("Normal", 0.12, 0.06, 300)
+    assert panic.deposit_rate == pytest.approx(0.08) and boom.deposit_rate == pytest.approx(0.04)
+    assert [climate(n).revenue_factor for n in ("Panic", "Recession", "Normal", "Good", "Boom")] == \
+        pytest.approx([0.8, 0.95, 1.0, 1.1, 1.2])
+    with pytest.raises(ValueError) as err:
+        climate("Sunny")
+    assert str(err.value) == ("unknown economic climate 'Sunny'; one of: Panic, Depression, Mild Depression, "
+                              "Recession, Normal, Improved, Good, Great, Boom")
+
+
+def test_engines_and_technologies_by_turn_and_the_year_of_a_turn_4_17_4_18_1_1():
+    """Ruling R-O5 (§4.17, §4.18): Norris from turn 4 … Pacific from 23; Grand Station from turn 1,
+    Switch Yards from 5 … Steel Bridges from 19.  Ruling E-1.1 (§1.1, §8): two years a turn from
+    1841, so the Civil War turns 11 and 12 are 1861 and 1863."""
+    from pbm.cr.engine.tables import best_locomotive, technologies_available, year_of
+
+    assert [best_locomotive(t) for t in (1, 3, 4, 7, 8, 22, 23, 40)] == [1, 1, 2, 2, 3, 8, 9, 9]
+    assert technologies_available(1) == ["A"] and technologies_available(4) == ["A"]
+    assert technologies_available(5) == ["A", "B"]
+    assert technologies_available(19) == list("ABCDEFGHIJ") == technologies_available(30)
+    assert [year_of(t) for t in (1, 2, 11, 12)] == [1841, 1843, 1861, 1863]
+
+
+def test_maximum_efficiency_engine_cost_double_track_bonus_and_stock_bids_4_5c_4_15_4_17_6_1a():
+    """§4.5C: 99 less 1 for every 50 miles or part over 3,000 (3,521 miles: 88, the rulebook's
+    example), less 3 a generation behind the best engine (ruling E-4.17), never below 1.  §4.17:
+    $10 a mile a step, nothing to go back.  §4.15: the two towns' values add as a percentage.
+    §6.1A: 3 stock bids up to 15 railroads, 4 up to 30, then 5."""
+    from pbm.cr.engine.tables import double_track_percent, locomotive_cost, max_efficiency, stock_bid_count_limit
+
+    assert [max_efficiency(m) for m in (2000, 3000, 3001, 3050, 3051, 3521)] == [99, 99, 98, 98, 97, 88]
+    assert max_efficiency(1000, 1, 3) == 93 and max_efficiency(1000, 3, 3) == 99 and max_efficiency(1000, 4, 3) == 99
+    assert max_efficiency(3521, 2, 4) == 82 and max_efficiency(10_000) == 1 and max_efficiency(7_950) == 1
+    assert max_efficiency(7_900) == 1 and max_efficiency(7_850) == 2
+    assert locomotive_cost(148, 1, 3) == 2960 and locomotive_cost(100, 3, 2) == 0 and locomotive_cost(100, 2, 3) == 1000
+    assert double_track_percent(16, 25) == 41
+    assert [stock_bid_count_limit(n) for n in (1, 15, 16, 30, 31, 60)] == [3, 3, 4, 4, 5, 5]
