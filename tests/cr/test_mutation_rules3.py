@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy.orm import Session
 
-from pbm.cr.orders import Orders, PCAction, PCBid, RailroadOrders, RateWar, StockOrder
+from pbm.cr.orders import Orders, PCBid, RailroadOrders, RateWar, StockOrder
 from pbm.db import get_engine
 from tests.cr.orders_helpers import build_small
 from tests.cr.test_validate import Setup, only
@@ -149,6 +149,15 @@ def test_repaying_the_president_is_limited_by_the_debt_and_the_starting_cash_and
     assert _ro(out, "NYC").repay_president == 5000 and "more than its starting cash" in p.message
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_president=5000)]))
     assert problems == []
+    nyc.cash = -100  # a road in deficit repays nothing
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_president=500)]))
+    p = only(problems, "NYC repay president")
+    assert _ro(out, "NYC").repay_president == 0 and p.allowed == "up to $0" and "its starting cash" in p.message
+    nyc.cash, nyc.president_debt = 5000, 0
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_president=500)]))
+    p = only(problems, "NYC repay president")
+    assert _ro(out, "NYC").repay_president == 0 and p.allowed == "up to $0" and "the debt to you" in p.message
+    nyc.president_debt = 9000
     # $2,000 + $1,000 repaid: a bid of $3,000 for HRL stands
     out, problems = v(Orders(pc_bids=[PCBid("HRL", 3000, 1)], railroads=[RailroadOrders("NYC", repay_president=1000)]))
     assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 3000)] and problems == []
@@ -177,6 +186,13 @@ def test_debt_is_repaid_from_the_starting_cash_plus_the_presidents_loan_10_2b(v)
     assert _ro(out, "NYC").repay_debt == 3000 and "more than its debt" in p.message
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_debt=3000)]))
     assert problems == []
+    nyc.loan_debt = 0  # no debt: nothing to repay
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_debt=10)]))
+    assert _ro(out, "NYC").repay_debt == 0 and only(problems, "NYC repay debt").allowed == "up to $0"
+    nyc.loan_debt, nyc.cash = 500, -100  # in deficit: nothing to repay with
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_debt=10)]))
+    p = only(problems, "NYC repay debt")
+    assert _ro(out, "NYC").repay_debt == 0 and p.allowed == "up to $0" and "its cash after" in p.message
 
 
 def test_treasury_stock_to_the_president_at_half_price_limited_by_shares_and_his_cash_10_2c(v):
@@ -208,6 +224,10 @@ def test_treasury_stock_to_the_president_at_half_price_limited_by_shares_and_his
     assert problems == []
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_market=111)]))
     assert _ro(out, "NYC").treasury_to_market == 111 and problems == []
+    v.s.players[1].cash = 0  # a tycoon without cash buys none
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_president=10)]))
+    p = only(problems, "NYC treasury to president")
+    assert _ro(out, "NYC").treasury_to_president == 0 and "your $0 buys 0" in p.message
 
 
 def test_treasury_stock_of_a_road_priced_at_nothing_is_limited_by_its_shares_only_10_2c2(v):
