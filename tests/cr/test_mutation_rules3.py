@@ -690,3 +690,35 @@ def test_maximum_efficiency_engine_cost_double_track_bonus_and_stock_bids_4_5c_4
     assert locomotive_cost(148, 1, 3) == 2960 and locomotive_cost(100, 3, 2) == 0 and locomotive_cost(100, 2, 3) == 1000
     assert double_track_percent(16, 25) == 41
     assert [stock_bid_count_limit(n) for n in (1, 15, 16, 30, 31, 60)] == [3, 3, 4, 4, 5, 5]
+
+
+# --------------------------------------------------------------------------- validator: §3.2
+def test_who_went_bankrupt_last_turn_may_choose_a_new_name_whoever_reads_the_events_3_2(v):
+    """§3.2: a tycoon who went bankrupt last turn may pick a new character name.  Only last turn's
+    bankruptcies of tycoons count (not a railroad's, not an older one, not an event of no one);
+    a caller checking every seat reads them once (``recently_bankrupt``) and the game once (a
+    loaded view, ``check``), with the same outcome."""
+    from pbm.cr import queries as q
+    from pbm.cr.validate import check, recently_bankrupt, validate
+    from pbm.models import Event
+
+    session, s = v.session, v.s
+    turn = s.game.turn
+    for seq, (n, kind, when) in enumerate([(1, "player_bankrupt", turn - 1), (2, "railroad_bankrupt", turn - 1),
+                                           (3, "player_bankrupt", turn - 2), (None, "bankrupt", turn - 1)], 1):
+        session.add(Event(game_id=s.game.id, turn=when, seq=seq, step="14.3", kind=kind, player_number=n))
+    session.flush()
+    assert recently_bankrupt(session, s.game) == {1}
+    name = Orders(character="Jay Gould")
+    for n, bankrupt in ((1, True), (2, False), (3, False)):
+        out, problems = validate(session, s.game, s.players[n], name)
+        assert (out.character == "Jay Gould") is bankrupt and [p.refused for p in problems] == ([] if bankrupt else [True])
+    view = q.load_plain(session, s.game)
+    out, problems = validate(session, s.game, s.players[2], name, view=view, recently_bankrupt={2})
+    assert out.character == "Jay Gould" and problems == []
+    out, problems = validate(session, s.game, s.players[1], name, view=view, recently_bankrupt={2})
+    assert out.character is None and "§3.2" in only(problems, "character").message
+    player = view.players[s.players[3].id]
+    assert check(view, player, name, recently_bankrupt=True)[0].character == "Jay Gould"
+    out, problems = check(view, player, name)
+    assert out.character is None and only(problems, "character").refused
