@@ -722,3 +722,112 @@ def test_who_went_bankrupt_last_turn_may_choose_a_new_name_whoever_reads_the_eve
     assert check(view, player, name, recently_bankrupt=True)[0].character == "Jay Gould"
     out, problems = check(view, player, name)
     assert out.character is None and only(problems, "character").refused
+
+
+# --------------------------------------------------------------------------- validator: §10.1B
+def test_pc_actions_one_per_owned_pc_and_the_sale_price_between_1_and_10_a_mile_10_1b(v):
+    """§10.1B: ONE action a turn for each PC the tycoon owns (player 2: B&O, 160 miles, paid $800):
+    a sale needs an asking price of $1 a mile to 20 % over what he paid or $10 a mile ($160 to
+    $1,600, §10.1B1a–b); below $10 a mile the Public buys it (§10.1B1c); a merger names a road it
+    connects to (§10.1B2a); an action on a PC he does not own, or an unknown one, is refused with
+    the PCs he owns."""
+    from pbm.cr.orders import PCAction
+
+    out, problems = v(Orders(pc_actions=[PCAction("ZZ", "sell", price=900), PCAction("HRL", "sell", price=900)]),
+                      player=2)
+    assert out.pc_actions == [] and [(p.where, p.allowed) for p in problems] == [
+        ("PC ZZ sell", "B&O"), ("PC HRL sell", "B&O")]
+    assert "no private company 'ZZ'" in problems[0].message and "do not own HRL" in problems[1].message
+    out, problems = v(Orders(pc_actions=[PCAction("HRL", "incorporate")]), player=1)
+    assert only(problems, "HRL").allowed == "none"
+    out, problems = v(Orders(pc_actions=[PCAction("b&o", "sell")]), player=2)
+    p = only(problems, "PC b&o sell")
+    assert out.pc_actions == [] and p.refused and p.allowed == "$160–$1,600"
+    for asked, got, kinds in ((159, 160, ["adjusted", "warning"]), (160, 160, ["warning"]), (1599, 1599, ["warning"]),
+                              (1600, 1600, []), (1601, 1600, ["adjusted"])):
+        out, problems = v(Orders(pc_actions=[PCAction("B&O", "sell", price=asked)]), player=2)
+        assert [(a.pc, a.action, a.price) for a in out.pc_actions] == [("B&O", "sell", got)]
+        assert [("adjusted" if p.adjusted else "warning") for p in problems] == kinds
+        assert all(p.where == "PC B&O sell" for p in problems)
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "sell", price=1601)]), player=2)
+    assert "over the current asking price" not in problems[0].message and problems[0].allowed == "$160–$1,600"
+    bo = v.s.pcs["B&O"]
+    bo.for_sale, bo.asking_price, bo.offered_turn = True, 1500, 1
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "sell", price=1700)]), player=2)
+    assert "or over the current asking price" in only(problems, "B&O").message
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "hold")]), player=2)
+    p = only(problems, "B&O hold")
+    assert out.pc_actions == [] and p.allowed == "sell, merge or incorporate" and "unknown PC action 'hold'" in p.message
+
+
+def test_pc_merger_into_a_road_it_connects_to_warned_when_offered_for_sale_10_1b2(v):
+    """§10.1B2a, c, e: a PC merges into an active road it connects to (B&O: PENN at Pittsburgh);
+    a road it does not reach, or none, is refused with those it may merge into; a PC offered for
+    sale is warned that a sale aborts the merger (and an incorporation, §10.1B3e)."""
+    from pbm.cr.orders import PCAction
+
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "merge", railroad="penn")]), player=2)
+    assert [(a.pc, a.railroad) for a in out.pc_actions] == [("B&O", "PENN")] and problems == []
+    for target, said in ((None, "(none)"), ("QQ", "QQ")):
+        out, problems = v(Orders(pc_actions=[PCAction("B&O", "merge", railroad=target)]), player=2)
+        p = only(problems, "B&O merge")
+        assert out.pc_actions == [] and p.refused and p.allowed == "PENN"
+        assert p.message == f"{said} is not an active railroad"
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "merge", railroad="NYC")]), player=2)
+    p = only(problems, "B&O merge")
+    assert out.pc_actions == [] and p.message.startswith("B&O cannot merge into NYC: ") and p.allowed == "PENN"
+    bo = v.s.pcs["B&O"]
+    bo.for_sale, bo.asking_price, bo.offered_turn = True, 1500, 1
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "merge", railroad="PENN")]), player=2)
+    p = only(problems, "B&O merge")
+    assert len(out.pc_actions) == 1 and p.warning and "merger is aborted" in p.message
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "incorporate")]), player=2)
+    p = only(problems, "B&O incorporate")
+    assert len(out.pc_actions) == 1 and p.warning and "incorporation is aborted" in p.message
+
+
+def test_pc_bids_two_one_or_none_by_pcs_owned_at_or_over_the_asking_price_10_1b(v):
+    """§10.1B1: two bids with no PC owned, one with one, none with two; §10.1B2: only PCs for sale
+    at the start of the turn, not one's own, one bid a PC; §10.1B3/5: at or over the asking price.
+    Bids are kept by their sequence (1, 2, then unnumbered as written) and numbered afresh."""
+    out, problems = v(Orders(pc_bids=[PCBid("ms", 1000, 0), PCBid("HRL", 700, 2), PCBid("LS", 900, 1)]))
+    assert [(b.pc, b.amount, b.sequence) for b in out.pc_bids] == [("LS", 900, 1), ("HRL", 700, 2)]
+    p = only(problems, "PC bid ms")
+    assert p.refused and p.message == "you may bid for 2 PCs (0 owned, at most 2, §10.1B1); extra bid dropped"
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 700, 1), PCBid("LS", 900, 2)]), player=2)
+    assert only(problems, "LS").message == "you may bid for 1 PC (1 owned, at most 2, §10.1B1); extra bid dropped"
+    v.s.pcs["LS"].status, v.s.pcs["LS"].owner_id = "owned", v.s.players[2].id  # two PCs: no bid
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 700, 1)]), player=2)
+    assert out.pc_bids == [] and "you own two PCs" in only(problems, "HRL").message
+    out, problems = v(Orders(pc_bids=[PCBid("ZZZ", 700, 1), PCBid("HRL", 699, 2)]))
+    assert out.pc_bids == []
+    assert [(p.where, p.allowed) for p in problems] == [
+        ("PC bid ZZZ", "HRL (asking $700), MS (asking $1,000)"), ("PC bid HRL", "$700 or more")]
+    assert problems[0].message == "ZZZ is not a private company"
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 700, 1), PCBid("hrl", 800, 2)]))
+    assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 700)]
+    assert "a second bid for HRL" in only(problems, "PC bid hrl").message
+
+
+def test_pc_bids_cut_in_reverse_sequence_to_the_cash_left_10_1b4(v):
+    """§10.1B4: bids above the cash left after the earlier actions are reduced in reverse
+    sequence, a bid that would fall below its asking price is dropped; bids of exactly the cash
+    stand.  What the bids may cost is gone from the cash the later orders are checked against."""
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 1000, 1), PCBid("MS", 1000, 2)]))
+    assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 1000), ("MS", 1000)] and problems == []
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 1001, 1), PCBid("MS", 1000, 2)]))
+    assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 1001)]
+    p = only(problems, "PC bid MS")
+    assert p.refused and "cannot be reduced below the asking price $1,000" in p.message
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 2300, 1), PCBid("MS", 1000, 2)]))
+    assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 2000)]
+    assert [p.where for p in problems] == ["PC bid MS", "PC bid HRL"]
+    assert "your bids total $3,300 but you have $2,000" in problems[0].message
+    assert problems[1].adjusted and problems[1].allowed == "up to $2,000"
+    assert "your bids total $2,300 but you have $2,000" in problems[1].message
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 1200, 1), PCBid("MS", 1000, 2)]))
+    assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 1200)]
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 900, 1), PCBid("MS", 1300, 2)]))
+    assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 900), ("MS", 1100)]
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 1500, 1)], prodigal=1000))
+    assert "more than the $500 you have" in only(problems, "prodigal").message
