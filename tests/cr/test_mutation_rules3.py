@@ -831,3 +831,71 @@ def test_pc_bids_cut_in_reverse_sequence_to_the_cash_left_10_1b4(v):
     assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 900), ("MS", 1100)]
     out, problems = v(Orders(pc_bids=[PCBid("HRL", 1500, 1)], prodigal=1000))
     assert "more than the $500 you have" in only(problems, "prodigal").message
+
+
+# --------------------------------------------------------------------------- validator: §6.1, §10.1C
+def test_stock_orders_numbered_first_then_sales_then_buys_six_at_most_active_roads_only_6_1_r_o3(v):
+    """Ruling R-O3 (§10.1C6): numbered orders first, by number, then the unnumbered sales, then the
+    unnumbered buys, as written; all are numbered afresh.  §6.1B: only a road active (or bankrupt)
+    at the start of the turn trades; §10.1C: buy, sell or short, of 1 share or more."""
+    orders = Orders(stock=[StockOrder("BA", "buy", 5), StockOrder("PENN", "sell", 5), StockOrder("NYC", "sell", 5, 2)])
+    out, problems = v(orders, player=2)
+    assert [(o.railroad, o.action, o.priority) for o in out.stock] == [
+        ("NYC", "sell", 1), ("PENN", "sell", 2), ("BA", "buy", 3)]
+    v.s.railroads["BA"].status = "merged"
+    out, problems = v(Orders(stock=[StockOrder("ba", "buy", 5, 1), StockOrder("NYC", "hold", 5, 2),
+                                    StockOrder("NYC", "buy", -1, 3)]), player=2)
+    assert out.stock == []
+    assert [(p.where, p.refused) for p in problems] == [("stock buy ba", True), ("stock hold NYC", True),
+                                                        ("stock buy NYC", True)]
+    assert "ba is not a railroad active at the start of the turn (§6.1B)" == problems[0].message
+    assert problems[1].allowed == "buy, sell or short"
+    v.s.railroads["BA"].status = "bankrupt"
+    out, problems = v(Orders(stock=[StockOrder("BA", "buy", 5, 1)]), player=2)
+    assert [(o.railroad, o.shares) for o in out.stock] == [("BA", 5)] and problems == []
+
+
+def test_stock_sales_what_is_owned_then_short_to_10_percent_and_the_bid_cap_exactly_6_1_6_2(v):
+    """§6.2A: a tycoon sells what he owns and, holding under 10 %, short to 10 % of the issued stock
+    in all (player 2: 40 of NYC's 1,000 owned, 100 in all): a sale of exactly what he owns is a
+    sale, one more share a short; 100 stands, 101 is cut.  §6.1A–B: a bid of exactly the maximum
+    (102 NYC shares for player 2) stands."""
+    out, problems = v(Orders(stock=[StockOrder("NYC", "sell", 40, 1)]), player=2)
+    assert [(o.action, o.shares) for o in out.stock] == [("sell", 40)] and problems == []
+    out, problems = v(Orders(stock=[StockOrder("NYC", "sell", 41, 1)]), player=2)
+    assert [(o.action, o.shares) for o in out.stock] == [("short", 41)] and problems == []
+    out, problems = v(Orders(stock=[StockOrder("NYC", "short", 100, 1)]), player=2)
+    assert [(o.action, o.shares) for o in out.stock] == [("short", 100)] and problems == []
+    out, problems = v(Orders(stock=[StockOrder("NYC", "sell", 101, 1)]), player=2)
+    p = only(problems, "stock sell NYC")
+    assert [(o.action, o.shares) for o in out.stock] == [("short", 100)] and p.allowed == "up to 100 shares"
+    assert "you own 40 and may sell short only up to 10 % of the 1000 issued (§6.2A)" in p.message
+    out, problems = v(Orders(stock=[StockOrder("NYC", "buy", 102, 1)]), player=2)
+    assert [(o.action, o.shares) for o in out.stock] == [("buy", 102)]
+    assert [p.warning for p in problems] == [True]  # only §6.1C's preview: $2,040 against $2,000
+    # player 3 holds 15 % of NYC: a Director, so no short; 150 is all he may sell
+    out, problems = v(Orders(stock=[StockOrder("NYC", "sell", 151, 1)]), player=3)
+    p = only(problems, "stock sell NYC")
+    assert out.stock[0].shares == 150 and "as a Director, §6.2C" in p.message
+    # player 1 owns no PENN (cornered, §6.4): no short sale, told why
+    out, problems = v(Orders(stock=[StockOrder("PENN", "sell", 1, 1)]), player=1)
+    p = only(problems, "stock sell PENN")
+    assert out.stock == [] and p.message == "you own no PENN shares and may not sell short: PENN is cornered (§6.4, §10.1C4)"
+
+
+def test_stock_cash_preview_warns_at_the_start_price_with_the_pc_bids_taken_as_won_6_1c(v):
+    """§6.1C, Appendix A 6.1: stock orders are checked against the cash (and credit) at the start
+    of the stock market; here the worst case, every PC bid won: a warning says the cut order
+    checking would make, and mentions the PC bids only when there are any."""
+    v.s.players[3].cash = 1000
+    out, problems = v(Orders(stock=[StockOrder("BA", "buy", 150, 1)]), player=3)
+    p = only(problems, "stock 1 buy BA")
+    assert p.warning and p.allowed == "100 shares" and out.stock[0].shares == 150
+    assert "if all your PC bids win" not in p.message and "($1,000 before stock trades)" in p.message
+    v.s.players[3].cash = 2000
+    out, problems = v(Orders(pc_bids=[PCBid("LS", 1500, 1)], stock=[StockOrder("BA", "buy", 150, 1)]), player=3)
+    p = only(problems, "stock 1 buy BA")
+    assert "if all your PC bids win" in p.message and "($500 before stock trades)" in p.message
+    assert p.allowed == "50 shares" and "cut it to 50 (§6.1C)" in p.message
+    out, problems = v(Orders(stock=[StockOrder("BA", "buy", 50, 1)], pc_bids=[PCBid("LS", 1500, 1)]), player=3)
+    assert problems == []
