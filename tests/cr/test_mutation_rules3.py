@@ -899,3 +899,117 @@ def test_stock_cash_preview_warns_at_the_start_price_with_the_pc_bids_taken_as_w
     assert p.allowed == "50 shares" and "cut it to 50 (§6.1C)" in p.message
     out, problems = v(Orders(stock=[StockOrder("BA", "buy", 50, 1)], pc_bids=[PCBid("LS", 1500, 1)]), player=3)
     assert problems == []
+
+
+# --------------------------------------------------------------------------- validator: §10.1D–G
+def test_control_two_slots_of_active_roads_or_a_pc_incorporated_not_one_resigned_10_1d(v):
+    """§10.1D1–2: two control slots, for active roads or a PC incorporated this turn (whose
+    incorporation then makes the tycoon its President); the same road once, not one he resigns
+    from; §10.1D3: a road he does not direct and does not bid for is warned of (10 % by the end
+    of the turn).  Resigning (§10.1D) is only from roads he presides, each once."""
+    from pbm.cr.orders import PCAction
+
+    out, problems = v(Orders(resign=["ba", "BA", "PENN"], control=["BA", " "]))
+    assert out.resign == ["BA"] and out.control == [None, None]
+    assert [(p.where, p.allowed) for p in problems] == [("resign PENN", "BA, NYC"), ("control slot 1", "")]
+    assert "you resign from BA this turn" in problems[1].message
+    out, problems = v(Orders(control=["NYC"]))
+    assert out.control == ["NYC", None] and problems == []
+    out, problems = v(Orders(control=["PENN", None, "BA"]), player=1)
+    assert out.control == ["PENN", None]
+    assert [p.where for p in problems] == ["control", "control slot 1"]
+    p = problems[1]
+    assert p.warning and "you are not a Director of PENN: you must own 10 % of its issued stock (50 shares)" in p.message
+    out, problems = v(Orders(control=["PENN"], stock=[StockOrder("PENN", "buy", 40, 1)]), player=1)
+    assert out.control == ["PENN", None] and not [p for p in problems if "control" in p.where]
+    v.s.railroads["BA"].status = "merged"
+    out, problems = v(Orders(control=["NYC", "BA"]), player=1)
+    p = only(problems, "control slot 2")
+    assert out.control == ["NYC", None] and p.refused and "BA is neither an active railroad nor a PC" in p.message
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "incorporate")], control=[None, "B&O"]), player=2)
+    assert out.control == [None, "B&O"] and out.pc_actions[0].president is True and problems == []
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "incorporate")], control=["PENN"]), player=2)
+    assert out.pc_actions[0].president is False
+
+
+def test_merging_two_roads_both_presided_and_the_parallel_routes_deleted_warned_10_1e_4_13(v):
+    """§10.1E1: the tycoon presides both roads at the start of the turn; an unknown road is named;
+    §10.1E2: none merges into a bankrupt road; §4.13A3: parallel routes are deleted (warned)."""
+    out, problems = v(Orders(merge=("ba", "nyc")))
+    assert out.merge == ("BA", "NYC") and problems == []
+    for merge, bad in ((("QQ", "NYC"), "QQ"), (("BA", "RR"), "RR")):
+        out, problems = v(Orders(merge=merge))
+        assert out.merge is None and only(problems, "merge").message == f"{bad} is not a railroad"
+    v.s.railroads["NYC"].status = "bankrupt"
+    out, problems = v(Orders(merge=("BA", "NYC")))
+    p = only(problems, "merge")
+    assert out.merge is None and p.refused and p.message.startswith("BA cannot merge into NYC: ")
+    v.s.railroads["NYC"].status = "active"
+    _double_connection(v)  # NYC's HRL and BA's NY1 are parallel: one is deleted
+    out, problems = v(Orders(merge=("BA", "NYC")))
+    p = only(problems, "merge")
+    assert out.merge == ("BA", "NYC") and p.warning and "parallel routes: " in p.message and "§4.13A3" in p.message
+
+
+def test_spy_on_another_player_and_an_active_road_10_1f(v):
+    """§10.1F: a tycoon spies on one other player (given by number: 1–3 here) and one active road;
+    spying on a road he presides is warned of as wasted."""
+    out, problems = v(Orders(spy_player=2, spy_railroad="penn"))
+    assert (out.spy_player, out.spy_railroad, problems) == (2, "PENN", [])
+    out, problems = v(Orders(spy_player=4))
+    p = only(problems, "spy")
+    assert out.spy_player is None and p.refused and p.allowed == "1–3" and "no player 4" in p.message
+    out, problems = v(Orders(spy_player=1))
+    assert out.spy_player is None and only(problems, "spy").message == "you cannot spy on yourself"
+    v.s.railroads["BA"].status = "merged"
+    for code in ("BA", "QQ"):
+        out, problems = v(Orders(spy_railroad=code))
+        p = only(problems, "spy")
+        assert out.spy_railroad is None and p.refused and p.message == f"{code} is not an active railroad"
+    out, problems = v(Orders(spy_railroad="NYC"))
+    p = only(problems, "spy")
+    assert out.spy_railroad == "NYC" and p.warning and "you preside NYC" in p.message
+
+
+def test_message_one_line_of_80_printable_characters_10_1g(v):
+    """§10.1G: a one-line message of at most 80 characters, spaces included: runs of spaces and
+    line breaks are one space, unprintable characters go, a longer one is cut (and trimmed)."""
+    out, problems = v(Orders(message="  Go\n\twest,\x07 young  man  "))
+    assert out.message == "Go west, young man" and problems == []
+    out, problems = v(Orders(message="y" * 80))
+    assert out.message == "y" * 80 and problems == []
+    out, problems = v(Orders(message="y" * 79 + " z"))
+    p = only(problems, "message")
+    assert out.message == "y" * 79 and p.adjusted and p.allowed == "80 characters" and "has 81 characters" in p.message
+    out, problems = v(Orders(message=None))
+    assert out.message == "" and problems == []
+
+
+def test_prodigal_spending_at_least_1000_dollars_paid_after_the_market_1_2(v):
+    """§1.2 Rail Prodigal: at least $1,000 must be spent (less buys nothing and is dropped); a
+    negative amount is refused; more than the cash before the market is only warned of (it is
+    paid at Appendix A 7.2 from the cash then)."""
+    for asked, got, refused in ((-1, 0, True), (999, 0, True), (1000, 1000, False), (0, 0, False)):
+        out, problems = v(Orders(prodigal=asked))
+        assert out.prodigal == got and [p.refused for p in problems] == ([True] if refused else [])
+    out, problems = v(Orders(prodigal=999))
+    assert only(problems, "prodigal").allowed == "0, or $1,000 or more"
+    out, problems = v(Orders(prodigal=2000))
+    assert out.prodigal == 2000 and problems == []
+    out, problems = v(Orders(prodigal=2001))
+    p = only(problems, "prodigal")
+    assert out.prodigal == 2001 and p.warning and "more than the $2,000 you have" in p.message
+
+
+def test_character_name_on_the_first_turn_at_most_40_characters_nobody_elses_3_2(v):
+    """§3.2: a character name is chosen on the first turn (or after a bankruptcy), at most 40
+    characters (spaces collapsed), not another tycoon's whatever its case; his own name or a
+    blank is no change."""
+    v.s.game.turn = 1
+    for given, got in (("Tycoon 1", None), ("   ", None), ("x" * 40, "x" * 40), ("a  b", "a b")):
+        out, problems = v(Orders(character=given))
+        assert out.character == got and problems == []
+    out, problems = v(Orders(character="x" * 41))
+    assert out.character is None and only(problems, "character").message == "a character name has at most 40 characters"
+    out, problems = v(Orders(character="tycoon 3"))
+    assert out.character is None and "another tycoon's character" in only(problems, "character").message
