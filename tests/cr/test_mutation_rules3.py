@@ -177,6 +177,11 @@ def test_debt_is_repaid_from_the_starting_cash_plus_the_presidents_loan_10_2b(v)
     assert "its cash after President loans" in p.message and "§10.2B" in p.message
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_president=2000, repay_debt=7000)]))
     assert _ro(out, "NYC").repay_debt == 3000
+    # what it repays is gone from the cash its other orders are warned against ($5,000 − $1,000)
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_debt=1000, political=4001)]))
+    assert "starts with $4,000" in only(problems, "NYC political").message
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", repay_debt=1000, political=4000)]))
+    assert problems == []
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=2000, repay_debt=9000)]))
     p = only(problems, "NYC repay debt")
     assert _ro(out, "NYC").repay_debt == 7000 and "its cash after" in p.message
@@ -224,6 +229,14 @@ def test_treasury_stock_to_the_president_at_half_price_limited_by_shares_and_his
     assert problems == []
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_market=111)]))
     assert _ro(out, "NYC").treasury_to_market == 111 and problems == []
+    nyc.price = 20.0  # $10 a share: $1,110 buys the 111 treasury shares exactly; the shares limit it
+    v.s.players[1].cash = 1110
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_president=300)]))
+    assert "NYC has 111 treasury shares" in only(problems, "NYC treasury to president").message
+    nyc.price = 1.5  # $0.75 a share: $0 buys none, $1 one
+    v.s.players[1].cash = 1
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_president=10)]))
+    assert _ro(out, "NYC").treasury_to_president == 1
     v.s.players[1].cash = 0  # a tycoon without cash buys none
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_president=10)]))
     p = only(problems, "NYC treasury to president")
