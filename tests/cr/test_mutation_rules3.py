@@ -328,7 +328,7 @@ def test_building_a_row_between_the_climates_minimum_and_double_it_4_6b_c_10_2e(
     """§4.6B–C, §10.2E: PENN builds its RoW PA1 at the climate's minimum to double it ($300–$600
     in a Normal climate, $400–$800 in a Boom): the bounds stand, below is raised, above lowered;
     $0 or less is no order; a road without a RoW or a bankrupt one cannot build."""
-    for asked, got in ((300, 300), (600, 600), (299, 300), (601, 600)):
+    for asked, got in ((300, 300), (600, 600), (299, 300), (601, 600), (1, 300)):
         out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=asked)]), player=2)
         assert _ro(out, "PENN").build_per_mile == got
         assert [p.adjusted for p in problems] == ([] if asked == got else [True])
