@@ -369,10 +369,10 @@ def test_abandoning_needs_a_row_and_not_building_it_and_either_allows_a_row_bid_
     bid for a new one."""
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", abandon=True)]))
     p = only(problems, "NYC abandon")
-    assert not _ro(out, "NYC").abandon and p.refused and "owns no RoW" in p.message
+    assert _ro(out, "NYC").abandon is False and p.refused and "owns no RoW" in p.message
     out, problems = v(Orders(railroads=[RailroadOrders("PENN", build_per_mile=300, abandon=True)]), player=2)
     p = only(problems, "PENN abandon")
-    assert not _ro(out, "PENN").abandon and _ro(out, "PENN").build_per_mile == 300 and "it builds" in p.message
+    assert _ro(out, "PENN").abandon is False and _ro(out, "PENN").build_per_mile == 300 and "it builds" in p.message
     out, problems = v(Orders(railroads=[RailroadOrders("PENN", abandon=True)]), player=2)
     assert _ro(out, "PENN").abandon and problems == []
     out, problems = v(Orders(railroads=[RailroadOrders("PENN", abandon=True, row_first="NJ1")]), player=2)
