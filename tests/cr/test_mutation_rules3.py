@@ -48,11 +48,12 @@ def test_a_recall_warning_says_what_to_repay_and_a_negative_railroad_order_is_na
     out, problems = v(Orders(repay=300))
     p = only(problems, "repay")
     assert p.warning and p.allowed == "repay $800 or more"
-    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=-5, political=-1)]))
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=-5, repay_debt=-2, political=-1)]))
     assert [(p.where, p.message, p.allowed, p.refused) for p in problems if not p.warning] == [
         ("NYC lend", "cannot be negative", "0 or more", True),
+        ("NYC repay debt", "cannot be negative", "0 or more", True),
         ("NYC political", "cannot be negative", "0 or more", True)]
-    assert (_ro(out, "NYC").lend, _ro(out, "NYC").political) == (0, 0)
+    assert (_ro(out, "NYC").lend, _ro(out, "NYC").repay_debt, _ro(out, "NYC").political) == (0, 0, 0)
 
 
 # --------------------------------------------------------------------------- validator: RoW bids
