@@ -226,6 +226,7 @@ def test_treasury_stock_to_the_president_at_half_price_limited_by_shares_and_his
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_president=100, treasury_to_market=20)]))
     p = only(problems, "NYC treasury to market")
     assert _ro(out, "NYC").treasury_to_market == 11 and p.adjusted and p.allowed == "up to 11 shares"
+    assert p.message == "20 shares asked but only 11 treasury shares are left; lowered (§10.2C3)"
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_president=100, treasury_to_market=11)]))
     assert problems == []
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_market=111)]))
@@ -794,7 +795,7 @@ def test_pc_merger_into_a_road_it_connects_to_warned_when_offered_for_sale_10_1b
     bo.for_sale, bo.asking_price, bo.offered_turn = True, 1500, 1
     out, problems = v(Orders(pc_actions=[PCAction("B&O", "merge", railroad="PENN")]), player=2)
     p = only(problems, "B&O merge")
-    assert len(out.pc_actions) == 1 and p.warning and "merger is aborted" in p.message
+    assert len(out.pc_actions) == 1 and p.warning and "merger is aborted" in p.message and p.allowed == ""
     out, problems = v(Orders(pc_actions=[PCAction("B&O", "incorporate")]), player=2)
     p = only(problems, "B&O incorporate")
     assert len(out.pc_actions) == 1 and p.warning and "incorporation is aborted" in p.message
