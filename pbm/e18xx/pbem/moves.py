@@ -859,7 +859,7 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "it (18AL s12 #90)", _buy_train_words),
     ("buy the 3 train from the Open Market", "buy train 3 from market", "18GA 4.2.5(a): trains in the "
      "Initial Offering and the Open Market (s11v F2); 1848 7.3 step 5 'buy a 3 train'", _buy_train_words),
-    ("buy a 2 train as a Passenger Train", "buy train 2 as passenger", "18VA 4.5.8: the president "
+    ("buy a 2 train as a passenger train", "buy train 2 as passenger", "18VA 4.5.8: the president "
      "'must declare whether it is a Passenger Train or a Freight Train' (s13v F1)", _buy_train_words),
     ("discard a 3 train into the Open Market", "discard 3", "18GA 4.2.5(g): the excess train is "
      "discarded into the Open Market (s12v F3)", _discard_words),
