@@ -1,7 +1,7 @@
 """Play-through by mail s13v of 18VA (issue 29 acceptance, session 13 second verification round;
 seed 144, Ann, Bob, Cy, every seat written from the rulebook alone): the findings, each with the
-mail that showed it (tests/e18xx/playthrough/va-s13v.jsonl holds the game, 323 actions, to
-Phase 6)."""
+mail that showed it (tests/e18xx/playthrough/va-s13v.jsonl holds the whole game, 467 actions,
+to the bank breaking)."""
 from pbm.e18xx.pbem.moves import parse_moves
 
 from .helpers import intent_mail, intent_refusal, playthrough_game
