@@ -44,3 +44,10 @@ def test_the_potomac_yards_station_written_as_pbm_writes_a_marker():
     made, _ = mail(g, "lay 15 F3 2\nassign P3 G4\nrun auto\npay out")
     assert "token G4 with P3" in made
     assert g.state.companies["P3"].closed
+
+
+def test_the_whole_game_replays_to_the_bank_breaking():
+    """The game as mailed: 165 mails, 467 actions; the bank broke in OR 8.x and the game ended
+    after OR 8.3, the last of the set (18VA 5)."""
+    g = game(467)
+    assert g.finished
