@@ -859,6 +859,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "it (18AL s12 #90)", _buy_train_words),
     ("buy the 3 train from the Open Market", "buy train 3 from market", "18GA 4.2.5(a): trains in the "
      "Initial Offering and the Open Market (s11v F2); 1848 7.3 step 5 'buy a 3 train'", _buy_train_words),
+    ("buy a 2 train as a passenger train", "buy train 2 as passenger", "18VA 4.5.8: the president "
+     "'must declare whether it is a Passenger Train or a Freight Train' (s13v F1)", _buy_train_words),
     ("discard a 3 train into the Open Market", "discard 3", "18GA 4.2.5(g): the excess train is "
      "discarded into the Open Market (s12v F3)", _discard_words),
     ("buy the VR director's share at 80", "par VR 80", "1848 12.3.1: the Director's Share bought, its buyer "
@@ -940,6 +942,9 @@ def _train_words(args: list[str]) -> list[str]:
         if pair in ("open market", "initial offering"):
             out.append("market" if pair == "open market" else "bank")
             i += 2
+            continue
+        if words[i].lower() == "train" and i >= 2 and words[i - 2].lower() == "as":
+            i += 1  # 'as a Passenger Train': the side, 18VA 4.5.8 (play-through s13v F1)
             continue
         # 'using P2' is 'with P2' (s12v mail #59: Tredegar's $200 off a new train, 18VA 4.2 (2))
         out.append("with" if words[i].lower() in ("using", "use") and i + 1 < len(words) else words[i])
@@ -1154,6 +1159,10 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
             and not game.company_ability(move.entity, "extra_token") \
             and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
         move = A.Assign(move.entity, place_hex(game, move.city).split("-")[0].upper())  # 'use P1 F11' (or 'use P1 Richmond'): a marker
+    if isinstance(move, A.Assign) and move.target and move.entity in game.state.companies \
+            and game.company_ability(move.entity, "extra_token") \
+            and not any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
+        move = A.PlaceToken(move.entity, move.target)  # 'assign P3 G4': the private's station (s13v F2)
     if isinstance(move, A.Assign) and move.target:
         move = replace(move, target=place_hex(game, move.target))  # 'assign SNAR Gadsden' (s12v)
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
