@@ -65,3 +65,24 @@ def test_the_proxy_named_out_of_turn_is_told_later(al_world):
     told = w.bodies("ann@example.org")[before:]
     assert [s for s, _ in told] == ["[al-1] You are Cy's proxy"], told
     assert "You are told when it is their turn." in told[0][1] and "turn now" not in told[0][1]
+
+
+def test_a_route_written_with_place_names_is_shown_in_the_maps_spelling():
+    """M&O, OR 5.1 (finding F2, mail #106): 'run 4 Mobile - York - Meridian' was taken, and every
+    mail's list of moves then showed it as "run 4 MOBILE YORK MERIDIAN" - the parser's upper case,
+    the stops run together. The stops are shown as the map spells them, joined by ' - '; a route of
+    hexes stays as written."""
+    import json
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.moves import action_words
+
+    from .helpers import PLAYTHROUGH
+
+    g = game(229)
+    line = (PLAYTHROUGH / "al-s13v.jsonl").read_text(encoding="utf-8").splitlines()[229]
+    run = A.action_from_dict(json.loads(line))
+    assert run.routes[0].nodes == ("MOBILE", "YORK", "MERIDIAN")
+    assert action_words(g, run, 230)[1] == "run 4 Mobile - York - Meridian"
+    by_hex = A.RunRoutes("M&O", (A.RouteSpec("4-2", ("Q2", "K2", "L1")),))
+    assert action_words(g, by_hex, 230)[1] == "run 4 Q2 K2 L1"
