@@ -86,3 +86,27 @@ def test_a_route_written_with_place_names_is_shown_in_the_maps_spelling():
     assert action_words(g, run, 230)[1] == "run 4 Mobile - York - Meridian"
     by_hex = A.RunRoutes("M&O", (A.RouteSpec("4-2", ("Q2", "K2", "L1")),))
     assert action_words(g, by_hex, 230)[1] == "run 4 Q2 K2 L1"
+
+
+def test_the_seller_reads_why_the_buyers_turn_ended_with_the_sale(tmp_path):
+    """ABC, OR 5.1 (finding F3, mails #107-#108): ABC's mail ended with 'buy WRA's 4 train for
+    $200'; Di's 'accept 4' was answered "SALE AGREED ..." and "IT IS YOUR TURN (Di for WRA)" with
+    nothing on ABC's turn - which ended by itself, ABC at its train limit (4.2.5(g)) - where every
+    other accepted offer said how the buyer's turn ended. It says so, and who is next."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import answer_offer, apply
+    from pbm.models import Game
+
+    from .db_games import stored_playthrough
+
+    url = stored_playthrough(tmp_path, "al", 235, seed=142, suffix="-s13v", players=4, name="al-v")
+    with session_scope(url) as s:
+        row = s.scalar(select(Game).where(Game.name == "al-v"))
+        out = apply(s, row, 2, "buy WRA's 4 train for $200")
+        assert out.accepted and out.offer is not None, out.error
+        out, _ = answer_offer(s, row, 4, "accept 4")
+        assert out.accepted
+        assert ("Bob's turn ended with the sale: nothing more was allowed in it; next to act: Di for WRA"
+                in out.notes), out.notes
