@@ -68,8 +68,8 @@ def test_last_moves_name_a_freight_train_as_freight():
     from pbm.e18xx.pbem.moves import action_words
 
     g = game(220)
-    assert action_words(g, g.actions[174], 175)[1].startswith("run 2G CHARLOTTESVILLE STAUNTON B7 GRAFTON; 3 ")
-    assert action_words(g, g.actions[216], 217) == ("VR", "run 3G LYNCHBURG B13 ROANOKE")
+    assert action_words(g, g.actions[174], 175)[1].startswith("run 2G Charlottesville - Staunton - B7 - Grafton; 3 ")
+    assert action_words(g, g.actions[216], 217) == ("VR", "run 3G Lynchburg - B13 - Roanoke")  # the map's spelling (s13v 18AL F2)
 
 
 def test_a_refused_mail_lists_the_moves_still_open(tmp_path):

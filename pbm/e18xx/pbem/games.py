@@ -835,7 +835,9 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
         # nobody's, even when the next company to act has the same president (s12v finding 1)
         if rest and g_now is not None and (g_now.finished or g_now.current_entity() != offer["entity"]
                                            or g_now.controller(g_now.current_entity()) != offer["buyer_name"]):
-            out.notes = [] if offer.get("ends_turn") else [
+            out.notes = [  # the seller reads why the buyer's turn is over (s13v 18AL F3: it said nothing)
+                f"{offer['buyer_name']}'s turn ended with the sale: nothing more was allowed in it"
+                + ("" if g_now.finished else f"; next to act: {who_acts(g_now)}")] if offer.get("ends_turn") else [
                 f"{offer['buyer_name']}'s turn ended with the sale; the moves written after the offer "
                 f"({' / '.join(rest)}) were not made"]
             rest = []

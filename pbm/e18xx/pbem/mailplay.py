@@ -625,11 +625,25 @@ def _tell_proxy(session: Session, game_row, sender: str, player) -> None:
         return
     text = (f"{player.name} (player {player.number}) is away from {rng[0]} to {rng[1]} and named you their proxy: "
             f"while they are away you may move for them. To do so, reply with your own GAME, PLAYER and SECRET "
-            f"lines, then the line\n\n  FOR: {player.number}\n\nthen the moves. You are told when it is their turn.")
+            f"lines, then the line\n\n  FOR: {player.number}\n\nthen the moves. {_proxy_now(session, game_row, player)}")
     body = "\n".join([text, ""] + _seat_lines(seat.number, game_row)) + "\n"
     msg = make_message(sender, [addr], f"[{one_line(game_row.name, 40)}] You are {player.name}'s proxy", body)
     outbox.queue(session, f"proxy:{game_row.id}:{player.number}:{rng[0]}:{rng[1]}:{rng[2]}", "18xx", [addr], msg,
                  game=game_row)
+
+
+def _proxy_now(session: Session, game_row, player) -> str:
+    """What the proxy's notice says of the turn: the absent seat may be to act already, away from
+    today (play-through s13v 18AL: Bob's AWAY in his own stock turn told Cy "You are told when it
+    is their turn", and nothing more was to come: the turn was Bob's already)."""
+    from pbm.e18xx.pbem.pacing import proxy_of
+
+    rep = replay_rows(session, game_row)
+    g = rep.game
+    if not g.finished and player.name in set(g.acting_players()) and proxy_of(game_row, player.number) is not None:
+        return (f"It is {player.name}'s turn now ({who_acts(g)}): you may move for them at once. "
+                f"You are told when it is their turn again.")
+    return "You are told when it is their turn."
 
 
 def _proxied_turns(game_row, seats, acting: set, seat: int) -> list:

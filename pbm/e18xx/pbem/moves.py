@@ -1671,6 +1671,16 @@ def repay_refusal(game: "Game", player: str) -> str:
     return out
 
 
+def _stop_words(game: "Game", nodes) -> str:
+    """A route's stops as the mails print them: a place written by its name in the map's spelling,
+    the stops then joined by ' - ' ('run 4 Mobile - York - Meridian', not the parser's upper case
+    'MOBILE YORK MERIDIAN': play-through s13v 18AL F2); hexes as written ('run 2 L5 K4')."""
+    names = {str(v).upper(): str(v) for v in (game.title.data.get("location_names") or {}).values()}
+    shown = [names.get(str(n).upper(), str(n)) if str(n).upper() in names else str(n) for n in nodes]
+    named = any(str(n).upper() in names for n in nodes)
+    return (" - " if named or any(" " in n for n in shown) else " ").join(shown)
+
+
 def format_action(a: A.Action) -> str:
     """An action in the move language (for listings and turn reports)."""
     if isinstance(a, RepayLoan):
@@ -1742,7 +1752,7 @@ def action_words(game: Any, a: A.Action, seq: int | None = None) -> tuple[str, s
         if isinstance(a, A.BuyShares) and a.shares:
             return ent, _share_words(game, a, seq)
         if isinstance(a, A.RunRoutes) and a.routes and not a.auto:  # a 2G as a 2G, not its type's 3 (s12v)
-            text = "run " + "; ".join(f"{_train_word(game, r.train)} {' '.join(r.nodes)}" for r in a.routes)
+            text = "run " + "; ".join(f"{_train_word(game, r.train)} {_stop_words(game, r.nodes)}" for r in a.routes)
         comp = game.state.companies.get(ent)
         if comp is None or not str(comp.owner or "").startswith("C:"):
             return ent, text
