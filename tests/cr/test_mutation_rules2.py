@@ -1336,3 +1336,91 @@ def test_recall_sells_only_the_tycoons_own_pcs_and_none_once_covered_3_5c(game):
     compel_recall(ctx, p1)
     assert ls.owner_id == p2.id and ls.status == "owned" and mc.status == "bank"
     assert (p1.cash, p1.loan) == (100 + 1_000 - 900, 3_600)
+
+
+# --------------------------------------------------------------------------- construction survivors (h-mut-a)
+def test_double_track_a_road_without_orders_or_lacking_cash_does_not_stop_the_next_4_15(game):
+    """§4.15: double track is paid out of cash only; an order the road cannot afford is told
+    and skipped, and the road's next order (a cheaper line) is still carried out; a road with
+    no double-track order does not stop the next road's."""
+    from pbm.cr.engine.construction import double_track
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC")
+    penn.cash = 100_000
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", double_track=["PENN"])
+    double_track(ctx)
+    assert [line.double_tracked for line in penn.lines] == [True] and penn.cash == 100_000 - 22_500
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    ctx.routes["B&A"].owner_id = nyc.id
+    ctx.routes_changed()
+    from pbm.cr.engine.construction import _add_line
+    _add_line(ctx, nyc, ctx.routes["B&A"])  # 201 miles: $15,075; NYC's own 148: $11,100
+    nyc.cash = 12_000
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", double_track=["B&A", "NYC"])
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN")
+    double_track(ctx)
+    assert {ctx.route_by_id[x.route_id].code: x.double_tracked for x in nyc.lines} == {"NYC": True, "B&A": False}
+    assert nyc.cash == 900
+    assert [(e["railroad"], e["amount"]) for e in _kinds(ctx, "double-track-unaffordable")] == [("NYC", 15_075)]
+
+
+class _EdgeDraws:
+    """A stand-in for a turn's random generator (numpy's ``integers`` signature): every draw is
+    the lowest value of its range, or the highest; the purposes asked for are recorded."""
+
+    def __init__(self, high: bool, purposes: list):
+        self.high, self.purposes = high, purposes
+
+    def __call__(self, purpose):
+        self.purposes.append(purpose)
+        return self
+
+    def integers(self, low, high=None):
+        if high is None:
+            low, high = 0, low
+        return high - 1 if self.high else low
+
+
+def test_incorporation_draws_a_start_price_of_10_to_18_and_an_efficiency_of_85_to_95_4_3a1_4_5a(game):
+    """§4.3A1: "The initial stock price is $10 to $18 per share"; §4.5A: a new railroad begins
+    with good efficiency (85–95, docs/cr/formulas.md), below the maximum of §4.5C; §4.17: "it
+    begins with the best locomotive available"; §4.18: "with all technologies currently
+    available except Grand Station" (turn 9: the Hercules, B and C).  The first
+    railroad of a game without any is number 1; a road founded this turn reached no region at
+    the start of it, and has paid no dividend."""
+    from pbm.cr.engine.construction import incorporate_private_companies
+    from pbm.cr.orders import Orders, PCAction
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    s, g = game
+    for high, code, price, efficiency, number, turn in ((False, "B&A", 10.0, 85, 3, 1), (True, "LS", 18.0, 95, 4, 9)):
+        ctx = _ctx(s, g)
+        ctx.turn = turn
+        purposes: list = []
+        ctx.rng = _EdgeDraws(high, purposes)
+        _own(ctx, code, ctx.players[1], paid=800, for_sale=True, ask=2_000, offered=turn - 1)  # unsold
+        ctx.orders[1] = Orders(pc_actions=[PCAction(code, "incorporate")])
+        incorporate_private_companies(ctx)
+        rr = ctx.railroads[code]
+        assert (rr.price, rr.efficiency, rr.number) == (price, efficiency, number)
+        assert purposes == [f"incorporate-{code}"] and rr.regions_at_start == []
+        # §4.17, §4.18: the best engine and every technology available but the Grand Station
+        assert (rr.locomotive, rr.technologies) == ((1, []) if turn == 1 else (3, ["B", "C"]))
+        assert rr.grand_station is False and rr.dividend == 0  # no Grand Station, no dividend paid yet
+        new = 5 * ctx.routes[code].miles  # B&A 201 miles: 1,005 shares, 100 to the treasury (rounded down)
+        assert (rr.treasury_shares, rr.shares_issued, ctx.shares(ctx.players[1], rr)) == (
+            new // 10, new - new // 10, new // 5)
+        assert rr.cash == int((new - new // 10 - new // 5) * price * 0.9)  # 70 % brokered at 10 % under
+        pc = ctx.pcs[code]  # §10.1B3: its offer for sale ends with it
+        assert (pc.status, pc.for_sale, pc.asking_price, pc.owner_id) == ("incorporated", False, None, None)
+    empty = build_game(s, TINY_TOWNS, TINY_ROUTES, [], name="empty")
+    ctx = _ctx(s, empty)
+    _own(ctx, "LS", ctx.players[2], paid=900)
+    ctx.orders[2] = Orders(pc_actions=[PCAction("LS", "incorporate")])
+    incorporate_private_companies(ctx)
+    assert ctx.railroads["LS"].number == 1
