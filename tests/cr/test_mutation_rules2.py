@@ -1424,3 +1424,35 @@ def test_incorporation_draws_a_start_price_of_10_to_18_and_an_efficiency_of_85_t
     ctx.orders[2] = Orders(pc_actions=[PCAction("LS", "incorporate")])
     incorporate_private_companies(ctx)
     assert ctx.railroads["LS"].number == 1
+
+
+def test_overspend_is_split_in_whole_dollars_among_directors_plus_one_4_6c():
+    """§4.6C: "The excess is divided by the number of Directors plus 1" — $100 a mile over on
+    100 miles with 2 directors is $3,333 each (whole dollars, §1.0), $3,334 left to the road's
+    builders; nothing over, nothing to split; a negative excess is none."""
+    from pbm.cr.engine.construction import overspend_split
+
+    assert overspend_split(100, 100, 2) == (3_333, 3_334)
+    assert overspend_split(90, 100, 2) == (3_000, 3_000)  # the rulebook's $30 a mile each
+    assert overspend_split(0, 100, 2) == (0, 0) and overspend_split(-50, 100, 2) == (0, 0)
+
+
+def test_a_land_grant_is_added_to_the_unsold_land_when_the_row_is_built_7c(game):
+    """§7C: "When the route is built, the land grant is added to any other unsold land the
+    railroad owns" (81 sections unsold + PA1's grant of 45 = 126); the RoW's grant is then
+    used up."""
+    from pbm.cr.engine.construction import build_or_abandon_rows
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.cash, nyc.land = 10**6, 81
+    pa1 = ctx.routes["PA1"]
+    pa1.owner_id, pa1.land_grant = nyc.id, 45
+    ctx.routes_changed()
+    ctx.scratch.start_row["NYC"] = "PA1"
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", build_per_mile=300)
+    build_or_abandon_rows(ctx)
+    assert [e["data"]["row"] for e in _kinds(ctx, "row-built")] == ["PA1"]
+    assert (nyc.land, pa1.land_grant) == (126, 0)
