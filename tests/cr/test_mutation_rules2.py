@@ -1456,3 +1456,27 @@ def test_a_land_grant_is_added_to_the_unsold_land_when_the_row_is_built_7c(game)
     build_or_abandon_rows(ctx)
     assert [e["data"]["row"] for e in _kinds(ctx, "row-built")] == ["PA1"]
     assert (nyc.land, pa1.land_grant) == (126, 0)
+
+
+def test_director_bonus_loan_adds_to_a_directors_loan_and_a_bonus_rounded_to_none_still_brokers_4_3b(game):
+    """§4.3B: the Director bonus "is paid for by an automatic loan from the Bank": it adds to a
+    loan the director already has ($500 + ⌊50 × $21 ÷ 2⌋ = $1,025).  A bonus that rounds down to
+    no share (§1.0; one mile: 5 new shares, 10 % of them is none) gives the directors nothing,
+    and the new stock is still brokered to the Public."""
+    from pbm.cr.engine.construction import issue_new_stock
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    p1, p2 = ctx.players[1], ctx.players[2]
+    p1.loan, p2.loan = 500, 0
+    ctx.scratch.directors_at_start["NYC"] = [1, 2]
+    ctx.scratch.start_price["NYC"] = 21.0
+    issue_new_stock(ctx, nyc, 100, "9.1", "test")
+    assert (p1.loan, p2.loan) == (500 + 525, 525)
+    cash, public, held = nyc.cash, nyc.shares_public, ctx.shares(p1, nyc)
+    issue_new_stock(ctx, nyc, 1, "9.1", "test")
+    assert [e["data"] for e in _kinds(ctx, "stock-issued")][-1] == {
+        "new": 5, "treasury": 0, "owner": 0, "director_each": 0, "public": 5}
+    assert (nyc.shares_public, ctx.shares(p1, nyc), p1.loan) == (public + 5, held, 1_025)
+    assert nyc.cash == cash + 94  # ⌊5 × $21 × 0.9⌋
