@@ -1480,3 +1480,31 @@ def test_director_bonus_loan_adds_to_a_directors_loan_and_a_bonus_rounded_to_non
         "new": 5, "treasury": 0, "owner": 0, "director_each": 0, "public": 5}
     assert (nyc.shares_public, ctx.shares(p1, nyc), p1.loan) == (public + 5, held, 1_025)
     assert nyc.cash == cash + 94  # ⌊5 × $21 × 0.9⌋
+
+
+def test_a_road_that_abandons_or_lost_its_row_does_not_stop_the_next_from_building_4_6_10_2e(game):
+    """§4.6, §10.2E3: a road that abandons its RoW (it goes back to the map) or whose start-of-
+    turn RoW is no longer its own builds nothing, and the next road still builds its own; the
+    line built is new this turn and single-tracked until double-tracked (§4.15)."""
+    from pbm.cr.engine.construction import build_or_abandon_rows
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    for nyc_row_owner, nyc_orders in (("NYC", RailroadOrders("NYC", abandon=True)),
+                                      ("PENN", RailroadOrders("NYC", build_per_mile=300))):
+        ctx = _ctx(s, g)
+        ctx.turn = 3
+        nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+        nyc.cash = penn.cash = 10**6
+        ctx.routes["NY1"].owner_id = ctx.railroads[nyc_row_owner].id
+        ctx.routes["OH2"].owner_id = penn.id
+        ctx.routes_changed()
+        ctx.scratch.start_row.update({"NYC": "NY1", "PENN": "OH2"})
+        ctx.rr_orders["NYC"] = nyc_orders
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", build_per_mile=300)
+        build_or_abandon_rows(ctx)
+        assert [e["data"]["row"] for e in _kinds(ctx, "row-built")] == ["OH2"]
+        assert ctx.routes["NY1"].owner_id == (None if nyc_row_owner == "NYC" else penn.id)
+        assert [ctx.route_by_id[x.route_id].code for x in nyc.lines] == ["NYC"]
+        built = [x for x in penn.lines if ctx.route_by_id[x.route_id].code == "OH2"]
+        assert [(x.built_turn, x.double_tracked) for x in built] == [(3, False)]
