@@ -1508,3 +1508,37 @@ def test_a_road_that_abandons_or_lost_its_row_does_not_stop_the_next_from_buildi
         assert [ctx.route_by_id[x.route_id].code for x in nyc.lines] == ["NYC"]
         built = [x for x in penn.lines if ctx.route_by_id[x.route_id].code == "OH2"]
         assert [(x.built_turn, x.double_tracked) for x in built] == [(3, False)]
+
+
+def test_no_building_by_a_road_bankrupt_at_the_start_nor_in_the_civil_war_and_the_next_road_goes_on_4_11b_8(game):
+    """§4.11B: "A bankrupt railroad cannot build track" — a road bankrupt at the start of the
+    turn builds nothing even if its status is active again, and the next road still builds;
+    §8 1): "No railroad may build a RoW during the Civil War turns" (turn 11), each road is
+    told, and a later road may still abandon its RoW (abandoning is not building)."""
+    from pbm.cr.engine.construction import build_or_abandon_rows
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    for turn in (3, 11):
+        ctx = _ctx(s, g)
+        ctx.turn = turn
+        nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+        nyc.cash = penn.cash = 10**6
+        ctx.routes["NY1"].owner_id = nyc.id
+        ctx.routes["OH2"].owner_id = penn.id
+        ctx.routes_changed()
+        ctx.scratch.start_row.update({"NYC": "NY1", "PENN": "OH2"})
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", build_per_mile=300)
+        if turn == 3:
+            ctx.scratch.bankrupt_at_start.add("NYC")
+            ctx.rr_orders["PENN"] = RailroadOrders("PENN", build_per_mile=300)
+        else:
+            ctx.rr_orders["PENN"] = RailroadOrders("PENN", abandon=True)
+        build_or_abandon_rows(ctx)
+        assert ctx.routes["NY1"].owner_id == nyc.id and [ctx.route_by_id[x.route_id].code for x in nyc.lines] == ["NYC"]
+        assert [e["railroad"] for e in _kinds(ctx, "no-building")] == ["NYC"]
+        if turn == 3:
+            assert [e["data"]["row"] for e in _kinds(ctx, "row-built")] == ["OH2"]
+        else:
+            assert not _kinds(ctx, "row-built") and ctx.routes["OH2"].owner_id is None
+            assert [e["railroad"] for e in _kinds(ctx, "row-abandoned")] == ["PENN"]
