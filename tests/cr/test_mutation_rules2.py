@@ -1542,3 +1542,44 @@ def test_no_building_by_a_road_bankrupt_at_the_start_nor_in_the_civil_war_and_th
         else:
             assert not _kinds(ctx, "row-built") and ctx.routes["OH2"].owner_id is None
             assert [e["railroad"] for e in _kinds(ctx, "row-abandoned")] == ["PENN"]
+
+
+# --------------------------------------------------------------------------- rights survivors (h-mut-a)
+def test_the_five_cities_a_road_may_not_run_through_whatever_their_spelling_4_8_2(game):
+    """§4.8.2: "No Railroad may have more than ONE route linking to Chicago, St. Louis, Memphis,
+    Vicksburg, or New Orleans" — the map's list, matched whatever the spelling of "St." or
+    "Saint" and the case."""
+    from pbm.cr.engine.rights import _norm_city, is_no_through, no_through_cities
+
+    assert no_through_cities() == {"chicago", "st louis", "memphis", "vicksburg", "new orleans"}
+    assert _norm_city(" Saint  Louis ") == _norm_city("St. Louis") == _norm_city("ST LOUIS") == "st louis"
+    s, g = game
+    ctx = _ctx(s, g)
+    ids = {t.name: i for i, t in ctx.towns.items()}
+    assert is_no_through(ctx, ids["Chicago"]) and is_no_through(ctx, ids["St. Louis"])
+    assert not is_no_through(ctx, ids["Indianapolis"])
+
+
+def test_a_road_without_bids_or_that_may_not_bid_or_bids_only_an_alternate_does_not_stop_the_next_4_7_10_2g(game):
+    """§4.7, §10.2G: each road's bid stands on its own — a road that bids for nothing, one
+    that may not bid (it holds an unbuilt RoW, §4.7A), or one whose first choice is blank (it
+    bids with its alternate in the second round) does not stop the next road's first choice."""
+    from pbm.cr.engine.rights import rights_of_way
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    for nyc_orders, nyc_gets in ((RailroadOrders("NYC"), None),
+                                 (RailroadOrders("NYC", row_first="NY1"), None),  # holds PA1
+                                 (RailroadOrders("NYC", row_first=None, row_alternate="NY1"), "NY1")):
+        ctx = _ctx(s, g)
+        nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+        if nyc_orders.row_first == "NY1":
+            ctx.routes["PA1"].owner_id = nyc.id
+            ctx.routes_changed()
+        ctx.rr_orders["NYC"] = nyc_orders
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", row_first="OH2")
+        rights_of_way(ctx)
+        assert ctx.routes["OH2"].owner_id == penn.id
+        assert ctx.routes["NY1"].owner_id == (nyc.id if nyc_gets else None)
+        assert [e["data"]["row"] for e in _kinds(ctx, "row-acquired")] == ["OH2"] + ([nyc_gets] if nyc_gets else [])
+        assert [e["railroad"] for e in _kinds(ctx, "row-bid-void")] == (["NYC"] if nyc_orders.row_first else [])
