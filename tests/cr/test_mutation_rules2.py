@@ -1583,3 +1583,20 @@ def test_a_road_without_bids_or_that_may_not_bid_or_bids_only_an_alternate_does_
         assert ctx.routes["NY1"].owner_id == (nyc.id if nyc_gets else None)
         assert [e["data"]["row"] for e in _kinds(ctx, "row-acquired")] == ["OH2"] + ([nyc_gets] if nyc_gets else [])
         assert [e["railroad"] for e in _kinds(ctx, "row-bid-void")] == (["NYC"] if nyc_orders.row_first else [])
+
+
+def test_row_bids_written_in_lower_case_are_awarded_in_route_number_order_4_7_10_2g(game):
+    """§10.2G: a bid may name the RoW in lower case ("pa1") and wins it like "PA1"; the RoWs
+    won in a round are awarded (and reported) by route number, PA1 (11) before OH2 (13)."""
+    from pbm.cr.engine.rights import rights_of_way
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", row_first="pa1")
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", row_first="oh2")
+    rights_of_way(ctx)
+    assert (ctx.routes["PA1"].owner_id, ctx.routes["OH2"].owner_id) == (nyc.id, penn.id)
+    assert [(e["railroad"], e["data"]["row"]) for e in _kinds(ctx, "row-acquired")] == [("NYC", "PA1"),
+                                                                                        ("PENN", "OH2")]
