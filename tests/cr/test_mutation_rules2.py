@@ -1600,3 +1600,42 @@ def test_row_bids_written_in_lower_case_are_awarded_in_route_number_order_4_7_10
     assert (ctx.routes["PA1"].owner_id, ctx.routes["OH2"].owner_id) == (nyc.id, penn.id)
     assert [(e["railroad"], e["data"]["row"]) for e in _kinds(ctx, "row-acquired")] == [("NYC", "PA1"),
                                                                                         ("PENN", "OH2")]
+
+
+class _Draws:
+    """A stand-in for a turn's random generator whose ``random()`` draws are given in order."""
+
+    def __init__(self, draws):
+        self.draws = list(draws)
+
+    def __call__(self, purpose):
+        return self
+
+    def random(self):
+        return self.draws.pop(0)
+
+
+def test_row_contest_and_land_grant_count_no_influence_as_level_0_4_7g_4_9d_7b(game):
+    """§4.7G: a road with political influence (level 1) beats a road that bought none, whatever
+    the tie-break draw; §4.9D, §7B (ruling E-7): the land grant's size is 40 % of a section a
+    mile without influence (OH2, 290 miles: 116) and a section a mile from level 5 (NY2, 203)."""
+    from pbm.cr.engine.rights import rights_of_way
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    ctx.scratch.influence = {"NYC": 1}
+    ctx.rng = _Draws([0.9, 0.1, 0.99])  # PENN's tie-break draw is the lower
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", row_first="PA1")
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", row_first="PA1")
+    rights_of_way(ctx)
+    assert ctx.routes["PA1"].owner_id == nyc.id
+    ctx = _ctx(s, g)
+    ctx.scratch.influence = {"NYC": 5}
+    ctx.rng = _Draws([0.0] * 4)  # a grant is then certain on both
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", row_first="NY2")
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", row_first="OH2")
+    rights_of_way(ctx)
+    assert (ctx.routes["NY2"].land_grant, ctx.routes["OH2"].land_grant) == (203, 116)
+    assert [e["data"]["grant"] for e in _kinds(ctx, "row-acquired")] == [203, 116]
