@@ -1639,3 +1639,16 @@ def test_row_contest_and_land_grant_count_no_influence_as_level_0_4_7g_4_9d_7b(g
     rights_of_way(ctx)
     assert (ctx.routes["NY2"].land_grant, ctx.routes["OH2"].land_grant) == (203, 116)
     assert [e["data"]["grant"] for e in _kinds(ctx, "row-acquired")] == [203, 116]
+
+
+def test_land_grant_between_two_one_point_towns_is_almost_certain_98_percent_7b(game):
+    """§7B: "it is almost certain that land grants will be awarded for a route connecting two
+    one-point towns" (ruling E-7: 98 %, never certain): a draw of 0.979 gets the grant, 0.98 none."""
+    from pbm.cr.engine.rights import land_grant
+
+    s, g = game
+    ctx = _ctx(s, g)
+    in1 = ctx.routes["IN1"]  # Cincinnati – Indianapolis, 110 miles
+    ctx.towns[in1.a_id].size = ctx.towns[in1.b_id].size = 1
+    assert land_grant(ctx, in1, 0, 0.979) == 44
+    assert land_grant(ctx, in1, 0, 0.98) == 0 == land_grant(ctx, in1, 0, 0.999)
