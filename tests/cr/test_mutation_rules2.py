@@ -1652,3 +1652,17 @@ def test_land_grant_between_two_one_point_towns_is_almost_certain_98_percent_7b(
     ctx.towns[in1.a_id].size = ctx.towns[in1.b_id].size = 1
     assert land_grant(ctx, in1, 0, 0.979) == 44
     assert land_grant(ctx, in1, 0, 0.98) == 0 == land_grant(ctx, in1, 0, 0.999)
+
+
+def test_the_last_section_of_land_sells_too_7d(game):
+    """§7D: "Unsold land from land grants is automatically offered for sale each turn" (ruling
+    E-7D: at least one section sells) — a road with one section left sells it ($40 in a Normal
+    climate)."""
+    from pbm.cr.engine.rights import land_sales
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.land, cash = 1, nyc.cash
+    land_sales(ctx)
+    assert (nyc.land, nyc.cash) == (0, cash + 40)
