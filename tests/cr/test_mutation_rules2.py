@@ -1336,3 +1336,333 @@ def test_recall_sells_only_the_tycoons_own_pcs_and_none_once_covered_3_5c(game):
     compel_recall(ctx, p1)
     assert ls.owner_id == p2.id and ls.status == "owned" and mc.status == "bank"
     assert (p1.cash, p1.loan) == (100 + 1_000 - 900, 3_600)
+
+
+# --------------------------------------------------------------------------- construction survivors (h-mut-a)
+def test_double_track_a_road_without_orders_or_lacking_cash_does_not_stop_the_next_4_15(game):
+    """§4.15: double track is paid out of cash only; an order the road cannot afford is told
+    and skipped, and the road's next order (a cheaper line) is still carried out; a road with
+    no double-track order does not stop the next road's."""
+    from pbm.cr.engine.construction import double_track
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC")
+    penn.cash = 100_000
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", double_track=["PENN"])
+    double_track(ctx)
+    assert [line.double_tracked for line in penn.lines] == [True] and penn.cash == 100_000 - 22_500
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    ctx.routes["B&A"].owner_id = nyc.id
+    ctx.routes_changed()
+    from pbm.cr.engine.construction import _add_line
+    _add_line(ctx, nyc, ctx.routes["B&A"])  # 201 miles: $15,075; NYC's own 148: $11,100
+    nyc.cash = 12_000
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", double_track=["B&A", "NYC"])
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN")
+    double_track(ctx)
+    assert {ctx.route_by_id[x.route_id].code: x.double_tracked for x in nyc.lines} == {"NYC": True, "B&A": False}
+    assert nyc.cash == 900
+    assert [(e["railroad"], e["amount"]) for e in _kinds(ctx, "double-track-unaffordable")] == [("NYC", 15_075)]
+
+
+class _EdgeDraws:
+    """A stand-in for a turn's random generator (numpy's ``integers`` signature): every draw is
+    the lowest value of its range, or the highest; the purposes asked for are recorded."""
+
+    def __init__(self, high: bool, purposes: list):
+        self.high, self.purposes = high, purposes
+
+    def __call__(self, purpose):
+        self.purposes.append(purpose)
+        return self
+
+    def integers(self, low, high=None):
+        if high is None:
+            low, high = 0, low
+        return high - 1 if self.high else low
+
+
+def test_incorporation_draws_a_start_price_of_10_to_18_and_an_efficiency_of_85_to_95_4_3a1_4_5a(game):
+    """§4.3A1: "The initial stock price is $10 to $18 per share"; §4.5A: a new railroad begins
+    with good efficiency (85–95, docs/cr/formulas.md), below the maximum of §4.5C; §4.17: "it
+    begins with the best locomotive available"; §4.18: "with all technologies currently
+    available except Grand Station" (turn 9: the Hercules, B and C).  The first
+    railroad of a game without any is number 1; a road founded this turn reached no region at
+    the start of it, and has paid no dividend."""
+    from pbm.cr.engine.construction import incorporate_private_companies
+    from pbm.cr.orders import Orders, PCAction
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    s, g = game
+    for high, code, price, efficiency, number, turn in ((False, "B&A", 10.0, 85, 3, 1), (True, "LS", 18.0, 95, 4, 9)):
+        ctx = _ctx(s, g)
+        ctx.turn = turn
+        purposes: list = []
+        ctx.rng = _EdgeDraws(high, purposes)
+        _own(ctx, code, ctx.players[1], paid=800, for_sale=True, ask=2_000, offered=turn - 1)  # unsold
+        ctx.orders[1] = Orders(pc_actions=[PCAction(code, "incorporate")])
+        incorporate_private_companies(ctx)
+        rr = ctx.railroads[code]
+        assert (rr.price, rr.efficiency, rr.number) == (price, efficiency, number)
+        assert purposes == [f"incorporate-{code}"] and rr.regions_at_start == []
+        # §4.17, §4.18: the best engine and every technology available but the Grand Station
+        assert (rr.locomotive, rr.technologies) == ((1, []) if turn == 1 else (3, ["B", "C"]))
+        assert rr.grand_station is False and rr.dividend == 0  # no Grand Station, no dividend paid yet
+        new = 5 * ctx.routes[code].miles  # B&A 201 miles: 1,005 shares, 100 to the treasury (rounded down)
+        assert (rr.treasury_shares, rr.shares_issued, ctx.shares(ctx.players[1], rr)) == (
+            new // 10, new - new // 10, new // 5)
+        assert rr.cash == int((new - new // 10 - new // 5) * price * 0.9)  # 70 % brokered at 10 % under
+        pc = ctx.pcs[code]  # §10.1B3: its offer for sale ends with it
+        assert (pc.status, pc.for_sale, pc.asking_price, pc.owner_id) == ("incorporated", False, None, None)
+    empty = build_game(s, TINY_TOWNS, TINY_ROUTES, [], name="empty")
+    ctx = _ctx(s, empty)
+    _own(ctx, "LS", ctx.players[2], paid=900)
+    ctx.orders[2] = Orders(pc_actions=[PCAction("LS", "incorporate")])
+    incorporate_private_companies(ctx)
+    assert ctx.railroads["LS"].number == 1
+
+
+def test_overspend_is_split_in_whole_dollars_among_directors_plus_one_4_6c():
+    """§4.6C: "The excess is divided by the number of Directors plus 1" — $100 a mile over on
+    100 miles with 2 directors is $3,333 each (whole dollars, §1.0), $3,334 left to the road's
+    builders; nothing over, nothing to split; a negative excess is none."""
+    from pbm.cr.engine.construction import overspend_split
+
+    assert overspend_split(100, 100, 2) == (3_333, 3_334)
+    assert overspend_split(90, 100, 2) == (3_000, 3_000)  # the rulebook's $30 a mile each
+    assert overspend_split(0, 100, 2) == (0, 0) and overspend_split(-50, 100, 2) == (0, 0)
+
+
+def test_a_land_grant_is_added_to_the_unsold_land_when_the_row_is_built_7c(game):
+    """§7C: "When the route is built, the land grant is added to any other unsold land the
+    railroad owns" (81 sections unsold + PA1's grant of 45 = 126); the RoW's grant is then
+    used up."""
+    from pbm.cr.engine.construction import build_or_abandon_rows
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.cash, nyc.land = 10**6, 81
+    pa1 = ctx.routes["PA1"]
+    pa1.owner_id, pa1.land_grant = nyc.id, 45
+    ctx.routes_changed()
+    ctx.scratch.start_row["NYC"] = "PA1"
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", build_per_mile=300)
+    build_or_abandon_rows(ctx)
+    assert [e["data"]["row"] for e in _kinds(ctx, "row-built")] == ["PA1"]
+    assert (nyc.land, pa1.land_grant) == (126, 0)
+
+
+def test_director_bonus_loan_adds_to_a_directors_loan_and_a_bonus_rounded_to_none_still_brokers_4_3b(game):
+    """§4.3B: the Director bonus "is paid for by an automatic loan from the Bank": it adds to a
+    loan the director already has ($500 + ⌊50 × $21 ÷ 2⌋ = $1,025).  A bonus that rounds down to
+    no share (§1.0; one mile: 5 new shares, 10 % of them is none) gives the directors nothing,
+    and the new stock is still brokered to the Public."""
+    from pbm.cr.engine.construction import issue_new_stock
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    p1, p2 = ctx.players[1], ctx.players[2]
+    p1.loan, p2.loan = 500, 0
+    ctx.scratch.directors_at_start["NYC"] = [1, 2]
+    ctx.scratch.start_price["NYC"] = 21.0
+    issue_new_stock(ctx, nyc, 100, "9.1", "test")
+    assert (p1.loan, p2.loan) == (500 + 525, 525)
+    cash, public, held = nyc.cash, nyc.shares_public, ctx.shares(p1, nyc)
+    issue_new_stock(ctx, nyc, 1, "9.1", "test")
+    assert [e["data"] for e in _kinds(ctx, "stock-issued")][-1] == {
+        "new": 5, "treasury": 0, "owner": 0, "director_each": 0, "public": 5}
+    assert (nyc.shares_public, ctx.shares(p1, nyc), p1.loan) == (public + 5, held, 1_025)
+    assert nyc.cash == cash + 94  # ⌊5 × $21 × 0.9⌋
+
+
+def test_a_road_that_abandons_or_lost_its_row_does_not_stop_the_next_from_building_4_6_10_2e(game):
+    """§4.6, §10.2E3: a road that abandons its RoW (it goes back to the map) or whose start-of-
+    turn RoW is no longer its own builds nothing, and the next road still builds its own; the
+    line built is new this turn and single-tracked until double-tracked (§4.15)."""
+    from pbm.cr.engine.construction import build_or_abandon_rows
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    for nyc_row_owner, nyc_orders in (("NYC", RailroadOrders("NYC", abandon=True)),
+                                      ("PENN", RailroadOrders("NYC", build_per_mile=300))):
+        ctx = _ctx(s, g)
+        ctx.turn = 3
+        nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+        nyc.cash = penn.cash = 10**6
+        ctx.routes["NY1"].owner_id = ctx.railroads[nyc_row_owner].id
+        ctx.routes["OH2"].owner_id = penn.id
+        ctx.routes_changed()
+        ctx.scratch.start_row.update({"NYC": "NY1", "PENN": "OH2"})
+        ctx.rr_orders["NYC"] = nyc_orders
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", build_per_mile=300)
+        build_or_abandon_rows(ctx)
+        assert [e["data"]["row"] for e in _kinds(ctx, "row-built")] == ["OH2"]
+        assert ctx.routes["NY1"].owner_id == (None if nyc_row_owner == "NYC" else penn.id)
+        assert [ctx.route_by_id[x.route_id].code for x in nyc.lines] == ["NYC"]
+        built = [x for x in penn.lines if ctx.route_by_id[x.route_id].code == "OH2"]
+        assert [(x.built_turn, x.double_tracked) for x in built] == [(3, False)]
+
+
+def test_no_building_by_a_road_bankrupt_at_the_start_nor_in_the_civil_war_and_the_next_road_goes_on_4_11b_8(game):
+    """§4.11B: "A bankrupt railroad cannot build track" — a road bankrupt at the start of the
+    turn builds nothing even if its status is active again, and the next road still builds;
+    §8 1): "No railroad may build a RoW during the Civil War turns" (turn 11), each road is
+    told, and a later road may still abandon its RoW (abandoning is not building)."""
+    from pbm.cr.engine.construction import build_or_abandon_rows
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    for turn in (3, 11):
+        ctx = _ctx(s, g)
+        ctx.turn = turn
+        nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+        nyc.cash = penn.cash = 10**6
+        ctx.routes["NY1"].owner_id = nyc.id
+        ctx.routes["OH2"].owner_id = penn.id
+        ctx.routes_changed()
+        ctx.scratch.start_row.update({"NYC": "NY1", "PENN": "OH2"})
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", build_per_mile=300)
+        if turn == 3:
+            ctx.scratch.bankrupt_at_start.add("NYC")
+            ctx.rr_orders["PENN"] = RailroadOrders("PENN", build_per_mile=300)
+        else:
+            ctx.rr_orders["PENN"] = RailroadOrders("PENN", abandon=True)
+        build_or_abandon_rows(ctx)
+        assert ctx.routes["NY1"].owner_id == nyc.id and [ctx.route_by_id[x.route_id].code for x in nyc.lines] == ["NYC"]
+        assert [e["railroad"] for e in _kinds(ctx, "no-building")] == ["NYC"]
+        if turn == 3:
+            assert [e["data"]["row"] for e in _kinds(ctx, "row-built")] == ["OH2"]
+        else:
+            assert not _kinds(ctx, "row-built") and ctx.routes["OH2"].owner_id is None
+            assert [e["railroad"] for e in _kinds(ctx, "row-abandoned")] == ["PENN"]
+
+
+# --------------------------------------------------------------------------- rights survivors (h-mut-a)
+def test_the_five_cities_a_road_may_not_run_through_whatever_their_spelling_4_8_2(game):
+    """§4.8.2: "No Railroad may have more than ONE route linking to Chicago, St. Louis, Memphis,
+    Vicksburg, or New Orleans" — the map's list, matched whatever the spelling of "St." or
+    "Saint" and the case."""
+    from pbm.cr.engine.rights import _norm_city, is_no_through, no_through_cities
+
+    assert no_through_cities() == {"chicago", "st louis", "memphis", "vicksburg", "new orleans"}
+    assert _norm_city(" Saint  Louis ") == _norm_city("St. Louis") == _norm_city("ST LOUIS") == "st louis"
+    s, g = game
+    ctx = _ctx(s, g)
+    ids = {t.name: i for i, t in ctx.towns.items()}
+    assert is_no_through(ctx, ids["Chicago"]) and is_no_through(ctx, ids["St. Louis"])
+    assert not is_no_through(ctx, ids["Indianapolis"])
+
+
+def test_a_road_without_bids_or_that_may_not_bid_or_bids_only_an_alternate_does_not_stop_the_next_4_7_10_2g(game):
+    """§4.7, §10.2G: each road's bid stands on its own — a road that bids for nothing, one
+    that may not bid (it holds an unbuilt RoW, §4.7A), or one whose first choice is blank (it
+    bids with its alternate in the second round) does not stop the next road's first choice."""
+    from pbm.cr.engine.rights import rights_of_way
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    for nyc_orders, nyc_gets in ((RailroadOrders("NYC"), None),
+                                 (RailroadOrders("NYC", row_first="NY1"), None),  # holds PA1
+                                 (RailroadOrders("NYC", row_first=None, row_alternate="NY1"), "NY1")):
+        ctx = _ctx(s, g)
+        nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+        if nyc_orders.row_first == "NY1":
+            ctx.routes["PA1"].owner_id = nyc.id
+            ctx.routes_changed()
+        ctx.rr_orders["NYC"] = nyc_orders
+        ctx.rr_orders["PENN"] = RailroadOrders("PENN", row_first="OH2")
+        rights_of_way(ctx)
+        assert ctx.routes["OH2"].owner_id == penn.id
+        assert ctx.routes["NY1"].owner_id == (nyc.id if nyc_gets else None)
+        assert [e["data"]["row"] for e in _kinds(ctx, "row-acquired")] == ["OH2"] + ([nyc_gets] if nyc_gets else [])
+        assert [e["railroad"] for e in _kinds(ctx, "row-bid-void")] == (["NYC"] if nyc_orders.row_first else [])
+
+
+def test_row_bids_written_in_lower_case_are_awarded_in_route_number_order_4_7_10_2g(game):
+    """§10.2G: a bid may name the RoW in lower case ("pa1") and wins it like "PA1"; the RoWs
+    won in a round are awarded (and reported) by route number, PA1 (11) before OH2 (13)."""
+    from pbm.cr.engine.rights import rights_of_way
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", row_first="pa1")
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", row_first="oh2")
+    rights_of_way(ctx)
+    assert (ctx.routes["PA1"].owner_id, ctx.routes["OH2"].owner_id) == (nyc.id, penn.id)
+    assert [(e["railroad"], e["data"]["row"]) for e in _kinds(ctx, "row-acquired")] == [("NYC", "PA1"),
+                                                                                        ("PENN", "OH2")]
+
+
+class _Draws:
+    """A stand-in for a turn's random generator whose ``random()`` draws are given in order."""
+
+    def __init__(self, draws):
+        self.draws = list(draws)
+
+    def __call__(self, purpose):
+        return self
+
+    def random(self):
+        return self.draws.pop(0)
+
+
+def test_row_contest_and_land_grant_count_no_influence_as_level_0_4_7g_4_9d_7b(game):
+    """§4.7G: a road with political influence (level 1) beats a road that bought none, whatever
+    the tie-break draw; §4.9D, §7B (ruling E-7): the land grant's size is 40 % of a section a
+    mile without influence (OH2, 290 miles: 116) and a section a mile from level 5 (NY2, 203)."""
+    from pbm.cr.engine.rights import rights_of_way
+    from pbm.cr.orders import RailroadOrders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    ctx.scratch.influence = {"NYC": 1}
+    ctx.rng = _Draws([0.9, 0.1, 0.99])  # PENN's tie-break draw is the lower
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", row_first="PA1")
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", row_first="PA1")
+    rights_of_way(ctx)
+    assert ctx.routes["PA1"].owner_id == nyc.id
+    ctx = _ctx(s, g)
+    ctx.scratch.influence = {"NYC": 5}
+    ctx.rng = _Draws([0.0] * 4)  # a grant is then certain on both
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", row_first="NY2")
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", row_first="OH2")
+    rights_of_way(ctx)
+    assert (ctx.routes["NY2"].land_grant, ctx.routes["OH2"].land_grant) == (203, 116)
+    assert [e["data"]["grant"] for e in _kinds(ctx, "row-acquired")] == [203, 116]
+
+
+def test_land_grant_between_two_one_point_towns_is_almost_certain_98_percent_7b(game):
+    """§7B: "it is almost certain that land grants will be awarded for a route connecting two
+    one-point towns" (ruling E-7: 98 %, never certain): a draw of 0.979 gets the grant, 0.98 none."""
+    from pbm.cr.engine.rights import land_grant
+
+    s, g = game
+    ctx = _ctx(s, g)
+    in1 = ctx.routes["IN1"]  # Cincinnati – Indianapolis, 110 miles
+    ctx.towns[in1.a_id].size = ctx.towns[in1.b_id].size = 1
+    assert land_grant(ctx, in1, 0, 0.979) == 44
+    assert land_grant(ctx, in1, 0, 0.98) == 0 == land_grant(ctx, in1, 0, 0.999)
+
+
+def test_the_last_section_of_land_sells_too_7d(game):
+    """§7D: "Unsold land from land grants is automatically offered for sale each turn" (ruling
+    E-7D: at least one section sells) — a road with one section left sells it ($40 in a Normal
+    climate)."""
+    from pbm.cr.engine.rights import land_sales
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.land, cash = 1, nyc.cash
+    land_sales(ctx)
+    assert (nyc.land, nyc.cash) == (0, cash + 40)
