@@ -61,3 +61,16 @@ def test_a_mail_written_after_the_discard_keeps_the_turn_going(tmp_path):
         out = apply(s, row, 1, "discard 3")
         assert out.accepted, out.error
         assert out.game.current_entity() == "ACL"
+
+
+def test_a_discard_inside_another_companys_turn_is_not_told_to_write_a_whole_turn():
+    """W&A, OR 7.1 (finding F2, mail #114): the mail asking W&A to discard (4.2.5(g), inside ACL's
+    turn) ended "Write W&A's whole turn in this one mail ... e.g.: lay <tile> <hex> <rotation> /
+    token <city> / run auto ...", a turn W&A did not have. It says the one move to write."""
+    from pbm.e18xx.pbem.mailplay import whole_turn_lines
+
+    g = game(224)
+    assert g.current_entity() == "W&A"
+    text = "\n".join(whole_turn_lines(g))
+    assert "W&A acts inside ACL's turn" in text and "'discard 3'" in text, text
+    assert "lay <tile>" not in text
