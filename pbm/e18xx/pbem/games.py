@@ -888,7 +888,10 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
                 made = (f"{offer['buyer_name']}'s turn ended with the sale: the mail ended with the offer (as if "
                         "'done')" if offer.get("ends_turn") else
                         f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: {written}")
-                out.notes = [made] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
+                out.notes = [made] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes
+                                      # the 'done' the mail's end stood for is nobody's written move
+                                      # (s13v F3: Eve, accepting, read "move 1 (done): CoG's turn is over")
+                                      if not (offer.get("ends_turn") and n.startswith("move 1 (done)"))]
             else:
                 if more.offer is not None:
                     set_offer(game_row, None)
