@@ -10,7 +10,7 @@ from pbm.e18xx.core import actions as A
 
 from .helpers import PLAYTHROUGH, PLAYTHROUGH_TITLES, playthrough_game
 
-NAMES = ["Ann", "Bob", "Cy", "Di"]
+NAMES = ["Ann", "Bob", "Cy", "Di", "Eve"]
 
 
 def stored_playthrough(folder: Path, key: str, upto: int, *, seed: int, suffix: str = "", players: int = 3,

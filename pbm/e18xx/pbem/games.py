@@ -617,6 +617,15 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
 
     if applied or offer is not None:
         set_offer(game_row, offer)  # a new move (or a new offer) ends an older offer
+    pending = (game_row.state or {}).get("ends_after")
+    if applied and writer is not None and writer.pending_end:
+        # the mail ended (as if 'done') while another player must act inside the turn (a company
+        # over its train limit discards): the turn ends once he has (play-through s13v F1)
+        game_row.state = {**(game_row.state or {}), "ends_after": {
+            "entity": writer.pending_end, "seat": player_number, "at": seq, "via": via}}
+        pending = None
+    elif applied and pending:
+        game_row.state = {**(game_row.state or {}), "ends_after": None}
     if offer is not None:
         session.flush()
         rep = replay_rows(session, game_row)  # the game without the offered sale
@@ -626,7 +635,35 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     if game.finished:
         game_row.status = "finished"
     session.flush()
-    return Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep, offer=offer, notes=intent_notes)
+    out = Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep, offer=offer, notes=intent_notes)
+    if pending and offer is None and not game.finished:
+        _end_pending_turn(session, game_row, pending, out, now)
+    return out
+
+
+def _end_pending_turn(session: Session, game_row, pending: dict, out: Outcome, now: Any) -> None:
+    """The turn of ``pending['entity']``, whose president's mail ended it (as if 'done') while
+    another player had to act inside it first, ends now that he has: as if its president had
+    mailed 'done' (play-through s13v F1: ACL's 'lay / buy train 5' made W&A discard; after W&A's
+    'discard 3' ACL's president had to mail 'done' for a turn his mail had already ended)."""
+    g = out.game
+    corp = pending["entity"]
+    if g is None or g.current_entity() != corp or any(a.action.entity == corp for a in out.applied):
+        return
+    step, who = g.open_step()
+    if who is not None and who != corp:
+        game_row.state = {**(game_row.state or {}), "ends_after": pending}  # still waiting on someone
+        return
+    done = apply(session, game_row, int(pending["seat"]), "done", now=now, via=pending.get("via") or "")
+    if not done.accepted:
+        out.notes.append(f"{corp}'s turn goes on: {done.error}")
+        return
+    out.applied += done.applied
+    out.game, out.replayed = done.game, done.replayed
+    out.notes = [n for n in out.notes if not n.startswith("The turn is not over")]
+    out.notes.append(f"{corp}'s turn is over: its president's mail had ended it (as if 'done'), once this was "
+                     "done")
+    out.notes += [n for n in done.notes if not n.startswith("move 1 (done)")]
 
 
 # ----------------------------------------------------------------- sales between players (18GA 3.2)
@@ -850,7 +887,10 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
                 made = (f"{offer['buyer_name']}'s turn ended with the sale: the mail ended with the offer (as if "
                         "'done')" if offer.get("ends_turn") else
                         f"{offer['buyer_name']}'s moves after the offer, made now that the sale is agreed: {written}")
-                out.notes = [made] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes]
+                out.notes = [made] + [_buyers_note(n, offer["buyer_name"]) for n in more.notes
+                                      # the 'done' the mail's end stood for is nobody's written move
+                                      # (s13v F3: Eve, accepting, read "move 1 (done): CoG's turn is over")
+                                      if not (offer.get("ends_turn") and n.startswith("move 1 (done)"))]
             else:
                 if more.offer is not None:
                     set_offer(game_row, None)

@@ -100,6 +100,7 @@ class TurnWriter:
         self.more = False  # the mail's last line is 'more': the turn stays open after the mail
         self.required = ""  # what the turn still requires, when the end of the mail could not end it
         self.ended_implied = ""  # said when the end of the mail ended the turn (as if 'done')
+        self.pending_end = ""  # the company whose turn the mail ended, once another player has acted in it
 
     # ------------------------------------------------------------------ the turn now
     def key(self) -> tuple:
@@ -414,6 +415,9 @@ class TurnWriter:
             corp = self.turn[-1]
             if isinstance(step, Interrupt) or who != corp:
                 if who is not None and g.controller(who) != self.player:
+                    if implied:  # the end of the mail ends the turn once that player has acted (s13v F1)
+                        self.pending_end = corp
+                        return False
                     self.notes.append(f"{said}: not yet - {self._waiting()}; end the turn with 'done' then")
                     return False
                 extra = ""
@@ -494,6 +498,11 @@ class TurnWriter:
         its turn by itself; a pass there would give up the sale)."""
         g = self.game
         if self.more or self.turn is None or not self.live or g.finished or self.key() != self.turn:
+            return
+        if self.turn[0] == "operating" and not self._mine():
+            step, who = g.open_step()
+            if who is not None and who != self.turn[-1] and g.controller(self.turn[-1]) == self.player:
+                self.pending_end = self.turn[-1]  # ends once the other player has acted in it (s13v F1)
             return
         if self.turn[0] not in ("operating", "stock") or not self._mine():
             return
@@ -642,8 +651,10 @@ class TurnWriter:
         step, who = g.open_step()
         ctl = g.controller(who) if who else "nobody"
         whose = self.turn[-1] if self.turn and self.turn[0] == "operating" else "your"
+        then = ("ends after that (your mail ended it, as if 'done')" if self.pending_end
+                else "goes on after that")
         return (f"{who} ({ctl}) must first {step_words(g, step) if step is not None else 'act'}; "
-                f"{whose}{chr(39) + 's' if whose != 'your' else ''} turn goes on after that")
+                f"{whose}{chr(39) + 's' if whose != 'your' else ''} turn {then}")
 
     def _not_yours(self) -> str:
         g = self.game

@@ -358,6 +358,13 @@ def whole_turn_lines(game) -> list[str]:
     a second mail)."""
     s = game.state
     ent = game.current_entity()
+    op = game._or_operator() if s.round.kind == "operating" else None
+    if op is not None and ent in s.corporations and ent != op:
+        # a company acting inside another's turn (over its train limit: 4.2.5(g)) writes that one
+        # move, not a whole turn (play-through s13v F2: W&A's discard was told 'lay / token / run ...')
+        first = next((x.split("#")[0].strip() for x in legal_lines(game) if x.strip()), "")
+        return [f"  {ent} acts inside {op}'s turn: write that move in this mail"
+                + (f", e.g. '{first}'" if first else "") + "; it is all this mail needs."]
     if s.round.kind == "operating" and ent in s.corporations:
         return [f"  Write {ent}'s whole turn in this one mail, one move a line in the rulebook's order (a step left "
                 "out is skipped where the rules allow); the mail ends the turn (as if 'done'), unless its last "
