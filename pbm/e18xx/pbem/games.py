@@ -445,6 +445,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 charged.append((game.controller(more.entity), more, "standing"))
 
     notes_at: dict[int, str] = {}
+    done_after: dict | None = None  # the mover's turn to end after another's step inside it (s13v F1)
 
     def intent_do(act: A.Action, note: str) -> None:
         """An action the turn as written makes (a pass for a step the mail skips, or its own pass)."""
@@ -600,6 +601,9 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                 writer.end(mv)
         if offer is None and writer is not None:
             writer.finish()  # a mail is the whole turn: what is left of it ends as if 'done' (unless 'more')
+            if writer.ends_after_wait():  # ends once another president's step inside it is done (s13v F1)
+                done_after = {"seat": player_number, "name": name, "entity": writer.turn[-1],
+                              "key": list(writer.turn)}
         if offer is None:
             run_standing(True)
     except GameError as exc:
@@ -628,8 +632,39 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     game_row.turn = game.state.turn
     if game.finished:
         game_row.status = "finished"
+    prior = (game_row.state or {}).get("done_after")
+    if applied or done_after is not None:
+        game_row.state = {**(game_row.state or {}), "done_after": done_after}
     session.flush()
-    return Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep, offer=offer, notes=intent_notes)
+    out = Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep, offer=offer, notes=intent_notes)
+    if prior and done_after is None and offer is None and applied and int(prior["seat"]) != player_number:
+        _end_after_wait(session, game_row, out, prior, now)
+    return out
+
+
+def _end_after_wait(session: Session, game_row, out: "Outcome", prior: dict, now: Any) -> None:
+    """A president's mail ended while another president had to act inside his company's turn (a
+    discard down to the train limit): once that is done and the turn is his again, it ends as if
+    'done', as the end of any mail ends a turn (play-through s13v F1). The actions are his, stored
+    after the other's; the reply to the other says so."""
+    from pbm.e18xx.pbem.intent import TurnWriter
+
+    g = out.game
+    if g is None or g.finished:
+        return
+    cur = g.current_entity()
+    if TurnWriter(g, prior["name"], lambda a, n: None).key() != tuple(prior["key"]):
+        return  # that turn is over (or another began): nothing left to end
+    if cur != prior["entity"] or g.controller(cur) != prior["name"]:
+        game_row.state = {**(game_row.state or {}), "done_after": prior}  # still waiting on another
+        session.flush()
+        return
+    more = apply(session, game_row, int(prior["seat"]), "done", now=now)
+    if more.accepted and more.applied:
+        out.applied += more.applied
+        out.game, out.replayed = more.game, more.replayed
+        out.notes = list(out.notes) + [f"{prior['entity']}'s turn ended too: {prior['name']}'s mail had ended it "
+                                       "(as if 'done') before this step inside it"]
 
 
 # ----------------------------------------------------------------- sales between players (18GA 3.2)

@@ -517,6 +517,16 @@ class TurnWriter:
             self.ended_implied = f"{whose} turn ended with your mail (as if 'done'); end a mail with 'more' to " \
                                  "keep a turn open."
 
+    def ends_after_wait(self) -> bool:
+        """The mail ended (no 'more') in the player's operating turn while another president must
+        first act inside it (1848: a company over its train limit discards after another's
+        purchase): the end of the mail still ends the turn, as if 'done', once the turn comes back
+        (play-through s13v F1: QR's turn wanted a second mail, 'done', after NSW's discard)."""
+        g = self.game
+        return (not self.more and self.turn is not None and self.live and not g.finished
+                and self.key() == self.turn and self.turn[0] == "operating" and not self._mine()
+                and g.controller(self.turn[-1]) == self.player and not self.required)
+
     def _earns_nothing(self, corp: str) -> bool:
         """Does ``corp``'s best run earn nothing (its trains reach no second stop that pays)?"""
         g = self.game
@@ -695,7 +705,9 @@ class TurnWriter:
             out.append(self.required + ".")
         if ent and g.controller(ent) != self.player and self.live and self.turn == self.key() \
                 and self.turn[0] == "operating":
-            return out + [f"The turn is not over: {self._waiting()}."]
+            return out + [f"The turn is not over: {self._waiting()}" + (
+                " and then ends with your mail (as if 'done'; end a mail with 'more' to keep a turn open)."
+                if self.ends_after_wait() else ".")]
         if not ent or g.controller(ent) != self.player:
             who = ent if not ent or g.controller(ent) == ent else f"{g.controller(ent)} for {ent}"
             return out + [f"Your turn is over; next to act: {who} ({rnd})."]
