@@ -77,3 +77,28 @@ def test_a_d_train_bought_trading_in_a_4_train():
     assert made[0].startswith("buy train 8 as D")
     assert g.state.cash["C:VR"] == 910 - 800
     assert [g.state.trains[t].name for t in g.corp_trains("VR")] == ["8"]
+
+
+def test_an_offer_for_a_plus_train_names_it_and_1848s_face_value(tmp_path):
+    """CAR, OR 3.2 (finding F3, mails #56-#57): 'buy train 2+ from NSW for 120' made an offer
+    "for NSW's 2 train" - NSW owned a 2 and a 2+ - and both mails said "a train changes hands
+    between companies at a price both agree", where 1848 8.1 says "Train deals with other Directors
+    are only allowed at the printed face values". The offer names the 2+ and the face value."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import apply
+    from pbm.e18xx.pbem.mailplay import _offer_note_only, _offer_note_owner
+    from pbm.models import Game
+
+    from .db_games import stored_playthrough
+
+    url = stored_playthrough(tmp_path, "aus", 104, seed=143, suffix="-s13v", name="aus-o")
+    with session_scope(url) as s:
+        row = s.scalar(select(Game).where(Game.name == "aus-o"))
+        out = apply(s, row, 1, "buy train 2+ from NSW for 120")
+        assert out.accepted and out.offer is not None, out.error
+        for note in (_offer_note_only(out.offer, row), _offer_note_owner(out.offer, row)):
+            assert "2+ train" in note, note
+            assert "only at its face value" in note and "both agree" not in note, note
+            assert "accept 2'" in note or "accept 2\n" in note, note
