@@ -102,3 +102,16 @@ def test_an_offer_for_a_plus_train_names_it_and_1848s_face_value(tmp_path):
             assert "2+ train" in note, note
             assert "only at its face value" in note and "both agree" not in note, note
             assert "accept 2'" in note or "accept 2\n" in note, note
+
+
+def test_the_discard_mail_asks_for_the_discard_not_a_whole_turn():
+    """NSW, OR 4.1 (finding F4, mail #77): asked to discard down to its train limit inside QR's turn,
+    Bob read "Write NSW's whole turn in this one mail ... lay / token / run auto / payout / buy train".
+    The mail asks for the one step, with a line to write, and says whose turn goes on."""
+    from pbm.e18xx.pbem.mailplay import whole_turn_lines
+
+    g = game(162)
+    assert g.current_entity() == "NSW"
+    [line] = whole_turn_lines(g)
+    assert "NSW acts inside QR's turn" in line and "e.g. 'discard 3'" in line, line
+    assert "whole turn" not in line and "QR's turn goes on after it" in line

@@ -358,6 +358,14 @@ def whole_turn_lines(game) -> list[str]:
     a second mail)."""
     s = game.state
     ent = game.current_entity()
+    op = game._or_operator() if s.round.kind == "operating" else None
+    if op and ent in s.corporations and ent != op:  # a step inside another company's turn (s13v F4)
+        from pbm.e18xx.pbem.intent import step_words
+        step, _who = game.open_step()
+        example = next((x.split("#")[0].strip() for x in legal_lines(game, limit=3)), "")
+        return [f"  {ent} acts inside {op}'s turn: write only this step ("
+                f"{step_words(game, step) if step is not None else 'what is asked'}) in this mail"
+                + (f", e.g. '{example}'" if example else "") + f"; {op}'s turn goes on after it."]
     if s.round.kind == "operating" and ent in s.corporations:
         return [f"  Write {ent}'s whole turn in this one mail, one move a line in the rulebook's order (a step left "
                 "out is skipped where the rules allow); the mail ends the turn (as if 'done'), unless its last "
