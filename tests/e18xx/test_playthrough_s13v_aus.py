@@ -115,3 +115,15 @@ def test_the_discard_mail_asks_for_the_discard_not_a_whole_turn():
     [line] = whole_turn_lines(g)
     assert "NSW acts inside QR's turn" in line and "e.g. 'discard 3'" in line, line
     assert "whole turn" not in line and "QR's turn goes on after it" in line
+
+
+def test_a_skipped_step_quotes_the_route_of_a_plus_train_as_written():
+    """NSW, OR 2.1 (finding F5, mail #36): the note on the skipped station step quoted the mail's
+    'run 2 F17 E18; 2+ F17 F15' as "(before move 3, run 2 F17 E18; 2 F17 F15)" - the '+' lost."""
+    from pbm.e18xx.pbem.intent import play_intent
+
+    g = game(48)
+    assert g.current_entity() == "NSW"
+    made, _ = play_intent(g, "Bob", parse_moves("lay 57 E18 0\nlay 235 F15 4\nrun 2 F17 E18; 2+ F17 F15\n"
+                                                "pay out", "Bob"))
+    assert made[2].note.endswith("(before move 3, run 2 F17 E18; 2+ F17 F15)"), made[2].note

@@ -493,6 +493,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             if writer is not None and writer.spare_after_end(i, written, ended):
                 continue  # a 'run auto' or dividend after the turn ended by itself: a note (s12 mail #132)
             if writer is not None and not isinstance(mv, PassRestOfRound):
+                writer.said = written if isinstance(written, A.Action) else None
                 try:
                     writer.begin(i, mv)  # the steps before the one that takes it are passed, if they may be
                 except GameError as exc:
