@@ -492,6 +492,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             if writer is not None and writer.spare_after_end(i, written, ended):
                 continue  # a 'run auto' or dividend after the turn ended by itself: a note (s12 mail #132)
             if writer is not None and not isinstance(mv, PassRestOfRound):
+                writer.said = written if isinstance(written, A.Action) else None
                 try:
                     writer.begin(i, mv)  # the steps before the one that takes it are passed, if they may be
                 except GameError as exc:
@@ -568,6 +569,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
             if owner and isinstance(mv, A.BuyTrain):  # 4.2.5(d) (18AL, 18GA), 4.6.1 (18VA): an agreed price
                 offer = {"kind": "train", "buyer": player_number, "buyer_name": name, "entity": mv.entity,
                          "company": mv.train, "seller": mv.seller, "variant": mv.variant, "price": mv.price,
+                         "label": game.train_label(mv.train) if mv.train in game.state.trains else None,
                          "owner": owner, "owner_seat": number_of.get(owner), "at": stored + len(charged)}
                 if rest:
                     offer["rest"] = rest
@@ -747,10 +749,27 @@ def offer_name(offer: dict) -> str:
 
 
 def offer_thing(offer: dict) -> str:
-    """What an offer is for, as the mails say it: ``MRC`` or ``ABC's 2 train``."""
+    """What an offer is for, as the mails say it: ``MRC`` or ``ABC's 2 train`` (``NSW's 2+ train``:
+    the side it was bought as, play-through s13v F3)."""
     if offer.get("kind") == "train":
-        return f"{offer['seller']}'s {offer_name(offer)} train"
+        return f"{offer['seller']}'s {offer_label(offer)} train"
     return str(offer["company"])
+
+
+def offer_label(offer: dict) -> str:
+    """The offered train as players name it: its side (``2+``) when it has one, else its type; the
+    answer still names the type (``accept 2``: one offer waits at a time)."""
+    return str(offer.get("label") or offer_name(offer))
+
+
+def offer_terms(game_or_title: Any) -> str:
+    """Why a train sale between companies needs its seller's president: an agreed price, or in
+    1848 the face value (8.1: "Train deals with other Directors are only allowed at the printed
+    face values"; play-through s13v F3: the mails said "at a price both agree")."""
+    title = getattr(game_or_title, "title", game_or_title)
+    if ((getattr(title, "data", None) or {}).get("trades_at_face_value")):
+        return "a train changes hands between companies of different presidents only at its face value"
+    return "a train changes hands between companies at a price both agree"
 
 
 def offer_parties(offer: dict) -> str:

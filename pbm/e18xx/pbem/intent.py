@@ -101,6 +101,7 @@ class TurnWriter:
         self.required = ""  # what the turn still requires, when the end of the mail could not end it
         self.ended_implied = ""  # said when the end of the mail ended the turn (as if 'done')
         self.pending_end = ""  # the company whose turn the mail ended, once another player has acted in it
+        self.said: A.Action | None = None  # the move being applied as the mail wrote it ('2+', not '2')
 
     # ------------------------------------------------------------------ the turn now
     def key(self) -> tuple:
@@ -166,6 +167,7 @@ class TurnWriter:
         ended = self.ended_by if self.turn is not None and not self.live else None
         if self.spare_after_end(n, written, ended):
             return
+        self.said = written if isinstance(written, A.Action) else None
         try:
             self.begin(n, mv)
             if self.nothing_to_do(n, mv):
@@ -513,6 +515,12 @@ class TurnWriter:
             self.ended_implied = f"{whose} turn ended with your mail (as if 'done'); end a mail with 'more' to " \
                                  "keep a turn open."
 
+    def _written(self, mv: A.Action) -> str:
+        """Move ``mv`` as the mail wrote it: a route of a 2+ train says '2+' (play-through s13v F5:
+        "(before move 3, run 2 F17 E18; 2 F17 F15)" for the mail's '2+ F17 F15')."""
+        said = self.said
+        return format_action(said if said is not None and type(said) is type(mv) else mv)
+
     def _earns_nothing(self, corp: str) -> bool:
         """Does ``corp``'s best run earn nothing (its trains reach no second stop that pays)?"""
         g = self.game
@@ -589,14 +597,14 @@ class TurnWriter:
                 # its off-board): nothing to choose, so it is made, earning nothing (play-through s12)
                 self._make(A.RunRoutes(corp, auto=True),
                            f"{step_words(g, step)}: {corp}'s trains have no route, so they earn nothing "
-                           f"(before move {n}, {format_action(mv)})")
+                           f"(before move {n}, {self._written(mv)})")
                 continue
             if "pass" not in g.or_actions(corp):
                 raise GameError(f"move {n} ({format_action(mv)}): {corp} must first {step_words(g, step)}; "
                                 f"that step may not be skipped{_why_required(g, step, corp)} ({corp} may now "
                                 f"{plain_list(g.or_actions(corp))})")
             self._make(A.Pass(corp), f"{self._skips(step, corp)} {step_words(g, step)} (before move {n}, "
-                                     f"{format_action(mv)})")
+                                     f"{self._written(mv)})")
             if not self.live:
                 raise GameError(f"move {n} ({format_action(mv)}): {corp}'s turn ended before it: "
                                 f"{self._ended()}")

@@ -932,13 +932,14 @@ def _offer_note(offer: dict, game_row=None) -> str:
 def _offer_note_owner(offer: dict, game_row=None) -> str:
     """The offer as the one who must answer it reads it in the state mail: what is offered to him,
     under which rule, and the lines to reply (issue 29, part B; his own "Offer for ..." mail says it too)."""
-    from pbm.e18xx.pbem.games import offer_name, offer_rule, offer_why
+    from pbm.e18xx.pbem.games import offer_label, offer_name, offer_rule, offer_terms, offer_why
 
     c = offer_name(offer)  # a train by its type, as every other mail of the offer names it (s13 F8: '4-0')
-    rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
+    title = load_title(game_row.title) if game_row is not None else None
+    rule = offer_rule(title, offer)
     if offer.get("kind") == "train":
-        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for the {c} train of your "
-                f"company {offer['seller']} ({rule}: a train changes hands between companies at a price both agree).")
+        what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for the "
+                f"{offer_label(offer)} train of your company {offer['seller']} ({rule}: {offer_terms(title)}).")
     else:
         what = (f"OFFER TO YOU, NOT YET A SALE: {_buyer(offer)} offers you {_price(offer, game_row)} for your private {c} "
                 f"({rule}: {offer_why(offer)}).")
@@ -984,13 +985,16 @@ def _buyer(offer: dict) -> str:
 
 
 def _offer_note_only(offer: dict, game_row=None) -> str:
-    from pbm.e18xx.pbem.games import offer_name, offer_rule, offer_thing, offer_why
+    from pbm.e18xx.pbem.games import offer_name, offer_rule, offer_terms, offer_thing, offer_why
 
     if offer.get("kind") == "train":
         rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
+        terms = offer_terms(load_title(game_row.title) if game_row is not None else None)
+        if terms.endswith("both agree"):  # the buyer's note names the presidents (the seller's needs not)
+            terms = "a train changes hands between companies of different presidents only at a price both agree"
         return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} {_price(offer, game_row)} for "
-                f"{offer_thing(offer)}. A train changes hands between companies of different presidents only at "
-                f"a price both agree ({rule}); it happens when {offer['owner']} answers 'accept "
+                f"{offer_thing(offer)}. {terms[0].upper()}{terms[1:]} ({rule}); it happens when {offer['owner']} "
+                f"answers 'accept "
                 f"{offer_name(offer)}' and is withdrawn by 'decline {offer_name(offer)}' or by any other move.")
     rule = offer_rule(load_title(game_row.title) if game_row is not None else None, offer)
     return (f"OFFER MADE, NOT YET A SALE: {offer['entity']} offers {offer['owner']} {_price(offer, game_row)} for "
@@ -1027,12 +1031,12 @@ def _tell_owner(session: Session, game_row, sender: str, offer: dict) -> None:
     """The owner hears of the offer and how to answer it (18GA 3.2; a train: 18AL 4.2.5(d), 18VA 4.6.1)."""
     c = offer["company"]
     if offer.get("kind") == "train":
-        from pbm.e18xx.pbem.games import offer_name, offer_rule
+        from pbm.e18xx.pbem.games import offer_label, offer_name, offer_rule, offer_terms
 
         c = offer_name(offer)  # the train by its type (issue 29 leftovers)
         rule = offer_rule(load_title(game_row.title), offer)
-        text = (f"{offer['entity']} offers {_price(offer, game_row)} for the {c} train of your company {offer['seller']} "
-                f"({rule}: a train changes hands between companies at a price both agree).\n\n"
+        text = (f"{offer['entity']} offers {_price(offer, game_row)} for the {offer_label(offer)} train of your company "
+                f"{offer['seller']} ({rule}: {offer_terms(load_title(game_row.title))}).\n\n"
                 f"To sell, reply with the line:\n\n  accept {c}\n\nTo refuse:\n\n  decline {c}\n\n"
                 "Nothing changes hands until you accept; the offer lapses if anything else happens in the "
                 "game first.")

@@ -139,6 +139,7 @@ USAGE = {
     "bid": "bid <amount> <private>   e.g. bid 45 MRC",
     "par": "par <corporation> <price>   e.g. par W&A 90",
     "buy": "buy <corp> [ipo|market] | buy train <type or id> [as <side>] [from <corp>] [for <price>] [with <private>]"
+           " [trade <train>]"
            " | buy private <sym> [from <owner>] [for] <price>",
     "sell": "sell [count] <corp>   e.g. sell 2 GA",
     "lay": "lay <tile> <hex> <rotation 0-5> [with <private>]   e.g. lay 57 E5 2",
@@ -605,6 +606,20 @@ def _buy_train_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["buy", *_train_words(toks[1:])] if low[0] == "buy" and "train" in low[1:] else None
 
 
+def _trade_in_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'buy train 8 as D trading in a 4 train': the train traded in as the move language writes it,
+    'trade 4' (1848 8.2.4: the purchaser "can trade in a 4/4+ train and get a discount of 300
+    pounds from the cost of a D train"; play-through s13v mail #173)."""
+    if low[0] != "buy":
+        return None
+    at = next((i for i in range(1, len(low) - 1) if low[i] in ("trade", "trading") and low[i + 1] == "in"), None)
+    if at is None:
+        return None
+    head, tail = toks[:at], toks[at + 2:]
+    kept = [t for t in tail if t.lower() not in _TRAIN_FILLER + ("train", "its")]
+    return rulebook_words([*head, "trade", *kept])
+
+
 def _discard_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'discard a 3 train (into the Open Market)': the words of a purchase (18GA 4.2.5(g): the
     president discards the excess train into the Open Market; play-through s12v F3)."""
@@ -823,6 +838,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy a Bank of England share", "buy BOE", "1848 12.3.3 'Buying Shares in the Bank of England' (s13 F2)",
      _named),
     ("buy The Ghan", "buy train 2E", "1848 4.5, 8.2.5: the 2E train, \"The Ghan\" (s13 F4)", _named),
+    ("buy train 8 as D trading in a 4 train", "buy train 8 as D trade 4", "1848 8.2.4: 'trade in a 4/4+ train' "
+     "for £300 off a D (s13v mail #173)", _trade_in_words),
     ("place a station token in G4", "token G4", "18AL 4.2.2 'Placing a Station Token'; pbm's step 'Place a "
      "station' (play-through s11)", _station),
     ("station G4", "token G4", "the same: the station token", _station),
