@@ -31,13 +31,13 @@ def test_the_end_of_a_mail_ends_the_turn_after_another_presidents_discard(tmp_pa
         assert out.accepted, out.error
         assert out.game.current_entity() == "NSW"
         notes = "\n".join(out.notes)
-        assert "QR's turn goes on after that and then ends with your mail (as if 'done'" in notes
+        assert "QR's turn ends after that (your mail ended it, as if 'done')" in notes
         out = apply(s, row, 2, "discard 3")
         assert out.accepted, out.error
         g = out.game
         assert g.state.round.kind == "operating" and g.current_entity() == "CAR"  # OR 4.2 begins
         assert [a.action.entity for a in out.applied][:2] == ["NSW", "QR"]
-        assert "QR's turn ended too: Cy's mail had ended it (as if 'done')" in "\n".join(out.notes)
+        assert "QR's turn is over: its president's mail had ended it (as if 'done')" in "\n".join(out.notes)
 
 
 def test_more_keeps_the_turn_open_after_another_presidents_discard(tmp_path):
@@ -107,14 +107,14 @@ def test_an_offer_for_a_plus_train_names_it_and_1848s_face_value(tmp_path):
 def test_the_discard_mail_asks_for_the_discard_not_a_whole_turn():
     """NSW, OR 4.1 (finding F4, mail #77): asked to discard down to its train limit inside QR's turn,
     Bob read "Write NSW's whole turn in this one mail ... lay / token / run auto / payout / buy train".
-    The mail asks for the one step, with a line to write, and says whose turn goes on."""
+    The mail asks for the one move, with a line to write (the 18GA s13v branch's words, merged)."""
     from pbm.e18xx.pbem.mailplay import whole_turn_lines
 
     g = game(162)
     assert g.current_entity() == "NSW"
     [line] = whole_turn_lines(g)
     assert "NSW acts inside QR's turn" in line and "e.g. 'discard 3'" in line, line
-    assert "whole turn" not in line and "QR's turn goes on after it" in line
+    assert "whole turn" not in line and "it is all this mail needs" in line
 
 
 def test_a_skipped_step_quotes_the_route_of_a_plus_train_as_written():
