@@ -42,3 +42,21 @@ def stored_playthrough(folder: Path, key: str, upto: int, *, seed: int, suffix: 
             g.process(A.action_from_dict(act))
             s.add(Action18(game_id=game.id, seq=seq, player_number=seat.get(mover), action=act))
     return url
+
+
+def offer_then_answer(url: str, name: str, buyer: int, mail: str, owner: int, answer: str):
+    """Seat ``buyer``'s ``mail``, which must end in an offer, then seat ``owner``'s ``answer`` to it, in
+    game ``name`` of ``url``: (the offer's outcome, the answer's outcome)."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import answer_offer, apply
+    from pbm.models import Game
+
+    with session_scope(url) as s:
+        row = s.scalar(select(Game).where(Game.name == name))
+        made = apply(s, row, buyer, mail)
+        assert made.accepted and made.offer is not None, made.error
+        answered, _ = answer_offer(s, row, owner, answer)
+        assert answered.accepted, answered.error
+        return made, answered

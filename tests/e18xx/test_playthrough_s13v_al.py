@@ -93,20 +93,9 @@ def test_the_seller_reads_why_the_buyers_turn_ended_with_the_sale(tmp_path):
     $200'; Di's 'accept 4' was answered "SALE AGREED ..." and "IT IS YOUR TURN (Di for WRA)" with
     nothing on ABC's turn - which ended by itself, ABC at its train limit (4.2.5(g)) - where every
     other accepted offer said how the buyer's turn ended. It says so, and who is next."""
-    from sqlalchemy import select
-
-    from pbm.db import session_scope
-    from pbm.e18xx.pbem.games import answer_offer, apply
-    from pbm.models import Game
-
-    from .db_games import stored_playthrough
+    from .db_games import offer_then_answer, stored_playthrough
 
     url = stored_playthrough(tmp_path, "al", 235, seed=142, suffix="-s13v", players=4, name="al-v")
-    with session_scope(url) as s:
-        row = s.scalar(select(Game).where(Game.name == "al-v"))
-        out = apply(s, row, 2, "buy WRA's 4 train for $200")
-        assert out.accepted and out.offer is not None, out.error
-        out, _ = answer_offer(s, row, 4, "accept 4")
-        assert out.accepted
-        assert ("Bob's turn ended with the sale: nothing more was allowed in it; next to act: Di for WRA"
-                in out.notes), out.notes
+    _, out = offer_then_answer(url, "al-v", 2, "buy WRA's 4 train for $200", 4, "accept 4")
+    assert ("Bob's turn ended with the sale: nothing more was allowed in it; next to act: Di for WRA"
+            in out.notes), out.notes

@@ -80,18 +80,10 @@ def test_the_seller_accepting_is_not_shown_a_done_nobody_wrote(tmp_path):
     """CoG, OR 3.1 (finding F3, mails #52-#53): CoG's mail ended with its offer for OSR; Eve's
     'accept OSR' was answered "... the mail ended with the offer (as if 'done') / move 1 (done):
     CoG's turn is over" - a move 1 that neither Eve nor Di wrote. The first line says it."""
-    from pbm.db import session_scope
-    from pbm.e18xx.pbem.games import answer_offer, apply
-    from pbm.models import Game
-
-    from .db_games import stored_playthrough
+    from .db_games import offer_then_answer, stored_playthrough
 
     url = stored_playthrough(tmp_path, "ga", 75, seed=141, suffix="-s13v", players=5, name="ga-v")
-    with session_scope(url) as s:
-        row = s.scalar(select(Game).where(Game.name == "ga-v"))
-        out = apply(s, row, 4, "lay 452a D4 0\nrun auto\npayout\nbuy train 3\nbuy private OSR 120")
-        assert out.accepted and out.offer is not None, out.error
-        out, _ = answer_offer(s, row, 5, "accept OSR")
-        notes = "\n".join(out.notes)
-        assert out.accepted
-        assert "turn ended with the sale" in notes and "move 1 (done)" not in notes, notes
+    _, out = offer_then_answer(url, "ga-v", 4, "lay 452a D4 0\nrun auto\npayout\nbuy train 3\nbuy private OSR 120",
+                               5, "accept OSR")
+    notes = "\n".join(out.notes)
+    assert "turn ended with the sale" in notes and "move 1 (done)" not in notes, notes
