@@ -832,12 +832,54 @@ def _named(toks: list[str], low: list[str]) -> list[str] | None:
         out.append("train")
     return rulebook_words(out)
 
+_NAME_TAIL = ("railroad", "railway", "rail", "road", "co.", "co", "company")
+
+
+@lru_cache(maxsize=1)
+def _private_names() -> tuple[tuple[tuple[str, ...], str], ...]:
+    """Every title's privates by the rulebook's name (title.json ``companies``), longest name first:
+    ``(('memphis', '&', 'charleston', 'railroad'), 'M&C')``, and the same name without a closing
+    'Railroad'/'Co.' (``Memphis & Charleston``), as players shorten it."""
+    import json
+    from pbm.e18xx.core.title import TITLES_DIR, known_titles
+    out: dict[tuple[str, ...], str] = {}
+    for t in known_titles():
+        data = json.loads((TITLES_DIR / t / "title.json").read_text(encoding="utf-8"))
+        for comp in data.get("companies", []):
+            words = tuple(str(comp.get("name", "")).lower().split())
+            if len(words) < 2 or not comp.get("sym"):
+                continue
+            out.setdefault(words, comp["sym"])
+            if words[-1] in _NAME_TAIL and len(words) > 2:
+                out.setdefault(words[:-1], comp["sym"])
+    return tuple(sorted(out.items(), key=lambda kv: -len(kv[0])))
+
+
+def _private_name(toks: list[str], low: list[str]) -> list[str] | None:
+    """'buy the Memphis & Charleston from Ann for $100': a private by its rulebook name (18AL Table III,
+    4.2.6) read as its symbol, then the line read again as the other rows read it (s13w mail #61)."""
+    if low[0] not in ("buy", "bid") or len(low) < 3:
+        return None
+    for words, sym in _private_names():
+        n = len(words)
+        for i in range(1, len(low) - n + 1):
+            if tuple(w.rstrip(",") for w in low[i:i + n]) == words:
+                head = toks[:i - 1] if low[i - 1] == "the" and i > 1 else toks[:i]
+                tail = toks[i + n:]
+                if low[i + n - 1].endswith(","):
+                    sym += ","
+                return rulebook_words([*head, sym, *tail])
+    return None
+
+
 
 RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     # example, as the move language writes it, where the words come from, rewrite
     ("buy a Bank of England share", "buy BOE", "1848 12.3.3 'Buying Shares in the Bank of England' (s13 F2)",
      _named),
     ("buy The Ghan", "buy train 2E", "1848 4.5, 8.2.5: the 2E train, \"The Ghan\" (s13 F4)", _named),
+    ("buy the Memphis & Charleston from Ann for $100", "buy private M&C 100 from Ann", "18AL 4.2.6, Table III: "
+     "a private by its rulebook name, 'Railroad' or 'Co.' left off or not (s13w mail #61)", _private_name),
     ("buy train 8 as D trading in a 4 train", "buy train 8 as D trade 4", "1848 8.2.4: 'trade in a 4/4+ train' "
      "for £300 off a D (s13v mail #173)", _trade_in_words),
     ("place a station token in G4", "token G4", "18AL 4.2.2 'Placing a Station Token'; pbm's step 'Place a "
