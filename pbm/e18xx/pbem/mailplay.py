@@ -752,7 +752,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                                                   _pdf(game, player, c.mail),
                                                   _auto(game, player, c.mail), _autorun(game, player, c.mail))
                                  if x)
-    if c.mail.away.strip() and not via:
+    if c.mail.away.strip() and not via and not c.mail.moves.strip():
         _tell_proxy(session, game, ctx.sender, player)  # the proxy named hears of it at once (s13 F4)
     if away_note and not c.mail.moves.strip():
         _finish(row, "accepted", "", sheet_in=c.mail.where)
@@ -774,7 +774,13 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
     from pbm.e18xx.pbem.selfundo import is_undo
 
     wants_undo = is_undo(c.mail.moves)
+    if c.mail.away.strip() and not via:  # after the moves of the same mail: whose turn it is then (s13w)
+        tell_proxy_after = True
+    else:
+        tell_proxy_after = False
     if wants_undo is not False and not via:  # 'undo': take back my last mail (issue 29)
+        if tell_proxy_after:
+            _tell_proxy(session, game, ctx.sender, player)
         return _undo_mail(session, row, ctx, sender, c, game, player, recipients, contact, tag, bool(wants_undo),
                           away_note)
     answered = None
@@ -815,6 +821,8 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                 out.replayed, out.game = done.replayed or out.replayed, done.game or out.game
             if via:  # a proxy made the offer: the seat she moved for reads it as the buyer
                 seat_notes[player.number] = "\n".join(x for x in (_offer_note(out.offer, game), said) if x)
+    if tell_proxy_after:  # the proxy's notice says whose turn it is after this mail's moves (s13w)
+        _tell_proxy(session, game, ctx.sender, player)
     if not out.accepted:
         _finish(row, "rejected", out.error, sheet_in=c.mail.where)
         assert out.game is not None
