@@ -1,6 +1,10 @@
 """Play-through by mail s13w of 18VA (issue 29 acceptance, third verification round; seed 154, Ann,
 Bob, Cy, Di, every seat written from the rulebook alone): the findings, each with the mail that
 showed it (tests/e18xx/playthrough/va-s13w.jsonl holds the game, 373 actions, to stock round 9)."""
+from datetime import datetime, timedelta
+
+import pytest
+
 from pbm.e18xx.pbem.moves import parse_moves
 
 from .helpers import intent_mail, playthrough_game
@@ -54,3 +58,30 @@ def test_potomac_yards_by_its_name_and_a_hex():
     made, _ = mail(g, "lay 58 B5 4\nuse Potomac Yards A6\nrun 2 D9 E8\nrun 2G D9 C8 B7 A6\npay out")
     assert any("A6" in m for m in made), made
     assert "P3" not in g.state.companies or g.state.companies["P3"].closed
+
+
+@pytest.fixture
+def mail_world(cli, tmp_path, tmp_path_factory, monkeypatch):
+    """A new game by mail, Ann, Bob and Cy, through Dovecot and aiosmtpd (test_mail_round2.py)."""
+    from .test_mail_round2 import _world
+
+    yield from _world(cli, tmp_path, tmp_path_factory, monkeypatch, "18AL", "al-w")
+
+
+def test_the_proxy_is_told_whose_turn_it_is_after_the_mails_moves(mail_world):
+    """Stock round 3 (finding F1, mail #35): Di mailed 'AWAY: 2026-11-28 2026-12-02 proxy 2 / pass'
+    in her own stock turn. Her pass ended the turn (Cy to act), but Bob's notice said "It is Di's
+    turn now (Di): you may move for them at once" - written before the pass was made. The notice
+    is written after the mail's moves. A round trip through real mail servers."""
+    from .test_mail_round2 import available
+
+    if available() is not None:
+        pytest.skip(available())
+    w = mail_world
+    today = datetime.utcnow().date()
+    before = len(w.mails("bob@example.org"))
+    assert "accepted" in w.deliver(1, f"AWAY: {today} {today + timedelta(days=2)} proxy 2\npass")  # Ann's turn
+    told = [b for s, b in w.bodies("bob@example.org")[before:] if "proxy" in s]
+    assert len(told) == 1, told
+    assert "It is Ann's turn now" not in told[0]
+    assert "You are told when it is their turn." in told[0]

@@ -752,8 +752,13 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                                                   _pdf(game, player, c.mail),
                                                   _auto(game, player, c.mail), _autorun(game, player, c.mail))
                                  if x)
-    if c.mail.away.strip() and not via:
-        _tell_proxy(session, game, ctx.sender, player)  # the proxy named hears of it at once (s13 F4)
+    # the proxy named hears of it at once (s13 F4); with moves, once they are made, so the notice
+    # says whose turn it is after them (play-through s13w F1: 'AWAY ... / pass' told the proxy "It is
+    # Di's turn now" when Di's pass had ended it)
+    tell_proxy = bool(c.mail.away.strip()) and not via
+    if tell_proxy and not c.mail.moves.strip():
+        _tell_proxy(session, game, ctx.sender, player)
+        tell_proxy = False
     if away_note and not c.mail.moves.strip():
         _finish(row, "accepted", "", sheet_in=c.mail.where)
         from pbm.e18xx.pbem.computer import play_due
@@ -775,6 +780,8 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
 
     wants_undo = is_undo(c.mail.moves)
     if wants_undo is not False and not via:  # 'undo': take back my last mail (issue 29)
+        if tell_proxy:
+            _tell_proxy(session, game, ctx.sender, player)
         return _undo_mail(session, row, ctx, sender, c, game, player, recipients, contact, tag, bool(wants_undo),
                           away_note)
     answered = None
@@ -815,6 +822,8 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                 out.replayed, out.game = done.replayed or out.replayed, done.game or out.game
             if via:  # a proxy made the offer: the seat she moved for reads it as the buyer
                 seat_notes[player.number] = "\n".join(x for x in (_offer_note(out.offer, game), said) if x)
+    if tell_proxy:
+        _tell_proxy(session, game, ctx.sender, player)
     if not out.accepted:
         _finish(row, "rejected", out.error, sheet_in=c.mail.where)
         assert out.game is not None
