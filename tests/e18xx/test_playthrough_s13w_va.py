@@ -1,6 +1,6 @@
 """Play-through by mail s13w of 18VA (issue 29 acceptance, third verification round; seed 154, Ann,
 Bob, Cy, Di, every seat written from the rulebook alone): the findings, each with the mail that
-showed it (tests/e18xx/playthrough/va-s13w.jsonl holds the game, 373 actions, to stock round 9)."""
+showed it (tests/e18xx/playthrough/va-s13w.jsonl holds the game, 479 actions, 87 company turns, to stock round 10)."""
 from datetime import datetime, timedelta
 
 import pytest
