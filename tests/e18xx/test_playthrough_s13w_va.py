@@ -85,3 +85,17 @@ def test_the_proxy_is_told_whose_turn_it_is_after_the_mails_moves(mail_world):
     assert len(told) == 1, told
     assert "It is Ann's turn now" not in told[0]
     assert "You are told when it is their turn." in told[0]
+
+
+@pytest.mark.xfail(strict=True, reason="s13w F4, left: the move list offers no line for Potomac Yards' extra "
+                                       "station (P1's marker is listed as 'assign P1 <hex>'); not fixed this round")
+def test_the_move_list_offers_potomac_yards_station():
+    """C&O, OR 5.2 (finding F4, mails #72-#73): C&O owned P3 Potomac Yards, whose power is an extra
+    station in any hex with a city circle, CMDs included (18VA 4.2 (3)); the mail's "You may" list
+    had the lays, 'convert' and 'pass', but no line for the station, so the player had to guess the
+    form ('use P3 A6'). A line such as 'use P3 A6' is listed."""
+    from pbm.e18xx.pbem.movelist import legal_lines
+
+    g = game(150)
+    assert g.current_entity() == "C&O"
+    assert any("P3" in line for line in legal_lines(g, 400))
