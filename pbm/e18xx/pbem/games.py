@@ -33,7 +33,7 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
 from pbm.e18xx.pbem.moves import (Done, More, Move, MoveError, PassRestOfRound, RepayLoan, repay_refusal, StandingOrders, for_game, format_action,
-                                  parse_moves, purchase_words)
+                                  parse_moves, private_by_name, purchase_words)
 from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
 
@@ -528,7 +528,9 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
                     if later:
                         raise GameError(f"one offer a mail: '{_fmt(later[0])}' needs a consent too; send it "
                                         "once this sale is answered")
-                    rest = [_fmt(m) for m in parsed[i:]]  # with its 'more': the implied 'done' goes with them
+                    # with its 'more': the implied 'done' goes with them; a private named by its name keeps
+                    # it ('buy train 3 with Tredegar', play-through s13w F2: the 'with' was dropped)
+                    rest = [_fmt(private_by_name(game, m)) for m in parsed[i:]]
                     if all(isinstance(m, More) for m in parsed[i:]):
                         rest, kept = [], True  # 'offer / more': the turn is open after the sale anyway
                 elif owner and writer is not None:

@@ -270,6 +270,12 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                                or re.match(r"^[A-Za-z][A-Za-z'.]{2,}$", args[1])):  # or a place: for_game
             # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
             return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
+        if len(args) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", args[-1]) \
+                and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$", args[1]):
+            # 'use Potomac Yards A6': the private by its name of several words, then the hex (18VA 4.2
+            # (3); play-through s13w F3: refused "name the private")
+            return A.PlaceToken(" ".join(_name(t, lineno, line, verb, "private") for t in args[:-1]).upper(),
+                                args[-1].upper())
         place = args[2:] if len(args) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", args[1]) else args[1:]
         if len(args) >= 2 and all(re.match(r"^[A-Za-z][A-Za-z.'&-]*$", w) for w in place):
             # 'use P1 Staunton': the place by its name, as 'token Staunton' (s12v mail #62); 'use P1 F11
