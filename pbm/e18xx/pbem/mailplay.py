@@ -532,6 +532,10 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
     signature = map_signature(rep.game)
     text = state_text(session, game_row, rep)
     acting = set(rep.game.acting_players())
+    from pbm.e18xx.pbem.games import offer_name, pending_offer
+    offer = None if rep.game.finished else pending_offer(game_row)
+    # the seat an offer waits for answers it: its proxy is told too when it is away (play-through s13w F2)
+    answering = {str(offer["owner"])} if offer and offer.get("owner") else set()
     done: set[str] = set()
     queued = 0
     happened = []
@@ -559,7 +563,7 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         if not addrs:
             continue
         turn = p.name in acting and not rep.game.finished
-        proxied = [] if rep.game.finished else _proxied_turns(game_row, seats, acting, p.number)
+        proxied = [] if rep.game.finished else _proxied_turns(game_row, seats, acting | answering, p.number)
         if not is_mover and not wants_mail(game_row, p.number, their_turn=turn or bool(proxied),
                                            finished=rep.game.finished):
             continue  # this player chose turn-only mail or the daily digest
@@ -586,6 +590,12 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
             if waiting:
                 head += [waiting, ""]
         for q in proxied:  # the proxy of an absent seat that is to act is told so, and how (play-through s13 F4)
+            if q.name in answering and q.name not in acting:  # an offer waits for the absent seat (s13w F2)
+                head += [f"YOU ARE {q.name.upper()}'S PROXY: {q.name} (player {q.number}) is away and named you to "
+                         f"move for them, and an offer waits for {q.name}'s answer. To answer for {q.name}, reply "
+                         f"with your own GAME, PLAYER and SECRET lines, then the line FOR: {q.number}, then "
+                         f"'accept {offer_name(offer)}' or 'decline {offer_name(offer)}'.", ""]
+                continue
             head += [f"YOU ARE {q.name.upper()}'S PROXY: {q.name} (player {q.number}) is away and named you to move "
                      f"for them, and it is {q.name}'s turn ({who_acts(rep.game)}). To move for {q.name}, reply "
                      f"with your own GAME, PLAYER and SECRET lines, then the line FOR: {q.number}, then the moves.",

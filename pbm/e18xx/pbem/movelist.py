@@ -76,8 +76,9 @@ def say(game: "Game", a: A.Action) -> str:
         # CAR's run as "run 2 E4 E2 F3; 2 E4 F5" with its 2 and its 2+)
         from pbm.e18xx.pbem.moves import train_type
 
-        return "run " + "; ".join(f"{game.train_label(r.train) if r.train in s.trains else train_type(r.train)} "
-                                  f"{' '.join(r.nodes)}" for r in a.routes)
+        return "run " + "; ".join(" ".join([*([game.train_label(r.train) if r.train in s.trains
+                                                else train_type(r.train)] if r.train else []), *r.nodes])
+                                  for r in a.routes)  # a route written without its train: its stops (s13w F1)
     if isinstance(a, A.PlaceToken):
         return _token(game, a)
     if isinstance(a, A.BuyTrain):

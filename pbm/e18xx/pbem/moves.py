@@ -394,7 +394,7 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             train, stops = _route_words(words)
             if train is None or len(stops) < 2:
                 raise _fail(lineno, line, "each route is a train then at least two stops", verb)
-            for w in [train, *(x for stop in stops for x in stop.split())]:
+            for w in [train or "_", *(x for stop in stops for x in stop.split())]:
                 _name(w, lineno, line, verb, "stop")
             routes.append(A.RouteSpec(train, tuple(w.upper() for w in stops)))
         return A.RunRoutes(entity, tuple(routes))
@@ -448,6 +448,10 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
         words = words[1:]
     if not words:
         return None, []
+    if len(words) > 1 and _HEX_WORD.match(words[0]):
+        # 'run J12-I11': the stops alone, no train named (play-through s13w F1); the route takes a
+        # train of the company not named by another route (train_ids)
+        return "", _route_words(["_", *words])[1]
     train, rest = words[0], words[1:]
     if rest and rest[0].lower() in ("train", "trains"):
         rest = rest[1:]
@@ -920,6 +924,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("token in Rome", "token Rome", "a station in a place (s12)", _token_words),
     ("run 2 F6-E7", "run 2 F6 E7", "a route's hexes joined by hyphens, 'D4-1' still a city of D4 (18GA s13 "
      "F3)", _route_hyphens),
+    ("run J12-I11", "run J12 I11", "a route of its stops alone, no train named: the longest train not named by "
+     "another route runs it (18GA 4.2.3; s13w F1)", _route_hyphens),
     ("buy L&N's 4 train for 250", "buy train 4 for 250 from L&N", "another company's train, as the players write "
      "it (18AL s12 #90)", _buy_train_words),
     ("buy the 3 train from the Open Market", "buy train 3 from market", "18GA 4.2.5(a): trains in the "
@@ -1568,7 +1574,7 @@ def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
     # (play-through s12v: the '2' took the 1G and '1G' was refused "does not own train 1G")
     for by_label in (True, False):
         for i, r in enumerate(out):
-            if r.train in owned:
+            if r.train in owned or not r.train:
                 continue
             free = [t for t in owned if t not in named
                     and (r.train.upper() == game.train_label(t).upper() if by_label
@@ -1576,7 +1582,27 @@ def train_ids(game: "Game", move: A.RunRoutes) -> A.RunRoutes:
             if free:
                 named.add(free[0])
                 out[i] = replace(r, train=free[0])
+    # a route written without its train ('run J12-I11', play-through s13w F1) runs the longest train
+    # not named by another route (4.2.3.1 then puts the best set in its place when that earns more)
+    for i, r in enumerate(out):
+        if not r.train:
+            free = sorted((t for t in owned if t not in named), key=lambda t: -_train_reach(s.trains[t]))
+            if free:
+                named.add(free[0])
+                out[i] = replace(r, train=free[0])
     return replace(move, routes=tuple(out))
+
+
+def _train_reach(train: object) -> int:
+    """How far a train runs, for choosing among a company's trains: its distance (a number, or the
+    largest of a list of distances), 99 for a train without a limit."""
+    d = getattr(train, "distance", 0)
+    if isinstance(d, (list, tuple)):
+        d = max((x.get("pay", 0) if isinstance(x, dict) else int(x) for x in d), default=0)
+    try:
+        return int(d)
+    except (TypeError, ValueError):
+        return 99
 
 
 def plain_route_ids(game: "Game", corp: str, text: str) -> str:
@@ -1782,7 +1808,8 @@ def format_action(a: A.Action) -> str:
     if isinstance(a, A.RunRoutes):
         if a.auto:
             return "run auto"
-        return "run " + "; ".join(f"{train_type(r.train)} {(' - ' if any(' ' in n for n in r.nodes) else ' ').join(r.nodes)}"
+        return "run " + "; ".join((f"{train_type(r.train)} " if r.train else "")  # no train written: s13w F1
+                                  + (' - ' if any(' ' in n for n in r.nodes) else ' ').join(r.nodes)
                                   for r in a.routes)
     if isinstance(a, A.Dividend):
         return a.kind

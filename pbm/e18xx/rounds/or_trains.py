@@ -195,6 +195,8 @@ class TrainsMixin:
         seen: set[str] = set()
         for spec in action.routes:
             if spec.train not in owned:
+                if not spec.train:  # a route written without its train, and none left for it (s13w F1)
+                    raise IllegalRoute(f"{corp} has more routes than trains: it owns {', '.join(sorted(owned))}")
                 raise IllegalRoute(f"{corp} does not own train {spec.train}; it owns {', '.join(sorted(owned))}")
             if spec.train in seen:
                 raise IllegalRoute(f"train {spec.train} runs twice")
