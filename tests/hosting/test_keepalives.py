@@ -19,8 +19,13 @@ def test_keepalives_are_added_unless_the_url_sets_them():
 
 def test_a_postgresql_connection_carries_the_keepalives(pg_template):
     engine = get_engine(pg_template, migrate=False)
-    with engine.connect() as c:
-        params = c.connection.dbapi_connection.info.get_parameters()
+    try:
+        with engine.connect() as c:
+            params = c.connection.dbapi_connection.info.get_parameters()
+    finally:
+        # no connection to the template may stay in the pool: PostgreSQL copies a template only while
+        # nobody is connected to it, and every later scratch database of this worker is such a copy
+        engine.dispose()
     # libpq reports the parameters it was given that differ from its defaults
     assert params.get("keepalives_idle") == "30" and params.get("tcp_user_timeout") == "60000"
 
