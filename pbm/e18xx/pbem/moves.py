@@ -417,23 +417,6 @@ _SEPARATORS = {"-", "\u2013", "\u2014", "->", "\u2192", ">", "to", "then", "=>"}
 _HEX_WORD = re.compile(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$")
 
 
-_DASHED_HEXES = re.compile(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?(-[A-Za-z]{1,2}\d{1,3}(-\d)?)+$")
-
-
-def _dashed_hexes(word: str) -> list[str]:
-    """Stops joined by dashes without spaces, 'D1-E2-E4' or 'D1-0-E2-1', as the stops of
-    the route: ['D1', '-', 'E2', '-', 'E4'] (a digit after a hex is its city, 'E2-1')."""
-    if not _DASHED_HEXES.match(word):
-        return [word]
-    out: list[str] = []
-    for part in word.split("-"):
-        if part.isdigit() and out:
-            out[-1] += "-" + part
-        else:
-            out += ["-", part] if out else [part]
-    return out
-
-
 def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     """One route as written -> (its train, its stops): the word ``train`` after the train's type is
     the rulebook's ('run 2 train A B', as in "buy a 2 train"), and stops may be separated by ' - ',
@@ -441,9 +424,6 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     Gadsden': a hex with its name is that hex; a name of several words between separators is one
     place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
     words = [w.rstrip(":") for w in _unhyphen(words) if w.rstrip(":")]  # 'run the 2 train: A - B'
-    # 'D1-E2-E4', 'F1-L1-K2-Q2': stops joined by dashes, as the route events print them (s12 1848 OR 4.1,
-    # s13 18AL mail #172); 'L5-0' alone is a hex and its city
-    words = [part for w in words for part in _dashed_hexes(w)]
     if words and words[0].lower() in ("train", "the", "a"):  # 'run train 2 ...', 'run the 2 train ...'
         words = words[1:]
     if not words:
