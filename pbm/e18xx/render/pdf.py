@@ -25,6 +25,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pbm.fonts import BOLD, ITALIC, SANS
 from pbm.e18xx.core.hexgrid import to_xy
 from pbm.e18xx.events import end_reason_words
+from pbm.e18xx.render.head import draw_head
 from pbm.e18xx.render.rotations import draw_key, draw_lays_page
 from pbm.e18xx.render.view import train_list, trains_for_sale
 
@@ -635,21 +636,18 @@ def render_pdf(rep: "Replayed", name: str, names=None, since: int | None = None)
 
     status = f"game over: {end_reason_words(g)}" if s.finished else f"to act: {who_acts(g)}"
     head = f"{g.title.name} - {name} - {round_words(g)} - {phase_words(g)} - action {len(g.actions)} - {status}"
-    c.setFont(BOLD, 13)
-    c.drawString(MARGIN, h - MARGIN, _t(head, 160))
+    draw_head(c, head, MARGIN, h - MARGIN, w - 2 * MARGIN)
     draw_map(c, rep, (MARGIN, MARGIN + 70, w - MARGIN, h - MARGIN - 14), since)  # its routes' legend inside, above the key
     draw_key(c, g, MARGIN, MARGIN, w - 2 * MARGIN, 64)  # what a tile's rotation means (render/rotations.py)
     c.showPage()
-    c.setFont(BOLD, 13)
-    c.drawString(MARGIN, h - MARGIN, _t(head, 160))
+    draw_head(c, head, MARGIN, h - MARGIN, w - 2 * MARGIN)
     y = draw_market(c, g, MARGIN, h - MARGIN - 24, w - 2 * MARGIN)
     y = draw_tables(c, g, MARGIN, y - 6)
     draw_public(c, g, MARGIN, y - 6)
     c.showPage()
-    c.setFont(BOLD, 13)
-    c.drawString(MARGIN, h - MARGIN, _t(head, 160))
+    draw_head(c, head, MARGIN, h - MARGIN, w - 2 * MARGIN)
     draw_events(c, rep, MARGIN, h - MARGIN - 24, w - 2 * MARGIN)
     c.showPage()
-    draw_lays_page(c, g, _t(head, 160), (w, h), MARGIN)  # the acting company's lays by hex, if any
+    draw_lays_page(c, g, head, (w, h), MARGIN)  # the acting company's lays by hex, if any
     c.save()
     return buf.getvalue()

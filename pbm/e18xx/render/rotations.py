@@ -73,8 +73,9 @@ def draw_lays_page(c: "Canvas", g: "Game", head: str, page: tuple[float, float],
         return False
     w, h = page
     c.setFillColor(colors.black)
-    c.setFont(BOLD, 13)
-    c.drawString(margin, h - margin, head[:160])
+    from pbm.e18xx.render.head import draw_head
+
+    draw_head(c, head, margin, h - margin, w - 2 * margin)
     c.setFont(BOLD, 10)
     c.drawString(margin, h - margin - 22, f"Tile lays for {g.current_entity()} now, by hex: what each rotation joins")
     c.setFont(SANS, 7.5)
