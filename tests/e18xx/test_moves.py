@@ -114,3 +114,14 @@ def test_play_text_auction_and_standing_pass():
     with pytest.raises(Exception) as e:
         play_text(g, "Ann", "bid 45 MRC")
     assert "not Ann's turn" in str(e.value)
+
+
+def test_a_line_refused_after_a_hash_inside_it_says_that_hash_starts_a_comment():
+    """'lay tile #8 F12 0' reads as 'lay tile' (the rest is a comment): the refusal says why."""
+    with pytest.raises(MoveError) as exc:
+        parse_moves("lay tile #8 F12 0", "a")
+    assert "'#' starts a comment" in str(exc.value) and "without '#'" in str(exc.value)
+    with pytest.raises(MoveError) as exc:
+        parse_moves("lay tile 8 F12", "a")  # no '#': no word about comments
+    assert "comment" not in str(exc.value)
+    assert [m.tile for m in parse_moves("lay 8 F12 0  # the straight", "a")] == ["8"]

@@ -1142,13 +1142,23 @@ def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
             try:
                 mv = parse_line(part, entity, n)
             except MoveError as exc:
-                bad.append(exc)
+                bad.append(_comment_hint(exc, line))
                 continue
             if mv is not None:
                 _add(out, n, mv)
     if bad:
         raise bad[0] if len(bad) == 1 else MoveError(str(bad[0]) + "".join(f" | and {e}" for e in bad[1:]))
     return out
+
+
+def _comment_hint(exc: MoveError, line: str) -> MoveError:
+    """A line refused after a ``#`` inside it (``lay tile #8 F12 0``) says that ``#`` starts a comment,
+    so that the player sees why the rest of his line was not read (session 13)."""
+    before, sep, after = line.partition("#")
+    if not sep or not before.strip() or not after.strip():
+        return exc
+    return MoveError(f"{exc} ('#' starts a comment: nothing after it on the line was read; "
+                     "write numbers without '#')")
 
 
 def _add(out: list[tuple[int, Move]], n: int, mv: Move) -> None:
