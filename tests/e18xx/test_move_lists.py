@@ -28,7 +28,7 @@ def accepted(g: Game, line: str) -> str | None:
     player = g.controller(g.current_entity())
     snap, n = clone_state(g.state), len(g.actions)
     try:
-        writer = TurnWriter(g, player, lambda act, note: g.process(act))
+        writer = TurnWriter(g, player)
         for i, mv in enumerate(parse_moves(line, player), 1):
             writer.move(i, mv)
         return None

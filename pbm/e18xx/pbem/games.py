@@ -10,6 +10,9 @@ the only record of play: nothing else needs to be kept consistent.
 :func:`apply` takes one player's moves (a mail, or the moderator on a
 player's behalf) and is all-or-nothing: every move is tried in order on the
 replayed game; the moves are stored only if all are legal (docs/18xx/email.md).
+The moves themselves are driven by the one driver of a mail's moves,
+:meth:`pbm.e18xx.pbem.intent.TurnWriter.move`, with the stored game's hooks
+(pbem/stored_moves.py).
 Standing orders (``pass rest of round``) are kept in ``Game.state`` and turned
 into ordinary ``pass`` actions whenever their player must act.
 """
@@ -32,8 +35,7 @@ from pbm.errors import PbmError
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
-from pbm.e18xx.pbem.moves import (Done, More, Move, MoveError, PassRestOfRound, RepayLoan, repay_refusal, StandingOrders, for_game, format_action,
-                                  parse_moves, private_by_name, purchase_words)
+from pbm.e18xx.pbem.moves import Move, MoveError, StandingOrders, parse_moves
 from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
 
@@ -358,11 +360,6 @@ def who_acts(game: Game) -> str:
     return cur if ctl == cur else f"{ctl} for {cur}"
 
 
-def readdress(game: Game, player: str, move: Move) -> Move:
-    """A player's operating-round move goes to the company the player is acting for now."""
-    return for_game(game, player, move)
-
-
 def _authorize(game: Game, player: str, act: A.Action) -> None:
     """A player moves only for themselves, a company they preside, or a private they (or it) own."""
     st = game.state
@@ -415,197 +412,30 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
         return refuse(title_examples(str(exc), game))  # the examples in this game's names (s12)
     if not parsed:
         return refuse("no moves found (write one move per line, e.g. 'pass')")
-    from pbm.e18xx.pbem.moves import without_contributions
-    parsed, contributed = without_contributions(game, parsed)  # 'Bob contributes $350': noted (s13)
-    if not parsed:
-        return refuse(contributed[0] + "; write the train to buy, e.g. 'buy train 4D'")
-    orders = standing_orders(game_row)
-    number_of = {p.name: p.number for p in seats.values()}
-    charged: list[tuple[str, A.Action, str]] = []
-    added = False
-    n_actions = 0
-
-    runners = autorun_players(game_row)
-    offer: dict | None = None
-
-    def run_standing(auto: bool = False) -> None:
-        """Standing orders due now; the autorun order only between mails (``auto``), never between
-        the lines of one mail (the writer may run and pay out by hand)."""
-        for act in orders.apply(game):
-            rep.concrete.append({})
-            charged.append((game.controller(act.entity), act, "standing"))
-            if check_cash and game.total_cash() != rep.total_cash:
-                raise GameError(f"internal error: cash not conserved after {format_action(act)}")
-        for act in autorun(rep, runners if auto else set()):
-            charged.append((game.controller(act.entity), act, "standing"))
-            if check_cash and game.total_cash() != rep.total_cash:
-                raise GameError(f"internal error: cash not conserved after {format_action(act)}")
-            for more in orders.apply(game):
-                rep.concrete.append({})
-                charged.append((game.controller(more.entity), more, "standing"))
-
-    notes_at: dict[int, str] = {}
-
-    def intent_do(act: A.Action, note: str) -> None:
-        """An action the turn as written makes (a pass for a step the mail skips, or its own pass)."""
-        _authorize(game, name, act)
-        step(rep, act)
-        charged.append((name, act, via))
-        if note:
-            notes_at[len(charged) - 1] = note
-        if check_cash and game.total_cash() != rep.total_cash:
-            raise GameError(f"internal error: cash not conserved after {format_action(act)}")
-        run_standing()
-
     from pbm.e18xx.pbem.intent import TurnWriter
+    from pbm.e18xx.pbem.stored_moves import StoredMoves
 
-    writer = TurnWriter(game, name, intent_do) if isinstance(moves, str) else None  # a mail: a turn as intent
-    if writer is not None:  # 'token D4-1 / lay 451a D4 0': the home station after the tile giving its city
-        from pbm.e18xx.pbem.intent import home_token_after_its_tile
-        parsed, writer.notes = home_token_after_its_tile(game, name, parsed)
-        writer.notes += contributed
+    number_of = {p.name: p.number for p in seats.values()}
+    hooks = StoredMoves(rep, name, player_number, orders=standing_orders(game_row), runners=autorun_players(game_row),
+                        number_of=number_of, via=via, check_cash=check_cash, consented=consented)
+    # a mail is read as a turn, as intent (pbem/intent.py); a list of moves (an offer agreed, a
+    # time-out, the computer) as written: both through the one driver, TurnWriter.move
+    writer = TurnWriter(game, name, hooks, literal=not isinstance(moves, str))
+    parsed = writer.read(parsed)  # 'Bob contributes $350': noted (s13); a home station after its tile
+    if not parsed:
+        return refuse(writer.notes[0] + "; write the train to buy, e.g. 'buy train 4D'")
     try:
         if game.finished:
             from pbm.e18xx.events import end_reason_words
             raise GameError(f"the game is over ({end_reason_words(game)})")
-        run_standing(True)  # orders due before this mail (e.g. after an undo)
-        for i, mv in enumerate(parsed, 1):
-            if game.finished:
-                from pbm.e18xx.events import end_reason_words
-                if writer is not None and len(game.actions) > stored and (
-                        isinstance(mv, (Done, More, A.Pass)) or isinstance(mv, A.Dividend)
-                        or (isinstance(mv, A.RunRoutes) and mv.auto)):
-                    # the mail's own move ended the game: a closing 'done' (or pass) has nothing left to
-                    # end, so it is ignored with a note, never refused (play-through s12, the last turn)
-                    writer.notes.append(f"move {i} ({_fmt(mv)}): nothing left to do - the game is over "
-                                        f"({end_reason_words(game)}); ignored")
-                    continue
-                raise GameError(f"move {i} ({_fmt(mv)}): the game is over ({end_reason_words(game)})")
-            if isinstance(mv, RepayLoan):
-                raise GameError(f"move {i} (repay loan): {repay_refusal(game, name)}")
-            if writer is not None and (isinstance(mv, (Done, More)) or (isinstance(mv, A.Pass) and mv.entity == name)):
-                writer.rest = parsed[i:]  # a pass right before the open step's own move is spare
-                writer.move(i, mv)  # a pass or 'done': ends a step or the turn, or is ignored with a note
-                continue
-            written, mv = mv, readdress(game, name, mv)
-            ended = writer.ended_turn() if writer is not None else None  # the turn ended by itself before it
-            if writer is not None and writer.spare_after_end(i, written, ended):
-                continue  # a 'run auto' or dividend after the turn ended by itself: a note (s12 mail #132)
-            if writer is not None and not isinstance(mv, PassRestOfRound):
-                writer.said = written if isinstance(written, A.Action) else None
-                try:
-                    writer.begin(i, mv)  # the steps before the one that takes it are passed, if they may be
-                except GameError as exc:
-                    raise writer.after_end(i, written, mv, ended, exc) from None
-                if writer.nothing_to_do(i, mv):  # a 'run auto' with no route, a payout of nothing: a note
-                    continue
-            if isinstance(mv, PassRestOfRound):
-                orders.add(game, name)
-                added = True
-                run_standing()
-                continue
-            owner = None if consented and i == 1 else needs_consent(game, name, mv)
-            try:
-                _authorize(game, name, mv)
-                if writer is not None and isinstance(mv, A.RunRoutes):
-                    mv = writer.waypoints(i, written, mv)  # a hex of plain track named: passed through, noted
-                if isinstance(mv, A.BuyTrain) and train_seller(game, mv) is not None:
-                    mv = train_offer(game, mv)  # the log names the selling company (and the price paid)
-                from pbm.e18xx.pbem.intent import unused_discount
-                bid_note = unused_discount(game, mv)  # a private's train discount left unused: said
-                if isinstance(mv, A.Bid):  # a bid on what is now the cheapest private: its purchase
-                    mv, bid_note = bid_on_the_cheapest(game, mv)
-                    bid_note = bid_note or (purchase_words(game, mv) if isinstance(written, (A.BuyShares, A.BuyCompany))
-                                            else "")
-                rest: list[str] = []
-                ends = kept = False  # the offer ended the mail (its end ends the turn after the sale), or 'more' did
-                if owner and i != len(parsed) and isinstance(moves, str):
-                    # the moves after the offer wait for the owner's answer and are made after the sale
-                    # when he accepts (play-through s10b finding 6: 'buy private NDY 120 / done' ends
-                    # the turn with the sale); one offer a mail
-                    later = [m for m in parsed[i:] if isinstance(m, A.Action)
-                             and needs_consent(game, name, readdress(game, name, m))]
-                    if later:
-                        raise GameError(f"one offer a mail: '{_fmt(later[0])}' needs a consent too; send it "
-                                        "once this sale is answered")
-                    # with its 'more': the implied 'done' goes with them; a private named by its name keeps
-                    # it ('buy train 3 with Tredegar', play-through s13w F2: the 'with' was dropped)
-                    rest = [_fmt(private_by_name(game, m)) for m in parsed[i:]]
-                    if all(isinstance(m, More) for m in parsed[i:]):
-                        rest, kept = [], True  # 'offer / more': the turn is open after the sale anyway
-                elif owner and writer is not None:
-                    # the offer is the mail's last line: the end of the mail ends the turn once the sale
-                    # is agreed, as any mail does (as if 'done'; play-through s13 F5: CoG's turn wanted a
-                    # second mail, 'done', after Ann accepted)
-                    rest, ends = ["done"], True
-                elif owner and i != len(parsed):
-                    what = f"{mv.seller}'s train" if isinstance(mv, A.BuyTrain) else f"{owner}'s private"
-                    why = "at an agreed price" if isinstance(mv, A.BuyTrain) else \
-                        offer_rule(game, {"kind": "private"})  # the title's rule number (issue 29)
-                    raise GameError(f"buying {what} needs {owner}'s consent ({why}), so the offer "
-                                    "must be the last move of a mail; send the moves after it once the sale is "
-                                    "agreed")
-                try:
-                    step(rep, mv)  # an offer too: it must be legal now
-                except GameError as weaker:
-                    from pbm.e18xx.pbem.intent import best_run_instead
-                    swap = best_run_instead(game, i, written, mv, weaker)
-                    if swap is None:
-                        raise
-                    mv, bid_note = swap  # weaker routes: the best ones run instead, said in the reply
-                    step(rep, mv)
-                    if writer is not None:
-                        writer.notes.append(bid_note)
-            except GameError as exc:
-                from pbm.e18xx.pbem.intent import discount_hint
-                if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 3-0 and J7-0 (s12; as intent.py)
-                    from pbm.e18xx.pbem.moves import plain_route_ids
-                    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
-                    refused = GameError(f"move {i} ({said}): {plain_route_ids(game, mv.entity, str(exc))}")
-                    raise (writer.after_end(i, written, mv, ended, refused) if writer is not None else refused) \
-                        from None
-                else:
-                    refused = GameError(f"move {i} ({format_action(mv)}): {exc}{discount_hint(game, mv, exc)}")
-                    raise (writer.after_end(i, written, mv, ended, refused) if writer is not None else refused) \
-                        from None
-            if owner and isinstance(mv, A.BuyTrain):  # 4.2.5(d) (18AL, 18GA), 4.6.1 (18VA): an agreed price
-                offer = {"kind": "train", "buyer": player_number, "buyer_name": name, "entity": mv.entity,
-                         "company": mv.train, "seller": mv.seller, "variant": mv.variant, "price": mv.price,
-                         "label": game.train_label(mv.train) if mv.train in game.state.trains else None,
-                         "owner": owner, "owner_seat": number_of.get(owner), "at": stored + len(charged)}
-                if rest:
-                    offer["rest"] = rest
-                if ends or kept:
-                    offer["ends_turn" if ends else "kept_open"] = True
-                break
-            if owner:
-                assert isinstance(mv, A.BuyCompany)
-                offer = {"buyer": player_number, "buyer_name": name, "entity": mv.entity,
-                         "company": mv.company, "price": mv.price, "owner": owner,
-                         "owner_seat": number_of.get(owner), "at": stored + len(charged)}
-                if mv.entity == name:  # a player buys: 18GA 3.2(b), (c)(4), not a company's 4.2.6 (s11v F3)
-                    offer["between_players"] = True
-                if rest:
-                    offer["rest"] = rest
-                if ends or kept:
-                    offer["ends_turn" if ends else "kept_open"] = True
-                break
-            n_actions += 1
-            charged.append((name, mv, via))
-            if bid_note:
-                notes_at[len(charged) - 1] = bid_note
-            if check_cash and game.total_cash() != rep.total_cash:
-                raise GameError(f"internal error: cash not conserved after {format_action(mv)}")
-            run_standing()
-            if writer is not None:
-                writer.end(mv)
-        if offer is None and writer is not None:
-            writer.finish()  # a mail is the whole turn: what is left of it ends as if 'done' (unless 'more')
-        if offer is None:
-            run_standing(True)
+        hooks.run_standing(True)  # orders due before this mail (e.g. after an undo)
+        writer.play(parsed)  # a mail is the whole turn: what is left of it ends as if 'done' (unless 'more')
+        if hooks.offer is None:
+            hooks.run_standing(True)
     except GameError as exc:
         return refuse(str(exc))
-    intent_notes = (writer.notes + ([] if offer is not None else writer.summary())) if writer is not None else []
+    offer, orders, charged, notes_at = hooks.offer, hooks.orders, hooks.charged, hooks.notes_at
+    intent_notes = (writer.notes + ([] if offer is not None else writer.summary())) if writer.intent else []
     seq = stored
     applied: list[Applied] = []
     for k, (who, act, via) in enumerate(charged):
@@ -622,7 +452,7 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     if applied or offer is not None:
         set_offer(game_row, offer)  # a new move (or a new offer) ends an older offer
     pending = (game_row.state or {}).get("ends_after")
-    if applied and writer is not None and writer.pending_end:
+    if applied and writer.intent and writer.pending_end:
         # the mail ended (as if 'done') while another player must act inside the turn (a company
         # over its train limit discards): the turn ends once he has (play-through s13v F1)
         game_row.state = {**(game_row.state or {}), "ends_after": {
@@ -639,7 +469,8 @@ def apply(session: Session, game_row, player_number: int, moves: str | Sequence[
     if game.finished:
         game_row.status = "finished"
     session.flush()
-    out = Outcome(True, "", applied, added, game, moves=n_actions, replayed=rep, offer=offer, notes=intent_notes)
+    out = Outcome(True, "", applied, hooks.standing_added, game, moves=hooks.moves, replayed=rep, offer=offer,
+                  notes=intent_notes)
     if pending and offer is None and not game.finished:
         _end_pending_turn(session, game_row, pending, out, now)
     return out
@@ -931,14 +762,6 @@ VIA_NOTES = {"standing": " (standing order)", "computer": " (computer player)", 
 def via_note(via: str | None) -> str:
     """How the log and the mails mark an action not written by its player."""
     return VIA_NOTES.get(via or "", f" ({via})" if via else "")
-
-
-def _fmt(mv: Move) -> str:
-    if isinstance(mv, Done):
-        return "done"
-    if isinstance(mv, More):
-        return "more"
-    return "pass rest of round" if isinstance(mv, PassRestOfRound) else format_action(mv)
 
 
 def undo(session: Session, game_row) -> Any:

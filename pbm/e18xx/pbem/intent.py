@@ -23,11 +23,16 @@ and exports are as if the player had written every pass.  Each action made is re
 a note saying which step it ended, and the mail's reply lists them (what was done, what
 was skipped).  The whole mail is tried on the game first by the caller
 (``pbem/games.py::apply``), and stored only if every move is accepted.
+
+Every move of a mail, stored or not, goes through :meth:`TurnWriter.move` (the one driver);
+what the stored game adds (authorizing, charging, standing orders, consent and offers, the
+cash check) comes in as :class:`Hooks` (pbem/stored_moves.py; docs/18xx/engine.md, "E-mail
+moves").
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
@@ -83,14 +88,68 @@ def _leads(g: "Game", line: str) -> str:
     return f"; track to {', '.join(to)}" if to else "; no track out yet"
 
 
-class TurnWriter:
-    """Reads one mail's moves for ``player`` as intent; ``do(action)`` processes an action (the
-    caller records it).  ``notes`` are the lines the reply shows about the turn."""
+class Hooks:
+    """What the moves of a mail do besides reading the turn (:meth:`TurnWriter.move`), for the game
+    they are played on.  These plain hooks process each action on ``game`` and record it with its
+    note in ``made``; the stored game's (pbem/stored_moves.py) also authorize every action, charge it
+    to its player, check the cash, keep the standing orders, and turn a purchase that needs another
+    player's consent into an offer."""
 
-    def __init__(self, game: "Game", player: str, do: Callable[[A.Action, str], None]):
+    def __init__(self, game: "Game"):
+        self.game = game
+        self.made: list[Made] = []
+        self.offer: dict | None = None  # the offer that ended the mail (stored game only)
+
+    def game_over(self, n: int, mv: Move, writer: "TurnWriter") -> bool:
+        """Move ``n`` comes after the game ended: True to ignore it (a note), or raise."""
+        return False
+
+    def standing(self, n: int) -> None:
+        """``pass rest of round`` (move ``n``): a standing order, kept by the stored game only."""
+        raise GameError(f"move {n}: 'pass rest of round' is a standing order; send it by mail")
+
+    def consent(self, n: int, act: A.Action) -> str | None:
+        """The player whose consent the mail's move ``act`` needs (None: none)."""
+        return None
+
+    def check(self, act: A.Action) -> None:
+        """Before ``act`` is processed: may the mover make it? (raise GameError if not)"""
+
+    def prepare(self, act: A.Action) -> A.Action:
+        """The mail's move ``act`` as it is processed and stored (a train from another company: its
+        seller and price spelt out)."""
+        return act
+
+    def bid(self, act: A.Bid) -> tuple[A.Bid, str]:
+        """A bid as it is processed, and what the mover is told of it."""
+        return act, ""
+
+    def terms(self, n: int, act: A.Action, owner: str, writer: "TurnWriter") -> dict:
+        """Before a move that needs ``owner``'s consent is tried: what its offer keeps of the mail."""
+        return {}
+
+    def process(self, act: A.Action) -> None:
+        self.game.process(act)
+
+    def record(self, act: A.Action, note: str, written: bool) -> None:
+        """``act`` was processed: the mail's own move (``written``) or one the turn made for it."""
+        self.made.append(Made(act, note))
+
+    def offered(self, act: A.Action, owner: str, terms: dict) -> None:
+        """``act``, legal now, waits for ``owner``'s consent: the mail ends with the offer."""
+
+
+class TurnWriter:
+    """Reads one mail's moves for ``player`` as intent (or, ``literal``, as written: a list of
+    moves that is no mail) and drives them: every move of a mail goes through :meth:`move`; the
+    ``hooks`` (:class:`Hooks`) process and record what it makes.  ``notes`` are the lines the reply
+    shows about the turn."""
+
+    def __init__(self, game: "Game", player: str, hooks: Hooks | None = None, *, literal: bool = False):
         self.game = game
         self.player = player
-        self.do = do
+        self.hooks = hooks if hooks is not None else Hooks(game)
+        self.intent = not literal
         self.notes: list[str] = []
         self.turn: tuple | None = None  # the turn of the mail's last move (None: the one open now)
         self.live = True  # is that turn still going on?
@@ -144,55 +203,102 @@ class TurnWriter:
                                       f"from the {g.title.word('train_bank')} per turn"
                                       f"{see(g.title, 'one_train_per_turn')})")
 
+    def do(self, act: A.Action, note: str) -> None:
+        """Make ``act``, an action the turn as written makes (a pass for a step the mail skips, ...)."""
+        self.hooks.check(act)
+        self.hooks.process(act)
+        self.hooks.record(act, note, False)
+
     def _make(self, act: A.Action, note: str) -> None:
         self.do(act, note)
         self._after(act)
 
     # ------------------------------------------------------------------ moves
+    def read(self, moves: list[Move]) -> list[Move]:
+        """The mail's moves as they are made: a contribution line noted, not made (s13); read as
+        intent, a home station written before the tile that gives it its city is made after it."""
+        moves, contributed = without_contributions(self.game, moves)  # 'Bob contributes $350': noted
+        if self.intent:  # 'token D4-1 / lay 451a D4 0'
+            moves, self.notes = home_token_after_its_tile(self.game, self.player, moves)
+        self.notes += contributed
+        return moves
+
+    def play(self, moves: list[Move]) -> None:
+        """Every move of the mail in order (:meth:`move`); then, read as intent, the end of the mail
+        ends the turn (:meth:`finish`), unless the mail ended with an offer."""
+        for n, mv in enumerate(moves, 1):
+            self.rest = moves[n:]
+            self.move(n, mv)
+            if self.hooks.offer is not None:
+                return  # the moves after the offer wait for the owner's answer
+        if self.intent:
+            self.finish()
+
     def move(self, n: int, mv: Move) -> None:
-        """Apply move number ``n`` of the mail (a parsed move, not yet re-addressed)."""
-        g = self.game
-        if isinstance(mv, Done):
-            self.done(n)
+        """Apply move number ``n`` of the mail (a parsed move, not yet re-addressed).  The one path
+        of a mail's moves: the stored game's and the library's differ only by their ``hooks``."""
+        g, hooks = self.game, self.hooks
+        if g.finished and hooks.game_over(n, mv, self):
             return
-        if isinstance(mv, More):
-            self.keep_open(n)
+        if isinstance(mv, PassRestOfRound):
+            hooks.standing(n)
             return
         if isinstance(mv, RepayLoan):
             raise GameError(f"move {n} (repay loan): {repay_refusal(g, self.player)}")
-        if isinstance(mv, A.Pass) and mv.entity == self.player:
-            self.pass_(n, for_game(g, self.player, mv))
+        if self.intent and (isinstance(mv, (Done, More)) or (isinstance(mv, A.Pass) and mv.entity == self.player)):
+            if isinstance(mv, Done):
+                self.done(n)
+            elif isinstance(mv, More):
+                self.keep_open(n)
+            else:  # a pass ends a step or the turn, or is ignored with a note
+                self.pass_(n, for_game(g, self.player, mv))
             return
         written, mv = mv, for_game(g, self.player, mv)
-        ended = self.ended_by if self.turn is not None and not self.live else None
-        if self.spare_after_end(n, written, ended):
-            return
-        self.said = written if isinstance(written, A.Action) else None
-        try:
-            self.begin(n, mv)
-            if self.nothing_to_do(n, mv):
-                return
-            note = unused_discount(g, mv)
-            if isinstance(written, (A.BuyShares, A.BuyCompany)) and isinstance(mv, A.Bid):  # 'buy LTR': the private's purchase
-                note = purchase_words(g, mv)
+        ended = self.ended_turn() if self.intent else None  # the turn ended by itself before this move
+        if self.intent:
+            if self.spare_after_end(n, written, ended):
+                return  # a 'run auto' or dividend after the turn ended by itself: a note (s12 mail #132)
+            self.said = written if isinstance(written, A.Action) else None
             try:
-                mv = self.waypoints(n, written, mv)
-                self.do(mv, note)
+                self.begin(n, mv)  # the steps before the one that takes it are passed, if they may be
             except GameError as exc:
-                swap = best_run_instead(g, n, written, mv, exc)
-                if swap is not None:  # weaker routes: the best ones run instead, said in the reply
-                    mv, note = swap
-                    self.do(mv, note)
+                raise self.after_end(n, written, mv, ended, exc) from None
+            if self.nothing_to_do(n, mv):  # a 'run auto' with no route, a payout of nothing: a note
+                return
+        owner = hooks.consent(n, mv)
+        try:
+            hooks.check(mv)
+            if self.intent:
+                mv = self.waypoints(n, written, mv)  # a hex of plain track named: passed through, noted
+            mv = hooks.prepare(mv)
+            note = unused_discount(g, mv)  # a private's train discount left unused: said
+            if isinstance(mv, A.Bid):
+                mv, note = hooks.bid(mv)
+                note = note or (purchase_words(g, mv) if isinstance(written, (A.BuyShares, A.BuyCompany)) else "")
+            terms = hooks.terms(n, mv, owner, self) if owner else {}
+            try:
+                hooks.process(mv)  # an offer too: it must be legal now
+            except GameError as weaker:
+                swap = best_run_instead(g, n, written, mv, weaker)
+                if swap is None:
+                    raise
+                mv, note = swap  # weaker routes: the best ones run instead, said in the reply
+                hooks.process(mv)
+                if self.intent:
                     self.notes.append(note)
-                    self.end(mv)
-                    return
-                if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
-                    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
-                    raise GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}") from None
-                raise GameError(f"move {n} ({format_action(mv)}): {exc}{discount_hint(g, mv, exc)}") from None
         except GameError as exc:
-            raise self.after_end(n, written, mv, ended, exc) from None
-        self.end(mv)
+            if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
+                said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+                refused = GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}")
+            else:
+                refused = GameError(f"move {n} ({format_action(mv)}): {exc}{discount_hint(g, mv, exc)}")
+            raise (self.after_end(n, written, mv, ended, refused) if self.intent else refused) from None
+        if owner:
+            hooks.offered(mv, owner, terms)
+            return
+        hooks.record(mv, note, True)
+        if self.intent:
+            self.end(mv)
 
     def waypoints(self, n: int, written: Move, mv: A.Action) -> A.Action:
         """``mv`` without the hexes of plain track its routes name (``waypoints``), noted."""
@@ -926,23 +1032,26 @@ def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made
     """Apply ``moves`` (parsed, for ``player``) as intent on ``game``; returns the actions made
     (with notes) and the notes.  Raises GameError at the first move refused (the caller
     works on a copy or discards the game).  ``pass rest of round`` is not handled here."""
-    made: list[Made] = []
+    writer = TurnWriter(game, player)
+    writer.play(writer.read(moves))
+    return writer.hooks.made, writer.notes + writer.summary()
 
-    def do(act: A.Action, note: str) -> None:
-        game.process(act)
-        made.append(Made(act, note))
 
-    writer = TurnWriter(game, player, do)
-    moves, contributed = without_contributions(game, moves)  # 'Bob contributes $350': noted (s13)
-    moves, writer.notes = home_token_after_its_tile(game, player, moves)
-    writer.notes += contributed
-    for n, mv in enumerate(moves, 1):
-        if isinstance(mv, PassRestOfRound):
-            raise GameError(f"move {n}: 'pass rest of round' is a standing order; send it by mail")
-        writer.rest = moves[n:]
-        writer.move(n, mv)
-    writer.finish()
-    return made, writer.notes + writer.summary()
+class _Orders(Hooks):
+    """Plain hooks that keep standing orders (``pass rest of round``) and apply them after every
+    action (:func:`play_text`)."""
+
+    def __init__(self, game: "Game", player: str, orders: StandingOrders):
+        super().__init__(game)
+        self.player, self.orders, self.actions = player, orders, []
+
+    def standing(self, n: int) -> None:
+        self.orders.add(self.game, self.player)
+        self.actions.extend(self.orders.apply(self.game))
+
+    def record(self, act: A.Action, note: str, written: bool) -> None:
+        self.actions.append(act)
+        self.actions.extend(self.orders.apply(self.game))
 
 
 def play_text(game: "Game", player: str, text: str, orders: StandingOrders | None = None) -> list[A.Action]:
@@ -950,26 +1059,10 @@ def play_text(game: "Game", player: str, text: str, orders: StandingOrders | Non
     actions made, passes for skipped steps included.  Raises at the first refusal (the game then
     holds the moves before it; work on a copy for all or nothing).  Standing orders (``pass rest
     of round``) are kept in ``orders`` and applied after every action."""
-    orders = orders if orders is not None else StandingOrders()
-    made: list[A.Action] = []
-
-    def do(act: A.Action, note: str) -> None:
-        game.process(act)
-        made.append(act)
-        made.extend(orders.apply(game))
-
-    writer = TurnWriter(game, player, do)
-    parsed, _ = home_token_after_its_tile(game, player,
-                                          without_contributions(game, parse_moves(text, player))[0])
-    for n, mv in enumerate(parsed, 1):
-        if isinstance(mv, PassRestOfRound):
-            orders.add(game, player)
-            made.extend(orders.apply(game))
-            continue
-        writer.rest = parsed[n:]
-        writer.move(n, mv)
-    writer.finish()
-    return made
+    hooks = _Orders(game, player, orders if orders is not None else StandingOrders())
+    writer = TurnWriter(game, player, hooks)
+    writer.play(writer.read(parse_moves(text, player)))
+    return hooks.actions
 
 
 # ---------------------------------------------------------------------- the whole turn, outlined
