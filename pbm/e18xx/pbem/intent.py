@@ -26,7 +26,7 @@ was skipped).  The whole mail is tried on the game first by the caller
 
 Every move of a mail, stored or not, goes through :meth:`TurnWriter.move` (the one driver);
 what the stored game adds (authorizing, charging, standing orders, consent and offers, the
-cash check) comes in as :class:`Hooks` (pbem/stored_moves.py; docs/18xx/engine.md, "E-mail
+cash check) comes in as :class:`Hooks` (pbem/games.py, ``StoredMoves``; docs/18xx/engine.md, "E-mail
 moves").
 """
 from __future__ import annotations
@@ -91,7 +91,7 @@ def _leads(g: "Game", line: str) -> str:
 class Hooks:
     """What the moves of a mail do besides reading the turn (:meth:`TurnWriter.move`), for the game
     they are played on.  These plain hooks process each action on ``game`` and record it with its
-    note in ``made``; the stored game's (pbem/stored_moves.py) also authorize every action, charge it
+    note in ``made``; the stored game's (pbem/games.py, ``StoredMoves``) also authorize every action, charge it
     to its player, check the cash, keep the standing orders, and turn a purchase that needs another
     player's consent into an offer."""
 
