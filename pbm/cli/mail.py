@@ -99,7 +99,7 @@ def register(app: typer.Typer) -> None:
         """Read emailed turnsheets: store each message, authenticate, check, store orders, queue the answer.
 
         Only new messages are read and listed: a Maildir file, an mbox message or an .eml file read by an
-        earlier run is skipped by name (`--all` reads everything again); IMAP messages are marked once read."""
+        earlier run is skipped (a Maildir file by name, an mbox message or .eml file by name and content; `--all` reads everything again); IMAP messages are marked once read."""
         from pbm.cli.util import db_url
         from pbm.intake import maildir_new, take_mail, unread
         from pbm.mail import sources

@@ -11,6 +11,7 @@ matter.
 
 from __future__ import annotations
 
+import hashlib
 import mailbox
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -56,6 +57,14 @@ def read_maildir(path: Path) -> Iterator[Arrived]:
         yield Arrived(raw, f"maildir:{p.name}"[:200], _mtime(p))
 
 
+def _named(kind: str, name: str, raw: bytes) -> str:
+    """A file's source: its name and a digest of its bytes (``eml:1.eml:3f9c…``).  A name alone is not
+    enough: the moderator may save next week's mail under this week's names (``1.eml`` in a new folder,
+    a fresh ``in.mbox``), and a new message must never be skipped as 'read before' (nothing is lost)."""
+    digest = hashlib.sha256(raw).hexdigest()[:16]
+    return f"{kind}:{name[:200 - len(kind) - 18]}:{digest}"
+
+
 def read_mbox(path: Path) -> Iterator[Arrived]:
     if not path.is_file():
         raise SourceError(f"{path}: no such mbox file")
@@ -64,19 +73,19 @@ def read_mbox(path: Path) -> Iterator[Arrived]:
         for index, key in enumerate(box.keys()):
             with box.get_file(key) as f:
                 raw = read_limited(f)
-            yield Arrived(raw, f"mbox:{path.name}:{index + 1}")
+            yield Arrived(raw, _named("mbox", f"{path.name}:{index + 1}", raw))
     finally:
         box.close()
 
 
 def read_eml_dir(path: Path) -> Iterator[Arrived]:
-    """Every ``*.eml`` file of a folder, by name."""
+    """Every ``*.eml`` file of a folder, by name and content."""
     if not path.is_dir():
         raise SourceError(f"{path}: no such folder")
     for p in sorted(path.glob("*.eml")):
         with p.open("rb") as f:
             raw = read_limited(f)
-        yield Arrived(raw, f"eml:{p.name}"[:200])
+        yield Arrived(raw, _named("eml", p.name, raw))
 
 
 _NEW = ["NOT", "KEYWORD", STORED_KEYWORD, "NOT", "DELETED"]  # what pbm has not stored yet

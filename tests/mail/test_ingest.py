@@ -219,3 +219,34 @@ def test_top_posted_orders_above_an_original_message_are_read(db_url, game):
             orders, source = orders_for_turn(s, s.get(Game, game.game_id))[1]
             assert orders.borrow == 1000 and source == "email"
 
+
+
+def test_a_new_file_with_an_old_files_name_is_read(cli, game, tmp_path):
+    """Nothing is lost (session 14): a folder of .eml files or an mbox whose names were seen before
+    holds new mail when the moderator saves each week's mail under the same names (``1.eml`` in a new
+    folder, a fresh ``in.mbox``); only the same bytes under the same name are 'read before'."""
+    import mailbox
+
+    with session_scope(cli.url) as s:
+        raw1 = mk(sheet(s, game.game_id, 1, "BORROW: 5\n"))
+        raw2 = mk(sheet(s, game.game_id, 2, "BORROW: 6\n"), sender="ike@example.org")
+    for week, raw in (("w1", raw1), ("w2", raw2)):
+        (tmp_path / week).mkdir()
+        (tmp_path / week / "1.eml").write_bytes(raw)
+    assert "1 message(s): 1 accepted." in cli("ingest", "--eml-dir", str(tmp_path / "w1")).stdout
+    assert "1 message(s): 1 accepted." in cli("ingest", "--eml-dir", str(tmp_path / "w2")).stdout
+    assert "No new message; 1 read before" in cli("ingest", "--eml-dir", str(tmp_path / "w2")).stdout
+    (tmp_path / "w3").mkdir()
+    (tmp_path / "w3" / "1.eml").write_bytes(raw1)  # the same mail saved again under its name: read before
+    (tmp_path / "w3" / "copy.eml").write_bytes(raw1)  # ... and under another name: one answer only
+    assert "1 message(s): 1 duplicate. 1 read before" in cli("ingest", "--eml-dir", str(tmp_path / "w3")).stdout
+    for n, raw in enumerate((mk("no sheet here", sender="zed@example.org"),
+                             mk("nor here", sender="yan@example.org"))):
+        path = tmp_path / "in.mbox"
+        path.unlink(missing_ok=True)  # this week's mbox replaces last week's, under the same name
+        box = mailbox.mbox(str(path))
+        box.add(raw)
+        box.flush()
+        box.close()
+        assert "1 message(s): 1 rejected." in cli("ingest", "--mbox", str(path)).stdout, n
+    assert "No new message; 1 read before" in cli("ingest", "--mbox", str(tmp_path / "in.mbox")).stdout
