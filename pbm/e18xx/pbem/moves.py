@@ -220,7 +220,7 @@ def _name(tok: str, lineno: int, line: str, verb: str, what: str) -> str:
 
 def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     """One line -> a move (None for blank/comment lines)."""
-    text = line.split("#", 1)[0].strip()
+    text = re.sub(r"(?<=\w)\.$", "", line.split("#", 1)[0].strip())  # 'Pay out.' (s14 mail #117)
     if not text:
         return None
     toks = rulebook_words(text.split())  # the rulebooks' words, as the move language writes them (RULEBOOK)
@@ -1062,7 +1062,7 @@ def split_line(line: str) -> list[str]:
     """The moves of one line: split at commas and semicolons when every part starts with a move
     word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
     with another move word (``run auto, payout, done``: play-through s11)."""
-    text = line.split("#", 1)[0].strip()
+    text = _joined(line.split("#", 1)[0].strip())
     if not re.search(r"[,;]", text):
         return [text] if text else []
     parts: list[str] = []
@@ -1085,6 +1085,18 @@ def split_line(line: str) -> list[str]:
         parts.append(part)
         rest = rest[m.end():].strip() if m else ""
     return [p for p in parts if p]
+
+
+_JOIN_WORDS = "|".join(w for w in _MOVE_WORDS if w not in ("and", "then"))
+_JOINS = re.compile(r"(?:\.\s+|(?<![,;\s])\s+(?=then\s+(?:%s)\b))(?=(?:then|%s)\b)" % (_JOIN_WORDS, _JOIN_WORDS), re.I)
+
+
+def _joined(text: str) -> str:
+    """``text`` with the sentences and the 'then' that join moves in plain words made commas, and a
+    last full stop dropped: 'Lay 14 G4 1. Run auto. Pay out.', 'lay 57 F11 0 then buy a 2 train'
+    (play-through s14 mails #23, #61, #117). Only before a move word: 'run 2 F11 then F13' is a route."""
+    text = re.sub(r"(?<=\w)\.$", "", text.strip())
+    return _JOINS.sub(", ", text)
 
 
 _PAR_ONLY = re.compile(r"^(?:at\s+)?par(?:\s+value)?(?:\s+(?:at|of))?\s+[$\u00a3]?\d+$", re.I)
@@ -1192,6 +1204,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     bought = private_purchase(game, player, move)
     if bought is not None:
         return bought
+    move = train_not_share(game, player, move)
     if isinstance(move, A.BuyShares) and not move.shares and move.source in ("", "ipo"):
         move = replace(move, source=share_source(game, move.corporation, said=move.source))
     cur = game.current_entity()
@@ -1225,6 +1238,20 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
+
+
+def train_not_share(game: "Game", player: str, move: Move) -> Move:
+    """'buy 2', 'buy a 2' in a company's turn: the train of that name, as the book says it (18VA
+    4.5.8 "purchase a train"), not a share of a company '2' (play-through s14 mails #25, #34)."""
+    if not isinstance(move, A.BuyShares) or move.shares or move.corporation in game.state.corporations:
+        return move
+    cur = game.current_entity()
+    if not cur or cur not in game.state.corporations or game.controller(cur) != player:
+        return move
+    names = {t.name.upper() for t in game.state.trains.values()}
+    if move.corporation.upper() not in names:
+        return move
+    return A.BuyTrain(move.entity, train=move.corporation.upper())
 
 
 def private_owner(game: "Game", move: FromOwner) -> A.BuyCompany:
