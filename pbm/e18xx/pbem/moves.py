@@ -365,13 +365,17 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) == 5 and low[3] == "with":
             who = _name(args[4], lineno, line, "lay", "private").upper()
             args = args[:3]
+        if len(args) > 3 and _INT.match(args[-1]) and all(re.match(r"^[A-Za-z][A-Za-z'.&-]*$", t) for t in args[1:-1]):
+            args = [args[0], " ".join(args[1:-1]), args[-1]]  # 'lay 57 Rocky Mount 2': a place of two words
         if len(args) != 3:
             raise _fail(lineno, line, "need tile, hex and rotation", "lay")
         rot = _int(args[2], lineno, line, "lay", "rotation")
         if rot > 5:
             raise _fail(lineno, line, "rotation is 0 to 5", "lay")
         hexname = args[1].upper()
-        if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
+        if re.match(r"^[A-Za-z][A-Za-z'.&\- ]+$", args[1]) and not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
+            hexname = args[1]  # 'lay 6 Baltimore 1': the city by its name, its hex found in for_game (s14 #19)
+        elif not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
             raise _fail(lineno, line, f"{args[1]!r} is not a hex like E5", "lay")
         return A.LayTile(who, hexname, _name(args[0], lineno, line, "lay", "tile"), rot)
     if verb == "token":
@@ -1229,6 +1233,11 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         move = A.PlaceToken(move.entity, move.target)  # 'assign P3 G4': the private's station (s13v F2)
     if isinstance(move, A.Assign) and move.target:
         move = replace(move, target=place_hex(game, move.target))  # 'assign SNAR Gadsden' (s12v)
+    if isinstance(move, A.LayTile) and not re.match(r"^[A-Z]{1,2}\d{1,3}$", move.hex):
+        hexname = place_hex(game, move.hex)
+        if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
+            raise GameError(f"{move.hex!r} is not a hex like E5, nor a place on the map")
+        move = replace(move, hex=hexname)
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
