@@ -769,8 +769,8 @@ def _hyphen_stops(word: str) -> list[str] | None:
     for p in parts:
         if p.isdigit() and len(p) == 1 and stops and _HEX_ONLY.match(stops[-1]):
             stops[-1] += f"-{p}"
-        elif _HEX_ONLY.match(p):
-            stops.append(p)
+        elif _HEX_ONLY.match(p) or re.match(r"^[A-Za-z][A-Za-z'.&]{2,}$", p):
+            stops.append(p)  # or a place: 'Baltimore-Philadelphia' (s14 mail #39; the game reads the name)
         else:
             return None
     if len(stops) < 2:
@@ -782,15 +782,23 @@ def _hyphen_stops(word: str) -> list[str] | None:
 def _route_hyphens(toks: list[str], low: list[str]) -> list[str] | None:
     """'run 2 F6-E7' -> 'run 2 F6 E7': the stops of a route joined by hyphens, as a route is drawn
     'Macon-Milledgeville' (play-through s13 F3: "each route is a train then at least two stops")."""
-    if low[0] != "run" or not any("-" in t or "\u2013" in t or "\u2014" in t for t in toks[1:]):
+    if low[0] != "run" or not any("-" in t or "\u2013" in t or "\u2014" in t or w == "and"
+                                  for t, w in zip(toks[1:], low[1:])):
         return None
     out = [toks[0]]
     split = False
-    for t in toks[1:]:
+    for i, t in enumerate(toks[1:], 1):
+        if low[i] == "and" and len(out) > 2 and i + 1 < len(toks) and _TRAIN_NAME.match(toks[i + 1]):
+            out[-1] = out[-1].rstrip(",;") + ";"  # 'run 2 H3 H1 and 2 G4 H3': the next train (s14 #40)
+            split = True
+            continue
         stops = _hyphen_stops(t)
         split = split or stops is not None
         out += stops or [t]
     return out if split else None
+
+
+_TRAIN_NAME = re.compile(r"^\d+[A-Za-z]?$")
 
 
 def _token_words(toks: list[str], low: list[str]) -> list[str] | None:

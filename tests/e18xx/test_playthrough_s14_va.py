@@ -1,0 +1,121 @@
+"""Play-through by mail s14 of 18VA (issue 29 acceptance, final verification round; seed 164, Ann,
+Bob, Cy, every seat written from the rulebook alone): the findings, each with the mail that showed
+it (tests/e18xx/playthrough/va-s14.jsonl holds the game, 282 actions, 48 company turns, to OR 7.1)."""
+from .helpers import intent_mail, playthrough_game, texts_at
+
+
+def game(upto: int, events: bool = False):
+    """The s14 game after its first ``upto`` actions."""
+    return playthrough_game("va", upto, seed=164, suffix="-s14", players=3, events=events)
+
+
+mail = intent_mail
+
+
+def test_the_b_and_o_presidency_and_tredegar_by_their_names_in_the_auction():
+    """Initial Stock Round (findings F1-F2, mails #1, #2, #5): 'bid 140 on the B&O presidency',
+    'bid 140 B&O Presidency' - the rulebook's name for P4 (4.1: "the "face value" of the B&O
+    Presidency is $140") - were refused "need an amount and a private company"; 'bid 60 Tredegar',
+    the first word of the private's name, was refused "unknown private company 'TREDEGAR'". A
+    private is named in a bid as in the operating round: its name or its name's first words."""
+    for words, want in (("bid 140 on the B&O presidency", "bid 140 P4"), ("bid 140 B&O Presidency", "bid 140 P4")):
+        g = game(0)
+        made, _ = mail(g, words)
+        assert made == [want], (words, made)
+    g = game(2)
+    assert g.current_entity() == "Cy"
+    made, _ = mail(g, "bid 60 Tredegar")
+    assert made == ["bid 60 P2"], made
+
+
+def test_the_starting_value_in_the_rulebooks_words():
+    """Initial Stock Round (finding F3, mail #11): 'Starting value of the B&O: $100' - rule 4.1, "The
+    player who bought the B&O Presidency sets the Starting Value of the B&O" - was refused "unknown
+    move 'Starting'". It is 'par B&O 100'."""
+    for words in ("Starting value of the B&O: $100", "starting value B&O 100", "set the starting value of B&O at 100"):
+        g = game(7)
+        made, _ = mail(g, words)
+        assert made == ["par B&O 100"], (words, made)
+
+
+def test_a_tile_laid_in_a_city_named_by_its_name():
+    """B&O, OR 1.1 (finding F4, mails #19-#20): 'lay tile 6 in Baltimore rotation 1' and 'lay 6
+    Baltimore 1' were refused "'Baltimore' is not a hex like E5", though the mails name the city
+    ("H3 Baltimore") and 'token Richmond' and routes by names are read. The city's name is its hex."""
+    for words in ("lay tile 6 in Baltimore rotation 1", "lay 6 Baltimore 1"):
+        g = game(14)
+        assert g.current_entity() == "B&O"
+        made, _ = mail(g, words + "\nbuy a 2 train")
+        assert made[:1] == ["lay 6 H3 1"], (words, made)
+
+
+def test_moves_joined_by_then_and_by_full_stops():
+    """SR, OR 1.1 (finding F5, mail #23): 'lay 57 F11 0 then buy a 2 train' was refused "need tile,
+    hex and rotation"; B&O, OR 4.2 (F6, mail #61): 'Lay 14 G4 1. Run auto. Pay out.' the same; C&O,
+    OR 6.2 (F7, mail #117): 'Run auto.' and 'Pay out.' each on its line, refused for the full stop.
+    Sentences and 'then' join moves as commas do; a line's full stop ends it."""
+    g = game(17)
+    assert g.current_entity() == "SR"
+    made, _ = mail(g, "lay 57 F11 0 then buy a 2 train")
+    assert made[:2] == ["lay 57 F11 0", "buy train 2"], made
+    g = game(90)
+    assert g.current_entity() == "B&O"
+    made, _ = mail(g, "Lay 14 G4 1. Run auto. Pay out.")
+    assert made[0] == "lay 14 G4 1" and "payout" in made, made
+    g = game(243)
+    assert g.current_entity() == "C&O"
+    made, _ = mail(g, "Place a station at Gordonsville.\nRun auto.\nPay out.")
+    assert "payout" in made and any(m.startswith("token") for m in made), made
+
+
+def test_buy_a_2_in_the_train_step_is_a_train():
+    """RFPR, OR 1.1 and 2.1 (finding F8, mails #25, #34): 'buy 2' and 'buy a 2' after the run, the
+    train of rule 4.5.8, were read as a share ('buy 2 ipo') and refused "Bob may not buy a share
+    now". In a company's turn, a number that is a train's name is that train."""
+    g = game(20)
+    assert g.current_entity() == "RFPR"
+    made, _ = mail(g, "lay 57 F7 0\nbuy 2")
+    assert made[-1:] == ["buy train 2"] or "buy train 2" in made, made
+    g = game(38)
+    assert g.current_entity() == "RFPR"
+    made, _ = mail(g, "lay 9 F9 0\nrun auto\npay dividend\nbuy a 2")
+    assert "buy train 2" in made, made
+
+
+def test_routes_by_place_names_joined_by_dashes_and_and():
+    """B&O, OR 3.1 (findings F9-F10, mails #39-#40): 'run 2 Baltimore-Philadelphia and 2
+    Washington-Baltimore' was refused "'BALTIMORE-PHILADELPHIA' is not a stop" (hexes joined by
+    dashes are read: 'run 2 F11-F13'), then "'AND' is not a stop". Places joined by dashes are
+    stops, and 'and' before a train separates routes as ';' does."""
+    g = game(45)
+    assert g.current_entity() == "B&O"
+    made, _ = mail(g, "lay 6 F5 4\nrun 2 Baltimore-Philadelphia and 2 Washington-Baltimore\npayout\nbuy a 3 train")
+    assert "run 2 BALTIMORE PHILADELPHIA; 2 WASHINGTON BALTIMORE" in made, made
+    assert "buy train 3" in made
+
+
+def test_privates_used_in_the_rulebooks_words():
+    """SR, OR 4.2 (finding F11, mail #65): 'use Potomac Yards for an extra station in D9' (18VA 4.2
+    (3) "place an extra station token") was read as a private named 'POTOMAC YARDS FOR AN EXTRA
+    STATION IN'; B&O, OR 6.1 (F12, mail #104): 'use Railway Express Agency on Baltimore' as P1 on
+    a hex 'EXPRESS AGENCY ON BALTIMORE'. The private's name, the filler words and the place are read."""
+    g = game(101)
+    assert g.current_entity() == "SR"
+    made, _ = mail(g, "lay 9 E10 2\nuse Potomac Yards for an extra station in D9\nrun auto\npayout")
+    assert "token D9 with P3" in made, made
+    g = game(203)
+    assert g.current_entity() == "B&O"
+    made, _ = mail(g, "buy private P1 from Ann for 60\nuse Railway Express Agency on Baltimore\nrun auto\n"
+                      "payout\nbuy train 5")
+    assert "assign P1 H3" in made, made
+
+
+def test_the_presidents_part_of_a_train_that_ends_the_round():
+    """C&O, OR 5.1 (finding F13, action 145): C&O ($246) bought the Bank's 4 train ($300) as the
+    round's last move, Ann paying the rest. The mails said "Ann, its president, pays $44 towards
+    C&O's train" and "C&O buys a 4 train from the Bank for $290": the next round's private revenue
+    ($10 to Ann, paid in the same action) was counted in. The amounts are the purchase's: $54, $300."""
+    g = game(145, events=True)
+    texts = texts_at(g, 145)
+    assert any("pays $54 towards C&O's train" in t for t in texts), texts
+    assert any("buys a 4 train from the Bank for $300" in t for t in texts), texts
