@@ -298,10 +298,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if verb == "bid":
         if len(args) == 1 and _INT.match(args[0]):  # 'bid 125' in an auction: its private (for_game; s13 #6)
             return A.Bid(entity, "", int(args[0]))
+        if len(args) > 2 and _INT.match(args[0]) and all(re.match(r"^[A-Za-z&'.-]+$", t) for t in args[1:]):
+            args = [args[0], " ".join(args[1:])]  # 'bid 140 on the B&O Presidency' (18VA 4.1; s14 mail #1)
         if len(args) != 2:
             raise _fail(lineno, line, "need an amount and a private company", verb)
         amount, comp = (args[0], args[1]) if _INT.match(args[0]) else (args[1], args[0])
-        return A.Bid(entity, _name(comp, lineno, line, verb, "private").upper(), _int(amount, lineno, line, verb, "amount"))
+        comp = " ".join(_name(t, lineno, line, verb, "private") for t in comp.split())
+        return A.Bid(entity, comp.upper(), _int(amount, lineno, line, verb, "amount"))
     if verb == "par":
         if len(args) != 2:
             raise _fail(lineno, line, "need a corporation and a price", verb)
@@ -558,6 +561,20 @@ def _start(toks: list[str], low: list[str]) -> list[str] | None:
         return ["par", *[t.lstrip("$£") if t[1:].isdigit() else t
                          for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]]
     return None
+
+
+_VALUE_FILLER = {"set", "sets", "the", "starting", "value", "of", "at", "is", "to", "for", "b&o's"}
+
+
+def _starting_value(toks: list[str], low: list[str]) -> list[str] | None:
+    """'Starting value of the B&O: $100', 'set the starting value of B&O at 100': the par price in the
+    words of 18VA 4.1/4.3.3 ("sets the Starting Value", s14 mail #11)."""
+    at = next((i for i, w in enumerate(low) if w not in ("set", "sets", "the")), len(low))
+    if low[at:at + 2] != ["starting", "value"]:
+        return None
+    keep = [t.strip(":,").lstrip("$\u00a3") for t, w in zip(toks, low) if w.strip(":,") not in _VALUE_FILLER]
+    keep = [t for t in keep if t]
+    return ["par", *keep] if len(keep) == 2 else None
 
 
 def _use_on(toks: list[str], low: list[str]) -> list[str] | None:
@@ -901,6 +918,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "(s13 mail #153)", _then_words),
     ("done turn", "done", "a player's words for ending the turn", _done_turn),
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
+    ("starting value of the B&O: $100", "par B&O 100", "18VA 4.1, 4.3.3 'sets the Starting Value' (s14 #11)",
+     _starting_value),
     ("place the SNAR marker in E6", "assign SNAR E6", "18AL Table III: the South & North Alabama's +$10 "
      "marker (s12v)", _marker),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
@@ -1383,15 +1402,37 @@ def private_by_name(game: "Game", move: Move) -> Move:
     """A private named by its name (or the first words of it) where its symbol goes: 'buy train 3 with
     Tredegar' is 'with P2' (18VA 4.2: the rulebook and every mail name "Tredegar Iron Works"; s13 F1:
     refused "Cy may not act for TREDEGAR (controlled by TREDEGAR)")."""
-    who = getattr(move, "entity", None)
     companies = game.state.companies
+    if isinstance(move, A.Bid) and move.company and move.company not in companies:
+        found = _private_named(game, move.company)  # 'bid 60 Tredegar', 'bid 140 B&O Presidency' (s14 #1, #5)
+        return replace(move, company=found) if found else move
+    who = getattr(move, "entity", None)
     if not isinstance(who, str) or who in companies or who in game.state.corporations \
             or any(p.name == who for p in game.state.players):
         return move
-    want = who.lower().split()
-    found = [sym for sym, comp in companies.items()
-             if want and str(getattr(comp, "name", "")).lower().split()[:len(want)] == want]
-    return replace(move, entity=found[0]) if len(found) == 1 else move  # type: ignore[type-var]
+    found = _private_named(game, who)
+    return replace(move, entity=found) if found else move  # type: ignore[type-var]
+
+
+def _private_named(game: "Game", said: str) -> str | None:
+    """The private whose name (or its first words) ``said`` is; a company's name in it may be its
+    symbol, as the rulebook writes "the B&O Presidency" for "Baltimore & Ohio Presidency" (18VA 4.1)."""
+    want = said.lower().split()
+    if not want:
+        return None
+    found = []
+    for sym, comp in game.state.companies.items():
+        name = str(getattr(comp, "name", ""))
+        short = name
+        for csym, corp in game.state.corporations.items():
+            full = str(getattr(corp, "name", "") or "")
+            if full.split()[-1:] and full.split()[-1].lower() in _NAME_TAIL:
+                full = " ".join(full.split()[:-1])  # 'Baltimore & Ohio Railroad': 'Baltimore & Ohio'
+            if full and full in short:
+                short = short.replace(full, csym)
+        if any(n.lower().split()[:len(want)] == want for n in (name, short)):
+            found.append(sym)
+    return found[0] if len(found) == 1 else None
 
 
 def rulebook_names(game: "Game", move: Move) -> Move:
