@@ -577,6 +577,25 @@ def _starting_value(toks: list[str], low: list[str]) -> list[str] | None:
     return ["par", *keep] if len(keep) == 2 else None
 
 
+_USE_FILLER = {"for", "an", "a", "the", "extra", "station", "token", "marker", "its", "to", "place", "in", "on",
+               "at", "power", "ability", "special", "bonus", "+10", "with"}
+
+
+def _use_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'use Potomac Yards for an extra station in D9', 'use Railway Express Agency on Baltimore': the
+    private by its rulebook name, its power in the book's words (18VA 4.2 (1), (3); s14 mails #65,
+    #104: read as a private named 'POTOMAC YARDS FOR AN EXTRA STATION IN') -> 'use P3 D9'."""
+    if low[0] != "use" or len(low) < 3:
+        return None
+    at = 2 if low[1] == "the" else 1
+    for words, sym in _private_names():
+        n = len(words)
+        if tuple(low[at:at + n]) == words:
+            rest = [t for t, w in zip(toks[at + n:], low[at + n:]) if w not in _USE_FILLER]
+            return [toks[0], sym, *rest] if rest else None
+    return None
+
+
 def _use_on(toks: list[str], low: list[str]) -> list[str] | None:
     if low[0] in ("use", "assign") and len(toks) >= 4 and low[2] in ("on", "in", "at", "to"):
         return [toks[0], toks[1], *toks[3:]]  # 'use P1 on Newport News': a place of two words (s12v)
@@ -922,6 +941,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      _starting_value),
     ("place the SNAR marker in E6", "assign SNAR E6", "18AL Table III: the South & North Alabama's +$10 "
      "marker (s12v)", _marker),
+    ("use Potomac Yards for an extra station in D9", "use P3 D9", "18VA 4.2 (3): the private by its name, the "
+     "power in the book's words (s14 #65)", _use_words),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
     ("assign P1 to C12", "assign P1 C12", "the same, for a revenue bonus", _use_on),
     ("bid $130 on NDY", "bid 130 NDY", "18AL/18GA 3.1(b): 'place a bid on' a private, amounts with '$' (s12)",
