@@ -119,3 +119,17 @@ def test_the_presidents_part_of_a_train_that_ends_the_round():
     texts = texts_at(g, 145)
     assert any("pays $54 towards C&O's train" in t for t in texts), texts
     assert any("buys a 4 train from the Bank for $300" in t for t in texts), texts
+
+
+def test_the_outline_offers_the_banks_train_with_tredegar():
+    """RFPR, OR 4.2 and 5.1 (finding F14, mails #63, #79): RFPR owned P2 Tredegar Iron Works ($200 off
+    a new train, 18VA 4.2 (2)) and had $36-$51; the "This turn" outline said "buy trains (from other
+    companies)", so the Bank's 3 train for $0 with P2 was not offered until after the mail (Bob
+    offered $30 for B&O's 2 train instead). The outline lists the Bank's train with the private."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    g = game(123)
+    assert g.current_entity() == "RFPR"
+    outline = turn_outline(g)[0]
+    assert "from other companies)" not in outline, outline
+    assert "with P2" in outline, outline

@@ -1062,12 +1062,17 @@ def turn_outline(game: "Game") -> list[str]:
                     return a.seller or (held if held != corp else None)
 
                 buys = [a for a in mine if isinstance(a, A.BuyTrain)]
+                # a train bought with a private of the company ('with P2': Tredegar's $200 off, 18VA 4.2 (2); s14
+                # F14: "buy trains (from other companies)" when only the private made the Bank's affordable)
+                buys += [a for a in legal if isinstance(a, A.BuyTrain) and a.entity in g.state.companies
+                         and g.state.companies[a.entity].owner == f"C:{corp}" and seller_of(a) is None]
                 bank = [a for a in buys if seller_of(a) is None]
                 if bank and any(x.startswith("buy trains") for x in parts):
                     pass  # one train in the example (the phase may allow one a turn)
                 elif bank:
                     said = [f"{g.state.trains[a.train].name}{f' as {a.variant}' if a.variant else ''} for "
-                            f"{money(a.price)}" if a.train in g.state.trains
+                            f"{money(a.price)}{f' with {a.entity}' if a.entity in g.state.companies else ''}"
+                            if a.train in g.state.trains
                             and a.price is not None else say(g, a).split("#")[0].strip() for a in bank]
                     # another company's train names its owner and its price: the face value between
                     # different presidents, any price between one president's companies (1848 8.3.4;
@@ -1109,6 +1114,7 @@ def turn_outline(game: "Game") -> list[str]:
             else:
                 example.append(say(g if not isinstance(act, A.LayTile) else game, act).split("#")[0].strip()
                                if not isinstance(act, A.BuyTrain) else f"buy train {g.state.trains[act.train].name}"
+                               + (f" with {act.entity}" if act.entity in g.state.companies else "")
                                if act.train in g.state.trains else format_action(act))
     except GameError:
         return []

@@ -592,7 +592,9 @@ def _use_words(toks: list[str], low: list[str]) -> list[str] | None:
         n = len(words)
         if tuple(low[at:at + n]) == words:
             rest = [t for t, w in zip(toks[at + n:], low[at + n:]) if w not in _USE_FILLER]
-            return [toks[0], sym, *rest] if rest else None
+            if not rest or len(rest) == len(low) - at - n:
+                return None  # no words of the book's around it: 'use Potomac Yards A6' is read as it is (s13w F3)
+            return [toks[0], sym, *rest]
     return None
 
 
