@@ -133,3 +133,20 @@ def test_the_outline_offers_the_banks_train_with_tredegar():
     outline = turn_outline(g)[0]
     assert "from other companies)" not in outline, outline
     assert "with P2" in outline, outline
+
+
+def test_the_outline_says_the_banks_train_the_company_can_pay():
+    """B&O, OR 3.1 (finding F15, mail #41): B&O had $200 and the Bank's 3 train cost $200; the
+    "This turn" outline said "buy trains (from other companies)" - its example placed a $40
+    station first - and B&O bought the 3 for $200. Likewise OR 5.2 ($290, the 4 for $300, a run of
+    $140 it could withhold). The outline names the Bank's train, its price and the company's cash."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    g = game(45)
+    assert g.current_entity() == "B&O"
+    outline = turn_outline(g)[0]
+    assert "3 for $200 from the Bank" in outline and "B&O has $200" in outline, outline
+    g = game(150)
+    assert g.current_entity() == "B&O"
+    outline = turn_outline(g)[0]
+    assert "4 for $300 from the Bank" in outline and "B&O has $290" in outline, outline

@@ -1003,6 +1003,27 @@ def _scratch(game: "Game") -> "Game":
             setattr(game, k, v)
 
 
+def _bank_train_words(game: "Game", g: "Game", corp: str) -> str:
+    """The Bank's next train when the outline's example (its station, its payout) left the company
+    short of it, with the company's cash now and its run: '3 for $200 from the Bank, if the cash
+    allows: B&O has $200 now; ' (18VA s14 F15: "buy trains (from other companies)" as B&O, with
+    $200, bought the Bank's 3 for $200). Empty when the Bank has no train for it."""
+    try:
+        if len(game.corp_trains(corp)) >= game.train_limit(corp):
+            return ""
+        depot = [game.state.trains[t] for t in game._depot_trains() if not game.outside_limit(game.state.trains[t].name)]
+    except Exception:  # noqa: BLE001 - a courtesy: nothing said
+        return ""
+    if not depot:
+        return ""
+    cheapest = min(depot, key=lambda t: t.price)
+    money = game.title.money
+    cash = game.state.cash[game.state.corporations[corp].key]
+    earned = int(getattr(g.state.round, "revenue", 0) or 0) if g.state.round.kind == "operating" else 0
+    ran = f", and its run earns {money(earned)}" if earned else ""
+    return f"{cheapest.name} for {money(cheapest.price)} from the Bank, if the cash allows: {corp} has {money(cash)} now{ran}; "
+
+
 def turn_outline(game: "Game") -> list[str]:
     """For the president of the company about to operate, whose list shows only the open step's
     moves (often just 'pass' for the lay step): the turn's steps with what each offers, and an
@@ -1098,7 +1119,7 @@ def turn_outline(game: "Game") -> list[str]:
                     parts.append("buy trains (" + "; ".join(dict.fromkeys(said)) + ")")
                     act = bank[0]
                 elif buys and not any(x.startswith("buy trains") for x in parts):
-                    parts.append("buy trains (from other companies)")
+                    parts.append("buy trains (" + _bank_train_words(game, g, corp) + "from other companies)")
             elif step.name == "buy_company" and any(isinstance(a, A.BuyCompany) for a in mine):
                 parts.append("buy a private")
             if act is None:
