@@ -2,6 +2,7 @@
 Bob, Cy, every seat written from the rulebook alone): the findings, each with the mail that showed
 it (tests/e18xx/playthrough/va-s14.jsonl holds the game, 282 actions, 48 company turns, to OR 7.1)."""
 from .helpers import intent_mail, playthrough_game, texts_at
+from .test_pbem_mail import ga  # noqa: F401 (a fixture)
 
 
 def game(upto: int, events: bool = False):
@@ -150,3 +151,20 @@ def test_the_outline_says_the_banks_train_the_company_can_pay():
     assert g.current_entity() == "B&O"
     outline = turn_outline(g)[0]
     assert "4 for $300 from the Bank" in outline and "B&O has $290" in outline, outline
+
+
+def test_away_until_a_day(ga):
+    """Stock round 6 (finding F16, mails #93-#94): 'AWAY: until 2026-12-05 proxy 3' was answered "The
+    AWAY line 'until 2026-12-05' was not understood (write AWAY: 2026-12-01 2026-12-05)". 'until'
+    (or 'till', 'to') one day: away from today to that day."""
+    from datetime import datetime, timedelta
+
+    from tests.e18xx.test_pbem_mail import answer, send
+
+    cli, *_ = ga
+    today = datetime.utcnow().date()
+    line, inbound = send(ga, 2, f"AWAY: until {today + timedelta(days=3)} proxy 1")
+    assert "accepted" in line
+    said = answer(cli, inbound)[1]
+    assert f"you are away from {today} to {today + timedelta(days=3)}" in said, said
+    assert "player 1 may move for you meanwhile" in said, said

@@ -1198,6 +1198,10 @@ def _away(game_row, player, mail: MoveMail) -> str:
         text = text[:pm.start()].strip()
         if proxy == player.number or proxy not in {p.number for p in players(object_session(game_row), game_row)}:
             return f"The proxy in the AWAY line must be another player's seat number, not {proxy}; nothing changed."
+    until = re.match(r"^(?:until|till|til|to|through)\s+(\S+)$", text, re.IGNORECASE)
+    if until:  # 'AWAY: until 2026-12-05': from today (18VA s14 mail #93)
+        from pbm.clock import utcnow
+        text = f"{utcnow().date()} {until.group(1)}"
     parts = re.split(r"\s*(?:\s|,|/|\bto\b|\.\.)\s*", text)
     parts = [x for x in parts if x]
     try:
