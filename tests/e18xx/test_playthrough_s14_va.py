@@ -168,3 +168,18 @@ def test_away_until_a_day(ga):
     said = answer(cli, inbound)[1]
     assert f"you are away from {today} to {today + timedelta(days=3)}" in said, said
     assert "player 1 may move for you meanwhile" in said, said
+
+
+def test_potomac_yards_station_in_the_turns_first_list_and_outline():
+    """SR, OR 4.2 (finding F11's other half, mail #65): SR owned P3 Potomac Yards; neither the "You
+    may" list of the turn's start nor the "This turn" outline named its free extra station (18VA 4.2
+    (3), placed in the token step, 4.5.3), so Cy guessed the form. Both name it; 'use P3 D9' places it."""
+    from pbm.e18xx.pbem.intent import turn_outline
+    from pbm.e18xx.pbem.movelist import legal_lines
+
+    g = game(101)
+    assert g.current_entity() == "SR"
+    assert any("with P3" in line for line in legal_lines(g, 400))
+    assert "P3" in turn_outline(g)[0], turn_outline(g)
+    made, _ = mail(g, "lay 9 E10 2\nuse P3 D9\nrun auto\npayout")
+    assert "token D9 with P3" in made, made

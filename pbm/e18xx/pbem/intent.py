@@ -1067,6 +1067,12 @@ def turn_outline(game: "Game") -> list[str]:
                     cost = g.next_token_cost(corp)
                     parts.append("place a station" + (f" ({money(cost)})" if cost else ""))
                     act = toks[0]
+                # a private's extra station, free, besides the company's own (18VA 4.2 (3), 4.5.3: Potomac
+                # Yards; s14: the outline did not name it)
+                extra = sorted({a.entity for a in legal if isinstance(a, A.PlaceToken) and a.entity in g.state.companies
+                                and g.state.companies[a.entity].owner == f"C:{corp}"})
+                for sym in extra:
+                    parts.append(f"place {sym}'s extra station, free ('use {sym} <hex>')")
             elif step.name == "route":
                 names = [g.train_label(t) for t in g.corp_trains(corp)]
                 if any(isinstance(a, A.RunRoutes) for a in mine):
