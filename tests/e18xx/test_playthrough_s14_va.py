@@ -183,3 +183,26 @@ def test_potomac_yards_station_in_the_turns_first_list_and_outline():
     assert "P3" in turn_outline(g)[0], turn_outline(g)
     made, _ = mail(g, "lay 9 E10 2\nuse P3 D9\nrun auto\npayout")
     assert "token D9 with P3" in made, made
+
+
+def test_a_bare_accept_answers_the_one_offer_waiting(tmp_path):
+    """RFPR, OR 3.1 (mail #43): Cy, owner of P2, answered RFPR's offer with 'accept'; it was refused
+    "the offer waiting is for P2; write 'accept P2'" - pbm knew the one offer it meant. With one offer
+    waiting for the player, 'accept' (or 'decline') alone answers it."""
+    from sqlalchemy import select
+
+    from pbm.db import session_scope
+    from pbm.e18xx.pbem.games import answer_offer, apply, load
+    from pbm.models import Game
+
+    from .db_games import stored_playthrough
+
+    url = stored_playthrough(tmp_path, "va", 50, seed=164, suffix="-s14", players=3, name="va-14")
+    with session_scope(url) as s:
+        row = s.scalar(select(Game).where(Game.name == "va-14"))
+        out = apply(s, row, 2, "lay 15 F7 0\nstation in G4\nrun 2 F7 F11; 2 F7 F5\npayout\n"
+                               "buy the Tredegar Iron Works from Cy for $60")
+        assert out.accepted and out.offer is not None, out.error
+        out, _ = answer_offer(s, row, 3, "accept")
+        assert out.accepted, out.error
+        assert load(s, row).state.companies["P2"].owner == "C:RFPR"
