@@ -1142,7 +1142,8 @@ def split_line(line: str) -> list[str]:
 
 
 _JOIN_WORDS = "|".join(w for w in _MOVE_WORDS if w not in ("and", "then"))
-_JOINS = re.compile(r"(?:\.\s+|(?<![,;\s])\s+(?=then\s+(?:%s)\b))(?=(?:then|%s)\b)" % (_JOIN_WORDS, _JOIN_WORDS), re.I)
+_JOINS = re.compile(r"(?:\.\s+|(?<![,;\s])(?<!\band)\s+(?=(?:and\s+)?then\s+(?:%s)\b))(?=(?:and|then|%s)\b)"
+                    % (_JOIN_WORDS, _JOIN_WORDS), re.I)
 
 
 def _joined(text: str) -> str:
