@@ -206,3 +206,22 @@ def test_a_bare_accept_answers_the_one_offer_waiting(tmp_path):
         out, _ = answer_offer(s, row, 3, "accept")
         assert out.accepted, out.error
         assert load(s, row).state.companies["P2"].owner == "C:RFPR"
+
+
+def test_the_proxy_gets_the_absent_seats_moves(ga):
+    """OR 6.1 (finding F17, mail #101): Bob was away, Cy his proxy; Cy's mail for Bob's turn (RFPR)
+    said "YOU ARE BOB'S PROXY ... then the moves" but listed none of RFPR's moves and no outline,
+    so the proxy wrote the turn blind. The proxy's mail lists what the absent seat may do."""
+    from datetime import datetime, timedelta
+
+    from tests.e18xx.test_pbem_mail import answer, send
+
+    cli, *_ = ga
+    today = datetime.utcnow().date()
+    send(ga, 2, f"AWAY: {today} {today + timedelta(days=2)} proxy 1")
+    line, inbound = send(ga, 1, "pass")  # Bob to act
+    said = answer(cli, inbound)[1]
+    assert "YOU ARE BOB'S PROXY" in said, said
+    assert "Bob may (write it after the FOR line):" in said, said
+    head = said.split("(The full state follows")[0]
+    assert "    bid " in head or "    pass" in head, head
