@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace as _replace
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from pbm.e18xx.render.words import phase_name, word
@@ -1495,6 +1495,7 @@ class Recorder:
         self._pending: list[Event] = []
         self._paying: list[Any] | None = None  # [company, what it paid the bank] during a lay or a station
         self._sold: dict[str, int] = {}  # private -> the price the auction sold it for, this action
+        self._income: dict[str, int] = {}  # what the next round's start paid (privates), this action
         self._seq = 0
         # action number -> where the certificate an action named by its id came from ("ipo:CoG", "pool"):
         # an 18xx.games export's 'buy CoG_4' is told as 'buy CoG ipo' (pbem/moves.py::action_words)
@@ -1513,6 +1514,7 @@ class Recorder:
             self.failures += 1
         self._pending = []
         self._sold = {}
+        self._income: dict[str, int] = {}  # what the next round's start paid (privates), this action
         self._seq = len(g.actions) + 1
         sid = (getattr(action, "shares", None) or ("",))[0] if getattr(action, "type", "") == "buy_shares" else ""
         src = g.state.share_owner.get(sid) if sid else None
@@ -1542,6 +1544,10 @@ class Recorder:
 
     def _ordered(self, action: Any, before: Snap, after: Snap, seq: int) -> list[Event]:
         run = self._run_events(action, seq)
+        if self._income:  # the action's own money, not the next round's private revenue
+            # (18VA s14 action 145: "Ann pays $44 towards C&O's train", "for $290": $54 and $300, Ann's $10 from P1
+            # counted in as the purchase ended the round)
+            after = _replace(after, cash={k: v - self._income.get(k, 0) for k, v in after.cash.items()})
         found = diff(self.game, action, before, after, seq, self._sold)
         first = (AuctionWon, ShareWithPrivate, AuctionBegan, PrivateSold, SharesSold, SharesBought, Floated)
         end = (RoundEnded, GameOver)
@@ -1610,6 +1616,8 @@ class Recorder:
         try:
             if got:
                 self._pending.append(PrivatesPaid(self._seq, tuple((_who(k), v) for k, v in got.items())))
+                for k, v in got.items():
+                    self._income[k] = self._income.get(k, 0) + v
         except Exception:  # noqa: BLE001 - finding events never stops the game
             self.failures += 1
         return result

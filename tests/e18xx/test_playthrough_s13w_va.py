@@ -87,9 +87,6 @@ def test_the_proxy_is_told_whose_turn_it_is_after_the_mails_moves(mail_world):
     assert "You are told when it is their turn." in told[0]
 
 
-@pytest.mark.xfail(strict=True, reason="s13w F4, left: the turn-start move list (the one a whole-turn mail is "
-                                       "written from) lists P3's station only from the token step on ('token E2 "
-                                       "with P3'); P1's marker is listed at once ('assign P1 <hex>')")
 def test_the_move_list_offers_potomac_yards_station():
     """C&O, OR 5.2 (finding F4, mails #72-#73): C&O owned P3 Potomac Yards, whose power is an extra
     station in any hex with a city circle, CMDs included (18VA 4.2 (3)); the mail's "You may" list

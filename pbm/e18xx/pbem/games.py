@@ -698,7 +698,8 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
     if seat != offer.get("owner_seat"):
         return refuse(f"line 1: {lines[0]!r}: the offer for {offer_thing(offer)} waits for {offer['owner']}'s "
                       "answer, not yours")
-    if comp.upper() not in (str(offer["company"]).upper(), offer_name(offer).upper()):  # an old mail: the id
+    if comp and comp.upper() not in (str(offer["company"]).upper(), offer_name(offer).upper()):  # an old mail: the id
+        # ('accept' alone answers the one offer waiting for this player: 18VA s14 mail #43)
         return refuse(f"line 1: {lines[0]!r}: the offer waiting is for {offer_thing(offer)}; "
                       f"write '{verb} {offer_name(offer)}'")
     if action_count(session, game_row) != offer["at"]:

@@ -1096,6 +1096,27 @@ def _scratch(game: "Game") -> "Game":
             setattr(game, k, v)
 
 
+def _bank_train_words(game: "Game", g: "Game", corp: str) -> str:
+    """The Bank's next train when the outline's example (its station, its payout) left the company
+    short of it, with the company's cash now and its run: '3 for $200 from the Bank, if the cash
+    allows: B&O has $200 now; ' (18VA s14 F15: "buy trains (from other companies)" as B&O, with
+    $200, bought the Bank's 3 for $200). Empty when the Bank has no train for it."""
+    try:
+        if len(game.corp_trains(corp)) >= game.train_limit(corp):
+            return ""
+        depot = [game.state.trains[t] for t in game._depot_trains() if not game.outside_limit(game.state.trains[t].name)]
+    except Exception:  # noqa: BLE001 - a courtesy: nothing said
+        return ""
+    if not depot:
+        return ""
+    cheapest = min(depot, key=lambda t: t.price)
+    money = game.title.money
+    cash = game.state.cash[game.state.corporations[corp].key]
+    earned = int(getattr(g.state.round, "revenue", 0) or 0) if g.state.round.kind == "operating" else 0
+    ran = f", and its run earns {money(earned)}" if earned else ""
+    return f"{cheapest.name} for {money(cheapest.price)} from the Bank, if the cash allows: {corp} has {money(cash)} now{ran}; "
+
+
 def turn_outline(game: "Game") -> list[str]:
     """For the president of the company about to operate, whose list shows only the open step's
     moves (often just 'pass' for the lay step): the turn's steps with what each offers, and an
@@ -1139,6 +1160,12 @@ def turn_outline(game: "Game") -> list[str]:
                     cost = g.next_token_cost(corp)
                     parts.append("place a station" + (f" ({money(cost)})" if cost else ""))
                     act = toks[0]
+                # a private's extra station, free, besides the company's own (18VA 4.2 (3), 4.5.3: Potomac
+                # Yards; s14: the outline did not name it)
+                extra = sorted({a.entity for a in legal if isinstance(a, A.PlaceToken) and a.entity in g.state.companies
+                                and g.state.companies[a.entity].owner == f"C:{corp}"})
+                for sym in extra:
+                    parts.append(f"place {sym}'s extra station, free ('use {sym} <hex>')")
             elif step.name == "route":
                 names = [g.train_label(t) for t in g.corp_trains(corp)]
                 if any(isinstance(a, A.RunRoutes) for a in mine):
@@ -1155,12 +1182,17 @@ def turn_outline(game: "Game") -> list[str]:
                     return a.seller or (held if held != corp else None)
 
                 buys = [a for a in mine if isinstance(a, A.BuyTrain)]
+                # a train bought with a private of the company ('with P2': Tredegar's $200 off, 18VA 4.2 (2); s14
+                # F14: "buy trains (from other companies)" when only the private made the Bank's affordable)
+                buys += [a for a in legal if isinstance(a, A.BuyTrain) and a.entity in g.state.companies
+                         and g.state.companies[a.entity].owner == f"C:{corp}" and seller_of(a) is None]
                 bank = [a for a in buys if seller_of(a) is None]
                 if bank and any(x.startswith("buy trains") for x in parts):
                     pass  # one train in the example (the phase may allow one a turn)
                 elif bank:
                     said = [f"{g.state.trains[a.train].name}{f' as {a.variant}' if a.variant else ''} for "
-                            f"{money(a.price)}" if a.train in g.state.trains
+                            f"{money(a.price)}{f' with {a.entity}' if a.entity in g.state.companies else ''}"
+                            if a.train in g.state.trains
                             and a.price is not None else say(g, a).split("#")[0].strip() for a in bank]
                     # another company's train names its owner and its price: the face value between
                     # different presidents, any price between one president's companies (1848 8.3.4;
@@ -1186,7 +1218,7 @@ def turn_outline(game: "Game") -> list[str]:
                     parts.append("buy trains (" + "; ".join(dict.fromkeys(said)) + ")")
                     act = bank[0]
                 elif buys and not any(x.startswith("buy trains") for x in parts):
-                    parts.append("buy trains (from other companies)")
+                    parts.append("buy trains (" + _bank_train_words(game, g, corp) + "from other companies)")
             elif step.name == "buy_company" and any(isinstance(a, A.BuyCompany) for a in mine):
                 parts.append("buy a private")
             if act is None:
@@ -1202,6 +1234,7 @@ def turn_outline(game: "Game") -> list[str]:
             else:
                 example.append(say(g if not isinstance(act, A.LayTile) else game, act).split("#")[0].strip()
                                if not isinstance(act, A.BuyTrain) else f"buy train {g.state.trains[act.train].name}"
+                               + (f" with {act.entity}" if act.entity in g.state.companies else "")
                                if act.train in g.state.trains else format_action(act))
     except GameError:
         return []

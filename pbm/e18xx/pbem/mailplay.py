@@ -296,6 +296,18 @@ def state_text(session: Session, game_row, rep: Replayed, *, legal: bool = True,
     return "\n".join(lines)
 
 
+def _proxy_moves(game) -> list[str]:
+    """For the proxy of the seat to act: what that seat may do, as its own mail lists it (the
+    company, its train duty, the moves, the turn's outline), to write after 'FOR: n'."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    out = _acting_company(game) + _train_duty(game)
+    out.append(f"  {who_acts(game)} may (write it after the FOR line):")
+    out += [f"    {x}" for x in legal_lines(game, limit=12)]
+    outline = turn_outline(game)
+    return out + ([f"  {x}" for x in outline] if outline else whole_turn_lines(game))
+
+
 def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | None = None) -> list[str]:
     """The phone-sized top of a state mail: whose turn, what changed since your last move,
     your cash and shares, and (on your turn) the legal moves in the move language."""
@@ -602,6 +614,8 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
                      ""]
         seat = PlainSeat(p.number, p.name)  # read once per row of the log below: not through the ORM
         short = summary_lines(rep.game, rows, seat, turn=turn, orders=_orders_of(game_row, p.name))
+        if not turn and any(q.name in acting for q in proxied):  # the proxy writes the absent seat's turn from
+            short = short[:-2] + _proxy_moves(rep.game) + short[-2:]  # its list (18VA s14: no list, no outline)
         events = mail_block(game_row, rep.game, rows, seat, {q.number: q.name for q in seats})  # issue 29 item 2
         attach = wants_pdf(game_row, p.number, turn=turn, finished=rep.game.finished, signature=signature)
         body = "\n".join(head + short + happened + events + [text] + page
@@ -1198,6 +1212,10 @@ def _away(game_row, player, mail: MoveMail) -> str:
         text = text[:pm.start()].strip()
         if proxy == player.number or proxy not in {p.number for p in players(object_session(game_row), game_row)}:
             return f"The proxy in the AWAY line must be another player's seat number, not {proxy}; nothing changed."
+    until = re.match(r"^(?:until|till|til|to|through)\s+(\S+)$", text, re.IGNORECASE)
+    if until:  # 'AWAY: until 2026-12-05': from today (18VA s14 mail #93)
+        from pbm.clock import utcnow
+        text = f"{utcnow().date()} {until.group(1)}"
     parts = re.split(r"\s*(?:\s|,|/|\bto\b|\.\.)\s*", text)
     parts = [x for x in parts if x]
     try:

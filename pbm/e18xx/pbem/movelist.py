@@ -215,6 +215,30 @@ def _train(game: "Game", a: A.BuyTrain) -> str:
     return " ".join(words) + note
 
 
+def _later_private_stations(game: "Game", acts: list) -> list:
+    """At the start of a company's turn, the station its private places at the token step (18VA
+    4.2 (3), 4.5.3: Potomac Yards' extra station "must be used in this phase"): its lines are listed
+    with the lays, so the whole turn is written from this list (play-through s13w F4: listed only
+    from the token step on)."""
+    s = game.state
+    if game.finished or s.round.kind != "operating" or any(isinstance(a, A.PlaceToken) for a in acts):
+        return []
+    corp = game.current_entity()
+    if corp not in s.corporations or "route" in s.round.steps_done:
+        return []
+    out = []
+    for sym, comp in s.companies.items():
+        ab = game.company_ability(sym, "extra_token") or {}
+        if comp.closed or comp.owner != f"C:{corp}" or not ab:
+            continue
+        for h in ab.get("hexes", []):
+            cities = s.map.tile(h).cities()
+            if cities and not s.map.hex_has_token(h, corp):
+                tid = s.map.placed[h].tile_id
+                out.append(A.PlaceToken(sym, f"{tid}-{cities[0]}" if tid else h))
+    return out
+
+
 def legal_lines(game: "Game", limit: int = 40) -> list[str]:
     """What the acting entity may do now, one move a line, in the order the turn goes; over
     ``limit`` lines, the longest kinds are grouped onto a comment line each."""
@@ -229,6 +253,7 @@ def legal_lines(game: "Game", limit: int = 40) -> list[str]:
         # (a lay written now passes the conversion step first; play-through s10 finding 9)
         from pbm.e18xx.lays import lays_after_the_step
         acts = acts + lays_after_the_step(game)
+    acts = acts + _later_private_stations(game, acts)
     # rotations that lay the same track are one line: 'lay 57 E4 1 (same as 4)' (issue 29 finding 9)
     merged = dict((id(a), others) for a, others in same_track(game, [a for a in acts if isinstance(a, A.LayTile)]))
     for a in acts:

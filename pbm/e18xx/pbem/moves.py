@@ -220,7 +220,7 @@ def _name(tok: str, lineno: int, line: str, verb: str, what: str) -> str:
 
 def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     """One line -> a move (None for blank/comment lines)."""
-    text = line.split("#", 1)[0].strip()
+    text = re.sub(r"(?<=\w)\.$", "", line.split("#", 1)[0].strip())  # 'Pay out.' (s14 mail #117)
     if not text:
         return None
     toks = rulebook_words(text.split())  # the rulebooks' words, as the move language writes them (RULEBOOK)
@@ -298,10 +298,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if verb == "bid":
         if len(args) == 1 and _INT.match(args[0]):  # 'bid 125' in an auction: its private (for_game; s13 #6)
             return A.Bid(entity, "", int(args[0]))
+        if len(args) > 2 and _INT.match(args[0]) and all(re.match(r"^[A-Za-z&'.-]+$", t) for t in args[1:]):
+            args = [args[0], " ".join(args[1:])]  # 'bid 140 on the B&O Presidency' (18VA 4.1; s14 mail #1)
         if len(args) != 2:
             raise _fail(lineno, line, "need an amount and a private company", verb)
         amount, comp = (args[0], args[1]) if _INT.match(args[0]) else (args[1], args[0])
-        return A.Bid(entity, _name(comp, lineno, line, verb, "private").upper(), _int(amount, lineno, line, verb, "amount"))
+        comp = " ".join(_name(t, lineno, line, verb, "private") for t in comp.split())
+        return A.Bid(entity, comp.upper(), _int(amount, lineno, line, verb, "amount"))
     if verb == "par":
         if len(args) != 2:
             raise _fail(lineno, line, "need a corporation and a price", verb)
@@ -365,13 +368,17 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) == 5 and low[3] == "with":
             who = _name(args[4], lineno, line, "lay", "private").upper()
             args = args[:3]
+        if len(args) > 3 and _INT.match(args[-1]) and all(re.match(r"^[A-Za-z][A-Za-z'.&-]*$", t) for t in args[1:-1]):
+            args = [args[0], " ".join(args[1:-1]), args[-1]]  # 'lay 57 Rocky Mount 2': a place of two words
         if len(args) != 3:
             raise _fail(lineno, line, "need tile, hex and rotation", "lay")
         rot = _int(args[2], lineno, line, "lay", "rotation")
         if rot > 5:
             raise _fail(lineno, line, "rotation is 0 to 5", "lay")
         hexname = args[1].upper()
-        if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
+        if re.match(r"^[A-Za-z][A-Za-z'.&\- ]+$", args[1]) and not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
+            hexname = args[1]  # 'lay 6 Baltimore 1': the city by its name, its hex found in for_game (s14 #19)
+        elif not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
             raise _fail(lineno, line, f"{args[1]!r} is not a hex like E5", "lay")
         return A.LayTile(who, hexname, _name(args[0], lineno, line, "lay", "tile"), rot)
     if verb == "token":
@@ -553,6 +560,41 @@ def _start(toks: list[str], low: list[str]) -> list[str] | None:
     if low[0] == "start" and len(toks) >= 3:
         return ["par", *[t.lstrip("$£") if t[1:].isdigit() else t
                          for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]]
+    return None
+
+
+_VALUE_FILLER = {"set", "sets", "the", "starting", "value", "of", "at", "is", "to", "for", "b&o's"}
+
+
+def _starting_value(toks: list[str], low: list[str]) -> list[str] | None:
+    """'Starting value of the B&O: $100', 'set the starting value of B&O at 100': the par price in the
+    words of 18VA 4.1/4.3.3 ("sets the Starting Value", s14 mail #11)."""
+    at = next((i for i, w in enumerate(low) if w not in ("set", "sets", "the")), len(low))
+    if low[at:at + 2] != ["starting", "value"]:
+        return None
+    keep = [t.strip(":,").lstrip("$\u00a3") for t, w in zip(toks, low) if w.strip(":,") not in _VALUE_FILLER]
+    keep = [t for t in keep if t]
+    return ["par", *keep] if len(keep) == 2 else None
+
+
+_USE_FILLER = {"for", "an", "a", "the", "extra", "station", "token", "marker", "its", "to", "place", "in", "on",
+               "at", "power", "ability", "special", "bonus", "+10", "with"}
+
+
+def _use_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'use Potomac Yards for an extra station in D9', 'use Railway Express Agency on Baltimore': the
+    private by its rulebook name, its power in the book's words (18VA 4.2 (1), (3); s14 mails #65,
+    #104: read as a private named 'POTOMAC YARDS FOR AN EXTRA STATION IN') -> 'use P3 D9'."""
+    if low[0] != "use" or len(low) < 3:
+        return None
+    at = 2 if low[1] == "the" else 1
+    for words, sym in _private_names():
+        n = len(words)
+        if tuple(low[at:at + n]) == words:
+            rest = [t for t, w in zip(toks[at + n:], low[at + n:]) if w not in _USE_FILLER]
+            if not rest or len(rest) == len(low) - at - n:
+                return None  # no words of the book's around it: 'use Potomac Yards A6' is read as it is (s13w F3)
+            return [toks[0], sym, *rest]
     return None
 
 
@@ -765,8 +807,8 @@ def _hyphen_stops(word: str) -> list[str] | None:
     for p in parts:
         if p.isdigit() and len(p) == 1 and stops and _HEX_ONLY.match(stops[-1]):
             stops[-1] += f"-{p}"
-        elif _HEX_ONLY.match(p):
-            stops.append(p)
+        elif _HEX_ONLY.match(p) or re.match(r"^[A-Za-z][A-Za-z'.&]{2,}$", p):
+            stops.append(p)  # or a place: 'Baltimore-Philadelphia' (s14 mail #39; the game reads the name)
         else:
             return None
     if len(stops) < 2:
@@ -778,15 +820,23 @@ def _hyphen_stops(word: str) -> list[str] | None:
 def _route_hyphens(toks: list[str], low: list[str]) -> list[str] | None:
     """'run 2 F6-E7' -> 'run 2 F6 E7': the stops of a route joined by hyphens, as a route is drawn
     'Macon-Milledgeville' (play-through s13 F3: "each route is a train then at least two stops")."""
-    if low[0] != "run" or not any("-" in t or "\u2013" in t or "\u2014" in t for t in toks[1:]):
+    if low[0] != "run" or not any("-" in t or "\u2013" in t or "\u2014" in t or w == "and"
+                                  for t, w in zip(toks[1:], low[1:])):
         return None
     out = [toks[0]]
     split = False
-    for t in toks[1:]:
+    for i, t in enumerate(toks[1:], 1):
+        if low[i] == "and" and len(out) > 2 and i + 1 < len(toks) and _TRAIN_NAME.match(toks[i + 1]):
+            out[-1] = out[-1].rstrip(",;") + ";"  # 'run 2 H3 H1 and 2 G4 H3': the next train (s14 #40)
+            split = True
+            continue
         stops = _hyphen_stops(t)
         split = split or stops is not None
         out += stops or [t]
     return out if split else None
+
+
+_TRAIN_NAME = re.compile(r"^\d+[A-Za-z]?$")
 
 
 def _token_words(toks: list[str], low: list[str]) -> list[str] | None:
@@ -889,8 +939,12 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "(s13 mail #153)", _then_words),
     ("done turn", "done", "a player's words for ending the turn", _done_turn),
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
+    ("starting value of the B&O: $100", "par B&O 100", "18VA 4.1, 4.3.3 'sets the Starting Value' (s14 #11)",
+     _starting_value),
     ("place the SNAR marker in E6", "assign SNAR E6", "18AL Table III: the South & North Alabama's +$10 "
      "marker (s12v)", _marker),
+    ("use Potomac Yards for an extra station in D9", "use P3 D9", "18VA 4.2 (3): the private by its name, the "
+     "power in the book's words (s14 #65)", _use_words),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
     ("assign P1 to C12", "assign P1 C12", "the same, for a revenue bonus", _use_on),
     ("bid $130 on NDY", "bid 130 NDY", "18AL/18GA 3.1(b): 'place a bid on' a private, amounts with '$' (s12)",
@@ -1062,7 +1116,7 @@ def split_line(line: str) -> list[str]:
     """The moves of one line: split at commas and semicolons when every part starts with a move
     word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
     with another move word (``run auto, payout, done``: play-through s11)."""
-    text = line.split("#", 1)[0].strip()
+    text = _joined(line.split("#", 1)[0].strip())
     if not re.search(r"[,;]", text):
         return [text] if text else []
     parts: list[str] = []
@@ -1085,6 +1139,19 @@ def split_line(line: str) -> list[str]:
         parts.append(part)
         rest = rest[m.end():].strip() if m else ""
     return [p for p in parts if p]
+
+
+_JOIN_WORDS = "|".join(w for w in _MOVE_WORDS if w not in ("and", "then"))
+_JOINS = re.compile(r"(?:\.\s+|(?<![,;\s])(?<!\band)\s+(?=(?:and\s+)?then\s+(?:%s)\b))(?=(?:and|then|%s)\b)"
+                    % (_JOIN_WORDS, _JOIN_WORDS), re.I)
+
+
+def _joined(text: str) -> str:
+    """``text`` with the sentences and the 'then' that join moves in plain words made commas, and a
+    last full stop dropped: 'Lay 14 G4 1. Run auto. Pay out.', 'lay 57 F11 0 then buy a 2 train'
+    (play-through s14 mails #23, #61, #117). Only before a move word: 'run 2 F11 then F13' is a route."""
+    text = re.sub(r"(?<=\w)\.$", "", text.strip())
+    return _JOINS.sub(", ", text)
 
 
 _PAR_ONLY = re.compile(r"^(?:at\s+)?par(?:\s+value)?(?:\s+(?:at|of))?\s+[$\u00a3]?\d+$", re.I)
@@ -1202,6 +1269,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     bought = private_purchase(game, player, move)
     if bought is not None:
         return bought
+    move = train_not_share(game, player, move)
     if isinstance(move, A.BuyShares) and not move.shares and move.source in ("", "ipo"):
         move = replace(move, source=share_source(game, move.corporation, said=move.source))
     cur = game.current_entity()
@@ -1226,6 +1294,11 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         move = A.PlaceToken(move.entity, move.target)  # 'assign P3 G4': the private's station (s13v F2)
     if isinstance(move, A.Assign) and move.target:
         move = replace(move, target=place_hex(game, move.target))  # 'assign SNAR Gadsden' (s12v)
+    if isinstance(move, A.LayTile) and not re.match(r"^[A-Z]{1,2}\d{1,3}$", move.hex):
+        hexname = place_hex(game, move.hex)
+        if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
+            raise GameError(f"{move.hex!r} is not a hex like E5, nor a place on the map")
+        move = replace(move, hex=hexname)
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
@@ -1235,6 +1308,20 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
+
+
+def train_not_share(game: "Game", player: str, move: Move) -> Move:
+    """'buy 2', 'buy a 2' in a company's turn: the train of that name, as the book says it (18VA
+    4.5.8 "purchase a train"), not a share of a company '2' (play-through s14 mails #25, #34)."""
+    if not isinstance(move, A.BuyShares) or move.shares or move.corporation in game.state.corporations:
+        return move
+    cur = game.current_entity()
+    if not cur or cur not in game.state.corporations or game.controller(cur) != player:
+        return move
+    names = {t.name.upper() for t in game.state.trains.values()}
+    if move.corporation.upper() not in names:
+        return move
+    return A.BuyTrain(move.entity, train=move.corporation.upper())
 
 
 def private_owner(game: "Game", move: FromOwner) -> A.BuyCompany:
@@ -1349,15 +1436,37 @@ def private_by_name(game: "Game", move: Move) -> Move:
     """A private named by its name (or the first words of it) where its symbol goes: 'buy train 3 with
     Tredegar' is 'with P2' (18VA 4.2: the rulebook and every mail name "Tredegar Iron Works"; s13 F1:
     refused "Cy may not act for TREDEGAR (controlled by TREDEGAR)")."""
-    who = getattr(move, "entity", None)
     companies = game.state.companies
+    if isinstance(move, A.Bid) and move.company and move.company not in companies:
+        found = _private_named(game, move.company)  # 'bid 60 Tredegar', 'bid 140 B&O Presidency' (s14 #1, #5)
+        return replace(move, company=found) if found else move
+    who = getattr(move, "entity", None)
     if not isinstance(who, str) or who in companies or who in game.state.corporations \
             or any(p.name == who for p in game.state.players):
         return move
-    want = who.lower().split()
-    found = [sym for sym, comp in companies.items()
-             if want and str(getattr(comp, "name", "")).lower().split()[:len(want)] == want]
-    return replace(move, entity=found[0]) if len(found) == 1 else move  # type: ignore[type-var]
+    found = _private_named(game, who)
+    return replace(move, entity=found) if found else move  # type: ignore[type-var]
+
+
+def _private_named(game: "Game", said: str) -> str | None:
+    """The private whose name (or its first words) ``said`` is; a company's name in it may be its
+    symbol, as the rulebook writes "the B&O Presidency" for "Baltimore & Ohio Presidency" (18VA 4.1)."""
+    want = said.lower().split()
+    if not want:
+        return None
+    found = []
+    for sym, comp in game.state.companies.items():
+        name = str(getattr(comp, "name", ""))
+        short = name
+        for csym, corp in game.state.corporations.items():
+            full = str(getattr(corp, "name", "") or "")
+            if full.split()[-1:] and full.split()[-1].lower() in _NAME_TAIL:
+                full = " ".join(full.split()[:-1])  # 'Baltimore & Ohio Railroad': 'Baltimore & Ohio'
+            if full and full in short:
+                short = short.replace(full, csym)
+        if any(n.lower().split()[:len(want)] == want for n in (name, short)):
+            found.append(sym)
+    return found[0] if len(found) == 1 else None
 
 
 def rulebook_names(game: "Game", move: Move) -> Move:
