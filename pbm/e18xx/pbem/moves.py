@@ -378,9 +378,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if not args:
             raise _fail(lineno, line, "where?", verb)
         who = entity
-        if len(args) >= 3 and args[-2].lower() == "with":
-            who = _name(args[-1], lineno, line, verb, "private").upper()
-            args = args[:-2]
+        at = next((i for i, w in enumerate(low) if i and w in ("with", "using")), None)
+        if at is not None and at + 1 < len(args):
+            # 'token I9 with W&SR', 'station in Waycross using the Waycross & Southern' (18GA Table III:
+            # the private's station; s14 F12): the private by its symbol or its name
+            named = [t for t in args[at + 1:] if t.lower() != "the"]
+            who = " ".join(_name(t, lineno, line, verb, "private") for t in named).upper()
+            args = args[:at]
         where = " ".join(args)
         if not all(_WORD.match(t) for t in args):
             raise _fail(lineno, line, f"{where!r} is not a place", verb)
@@ -822,7 +826,7 @@ def _named(toks: list[str], low: list[str]) -> list[str] | None:
         out.append("train")
     return rulebook_words(out)
 
-_NAME_TAIL = ("railroad", "railway", "rail", "road", "co.", "co", "company")
+_NAME_TAIL = ("railroad", "railway", "rail", "road", "rr", "co.", "co", "company")
 
 
 @lru_cache(maxsize=1)
@@ -1206,6 +1210,12 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         move = train_side(game, move)
         move = bank_train(game, move)
         move = own_train_rebate(game, move)
+    if isinstance(move, A.PlaceToken) and move.entity in game.state.companies and cur in game.state.corporations \
+            and game.state.companies[move.entity].owner == f"C:{cur}" \
+            and game.company_ability(move.entity, "token") and not game.company_ability(move.entity, "extra_token"):
+        # 'token I9 with W&SR': the company's own station, which the engine places free with the
+        # private it owns (18GA Table III; s14 F13: refused "ACL may not place a station with W&SR")
+        move = replace(move, entity=cur)
     if isinstance(move, A.PlaceToken) and move.entity in game.state.companies \
             and not game.company_ability(move.entity, "extra_token") \
             and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
@@ -1338,16 +1348,20 @@ def place_hex(game: "Game", name: str) -> str:
 def private_by_name(game: "Game", move: Move) -> Move:
     """A private named by its name (or the first words of it) where its symbol goes: 'buy train 3 with
     Tredegar' is 'with P2' (18VA 4.2: the rulebook and every mail name "Tredegar Iron Works"; s13 F1:
-    refused "Cy may not act for TREDEGAR (controlled by TREDEGAR)")."""
-    who = getattr(move, "entity", None)
+    refused "Cy may not act for TREDEGAR (controlled by TREDEGAR)"); so is the private a purchase or a
+    bid names: 'buy the Lexington for $20' is LTR (18GA s14 F1)."""
     companies = game.state.companies
-    if not isinstance(who, str) or who in companies or who in game.state.corporations \
-            or any(p.name == who for p in game.state.players):
-        return move
-    want = who.lower().split()
-    found = [sym for sym, comp in companies.items()
-             if want and str(getattr(comp, "name", "")).lower().split()[:len(want)] == want]
-    return replace(move, entity=found[0]) if len(found) == 1 else move  # type: ignore[type-var]
+    for field in ("entity", "company"):
+        who = getattr(move, field, None)
+        if not isinstance(who, str) or who.upper() in {c.upper() for c in companies} \
+                or who in game.state.corporations or any(p.name == who for p in game.state.players):
+            continue
+        want = who.lower().split()
+        found = [sym for sym, comp in companies.items()
+                 if want and str(getattr(comp, "name", "")).lower().split()[:len(want)] == want]
+        if len(found) == 1:
+            move = replace(move, **{field: found[0]})  # type: ignore[type-var]
+    return move
 
 
 def rulebook_names(game: "Game", move: Move) -> Move:
