@@ -53,9 +53,9 @@ def test_a_private_by_its_name_with_an_ampersand():
     (5, "Buy the Central of Georgia president's certificate at a par value of $70", "par CoG 70"),
     (8, "par Georgia Railroad 70", "par GA 70"),
     (8, "start the Georgia Railroad at $70", "par GA 70"),
-    (8, "par Seaboard Air Line 55", "par SAL 55"),
+    (5, "par Seaboard Air Line 55", "par SAL 55"),
     (8, "par the Atlantic Coast Line at 90", "par ACL 90"),
-    (8, "par Western & Atlantic 70", "par W&A 70"),
+    (5, "par Western & Atlantic 70", "par W&A 70"),
     (8, "par Georgia & Florida 70", "par G&F 70"),
 ])
 def test_a_corporation_by_its_name(upto, text, move):

@@ -867,6 +867,48 @@ def _private_name(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 
+_CORP_TAIL = ("railroad", "railway", "railways", "rr")
+
+
+@lru_cache(maxsize=1)
+def _corp_names() -> tuple[tuple[tuple[str, ...], str], ...]:
+    """Every title's corporations by name (title.json ``corporations``), longest first: the name, with
+    '&' for 'and' and 'and' for '&', and without a closing 'Railroad'/'Railway' where two words or more
+    are left (``central of georgia``, ``western & atlantic``); a name two titles give to different
+    corporations is left out."""
+    import json
+    from pbm.e18xx.core.title import TITLES_DIR, known_titles
+    out: dict[tuple[str, ...], str | None] = {}
+    for t in known_titles():
+        data = json.loads((TITLES_DIR / t / "title.json").read_text(encoding="utf-8"))
+        for corp in data.get("corporations", []):
+            words = tuple(w.strip(",") for w in str(corp.get("name", "")).lower().split())
+            if len(words) < 2 or not corp.get("sym"):
+                continue
+            forms = {words, tuple("&" if w == "and" else w for w in words),
+                     tuple("and" if w == "&" else w for w in words)}
+            forms |= {f[:-1] for f in forms if f[-1] in _CORP_TAIL and len(f) > 2}
+            for f in forms:
+                out[f] = corp["sym"] if out.get(f, corp["sym"]) == corp["sym"] else None
+    return tuple(sorted(((k, v) for k, v in out.items() if v), key=lambda kv: -len(kv[0])))
+
+
+def _corp_name(toks: list[str], low: list[str]) -> list[str] | None:
+    """'par Georgia Railroad 70', 'buy the Central of Georgia president's certificate': a corporation by
+    its name (18GA 1.3.2; the mails' names, '&' or 'and', 'Railroad' or not) read as its symbol, then the
+    line read again as the other rows read it (18GA s14 F5)."""
+    if low[0] not in ("buy", "sell", "par", "start") or len(low) < 2:
+        return None
+    bare = [w.rstrip(",") for w in low]
+    for words, sym in _corp_names():
+        n = len(words)
+        for i in range(1, len(low) - n + 1):
+            if tuple(bare[i:i + n]) == words:
+                head = toks[:i - 1] if low[i - 1] == "the" and i > 1 else toks[:i]
+                return rulebook_words([*head, sym + ("," if low[i + n - 1].endswith(",") else ""), *toks[i + n:]])
+    return None
+
+
 RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     # example, as the move language writes it, where the words come from, rewrite
     ("buy a Bank of England share", "buy BOE", "1848 12.3.3 'Buying Shares in the Bank of England' (s13 F2)",
@@ -874,6 +916,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy The Ghan", "buy train 2E", "1848 4.5, 8.2.5: the 2E train, \"The Ghan\" (s13 F4)", _named),
     ("buy the Memphis & Charleston from Ann for $100", "buy private M&C 100 from Ann", "18AL 4.2.6, Table III: "
      "a private by its rulebook name, 'Railroad' or 'Co.' left off or not (s13w mail #61)", _private_name),
+    ("par Central of Georgia 70", "par CoG 70", "18GA 1.3.2, Appendix 3: a corporation by its name, '&' or 'and', "
+     "'Railroad' left off or not (s14 F5)", _corp_name),
     ("buy train 8 as D trading in a 4 train", "buy train 8 as D trade 4", "1848 8.2.4: 'trade in a 4/4+ train' "
      "for £300 off a D (s13v mail #173)", _trade_in_words),
     ("place a station token in G4", "token G4", "18AL 4.2.2 'Placing a Station Token'; pbm's step 'Place a "
