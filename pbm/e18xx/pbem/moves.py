@@ -224,6 +224,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if not text:
         return None
     toks = rulebook_words(text.split())  # the rulebooks' words, as the move language writes them (RULEBOOK)
+    if not toks:
+        return None  # 'no station this turn': an optional step left out in words (_no_step)
     verb = toks[0].lower()
     args = toks[1:]
     low = [t.lower() for t in args]
@@ -360,7 +362,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             args = " ".join(args)[:same.start()].split()
             low = [t.lower() for t in args]
         # 'lay tile 6 in G6 rotation 5' (play-through s12): the words around the three values
-        args = [t for t in args if t.lower() not in _LAY_FILLER]
+        args = [t.rstrip(",") for t in args if t.lower().rstrip(",") not in _LAY_FILLER]
+        args = [t for t in args if t]
         low = [t.lower() for t in args]
         if len(args) == 5 and low[3] == "with":
             who = _name(args[4], lineno, line, "lay", "private").upper()
@@ -371,7 +374,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if rot > 5:
             raise _fail(lineno, line, "rotation is 0 to 5", "lay")
         hexname = args[1].upper()
-        if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
+        if re.match(r"^[A-Za-z][A-Za-z'.]+$", args[1]) and not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
+            hexname = args[1]  # 'lay 57 Macon 2': a place the map names, its hex read against the game (s14 F6)
+        elif not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
             raise _fail(lineno, line, f"{args[1]!r} is not a hex like E5", "lay")
         return A.LayTile(who, hexname, _name(args[0], lineno, line, "lay", "tile"), rot)
     if verb == "token":
@@ -470,11 +475,30 @@ _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", 
 # phrase). The first row that matches rewrites the line; tests/e18xx/test_issue29_notes.py checks every
 # row's example against its move.
 def _station(toks: list[str], low: list[str]) -> list[str] | None:
+    if low[0] == "home" and low[1:2] in (["station"], ["token"]):
+        # 'home station in D4-1 (the Rome side)' (18GA 4.2(a), 4.2.2(c) "its home station"; s14 F8)
+        toks, low = toks[1:], low[1:]
+        if "(" in " ".join(toks):
+            cut = next(i for i, t in enumerate(toks) if t.startswith("("))
+            toks, low = toks[:cut], low[:cut]
     if low[0] == "station" or (low[0] == "place" and any(w in ("station", "token") for w in low[1:3])):
         rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token")]
         if rest and rest[0].lower() in ("in", "at", "on"):
             rest = rest[1:]
         return ["token", *rest]
+    return None
+
+
+_STEP_WORDS = {"station", "stations", "token", "tokens", "tile", "tiles", "track", "lay", "run", "runs", "trains",
+               "train", "purchase", "purchases"}
+
+
+def _no_step(toks: list[str], low: list[str]) -> list[str] | None:
+    """'no station this turn', 'no trains to run', 'skip the tile lay': a step of the turn left out in
+    words (18GA 4.2: "Unless otherwise stated, each step is optional"; s14 F7): nothing is done for it
+    (the steps a later move needs are passed; a run the rules require is still made)."""
+    if low[0] in ("no", "skip") and len(low) > 1 and any(w.rstrip(",.") in _STEP_WORDS for w in low[1:4]):
+        return []
     return None
 
 
@@ -923,6 +947,10 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("place a station token in G4", "token G4", "18AL 4.2.2 'Placing a Station Token'; pbm's step 'Place a "
      "station' (play-through s11)", _station),
     ("station G4", "token G4", "the same: the station token", _station),
+    ("home station in D4-1 (the Rome side)", "token D4-1", "18GA 4.2(a), 4.2.2(c): the home station (s14 F8)",
+     _station),
+    ("no station this turn", "", "18GA 4.2: \"each step is optional\": a step left out in words (s14 F7)",
+     _no_step),
     ("pay out dividends", "payout", "18GA 4.2.4(a), 1848 7.3 'pay out Dividends' (s11 finding 10)", _payout),
     ("pay back loan", "repay loan", "1848 loans: 'repay', 'pay back', 'pay loan'", _repay),
     ("take out a loan", "take loan", "1848 5.6.1 'take out a loan' from the Bank of England (s12)", _take_loan),
@@ -1103,7 +1131,7 @@ POOL = "pool"  # a BuyTrain's seller for 'from pool' / 'from market' until for_g
 
 _MOVE_WORDS = ("pass", "done", "more", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
                "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
-               "reduce", "pay", "retain", "place", "then", "and", "contribute")  # from 'reduce': the rulebooks' words (RULEBOOK)
+               "reduce", "pay", "retain", "place", "then", "and", "contribute", "no", "skip", "home")  # from 'reduce': the rulebooks' words (RULEBOOK)
 
 
 def split_line(line: str) -> list[str]:
@@ -1111,6 +1139,11 @@ def split_line(line: str) -> list[str]:
     word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
     with another move word (``run auto, payout, done``: play-through s11)."""
     text = line.split("#", 1)[0].strip()
+    # 'lay 5 G13 1 then buy a 2 train' (s14 F10), 'Lay 455a D4 0. Run auto. Pay out.' (s14 F15): 'then' and a
+    # full stop before a move word join moves as a comma does
+    text = re.sub(r"\.\s*$", "", re.sub(r"\.\s+(?=(?:%s)\b)" % "|".join(_MOVE_WORDS), ", ", text, flags=re.I))
+    text = re.sub(r"(?<=[^,;\s])\s+(?=then\s+(?:%s)\b)" % "|".join(w for w in _MOVE_WORDS if w not in ("then", "and")),
+                  ", ", text, flags=re.I)
     if not re.search(r"[,;]", text):
         return [text] if text else []
     parts: list[str] = []
@@ -1270,6 +1303,13 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         move = A.PlaceToken(move.entity, move.target)  # 'assign P3 G4': the private's station (s13v F2)
     if isinstance(move, A.Assign) and move.target:
         move = replace(move, target=place_hex(game, move.target))  # 'assign SNAR Gadsden' (s12v)
+    if isinstance(move, A.LayTile) and not re.match(r"^[A-Z]{1,2}\d{1,3}$", move.hex):
+        # 'lay 57 Macon 2' (18GA s14 F6): the hex of the place the map names
+        where = place_hex(game, move.hex)
+        if not re.match(r"^[A-Z]{1,2}\d{1,3}$", where):
+            raise MoveError(f"'lay {move.tile} {move.hex} {move.rotation}': {move.hex!r} is not a hex like E5 "
+                            "nor a place the map names")
+        move = replace(move, hex=where)
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
