@@ -128,3 +128,25 @@ def test_the_move_list_says_the_waycross_station_is_free():
     intent_mail(g, "lay 57 I9 1\nmore")
     lines = [x for x in legal_lines(g) if x.startswith("token I9")]
     assert lines and "free with W&SR" in lines[0] and "$100" not in lines[0], lines
+
+
+# ------------------------------------------------------------------ a refused mail's other lines
+def test_a_refused_mail_says_its_away_line_was_taken(cli, tmp_path):
+    """SAL, OR 2.1 (finding F11, mail 54): the mail 'lay 5 G13 1 then buy a 2 train' / 'AWAY: ... proxy 3'
+    was refused "NOTHING in it was used", yet its AWAY line was taken (the clock line read "paused:
+    away"). A refused mail's answer says which of its lines were taken."""
+    import mailbox
+    import re
+
+    from tests.e18xx.test_pbem_mail import PLAYERS, answer, send
+
+    roster = tmp_path / "players.csv"
+    roster.write_text("name,email\n" + "".join(f"{n},{e}\n" for n, e in PLAYERS), encoding="utf-8")
+    out = cli("new-game", "18GA", "--players", str(roster), "--seed", "11", "--name", "ga-1").stdout
+    secrets = {int(m.group(1)): m.group(2) for m in re.finditer(r"#(\d) \w+ <[^>]+>: (\S+)", out)}
+    ga = (cli, secrets, mailbox.Maildir(str(tmp_path / "Maildir"), create=True), tmp_path / "Maildir")
+    line, inbound = send(ga, 1, "lay 5 G13 1\nAWAY: 2030-01-01 2030-01-05 proxy 2")
+    assert "rejected" in line, line
+    _, text = answer(cli, inbound)
+    assert "NOTHING in it was used" not in text
+    assert "none of its moves was used" in text and "you are away from 2030-01-01 to 2030-01-05" in text

@@ -762,6 +762,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                                                   _pdf(game, player, c.mail),
                                                   _auto(game, player, c.mail), _autorun(game, player, c.mail))
                                  if x)
+    settings_note = away_note  # what the mail's own lines set (AWAY, PDF...): taken even if its moves are refused
     if c.mail.away.strip() and not via and not c.mail.moves.strip():
         _tell_proxy(session, game, ctx.sender, player)  # the proxy named hears of it at once (s13 F4)
     if away_note and not c.mail.moves.strip():
@@ -837,9 +838,14 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         _finish(row, "rejected", out.error, sheet_in=c.mail.where)
         assert out.game is not None
         rep = out.replayed or replay_rows(session, game)
+        # its AWAY, PDF, NOTIFY... lines were taken before the moves (s14 F11: "NOTHING in it was used",
+        # yet the AWAY line of the refused mail paused the clock): say so
+        kept = settings_note
+        head = (f"Your message #{row.seq} was received, but none of its moves was used (the moves of a mail are "
+                "applied whole or not at all); its other lines were taken:\n" + kept) if kept else \
+            f"Your message #{row.seq} was received, but NOTHING in it was used (a mail is applied whole or not at all)."
         body = "\n".join([
-            f"Your message #{row.seq} was received, but NOTHING in it was used (a mail is applied whole or not at all).",
-            "", f"Why: {out.error}", "",
+            head, "", f"Why: {out.error}", "",
             f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal] + [
             "", "Correct the moves and send them again.", "", state_text(session, game, rep, legal=False)]
             + _seat_lines(player.number, game, len(rep.game.actions)) + ["", contact]) + "\n"
