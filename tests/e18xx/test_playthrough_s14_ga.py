@@ -5,7 +5,7 @@ import pytest
 
 from pbm.e18xx.pbem.moves import parse_moves
 
-from .helpers import intent_mail, intent_refusal, playthrough_game
+from .helpers import intent_mail, playthrough_game
 
 
 def game(upto: int):

@@ -1184,6 +1184,8 @@ def _pdf(game_row, player, mail: MoveMail) -> str:
     if text not in PDF_PREFS:
         return f"The PDF line must be one of {', '.join(PDF_PREFS)} (not {one_line(text, 20)!r}); nothing changed."
     set_pdf_preference(game_row, player.number, text)
+    if text == "never":  # not "carry the PDF never" (play-through s14)
+        return "Noted: your state mails carry no PDF (the text of the mail and the web page have the state)."
     return f"Noted: your state mails carry the PDF {PDF_WORDS[text]}."
 
 
