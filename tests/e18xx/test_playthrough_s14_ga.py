@@ -150,3 +150,9 @@ def test_a_refused_mail_says_its_away_line_was_taken(cli, tmp_path):
     _, text = answer(cli, inbound)
     assert "NOTHING in it was used" not in text
     assert "none of its moves was used" in text and "you are away from 2030-01-01 to 2030-01-05" in text
+
+
+def test_a_move_in_the_first_person():
+    """Stock round 1 (mail 3): 'I bid $160 on the Macon & Birmingham.' was refused "unknown move 'I'"."""
+    made, _ = intent_mail(game(1), "I bid $160 on the Macon & Birmingham.")
+    assert made == ["bid 160 M&BR"]

@@ -502,6 +502,14 @@ def _no_step(toks: list[str], low: list[str]) -> list[str] | None:
     return None
 
 
+def _i_do(toks: list[str], low: list[str]) -> list[str] | None:
+    """'I bid $160 on the Macon & Birmingham.', 'we pass': a move said in the first person (s14 mail 3,
+    refused "unknown move 'I'")."""
+    if low[0] in ("i", "we", "i'll", "we'll", "i'd") and len(low) > 1 and low[1] in _MOVE_WORDS:
+        return rulebook_words(toks[1:])
+    return None
+
+
 def _payout(toks: list[str], low: list[str]) -> list[str] | None:
     if low[0] == "pay" and low[1:] in ([], ["out"], ["out", "dividends"], ["dividends"], ["dividend"],
                                        ["out", "dividend"]):
@@ -949,6 +957,7 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("station G4", "token G4", "the same: the station token", _station),
     ("home station in D4-1 (the Rome side)", "token D4-1", "18GA 4.2(a), 4.2.2(c): the home station (s14 F8)",
      _station),
+    ("I bid $160 on M&BR", "bid 160 M&BR", "a move in the first person (s14 mail 3)", _i_do),
     ("no station this turn", "", "18GA 4.2: \"each step is optional\": a step left out in words (s14 F7)",
      _no_step),
     ("pay out dividends", "payout", "18GA 4.2.4(a), 1848 7.3 'pay out Dividends' (s11 finding 10)", _payout),
@@ -1142,8 +1151,9 @@ def split_line(line: str) -> list[str]:
     # 'lay 5 G13 1 then buy a 2 train' (s14 F10), 'Lay 455a D4 0. Run auto. Pay out.' (s14 F15): 'then' and a
     # full stop before a move word join moves as a comma does
     text = re.sub(r"\.\s*$", "", re.sub(r"\.\s+(?=(?:%s)\b)" % "|".join(_MOVE_WORDS), ", ", text, flags=re.I))
-    text = re.sub(r"(?<=[^,;\s])\s+(?=then\s+(?:%s)\b)" % "|".join(w for w in _MOVE_WORDS if w not in ("then", "and")),
-                  ", ", text, flags=re.I)
+    text = re.sub(r"(\S+)\s+(?=then\s+(?:%s)\b)" % "|".join(w for w in _MOVE_WORDS if w not in ("then", "and")),
+                  lambda m: m.group(0) if m.group(1)[-1] in ",;" or m.group(1).lower() == "and" else m.group(1) + ", ",
+                  text, flags=re.I)
     if not re.search(r"[,;]", text):
         return [text] if text else []
     parts: list[str] = []
@@ -1219,7 +1229,7 @@ def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
     bad: list[MoveError] = []  # every line not understood, so one mail corrects them all (play-through s11)
     for n, line in enumerate(text.splitlines(), 1):
         parts = split_line(line)
-        for part in (parts if len(parts) > 1 else [line]):
+        for part in (parts or [line]):  # one part: the line as split_line reads it (a closing full stop off)
             try:
                 mv = parse_line(part, entity, n)
             except MoveError as exc:
