@@ -156,3 +156,27 @@ def test_a_move_in_the_first_person():
     """Stock round 1 (mail 3): 'I bid $160 on the Macon & Birmingham.' was refused "unknown move 'I'"."""
     made, _ = intent_mail(game(1), "I bid $160 on the Macon & Birmingham.")
     assert made == ["bid 160 M&BR"]
+
+
+# ------------------------------------------------------------------ ruling: Atlanta's circles
+def test_a_route_may_score_each_of_atlantas_cities():
+    """Ruling (docs/18xx/rulings-18GA.md, 4.2.3(g)): each circle of the Atlanta tiles is a city of its
+    own, so one route may include two or three of them, each scoring; 4.2.3(g) forbids a city twice,
+    not two cities of one hex (section 8: "It is possible to score Atlanta three times after the brown
+    tile has been played ... usually the best run in the game with a five train"; 4.2.2(b) "more than
+    one station in the same hex" presumes hexes with several cities). As on 18xx.games, whose recorded
+    games run such routes (18GA_game_end_bank.json action 532). The s13v game, W&A's 8 train, brown
+    Atlanta: the best run passes all three."""
+    from pbm.e18xx.core.errors import GameError
+
+    g = playthrough_game("ga", 438, seed=141, suffix="-s13v", players=5)
+    assert g.current_entity() == "W&A" and g.state.map.placed["D4"].tile.name == "455a"
+    total, chosen = g.auto_routes("W&A")
+    [(_, route)] = chosen
+    assert {n for n in route.nodes if n[0] == "D4"} == {("D4", 0), ("D4", 1), ("D4", 2)}
+    assert total == route.revenue == 400  # Atlanta's three cities at $70 each among the stops
+    made, _ = intent_mail(g, "run 8 D10 E7 F6 D4-1 C3 D4-0 E1 D4-2\nmore")
+    assert made == ["run 8 D10 E7 F6 D4-1 C3 D4-0 E1 D4-2"]
+    g2 = playthrough_game("ga", 438, seed=141, suffix="-s13v", players=5)
+    with pytest.raises(GameError):  # one city twice is still refused (4.2.3(g))
+        intent_mail(g2, "run 8 D4-1 C3 D4-1\nmore")
