@@ -180,3 +180,11 @@ def test_a_route_may_score_each_of_atlantas_cities():
     g2 = playthrough_game("ga", 438, seed=141, suffix="-s13v", players=5)
     with pytest.raises(GameError):  # one city twice is still refused (4.2.3(g))
         intent_mail(g2, "run 8 D4-1 C3 D4-1\nmore")
+
+
+def test_an_upgrade_of_a_place_by_name():
+    """SAL, OR 4.2 (the same finding F6, the upgrade's order of words): 'upgrade Macon to 15 rotation 2'."""
+    g = game(149)
+    assert g.current_entity() == "SAL"
+    made, _ = intent_mail(g, "upgrade Macon to 15 rotation 2\nstation Macon\nrun auto\npay out")
+    assert made[:2] == ["lay 15 F6 2", "token Macon"]

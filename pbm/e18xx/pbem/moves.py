@@ -782,6 +782,9 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     if len(keep) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", keep[0]) and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$",
                                                                                       keep[1]):
         keep = [keep[1], keep[0], *keep[2:]]  # the hex first: 'upgrade G6 to 14 rotation 2'
+    elif len(keep) >= 3 and low[0] == "upgrade" and re.match(r"^[A-Za-z][A-Za-z'.]+,?$", keep[0]) \
+            and re.match(r"^\d+[a-z]*,?$", keep[1]):
+        keep = [keep[1], keep[0], *keep[2:]]  # the place first: 'upgrade Macon to 15 rotation 2' (s14)
     return ["lay", *keep]
 
 
