@@ -224,6 +224,12 @@ def hex_copy_of_tile(game: "Engine", move: A.LayTile) -> A.LayTile:
     from dataclasses import replace
 
     m = game.state.map
+    if move.tile not in game.title.tiles and move.tile[-1:].isdigit():
+        # 'lay 451 D4 0': 18GA's Atlanta tile is #451 on the tile and in every mail's "Tiles left" ("451
+        # ATL"), pbm's 451a (play-through s14 F9, refused "unknown tile '451'"): the one tile so numbered
+        copies = [t for t in game.title.tiles if t.startswith(move.tile) and t[len(move.tile):].isalpha()]
+        if len(copies) == 1:
+            return replace(move, tile=copies[0])
     if move.tile in game.title.tiles and move.hex in m.placed:
         placed = m.placed[move.hex]
         for o in game.title.data.get("upgrade_overrides", []):

@@ -241,6 +241,7 @@ def test_pdf_choices_by_mail_and_the_default(world):
     assert "player 1 accepted" in out
     assert "Noted: your state mails carry the PDF with every state mail" in w.last("ann@example.org")[1]
     assert "accepted" in w.deliver(2, "pdf: never")
+    assert "Noted: your state mails carry no PDF" in w.last("bob@example.org")[1]  # not "the PDF never"
     assert "accepted" in w.deliver(3, "PDF: sometimes")
     assert "The PDF line must be one of every, map, turn, never" in w.last("cy@example.org")[1]
     counts = {a: len(w.mails(a)) for _, a in PLAYERS}
@@ -253,7 +254,7 @@ def test_pdf_choices_by_mail_and_the_default(world):
     cy_text = cy[0].get_body(("plain",)).get_content()
     assert "No PDF with this mail; you get it when it is your turn and when the map has changed" in cy_text
     assert "'PDF: every', 'PDF: map', 'PDF: turn' or 'PDF: never'" in cy_text
-    assert "you get it never" in bob[0].get_body(("plain",)).get_content()
+    assert "you get none (the text of the mail" in bob[0].get_body(("plain",)).get_content()  # not "get it never"
     assert "player 2 accepted" in w.deliver(2, "pass")  # now Cy's turn: the default sends her the PDF
     assert _has_pdf(w.mails("cy@example.org")[-1])
     assert "The PDF of the state is attached" in w.last("cy@example.org")[1]

@@ -776,6 +776,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                                                   _pdf(game, player, c.mail),
                                                   _auto(game, player, c.mail), _autorun(game, player, c.mail))
                                  if x)
+    settings_note = away_note  # what the mail's own lines set (AWAY, PDF...): taken even if its moves are refused
     if c.mail.away.strip() and not via and not c.mail.moves.strip():
         _tell_proxy(session, game, ctx.sender, player)  # the proxy named hears of it at once (s13 F4)
     if away_note and not c.mail.moves.strip():
@@ -851,9 +852,14 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         _finish(row, "rejected", out.error, sheet_in=c.mail.where)
         assert out.game is not None
         rep = out.replayed or replay_rows(session, game)
+        # its AWAY, PDF, NOTIFY... lines were taken before the moves (s14 F11: "NOTHING in it was used",
+        # yet the AWAY line of the refused mail paused the clock): say so
+        kept = settings_note
+        head = (f"Your message #{row.seq} was received, but none of its moves was used (the moves of a mail are "
+                "applied whole or not at all); its other lines were taken:\n" + kept) if kept else \
+            f"Your message #{row.seq} was received, but NOTHING in it was used (a mail is applied whole or not at all)."
         body = "\n".join([
-            f"Your message #{row.seq} was received, but NOTHING in it was used (a mail is applied whole or not at all).",
-            "", f"Why: {out.error}", "",
+            head, "", f"Why: {out.error}", "",
             f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal] + [
             "", "Correct the moves and send them again.", "", state_text(session, game, rep, legal=False)]
             + _seat_lines(player.number, game, len(rep.game.actions)) + ["", contact]) + "\n"
@@ -1192,6 +1198,8 @@ def _pdf(game_row, player, mail: MoveMail) -> str:
     if text not in PDF_PREFS:
         return f"The PDF line must be one of {', '.join(PDF_PREFS)} (not {one_line(text, 20)!r}); nothing changed."
     set_pdf_preference(game_row, player.number, text)
+    if text == "never":  # not "carry the PDF never" (play-through s14)
+        return "Noted: your state mails carry no PDF (the text of the mail and the web page have the state)."
     return f"Noted: your state mails carry the PDF {PDF_WORDS[text]}."
 
 

@@ -176,12 +176,29 @@ def _token(game: "Game", a: A.PlaceToken) -> str:
             cost = game.next_token_cost(corp)
         except (GameError, KeyError):
             cost = None
+    free = _free_with(game, corp, a, coord) if a.entity in s.corporations else None
+    if free:  # placed free with the private the company owns (18GA W&SR; s14: listed at $100)
+        cost = None
     placed = s.map.placed.get(coord)
     single = placed is not None and len(placed.tile.cities()) == 1
     where = coord if single else f"{coord}-{idx}"
     notes = [x for x in (name, "" if single else f"city {idx} of the hex",
-                         money(game, cost) if cost else "") if x]
+                         money(game, cost) if cost else "", f"free with {free}" if free else "") if x]
     return f"token {where}{with_}" + (f"   # {', '.join(notes)}" if notes else "")
+
+
+def _free_with(game: "Game", corp: str, a: A.PlaceToken, coord: str) -> str | None:
+    """The private whose free station (a ``token`` ability, 18GA W&SR) the engine places for ``a``."""
+    try:
+        if not game._is_special_token(corp, a):
+            return None
+    except (GameError, KeyError, AttributeError):
+        return None
+    for comp in game.state.companies.values():
+        ab = game.company_ability(comp.sym, "token")
+        if ab and comp.owner == f"C:{corp}" and not comp.closed and coord in ab.get("hexes", ()):
+            return comp.sym
+    return None
 
 
 def _train(game: "Game", a: A.BuyTrain) -> str:

@@ -224,6 +224,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if not text:
         return None
     toks = rulebook_words(text.split())  # the rulebooks' words, as the move language writes them (RULEBOOK)
+    if not toks:
+        return None  # 'no station this turn': an optional step left out in words (_no_step)
     verb = toks[0].lower()
     args = toks[1:]
     low = [t.lower() for t in args]
@@ -363,7 +365,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             args = " ".join(args)[:same.start()].split()
             low = [t.lower() for t in args]
         # 'lay tile 6 in G6 rotation 5' (play-through s12): the words around the three values
-        args = [t for t in args if t.lower() not in _LAY_FILLER]
+        args = [t.rstrip(",") for t in args if t.lower().rstrip(",") not in _LAY_FILLER]
+        args = [t for t in args if t]
         low = [t.lower() for t in args]
         if len(args) == 5 and low[3] == "with":
             who = _name(args[4], lineno, line, "lay", "private").upper()
@@ -385,9 +388,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if not args:
             raise _fail(lineno, line, "where?", verb)
         who = entity
-        if len(args) >= 3 and args[-2].lower() == "with":
-            who = _name(args[-1], lineno, line, verb, "private").upper()
-            args = args[:-2]
+        at = next((i for i, w in enumerate(low) if i and w in ("with", "using")), None)
+        if at is not None and at + 1 < len(args):
+            # 'token I9 with W&SR', 'station in Waycross using the Waycross & Southern' (18GA Table III:
+            # the private's station; s14 F12): the private by its symbol or its name
+            named = [t for t in args[at + 1:] if t.lower() != "the"]
+            who = " ".join(_name(t, lineno, line, verb, "private") for t in named).upper()
+            args = args[:at]
         where = " ".join(args)
         if not all(_WORD.match(t) for t in args):
             raise _fail(lineno, line, f"{where!r} is not a place", verb)
@@ -473,11 +480,38 @@ _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", 
 # phrase). The first row that matches rewrites the line; tests/e18xx/test_issue29_notes.py checks every
 # row's example against its move.
 def _station(toks: list[str], low: list[str]) -> list[str] | None:
+    if low[0] == "home" and low[1:2] in (["station"], ["token"]):
+        # 'home station in D4-1 (the Rome side)' (18GA 4.2(a), 4.2.2(c) "its home station"; s14 F8)
+        toks, low = toks[1:], low[1:]
+        if "(" in " ".join(toks):
+            cut = next(i for i, t in enumerate(toks) if t.startswith("("))
+            toks, low = toks[:cut], low[:cut]
     if low[0] == "station" or (low[0] == "place" and any(w in ("station", "token") for w in low[1:3])):
         rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token")]
         if rest and rest[0].lower() in ("in", "at", "on"):
             rest = rest[1:]
         return ["token", *rest]
+    return None
+
+
+_STEP_WORDS = {"station", "stations", "token", "tokens", "tile", "tiles", "track", "lay", "run", "runs", "trains",
+               "train", "purchase", "purchases"}
+
+
+def _no_step(toks: list[str], low: list[str]) -> list[str] | None:
+    """'no station this turn', 'no trains to run', 'skip the tile lay': a step of the turn left out in
+    words (18GA 4.2: "Unless otherwise stated, each step is optional"; s14 F7): nothing is done for it
+    (the steps a later move needs are passed; a run the rules require is still made)."""
+    if low[0] in ("no", "skip") and len(low) > 1 and any(w.rstrip(",.") in _STEP_WORDS for w in low[1:4]):
+        return []
+    return None
+
+
+def _i_do(toks: list[str], low: list[str]) -> list[str] | None:
+    """'I bid $160 on the Macon & Birmingham.', 'we pass': a move said in the first person (s14 mail 3,
+    refused "unknown move 'I'")."""
+    if low[0] in ("i", "we", "i'll", "we'll", "i'd") and len(low) > 1 and low[1] in _MOVE_WORDS:
+        return rulebook_words(toks[1:])
     return None
 
 
@@ -788,6 +822,9 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     if len(keep) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", keep[0]) and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$",
                                                                                       keep[1]):
         keep = [keep[1], keep[0], *keep[2:]]  # the hex first: 'upgrade G6 to 14 rotation 2'
+    elif len(keep) >= 3 and low[0] == "upgrade" and re.match(r"^[A-Za-z][A-Za-z'.]+,?$", keep[0]) \
+            and re.match(r"^\d+[a-z]*,?$", keep[1]):
+        keep = [keep[1], keep[0], *keep[2:]]  # the place first: 'upgrade Macon to 15 rotation 2' (s14)
     return ["lay", *keep]
 
 
@@ -872,7 +909,7 @@ def _named(toks: list[str], low: list[str]) -> list[str] | None:
         out.append("train")
     return rulebook_words(out)
 
-_NAME_TAIL = ("railroad", "railway", "rail", "road", "co.", "co", "company")
+_NAME_TAIL = ("railroad", "railway", "rail", "road", "rr", "co.", "co", "company")
 
 
 @lru_cache(maxsize=1)
@@ -913,6 +950,48 @@ def _private_name(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 
+_CORP_TAIL = ("railroad", "railway", "railways", "rr")
+
+
+@lru_cache(maxsize=1)
+def _corp_names() -> tuple[tuple[tuple[str, ...], str], ...]:
+    """Every title's corporations by name (title.json ``corporations``), longest first: the name, with
+    '&' for 'and' and 'and' for '&', and without a closing 'Railroad'/'Railway' where two words or more
+    are left (``central of georgia``, ``western & atlantic``); a name two titles give to different
+    corporations is left out."""
+    import json
+    from pbm.e18xx.core.title import TITLES_DIR, known_titles
+    out: dict[tuple[str, ...], str | None] = {}
+    for t in known_titles():
+        data = json.loads((TITLES_DIR / t / "title.json").read_text(encoding="utf-8"))
+        for corp in data.get("corporations", []):
+            words = tuple(w.strip(",") for w in str(corp.get("name", "")).lower().split())
+            if len(words) < 2 or not corp.get("sym"):
+                continue
+            forms = {words, tuple("&" if w == "and" else w for w in words),
+                     tuple("and" if w == "&" else w for w in words)}
+            forms |= {f[:-1] for f in forms if f[-1] in _CORP_TAIL and len(f) > 2}
+            for f in forms:
+                out[f] = corp["sym"] if out.get(f, corp["sym"]) == corp["sym"] else None
+    return tuple(sorted(((k, v) for k, v in out.items() if v), key=lambda kv: -len(kv[0])))
+
+
+def _corp_name(toks: list[str], low: list[str]) -> list[str] | None:
+    """'par Georgia Railroad 70', 'buy the Central of Georgia president's certificate': a corporation by
+    its name (18GA 1.3.2; the mails' names, '&' or 'and', 'Railroad' or not) read as its symbol, then the
+    line read again as the other rows read it (18GA s14 F5)."""
+    if low[0] not in ("buy", "sell", "par", "start") or len(low) < 2:
+        return None
+    bare = [w.rstrip(",") for w in low]
+    for words, sym in _corp_names():
+        n = len(words)
+        for i in range(1, len(low) - n + 1):
+            if tuple(bare[i:i + n]) == words:
+                head = toks[:i - 1] if low[i - 1] == "the" and i > 1 else toks[:i]
+                return rulebook_words([*head, sym + ("," if low[i + n - 1].endswith(",") else ""), *toks[i + n:]])
+    return None
+
+
 RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     # example, as the move language writes it, where the words come from, rewrite
     ("buy a Bank of England share", "buy BOE", "1848 12.3.3 'Buying Shares in the Bank of England' (s13 F2)",
@@ -920,11 +999,18 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy The Ghan", "buy train 2E", "1848 4.5, 8.2.5: the 2E train, \"The Ghan\" (s13 F4)", _named),
     ("buy the Memphis & Charleston from Ann for $100", "buy private M&C 100 from Ann", "18AL 4.2.6, Table III: "
      "a private by its rulebook name, 'Railroad' or 'Co.' left off or not (s13w mail #61)", _private_name),
+    ("par Central of Georgia 70", "par CoG 70", "18GA 1.3.2, Appendix 3: a corporation by its name, '&' or 'and', "
+     "'Railroad' left off or not (s14 F5)", _corp_name),
     ("buy train 8 as D trading in a 4 train", "buy train 8 as D trade 4", "1848 8.2.4: 'trade in a 4/4+ train' "
      "for £300 off a D (s13v mail #173)", _trade_in_words),
     ("place a station token in G4", "token G4", "18AL 4.2.2 'Placing a Station Token'; pbm's step 'Place a "
      "station' (play-through s11)", _station),
     ("station G4", "token G4", "the same: the station token", _station),
+    ("home station in D4-1 (the Rome side)", "token D4-1", "18GA 4.2(a), 4.2.2(c): the home station (s14 F8)",
+     _station),
+    ("I bid $160 on M&BR", "bid 160 M&BR", "a move in the first person (s14 mail 3)", _i_do),
+    ("no station this turn", "", "18GA 4.2: \"each step is optional\": a step left out in words (s14 F7)",
+     _no_step),
     ("pay out dividends", "payout", "18GA 4.2.4(a), 1848 7.3 'pay out Dividends' (s11 finding 10)", _payout),
     ("pay back loan", "repay loan", "1848 loans: 'repay', 'pay back', 'pay loan'", _repay),
     ("take out a loan", "take loan", "1848 5.6.1 'take out a loan' from the Bank of England (s12)", _take_loan),
@@ -1109,7 +1195,7 @@ POOL = "pool"  # a BuyTrain's seller for 'from pool' / 'from market' until for_g
 
 _MOVE_WORDS = ("pass", "done", "more", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
                "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
-               "reduce", "pay", "retain", "place", "then", "and", "contribute")  # from 'reduce': the rulebooks' words (RULEBOOK)
+               "reduce", "pay", "retain", "place", "then", "and", "contribute", "no", "skip", "home")  # from 'reduce': the rulebooks' words (RULEBOOK)
 
 
 def split_line(line: str) -> list[str]:
@@ -1205,7 +1291,7 @@ def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
     bad: list[MoveError] = []  # every line not understood, so one mail corrects them all (play-through s11)
     for n, line in enumerate(text.splitlines(), 1):
         parts = split_line(line)
-        for part in (parts if len(parts) > 1 else [line]):
+        for part in (parts or [line]):  # one part: the line as split_line reads it (a closing full stop off)
             try:
                 mv = parse_line(part, entity, n)
             except MoveError as exc:
@@ -1284,6 +1370,12 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         move = train_side(game, move)
         move = bank_train(game, move)
         move = own_train_rebate(game, move)
+    if isinstance(move, A.PlaceToken) and move.entity in game.state.companies and cur in game.state.corporations \
+            and game.state.companies[move.entity].owner == f"C:{cur}" \
+            and game.company_ability(move.entity, "token") and not game.company_ability(move.entity, "extra_token"):
+        # 'token I9 with W&SR': the company's own station, which the engine places free with the
+        # private it owns (18GA Table III; s14 F13: refused "ACL may not place a station with W&SR")
+        move = replace(move, entity=cur)
     if isinstance(move, A.PlaceToken) and move.entity in game.state.companies \
             and not game.company_ability(move.entity, "extra_token") \
             and any(game.company_ability(move.entity, k) for k in ("assign_bonus", "hex_bonus_token")):
@@ -1435,17 +1527,19 @@ def place_hex(game: "Game", name: str) -> str:
 def private_by_name(game: "Game", move: Move) -> Move:
     """A private named by its name (or the first words of it) where its symbol goes: 'buy train 3 with
     Tredegar' is 'with P2' (18VA 4.2: the rulebook and every mail name "Tredegar Iron Works"; s13 F1:
-    refused "Cy may not act for TREDEGAR (controlled by TREDEGAR)")."""
+    refused "Cy may not act for TREDEGAR (controlled by TREDEGAR)"); so is a private that a purchase or a
+    bid names: 'buy the Lexington for $20' is LTR (18GA s14 F1), 'bid 140 B&O Presidency' is 18VA's B&O private
+    (s14 #5)."""
     companies = game.state.companies
-    if isinstance(move, A.Bid) and move.company and move.company not in companies:
-        found = _private_named(game, move.company)  # 'bid 60 Tredegar', 'bid 140 B&O Presidency' (s14 #1, #5)
-        return replace(move, company=found) if found else move
-    who = getattr(move, "entity", None)
-    if not isinstance(who, str) or who in companies or who in game.state.corporations \
-            or any(p.name == who for p in game.state.players):
-        return move
-    found = _private_named(game, who)
-    return replace(move, entity=found) if found else move  # type: ignore[type-var]
+    for field in ("entity", "company"):
+        who = getattr(move, field, None)
+        if not isinstance(who, str) or who.upper() in {c.upper() for c in companies} \
+                or who in game.state.corporations or any(p.name == who for p in game.state.players):
+            continue
+        found = _private_named(game, who)
+        if found:
+            move = replace(move, **{field: found})  # type: ignore[type-var]
+    return move
 
 
 def _private_named(game: "Game", said: str) -> str | None:

@@ -118,7 +118,9 @@ def pdf_line(game_row, seat: int, attached: bool, page: bool = False) -> str:
     pref = pdf_preference(game_row, seat)
     state = "The PDF of the state is attached" if attached else (
         "No PDF with this mail (the game's web page above has the map)" if page else "No PDF with this mail")
-    return (f"{state}; you get it {PDF_WORDS[pref]}. To change that, send a mail with the line "
+    when = "you get none (the text of the mail and the web page have the state)" if pref == "never" else \
+        f"you get it {PDF_WORDS[pref]}"  # not "you get it never" (play-through s14)
+    return (f"{state}; {when}. To change that, send a mail with the line "
             f"'PDF: every', 'PDF: map', 'PDF: turn' or 'PDF: never'.")
 
 
