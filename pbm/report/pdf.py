@@ -496,12 +496,8 @@ def _legend_text(text: str, width: float, size: float = 6.8, smallest: float = 5
     return text.rstrip() + "…", smallest
 
 
-def _map_page(story: list, data: TurnData, title: str) -> None:
-    story.append(NextPageTemplate("landscape"))
-    story.append(PageBreak())
-    story.append(Paragraph(esc(title), H2))
-    width = LAND_W - 1.4 * MARGIN - MAP_LEGEND_W - 2
-    height = LAND_H - 1.4 * MARGIN - 60
+def _map_legend(data: TurnData) -> Table:
+    """The map page's legend: every railroad's colour, code and name (the same for every report of the turn)."""
     legend = [["", "Railroad"]]
     style = TableStyle(TABLE_STYLE.getCommands())
     text_w = MAP_LEGEND_W - 16 - 5  # the swatch column, and the text cell's padding
@@ -512,8 +508,27 @@ def _map_page(story: list, data: TurnData, title: str) -> None:
         if size != 6.8:
             style.add("FONTSIZE", (1, i), (1, i), size)
     legend.append(["- -", "PC in play"])
-    t_legend = Table(legend, colWidths=[14, MAP_LEGEND_W - 16], hAlign="LEFT")
-    t_legend.setStyle(style)
+    return _legend_table(data, legend, [14, MAP_LEGEND_W - 16], style)
+
+
+def _legend_table(data: TurnData, rows: list[list[str]], widths: list[float], style: TableStyle) -> Table:
+    """A legend beside a map: a table of texts whose drawing the turn's reports share (:class:`SharedTable`,
+    keyed by its texts, widths and every style command)."""
+    t = SharedTable(rows, colWidths=widths, hAlign="LEFT")
+    content = _share_key(rows)
+    if content is not None:
+        t._share = (data.cache.setdefault("tables", {}), ("legend", content, tuple(widths)))
+    t.setStyle(style)
+    return t
+
+
+def _map_page(story: list, data: TurnData, title: str) -> None:
+    story.append(NextPageTemplate("landscape"))
+    story.append(PageBreak())
+    story.append(Paragraph(esc(title), H2))
+    width = LAND_W - 1.4 * MARGIN - MAP_LEGEND_W - 2
+    height = LAND_H - 1.4 * MARGIN - 60
+    t_legend = _turn_table(data, ("map legend",), lambda: _map_legend(data))
     key = f"map:{width:.1f}x{height:.1f}"
     if key not in data.cache:  # the same map for every player of the turn: drawn once
         data.cache[key] = map_picture(data, width, height)
@@ -536,8 +551,8 @@ def _row_page(story: list, data: TurnData) -> None:
         data.cache[key] = row_picture(data, width, height)
     legend = [["", "RoW open for bids (grey)"], ["", "RoW held, unbuilt: dotted,"], ["", "in its railroad's colour"],
               ["", "Lines of the railroads"], ["", "as on the map page"]]
-    t_legend = Table(legend, colWidths=[4, 122], hAlign="LEFT")
-    t_legend.setStyle(TableStyle(TABLE_STYLE.getCommands()))
+    t_legend = _turn_table(data, ("row legend",),
+                           lambda: _legend_table(data, legend, [4, 122], TableStyle(TABLE_STYLE.getCommands())))
     outer = Table([[MapFlowable(data.cache[key]), t_legend]], colWidths=[width + 4, 128])
     outer.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
     story.append(outer)
