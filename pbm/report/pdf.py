@@ -71,6 +71,7 @@ TABLE_STYLE = TableStyle([
 ])
 
 PAGE_W, PAGE_H = letter
+HEADER_GREY = colors.HexColor("#555555")  # the running header (made once, not on every page)
 MARGIN = 0.55 * inch
 TEXT_W = PAGE_W - 2 * MARGIN
 LAND_W, LAND_H = landscape(letter)
@@ -358,7 +359,7 @@ class ReportDoc(BaseDocTemplate):
         width, height = canvas._pagesize
         canvas.saveState()
         canvas.setFont(SANS, 7)
-        canvas.setFillColor(colors.HexColor("#555555"))
+        canvas.setFillColor(HEADER_GREY)
         canvas.drawString(MARGIN * 0.7, height - MARGIN * 0.6, self.header)
         canvas.drawRightString(width - MARGIN * 0.7, height - MARGIN * 0.6, f"page {doc.page}")
         canvas.restoreState()
