@@ -122,3 +122,27 @@ def test_a_failing_report_fails_the_render_wherever_it_was_made(monkeypatch, fai
     with pytest.raises(ValueError, match=f"no report for {fail}"):
         list(render._player_pdfs(_bare_data(), numbers, {n: [] for n in numbers}))
     assert render._JOB is None
+
+
+def test_a_chart_built_without_reportlabs_checks_places_the_same_ticks_and_restores_the_checks(monkeypatch):
+    """The axes are built with ``rl_config.shapeChecking`` off (a developer's aid, most of their cost): the same
+    ticks, lines and legend as with the checks on, and the setting is back afterwards, also after an error."""
+    import contextlib
+
+    from reportlab import rl_config
+
+    from pbm.report import charts
+
+    series = [("Net worth", [(1, 1500.0), (2, 2730.0), (3, -120.0), (4, 4100.5)]),
+              ("B&O", [(1, 10.0), (2, 12.0), (3, 9.5), (4, 30.0)])]
+    before = rl_config.shapeChecking
+    fast = charts.LineChart(500, 190, "t", series, "${:,.0f}")
+    assert rl_config.shapeChecking == before
+    monkeypatch.setattr(charts, "_unchecked", contextlib.nullcontext)
+    checked = charts.LineChart(500, 190, "t", series, "${:,.0f}")
+    for name in ("box", "x_ticks", "y_ticks", "lines", "legend"):
+        assert getattr(fast, name) == getattr(checked, name), name
+    monkeypatch.undo()
+    with pytest.raises(ValueError):  # (min() of no values)
+        charts.LineChart(500, 190, "t", [("empty", [])], "{}")
+    assert rl_config.shapeChecking == before
