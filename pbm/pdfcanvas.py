@@ -22,6 +22,9 @@ from reportlab.pdfgen.textobject import ShapedStr, rtlSupport
 from reportlab.lib.rl_accel import fp_str
 
 
+_NONE: dict = {}
+
+
 class TextCanvas(Canvas):
     """``Canvas`` with a direct path for ``drawString``, ``drawRightString`` and ``drawCentredString``."""
 
@@ -30,6 +33,13 @@ class TextCanvas(Canvas):
         is not the plain case (the caller then lets reportlab draw it)."""
         if type(text) is not str or not self.bottomup or rtlSupport:  # with rlbidi, reportlab reorders text
             return False
+        # Printable ASCII in a font and size this document has drawn such text in already: subset 0, its own
+        # bytes (pbm.fonts.SubsetFont.splitString), after the switch to that subset made then.
+        ascii_switch = self.__dict__.get("_ascii_switches", _NONE).get((self._fontname, self._fontsize, self._leading))
+        if ascii_switch is not None and text and text.isascii() and text.isprintable():
+            self._code.append(f"BT 1 0 0 1 {fp_str(x, y)} Tm {ascii_switch} ({self._escape(text.encode('ascii'))}) "
+                              "Tj T* ET")
+            return True
         font = getFont(self._fontname)
         if not getattr(font, "_dynamicFont", 0) or isinstance(text, ShapedStr):
             return False
@@ -44,6 +54,9 @@ class TextCanvas(Canvas):
                 if switch is None:  # the first use registers the subset with the document
                     switch = switches[key] = (f"{font.getSubsetInternalName(subset, doc)} "
                                               f"{fp_str(self._fontsize)} Tf {fp_str(self._leading)} TL")
+                    if (subset == 0 and getattr(font, "_ascii_fast", False) and doc in font.state
+                            and ascii_identity(font.state[doc])):  # printable ASCII: subset 0, as itself
+                        self.__dict__.setdefault("_ascii_switches", {})[key[0], key[2], key[3]] = switch
                 parts.append(switch)
                 current = subset
             parts.append(f"({self._escape(chunk)}) Tj")

@@ -7,6 +7,8 @@ so in words instead of drawing an empty frame.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from reportlab.graphics.shapes import Drawing, String
@@ -50,6 +52,23 @@ def line_chart(
     return LineChart(width, height, title, series, y_format)
 
 
+@contextmanager
+def _unchecked() -> Iterator[None]:
+    """reportlab's attribute checks on its chart widgets switched off (``rl_config.shapeChecking``, read by
+    ``attrmap.validateSetattr`` at each assignment): a developer's aid that makes building the two axes of
+    a chart ~40 % of its cost.  An assignment then does what it does after a check that passes (the value
+    stored, or a property's setter called), so the ticks and positions, and the PDF, are the same; the
+    axes are given numbers and lists of numbers only."""
+    from reportlab import rl_config
+
+    was = rl_config.shapeChecking
+    rl_config.shapeChecking = 0
+    try:
+        yield
+    finally:
+        rl_config.shapeChecking = was
+
+
 class LineChart(Flowable):
     """A line chart drawn straight onto the PDF canvas (issue 15: reportlab's LinePlot and Legend
     widgets cost a report ~20 ms for its three charts, nearly all in building and checking widget
@@ -64,9 +83,14 @@ class LineChart(Flowable):
 
     def __init__(self, width: float, height: float, title: str,
                  series: list[tuple[str, list[tuple[int, float]]]], y_format: str) -> None:
+        super().__init__()
+        with _unchecked():
+            self._place(width, height, title, series, y_format)
+
+    def _place(self, width: float, height: float, title: str,
+               series: list[tuple[str, list[tuple[int, float]]]], y_format: str) -> None:
         from reportlab.graphics.charts.axes import XValueAxis, YValueAxis
 
-        super().__init__()
         self.width, self.height, self.title = width, height, title
         legend_width = self.LEGEND_WIDTH if len(series) > 1 else 0
         x, y = 46, 22

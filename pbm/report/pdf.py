@@ -71,6 +71,7 @@ TABLE_STYLE = TableStyle([
 ])
 
 PAGE_W, PAGE_H = letter
+HEADER_GREY = colors.HexColor("#555555")  # the running header (made once, not on every page)
 MARGIN = 0.55 * inch
 TEXT_W = PAGE_W - 2 * MARGIN
 LAND_W, LAND_H = landscape(letter)
@@ -282,22 +283,60 @@ def _share_key(body: list[list[Any]]) -> tuple | None:
 
 
 def table(header: list[str], rows: list[list[Any]], widths: list[float] | None = None,
-          wrap: set[int] | None = None, align_right: set[int] | None = None, data: TurnData | None = None) -> Table:
+          wrap: set[int] | None = None, align_right: set[int] | None = None, data: TurnData | None = None,
+          extra: list[tuple] | None = None) -> Table:
     """A styled table; a cell of a column in ``wrap`` whose text does not fit on one line becomes an
-    escaped Paragraph, so long text wraps (:func:`fitted_cell`; shared by the turn's reports with ``data``)."""
+    escaped Paragraph, so long text wraps (:func:`fitted_cell`; shared by the turn's reports with ``data``).
+    ``extra``: more style commands, applied after the table's own.
+
+    With ``data``, a table made of texts and the turn's shared paragraphs is made once per turn and the
+    same flowable handed to every report that prints it (:func:`_turn_table`): the railroad summary, the
+    private companies, a director's cash flows are built, laid out and drawn once per process."""
     wrap = wrap or set()
     body = [[fitted_cell(v, widths[i] if widths else None, data) if i in wrap else str(v)
              for i, v in enumerate(row)] for row in rows]
+    content = _share_key([list(header)] + body) if data is not None else None
+    if content is None:
+        return _make_table(header, body, widths, align_right, extra, None, None)
+    key = (content, tuple(widths or ()), tuple(sorted(align_right or ())), repr(extra))
+    return _turn_table(data, key, lambda: _make_table(header, body, widths, align_right, extra, data, content))
+
+
+def _make_table(header: list[str], body: list[list[Any]], widths: list[float] | None, align_right: set[int] | None,
+                extra: list[tuple] | None, data: TurnData | None, content: tuple | None) -> Table:
     cols = max(len(r) for r in [header] + body)
     t = SharedTable([header] + body, colWidths=widths, repeatRows=1, hAlign="LEFT",
                     cellStyles=_cell_styles(1 + len(body), cols))
-    content = _share_key([list(header)] + body) if data is not None else None
-    if content is not None:
+    if content is not None and data is not None:
         t._share = (data.cache.setdefault("tables", {}), (content, tuple(widths or ()), cols))
     style = TableStyle(_TABLE_COMMANDS)
     for i in sorted(align_right or set()):
         style.add("ALIGN", (i, 0), (i, -1), "RIGHT")
     t.setStyle(style)
+    if extra:
+        t.setStyle(TableStyle(extra))
+    return t
+
+
+# What platypus leaves on a flowable it has handled, which the next document must not see: the mark of one
+# put off to the next page (a second put-off would be taken for a table too large for any page), the frame.
+_LAYOUT_MARKS = ("_postponed", "_frame")
+
+
+def _turn_table(data: TurnData, key: tuple, make: Callable[[], Table]) -> Table:
+    """The turn's one table flowable under ``key`` (everything it is made of), made on first use.
+
+    A table is laid out again by every document that places it (``wrap`` sets its row heights and positions
+    afresh; a part split off at a page end is a new table), so one flowable serves the reports one after
+    the other; what the last document left on it (:data:`_LAYOUT_MARKS`) is cleared before it is handed out
+    again."""
+    store = data.cache.setdefault("table-flowables", {})
+    t = store.get(key)
+    if t is None:
+        t = store[key] = make()
+    else:
+        for mark in _LAYOUT_MARKS:
+            t.__dict__.pop(mark, None)
     return t
 
 
@@ -320,7 +359,7 @@ class ReportDoc(BaseDocTemplate):
         width, height = canvas._pagesize
         canvas.saveState()
         canvas.setFont(SANS, 7)
-        canvas.setFillColor(colors.HexColor("#555555"))
+        canvas.setFillColor(HEADER_GREY)
         canvas.drawString(MARGIN * 0.7, height - MARGIN * 0.6, self.header)
         canvas.drawRightString(width - MARGIN * 0.7, height - MARGIN * 0.6, f"page {doc.page}")
         canvas.restoreState()
@@ -413,9 +452,8 @@ def _flow_table(flow: sections.CashFlow, data: TurnData) -> Table:
     rows = [["start", sections.money(flow.start)]]
     rows += [[text, sections.money(amount)] for text, amount in flow.lines]
     rows.append(["end", sections.money(flow.end)])
-    t = table([flow.title, ""], rows, [260, 70], wrap={0}, align_right={1}, data=data)
-    t.setStyle(TableStyle([("FONT", (0, -1), (-1, -1), BOLD, 6.8)]))
-    return t
+    return table([flow.title, ""], rows, [260, 70], wrap={0}, align_right={1}, data=data,
+                 extra=[("FONT", (0, -1), (-1, -1), BOLD, 6.8)])
 
 
 def _private(story: list, data: TurnData, vis: Visibility) -> None:
@@ -459,12 +497,8 @@ def _legend_text(text: str, width: float, size: float = 6.8, smallest: float = 5
     return text.rstrip() + "…", smallest
 
 
-def _map_page(story: list, data: TurnData, title: str) -> None:
-    story.append(NextPageTemplate("landscape"))
-    story.append(PageBreak())
-    story.append(Paragraph(esc(title), H2))
-    width = LAND_W - 1.4 * MARGIN - MAP_LEGEND_W - 2
-    height = LAND_H - 1.4 * MARGIN - 60
+def _map_legend(data: TurnData) -> Table:
+    """The map page's legend: every railroad's colour, code and name (the same for every report of the turn)."""
     legend = [["", "Railroad"]]
     style = TableStyle(TABLE_STYLE.getCommands())
     text_w = MAP_LEGEND_W - 16 - 5  # the swatch column, and the text cell's padding
@@ -475,8 +509,27 @@ def _map_page(story: list, data: TurnData, title: str) -> None:
         if size != 6.8:
             style.add("FONTSIZE", (1, i), (1, i), size)
     legend.append(["- -", "PC in play"])
-    t_legend = Table(legend, colWidths=[14, MAP_LEGEND_W - 16], hAlign="LEFT")
-    t_legend.setStyle(style)
+    return _legend_table(data, legend, [14, MAP_LEGEND_W - 16], style)
+
+
+def _legend_table(data: TurnData, rows: list[list[str]], widths: list[float], style: TableStyle) -> Table:
+    """A legend beside a map: a table of texts whose drawing the turn's reports share (:class:`SharedTable`,
+    keyed by its texts, widths and every style command)."""
+    t = SharedTable(rows, colWidths=widths, hAlign="LEFT")
+    content = _share_key(rows)
+    if content is not None:
+        t._share = (data.cache.setdefault("tables", {}), ("legend", content, tuple(widths)))
+    t.setStyle(style)
+    return t
+
+
+def _map_page(story: list, data: TurnData, title: str) -> None:
+    story.append(NextPageTemplate("landscape"))
+    story.append(PageBreak())
+    story.append(Paragraph(esc(title), H2))
+    width = LAND_W - 1.4 * MARGIN - MAP_LEGEND_W - 2
+    height = LAND_H - 1.4 * MARGIN - 60
+    t_legend = _turn_table(data, ("map legend",), lambda: _map_legend(data))
     key = f"map:{width:.1f}x{height:.1f}"
     if key not in data.cache:  # the same map for every player of the turn: drawn once
         data.cache[key] = map_picture(data, width, height)
@@ -499,8 +552,8 @@ def _row_page(story: list, data: TurnData) -> None:
         data.cache[key] = row_picture(data, width, height)
     legend = [["", "RoW open for bids (grey)"], ["", "RoW held, unbuilt: dotted,"], ["", "in its railroad's colour"],
               ["", "Lines of the railroads"], ["", "as on the map page"]]
-    t_legend = Table(legend, colWidths=[4, 122], hAlign="LEFT")
-    t_legend.setStyle(TableStyle(TABLE_STYLE.getCommands()))
+    t_legend = _turn_table(data, ("row legend",),
+                           lambda: _legend_table(data, legend, [4, 122], TableStyle(TABLE_STYLE.getCommands())))
     outer = Table([[MapFlowable(data.cache[key]), t_legend]], colWidths=[width + 4, 128])
     outer.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
     story.append(outer)

@@ -133,14 +133,22 @@ def render_turn(
 # each PDF is built by the same function from the same inputs as in one process,
 # so the bytes are identical (invariant mode).  The workers never touch the
 # database: the turnsheets are built before the fork.
+#
+# CPU (issue 32): this process renders the first report before the fork, so what every report of the
+# turn shares (the shared paragraphs parsed and broken into lines, the map and RoW pictures, the font
+# subsets' programs) is made once and inherited, not made again in each worker; and it renders its share
+# of the rest beside the workers (``workers - 1`` processes are forked, not ``workers``), taking the next
+# report from the same counter they do.  The process's own memos (font programs, compressed streams)
+# then also last from one turn to the next.
 
-_JOB: tuple[TurnData, dict[int, list]] | None = None
+_JOB: tuple[TurnData, dict[int, list], list[int], object] | None = None
 
 
 def render_workers(jobs: int) -> int:
     """How many processes render ``jobs`` reports: ``PBM_RENDER_WORKERS`` or the CPU count, at most ``jobs``.
 
-    1 (render in this process) where fork is not available or for a single report.
+    1 (render in this process) where fork is not available or for a single report.  With more than one,
+    this process is one of them (it forks one fewer).
     """
     import multiprocessing
 
@@ -155,10 +163,31 @@ def render_workers(jobs: int) -> int:
     return max(1, min(count, jobs))
 
 
+def _next_report() -> tuple[int, int] | None:
+    """The next report no process has taken yet: (its place in the list, the player), or None."""
+    assert _JOB is not None
+    _data, _sheets, numbers, counter = _JOB
+    with counter.get_lock():  # type: ignore[attr-defined]
+        i = counter.value  # type: ignore[attr-defined]
+        if i >= len(numbers):
+            return None
+        counter.value = i + 1  # type: ignore[attr-defined]
+    return i, numbers[i]
+
+
 def _one_report(player: int) -> bytes:
     assert _JOB is not None
-    data, sheets = _JOB
+    data, sheets, _numbers, _counter = _JOB
     return pdf.player_report(data, player, sheets[player])
+
+
+def _take_reports(_task: int) -> list[tuple[int, bytes]]:
+    """A worker's task: render the next reports nobody has taken, until none is left."""
+    done = []
+    while (job := _next_report()) is not None:
+        i, player = job
+        done.append((i, _one_report(player)))
+    return done
 
 
 def _render_child() -> None:
@@ -184,9 +213,27 @@ def _player_pdfs(data: TurnData, numbers: list[int], sheets: dict[int, list]) ->
         return
     import multiprocessing
 
-    _JOB = (data, sheets)
-    try:  # a worker ends with the turn: its collector stays off
-        with multiprocessing.get_context("fork").Pool(workers, initializer=_render_child) as pool:
-            yield from pool.imap(_one_report, numbers)
+    context = multiprocessing.get_context("fork")
+    counter = context.Value("i", 1)  # the first report is this process's, before the fork
+    _JOB = (data, sheets, numbers, counter)
+    reports: dict[int, bytes] = {}
+    try:
+        with collector.paused():
+            reports[0] = _one_report(numbers[0])
+        # a worker ends with the turn: its collector stays off
+        with context.Pool(workers - 1, initializer=_render_child) as pool:
+            # one task per worker; a task takes reports until none is left (a worker that starts late
+            # finds none, and its task ends at once)
+            pending = pool.map_async(_take_reports, range(workers - 1), chunksize=1)
+            with collector.paused():
+                for i, report in _take_reports(0):
+                    reports[i] = report
+            for done in pending.get():
+                reports.update(done)
     finally:
         _JOB = None
+    missing = [numbers[i] for i in range(len(numbers)) if i not in reports]
+    if missing:  # (cannot happen: every report taken is rendered or its error raised)
+        raise PbmError(f"reports of players {missing} were not rendered")
+    for i in range(len(numbers)):
+        yield reports.pop(i)
