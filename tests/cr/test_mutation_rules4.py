@@ -1,0 +1,57 @@
+"""Continental Rails II rules of the engine modules measured last by mutation testing (issue 31,
+part 2: politics, treasury, autopilot, climate, tables, checks, ...).
+
+Each test pins one rule's outcome (a figure, a limit, a boundary, what a player is told) so that
+changing the rule in the engine makes it fail; each names its rule section of the rulebook
+(/work/shared/seeds/continental-rails-II-rules.txt).  ``scripts/mutation_cr.py`` reruns the
+mutation tests; the scores and the equivalent mutants that survive are in docs/cr/rules-map.md,
+"Mutation testing".  All on the tiny hand-built game of ``tests/cr/helpers.py`` (SQLite), each
+well under a second.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pbm.cr.engine.context import TurnContext
+from pbm.cr.orders import RailroadOrders
+from pbm.cr.resolve import begin_turn
+from pbm.db import session_scope
+from tests.cr.helpers import tiny_game
+
+
+def _ctx(s, game, orders=None) -> TurnContext:
+    ctx = TurnContext(s, game, orders or {})
+    begin_turn(ctx)
+    return ctx
+
+
+def _kinds(ctx, kind, railroad=None):
+    return [e for e in ctx.events if e["kind"] == kind and railroad in (None, e["railroad"])]
+
+
+@pytest.fixture
+def game(sqlite_url):
+    with session_scope(sqlite_url) as s:
+        yield s, tiny_game(s)
+
+
+# --------------------------------------------------------------------------- politics: §4.9
+def test_no_political_order_is_no_lobbying_and_one_dollar_is_below_the_minimum_4_9b(game):
+    """§4.9B: "A railroad must spend at least $1 per mile to gain any political influence."  A
+    road whose president ordered nothing is not lobbying: it is not told it fell short of the
+    minimum.  An order of $1 for a 148-mile road is an attempt below the minimum: the road is told
+    so (ruling E-4.9B), buys nothing and spends nothing."""
+    from pbm.cr.engine.politics import political_influence
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.cash = 10_000
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", political=0)
+    political_influence(ctx)
+    assert _kinds(ctx, "influence-none", "NYC") == [] and _kinds(ctx, "influence", "NYC") == []
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", political=1)
+    political_influence(ctx)
+    assert [e["amount"] for e in _kinds(ctx, "influence-none", "NYC")] == [None]
+    assert "NYC" not in ctx.scratch.influence and nyc.cash == 10_000
