@@ -55,3 +55,35 @@ def test_no_political_order_is_no_lobbying_and_one_dollar_is_below_the_minimum_4
     political_influence(ctx)
     assert [e["amount"] for e in _kinds(ctx, "influence-none", "NYC")] == [None]
     assert "NYC" not in ctx.scratch.influence and nyc.cash == 10_000
+
+
+def test_influence_per_mile_of_start_track_a_road_without_track_counts_one_mile_4_9a_b(game):
+    """§4.9A: influence is what a road spends per mile of its start-of-turn track; a road with
+    no track at the start (a new road with only its RoW) counts one mile (ruling E-4.9B), so
+    its $50 buys level 50.  A road founded during the turn (not in the start-of-turn figures)
+    counts the track it has.  A road whose president ordered no influence does not stop the
+    roads after it from lobbying (either order of the two roads)."""
+    from pbm.cr.engine.politics import political_influence
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    nyc.cash = penn.cash = 10_000
+    ctx.scratch.start_miles["NYC"] = 0
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", political=50)
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", political=0)
+    political_influence(ctx)
+    assert ctx.scratch.influence == {"NYC": 50} and nyc.cash == 9_950
+    del ctx.scratch.start_miles["NYC"]  # as if founded this turn: its 148 miles now
+    assert ctx.miles(nyc) == 148
+    ctx.scratch.influence.clear()
+    ctx.rr_orders["NYC"] = RailroadOrders("NYC", political=2 * 148)
+    political_influence(ctx)
+    assert ctx.scratch.influence == {"NYC": 2}
+    for silent, lobbying in (("NYC", "PENN"), ("PENN", "NYC")):
+        ctx.scratch.influence.clear()
+        ctx.scratch.start_miles.update({"NYC": 148, "PENN": 300})
+        ctx.rr_orders[silent] = RailroadOrders(silent, political=0)
+        ctx.rr_orders[lobbying] = RailroadOrders(lobbying, political=900)
+        political_influence(ctx)
+        assert ctx.scratch.influence == {lobbying: 900 // ctx.scratch.start_miles[lobbying]}
