@@ -87,3 +87,31 @@ def test_influence_per_mile_of_start_track_a_road_without_track_counts_one_mile_
         ctx.rr_orders[lobbying] = RailroadOrders(lobbying, political=900)
         political_influence(ctx)
         assert ctx.scratch.influence == {lobbying: 900 // ctx.scratch.start_miles[lobbying]}
+
+
+def test_influence_is_paid_out_of_cash_only_and_a_short_road_does_not_stop_the_next_4_9b(game):
+    """§4.9B: "It may spend as much as it can afford out of its cash available.  The Bank will not
+    loan any money for this action": a road with no track (one mile, ruling E-4.9B) and $0 or
+    less in cash buys nothing and spends nothing, not even $1.  A road that falls short of the
+    minimum does not stop the road after it (either order)."""
+    from pbm.cr.engine.politics import political_influence
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN", political=0)
+    for cash in (0, -40):
+        nyc.cash = cash
+        ctx.scratch.start_miles["NYC"] = 0
+        ctx.rr_orders["NYC"] = RailroadOrders("NYC", political=50)
+        political_influence(ctx)
+        assert ctx.scratch.influence == {} and nyc.cash == cash
+        assert [e["railroad"] for e in _kinds(ctx, "influence-none")][-1] == "NYC"
+    ctx.scratch.start_miles.update({"NYC": 148, "PENN": 300})
+    for short, lobbying in (("NYC", "PENN"), ("PENN", "NYC")):
+        ctx.scratch.influence.clear()
+        nyc.cash = penn.cash = 10_000
+        ctx.rr_orders[short] = RailroadOrders(short, political=100)  # under $1 a mile for both
+        ctx.rr_orders[lobbying] = RailroadOrders(lobbying, political=900)
+        political_influence(ctx)
+        assert ctx.scratch.influence == {lobbying: 900 // ctx.scratch.start_miles[lobbying]}
