@@ -74,6 +74,8 @@ def test_influence_per_mile_of_start_track_a_road_without_track_counts_one_mile_
     ctx.rr_orders["PENN"] = RailroadOrders("PENN", political=0)
     political_influence(ctx)
     assert ctx.scratch.influence == {"NYC": 50} and nyc.cash == 9_950
+    assert [(e["source"], e["target"], e["amount"], e["step"], e["memo"]) for e in ctx.ledger] == [
+        ("rr:NYC", "public", 50, "10", "political influence")]  # Appendix A step 10
     del ctx.scratch.start_miles["NYC"]  # as if founded this turn: its 148 miles now
     assert ctx.miles(nyc) == 148
     ctx.scratch.influence.clear()
