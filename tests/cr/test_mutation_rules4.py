@@ -117,3 +117,40 @@ def test_influence_is_paid_out_of_cash_only_and_a_short_road_does_not_stop_the_n
         ctx.rr_orders[lobbying] = RailroadOrders(lobbying, political=900)
         political_influence(ctx)
         assert ctx.scratch.influence == {lobbying: 900 // ctx.scratch.start_miles[lobbying]}
+
+
+# --------------------------------------------------------------------------- treasury: §10.2C2
+def _treasury_order(ctx, code, president, shares, *, start_price, cash):
+    rr = ctx.railroads[code]
+    rr.president_id = president.id
+    ctx.scratch.start_price[code] = start_price
+    president.cash = cash
+    ctx.rr_orders[code] = RailroadOrders(code, treasury_to_president=shares)
+    return rr
+
+
+def test_one_treasury_share_and_cheap_shares_to_the_dollar_10_2c2(game):
+    """§10.2C2: the president buys treasury shares at 50 % of the start price: an order for one
+    share is an order (he gets it); at a start price of $1 (50¢ a share) $10 buys 20 shares, not
+    21 — a share costs its half price, fractions of a dollar are not free (§1.0 rounds the total
+    down, not the count of shares up).  A road with no order does not stop the next road's sale,
+    whichever comes first."""
+    from pbm.cr.engine.treasury import treasury_stock_to_presidents
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    nyc = _treasury_order(ctx, "NYC", p1, 1, start_price=20.0, cash=100)
+    penn = _treasury_order(ctx, "PENN", p2, 50, start_price=1.0, cash=10)
+    t_nyc, t_penn = nyc.treasury_shares, penn.treasury_shares
+    assert t_penn >= 50
+    treasury_stock_to_presidents(ctx)
+    assert (t_nyc - nyc.treasury_shares, p1.cash) == (1, 90)
+    assert (t_penn - penn.treasury_shares, p2.cash) == (20, 0)
+    for silent, buying in (("NYC", "PENN"), ("PENN", "NYC")):
+        t = ctx.railroads[buying].treasury_shares
+        ctx.rr_orders.pop(silent)
+        _treasury_order(ctx, buying, ctx.players[1 if buying == "NYC" else 2], 2, start_price=20.0, cash=100)
+        treasury_stock_to_presidents(ctx)
+        assert t - ctx.railroads[buying].treasury_shares == 2
+        ctx.rr_orders[silent] = RailroadOrders(silent)
