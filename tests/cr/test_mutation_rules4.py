@@ -154,3 +154,22 @@ def test_one_treasury_share_and_cheap_shares_to_the_dollar_10_2c2(game):
         treasury_stock_to_presidents(ctx)
         assert t - ctx.railroads[buying].treasury_shares == 2
         ctx.rr_orders[silent] = RailroadOrders(silent)
+
+
+def test_a_treasury_share_is_not_sold_for_less_than_its_half_price_10_2c2(game):
+    """§10.2C2: at a start price of $21 a treasury share costs $10.50; a president with $10
+    cannot buy one (his $10 would buy it only if the price were rounded down first: §1.0 rounds
+    what is paid, not the price of a share).  With $21 he buys two for $21."""
+    from pbm.cr.engine.treasury import treasury_stock_to_presidents
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    nyc = _treasury_order(ctx, "NYC", p1, 5, start_price=21.0, cash=10)
+    ctx.rr_orders["PENN"] = RailroadOrders("PENN")
+    t = nyc.treasury_shares
+    treasury_stock_to_presidents(ctx)
+    assert (nyc.treasury_shares, p1.cash, _kinds(ctx, "treasury-to-president")) == (t, 10, [])
+    p1.cash = 21
+    treasury_stock_to_presidents(ctx)
+    assert (t - nyc.treasury_shares, p1.cash) == (2, 0)
