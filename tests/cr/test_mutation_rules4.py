@@ -173,3 +173,22 @@ def test_a_treasury_share_is_not_sold_for_less_than_its_half_price_10_2c2(game):
     p1.cash = 21
     treasury_stock_to_presidents(ctx)
     assert (t - nyc.treasury_shares, p1.cash) == (2, 0)
+
+
+# --------------------------------------------------------------------------- autopilot: ruling E-10.2
+def test_autopilot_road_without_track_buys_influence_for_one_mile_e_10_2_4_9b(game):
+    """Ruling E-10.2: a road nobody gives orders to, seeking a RoW, buys $1 a mile of influence
+    when its cash is more than twice that; a road with no track counts one mile (ruling
+    E-4.9B, as in step 10), so $3 is enough for its $1 and $2 is not."""
+    from pbm.cr.engine.autopilot import autopilot_orders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    ctx.miles = lambda rr: 0  # NYC's track gone: a road with only a charter
+    assert ctx.row_of(nyc) is None
+    nyc.cash = 3
+    ro = autopilot_orders(ctx, nyc)
+    assert ro.row_first is not None and ro.political == 1
+    nyc.cash = 2
+    assert autopilot_orders(ctx, nyc).political == 0
