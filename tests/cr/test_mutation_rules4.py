@@ -192,3 +192,54 @@ def test_autopilot_road_without_track_buys_influence_for_one_mile_e_10_2_4_9b(ga
     assert ro.row_first is not None and ro.political == 1
     nyc.cash = 2
     assert autopilot_orders(ctx, nyc).political == 0
+
+
+# --------------------------------------------------------------------------- climate: §11.1 bank failures
+class _BankDraws:
+    """A stand-in generator: ``random()`` gives the hit draws, ``uniform`` the loss fractions."""
+
+    def __init__(self, hits, fractions):
+        self.hits, self.fractions = list(hits), list(fractions)
+
+    def random(self):
+        return self.hits.pop(0)
+
+    def uniform(self, low, high):
+        assert (low, high) == (0.05, 0.33)  # §11.1: 5 % … 33 % (ruling E-11.1)
+        return self.fractions.pop(0)
+
+
+def test_a_bank_fails_below_its_chance_not_at_it_and_the_draws_are_the_turns_own_11_1(game):
+    """§11.1 (ruling E-11.1): in a Recession a tycoon's bank fails with chance 5 %: a draw under
+    0.05 fails it, a draw of exactly 0.05 does not.  The draws are this turn's "bank-failures"
+    stream of the game's seed (``pbm.rng``), so a rerun of the turn fails the same banks."""
+    from pbm.cr.engine import tables
+    from pbm.cr.engine.climate import bank_failures
+    from pbm.rng import generator
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.climate = tables.climate("Recession")
+    p1, p2 = ctx.players[1], ctx.players[2]
+    for p in ctx.players.values():
+        p.cash = 10_000
+    others = len(ctx.players) - 2
+    ctx.rng = lambda purpose: _BankDraws([0.0499999, 0.05] + [0.9] * others, [0.10] * (others + 2))
+    bank_failures(ctx)
+    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "bank-failure")] == [(1, 1_000)]
+    assert (p1.cash, p2.cash) == (9_000, 10_000)
+    del ctx.rng  # the context's own generator again
+    ctx.climate = tables.climate("Panic")  # 20 %
+    for turn in range(1, 40):
+        ctx.turn = turn
+        for p in ctx.players.values():
+            p.cash = 10_000
+        rng = generator(g.seed, turn, "bank-failures")
+        want = []
+        for number in ctx.players:
+            hit, fraction = float(rng.random()), float(rng.uniform(0.05, 0.33))
+            if hit < 0.20:
+                want.append((number, int(10_000 * fraction + 1e-9)))
+        before = len(ctx.events)
+        bank_failures(ctx)
+        assert [(e["player_number"], e["amount"]) for e in ctx.events[before:]] == want, turn
