@@ -243,3 +243,26 @@ def test_a_bank_fails_below_its_chance_not_at_it_and_the_draws_are_the_turns_own
         before = len(ctx.events)
         bank_failures(ctx)
         assert [(e["player_number"], e["amount"]) for e in ctx.events[before:]] == want, turn
+
+
+def test_a_bank_failure_costs_whole_dollars_and_a_loss_under_a_dollar_is_no_failure_11_1(game):
+    """§11.1 (ruling E-11.1), §1.0: the loss is the fraction of the cash rounded down; a tycoon
+    with $3 who draws a 10 % loss loses nothing and is not told of a failure, and the next tycoon
+    still loses his; $10 at 10 % is a $1 failure.  The money goes to the Public in step 7.4."""
+    from pbm.cr.engine import tables
+    from pbm.cr.engine.climate import bank_failures
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.climate = tables.climate("Panic")
+    numbers = list(ctx.players)
+    ctx.players[numbers[0]].cash = 3
+    ctx.players[numbers[1]].cash = 10
+    for n in numbers[2:]:
+        ctx.players[n].cash = 0
+    ctx.rng = lambda purpose: _BankDraws([0.0] * len(numbers), [0.10] * len(numbers))
+    bank_failures(ctx)
+    assert [(e["player_number"], e["amount"]) for e in _kinds(ctx, "bank-failure")] == [(numbers[1], 1)]
+    assert (ctx.players[numbers[0]].cash, ctx.players[numbers[1]].cash) == (3, 9)
+    assert [(e["source"], e["target"], e["amount"], e["step"], e["memo"]) for e in ctx.ledger] == [
+        (f"player:{numbers[1]}", "public", 1, "7.4", "bank failure")]
