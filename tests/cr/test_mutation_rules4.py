@@ -266,3 +266,33 @@ def test_a_bank_failure_costs_whole_dollars_and_a_loss_under_a_dollar_is_no_fail
     assert (ctx.players[numbers[0]].cash, ctx.players[numbers[1]].cash) == (3, 9)
     assert [(e["source"], e["target"], e["amount"], e["step"], e["memo"]) for e in ctx.ledger] == [
         (f"player:{numbers[1]}", "public", 1, "7.4", "bank failure")]
+
+
+# --------------------------------------------------------------------------- climate: §5 headlines
+class _ClimateDraws:
+    def __init__(self, *values):
+        self.values = list(values)
+
+    def random(self):
+        return self.values.pop(0)
+
+
+def test_a_panic_is_a_headline_that_says_panic_and_a_drift_says_the_economy_5(game):
+    """§5: "a panic often follows" a peak; the turn's headline says "PANIC!" when the climate
+    falls to Panic; any other change is told in a plain sentence (it read "The economy The economic
+    climate changes …" before), with the old and new climate and the market (§5's chart)."""
+    from pbm.cr.engine import tables
+    from pbm.cr.engine.climate import change_climate
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.turn = 5
+    ctx.climate = tables.climate("Good")
+    ctx.rng = lambda purpose: _ClimateDraws(0.0, 0.0)  # under Good's 15 %: a Panic
+    change_climate(ctx)
+    ctx.climate = tables.climate("Normal")
+    ctx.rng = lambda purpose: _ClimateDraws(0.99, 0.0)  # no panic from Normal; +1 at 55 %
+    change_climate(ctx)
+    assert [(e["text"], e["headline"]) for e in _kinds(ctx, "climate")] == [
+        ("PANIC! The economic climate changes from Good to Panic (panic bear market).", True),
+        ("The economic climate changes from Normal to Improved (mild bull market).", True)]
