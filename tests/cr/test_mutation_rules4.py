@@ -296,3 +296,33 @@ def test_a_panic_is_a_headline_that_says_panic_and_a_drift_says_the_economy_5(ga
     assert [(e["text"], e["headline"]) for e in _kinds(ctx, "climate")] == [
         ("PANIC! The economic climate changes from Good to Panic (panic bear market).", True),
         ("The economic climate changes from Normal to Improved (mild bull market).", True)]
+
+
+# --------------------------------------------------------------------------- checks: the conservation checks
+def test_a_broken_turn_is_refused_naming_its_first_twenty_problems(game):
+    """The end-of-turn checks (docs/cr/engine.md: a violation is a bug, the turn is rolled back):
+    ``run_checks`` raises a ConservationError naming the turn, the game and the first 20 problems,
+    one after another; a clean turn passes.  A line owned by another road than the one it belongs
+    to is named (§4.7: a RoW is its road's)."""
+    from pbm.cr.engine.checks import (ConservationError, check_money, check_officers, check_routes,
+                                      check_shares, run_checks)
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.start_balances = ctx.balances()
+    run_checks(ctx)  # a clean turn
+    for p in ctx.players.values():
+        p.cash, p.loan = -7, -1
+    for rr in ctx.railroads.values():
+        rr.cash += 3
+        rr.bond_debt, rr.shares_public = -1, -1
+        rr.shares_authorized += 1
+    problems = check_money(ctx) + check_shares(ctx) + check_officers(ctx) + check_routes(ctx)
+    assert len(problems) > 20
+    with pytest.raises(ConservationError) as err:
+        run_checks(ctx)
+    assert str(err.value) == f"turn {ctx.turn} of game {g.name}: " + "; ".join(problems[:20])
+    line = ctx.railroads["NYC"].lines[0]
+    route = next(r for r in ctx.routes.values() if r.id == line.route_id)
+    route.owner_id = ctx.railroads["PENN"].id
+    assert check_routes(ctx) == [f"routes: {route.code} is a line of NYC but owned by another"]
