@@ -326,3 +326,34 @@ def test_a_broken_turn_is_refused_naming_its_first_twenty_problems(game):
     route = next(r for r in ctx.routes.values() if r.id == line.route_id)
     route.owner_id = ctx.railroads["PENN"].id
     assert check_routes(ctx) == [f"routes: {route.code} is a line of NYC but owned by another"]
+
+
+def test_the_director_check_holds_exactly_ten_percent_and_one_share_4_14a(game):
+    """§4.14A: a director holds 10 % or more of the issued stock.  The officers' check accepts a
+    director flag on exactly 10 % (10 of 100 issued) and on a single share of 10 issued, and asks
+    for no flag where no stock is issued; two unbuilt RoWs of one road are named."""
+    from pbm.cr.engine.checks import check_officers, check_routes
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, p1 = ctx.railroads["NYC"], ctx.players[1]
+    for h in nyc.holdings:
+        h.shares, h.director = 0, False
+    nyc.chairman_id = nyc.president_id = None
+    for p in ctx.players.values():
+        p.slot1_id = p.slot2_id = None
+    for rr in ctx.railroads.values():
+        rr.president_id = None
+    h = ctx.holding(p1, nyc)
+    for issued, shares, flag in ((100, 10, True), (100, 9, False), (10, 1, True), (0, 5, False)):
+        nyc.shares_issued, h.shares, h.director = issued, shares, flag
+        nyc.chairman_id = p1.id if flag else None
+        assert [x for x in check_officers(ctx) if "NYC" in x] == [], (issued, shares)
+    nyc.lines.clear()
+    unbuilt = [r for r in ctx.routes.values() if r.owner_id is None][:2]
+    for r in unbuilt:
+        r.owner_id = nyc.id
+    owned = sum(1 for r in ctx.routes.values() if r.owner_id == nyc.id)  # its old lines' routes too
+    assert owned >= 2
+    assert [x for x in check_routes(ctx) if x.startswith("routes: railroad id")] == [
+        f"routes: railroad id {nyc.id} owns {owned} unbuilt RoWs"]
