@@ -345,10 +345,18 @@ def test_the_director_check_holds_exactly_ten_percent_and_one_share_4_14a(game):
     for rr in ctx.railroads.values():
         rr.president_id = None
     h = ctx.holding(p1, nyc)
-    for issued, shares, flag in ((100, 10, True), (100, 9, False), (10, 1, True), (0, 5, False)):
+    for issued, shares, flag in ((100, 10, True), (100, 9, False), (10, 1, True), (1, 1, True), (0, 5, False)):
         nyc.shares_issued, h.shares, h.director = issued, shares, flag
         nyc.chairman_id = p1.id if flag else None
         assert [x for x in check_officers(ctx) if "NYC" in x] == [], (issued, shares)
+    nyc.shares_issued, h.shares, h.director, nyc.chairman_id = 100, 9, True, p1.id
+    assert [x for x in check_officers(ctx) if "NYC" in x] == [
+        f"officers: NYC director flag of player id {p1.id} is wrong"]
+    h.director, nyc.president_id, nyc.chairman_id = False, p1.id, ctx.players[2].id
+    p1.slot1_id = nyc.id
+    assert [x for x in check_officers(ctx) if "NYC" in x] == [
+        "officers: NYC president is not a director", "officers: NYC chairman is not a director"]
+    nyc.president_id, nyc.chairman_id, p1.slot1_id = None, None, None
     nyc.lines.clear()
     unbuilt = [r for r in ctx.routes.values() if r.owner_id is None][:2]
     for r in unbuilt:
