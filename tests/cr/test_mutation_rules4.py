@@ -357,6 +357,12 @@ def test_the_director_check_holds_exactly_ten_percent_and_one_share_4_14a(game):
     assert [x for x in check_officers(ctx) if "NYC" in x] == [
         "officers: NYC president is not a director", "officers: NYC chairman is not a director"]
     nyc.president_id, nyc.chairman_id, p1.slot1_id = None, None, None
+    h.shares, h.director = 10, True
+    assert [x for x in check_officers(ctx) if "NYC" in x] == ["officers: NYC has directors but no chairman"]
+    nyc.chairman_id, p1.slot2_id = p1.id, nyc.id  # a control slot without the presidency
+    assert check_officers(ctx) == [
+        f"officers: player {p1.number}'s slots do not match the railroads he presides"]
+    p1.slot2_id = None
     nyc.lines.clear()
     unbuilt = [r for r in ctx.routes.values() if r.owner_id is None][:2]
     for r in unbuilt:
