@@ -326,6 +326,8 @@ def test_a_broken_turn_is_refused_naming_its_first_twenty_problems(game):
     route = next(r for r in ctx.routes.values() if r.id == line.route_id)
     route.owner_id = ctx.railroads["PENN"].id
     assert check_routes(ctx) == [f"routes: {route.code} is a line of NYC but owned by another"]
+    ctx.holding(ctx.players[1], ctx.railroads["NYC"]).short = -1
+    assert "shares: NYC has a negative holding" in check_shares(ctx)
 
 
 def test_the_director_check_holds_exactly_ten_percent_and_one_share_4_14a(game):
