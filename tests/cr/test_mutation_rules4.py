@@ -322,6 +322,10 @@ def test_a_broken_turn_is_refused_naming_its_first_twenty_problems(game):
     with pytest.raises(ConservationError) as err:
         run_checks(ctx)
     assert str(err.value) == f"turn {ctx.turn} of game {g.name}: " + "; ".join(problems[:20])
+    nyc_problems = [x for x in check_shares(ctx) if x.startswith("shares: NYC")]
+    assert nyc_problems[:2] == ["shares: NYC has a negative share count",
+                                f"shares: NYC issued {ctx.railroads['NYC'].shares_issued} != players "
+                                f"{sum(h.shares for h in ctx.railroads['NYC'].holdings)} + public -1"]
     line = ctx.railroads["NYC"].lines[0]
     route = next(r for r in ctx.routes.values() if r.id == line.route_id)
     route.owner_id = ctx.railroads["PENN"].id
