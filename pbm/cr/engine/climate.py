@@ -40,8 +40,8 @@ def change_climate(ctx: TurnContext) -> None:
         rank = max(rank, tables.NORMAL)
     ctx.new_climate = tables.CLIMATES[rank]
     if ctx.new_climate.rank != ctx.climate.rank:
-        headline = "PANIC!" if rank == 0 else "The economy"
-        ctx.event("6", "§5", "climate", f"{headline} The economic climate changes from {ctx.climate.name} to "
+        panic = "PANIC! " if rank == 0 else ""
+        ctx.event("6", "§5", "climate", f"{panic}The economic climate changes from {ctx.climate.name} to "
                   f"{ctx.new_climate.name} ({ctx.new_climate.market} market).", headline=True,
                   data={"from": ctx.climate.name, "to": ctx.new_climate.name})
 
