@@ -263,9 +263,12 @@ def _company_actions(g: "Engine", corp: str, sym: str) -> list[A.Action]:
     s = g.state
     allowed = g.company_actions(sym)
     out: list[A.Action] = []
-    if "assign" in allowed:  # a bonus for a hex, or (18AL South & North Alabama) a token in one
-        ab = g.company_ability(sym, "assign_bonus") or g.company_ability(sym, "hex_bonus_token") or {}
-        out += [A.Assign(sym, h) for h in ab.get("hexes", [])]
+    if "assign" in allowed:  # a bonus for a hex, or (18AL South & North Alabama) a token in one it reaches
+        if g.company_ability(sym, "hex_bonus_token"):
+            out += [A.Assign(sym, h) for h in g.hex_bonus_targets(corp, sym)]
+        else:
+            ab = g.company_ability(sym, "assign_bonus") or {}
+            out += [A.Assign(sym, h) for h in ab.get("hexes", [])]
     if "place_token" in allowed:
         ab = g.company_ability(sym, "extra_token") or {}
         for h in ab.get("hexes", []):

@@ -1034,7 +1034,8 @@ class CompanyAbilitiesMixin:
         if self.company_ability(sym, "assign_bonus"):
             out.append("assign")
         if self.company_ability(sym, "hex_bonus_token") and corp not in self.state.hex_bonuses \
-                and not self.state.companies[sym].uses.get("hex_bonus_token") and self.corp_trains(corp):
+                and not self.state.companies[sym].uses.get("hex_bonus_token") and self.corp_trains(corp) \
+                and self.hex_bonus_targets(corp, sym):
             out.append("assign")
         # 18VA 4.5.3: the Potomac Yards station "must be used in this phase" (the token placement,
         # after the track), 4.2 (4) its +1 train limit "in the owning Corporation's train-buying phase"
@@ -1051,6 +1052,26 @@ class CompanyAbilitiesMixin:
             out.append("buy_train")
         return out
 
+    def hex_bonus_targets(self: "Engine", corp: str, sym: str) -> list[str]:
+        """The hexes of ``sym``'s token (title data ``hex_bonus_token``) that ``corp`` can reach
+        "with a route that is in the range of a train owned by the corporation (i.e. not an
+        infinite route)" (18AL Table III, the Warrior Coal Field; the book's table is missing,
+        its text is the public data of 18xx.games): a city of the hex is a stop of a legal route
+        of at most the stops of the company's longest train."""
+        ab = self.company_ability(sym, "hex_bonus_token") or {}
+        trains = self.corp_trains(corp)
+        if not trains:
+            return []
+        longest = max(self.state.trains[t].distance for t in trains)
+        g = self.graph()
+        cache = g.__dict__.setdefault("_bonus_reach_cache", {})
+        key = (corp, longest, self.route_colors())
+        hexes = cache.get(key)
+        if hexes is None:
+            hexes = cache[key] = {h for r in all_routes(g, corp, longest, self.route_colors()) for h, i in r.nodes
+                                  if i in self.state.map.tile(h).cities()}
+        return [h for h in ab.get("hexes", []) if h in hexes]
+
     def _close_company(self: "Engine", sym: str, why: str) -> None:
         self.state.companies[sym].closed = True
         self.log(f"{sym} closes ({why})")
@@ -1064,8 +1085,13 @@ class CompanyAbilitiesMixin:
             ab = self.company_ability(sym, "hex_bonus_token") or {}
             if action.target not in ab.get("hexes", []):
                 raise IllegalAction(f"{sym}'s token may go in {', '.join(ab.get('hexes', []))}, not {action.target}")
-            if "assign" not in self.company_actions(sym):
+            if corp in s.hex_bonuses or s.companies[sym].uses.get("hex_bonus_token") or not self.corp_trains(corp):
                 raise IllegalAction(f"{sym}'s token is placed once, by a company that owns a train")
+            if action.target not in self.hex_bonus_targets(corp, sym):
+                raise IllegalAction(f"{corp} cannot reach {action.target} with a route in the range of one of its "
+                                    f"trains; {sym}'s token goes only in a city it can reach so"
+                                    + (f" (now: {', '.join(self.hex_bonus_targets(corp, sym))})"
+                                       if self.hex_bonus_targets(corp, sym) else ""))
             s.hex_bonuses[corp] = (action.target, int(ab.get("bonus", 0)))
             s.companies[sym].uses["hex_bonus_token"] = 1
             self.log(f"{corp} puts {sym}'s token in {action.target}: +{ab.get('bonus', 0)} for each train there")
