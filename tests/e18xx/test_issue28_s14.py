@@ -86,3 +86,41 @@ def test_18al_the_warrior_coal_field_token_goes_only_in_a_city_the_company_can_r
         g.process(A.Assign("SNAR", h))
         g._restore(before)  # noqa: SLF001
         del g.actions[-1:]
+
+
+def _logged(name: str, title: str, players: int, seed: int, rules: tuple[str, ...]):
+    """A game of the differential run from pbm's own action log (tests/e18xx/referee_games/): the
+    random game as it was played before a fix changed what is listed (and so the random path)."""
+    import json
+    from pathlib import Path
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.game import Game
+
+    g = Game(title, [f"Tycoon {c}" for c in "ABCDEF"][:players], seed, rules)
+    for line in (Path(__file__).parent / "referee_games" / name).read_text(encoding="utf-8").splitlines():
+        g.process(A.action_from_dict(json.loads(line)))
+    return g
+
+
+def test_18al_no_train_from_another_company_after_the_presidents_sale_for_a_forced_purchase():
+    """18AL 4.2.5.2: "These restrictions apply if the president contributes personal funds: (a) ...
+    No train may be purchased from another corporation if the president contributes personal
+    funds ... (d) ... he may only sell just enough shares to raise the needed cash (that is, the
+    president's personal funds after the train purchase must be less than the smallest amount he
+    receives for selling any one certificate)".  Random, 3 players, seed 30000 (its first 905
+    actions): WRA (no train, $228) must buy one; its president sells a WRA share for $30, and then
+    WRA bought L&N's 5 for $228 out of its treasury, his sale unneeded -- pbm listed and accepted
+    it, the site refused it ("may only spend between $642 and $450")."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.errors import GameError
+
+    g = _logged("18AL-3p-random-30000.jsonl", "18AL", 3, 30000, ("site_auction", "site_obsolete", "site_routes"))
+    corp = g.current_entity()
+    assert corp == "WRA" and not g.state.corporations[corp].trains
+    assert isinstance(g.actions[-1], A.SellShares)
+    assert "5-0" in g._other_trains(corp)  # noqa: SLF001 - L&N's 5
+    listed = [a for a in g.legal_actions() if isinstance(a, A.BuyTrain)]
+    assert all(g.state.trains[a.train].owner == "depot" for a in listed)  # (none yet: he must sell more)
+    with pytest.raises(GameError, match="no train may be bought from another company"):
+        g.process(A.BuyTrain(corp, "5-0", 228))

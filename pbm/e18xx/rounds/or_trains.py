@@ -563,6 +563,14 @@ class TrainsMixin:
                                     f"{see(self.title, 'obsolete_train')}")
             if ref not in self._other_trains(corp):
                 raise IllegalAction(f"train {ref} cannot be bought by {corp}")
+            if s.round.emergency_sold and not self._ebuy_from_others():
+                # 4.2.5.2(a), (d) of 18AL (18GA 4.2.5.1): the president who sells shares for the train
+                # contributes his money, so the cheapest train from the bank is bought; bought from another
+                # company with the treasury, his sale was more than needed
+                raise IllegalAction(f"{self.president(corp)} has sold shares to raise money for {corp}'s train: the "
+                                    "president contributes, so the cheapest train from the bank must be bought; no "
+                                    "train may be bought from another company if the president contributes personal "
+                                    f"funds{see(self.title, 'emergency_from_company')}")
             price = action.price if action.price is not None else train.price
             if price < 1:
                 raise IllegalAction(f"a train costs at least {self.title.money(1)}{see(self.title, 'train_sale')}")
@@ -888,6 +896,7 @@ class TrainsMixin:
             raise IllegalAction(f"{cite(self.title, 'emergency_sell_needed')}sell only what is needed: {player} "
                                 f"needs {need}, {units - 1} share(s) of {target} would raise {(units - 1) * price}")
         self.sell_units(player, target, units, list(action.shares))
+        s.round.emergency_sold = True
 
     def _bankrupt(self: "Engine", corp: str) -> None:
         """4.2.5.1/5(c): the president cannot raise the money: he sells what he may,
