@@ -124,3 +124,23 @@ def test_18al_no_train_from_another_company_after_the_presidents_sale_for_a_forc
     assert all(g.state.trains[a.train].owner == "depot" for a in listed)  # (none yet: he must sell more)
     with pytest.raises(GameError, match="no train may be bought from another company"):
         g.process(A.BuyTrain(corp, "5-0", 228))
+
+
+def test_18ga_soft_rust_4s_do_not_count_against_the_train_limit():
+    """18GA's `soft_rust_4t` ("4 trains run once more after 8 train is bought") is a variant of
+    18xx.games, not of the book, so the site's play defines it: an obsolete 4 running once more
+    does not count against the train limit.  pbm counted it and ended ACL's turn after it bought
+    the 8 (a 4 and an 8, limit 2 in phase 8); the site kept ACL's Buy Trains step open and refused
+    the next company's tile (random, 4 players, seed 30004, its first 1,034 actions).  A company
+    whose only train is such a 4 still owns a train (no forced purchase), as on the site."""
+    from pbm.e18xx.core import actions as A
+
+    rules = ("site_auction", "site_ebuy", "site_red_city_pass", "site_routes", "soft_rust_4t")
+    g = _logged("18GA-4p-random-30004.jsonl", "18GA", 4, 30004, rules)
+    acl = g.state.corporations["ACL"]
+    assert sorted(g.state.trains[t].name for t in acl.trains) == ["4", "8"]
+    assert g.state.trains["4-2"].obsolete
+    assert g.current_entity() == "ACL" and g._room("ACL")  # noqa: SLF001
+    assert any(isinstance(a, A.BuyTrain) for a in g.legal_actions())
+    acl.trains.remove("8-0")
+    assert not g._must_buy_train("ACL")  # noqa: SLF001 - the obsolete 4 is a train owned

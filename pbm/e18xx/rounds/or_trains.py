@@ -74,7 +74,8 @@ class TrainsMixin:
     def _must_buy_train(self: "Engine", corp: str) -> bool:
         """A company without a train must buy one if it has a route (title data
         ``must_buy_train: always``: whether or not it has one)."""
-        if self.limited_trains(corp) or not self._depot_trains():
+        owned = [t for t in self.state.corporations[corp].trains if not self.outside_limit(self.state.trains[t].name)]
+        if owned or not self._depot_trains():  # an obsolete train running once more is a train owned
             return False
         return self.title.data.get("must_buy_train") == "always" or self._can_run_route(corp)
 
@@ -413,9 +414,10 @@ class TrainsMixin:
             outside = self.__dict__["_outside_limit"] = frozenset(
                 t["name"] for t in self.title.data["trains"] if t.get("outside_limit"))
         trains = s.corporations[corp].trains
-        if "site_obsolete" in self.optional_rules:
-            # 18xx.games (18AL 4.2.5.1 as it plays it): an obsolete train running once more does
-            # not count against the train limit
+        soft = any(rule in self.optional_rules for rule in self.title.data.get("soft_rust_by_rule", {}))
+        if "site_obsolete" in self.optional_rules or soft:
+            # 18xx.games (18AL 4.2.5.1 as it plays it, and 18GA's soft rust of the 4s, a variant of
+            # the site's own): an obsolete train running once more does not count against the train limit
             trains = [t for t in trains if not s.trains[t].obsolete]
         if not outside:
             return list(trains)
