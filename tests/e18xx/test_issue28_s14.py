@@ -144,3 +144,21 @@ def test_18ga_soft_rust_4s_do_not_count_against_the_train_limit():
     assert any(isinstance(a, A.BuyTrain) for a in g.legal_actions())
     acl.trains.remove("8-0")
     assert not g._must_buy_train("ACL")  # noqa: SLF001 - the obsolete 4 is a train owned
+
+
+def test_the_open_market_offers_the_first_train_of_a_type_to_come_there():
+    """Of the trains of one type in the Open Market the one offered is the first that came there,
+    as 18xx.games offers (and names in its export) the first discarded.  pbm offered the
+    lowest-numbered: 18AL random, 3 players, seed 30003, its first 499 actions: WRA discarded 3-2,
+    then ABC 3-1; pbm sold M&O the 3-1, the site refused "Not a buyable train: 3-1"."""
+    from pbm.e18xx.core import actions as A
+
+    g = _logged("18AL-3p-random-30003.jsonl", "18AL", 3, 30003, ("site_auction", "site_obsolete", "site_routes"))
+    pool = [t for t, tr in g.state.trains.items() if tr.owner == "discard"]
+    assert sorted(pool) == ["3-1", "3-2"]
+    offered = [t for t in g._depot_trains() if g.state.trains[t].owner == "discard"]  # noqa: SLF001
+    assert offered == ["3-2"]
+    corp = g.current_entity()
+    listed = {a.train for a in g.legal_actions() if isinstance(a, A.BuyTrain)}
+    assert "3-2" in listed and "3-1" not in listed, (corp, listed)
+    assert g.state.trains["3-2"].pooled < g.state.trains["3-1"].pooled

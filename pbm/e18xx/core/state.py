@@ -87,6 +87,7 @@ class Train:
     obsolete: bool = False
     variant: str | None = None  # declared variant (e.g. "1G"), None while undeclared
     kind: str = "passenger"  # passenger / freight / doubler (of the declared variant)
+    pooled: int = 0  # when it went to the Open Market (1, 2, ...: the order trains were discarded)
 
 
 @dataclass

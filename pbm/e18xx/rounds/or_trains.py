@@ -331,11 +331,19 @@ class TrainsMixin:
                 if early and early not in out:
                     out.append(early)
         seen = set()
-        for t in s.trains.values():
-            if t.owner == "discard" and t.name not in seen:
+        # the Open Market's trains in the order they came there: of each type the first to come is
+        # offered (as 18xx.games, whose export names that train)
+        for t in sorted((t for t in s.trains.values() if t.owner == "discard"), key=lambda t: t.pooled):
+            if t.name not in seen:
                 seen.add(t.name)
                 out.append(t.tid)
         return out
+
+    def _to_pool(self: "Engine", tid: str) -> None:
+        """Train ``tid`` goes to the Open Market, after those already there."""
+        s = self.state
+        s.trains[tid].owner = "discard"
+        s.trains[tid].pooled = 1 + max((t.pooled for t in s.trains.values()), default=0)
 
     def train_limit(self: "Engine", corp: str | None = None) -> int:
         """The phase's train limit; for a corporation, by its size plus any permanent bonus."""
@@ -780,7 +788,7 @@ class TrainsMixin:
             s.trains[action.train].owner = "removed"
             self.log(f"{c.sym} discards {action.train}; it leaves the game")
             return
-        s.trains[action.train].owner = "discard"
+        self._to_pool(action.train)
         td = next(t for t in self.title.trains if t.name == s.trains[action.train].name)
         if len(td.variants) > 1:  # back in the pool a train is undeclared again
             s.trains[action.train].variant = None
@@ -984,7 +992,7 @@ class TrainsMixin:
                 del m.extra_tokens[k]
         m.version += 1
         for tid in list(c.trains):
-            s.trains[tid].owner = "discard"
+            self._to_pool(tid)
             td = next(t for t in self.title.trains if t.name == s.trains[tid].name)
             if len(td.variants) > 1:
                 s.trains[tid].variant = None
