@@ -162,3 +162,23 @@ def test_the_open_market_offers_the_first_train_of_a_type_to_come_there():
     listed = {a.train for a in g.legal_actions() if isinstance(a, A.BuyTrain)}
     assert "3-2" in listed and "3-1" not in listed, (corp, listed)
     assert g.state.trains["3-2"].pooled < g.state.trains["3-1"].pooled
+
+
+def test_18va_a_closed_bo_reenters_play_as_a_new_corporation_parred_as_any_other():
+    """18VA 4.6.3: a bankrupt president's company that nobody can take over "is closed ... The
+    Corporation's shares are returned to the Corporation Treasury, and it may subsequently reenter
+    play as a new Corporation".  The B&O's president's certificate first comes with its private
+    (4.1), which closes as the B&O starts; pbm kept treating the closed-and-reset B&O as started by
+    that private and never let anyone par it, so it never came back (random, 4 players, seed 20014,
+    its first 699 actions: Tycoon B sold VR and could then par the B&O on the site, which waited
+    for him while pbm had ended his turn)."""
+    from pbm.e18xx.core import actions as A
+
+    g = _logged("18VA-4p-random-20014.jsonl", "18VA", 4, 20014, ("site_routes", "two_player_share_limit"))
+    bo = g.state.corporations["B&O"]
+    assert not bo.ipoed and not bo.closed and g.state.companies["P4"].closed
+    assert g.current_entity() == "Tycoon B"
+    pars = [a for a in g.legal_actions() if isinstance(a, A.Par) and a.corporation == "B&O"]
+    assert pars
+    g.process(min(pars, key=lambda a: a.price))
+    assert bo.ipoed and g.president("B&O") == "Tycoon B"
