@@ -182,3 +182,20 @@ def test_18va_a_closed_bo_reenters_play_as_a_new_corporation_parred_as_any_other
     assert pars
     g.process(min(pars, key=lambda a: a.price))
     assert bo.ipoed and g.president("B&O") == "Tycoon B"
+
+
+def test_18va_no_pass_is_written_after_a_bankruptcy_that_closes_the_company():
+    """The export's passes for the site's open steps: after a president's bankruptcy that closes his
+    company (18VA 4.6.3: nobody holds two shares), 18xx.games goes on to the next company at once;
+    pbm's export wrote a ``pbm_auto`` pass of the closed company (its Buy Trains step counted as open
+    with its cash before the bankruptcy), which the site refused ("Blocking step Lay/Upgrade Track
+    cannot process action pass"; random, 3 players, seed 20009, action 430)."""
+    import json
+    from pathlib import Path
+
+    lines = (Path(__file__).parent / "referee_games" / "18VA-3p-random-20009.jsonl").read_text().splitlines()
+    log = {"title": "18VA", "players": ["Tycoon A", "Tycoon B", "Tycoon C"], "seed": 20009,
+           "optional_rules": ["site_routes"], "actions": [json.loads(x) for x in lines]}
+    data = exchange.export_log(log)
+    last = data["actions"][-1]
+    assert (last["type"], last["entity"]) == ("bankrupt", "N&W") and "pbm_auto" not in last

@@ -205,6 +205,8 @@ class SitePasses:
             return []
         if op not in g.state.corporations:
             return []
+        if isinstance(act, A.Bankrupt) or not g.state.corporations[op].ipoed:
+            return []  # the company closed (18VA 4.6.3: no one takes over): the site's turn went on at once
         return [op] if self._owns_anytime_private(op) or self._site_buys_on(op, act, key) else []
 
     def _owns_anytime_private(self, op: str) -> bool:
