@@ -193,9 +193,25 @@ def test_18va_no_pass_is_written_after_a_bankruptcy_that_closes_the_company():
     import json
     from pathlib import Path
 
-    lines = (Path(__file__).parent / "referee_games" / "18VA-3p-random-20009.jsonl").read_text().splitlines()
+    lines = (Path(__file__).parent / "referee_games" / "18VA-3p-random-20009.jsonl").read_text().splitlines()[:429]
     log = {"title": "18VA", "players": ["Tycoon A", "Tycoon B", "Tycoon C"], "seed": 20009,
            "optional_rules": ["site_routes"], "actions": [json.loads(x) for x in lines]}
     data = exchange.export_log(log)
     last = data["actions"][-1]
     assert (last["type"], last["entity"]) == ("bankrupt", "N&W") and "pbm_auto" not in last
+
+
+def test_18va_a_bankrupt_presidents_companies_close_in_operating_order():
+    """18VA 4.6.3: the companies of a bankrupt president that nobody takes over close, "any trains it
+    owns are placed in the Pool".  18xx.games closes them in operating order (the highest share price
+    first), so their trains reach the Open Market in that order, and the first of a type there is the
+    one offered; pbm closed them in the order of the charter list (random, 3 players, seed 20009,
+    its first 435 actions: SR's 3 came before VR's, and the site refused "Not a buyable train: 3-3")."""
+    from pbm.e18xx.core import actions as A
+
+    g = _logged("18VA-3p-random-20009.jsonl", "18VA", 3, 20009, ("site_routes",))
+    closed = [line.split()[0] for line in g.state.log if line.endswith("closes; it may be started again")]
+    assert closed == ["VR", "N&W", "SR"]
+    assert g.current_entity() == "B&O"
+    listed = {a.train for a in g.legal_actions() if isinstance(a, A.BuyTrain)}
+    assert "3-4" in listed and "3-3" not in listed

@@ -945,7 +945,9 @@ class TrainsMixin:
         key = p.key
         self.log(f"{name} goes bankrupt")
         self.transfer(key, s.corporations[corp].key, s.cash[key])
-        ran = [c.sym for c in s.corporations.values() if self.president(c.sym) == name]
+        # in operating order (the highest share price first, as 18xx.games closes them): the trains of
+        # the companies that close go to the Open Market in that order
+        ran = [c.sym for c in sorted(s.corporations.values(), key=self._sort_key) if self.president(c.sym) == name]
         order = [x.name for x in s.players]
         i = order.index(name)
         after = [n for n in order[i + 1:] + order[:i] if not self.player(n).bankrupt]
