@@ -215,3 +215,24 @@ def test_18va_a_bankrupt_presidents_companies_close_in_operating_order():
     assert g.current_entity() == "B&O"
     listed = {a.train for a in g.legal_actions() if isinstance(a, A.BuyTrain)}
     assert "3-4" in listed and "3-3" not in listed
+
+
+def test_18ga_site_ebuy_after_the_presidents_sale_a_train_needing_his_money_costs_at_least_what_he_must_spend():
+    """With `site_ebuy` (18xx.games: the president's money may buy another company's train) the site
+    holds him to 4.2.5.1(d), "he may only sell just enough shares to raise the needed cash (that is,
+    the president's personal funds after the train purchase must be less than the smallest amount he
+    receives for selling any one certificate)": a train whose face value the company cannot pay
+    alone then costs at least the company's and his cash less the last share's price, plus 1.
+    Random, 3 players, seed 30033, its first 1,103 actions: Tycoon A sold a GA share ($30) for W&A,
+    W&A bought GA's 5 for $450 and then GA's 4 for $259, all its cash; the site refused it ("may only
+    spend between $272 and $300")."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.errors import GameError
+
+    rules = ("new_georgia_florida_home", "site_auction", "site_ebuy", "site_red_city_pass", "site_routes")
+    g = _logged("18GA-3p-random-30033.jsonl", "18GA", 3, 30033, rules)
+    assert g.current_entity() == "W&A" and g.state.cash["C:W&A"] == 259 and g.state.cash["P:Tycoon A"] == 42
+    assert g.state.trains["4-0"].owner == "C:GA"
+    assert not any(isinstance(a, A.BuyTrain) and a.train == "4-0" and a.price < 272 for a in g.legal_actions())
+    with pytest.raises(GameError, match=r"at least \$272"):
+        g.process(A.BuyTrain("W&A", "4-0", 259))

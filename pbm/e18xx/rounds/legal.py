@@ -229,13 +229,13 @@ def _operating(g: "Engine", ent: str) -> list[A.Action]:
             if g._ebuy_from_others() and not (broke_only and cash > 0):
                 for t in g._other_trains(corp):
                     price = min(s.trains[t].price, budget)
-                    if price > cash:
+                    if price > cash and price >= g.emergency_least(corp, t):
                         out.append(A.BuyTrain(ent, t, price))
         face = g.title.data.get("trades_at_face_value")
         # after the president's sale for a forced purchase no train from another company (18AL 4.2.5.2(a), (d))
         contributed = s.round.emergency_sold and not g._ebuy_from_others()
         for t in ([] if contributed else g._other_trains(corp)):
-            if cash >= 1 and g._room(corp, t):
+            if cash >= 1 and g._room(corp, t) and min(s.trains[t].price, cash) >= g.emergency_least(corp, t):
                 if face and g.president(s.trains[t].owner[2:]) != g.president(corp):
                     if s.trains[t].price <= cash:
                         out.append(A.BuyTrain(ent, t, s.trains[t].price))

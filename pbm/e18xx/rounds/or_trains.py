@@ -582,6 +582,12 @@ class TrainsMixin:
                                     "train may be bought from another company if the president contributes personal "
                                     f"funds{see(self.title, 'emergency_from_company')}")
             price = action.price if action.price is not None else train.price
+            least = self.emergency_least(corp, ref)
+            if least and price < least:
+                pres = self.president(corp)
+                raise IllegalAction(f"{pres} has sold shares to raise money for {corp}'s train and may sell only just "
+                                    f"enough: {corp} must spend at least {self.title.money(least)} (its cash and "
+                                    f"his, less what one share brought, plus 1){see(self.title, 'emergency_sell_needed')}")
             if price < 1:
                 raise IllegalAction(f"a train costs at least {self.title.money(1)}{see(self.title, 'train_sale')}")
             seller = train.owner
@@ -906,7 +912,23 @@ class TrainsMixin:
             raise IllegalAction(f"{cite(self.title, 'emergency_sell_needed')}sell only what is needed: {player} "
                                 f"needs {need}, {units - 1} share(s) of {target} would raise {(units - 1) * price}")
         self.sell_units(player, target, units, list(action.shares))
-        s.round.emergency_sold = True
+        s.round.emergency_sold = price
+
+    def emergency_least(self: "Engine", corp: str, train: str) -> int:
+        """With ``site_ebuy`` (a train from another company with the president's money, 18xx.games):
+        after his sale for the forced purchase, the least the company may pay another for a train --
+        4.2.5.1(d) "he may only sell just enough shares to raise the needed cash (that is, the
+        president's personal funds after the train purchase must be less than the smallest amount
+        he receives for selling any one certificate)", as the site counts it: for a train whose face
+        value the company cannot pay alone, the company's and his cash, less the last share's price,
+        plus 1.  0 when there is no such limit."""
+        s = self.state
+        if not s.round.emergency_sold or not self._ebuy_from_others() \
+                or s.trains[train].price <= s.cash[f"C:{corp}"]:
+            return 0
+        pres = self.president(corp)
+        most = s.cash[f"C:{corp}"] + (s.cash[f"P:{pres}"] if pres else 0)
+        return most - int(s.round.emergency_sold) + 1
 
     def _bankrupt(self: "Engine", corp: str) -> None:
         """4.2.5.1/5(c): the president cannot raise the money: he sells what he may,
