@@ -236,3 +236,23 @@ def test_18ga_site_ebuy_after_the_presidents_sale_a_train_needing_his_money_cost
     assert not any(isinstance(a, A.BuyTrain) and a.train == "4-0" and a.price < 272 for a in g.legal_actions())
     with pytest.raises(GameError, match=r"at least \$272"):
         g.process(A.BuyTrain("W&A", "4-0", 259))
+
+
+def test_1848_the_directors_compensation_sales_come_before_the_tasmania_tile():
+    """1848 5.5.2, 5.5.3: at a receivership the company pays compensation; "If the company doesn't have
+    enough capital ... the Director is liable ... he must sell shares".  The receivership then brings
+    about the rest (the second one removes a train, 5.4.4, the privates close, and the Tasmania tile
+    "must immediately be placed", 4.4).  **Ruling**: the director's sales settle the receivership
+    itself and come first, then the tile -- the order of 18xx.games, whose "Cash Crisis" step refused
+    pbm's tile first (random, 5 players, seed 30014, its first 490 actions: NSW withholds into
+    receivership, Tycoon E owes compensation, P3's tile was laid before his sales)."""
+    from pbm.e18xx.core import actions as A
+
+    rules = ("site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass")
+    g = _logged("1848-5p-random-30014.jsonl", "1848", 5, 30014, rules)
+    assert g.state.cash["P:Tycoon E"] < 0
+    listed = g.legal_actions()
+    assert listed and all(isinstance(a, A.SellShares) and a.entity == "Tycoon E" for a in listed)
+    while g.state.cash["P:Tycoon E"] < 0:
+        g.process(g.legal_actions()[0])
+    assert any(isinstance(a, A.LayTile) and a.entity == "P3" for a in g.legal_actions())
