@@ -256,3 +256,20 @@ def test_1848_the_directors_compensation_sales_come_before_the_tasmania_tile():
     while g.state.cash["P:Tycoon E"] < 0:
         g.process(g.legal_actions()[0])
     assert any(isinstance(a, A.LayTile) and a.entity == "P3" for a in g.legal_actions())
+
+
+def test_18va_a_track_pass_of_a_potomac_yards_owner_is_followed_by_the_sites_station_pass():
+    """Title data ``site_token_step_private`` (third run): while a company owns Potomac Yards the site
+    keeps its "Place a Token" step open for a pass.  The export wrote that pass after a tile or a
+    private bought in the step, not after the company's pass of its track step, which took pbm past
+    its station step too (no train: withheld, the price fell); the site waited in "Place a Token" and
+    refused the train bought next (random, 2 players, seed 30012, its first 272 actions: WMR)."""
+    import json
+    from pathlib import Path
+
+    lines = (Path(__file__).parent / "referee_games" / "18VA-2p-random-30012.jsonl").read_text().splitlines()
+    log = {"title": "18VA", "players": ["Tycoon A", "Tycoon B"], "seed": 30012, "optional_rules": ["site_routes"],
+           "actions": [json.loads(x) for x in lines]}
+    data = exchange.export_log(log)
+    tail = [(a["type"], a["entity"], bool(a.get("pbm_auto"))) for a in data["actions"][-2:]]
+    assert tail == [("pass", "WMR", False), ("pass", "WMR", True)]

@@ -174,7 +174,8 @@ class SitePasses:
         sym = g.title.data.get("site_token_step_private")
         comp = g.state.companies.get(sym) if sym else None
         if comp is None or comp.owner != f"C:{op}" or comp.closed or act.entity != op \
-                or isinstance(act, (A.Pass, A.PlaceToken)) or op in g.state.round.tokened:
+                or isinstance(act, A.PlaceToken) or op in g.state.round.tokened \
+                or (isinstance(act, A.Pass) and self.step_before == "token"):  # (that pass is the site's own)
             return []
         names = [x.name for x in g.or_steps]
         if self.step_before not in names or names.index(self.step_before) > names.index("token"):
