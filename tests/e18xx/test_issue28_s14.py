@@ -273,3 +273,21 @@ def test_18va_a_track_pass_of_a_potomac_yards_owner_is_followed_by_the_sites_sta
     data = exchange.export_log(log)
     tail = [(a["type"], a["entity"], bool(a.get("pbm_auto"))) for a in data["actions"][-2:]]
     assert tail == [("pass", "WMR", False), ("pass", "WMR", True)]
+
+
+def test_18va_emergency_sales_sell_one_lot_of_a_company_per_turn():
+    """18VA 4.6.2: the president raising money for a train "may sell any stock he wishes ..., subject
+    to the normal limitations on stock sales" -- with the stock round's ruling of one lot of a
+    company's shares per turn (title data ``one_sale_per_company_per_turn``; 18xx.games sells in
+    blocks there too).  pbm let Tycoon B sell VR twice in C&O's emergency (random, 2 players, seed
+    30020, its first 462 actions: RFPR, then VR; the site refused the second VR sale, "Cannot sell
+    shares of VR")."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.errors import GameError
+
+    g = _logged("18VA-2p-random-30020.jsonl", "18VA", 2, 30020, ("site_routes", "two_player_share_limit"))
+    assert g.current_entity() == "C&O" and isinstance(g.actions[-1], A.SellShares)
+    assert g.percent_of("P:Tycoon B", "VR") > 0
+    assert not any(isinstance(a, A.SellShares) and a.corporation == "VR" for a in g.legal_actions())
+    with pytest.raises(GameError):
+        g.process(A.SellShares("Tycoon B", corporation="VR", count=1))

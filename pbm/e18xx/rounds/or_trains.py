@@ -511,7 +511,12 @@ class TrainsMixin:
         return total
 
     def _emergency_units(self: "Engine", player: str, operating: str, corp: str) -> list[int]:
-        """Sellable lots while raising money for ``operating``: no change of its presidency."""
+        """Sellable lots while raising money for ``operating``: no change of its presidency; with title
+        data ``one_sale_per_company_per_turn`` (18VA 4.6.2: "subject to the normal limitations on stock
+        sales", the one lot a turn of the stock round's ruling) not a company already sold this turn."""
+        if self.title.data.get("one_sale_per_company_per_turn") and self.state.round.kind == "operating" \
+                and corp in self.state.round.sold.get(player, {}):
+            return []
         units = self._sellable_bundles(player, corp)
         if corp == operating and self.president(corp) == player:
             others = max((self.percent_of(p.key, corp) for p in self.state.players if p.name != player), default=0)
@@ -913,6 +918,7 @@ class TrainsMixin:
                                 f"needs {need}, {units - 1} share(s) of {target} would raise {(units - 1) * price}")
         self.sell_units(player, target, units, list(action.shares))
         s.round.emergency_sold = price
+        s.round.sold.setdefault(player, {})[target] = "now"
 
     def emergency_least(self: "Engine", corp: str, train: str) -> int:
         """With ``site_ebuy`` (a train from another company with the president's money, 18xx.games):
