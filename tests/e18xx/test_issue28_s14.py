@@ -291,3 +291,21 @@ def test_18va_emergency_sales_sell_one_lot_of_a_company_per_turn():
     assert not any(isinstance(a, A.SellShares) and a.corporation == "VR" for a in g.legal_actions())
     with pytest.raises(GameError):
         g.process(A.SellShares("Tycoon B", corporation="VR", count=1))
+
+
+def test_18va_a_train_bought_with_tredegar_that_ends_the_turn_is_followed_by_the_sites_pass():
+    """A train bought with a private's ability (18VA's Tredegar Iron Works, P2) is the private's
+    action on 18xx.games, and the site then keeps the company's Buy Trains step open for a pass;
+    pbm's turn ended with the purchase and the export wrote no pass, so the site refused the next
+    company's tile (random, 5 players, seed 30031, its first 320 actions: VR)."""
+    import json
+    from pathlib import Path
+
+    lines = (Path(__file__).parent / "referee_games" / "18VA-5p-random-30031.jsonl").read_text().splitlines()
+    log = {"title": "18VA", "players": [f"Tycoon {c}" for c in "ABCDE"], "seed": 30031,
+           "optional_rules": ["site_routes"], "actions": [json.loads(x) for x in lines]}
+    data = exchange.export_log(log)
+    tail = [(a["type"], a["entity"], bool(a.get("pbm_auto"))) for a in data["actions"][-2:]]
+    assert tail == [("buy_train", "P2", False), ("pass", "VR", True)]
+    assert exchange.fingerprint(exchange.replay_export(data)) == exchange.fingerprint(exchange.replay_export(
+        dict(data, actions=[a for a in data["actions"] if not a.get("pbm_auto")])))
