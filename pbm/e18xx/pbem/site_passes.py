@@ -200,11 +200,12 @@ class SitePasses:
                     and "site_turn_end_pass" in g.optional_rules and g.can_take_loan(op, ignore_round=True):
                 return [op]  # 1848: the site's last step ("Take Loans or Buy Company") waits for its pass
             return [op] if self.last_pass_to_trains and turn_over and (not g.state.finished or ended_by_turn) else []
-        if isinstance(act, A.BuyTrain) and act.entity in g.state.companies \
+        if isinstance(act, A.BuyTrain) and g.title.data.get("site_private_train_pass") and act.entity in g.state.companies \
                 and g.state.companies[act.entity].owner == f"C:{op}" and not g.state.finished \
                 and (_round_key(g) != key or g._or_operator() != op):  # noqa: SLF001
-            # a train bought with a private's ability (18VA Tredegar) is the private's action on the site,
-            # which then does not close the company's Buy Trains step by itself: it waits for a pass
+            # title data ``site_private_train_pass`` (18VA): a train bought with a private's ability
+            # (Tredegar) is the private's action on the site, which then does not close the company's Buy
+            # Trains step by itself: it waits for a pass (18AL's NDY purchase closes it: seen on the site)
             return [op]
         if act.entity != op and not isinstance(act, A.DiscardTrain):  # a discard after op's purchase
             return []
