@@ -205,8 +205,9 @@ class SitePasses:
                 and (_round_key(g) != key or g._or_operator() != op):  # noqa: SLF001
             # title data ``site_private_train_pass`` (18VA): a train bought with a private's ability
             # (Tredegar) is the private's action on the site, which then does not close the company's Buy
-            # Trains step by itself: it waits for a pass (18AL's NDY purchase closes it: seen on the site)
-            return [op]
+            # Trains step by itself: it waits for a pass (18AL's NDY purchase closes it: seen on the site);
+            # then its last step waits for another while the company owns a private usable all turn
+            return [op, op] if self._owns_anytime_private(op) else [op]
         if act.entity != op and not isinstance(act, A.DiscardTrain):  # a discard after op's purchase
             return []
         if g.state.finished or (_round_key(g) == key and g._or_operator() == op):  # noqa: SLF001
