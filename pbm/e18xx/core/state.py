@@ -87,6 +87,7 @@ class Train:
     obsolete: bool = False
     variant: str | None = None  # declared variant (e.g. "1G"), None while undeclared
     kind: str = "passenger"  # passenger / freight / doubler (of the declared variant)
+    pooled: int = 0  # when it went to the Open Market (1, 2, ...: the order trains were discarded)
 
 
 @dataclass
@@ -123,7 +124,7 @@ class RoundState:
     ran: bool = False
     pending_home: str | None = None
     laid_hexes: list[str] = field(default_factory=list)
-    emergency_sold: bool = False
+    emergency_sold: int = 0  # the share price of the president's last sale for a forced train purchase (0: none)
     subsidy: int = 0  # paid to the treasury besides the revenue (coal district stations)
     pending_par: tuple[str, str] | None = None  # (player, corporation) who must set a starting value now
     loaned: set[str] = field(default_factory=set)  # corporations that took a loan this round

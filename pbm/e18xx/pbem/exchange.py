@@ -287,12 +287,34 @@ def _lender_turns(game: Game, log_from: int) -> list[dict[str, Any]]:
             for _ in range(begun)]
 
 
+def _joint_home_links(game: Game, linked: set[str]) -> list[dict[str, Any]]:
+    """The link between a company's two homes made by the last action (1848 5.3: the
+    Commonwealth Railways may operate once Sydney and Adelaide are joined by track).
+    18xx.games checks it after every action of an operating round and records the link it
+    finds as an automatic ``destination_connection`` of the operating company, carried by the
+    action that made it; loading an export without it, the site waits at that check
+    ("COM Sydney Adelaide Check") and refuses the next action.  ``linked`` holds the companies
+    whose link was written already."""
+    if game.state.round.kind != "operating":
+        return []
+    out: list[dict[str, Any]] = []
+    for sym in game.state.corporations:
+        homes = game.joint_homes(sym)
+        if len(homes) < 2 or sym in linked or not game.homes_linked(homes[0], homes[1]):
+            continue
+        linked.add(sym)
+        out.append({"type": "destination_connection", "entity": game._or_operator(),  # noqa: SLF001
+                    "entity_type": "corporation"})
+    return out
+
+
 def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> list[dict[str, Any]]:
     """Play ``actions`` on ``game`` (new, no actions yet) and write each as 18xx.games records it."""
     rep = Replayed(game, game.total_cash())
     site = SiteShares(game)
     passes = SitePasses(game)
     out: list[dict[str, Any]] = []
+    linked: set[str] = set()
 
     def auto_pass(who: str) -> None:
         who, _, what = who.partition("\t")
@@ -347,6 +369,9 @@ def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> 
         lender = _lender_turns(game, log_from)
         if lender:
             out[-1].setdefault("auto_actions", []).extend(lender)
+        links = _joint_home_links(game, linked)
+        if links:
+            out[-1 - len(passed)].setdefault("auto_actions", []).extend(links)
     return out
 
 

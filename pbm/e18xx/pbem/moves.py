@@ -1596,7 +1596,8 @@ def train_by_type(game: "Game", move: A.BuyTrain) -> A.BuyTrain:
     s = game.state
     if move.train not in s.trains:
         if move.seller == POOL:
-            pool = _of_type(game, [t.tid for t in s.trains.values() if t.owner == "discard"], move.train)
+            offered = [t for t in game._depot_trains() if s.trains[t].owner == "discard"]  # noqa: SLF001
+            pool = _of_type(game, offered, move.train)  # the one of its type the Open Market offers
             move = replace(move, train=pool[0] if pool else move.train, seller=None)
         elif move.seller:
             try:

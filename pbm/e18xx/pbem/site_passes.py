@@ -174,7 +174,8 @@ class SitePasses:
         sym = g.title.data.get("site_token_step_private")
         comp = g.state.companies.get(sym) if sym else None
         if comp is None or comp.owner != f"C:{op}" or comp.closed or act.entity != op \
-                or isinstance(act, (A.Pass, A.PlaceToken)) or op in g.state.round.tokened:
+                or isinstance(act, A.PlaceToken) or op in g.state.round.tokened \
+                or (isinstance(act, A.Pass) and self.step_before == "token"):  # (that pass is the site's own)
             return []
         names = [x.name for x in g.or_steps]
         if self.step_before not in names or names.index(self.step_before) > names.index("token"):
@@ -199,12 +200,22 @@ class SitePasses:
                     and "site_turn_end_pass" in g.optional_rules and g.can_take_loan(op, ignore_round=True):
                 return [op]  # 1848: the site's last step ("Take Loans or Buy Company") waits for its pass
             return [op] if self.last_pass_to_trains and turn_over and (not g.state.finished or ended_by_turn) else []
+        if isinstance(act, A.BuyTrain) and g.title.data.get("site_private_train_pass") and act.entity in g.state.companies \
+                and g.state.companies[act.entity].owner == f"C:{op}" and not g.state.finished \
+                and (_round_key(g) != key or g._or_operator() != op):  # noqa: SLF001
+            # title data ``site_private_train_pass`` (18VA): a train bought with a private's ability
+            # (Tredegar) is the private's action on the site, which then does not close the company's Buy
+            # Trains step by itself: it waits for a pass (18AL's NDY purchase closes it: seen on the site);
+            # then its last step waits for another while the company owns a private usable all turn
+            return [op, op] if self._owns_anytime_private(op) else [op]
         if act.entity != op and not isinstance(act, A.DiscardTrain):  # a discard after op's purchase
             return []
         if g.state.finished or (_round_key(g) == key and g._or_operator() == op):  # noqa: SLF001
             return []
         if op not in g.state.corporations:
             return []
+        if isinstance(act, A.Bankrupt) or not g.state.corporations[op].ipoed:
+            return []  # the company closed (18VA 4.6.3: no one takes over): the site's turn went on at once
         return [op] if self._owns_anytime_private(op) or self._site_buys_on(op, act, key) else []
 
     def _owns_anytime_private(self, op: str) -> bool:

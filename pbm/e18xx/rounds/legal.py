@@ -229,11 +229,13 @@ def _operating(g: "Engine", ent: str) -> list[A.Action]:
             if g._ebuy_from_others() and not (broke_only and cash > 0):
                 for t in g._other_trains(corp):
                     price = min(s.trains[t].price, budget)
-                    if price > cash:
+                    if price > cash and price >= g.emergency_least(corp, t):
                         out.append(A.BuyTrain(ent, t, price))
         face = g.title.data.get("trades_at_face_value")
-        for t in g._other_trains(corp):
-            if cash >= 1 and g._room(corp, t):
+        # after the president's sale for a forced purchase no train from another company (18AL 4.2.5.2(a), (d))
+        contributed = s.round.emergency_sold and not g._ebuy_from_others()
+        for t in ([] if contributed else g._other_trains(corp)):
+            if cash >= 1 and g._room(corp, t) and min(s.trains[t].price, cash) >= g.emergency_least(corp, t):
                 if face and g.president(s.trains[t].owner[2:]) != g.president(corp):
                     if s.trains[t].price <= cash:
                         out.append(A.BuyTrain(ent, t, s.trains[t].price))
@@ -263,9 +265,12 @@ def _company_actions(g: "Engine", corp: str, sym: str) -> list[A.Action]:
     s = g.state
     allowed = g.company_actions(sym)
     out: list[A.Action] = []
-    if "assign" in allowed:  # a bonus for a hex, or (18AL South & North Alabama) a token in one
-        ab = g.company_ability(sym, "assign_bonus") or g.company_ability(sym, "hex_bonus_token") or {}
-        out += [A.Assign(sym, h) for h in ab.get("hexes", [])]
+    if "assign" in allowed:  # a bonus for a hex, or (18AL South & North Alabama) a token in one it reaches
+        if g.company_ability(sym, "hex_bonus_token"):
+            out += [A.Assign(sym, h) for h in g.hex_bonus_targets(corp, sym)]
+        else:
+            ab = g.company_ability(sym, "assign_bonus") or {}
+            out += [A.Assign(sym, h) for h in ab.get("hexes", [])]
     if "place_token" in allowed:
         ab = g.company_ability(sym, "extra_token") or {}
         for h in ab.get("hexes", []):

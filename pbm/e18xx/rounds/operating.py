@@ -94,7 +94,8 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         r.subsidy = 0
         r.ran = False
         r.laid_hexes = []
-        r.emergency_sold = False
+        r.emergency_sold = 0
+        r.sold = {}  # the emergency sales of this company's turn
         self.log(f"{self.controller(corp.sym)} operates {corp.sym}")
         if self.joint_homes(corp.sym):
             self.place_joint_homes(corp)

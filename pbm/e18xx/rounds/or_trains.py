@@ -74,7 +74,8 @@ class TrainsMixin:
     def _must_buy_train(self: "Engine", corp: str) -> bool:
         """A company without a train must buy one if it has a route (title data
         ``must_buy_train: always``: whether or not it has one)."""
-        if self.limited_trains(corp) or not self._depot_trains():
+        owned = [t for t in self.state.corporations[corp].trains if not self.outside_limit(self.state.trains[t].name)]
+        if owned or not self._depot_trains():  # an obsolete train running once more is a train owned
             return False
         return self.title.data.get("must_buy_train") == "always" or self._can_run_route(corp)
 
@@ -330,11 +331,19 @@ class TrainsMixin:
                 if early and early not in out:
                     out.append(early)
         seen = set()
-        for t in s.trains.values():
-            if t.owner == "discard" and t.name not in seen:
+        # the Open Market's trains in the order they came there: of each type the first to come is
+        # offered (as 18xx.games, whose export names that train)
+        for t in sorted((t for t in s.trains.values() if t.owner == "discard"), key=lambda t: t.pooled):
+            if t.name not in seen:
                 seen.add(t.name)
                 out.append(t.tid)
         return out
+
+    def _to_pool(self: "Engine", tid: str) -> None:
+        """Train ``tid`` goes to the Open Market, after those already there."""
+        s = self.state
+        s.trains[tid].owner = "discard"
+        s.trains[tid].pooled = 1 + max((t.pooled for t in s.trains.values()), default=0)
 
     def train_limit(self: "Engine", corp: str | None = None) -> int:
         """The phase's train limit; for a corporation, by its size plus any permanent bonus."""
@@ -413,9 +422,10 @@ class TrainsMixin:
             outside = self.__dict__["_outside_limit"] = frozenset(
                 t["name"] for t in self.title.data["trains"] if t.get("outside_limit"))
         trains = s.corporations[corp].trains
-        if "site_obsolete" in self.optional_rules:
-            # 18xx.games (18AL 4.2.5.1 as it plays it): an obsolete train running once more does
-            # not count against the train limit
+        soft = any(rule in self.optional_rules for rule in self.title.data.get("soft_rust_by_rule", {}))
+        if "site_obsolete" in self.optional_rules or soft:
+            # 18xx.games (18AL 4.2.5.1 as it plays it, and 18GA's soft rust of the 4s, a variant of
+            # the site's own): an obsolete train running once more does not count against the train limit
             trains = [t for t in trains if not s.trains[t].obsolete]
         if not outside:
             return list(trains)
@@ -501,7 +511,12 @@ class TrainsMixin:
         return total
 
     def _emergency_units(self: "Engine", player: str, operating: str, corp: str) -> list[int]:
-        """Sellable lots while raising money for ``operating``: no change of its presidency."""
+        """Sellable lots while raising money for ``operating``: no change of its presidency; with title
+        data ``one_sale_per_company_per_turn`` (18VA 4.6.2: "subject to the normal limitations on stock
+        sales", the one lot a turn of the stock round's ruling) not a company already sold this turn."""
+        if self.title.data.get("one_sale_per_company_per_turn") and self.state.round.kind == "operating" \
+                and corp in self.state.round.sold.get(player, {}):
+            return []
         units = self._sellable_bundles(player, corp)
         if corp == operating and self.president(corp) == player:
             others = max((self.percent_of(p.key, corp) for p in self.state.players if p.name != player), default=0)
@@ -563,7 +578,21 @@ class TrainsMixin:
                                     f"{see(self.title, 'obsolete_train')}")
             if ref not in self._other_trains(corp):
                 raise IllegalAction(f"train {ref} cannot be bought by {corp}")
+            if s.round.emergency_sold and not self._ebuy_from_others():
+                # 4.2.5.2(a), (d) of 18AL (18GA 4.2.5.1): the president who sells shares for the train
+                # contributes his money, so the cheapest train from the bank is bought; bought from another
+                # company with the treasury, his sale was more than needed
+                raise IllegalAction(f"{self.president(corp)} has sold shares to raise money for {corp}'s train: the "
+                                    "president contributes, so the cheapest train from the bank must be bought; no "
+                                    "train may be bought from another company if the president contributes personal "
+                                    f"funds{see(self.title, 'emergency_from_company')}")
             price = action.price if action.price is not None else train.price
+            least = self.emergency_least(corp, ref)
+            if least and price < least:
+                pres = self.president(corp)
+                raise IllegalAction(f"{pres} has sold shares to raise money for {corp}'s train and may sell only just "
+                                    f"enough: {corp} must spend at least {self.title.money(least)} (its cash and "
+                                    f"his, less what one share brought, plus 1){see(self.title, 'emergency_sell_needed')}")
             if price < 1:
                 raise IllegalAction(f"a train costs at least {self.title.money(1)}{see(self.title, 'train_sale')}")
             seller = train.owner
@@ -770,7 +799,7 @@ class TrainsMixin:
             s.trains[action.train].owner = "removed"
             self.log(f"{c.sym} discards {action.train}; it leaves the game")
             return
-        s.trains[action.train].owner = "discard"
+        self._to_pool(action.train)
         td = next(t for t in self.title.trains if t.name == s.trains[action.train].name)
         if len(td.variants) > 1:  # back in the pool a train is undeclared again
             s.trains[action.train].variant = None
@@ -888,6 +917,24 @@ class TrainsMixin:
             raise IllegalAction(f"{cite(self.title, 'emergency_sell_needed')}sell only what is needed: {player} "
                                 f"needs {need}, {units - 1} share(s) of {target} would raise {(units - 1) * price}")
         self.sell_units(player, target, units, list(action.shares))
+        s.round.emergency_sold = price
+        s.round.sold.setdefault(player, {})[target] = "now"
+
+    def emergency_least(self: "Engine", corp: str, train: str) -> int:
+        """With ``site_ebuy`` (a train from another company with the president's money, 18xx.games):
+        after his sale for the forced purchase, the least the company may pay another for a train --
+        4.2.5.1(d) "he may only sell just enough shares to raise the needed cash (that is, the
+        president's personal funds after the train purchase must be less than the smallest amount
+        he receives for selling any one certificate)", as the site counts it: for a train whose face
+        value the company cannot pay alone, the company's and his cash, less the last share's price,
+        plus 1.  0 when there is no such limit."""
+        s = self.state
+        if not s.round.emergency_sold or not self._ebuy_from_others() \
+                or s.trains[train].price <= s.cash[f"C:{corp}"]:
+            return 0
+        pres = self.president(corp)
+        most = s.cash[f"C:{corp}"] + (s.cash[f"P:{pres}"] if pres else 0)
+        return most - int(s.round.emergency_sold) + 1
 
     def _bankrupt(self: "Engine", corp: str) -> None:
         """4.2.5.1/5(c): the president cannot raise the money: he sells what he may,
@@ -926,7 +973,9 @@ class TrainsMixin:
         key = p.key
         self.log(f"{name} goes bankrupt")
         self.transfer(key, s.corporations[corp].key, s.cash[key])
-        ran = [c.sym for c in s.corporations.values() if self.president(c.sym) == name]
+        # in operating order (the highest share price first, as 18xx.games closes them): the trains of
+        # the companies that close go to the Open Market in that order
+        ran = [c.sym for c in sorted(s.corporations.values(), key=self._sort_key) if self.president(c.sym) == name]
         order = [x.name for x in s.players]
         i = order.index(name)
         after = [n for n in order[i + 1:] + order[:i] if not self.player(n).bankrupt]
@@ -973,7 +1022,7 @@ class TrainsMixin:
                 del m.extra_tokens[k]
         m.version += 1
         for tid in list(c.trains):
-            s.trains[tid].owner = "discard"
+            self._to_pool(tid)
             td = next(t for t in self.title.trains if t.name == s.trains[tid].name)
             if len(td.variants) > 1:
                 s.trains[tid].variant = None
@@ -1034,7 +1083,8 @@ class CompanyAbilitiesMixin:
         if self.company_ability(sym, "assign_bonus"):
             out.append("assign")
         if self.company_ability(sym, "hex_bonus_token") and corp not in self.state.hex_bonuses \
-                and not self.state.companies[sym].uses.get("hex_bonus_token") and self.corp_trains(corp):
+                and not self.state.companies[sym].uses.get("hex_bonus_token") and self.corp_trains(corp) \
+                and self.hex_bonus_targets(corp, sym):
             out.append("assign")
         # 18VA 4.5.3: the Potomac Yards station "must be used in this phase" (the token placement,
         # after the track), 4.2 (4) its +1 train limit "in the owning Corporation's train-buying phase"
@@ -1051,6 +1101,26 @@ class CompanyAbilitiesMixin:
             out.append("buy_train")
         return out
 
+    def hex_bonus_targets(self: "Engine", corp: str, sym: str) -> list[str]:
+        """The hexes of ``sym``'s token (title data ``hex_bonus_token``) that ``corp`` can reach
+        "with a route that is in the range of a train owned by the corporation (i.e. not an
+        infinite route)" (18AL Table III, the Warrior Coal Field; the book's table is missing,
+        its text is the public data of 18xx.games): a city of the hex is a stop of a legal route
+        of at most the stops of the company's longest train."""
+        ab = self.company_ability(sym, "hex_bonus_token") or {}
+        trains = self.corp_trains(corp)
+        if not trains:
+            return []
+        longest = max(self.state.trains[t].distance for t in trains)
+        g = self.graph()
+        cache = g.__dict__.setdefault("_bonus_reach_cache", {})
+        key = (corp, longest, self.route_colors())
+        hexes = cache.get(key)
+        if hexes is None:
+            hexes = cache[key] = {h for r in all_routes(g, corp, longest, self.route_colors()) for h, i in r.nodes
+                                  if i in self.state.map.tile(h).cities()}
+        return [h for h in ab.get("hexes", []) if h in hexes]
+
     def _close_company(self: "Engine", sym: str, why: str) -> None:
         self.state.companies[sym].closed = True
         self.log(f"{sym} closes ({why})")
@@ -1064,8 +1134,13 @@ class CompanyAbilitiesMixin:
             ab = self.company_ability(sym, "hex_bonus_token") or {}
             if action.target not in ab.get("hexes", []):
                 raise IllegalAction(f"{sym}'s token may go in {', '.join(ab.get('hexes', []))}, not {action.target}")
-            if "assign" not in self.company_actions(sym):
+            if corp in s.hex_bonuses or s.companies[sym].uses.get("hex_bonus_token") or not self.corp_trains(corp):
                 raise IllegalAction(f"{sym}'s token is placed once, by a company that owns a train")
+            if action.target not in self.hex_bonus_targets(corp, sym):
+                raise IllegalAction(f"{corp} cannot reach {action.target} with a route in the range of one of its "
+                                    f"trains; {sym}'s token goes only in a city it can reach so"
+                                    + (f" (now: {', '.join(self.hex_bonus_targets(corp, sym))})"
+                                       if self.hex_bonus_targets(corp, sym) else ""))
             s.hex_bonuses[corp] = (action.target, int(ab.get("bonus", 0)))
             s.companies[sym].uses["hex_bonus_token"] = 1
             self.log(f"{corp} puts {sym}'s token in {action.target}: +{ab.get('bonus', 0)} for each train there")

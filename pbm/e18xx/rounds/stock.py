@@ -256,13 +256,20 @@ class StockMixin(AuctionMixin):
         return self._par_price(corp)
 
     def _started_by_private(self: "Engine", corp: str) -> bool:
-        """A corporation whose president's certificate comes with a private is not parred in the stock round."""
+        """A corporation whose president's certificate comes with a private is not parred in the stock
+        round -- while that private is open: once it has closed (it closes as the company starts), a
+        company that closed again "may subsequently reenter play as a new Corporation" (18VA 4.6.3),
+        parred as any other."""
         started = self.title.__dict__.get("_par_on_buy")
         if started is None:  # the title's data never changes
-            started = self.title.__dict__["_par_on_buy"] = frozenset(
-                ab.get("corporation") for comp in self.title.data["companies"] for ab in comp.get("abilities", [])
-                if ab.get("type") == "par_on_buy")
-        return corp in started
+            started = self.title.__dict__["_par_on_buy"] = {}
+            for comp in self.title.data["companies"]:
+                for ab in comp.get("abilities", []):
+                    if ab.get("type") == "par_on_buy":
+                        started.setdefault(ab.get("corporation"), []).append(comp["sym"])
+        carriers = started.get(corp)
+        return bool(carriers) and any(not self.state.companies[sym].closed for sym in carriers
+                                      if sym in self.state.companies)
 
     def _par_price(self: "Engine", corp: str) -> int:
         c = self.state.corporations[corp]

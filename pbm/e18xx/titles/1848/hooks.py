@@ -189,7 +189,11 @@ class Hooks(TitleHooks):
         return replace(steps, "buy_company", BuyCompanyOrLoan())
 
     def operating_interrupts(self, interrupts: list) -> list:
-        return insert_before(interrupts, "discard_train", PayDebt())
+        # 5.5.2, 5.5.3: the director's sales for the compensation settle the receivership itself, before
+        # what the receivership brings about (the train removed at the second, 5.4.4, closing the privates:
+        # the Tasmania tile of 4.4) -- the order of 18xx.games too
+        first = "forced_lay" if any(getattr(x, "name", "") == "forced_lay" for x in interrupts) else "discard_train"
+        return insert_before(interrupts, first, PayDebt())
 
     def describe(self) -> dict[str, Any]:
         g = self.game
