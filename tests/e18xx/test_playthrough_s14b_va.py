@@ -109,3 +109,13 @@ def test_potomac_yards_station_by_a_place_name_is_told():
     was told only "Private P3 closes (its ability was used)", not where the station went."""
     g = game(123, events=True)
     assert any("extra station beside the city in F17 Rocky Mount" in t for t in texts_at(g, 123)), texts_at(g, 123)
+
+
+def test_a_freight_train_bought_from_a_company_is_named_as_it_is():
+    """WMR, OR 6.2 (finding F11, mail #117): 'buy the 2G train from C&O for $80' was answered
+    "WMR's turn ended by itself after 'buy train 3 from C&O 80'" - the 2G by its type's 3, as if
+    another train had been bought. The train is named as the mails name it."""
+    g = game(263)
+    assert g.current_entity() == "WMR"
+    made, notes = mail(g, "lay 58 B5 4\nbuy the 2G train from C&O for $80\nrun auto")
+    assert "after 'buy train 2G from C&O 80'" in notes and "buy train 3 from" not in notes, notes

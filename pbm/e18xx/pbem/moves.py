@@ -2076,6 +2076,9 @@ def action_words(game: Any, a: A.Action, seq: int | None = None) -> tuple[str, s
     try:
         if isinstance(a, A.LayTile):  # 18VA's 170ric as the rulebook numbers it: 'lay 170 F11 0' (s12)
             text = format_action(printed_tile(game, a))
+        if isinstance(a, A.BuyTrain) and not a.variant and a.train in game.state.trains:
+            # another company's 2G as a 2G, not its type's 3 (s14b mail #117: "after 'buy train 3 from C&O 80'")
+            text = text.replace(f"buy train {train_type(a.train)}", f"buy train {_train_word(game, a.train)}", 1)
         if isinstance(a, A.BuyShares) and a.shares:
             return ent, _share_words(game, a, seq)
         if isinstance(a, A.RunRoutes) and a.routes and not a.auto:  # a 2G as a 2G, not its type's 3 (s12v)
