@@ -119,3 +119,16 @@ def test_a_freight_train_bought_from_a_company_is_named_as_it_is():
     assert g.current_entity() == "WMR"
     made, notes = mail(g, "lay 58 B5 4\nbuy the 2G train from C&O for $80\nrun auto")
     assert "after 'buy train 2G from C&O 80'" in notes and "buy train 3 from" not in notes, notes
+
+
+def test_a_tile_every_rotation_of_which_lays_the_same_track_needs_none():
+    """C&O, OR 7.2 (finding F12, mail #141): 'upgrade Charlottesville to 63' was refused "need tile,
+    hex and rotation" though the move list said "D9 63 (0=1=2=3=4=5 ...)": every rotation lays the
+    same track. A rotation is asked for only where it makes a difference."""
+    g = game(315)
+    assert g.current_entity() == "C&O"
+    made, _ = mail(g, "upgrade Charlottesville to 63\nrun auto\npay out")
+    assert made[0] == "lay 63 D9 0", made
+    g = game(315)
+    from .helpers import intent_refusal
+    assert "rotation" in intent_refusal(g, "lay 57 C10")

@@ -375,9 +375,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             args = args[:3]
         if len(args) > 3 and _INT.match(args[-1]) and all(re.match(r"^[A-Za-z][A-Za-z'.&-]*$", t) for t in args[1:-1]):
             args = [args[0], " ".join(args[1:-1]), args[-1]]  # 'lay 57 Rocky Mount 2': a place of two words
+        if len(args) == 2 and _INT.match(args[1]) and not _INT.match(args[0]):
+            args = [args[1], args[0]]  # 'upgrade Charlottesville to 63': the place first
+        if len(args) == 2 and not _INT.match(args[1]):
+            args = [*args, "-1"]  # 'upgrade Charlottesville to 63': no rotation, for_game finds it (s14b #141)
         if len(args) != 3:
             raise _fail(lineno, line, "need tile, hex and rotation", "lay")
-        rot = _int(args[2], lineno, line, "lay", "rotation")
+        rot = -1 if args[2] == "-1" else _int(args[2], lineno, line, "lay", "rotation")
         if rot > 5:
             raise _fail(lineno, line, "rotation is 0 to 5", "lay")
         hexname = args[1].upper()
@@ -1433,6 +1437,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
             raise GameError(f"{move.hex!r} is not a hex like E5, nor a place on the map")
         move = replace(move, hex=hexname)
+    if isinstance(move, A.LayTile) and move.rotation < 0:
+        move = _the_one_rotation(game, move)
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
@@ -1442,6 +1448,22 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
+
+
+def _the_one_rotation(game: "Game", move: A.LayTile) -> A.LayTile:
+    """A lay written without its rotation ('upgrade Charlottesville to 63'): the tile's rotation
+    when every rotation lays the same track there (the move list's "0=1=2=3=4=5"; s14b mail #141);
+    else refused, asking for the rotation."""
+    from pbm.e18xx.lays import track_signature
+
+    try:
+        kinds = {track_signature(game, move.hex, str(move.tile), r) for r in range(6)}
+    except (KeyError, IndexError, AttributeError):
+        kinds = set()
+    if len(kinds) == 1:
+        return replace(move, rotation=0)
+    raise GameError(f"need the rotation of tile {move.tile} on {move.hex} (0 to 5): its rotations lay different "
+                    f"track there; write e.g. 'lay {move.tile} {move.hex} 0'")
 
 
 def train_not_share(game: "Game", player: str, move: Move) -> Move:
