@@ -1,6 +1,6 @@
 """Play-through by mail s14b of 18VA (issue 29, the final verification round; seed 174, Ann, Bob, Cy,
 Di, every seat written from the rulebook alone): the findings, each with the mail that showed it
-(tests/e18xx/playthrough/va-s14b.jsonl holds the game, 225 actions, 38 company turns, to OR 6.1)."""
+(tests/e18xx/playthrough/va-s14b.jsonl holds the game, 333 actions, 62 company turns, to stock round 8)."""
 from pbm.e18xx.pbem.moves import parse_moves
 
 from .helpers import intent_mail, playthrough_game, texts_at
