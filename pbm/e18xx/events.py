@@ -1430,6 +1430,9 @@ def _ability_words(g: "Game", action: Any, owner: str) -> str:
         return ""
     if getattr(action, "type", "") == "place_token" and isinstance(getattr(action, "city", None), str):
         coord = action.city.split("-")[0].upper()
+        if coord not in g.title.hexes:  # the city by its name: 'use Potomac Yards ... in Rocky Mount' (s14b #71)
+            coord = next((c for c, h in g.title.hexes.items()
+                          if str(getattr(h, "name", "") or "").lower() == action.city.lower()), coord)
         if coord in g.title.hexes:
             return f": {corp}'s extra station beside the city in {stop_label(g, coord)}"
     if getattr(action, "type", "") == "assign" and isinstance(getattr(action, "target", None), str) \

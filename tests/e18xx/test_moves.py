@@ -54,7 +54,7 @@ def test_more_forms():
 
 @pytest.mark.parametrize("line,needle", [
     ("lay 57 E5 9", "rotation is 0 to 5"),
-    ("lay 57 E5", "need tile, hex and rotation"),
+    ("lay 57", "need tile, hex and rotation"),
     ("bid lots MRC", "amount must be a whole number"),
     ("frobnicate", "unknown move 'frobnicate'"),
     ("buy GA somewhere", "say 'ipo' or 'market'"),
@@ -122,6 +122,6 @@ def test_a_line_refused_after_a_hash_inside_it_says_that_hash_starts_a_comment()
         parse_moves("lay tile #8 F12 0", "a")
     assert "'#' starts a comment" in str(exc.value) and "without '#'" in str(exc.value)
     with pytest.raises(MoveError) as exc:
-        parse_moves("lay tile 8 F12", "a")  # no '#': no word about comments
+        parse_moves("lay tile 8", "a")  # no '#': no word about comments (a lay without its rotation is read now: s14b)
     assert "comment" not in str(exc.value)
     assert [m.tile for m in parse_moves("lay 8 F12 0  # the straight", "a")] == ["8"]

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
-from pbm.e18xx.pbem.moves import (OR_TYPES, Done, More, Move, PassRestOfRound, RepayLoan, StandingOrders, for_game,
-                                  format_action, parse_moves, plain_route_ids, purchase_words,
+from pbm.e18xx.pbem.moves import (OR_TYPES, Done, More, Move, PassRestOfRound, RepayLoan, StandingOrders, action_words,
+                                  for_game, format_action, parse_moves, plain_route_ids, purchase_words,
                                   repay_refusal, without_contributions)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
@@ -332,7 +332,7 @@ class TurnWriter:
         if not (isinstance(written, A.RunRoutes) and written.auto) and not isinstance(written, A.Dividend):
             return False
         self.notes.append(f"move {n} ({format_action(written)}): nothing to do - {ended.entity}'s turn had "
-                          f"already ended by itself after '{format_action(ended)}'{self.ended_why}; ignored")
+                          f"already ended by itself after '{action_words(g, ended)[1]}'{self.ended_why}; ignored")
         return True
 
     def ended_turn(self) -> A.Action | None:
@@ -799,7 +799,7 @@ class TurnWriter:
         out = []
         if self.ended_by is not None:
             whose = "Your turn" if self.ended_by.entity == self.player else f"{self.ended_by.entity}'s turn"
-            out.append(f"{whose} ended by itself after '{format_action(self.ended_by)}'{self.ended_why}: nothing "
+            out.append(f"{whose} ended by itself after '{action_words(g, self.ended_by)[1]}'{self.ended_why}: nothing "
                        "more was allowed in it.")
         if self.ended_implied:
             out.append(self.ended_implied)

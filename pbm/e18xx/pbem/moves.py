@@ -220,7 +220,7 @@ def _name(tok: str, lineno: int, line: str, verb: str, what: str) -> str:
 
 def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     """One line -> a move (None for blank/comment lines)."""
-    text = re.sub(r"(?<=\w)\.$", "", line.split("#", 1)[0].strip())  # 'Pay out.' (s14 mail #117)
+    text = re.sub(r"(?<=\w)\.$", "", _no_asides(line.split("#", 1)[0]).strip())  # 'Pay out.' (s14 mail #117)
     if not text:
         return None
     toks = rulebook_words(text.split())  # the rulebooks' words, as the move language writes them (RULEBOOK)
@@ -245,6 +245,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if low == ["rest", "of", "round"]:
             return PassRestOfRound(entity)
         raise _fail(lineno, line, "unexpected words after 'pass'", verb)
+    if verb == "convert" and low[1:2] in (["to"], ["into"]) and all(w in _CONVERT_WORDS for w in low[1:]):
+        args, low = args[1:], low[1:]  # 'Convert N&W to a Ten-Share Company' (18VA 4.5.1; s14b mail #65)
     if verb == "convert" and args and all(w in _CONVERT_WORDS for w in low):
         args = []  # 'convert to a ten-share company', as 18VA 4.5.1 says it (s12v mail #46)
     if verb in ("payout", "withhold", "bankrupt", "convert"):
@@ -373,9 +375,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             args = args[:3]
         if len(args) > 3 and _INT.match(args[-1]) and all(re.match(r"^[A-Za-z][A-Za-z'.&-]*$", t) for t in args[1:-1]):
             args = [args[0], " ".join(args[1:-1]), args[-1]]  # 'lay 57 Rocky Mount 2': a place of two words
+        if len(args) == 2 and _INT.match(args[1]) and not _INT.match(args[0]):
+            args = [args[1], args[0]]  # 'upgrade Charlottesville to 63': the place first
+        if len(args) == 2 and not _INT.match(args[1]):
+            args = [*args, "-1"]  # 'upgrade Charlottesville to 63': no rotation, for_game finds it (s14b #141)
         if len(args) != 3:
             raise _fail(lineno, line, "need tile, hex and rotation", "lay")
-        rot = _int(args[2], lineno, line, "lay", "rotation")
+        rot = -1 if args[2] == "-1" else _int(args[2], lineno, line, "lay", "rotation")
         if rot > 5:
             raise _fail(lineno, line, "rotation is 0 to 5", "lay")
         hexname = args[1].upper()
@@ -486,7 +492,7 @@ def _station(toks: list[str], low: list[str]) -> list[str] | None:
         if "(" in " ".join(toks):
             cut = next(i for i, t in enumerate(toks) if t.startswith("("))
             toks, low = toks[:cut], low[:cut]
-    if low[0] == "station" or (low[0] == "place" and any(w in ("station", "token") for w in low[1:3])):
+    if low[0] == "station" or (low[0] in ("place", "put") and any(w in ("station", "token") for w in low[1:3])):
         rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token")]
         if rest and rest[0].lower() in ("in", "at", "on"):
             rest = rest[1:]
@@ -516,8 +522,8 @@ def _i_do(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 def _payout(toks: list[str], low: list[str]) -> list[str] | None:
-    if low[0] == "pay" and low[1:] in ([], ["out"], ["out", "dividends"], ["dividends"], ["dividend"],
-                                       ["out", "dividend"]):
+    if low[0] == "pay" and [w for w in low[1:] if w not in ("the", "a", "its")] in (
+            [], ["out"], ["out", "dividends"], ["dividends"], ["dividend"], ["out", "dividend"]):  # 'pay the dividend' (s14b #47)
         return ["payout"]
     return None
 
@@ -592,8 +598,9 @@ def _done_turn(toks: list[str], low: list[str]) -> list[str] | None:
 
 def _start(toks: list[str], low: list[str]) -> list[str] | None:
     if low[0] == "start" and len(toks) >= 3:
-        return ["par", *[t.lstrip("$£") if t[1:].isdigit() else t
-                         for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]]
+        return ["par", *[t.rstrip(",:").lstrip("$£") if t.rstrip(",:")[1:].isdigit() else t.rstrip(",:")
+                         for t, w in zip(toks[1:], low[1:]) if w.strip(",:") not in ("at", "par", "for", "with", "price",
+                                                                              "starting", "value", "of", "")]]
     return None
 
 
@@ -811,7 +818,8 @@ def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["buy", "private", head[0][0], price] + (["from", owner] if owner else [])
 
 
-_LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "to", "a", "the", "orientation")
+_LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "to", "a", "the", "orientation",
+               "mine", "city", "yellow", "green", "brown", "gray", "grey")  # 'lay the mine tile 4 at B7' (s14b #47)
 
 
 def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
@@ -970,7 +978,7 @@ def _corp_names() -> tuple[tuple[tuple[str, ...], str], ...]:
                 continue
             forms = {words, tuple("&" if w == "and" else w for w in words),
                      tuple("and" if w == "&" else w for w in words)}
-            forms |= {f[:-1] for f in forms if f[-1] in _CORP_TAIL and len(f) > 2}
+            forms |= {f[:-1] for f in forms if f[-1] in _CORP_TAIL and len(f) > 1}  # 'the Virginian' (s14b #72)
             for f in forms:
                 out[f] = corp["sym"] if out.get(f, corp["sym"]) == corp["sym"] else None
     return tuple(sorted(((k, v) for k, v in out.items() if v), key=lambda kv: -len(kv[0])))
@@ -992,7 +1000,24 @@ def _corp_name(toks: list[str], low: list[str]) -> list[str] | None:
     return None
 
 
+def _offer_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'Offer Cy $60 for the Tredegar Iron Works', 'offer $60 to Cy for P2': a company's offer for
+    another player's private at a price both agree (18VA 4.2 "with their consent"; s14b mail #50)."""
+    if low[0] != "offer" or "for" not in low[2:]:
+        return None
+    at = low.index("for")
+    head = [t for t, w in zip(toks[1:at], low[1:at]) if w not in ("to", "the", "player")]
+    prices = [_money(t).rstrip(".,") for t in head if _money(t).rstrip(".,").isdigit()]
+    others = [t for t in head if not _money(t).rstrip(".,").isdigit()]
+    what = [t for t, w in zip(toks[at + 1:], low[at + 1:]) if w not in ("the", "private", "company")]
+    if len(prices) != 1 or len(others) != 1 or not what:
+        return None
+    return rulebook_words(["buy", *what, "from", others[0], "for", prices[0]])
+
+
 RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
+    ("offer Cy $60 for the Tredegar Iron Works", "buy private P2 60 from Cy", "18VA 4.2: a company buys a "
+     "player's private 'with their consent' at an agreed price (s14b mail #50)", _offer_words),
     # example, as the move language writes it, where the words come from, rewrite
     ("buy a Bank of England share", "buy BOE", "1848 12.3.3 'Buying Shares in the Bank of England' (s13 F2)",
      _named),
@@ -1122,7 +1147,7 @@ def _train_words(args: list[str]) -> list[str]:
     """A train purchase in the rulebook's words as ``train <type> ...``: 'the 3 train from the Open
     Market' is 'train 3 from market', 'a 5 train from the Initial Offering' is 'train 5 from bank'
     (18GA 4.2.5(a): trains are in the Initial Offering and the Open Market)."""
-    words = [w for w in args if w.lower() not in _TRAIN_FILLER]
+    words = [w.rstrip(",") for w in args if w.lower() not in _TRAIN_FILLER and w.rstrip(",")]
     owner = next((w for w in words if w.lower().endswith(("'s", "\u2019s")) and len(w) > 2), None)
     if owner is not None and "from" not in [w.lower() for w in words]:  # 'buy L&N's 4 train for 250' (s12)
         words = [w for w in words if w is not owner] + ["from", owner[:-2]]
@@ -1136,6 +1161,14 @@ def _train_words(args: list[str]) -> list[str]:
             continue
         if words[i].lower() == "train" and i >= 2 and words[i - 2].lower() == "as":
             i += 1  # 'as a Passenger Train': the side, 18VA 4.5.8 (play-through s13v F1)
+            continue
+        if re.match(r"^\d+/\d+[A-Za-z]$", words[i]):
+            out.append(words[i].split("/")[0])  # 'a 3/2G train', 18VA 2's name of the type (s14b mail #86)
+            i += 1
+            continue
+        if words[i].lower() in ("freight", "passenger") and i >= 1 and words[i - 1].lower() == "as" \
+                and i + 1 < len(words) and _TRAIN_NAME.match(words[i + 1]):
+            i += 1  # 'as freight 2G', 'as passenger 3': the side by its word and its name (s14b mail #47)
             continue
         # 'using P2' is 'with P2' (s12v mail #59: Tredegar's $200 off a new train, 18VA 4.2 (2))
         out.append("with" if words[i].lower() in ("using", "use") and i + 1 < len(words) else words[i])
@@ -1195,14 +1228,14 @@ POOL = "pool"  # a BuyTrain's seller for 'from pool' / 'from market' until for_g
 
 _MOVE_WORDS = ("pass", "done", "more", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
                "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
-               "reduce", "pay", "retain", "place", "then", "and", "contribute", "no", "skip", "home")  # from 'reduce': the rulebooks' words (RULEBOOK)
+               "reduce", "pay", "retain", "place", "then", "and", "contribute", "no", "skip", "home", "put", "offer")  # from 'reduce': the rulebooks' words (RULEBOOK)
 
 
 def split_line(line: str) -> list[str]:
     """The moves of one line: split at commas and semicolons when every part starts with a move
     word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
     with another move word (``run auto, payout, done``: play-through s11)."""
-    text = _joined(line.split("#", 1)[0].strip())
+    text = _joined(_no_asides(line.split("#", 1)[0]).strip())
     if not re.search(r"[,;]", text):
         return [text] if text else []
     parts: list[str] = []
@@ -1232,11 +1265,24 @@ _JOINS = re.compile(r"(?:\.\s+|(?<![,;\s])(?<!\band)\s+(?=(?:and\s+)?then\s+(?:%
                     % (_JOIN_WORDS, _JOIN_WORDS), re.I)
 
 
+def _no_asides(text: str) -> str:
+    """``text`` without the words in brackets, a note to the reader as '#' starts one: 'Lay tile 57 in
+    Baltimore, rotation 0 (Annapolis to Philadelphia).', 'buy a 3 train (passenger)', the move lists'
+    own 'lay 57 H3 0 (same as 3)' (play-through s14b mails #24, #60)."""
+    return re.sub(r"\s*\([^()]*\)", "", text) if "(" in text else text
+
+
+_AND_MOVE = re.compile(r"(?<=[^\s,;])\s+and\s+(?=(?:%s)\b)" % "|".join(
+    w for w in ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
+                "withhold", "discard", "convert", "use", "pay", "place", "put", "offer")), re.I)
+
+
 def _joined(text: str) -> str:
     """``text`` with the sentences and the 'then' that join moves in plain words made commas, and a
     last full stop dropped: 'Lay 14 G4 1. Run auto. Pay out.', 'lay 57 F11 0 then buy a 2 train'
     (play-through s14 mails #23, #61, #117). Only before a move word: 'run 2 F11 then F13' is a route."""
     text = re.sub(r"(?<=\w)\.$", "", text.strip())
+    text = _AND_MOVE.sub(", ", text)  # 'run auto and pay out' (s14b mail #99)
     return _JOINS.sub(", ", text)
 
 
@@ -1391,6 +1437,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
             raise GameError(f"{move.hex!r} is not a hex like E5, nor a place on the map")
         move = replace(move, hex=hexname)
+    if isinstance(move, A.LayTile) and move.rotation < 0:
+        move = _the_one_rotation(game, move)
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
@@ -1400,6 +1448,22 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
+
+
+def _the_one_rotation(game: "Game", move: A.LayTile) -> A.LayTile:
+    """A lay written without its rotation ('upgrade Charlottesville to 63'): the tile's rotation
+    when every rotation lays the same track there (the move list's "0=1=2=3=4=5"; s14b mail #141);
+    else refused, asking for the rotation."""
+    from pbm.e18xx.lays import track_signature
+
+    try:
+        kinds = {track_signature(game, move.hex, str(move.tile), r) for r in range(6)}
+    except (KeyError, IndexError, AttributeError):
+        kinds = set()
+    if len(kinds) == 1:
+        return replace(move, rotation=0)
+    raise GameError(f"need the rotation of tile {move.tile} on {move.hex} (0 to 5): its rotations lay different "
+                    f"track there; write e.g. 'lay {move.tile} {move.hex} 0'")
 
 
 def train_not_share(game: "Game", player: str, move: Move) -> Move:
@@ -2035,6 +2099,9 @@ def action_words(game: Any, a: A.Action, seq: int | None = None) -> tuple[str, s
     try:
         if isinstance(a, A.LayTile):  # 18VA's 170ric as the rulebook numbers it: 'lay 170 F11 0' (s12)
             text = format_action(printed_tile(game, a))
+        if isinstance(a, A.BuyTrain) and not a.variant and a.train in game.state.trains:
+            # another company's 2G as a 2G, not its type's 3 (s14b mail #117: "after 'buy train 3 from C&O 80'")
+            text = text.replace(f"buy train {train_type(a.train)}", f"buy train {_train_word(game, a.train)}", 1)
         if isinstance(a, A.BuyShares) and a.shares:
             return ent, _share_words(game, a, seq)
         if isinstance(a, A.RunRoutes) and a.routes and not a.auto:  # a 2G as a 2G, not its type's 3 (s12v)
