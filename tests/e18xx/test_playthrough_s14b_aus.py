@@ -106,3 +106,31 @@ def test_the_ghan_with_the_p4_rebate():
     is called 'P4 REBATE'" (class b)."""
     made, _ = mail(game(195), "run auto\nwithhold\nbuy The Ghan train with the P4 rebate")
     assert "buy train 2E with P4" in made
+
+
+def test_buy_two_trains_in_one_line():
+    """NSW, OR 1.1 (mail #38): 'buy two 2 trains' (8.3.2 "A company may buy more than one train in its
+    turn") was refused with the words for shares, "say 'ipo' or 'market'" (class b)."""
+    made, _ = mail(game(30), "lay 57 in Sydney rotation 0\nbuy two 2 trains")
+    assert made.count("buy train 2") == 2
+
+
+def test_the_turn_outline_names_the_2e_for_sale():
+    """NSW, OR 5.2 (state mail before #112) and CAR, OR 6.2: 'buy trains (5 for £500 from the Bank,
+    if the cash allows ...; from other companies)' left out the 2E, The Ghan, on sale since the
+    first 5 (9.5, 8.2.5; class c)."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    g = game(195)
+    assert g.current_entity() == "NSW"
+    said = "\\n".join(turn_outline(g))
+    assert "5 for £500 or 2E for £200 from the Bank" in said
+
+
+def test_the_2e_bought_with_the_directors_p4_rebate_is_said():
+    """NSW, OR 5.2 (mail #113): 'buy The Ghan train with P4' - P4 closed with the 5, its rebate kept by
+    Cy (4.5) - said only "Private P4 closes (its ability was used)": no line that NSW bought the 2E,
+    nor for £100 (class c)."""
+    g = game(201, events=True)
+    said = texts_at(g, 200)
+    assert any(t.startswith("NSW buys a 2E train from the Bank for £100") for t in said), said
