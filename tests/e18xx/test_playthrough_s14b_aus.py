@@ -134,3 +134,12 @@ def test_the_2e_bought_with_the_directors_p4_rebate_is_said():
     g = game(201, events=True)
     said = texts_at(g, 200)
     assert any(t.startswith("NSW buys a 2E train from the Bank for £100") for t in said), said
+
+
+def test_the_tasmania_tile_by_its_name_without_a_rotation():
+    """CAR, OR 4.2 (mail #77): 'lay the Tasmania tile on I8' (4.4 "the blue Tasmania tile", which each
+    light blue hex takes one way only) was refused "need tile, hex and rotation" (class b)."""
+    made, _ = mail(game(107), "lay 14 in Port Augusta rotation 1\nlay the Tasmania tile on I8\nrun auto\npay")
+    assert made[:2] == ["lay 14 E4 1", "lay 241 I8 1 with P3"]
+    why = refusal(game(107), "lay 14 E4")
+    assert "tile 14 goes in E4 with rotation" in why

@@ -371,6 +371,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) == 5 and low[3] == "with":
             who = _name(args[4], lineno, line, "lay", "private").upper()
             args = args[:3]
+        if len(args) == 4 and low[2] == "with" and not _INT.match(args[1]):
+            who = _name(args[3], lineno, line, "lay", "private").upper()
+            args = args[:2]
+        if len(args) == 2 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", args[1]):
+            # no rotation: the one the tile can take there, found in for_game ('lay the Tasmania tile on I8',
+            # 1848 4.4: the two light blue hexes each take the tile one way; s14b mail #77)
+            return A.LayTile(who, args[1].upper(), _name(args[0], lineno, line, "lay", "tile"), ANY_ROTATION)
         if len(args) > 3 and _INT.match(args[-1]) and all(re.match(r"^[A-Za-z][A-Za-z'.&-]*$", t) for t in args[1:-1]):
             args = [args[0], " ".join(args[1:-1]), args[-1]]  # 'lay 57 Rocky Mount 2': a place of two words
         if len(args) != 3:
@@ -836,7 +843,12 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'lay tile 6 in G6 rotation 5', 'lay 6 at G6 rot 5', 'upgrade G6 to 14 rotation 2' -> 'lay 6 G6 5'."""
     if low[0] == "build":  # 1848 7.3 step 1 'Build track' (s14b mail #54)
         return rulebook_words(["lay", *toks[1:]])
-    if low[0] not in ("lay", "upgrade"):
+    if low[0] not in ("lay", "upgrade", "place"):
+        return None
+    if "tasmania" in low and any(w.startswith("tile") for w in low):  # 1848 4.4 "the blue Tasmania tile"
+        rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("the", "blue", "tasmania", "tasmanian", "tile")]
+        return rulebook_words(["lay", "241", *rest])
+    if low[0] == "place":
         return None
     bracketed = _bracketed_place(toks)
     if bracketed is not None:  # 'E2 (Whyalla)', 'Port Pirie (F5)' (s14b mails #55, #102)
@@ -1491,6 +1503,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
             raise GameError(f"{move.hex!r} is not a hex like E5, nor a place on the map")
         move = replace(move, hex=hexname)
+    if isinstance(move, A.LayTile) and move.rotation == ANY_ROTATION:
+        move = only_rotation(game, move)
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
@@ -1776,6 +1790,23 @@ def discard_by_type(game: "Game", move: A.DiscardTrain) -> A.DiscardTrain:
         return move
     same = _of_type(game, list(corp.trains), move.train)  # alike: the lowest-numbered (issue 29)
     return replace(move, train=same[0]) if same else move
+
+
+ANY_ROTATION = -1  # a lay written without its rotation (``only_rotation``)
+
+
+def only_rotation(game: "Game", move: A.LayTile) -> A.LayTile:
+    """A lay written without a rotation, 'lay 241 I8 with P3': the rotation when the tile goes on the
+    hex only one way now (1848 4.4, the Tasmania tile; s14b mail #77); else refused naming the ways."""
+    tile = str(move.tile).rpartition("-")[0] if str(move.tile) not in game.title.tiles else str(move.tile)
+    rots = sorted({a.rotation for a in game.legal_actions() if isinstance(a, A.LayTile) and a.hex == move.hex
+                   and (str(a.tile) == tile or str(a.tile).rpartition("-")[0] == tile)})
+    if len(rots) == 1:
+        return replace(move, rotation=rots[0])
+    if not rots:
+        raise GameError(f"tile {tile} cannot be laid in {move.hex} now")
+    raise GameError(f"tile {tile} goes in {move.hex} with rotation " + " or ".join(map(str, rots))
+                    + f": say which, e.g. lay {tile} {move.hex} {rots[0]}")
 
 
 def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
