@@ -143,3 +143,10 @@ def test_the_tasmania_tile_by_its_name_without_a_rotation():
     assert made[:2] == ["lay 14 E4 1", "lay 241 I8 1 with P3"]
     why = refusal(game(107), "lay 14 E4")
     assert "tile 14 goes in E4 with rotation" in why
+
+
+def test_a_company_written_in_lower_case_is_stored_as_the_game_writes_it():
+    """FT, OR 5.1 (mail #106): 'buy a 3 train from sar for 1' was stored with the seller 'sar', and
+    its line read "#170 Bob for FT: buy train 3 from sar 1" (class c)."""
+    made, _ = mail(game(167), "buy a 4 train\nbuy a 3 train from sar for 1")
+    assert "buy train 3 from SAR 1" in made

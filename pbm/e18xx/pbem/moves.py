@@ -1477,6 +1477,10 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.RunRoutes) and move.routes:
         move = place_names(game, move)
         move = train_ids(game, move)
+    if isinstance(move, A.BuyTrain) and move.seller and move.seller not in game.state.corporations:
+        same = [c for c in game.state.corporations if c.lower() == move.seller.lower()]
+        if same:  # 'from sar': the company's symbol as the game writes it (s14b mail #106 stored 'sar')
+            move = replace(move, seller=same[0])
     if isinstance(move, A.BuyTrain):
         move = train_by_type(game, move)
         move = train_side(game, move)
