@@ -141,8 +141,9 @@ def test_the_tasmania_tile_by_its_name_without_a_rotation():
     light blue hex takes one way only) was refused "need tile, hex and rotation" (class b)."""
     made, _ = mail(game(107), "lay 14 in Port Augusta rotation 1\nlay the Tasmania tile on I8\nrun auto\npay")
     assert made[:2] == ["lay 14 E4 1", "lay 241 I8 1 with P3"]
-    why = refusal(game(107), "lay 14 E4")
-    assert "tile 14 goes in E4 with rotation" in why
+    assert mail(game(107), "lay 14 E4")[0][0] == "lay 14 E4 1"  # 1 and 4 lay the same track
+    why = refusal(game(107), "lay 1 D3")
+    assert "tile 1 goes in D3 with rotation 0 or 2" in why
 
 
 def test_a_company_written_in_lower_case_is_stored_as_the_game_writes_it():
@@ -150,3 +151,12 @@ def test_a_company_written_in_lower_case_is_stored_as_the_game_writes_it():
     its line read "#170 Bob for FT: buy train 3 from sar 1" (class c)."""
     made, _ = mail(game(167), "buy a 4 train\nbuy a 3 train from sar for 1")
     assert "buy train 3 from SAR 1" in made
+
+
+def test_a_rotation_in_brackets_and_a_lay_with_one_track():
+    """CAR, OR 6.3 (mail #134, after the fixes): 'Build: tile 9 on C6 (rotation 0)' lost its rotation
+    with the brackets, and 'lay 9 C6' then named rotations 0 and 3, which lay the same track."""
+    made, _ = mail(game(299), "Build: tile 9 on C6 (rotation 0)\nRun: auto\nDividend: retain the income")
+    assert made[0] == "lay 9 C6 0" and "withhold" in made
+    made, _ = mail(game(299), "lay 9 C6\nrun auto\npay out")
+    assert made[0] == "lay 9 C6 0"

@@ -884,8 +884,8 @@ def _bracketed_place(toks: list[str]) -> list[str] | None:
                 and before[-1].lower() not in _LAY_FILLER:
             before.pop()  # the place's words before its hex
         text = " ".join(before + [hexed.group(1)]) + text[hexed.end():]
-    else:
-        text = re.sub(r"\s*\([^)]*\)", "", text)
+    else:  # '(Whyalla)' dropped; '(rotation 0)', '(0)' kept as words (s14b: 'tile 9 on C6 (rotation 0)')
+        text = re.sub(r"\s*\(([^)]*)\)", lambda m: " " + m.group(1) if re.search(r"\d", m.group(1)) else "", text)
     return text.replace(" ,", ",").split()
 
 
@@ -1803,8 +1803,11 @@ def only_rotation(game: "Game", move: A.LayTile) -> A.LayTile:
     """A lay written without a rotation, 'lay 241 I8 with P3': the rotation when the tile goes on the
     hex only one way now (1848 4.4, the Tasmania tile; s14b mail #77); else refused naming the ways."""
     tile = str(move.tile).rpartition("-")[0] if str(move.tile) not in game.title.tiles else str(move.tile)
-    rots = sorted({a.rotation for a in game.legal_actions() if isinstance(a, A.LayTile) and a.hex == move.hex
-                   and (str(a.tile) == tile or str(a.tile).rpartition("-")[0] == tile)})
+    from pbm.e18xx.lays import same_track
+
+    lays = [a for a in game.legal_actions() if isinstance(a, A.LayTile) and a.hex == move.hex
+            and (str(a.tile) == tile or str(a.tile).rpartition("-")[0] == tile)]
+    rots = sorted({a.rotation for a, _same in same_track(game, lays)})  # 'lay 9 C6': 0 and 3 lay one track
     if len(rots) == 1:
         return replace(move, rotation=rots[0])
     if not rots:
