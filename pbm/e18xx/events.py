@@ -1066,6 +1066,11 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
     if getattr(action, "type", "") == "buy_train":
         buyer = action.entity if action.entity in after.corps else \
             _who(before.companies.get(action.entity, (None, False))[0])  # 'with NDY': its owner buys
+        if buyer not in after.corps:  # a player's private (1848 P4's rebate kept by its director, 4.5): the
+            # company that got the train bought it (s14b mail #113: no line said NSW bought the 2E, nor for what)
+            gained = {who[2:] for tid, (who, _obs) in after.trains.items()
+                      if who.startswith("C:") and before.trains.get(tid, ("depot", False))[0] != who}
+            buyer = gained.pop() if len(gained) == 1 else buyer
         if buyer in after.corps:
             out += _bought(g, buyer, before, after, seq)
     market = g.title.market

@@ -54,7 +54,7 @@ def test_more_forms():
 
 @pytest.mark.parametrize("line,needle", [
     ("lay 57 E5 9", "rotation is 0 to 5"),
-    ("lay 57", "need tile, hex and rotation"),
+    ("lay 57", "need tile, hex and rotation"),  # 'lay 57 E5' takes the one rotation it can (s14b)
     ("bid lots MRC", "amount must be a whole number"),
     ("frobnicate", "unknown move 'frobnicate'"),
     ("buy GA somewhere", "say 'ipo' or 'market'"),
@@ -125,3 +125,12 @@ def test_a_line_refused_after_a_hash_inside_it_says_that_hash_starts_a_comment()
         parse_moves("lay tile 8", "a")  # no '#': no word about comments (a lay without its rotation is read now: s14b)
     assert "comment" not in str(exc.value)
     assert [m.tile for m in parse_moves("lay 8 F12 0  # the straight", "a")] == ["8"]
+
+
+def test_a_lay_without_a_rotation_is_read_for_the_game_to_complete():
+    """'lay 57 E5': no rotation written - read, the rotation left for the game (the one the tile can
+    take there; 1848 s14b mail #77, the Tasmania tile)."""
+    from pbm.e18xx.pbem.moves import ANY_ROTATION
+
+    (mv,) = parse_moves("lay 57 E5", "a")
+    assert (mv.tile, mv.hex, mv.rotation) == ("57", "E5", ANY_ROTATION)

@@ -1102,19 +1102,25 @@ def _bank_train_words(game: "Game", g: "Game", corp: str) -> str:
     allows: B&O has $200 now; ' (18VA s14 F15: "buy trains (from other companies)" as B&O, with
     $200, bought the Bank's 3 for $200). Empty when the Bank has no train for it."""
     try:
+        trains = [game.state.trains[t] for t in game._depot_trains()]
+        depot = [t for t in trains if not game.outside_limit(t.name)]
         if len(game.corp_trains(corp)) >= game.train_limit(corp):
-            return ""
-        depot = [game.state.trains[t] for t in game._depot_trains() if not game.outside_limit(game.state.trains[t].name)]
+            depot = []
+        # a train outside the limit the company does not own yet: 1848's 2E, The Ghan (8.2.5: "Each company
+        # may own at most one 2E"; s14b: NSW and CAR were told of the 5 alone, though the 2E was for sale)
+        owned = {game.state.trains[t].name for t in game.corp_trains(corp) if t in game.state.trains}
+        extra = {t.name: t.price for t in trains if game.outside_limit(t.name) and t.name not in owned}
     except Exception:  # noqa: BLE001 - a courtesy: nothing said
         return ""
-    if not depot:
-        return ""
-    cheapest = min(depot, key=lambda t: t.price)
     money = game.title.money
+    said = ([f"{min(depot, key=lambda t: t.price).name} for {money(min(t.price for t in depot))}"] if depot else []) \
+        + [f"{name} for {money(price)}" for name, price in extra.items()]
+    if not said:
+        return ""
     cash = game.state.cash[game.state.corporations[corp].key]
     earned = int(getattr(g.state.round, "revenue", 0) or 0) if g.state.round.kind == "operating" else 0
     ran = f", and its run earns {money(earned)}" if earned else ""
-    return f"{cheapest.name} for {money(cheapest.price)} from the Bank, if the cash allows: {corp} has {money(cash)} now{ran}; "
+    return f"{' or '.join(said)} from the Bank, if the cash allows: {corp} has {money(cash)} now{ran}; "
 
 
 def turn_outline(game: "Game") -> list[str]:

@@ -373,6 +373,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) == 5 and low[3] == "with":
             who = _name(args[4], lineno, line, "lay", "private").upper()
             args = args[:3]
+        if len(args) == 4 and low[2] == "with" and not _INT.match(args[1]):
+            who = _name(args[3], lineno, line, "lay", "private").upper()
+            args = args[:2]
+        if len(args) == 2 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", args[1]):
+            # no rotation: the one the tile can take there, found in for_game ('lay the Tasmania tile on I8',
+            # 1848 4.4: the two light blue hexes each take the tile one way; s14b mail #77)
+            return A.LayTile(who, args[1].upper(), _name(args[0], lineno, line, "lay", "tile"), ANY_ROTATION)
         if len(args) > 3 and _INT.match(args[-1]) and all(re.match(r"^[A-Za-z][A-Za-z'.&-]*$", t) for t in args[1:-1]):
             args = [args[0], " ".join(args[1:-1]), args[-1]]  # 'lay 57 Rocky Mount 2': a place of two words
         if len(args) == 2 and _INT.match(args[1]) and not _INT.match(args[0]):
@@ -475,7 +482,8 @@ _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificat
                  "my"}  # 'sell my BOE share' (s13 F2)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
-                 ("bank", "pool"): "pool"}
+                 ("bank", "pool"): "pool", ("pool",): "pool",
+                 ("bank",): "ipo"}  # 1848 12.3.1: "a new share from the Bank at the issue (par) price" (s14b #13)
 
 
 # ----------------------------------------------------------------- the rulebooks' words, one table
@@ -518,6 +526,9 @@ def _i_do(toks: list[str], low: list[str]) -> list[str] | None:
     refused "unknown move 'I'")."""
     if low[0] in ("i", "we", "i'll", "we'll", "i'd") and len(low) > 1 and low[1] in _MOVE_WORDS:
         return rulebook_words(toks[1:])
+    if len(low) > 2 and re.match(r"^[A-Z][A-Z0-9&]{1,4}$", toks[0]) and low[1].endswith("s") \
+            and low[1][:-1] in _MOVE_WORDS:  # 'CAR buys P3 from Ann for 140' (s14b mail #71)
+        return rulebook_words([toks[1][:-1], *toks[2:]])
     return None
 
 
@@ -545,8 +556,16 @@ def _reduce(toks: list[str], low: list[str]) -> list[str] | None:
     return ["lower", *toks[1:]] if low[0] == "reduce" else None
 
 
+_RETAIN_WORDS = {"the", "income", "earnings", "revenue", "money", "it", "all", "of", "in", "treasury", "its",
+                 "full", "entirety", "everything"}
+
+
 def _retain(toks: list[str], low: list[str]) -> list[str] | None:
-    return ["withhold"] if low[0] == "retain" and low[1:] in ([], ["income"], ["earnings"]) else None
+    """'retain', 'retain the income', 'retain it all in the treasury' (1848 10.3.3: "retained in its
+    entirety in the company's treasury", 11.2 'Retaining Income'; s14b mail #47)."""
+    if low[0] in ("retain", "retains") and all(w.strip(".,") in _RETAIN_WORDS for w in low[1:]):
+        return ["withhold"]
+    return None
 
 
 def _withhold_words(toks: list[str], low: list[str]) -> list[str] | None:
@@ -718,6 +737,12 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
         return None  # 'buy MRC from Di for 60': a private at a price (parse_line; play-through s12)
     words = [w for w in low[1:] if w not in _SHARE_FILLER]
     keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _SHARE_FILLER]
+    if "new" in words and not any(w in ("train", "trains") for w in words):
+        # 'a new share' (1848 5.1.3 'New Shares', bought from the Bank at par; s14b mail #20)
+        keep = [t for t, w in zip(keep, words) if w != "new"]
+        words = [w for w in words if w != "new"]
+        if words[-1:] != ["bank"] and not any(words[-len(p):] == list(p) for p in _SOURCE_WORDS):
+            words, keep = words + ["bank"], keep + ["bank"]
     count: list[str] = []
     if len(keep) >= 2 and (_PERCENT.match(words[0]) or words[0] in _COUNT_WORDS
                            or (_INT.match(words[0]) and len(words[0]) <= 2 and not _INT.match(words[1]))):
@@ -824,9 +849,23 @@ _LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "t
 
 def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'lay tile 6 in G6 rotation 5', 'lay 6 at G6 rot 5', 'upgrade G6 to 14 rotation 2' -> 'lay 6 G6 5'."""
-    if low[0] not in ("lay", "upgrade") or not any(w in _LAY_FILLER for w in low[1:]):
+    if low[0] == "build":  # 1848 7.3 step 1 'Build track' (s14b mail #54)
+        return rulebook_words(["lay", *toks[1:]])
+    if low[0] not in ("lay", "upgrade", "place"):
         return None
-    keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _LAY_FILLER]
+    if "tasmania" in low and any(w.startswith("tile") for w in low):  # 1848 4.4 "the blue Tasmania tile"
+        rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("the", "blue", "tasmania", "tasmanian", "tile")]
+        return rulebook_words(["lay", "241", *rest])
+    if low[0] == "place":
+        return None
+    bracketed = _bracketed_place(toks)
+    if bracketed is not None:  # 'E2 (Whyalla)', 'Port Pirie (F5)' (s14b mails #55, #102)
+        return rulebook_words(bracketed)
+    if not any(w in _LAY_FILLER for w in low[1:]):
+        return None
+    keep = [t for i, (t, w) in enumerate(zip(toks[1:], low[1:]), 1)
+            if w not in _LAY_FILLER and not (w == "with" and i + 1 < len(low)  # 'with tile 237' (s14b #59)
+                                             and (low[i + 1] == "tile" or low[i + 1].rstrip(",").isdigit()))]
     if len(keep) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", keep[0]) and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$",
                                                                                       keep[1]):
         keep = [keep[1], keep[0], *keep[2:]]  # the hex first: 'upgrade G6 to 14 rotation 2'
@@ -837,6 +876,25 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _HEX_ONLY = re.compile(r"^[A-Za-z]{1,2}\d{1,3}$")
+
+
+def _bracketed_place(toks: list[str]) -> list[str] | None:
+    """A tile lay naming a hex and its place, one of them in brackets, as the mails write 'E2 Whyalla':
+    'lay tile 6 on E2 (Whyalla) rotation 2' -> the words without '(Whyalla)'; 'upgrade Port Pirie (F5)
+    to tile 15' -> the words with 'F5' for the place (s14b mails #55, #102). None: no brackets."""
+    text = " ".join(toks)
+    if "(" not in text:
+        return None
+    hexed = re.search(r"\(\s*([A-Za-z]{1,2}\d{1,3})\s*\)", text)
+    if hexed:
+        before = text[:hexed.start()].split()
+        while len(before) > 1 and re.match(r"^[A-Z][A-Za-z'.&]*$", before[-1]) \
+                and before[-1].lower() not in _LAY_FILLER:
+            before.pop()  # the place's words before its hex
+        text = " ".join(before + [hexed.group(1)]) + text[hexed.end():]
+    else:  # '(Whyalla)' dropped; '(rotation 0)', '(0)' kept as words (s14b: 'tile 9 on C6 (rotation 0)')
+        text = re.sub(r"\s*\(([^)]*)\)", lambda m: " " + m.group(1) if re.search(r"\d", m.group(1)) else "", text)
+    return text.replace(" ,", ",").split()
 
 
 def _hyphen_stops(word: str) -> list[str] | None:
@@ -889,6 +947,19 @@ def _token_words(toks: list[str], low: list[str]) -> list[str] | None:
     if low[0] == "token" and len(low) >= 3 and low[1] in ("in", "at", "on"):
         return ["token", *toks[2:]]
     return None
+
+
+def _with_private(toks: list[str], low: list[str]) -> list[str] | None:
+    """'buy The Ghan train with the P4 rebate', 'lay 7 E6 with the P2 discount': the private named after
+    'with' among the book's words for its power (1848 4.3, 4.5 'rebate'; s14b mail #112)."""
+    if "with" not in low[1:]:
+        return None
+    at = low.index("with", 1)
+    tail = [t for t, w in zip(toks[at + 1:], low[at + 1:])
+            if w not in ("the", "its", "rebate", "discount", "ability", "power", "bonus", "private")]
+    if len(tail) == len(toks) - at - 1 or len(tail) != 1:
+        return None
+    return rulebook_words([*toks[:at + 1], *tail])
 
 
 def _named(toks: list[str], low: list[str]) -> list[str] | None:
@@ -1019,6 +1090,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("offer Cy $60 for the Tredegar Iron Works", "buy private P2 60 from Cy", "18VA 4.2: a company buys a "
      "player's private 'with their consent' at an agreed price (s14b mail #50)", _offer_words),
     # example, as the move language writes it, where the words come from, rewrite
+    ("buy a 2E train with the P4 rebate", "buy train 2E with P4", "1848 4.5 'a one-time rebate on the "
+     "purchase of a 2E train' (s14b mail #112)", _with_private),
     ("buy a Bank of England share", "buy BOE", "1848 12.3.3 'Buying Shares in the Bank of England' (s13 F2)",
      _named),
     ("buy The Ghan", "buy train 2E", "1848 4.5, 8.2.5: the 2E train, \"The Ghan\" (s13 F4)", _named),
@@ -1228,7 +1301,8 @@ POOL = "pool"  # a BuyTrain's seller for 'from pool' / 'from market' until for_g
 
 _MOVE_WORDS = ("pass", "done", "more", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
                "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
-               "reduce", "pay", "retain", "place", "then", "and", "contribute", "no", "skip", "home", "put", "offer")  # from 'reduce': the rulebooks' words (RULEBOOK)
+               "reduce", "pay", "retain", "place", "then", "and", "contribute", "no", "skip", "home", "put", "offer",
+               "start", "build")  # from 'reduce': the rulebooks' words (RULEBOOK)
 
 
 def split_line(line: str) -> list[str]:
@@ -1243,7 +1317,12 @@ def split_line(line: str) -> list[str]:
     while rest:
         first = rest.split(None, 1)[0].rstrip(",;").lower() if rest.split() else ""
         if first not in _MOVE_WORDS:
-            return [text]  # not a list of moves: one move (refused with its reason if wrong)
+            if not parts:
+                return [text]  # not a list of moves: one move (refused with its reason if wrong)
+            m = re.search(r"[,;]", rest)  # words of the move before: 'lay 15 H7, rotation 2, run auto' (s14b #79)
+            parts[-1] += " " + (rest[:m.start()] if m else rest).strip()
+            rest = rest[m.end():].strip() if m else ""
+            continue
         if first == "run":
             run, more = _run_part(rest)
             parts.append(run)
@@ -1261,6 +1340,8 @@ def split_line(line: str) -> list[str]:
 
 
 _JOIN_WORDS = "|".join(w for w in _MOVE_WORDS if w not in ("and", "then"))
+_AND_MOVE = re.compile(r"(?<=[\w.])\s+and\s+(?=(?:%s)\b)" % "|".join(
+    w for w in _MOVE_WORDS if w not in ("and", "then", "more", "done", "no", "home")), re.I)
 _JOINS = re.compile(r"(?:\.\s+|(?<![,;\s])(?<!\band)\s+(?=(?:and\s+)?then\s+(?:%s)\b))(?=(?:and|then|%s)\b)"
                     % (_JOIN_WORDS, _JOIN_WORDS), re.I)
 
@@ -1272,17 +1353,40 @@ def _no_asides(text: str) -> str:
     return re.sub(r"\s*\([^()]*\)", "", text) if "(" in text else text
 
 
-_AND_MOVE = re.compile(r"(?<=[^\s,;])\s+and\s+(?=(?:%s)\b)" % "|".join(
-    w for w in ("pass", "done", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
-                "withhold", "discard", "convert", "use", "pay", "place", "put", "offer")), re.I)
+_STEP_LABELS = {"build": "lay", "track": "lay", "tile": "lay", "tiles": "lay", "lay": "lay",
+                "station": "token", "stations": "token", "token": "token", "tokens": "token",
+                "run": "run", "runs": "run", "routes": "run", "route": "run", "operate": "run",
+                "dividend": "", "dividends": "", "income": "", "revenue": "", "trains": "", "train": "",
+                "purchase": "", "loan": "", "private": "", "shares": "", "stock": ""}
+_LABEL = re.compile(r"^\s*(?:\d\.\s*)?([A-Za-z]+)(?:\s+[A-Za-z]+)?\s*:\s*(\S.*)$")
+_MANY_TRAINS = re.compile(r"^(buy)\s+(two|three|2|3)\s+(\S+?)(?:-trains?|\s+trains?)(.*)$", re.I)
+
+
+def _step_label(text: str) -> str:
+    """A line led by the name of its step, as 1848 7.3 lists them: 'Build: tile 6 on E2', 'Station:
+    Whyalla', 'Run: 2 train ...', 'Dividend: pay', 'Trains: buy a 2' -> the move the step's words make
+    (s14b mail #53: "unknown move 'Build:'")."""
+    m = _LABEL.match(text)
+    if not m or m.group(1).lower() not in _STEP_LABELS:
+        return text
+    verb, rest = _STEP_LABELS[m.group(1).lower()], m.group(2).strip()
+    first = rest.split()[0].lower()
+    if not verb or first in _MOVE_WORDS or first == verb:
+        return rest
+    return f"{verb} {rest}"
 
 
 def _joined(text: str) -> str:
-    """``text`` with the sentences and the 'then' that join moves in plain words made commas, and a
-    last full stop dropped: 'Lay 14 G4 1. Run auto. Pay out.', 'lay 57 F11 0 then buy a 2 train'
-    (play-through s14 mails #23, #61, #117). Only before a move word: 'run 2 F11 then F13' is a route."""
-    text = re.sub(r"(?<=\w)\.$", "", text.strip())
-    text = _AND_MOVE.sub(", ", text)  # 'run auto and pay out' (s14b mail #99)
+    """``text`` with the sentences and the 'then' or 'and' that join moves in plain words made commas,
+    and a last full stop dropped: 'Lay 14 G4 1. Run auto. Pay out.', 'lay 57 F11 0 then buy a 2 train',
+    'Run auto and pay dividends.' (play-through s14 mails #23, #61, #117; s14b #110). Only before a
+    move word: 'run 2 F11 then F13' is a route. 'buy two 2 trains' is two purchases (8.3.2; s14b #38)."""
+    text = _step_label(re.sub(r"(?<=\w)\.$", "", text.strip()))
+    many = _MANY_TRAINS.match(text)
+    if many:
+        n = {"two": 2, "three": 3}.get(many.group(2).lower(), None) or int(many.group(2))
+        text = ", ".join([f"buy a {many.group(3)} train"] * n) + many.group(4)
+    text = _AND_MOVE.sub(", ", text)
     return _JOINS.sub(", ", text)
 
 
@@ -1296,6 +1400,8 @@ def _run_part(text: str) -> tuple[str, str]:
     """A ``run`` part of a line and what follows it: the run keeps its routes (stops and routes
     separated by commas and semicolons) up to a comma or semicolon that a move word follows
     (``run auto, payout, done``: play-through s11 finding 1, the rest was read as stops)."""
+    # 'run 2 train A-B, 2 train C-D': a comma before the next train is the next route (s14b mail #60)
+    text = re.sub(r",\s*(?=(?:the\s+|a\s+)?\d+\+?[A-Za-z]?\s+train\b)", "; ", text, flags=re.I)
     for m in re.finditer(r"[,;]\s*([A-Za-z]+)\b", text):
         if m.group(1).lower() in _NOT_AFTER_RUN:
             return text[:m.start()].strip(), text[m.start() + 1:].strip()
@@ -1411,6 +1517,10 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.RunRoutes) and move.routes:
         move = place_names(game, move)
         move = train_ids(game, move)
+    if isinstance(move, A.BuyTrain) and move.seller and move.seller not in game.state.corporations:
+        same = [c for c in game.state.corporations if c.lower() == move.seller.lower()]
+        if same:  # 'from sar': the company's symbol as the game writes it (s14b mail #106 stored 'sar')
+            move = replace(move, seller=same[0])
     if isinstance(move, A.BuyTrain):
         move = train_by_type(game, move)
         move = train_side(game, move)
@@ -1437,8 +1547,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
         if not re.match(r"^[A-Z]{1,2}\d{1,3}$", hexname):
             raise GameError(f"{move.hex!r} is not a hex like E5, nor a place on the map")
         move = replace(move, hex=hexname)
-    if isinstance(move, A.LayTile) and move.rotation < 0:
-        move = _the_one_rotation(game, move)
+    if isinstance(move, A.LayTile) and move.rotation == ANY_ROTATION:
+        move = only_rotation(game, move)
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
@@ -1448,22 +1558,6 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     if isinstance(move, A.DiscardTrain):
         move = discard_by_type(game, move)
     return move
-
-
-def _the_one_rotation(game: "Game", move: A.LayTile) -> A.LayTile:
-    """A lay written without its rotation ('upgrade Charlottesville to 63'): the tile's rotation
-    when every rotation lays the same track there (the move list's "0=1=2=3=4=5"; s14b mail #141);
-    else refused, asking for the rotation."""
-    from pbm.e18xx.lays import track_signature
-
-    try:
-        kinds = {track_signature(game, move.hex, str(move.tile), r) for r in range(6)}
-    except (KeyError, IndexError, AttributeError):
-        kinds = set()
-    if len(kinds) == 1:
-        return replace(move, rotation=0)
-    raise GameError(f"need the rotation of tile {move.tile} on {move.hex} (0 to 5): its rotations lay different "
-                    f"track there; write e.g. 'lay {move.tile} {move.hex} 0'")
 
 
 def train_not_share(game: "Game", player: str, move: Move) -> Move:
@@ -1741,6 +1835,26 @@ def discard_by_type(game: "Game", move: A.DiscardTrain) -> A.DiscardTrain:
         return move
     same = _of_type(game, list(corp.trains), move.train)  # alike: the lowest-numbered (issue 29)
     return replace(move, train=same[0]) if same else move
+
+
+ANY_ROTATION = -1  # a lay written without its rotation (``only_rotation``)
+
+
+def only_rotation(game: "Game", move: A.LayTile) -> A.LayTile:
+    """A lay written without a rotation, 'lay 241 I8 with P3': the rotation when the tile goes on the
+    hex only one way now (1848 4.4, the Tasmania tile; s14b mail #77); else refused naming the ways."""
+    tile = str(move.tile).rpartition("-")[0] if str(move.tile) not in game.title.tiles else str(move.tile)
+    from pbm.e18xx.lays import same_track
+
+    lays = [a for a in game.legal_actions() if isinstance(a, A.LayTile) and a.hex == move.hex
+            and (str(a.tile) == tile or str(a.tile).rpartition("-")[0] == tile)]
+    rots = sorted({a.rotation for a, _same in same_track(game, lays)})  # 'lay 9 C6': 0 and 3 lay one track
+    if len(rots) == 1:
+        return replace(move, rotation=rots[0])
+    if not rots:
+        raise GameError(f"tile {tile} cannot be laid in {move.hex} now")
+    raise GameError(f"tile {tile} goes in {move.hex} with rotation " + " or ".join(map(str, rots))
+                    + f": say which, e.g. lay {tile} {move.hex} {rots[0]}")
 
 
 def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
