@@ -131,4 +131,5 @@ def test_a_tile_every_rotation_of_which_lays_the_same_track_needs_none():
     assert made[0] == "lay 63 D9 0", made
     g = game(315)
     from .helpers import intent_refusal
-    assert "rotation" in intent_refusal(g, "lay 57 C10")
+    refusal = intent_refusal(g, "lay 8 C10")  # 8 goes on C10 two ways now: which is asked
+    assert "rotation 2 or 4" in refusal and "lay 8 C10 2" in refusal, refusal

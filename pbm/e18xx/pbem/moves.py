@@ -380,6 +380,12 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             # no rotation: the one the tile can take there, found in for_game ('lay the Tasmania tile on I8',
             # 1848 4.4: the two light blue hexes each take the tile one way; s14b mail #77)
             return A.LayTile(who, args[1].upper(), _name(args[0], lineno, line, "lay", "tile"), ANY_ROTATION)
+        first_digit = next((i for i, t in enumerate(args) if re.search(r"\d", t)), None)
+        if first_digit and first_digit + 2 >= len(args) and re.match(r"^[A-Za-z][A-Za-z'.&-]*$", args[0]) \
+                and not re.fullmatch(r"[A-Za-z]{1,2}\d{1,3}", args[first_digit]):
+            # the place first, then the tile (and the rotation): 'upgrade Port Pirie to tile 15 rotation 2'
+            # (1848 s14b #102, after its '(F5)' was read as a note)
+            args = [args[first_digit], " ".join(args[:first_digit]), *(args[first_digit + 1:] or ["-1"])]
         if len(args) > 3 and _INT.match(args[-1]) and all(re.match(r"^[A-Za-z][A-Za-z'.&-]*$", t) for t in args[1:-1]):
             args = [args[0], " ".join(args[1:-1]), args[-1]]  # 'lay 57 Rocky Mount 2': a place of two words
         if len(args) == 2 and _INT.match(args[1]) and not _INT.match(args[0]):
@@ -1305,21 +1311,26 @@ _MOVE_WORDS = ("pass", "done", "more", "bid", "par", "buy", "sell", "lay", "upgr
                "start", "build")  # from 'reduce': the rulebooks' words (RULEBOOK)
 
 
+_GLUES = ("lay", "upgrade", "build", "buy", "token", "station", "place", "put", "start", "par")  # moves whose words a
+# comma may cut: 'lay 15 H7, rotation 2' (s14b #79); not 'pass, frobnicate' (one move per line, said)
+_SEP = re.compile(r";|(?<!\d),|,(?!\d{3}\b)")  # a comma or semicolon between moves; not the comma of '1,000'
+
+
 def split_line(line: str) -> list[str]:
     """The moves of one line: split at commas and semicolons when every part starts with a move
     word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
     with another move word (``run auto, payout, done``: play-through s11)."""
     text = _joined(_no_asides(line.split("#", 1)[0]).strip())
-    if not re.search(r"[,;]", text):
+    if not _SEP.search(text):
         return [text] if text else []
     parts: list[str] = []
     rest = text
     while rest:
         first = rest.split(None, 1)[0].rstrip(",;").lower() if rest.split() else ""
         if first not in _MOVE_WORDS:
-            if not parts:
+            if not parts or parts[-1].split()[0].lower() not in _GLUES:
                 return [text]  # not a list of moves: one move (refused with its reason if wrong)
-            m = re.search(r"[,;]", rest)  # words of the move before: 'lay 15 H7, rotation 2, run auto' (s14b #79)
+            m = _SEP.search(rest)  # words of the move before: 'lay 15 H7, rotation 2, run auto' (s14b #79)
             parts[-1] += " " + (rest[:m.start()] if m else rest).strip()
             rest = rest[m.end():].strip() if m else ""
             continue
@@ -1330,7 +1341,7 @@ def split_line(line: str) -> list[str]:
                 break
             rest = more
             continue
-        m = re.search(r"[,;]", rest)
+        m = _SEP.search(rest)
         part = (rest[:m.start()] if m else rest).strip()
         if parts and _PAR_ONLY.match(part) and "president" in parts[-1].lower():
             part = parts.pop() + " " + part  # "buy TAG president's certificate, par 70" (3.2(c)(1); s13 #11)
