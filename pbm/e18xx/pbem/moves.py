@@ -403,7 +403,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if not args or low == ["auto"]:
             return A.RunRoutes(entity, auto=True)
         routes = []
-        for part in " ".join(args).split(";"):
+        # 'run 4 A4 C4 G4, 3 G4 H5 G6': a comma then a train (a stop never starts with a digit) starts
+        # the next route, as a semicolon does (s14b mail #113)
+        for part in re.split(r";|,\s*(?=\d+[A-Za-z]?\s+\S)", " ".join(args)):
             words = part.replace(",", " ").split()
             train, stops = _route_words(words)
             if train is None or len(stops) < 2:
@@ -419,6 +421,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if toks[0][-1:] in (",", ";", ".") and toks[0][:-1].lower() in _MOVE_WORDS:
         raise _fail(lineno, line, f"{toks[0]!r}: write one move per line (or moves separated by commas, "
                                   "each starting with a move word)")
+    if toks[0].lower() in ("i", "we", "i'll", "we'll", "i'd") and len(toks) > 1:
+        # "I'll float WRA ...": the word not understood is 'float', not "I'll" (s14b mail #9)
+        raise _fail(lineno, line, f"unknown move {toks[1]!r}")
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
@@ -812,13 +817,17 @@ def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "to", "a", "the", "orientation")
+_ROTATION_WORDS = ("rotation", "rot", "rotated", "orientation")
 
 
 def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'lay tile 6 in G6 rotation 5', 'lay 6 at G6 rot 5', 'upgrade G6 to 14 rotation 2' -> 'lay 6 G6 5'."""
     if low[0] not in ("lay", "upgrade") or not any(w in _LAY_FILLER for w in low[1:]):
         return None
-    keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _LAY_FILLER]
+    keep = [t for i, (t, w) in enumerate(zip(toks[1:], low[1:]), 1) if w not in _LAY_FILLER
+            and not (w == "with" and i + 1 < len(low) and low[i + 1] in _ROTATION_WORDS)]  # 'with rotation 1' (s14b #124)
+    if len(keep) >= 4 and keep[1].lower() == "with" and re.match(r"^\d+[a-z]*$", keep[2], re.I):
+        keep = [keep[2], keep[0], *keep[3:]]  # 'upgrade Birmingham with tile 442 rotation 1' (4.2(b); s14b #94)
     if len(keep) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", keep[0]) and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$",
                                                                                       keep[1]):
         keep = [keep[1], keep[0], *keep[2:]]  # the hex first: 'upgrade G6 to 14 rotation 2'
@@ -971,6 +980,11 @@ def _corp_names() -> tuple[tuple[tuple[str, ...], str], ...]:
             forms = {words, tuple("&" if w == "and" else w for w in words),
                      tuple("and" if w == "&" else w for w in words)}
             forms |= {f[:-1] for f in forms if f[-1] in _CORP_TAIL and len(f) > 2}
+            # its initials with the '&' (18AL 8: "the AB&C", the Atlanta, Birmingham & Coast; s14b mail #50)
+            bare = words[:-1] if words[-1] in _CORP_TAIL and len(words) > 2 else words
+            initials = "".join("&" if w in ("&", "and") else w[0] for w in bare if w not in ("of", "the"))
+            if "&" in initials and initials != str(corp["sym"]).lower():  # not its symbol itself ('l&n')
+                forms.add((initials,))
             for f in forms:
                 out[f] = corp["sym"] if out.get(f, corp["sym"]) == corp["sym"] else None
     return tuple(sorted(((k, v) for k, v in out.items() if v), key=lambda kv: -len(kv[0])))
@@ -992,8 +1006,19 @@ def _corp_name(toks: list[str], low: list[str]) -> list[str] | None:
     return None
 
 
+def _offer_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """'offer $90 for the Memphis & Charleston from Di': an offer for another's private or train is a
+    purchase at that price, which its owner then accepts or declines (18AL 3.2(c)(4), 4.2.5(d), 4.2.6:
+    "any ... number of dollars the two can agree upon"; s14b mail #18, refused "unknown move 'offer'")."""
+    if low[0] != "offer" or len(low) < 4 or low[2] != "for" or not re.match(r"^[$\u00a3]?\d+$", low[1]):
+        return None
+    return rulebook_words(["buy", *toks[3:], "for", toks[1]])
+
+
 RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     # example, as the move language writes it, where the words come from, rewrite
+    ("offer $90 for the Memphis & Charleston from Di", "buy private M&C 90 from Di", "18AL 3.2(c)(4), 4.2.6: "
+     "a price the two agree upon, offered (s14b mail #18)", _offer_words),
     ("buy a Bank of England share", "buy BOE", "1848 12.3.3 'Buying Shares in the Bank of England' (s13 F2)",
      _named),
     ("buy The Ghan", "buy train 2E", "1848 4.5, 8.2.5: the 2E train, \"The Ghan\" (s13 F4)", _named),
@@ -1193,7 +1218,7 @@ def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTra
 POOL = "pool"  # a BuyTrain's seller for 'from pool' / 'from market' until for_game picks the train
 
 
-_MOVE_WORDS = ("pass", "done", "more", "bid", "par", "buy", "sell", "lay", "upgrade", "token", "station", "run", "payout",
+_MOVE_WORDS = ("pass", "done", "more", "bid", "par", "buy", "offer", "sell", "lay", "upgrade", "token", "station", "run", "payout",
                "withhold", "discard", "bankrupt", "convert", "assign", "use", "take", "lower", "repay",
                "reduce", "pay", "retain", "place", "then", "and", "contribute", "no", "skip", "home")  # from 'reduce': the rulebooks' words (RULEBOOK)
 
@@ -1209,7 +1234,7 @@ def split_line(line: str) -> list[str]:
     rest = text
     while rest:
         first = rest.split(None, 1)[0].rstrip(",;").lower() if rest.split() else ""
-        if first not in _MOVE_WORDS:
+        if first not in _MOVE_WORDS and not (parts and first in _ROTATION_WORDS):
             return [text]  # not a list of moves: one move (refused with its reason if wrong)
         if first == "run":
             run, more = _run_part(rest)
@@ -1220,7 +1245,9 @@ def split_line(line: str) -> list[str]:
             continue
         m = re.search(r"[,;]", rest)
         part = (rest[:m.start()] if m else rest).strip()
-        if parts and _PAR_ONLY.match(part) and "president" in parts[-1].lower():
+        if parts and _ROTATION_ONLY.match(part) and parts[-1].lower().startswith(("lay", "upgrade")):
+            part = parts.pop() + " " + part  # 'lay tile 6 in Anniston, rotation 1' (s14b mails #74, #102)
+        elif parts and _PAR_ONLY.match(part) and "president" in parts[-1].lower():
             part = parts.pop() + " " + part  # "buy TAG president's certificate, par 70" (3.2(c)(1); s13 #11)
         parts.append(part)
         rest = rest[m.end():].strip() if m else ""
@@ -1228,8 +1255,9 @@ def split_line(line: str) -> list[str]:
 
 
 _JOIN_WORDS = "|".join(w for w in _MOVE_WORDS if w not in ("and", "then"))
-_JOINS = re.compile(r"(?:\.\s+|(?<![,;\s])(?<!\band)\s+(?=(?:and\s+)?then\s+(?:%s)\b))(?=(?:and|then|%s)\b)"
-                    % (_JOIN_WORDS, _JOIN_WORDS), re.I)
+_JOINS = re.compile(r"(?:\.\s+|(?<![,;\s])(?<!\band)\s+(?=(?:and\s+)?then\s+(?:%s)\b)"
+                    r"|(?<![,;\s])\s+(?=and\s+(?:%s)\b))(?=(?:and|then|%s)\b)"
+                    % (_JOIN_WORDS, _JOIN_WORDS, _JOIN_WORDS), re.I)
 
 
 def _joined(text: str) -> str:
@@ -1240,6 +1268,7 @@ def _joined(text: str) -> str:
     return _JOINS.sub(", ", text)
 
 
+_ROTATION_ONLY = re.compile(r"^(?:with\s+)?(?:rotation|rot|rotated|orientation)\s+\d$", re.I)
 _PAR_ONLY = re.compile(r"^(?:at\s+)?par(?:\s+value)?(?:\s+(?:at|of))?\s+[$\u00a3]?\d+$", re.I)
 
 
