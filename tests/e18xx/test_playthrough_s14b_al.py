@@ -5,7 +5,7 @@ import pytest
 
 from pbm.e18xx.pbem.moves import MoveError, parse_moves
 
-from .helpers import intent_mail, intent_refusal, playthrough_game, texts_at
+from .helpers import intent_mail, playthrough_game, texts_at
 
 
 def game(upto: int, events: bool = False):
