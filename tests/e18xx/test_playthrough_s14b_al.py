@@ -123,3 +123,19 @@ def test_a_private_sold_between_players_cites_the_stock_rounds_rule():
     g = game(12)
     assert offer_rule(g, {"kind": "private", "between_players": True}) == "rule 3.2(b), 3.2(c)(4)"
     assert offer_rule(g, {"kind": "private"}) == "rule 4.2.6"
+
+
+def test_an_offers_answer_in_the_subject():
+    """L&N's offer for the NDY, OR 4.1 (mail #81): Bob replied with the Subject 'Re: [g] Ann for L&N to act -
+    accept NDY' and no body; it was refused "no moves found" - a move in the Subject was read, an answer to
+    an offer was not."""
+    from email.message import EmailMessage
+
+    from pbm.e18xx.pbem.mailplay import MoveMail, _moves_in_subject
+
+    for subject, said in (("Re: [g] Ann for L&N to act - accept NDY", "accept NDY"), ("decline M&C", "decline M&C")):
+        msg = EmailMessage()
+        msg["Subject"] = subject
+        mm = MoveMail(game="g", player="2", secret="x")
+        _moves_in_subject(mm, msg)
+        assert (mm.moves, mm.where) == (said, "subject")
