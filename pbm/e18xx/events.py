@@ -721,6 +721,8 @@ class TileCost(Event):
     cost: int = 0
 
     def text(self, money: Money) -> str:
+        if not self.cost:
+            return f"{self.corp} lays {self.tile} on {self.hex}"
         what = f"{self.terrain}: {money(self.cost)}" if self.terrain else f"terrain: {money(self.cost)}"
         return f"{self.corp} lays {self.tile} on {self.hex} ({what})"
 
@@ -1658,7 +1660,7 @@ class Recorder:
 
     def lay_tile(self, orig: Callable[..., Any], corp: str, action: Any, *args: Any, **kw: Any) -> Any:
         result, cost = self._costing(orig, corp, action, *args, **kw)
-        if cost:
+        if True:  # a free lay is said too: "L&N lays 9 on E4" (s14b: the Events left the lay out)
             g = self.game
             hexdef = g.title.hexes.get(action.hex)
             name = getattr(action, "tile", "")

@@ -224,6 +224,11 @@ def hex_copy_of_tile(game: "Engine", move: A.LayTile) -> A.LayTile:
     from dataclasses import replace
 
     m = game.state.map
+    if move.tile not in game.title.tiles:
+        # 'lay 444B G4 3': the mails' "Tiles left" write 444 B, pbm's tile is 444b (s14b mail #104)
+        same = [t for t in game.title.tiles if t.lower() == move.tile.lower()]
+        if len(same) == 1:
+            return hex_copy_of_tile(game, replace(move, tile=same[0]))
     if move.tile not in game.title.tiles and move.tile[-1:].isdigit():
         # 'lay 451 D4 0': 18GA's Atlanta tile is #451 on the tile and in every mail's "Tiles left" ("451
         # ATL"), pbm's 451a (play-through s14 F9, refused "unknown tile '451'"): the one tile so numbered

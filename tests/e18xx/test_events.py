@@ -99,7 +99,7 @@ def test_a_share_sale_says_what_the_seller_got_and_where_the_price_went():
 
 
 def test_no_revenue_is_withheld_and_the_price_falls():
-    div, price = at(P1848, 46)
+    div, price = [e for e in at(P1848, 46) if not isinstance(e, E.TileCost)]  # the lay is said first (s14b)
     assert div.how == "withhold" and div.revenue == 0
     assert (price.old, price.new) == (100, 90)
 

@@ -268,7 +268,8 @@ def test_earning_nothing_says_why_the_price_falls():
     """CAR's first turn (#30, no train yet): "CAR earns nothing: no dividend" and then its price fell
     £100 -> £90 with no word why (11.2: a company that retains moves left; earning nothing is retaining)."""
     g = game(31, events=True)
-    assert texts_at(g, 30)[:2] == [
+    assert texts_at(g, 30)[:3] == [
+        "CAR lays 6 on E4 Port Augusta",  # a free lay is said too (s14b)
         "CAR earns nothing: no dividend; earning nothing counts as withholding (rule 11.2)",
         "CAR's share price goes down from £100 to £90 (market row 2 column 6 -> row 2 column 5)"]
     assert g.recorder.failures == 0

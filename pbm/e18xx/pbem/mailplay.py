@@ -229,7 +229,12 @@ def _moves_in_subject(mm: MoveMail, msg) -> None:
     if subject.lower() == "undo":  # 'undo' stands alone: taken back by handle (pbem/selfundo.py)
         mm.moves, mm.where = subject, "subject"
         return
+    from pbm.e18xx.pbem.games import offer_answer
+
     for text in _subject_tails(subject):
+        if offer_answer(text):  # 'Re: [g] Ann for L&N to act - accept NDY': the answer to an offer (s14b #81)
+            mm.moves, mm.where = text, "subject"
+            return
         try:
             found = parse_moves(text, "x")
         except MoveError:

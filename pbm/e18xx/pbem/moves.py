@@ -422,7 +422,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if not args or low == ["auto"]:
             return A.RunRoutes(entity, auto=True)
         routes = []
-        for part in " ".join(args).split(";"):
+        # 'run 4 A4 C4 G4, 3 G4 H5 G6': a comma then a train (a stop never starts with a digit) starts
+        # the next route, as a semicolon does (s14b mail #113)
+        for part in re.split(r";|,\s*(?=\d+[A-Za-z]?\s+\S)", " ".join(args)):
             words = part.replace(",", " ").split()
             train, stops = _route_words(words)
             if train is None or len(stops) < 2:
@@ -438,6 +440,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if toks[0][-1:] in (",", ";", ".") and toks[0][:-1].lower() in _MOVE_WORDS:
         raise _fail(lineno, line, f"{toks[0]!r}: write one move per line (or moves separated by commas, "
                                   "each starting with a move word)")
+    if toks[0].lower() in ("i", "we", "i'll", "we'll", "i'd") and len(toks) > 1:
+        # "I'll float WRA ...": the word not understood is 'float', not "I'll" (s14b mail #9)
+        raise _fail(lineno, line, f"unknown move {toks[1]!r}")
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
@@ -851,6 +856,7 @@ def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
 
 _LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "to", "a", "the", "orientation",
                "mine", "city", "yellow", "green", "brown", "gray", "grey")  # 'lay the mine tile 4 at B7' (s14b #47)
+_ROTATION_WORDS = ("rotation", "rot", "rotated", "orientation")
 
 
 def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
@@ -871,7 +877,8 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
         return None
     keep = [t for i, (t, w) in enumerate(zip(toks[1:], low[1:]), 1)
             if w not in _LAY_FILLER and not (w == "with" and i + 1 < len(low)  # 'with tile 237' (s14b #59)
-                                             and (low[i + 1] == "tile" or low[i + 1].rstrip(",").isdigit()))]
+                                             and (low[i + 1] in ("tile", *_ROTATION_WORDS)  # 'with rotation 1' (s14b #124)
+                                                  or low[i + 1].rstrip(",").isdigit()))]
     if len(keep) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", keep[0]) and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$",
                                                                                       keep[1]):
         keep = [keep[1], keep[0], *keep[2:]]  # the hex first: 'upgrade G6 to 14 rotation 2'
@@ -1056,6 +1063,11 @@ def _corp_names() -> tuple[tuple[tuple[str, ...], str], ...]:
             forms = {words, tuple("&" if w == "and" else w for w in words),
                      tuple("and" if w == "&" else w for w in words)}
             forms |= {f[:-1] for f in forms if f[-1] in _CORP_TAIL and len(f) > 1}  # 'the Virginian' (s14b #72)
+            # its initials with the '&' (18AL 8: "the AB&C", the Atlanta, Birmingham & Coast; s14b mail #50)
+            bare = words[:-1] if words[-1] in _CORP_TAIL and len(words) > 2 else words
+            initials = "".join("&" if w in ("&", "and") else w[0] for w in bare if w not in ("of", "the"))
+            if "&" in initials and initials != str(corp["sym"]).lower():  # not its symbol itself ('l&n')
+                forms.add((initials,))
             for f in forms:
                 out[f] = corp["sym"] if out.get(f, corp["sym"]) == corp["sym"] else None
     return tuple(sorted(((k, v) for k, v in out.items() if v), key=lambda kv: -len(kv[0])))
@@ -1078,9 +1090,15 @@ def _corp_name(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 def _offer_words(toks: list[str], low: list[str]) -> list[str] | None:
-    """'Offer Cy $60 for the Tredegar Iron Works', 'offer $60 to Cy for P2': a company's offer for
-    another player's private at a price both agree (18VA 4.2 "with their consent"; s14b mail #50)."""
-    if low[0] != "offer" or "for" not in low[2:]:
+    """An offer for another's private (or train) at a price both agree: 'Offer Cy $60 for the Tredegar Iron
+    Works', 'offer $60 to Cy for P2' (18VA 4.2 "with their consent"; s14b mail #50), 'offer $90 for the
+    Memphis & Charleston from Di' (18AL 3.2(c)(4), 4.2.6: "any ... number of dollars the two can agree
+    upon"; s14b mail #18) - a purchase at that price, which its owner then accepts or declines."""
+    if low[0] != "offer" or "for" not in low[1:]:
+        return None
+    if len(low) >= 4 and low[2] == "for" and re.match(r"^[$\u00a3]?\d+$", low[1]):
+        return rulebook_words(["buy", *toks[3:], "for", toks[1]])  # the price first, the owner after 'from'
+    if "for" not in low[2:]:
         return None
     at = low.index("for")
     head = [t for t, w in zip(toks[1:at], low[1:at]) if w not in ("to", "the", "player")]
@@ -1098,6 +1116,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     # example, as the move language writes it, where the words come from, rewrite
     ("buy a 2E train with the P4 rebate", "buy train 2E with P4", "1848 4.5 'a one-time rebate on the "
      "purchase of a 2E train' (s14b mail #112)", _with_private),
+    ("offer $90 for the Memphis & Charleston from Di", "buy private M&C 90 from Di", "18AL 3.2(c)(4), 4.2.6: "
+     "a price the two agree upon, offered (s14b mail #18)", _offer_words),
     ("buy a Bank of England share", "buy BOE", "1848 12.3.3 'Buying Shares in the Bank of England' (s13 F2)",
      _named),
     ("buy The Ghan", "buy train 2E", "1848 4.5, 8.2.5: the 2E train, \"The Ghan\" (s13 F4)", _named),
@@ -1343,7 +1363,9 @@ def split_line(line: str) -> list[str]:
             continue
         m = _SEP.search(rest)
         part = (rest[:m.start()] if m else rest).strip()
-        if parts and _PAR_ONLY.match(part) and "president" in parts[-1].lower():
+        if parts and _ROTATION_ONLY.match(part) and parts[-1].lower().startswith(("lay", "upgrade")):
+            part = parts.pop() + " " + part  # 'lay tile 6 in Anniston, rotation 1' (s14b mails #74, #102)
+        elif parts and _PAR_ONLY.match(part) and "president" in parts[-1].lower():
             part = parts.pop() + " " + part  # "buy TAG president's certificate, par 70" (3.2(c)(1); s13 #11)
         parts.append(part)
         rest = rest[m.end():].strip() if m else ""
@@ -1401,6 +1423,7 @@ def _joined(text: str) -> str:
     return _JOINS.sub(", ", text)
 
 
+_ROTATION_ONLY = re.compile(r"^(?:with\s+)?(?:rotation|rot|rotated|orientation)\s+\d$", re.I)
 _PAR_ONLY = re.compile(r"^(?:at\s+)?par(?:\s+value)?(?:\s+(?:at|of))?\s+[$\u00a3]?\d+$", re.I)
 
 
