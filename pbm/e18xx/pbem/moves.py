@@ -592,7 +592,7 @@ def _done_turn(toks: list[str], low: list[str]) -> list[str] | None:
 
 def _start(toks: list[str], low: list[str]) -> list[str] | None:
     if low[0] == "start" and len(toks) >= 3:
-        return ["par", *[t.lstrip("$£") if t[1:].isdigit() else t
+        return ["par", *[t.lstrip("$£") if t[1:].isdigit() else t.rstrip(",;")  # 'start GA, par 90' (s14b F3)
                          for t, w in zip(toks[1:], low[1:]) if w not in ("at", "par", "for", "with", "price")]]
     return None
 
@@ -812,13 +812,42 @@ def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "to", "a", "the", "orientation")
+_LAY_COLOURS = ("yellow", "green", "brown", "gray", "grey", "new")
+_LAY_TAIL = ("toward", "towards", "heading", "facing")
+
+
+def _lay_told(keep: list[str]) -> list[str] | None:
+    """The tile, the place and the rotation of a lay among a player's words, or None: 'Atlanta 451
+    Atlanta, 0' (the tile's label before its number: "the Atlanta tile 451 in Atlanta"), 'Augusta with
+    green Augusta 453, 0.' (18GA s14b F4, F9); a closing 'toward Chattanooga' is the player's comment
+    (s14b F8); 'with <private>' after the rotation stays (Table III: a private's lay)."""
+    bare = [t.rstrip(",.;") for t in keep]
+    cut = next((i for i, w in enumerate(bare) if w.lower() in _LAY_TAIL), len(bare))
+    bare = bare[:cut]
+    private: list[str] = []
+    if "with" in [w.lower() for w in bare]:
+        at = max(i for i, w in enumerate(bare) if w.lower() == "with")
+        if at > 0 and re.match(r"^[0-5]$", bare[at - 1]) and at + 1 < len(bare):
+            private, bare = bare[at:], bare[:at]
+    bare = [w for w in bare if w and w.lower() not in _LAY_COLOURS + ("with",)]
+    tiles = [i for i, w in enumerate(bare) if re.match(r"^\d+[a-z]?$", w)]
+    if len(tiles) != 2 or not re.match(r"^[0-5]$", bare[tiles[1]]) or tiles[1] != len(bare) - 1:
+        return None
+    places = {w for i, w in enumerate(bare) if i not in tiles}
+    if len(places) != 1:
+        return None
+    return [bare[tiles[0]], places.pop(), bare[tiles[1]], *private]
 
 
 def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'lay tile 6 in G6 rotation 5', 'lay 6 at G6 rot 5', 'upgrade G6 to 14 rotation 2' -> 'lay 6 G6 5'."""
-    if low[0] not in ("lay", "upgrade") or not any(w in _LAY_FILLER for w in low[1:]):
+    if low[0] not in ("lay", "upgrade") or not any(w.rstrip(",.;") in _LAY_FILLER + _LAY_COLOURS + _LAY_TAIL
+                                                   + ("with",) for w in low[1:]):
         return None
     keep = [t for t, w in zip(toks[1:], low[1:]) if w not in _LAY_FILLER]
+    told = _lay_told(keep) if len(keep) > 3 else None
+    if told is not None:
+        return ["lay", *told]
     if len(keep) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", keep[0]) and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$",
                                                                                       keep[1]):
         keep = [keep[1], keep[0], *keep[2:]]  # the hex first: 'upgrade G6 to 14 rotation 2'
@@ -1832,6 +1861,8 @@ def private_purchase(game: "Game", player: str, move: Move) -> A.Bid | None:
     if not isinstance(move, A.BuyShares) or move.entity != player or s.round.kind != "auction":
         return None
     sym = game.private_sym(move.corporation)
+    if sym is None and move.corporation not in s.corporations:
+        sym = _private_named(game, move.corporation)  # 'buy Midland': its name's first word (18GA s14b F1)
     if sym is None or sym in s.corporations or game.current_entity() != player:
         return None
     style = game._auction_style()

@@ -1,0 +1,54 @@
+"""Play-through by mail s14b of 18GA (issue 29 acceptance, final verification round; seed 171, Ann,
+Bob, Cy, Di, Eve, every seat written from the rulebook alone): the findings, each with the mail that
+showed it (tests/e18xx/playthrough/ga-s14b.jsonl holds the game, 261 actions, 37 company turns)."""
+import pytest
+
+from pbm.e18xx.pbem.moves import parse_moves
+
+from .helpers import intent_mail, playthrough_game
+
+
+def game(upto: int):
+    """The s14b game after its first ``upto`` actions."""
+    return playthrough_game("ga", upto, seed=171, suffix="-s14b", players=5)
+
+
+@pytest.mark.parametrize("upto, text, lay", [
+    # W&A, OR 1.1 (mail 033): the tile named by its label before its number
+    (26, "Lay the Atlanta tile 451 in Atlanta, rotation 0\ntoken D4-1\nbuy a 2 train", "lay 451a D4 0"),
+    # W&A, OR 3.1 (mail 058): a few words after the lay, where it leads
+    (60, "Lay tile 8 in B2 rotation 3 toward Chattanooga.\nrun auto\npay dividends\nbuy a 2 train",
+     "lay 8 B2 3"),
+    # GA, OR 4.2 (mail 073): 'upgrade <place> with the green <label> tile <n>'
+    (97, "Upgrade Augusta with the green Augusta tile 453, rotation 0.\nRun auto.\nPay out.", "lay 453a D10 0"),
+    # GA, OR 7.1 (mail 123): the colour and the label before the number
+    (236, "lay the brown Augusta tile 456 in Augusta rotation 0\nrun auto\npayout", "lay 456a D10 0"),
+])
+def test_a_lay_in_a_players_words(upto, text, lay):
+    """Findings F4, F8, F9 (mails 033, 058, 073, 123): a lay written as a player writes it - the tile's
+    colour and label ('the green Augusta tile 453'), 'with', a closing 'toward Chattanooga' - was
+    refused "need tile, hex and rotation" though it named all three (18GA 4.2.1 'Lay or upgrade one
+    track tile'). The tile, the place and the rotation are read from among those words."""
+    made, _ = intent_mail(game(upto), text)
+    assert made[0] == lay
+
+
+def test_a_lay_with_a_private_keeps_it():
+    """The lay by a private's power still names the private after 'with' (Table III, the Midland)."""
+    [mv] = parse_moves("lay tile 9 in F12 rotation 2 with MRC", "Bob")
+    assert (mv.tile, mv.hex, mv.rotation) == ("9", "F12", 2)
+    assert "MRC" in str(mv)
+
+
+def test_buy_the_cheapest_private_by_its_name():
+    """Auction (finding F1, mail 002): 'buy Midland' - the cheapest private, Midland Railroad Co., by the
+    first word of its name (18GA 3.1(a) "Buy the cheapest unsold Private Company for its par value") - was
+    refused "in the auction you may bid or pass, not buy a share". It is that purchase."""
+    made, _ = intent_mail(game(1), "buy Midland")
+    assert made == ["bid 40 MRC"]
+
+
+def test_start_a_corporation_comma_par():
+    """SR 1 (finding F3, mail 015): 'start GA, par 90' was refused "corporation 'GA,' is not a name"."""
+    made, _ = intent_mail(game(11), "start GA, par 90")
+    assert made == ["par GA 90"]
