@@ -52,3 +52,12 @@ def test_start_a_corporation_comma_par():
     """SR 1 (finding F3, mail 015): 'start GA, par 90' was refused "corporation 'GA,' is not a name"."""
     made, _ = intent_mail(game(11), "start GA, par 90")
     assert made == ["par GA 90"]
+
+
+def test_an_away_line_without_its_colon_is_told_how():
+    """SR 3 (finding F7, mail 052): 'AWAY until 2026-12-10 proxy 3' was refused "unknown move 'AWAY'" with
+    the list of moves; the line was meant as the AWAY header. The refusal says to write it with a colon."""
+    from pbm.e18xx.pbem.moves import MoveError
+    with pytest.raises(MoveError) as err:
+        parse_moves("AWAY until 2026-12-10 proxy 3", "Di")
+    assert "AWAY: until 2026-12-10 proxy 3" in str(err.value) and "unknown move" not in str(err.value)

@@ -419,9 +419,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if toks[0][-1:] in (",", ";", ".") and toks[0][:-1].lower() in _MOVE_WORDS:
         raise _fail(lineno, line, f"{toks[0]!r}: write one move per line (or moves separated by commas, "
                                   "each starting with a move word)")
+    if toks[0].lower() in _HEADER_WORDS:  # 'AWAY until 2026-12-10 proxy 3' (18GA s14b F7)
+        raise _fail(lineno, line, f"{toks[0]!r} is not a move but a line of its own above the moves, written with "
+                                  f"a colon: {toks[0].upper()}: {' '.join(toks[1:]) or '...'}")
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
+_HEADER_WORDS = ("away", "notify", "pdf", "for", "seen", "autorun")
 _ROUTE_DASHES = {"-", "\u2013", "\u2014", "->", "\u2192", "=>"}
 _CONVERT_WORDS = {"to", "into", "a", "the", "ten-share", "10-share", "ten", "10", "share", "shares", "company",
                   "corporation", "it"}
