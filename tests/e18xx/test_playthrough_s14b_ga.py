@@ -61,3 +61,21 @@ def test_an_away_line_without_its_colon_is_told_how():
     with pytest.raises(MoveError) as err:
         parse_moves("AWAY until 2026-12-10 proxy 3", "Di")
     assert "AWAY: until 2026-12-10 proxy 3" in str(err.value) and "unknown move" not in str(err.value)
+
+
+def test_what_happened_spells_a_route_of_places_as_the_map():
+    """GA, OR 5.1 (finding F10, mail 089): 'run 3 Greeneville - Augusta - Milledgeville - Macon' was
+    listed under "What happened" as "run 3 GREENEVILLE AUGUSTA MILLEDGEVILLE MACON" (the parser's
+    upper case) while the events and Last moves wrote the map's spelling. It is the same line."""
+    import json
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.pbem.mailplay import happened_words
+
+    from .helpers import PLAYTHROUGH
+
+    g = game(133)
+    line = (PLAYTHROUGH / "ga-s14b.jsonl").read_text(encoding="utf-8").splitlines()[133]
+    run = A.action_from_dict(json.loads(line))
+    assert run.routes[0].nodes == ("GREENEVILLE", "AUGUSTA", "MILLEDGEVILLE", "MACON")
+    assert happened_words(g, run) == "run 3 Greeneville - Augusta - Milledgeville - Macon"
