@@ -79,3 +79,15 @@ def test_what_happened_spells_a_route_of_places_as_the_map():
     run = A.action_from_dict(json.loads(line))
     assert run.routes[0].nodes == ("GREENEVILLE", "AUGUSTA", "MILLEDGEVILLE", "MACON")
     assert happened_words(g, run) == "run 3 Greeneville - Augusta - Milledgeville - Macon"
+
+
+def test_a_private_station_by_place_keeps_its_spelling():
+    """ACL, OR 5.2 (finding F10, mail 097): 'use the Waycross & Southern to place a station in Waycross'
+    was echoed in the offer's note and "What happened" as "token WAYCROSS with W&SR"."""
+    [mv] = parse_moves("use W&SR Waycross", "Eve")
+    assert mv.city == "Waycross"
+    [mv] = parse_moves("use W&SR i9", "Eve")
+    assert mv.city == "I9"
+    made, _ = intent_mail(game(178), "lay 7 H10 5\nuse the Waycross & Southern to place a station in Waycross\n"
+                                     "run auto\npayout")
+    assert made[1] == "token Waycross", made

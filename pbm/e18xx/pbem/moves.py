@@ -271,7 +271,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) == 2 and (re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1])
                                or re.match(r"^[A-Za-z][A-Za-z'.]{2,}$", args[1])):  # or a place: for_game
             # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
-            return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
+            where = args[1].upper() if re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1]) else args[1]
+            return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), where)  # a place as written (s14b F10)
         if len(args) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", args[-1]) \
                 and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$", args[1]):
             # 'use Potomac Yards A6': the private by its name of several words, then the hex (18VA 4.2
