@@ -1059,6 +1059,7 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "(s13 mail #153)", _then_words),
     ("done turn", "done", "a player's words for ending the turn", _done_turn),
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
+    ("start GA, par 90", "par GA 90", "the same, the par after a comma (18GA s14b F3)", _start),
     ("starting value of the B&O: $100", "par B&O 100", "18VA 4.1, 4.3.3 'sets the Starting Value' (s14 #11)",
      _starting_value),
     ("place the SNAR marker in E6", "assign SNAR E6", "18AL Table III: the South & North Alabama's +$10 "
@@ -1075,6 +1076,10 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy BLC from Ann for 105", "buy private BLC 105 from Ann", "the same without the word 'private' (18AL "
      "s12 #53)", _private_words),
     ("lay tile 6 in G6 rotation 5", "lay 6 G6 5", "a tile lay in many words (s12)", _lay_words),
+    ("lay the green Augusta tile 453 in Augusta, rotation 0", "lay 453 Augusta 0", "18GA 4.2.1 'Lay or upgrade "
+     "one track tile': the tile by its colour and label too (18GA s14b F4, F9)", _lay_words),
+    ("lay tile 8 in B2 rotation 3 toward Chattanooga", "lay 8 B2 3", "the same, with where it leads, a comment "
+     "(18GA s14b F8)", _lay_words),
     ("token in Rome", "token Rome", "a station in a place (s12)", _token_words),
     ("run 2 F6-E7", "run 2 F6 E7", "a route's hexes joined by hyphens, 'D4-1' still a city of D4 (18GA s13 "
      "F3)", _route_hyphens),
