@@ -1,6 +1,6 @@
 """Play-through by mail s14b of 18GA (issue 29 acceptance, final verification round; seed 171, Ann,
 Bob, Cy, Di, Eve, every seat written from the rulebook alone): the findings, each with the mail that
-showed it (tests/e18xx/playthrough/ga-s14b.jsonl holds the game, 261 actions, 37 company turns)."""
+showed it (tests/e18xx/playthrough/ga-s14b.jsonl holds the game, 309 actions, 46 company turns)."""
 import pytest
 
 from pbm.e18xx.pbem.moves import parse_moves
@@ -91,3 +91,21 @@ def test_a_private_station_by_place_keeps_its_spelling():
     made, _ = intent_mail(game(178), "lay 7 H10 5\nuse the Waycross & Southern to place a station in Waycross\n"
                                      "run auto\npayout")
     assert made[1] == "token Waycross", made
+
+
+def test_another_share():
+    """SR 8 (finding F13, mail 143): 'sell two GA shares, then buy another SAL' was refused "say 'ipo' or
+    'market'" - 'another' was read as where the share lies."""
+    made, _ = intent_mail(game(284), "sell two GA shares, then buy another SAL")
+    assert made == ["sell 2 GA", "buy SAL ipo"]
+
+
+def test_the_presidents_contribution_after_a_comma():
+    """GA, OR 8.2 (finding F14, mail 155): GA had no train and $193; 'buy a 6 train, Eve contributes the
+    rest' was refused "corporation 'train,' is not a name" (4.2.5.1: the president contributes); on two
+    lines it was taken. The president's words after a comma are a part of the line too."""
+    from pbm.e18xx.pbem.moves import split_line
+    assert split_line("buy a 6 train, Eve contributes the rest") == ["buy a 6 train", "Eve contributes the rest"]
+    assert split_line("Eve, Bob and Cy") == ["Eve, Bob and Cy"]
+    made, _ = intent_mail(game(308), "buy a 6 train, Eve contributes the rest")
+    assert made[-1] == "buy train 6" or "buy train 6" in made, made

@@ -471,7 +471,8 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
 
 
 _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in",
-                 "my"}  # 'sell my BOE share' (s13 F2)
+                 "my",  # 'sell my BOE share' (s13 F2)
+                 "another"}  # 'then buy another SAL' (18GA s14b F13)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool"}
@@ -1248,7 +1249,9 @@ def split_line(line: str) -> list[str]:
     rest = text
     while rest:
         first = rest.split(None, 1)[0].rstrip(",;").lower() if rest.split() else ""
-        if first not in _MOVE_WORDS:
+        head = re.split(r"[,;]", rest, maxsplit=1)[0].split()
+        if first not in _MOVE_WORDS and not (parts and head and _contribute_words(head, [w.lower() for w in head])):
+            # ('buy a 6 train, Eve contributes the rest': the president's words are a part: 18GA s14b F14)
             return [text]  # not a list of moves: one move (refused with its reason if wrong)
         if first == "run":
             run, more = _run_part(rest)
