@@ -1,6 +1,6 @@
 """Play-through by mail s14b of 18GA (issue 29 acceptance, final verification round; seed 171, Ann,
 Bob, Cy, Di, Eve, every seat written from the rulebook alone): the findings, each with the mail that
-showed it (tests/e18xx/playthrough/ga-s14b.jsonl holds the game, 309 actions, 46 company turns)."""
+showed it (tests/e18xx/playthrough/ga-s14b.jsonl holds the game, 322 actions, 51 company turns)."""
 import pytest
 
 from pbm.e18xx.pbem.moves import parse_moves
@@ -109,3 +109,13 @@ def test_the_presidents_contribution_after_a_comma():
     assert split_line("Eve, Bob and Cy") == ["Eve, Bob and Cy"]
     made, _ = intent_mail(game(308), "buy a 6 train, Eve contributes the rest")
     assert made[-1] == "buy train 6" or "buy train 6" in made, made
+
+
+def test_a_lay_with_a_comma_among_other_moves():
+    """SAL, OR 8.2 (finding F15, mail 158): 'Lay 24 in E11, rotation 5. Run auto. Pay out.' was refused
+    "need tile, hex and rotation": the line was cut at the lay's own comma. Alone, the same lay was read."""
+    from pbm.e18xx.pbem.moves import split_line
+    assert split_line("Lay 24 in E11, rotation 5. Run auto. Pay out.") == ["Lay 24 in E11 rotation 5", "Run auto",
+                                                                          "Pay out"]
+    made, _ = intent_mail(game(313), "Lay 24 in E11, rotation 5. Run auto. Pay out.")
+    assert made[:3] == ["lay 24 E11 5", "run auto", "payout"], made

@@ -1250,6 +1250,12 @@ def split_line(line: str) -> list[str]:
     while rest:
         first = rest.split(None, 1)[0].rstrip(",;").lower() if rest.split() else ""
         head = re.split(r"[,;]", rest, maxsplit=1)[0].split()
+        if first in _LAY_FILLER and parts and parts[-1].split()[0].lower() in ("lay", "upgrade"):
+            # 'Lay 24 in E11, rotation 5. Run auto.': the lay's words after its comma (18GA s14b F15)
+            m = re.search(r"[,;]", rest)
+            parts[-1] += " " + (rest[:m.start()] if m else rest).strip()
+            rest = rest[m.end():].strip() if m else ""
+            continue
         if first not in _MOVE_WORDS and not (parts and head and _contribute_words(head, [w.lower() for w in head])):
             # ('buy a 6 train, Eve contributes the rest': the president's words are a part: 18GA s14b F14)
             return [text]  # not a list of moves: one move (refused with its reason if wrong)
