@@ -505,6 +505,9 @@ def happened_words(game, action) -> str:
     from pbm.e18xx.core import actions as A
 
     if isinstance(action, A.RunRoutes) and action.routes and not action.auto:
+        if any(not re.match(r"^[A-Z]{1,2}\d{1,3}(-\d+)?$", n) for r in action.routes for n in r.nodes):
+            from pbm.e18xx.pbem.moves import action_words  # stops by name as the map spells them (s14b F10)
+            return action_words(game, action)[1]
         from pbm.e18xx.pbem.movelist import say
         return say(game, action)
     return format_action(action)

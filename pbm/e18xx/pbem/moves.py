@@ -273,7 +273,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if len(args) == 2 and (re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1])
                                or re.match(r"^[A-Za-z][A-Za-z'.]{2,}$", args[1])):  # or a place: for_game
             # 'use P3 H15': the private's station (or marker) on a hex, as 'token H15 with P3' (s11)
-            return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), args[1].upper())
+            where = args[1].upper() if re.match(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$", args[1]) else args[1]
+            return A.PlaceToken(_name(args[0], lineno, line, verb, "private").upper(), where)  # a place as written (s14b F10)
         if len(args) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", args[-1]) \
                 and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$", args[1]):
             # 'use Potomac Yards A6': the private by its name of several words, then the hex (18VA 4.2
@@ -440,12 +441,16 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if toks[0][-1:] in (",", ";", ".") and toks[0][:-1].lower() in _MOVE_WORDS:
         raise _fail(lineno, line, f"{toks[0]!r}: write one move per line (or moves separated by commas, "
                                   "each starting with a move word)")
+    if toks[0].lower() in _HEADER_WORDS:  # 'AWAY until 2026-12-10 proxy 3' (18GA s14b F7)
+        raise _fail(lineno, line, f"{toks[0]!r} is not a move but a line of its own above the moves, written with "
+                                  f"a colon: {toks[0].upper()}: {' '.join(toks[1:]) or '...'}")
     if toks[0].lower() in ("i", "we", "i'll", "we'll", "i'd") and len(toks) > 1:
         # "I'll float WRA ...": the word not understood is 'float', not "I'll" (s14b mail #9)
         raise _fail(lineno, line, f"unknown move {toks[1]!r}")
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
+_HEADER_WORDS = ("away", "notify", "pdf", "for", "seen", "autorun")
 _ROUTE_DASHES = {"-", "\u2013", "\u2014", "->", "\u2192", "=>"}
 _CONVERT_WORDS = {"to", "into", "a", "the", "ten-share", "10-share", "ten", "10", "share", "shares", "company",
                   "corporation", "it"}
@@ -490,7 +495,8 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
 
 
 _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in",
-                 "my"}  # 'sell my BOE share' (s13 F2)
+                 "my",  # 'sell my BOE share' (s13 F2)
+                 "another"}  # 'then buy another SAL' (18GA s14b F13)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool", ("pool",): "pool",
@@ -857,6 +863,31 @@ def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
 _LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "to", "a", "the", "orientation",
                "mine", "city", "yellow", "green", "brown", "gray", "grey")  # 'lay the mine tile 4 at B7' (s14b #47)
 _ROTATION_WORDS = ("rotation", "rot", "rotated", "orientation")
+_LAY_COLOURS = ("yellow", "green", "brown", "gray", "grey", "new")
+_LAY_TAIL = ("toward", "towards", "heading", "facing")
+
+
+def _lay_told(keep: list[str]) -> list[str] | None:
+    """The tile, the place and the rotation of a lay among a player's words, or None: 'Atlanta 451
+    Atlanta, 0' (the tile's label before its number: "the Atlanta tile 451 in Atlanta"), 'Augusta with
+    green Augusta 453, 0.' (18GA s14b F4, F9); a closing 'toward Chattanooga' is the player's comment
+    (s14b F8); 'with <private>' after the rotation stays (Table III: a private's lay)."""
+    bare = [t.rstrip(",.;") for t in keep]
+    cut = next((i for i, w in enumerate(bare) if w.lower() in _LAY_TAIL), len(bare))
+    bare = bare[:cut]
+    private: list[str] = []
+    if "with" in [w.lower() for w in bare]:
+        at = max(i for i, w in enumerate(bare) if w.lower() == "with")
+        if at > 0 and re.match(r"^[0-5]$", bare[at - 1]) and at + 1 < len(bare):
+            private, bare = bare[at:], bare[:at]
+    bare = [w for w in bare if w and w.lower() not in _LAY_COLOURS + ("with",)]
+    tiles = [i for i, w in enumerate(bare) if re.match(r"^\d+[a-z]?$", w)]
+    if len(tiles) != 2 or not re.match(r"^[0-5]$", bare[tiles[1]]) or tiles[1] != len(bare) - 1:
+        return None
+    places = {w for i, w in enumerate(bare) if i not in tiles}
+    if len(places) != 1:
+        return None
+    return [bare[tiles[0]], places.pop(), bare[tiles[1]], *private]
 
 
 def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
@@ -873,12 +904,15 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     bracketed = _bracketed_place(toks)
     if bracketed is not None:  # 'E2 (Whyalla)', 'Port Pirie (F5)' (s14b mails #55, #102)
         return rulebook_words(bracketed)
-    if not any(w in _LAY_FILLER for w in low[1:]):
+    if not any(w.rstrip(",.;") in _LAY_FILLER + _LAY_COLOURS + _LAY_TAIL + ("with",) for w in low[1:]):
         return None
     keep = [t for i, (t, w) in enumerate(zip(toks[1:], low[1:]), 1)
             if w not in _LAY_FILLER and not (w == "with" and i + 1 < len(low)  # 'with tile 237' (s14b #59)
                                              and (low[i + 1] in ("tile", *_ROTATION_WORDS)  # 'with rotation 1' (s14b #124)
                                                   or low[i + 1].rstrip(",").isdigit()))]
+    told = _lay_told(keep) if len(keep) > 3 else None  # 'the Atlanta tile 451 in Atlanta, 0' (18GA s14b F4, F9)
+    if told is not None:
+        return ["lay", *told]
     if len(keep) >= 3 and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", keep[0]) and not re.match(r"^[A-Za-z]{1,2}\d{1,3}$",
                                                                                       keep[1]):
         keep = [keep[1], keep[0], *keep[2:]]  # the hex first: 'upgrade G6 to 14 rotation 2'
@@ -1149,6 +1183,7 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "(s13 mail #153)", _then_words),
     ("done turn", "done", "a player's words for ending the turn", _done_turn),
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
+    ("start GA, par 90", "par GA 90", "the same, the par after a comma (18GA s14b F3)", _start),
     ("starting value of the B&O: $100", "par B&O 100", "18VA 4.1, 4.3.3 'sets the Starting Value' (s14 #11)",
      _starting_value),
     ("place the SNAR marker in E6", "assign SNAR E6", "18AL Table III: the South & North Alabama's +$10 "
@@ -1165,6 +1200,10 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy BLC from Ann for 105", "buy private BLC 105 from Ann", "the same without the word 'private' (18AL "
      "s12 #53)", _private_words),
     ("lay tile 6 in G6 rotation 5", "lay 6 G6 5", "a tile lay in many words (s12)", _lay_words),
+    ("lay the green Augusta tile 453 in Augusta, rotation 0", "lay 453 Augusta 0", "18GA 4.2.1 'Lay or upgrade "
+     "one track tile': the tile by its colour and label too (18GA s14b F4, F9)", _lay_words),
+    ("lay tile 8 in B2 rotation 3 toward Chattanooga", "lay 8 B2 3", "the same, with where it leads, a comment "
+     "(18GA s14b F8)", _lay_words),
     ("token in Rome", "token Rome", "a station in a place (s12)", _token_words),
     ("run 2 F6-E7", "run 2 F6 E7", "a route's hexes joined by hyphens, 'D4-1' still a city of D4 (18GA s13 "
      "F3)", _route_hyphens),
@@ -1347,7 +1386,10 @@ def split_line(line: str) -> list[str]:
     rest = text
     while rest:
         first = rest.split(None, 1)[0].rstrip(",;").lower() if rest.split() else ""
-        if first not in _MOVE_WORDS:
+        head = _SEP.split(rest, maxsplit=1)[0].split()
+        if first not in _MOVE_WORDS and parts and head and _contribute_words(head, [w.lower() for w in head]):
+            pass  # 'buy a 6 train, Eve contributes the rest': the president's words are a part (18GA s14b F14)
+        elif first not in _MOVE_WORDS:
             if not parts or parts[-1].split()[0].lower() not in _GLUES:
                 return [text]  # not a list of moves: one move (refused with its reason if wrong)
             m = _SEP.search(rest)  # words of the move before: 'lay 15 H7, rotation 2, run auto' (s14b #79)
@@ -2045,6 +2087,8 @@ def private_purchase(game: "Game", player: str, move: Move) -> A.Bid | None:
     if not isinstance(move, A.BuyShares) or move.entity != player or s.round.kind != "auction":
         return None
     sym = game.private_sym(move.corporation)
+    if sym is None and move.corporation not in s.corporations:
+        sym = _private_named(game, move.corporation)  # 'buy Midland': its name's first word (18GA s14b F1)
     if sym is None or sym in s.corporations or game.current_entity() != player:
         return None
     style = game._auction_style()
