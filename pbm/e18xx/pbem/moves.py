@@ -1407,7 +1407,8 @@ def split_line(line: str) -> list[str]:
         part = (rest[:m.start()] if m else rest).strip()
         if parts and _ROTATION_ONLY.match(part) and parts[-1].lower().startswith(("lay", "upgrade")):
             part = parts.pop() + " " + part  # 'lay tile 6 in Anniston, rotation 1' (s14b mails #74, #102)
-        elif parts and _PAR_ONLY.match(part) and "president" in parts[-1].lower():
+        elif parts and _PAR_ONLY.match(part) and ("president" in parts[-1].lower()
+                                                 or parts[-1].split()[0].lower() == "start"):  # 'start GA, par 90' (s14b F3)
             part = parts.pop() + " " + part  # "buy TAG president's certificate, par 70" (3.2(c)(1); s13 #11)
         parts.append(part)
         rest = rest[m.end():].strip() if m else ""
