@@ -85,17 +85,19 @@ def test_18va_a_route_through_a_junction_tile_twice_earns_the_coal_district_bonu
     """18VA 4.5.5: "A train may not use any track segment more than once. The junction at the middle
     of a green or brown plain track tile is not considered part of any track segment."  A route may
     so pass a junction tile twice by other segments, and a freight train's route to a coal district
-    with its company's station earns the treasury bonus (4.5.4.3).  Random, 2 players, seed 14008,
-    action 693: VR's 4G runs A12 (VR's station) ... B7 - F5, the stretch from B7 to F5 through D5
-    twice (brown junction 546: in by sides 1 and 5, out by 3 and 4).  18xx.games counts a junction
-    once between two stops and cannot rebuild that stretch; with the bonus in the export it pays
-    it as pbm does (ruling in rulings-18VA.md)."""
-    g = _random_18va(14008, 2, 693)
+    with its company's station earns the treasury bonus (4.5.4.3).  Found in random 2-player seed
+    14008 (action 693: a route through D5's brown junction 546 twice; 18xx.games counts a junction
+    once between two stops and cannot rebuild that stretch; with the bonus in the export it pays it
+    as pbm does: ruling in rulings-18VA.md).  The fourth run's fixes changed what is legal there, so
+    the game is now random 3-player seed 14014, action 834: SR's 4 runs F17 - F13 - B9 - B11 - A12
+    (SR's station in the coal district A12), the stretch from F13 to B9 through E12's green junction
+    545 twice (F13 - E12 - E14 - D13 - E12 - D11 - C10 - B9)."""
+    g = _random_18va(14014, 3, 834)
     (train, route), = g.state.round.routes
-    assert route.nodes[0] == ("A12", 0) and g.state.map.city_has(("A12", 0), "VR")
-    stretch = next(s for s in g.graph().segments(route.nodes[-2]) if s.b == route.nodes[-1]
+    assert route.nodes[-1] == ("A12", 0) and g.state.map.city_has(("A12", 0), "SR")
+    stretch = next(s for s in g.graph().segments(route.nodes[1]) if s.b == route.nodes[2]
                    and not s.mask & ~route.mask)
-    assert stretch.hexes.count("D5") == 2 and g.state.map.placed["D5"].tile.name == "546"
-    assert g.state.round.subsidy == 80 and "(+80 to the treasury)" in g.state.log[-1]
+    assert stretch.hexes.count("E12") == 2 and g.state.map.placed["E12"].tile.name == "545"
+    assert g.state.round.subsidy == 60 and "(+60 to the treasury)" in g.state.log[-1]
     runs = [a for a in exchange.export_log(g.to_log(), game_id=7, name="t")["actions"] if a["type"] == "run_routes"]
-    assert runs[-1]["entity"] == "VR" and runs[-1]["routes"][0]["subsidy"] == 80
+    assert runs[-1]["entity"] == "SR" and runs[-1]["routes"][0]["subsidy"] == 60
