@@ -192,19 +192,16 @@ def test_a_bare_accept_answers_the_one_offer_waiting(tmp_path):
     from sqlalchemy import select
 
     from pbm.db import session_scope
-    from pbm.e18xx.pbem.games import answer_offer, apply, load
+    from pbm.e18xx.pbem.games import load
     from pbm.models import Game
 
-    from .db_games import stored_playthrough
+    from .db_games import offer_then_answer, stored_playthrough
 
     url = stored_playthrough(tmp_path, "va", 50, seed=164, suffix="-s14", players=3, name="va-14")
+    offer_then_answer(url, "va-14", 2, "lay 15 F7 0\nstation in G4\nrun 2 F7 F11; 2 F7 F5\npayout\n"
+                      "buy the Tredegar Iron Works from Cy for $60", 3, "accept")
     with session_scope(url) as s:
         row = s.scalar(select(Game).where(Game.name == "va-14"))
-        out = apply(s, row, 2, "lay 15 F7 0\nstation in G4\nrun 2 F7 F11; 2 F7 F5\npayout\n"
-                               "buy the Tredegar Iron Works from Cy for $60")
-        assert out.accepted and out.offer is not None, out.error
-        out, _ = answer_offer(s, row, 3, "accept")
-        assert out.accepted, out.error
         assert load(s, row).state.companies["P2"].owner == "C:RFPR"
 
 
