@@ -62,7 +62,8 @@ STEPS = {
 # by data: a private's forced lay only where a private has one, the par of a private's company
 # only where a private carries a president's certificate
 INTERRUPTS = {"18GA": ["discard_train"], "18AL": ["discard_train"],
-              "1848": ["forced_lay", "pay_debt", "discard_train"], "18VA": ["discard_train"]}
+              "1848": ["pay_debt", "forced_lay", "discard_train"],  # the sales before the Tasmania tile (ruling 5.5.3/4.4)
+              "18VA": ["discard_train"]}
 SALE = {"18GA": ["auction"], "18AL": ["auction"], "1848": ["auction"], "18VA": ["par_on_buy", "auction"]}
 
 
