@@ -386,16 +386,16 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                 and not re.fullmatch(r"[A-Za-z]{1,2}\d{1,3}", args[first_digit]):
             # the place first, then the tile (and the rotation): 'upgrade Port Pirie to tile 15 rotation 2'
             # (1848 s14b #102, after its '(F5)' was read as a note)
-            args = [args[first_digit], " ".join(args[:first_digit]), *(args[first_digit + 1:] or ["-1"])]
+            args = [args[first_digit], " ".join(args[:first_digit]), *(args[first_digit + 1:] or [str(ANY_ROTATION)])]
         if len(args) > 3 and _INT.match(args[-1]) and all(re.match(r"^[A-Za-z][A-Za-z'.&-]*$", t) for t in args[1:-1]):
             args = [args[0], " ".join(args[1:-1]), args[-1]]  # 'lay 57 Rocky Mount 2': a place of two words
         if len(args) == 2 and _INT.match(args[1]) and not _INT.match(args[0]):
             args = [args[1], args[0]]  # 'upgrade Charlottesville to 63': the place first
         if len(args) == 2 and not _INT.match(args[1]):
-            args = [*args, "-1"]  # 'upgrade Charlottesville to 63': no rotation, for_game finds it (s14b #141)
+            args = [*args, str(ANY_ROTATION)]  # 'upgrade Charlottesville to 63': no rotation, for_game finds it (s14b #141)
         if len(args) != 3:
             raise _fail(lineno, line, "need tile, hex and rotation", "lay")
-        rot = -1 if args[2] == "-1" else _int(args[2], lineno, line, "lay", "rotation")
+        rot = ANY_ROTATION if args[2] == str(ANY_ROTATION) else _int(args[2], lineno, line, "lay", "rotation")
         if rot > 5:
             raise _fail(lineno, line, "rotation is 0 to 5", "lay")
         hexname = args[1].upper()
