@@ -132,7 +132,7 @@ def main() -> None:
         print(f"{'game':<10} {'actions':>8} {'median':>8} {'p95':>8} {'worst':>8} {'cpu med':>8}  state mails, digest of the outcome")
         for spec in args.games.split(","):
             title, n = spec.split(":")
-            stored, to_mail = late_game(title, int(n), args.seed, args.fraction)
+            stored, _ = late_game(title, int(n), args.seed, args.fraction)
             name = f"{title.lower()}-bench"
             with session_scope(url) as s:
                 seats = [SeatRequest(line=i, name=NAMES[i - 1], email=f"{NAMES[i - 1].lower()}@example.org")
@@ -154,11 +154,19 @@ def main() -> None:
                 row.turn = fresh.state.turn
                 gid = row.id
             walls, cpus, queued = [], [], []
-            for i, act in enumerate(to_mail[: args.moves + 1]):
+            from pbm.e18xx.core.actions import action_from_dict
+            from pbm.e18xx.pbem.computer import choose
+
+            for i in range(args.moves + 1):
+                # the next move is the computer's, chosen in the stored game's own state: a mail may
+                # store more than its one line (a stock turn ends as the title's rules say), so the
+                # scratch game follows the stored log after every mail, not the first game's plan
+                act = choose(fresh)
+                if act is None:
+                    break
                 who = fresh.controller(act.entity)
                 seat = number[who]
                 line = move_text(fresh, act).split("   #")[0]
-                fresh.process(act)
                 raw = (f"From: {who.lower()}@example.org\r\nTo: pbm@example.org\r\n"
                        f"Subject: move {i}\r\nMessage-ID: <{name}-{i}@example.org>\r\n"
                        f"Date: Thu, 26 Nov 2026 09:00:{i % 60:02d} +0000\r\n\r\n"
@@ -177,8 +185,13 @@ def main() -> None:
                     raise SystemExit(f"{title} move {i} ({line!r} by seat {seat}) not accepted: {outcome.line()}")
                 with session_scope(url) as s:
                     count = s.scalar(select(func.count()).select_from(Action18).where(Action18.game_id == gid))
-                if count < len(stored) + i + 1:
+                if count <= len(fresh.actions):
                     raise SystemExit(f"{title} move {i} was not stored")
+                with session_scope(url) as s:
+                    for (data,) in s.execute(select(Action18.action).where(Action18.game_id == gid,
+                                                                           Action18.seq > len(fresh.actions))
+                                             .order_by(Action18.seq)):
+                        fresh.process(action_from_dict(data))
                 if i:  # the first pays for imports and the first statements
                     walls.append(wall)
                     cpus.append(cpu)
