@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, fields, replace as _replace
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
+from pbm.e18xx.english import a as article
 from pbm.e18xx.render.words import phase_name, word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,7 +123,7 @@ class ShareWithPrivate(Event):
 
     def text(self, money: Money) -> str:
         what = (f"the president's certificate of {self.corp}" if self.president
-                else f"a {self.corp} share")
+                else f"{article(self.corp)} share")
         return f"{self.player} receives {what} ({self.percent}%) with {self.company}"
 
 

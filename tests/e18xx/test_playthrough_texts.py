@@ -190,4 +190,4 @@ def test_a_refused_buy_names_the_share_not_its_certificate_id():
         raise AssertionError("a buy with no cash went through")
     finally:
         g.state.cash["P:Cy"] = cy_cash
-    assert "Cy cannot buy a N&W share" in why and "N&W_" not in why, why
+    assert "Cy cannot buy an N&W share" in why and "N&W_" not in why, why

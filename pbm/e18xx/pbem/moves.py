@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
+from pbm.e18xx.english import a as article
 from pbm.e18xx.lays import hex_copy_of_tile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -2237,7 +2238,7 @@ def format_action(a: A.Action) -> str:
         return f"par {a.corporation} {a.price}"
     if isinstance(a, A.BuyShares):
         if a.shares:  # an 18xx.games export names the certificate: never shown (action_words says where from)
-            return f"buy a {a.shares[0].rsplit('_', 1)[0]} share"
+            return f"buy {article(a.shares[0].rsplit('_', 1)[0])} share"
         return f"buy {a.corporation} {'market' if a.source == 'pool' else 'ipo'}"
     if isinstance(a, A.SellShares):
         corp = a.corporation or (a.shares[0].split("_")[0] if a.shares else "?")
@@ -2332,7 +2333,7 @@ def _share_words(game: Any, a: A.BuyShares, seq: int | None) -> str:
     where = "ipo" if src.startswith("ipo:") else "market" if src == "pool" else ""
     if not where:
         return f"buy {name}"
-    return f"buy {corp} {where}" + ("" if name == f"a {corp} share" else f" ({name})")
+    return f"buy {corp} {where}" + ("" if name == f"{article(corp)} share" else f" ({name})")
 
 
 def _with_discount(game: Any, a: A.BuyTrain) -> str:

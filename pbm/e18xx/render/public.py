@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pbm.e18xx.english import a as article
+
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine as Game  # the game as a protocol: no import circle with core.game
 
@@ -48,7 +50,7 @@ def ability_text(g: "Game", ab: dict[str, Any], full: bool = False, sym: str = "
     if t == "shares":
         share = str(ab.get("share", ""))
         corp = share.split("_")[0]
-        return f"comes with a {corp} share" + (" (the president's certificate)" if share.endswith("_0") else "")
+        return f"comes with {article(corp)} share" + (" (the president's certificate)" if share.endswith("_0") else "")
     if t == "hex_bonus_token":
         how = f" (its company writes 'assign {sym} <hex>')" if sym else ""
         return f"a +{m(ab.get('bonus', 0))} marker on one of {_hexes(hexes)} for its company's runs{how}"

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import IllegalAction, IllegalRoute, InsufficientFunds
+from pbm.e18xx.english import a as article
 from pbm.e18xx.rounds.cite import cite, see
 from pbm.e18xx.routes import Route, all_routes, best_routes, disjoint_routes, find_route, node_keys, route_candidates
 from pbm.e18xx.core.state import Train
@@ -694,7 +695,7 @@ class TrainsMixin:
         kinds = dict(td.variants)
         if not from_depot and train.variant:
             if variant not in (None, train.variant):
-                raise IllegalAction(f"train {train.tid} is a {train.variant}; its side cannot change")
+                raise IllegalAction(f"train {train.tid} is {article(train.variant)}; its side cannot change")
             return
         pick = variant or td.variants[0][0]
         if pick not in kinds:

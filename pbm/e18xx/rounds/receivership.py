@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pbm.e18xx.english import a as article
+
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
 
@@ -104,7 +106,7 @@ class ReceivershipMixin:
         if train is None:
             return
         train.owner = "removed"
-        self.log(f"-- a {train.name} train leaves the game --")
+        self.log(f"-- {article(train.name)} train leaves the game --")
         self._train_bought_from_depot(train.name, as_sold="site_export_phase" not in self.optional_rules)
 
     def cash_crisis_player(self: "Engine") -> str | None:

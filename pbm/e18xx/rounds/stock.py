@@ -19,11 +19,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def share_name(g: "Engine", sid: str) -> str:
-    """A certificate as a player reads it: 'a WRA share', 'a 20% WRA share', never its id (issue 29)."""
+    """A certificate as a player reads it: 'a WRA share', 'an SR share', 'a 20% WRA share', never its id (issue 29)."""
+    from pbm.e18xx.english import a
+
     corp = sid.rsplit("_", 1)[0]
     pct = g.sid_percent(sid)
     big = bool(pct) and corp in g.state.corporations and pct > g.unit(corp)
-    return f"a {pct}% {corp} share" if big else f"a {corp} share"
+    return f"a {pct}% {corp} share" if big else f"{a(corp)} share"
 
 
 class StockMixin(AuctionMixin):
