@@ -198,7 +198,7 @@ class Checker:
             self.refuse(where, "the railroad cannot both borrow from and repay its President in one turn; "
                         "the repayment is dropped (§10.2A)")
             ro.repay_president = 0
-        if ro.lend > self.cash:
+        if ro.lend > max(0, self.cash):
             self.adjust(where, f"you lend {money(ro.lend)} but have {money(max(0, self.cash))} after your bank "
                         "loan and earlier railroad loans; lowered (§4.4A, §10.2A1)", f"up to {money(max(0, self.cash))}")
             ro.lend = max(0, self.cash)

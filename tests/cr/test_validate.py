@@ -465,3 +465,15 @@ def test_copy_and_dict_of_orders_are_deepcopy_and_asdict():
     expected["merge"] = ["B&O", "NYC"]
     assert orders.to_dict() == expected and repr(orders.to_dict()) == repr(expected)
     assert Orders.from_dict(orders.to_dict()) == orders
+
+
+def test_no_loan_to_the_railroad_is_not_lowered_when_the_president_is_in_the_red(v):
+    """A president with less than nothing who lends nothing is told nothing (was: 'you lend $0 but have
+    $0 ...; lowered'): §10.2A1 lowers a loan only where there is one to lower."""
+    v.s.players[1].cash = -250
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", capital_per_mile=10)]))
+    assert out.railroads[0].lend == 0
+    assert not [p for p in problems if "president loan" in p.where], problems
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", lend=300)]))
+    assert out.railroads[0].lend == 0
+    assert "you lend $300 but have $0" in only(problems, "NYC president loan").message
