@@ -194,23 +194,27 @@ def check_gauge(game: "Engine", corp: str, action: "A.RunRoutes") -> tuple[int, 
             only = frozenset((h, int(i)) for h, _, i in (n.rpartition("-") for n in spec.nodes))
         except ValueError:
             raise IllegalRoute(f"route {'-'.join(spec.nodes)}: stops are named HEX-n (e.g. E4-0)") from None
-        pool = _Pool(game, corp, longest, only)
+        # a train bound for an off-board written as its two locations, its start and the off-board:
+        # "Any number of intervening stations may be skipped" (1848 8.2.5; play-through s15 mail #143)
+        ends = bool(t.to_offboard) and len(only) == 2 and any(h in t.to_offboard for h, _ in only)
+        pool = _Pool(game, corp, longest, None if ends else only)
         seq = tuple(spec.nodes)
         found: tuple[int, Route] | None = None
         long_by: tuple[int, int] | None = None  # (stops, changes of gauge) of the shortest too long for it
         for r in pool.routes:
-            if r.mask & used or frozenset(r.node_ids()) != want:
+            ids = r.node_ids()
+            if r.mask & used or frozenset((ids[0], ids[-1]) if ends else ids) != want:
                 continue
             v = pool.value(r, t)
             if v is None:
                 if not t.to_offboard and (long_by is None or r.stops + pool.gauge(r) < sum(long_by)):
                     long_by = (r.stops, pool.gauge(r))
                 continue
-            if r.node_ids() in (seq, seq[::-1]):
+            if ids in (seq, seq[::-1]):
                 found = (v, r)
                 break
-            if found is None or v > found[0]:
-                found = (v, r)
+            if found is None or v > found[0] or (ends and v == found[0] and len(ids) < len(found[1].node_ids())):
+                found = (v, r)  # (of the 2E's ways to the same two ends, the one with fewest stops)
         if found is None:
             if long_by is not None and long_by[1] and long_by[0] <= t.distance:
                 # the track is there but its changes of gauge make it too long (7.6, 8.2.3; play-through s12)

@@ -497,7 +497,8 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
 
 _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in",
                  "my",  # 'sell my BOE share' (s13 F2)
-                 "another"}  # 'then buy another SAL' (18GA s14b F13)
+                 "another",  # 'then buy another SAL' (18GA s14b F13)
+                 "last"}  # 'buy the last CAR share' (1848 s15 mail #67)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool", ("pool",): "pool",
@@ -575,6 +576,7 @@ def _reduce(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _RETAIN_WORDS = {"the", "income", "earnings", "revenue", "money", "it", "all", "of", "in", "treasury", "its",
+                 "company", "company's",
                  "full", "entirety", "everything"}
 
 
@@ -582,6 +584,11 @@ def _retain(toks: list[str], low: list[str]) -> list[str] | None:
     """'retain', 'retain the income', 'retain it all in the treasury' (1848 10.3.3: "retained in its
     entirety in the company's treasury", 11.2 'Retaining Income'; s14b mail #47)."""
     if low[0] in ("retain", "retains") and all(w.strip(".,") in _RETAIN_WORDS for w in low[1:]):
+        return ["withhold"]
+    if low[0] in ("keep", "keeps") and len(low) > 1 and all(w.strip(".,") in _RETAIN_WORDS for w in low[1:]) \
+            and any(w.strip(".,") in ("income", "earnings", "revenue", "money") for w in low[1:]):
+        # 'keep the money in the company' (10.3.3 "retained in its entirety in the company's
+        # treasury"; s15 mail #121: "unknown move 'keep'"); not 'keep' alone
         return ["withhold"]
     return None
 
@@ -674,6 +681,29 @@ def _use_words(toks: list[str], low: list[str]) -> list[str] | None:
                 return None  # no words of the book's around it: 'use Potomac Yards A6' is read as it is (s13w F3)
             return [toks[0], sym, *rest]
     return None
+
+
+_USE_TO_MOVES = ("lay", "build", "upgrade", "place", "put", "buy")
+
+
+def _use_to(toks: list[str], low: list[str]) -> list[str] | None:
+    """'use P3 to lay tile 241 on I10 rotation 1', 'use the Tasmanian Railways to lay ...': the move
+    after 'to', done with the private (1848 4.4: the owner lays the Tasmania tile; the state's
+    'lay 241 I10 1 with P3'; play-through s15 mail #49: refused "name the private")."""
+    if low[0] != "use" or "to" not in low[2:]:
+        return None
+    at = low.index("to", 2)
+    if at + 1 >= len(low) or low[at + 1] not in _USE_TO_MOVES:
+        return None
+    who = [w for w in low[1:at] if w not in ("the", "my", "its", "our")]
+    sym = next((s for words, s in _private_names() if tuple(who) == words), None)
+    if sym is None and len(who) == 1 and re.match(r"^[a-z&]{1,5}\d{0,2}$", who[0]):
+        sym = toks[low.index(who[0], 1)]
+    if sym is None:
+        return None
+    tail = low[at + 1:] + [""]
+    rest = [t for i, t in enumerate(toks[at + 1:]) if not (tail[i] == "tasmania" and tail[i + 1] == "tile")]
+    return rulebook_words([*rest, "with", sym.upper()])
 
 
 def _use_on(toks: list[str], low: list[str]) -> list[str] | None:
@@ -1175,6 +1205,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("take out a loan", "take loan", "1848 5.6.1 'take out a loan' from the Bank of England (s12)", _take_loan),
     ("reduce P5", "lower P5", "1848 3.1.1 'reduce the cost of a Private Company by 5 pounds' (s11)", _reduce),
     ("retain income", "withhold", "1848 10.3.3, 11.2 'Retaining Income'", _retain),
+    ("keep the money in the company", "withhold", "1848 10.3.3 'retained ... in the company's treasury' "
+     "(s15 mail #121)", _retain),
     ("withhold revenue", "withhold", "18AL/18GA 4.2.4(b) 'Withhold revenue' (s13 mail #179)", _withhold_words),
     ("run trains", "run auto", "18AL/18GA 4.2(d) 'Run trains', no route written: the best run, which any "
      "stockholder may insist on (4.2.3.1; s13 mail #177)", _run_trains),
@@ -1189,6 +1221,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      _starting_value),
     ("place the SNAR marker in E6", "assign SNAR E6", "18AL Table III: the South & North Alabama's +$10 "
      "marker (s12v)", _marker),
+    ("use P3 to lay tile 241 on I10 rotation 1", "lay 241 I10 1 with P3", "1848 4.4: the owner lays the "
+     "Tasmania tile; the move after 'to', with the private (s15 mail #49)", _use_to),
     ("use Potomac Yards for an extra station in D9", "use P3 D9", "18VA 4.2 (3): the private by its name, the "
      "power in the book's words (s14 #65)", _use_words),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
