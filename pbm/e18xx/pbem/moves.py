@@ -220,7 +220,7 @@ def _name(tok: str, lineno: int, line: str, verb: str, what: str) -> str:
 
 def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     """One line -> a move (None for blank/comment lines)."""
-    text = re.sub(r"(?<=\w)\.$", "", _no_asides(line.split("#", 1)[0]).strip())  # 'Pay out.' (s14 mail #117)
+    text = re.sub(r"(?<=\w)\.$", "", _no_asides(uncommented(line)).strip())  # 'Pay out.' (s14 mail #117)
     if not text:
         return None
     toks = rulebook_words(text.split())  # the rulebooks' words, as the move language writes them (RULEBOOK)
@@ -1379,7 +1379,7 @@ def split_line(line: str) -> list[str]:
     """The moves of one line: split at commas and semicolons when every part starts with a move
     word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
     with another move word (``run auto, payout, done``: play-through s11)."""
-    text = _joined(_no_asides(line.split("#", 1)[0]).strip())
+    text = _joined(_no_asides(uncommented(line)).strip())
     if not _SEP.search(text):
         return [text] if text else []
     parts: list[str] = []
@@ -1420,6 +1420,17 @@ _AND_MOVE = re.compile(r"(?<=[\w.])\s+and\s+(?=(?:%s)\b)" % "|".join(
     w for w in _MOVE_WORDS if w not in ("and", "then", "more", "done", "no", "home")), re.I)
 _JOINS = re.compile(r"(?:\.\s+|(?<![,;\s])(?<!\band)\s+(?=(?:and\s+)?then\s+(?:%s)\b))(?=(?:and|then|%s)\b)"
                     % (_JOIN_WORDS, _JOIN_WORDS), re.I)
+
+
+_COMMENT = re.compile(r"^\s*#|#(?!\d)")  # a comment: '#' at the line's start, or not before a digit
+
+
+def uncommented(line: str) -> str:
+    """``line`` without its comment: from a '#' on; a '#' right before a digit inside a move is a number
+    sign and is dropped ('lay #6 tile at D9, rotation 2'; play-through s15 mail 20), while the move
+    lists' '# city; ...' and a line that starts with '#' are comments."""
+    m = _COMMENT.search(line)
+    return re.sub(r"(?<=\s)#(?=\d)", "", line[:m.start()] if m else line)
 
 
 def _no_asides(text: str) -> str:
@@ -1536,8 +1547,8 @@ def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
 def _comment_hint(exc: MoveError, line: str) -> MoveError:
     """A line refused after a ``#`` inside it (``lay tile #8 F12 0``) says that ``#`` starts a comment,
     so that the player sees why the rest of his line was not read (session 13)."""
-    before, sep, after = line.partition("#")
-    if not sep or not before.strip() or not after.strip():
+    m = _COMMENT.search(line)
+    if m is None or not line[:m.start()].strip() or not line[m.end():].strip():
         return exc
     return MoveError(f"{exc} ('#' starts a comment: nothing after it on the line was read; "
                      "write numbers without '#')")
