@@ -688,11 +688,28 @@ def _marker(toks: list[str], low: list[str]) -> list[str] | None:
     """'place the SNAR marker in Gadsden' (18AL Table III, the state's "a +$10 marker on one of
     ..."): the private's marker on a hex, ``assign SNAR Gadsden`` (play-through s12v: "unknown move
     'place'")."""
-    if low[0] not in ("place", "put") or not any(w in ("marker", "chit") for w in low[1:]):
+    if low[0] not in ("place", "put"):
+        return None
+    named = _private_symbol_in(toks, low)  # 'place the Railway Express +10 token on Charlottesville' (18VA 4.2 (1),
+    if named is not None and any(w in ("token", "+10", "+$10") for w in low):  # "Two '+10' tokens"; s15 mail 75)
+        toks, low = named, [t.lower() for t in named]
+    elif not any(w in ("marker", "chit") for w in low[1:]):
         return None
     words = [t for t, w in zip(toks[1:], low[1:])
-             if w not in _MARKER_WORDS and w not in ("the", "a", "its", "my", "in", "on", "at", "to", "+$10", "$10")]
+             if w not in _MARKER_WORDS and w not in ("the", "a", "its", "my", "in", "on", "at", "to", "+$10", "$10", "+10")]
     return ["assign", *words] if len(words) == 2 else None
+
+
+def _private_symbol_in(toks: list[str], low: list[str]) -> list[str] | None:
+    """``toks`` with a private's rulebook name (or that name without its last word, 'Railway Express'
+    for the Railway Express Agency) made its symbol; None when no private is named."""
+    for words, sym in _private_names():
+        for name in (words, words[:-1] if len(words) > 2 else ()):
+            n = len(name)
+            at = next((i for i in range(1, len(low) - n + 1) if n and tuple(low[i:i + n]) == name), None)
+            if at is not None:
+                return [*toks[:at], sym, *toks[at + n:]]
+    return None
 
 
 _HYPHEN_TRAIN = re.compile(r"^([A-Za-z0-9+]+)-trains?$", re.I)
@@ -900,7 +917,9 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
         rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("the", "blue", "tasmania", "tasmanian", "tile")]
         return rulebook_words(["lay", "241", *rest])
     if low[0] == "place":
-        return None
+        if "tile" not in [w.rstrip(",") for w in low[1:4]]:
+            return None
+        return rulebook_words(["lay", *toks[1:]])  # 18VA 4.5.2 "may place one yellow tile" (s15 mail 23)
     bracketed = _bracketed_place(toks)
     if bracketed is not None:  # 'E2 (Whyalla)', 'Port Pirie (F5)' (s14b mails #55, #102)
         return rulebook_words(bracketed)
@@ -1188,6 +1207,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      _starting_value),
     ("place the SNAR marker in E6", "assign SNAR E6", "18AL Table III: the South & North Alabama's +$10 "
      "marker (s12v)", _marker),
+    ("place the Railway Express +10 token on C12", "assign P1 C12", "18VA 4.2 (1): \"Two '+10' tokens are "
+     "provided ... one for the City\"; the private by its name (s15 mail 75)", _marker),
     ("use Potomac Yards for an extra station in D9", "use P3 D9", "18VA 4.2 (3): the private by its name, the "
      "power in the book's words (s14 #65)", _use_words),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
@@ -1200,6 +1221,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy BLC from Ann for 105", "buy private BLC 105 from Ann", "the same without the word 'private' (18AL "
      "s12 #53)", _private_words),
     ("lay tile 6 in G6 rotation 5", "lay 6 G6 5", "a tile lay in many words (s12)", _lay_words),
+    ("place tile 57 on F7 rotation 0", "lay 57 F7 0", "18VA 4.5.2 'Each Corporation may place one yellow "
+     "tile' (s15 mail 23)", _lay_words),
     ("lay the green Augusta tile 453 in Augusta, rotation 0", "lay 453 Augusta 0", "18GA 4.2.1 'Lay or upgrade "
      "one track tile': the tile by its colour and label too (18GA s14b F4, F9)", _lay_words),
     ("lay tile 8 in B2 rotation 3 toward Chattanooga", "lay 8 B2 3", "the same, with where it leads, a comment "
