@@ -467,8 +467,8 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     Gadsden': a hex with its name is that hex; a name of several words between separators is one
     place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
     words = [w.rstrip(":") for w in _unhyphen(words) if w.rstrip(":")]  # 'run the 2 train: A - B'
-    if words and words[0].lower() in ("train", "the", "a"):  # 'run train 2 ...', 'run the 2 train ...'
-        words = words[1:]
+    while words and words[0].lower() in ("train", "the", "a", "other", "another", "second"):
+        words = words[1:]  # 'run train 2 ...', 'run the 2 train ...', 'run the other 2 train ...' (s15 mail 33)
     if not words:
         return None, []
     if len(words) > 1 and _HEX_WORD.match(words[0]):
@@ -1331,6 +1331,10 @@ def _train_words(args: list[str]) -> list[str]:
                 and i + 1 < len(words) and _TRAIN_NAME.match(words[i + 1]):
             i += 1  # 'as freight 2G', 'as passenger 3': the side by its word and its name (s14b mail #47)
             continue
+        if words[i].lower() in ("freight", "passenger") and i >= 2 and words[i - 2].lower() == "as" \
+                and _TRAIN_NAME.match(words[i - 1]):
+            i += 2 if i + 1 < len(words) and words[i + 1].lower() == "train" else 1
+            continue  # 'as a 2G freight train': the side by its name, then its word (s15 mail 50)
         # 'using P2' is 'with P2' (s12v mail #59: Tredegar's $200 off a new train, 18VA 4.2 (2))
         out.append("with" if words[i].lower() in ("using", "use") and i + 1 < len(words) else words[i])
         i += 1
