@@ -78,7 +78,8 @@ def test_a_city_by_its_name_and_hex():
     assert parse_moves("upgrade G4 Washington to tile 14 rotation 1", "Ann") == parse_moves("lay 14 G4 1", "Ann")
     g = game(137)
     assert g.current_entity() == "RFPR"
-    made, _ = mail(g, "upgrade Washington G4 to tile 14 rotation 1\nrun 2 Baltimore Philadelphia\npay out")
+    made, _ = mail(g, "upgrade Washington G4 to tile 14 rotation 1\nuse Potomac Yards to place an extra station "
+                      "token in Philadelphia\nrun 2 Baltimore Philadelphia\npay out")
     assert "lay 14 G4 1" in made, made
 
 

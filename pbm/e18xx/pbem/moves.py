@@ -929,6 +929,7 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
             if w not in _LAY_FILLER and not (w == "with" and i + 1 < len(low)  # 'with tile 237' (s14b #59)
                                              and (low[i + 1] in ("tile", *_ROTATION_WORDS)  # 'with rotation 1' (s14b #124)
                                                   or low[i + 1].rstrip(",").isdigit()))]
+    keep = _hex_not_its_name(keep)
     told = _lay_told(keep) if len(keep) > 3 else None  # 'the Atlanta tile 451 in Atlanta, 0' (18GA s14b F4, F9)
     if told is not None:
         return ["lay", *told]
@@ -942,6 +943,25 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _HEX_ONLY = re.compile(r"^[A-Za-z]{1,2}\d{1,3}$")
+_PLACE_WORD = re.compile(r"^[A-Za-z][A-Za-z'.]*,?$")
+
+
+def _hex_not_its_name(keep: list[str]) -> list[str]:
+    """A lay's words with the place name beside its hex left out, as the mails write 'G4 Washington':
+    'upgrade Washington G4 to tile 14 rotation 1' (play-through s15 mail 64)."""
+    hexes = [i for i, w in enumerate(keep) if _HEX_ONLY.match(w.rstrip(","))]
+    if len(hexes) != 1:
+        return keep
+    at = hexes[0]
+    lo = at
+    while lo > 0 and _PLACE_WORD.match(keep[lo - 1]) and not _HEX_ONLY.match(keep[lo - 1]) \
+            and keep[lo - 1].lower() != "with":
+        lo -= 1
+    hi = at + 1
+    while hi < len(keep) and _PLACE_WORD.match(keep[hi]) and not _HEX_ONLY.match(keep[hi]) \
+            and keep[hi].lower() != "with":
+        hi += 1
+    return [*keep[:lo], keep[at], *keep[hi:]] if (lo, hi) != (at, at + 1) else keep
 
 
 def _bracketed_place(toks: list[str]) -> list[str] | None:
