@@ -812,11 +812,17 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["buy", *keep]
 
 
+_PURPOSE_WORDS = ("raise", "pay", "cover", "fund", "help", "buy", "get", "make", "afford")
+
+
 def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
     """A sale in many words: 'sell 2 shares of ABC', 'sell 20% ABC', 'sell one ABC share',
     'sell ABC 2' -> 'sell <count or percent> <corporation>'."""
     if low[0] != "sell" or len(low) < 3:
         return None
+    why = next((i for i in range(2, len(low) - 1) if low[i] == "to" and low[i + 1] in _PURPOSE_WORDS), None)
+    if why is not None:  # 'sell 1 SR share to raise the money': why is the player's note (18VA 4.6.2; s15 mail 66)
+        toks, low = toks[:why], low[:why]
     keep = [t for t, w in zip(toks[1:], low[1:])  # 'sell my ABC share' (s13 mail #89)
             if w not in _SHARE_FILLER - {"one"} and w not in ("to", "open", "market", "pool", "bank", "my")]
     keep = [_COUNT_WORDS.get(t.lower(), "1" if t.lower() == "one" else t) for t in keep]
