@@ -92,6 +92,7 @@ class ShareCount:
     source: str = ""
     line: str = dc_field(default="", compare=False)
     lineno: int = dc_field(default=1, compare=False)
+    price: int = 0  # the share's price as the mail says it ('buy a WMR share for $60'; s15 mail 80)
 
 
 @dataclass(frozen=True)
@@ -342,6 +343,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             bought = A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
                                   _int(args[2], lineno, line, verb, "price"))
             return FromOwner(bought, owner, line.strip(), lineno) if owner else bought
+        if len(args) >= 4 and low[-3:-1] == ["share", "for"] and _INT.match(low[-1]):  # _buy_words: a share's price
+            priced = parse_line(" ".join(["buy", *args[:-3]]), entity, lineno)
+            if isinstance(priced, (A.BuyShares, ShareCount)) and not getattr(priced, "count", 1) > 1:
+                corp = priced.corporation
+                src = {"ipo": "ipo", "pool": "pool"}.get(getattr(priced, "source", ""), "")
+                return ShareCount(entity, "buy", corp, count=1, source=src, line=line.strip(), lineno=lineno,
+                                  price=int(low[-1]))
         count = None
         if len(args) >= 2 and (_PERCENT.match(low[0]) or (_INT.match(low[0]) and len(low[0]) <= 2)):
             count, args, low = low[0], args[1:], low[1:]  # 'buy 1 GA share', 'buy 10% of WRA' (RULEBOOK)
@@ -766,6 +774,12 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
              and low[i + 1] in ("share", "certificate") and low[i - 1] in ("a", "one", "buy")}
     toks = [t for i, t in enumerate(toks) if i not in sized]
     low = [w for i, w in enumerate(low) if i not in sized]
+    priced = [i for i in range(1, len(low) - 1) if low[i] in ("for", "at") and low[i + 1].lstrip("$£").isdigit()]
+    if len(priced) == 1 and any(w in ("share", "shares", "certificate") for w in low) and not any(
+            w.startswith(_PRESIDENT_WORDS + ("par",)) for w in low) and "from" not in low[priced[0]:]:
+        at = priced[0]  # 'buy a WMR share for $60': the share and the price the list shows (s15 mail 80)
+        bought = _buy_words(toks[:at] + toks[at + 2:], low[:at] + low[at + 2:])
+        return [*bought, "share", "for", low[at + 1].lstrip("$£")] if bought and bought[0] == "buy" else None
     if any(a == "for" and b.lstrip("$£").isdigit() for a, b in zip(low[1:], low[2:])) \
             and not any(w.startswith(_PRESIDENT_WORDS) for w in low):
         return None  # 'buy MRC from Di for 60': a private at a price (parse_line; play-through s12)
@@ -1276,6 +1290,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy 1 share of W&A from the Initial Offering", "buy 1 W&A ipo", "18GA 3.2(c): buy one certificate; a "
      "count of shares (s12; more than 1 is refused with the rule)", _buy_words),
     ("buy 10% of WRA", "buy 10% WRA", "a share as a percentage (s12): counted in the company's shares", _buy_words),
+    ("buy a WMR share for $60", "buy WMR share for 60", "18VA 4.3.2: the share 'is bought at current market "
+     "value', said with it; another price is refused naming the chart's (s15 mail 80)", _buy_words),
     ("sell 2 shares of ABC", "sell 2 ABC", "18AL 3.2(a): sell certificates to the Open Market (s12)", _sell_words),
     ("sell 20% ABC", "sell 20% ABC", "a sale as a percentage (s12): counted in the company's shares",
      _sell_words),
@@ -1756,6 +1772,9 @@ def share_count(game: "Game", move: ShareCount) -> A.Action:
         raise MoveError(f"{said}: a count of shares is 1 or more")
     if move.verb == "sell":
         return A.SellShares(move.entity, corporation=corp, count=count)
+    if move.price and count == 1 and move.price != game.share_price(corp):
+        raise MoveError(f"{said}: a {corp} share costs ${game.share_price(corp)} now (the chart's price), not "
+                        f"${move.price}; write 'buy {corp}' for one")
     if count > 1:
         where = {"ipo": " ipo", "pool": " market"}.get(move.source, "")
         pres = (f"; the president's certificate ({game.pres_percent(corp)}%) is bought by starting the company: "
