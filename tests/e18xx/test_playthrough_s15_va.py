@@ -61,13 +61,13 @@ def test_a_freight_train_declared_in_full():
 def test_a_route_to_a_city_whose_track_does_not_meet_names_it():
     """B&O, OR 5.1 (mails 61, 62): 'run 3 ... Baltimore - Washington' and 'run 3 Philadelphia
     Baltimore Annapolis' were refused "not connected between H3 and G4 (H5): no track joins them";
-    the player saw B&O's tile point at both. The refusal names what is missing: Annapolis has no
-    tile yet; Washington's tile has no track on its side toward Baltimore."""
+    the player saw B&O's tile point at both. The refusal names what is missing: Annapolis's printed
+    track and Washington's tile have no track on their side toward Baltimore."""
     g = game(132)
     assert g.current_entity() == "B&O"
     why = intent_refusal(g, "lay 15 H3 0\nrun 3 Philadelphia Baltimore Annapolis\npay out")
-    assert "H5 Annapolis has no tile" in why, why
-    why = intent_refusal(g, "lay 15 H3 0\nrun 3 Philadelphia - Baltimore - Washington\npay out")
+    assert "H5 Annapolis has no track on its side toward H3" in why, why
+    why = intent_refusal(game(132), "lay 15 H3 0\nrun 3 Philadelphia - Baltimore - Washington\npay out")
     assert "G4 Washington" in why and "no track on its side toward H3" in why, why
 
 
