@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from pbm.e18xx.core.errors import IllegalRoute
+from pbm.e18xx.core.hexgrid import neighbour, opposite
 from pbm.e18xx.core.track import MapState, NodeKey, TrackGraph
 
 
@@ -696,7 +697,8 @@ def why_not(graph: TrackGraph, corp: str, node_ids: Sequence[str], max_stops: in
     for (a, b), (na, nb) in zip(zip(keys, keys[1:]), zip(names, names[1:])):
         segs = [s for s in graph.segments(a) if s.b == b]
         if not segs:
-            return f"{ref('route_track')}not connected between {na} and {nb}: no track joins them without another stop between"
+            return (f"{ref('route_track')}not connected between {na} and {nb}: "
+                    f"{_missing_side(m, a[0], b[0]) or 'no track joins them without another stop between'}")
         free = [s for s in segs if not s.mask & used_mask]
         if not free:
             clash = segs[0].mask & used_mask
@@ -723,4 +725,23 @@ def why_not(graph: TrackGraph, corp: str, node_ids: Sequence[str], max_stops: in
 
     if not pick(0, 0):
         return f"{ref('route_reuse')}track reused at {where(best_clash)}: a route uses each piece of track once"
+    return None
+
+
+def _missing_side(m: MapState, ha: str, hb: str) -> str | None:
+    """Why two neighbouring hexes' stops are not joined, where one of them lacks the track on their
+    common side: 'H5 Annapolis has no tile yet', 'G4 Washington has no track on its side toward H3'
+    (the other hex's tile points at it; play-through s15 mails 61, 62, 103). None otherwise."""
+    layout = m.title.layout
+    edge = next((e for e in range(6) if neighbour(ha, e, layout) == hb), None)
+    if edge is None or not m.on_map(ha) or not m.on_map(hb):
+        return None
+    for here, there, side in ((hb, ha, opposite(edge)), (ha, hb, edge)):
+        pl = m.placed[here]
+        if side in pl.tile.exits(pl.rotation):
+            continue
+        name = f"{here} {m.title.hexes[here].name}" if m.title.hexes[here].name else here
+        if pl.tile_id is None and not pl.tile.exits(pl.rotation):
+            return f"{name} has no tile yet, so no track there"
+        return f"{name} has no track on its side toward {there}"
     return None

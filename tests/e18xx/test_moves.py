@@ -117,9 +117,11 @@ def test_play_text_auction_and_standing_pass():
 
 
 def test_a_line_refused_after_a_hash_inside_it_says_that_hash_starts_a_comment():
-    """'lay tile #8 F12 0' reads as 'lay tile' (the rest is a comment): the refusal says why."""
+    """'lay tile # 8 F12 0' reads as 'lay tile' (the rest is a comment): the refusal says why. A '#'
+    right before a digit is a number sign: 'lay tile #8 F12 0' is tile 8 (play-through s15 mail 20)."""
+    assert parse_moves("lay tile #8 F12 0", "a") == parse_moves("lay 8 F12 0", "a")
     with pytest.raises(MoveError) as exc:
-        parse_moves("lay tile #8 F12 0", "a")
+        parse_moves("lay tile # 8 F12 0", "a")
     assert "'#' starts a comment" in str(exc.value) and "without '#'" in str(exc.value)
     with pytest.raises(MoveError) as exc:
         parse_moves("lay tile 8", "a")  # no '#': no word about comments (a lay without its rotation is read now: s14b)

@@ -1009,8 +1009,8 @@ def best_run_instead(game: "Game", n: int, written: Any, mv: A.Action, exc: Exce
     mode = str(game.title.data.get("weaker_run") or "")
     if not (isinstance(mv, A.RunRoutes) and not mv.auto and mv.routes and mode in ("best", "best_if_insisted")):
         return None
-    m = re.search(r"the routes must earn the most possible \((\d+)\); these earn (\d+)(?:; the best is '([^']*)')?",
-                  str(exc))
+    m = re.search(r"the routes must earn the most possible \((\d+)((?:, and \d+ for its treasury)?)\); these earn "
+                  r"(\d+)(?: \(and \d+ for its treasury\))?(?:; the best is '([^']*)')?", str(exc))
     if m is None:
         return None
     from pbm.e18xx.rounds.cite import see
@@ -1022,10 +1022,12 @@ def best_run_instead(game: "Game", n: int, written: Any, mv: A.Action, exc: Exce
         return run, (f"move {n} ({said}): {why}; any stockholder may insist on the best run, so {mv.entity} "
                      "ran the best instead")
     money = game.title.money
-    best = plain_route_ids(game, mv.entity, m.group(3)) if m.group(3) else "run auto"
-    return run, (f"'{said}' earns {money(int(m.group(2)))}; a company runs for the most it can"
+    best = plain_route_ids(game, mv.entity, m.group(4)) if m.group(4) else "run auto"
+    treasury = re.search(r"(\d+) for its treasury", m.group(2))
+    return run, (f"'{said}' earns {money(int(m.group(3)))}; a company runs for the most it can"
                  f"{see(game.title, 'best_routes')}, so its best routes ran instead: '{best}' for "
-                 f"{money(int(m.group(1)))}")
+                 f"{money(int(m.group(1)))}" + (f" (and {money(int(treasury.group(1)))} for its treasury)"
+                                                if treasury else ""))
 
 
 def play_intent(game: "Game", player: str, moves: list[Move]) -> tuple[list[Made], list[str]]:

@@ -93,6 +93,7 @@ class ShareCount:
     source: str = ""
     line: str = dc_field(default="", compare=False)
     lineno: int = dc_field(default=1, compare=False)
+    price: int = 0  # the share's price as the mail says it ('buy a WMR share for $60'; s15 mail 80)
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,7 @@ def _name(tok: str, lineno: int, line: str, verb: str, what: str) -> str:
 
 def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     """One line -> a move (None for blank/comment lines)."""
-    text = re.sub(r"(?<=\w)\.$", "", _no_asides(line.split("#", 1)[0]).strip())  # 'Pay out.' (s14 mail #117)
+    text = re.sub(r"(?<=\w)\.$", "", _no_asides(uncommented(line)).strip())  # 'Pay out.' (s14 mail #117)
     if not text:
         return None
     toks = rulebook_words(text.split())  # the rulebooks' words, as the move language writes them (RULEBOOK)
@@ -343,6 +344,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             bought = A.BuyCompany(entity, _name(args[1], lineno, line, verb, "private").upper(),
                                   _int(args[2], lineno, line, verb, "price"))
             return FromOwner(bought, owner, line.strip(), lineno) if owner else bought
+        if len(args) >= 4 and low[-3:-1] == ["share", "for"] and _INT.match(low[-1]):  # _buy_words: a share's price
+            priced = parse_line(" ".join(["buy", *args[:-3]]), entity, lineno)
+            if isinstance(priced, (A.BuyShares, ShareCount)) and not getattr(priced, "count", 1) > 1:
+                corp = priced.corporation
+                src = {"ipo": "ipo", "pool": "pool"}.get(getattr(priced, "source", ""), "")
+                return ShareCount(entity, "buy", corp, count=1, source=src, line=line.strip(), lineno=lineno,
+                                  price=int(low[-1]))
         count = None
         if len(args) >= 2 and (_PERCENT.match(low[0]) or (_INT.match(low[0]) and len(low[0]) <= 2)):
             count, args, low = low[0], args[1:], low[1:]  # 'buy 1 GA share', 'buy 10% of WRA' (RULEBOOK)
@@ -468,8 +476,8 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     Gadsden': a hex with its name is that hex; a name of several words between separators is one
     place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
     words = [w.rstrip(":") for w in _unhyphen(words) if w.rstrip(":")]  # 'run the 2 train: A - B'
-    if words and words[0].lower() in ("train", "the", "a"):  # 'run train 2 ...', 'run the 2 train ...'
-        words = words[1:]
+    while words and words[0].lower() in ("train", "the", "a", "other", "another", "second"):
+        words = words[1:]  # 'run train 2 ...', 'run the 2 train ...', 'run the other 2 train ...' (s15 mail 33)
     if not words:
         return None, []
     if len(words) > 1 and _HEX_WORD.match(words[0]):
@@ -719,11 +727,28 @@ def _marker(toks: list[str], low: list[str]) -> list[str] | None:
     """'place the SNAR marker in Gadsden' (18AL Table III, the state's "a +$10 marker on one of
     ..."): the private's marker on a hex, ``assign SNAR Gadsden`` (play-through s12v: "unknown move
     'place'")."""
-    if low[0] not in ("place", "put") or not any(w in ("marker", "chit") for w in low[1:]):
+    if low[0] not in ("place", "put"):
+        return None
+    named = _private_symbol_in(toks, low)  # 'place the Railway Express +10 token on Charlottesville' (18VA 4.2 (1),
+    if named is not None and any(w in ("token", "+10", "+$10") for w in low):  # "Two '+10' tokens"; s15 mail 75)
+        toks, low = named, [t.lower() for t in named]
+    elif not any(w in ("marker", "chit") for w in low[1:]):
         return None
     words = [t for t, w in zip(toks[1:], low[1:])
-             if w not in _MARKER_WORDS and w not in ("the", "a", "its", "my", "in", "on", "at", "to", "+$10", "$10")]
+             if w not in _MARKER_WORDS and w not in ("the", "a", "its", "my", "in", "on", "at", "to", "+$10", "$10", "+10")]
     return ["assign", *words] if len(words) == 2 else None
+
+
+def _private_symbol_in(toks: list[str], low: list[str]) -> list[str] | None:
+    """``toks`` with a private's rulebook name (or that name without its last word, 'Railway Express'
+    for the Railway Express Agency) made its symbol; None when no private is named."""
+    for words, sym in _private_names():
+        for name in (words, words[:-1] if len(words) > 2 else ()):
+            n = len(name)
+            at = next((i for i in range(1, len(low) - n + 1) if n and tuple(low[i:i + n]) == name), None)
+            if at is not None:
+                return [*toks[:at], sym, *toks[at + n:]]
+    return None
 
 
 _HYPHEN_TRAIN = re.compile(r"^([A-Za-z0-9+]+)-trains?$", re.I)
@@ -780,6 +805,12 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
              and low[i + 1] in ("share", "certificate") and low[i - 1] in ("a", "one", "buy")}
     toks = [t for i, t in enumerate(toks) if i not in sized]
     low = [w for i, w in enumerate(low) if i not in sized]
+    priced = [i for i in range(1, len(low) - 1) if low[i] in ("for", "at") and low[i + 1].lstrip("$£").isdigit()]
+    if len(priced) == 1 and any(w in ("share", "shares", "certificate") for w in low) and not any(
+            w.startswith(_PRESIDENT_WORDS + ("par",)) for w in low) and "from" not in low[priced[0]:]:
+        at = priced[0]  # 'buy a WMR share for $60': the share and the price the list shows (s15 mail 80)
+        bought = _buy_words(toks[:at] + toks[at + 2:], low[:at] + low[at + 2:])
+        return [*bought, "share", "for", low[at + 1].lstrip("$£")] if bought and bought[0] == "buy" else None
     if any(a == "for" and b.lstrip("$£").isdigit() for a, b in zip(low[1:], low[2:])) \
             and not any(w.startswith(_PRESIDENT_WORDS) for w in low):
         return None  # 'buy MRC from Di for 60': a private at a price (parse_line; play-through s12)
@@ -826,11 +857,17 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["buy", *keep]
 
 
+_PURPOSE_WORDS = ("raise", "pay", "cover", "fund", "help", "buy", "get", "make", "afford")
+
+
 def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
     """A sale in many words: 'sell 2 shares of ABC', 'sell 20% ABC', 'sell one ABC share',
     'sell ABC 2' -> 'sell <count or percent> <corporation>'."""
     if low[0] != "sell" or len(low) < 3:
         return None
+    why = next((i for i in range(2, len(low) - 1) if low[i] == "to" and low[i + 1] in _PURPOSE_WORDS), None)
+    if why is not None:  # 'sell 1 SR share to raise the money': why is the player's note (18VA 4.6.2; s15 mail 66)
+        toks, low = toks[:why], low[:why]
     keep = [t for t, w in zip(toks[1:], low[1:])  # 'sell my ABC share' (s13 mail #89)
             if w not in _SHARE_FILLER - {"one"} and w not in ("to", "open", "market", "pool", "bank", "my")]
     keep = [_COUNT_WORDS.get(t.lower(), "1" if t.lower() == "one" else t) for t in keep]
@@ -931,7 +968,9 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
         rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("the", "blue", "tasmania", "tasmanian", "tile")]
         return rulebook_words(["lay", "241", *rest])
     if low[0] == "place":
-        return None
+        if "tile" not in [w.rstrip(",") for w in low[1:4]]:
+            return None
+        return rulebook_words(["lay", *toks[1:]])  # 18VA 4.5.2 "may place one yellow tile" (s15 mail 23)
     bracketed = _bracketed_place(toks)
     if bracketed is not None:  # 'E2 (Whyalla)', 'Port Pirie (F5)' (s14b mails #55, #102)
         return rulebook_words(bracketed)
@@ -941,6 +980,7 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
             if w not in _LAY_FILLER and not (w == "with" and i + 1 < len(low)  # 'with tile 237' (s14b #59)
                                              and (low[i + 1] in ("tile", *_ROTATION_WORDS)  # 'with rotation 1' (s14b #124)
                                                   or low[i + 1].rstrip(",").isdigit()))]
+    keep = _hex_not_its_name(keep)
     told = _lay_told(keep) if len(keep) > 3 else None  # 'the Atlanta tile 451 in Atlanta, 0' (18GA s14b F4, F9)
     if told is not None:
         return ["lay", *told]
@@ -954,6 +994,25 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _HEX_ONLY = re.compile(r"^[A-Za-z]{1,2}\d{1,3}$")
+_PLACE_WORD = re.compile(r"^[A-Za-z][A-Za-z'.]*,?$")
+
+
+def _hex_not_its_name(keep: list[str]) -> list[str]:
+    """A lay's words with the place name beside its hex left out, as the mails write 'G4 Washington':
+    'upgrade Washington G4 to tile 14 rotation 1' (play-through s15 mail 64)."""
+    hexes = [i for i, w in enumerate(keep) if _HEX_ONLY.match(w.rstrip(","))]
+    if len(hexes) != 1:
+        return keep
+    at = hexes[0]
+    lo = at
+    while lo > 0 and _PLACE_WORD.match(keep[lo - 1]) and not _HEX_ONLY.match(keep[lo - 1]) \
+            and keep[lo - 1].lower() != "with":
+        lo -= 1
+    hi = at + 1
+    while hi < len(keep) and _PLACE_WORD.match(keep[hi]) and not _HEX_ONLY.match(keep[hi]) \
+            and keep[hi].lower() != "with":
+        hi += 1
+    return [*keep[:lo], keep[at], *keep[hi:]] if (lo, hi) != (at, at + 1) else keep
 
 
 def _bracketed_place(toks: list[str]) -> list[str] | None:
@@ -1223,6 +1282,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "marker (s12v)", _marker),
     ("use P3 to lay tile 241 on I10 rotation 1", "lay 241 I10 1 with P3", "1848 4.4: the owner lays the "
      "Tasmania tile; the move after 'to', with the private (s15 mail #49)", _use_to),
+    ("place the Railway Express +10 token on C12", "assign P1 C12", "18VA 4.2 (1): \"Two '+10' tokens are "
+     "provided ... one for the City\"; the private by its name (s15 mail 75)", _marker),
     ("use Potomac Yards for an extra station in D9", "use P3 D9", "18VA 4.2 (3): the private by its name, the "
      "power in the book's words (s14 #65)", _use_words),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
@@ -1235,6 +1296,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy BLC from Ann for 105", "buy private BLC 105 from Ann", "the same without the word 'private' (18AL "
      "s12 #53)", _private_words),
     ("lay tile 6 in G6 rotation 5", "lay 6 G6 5", "a tile lay in many words (s12)", _lay_words),
+    ("place tile 57 on F7 rotation 0", "lay 57 F7 0", "18VA 4.5.2 'Each Corporation may place one yellow "
+     "tile' (s15 mail 23)", _lay_words),
     ("lay the green Augusta tile 453 in Augusta, rotation 0", "lay 453 Augusta 0", "18GA 4.2.1 'Lay or upgrade "
      "one track tile': the tile by its colour and label too (18GA s14b F4, F9)", _lay_words),
     ("lay tile 8 in B2 rotation 3 toward Chattanooga", "lay 8 B2 3", "the same, with where it leads, a comment "
@@ -1262,6 +1325,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy 1 share of W&A from the Initial Offering", "buy 1 W&A ipo", "18GA 3.2(c): buy one certificate; a "
      "count of shares (s12; more than 1 is refused with the rule)", _buy_words),
     ("buy 10% of WRA", "buy 10% WRA", "a share as a percentage (s12): counted in the company's shares", _buy_words),
+    ("buy a WMR share for $60", "buy WMR share for 60", "18VA 4.3.2: the share 'is bought at current market "
+     "value', said with it; another price is refused naming the chart's (s15 mail 80)", _buy_words),
     ("sell 2 shares of ABC", "sell 2 ABC", "18AL 3.2(a): sell certificates to the Open Market (s12)", _sell_words),
     ("sell 20% ABC", "sell 20% ABC", "a sale as a percentage (s12): counted in the company's shares",
      _sell_words),
@@ -1343,6 +1408,10 @@ def _train_words(args: list[str]) -> list[str]:
                 and i + 1 < len(words) and _TRAIN_NAME.match(words[i + 1]):
             i += 1  # 'as freight 2G', 'as passenger 3': the side by its word and its name (s14b mail #47)
             continue
+        if words[i].lower() in ("freight", "passenger") and i >= 2 and words[i - 2].lower() == "as" \
+                and _TRAIN_NAME.match(words[i - 1]):
+            i += 2 if i + 1 < len(words) and words[i + 1].lower() == "train" else 1
+            continue  # 'as a 2G freight train': the side by its name, then its word (s15 mail 50)
         # 'using P2' is 'with P2' (s12v mail #59: Tredegar's $200 off a new train, 18VA 4.2 (2))
         out.append("with" if words[i].lower() in ("using", "use") and i + 1 < len(words) else words[i])
         i += 1
@@ -1414,7 +1483,7 @@ def split_line(line: str) -> list[str]:
     """The moves of one line: split at commas and semicolons when every part starts with a move
     word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
     with another move word (``run auto, payout, done``: play-through s11)."""
-    text = _joined(_no_asides(line.split("#", 1)[0]).strip())
+    text = _joined(_no_asides(uncommented(line)).strip())
     if not _SEP.search(text):
         return [text] if text else []
     parts: list[str] = []
@@ -1455,6 +1524,17 @@ _AND_MOVE = re.compile(r"(?<=[\w.])\s+and\s+(?=(?:%s)\b)" % "|".join(
     w for w in _MOVE_WORDS if w not in ("and", "then", "more", "done", "no", "home")), re.I)
 _JOINS = re.compile(r"(?:\.\s+|(?<![,;\s])(?<!\band)\s+(?=(?:and\s+)?then\s+(?:%s)\b))(?=(?:and|then|%s)\b)"
                     % (_JOIN_WORDS, _JOIN_WORDS), re.I)
+
+
+_COMMENT = re.compile(r"^\s*#|#(?!\d)")  # a comment: '#' at the line's start, or not before a digit
+
+
+def uncommented(line: str) -> str:
+    """``line`` without its comment: from a '#' on; a '#' right before a digit inside a move is a number
+    sign and is dropped ('lay #6 tile at D9, rotation 2'; play-through s15 mail 20), while the move
+    lists' '# city; ...' and a line that starts with '#' are comments."""
+    m = _COMMENT.search(line)
+    return re.sub(r"(?<=\s)#(?=\d)", "", line[:m.start()] if m else line)
 
 
 def _no_asides(text: str) -> str:
@@ -1571,8 +1651,8 @@ def parse_numbered(text: str, entity: str) -> list[tuple[int, Move]]:
 def _comment_hint(exc: MoveError, line: str) -> MoveError:
     """A line refused after a ``#`` inside it (``lay tile #8 F12 0``) says that ``#`` starts a comment,
     so that the player sees why the rest of his line was not read (session 13)."""
-    before, sep, after = line.partition("#")
-    if not sep or not before.strip() or not after.strip():
+    m = _COMMENT.search(line)
+    if m is None or not line[:m.start()].strip() or not line[m.end():].strip():
         return exc
     return MoveError(f"{exc} ('#' starts a comment: nothing after it on the line was read; "
                      "write numbers without '#')")
@@ -1727,6 +1807,9 @@ def share_count(game: "Game", move: ShareCount) -> A.Action:
         raise MoveError(f"{said}: a count of shares is 1 or more")
     if move.verb == "sell":
         return A.SellShares(move.entity, corporation=corp, count=count)
+    if move.price and count == 1 and move.price != game.share_price(corp):
+        raise MoveError(f"{said}: a {corp} share costs ${game.share_price(corp)} now (the chart's price), not "
+                        f"${move.price}; write 'buy {corp}' for one")
     if count > 1:
         where = {"ipo": " ipo", "pool": " market"}.get(move.source, "")
         pres = (f"; the president's certificate ({game.pres_percent(corp)}%) is bought by starting the company: "

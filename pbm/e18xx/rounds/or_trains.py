@@ -178,9 +178,10 @@ class TrainsMixin:
             total = sum(k.revenue + k.subsidy for _, k in chosen)
             best_total, best = (total, chosen) if "site_routes" in self.optional_rules else \
                 best_kinded(self, corp, self.corp_trains(corp))
-            if total < best_total:
-                raise IllegalRoute(f"4.5.5: the routes must earn the most possible ({best_total}); "
-                                   f"these earn {total}{best_words(best)}")
+            if total < best_total:  # the amounts as the events give them, the treasury's apart (s15 mail 104)
+                said, best_said = _earned(chosen), _earned(best)
+                raise IllegalRoute(f"4.5.5: the routes must earn the most possible ({best_said[0]}{best_said[1]}); "
+                                   f"these earn {said[0]}{said[1] and f' ({said[1][2:]})'}{best_words(best)}")
         r.routes = [(t, k.route.paying(k.revenue)) for t, k in chosen]
         r.revenue = sum(k.revenue for _, k in chosen)
         r.subsidy = sum(k.subsidy for _, k in chosen)
@@ -1187,3 +1188,10 @@ class CompanyAbilitiesMixin:
             self._close_company(sym, f"{corp}'s train limit is {self.train_limit(corp)} for good")
         else:
             raise IllegalAction(f"{sym} cannot {plain(action.type)}")
+
+
+def _earned(chosen: list) -> tuple[int, str]:
+    """What kinded routes earn, as the events say it: the revenue, and ', and N for its treasury' for
+    a station's coal-district income (18VA 4.5.4.3), else ''."""
+    sub = sum(k.subsidy for _, k in chosen)
+    return sum(k.revenue for _, k in chosen), (f", and {sub} for its treasury" if sub else "")
