@@ -530,33 +530,22 @@ def test_18al_site_obsolete_trains_do_not_count_against_the_train_limit():
     """18AL 4.2.5.1 with ``site_obsolete`` (18xx.games: the 4 trains made obsolete by the first 7 run
     once more, also the buyer's): the site does not count an obsolete train against the train limit,
     so the buyer of the 7 may still buy; pbm counted it and ended the turn (random, 5 players, seed
-    13004, action 1473: L&N with its 7 and an obsolete 4 at the limit of 2)."""
+    13004, action 1473: L&N with its 7 and an obsolete 4 at the limit of 2).  The game is random
+    5-player seed 13036 up to its first 7 (ABC's), kept in tests/e18xx/referee_games/ (the first seed
+    from 13004 whose 7's buyer is left at its limit with an obsolete 4; searching for it took 50 s)."""
+    import json
+    from pathlib import Path
+
     rules = ("site_auction", "site_obsolete", "site_routes", "unlimited_4d")
-
-    def seventh(seed: int):
-        """A random game of ``seed`` just after its first 7 train was bought, and its buyer."""
-        rng = random.Random(seed)
-        g = Game("18AL", [f"Tycoon {c}" for c in "ABCDE"], seed, rules)
-        for _ in range(3000):
-            if g.finished:
-                return g, None
-            act = pick(rng, g.legal_actions())
-            g.process(act)
-            if isinstance(act, A.BuyTrain) and act.train in g.state.trains and g.state.trains[act.train].name == "7":
-                return g, act.entity
-        return g, None
-
-    # the first seed from 13004 (the referee's) whose 7's buyer is left at its limit with an obsolete 4
-    # (which seed does depends on what the random player is offered, so a few are tried)
-    for seed in range(13004, 13040):
-        g, buyer = seventh(seed)
-        if buyer is None:
-            continue
-        trains = g.state.corporations[buyer].trains
-        if any(g.state.trains[t].obsolete for t in trains) and len(trains) == g.train_limit(buyer):
-            break
-    else:
-        raise AssertionError("no seed gave the 7's buyer an obsolete train at its limit")
+    g = Game("18AL", [f"Tycoon {c}" for c in "ABCDE"], 13036, rules)
+    lines = (Path(__file__).parent / "referee_games" / "18AL-5p-random-13036.jsonl").read_text().splitlines()
+    for line in lines:
+        g.process(A.action_from_dict(json.loads(line)))
+    last = A.action_from_dict(json.loads(lines[-1]))
+    assert isinstance(last, A.BuyTrain) and g.state.trains[last.train].name == "7"
+    buyer = last.entity
+    trains = g.state.corporations[buyer].trains
+    assert any(g.state.trains[t].obsolete for t in trains) and len(trains) == g.train_limit(buyer)
     assert g._room(buyer)
     assert g.current_entity() == buyer and g.open_step()[0].name == "buy_train"
 
