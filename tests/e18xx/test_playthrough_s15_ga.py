@@ -1,7 +1,7 @@
 """Play-through by mail s15 of 18GA (issue 29 acceptance; seed 191, Ann, Bob, Cy, Di, every seat
 written from the rulebook alone): the findings, each with the mail that showed it
 (tests/e18xx/playthrough/ga-s15.jsonl holds the game, 356 actions, 57 company turns: the count
-stopped at 279 actions and 39 turns; the rest was played with findings F1 and F2 fixed)."""
+stopped at 279 actions and 39 turns; the rest was played with the fixes as they were made)."""
 import pytest
 
 from .helpers import PLAYTHROUGH, intent_mail, playthrough_game
