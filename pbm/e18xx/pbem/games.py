@@ -660,7 +660,9 @@ def set_offer(game_row, offer: dict | None) -> None:
     game_row.state = {**(game_row.state or {}), "offer": offer}
 
 
-_ANSWER = re.compile(r"^\s*(accept|decline)\b\s*(.*?)\s*$", re.IGNORECASE)
+# 'accept 3', 'accept', and in the first person 'I accept', 'I accept the offer.' (18GA s15 mail #134)
+_ANSWER = re.compile(r"^\s*(?:(?:i|we)\s+)?(accept|decline)\b[\s.!]*(?:(?:the\s+offer|it|this|that)\b[\s.!]*)?"
+                     r"(.*?)[\s.!]*$", re.IGNORECASE)
 
 
 def offer_answer(text: str) -> tuple[str, str] | None:

@@ -828,7 +828,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                 public += out.notes  # (play-through s11 finding 7: only the seller heard)
                 out.notes = []
             if not out.applied:
-                _tell_buyer(session, game, ctx.sender, answered)
+                _tell_buyer(session, game, ctx.sender, answered, out.game)
     else:
         out = apply(session, game, player.number, c.mail.moves, message_id=row.id, via=via)
         if not out.accepted and not c.mail.moves.strip() and c.mail.ignored:
@@ -1102,15 +1102,18 @@ def _tell_owner(session: Session, game_row, sender: str, offer: dict) -> None:
                 f"Offer for your {c}: {_price(offer, game_row)} from {offer['entity']}", text)
 
 
-def _tell_buyer(session: Session, game_row, sender: str, offer: dict | None) -> None:
+def _tell_buyer(session: Session, game_row, sender: str, offer: dict | None, g=None) -> None:
+    """The buyer hears that the owner declined, and what he may do now (18GA s15 mail #132: the mail
+    said only "Make another move")."""
     from pbm.e18xx.pbem.games import offer_thing
 
     if offer is None:
         return
+    may = [f"{who_acts(g)} may:"] + [f"  {x}" for x in legal_lines(g)] if g is not None and not g.finished else []
     _offer_mail(session, game_row, sender, offer, offer.get("buyer"),
                 f"offer-declined:{game_row.id}:{offer['at']}:{offer['company']}:{offer['price']}",
-                f"Offer declined: {offer_thing(offer)}", _answer_note(offer, False, game_row)
-                + "\n\nMake another move (or another offer).")
+                f"Offer declined: {offer_thing(offer)}", "\n".join([
+                    _answer_note(offer, False, game_row), "", "Make another move (or another offer).", *may]))
 
 
 def _stale(session: Session, game_row, player, mail: MoveMail) -> str | None:

@@ -796,6 +796,25 @@ def _discard_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["discard", *[t for t, w in zip(toks[1:cut], low[1:cut]) if w not in _TRAIN_FILLER + ("train", "its")]]
 
 
+_AT_PAR = ("the", "its", "par", "value", "price")
+
+
+def _at_par(toks: list[str], low: list[str]) -> tuple[list[str], list[str]]:
+    """A share bought 'at par' (no price after it): from the Initial Offering, where shares are sold at
+    par (18GA/18AL 1.4, 3.2(c)(2); 'buy a W&A share from the Initial Offering at par', 18GA s15 mail
+    #76). A president's certificate 'at par 70' sets the par and is read by ``_president_par``."""
+    if "at" not in low[2:] or any(w.startswith(_PRESIDENT_WORDS) for w in low):
+        return toks, low
+    at = len(low) - 1 - low[::-1].index("at")
+    tail = [w.rstrip(".") for w in low[at + 1:]]
+    if "par" not in tail or any(w not in _AT_PAR for w in tail):
+        return toks, low
+    toks, low = toks[:at], low[:at]
+    if not any(tuple(low[-len(p):]) == p for p in _SOURCE_WORDS):
+        toks, low = [*toks, "Initial", "Offering"], [*low, "initial", "offering"]
+    return toks, low
+
+
 def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
     """A share, a company started or a private bought, in many words."""
     if low[0] != "buy" or len(low) < 3 or low[1] in ("train", "private", "company"):
@@ -805,6 +824,7 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
              and low[i + 1] in ("share", "certificate") and low[i - 1] in ("a", "one", "buy")}
     toks = [t for i, t in enumerate(toks) if i not in sized]
     low = [w for i, w in enumerate(low) if i not in sized]
+    toks, low = _at_par(toks, low)
     priced = [i for i in range(1, len(low) - 1) if low[i] in ("for", "at") and low[i + 1].lstrip("$£").isdigit()]
     if len(priced) == 1 and any(w in ("share", "shares", "certificate") for w in low) and not any(
             w.startswith(_PRESIDENT_WORDS + ("par",)) for w in low) and "from" not in low[priced[0]:]:
@@ -1324,6 +1344,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "Initial Offering", _buy_words),
     ("buy 1 share of W&A from the Initial Offering", "buy 1 W&A ipo", "18GA 3.2(c): buy one certificate; a "
      "count of shares (s12; more than 1 is refused with the rule)", _buy_words),
+    ("buy a W&A share from the Initial Offering at par", "buy W&A ipo", "18GA 1.4, 3.2(c)(2): Initial Offering "
+     "shares are bought at par, so 'at par' names no price (s15 mail #76)", _buy_words),
     ("buy 10% of WRA", "buy 10% WRA", "a share as a percentage (s12): counted in the company's shares", _buy_words),
     ("buy a WMR share for $60", "buy WMR share for 60", "18VA 4.3.2: the share 'is bought at current market "
      "value', said with it; another price is refused naming the chart's (s15 mail 80)", _buy_words),
@@ -1768,8 +1790,10 @@ def train_not_share(game: "Game", player: str, move: Move) -> Move:
 
 def private_owner(game: "Game", move: FromOwner) -> A.BuyCompany:
     """``buy private LTR from Ann for 25``: the purchase when Ann (or Ann's company) owns LTR;
-    refused naming its owner otherwise."""
+    refused naming its owner otherwise. The private may be named by its name, as anywhere else ('buy
+    the Midland from Di for $60', 18GA s15 mail #67)."""
     said = f"line {move.lineno}: {move.line!r}"
+    move = replace(move, move=private_by_name(game, move.move))
     try:
         comp = game.company(move.move.company)
     except GameError as exc:
