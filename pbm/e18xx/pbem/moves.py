@@ -711,7 +711,11 @@ def _use_to(toks: list[str], low: list[str]) -> list[str] | None:
         return None
     tail = low[at + 1:] + [""]
     rest = [t for i, t in enumerate(toks[at + 1:]) if not (tail[i] == "tasmania" and tail[i + 1] == "tile")]
-    return rulebook_words([*rest, "with", sym.upper()])
+    move = rulebook_words([*rest, "with", sym.upper()])
+    if move and move[0].lower() in ("place", "put"):
+        return None  # not a lay or station in words this form knows: 'use Potomac Yards to place an extra
+        # station token in Philadelphia' is the private's own power (_use_words)
+    return move
 
 
 def _use_on(toks: list[str], low: list[str]) -> list[str] | None:
