@@ -846,7 +846,8 @@ class TurnWriter:
 
 def waypoints(game: "Game", act: A.Action) -> tuple[A.Action, list[str]]:
     """A route naming a hex of plain track it passes through (``run 2 G8 H7 G6``, H7 no city, town or
-    off-board): the hex is a waypoint, not a stop. pbm runs a route by its stops, so the hex is
+    off-board): the hex is a waypoint, not a stop (and a town the route passes between two named stops
+    is added: ``towns_between``). pbm runs a route by its stops, so the hex is
     dropped from the route and the reply says so; the route is refused only when no route through
     its stops passes through the hex (issue 29, play-through s12 18AL #55). Returns the run without
     its waypoints and the notes (``H7 is passed through, not a stop ...``)."""
@@ -879,7 +880,70 @@ def waypoints(game: "Game", act: A.Action) -> tuple[A.Action, list[str]]:
         notes.append(f"{', '.join(passed)} {'is' if len(passed) == 1 else 'are'} passed through, not a stop (plain "
                      f"track): train {label} runs {' - '.join(keep)}")
         out.append(spec2)
+    act, towns = towns_between(game, replace(act, routes=tuple(out)))  # a town between named stops: added
+    return act, notes + towns
+
+
+def towns_between(game: "Game", act: A.RunRoutes) -> tuple[A.RunRoutes, list[str]]:
+    """A route naming its cities but not a town its only track passes between two of them
+    (``run 3 Birmingham Gadsden Chattanooga``, the town C6 Stevenson on the track from Gadsden to
+    Chattanooga): towns do not count toward a train's length (18AL 4.2.3(i)), so a player names
+    the cities; each such town is added to the route and the reply says so (play-through s15, 18AL
+    mail #99: "no track joins them without another stop between"). Only where the stops are joined by
+    one way through towns alone; otherwise the route is left as written, for the engine to judge."""
+    from dataclasses import replace
+
+    try:
+        written = game.written_routes(act).routes
+        graph = game.graph()
+    except Exception:  # noqa: BLE001 - a route the engine refuses: its refusal says why
+        return act, []
+    m = game.state.map
+    out, notes = [], []
+    for spec, done in zip(act.routes, written):
+        keys = [(h, int(i)) for h, _, i in (str(n).rpartition("-") for n in done.nodes)]
+        nodes, added = [done.nodes[0]], []
+        for a, b, name in zip(keys, keys[1:], done.nodes[1:]):
+            chain = [] if any(s.b == b for s in graph.segments(a)) else _town_chain(graph, m, a, b, set(keys))
+            nodes += [f"{h}-{i}" for h, i in chain or ()]
+            added += chain or []
+            nodes.append(name)
+        if not added:
+            out.append(spec)
+            continue
+        names = game.title.data.get("location_names", {})
+        said = ", ".join(f"{h} {names[h]}" if names.get(h) else h for h, _ in added)
+        label = game.train_label(spec.train) if spec.train in game.state.trains else spec.train
+        notes.append(f"{said} ({'a town' if len(added) == 1 else 'towns'}) on the only track between the stops you "
+                     f"named {'is' if len(added) == 1 else 'are'} a stop of the route too: train {label} runs "
+                     f"{' - '.join(nodes)}")
+        out.append(replace(spec, nodes=tuple(nodes)))
     return replace(act, routes=tuple(out)), notes
+
+
+def _town_chain(graph, m, a, b, named: set, depth: int = 3) -> list | None:
+    """The towns, in order, on the one way of track from stop ``a`` to stop ``b`` that passes towns
+    alone (none of them ``named``); None when there is no such way or more than one."""
+    found: list[list] = []
+
+    def walk(at, path):
+        for s in graph.segments(at):
+            if s.b == b:
+                if path:
+                    found.append(path)
+                continue
+            if len(path) >= depth or s.b in named or s.b in path:
+                continue
+            try:
+                town = m.tile(s.b[0]).nodes[s.b[1]].kind == "town"
+            except (KeyError, IndexError, AttributeError):
+                town = False
+            if town:
+                walk(s.b, [*path, s.b])
+
+    walk(a, [])
+    ways = {tuple(p) for p in found}
+    return list(ways.pop()) if len(ways) == 1 else None
 
 
 def _not_passed(game: "Game", corp: str, spec: A.RouteSpec, hexes: list[str]) -> list[str]:

@@ -506,7 +506,7 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
 _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in",
                  "my",  # 'sell my BOE share' (s13 F2)
                  "another",  # 'then buy another SAL' (18GA s14b F13)
-                 "last"}  # 'buy the last CAR share' (1848 s15 mail #67)
+                 "last", "remaining"}  # 'buy the last CAR share' (1848 s15 mail #67), 'the last ABC share' (18AL s15 #62)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool", ("pool",): "pool",
@@ -614,10 +614,20 @@ def _run_trains(toks: list[str], low: list[str]) -> list[str] | None:
     """'run trains', 'run the trains', 'run all trains', 'run the best routes': the step as 18AL/18GA 4.2(d)
     names it, with no route written - the best run, which any stockholder may insist on (4.2.3.1;
     play-through s13 mail #177)."""
-    if low[0] == "run" and low[1:] in (["trains"], ["the", "trains"], ["all", "trains"], ["all", "the", "trains"],
-                                       ["best"], ["the", "best", "routes"], ["best", "routes"], ["the", "best"]):
+    if low[0] != "run":
+        return None
+    words = [w.rstrip(".,;") for w in low[1:]]
+    if "for" in words and set(words[words.index("for"):]) <= _MOST_WORDS | {"for"}:
+        # 'run trains for the most revenue': 4.2.3.1 "for the greatest total revenue possible" (s15)
+        words = words[:words.index("for")] or ["trains"]
+    if words in (["trains"], ["the", "trains"], ["all", "trains"], ["all", "the", "trains"], ["best"],
+                 ["the", "best", "routes"], ["best", "routes"], ["the", "best"]):
         return ["run", "auto"]
     return None
+
+
+_MOST_WORDS = {"the", "most", "greatest", "best", "highest", "maximum", "total", "revenue", "income", "possible",
+               "money"}
 
 
 def _contribute_words(toks: list[str], low: list[str]) -> list[str] | None:
@@ -740,6 +750,9 @@ def _marker(toks: list[str], low: list[str]) -> list[str] | None:
         return None
     words = [t for t, w in zip(toks[1:], low[1:])
              if w not in _MARKER_WORDS and w not in ("the", "a", "its", "my", "in", "on", "at", "to", "+$10", "$10", "+10")]
+    hexes = [w for w in words[1:] if _HEX_ONLY.match(w)]
+    if len(words) == 3 and len(hexes) == 1:  # 'on Gadsden E6': the place and its hex (s15 mail #50)
+        words = [words[0], hexes[0]]
     return ["assign", *words] if len(words) == 2 else None
 
 
@@ -991,6 +1004,9 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     if "tasmania" in low and any(w.startswith("tile") for w in low):  # 1848 4.4 "the blue Tasmania tile"
         rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("the", "blue", "tasmania", "tasmanian", "tile")]
         return rulebook_words(["lay", "241", *rest])
+    if "lumber" in low and "terminal" in low:  # 18AL 4.2.1 "the 'Lumber Terminal' tile", 445 (s15 mail #101)
+        rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("the", "lumber", "terminal", "tile", "445")]
+        return rulebook_words(["lay", "445", *rest])
     if low[0] == "place":
         if "tile" not in [w.rstrip(",") for w in low[1:4]]:
             return None
@@ -2067,17 +2083,22 @@ def only_rotation(game: "Game", move: A.LayTile) -> A.LayTile:
     """A lay written without a rotation, 'lay 241 I8 with P3': the rotation when the tile goes on the
     hex only one way now (1848 4.4, the Tasmania tile; s14b mail #77); else refused naming the ways."""
     tile = str(move.tile).rpartition("-")[0] if str(move.tile) not in game.title.tiles else str(move.tile)
-    from pbm.e18xx.lays import same_track
+    from pbm.e18xx.lays import joins, same_as, same_track
 
     lays = [a for a in game.legal_actions() if isinstance(a, A.LayTile) and a.hex == move.hex
             and (str(a.tile) == tile or str(a.tile).rpartition("-")[0] == tile)]
-    rots = sorted({a.rotation for a, _same in same_track(game, lays)})  # 'lay 9 C6': 0 and 3 lay one track
+    kept = sorted(same_track(game, lays), key=lambda x: x[0].rotation)  # 'lay 9 C6': 0 and 3 lay one track
+    rots = [a.rotation for a, _same in kept]
     if len(rots) == 1:
         return replace(move, rotation=rots[0])
     if not rots:
         raise GameError(f"tile {tile} cannot be laid in {move.hex} now")
+    # each rotation with what its track joins, as the move lists say it: a lay no list showed (a
+    # private bought in the same mail) is chosen in one more try (18AL s15 mail #102)
+    ways = "; ".join(f"lay {tile} {a.hex} {a.rotation}{f' with {a.entity}' if a.entity in game.state.companies else ''}"
+                     f"{same_as(others)} ({joins(game, a.hex, a.tile, a.rotation)})" for a, others in kept)
     raise GameError(f"tile {tile} goes in {move.hex} with rotation " + " or ".join(map(str, rots))
-                    + f": say which, e.g. lay {tile} {move.hex} {rots[0]}")
+                    + f": say which: {ways}")
 
 
 def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
