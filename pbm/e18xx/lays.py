@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from pbm.e18xx.core import actions as A
-from pbm.e18xx.core.hexgrid import neighbour
+from pbm.e18xx.core.hexgrid import neighbour, opposite
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -50,7 +50,8 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
         return "mine" if mine and k == "town" else k
 
     def side(e: int) -> str:
-        return f"{_place(g, neighbour(coord, e, g.title.layout))} ({sides[e]})"
+        nb = neighbour(coord, e, g.title.layout)
+        return f"{_place(g, nb)} ({sides[e]}{_unmet(g, nb, e)})"
 
     if len(td.nodes) > 1:
         # a hex of several stops: which stop each side's track reaches, numbered as a station or a
@@ -76,6 +77,19 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
                       for p in td.rotated_paths(rotation))
         out += "; its tracks: " + ", ".join(f"{a}-{b}" for a, b in ends)
     return out
+
+
+def _unmet(g: "Engine", nb: str, edge: int) -> str:
+    """Said beside a side whose neighbour has a tile whose track does not come to the common side:
+    the new track would lead to it but not join it (play-through s15, 18VA mails 61, 62, 103: 'to D9
+    Charlottesville' read as joined, and three routes were refused)."""
+    m = g.state.map
+    if not m.on_map(nb):
+        return ""
+    pl = m.placed[nb]
+    if pl.tile_id is None or opposite(edge) in pl.tile.exits(pl.rotation):
+        return ""
+    return f", but {nb}'s track does not meet this side"
 
 
 def _home_choice(g: "Engine", coord: str) -> str:

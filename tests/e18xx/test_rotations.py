@@ -110,3 +110,23 @@ def test_two_cities_are_merged_only_when_alike_and_a_reserved_home_never(monkeyp
     g.state.map.reservations[("B17", 0)] = "QR"  # a home held in city 0
     assert track_signature(g, "B17", "X", 0) != track_signature(g, "B17", "X", 3)
     assert [(a.rotation, o) for a, o in same_track(g, lays)] == [(0, []), (3, [])]
+
+
+def test_a_side_toward_a_tile_whose_track_does_not_meet_it_says_so():
+    """Play-through s15 (18VA mails 61, 62, 103): 'to D9 Charlottesville' was read as joined though
+    D9's tile had no track on that side, and three routes were refused.  A side toward a laid tile
+    whose track does not come to it now says so; a side toward a tile that meets it says nothing more."""
+    from pbm.e18xx.core.hexgrid import opposite
+    from pbm.e18xx.core.track import Placed
+
+    g = operating_game("18GA", "GA")
+    m = g.state.map
+    c9_edge = next(e for e in range(6) if neighbour("D10", e, g.title.layout) == "C9")
+    seven = g.title.tiles["7"]
+    away = next(r for r in range(6) if opposite(c9_edge) not in seven.exits(r))
+    facing = next(r for r in range(6) if opposite(c9_edge) in seven.exits(r))
+    m.placed["C9"] = Placed(seven, "7-0", away)
+    assert joins(g, "D10", "57", 2) == ("city; to C9 (upper left, but C9's track does not meet this side), "
+                                        "E11 (lower right)")
+    m.placed["C9"] = Placed(seven, "7-0", facing)
+    assert joins(g, "D10", "57", 2) == "city; to C9 (upper left), E11 (lower right)"
