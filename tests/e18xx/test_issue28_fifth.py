@@ -26,3 +26,17 @@ def test_18va_no_pass_after_a_tredegar_train_when_the_company_can_buy_nothing_mo
     data = exchange.export_log(_log("18VA-3p-random-40009.jsonl", "18VA", 3, 40009, ["site_routes"]))
     acts = [(a["type"], a["entity"], bool(a.get("pbm_auto"))) for a in data["actions"][-3:]]
     assert acts == [("run_routes", "B&O", False), ("buy_train", "P2", False), ("pass", "RFPR", False)]
+
+
+def test_no_buy_trains_pass_after_a_private_bought_with_the_companys_last_money():
+    """18GA: when a company's last move of the operating round is buying a private, the export judged
+    the site's Buy Trains step by the company's cash before that purchase (the round is over, so its
+    cash now is not the turn's) and wrote a pass the site did not wait for: random, 5 players, seed
+    40010 (`remove_cog_token` and the site's flags): W&A pays its last $35 for the Waycross &
+    Southern; the site began the stock round at once and refused the pass ("Blocking step Buy or
+    Sell Shares cannot process action pass")."""
+    rules = ["remove_cog_token", "site_auction", "site_ebuy", "site_red_city_pass", "site_routes"]
+    data = exchange.export_log(_log("18GA-5p-random-40010.jsonl", "18GA", 5, 40010, rules))
+    last = data["actions"][-1]
+    assert (last["type"], last["entity"], last.get("company")) == ("buy_company", "W&A", "W&SR")
+    assert data["round"] == "Stock Round"

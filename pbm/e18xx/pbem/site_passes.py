@@ -257,7 +257,11 @@ class SitePasses:
             else:  # a bank train written by its type ('buy train 2', play-through s11v): the type's price
                 paid = next(t.price for t in g.title.trains if t.name == act.train)
             return max(0, self.cash_before - paid)
-        return s.cash[f"C:{op}"] if _round_key(g) == key else self.cash_before
+        if _round_key(g) == key:
+            return s.cash[f"C:{op}"]
+        if isinstance(act, A.BuyCompany) and act.entity == op:  # the private's price left with it (random
+            return max(0, self.cash_before - act.price)  # 18GA 5p seed 40010: the round's last move)
+        return self.cash_before
 
     def _site_buys_on(self, op: str, act: A.Action, key: tuple[str, int, int]) -> bool:
         """18xx.games keeps a company's Buy Trains step open while it has room and either the price
