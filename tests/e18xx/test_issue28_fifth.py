@@ -40,3 +40,31 @@ def test_no_buy_trains_pass_after_a_private_bought_with_the_companys_last_money(
     last = data["actions"][-1]
     assert (last["type"], last["entity"], last.get("company")) == ("buy_company", "W&A", "W&SR")
     assert data["round"] == "Stock Round"
+
+
+def test_18va_no_emergency_sale_of_the_operating_company_in_its_first_turn():
+    """18VA 4.6.2: "Since stock in Corporations that have not completed a full turn in an Operating
+    Round may never be sold, the President may be prohibited from selling stock in the operating
+    Corporation".  Random, 5 players, seed 40019 (`two_player_share_limit`), its first 877 actions:
+    VR, in its first turn, must buy a train ($500 the cheapest); VR has $230, its president $74 and
+    SR and N&W shares worth $120 -- not enough, so he may go bankrupt.  18xx.games (which lets a
+    company's shares be sold once it has begun its first turn) also counts VR's own share ($82) and
+    refused the bankruptcy; pbm follows the book (rulings-18VA.md)."""
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.errors import GameError
+    from pbm.e18xx.core.game import Game
+
+    log = _log("18VA-5p-random-40019.jsonl", "18VA", 5, 40019, ["site_routes", "two_player_share_limit"])
+    g = Game("18VA", log["players"], 40019, tuple(log["optional_rules"]))
+    for a in log["actions"]:
+        g.process(A.action_from_dict(a))
+    assert g.current_entity() == "VR" and not g.state.corporations["VR"].operated
+    legal = g.legal_actions()
+    sales = {a.corporation for a in legal if isinstance(a, A.SellShares)}
+    assert sales == {"SR", "N&W"}
+    assert any(isinstance(a, A.Bankrupt) for a in legal)
+    import pytest
+    with pytest.raises(GameError):
+        g.process(A.SellShares("Tycoon D", corporation="VR", count=1))
+    g.process(A.Bankrupt("VR"))
+    assert g.state.players[3].bankrupt
