@@ -68,3 +68,27 @@ def test_18va_no_emergency_sale_of_the_operating_company_in_its_first_turn():
         g.process(A.SellShares("Tycoon D", corporation="VR", count=1))
     g.process(A.Bankrupt("VR"))
     assert g.state.players[3].bankrupt
+
+
+def test_1848_a_company_that_buys_the_ghan_must_still_buy_a_train():
+    """1848 8.1: "Each company which is in operation and has a route must, at the end of its
+    operating turn, own a train. (2E "The Ghan" does not fulfill this requirement.)"; 8.2.5: "Owning a
+    2E is not enough".  Random, 5 players, seed 40054, its first 471 actions: COM, with no train and a
+    route, buys a 2E for 200 (500 left; the cheapest other train 600); pbm then closed its train step
+    (it could buy nothing more) and let COM pass without a train; the site asked for the train."""
+    import pytest
+
+    from pbm.e18xx.core import actions as A
+    from pbm.e18xx.core.errors import GameError
+    from pbm.e18xx.core.game import Game
+
+    log = _log("1848-5p-random-40054.jsonl", "1848", 5, 40054,
+               ["site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass"])
+    g = Game("1848", log["players"], 40054, tuple(log["optional_rules"]))
+    for a in log["actions"]:
+        g.process(A.action_from_dict(a))
+    assert g.corp_trains("COM") == ["2E-3"] and g._must_buy_train("COM")  # noqa: SLF001
+    assert g.open_step()[0].name == "buy_train"
+    assert not any(isinstance(a, A.Pass) and a.entity == "COM" for a in g.legal_actions())
+    with pytest.raises(GameError):
+        g.process(A.Pass("COM"))
