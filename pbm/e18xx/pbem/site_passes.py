@@ -206,8 +206,13 @@ class SitePasses:
             # title data ``site_private_train_pass`` (18VA): a train bought with a private's ability
             # (Tredegar) is the private's action on the site, which then does not close the company's Buy
             # Trains step by itself: it waits for a pass (18AL's NDY purchase closes it: seen on the site);
-            # then its last step waits for another while the company owns a private usable all turn
-            return [op, op] if self._owns_anytime_private(op) else [op]
+            # then its last step waits for another while the company owns a private usable all turn.
+            # The Buy Trains step waits only while the company could still buy a train (random 3p
+            # seed 40009: B&O with $0 after a $0 train; the site went on to the next company)
+            cash = g.state.cash[f"C:{op}"] if _round_key(g) == key else max(0, self.cash_before - (act.price or 0))
+            trains = [op] if self._site_token_private_owned(op) or (
+                g._room(op) and self._site_can_pay_a_train(op, cash, False)) else []  # noqa: SLF001
+            return trains + ([op] if self._owns_anytime_private(op) else [])
         if act.entity != op and not isinstance(act, A.DiscardTrain):  # a discard after op's purchase
             return []
         if g.state.finished or (_round_key(g) == key and g._or_operator() == op):  # noqa: SLF001
@@ -252,7 +257,11 @@ class SitePasses:
             else:  # a bank train written by its type ('buy train 2', play-through s11v): the type's price
                 paid = next(t.price for t in g.title.trains if t.name == act.train)
             return max(0, self.cash_before - paid)
-        return s.cash[f"C:{op}"] if _round_key(g) == key else self.cash_before
+        if _round_key(g) == key:
+            return s.cash[f"C:{op}"]
+        if isinstance(act, A.BuyCompany) and act.entity == op:  # the private's price left with it (random
+            return max(0, self.cash_before - act.price)  # 18GA 5p seed 40010: the round's last move)
+        return self.cash_before
 
     def _site_buys_on(self, op: str, act: A.Action, key: tuple[str, int, int]) -> bool:
         """18xx.games keeps a company's Buy Trains step open while it has room and either the price
@@ -274,6 +283,21 @@ class SitePasses:
             # 18VA: after a train from the depot the site's step closes unless a train is still on its
             # list (another company's, or a depot train of a type not bought this round) and it can pay
             return False
+        return self._site_can_pay_a_train(op, cash, self.from_depot)
+
+    def _site_token_private_owned(self, op: str) -> bool:
+        """The company owns the private of title data ``site_token_step_private`` (18VA's Potomac
+        Yards): the site's Buy Trains step then waits for a pass even with nothing to buy."""
+        sym = self.game.title.data.get("site_token_step_private")
+        comp = self.game.state.companies.get(sym) if sym else None
+        return comp is not None and comp.owner == f"C:{op}" and not comp.closed
+
+    def _site_can_pay_a_train(self, op: str, cash: int, from_depot: bool) -> bool:
+        """The site's Buy Trains step offers ``op`` (with ``cash``) a train: a depot train it can pay
+        (a private's discount counted), or one of another company's for $1 (see ``_site_buys_on``)."""
+        g = self.game
+        s = g.state
+        c = s.corporations[op]
         # a private's discount on a depot train counts (18VA Tredegar: the site offers the train at $0)
         off = max([int(ab.get("discount", 0)) for comp in s.companies.values()
                    if comp.owner == c.key and not comp.closed
@@ -284,7 +308,7 @@ class SitePasses:
         if cash < 1:
             return False
         one_a_turn = g.title.data.get("limited_train_buy") != "per_type"  # 18AL/18GA: the site closes the step
-        if not (self.from_depot and one_a_turn) and any(cash >= s.trains[t].price for t in g._depot_trains()):  # noqa: SLF001
+        if not (from_depot and one_a_turn) and any(cash >= s.trains[t].price for t in g._depot_trains()):  # noqa: SLF001
             return True
         return any(t.owner.startswith("C:") and t.owner != c.key and not t.obsolete and t.buyable
                    and not g.outside_limit(t.name)

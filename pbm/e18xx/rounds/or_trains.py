@@ -658,8 +658,8 @@ class TrainsMixin:
             s.round.bought_depot.add(f"{corp}:{train.name}")
             self._train_bought_from_depot(train.name)
             self._refill_unlimited(train.name)
-        if not self._can_buy_train(corp):
-            s.round.steps_done.add("buy_train")
+        if not self._can_buy_train(corp) and not self._must_buy_train(corp):  # (1848: a 2E is not a
+            s.round.steps_done.add("buy_train")  # train the company must own, 8.1, 8.2.5)
 
     def _trade_in(self: "Engine", corp: str, train: Train, action: A.BuyTrain) -> int:
         """8.2.4: the side ``trade_in.variant`` may be bought trading in one of the company's
