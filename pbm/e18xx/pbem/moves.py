@@ -1432,6 +1432,7 @@ def _train_words(args: list[str]) -> list[str]:
     if owner is not None and "from" not in [w.lower() for w in words]:  # 'buy L&N's 4 train for 250' (s12)
         words = [w for w in words if w is not owner] + ["from", owner[:-2]]
     out: list[str] = []
+    side = None
     i = 0
     while i < len(words):
         pair = " ".join(words[i:i + 2]).lower()
@@ -1454,12 +1455,17 @@ def _train_words(args: list[str]) -> list[str]:
                 and _TRAIN_NAME.match(words[i - 1]):
             i += 2 if i + 1 < len(words) and words[i + 1].lower() == "train" else 1
             continue  # 'as a 2G freight train': the side by its name, then its word (s15 mail 50)
+        if words[i].lower() in ("freight", "passenger") and i >= 1 and _TRAIN_NAME.match(words[i - 1]):
+            if words[i - 1][-1].isdigit() and "as" not in [w.lower() for w in words]:
+                side = words[i].lower()  # 'a 2 freight train': the 2 declared freight (18VA 4.5.8)
+            i += 1  # 'a 1G freight train': the side's name says it already (s15b mail 17)
+            continue
         # 'using P2' is 'with P2' (s12v mail #59: Tredegar's $200 off a new train, 18VA 4.2 (2))
         out.append("with" if words[i].lower() in ("using", "use") and i + 1 < len(words) else words[i])
         i += 1
     if len(out) >= 2 and out[1].lower() == "train" and out[0].lower() != "train":
         out = ["train", out[0], *out[2:]]
-    return out
+    return out + ["as", side] if side else out
 
 
 def _buy_train(rest: list[str], entity: str, lineno: int, line: str) -> A.BuyTrain:
