@@ -1,0 +1,105 @@
+"""Continental Rails II rules of the engine modules `elections`, `privates` and `tables` that
+mutation testing found untested (issue 31, part 2, helper h-mut-a, 2026-11-28).
+
+Each test pins one rule's outcome (a figure, a limit, a boundary) so that changing the rule in
+the engine makes it fail; each names its rule section of the rulebook
+(/work/shared/seeds/continental-rails-II-rules.txt) or the ruling it follows.
+``scripts/mutation_cr.py`` reruns the mutation tests; the scores and the equivalent mutants that
+survive are in docs/cr/rules-map.md, "Mutation testing".  All on the tiny hand-built game of
+``tests/cr/helpers.py`` (SQLite), each well under a second.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pbm.cr.engine.context import TurnContext
+from pbm.cr.resolve import begin_turn
+from pbm.db import session_scope
+from tests.cr.helpers import tiny_game
+
+
+def _ctx(s, game, orders=None) -> TurnContext:
+    ctx = TurnContext(s, game, orders or {})
+    begin_turn(ctx)
+    return ctx
+
+
+def _kinds(ctx, kind, railroad=None):
+    return [e for e in ctx.events if e["kind"] == kind and railroad in (None, e["railroad"])]
+
+
+@pytest.fixture
+def game(sqlite_url):
+    with session_scope(sqlite_url) as s:
+        yield s, tiny_game(s)
+
+
+class _Draws:
+    """A stand-in for a turn's random generator: ``random()`` gives the listed draws in turn;
+    the purposes asked for are recorded."""
+
+    def __init__(self, draws, purposes=None):
+        self.draws, self.purposes = list(draws), purposes if purposes is not None else []
+
+    def __call__(self, purpose):
+        self.purposes.append(purpose)
+        return self
+
+    def random(self):
+        return self.draws.pop(0)
+
+
+# --------------------------------------------------------------------------- privates: §2.4C appearance
+def test_pcs_appear_by_era_with_a_chance_rising_15_points_a_turn_up_to_90_percent_2_4c(game):
+    """§2.4C: PCs become eligible by era and appear at random, with a chance that rises each
+    turn a PC did not appear (ruling E-2.4C: era 1 from turn 1, era 2 from turn 5, era 3 from
+    turn 13; 25 % + 15 % a turn waited, at most 90 %); §2.4D: a new PC is offered by the Bank at
+    $5 a mile.  One draw of the turn's `pc-appear` stream a PC, in route-number order, whether or
+    not the PC is waiting (so that one PC's fate does not shift another's)."""
+    from pbm.cr.engine.privates import private_companies_appear
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.turn = 4  # for next turn, 5: the first of era 2
+    route = {r.code: r for r in ctx.route_by_id.values()}
+    pcs = ctx.pcs  # NYC, PENN (incorporated), B&A, ERIE, NYNH, LS, MC, P&FW in route-number order
+    setup = {"B&A": (1, 0), "ERIE": (1, 0), "NYNH": (2, 2), "LS": (2, 5), "MC": (3, 0), "P&FW": (2, 5)}
+    for code, (era, waited) in setup.items():
+        pcs[code].status, pcs[code].eligible_turns, pcs[code].for_sale = "unavailable", waited, True
+        pcs[code].asking_price = None
+        route[code].era = era
+    draws = [0.0, 0.0, 0.2499, 0.25, 0.5499, 0.95, 0.0, 0.8999]  # NYC, PENN: incorporated
+    purposes: list = []
+    ctx.rng = _Draws(draws, purposes)
+    private_companies_appear(ctx)
+    assert purposes == ["pc-appear"]
+    appeared = {c for c, pc in pcs.items() if pc.status == "bank"}
+    assert appeared == {"B&A", "NYNH", "P&FW"}  # 25 %; 25 + 2 × 15 %; 90 % (not 100 %)
+    for code in appeared:
+        pc = pcs[code]
+        assert (pc.appeared_turn, pc.asking_price, pc.for_sale) == (5, 5 * route[code].miles, False)
+    assert pcs["B&A"].asking_price == 1_005 and pcs["B&A"].eligible_turns == 0
+    assert {c: pcs[c].eligible_turns for c in ("ERIE", "LS", "MC")} == {"ERIE": 1, "LS": 6, "MC": 0}
+    assert pcs["MC"].status == "unavailable"  # era 3 waits for turn 13 even with a draw of 0
+    assert [e["data"]["pcs"] for e in _kinds(ctx, "pcs-appear")] == [["B&A", "NYNH", "P&FW"]]
+
+    ctx = _ctx(s, g)  # a fresh turn: the rows as stored
+    ctx.turn = 3  # for next turn, 4: era 2 not yet
+    route = {r.code: r for r in ctx.route_by_id.values()}
+    pcs = ctx.pcs
+    pcs["B&A"].status = "owned"  # not waiting: its draw is taken all the same
+    for code, era in (("ERIE", 1), ("LS", 2), ("MC", 3)):
+        pcs[code].status, pcs[code].eligible_turns = "unavailable", 0
+        route[code].era = era
+    ctx.rng = _Draws([0.0, 0.0, 0.9, 0.0, 0.0, 0.0, 0.0, 0.0])
+    private_companies_appear(ctx)
+    assert pcs["ERIE"].status == "bank" and pcs["ERIE"].appeared_turn == 4
+    assert pcs["LS"].status == "unavailable" and pcs["MC"].status == "unavailable"
+    assert (pcs["LS"].eligible_turns, pcs["MC"].eligible_turns) == (0, 0)  # not yet eligible: not waiting
+    assert [e["data"]["pcs"] for e in _kinds(ctx, "pcs-appear")] == [["ERIE"]]
+    ctx.events.clear()
+    pcs["ERIE"].status = "owned"
+    ctx.rng = _Draws([0.0] * 8)
+    private_companies_appear(ctx)
+    assert _kinds(ctx, "pcs-appear") == []  # nothing waiting, nothing told
