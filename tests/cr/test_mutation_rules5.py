@@ -103,3 +103,65 @@ def test_pcs_appear_by_era_with_a_chance_rising_15_points_a_turn_up_to_90_percen
     ctx.rng = _Draws([0.0] * 8)
     private_companies_appear(ctx)
     assert _kinds(ctx, "pcs-appear") == []  # nothing waiting, nothing told
+
+
+# --------------------------------------------------------------------------- elections: §4.4D looting
+def _give(ctx, code, number, shares):
+    rr = ctx.railroads[code]
+    h = ctx.holding(ctx.players[number], rr)
+    rr.shares_public -= shares - h.shares
+    h.shares = shares
+    return h
+
+
+def _preside(ctx, code, number, slot=1):
+    rr, p = ctx.railroads[code], ctx.players[number]
+    rr.president_id = p.id
+    setattr(p, f"slot{slot}_id", rr.id)
+
+
+@pytest.mark.parametrize("cash, loot", [(3_000, 1_500), (100_000, 2_500), (-40, 0), (0, 0)])
+def test_looting_takes_the_draw_times_the_cancelled_debt_up_to_the_cash_4_4d(game, cash, loot):
+    """§4.4D: "the Railroad's cash may be reduced up to the amount of the cancelled debt as other
+    (non-player) tycoons loot the treasury" (docs/cr/formulas.md: U(0,1) × min(debt, cash), the
+    turn's stream `looting-CODE`, rounded down): with a draw of ½ a debt of $5,000 loots $1,500
+    of $3,000 cash and $2,500 of $100,000; a road without cash (or below $0) loses nothing.  The
+    loot goes to the Public at step 15; the debt is gone either way."""
+    from pbm.cr.engine.elections import cancel_president_debt
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.president_debt, nyc.cash = 5_000, cash
+    purposes: list = []
+    ctx.rng = _Draws([0.5], purposes)
+    cancel_president_debt(ctx, nyc)
+    assert purposes == ["looting-NYC"]
+    assert (nyc.president_debt, nyc.cash) == (0, cash - loot)
+    assert [(e["source"], e["target"], e["amount"], e["step"]) for e in ctx.ledger] == (
+        [("rr:NYC", "public", loot, "15")] if loot else [])
+    assert [e["amount"] for e in _kinds(ctx, "president-debt-cancelled", "NYC")] == [5_000]
+
+
+def test_the_debt_to_the_president_is_cancelled_only_on_a_change_of_president_4_4d_4_14c(game):
+    """§4.4D: "The debt to the President is cancelled ... if there is any change in Presidents at
+    the end of the turn": a president re-elected keeps the debt owed to him; a road whose
+    president resigns (an anonymous president follows, §4.14C) loses it and is looted."""
+    from pbm.cr.engine.elections import elections
+    from pbm.cr.orders import Orders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    _give(ctx, "NYC", 1, 100)
+    _give(ctx, "PENN", 2, 300)
+    _preside(ctx, "NYC", 1, 1)
+    _preside(ctx, "PENN", 2, 1)
+    nyc.president_debt = penn.president_debt = 1_000
+    nyc.cash = penn.cash = 10_000
+    ctx.orders[2] = Orders(resign=["PENN"])
+    ctx.rng = _Draws([0.25])
+    elections(ctx)
+    assert (nyc.president_id, nyc.president_debt, nyc.cash) == (ctx.players[1].id, 1_000, 10_000)
+    assert (penn.president_id, penn.president_debt, penn.cash) == (None, 0, 9_750)
+    assert [e["railroad"] for e in _kinds(ctx, "president-debt-cancelled")] == ["PENN"]
