@@ -165,3 +165,62 @@ def test_the_debt_to_the_president_is_cancelled_only_on_a_change_of_president_4_
     assert (nyc.president_id, nyc.president_debt, nyc.cash) == (ctx.players[1].id, 1_000, 10_000)
     assert (penn.president_id, penn.president_debt, penn.cash) == (None, 0, 9_750)
     assert [e["railroad"] for e in _kinds(ctx, "president-debt-cancelled")] == ["PENN"]
+
+
+# --------------------------------------------------------------------------- elections: §10.1D control slots
+@pytest.fixture
+def three_roads(sqlite_url):
+    """The tiny map with a third railroad, the B&A (Boston–Albany, 201 miles)."""
+    from tests.cr.helpers import TINY_ROUTES, TINY_TOWNS, build_game
+
+    with session_scope(sqlite_url) as s:
+        yield s, build_game(s, TINY_TOWNS, TINY_ROUTES, [{"code": "NYC", "price": 20}, {"code": "PENN", "price": 15},
+                                                        {"code": "B&A", "price": 12}], bank_pcs=["LS", "MC"])
+
+
+def test_a_slot_whose_road_merged_away_holds_the_survivor_4_13_4_4f_10_1d(three_roads):
+    """§4.13, §4.4F: a merger joins two roads "controlled by the same President", who presides the
+    survivor; the slot that held the merged road holds the survivor (§10.1D: "If you do not specify
+    ... we assume you intend to continue controlling the same railroad(s)").  So a tycoon who
+    presided the NYC (slot 1) and the B&A (slot 2), merged into the NYC this turn, and who seeks
+    the PENN in slot 1 and wins it, keeps the NYC in slot 2."""
+    from pbm.cr.engine.elections import elections
+    from pbm.cr.orders import Orders
+
+    s, g = three_roads
+    ctx = _ctx(s, g)
+    nyc, penn, ba, p1 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.railroads["B&A"], ctx.players[1]
+    _give(ctx, "NYC", 1, 200)
+    _give(ctx, "PENN", 1, 200)
+    _preside(ctx, "NYC", 1, 1)
+    _preside(ctx, "B&A", 1, 2)
+    ba.status, ba.president_id = "merged", None
+    ctx.scratch.merged_into["B&A"] = "NYC"
+    ctx.orders[1] = Orders(control=["PENN", None])
+    elections(ctx)
+    assert (penn.president_id, nyc.president_id) == (p1.id, p1.id)
+    assert (p1.slot1_id, p1.slot2_id) == (penn.id, nyc.id)
+    assert [e["railroad"] for e in _kinds(ctx, "new-president")] == ["PENN"]
+
+
+def test_the_owner_seeking_his_new_road_in_a_slot_needs_no_free_slot_10_1b3d_10_1d(game):
+    """§10.1B3d: "You can be first President by asking to control this new RR"; §10.1D2: "If you
+    incorporate a PC, you can circle that PC for one of your two choices."  An owner who names
+    the new road in a slot himself already seeks it there: with his other slot held he is not
+    told that no slot was free, and he presides both."""
+    from pbm.cr.engine.elections import elections
+    from pbm.cr.orders import Orders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[2]
+    _give(ctx, "NYC", 2, 100)
+    _give(ctx, "PENN", 2, 200)
+    _preside(ctx, "NYC", 2, 2)
+    penn.president_id = None
+    ctx.scratch.president_wants["PENN"] = [2]
+    ctx.orders[2] = Orders(control=["PENN", None])
+    elections(ctx)
+    assert _kinds(ctx, "control-void") == []
+    assert (penn.president_id, nyc.president_id) == (p2.id, p2.id)
+    assert (p2.slot1_id, p2.slot2_id) == (penn.id, nyc.id)
