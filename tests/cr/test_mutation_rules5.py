@@ -203,11 +203,12 @@ def test_a_slot_whose_road_merged_away_holds_the_survivor_4_13_4_4f_10_1d(three_
     assert [e["railroad"] for e in _kinds(ctx, "new-president")] == ["PENN"]
 
 
-def test_the_owner_seeking_his_new_road_in_a_slot_needs_no_free_slot_10_1b3d_10_1d(game):
+@pytest.mark.parametrize("slot", [1, 2])
+def test_the_owner_seeking_his_new_road_in_a_slot_needs_no_free_slot_10_1b3d_10_1d(game, slot):
     """§10.1B3d: "You can be first President by asking to control this new RR"; §10.1D2: "If you
     incorporate a PC, you can circle that PC for one of your two choices."  An owner who names
     the new road in a slot himself already seeks it there: with his other slot held he is not
-    told that no slot was free, and he presides both."""
+    told that no slot was free, and he presides both, in the slots he named."""
     from pbm.cr.engine.elections import elections
     from pbm.cr.orders import Orders
 
@@ -216,11 +217,39 @@ def test_the_owner_seeking_his_new_road_in_a_slot_needs_no_free_slot_10_1b3d_10_
     nyc, penn, p2 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.players[2]
     _give(ctx, "NYC", 2, 100)
     _give(ctx, "PENN", 2, 200)
-    _preside(ctx, "NYC", 2, 2)
+    _preside(ctx, "NYC", 2, 3 - slot)
     penn.president_id = None
     ctx.scratch.president_wants["PENN"] = [2]
-    ctx.orders[2] = Orders(control=["PENN", None])
+    ctx.orders[2] = Orders(control=["PENN", None] if slot == 1 else [None, "PENN"])
     elections(ctx)
     assert _kinds(ctx, "control-void") == []
     assert (penn.president_id, nyc.president_id) == (p2.id, p2.id)
-    assert (p2.slot1_id, p2.slot2_id) == (penn.id, nyc.id)
+    assert (p2.slot1_id, p2.slot2_id) == ((penn.id, nyc.id) if slot == 1 else (nyc.id, penn.id))
+
+
+def test_the_owner_of_a_new_road_takes_the_empty_slot_and_keeps_the_held_one_10_1b3d_10_1d(three_roads):
+    """§10.1B3d, §10.1D1 ("You may seek to be elected President of TWO Railroads"): the owner
+    who asked to preside over his new road seeks it in his empty slot, never in the slot of the
+    road he presides (which he keeps); with both slots held he is told that no slot was free and
+    keeps both."""
+    from pbm.cr.engine.elections import elections
+
+    s, g = three_roads
+    ctx = _ctx(s, g)
+    nyc, penn, ba, p2, p3 = (ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.railroads["B&A"], ctx.players[2],
+                             ctx.players[3])
+    _give(ctx, "NYC", 2, 100)
+    _give(ctx, "PENN", 2, 200)
+    _preside(ctx, "NYC", 2, 1)
+    _give(ctx, "B&A", 3, 100)
+    _give(ctx, "PENN", 3, 150)
+    _give(ctx, "NYC", 3, 70)
+    _preside(ctx, "B&A", 3, 1)
+    _preside(ctx, "NYC", 3, 2)  # (as if he presided it: he is outvoted there)
+    penn.president_id = None
+    ctx.scratch.president_wants["PENN"] = [2, 3]
+    elections(ctx)
+    assert (nyc.president_id, penn.president_id, ba.president_id) == (p2.id, p2.id, p3.id)
+    assert (p2.slot1_id, p2.slot2_id) == (nyc.id, penn.id)
+    assert [e["player_number"] for e in _kinds(ctx, "control-void")] == [3]
+    assert (p3.slot1_id, p3.slot2_id) == (ba.id, None)
