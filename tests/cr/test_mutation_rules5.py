@@ -253,3 +253,30 @@ def test_the_owner_of_a_new_road_takes_the_empty_slot_and_keeps_the_held_one_10_
     assert (p2.slot1_id, p2.slot2_id) == (nyc.id, penn.id)
     assert [e["player_number"] for e in _kinds(ctx, "control-void")] == [3]
     assert (p3.slot1_id, p3.slot2_id) == (ba.id, None)
+
+
+def test_a_failed_bid_falling_back_to_the_survivor_of_a_merger_fills_one_slot_not_two_10_1d4(three_roads):
+    """§10.1D4: "If you change a RR in one slot and fail, the computer will only attempt to return
+    you to the presidency of the original RR in that slot."  A tycoon who presided the NYC (slot 1)
+    and the B&A (slot 2, merged into the NYC this turn) and who seeks the PENN in slot 1 but is
+    outvoted falls back to the NYC in slot 1; the NYC is then his road in one slot only (§10.1D1:
+    two slots for two railroads), and slot 2 is free for another road."""
+    from pbm.cr.engine.elections import elections
+    from pbm.cr.orders import Orders
+
+    s, g = three_roads
+    ctx = _ctx(s, g)
+    nyc, penn, ba, p1, p2 = (ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.railroads["B&A"], ctx.players[1],
+                             ctx.players[2])
+    _give(ctx, "NYC", 1, 200)
+    _give(ctx, "PENN", 1, 200)
+    _give(ctx, "PENN", 2, 300)
+    _preside(ctx, "NYC", 1, 1)
+    _preside(ctx, "B&A", 1, 2)
+    _preside(ctx, "PENN", 2, 1)
+    ba.status, ba.president_id = "merged", None
+    ctx.scratch.merged_into["B&A"] = "NYC"
+    ctx.orders[1] = Orders(control=["PENN", None])
+    elections(ctx)
+    assert (penn.president_id, nyc.president_id) == (p2.id, p1.id)
+    assert (p1.slot1_id, p1.slot2_id) == (nyc.id, None)
