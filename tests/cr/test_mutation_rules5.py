@@ -280,3 +280,33 @@ def test_a_failed_bid_falling_back_to_the_survivor_of_a_merger_fills_one_slot_no
     elections(ctx)
     assert (penn.president_id, nyc.president_id) == (p2.id, p1.id)
     assert (p1.slot1_id, p1.slot2_id) == (nyc.id, None)
+
+
+@pytest.mark.parametrize("merged", [False, True])
+def test_one_road_named_in_both_slots_fills_one_and_the_other_keeps_its_road_10_1d(three_roads, merged):
+    """§10.1D1: two slots for two railroads; a road named in both fills one slot, and the other
+    slot keeps the road held there ("If you substitute another railroad for control, if the
+    substituted control attempt fails, you will try to keep control of the original railroad in
+    that spot").  Also when the road held in slot 2 is the B&A merged this turn into the NYC of
+    slot 1 (§4.13: the slot holds the survivor)."""
+    from pbm.cr.engine.elections import elections
+    from pbm.cr.orders import Orders
+
+    s, g = three_roads
+    ctx = _ctx(s, g)
+    nyc, penn, ba, p1 = ctx.railroads["NYC"], ctx.railroads["PENN"], ctx.railroads["B&A"], ctx.players[1]
+    _give(ctx, "NYC", 1, 200)
+    _give(ctx, "PENN", 1, 200)
+    _give(ctx, "B&A", 1, 100)
+    if merged:
+        _preside(ctx, "NYC", 1, 1)
+        _preside(ctx, "B&A", 1, 2)
+        ba.status, ba.president_id = "merged", None
+        ctx.scratch.merged_into["B&A"] = "NYC"
+    else:
+        _preside(ctx, "B&A", 1, 2)
+    ctx.orders[1] = Orders(control=["PENN", "PENN"])
+    elections(ctx)
+    kept = nyc if merged else ba
+    assert (penn.president_id, kept.president_id) == (p1.id, p1.id)
+    assert (p1.slot1_id, p1.slot2_id) == (penn.id, kept.id)
