@@ -310,3 +310,28 @@ def test_one_road_named_in_both_slots_fills_one_and_the_other_keeps_its_road_10_
     kept = nyc if merged else ba
     assert (penn.president_id, kept.president_id) == (p1.id, p1.id)
     assert (p1.slot1_id, p1.slot2_id) == (penn.id, kept.id)
+
+
+def test_a_tie_for_president_goes_to_the_incumbent_even_with_the_higher_number_4_14c_e_10_1d(game):
+    """§4.14C: "The Director with the highest number of shares who wants to be President is
+    elected"; ruling E-10.1D: a tie goes to the incumbent, then to the lower player number.  Tycoon
+    3 presides the NYC with 200 shares; tycoon 2, with 200 too, seeks it and is not elected (the
+    lower number does not beat the incumbent); on the PENN, with no incumbent, tycoon 1 beats
+    tycoon 4 on a tie."""
+    from pbm.cr.engine.elections import elections
+    from pbm.cr.orders import Orders
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    _give(ctx, "NYC", 2, 200)
+    _give(ctx, "NYC", 3, 200)
+    _preside(ctx, "NYC", 3, 1)
+    _give(ctx, "PENN", 1, 300)
+    _give(ctx, "PENN", 4, 300)
+    penn.president_id = None
+    ctx.orders.update({2: Orders(control=["NYC", None]), 4: Orders(control=["PENN", None]),
+                       1: Orders(control=["PENN", None])})
+    elections(ctx)
+    assert nyc.president_id == ctx.players[3].id and ctx.players[2].slot1_id is None
+    assert penn.president_id == ctx.players[1].id and ctx.players[4].slot1_id is None
