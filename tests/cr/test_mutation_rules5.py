@@ -335,3 +335,29 @@ def test_a_tie_for_president_goes_to_the_incumbent_even_with_the_higher_number_4
     elections(ctx)
     assert nyc.president_id == ctx.players[3].id and ctx.players[2].slot1_id is None
     assert penn.president_id == ctx.players[1].id and ctx.players[4].slot1_id is None
+
+
+# --------------------------------------------------------------------------- privates: §2.4E ties
+def test_equal_pc_bids_are_settled_by_the_turns_pc_ties_draws_not_by_player_number_2_4e(game):
+    """§2.4E: "PCs are sold to the player bidding the highest price"; equal highest bids are
+    settled at random (``private_company_purchases``: "ties are broken at random"), one draw of
+    the turn's `pc-ties` stream a bidder in player-number order, the lowest draw winning.  With
+    draws 0.9 for tycoon 1 and 0.1 for tycoon 2, tycoon 2 buys the LS; a higher bid still beats
+    any draw (tycoon 3's MC)."""
+    from pbm.cr.engine.privates import private_company_purchases
+    from pbm.cr.orders import Orders, PCBid
+
+    s, g = game
+    ctx = _ctx(s, g)
+    for n in (1, 2, 3, 4):
+        ctx.players[n].cash = 5_000
+    ctx.orders.update({1: Orders(pc_bids=[PCBid("LS", 1_000, 1), PCBid("MC", 800, 2)]),
+                       2: Orders(pc_bids=[PCBid("LS", 1_000, 1)]),
+                       3: Orders(pc_bids=[PCBid("MC", 801, 1)]),
+                       4: Orders(pc_bids=[PCBid("MC", 800, 1)])})
+    purposes: list = []
+    ctx.rng = _Draws([0.9, 0.1, 0.0, 0.5, 0.6], purposes)  # LS: p1, p2; MC: p3, p1, p4
+    private_company_purchases(ctx)
+    assert purposes == ["pc-ties"]
+    assert ctx.pcs["LS"].owner_id == ctx.players[2].id and ctx.pcs["MC"].owner_id == ctx.players[3].id
+    assert [ctx.players[n].cash for n in (1, 2, 3, 4)] == [5_000, 4_000, 4_199, 5_000]
