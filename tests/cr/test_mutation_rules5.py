@@ -361,3 +361,49 @@ def test_equal_pc_bids_are_settled_by_the_turns_pc_ties_draws_not_by_player_numb
     assert purposes == ["pc-ties"]
     assert ctx.pcs["LS"].owner_id == ctx.players[2].id and ctx.pcs["MC"].owner_id == ctx.players[3].id
     assert [ctx.players[n].cash for n in (1, 2, 3, 4)] == [5_000, 4_000, 4_199, 5_000]
+
+
+def _own(ctx, code, player, *, paid=0, for_sale=False, ask=None, offered=None):
+    pc = ctx.pcs[code]
+    pc.status, pc.owner_id, pc.paid = "owned", player.id, paid
+    pc.for_sale, pc.asking_price, pc.offered_turn = for_sale, ask, offered
+    return pc
+
+
+def test_a_tycoon_with_one_pc_keeps_only_his_first_bid_in_sequence_whatever_the_map_order_10_1b1_2_4e(game):
+    """§10.1B ("If you own one PC, you can bid for one more PC"): a tycoon who owns one PC and bids
+    for two keeps only the bid of sequence 1 — the MC, though the LS (bid second) comes first on
+    the map and would be sold first — and is not told that the dropped bid was low."""
+    from pbm.cr.engine.privates import private_company_purchases
+    from pbm.cr.orders import Orders, PCBid
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1 = ctx.players[1]
+    p1.cash = 5_000
+    _own(ctx, "P&FW", p1, paid=650)
+    ctx.orders[1] = Orders(pc_bids=[PCBid("MC", 760, 1), PCBid("LS", 1_000, 2), PCBid("NYNH", 1, 3)])
+    private_company_purchases(ctx)
+    assert ctx.pcs["MC"].owner_id == p1.id and ctx.pcs["LS"].status == "bank" and p1.cash == 4_240
+    assert _kinds(ctx, "pc-bid-low") == []
+
+
+def test_an_owner_offers_each_pc_he_names_to_sell_whatever_his_other_pc_orders_10_1b1(game):
+    """§10.1B: "For any PC you own you may take ONE of these actions": SELL (1), MERGE (2) or
+    INCORPORATE (3).  Offering a PC for sale is decided PC by PC: a merge order for one PC, or a
+    sell order for a PC that is not his (or another's bought this turn), does not stop his order to
+    sell the next one."""
+    from pbm.cr.engine.privates import private_company_offers
+    from pbm.cr.orders import Orders, PCAction
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    _own(ctx, "LS", p1, paid=1_000)
+    mc = _own(ctx, "MC", p1, paid=1_000)
+    nynh = _own(ctx, "NYNH", p2, paid=1_000)
+    ctx.orders.update({1: Orders(pc_actions=[PCAction("LS", "merge", railroad="NYC"), PCAction("MC", "sell", 1_000)]),
+                       2: Orders(pc_actions=[PCAction("LS", "sell", 1_000), PCAction("NYNH", "sell", 1_000)])})
+    private_company_offers(ctx)
+    assert ctx.pcs["LS"].for_sale is False
+    assert (mc.for_sale, mc.asking_price, nynh.for_sale, nynh.asking_price) == (True, 1_000, True, 1_000)
