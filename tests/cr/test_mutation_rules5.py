@@ -407,3 +407,14 @@ def test_an_owner_offers_each_pc_he_names_to_sell_whatever_his_other_pc_orders_1
     private_company_offers(ctx)
     assert ctx.pcs["LS"].for_sale is False
     assert (mc.for_sale, mc.asking_price, nynh.for_sale, nynh.asking_price) == (True, 1_000, True, 1_000)
+
+
+# --------------------------------------------------------------------------- tables: §4.5C, §4.17
+def test_maximum_efficiency_of_a_road_with_lion_engines_by_default_4_5c_4_17():
+    """§4.17: "In 1841, only the Lion engine is available": a railroad's engine, unless named, is
+    the Lion (1); its maximum efficiency falls 3 points a generation behind the best (ruling
+    E-4.17): with the American (3) the best, a road with Lions tops out at 93."""
+    from pbm.cr.engine.tables import max_efficiency
+
+    assert max_efficiency(1000, best=3) == 93 == max_efficiency(1000, 1, 3)
+    assert max_efficiency(1000) == 99
