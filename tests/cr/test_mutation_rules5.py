@@ -418,3 +418,20 @@ def test_maximum_efficiency_of_a_road_with_lion_engines_by_default_4_5c_4_17():
 
     assert max_efficiency(1000, best=3) == 93 == max_efficiency(1000, 1, 3)
     assert max_efficiency(1000) == 99
+
+
+# --------------------------------------------------------------------------- elections: §6.5 splits
+def test_a_stock_between_100_and_200_splits_2_for_1_6_5(game):
+    """§6.5: "If the price of a stock should exceed $100 at the end of a turn, the stock will
+    split.  A stock can split 2 for 1, 3 for 1, or some higher integer ratio": at $150.01 the
+    smallest ratio is 2 (shares doubled, price halved and rounded down: $75.00)."""
+    from pbm.cr.engine.elections import stock_splits
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.price = 150.01
+    issued, held = nyc.shares_issued, nyc.holdings[0].shares
+    stock_splits(ctx)
+    assert (nyc.price, nyc.shares_issued, nyc.holdings[0].shares) == (75.0, 2 * issued, 2 * held)
+    assert [(e["railroad"], e["data"]) for e in _kinds(ctx, "split")] == [("NYC", {"ratio": 2})]
