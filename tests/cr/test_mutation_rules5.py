@@ -361,6 +361,8 @@ def test_equal_pc_bids_are_settled_by_the_turns_pc_ties_draws_not_by_player_numb
     assert purposes == ["pc-ties"]
     assert ctx.pcs["LS"].owner_id == ctx.players[2].id and ctx.pcs["MC"].owner_id == ctx.players[3].id
     assert [ctx.players[n].cash for n in (1, 2, 3, 4)] == [5_000, 4_000, 4_199, 5_000]
+    assert [(e["player_number"], e["amount"], e["data"]) for e in _kinds(ctx, "pc-sold")] == [
+        (2, 1_000, {"pc": "LS"}), (3, 801, {"pc": "MC"})]  # what the turn's news and reports read
 
 
 def _own(ctx, code, player, *, paid=0, for_sale=False, ask=None, offered=None):
