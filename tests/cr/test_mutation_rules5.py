@@ -375,19 +375,23 @@ def _own(ctx, code, player, *, paid=0, for_sale=False, ask=None, offered=None):
 def test_a_tycoon_with_one_pc_keeps_only_his_first_bid_in_sequence_whatever_the_map_order_10_1b1_2_4e(game):
     """§10.1B ("If you own one PC, you can bid for one more PC"): a tycoon who owns one PC and bids
     for two keeps only the bid of sequence 1 — the MC, though the LS (bid second) comes first on
-    the map and would be sold first — and is not told that the dropped bid was low."""
+    the map and would be sold first — and is not told that the dropped bid was low; a tycoon who
+    owns two may not bid at all ("If you do not own two Private Companies, you may BID FOR a PC")."""
     from pbm.cr.engine.privates import private_company_purchases
     from pbm.cr.orders import Orders, PCBid
 
     s, g = game
     ctx = _ctx(s, g)
-    p1 = ctx.players[1]
-    p1.cash = 5_000
+    p1, p2 = ctx.players[1], ctx.players[2]
+    p1.cash = p2.cash = 5_000
     _own(ctx, "P&FW", p1, paid=650)
+    _own(ctx, "ERIE", p2, paid=650)
+    _own(ctx, "B&A", p2, paid=650)
     ctx.orders[1] = Orders(pc_bids=[PCBid("MC", 760, 1), PCBid("LS", 1_000, 2), PCBid("NYNH", 1, 3)])
+    ctx.orders[2] = Orders(pc_bids=[PCBid("NYNH", 1, 1)])  # owns two: may not bid at all
     private_company_purchases(ctx)
     assert ctx.pcs["MC"].owner_id == p1.id and ctx.pcs["LS"].status == "bank" and p1.cash == 4_240
-    assert _kinds(ctx, "pc-bid-low") == []
+    assert _kinds(ctx, "pc-bid-low") == [] and p2.cash == 5_000
 
 
 def test_an_owner_offers_each_pc_he_names_to_sell_whatever_his_other_pc_orders_10_1b1(game):
