@@ -7,7 +7,7 @@ import math
 
 from pbm.cr.engine import tables
 from pbm.cr.engine.context import TurnContext, account, floor_cents, floor_money, loaded
-from pbm.models import Player, Railroad
+from pbm.models import Railroad
 
 
 def split_ratio(price: float) -> int:
