@@ -7,7 +7,7 @@ import math
 
 from pbm.cr.engine import tables
 from pbm.cr.engine.context import TurnContext, account, floor_cents, floor_money, loaded
-from pbm.models import Player, Railroad
+from pbm.models import Railroad
 
 
 def split_ratio(price: float) -> int:
@@ -128,6 +128,8 @@ def elections(ctx: TurnContext) -> None:
             code = first if stage[n][i] == 0 else fallback if stage[n][i] == 1 else None
             won = code if code and winners.get(code) == n else None
             slot_ids.append(ctx.railroads[won].id if won else None)
+        if slot_ids[0] is not None and slot_ids[0] == slot_ids[1]:
+            slot_ids[1] = None  # §10.1D1: one road, one slot (a fallback met a merged road's survivor)
         player.slot1_id, player.slot2_id = slot_ids
 
 
