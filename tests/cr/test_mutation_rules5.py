@@ -1,0 +1,211 @@
+"""The turn context, its plain rows and its writes, measured by mutation testing (issue 31, part 2:
+``pbm/cr/engine/context.py``, ``rows.py``, ``writes.py``).
+
+Each test pins an outcome the rules or the engine's bookkeeping depend on (the ledger that moves
+every dollar, net worth as §3.5A defines it, the rounding of §1.0, the rows a turn writes back), so
+that changing it in the engine makes the test fail; the rule section is named where there is one
+(/work/shared/seeds/continental-rails-II-rules.txt).  ``scripts/mutation_cr.py`` reruns the
+mutation tests; the scores and the equivalent mutants that survive are in docs/cr/rules-map.md,
+"Mutation testing".  All on the tiny hand-built game of ``tests/cr/helpers.py`` (SQLite), each
+well under a second.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pbm.cr.engine.context import EngineError, TurnContext
+from pbm.db import session_scope
+from tests.cr.helpers import tiny_game
+
+
+@pytest.fixture
+def game(sqlite_url):
+    with session_scope(sqlite_url) as s:
+        yield s, tiny_game(s)
+
+
+# ------------------------------------------------------------------------- the ledger (§1.0)
+def test_the_ledger_moves_every_dollar_and_records_each_payment_in_order(game):
+    """Every movement of money goes through ``ctx.pay``: the payer loses and the payee gains the
+    amount in whole dollars (fractions rounded down, §1.0), the Bank and the Public are unbounded
+    sources, each payment is one ledger entry numbered in order, a payment of $0 is no entry, and
+    a negative payment, a payment to oneself or to an unknown account is an engine error."""
+    s, g = game
+    ctx = TurnContext(s, g)
+    p1, nyc = ctx.players[1], ctx.railroads["NYC"]
+    cash, rr_cash = p1.cash, nyc.cash
+    assert ctx.pay("rr:NYC", "player:1", 100.9, "13.2", "dividend") == 100
+    assert (p1.cash, nyc.cash) == (cash + 100, rr_cash - 100)
+    assert ctx.pay("bank", "player:1", 0, "1", "loan") == 0
+    assert ctx.pay("bank", "public", 7, "1", "x" * 130) == 7
+    assert ctx.pay("player:1", "bank", 30, "2", "repay") == 30
+    assert p1.cash == cash + 70 and nyc.cash == rr_cash - 100
+    assert [(e["seq"], e["step"], e["source"], e["target"], e["amount"], e["turn"], e["game_id"])
+            for e in ctx.ledger] == [(1, "13.2", "rr:NYC", "player:1", 100, g.turn, g.id),
+                                     (2, "1", "bank", "public", 7, g.turn, g.id),
+                                     (3, "2", "player:1", "bank", 30, g.turn, g.id)]
+    assert [e["memo"] for e in ctx.ledger] == ["dividend", "x" * 120, "repay"]
+    with pytest.raises(EngineError):
+        ctx.pay("bank", "player:1", -1, "1", "loan")
+    with pytest.raises(EngineError):
+        ctx.pay("player:1", "player:1", 5, "1", "loan")
+    with pytest.raises(EngineError):
+        ctx.pay("treasury:NYC", "player:1", 5, "1", "loan")
+    assert len(ctx.ledger) == 3 and p1.cash == cash + 70
+    assert ctx.start_balances["player:1"] == cash and ctx.start_balances["rr:NYC"] == rr_cash
+    assert set(ctx.balances()) == {f"player:{n}" for n in (1, 2, 3, 4)} | {"rr:NYC", "rr:PENN"}
+    assert ctx.balances()["player:1"] == cash + 70 and ctx.balances()["rr:NYC"] == rr_cash - 100
+
+
+def test_events_are_numbered_in_order_with_whole_dollar_amounts_and_their_readers(game):
+    """The turn log the reports are made from: each event numbered in order, its amount in whole
+    dollars (None when it has none), the tycoons it is private to listed once each in order."""
+    s, g = game
+    ctx = TurnContext(s, g)
+    ctx.event("6.2", "§6.3", "trade", "A trade.", player=2, railroad="NYC", amount=12.7)
+    ctx.event("7.4", "§11.1", "bank-failure", "A bank fails.", private_to=[3, 1, 3])
+    first, second = ctx.events
+    assert (first["seq"], first["amount"], first["player_number"], first["railroad"], first["private_to"],
+            first["data"], first["headline"], first["turn"], first["game_id"]) == \
+        (1, 12, 2, "NYC", None, {}, False, g.turn, g.id)
+    assert (second["seq"], second["amount"], second["private_to"], second["kind"]) == (2, None, [1, 3], "bank-failure")
+
+
+# ---------------------------------------------------------------------- rounding (§1.0)
+def test_money_is_rounded_down_and_interest_up_to_the_dollar_and_the_cent_1_0():
+    """§1.0: "Any fractions are rounded down, except that the Bank rounds up when charging
+    interest on loans".  A whole amount stays as it is (a float a hair off it, from arithmetic,
+    is read as the whole amount); prices round to the cent the same way."""
+    from pbm.cr.engine.context import ceil_cents, ceil_money, floor_cents, floor_money
+
+    assert [floor_money(x) for x in (5.0, 5.999, 4.9999999999, -0.5, 0.1 + 0.2)] == [5, 5, 5, -1, 0]
+    assert [ceil_money(x) for x in (5.0, 5.001, 5.0000000001, 0.0, -0.5)] == [5, 6, 5, 0, 0]
+    assert [floor_cents(x) for x in (1.239, 1.23, 0.1 + 0.2, 2.0)] == [1.23, 1.23, 0.3, 2.0]
+    assert [ceil_cents(x) for x in (1.231, 1.23, 0.1 + 0.2, 2.0)] == [1.24, 1.23, 0.3, 2.0]
+
+
+# ------------------------------------------------------------------------ net worth (§3.5A)
+def test_net_worth_is_cash_plus_stock_plus_pcs_at_most_20_a_mile_minus_the_loan_3_5a(game):
+    """§3.5A: "cash plus stock value plus PC value minus debt"; stock at the current price per
+    share (each holding's value rounded down, §1.0), a short sale owing its shares at that price
+    (§6.2); a PC at what was paid, "but the bank will not appraise them at any figure higher than
+    $20/mile"; only PCs the tycoon owns; the loan to a railroad is not counted (§4.4E).
+    ``net_worths`` gives every tycoon's figure in one pass, the same as ``net_worth``."""
+    s, g = game
+    ctx = TurnContext(s, g)
+    p1, p2 = ctx.players[1], ctx.players[2]
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    for p in ctx.players.values():
+        for h in p.holdings:
+            h.shares = 0
+    p1.cash, p1.loan = 1_000, 300
+    nyc.price, penn.price = 20.5, 3.3
+    ctx.holding(p1, nyc).shares = 3  # 61.5: $61
+    h = ctx.holding(p1, penn)
+    h.shares, h.short = 10, 7  # 33 - 23.1: 33 - 23 = $10
+    nyc.president_id, nyc.president_debt = p1.id, 5_000  # owed to him by his road: not counted
+    erie, lake_shore, boston = ctx.pcs["ERIE"], ctx.pcs["LS"], ctx.pcs["B&A"]
+    erie.status, erie.owner_id, erie.paid = "owned", p1.id, 9_000  # 287 miles: appraised at $5,740
+    lake_shore.status, lake_shore.owner_id, lake_shore.paid = "owned", p1.id, 1_000  # under $20 a mile
+    boston.status, boston.owner_id, boston.paid = "bank", p1.id, 4_000  # not owned: not counted
+    assert ctx.pc_value(erie) == 5_740 and ctx.pc_value(lake_shore) == 1_000
+    assert ctx.net_worth(p1) == 1_000 + 61 + 10 + 5_740 + 1_000 - 300
+    p2.cash, p2.loan = 50, 80
+    assert ctx.net_worth(p2) == -30
+    assert ctx.net_worths() == {1: 7_511, 2: -30, 3: ctx.players[3].cash, 4: ctx.players[4].cash}
+    assert ctx.shares(p1, nyc) == 3 and ctx.shares(p2, nyc) == 0
+    assert ctx.player_shares(penn) == 10
+
+
+def test_a_holding_is_made_empty_once_and_directors_are_listed_by_number_4_14a(game):
+    """A tycoon's first shares of a road go into a new, empty holding (no shares, no short sale,
+    not a director: §4.14A elects directors at the end of the turn), listed with the tycoon's and
+    the road's holdings and found again the next time.  The directors are those elected last
+    turn, by tycoon number."""
+    s, g = game
+    ctx = TurnContext(s, g)
+    p1, p3, nyc = ctx.players[1], ctx.players[3], ctx.railroads["NYC"]
+    old = ctx.holdings.pop((p1.id, nyc.id))
+    p1.holdings.remove(old)
+    nyc.holdings.remove(old)
+    h = ctx.holding(p1, nyc)
+    assert (h.shares, h.short, h.director, h.player_id, h.railroad_id) == (0, 0, False, p1.id, nyc.id)
+    assert h.player is p1 and h.railroad is nyc
+    assert h in p1.holdings and h in nyc.holdings and ctx.holdings[(p1.id, nyc.id)] is h
+    assert ctx.holding(p1, nyc) is h and p1.holdings.count(h) == 1 and nyc.holdings.count(h) == 1
+    assert ctx.directors(nyc) == []
+    ctx.holding(p3, nyc).director = True
+    h.director = True
+    assert [p.number for p in ctx.directors(nyc)] == [1, 3]
+
+
+# --------------------------------------------------------------------- the map and the roads
+def test_roads_lines_rows_towns_and_regions_as_the_rules_read_them_2_7b_4_7a(game):
+    """The queries every step asks: the roads that operate (active or bankrupt, §4.11B) in
+    founding order; a road's lines by route number, its miles, its one unbuilt RoW (§4.7A: found
+    again after the routes change), the towns its lines reach and the regions of their starred
+    towns (§2.7B); the routes at a town (a route from a town to itself listed once)."""
+    s, g = game
+    ctx = TurnContext(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    assert [r.code for r in ctx.active()] == ["NYC", "PENN"]
+    nyc.status = "bankrupt"
+    penn.status = "merged"
+    assert [r.code for r in ctx.active()] == ["NYC"]
+    penn.status = "active"
+    assert ctx.row_of(nyc) is None
+    row = ctx.routes["NY2"]
+    row.owner_id = nyc.id
+    assert ctx.row_of(nyc) is None  # remembered until the routes change
+    ctx.routes_changed()
+    assert ctx.row_of(nyc) is row and ctx.row_of(penn) is None
+    ctx.routes["ERIE"].owner_id = penn.id  # a PC line owned, not a RoW
+    ctx.routes_changed()
+    assert ctx.row_of(penn) is None
+    from pbm.cr.engine.construction import _add_line
+
+    _add_line(ctx, nyc, ctx.routes["PA1"])  # route 11
+    _add_line(ctx, nyc, row)  # route 10: built, no longer a RoW
+    ctx.routes_changed()
+    assert ctx.row_of(nyc) is None
+    assert [r.code for r in ctx.line_routes(nyc)] == ["NYC", "NY2", "PA1"]
+    assert [ctx.route_by_id[line.route_id].code for line in ctx.lines_of(nyc)] == ["NYC", "NY2", "PA1"]
+    assert ctx.miles(nyc) == 148 + 203 + 90
+    names = {t.id: t.name for t in ctx.towns.values()}
+    assert {names[t] for t in ctx.towns_of(nyc)} == {"New York", "Albany", "Buffalo", "Philadelphia"}
+    assert ctx.regions_of(nyc) == {"Atlantic", "Great Lakes"}  # Albany has no star
+    assert ctx.regions_of(penn) == {"Atlantic", "Ohio"}
+    albany = next(t for t in ctx.towns.values() if t.name == "Albany")
+    assert sorted(r.code for r in ctx.routes_at(albany.id)) == ["B&A", "ERIE", "NY2", "NYC"]
+    assert ctx.routes_at(-1) == []
+    loop = ctx.routes["IN4"]
+    loop.b_id = loop.a_id
+    ctx._routes_at = None
+    assert [r.code for r in ctx.routes_at(loop.a_id)].count("IN4") == 1
+
+
+def test_a_road_is_run_by_the_computer_without_a_human_president_3_1(game):
+    """§3.1: open seats are played by the computer; a road with no president is run by it too."""
+    s, g = game
+    ctx = TurnContext(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.president_id = None
+    assert ctx.president_is_computer(nyc)
+    nyc.president_id = ctx.players[2].id
+    assert ctx.president_is_computer(nyc)
+    ctx.players[2].human = True
+    assert not ctx.president_is_computer(nyc)
+    assert ctx.player(2) is ctx.players[2] and ctx.player(None) is None and ctx.player(9) is None
+
+
+def test_the_turns_randomness_is_its_own_stream_per_purpose(game):
+    """Every draw comes from ``ctx.rng(purpose)``: the game's seed, the turn and the purpose fix
+    it, so a turn replays exactly, and two purposes draw independently."""
+    from pbm.rng import generator
+
+    s, g = game
+    ctx = TurnContext(s, g)
+    assert ctx.rng("public-market").integers(0, 10**9, 5).tolist() == \
+        generator(g.seed, g.turn, "public-market").integers(0, 10**9, 5).tolist()
+    assert ctx.rng("public-market").random() != ctx.rng("bank-failures").random()
