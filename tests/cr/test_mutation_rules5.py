@@ -209,3 +209,108 @@ def test_the_turns_randomness_is_its_own_stream_per_purpose(game):
     assert ctx.rng("public-market").integers(0, 10**9, 5).tolist() == \
         generator(g.seed, g.turn, "public-market").integers(0, 10**9, 5).tolist()
     assert ctx.rng("public-market").random() != ctx.rng("bank-failures").random()
+
+
+# ------------------------------------------------------------ the turn's rows (rows.py)
+def _statements(s):
+    """The statements the session's engine sends, as a list filled while the test runs."""
+    from sqlalchemy import event
+
+    sent: list[str] = []
+    engine = s.get_bind()
+
+    def seen(_conn, _cursor, statement, *_args) -> None:
+        sent.append(statement.split()[0].upper())
+
+    event.listen(engine, "before_cursor_execute", seen)
+    return sent, lambda: event.remove(engine, "before_cursor_execute", seen)
+
+
+def test_a_new_row_has_the_models_defaults_and_its_key_when_inserted_now(game):
+    """A row the turn makes (a new railroad at §4.3A1's incorporation, a new holding) has the
+    model's Python-side defaults, as the ORM's insert would give it (each list its own), the
+    values given, and no key until it is inserted: ``insert_now`` gives the rows named their
+    keys (the next ones the database would give) and inserts them at once, the others wait for
+    the turn's write; a change made afterwards to a row inserted now is written by that write."""
+    from sqlalchemy import select
+
+    from pbm.models import Player, Railroad
+
+    s, g = game
+    ctx = TurnContext(s, g)
+    top = s.scalar(select(Player.id).order_by(Player.id.desc()).limit(1))
+    first = ctx.rows.new(Player, game_id=g.id, number=5, character="Tycoon 5")
+    second = ctx.rows.new(Player, game_id=g.id, number=6, character="Tycoon 6", cash=77)
+    assert (first.id, first.cash, first.loan, first.name, first.human, first.personality, first.slot1_id,
+            first.bonuses_claimed, first.mogul_fraction) == (None, 0, 0, "", False, "builder", None, [], 0.0)
+    assert second.cash == 77 and first.bonuses_claimed is not second.bonuses_claimed
+    rr = ctx.rows.new(Railroad, game_id=g.id, code="LS", name="LS line", number=3, status="active",
+                      founded_turn=1, price=12.0, efficiency=90, locomotive=1)
+    assert rr.technologies == [] and rr.regions_at_start == [] and rr.president_id is None
+    ctx.rows.insert_now([second])
+    assert second.id == top + 1 and first.id is None
+    assert s.scalar(select(Player.cash).where(Player.id == second.id)) == 77
+    second.cash = 88  # changed after its insert: written by the turn's write
+    ctx.write_rows()
+    assert first.id == top + 2
+    got = dict(s.execute(select(Player.number, Player.cash).where(Player.game_id == g.id)).all())
+    assert got[5] == 0 and got[6] == 88
+    assert s.scalar(select(Railroad.technologies).where(Railroad.id == rr.id)) == []
+
+
+def test_a_row_made_and_deleted_in_the_same_turn_is_never_written(game):
+    """A new row deleted before the write (a line built and lost in one turn) costs no
+    statement; a loaded row deleted is one DELETE, and the session lets go of its ORM row."""
+    from sqlalchemy import inspect, select
+
+    from pbm.models import Holding, Line
+
+    s, g = game
+    ctx = TurnContext(s, g)
+    from pbm.cr.engine.construction import _add_line
+
+    nyc = ctx.railroads["NYC"]
+    _add_line(ctx, nyc, ctx.routes["PA1"])
+    made = nyc.lines.pop()
+    ctx.rows.delete(made)
+    ctx.routes["PA1"].owner_id = None
+    sent, stop = _statements(s)
+    try:
+        ctx.write_rows()
+    finally:
+        stop()
+    assert sent == []  # nothing changed, nothing made, nothing deleted
+    assert s.scalar(select(Line.id).where(Line.route_id == ctx.routes["PA1"].id)) is None
+    first = min(ctx.holdings.values(), key=lambda h: h.id)
+    orm = s.get(Holding, first.id)
+    ctx.rows.delete(first)
+    sent, stop = _statements(s)
+    try:
+        ctx.write_rows()
+    finally:
+        stop()
+    assert sent == ["DELETE"]
+    assert inspect(orm).detached and s.get(Holding, first.id) is None
+
+
+def test_a_json_value_changed_deep_in_place_is_a_change(game):
+    """The loaded values of JSON columns are kept as frozen copies: a list appended to or a value
+    changed in a nested list is written; a list set to an equal list is no change."""
+    from sqlalchemy import select
+
+    from pbm.models import Railroad
+
+    s, g = game
+    ctx = TurnContext(s, g)
+    nyc, penn = ctx.railroads["NYC"], ctx.railroads["PENN"]
+    nyc.regions_at_start = ["Atlantic", ["x"]]
+    ctx.write_rows()
+    nyc.regions_at_start[1].append("y")
+    penn.technologies = list(penn.technologies)  # equal: not written
+    sent, stop = _statements(s)
+    try:
+        ctx.write_rows()
+    finally:
+        stop()
+    assert sent == ["UPDATE"]
+    assert s.scalar(select(Railroad.regions_at_start).where(Railroad.id == nyc.id)) == ["Atlantic", ["x", "y"]]
