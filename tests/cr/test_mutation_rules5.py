@@ -314,3 +314,68 @@ def test_a_json_value_changed_deep_in_place_is_a_change(game):
         stop()
     assert sent == ["UPDATE"]
     assert s.scalar(select(Railroad.regions_at_start).where(Railroad.id == nyc.id)) == ["Atlantic", ["x", "y"]]
+
+
+def test_a_value_not_loaded_is_read_through_the_orm(game):
+    """``loaded`` reads two values from a row's loaded values, and an attribute not loaded (an
+    ORM row expired) through the ORM, which loads it: the value is always the attribute's."""
+    from sqlalchemy import select
+
+    from pbm.cr.engine.context import loaded
+    from pbm.models import Route
+
+    s, g = game
+    route = s.scalar(select(Route).where(Route.game_id == g.id, Route.code == "NYC"))
+    a, b = route.a_id, route.b_id
+    s.expire(route)
+    assert "a_id" not in route.__dict__
+    assert loaded(route, "a_id", "b_id") == (a, b)
+    assert loaded(route, "b_id", "a_id") == (b, a)
+
+
+def test_the_turns_log_goes_in_one_driver_level_insert_a_table_on_sqlite(game):
+    """The turn's ledger and events are written at the end of the turn in one statement a table
+    (on SQLite a driver-level executemany of the values SQLAlchemy would bind, the table's name
+    quoted; on an engine with its own JSON encoder, SQLAlchemy's own insert): every column as
+    given, JSON ``None`` as ``null`` and an empty dict as ``{}``, an empty list as ``[]``."""
+    import json
+
+    from sqlalchemy import create_engine, select, text
+
+    from pbm.cr.engine.context import insert_rows
+    from pbm.models import Event, LedgerEntry
+
+    s, g = game
+    ctx = TurnContext(s, g)
+    ctx.pay("bank", "player:1", 5, "1", "loan")
+    ctx.event("1", "§10.1A", "loan", "A loan.", player=1, amount=5, private_to=[])
+    ctx.event("2", "§10.1A", "loan", "Another.", data={"x": [1, None]}, headline=True)
+    sent: list[str] = []
+    from sqlalchemy import event
+
+    engine = s.get_bind()
+
+    def seen(_conn, _cursor, statement, *_args) -> None:
+        sent.append(statement)
+
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        ctx.flush_log()
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert [x.split("(")[0].strip() for x in sent] == ['INSERT INTO "ledger"', 'INSERT INTO "events"']
+    assert s.execute(select(LedgerEntry.seq, LedgerEntry.source, LedgerEntry.target, LedgerEntry.amount,
+                            LedgerEntry.memo).where(LedgerEntry.game_id == g.id)).all() == \
+        [(1, "bank", "player:1", 5, "loan")]
+    got = s.execute(text("SELECT seq, kind, player_number, amount, headline, private_to, data, text FROM events "
+                         "WHERE game_id = :g ORDER BY seq"), {"g": g.id}).all()
+    assert [tuple(r) for r in got] == [(1, "loan", 1, 5, 0, "[]", "{}", "A loan."),
+                                       (2, "loan", None, None, 1, "null", '{"x": [1, null]}', "Another.")]
+    other = create_engine("sqlite://", json_serializer=json.dumps)  # the ORM's insert: the same values
+    Event.__table__.create(other)
+    with other.begin() as c:
+        insert_rows(c, Event.__table__, [dict(e, game_id=1) for e in ctx.events])
+        insert_rows(c, Event.__table__, [])
+        again = c.execute(text("SELECT seq, kind, player_number, amount, headline, private_to, data, text "
+                               "FROM events ORDER BY seq")).all()
+    assert [tuple(r) for r in again] == [tuple(r) for r in got]
