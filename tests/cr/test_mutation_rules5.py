@@ -379,3 +379,51 @@ def test_the_turns_log_goes_in_one_driver_level_insert_a_table_on_sqlite(game):
         again = c.execute(text("SELECT seq, kind, player_number, amount, headline, private_to, data, text "
                                "FROM events ORDER BY seq")).all()
     assert [tuple(r) for r in again] == [tuple(r) for r in got]
+
+
+def test_a_json_value_equal_in_another_key_order_is_no_change(game):
+    """JSON objects compare as the values they are: the same keys and values in another order
+    are no change and cost no statement; another value under a key is a change."""
+    from sqlalchemy import select
+
+    from pbm.models import Railroad
+
+    s, g = game
+    ctx = TurnContext(s, g)
+    nyc = ctx.railroads["NYC"]
+    nyc.regions_at_start = {"a": 1, "b": [2, {"c": 3, "d": 4}]}
+    ctx.write_rows()
+    nyc.regions_at_start = {"b": [2, {"d": 4, "c": 3}], "a": 1}
+    sent, stop = _statements(s)
+    try:
+        ctx.write_rows()
+        assert sent == []
+        nyc.regions_at_start = {"b": [2, {"d": 4, "c": 5}], "a": 1}
+        ctx.write_rows()
+        assert sent == ["UPDATE"]
+        nyc.regions_at_start = [["a", 1]]  # a list is not an object with the same items
+        ctx.write_rows()
+        nyc.regions_at_start = {"a": 1}
+        ctx.write_rows()
+        assert sent == ["UPDATE"] * 3
+    finally:
+        stop()
+    assert s.scalar(select(Railroad.regions_at_start).where(Railroad.id == nyc.id)) == {"a": 1}
+
+
+def test_only_the_rows_named_are_inserted_now_and_only_once(game):
+    """``insert_now`` inserts the new rows named (whatever order they are named in) and leaves
+    the others to the turn's write; a row inserted now is not inserted again."""
+    from sqlalchemy import func, select
+
+    from pbm.models import Player
+
+    s, g = game
+    ctx = TurnContext(s, g)
+    made = [ctx.rows.new(Player, game_id=g.id, number=n, character=f"T{n}") for n in (5, 6, 7)]
+    ctx.rows.insert_now([made[2], made[0]])
+    assert made[1].id is None and made[0].id is not None and made[2].id is not None
+    assert s.scalar(select(func.count()).select_from(Player).where(Player.game_id == g.id)) == 6
+    ctx.write_rows()
+    assert s.scalar(select(func.count()).select_from(Player).where(Player.game_id == g.id)) == 7
+    assert sorted(s.scalars(select(Player.number).where(Player.game_id == g.id))) == [1, 2, 3, 4, 5, 6, 7]
