@@ -427,3 +427,45 @@ def test_only_the_rows_named_are_inserted_now_and_only_once(game):
     ctx.write_rows()
     assert s.scalar(select(func.count()).select_from(Player).where(Player.game_id == g.id)) == 7
     assert sorted(s.scalars(select(Player.number).where(Player.game_id == g.id))) == [1, 2, 3, 4, 5, 6, 7]
+
+
+# --------------------------------------------------------- the few-statement writes (writes.py)
+def test_postgresql_reads_each_value_as_its_columns_type():
+    """The PostgreSQL statements (``UPDATE ... FROM json_array_elements``, the JSON INSERT) read
+    each value from JSON text cast to its column's type: JSON, a naive timestamp, boolean, big and
+    plain integers, float, text; a type with no cast (a zoned timestamp, bytes) is refused, and
+    such a value is left to SQLAlchemy (``_plain_values``: only values of the column's own Python
+    type go by JSON).  Plain functions: checked here without a PostgreSQL server."""
+    from datetime import datetime, timezone
+
+    from sqlalchemy import BigInteger, Boolean, Column, DateTime, Integer, LargeBinary, String
+
+    from pbm.cr.engine.writes import _as_json_text, _pg_cast, _plain_values
+    from pbm.models import OrderSet, Railroad
+
+    rr = Railroad.__table__.c
+    assert [_pg_cast(c) for c in (rr.technologies, rr.grand_station, rr.number, rr.price, rr.code)] == \
+        ["JSON", "BOOLEAN", "INTEGER", "FLOAT8", "TEXT"]
+    assert _pg_cast(Column("x", BigInteger)) == "BIGINT" and _pg_cast(Column("x", Integer)) == "INTEGER"
+    assert _pg_cast(OrderSet.__table__.c.received_at) == "TIMESTAMP"
+    for odd in (Column("x", DateTime(timezone=True)), Column("x", LargeBinary)):
+        with pytest.raises(TypeError):
+            _pg_cast(odd)
+    columns = [rr.technologies, OrderSet.__table__.c.received_at, rr.code, Column("j", rr.technologies.type)]
+    columns[3].type = type(rr.technologies.type)(none_as_null=True)
+    casts = ["JSON", "TIMESTAMP", "TEXT", "JSON"]
+    rows = [[["A", 'é "q"'], datetime(2026, 1, 2, 3, 4, 5, 6), "x", None],
+            [None, None, None, {"a": 1}]]
+    _as_json_text(columns, casts, rows)
+    assert rows == [['["A", "\\u00e9 \\"q\\""]', "2026-01-02 03:04:05.000006", "x", None],
+                    ["null", None, None, '{"a": 1}']]
+    text, flag = Column("t", String), Column("b", Boolean)
+    assert _plain_values([text, flag, rr.price], [(1, ["x", True, 2]), (2, [None, None, 2.5])])
+    assert not _plain_values([text], [(1, [3])])
+    assert not _plain_values([flag], [(1, [1])])
+    assert not _plain_values([rr.price], [(1, ["2.5"])])
+    assert not _plain_values([Column("x", LargeBinary)], [(1, [None])])
+    stamp = OrderSet.__table__.c.received_at
+    assert _plain_values([rr.technologies, stamp], [(1, [{"a": [1]}, None]), (2, [None, datetime(2026, 1, 2)])])
+    assert not _plain_values([stamp], [(1, [datetime(2026, 1, 2, tzinfo=timezone.utc)])])
+    assert not _plain_values([stamp], [(1, ["2026-01-02"])])
