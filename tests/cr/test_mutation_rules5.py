@@ -72,6 +72,23 @@ def test_events_are_numbered_in_order_with_whole_dollar_amounts_and_their_reader
     assert (second["seq"], second["amount"], second["private_to"], second["kind"]) == (2, None, [1, 3], "bank-failure")
 
 
+def test_a_turn_starts_in_the_games_climate_with_the_orders_given(game):
+    """§5: the turn is resolved in the climate it starts in; the climate for the rest of the
+    turn (the market's mood, the next credit limits) is the same until step 5 changes it.  The
+    context keeps its own copy of the tycoons' orders."""
+    from pbm.cr.engine import tables
+    from pbm.cr.orders import Orders
+
+    s, g = game
+    g.climate = "Recession"
+    orders = {1: Orders()}
+    ctx = TurnContext(s, g, orders)
+    assert ctx.climate is tables.climate("Recession") and ctx.new_climate is ctx.climate
+    assert ctx.orders == orders and ctx.orders is not orders and ctx.rr_orders == {}
+    assert ctx.turn == g.turn and ctx.game is g and ctx.session is s
+    assert TurnContext(s, g).orders == {}
+
+
 # ---------------------------------------------------------------------- rounding (§1.0)
 def test_money_is_rounded_down_and_interest_up_to_the_dollar_and_the_cent_1_0():
     """§1.0: "Any fractions are rounded down, except that the Bank rounds up when charging
