@@ -277,7 +277,8 @@ def test_a_new_row_has_the_models_defaults_and_its_key_when_inserted_now(game):
 
 def test_a_row_made_and_deleted_in_the_same_turn_is_never_written(game):
     """A new row deleted before the write (a line built and lost in one turn) costs no
-    statement; a loaded row deleted is one DELETE, and the session lets go of its ORM row."""
+    statement; a loaded row deleted is one DELETE (whatever was changed on it first), and the
+    session lets go of its ORM row."""
     from sqlalchemy import inspect, select
 
     from pbm.models import Holding, Line
@@ -300,6 +301,7 @@ def test_a_row_made_and_deleted_in_the_same_turn_is_never_written(game):
     assert s.scalar(select(Line.id).where(Line.route_id == ctx.routes["PA1"].id)) is None
     first = min(ctx.holdings.values(), key=lambda h: h.id)
     orm = s.get(Holding, first.id)
+    first.shares += 5  # changed, then deleted: only the DELETE is sent
     ctx.rows.delete(first)
     sent, stop = _statements(s)
     try:
