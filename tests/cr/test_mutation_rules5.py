@@ -146,6 +146,7 @@ def test_a_holding_is_made_empty_once_and_directors_are_listed_by_number_4_14a(g
     old = ctx.holdings.pop((p1.id, nyc.id))
     p1.holdings.remove(old)
     nyc.holdings.remove(old)
+    assert ctx.shares(p1, nyc) == 0  # no holding: no shares
     h = ctx.holding(p1, nyc)
     assert (h.shares, h.short, h.director, h.player_id, h.railroad_id) == (0, 0, False, p1.id, nyc.id)
     assert h.player is p1 and h.railroad is nyc
