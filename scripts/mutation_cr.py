@@ -40,7 +40,8 @@ MODULES = ["operations", "mergers", "market", "loans", "victory", "capital", "fi
 # only when the validator is mutated.  The whole-game, simulation, AI, export and write-back
 # tests are left out (slow, and they test conservation, not rules).
 TESTS = ["tests/cr/test_mutation_rules.py", "tests/cr/test_mutation_rules2.py", "tests/cr/test_mutation_rules3.py",
-         "tests/cr/test_mutation_rules4.py", "tests/cr/test_mutation_rules5.py", "tests/cr/test_rows.py", "tests/cr/test_writes.py",
+         "tests/cr/test_mutation_rules4.py", "tests/cr/test_mutation_rules5.py", "tests/cr/test_mutation_rules6.py",
+         "tests/cr/test_rows.py", "tests/cr/test_writes.py",
          "tests/cr/test_engine_steps.py", "tests/cr/test_rules_round2.py",
          "tests/cr/test_examples.py", "tests/cr/test_engine_rules.py"]
 VALIDATE_TESTS = ["tests/cr/test_validate.py"]
