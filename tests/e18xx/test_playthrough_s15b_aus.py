@@ -1,0 +1,32 @@
+"""Play-through by mail s15b of 1848 (issue 29 "Done when": a fresh play-through written from the
+rulebook alone; seed 203, Ann, Bob, Cy, Di and Eve): 45 mails, 72 actions to the end of OR 2.1,
+6 company turns, each in one mail of the president. These tests pin each finding with the mail that
+showed it (tests/e18xx/playthrough/aus-s15b.jsonl holds the game)."""
+from .helpers import intent_mail, intent_refusal, playthrough_game
+
+
+def game(upto: int, events: bool = False):
+    """The s15b game after its first ``upto`` actions."""
+    return playthrough_game("aus", upto, seed=203, suffix="-s15b", players=5, events=events)
+
+
+mail, refusal = intent_mail, intent_refusal
+
+
+def test_the_game_replays():
+    """The game to the end of OR 2.1 (72 actions; the 3/3+ Phase began in CAR's turn), every
+    action's events recorded."""
+    assert game(4).current_entity() == "Eve"
+    g = game(72, events=True)
+    assert g.state.round.kind == "stock"
+
+
+def test_lower_the_price_of_a_private():
+    """The sale of the privates (mail #5): 'lower the price of P4' - 3.1.1 "reduce the cost of a
+    Private Company by 5 pounds" - was refused "name the private; expected: lower <private>" (class
+    b). The rulebook's and plain English's ways to say it are the sale's 'lower P4'."""
+    for line in ("lower the price of P4", "lower P4's price", "reduce the cost of P4 by 5 pounds",
+                 "reduce the price of P4 by £5", "lower P4 by 5", "lower the price of P4 by 5"):
+        assert mail(game(4), line)[0] == ["lower P4"], line
+    # another amount is not the rule's lowering: refused with the rule's £5
+    assert "lowered by 5 at a time (1848 rule 3.1.1)" in refusal(game(4), "lower P4 by 10")
