@@ -2,7 +2,7 @@
 rulebook alone; seed 203, Ann, Bob, Cy, Di and Eve): 45 mails, 72 actions to the end of OR 2.1,
 6 company turns, each in one mail of the president. These tests pin each finding with the mail that
 showed it (tests/e18xx/playthrough/aus-s15b.jsonl holds the game)."""
-from .helpers import intent_mail, intent_refusal, playthrough_game
+from .helpers import intent_mail, intent_refusal, playthrough_game, texts_at
 
 
 def game(upto: int, events: bool = False):
@@ -30,3 +30,17 @@ def test_lower_the_price_of_a_private():
         assert mail(game(4), line)[0] == ["lower P4"], line
     # another amount is not the rule's lowering: refused with the rule's £5
     assert "lowered by 5 at a time (1848 rule 3.1.1)" in refusal(game(4), "lower P4 by 10")
+
+
+def test_the_phase_change_names_only_places_a_train_reaches():
+    """CAR, OR 2.1 (mail #44, the first 3 train): the 3/3+ Phase event said "the places with two
+    printed values change: Cairns £20 (was £10), Alice Springs £20 (was £10), Perth £40 (was £20)
+    and I21 £100 (was £0)" - I21 is no place (no track reaches it: it is the map's display of the
+    Bank of England's minimum dividend, 5.4.3, which the same event states), and 1848's places print
+    a value for each phase (Cairns 10, 20, 30, 40), not two (class c: wrong words)."""
+    g = game(53, events=True)
+    phase = next(t for t in texts_at(g, 53) if "3/3+ Phase begins" in t)
+    assert "I21" not in phase, phase
+    assert "two printed values" not in phase, phase
+    assert "Cairns £20 (was £10), Alice Springs £20 (was £10) and Perth £40 (was £20)" in phase, phase
+    assert "BOE pays its shareholders at least £100 (£10 a share)" in phase, phase
