@@ -44,3 +44,21 @@ def test_the_phase_change_names_only_places_a_train_reaches():
     assert "two printed values" not in phase, phase
     assert "Cairns £20 (was £10), Alice Springs £20 (was £10) and Perth £40 (was £20)" in phase, phase
     assert "BOE pays its shareholders at least £100 (£10 a share)" in phase, phase
+
+
+def test_a_skipped_step_quotes_the_run_as_the_mail_named_its_stops():
+    """QR, OR 2.1 (mail #45): 'run 2 train Brisbane to Cairns' was quoted in the reply's skip notes
+    as "(before move 2, run 2 BRISBANE CAIRNS; 2 BRISBANE SOUTHPORT)" - the places in capitals, run
+    together - while "What happened" said "run 2 Brisbane - Cairns; 2 Brisbane - Southport" (class c:
+    wrong words). The notes quote it as "What happened" does."""
+    g = game(55)
+    assert g.current_entity() == "QR"
+    from pbm.e18xx.pbem.intent import play_intent
+    from pbm.e18xx.pbem.moves import parse_moves
+
+    text = "lay 5 on C20 rotation 1\nrun 2 train Brisbane to Cairns\nrun 2 train Brisbane to Southport\npay out"
+    player = g.controller(g.current_entity())
+    made, _ = play_intent(g, player, parse_moves(text, player))
+    notes = "\n".join(m.note for m in made)
+    assert "BRISBANE" not in notes, notes
+    assert "(before move 2, run 2 Brisbane - Cairns; 2 Brisbane - Southport)" in notes, notes
