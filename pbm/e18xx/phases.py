@@ -40,11 +40,13 @@ def _printed_values(title: Any, old: tuple[str, ...], new: tuple[str, ...]) -> l
     """The printed places (off-board areas, 18GA's Montgomery and Tallahassee) whose value changes when
     the tile colours ``old`` become ``new`` (18GA Table I, phase 5: "Red off-board locations (and
     Montgomery and Tallahassee) are worth the higher of their two printed values"): (name, was, now)
-    by hex; the phase event said nothing of it (play-through s11 finding 6)."""
+    by hex; the phase event said nothing of it (play-through s11 finding 6).  A node no track reaches
+    is no place (1848's I21, the map's display of the Bank of England's minimum dividend: s15b)."""
     out = []
     for coord, hexdef in sorted(title.hexes.items()):
-        for node in hexdef.tile.nodes:
-            if len(node.revenue) < 2:
+        reached = {end[1] for path in hexdef.tile.paths for end in path if end[0] == "n"}
+        for i, node in enumerate(hexdef.tile.nodes):
+            if len(node.revenue) < 2 or i not in reached:
                 continue
             was, now = node.revenue_for(old), node.revenue_for(new)
             if was != now:
@@ -91,7 +93,9 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
     worth = _printed_values(title, a.tiles, b.tiles)
     if worth:
         # the values themselves, never "the higher one" for all: 18AL's Corinth falls ($40 -> $30)
-        unlocks.append("the places with two printed values change: "
+        # 18AL/18GA print two values; 1848 one for each phase colour (Cairns 10, 20, 30, 40: s15b)
+        many = any(len(n.revenue) > 2 for h in title.hexes.values() for n in h.tile.nodes)
+        unlocks.append(f"the places with {'a value for each phase' if many else 'two printed values'} change: "
                        + _list([f"{name} {title.money(now)} (was {title.money(was)})" for name, was, now in worth]))
     raw = title.data.get("trains", [])
     for ph in phases[old + 1:new + 1]:

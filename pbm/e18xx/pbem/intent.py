@@ -31,6 +31,7 @@ moves").
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -625,7 +626,12 @@ class TurnWriter:
         """Move ``mv`` as the mail wrote it: a route of a 2+ train says '2+' (play-through s13v F5:
         "(before move 3, run 2 F17 E18; 2 F17 F15)" for the mail's '2+ F17 F15')."""
         said = self.said
-        return format_action(said if said is not None and type(said) is type(mv) else mv)
+        a = said if said is not None and type(said) is type(mv) else mv
+        if isinstance(a, A.RunRoutes) and not a.auto \
+                and any(not re.match(r"^[A-Z]{1,2}\d{1,3}(-\d+)?$", n) for r in a.routes for n in r.nodes):
+            # stops by name as "What happened" spells them, not "run 2 BRISBANE CAIRNS" (s15b mail #45)
+            return action_words(self.game, a)[1]
+        return format_action(a)
 
     def _earns_nothing(self, corp: str) -> bool:
         """Does ``corp``'s best run earn nothing (its trains reach no second stop that pays)?"""

@@ -268,6 +268,7 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if verb == "repay" and low == ["loan"]:
         return RepayLoan(entity)
     if verb == "lower":
+        args = _lowered(args, lineno, line)
         if len(args) != 1:
             raise _fail(lineno, line, "name the private", verb)
         return A.Assign(entity, _name(args[0], lineno, line, verb, "private").upper())
@@ -464,6 +465,27 @@ _ROUTE_DASHES = {"-", "\u2013", "\u2014", "->", "\u2192", "=>"}
 _CONVERT_WORDS = {"to", "into", "a", "the", "ten-share", "10-share", "ten", "10", "share", "shares", "company",
                   "corporation", "it"}
 _LAY_FILLER = {"tile", "in", "on", "at", "hex", "rotation", "rotated", "rot", "orientation", "rotate"}
+_LOWER_FILLER = {"the", "a", "price", "cost", "of", "its", "by", "pound", "pounds"}
+
+
+def _lowered(args: list[str], lineno: int, line: str) -> list[str]:
+    """The private of a ``lower`` line said in words: 'lower the price of P4', 'lower P4's price',
+    'reduce the cost of P4 by 5 pounds' (1848 3.1.1 "reduce the cost of a Private Company by 5
+    pounds"; play-through s15b mail #5: refused "name the private"); an amount other than the
+    rule's 5 is refused."""
+    keep = []
+    for t in args:
+        w = t.lower().strip(".,")
+        if w in _LOWER_FILLER:
+            continue
+        if w.lstrip("£$").isdigit():
+            if int(w.lstrip("£$")) != 5:
+                raise _fail(lineno, line, "a price is lowered by 5 at a time (1848 rule 3.1.1)", "lower")
+            continue
+        keep.append(t[:-2] if w.endswith("'s") else t.strip(".,"))
+    return keep
+
+
 _BID_FILLER = {"on", "for", "at", "of", "a", "the", "par", "price", "value"}  # 'bid 160 on M&BR', 'par CoG at 70'
 _SEPARATORS = {"-", "\u2013", "\u2014", "->", "\u2192", ">", "to", "then", "=>"}
 _HEX_WORD = re.compile(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$")
