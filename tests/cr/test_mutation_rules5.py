@@ -13,20 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from pbm.cr.engine.context import TurnContext
-from pbm.cr.resolve import begin_turn
 from pbm.db import session_scope
 from tests.cr.helpers import tiny_game
-
-
-def _ctx(s, game, orders=None) -> TurnContext:
-    ctx = TurnContext(s, game, orders or {})
-    begin_turn(ctx)
-    return ctx
-
-
-def _kinds(ctx, kind, railroad=None):
-    return [e for e in ctx.events if e["kind"] == kind and railroad in (None, e["railroad"])]
+from tests.cr.test_mutation_rules2 import _give, _preside  # shares and presidents set by hand
+from tests.cr.test_mutation_rules4 import _ctx, _kinds  # the turn begun, its events of a kind
 
 
 @pytest.fixture
@@ -106,18 +96,6 @@ def test_pcs_appear_by_era_with_a_chance_rising_15_points_a_turn_up_to_90_percen
 
 
 # --------------------------------------------------------------------------- elections: §4.4D looting
-def _give(ctx, code, number, shares):
-    rr = ctx.railroads[code]
-    h = ctx.holding(ctx.players[number], rr)
-    rr.shares_public -= shares - h.shares
-    h.shares = shares
-    return h
-
-
-def _preside(ctx, code, number, slot=1):
-    rr, p = ctx.railroads[code], ctx.players[number]
-    rr.president_id = p.id
-    setattr(p, f"slot{slot}_id", rr.id)
 
 
 @pytest.mark.parametrize("cash, loot", [(3_000, 1_500), (100_000, 2_500), (-40, 0), (0, 0)])
