@@ -7,7 +7,7 @@ tests keep the mails as the players wrote them, each read at the state it was wr
 the move reader that loses one of them fails here."""
 import pytest
 
-from .helpers import intent_mail, playthrough_game
+from .helpers import intent_mail, intent_refusal, playthrough_game
 
 
 def game(upto: int):
@@ -75,3 +75,11 @@ def test_a_run_naming_the_cities_runs_the_best_route_and_says_why():
                                         "pay out")
     assert "run auto" in made
     assert "(70)" in notes and "'run 2 D7 E6 C6 B7'" in notes
+
+
+def test_a_refused_run_quotes_its_stops_as_the_mail_named_them():
+    """A refused route is quoted with its places as "What happened" spells them, not in capitals
+    ('move 2 (run 2 GADSDEN CHATTANOOGA)': noticed in play-throughs s15b of 18AL and 1848). TAG in OR 2.1
+    has one 2 train; Gadsden to Montgomery is far out of its reach."""
+    why = intent_refusal(game(50), "lay tile 8 on F7 rotation 1\nrun the 2 train from Gadsden to Montgomery")
+    assert "GADSDEN" not in why and "Gadsden" in why and "Montgomery" in why, why

@@ -289,7 +289,7 @@ class TurnWriter:
                     self.notes.append(note)
         except GameError as exc:
             if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
-                said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+                said = self._as_said(written if isinstance(written, A.RunRoutes) else mv)
                 refused = GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}")
             else:
                 refused = GameError(f"move {n} ({format_action(mv)}): {exc}{discount_hint(g, mv, exc)}")
@@ -626,10 +626,14 @@ class TurnWriter:
         """Move ``mv`` as the mail wrote it: a route of a 2+ train says '2+' (play-through s13v F5:
         "(before move 3, run 2 F17 E18; 2 F17 F15)" for the mail's '2+ F17 F15')."""
         said = self.said
-        a = said if said is not None and type(said) is type(mv) else mv
+        return self._as_said(said if said is not None and type(said) is type(mv) else mv)
+
+    def _as_said(self, a: A.Action) -> str:
+        """``a`` in the move language; a route whose stops the mail named by place, as "What happened"
+        spells them ('run 2 Gadsden - Chattanooga'), not in capitals ('run 2 GADSDEN CHATTANOOGA':
+        play-throughs s15b, a skip note's and a refusal's quote of the mail)."""
         if isinstance(a, A.RunRoutes) and not a.auto \
                 and any(not re.match(r"^[A-Z]{1,2}\d{1,3}(-\d+)?$", n) for r in a.routes for n in r.nodes):
-            # stops by name as "What happened" spells them, not "run 2 BRISBANE CAIRNS" (s15b mail #45)
             return action_words(self.game, a)[1]
         return format_action(a)
 
