@@ -527,8 +527,11 @@ def _station(toks: list[str], low: list[str]) -> list[str] | None:
         if "(" in " ".join(toks):
             cut = next(i for i, t in enumerate(toks) if t.startswith("("))
             toks, low = toks[:cut], low[:cut]
-    if low[0] == "station" or (low[0] in ("place", "put") and any(w in ("station", "token") for w in low[1:3])):
-        rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token")]
+    if low[0] == "station" or (low[0] in ("place", "put") and any(w in ("station", "token") for w in low[1:3])) \
+            or (low[0] in ("place", "put") and low[1:2] in (["the"], ["its"]) and low[2:4] in (["home", "station"],
+                                                                                      ["home", "token"])):
+        # 'place the home station in D4-1' (18GA 4.2.2, and the mail's "puts W&A's home station"; s15b F1)
+        rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token", "the", "its", "home")]
         if rest and rest[0].lower() in ("in", "at", "on"):
             rest = rest[1:]
         return ["token", *rest]

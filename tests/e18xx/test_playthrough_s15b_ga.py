@@ -1,0 +1,31 @@
+"""Play-through by mail s15b of 18GA (issue 29 acceptance, a fresh short game; seed 201, Ann, Bob, Cy,
+every seat written from the rulebook alone): the findings, each with the mail that showed it
+(tests/e18xx/playthrough/ga-s15b.jsonl holds the game, 74 actions, 7 company turns)."""
+from .helpers import intent_mail, playthrough_game
+
+
+def game(upto: int):
+    """The s15b game after its first ``upto`` actions."""
+    return playthrough_game("ga", upto, seed=201, suffix="-s15b", players=3)
+
+
+def test_place_the_home_station_in_a_city_of_atlanta():
+    """W&A, OR 1.1 (finding F1, mail 028): 'place the home station in D4-1' - 4.2.2 "Placing a Station
+    Token", and the mail's own hint "'token D4-<n>' puts W&A's home station in the city you choose" -
+    was refused "unknown move 'place'". It is 'token D4-1'."""
+    made, _ = intent_mail(game(27), "lay tile 451 on D4 rotation 0\nplace the home station in D4-1\n"
+                                    "buy a 2 train from the bank")
+    assert made[:2] == ["lay 451a D4 0", "token D4-1"]
+    assert "buy train 2" in made
+
+
+def test_two_trains_run_on_one_line_joined_by_and():
+    """W&A, OR 3.1 (finding F2, mail 047): 'run one 2 train Atlanta - Rome and the other 2 train Rome -
+    Chattanooga' was refused "train one: '2 TRAIN ATLANTA' is not a stop". Two routes joined by 'and the
+    other' are the company's two trains (4.2.3(j): "When a corporation operates more than one train")."""
+    made, _ = intent_mail(game(65), "buy the Lexington Terminal RR from Ann for $30\nlay tile 8 on B2 rotation 3\n"
+                                    "place a station token in Rome\n"
+                                    "run one 2 train Atlanta - Rome and the other 2 train Rome - Chattanooga\n"
+                                    "pay dividends\nbuy a 3 train from the bank")
+    assert "run 2 Atlanta - Rome; 2 Rome - Chattanooga" in made
+    assert "buy train 3" in made
