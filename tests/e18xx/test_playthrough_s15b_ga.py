@@ -27,5 +27,5 @@ def test_two_trains_run_on_one_line_joined_by_and():
                                     "place a station token in Rome\n"
                                     "run one 2 train Atlanta - Rome and the other 2 train Rome - Chattanooga\n"
                                     "pay dividends\nbuy a 3 train from the bank")
-    assert "run 2 Atlanta - Rome; 2 Rome - Chattanooga" in made
+    assert "run 2 ATLANTA ROME; 2 ROME CHATTANOOGA" in made
     assert "buy train 3" in made
