@@ -29,3 +29,19 @@ def test_two_trains_run_on_one_line_joined_by_and():
                                     "pay dividends\nbuy a 3 train from the bank")
     assert "run 2 ATLANTA ROME; 2 ROME CHATTANOOGA" in made
     assert "buy train 3" in made
+
+
+def test_a_skipped_step_names_the_route_as_the_map_spells_it():
+    """W&A, OR 2.1 (finding F3, mail 038): the reply's "What happened" said '#45 Ann: pass - skips
+    "Place a station" ... (before move 2, run 2 ATLANTA ROME)': the player's 'run the 2 train from
+    Atlanta to Rome' in the parser's upper case, while the next line said 'run 2 Atlanta - Rome' (the
+    same fix for the route itself: s14b F10). The move is named as the rest of the mail names it."""
+    from pbm.e18xx.pbem.intent import play_intent
+    from pbm.e18xx.pbem.moves import parse_moves
+
+    g = game(43)
+    made, _ = play_intent(g, "Ann", parse_moves("lay tile 57 on C3 rotation 2\nrun the 2 train from Atlanta to Rome\n"
+                                                "pay dividends\nbuy a 2 train", "Ann"))
+    notes = "\n".join(m.note for m in made)
+    assert "(before move 2, run 2 Atlanta - Rome)" in notes
+    assert "ATLANTA" not in notes

@@ -625,7 +625,11 @@ class TurnWriter:
         """Move ``mv`` as the mail wrote it: a route of a 2+ train says '2+' (play-through s13v F5:
         "(before move 3, run 2 F17 E18; 2 F17 F15)" for the mail's '2+ F17 F15')."""
         said = self.said
-        return format_action(said if said is not None and type(said) is type(mv) else mv)
+        act = said if said is not None and type(said) is type(mv) else mv
+        if isinstance(act, A.RunRoutes):  # stops by name as the map spells them, as "What happened" (s15b F3)
+            from pbm.e18xx.pbem.mailplay import happened_words
+            return happened_words(self.game, act)
+        return format_action(act)
 
     def _earns_nothing(self, corp: str) -> bool:
         """Does ``corp``'s best run earn nothing (its trains reach no second stop that pays)?"""
