@@ -39,6 +39,7 @@ from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.pbem.moves import (OR_TYPES, Done, More, Move, PassRestOfRound, RepayLoan, StandingOrders, action_words,
                                   for_game, format_action, parse_moves, plain_route_ids, purchase_words,
                                   repay_refusal, without_contributions)
+from pbm.e18xx.pbem.moves import _HEX_WORD  # a stop written as its hex
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -626,9 +627,9 @@ class TurnWriter:
         "(before move 3, run 2 F17 E18; 2 F17 F15)" for the mail's '2+ F17 F15')."""
         said = self.said
         act = said if said is not None and type(said) is type(mv) else mv
-        if isinstance(act, A.RunRoutes):  # stops by name as the map spells them, as "What happened" (s15b F3)
-            from pbm.e18xx.pbem.mailplay import happened_words
-            return happened_words(self.game, act)
+        if isinstance(act, A.RunRoutes) and not act.auto and any(not _HEX_WORD.match(n) for r in act.routes
+                                                                  for n in r.nodes):
+            return action_words(self.game, act)[1]  # stops by name as the map spells them (s14b F10, s15b F3)
         return format_action(act)
 
     def _earns_nothing(self, corp: str) -> bool:
