@@ -31,7 +31,6 @@ moves").
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +39,7 @@ from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.pbem.moves import (OR_TYPES, Done, More, Move, PassRestOfRound, RepayLoan, StandingOrders, action_words,
                                   for_game, format_action, parse_moves, plain_route_ids, purchase_words,
                                   repay_refusal, without_contributions)
+from pbm.e18xx.pbem.moves import _HEX_WORD  # a stop written as its hex
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -633,7 +633,7 @@ class TurnWriter:
         spells them ('run 2 Gadsden - Chattanooga'), not in capitals ('run 2 GADSDEN CHATTANOOGA':
         play-throughs s15b, a skip note's and a refusal's quote of the mail)."""
         if isinstance(a, A.RunRoutes) and not a.auto \
-                and any(not re.match(r"^[A-Z]{1,2}\d{1,3}(-\d+)?$", n) for r in a.routes for n in r.nodes):
+                and any(not _HEX_WORD.match(n) for r in a.routes for n in r.nodes):
             return action_words(self.game, a)[1]
         return format_action(a)
 

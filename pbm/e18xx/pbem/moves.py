@@ -498,8 +498,9 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     Gadsden': a hex with its name is that hex; a name of several words between separators is one
     place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
     words = [w.rstrip(":") for w in _unhyphen(words) if w.rstrip(":")]  # 'run the 2 train: A - B'
-    while words and words[0].lower() in ("train", "the", "a", "other", "another", "second"):
-        words = words[1:]  # 'run train 2 ...', 'run the 2 train ...', 'run the other 2 train ...' (s15 mail 33)
+    while words and words[0].lower() in ("train", "the", "a", "other", "another", "second", "one", "first"):
+        words = words[1:]  # 'run train 2 ...', 'run the 2 train ...', 'run the other 2 train ...' (s15 mail 33),
+        # 'run one 2 train ...' (s15b mail 047)
     if not words:
         return None, []
     if len(words) > 1 and _HEX_WORD.match(words[0]):
@@ -549,8 +550,11 @@ def _station(toks: list[str], low: list[str]) -> list[str] | None:
         if "(" in " ".join(toks):
             cut = next(i for i, t in enumerate(toks) if t.startswith("("))
             toks, low = toks[:cut], low[:cut]
-    if low[0] == "station" or (low[0] in ("place", "put") and any(w in ("station", "token") for w in low[1:3])):
-        rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token")]
+    if low[0] == "station" or (low[0] in ("place", "put") and any(w in ("station", "token") for w in low[1:3])) \
+            or (low[0] in ("place", "put") and low[1:2] in (["the"], ["its"]) and low[2:4] in (["home", "station"],
+                                                                                      ["home", "token"])):
+        # 'place the home station in D4-1' (18GA 4.2.2, and the mail's "puts W&A's home station"; s15b F1)
+        rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token", "the", "its", "home")]
         if rest and rest[0].lower() in ("in", "at", "on"):
             rest = rest[1:]
         return ["token", *rest]
@@ -1127,10 +1131,18 @@ def _route_hyphens(toks: list[str], low: list[str]) -> list[str] | None:
         return None
     out = [toks[0]]
     split = False
+    skip = 0
     for i, t in enumerate(toks[1:], 1):
-        if low[i] == "and" and len(out) > 2 and i + 1 < len(toks) and _TRAIN_NAME.match(toks[i + 1]):
+        if skip:
+            skip -= 1
+            continue
+        nxt = i + 1
+        while low[i] == "and" and nxt < len(toks) and low[nxt] in _OTHER_TRAIN:
+            nxt += 1  # 'and the other 2 train Rome - Chattanooga' (18GA 4.2.3(j); s15b mail 047)
+        if low[i] == "and" and len(out) > 2 and nxt < len(toks) and _TRAIN_NAME.match(toks[nxt]):
             out[-1] = out[-1].rstrip(",;") + ";"  # 'run 2 H3 H1 and 2 G4 H3': the next train (s14 #40)
             split = True
+            skip = nxt - i - 1
             continue
         stops = _hyphen_stops(t)
         split = split or stops is not None
@@ -1139,6 +1151,7 @@ def _route_hyphens(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _TRAIN_NAME = re.compile(r"^\d+[A-Za-z]?$")
+_OTHER_TRAIN = ("the", "a", "other", "another", "second")
 
 
 def _token_words(toks: list[str], low: list[str]) -> list[str] | None:
