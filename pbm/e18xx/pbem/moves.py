@@ -491,6 +491,10 @@ _SEPARATORS = {"-", "\u2013", "\u2014", "->", "\u2192", ">", "to", "then", "=>"}
 _HEX_WORD = re.compile(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$")
 
 
+_TRAIN_LEAD = ("train", "the", "a", "one", "first", "other", "another", "second")  # words before a route's train:
+# 'run one 2 train A - B and the other 2 train A - C' (18VA s15c mail 29)
+
+
 def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     """One route as written -> (its train, its stops): the word ``train`` after the train's type is
     the rulebook's ('run 2 train A B', as in "buy a 2 train"), and stops may be separated by ' - ',
@@ -498,7 +502,7 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     Gadsden': a hex with its name is that hex; a name of several words between separators is one
     place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
     words = [w.rstrip(":") for w in _unhyphen(words) if w.rstrip(":")]  # 'run the 2 train: A - B'
-    while words and words[0].lower() in ("train", "the", "a", "other", "another", "second"):
+    while words and words[0].lower() in _TRAIN_LEAD:
         words = words[1:]  # 'run train 2 ...', 'run the 2 train ...', 'run the other 2 train ...' (s15 mail 33)
     if not words:
         return None, []
@@ -1128,7 +1132,10 @@ def _route_hyphens(toks: list[str], low: list[str]) -> list[str] | None:
     out = [toks[0]]
     split = False
     for i, t in enumerate(toks[1:], 1):
-        if low[i] == "and" and len(out) > 2 and i + 1 < len(toks) and _TRAIN_NAME.match(toks[i + 1]):
+        j = i + 1
+        while j < len(toks) - 1 and low[j] in _TRAIN_LEAD:
+            j += 1  # 'and the other 2 train ...' (18VA s15c mail 29)
+        if low[i] == "and" and len(out) > 2 and j < len(toks) and _TRAIN_NAME.match(toks[j]):
             out[-1] = out[-1].rstrip(",;") + ";"  # 'run 2 H3 H1 and 2 G4 H3': the next train (s14 #40)
             split = True
             continue
