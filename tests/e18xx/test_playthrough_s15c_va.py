@@ -31,3 +31,17 @@ def test_one_train_and_the_other_train_in_one_line():
     assert "lay 57 G4 1" in made and "withhold" in made, made
     assert "run 2 FREDERICKSBURG ALEXANDRIA; 2 FREDERICKSBURG RICHMOND" in made, made
     assert g.state.cash[g.state.corporations["RFPR"].key] == 80  # both routes ran, $40 each, withheld
+
+
+def test_the_outline_says_whose_run_earns_what():
+    """B&O, OR 2.1 (mail 22): the turn's outline said "B&O has $100 now, and its run earns $100"; the
+    2 train Baltimore - Philadelphia the player ran earned $60. The $100 was the run of the outline's
+    example, after its station in Philadelphia (4.5.4.1: an Off-Map City with the company's station
+    scores double): the mail says so."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    g = game(29)
+    assert g.current_entity() == "B&O"
+    said, example = turn_outline(g)
+    assert "its run earns" not in said, said
+    assert "the run of the example below earns $100" in said and "token H1" in example, (said, example)
