@@ -1195,7 +1195,7 @@ def _bank_train_words(game: "Game", g: "Game", corp: str) -> str:
         return ""
     cash = game.state.cash[game.state.corporations[corp].key]
     earned = int(getattr(g.state.round, "revenue", 0) or 0) if g.state.round.kind == "operating" else 0
-    ran = f", and its run earns {money(earned)}" if earned else ""
+    ran = f", and the run of the example below earns {money(earned)}" if earned else ""  # not its run (s15c mail 22)
     return f"{' or '.join(said)} from the Bank, if the cash allows: {corp} has {money(cash)} now{ran}; "
 
 
