@@ -278,9 +278,10 @@ class TrainIdle(Event):
     train: str = ""  # as players name it ("1G")
     id: str = ""
     why: str = ""
+    other: bool = False  # a train of the same name ran: this one is "the other" (play-through s15c)
 
     def text(self, money: Money) -> str:
-        return f"{self.corp}'s {self.train} train runs no route: {self.why}"
+        return f"{self.corp}'s {'other ' if self.other else ''}{self.train} train runs no route: {self.why}"
 
 
 @dataclass(frozen=True)
@@ -812,13 +813,15 @@ def _idle_trains(g: "Game", corp: str, ran: set[str], seq: int, written: bool = 
     its route"); said so, with the company's stations, so that its 0 is not a mystery."""
     out: list[Event] = []
     kinds = {v: k for t in g.title.data.get("trains", []) for v, k in (t.get("variants") or {}).items()}
+    ran_names = {str(t.variant or t.name) for t in map(g.state.trains.get, ran) if t is not None}
     for tid in list(g.state.corporations[corp].trains):
         train = g.state.trains.get(tid)
         if train is None or tid in ran:
             continue
         if not train.variant or kinds.get(train.variant) != "freight" or not str(train.variant).startswith("1"):
             if others:
-                out.append(TrainIdle(seq, corp, str(train.variant or train.name), str(tid), _idle_why(g, written)))
+                name = str(train.variant or train.name)
+                out.append(TrainIdle(seq, corp, name, str(tid), _idle_why(g, written), name in ran_names))
             continue
         from pbm.e18xx.rounds.cite import see
 
