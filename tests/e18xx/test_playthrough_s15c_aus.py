@@ -2,7 +2,7 @@
 rulebook alone; seed 213, Ann, Bob, Cy, Di, Eve and Fay): 49 mails, 81 actions to OR 2.2, 8 company
 turns, each in one accepted mail of the president. These tests pin each finding with the mail that
 showed it (tests/e18xx/playthrough/aus-s15c.jsonl holds the game)."""
-from .helpers import intent_mail, intent_refusal, playthrough_game
+from .helpers import intent_mail, intent_refusal, playthrough_game, texts_at
 
 
 def game(upto: int, events: bool = False):
@@ -41,10 +41,12 @@ def test_one_city_of_a_hex_named_for_two():
     """VR, OR 2.1 (mail #47): 'run the 2 train from Melbourne to Ballarat' was refused "'BALLARAT' is
     not a stop" (class b): the map names G10 "Ballarat & Bendigo", two cities; either name is G10,
     and the track (only G10-0 reaches Melbourne) says which of its cities the route stops at."""
-    g = game(66)
+    g = game(66, events=True)
     assert g.current_entity() == "VR"
     made, _ = mail(g, VR_TURN.format(run="run the 2 train from Melbourne to Ballarat"))
-    assert any(m.startswith("run") and "G10" in m for m in made), made
+    assert "buy train 3" in made, made
+    ran = [t for seq in range(67, len(g.actions) + 1) for t in texts_at(g, seq) if "2 train runs" in t]
+    assert ran == ["VR's 2 train runs H11 Melbourne - G10-0 Ballarat & Bendigo for £50"], ran
     # a word that is no place is still refused, naming the word
     assert "'GEELONGX' is not a stop" in refusal(game(66), VR_TURN.format(run="run 2 Melbourne Geelongx"))
 

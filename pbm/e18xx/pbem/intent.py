@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.pbem.moves import (OR_TYPES, Done, More, Move, PassRestOfRound, RepayLoan, StandingOrders, action_words,
-                                  for_game, format_action, parse_moves, plain_route_ids, purchase_words,
+                                  for_game, format_action, parse_moves, place_names, plain_route_ids, purchase_words,
                                   repay_refusal, without_contributions)
 from pbm.e18xx.rounds.step import Interrupt, plain_list
 
@@ -627,6 +627,8 @@ class TurnWriter:
         "(before move 3, run 2 F17 E18; 2 F17 F15)" for the mail's '2+ F17 F15')."""
         said = self.said
         a = said if said is not None and type(said) is type(mv) else mv
+        if isinstance(a, A.RunRoutes) and not a.auto:
+            a = place_names(self.game, a)  # 'Port Pirie' one stop, not "PORT - PIRIE" (1848 s15c mail #46)
         if isinstance(a, A.RunRoutes) and not a.auto \
                 and any(not re.match(r"^[A-Z]{1,2}\d{1,3}(-\d+)?$", n) for r in a.routes for n in r.nodes):
             # stops by name as "What happened" spells them, not "run 2 BRISBANE CAIRNS" (s15b mail #45)
