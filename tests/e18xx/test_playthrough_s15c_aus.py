@@ -66,3 +66,16 @@ def test_a_skip_note_quotes_a_place_of_two_words_whole():
     notes = "\n".join(m.note for m in made)
     assert "PIRIE" not in notes and "GAMBIER" not in notes, notes
     assert "(before move 3, run 2 Adelaide - Port Pirie; 2 Adelaide - Mount Gambier)" in notes, notes
+
+
+def test_a_refused_or_bettered_run_is_quoted_with_its_places_spelt_as_the_map():
+    """QR, OR 2.1 (mail #49): the reply said "'run 3 CAIRNS BRISBANE SOUTHPORT' earns £60; ... its best
+    routes ran instead", and the refusals of mails #45 and #47 quoted "run 2 ADELAIDE PORT PIRIE AND
+    ..." and "run 2 MELBOURNE BALLARAT" - the mail's places in capitals, run together, where "What
+    happened" writes "run 2 Adelaide - Port Pirie" (class c: wrong words)."""
+    g = game(74)
+    assert g.current_entity() == "QR"
+    _, notes = mail(g, "lay tile 6 on C20 rotation 0\nrun the 3 train Cairns - Brisbane - Southport\npay dividends")
+    assert "'run 3 Cairns - Brisbane - Southport' earns £60" in notes, notes
+    why = refusal(game(59), SAR_TURN.format(run="run a 2 train Adelaide-Port Pirie-Mount Gambier"))
+    assert "(run 2 Adelaide - Port Pirie - Mount Gambier)" in why, why

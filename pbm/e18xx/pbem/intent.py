@@ -54,6 +54,17 @@ class Made:
     note: str = ""
 
 
+def run_as_written(game: "Game", a: A.Action) -> str:
+    """Move ``a`` as a reply quotes it: a route's stops by name as "What happened" spells them, a
+    place of two words one stop ("run 2 Adelaide - Port Pirie", not "run 2 BRISBANE CAIRNS" of s15b
+    mail #45 or "Adelaide - PORT - PIRIE" of 1848 s15c mail #46)."""
+    if isinstance(a, A.RunRoutes) and not a.auto:
+        a = place_names(game, a)
+        if any(not re.match(r"^[A-Z]{1,2}\d{1,3}(-\d+)?$", n) for r in a.routes for n in r.nodes):
+            return action_words(game, a)[1]
+    return format_action(a)
+
+
 def step_words(game: "Game", step) -> str:
     """A step for a player: ``"Place a station" (18AL rule 4.2.2)``."""
     desc = (step.text(game.title) or step.name).split(" — ")[0]
@@ -289,7 +300,7 @@ class TurnWriter:
                     self.notes.append(note)
         except GameError as exc:
             if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
-                said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+                said = run_as_written(g, written if isinstance(written, A.RunRoutes) else mv)
                 refused = GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}")
             else:
                 refused = GameError(f"move {n} ({format_action(mv)}): {exc}{discount_hint(g, mv, exc)}")
@@ -626,14 +637,7 @@ class TurnWriter:
         """Move ``mv`` as the mail wrote it: a route of a 2+ train says '2+' (play-through s13v F5:
         "(before move 3, run 2 F17 E18; 2 F17 F15)" for the mail's '2+ F17 F15')."""
         said = self.said
-        a = said if said is not None and type(said) is type(mv) else mv
-        if isinstance(a, A.RunRoutes) and not a.auto:
-            a = place_names(self.game, a)  # 'Port Pirie' one stop, not "PORT - PIRIE" (1848 s15c mail #46)
-        if isinstance(a, A.RunRoutes) and not a.auto \
-                and any(not re.match(r"^[A-Z]{1,2}\d{1,3}(-\d+)?$", n) for r in a.routes for n in r.nodes):
-            # stops by name as "What happened" spells them, not "run 2 BRISBANE CAIRNS" (s15b mail #45)
-            return action_words(self.game, a)[1]
-        return format_action(a)
+        return run_as_written(self.game, said if said is not None and type(said) is type(mv) else mv)
 
     def _earns_nothing(self, corp: str) -> bool:
         """Does ``corp``'s best run earn nothing (its trains reach no second stop that pays)?"""
@@ -1087,7 +1091,7 @@ def best_run_instead(game: "Game", n: int, written: Any, mv: A.Action, exc: Exce
         return None
     from pbm.e18xx.rounds.cite import see
 
-    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+    said = run_as_written(game, written if isinstance(written, A.RunRoutes) else mv)
     run = A.RunRoutes(mv.entity, (), auto=True)
     if mode == "best_if_insisted":
         why = plain_route_ids(game, mv.entity, str(exc)).replace(" (or write 'run auto')", "")
