@@ -16,6 +16,7 @@ exact maximum; no time limit is involved.
 from __future__ import annotations
 
 import itertools
+import re
 
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -478,11 +479,23 @@ def disjoint_routes(candidates: Sequence[Sequence[Route]], budget: int = 20000) 
 
 
 # ------------------------------------------------------------- routes as players write them
+def names_by_place(location_names: dict[str, str] | None) -> dict[str, str]:
+    """The hex each place name names, in lower case: the map's name, and each name of a hex the map
+    names for two places ("Ballarat & Bendigo": 'Ballarat' is G10; play-through s15c mail #47, "'BALLARAT'
+    is not a stop"), unless another hex has that name."""
+    names = {str(v).lower(): k for k, v in (location_names or {}).items()}
+    for k, v in (location_names or {}).items():
+        for part in re.split(r"\s+(?:&|and)\s+", str(v)):
+            if part.strip() and part.lower() != str(v).lower():
+                names.setdefault(part.strip().lower(), k)
+    return names
+
+
 def place_words(m: MapState, names: Sequence[str], location_names: dict[str, str] | None = None) -> tuple[str, ...]:
     """A written route's words as one word a stop: a place of several words is one stop (``WEST
     POINT``, ``GULF OF MEXICO``), and a place's name right after its own hex is dropped, as the
     events write a route (``L5 Montgomery - K4 Selma``; play-through s12)."""
-    by_name = {v.lower(): k for k, v in (location_names or {}).items()}
+    by_name = names_by_place(location_names)
     longest = max((len(v.split()) for v in by_name), default=1)
     out: list[str] = []
     coords: list[str] = []  # the hex each word of ``out`` names ("" when none)
@@ -510,7 +523,7 @@ def resolve_stops(m: MapState, names: Sequence[str], location_names: dict[str, s
     (``E4``) or a named place with one stop (``Atlanta``) for that stop.  Raises IllegalRoute
     naming the word that names no stop, or else the stops to choose from: a wrong word is named
     before a hex of several stops, which the track may settle (play-through s11v finding F1)."""
-    by_name = {v.lower(): k for k, v in (location_names or {}).items()}
+    by_name = names_by_place(location_names)
     out = []
     several = ""
     for word in names:
@@ -546,7 +559,7 @@ def stops_by_track(graph: TrackGraph, corp: str, names: Sequence[str], max_stops
     hexes alone names its stops when the track leaves no doubt (issue 29 problem 4; play-through s11
     finding 9). None when a word names no stop, or no choice or several choices make a route."""
     m = graph.map
-    by_name = {v.lower(): k for k, v in (location_names or {}).items()}
+    by_name = names_by_place(location_names)
     options: list[tuple[str, ...]] = []
     for word in names:
         try:
@@ -587,7 +600,7 @@ def stops_by_neighbours(m: MapState, names: Sequence[str],
     (blocked further on): the refusal then says what fails, not "name one" (play-through s12)."""
     from pbm.e18xx.core.hexgrid import neighbour
 
-    by_name = {v.lower(): k for k, v in (location_names or {}).items()}
+    by_name = names_by_place(location_names)
 
     def hex_of(word: str) -> str:
         w = str(word)

@@ -53,7 +53,7 @@ def playthrough_game(key: str, upto: int, *, seed: int, suffix: str = "", player
     """A play-through's game ``key`` (players Ann, Bob and Cy, and Di with ``players=4``) after its
     first ``upto`` actions, from tests/e18xx/playthrough/<key><suffix>.jsonl; with ``events``,
     replayed with the event recorder on (which must never fail)."""
-    names = ["Ann", "Bob", "Cy", "Di", "Eve"][:players]
+    names = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay"][:players]
     g = Game(PLAYTHROUGH_TITLES[key], names, seed, (), [str(i) for i in range(1, players + 1)])
     if events:
         from pbm.e18xx.events import attach

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.pbem.moves import (OR_TYPES, Done, More, Move, PassRestOfRound, RepayLoan, StandingOrders, action_words,
-                                  for_game, format_action, parse_moves, plain_route_ids, purchase_words,
+                                  for_game, format_action, parse_moves, place_names, plain_route_ids, purchase_words,
                                   repay_refusal, without_contributions)
 from pbm.e18xx.pbem.moves import _HEX_WORD  # a stop written as its hex
 from pbm.e18xx.rounds.step import Interrupt, plain_list
@@ -52,6 +52,17 @@ class Made:
     step it ended)."""
     action: A.Action
     note: str = ""
+
+
+def run_as_written(game: "Game", a: A.Action) -> str:
+    """Move ``a`` as a reply quotes it: a route's stops by name as "What happened" spells them, a
+    place of two words one stop ("run 2 Adelaide - Port Pirie", not "run 2 BRISBANE CAIRNS" of s15b
+    mail #45 or "Adelaide - PORT - PIRIE" of 1848 s15c mail #46)."""
+    if isinstance(a, A.RunRoutes) and not a.auto:
+        a = place_names(game, a)
+        if any(not _HEX_WORD.match(n) for r in a.routes for n in r.nodes):
+            return action_words(game, a)[1]
+    return format_action(a)
 
 
 def step_words(game: "Game", step) -> str:
@@ -289,7 +300,7 @@ class TurnWriter:
                     self.notes.append(note)
         except GameError as exc:
             if isinstance(mv, A.RunRoutes) and mv.routes:  # the player's words, not 4-1 and D7-0
-                said = self._as_said(written if isinstance(written, A.RunRoutes) else mv)
+                said = run_as_written(g, written if isinstance(written, A.RunRoutes) else mv)
                 refused = GameError(f"move {n} ({said}): {plain_route_ids(g, mv.entity, str(exc))}")
             else:
                 refused = GameError(f"move {n} ({format_action(mv)}): {exc}{discount_hint(g, mv, exc)}")
@@ -626,16 +637,7 @@ class TurnWriter:
         """Move ``mv`` as the mail wrote it: a route of a 2+ train says '2+' (play-through s13v F5:
         "(before move 3, run 2 F17 E18; 2 F17 F15)" for the mail's '2+ F17 F15')."""
         said = self.said
-        return self._as_said(said if said is not None and type(said) is type(mv) else mv)
-
-    def _as_said(self, a: A.Action) -> str:
-        """``a`` in the move language; a route whose stops the mail named by place, as "What happened"
-        spells them ('run 2 Gadsden - Chattanooga'), not in capitals ('run 2 GADSDEN CHATTANOOGA':
-        play-throughs s15b, a skip note's and a refusal's quote of the mail)."""
-        if isinstance(a, A.RunRoutes) and not a.auto \
-                and any(not _HEX_WORD.match(n) for r in a.routes for n in r.nodes):
-            return action_words(self.game, a)[1]
-        return format_action(a)
+        return run_as_written(self.game, said if said is not None and type(said) is type(mv) else mv)
 
     def _earns_nothing(self, corp: str) -> bool:
         """Does ``corp``'s best run earn nothing (its trains reach no second stop that pays)?"""
@@ -1089,7 +1091,7 @@ def best_run_instead(game: "Game", n: int, written: Any, mv: A.Action, exc: Exce
         return None
     from pbm.e18xx.rounds.cite import see
 
-    said = format_action(written) if isinstance(written, A.RunRoutes) else format_action(mv)
+    said = run_as_written(game, written if isinstance(written, A.RunRoutes) else mv)
     run = A.RunRoutes(mv.entity, (), auto=True)
     if mode == "best_if_insisted":
         why = plain_route_ids(game, mv.entity, str(exc)).replace(" (or write 'run auto')", "")

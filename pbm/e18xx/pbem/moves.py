@@ -1144,6 +1144,13 @@ def _route_hyphens(toks: list[str], low: list[str]) -> list[str] | None:
             split = True
             skip = nxt - i - 1
             continue
+        train = next((t for t in out[1:] if _TRAIN_NAME.match(t)), None)
+        if low[i] == "and" and train and len(out) > 2 and i + 1 < len(toks) and _hyphen_stops(toks[i + 1]):
+            # 'run the 2 trains Adelaide-Port Pirie and Adelaide-Mount Gambier': a second route drawn
+            # with hyphens runs another train of the type named (1848 s15c mail #45)
+            out[-1] = out[-1].rstrip(",;") + ";"
+            out.append(train)
+            continue
         stops = _hyphen_stops(t)
         split = split or stops is not None
         out += stops or [t]
