@@ -80,14 +80,17 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
 
 
 def _unmet(g: "Engine", nb: str, edge: int) -> str:
-    """Said beside a side whose neighbour has a tile whose track does not come to the common side:
-    the new track would lead to it but not join it (play-through s15, 18VA mails 61, 62, 103: 'to D9
-    Charlottesville' read as joined, and three routes were refused)."""
+    """Said beside a side whose neighbour has track (a laid tile, or printed track such as 18VA's
+    Annapolis) that does not come to the common side: the new track would lead to it but not join it
+    (play-through s15, 18VA mails 61, 62, 103: 'to D9 Charlottesville' read as joined, and three
+    routes were refused; s15c: B&O's first tile 'to H5 Annapolis' led to a dead end). A hex with no
+    track at all says nothing more."""
     m = g.state.map
     if not m.on_map(nb):
         return ""
     pl = m.placed[nb]
-    if pl.tile_id is None or opposite(edge) in pl.tile.exits(pl.rotation):
+    exits = pl.tile.exits(pl.rotation)
+    if not exits or opposite(edge) in exits:
         return ""
     return f", but {nb}'s track does not meet this side"
 

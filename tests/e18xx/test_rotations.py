@@ -130,3 +130,16 @@ def test_a_side_toward_a_tile_whose_track_does_not_meet_it_says_so():
                                         "E11 (lower right)")
     m.placed["C9"] = Placed(seven, "7-0", facing)
     assert joins(g, "D10", "57", 2) == "city; to C9 (upper left), E11 (lower right)"
+
+
+def test_a_side_toward_printed_track_that_does_not_meet_it_says_so():
+    """Play-through s15c (18VA seed 214): B&O's first tile was listed 'lay 57 H3 0 # city; to H5 Annapolis
+    (bottom), H1 Philadelphia (top)'; Annapolis's printed track does not face Baltimore, so the tile led
+    nowhere there. Printed track that does not meet the side is said as a laid tile's is."""
+    from pbm.e18xx.core.hexgrid import opposite
+
+    g = Game("18VA", ["Ann", "Bob", "Cy"], 214, ())
+    pl = g.state.map.placed["H5"]
+    edge = next(e for e in range(6) if neighbour("H3", e, g.title.layout) == "H5")
+    assert pl.tile_id is None and pl.tile.exits(pl.rotation) and opposite(edge) not in pl.tile.exits(pl.rotation)
+    assert "H5 Annapolis (bottom, but H5's track does not meet this side)" in joins(g, "H3", "57", 0)
