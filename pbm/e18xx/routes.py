@@ -598,8 +598,6 @@ def stops_by_neighbours(m: MapState, names: Sequence[str],
     whose own track leads to a hex written next to it (``... F17 F15``: F15's city with track to
     F17), when that settles every such hex; None otherwise.  For a route no choice makes legal
     (blocked further on): the refusal then says what fails, not "name one" (play-through s12)."""
-    from pbm.e18xx.core.hexgrid import neighbour
-
     by_name = names_by_place(location_names)
 
     def hex_of(word: str) -> str:
@@ -648,7 +646,6 @@ def twice(node_ids: Sequence[str]) -> str | None:
 def _stops_of(m: MapState, coord: str) -> str:
     """``F15-0 a city with track to F17, G14; F15-1 a city with track to G16`` (which is which:
     play-through s12 got "F15-0 a city, F15-1 a city")."""
-    from pbm.e18xx.core.hexgrid import neighbour
 
     nodes = m.tile(coord).nodes
     try:
