@@ -3,21 +3,27 @@ leftmost column goes into receivership at once (5.5.1, 11.2), the Bank of Englan
 an export (7.2), and money in pounds wherever an 1848 game shows it."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.game import Game
-from pbm.e18xx.pbem.computer import choose
 
 from .test_1848 import at
 
 
 def computer_game(seed: int = 31, upto: int = 58, players: int = 3) -> Game:
     """A game played by pbm's computer players (the seats ``Tycoon A``, ``B``, ...), as in
-    issue 28: ``upto`` actions."""
+    issue 28: ``upto`` actions.  The game is the one the computer played before it drew among equal
+    moves by the game's seed (issue 28, session 16), kept as its action log
+    (``referee_games/1848-3p-computer-31.jsonl``), so the tests that stand on its positions keep them."""
+    assert (seed, players) == (31, 3) and upto <= 60, "only the kept game (seed 31, 3 players, 60 actions)"
     g = Game("1848", [f"Tycoon {chr(65 + i)}" for i in range(players)], seed)
-    while len(g.actions) < upto and not g.finished:
-        g.process(choose(g))
+    kept = Path(__file__).parent / "referee_games" / "1848-3p-computer-31.jsonl"
+    for line in kept.read_text(encoding="utf-8").splitlines()[:upto]:
+        g.process(A.action_from_dict(json.loads(line)))
     return g
 
 

@@ -1,14 +1,14 @@
 """A computer player for a seat nobody plays any more (docs/18xx/email.md, "A dropped player").
 
 It picks from the engine's ``legal_actions`` only (so it works for every
-title) with simple, sensible rules and no randomness:
+title) with simple, sensible rules:
 
 * auction: bid the minimum for the cheapest company offered if that costs at
   most a quarter of its cash, else pass;
 * stock rounds: buy one share per turn of a company it already holds (the
   dearest it may buy); if it presides no company, start one at the highest
   par it can pay twice; never sells (that could drop a presidency by accident);
-* operating rounds: lay the first legal tile and token, run the best
+* operating rounds: lay a legal tile and place a legal token, run the best
   routes (``auto``), pay out when the run earned something, buy a train when
   the company must or may (the cheapest offered), otherwise pass;
 * it never goes bankrupt while another legal action exists;
@@ -16,6 +16,12 @@ title) with simple, sensible rules and no randomness:
   and answers an offer for a private it holds by :func:`answer_for_computer`:
   it sells at 1.5 times face value or more, the most a company may pay for a
   private, and declines any lower offer (docs/rulings/rulings-18GA.md, 3.2).
+
+Where these rules leave a choice among equals (which tile where, which station, which of the
+companies at the same par, which of the privates at the same price, which of the trains at the same
+price), it draws one with a numpy Generator seeded from (game seed, action number, "18xx-computer")
+(:func:`pbm.rng.generator`): the same game always gets the same moves, and games of different seeds
+differ (issue 28: seeded computer games are different games).
 
 Its actions are stored with ``_via: "computer"`` and shown as the computer's
 in the log and the mails.
@@ -25,6 +31,24 @@ from __future__ import annotations
 from typing import Any
 
 from pbm.e18xx.core import actions as A
+
+
+PURPOSE = "18xx-computer"
+
+
+def _draw(game, options: list):
+    """One of ``options`` (equals under the rules above), drawn with the game's seeded Generator."""
+    if len(options) == 1:
+        return options[0]
+    from pbm.rng import generator
+
+    return options[int(generator(game.setup.seed, len(game.actions), PURPOSE).integers(len(options)))]
+
+
+def _best(game, options: list, key):
+    """The options with the greatest ``key``, one of them drawn (:func:`_draw`)."""
+    top = max(key(a) for a in options)
+    return _draw(game, [a for a in options if key(a) == top])
 
 
 def choose(game) -> A.Action | None:
@@ -45,11 +69,15 @@ def choose(game) -> A.Action | None:
     def first(cls):
         return next((a for a in not_bankrupt if isinstance(a, cls)), None)
 
+    def any_of(cls):
+        options = [a for a in not_bankrupt if isinstance(a, cls)]
+        return _draw(game, options) if options else None
+
     if kind == "operating":
-        lay = first(A.LayTile)
+        lay = any_of(A.LayTile)
         if lay is not None:
             return lay
-        token = first(A.PlaceToken)
+        token = any_of(A.PlaceToken)
         if token is not None:
             return token
         run = [a for a in not_bankrupt if isinstance(a, A.RunRoutes)]
@@ -70,10 +98,10 @@ def choose(game) -> A.Action | None:
             # from the depot or the open market only (never trains shuffled between companies), and only
             # while the company has fewer than two trains or must buy one
             if pool and (len(own) < 2 or passing is None):
-                return min(pool, key=lambda a: (a.price or 0, a.train))
+                return _best(game, sorted(pool, key=lambda a: a.train), lambda a: -(a.price or 0))
             if passing is not None:
                 return passing
-            return min(trains, key=lambda a: (a.price or 0, a.train))
+            return _best(game, sorted(trains, key=lambda a: a.train), lambda a: -(a.price or 0))
         return first(A.Pass) or not_bankrupt[0]
     # auction and stock rounds
     player = game.controller(cur) if cur else ""
@@ -84,15 +112,15 @@ def choose(game) -> A.Action | None:
     if isinstance(last, A.BuyShares) and last.entity == cur:
         buys = []  # one share per turn
     if buys:
-        return max(buys, key=lambda a: (_price(game, a), a.corporation or _corp(a)))
+        return _best(game, buys, lambda a: _price(game, a))
     cash = _cash(game, player)
     presides = any(game.controller(c) == player for c in s.corporations)
     pars = [a for a in not_bankrupt if isinstance(a, A.Par) and a.price * 2 <= cash]
     if pars and not presides and not (isinstance(last, A.BuyShares) and last.entity == cur):
-        return max(pars, key=lambda a: (a.price, a.corporation))
+        return _best(game, pars, lambda a: a.price)
     bids = [a for a in not_bankrupt if isinstance(a, A.Bid) and a.price * 4 <= cash]
     if bids:
-        return min(bids, key=lambda a: (a.price, a.company))
+        return _best(game, bids, lambda a: -a.price)
     return first(A.Pass) or not_bankrupt[0]
 
 
