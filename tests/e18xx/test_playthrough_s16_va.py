@@ -35,3 +35,16 @@ def test_more_operating_rounds_start_with_the_next_set():
     said = " | ".join(texts_at(g, 62))
     assert "2 operating rounds between stock rounds (was 1; from the next stock round on)" in said, said
     assert g.state.ors_in_set == 1  # the set under way: OR 3.1 of 1
+
+
+def test_the_outline_says_no_tile_can_be_laid():
+    """N&W, OR 3.1 (mail 30): the mail's list was only 'pass', and the outline began "This turn: run
+    trains 2, 2; pay out or withhold" - nothing said the lay step (4.5.2) had no legal lay (Norfolk
+    is printed yellow, green tiles come in Phase 3, every other track of N&W's ends in a full city)."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    g = game(54)
+    assert g.current_entity() == "N&W"
+    said, example = turn_outline(g)
+    assert said.startswith("This turn: no tile can be laid now (no legal lay or upgrade); run trains 2, 2"), said
+    assert "run 2" in example and "lay" not in example.split("e.g.")[1], example
