@@ -1155,7 +1155,7 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             detail = "operating order: " + ", ".join(c for c in s.round.entities if not joint_home_waits(g, c)) \
                 + "".join(f"; {w}" for w in waits)
         elif after.round[0] == "stock" and g.current_entity():
-            detail = f"{g.current_entity()} acts first"
+            detail = _first_in_stock_round(g)
             if before.round[0] == "auction" and g.title.data.get("auction", {}).get("reorder_by_cash"):
                 # 18VA 4.1: the order is re-evaluated by the players' cash once the auction is over
                 # (play-through s12: the new order was seen only in the players' table)
@@ -1163,6 +1163,16 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
                     f"{p.name} {g.title.money(s.cash.get(p.key, 0))}" for p in s.players)
         out.append(RoundEnded(seq, round_label(g, before.round).capitalize(), round_label(g, after.round), detail))
     return out + later
+
+
+def _first_in_stock_round(g: "Game") -> str:
+    """Who acts first in a new stock round, and who holds the priority when that is another player
+    (18VA 4.3: the priority holder takes the first turn; one with no purchase or sale open passes
+    automatically, on the next lines).  Play-through s16: "next: stock round 2 (Ann acts first)" was
+    followed by "Di passes automatically", and the players' table listed Di first."""
+    first = str(g.current_entity())
+    holder = g.state.players[0].name if g.state.players else first
+    return f"{first} acts first" if holder == first else f"{holder} has the priority; {first} acts first"
 
 
 def _receivership(g: "Game", action: Any, corp: str, director: str, before: Snap, after: Snap,

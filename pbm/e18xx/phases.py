@@ -87,7 +87,11 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
     if limit_text(a) != limit_text(b):
         unlocks.append(f"train limit {limit_text(b)} (was {limit_text(a)})")
     if a.operating_rounds != b.operating_rounds:
-        unlocks.append(f"{b.operating_rounds} operating rounds between stock rounds (was {a.operating_rounds})")
+        # the set under way keeps its count (the engine fixes it when the set starts): play-through s16,
+        # "2 operating rounds between stock rounds (was 1)" and the next line "operating round 3.1 ends;
+        # next: stock round 4" read as a contradiction
+        unlocks.append(f"{b.operating_rounds} operating rounds between stock rounds (was {a.operating_rounds}; "
+                       "from the next stock round on)")
     unlocks += _status_texts([st for st in b.status if st not in a.status])
     closes += _status_texts([st for st in a.status if st not in b.status])
     worth = _printed_values(title, a.tiles, b.tiles)

@@ -131,7 +131,7 @@ def test_phase_now_and_what_the_next_phase_changes(game1848):
     assert rows["Now"] == "2/2+ Phase: train limit 4; yellow tiles; 1 operating round between stock rounds"
     nxt = rows["Next"]
     assert nxt.startswith("3/3+ Phase, when the first 3 train is bought:")
-    for change in ("green tiles may be laid", "2 operating rounds between stock rounds (was 1)",
+    for change in ("green tiles may be laid", "2 operating rounds between stock rounds (was 1; from the next stock round on)",
                    "companies may take loans", "companies may lay a second tile"):
         assert change in nxt, nxt
     assert "train limit" not in nxt  # 4 in both
@@ -141,7 +141,7 @@ def test_phase_now_and_what_the_next_phase_changes(game1848):
     for title, at, expect in (
             ("1848", 1, ["train limit 3 (was 4)", "no longer: 2 trains (they rust)"]),
             ("1848", 2, ["brown tiles may be laid", "train limit 2 (was 3)", "no longer: the private companies (they close)",
-                         "2E trains may be bought", "3 operating rounds between stock rounds (was 2)"]),
+                         "2E trains may be bought", "3 operating rounds between stock rounds (was 2; from the next stock round on)"]),
             ("18AL", 4, ["no longer: 4 trains (obsolete: they run once more)"]),
             ("18AL", 3, ["the hex bonus tokens are removed", "no longer: 3 trains (they rust)"]),
             ("18VA", 1, ["train limit 3 (10-share), 1 (5-share) (was 4 (10-share), 2 (5-share))",

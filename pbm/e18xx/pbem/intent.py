@@ -1238,6 +1238,10 @@ def turn_outline(game: "Game") -> list[str]:
                 if lays:
                     parts.append(f"lay or upgrade a tile ({len(lays)} lays now)")
                     act = lays[0]
+                elif not any(x.startswith(("lay or upgrade", "no tile")) for x in parts):
+                    # 4.5.2: the step is there, but no lay extends a route (play-through s16: N&W's
+                    # outline began with its run, and the player looked for the tile he might lay)
+                    parts.append("no tile can be laid now (no legal lay or upgrade)")
             elif step.name == "token":
                 toks = [a for a in mine if isinstance(a, A.PlaceToken)]
                 if toks:
