@@ -45,6 +45,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field as dc_field, replace
 from functools import lru_cache
+from itertools import product
 from typing import TYPE_CHECKING, Any, Union
 
 from pbm.e18xx.core import actions as A
@@ -529,7 +530,8 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
 _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in",
                  "my",  # 'sell my BOE share' (s13 F2)
                  "another",  # 'then buy another SAL' (18GA s14b F13)
-                 "last", "remaining"}  # 'buy the last CAR share' (1848 s15 mail #67), 'the last ABC share' (18AL s15 #62)
+                 "last", "remaining",  # 'buy the last CAR share' (1848 s15 mail #67), 'the last ABC share' (18AL s15 #62)
+                 "more"}  # 'buy one more VR' (1848 s16 mail #29)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool", ("pool",): "pool",
@@ -967,9 +969,15 @@ def _par_words(toks: list[str], low: list[str]) -> list[str] | None:
 
 def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'buy private LTR from Ann for $25', 'buy BLC from Ann for 105', 'buy private LTR for 25': the private,
-    its price and the owner named (checked against the game: ``FromOwner``)."""
-    if low[0] != "buy" or len(low) < 4 or "for" not in low[2:] or "train" in _unhyphen(low):
+    its price and the owner named (checked against the game: ``FromOwner``); 'buy P2 at £70', the price
+    the sale lists (1848 3.1.1 "buy a Private Company at its face value"; s16 mail #6)."""
+    if low[0] != "buy" or len(low) < 4 or "train" in _unhyphen(low):
         return None
+    if "for" not in low[2:]:
+        at = next((i for i in range(2, len(low) - 1) if low[i] == "at" and toks[i - 1].upper() in _private_symbols()), None)
+        if at is None:
+            return None
+        toks, low = [*toks[:at], "for", *toks[at + 1:]], [*low[:at], "for", *low[at + 1:]]  # 'buy P2 at £70'
     keep = [(t, w) for t, w in zip(toks[1:], low[1:]) if w not in ("a", "the", "private", "company")]
     words = [w for _, w in keep]
     if "for" not in words:
@@ -995,14 +1003,15 @@ _LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "t
                "mine", "city", "yellow", "green", "brown", "gray", "grey")  # 'lay the mine tile 4 at B7' (s14b #47)
 _ROTATION_WORDS = ("rotation", "rot", "rotated", "orientation")
 _LAY_COLOURS = ("yellow", "green", "brown", "gray", "grey", "new")
-_LAY_TAIL = ("toward", "towards", "heading", "facing")
+_LAY_TAIL = ("toward", "towards", "heading", "facing",
+             "connecting", "connect", "joining", "join", "linking", "link")  # '..., connecting A and B' (1848 s16 #36)
 
 
 def _lay_told(keep: list[str]) -> list[str] | None:
     """The tile, the place and the rotation of a lay among a player's words, or None: 'Atlanta 451
     Atlanta, 0' (the tile's label before its number: "the Atlanta tile 451 in Atlanta"), 'Augusta with
-    green Augusta 453, 0.' (18GA s14b F4, F9); a closing 'toward Chattanooga' is the player's comment
-    (s14b F8); 'with <private>' after the rotation stays (Table III: a private's lay)."""
+    green Augusta 453, 0.' (18GA s14b F4, F9); a closing 'toward Chattanooga' or 'connecting Port Pirie
+    and Mount Gambier' is the player's comment (s14b F8; 1848 s16 mail #36); 'with <private>' after the rotation stays (Table III: a private's lay)."""
     bare = [t.rstrip(",.;") for t in keep]
     cut = next((i for i, w in enumerate(bare) if w.lower() in _LAY_TAIL), len(bare))
     bare = bare[:cut]
@@ -1230,6 +1239,34 @@ def _private_names() -> tuple[tuple[tuple[str, ...], str], ...]:
     return tuple(sorted(out.items(), key=lambda kv: -len(kv[0])))
 
 
+@lru_cache(maxsize=1)
+def _name_beside_symbol() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """For every private's and corporation's name (``_private_names``, ``_corp_names``): its symbol and
+    the pattern of the name written beside that symbol, in brackets or not, either first: 'The Ghan
+    (P4)', 'P2 Oodnadatta Railway', 'the Queensland Government Railway (QR)'."""
+    out = []
+    for words, sym in (*_private_names(), *_corp_names()):
+        bare = words[1:] if words[0] == "the" and len(words) > 1 else words
+        name = r"(?:the\s+)?" + r"\s+".join(re.escape(w) for w in bare)
+        symbol = r"(?<![\w&])" + re.escape(sym) + r"(?![\w&])"
+        out.append((sym, re.compile(rf"(?<![\w&]){name}\s*(?:\(\s*{symbol}\s*\)|,?\s+{symbol})"
+                                    rf"|{symbol}\s*(?:\(\s*{name}\s*\)|,?\s+{name}(?![\w&]),?)", re.I)))
+    return tuple(out)
+
+
+def _symbol_for_name(text: str) -> str:
+    """``text`` with a private's or a company's name written beside its own symbol made the symbol:
+    'I buy The Ghan (P4) for 170' (1848 4.5 "The Ghan (P4)"), 'Buy P2 Oodnadatta Railway at £70', 'Start
+    the Queensland Government Railway (QR) at 70' (1848 5.1's table; s16 mails #3, #6, #13). The bracket
+    was dropped as a note, leaving the name alone ('The Ghan' is also the 2E train, 8.2.5)."""
+    low = text.lower()
+    for sym, pattern in _name_beside_symbol():
+        if sym.lower() in low:
+            text = pattern.sub(sym, text)
+            low = text.lower()
+    return text
+
+
 def _private_name(toks: list[str], low: list[str]) -> list[str] | None:
     """'buy the Memphis & Charleston from Ann for $100': a private by its rulebook name (18AL Table III,
     4.2.6) read as its symbol, then the line read again as the other rows read it (s13w mail #61)."""
@@ -1249,14 +1286,17 @@ def _private_name(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _CORP_TAIL = ("railroad", "railway", "railways", "rr")
+# a word of a map's name as a rulebook spells it: 1848 5.1's "Queensland Government Railway" is the map's
+# "Queensland Gov't Railway", its "Victorian Railway" the map's "Victorian Railways" (s16 mail #13)
+_NAME_WORD_FORMS = {"gov't": "government", "railway": "railways", "railways": "railway"}
 
 
 @lru_cache(maxsize=1)
 def _corp_names() -> tuple[tuple[tuple[str, ...], str], ...]:
     """Every title's corporations by name (title.json ``corporations``), longest first: the name, with
-    '&' for 'and' and 'and' for '&', and without a closing 'Railroad'/'Railway' where two words or more
-    are left (``central of georgia``, ``western & atlantic``); a name two titles give to different
-    corporations is left out."""
+    '&' for 'and' and 'and' for '&', a word as the rulebook spells it (``_NAME_WORD_FORMS``), and
+    without a closing 'Railroad'/'Railway' where two words or more are left (``central of georgia``,
+    ``western & atlantic``); a name two titles give to different corporations is left out."""
     import json
     from pbm.e18xx.core.title import TITLES_DIR, known_titles
     out: dict[tuple[str, ...], str | None] = {}
@@ -1268,6 +1308,8 @@ def _corp_names() -> tuple[tuple[tuple[str, ...], str], ...]:
                 continue
             forms = {words, tuple("&" if w == "and" else w for w in words),
                      tuple("and" if w == "&" else w for w in words)}
+            forms |= {spelt for f in list(forms)
+                      for spelt in product(*[(w, _NAME_WORD_FORMS[w]) if w in _NAME_WORD_FORMS else (w,) for w in f])}
             forms |= {f[:-1] for f in forms if f[-1] in _CORP_TAIL and len(f) > 1}  # 'the Virginian' (s14b #72)
             # its initials with the '&' (18AL 8: "the AB&C", the Atlanta, Birmingham & Coast; s14b mail #50)
             bare = words[:-1] if words[-1] in _CORP_TAIL and len(words) > 2 else words
@@ -1377,6 +1419,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "player at an agreed price, written as a train purchase is (s12)", _private_words),
     ("buy BLC from Ann for 105", "buy private BLC 105 from Ann", "the same without the word 'private' (18AL "
      "s12 #53)", _private_words),
+    ("buy P2 at £70", "buy private P2 70", "1848 3.1.1 'buy a Private Company at its face value', the price "
+     "the sale lists (s16 mail #6)", _private_words),
     ("lay tile 6 in G6 rotation 5", "lay 6 G6 5", "a tile lay in many words (s12)", _lay_words),
     ("place tile 57 on F7 rotation 0", "lay 57 F7 0", "18VA 4.5.2 'Each Corporation may place one yellow "
      "tile' (s15 mail 23)", _lay_words),
@@ -1462,7 +1506,8 @@ def _president_par(words: list[str]) -> int | None:
 
 
 # the words before a train's type: 'buy a 4 train', 'buy another 4 train' (play-through s12v F2)
-_TRAIN_FILLER = ("the", "a", "an", "one", "new", "another", "second")
+_TRAIN_FILLER = ("the", "a", "an", "one", "new", "another", "second",
+                 "last", "remaining")  # 'buy the last 2 train' (1848 s16 mail #49)
 
 
 def _train_words(args: list[str]) -> list[str]:
@@ -1573,7 +1618,7 @@ def split_line(line: str) -> list[str]:
     """The moves of one line: split at commas and semicolons when every part starts with a move
     word (``pass, pass, run auto``); a ``run`` part keeps its routes, up to a part that starts
     with another move word (``run auto, payout, done``: play-through s11)."""
-    text = _joined(_no_asides(uncommented(line)).strip())
+    text = _joined(_no_asides(_symbol_for_name(uncommented(line))).strip())
     if not _SEP.search(text):
         return [text] if text else []
     parts: list[str] = []
