@@ -529,6 +529,7 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
 _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in",
                  "my",  # 'sell my BOE share' (s13 F2)
                  "another",  # 'then buy another SAL' (18GA s14b F13)
+                 "more",  # 'buy one more ABC share from the Initial Offering' (18AL s16 mail 33)
                  "last", "remaining"}  # 'buy the last CAR share' (1848 s15 mail #67), 'the last ABC share' (18AL s15 #62)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
@@ -1406,6 +1407,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "Initial Offering", _buy_words),
     ("buy 1 share of W&A from the Initial Offering", "buy 1 W&A ipo", "18GA 3.2(c): buy one certificate; a "
      "count of shares (s12; more than 1 is refused with the rule)", _buy_words),
+    ("buy one more W&A share from the Initial Offering", "buy W&A ipo", "18AL 3.2(c)(2): one more "
+     "certificate (s16 mail 33: 'more' was read as the company)", _buy_words),
     ("buy a W&A share from the Initial Offering at par", "buy W&A ipo", "18GA 1.4, 3.2(c)(2): Initial Offering "
      "shares are bought at par, so 'at par' names no price (s15 mail #76)", _buy_words),
     ("buy 10% of WRA", "buy 10% WRA", "a share as a percentage (s12): counted in the company's shares", _buy_words),

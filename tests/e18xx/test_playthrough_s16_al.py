@@ -1,0 +1,28 @@
+"""Play-through by mail s16 of 18AL (issue 29; seed 222, three seats Ann, Bob, Cy, every seat
+written from the rulebook and the mails alone): the findings, each with the mail that showed it
+(tests/e18xx/playthrough/al-s16.jsonl holds the game, 70 actions, 6 company turns, to phase 3)."""
+from pbm.e18xx.pbem.moves import parse_line, parse_moves
+
+from .helpers import intent_mail, playthrough_game
+
+
+def game(upto: int):
+    """The s16 game after its first ``upto`` actions."""
+    return playthrough_game("al", upto, seed=222, suffix="-s16", players=3)
+
+
+mail = intent_mail
+
+
+def test_one_more_share_from_the_initial_offering():
+    """Stock round 2 (mail 33): 'buy one more ABC share from the Initial Offering' (18AL 3.2(c)(2): a
+    10% certificate from the Initial Offering) was refused "say 'ipo' or 'market'": 'more' was read as
+    the company and 'ABC' as where the share comes from ('buy another TAG share' was read)."""
+    assert parse_line("buy one more ABC share from the Initial Offering", "Ann") == parse_line("buy ABC ipo", "Ann")
+    assert parse_line("buy one more share of ABC", "Ann") == parse_line("buy ABC", "Ann")
+    assert parse_moves("buy 2 more ABC shares", "Ann") == parse_moves("buy 2 ABC", "Ann")
+    g = game(39)
+    assert g.current_entity() == "Ann"
+    made, _ = mail(g, "buy one more ABC share from the Initial Offering")
+    assert made[0] == "buy ABC ipo", made
+    assert g.percent_of("P:Ann", "ABC") == 60
