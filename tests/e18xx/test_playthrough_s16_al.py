@@ -26,3 +26,20 @@ def test_one_more_share_from_the_initial_offering():
     made, _ = mail(g, "buy one more ABC share from the Initial Offering")
     assert made[0] == "buy ABC ipo", made
     assert g.percent_of("P:Ann", "ABC") == 60
+
+
+def test_a_station_in_a_city_with_no_tile_says_a_tile_is_needed_there():
+    """WRA, OR 2.1 (mail 42): 'lay tile 9 on K6 rotation 1' then 'place a station token in West
+    Point'. K6's track ends at the edge of West Point (J7), a printed city with no tile, so no track
+    leads into the city (4.2.2: a city "connected by track"). The refusal said only "WRA's track does
+    not reach it (traced as a train runs ...); possible: K4": it now says that J7 has no tile yet and
+    names the places ('K4 Selma'). The player's own mistake (class a), but the reason should let him
+    see it at once."""
+    from .helpers import intent_refusal
+
+    g = game(58)
+    assert g.current_entity() == "WRA"
+    why = intent_refusal(g, "lay tile 9 on K6 rotation 1\nplace a station token in West Point\n"
+                            "run the 2 train from Montgomery to West Point\npay out\nbuy a 3 train")
+    assert "J7 West Point has no tile yet" in why and "a tile must be laid in J7" in why, why
+    assert why.endswith("possible: K4 Selma"), why
