@@ -43,3 +43,15 @@ def test_a_station_in_a_city_with_no_tile_says_a_tile_is_needed_there():
                             "run the 2 train from Montgomery to West Point\npay out\nbuy a 3 train")
     assert "J7 West Point has no tile yet" in why and "a tile must be laid in J7" in why, why
     assert why.endswith("possible: K4 Selma"), why
+
+
+def test_a_share_line_not_understood_names_the_words_read():
+    """Mail 33's refusal said only "say 'ipo' or 'market'" to a line that said "from the Initial
+    Offering": the reply now names what was read as the company and as the source."""
+    import pytest
+
+    from pbm.e18xx.pbem.moves import MoveError
+
+    with pytest.raises(MoveError) as e:
+        parse_line("buy some ABC shares", "Ann")
+    assert "read 'some' as the company and 'ABC' as where the share comes from" in str(e.value), e.value

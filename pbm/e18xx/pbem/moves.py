@@ -368,8 +368,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.BuyShares(entity, corporation=corp, source="")
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
-        raise _fail(lineno, line, f"say 'ipo' or 'market': {_SOURCE_HELP}; to start a company: par <corporation> "
-                    "<price>", verb)
+        # name the words read, so a word not understood is seen (s16 mail 33: 'more' read as the company)
+        raise _fail(lineno, line, f"read '{args[0]}' as the company and '{' '.join(args[1:])}' as where the share "
+                    f"comes from; after the company say 'ipo' or 'market': {_SOURCE_HELP}; to start a company: "
+                    "par <corporation> <price>", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
