@@ -267,7 +267,8 @@ def test_4_2_2_stations_refused_with_the_rule():
     assert "GA cannot place a token in H4: 4.2.2(c): the last open circle is kept for G&F's home station" \
         in refusal("H4")
     assert "4.2.2(b): GA already has a station in D10" in refusal("D10")
-    assert "4.2.2(a): GA's track does not reach it (traced as a train runs" in refusal("C3")
+    # C3 (Rome) has no tile: the refusal says so (18AL play-through s16 mail 42)
+    assert "4.2.2(a): GA's track does not reach it: C3 Rome has no tile yet" in refusal("C3")
     g.state.map.reservations.pop(("H4", 0))
     g.state.cash["C:GA"] = 10
     from pbm.e18xx.core.errors import InsufficientFunds

@@ -369,8 +369,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.BuyShares(entity, corporation=corp, source="")
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
-        raise _fail(lineno, line, f"say 'ipo' or 'market': {_SOURCE_HELP}; to start a company: par <corporation> "
-                    "<price>", verb)
+        # name the words read, so a word not understood is seen (s16 mail 33: 'more' read as the company)
+        raise _fail(lineno, line, f"read '{args[0]}' as the company and '{' '.join(args[1:])}' as where the share "
+                    f"comes from; after the company say 'ipo' or 'market': {_SOURCE_HELP}; to start a company: "
+                    "par <corporation> <price>", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
@@ -531,7 +533,7 @@ _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificat
                  "my",  # 'sell my BOE share' (s13 F2)
                  "another",  # 'then buy another SAL' (18GA s14b F13)
                  "last", "remaining",  # 'buy the last CAR share' (1848 s15 mail #67), 'the last ABC share' (18AL s15 #62)
-                 "more"}  # 'buy one more VR' (1848 s16 mail #29)
+                 "more"}  # 'buy one more VR' (1848 s16 mail #29), 'buy one more ABC share from the Initial Offering' (18AL s16 mail 33)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool", ("pool",): "pool",
@@ -1450,6 +1452,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "Initial Offering", _buy_words),
     ("buy 1 share of W&A from the Initial Offering", "buy 1 W&A ipo", "18GA 3.2(c): buy one certificate; a "
      "count of shares (s12; more than 1 is refused with the rule)", _buy_words),
+    ("buy one more W&A share from the Initial Offering", "buy W&A ipo", "18AL 3.2(c)(2): one more "
+     "certificate (s16 mail 33: 'more' was read as the company)", _buy_words),
     ("buy a W&A share from the Initial Offering at par", "buy W&A ipo", "18GA 1.4, 3.2(c)(2): Initial Offering "
      "shares are bought at par, so 'at par' names no price (s15 mail #76)", _buy_words),
     ("buy 10% of WRA", "buy 10% WRA", "a share as a percentage (s12): counted in the company's shares", _buy_words),

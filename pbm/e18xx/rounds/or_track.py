@@ -538,7 +538,7 @@ class TrackMixin:
         ok = [k for k in keys if k in tokenable]
         if not ok:
             raise IllegalAction(f"{corp} cannot place a token in {action.city}: {self._token_refusal(corp, keys)}; "
-                                f"possible: {', '.join(f'{h}' for h, _ in tokenable) or 'nowhere'}")
+                                f"possible: {', '.join(self._hex_named(h) for h, _ in tokenable) or 'nowhere'}")
         if cost > s.cash[f"C:{corp}"]:
             raise InsufficientFunds(f"{self.track_ref('token_cost')}the next token costs {cost}; "
                                     f"{corp} has {s.cash[f'C:{corp}']}")
@@ -597,8 +597,19 @@ class TrackMixin:
             owner = next((m.reservations[k] for k in cities if k in m.reservations),
                          m.hex_reservations.get(cities[0][0], "another company"))
             return f"{r('token_home')}the last open circle is kept for {owner}'s home station"
+        coord = cities[0][0]
+        if not m.tile(coord).paths:
+            # a printed city with no tile: track beside it ends at its edge (18AL s16 mail 42, West Point)
+            return (f"{r('token_connected')}{corp}'s track does not reach it: {self._hex_named(coord)} has no "
+                    f"tile yet, so no track leads into its city; a tile must be laid in {coord} before a station "
+                    "can go there")
         return (f"{r('token_connected')}{corp}'s track does not reach it (traced as a train runs: "
                 "no backing up at a fork, not through a red area or a city full of others' stations)")
+
+    def _hex_named(self: "Engine", coord: str) -> str:
+        """``coord`` with the map's name of its place, as the mails write it ('J7 West Point')."""
+        hd = self.title.hexes.get(coord)
+        return f"{coord} {hd.name}" if hd is not None and hd.name else coord
 
     def _objective_reached(self: "Engine", corp: str, coord: str) -> None:
         """A corporation's ``objective`` (title data ``{"hex", "bonus"}``): its first station in
