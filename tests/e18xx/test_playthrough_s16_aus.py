@@ -83,3 +83,18 @@ def test_the_last_train_of_a_type():
     made, _ = mail(g, "Lay tile 6 on C20 (Southport), rotation 0\nRun the 2 train Brisbane - Southport\n"
                       "Pay a dividend\nBuy the last 2 train")
     assert "buy train 2" in made, made
+
+
+def test_a_buy_line_not_understood_shows_the_train_and_private_forms_too():
+    """1848 s16 (mails #3, #6, #49): every 'buy ...' line pbm could not read was answered with the
+    share form only ("say 'ipo' or 'market'"), also in the private sale and in a company's train step:
+    the answer names the train and private forms as well."""
+    from pbm.e18xx.pbem.moves import MoveError
+
+    try:
+        parse_moves("buy the shiny new locomotive", "Ann")
+    except MoveError as exc:
+        said = str(exc)
+    else:
+        raise AssertionError("read")
+    assert "buy train <type>" in said and "buy private <private> <price>" in said and "'ipo'" in said, said

@@ -372,7 +372,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         # name the words read, so a word not understood is seen (s16 mail 33: 'more' read as the company)
         raise _fail(lineno, line, f"read '{args[0]}' as the company and '{' '.join(args[1:])}' as where the share "
                     f"comes from; after the company say 'ipo' or 'market': {_SOURCE_HELP}; to start a company: "
-                    "par <corporation> <price>", verb)
+                    "par <corporation> <price>; to buy a train: buy train <type> [from <company>]; to buy a "
+                    "private: buy private <private> <price> [from <owner>]", verb)
     if verb in ("lay", "upgrade"):
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
