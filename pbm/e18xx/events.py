@@ -749,7 +749,7 @@ class AutoPassed(Event):
     next_round: bool = False  # passed in the stock round the action began: said after the round's end (s13)
 
     def text(self, money: Money) -> str:
-        return f"{self.player} passes automatically: no purchase or sale is open to them now"
+        return f"{self.player} passes automatically: no purchase or sale is open now"
 
 
 END_WORDS = {"bank": "the bank ran out of money", "stock_market": "a share price reached the top of the market",
@@ -1678,6 +1678,12 @@ class Recorder:
             g = self.game
             hexdef = g.title.hexes.get(action.hex)
             name = getattr(action, "tile", "")
+            try:  # a hex's own copy of a tile by the rulebook's number: 18VA's 170ric is "170" (s15)
+                from pbm.e18xx.pbem.moves import printed_tile_name
+
+                name = printed_tile_name(g, action.hex, str(name))
+            except Exception:  # noqa: BLE001 - the event says the engine's name rather than fail
+                pass
             self._pending.append(TileCost(self._seq, corp, str(name), _stop(g, action.hex),
                                           str(getattr(hexdef, "terrain", "") or ""), cost))
         return result

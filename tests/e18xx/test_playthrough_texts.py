@@ -76,9 +76,9 @@ def test_a_player_passed_by_the_engine_is_told():
     money = E.money_of(g.title)
     last = [e for e in rec.events if e.seq == len(VA_SR1)]
     texts = [e.text(money) for e in last]
-    assert "Bob passes automatically: no purchase or sale is open to them now" in texts
+    assert "Bob passes automatically: no purchase or sale is open now" in texts
     # told before the round's end
-    assert texts.index("Bob passes automatically: no purchase or sale is open to them now") < next(
+    assert texts.index("Bob passes automatically: no purchase or sale is open now") < next(
         i for i, e in enumerate(last) if isinstance(e, E.RoundEnded))
     assert E.event_from_dict(last[0].to_dict(money)) == last[0]
 
@@ -191,3 +191,14 @@ def test_a_refused_buy_names_the_share_not_its_certificate_id():
     finally:
         g.state.cash["P:Cy"] = cy_cash
     assert "Cy cannot buy an N&W share" in why and "N&W_" not in why, why
+
+
+def test_a_hexs_own_copy_of_a_tile_is_said_by_the_rulebooks_number():
+    """18VA s15 (action 307): the event said "SR lays 170ric on F11", pbm's own name for Richmond's
+    copy of the brown #170 (18VA 4.5.2.1); the mails and the PDF call it 170."""
+    from .helpers import playthrough_game, texts_at
+
+    g = playthrough_game("va", 307, seed=194, suffix="-s15", players=5, events=True)
+    said = texts_at(g, 307)
+    assert any(t.startswith("SR lays 170 on F11") for t in said), said
+    assert not any("170ric" in t for t in said), said
