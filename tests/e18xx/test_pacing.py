@@ -153,6 +153,28 @@ def test_away_pauses_the_clock(ga):
     assert "time-out: moderator told" in _cycle(cli, t0 + (back - t0) + timedelta(hours=49))
 
 
+def test_a_player_marked_away_who_moves_himself_is_back(ga):
+    """Session 15 (1848 play-through): a player marked away moved himself, and his next turn's clock
+    still said "paused: away". Moving himself ends his absence (ruling, docs/18xx/email.md "Absence"),
+    and the reply says so; a player away whose proxy moves for him stays away."""
+    cli, *_ = ga
+    today = datetime.utcnow().date()
+    line, inbound = send(ga, 1, f"AWAY: {today} {today + timedelta(days=5)}")
+    assert "accepted" in line and "Player 1 away" in cli("18xx", "status", "ga-1").stdout
+    line, inbound = send(ga, 1, "pass")
+    assert "accepted" in line, line
+    said = answer(cli, inbound)[1]
+    assert f"You were marked away until {today + timedelta(days=5)}; as you moved yourself, you are taken to be " \
+           "back" in said, said
+    assert "Player 1 away" not in cli("18xx", "status", "ga-1").stdout
+    assert "1" not in (row_state(cli).get("away") or {})
+    # the same mail setting the absence again keeps it
+    line, inbound = send(ga, 2, f"AWAY: {today} {today + timedelta(days=5)}\npass")
+    assert "accepted" in line, line
+    assert "taken to be back" not in answer(cli, inbound)[1]
+    assert "Player 2 away" in cli("18xx", "status", "ga-1").stdout
+
+
 def test_a_seat_handed_to_another_person_keeps_its_holdings_with_a_new_secret(ga):
     cli, secrets, *_ = ga
     out = cli("18xx", "seat", "ga-1", "--player", "1", "--name", "Dora", "--email", "dora@example.org").stdout

@@ -885,6 +885,9 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
             out.replayed, out.game = rep2, rep2.game
     _finish(row, "accepted", "", actions=[a.seq for a in out.applied], sheet_in=c.mail.where,
             standing=out.standing_added)
+    back = _back_from_away(game, player, c.mail, via, getattr(ctx, "now", None))
+    if back:
+        away_note = "\n".join(x for x in (away_note, back) if x)
     extra = [sender] if sender else []
     if writer is not player:  # a proxy's receipt is her own seat's mail; the absent seat gets its own (issue 29)
         away_note = "\n".join(x for x in (f"You moved for player {player.number} ({player.name}) as their proxy; "
@@ -1248,6 +1251,22 @@ def _away(game_row, player, mail: MoveMail) -> str:
     set_away(game_row, player.number, start, end, proxy)
     return (f"Noted: you are away from {start} to {end} (inclusive); your move clock pauses while you are away"
             + (f"; player {proxy} may move for you meanwhile (their mail with FOR: {player.number})." if proxy else "."))
+
+
+def _back_from_away(game_row, player, mail: MoveMail, via: str, now=None) -> str:
+    """A player marked away today who moves himself is back (ruling, docs/18xx/email.md "Absence"):
+    his absence ends, so his move clock runs again for his next turn (session 15: an 1848 player's
+    clock stayed "paused: away" after he had moved himself).  Not when a proxy moved for him, nor
+    when the same mail sets his absence."""
+    from pbm.clock import utcnow
+    from pbm.e18xx.pbem.pacing import is_away, set_away
+
+    if via or mail.away.strip() or not is_away(game_row, player.number, now or utcnow()):
+        return ""
+    until = ((game_row.state or {}).get("away") or {}).get(str(player.number), ["", ""])[1]
+    set_away(game_row, player.number, None, None)
+    return (f"You were marked away until {until}; as you moved yourself, you are taken to be back: your move "
+            "clock runs normally again (write AWAY: FROM TO again if you are still away).")
 
 
 def _offer_wait(game_row, reader: str) -> str:
