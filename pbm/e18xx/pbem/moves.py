@@ -1899,16 +1899,35 @@ def share_count(game: "Game", move: ShareCount) -> A.Action:
         raise MoveError(f"{said}: a count of shares is 1 or more")
     if move.verb == "sell":
         return A.SellShares(move.entity, corporation=corp, count=count)
-    if move.price and count == 1 and move.price != game.share_price(corp):
-        raise MoveError(f"{said}: a {corp} share costs ${game.share_price(corp)} now (the chart's price), not "
-                        f"${move.price}; write 'buy {corp}' for one")
+    source = move.source
+    if move.price and count == 1:
+        source = priced_source(game, corp, move, said)
     if count > 1:
         where = {"ipo": " ipo", "pool": " market"}.get(move.source, "")
         pres = (f"; the president's certificate ({game.pres_percent(corp)}%) is bought by starting the company: "
                 f"'par {corp} <price>'") if move.percent and count == 2 else ""
         raise MoveError(f"{said}: {count} shares: a player buys one certificate a turn"
                         f"{see(game.title, 'one_buy_per_turn')}; write 'buy {corp}{where}' for one share{pres}")
-    return A.BuyShares(move.entity, corporation=corp, source=move.source)
+    return A.BuyShares(move.entity, corporation=corp, source=source)
+
+
+def priced_source(game: "Game", corp: str, move: ShareCount, said: str) -> str:
+    """Where 'buy a W&A share for $70' takes its share: the source said, else the one whose price is
+    the price said. A share from the Initial Offering costs its par value, one from the Open Market
+    its market value (18GA/18AL 3.2(c)(2), (3)); where the treasury sells at the market value (18VA
+    4.3.2) both cost the chart's price. Another price is refused naming each source's (s15 mail 80;
+    s16 mail 25: the Initial Offering's $70 was refused "costs $60 now (the chart's price)")."""
+    sources = [move.source] if move.source else ["ipo", "pool"]
+    prices = {src: game._buy_price(corp, src) for src in sources if game._buyable_share(corp, src) is not None}
+    match = next((src for src, price in prices.items() if price == move.price), None)
+    if match is not None:
+        return match if move.source or len(prices) > 1 else move.source
+    if not prices:
+        return move.source  # no share to buy: the engine's refusal says so
+    costs = " and ".join(f"{game.title.money(price)} from the {game.title.word(src)}" for src, price in prices.items())
+    write = " or ".join(f"'buy {corp} {'market' if src == 'pool' else 'ipo'}'" for src in prices)
+    raise MoveError(f"{said}: a {corp} share costs {costs} now, not {game.title.money(move.price)}; "
+                    f"write {write} for one")
 
 
 def share_source_words(corp: str) -> str:
