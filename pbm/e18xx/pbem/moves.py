@@ -368,6 +368,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.BuyShares(entity, corporation=corp, source="")
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
+        if any(w in ("train", "trains") for w in low):  # a train's words not read: no share's hint (s16 mail 45)
+            raise _fail(lineno, line, "a train is bought with 'buy train <type>', e.g. 'buy train 3' or 'buy a 3 "
+                        "train from the Open Market'", verb)
         raise _fail(lineno, line, f"say 'ipo' or 'market': {_SOURCE_HELP}; to start a company: par <corporation> "
                     "<price>", verb)
     if verb in ("lay", "upgrade"):
@@ -529,7 +532,8 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
 _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in",
                  "my",  # 'sell my BOE share' (s13 F2)
                  "another",  # 'then buy another SAL' (18GA s14b F13)
-                 "last", "remaining"}  # 'buy the last CAR share' (1848 s15 mail #67), 'the last ABC share' (18AL s15 #62)
+                 "last", "remaining",  # 'buy the last CAR share' (1848 s15 mail #67), 'the last ABC share' (18AL s15 #62)
+                 "more"}  # 'Buy one more CoG share' (18GA s16 mail 13)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool", ("pool",): "pool",
@@ -682,6 +686,19 @@ def _then_words(toks: list[str], low: list[str]) -> list[str] | None:
 
 def _done_turn(toks: list[str], low: list[str]) -> list[str] | None:
     return ["done"] if low == ["done", "turn"] else None
+
+
+_THIS_TURN = {"this", "my", "the", "for", "on", "turn", "time", "now"}
+
+
+def _pass_turn(toks: list[str], low: list[str]) -> list[str] | None:
+    """'pass this turn', 'pass for now': a pass and the turn it is made in (18GA 3.2 "If you don't
+    want to do any of these things, you may pass"; s16 mail 37, refused "unexpected words after
+    'pass'")."""
+    words = [w.rstrip(".,") for w in low[1:]]
+    if low[0] == "pass" and words and all(w in _THIS_TURN for w in words) and ("turn" in words or "now" in words):
+        return ["pass"]
+    return None
 
 
 def _start(toks: list[str], low: list[str]) -> list[str] | None:
@@ -1356,6 +1373,7 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("then buy TAG", "buy TAG", "'sell 1 WRA, then buy TAG': a move joined to the one before it by 'then' "
      "(s13 mail #153)", _then_words),
     ("done turn", "done", "a player's words for ending the turn", _done_turn),
+    ("pass this turn", "pass", "18GA 3.2 'you may pass', said with the turn (s16 mail 37)", _pass_turn),
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
     ("start GA, par 90", "par GA 90", "the same, the par after a comma (18GA s14b F3)", _start),
     ("starting value of the B&O: $100", "par B&O 100", "18VA 4.1, 4.3.3 'sets the Starting Value' (s14 #11)",
@@ -1462,7 +1480,8 @@ def _president_par(words: list[str]) -> int | None:
 
 
 # the words before a train's type: 'buy a 4 train', 'buy another 4 train' (play-through s12v F2)
-_TRAIN_FILLER = ("the", "a", "an", "one", "new", "another", "second")
+_TRAIN_FILLER = ("the", "a", "an", "one", "new", "another", "second",
+                 "last", "remaining")  # 'buy the last 2 train' (18GA 4.2.5(b): in order of type; s16 mail 45)
 
 
 def _train_words(args: list[str]) -> list[str]:
