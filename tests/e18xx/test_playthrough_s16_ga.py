@@ -65,3 +65,15 @@ def test_the_last_train():
     assert g.current_entity() == "CoG"
     made, _ = mail(g, "run one 2 train from Macon to Atlanta\npay out\nbuy the last 2 train")
     assert "buy train 2" in made and "payout" in made, made
+
+
+def test_the_outline_counts_the_lays_the_list_shows():
+    """CoG, OR 1.1 (mail 24): the turn's outline said "lay or upgrade a tile (18 lays now)" above a
+    list of 15 lays: rotations that lay the same track (Table IV) were counted apart, while the
+    list shows them once ('lay 57 F6 0 (same as 3)')."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    g = game(24)
+    assert g.current_entity() == "CoG"
+    said, _example = turn_outline(g)
+    assert "(15 lays now)" in said, said
