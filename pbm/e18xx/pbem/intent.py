@@ -1207,6 +1207,7 @@ def turn_outline(game: "Game") -> list[str]:
     example mail of the whole turn built from moves legal now, played on a copy of the game
     and checked (issue 29, s12 item 5). Empty outside a company's turn or when no example is
     accepted."""
+    from pbm.e18xx.lays import same_track
     from pbm.e18xx.pbem.movelist import say
 
     if game.finished or game.state.round.kind != "operating":
@@ -1236,7 +1237,9 @@ def turn_outline(game: "Game") -> list[str]:
             if step.name == "track":
                 lays = [a for a in mine if isinstance(a, A.LayTile)]
                 if lays:
-                    parts.append(f"lay or upgrade a tile ({len(lays)} lays now)")
+                    # rotations laying the same track count once, as the list shows them (s16 mail 24: "18
+                    # lays now" above a list of 15)
+                    parts.append(f"lay or upgrade a tile ({len(same_track(g, lays))} lays now)")
                     act = lays[0]
                 elif not any(x.startswith(("lay or upgrade", "no tile")) for x in parts):
                     # 4.5.2: the step is there, but no lay extends a route (play-through s16: N&W's

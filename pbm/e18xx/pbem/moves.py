@@ -369,6 +369,9 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             return A.BuyShares(entity, corporation=corp, source="")
         if len(args) == 2 and low[1] in ("ipo", "market", "pool", "treasury"):  # 18VA 4.3.2: Treasury, Pool
             return A.BuyShares(entity, corporation=corp, source="ipo" if low[1] in ("ipo", "treasury") else "pool")
+        if any(w in ("train", "trains") for w in low):  # a train's words not read: no share's hint (s16 mail 45)
+            raise _fail(lineno, line, "a train is bought with 'buy train <type>', e.g. 'buy train 3' or 'buy a 3 "
+                        "train from the Open Market'", verb)
         # name the words read, so a word not understood is seen (s16 mail 33: 'more' read as the company)
         raise _fail(lineno, line, f"read '{args[0]}' as the company and '{' '.join(args[1:])}' as where the share "
                     f"comes from; after the company say 'ipo' or 'market': {_SOURCE_HELP}; to start a company: "
@@ -534,7 +537,7 @@ _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificat
                  "my",  # 'sell my BOE share' (s13 F2)
                  "another",  # 'then buy another SAL' (18GA s14b F13)
                  "last", "remaining",  # 'buy the last CAR share' (1848 s15 mail #67), 'the last ABC share' (18AL s15 #62)
-                 "more"}  # 'buy one more VR' (1848 s16 mail #29), 'buy one more ABC share from the Initial Offering' (18AL s16 mail 33)
+                 "more"}  # 'buy one more VR' (1848 s16 mail #29), 'buy one more ABC share from the Initial Offering' (18AL s16 mail 33), 'Buy one more CoG share' (18GA s16 mail 13)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
                  ("bank", "pool"): "pool", ("pool",): "pool",
@@ -687,6 +690,19 @@ def _then_words(toks: list[str], low: list[str]) -> list[str] | None:
 
 def _done_turn(toks: list[str], low: list[str]) -> list[str] | None:
     return ["done"] if low == ["done", "turn"] else None
+
+
+_THIS_TURN = {"this", "my", "the", "for", "on", "turn", "time", "now"}
+
+
+def _pass_turn(toks: list[str], low: list[str]) -> list[str] | None:
+    """'pass this turn', 'pass for now': a pass and the turn it is made in (18GA 3.2 "If you don't
+    want to do any of these things, you may pass"; s16 mail 37, refused "unexpected words after
+    'pass'")."""
+    words = [w.rstrip(".,") for w in low[1:]]
+    if low[0] == "pass" and words and all(w in _THIS_TURN for w in words) and ("turn" in words or "now" in words):
+        return ["pass"]
+    return None
 
 
 def _start(toks: list[str], low: list[str]) -> list[str] | None:
@@ -1401,6 +1417,7 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("then buy TAG", "buy TAG", "'sell 1 WRA, then buy TAG': a move joined to the one before it by 'then' "
      "(s13 mail #153)", _then_words),
     ("done turn", "done", "a player's words for ending the turn", _done_turn),
+    ("pass this turn", "pass", "18GA 3.2 'you may pass', said with the turn (s16 mail 37)", _pass_turn),
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
     ("start GA, par 90", "par GA 90", "the same, the par after a comma (18GA s14b F3)", _start),
     ("starting value of the B&O: $100", "par B&O 100", "18VA 4.1, 4.3.3 'sets the Starting Value' (s14 #11)",
@@ -1512,7 +1529,7 @@ def _president_par(words: list[str]) -> int | None:
 
 # the words before a train's type: 'buy a 4 train', 'buy another 4 train' (play-through s12v F2)
 _TRAIN_FILLER = ("the", "a", "an", "one", "new", "another", "second",
-                 "last", "remaining")  # 'buy the last 2 train' (1848 s16 mail #49)
+                 "last", "remaining")  # 'buy the last 2 train' (1848 s16 mail #49; 18GA s16 mail 45)
 
 
 def _train_words(args: list[str]) -> list[str]:
@@ -1949,16 +1966,35 @@ def share_count(game: "Game", move: ShareCount) -> A.Action:
         raise MoveError(f"{said}: a count of shares is 1 or more")
     if move.verb == "sell":
         return A.SellShares(move.entity, corporation=corp, count=count)
-    if move.price and count == 1 and move.price != game.share_price(corp):
-        raise MoveError(f"{said}: a {corp} share costs ${game.share_price(corp)} now (the chart's price), not "
-                        f"${move.price}; write 'buy {corp}' for one")
+    source = move.source
+    if move.price and count == 1:
+        source = priced_source(game, corp, move, said)
     if count > 1:
         where = {"ipo": " ipo", "pool": " market"}.get(move.source, "")
         pres = (f"; the president's certificate ({game.pres_percent(corp)}%) is bought by starting the company: "
                 f"'par {corp} <price>'") if move.percent and count == 2 else ""
         raise MoveError(f"{said}: {count} shares: a player buys one certificate a turn"
                         f"{see(game.title, 'one_buy_per_turn')}; write 'buy {corp}{where}' for one share{pres}")
-    return A.BuyShares(move.entity, corporation=corp, source=move.source)
+    return A.BuyShares(move.entity, corporation=corp, source=source)
+
+
+def priced_source(game: "Game", corp: str, move: ShareCount, said: str) -> str:
+    """Where 'buy a W&A share for $70' takes its share: the source said, else the one whose price is
+    the price said. A share from the Initial Offering costs its par value, one from the Open Market
+    its market value (18GA/18AL 3.2(c)(2), (3)); where the treasury sells at the market value (18VA
+    4.3.2) both cost the chart's price. Another price is refused naming each source's (s15 mail 80;
+    s16 mail 25: the Initial Offering's $70 was refused "costs $60 now (the chart's price)")."""
+    sources = [move.source] if move.source else ["ipo", "pool"]
+    prices = {src: game._buy_price(corp, src) for src in sources if game._buyable_share(corp, src) is not None}
+    match = next((src for src, price in prices.items() if price == move.price), None)
+    if match is not None:
+        return match if move.source or len(prices) > 1 else move.source
+    if not prices:
+        return move.source  # no share to buy: the engine's refusal says so
+    costs = " and ".join(f"{game.title.money(price)} from the {game.title.word(src)}" for src, price in prices.items())
+    write = " or ".join(f"'buy {corp} {'market' if src == 'pool' else 'ipo'}'" for src in prices)
+    raise MoveError(f"{said}: a {corp} share costs {costs} now, not {game.title.money(move.price)}; "
+                    f"write {write} for one")
 
 
 def share_source_words(corp: str) -> str:
