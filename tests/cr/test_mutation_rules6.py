@@ -52,6 +52,10 @@ def test_the_ledger_moves_every_dollar_and_records_each_payment_in_order(game):
         ctx.pay("player:1", "player:1", 5, "1", "loan")
     with pytest.raises(EngineError):
         ctx.pay("treasury:NYC", "player:1", 5, "1", "loan")
+    # a payment to an account that names nobody moves nothing (session 15: the payer was charged first)
+    for bad in ("rr:NOPE", "player:99", "player:x", "nobody"):
+        with pytest.raises(EngineError, match="unknown ledger account"):
+            ctx.pay("player:1", bad, 5, "1", "loan")
     assert len(ctx.ledger) == 3 and p1.cash == cash + 70
     assert ctx.start_balances["player:1"] == cash and ctx.start_balances["rr:NYC"] == rr_cash
     assert set(ctx.balances()) == {f"player:{n}" for n in (1, 2, 3, 4)} | {"rr:NYC", "rr:PENN"}

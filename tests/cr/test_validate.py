@@ -320,6 +320,7 @@ def test_president_loans_and_debt(v):
 
 def test_treasury_sales(v):
     nyc = v.s.railroads["NYC"]  # 111 treasury shares at $20: president pays $10
+    assert nyc.treasury_shares == 111  # the premise: the cap below is the treasury's whole holding
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", treasury_to_president=300, treasury_to_market=50)]))
     ro = out.railroads[0]
     assert ro.treasury_to_president == 111 and ro.treasury_to_market == 0

@@ -275,19 +275,24 @@ class TurnContext:
         out.update({f"rr:{r.code}": r.cash for r in self.railroads.values()})
         return out
 
-    def _adjust(self, account: str, delta: int) -> None:
+    def _holder(self, account: str) -> Any:
+        """The player or railroad whose cash ``account`` is (None for the bank's own sources);
+        an account that names nobody raises before any money moves."""
         if account in SOURCES:
-            return
+            return None
         kind, _, key = account.partition(":")
-        if kind == "player":
-            self.players[int(key)].cash += delta
-        elif kind == "rr":
-            self.railroads[key].cash += delta
-        else:
-            raise EngineError(f"unknown ledger account {account!r}")
+        try:
+            if kind == "player":
+                return self.players[int(key)]
+            if kind == "rr":
+                return self.railroads[key]
+        except (KeyError, ValueError):
+            pass
+        raise EngineError(f"unknown ledger account {account!r}")
 
     def pay(self, source: str, target: str, amount: int, step: str, memo: str) -> int:
-        """Move ``amount`` dollars from ``source`` to ``target`` and record it. Returns the amount."""
+        """Move ``amount`` dollars from ``source`` to ``target`` and record it. Returns the amount.
+        Both accounts are checked first: a payment refused moves nothing."""
         amount = int(amount)
         if amount < 0:
             raise EngineError(f"negative payment {amount} from {source} to {target} ({memo})")
@@ -295,8 +300,11 @@ class TurnContext:
             return 0
         if source == target:
             raise EngineError(f"payment from {source} to itself ({memo})")
-        self._adjust(source, -amount)
-        self._adjust(target, amount)
+        payer, payee = self._holder(source), self._holder(target)
+        if payer is not None:
+            payer.cash -= amount
+        if payee is not None:
+            payee.cash += amount
         self._ledger.append({"game_id": self.game.id, "turn": self.turn, "seq": len(self._ledger) + 1,
                              "step": step, "source": source, "target": target, "amount": amount,
                              "memo": memo[:120]})
