@@ -374,3 +374,13 @@ def test_a_tick_with_nothing_due_does_not_replay_the_game(ga, monkeypatch):
     _cycle(cli, t0 + timedelta(hours=42, minutes=1))
     assert [r.key.split(":")[3] for r in outbox(cli, "reminder")] == ["half", "6h"]
     assert row_state(cli)["clock"]["reminded"] == ["half", "6h"]  # kept with the game (was lost: list changed in place)
+
+
+def test_every_state_mail_says_how_to_be_away_and_name_a_proxy(ga):
+    """Session 14/15: no mail mentioned AWAY: or FOR:, so a player learnt of them only from the
+    docs. Every state mail's reply block is followed by the one line that says how."""
+    cli, *_ = ga
+    line, inbound = send(ga, 1, "pass")
+    said = answer(cli, inbound)[1]
+    assert "Away for some days? Add the line 'AWAY: FIRST LAST'" in said
+    assert "(the proxy's mail says 'FOR: 1')" in said and "'AWAY: none' when you are back" in said

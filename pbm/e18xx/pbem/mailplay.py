@@ -451,9 +451,15 @@ def _orders_of(game_row, name: str) -> list[str]:
     return out
 
 
+AWAY_HINT = ("Away for some days? Add the line 'AWAY: FIRST LAST' (days as 2026-12-24) and your move clock pauses; "
+             "'AWAY: FIRST LAST proxy N' also lets player N move for you (the proxy's mail says 'FOR: {seat}'); "
+             "'AWAY: none' when you are back.")
+
+
 def _seat_lines(number: int, game_row, count: int | None = None) -> list[str]:
     return ["", "To move, reply with these lines at the top (your secret after SECRET:), then one move per line:",
-            "", reply_header(game_row, number, count), "", "-- ", "pbm (automatic message)"]
+            "", reply_header(game_row, number, count), "", AWAY_HINT.format(seat=number), "", "-- ",
+            "pbm (automatic message)"]
 
 
 def _pdf_name(game_row, seq: int) -> str:
