@@ -1,0 +1,63 @@
+"""Play-through by mail s16b of 18AL (issue 29; seed 232, four seats Ann, Bob, Cy, Di, every seat
+written from the rulebook and the mails alone): the findings, each with the mail that showed it
+(tests/e18xx/playthrough/al-s16b.jsonl holds the game, 73 actions, 6 company turns, to phase 3)."""
+from pbm.e18xx.pbem.moves import parse_moves
+
+from .helpers import intent_mail, playthrough_game
+
+
+def game(upto: int):
+    """The s16b game after its first ``upto`` actions."""
+    return playthrough_game("al", upto, seed=232, suffix="-s16b", players=4)
+
+
+mail = intent_mail
+
+
+def test_the_two_trains_then_both_routes_joined_by_and():
+    """WRA, OR 3.1 (mail 45): 'Run the two 2 trains: Montgomery - Selma and Montgomery - West Point'
+    (4.2.3(j): each train its own route) was refused "train two: '2 TRAINS MONTGOMERY' is not a stop":
+    'two' was read as the train, and 'and' between routes drawn with spaced dashes did not start the
+    second route (only 'Adelaide-Port Pirie and Adelaide-Mount Gambier', hyphens unspaced, did)."""
+    two = parse_moves("run 2 Montgomery - Selma; 2 Montgomery - West Point", "Di")
+    assert parse_moves("Run the two 2 trains: Montgomery - Selma and Montgomery - West Point", "Di") == two
+    assert parse_moves("run both 2 trains Montgomery - Selma and Montgomery - West Point", "Di") == two
+    assert parse_moves("run the 2 trains: Montgomery - Selma and Montgomery - West Point", "Di") == two
+    # the 'and' starts a route only where both sides draw one: here it is part of a stop's name
+    assert parse_moves("run 2 Montgomery - Selma and West Point", "Di")[0].routes[0].nodes == \
+        ("MONTGOMERY", "SELMA AND WEST POINT")
+    g = game(66)
+    assert g.current_entity() == "WRA"
+    made, _ = mail(g, "Lay tile 5 on J7 rotation 1\nPlace a station in West Point\n"
+                      "Run the two 2 trains: Montgomery - Selma and Montgomery - West Point\nPay out\n"
+                      "Buy a 3 train from the bank")
+    assert made[:2] == ["lay 5 J7 1", "token West Point"] and "buy train 3" in made, made
+    assert made[2].startswith("run 2 MONTGOMERY SELMA; 2 MONTGOMERY"), made
+    assert g.share_price("WRA") == 90  # $80 paid out: one step right
+
+
+
+def test_i_will_buy_a_share():
+    """Stock round 2 (mail 27): 'I will buy a WRA share from the Initial Offering.' was refused
+    "unknown move 'will'" ('I buy ...' was read, 18AL 3.2(c)(2)); 'I will', 'I'd like to', 'we want to'
+    open a move as 'I' does."""
+    assert parse_moves("I will buy a WRA share from the Initial Offering.", "Di") == \
+        parse_moves("buy WRA ipo", "Di")
+    assert parse_moves("I'd like to pass", "Di") == parse_moves("pass", "Di")
+    g = game(32)
+    assert g.current_entity() == "Di"
+    made, _ = mail(g, "I will buy a WRA share from the Initial Offering.")
+    assert made[0] == "buy WRA ipo", made
+    assert g.percent_of("P:Di", "WRA") == 40
+
+
+def test_i_will_with_a_word_not_understood_names_that_word():
+    """A first-person line whose move word is not one: the refusal names that word ('float'), not
+    'will'."""
+    import pytest
+
+    from pbm.e18xx.pbem.moves import MoveError
+
+    with pytest.raises(MoveError) as e:
+        parse_moves("I will float WRA", "Di")
+    assert "unknown move 'float'" in str(e.value), e.value
