@@ -61,3 +61,22 @@ def test_i_will_with_a_word_not_understood_names_that_word():
     with pytest.raises(MoveError) as e:
         parse_moves("I will float WRA", "Di")
     assert "unknown move 'float'" in str(e.value), e.value
+
+
+def test_a_greeting_above_the_moves_is_set_aside():
+    """Stock round 1 (mail 8): "Hi all," above 'I start WRA at a par value of $75.' was refused
+    "unknown move 'Hi'", the whole mail with it (a sign-off under the moves was already set aside).
+    A greeting above the first move is now set aside too, and the reply says so."""
+    from pbm.e18xx.pbem.mailplay import read_text
+    from pbm.mail.answer import ignored_text
+
+    got = read_text("GAME: g\nPLAYER: 4\nSEEN: 7 X\nSECRET: s\nHi all,\n\nI start WRA at a par value of $75.\n\nDi\n")
+    assert got.greeting == [(5, "Hi all,")] and got.ignored == [(9, "Di")], (got.greeting, got.ignored)
+    assert ignored_text(got.greeting, "a greeting above your orders") == \
+        'IGNORED TEXT (line 5, a greeting above your orders, not read as orders): "Hi all,"'
+    g = game(7)
+    assert g.current_entity() == "Di"
+    made, _ = mail(g, got.moves)
+    assert made[0] == "par WRA 75", made
+    # only a greeting is set aside: prose above the moves is still read, and refused by its line
+    assert read_text("Hi all, I think\nthe best is\nbuy ABC\n").greeting == []
