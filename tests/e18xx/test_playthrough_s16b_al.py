@@ -80,3 +80,18 @@ def test_a_greeting_above_the_moves_is_set_aside():
     assert made[0] == "par WRA 75", made
     # only a greeting is set aside: prose above the moves is still read, and refused by its line
     assert read_text("Hi all, I think\nthe best is\nbuy ABC\n").greeting == []
+
+
+def test_a_city_between_two_named_stops_is_named_in_the_refusal():
+    """ABC, OR 2.1 (mail 36): 'run the 2 train from Anniston to Birmingham' - the only track passes
+    the gray city Oxmoor (H5), so the route is three cities for a 2 train (4.2.3(i)). The player's
+    own mistake (class a), refused "not connected between G6 and G4: no track joins them without
+    another stop between": the refusal now names the stop between and says the train is too short."""
+    from .helpers import intent_refusal
+
+    g = game(43)
+    assert g.current_entity() == "ABC"
+    why = intent_refusal(g, "lay tile 441a on G4 rotation 5\nplace a station in Birmingham\n"
+                            "run the 2 train from Anniston to Birmingham\npay out\nbuy a 2 train from the bank")
+    assert "not connected between G6 and G4: their track passes H5 Oxmoor (a city), a stop of the route too: " \
+           "with it the route is 3 cities and off-boards, too long for a train of 2" in why, why
