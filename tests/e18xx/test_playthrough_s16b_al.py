@@ -95,3 +95,20 @@ def test_a_city_between_two_named_stops_is_named_in_the_refusal():
                             "run the 2 train from Anniston to Birmingham\npay out\nbuy a 2 train from the bank")
     assert "not connected between G6 and G4: their track passes H5 Oxmoor (a city), a stop of the route too: " \
            "with it the route is 3 cities and off-boards, too long for a train of 2" in why, why
+
+
+def test_a_sold_out_company_in_the_top_row_says_why_its_price_stays():
+    """The end of stock round 3 (action 61): every share of ABC ($90) and WRA ($80) was owned by
+    players, and both were in the chart's top row, so neither rose (3.6: "If this would cause the
+    token to go off the top of the Stock Chart, the token does not move"); the round's end said
+    nothing of it, while the rise at the end of stock round 2 was said. Now it says why they stay,
+    in the rule's order (descending market value)."""
+    from .helpers import texts_at
+
+    g = playthrough_game("al", 61, seed=232, suffix="-s16b", players=4, events=True)
+    got = texts_at(g, 61)
+    stays = [t for t in got if "share price stays" in t]
+    assert stays == [f"{c}'s share price stays at ${p}: at the end of the stock round all its shares are owned by "
+                     "players, but it is in the top row of the chart: there is no cell to move it up to (rule 3.6)"
+                     for c, p in (("ABC", 90), ("WRA", 80))], got
+    assert not [t for t in texts_at(g, 43) if "stays" in t]  # WRA rose at the end of stock round 2
