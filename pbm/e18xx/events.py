@@ -349,7 +349,7 @@ class PriceStayed(Event):
     kind: ClassVar[str] = "price_stays"
     corp: str = ""
     price: int = 0
-    why: str = "below"  # below | top | bottom
+    why: str = "below"  # below | top | bottom | sold_out (the stock round's rise, in the top row: 18AL 3.6)
     revenue: int = 0
     rule: str = ""  # the title's section, "" if it names none
 
@@ -360,6 +360,9 @@ class PriceStayed(Event):
                        f"of at least the price moves it right")
         elif self.why == "top":
             because = "it is at the top of the chart's last column: a payout has no cell to move it to"
+        elif self.why == "sold_out":
+            because = ("at the end of the stock round all its shares are owned by players, but it is in the top "
+                       "row of the chart: there is no cell to move it up to")
         else:
             because = "it is at the foot of the chart's first column: a withhold has no cell to move it to"
         return f"{self.corp}'s share price stays at {money(self.price)}: {because}{see}"
@@ -1092,6 +1095,8 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             from pbm.e18xx.rounds.cite import see
             why = f"at the end of the stock round all its shares are owned by players{see(g.title, 'sold_out_rise')}"
         out.append(PriceMoved(seq, sym, a.price if a else 0, b.price if b else 0, _cell(old[0]), _cell(now[0]), why))
+    if before.round[0] == "stock" and after.round != before.round:
+        out += _sold_out_stays(g, before, after, seq)
     for sym, now in after.corps.items():
         old = before.corps.get(sym)
         if old is None or now[2] or old[5] == now[5] or old[5] is None:
@@ -1738,6 +1743,25 @@ class Recorder:
         except Exception:  # noqa: BLE001 - finding events never stops the game
             self.failures += 1
         return result
+
+
+def _sold_out_stays(g: "Game", before: Snap, after: Snap, seq: int) -> list[PriceStayed]:
+    """The companies whose shares are all owned by players at the end of a stock round but whose price
+    did not rise, being in the top row (18AL 3.6: "If this would cause the token to go off the top of
+    the Stock Chart, the token does not move"; play-through s16b: ABC, all sold, stayed at $90 at the
+    end of stock round 3 and no line said why)."""
+    from pbm.e18xx.rounds.cite import section
+
+    sizes = g.title.data.get("sold_out_rise_sizes")
+    out = []
+    for sym, now in sorted(after.corps.items(), key=lambda kv: -g.share_price(kv[0]) if kv[1][0] else 0):
+        old = before.corps.get(sym)
+        if old is None or old[0] is None or old[0] != now[0] or not now[1] or now[2] \
+                or (sizes is not None and now[6] not in sizes):
+            continue
+        if sum(g.percent_of(p.key, sym) for p in g.state.players) == 100:
+            out.append(PriceStayed(seq, sym, g.share_price(sym), "sold_out", 0, section(g.title, "sold_out_rise")))
+    return out
 
 
 def _price_stays(g: "Game", seq: int, corp: str, how: str, revenue: int) -> PriceStayed:

@@ -708,7 +708,7 @@ def why_not(graph: TrackGraph, corp: str, node_ids: Sequence[str], max_stops: in
         segs = [s for s in graph.segments(a) if s.b == b]
         if not segs:
             return (f"{ref('route_track')}not connected between {na} and {nb}: "
-                    f"{_missing_side(m, a[0], b[0]) or 'no track joins them without another stop between'}")
+                    f"{_missing_side(m, a[0], b[0]) or _stop_between(graph, a, b, keys, max_stops, count)}")
         free = [s for s in segs if not s.mask & used_mask]
         if not free:
             clash = segs[0].mask & used_mask
@@ -736,6 +736,31 @@ def why_not(graph: TrackGraph, corp: str, node_ids: Sequence[str], max_stops: in
     if not pick(0, 0):
         return f"{ref('route_reuse')}track reused at {where(best_clash)}: a route uses each piece of track once"
     return None
+
+
+def _stop_between(graph, a: tuple, b: tuple, keys: list, max_stops: int | None, count=None) -> str:
+    """Why two stops of a route are not joined when track runs from one to the other through a stop
+    between: that stop named, as the route must name it, and whether the train is then too long
+    ("their track passes H5 Oxmoor (a city), a stop of the route too ..."; play-through s16b, 18AL
+    mail 36: a 2 train Anniston - Birmingham through the city Oxmoor was refused "no track joins
+    them without another stop between")."""
+    m = graph.map
+    between = sorted({s.b for s in graph.segments(a) if s.b != b and any(t.b == b for t in graph.segments(s.b))})
+    if not between:
+        return "no track joins them without another stop between"
+
+    def said(k: tuple) -> str:
+        name = m.title.hexes[k[0]].name
+        kind = m.tile(k[0]).nodes[k[1]].kind
+        kind = {"offboard": "an off-board area"}.get(kind, f"a {kind}")
+        return f"{k[0]} {name} ({kind})" if name else f"{k[0]} ({kind})"
+
+    out = f"their track passes {' or '.join(said(k) for k in between)}, a stop of the route too"
+    if max_stops is not None and len(between) == 1:
+        counted = sum((count or (lambda k: _counts(m, k)))(k) for k in [*keys, between[0]])
+        if counted > max_stops:
+            return f"{out}: with it the route is {counted} cities and off-boards, too long for a train of {max_stops}"
+    return f"{out}: name it between them"
 
 
 def _missing_side(m: MapState, ha: str, hb: str) -> str | None:

@@ -63,8 +63,9 @@ def reply(session: Session, ctx: Sending, row: InboundMessage, recipients: list[
     return unique
 
 
-def ignored_text(ignored: list[tuple[int, str]]) -> str:
-    """One line for the prose read after the orders (docs/mail.md): where it starts and how it begins."""
+def ignored_text(ignored: list[tuple[int, str]], said: str = "after your orders") -> str:
+    """One line for the prose read after the orders (docs/mail.md), or above them (``said``, a greeting):
+    where it starts and how it begins."""
     first, last = ignored[0][0], ignored[-1][0]
     where = f"line {first}" if first == last else f"lines {first}-{last}"
     def words(text: str) -> str:  # at most 60 characters, cut between words
@@ -72,7 +73,7 @@ def ignored_text(ignored: list[tuple[int, str]]) -> str:
         return text if len(text) <= 60 else text[:61].rsplit(" ", 1)[0] + " ..."
 
     quoted = " / ".join(words(text) for _, text in ignored[:2]) + (" ..." if len(ignored) > 2 else "")
-    return f"IGNORED TEXT ({where}, after your orders, not read as orders): \"{quoted}\""
+    return f"IGNORED TEXT ({where}, {said}, not read as orders): \"{quoted}\""
 
 
 # why a mail was refused, in whole words, for the subject line (docs/mail.md "Refusals"); the first match counts

@@ -41,6 +41,8 @@ _QUOTED = re.compile(r"^(\s*>)+ ?")
 _SIGN_OFF = re.compile(r"^(thanks|thank you|thx|cheers|regards|best|best wishes|kind regards|warm regards|"
                        r"sincerely|yours|yours truly|all the best|greetings|ta|bye|love|sent from my)\b[\s,.!:-]*",
                        re.IGNORECASE)
+_GREETING = re.compile(r"^(hi|hello|hey|hiya|howdy|dear|greetings|good (morning|afternoon|evening|day))\b"
+                       r"[^\n]{0,40}$", re.IGNORECASE)
 _STOP = re.compile(r"^(-- ?|-{3,}\s*original message\s*-{3,}|_{5,}|on .{1,200} wrote:)$", re.IGNORECASE)
 
 
@@ -61,6 +63,7 @@ class MoveMail:
     moves: str = ""
     where: str = "message body"
     ignored: list = None  # prose after the moves: [(line, text)] (docs/mail.md)
+    greeting: list = None  # a greeting above the moves ("Hi all,"): [(line, text)]
 
 
 def _is_move_line(text: str) -> bool:
@@ -121,6 +124,19 @@ def _cut_prose(kept: list[str]) -> list[tuple[int, str]]:
     return []
 
 
+def _cut_greeting(kept: list[str]) -> list[tuple[int, str]]:
+    """Blank a greeting above the first move in ``kept`` (in place: "Hi all,", "Hello Bob,", "Dear
+    fellow players,") and return it as [(line, text)]; only when every written line above the first
+    move is a greeting (play-through s16b, 18AL mail 8: "Hi all," was refused "unknown move 'Hi'")."""
+    first = next((i for i, ln in enumerate(kept) if ln.strip() and _is_move_line(ln)), None)
+    above = [(i, kept[i].strip()) for i in range(first or 0) if kept[i].strip()]
+    if not first or not above or not all(_GREETING.match(t.split("#", 1)[0].strip()) for _, t in above):
+        return []
+    for i, _ in above:
+        kept[i] = ""
+    return [(i + 1, t) for i, t in above]
+
+
 def read_text(text: str, where: str = "message body") -> MoveMail:
     """Split a mail's text into the header values and the moves.
 
@@ -159,6 +175,7 @@ def read_text(text: str, where: str = "message body") -> MoveMail:
         out.game = quoted["game"]
         if not out.player.strip():
             out.player = quoted.get("player", "")
+    out.greeting = _cut_greeting(kept)
     out.ignored = _cut_prose(kept)
     out.moves = "\n".join(kept)
     return out
@@ -806,6 +823,11 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
         body = f"{away_note}\n\n-- \npbm (automatic answer)\n"
         replied = _reply(session, ctx, row, recipients, f"[{tag}] Noted: your message #{row.seq}", body, game)
         return Outcome(row.id, row.seq, "accepted", "", replied, 0, player.number)
+    if c.mail.greeting:  # a greeting above the moves: said once, never a move
+        from pbm.mail.answer import ignored_text
+
+        away_note = "\n".join(x for x in (away_note, ignored_text(c.mail.greeting, "a greeting above your orders"))
+                               if x)
     if c.mail.ignored:  # prose after the moves: said once, never a move (docs/mail.md)
         from pbm.mail.answer import ignored_text
 

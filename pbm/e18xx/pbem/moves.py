@@ -461,9 +461,10 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if toks[0].lower() in _HEADER_WORDS:  # 'AWAY until 2026-12-10 proxy 3' (18GA s14b F7)
         raise _fail(lineno, line, f"{toks[0]!r} is not a move but a line of its own above the moves, written with "
                                   f"a colon: {toks[0].upper()}: {' '.join(toks[1:]) or '...'}")
-    if toks[0].lower() in ("i", "we", "i'll", "we'll", "i'd") and len(toks) > 1:
+    n = _first_person([t.lower() for t in toks])
+    if n:
         # "I'll float WRA ...": the word not understood is 'float', not "I'll" (s14b mail #9)
-        raise _fail(lineno, line, f"unknown move {toks[1]!r}")
+        raise _fail(lineno, line, f"unknown move {toks[n]!r}")
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
 
 
@@ -505,9 +506,10 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     Gadsden': a hex with its name is that hex; a name of several words between separators is one
     place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
     words = [w.rstrip(":") for w in _unhyphen(words) if w.rstrip(":")]  # 'run the 2 train: A - B'
-    while words and words[0].lower() in ("train", "the", "a", "other", "another", "second", "one", "first"):
+    while words and words[0].lower() in ("train", "the", "a", "other", "another", "second", "one", "first", "two",
+                                         "three", "both"):
         words = words[1:]  # 'run train 2 ...', 'run the 2 train ...', 'run the other 2 train ...' (s15 mail 33),
-        # 'run one 2 train ...' (s15b mail 047)
+        # 'run one 2 train ...' (s15b mail 047), 'run the two 2 trains: ...', 'both 2 trains' (s16b mail 45)
     if not words:
         return None, []
     if len(words) > 1 and _HEX_WORD.match(words[0]):
@@ -582,11 +584,25 @@ def _no_step(toks: list[str], low: list[str]) -> list[str] | None:
     return None
 
 
+_I_WILL = (("i", "will"), ("we", "will"), ("i", "shall"), ("we", "shall"), ("i", "want", "to"),
+           ("we", "want", "to"), ("i'd", "like", "to"), ("we'd", "like", "to"), ("i", "would", "like", "to"),
+           ("we", "would", "like", "to"), ("i'm", "going", "to"), ("we're", "going", "to"), ("i", "am", "going", "to"),
+           ("i'll",), ("we'll",), ("i'd",), ("i",), ("we",))
+
+
+def _first_person(low: list[str]) -> int:
+    """How many words open a move said in the first person: 'I', 'I will', 'I'd like to', 'we want to'
+    (0 for none)."""
+    return next((len(w) for w in _I_WILL if tuple(low[:len(w)]) == w and len(low) > len(w)), 0)
+
+
 def _i_do(toks: list[str], low: list[str]) -> list[str] | None:
     """'I bid $160 on the Macon & Birmingham.', 'we pass': a move said in the first person (s14 mail 3,
-    refused "unknown move 'I'")."""
-    if low[0] in ("i", "we", "i'll", "we'll", "i'd") and len(low) > 1 and low[1] in _MOVE_WORDS:
-        return rulebook_words(toks[1:])
+    refused "unknown move 'I'"); 'I will buy a WRA share ...', 'I'd like to pass' too (18AL s16b mail 27,
+    refused "unknown move 'will'")."""
+    n = _first_person(low)
+    if n and low[n] in _MOVE_WORDS:
+        return rulebook_words(toks[n:])
     if len(low) > 2 and re.match(r"^[A-Z][A-Z0-9&]{1,4}$", toks[0]) and low[1].endswith("s") \
             and low[1][:-1] in _MOVE_WORDS:  # 'CAR buys P3 from Ann for 140' (s14b mail #71)
         return rulebook_words([toks[1][:-1], *toks[2:]])
@@ -1173,16 +1189,28 @@ def _route_hyphens(toks: list[str], low: list[str]) -> list[str] | None:
             skip = nxt - i - 1
             continue
         train = next((t for t in out[1:] if _TRAIN_NAME.match(t)), None)
-        if low[i] == "and" and train and len(out) > 2 and i + 1 < len(toks) and _hyphen_stops(toks[i + 1]):
+        if low[i] == "and" and train and len(out) > 2 and i + 1 < len(toks) and (
+                _hyphen_stops(toks[i + 1]) or _spaced_route(out[out.index(train) + 1:], low[i + 1:])):
             # 'run the 2 trains Adelaide-Port Pirie and Adelaide-Mount Gambier': a second route drawn
-            # with hyphens runs another train of the type named (1848 s15c mail #45)
+            # with hyphens runs another train of the type named (1848 s15c mail #45); so does one drawn
+            # with spaced dashes, 'run the two 2 trains: Montgomery - Selma and Montgomery - West Point'
+            # (18AL s16b mail 45)
             out[-1] = out[-1].rstrip(",;") + ";"
             out.append(train)
+            split = True
             continue
         stops = _hyphen_stops(t)
         split = split or stops is not None
         out += stops or [t]
     return out if split else None
+
+
+def _spaced_route(before: list[str], after: list[str]) -> bool:
+    """Do the words before an 'and' (from the train on) and after it each draw a route with spaced
+    separators ('Montgomery - Selma', 'Montgomery - West Point')?  Then the 'and' starts the route
+    of another train, not a stop named 'Selma and Montgomery'."""
+    upto = after.index("and") if "and" in after else len(after)
+    return any(w in _SEPARATORS for w in before) and any(w in _SEPARATORS for w in after[:upto])
 
 
 _TRAIN_NAME = re.compile(r"^\d+[A-Za-z]?$")
@@ -1400,6 +1428,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("home station in D4-1 (the Rome side)", "token D4-1", "18GA 4.2(a), 4.2.2(c): the home station (s14 F8)",
      _station),
     ("I bid $160 on M&BR", "bid 160 M&BR", "a move in the first person (s14 mail 3)", _i_do),
+    ("I will buy a WRA share", "buy WRA", "the same with 'will', 'want to', 'would like to' (18AL s16b mail 27)",
+     _i_do),
     ("no station this turn", "", "18GA 4.2: \"each step is optional\": a step left out in words (s14 F7)",
      _no_step),
     ("pay out dividends", "payout", "18GA 4.2.4(a), 1848 7.3 'pay out Dividends' (s11 finding 10)", _payout),
