@@ -468,7 +468,7 @@ def _orders_of(game_row, name: str) -> list[str]:
     return out
 
 
-AWAY_HINT = ("Away for some days? Add the line 'AWAY: FIRST LAST' (days as 2026-12-24) and your move clock pauses; "
+AWAY_HINT = ("Away for some days? Add the line 'AWAY: FIRST LAST' (days as YYYY-MM-DD) and your move clock pauses; "
              "'AWAY: FIRST LAST proxy N' also lets player N move for you (the proxy's mail says 'FOR: {seat}'); "
              "'AWAY: none' when you are back.")
 

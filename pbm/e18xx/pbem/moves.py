@@ -410,6 +410,13 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             args = [args[1], args[0]]  # 'upgrade Charlottesville to 63': the place first
         if len(args) == 2 and not _INT.match(args[1]):
             args = [*args, str(ANY_ROTATION)]  # 'upgrade Charlottesville to 63': no rotation, for_game finds it (s14b #141)
+        if len(args) > 3 and _INT.match(args[0]) and re.match(r"^[A-Za-z]{1,2}\d{1,3}$", args[1]) \
+                and re.match(r"^[0-5]$", args[2]):
+            # the three values read, then words that are no part of a lay: name them as written (18VA s16b mail 25)
+            at = line.lower().find(args[3].lower(), max(line.upper().find(args[1].upper()), 0))
+            rest = line[at:].strip() if at >= 0 else " ".join(args[3:])
+            raise _fail(lineno, line, f"read 'lay {args[0]} {args[1].upper()} {args[2]}' (tile, hex, rotation), "
+                        f"then {rest!r}, which is no part of a lay: leave it out or write it after a '#'", "lay")
         if len(args) != 3:
             raise _fail(lineno, line, "need tile, hex and rotation", "lay")
         rot = ANY_ROTATION if args[2] == str(ANY_ROTATION) else _int(args[2], lineno, line, "lay", "rotation")
@@ -1039,14 +1046,16 @@ _LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "t
 _ROTATION_WORDS = ("rotation", "rot", "rotated", "orientation")
 _LAY_COLOURS = ("yellow", "green", "brown", "gray", "grey", "new")
 _LAY_TAIL = ("toward", "towards", "heading", "facing",
-             "connecting", "connect", "joining", "join", "linking", "link")  # '..., connecting A and B' (1848 s16 #36)
+             "connecting", "connect", "joining", "join", "linking", "link",  # '..., connecting A and B' (1848 s16 #36)
+             "between", "going", "leading", "running")  # '..., between Richmond and Fredericksburg' (18VA s16b #25)
 
 
 def _lay_told(keep: list[str]) -> list[str] | None:
     """The tile, the place and the rotation of a lay among a player's words, or None: 'Atlanta 451
     Atlanta, 0' (the tile's label before its number: "the Atlanta tile 451 in Atlanta"), 'Augusta with
     green Augusta 453, 0.' (18GA s14b F4, F9); a closing 'toward Chattanooga' or 'connecting Port Pirie
-    and Mount Gambier' is the player's comment (s14b F8; 1848 s16 mail #36); 'with <private>' after the rotation stays (Table III: a private's lay)."""
+    and Mount Gambier' or 'between Richmond and Fredericksburg' is the player's comment (s14b F8; 1848 s16
+    mail #36; 18VA s16b mail 25); 'with <private>' after the rotation stays (Table III: a private's lay)."""
     bare = [t.rstrip(",.;") for t in keep]
     cut = next((i for i, w in enumerate(bare) if w.lower() in _LAY_TAIL), len(bare))
     bare = bare[:cut]
@@ -1478,6 +1487,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "one track tile': the tile by its colour and label too (18GA s14b F4, F9)", _lay_words),
     ("lay tile 8 in B2 rotation 3 toward Chattanooga", "lay 8 B2 3", "the same, with where it leads, a comment "
      "(18GA s14b F8)", _lay_words),
+    ("lay tile 9 on F9 with rotation 0, between Richmond and Fredericksburg", "lay 9 F9 0", "the same, with the "
+     "places it joins (18VA s16b mail 25)", _lay_words),
     ("token in Rome", "token Rome", "a station in a place (s12)", _token_words),
     ("run 2 F6-E7", "run 2 F6 E7", "a route's hexes joined by hyphens, 'D4-1' still a city of D4 (18GA s13 "
      "F3)", _route_hyphens),
