@@ -53,6 +53,10 @@ def test_a_new_share_at_its_par_price():
     why = refusal(game(42), "Buy a 10% share of NSW for £70")
     assert "costs £80 from the Bank ('buy NSW ipo') now, not £70" in why, why
     assert "$" not in why
+    # the lender's shares lie on its charter (12.4.2), as the lists say; its price is the chart's
+    assert mail(game(42), "buy a Bank of England share for £70")[0] == ["buy BOE market"]
+    assert "costs £70 from the Bank of England charter ('buy BOE market') now, not £80" \
+        in refusal(game(42), "buy a BOE share for 80")
 
 
 def test_a_lay_by_what_it_joins_and_trains_of_a_type():

@@ -2052,7 +2052,12 @@ def priced_source(game: "Game", corp: str, price: int, said_source: str, said: s
             return place if len(costs) > 1 else said_source
     if not costs:
         return said_source  # no share there: the engine's refusal says so
-    told = " or ".join(f"{game.title.money(cost)} from the {word(game, place)} ('buy {corp} "
+    lender = game.title.data.get("bank_corporation") or {}
+
+    def where(place: str) -> str:  # 1848 12.4.2: the lender's certificates lie on its charter (as the lists say)
+        return f"the {lender.get('name', corp)} charter" if lender.get("sym") == corp else f"the {word(game, place)}"
+
+    told = " or ".join(f"{game.title.money(cost)} from {where(place)} ('buy {corp} "
                        f"{'market' if place == 'pool' else 'ipo'}')" for place, cost in costs.items())
     raise MoveError(f"{said}: a {corp} share costs {told} now, not {game.title.money(price)}")
 
