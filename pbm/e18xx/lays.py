@@ -79,6 +79,13 @@ def joins(g: "Engine", coord: str, tile: str, rotation: int) -> str:
     return out
 
 
+def reached(g: "Engine", coord: str, tile: str, rotation: int) -> frozenset[str]:
+    """The hexes the track of tile ``tile`` turned ``rotation`` on ``coord`` leads to (its sides'
+    neighbours, as :func:`joins` names them)."""
+    td = g.title.tiles[tile]
+    return frozenset(neighbour(coord, e, g.title.layout) for e in td.exits(rotation))
+
+
 def _unmet(g: "Engine", nb: str, edge: int) -> str:
     """Said beside a side whose neighbour has track (a laid tile, or printed track such as 18VA's
     Annapolis) that does not come to the common side: the new track would lead to it but not join it

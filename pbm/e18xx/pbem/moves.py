@@ -109,6 +109,19 @@ class FromOwner:
 
 
 @dataclass(frozen=True)
+class LayJoining:
+    """``lay 57 F17 joining Wollongong, Newcastle``: a lay written with what its track joins instead
+    of its rotation, as the move lists describe each rotation ("# city; to G16 Wollongong (lower
+    left), E18 Newcastle (upper right)"); :func:`for_game` finds the rotation whose track reaches
+    those places (play-through s16b mail #33: 'Lay a 57 tile in Sydney (F17) so it connects
+    Wollongong and Newcastle' was refused "need tile, hex and rotation")."""
+    move: A.LayTile
+    places: tuple[str, ...]
+    line: str = dc_field(default="", compare=False)
+    lineno: int = dc_field(default=1, compare=False)
+
+
+@dataclass(frozen=True)
 class RepayLoan:
     """``repay loan``: understood so that it is refused with the title's rule
     (:func:`repay_refusal`; 1848 5.6.1: a loan is never paid back)."""
@@ -127,7 +140,7 @@ class Contribute:
     lineno: int = dc_field(default=1, compare=False)
 
 
-Move = Union[A.Action, PassRestOfRound, Done, More, RepayLoan, ShareCount, FromOwner, Contribute]
+Move = Union[A.Action, PassRestOfRound, Done, More, RepayLoan, ShareCount, FromOwner, Contribute, LayJoining]
 
 _INT = re.compile(r"^\d+$")
 _PERCENT = re.compile(r"^\d{1,3}%$")
@@ -145,7 +158,8 @@ USAGE = {
            " [trade <train>]"
            " | buy private <sym> [from <owner>] [for] <price>",
     "sell": "sell [count] <corp>   e.g. sell 2 GA",
-    "lay": "lay <tile> <hex> <rotation 0-5> [with <private>]   e.g. lay 57 E5 2",
+    "lay": "lay <tile> <hex> <rotation 0-5> [with <private>] | lay <tile> <hex> joining <place> [and <place>]   "
+           "e.g. lay 57 E5 2",
     "token": "token <hex or city name>   e.g. token Rome",
     "run": "run auto | run <train> <node> <node>...; <train> ...",
     "payout": "payout (or: pay out)",
@@ -378,6 +392,16 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
                     "par <corporation> <price>; to buy a train: buy train <type> [from <company>]; to buy a "
                     "private: buy private <private> <price> [from <owner>]", verb)
     if verb in ("lay", "upgrade"):
+        if "joining" in low:  # 'lay 57 F17 joining Wollongong, Newcastle' (_lay_words: what the track joins)
+            at = low.index("joining")
+            places = tuple(p for p in (w.strip() for w in re.split(r",|\band\b", " ".join(args[at + 1:]), flags=re.I))
+                           if p)
+            lay = parse_line(" ".join([verb, *args[:at]]), entity, lineno)
+            if not places or not isinstance(lay, A.LayTile):
+                raise _fail(lineno, line, "name the places the track joins after 'joining'", "lay")
+            if lay.rotation != ANY_ROTATION:
+                return lay  # a rotation written: what it joins is the player's comment (s16 mail #36)
+            return LayJoining(lay, places, line.strip(), lineno)
         who = entity
         # a listed lay names the rotations laying the same track: 'lay 57 E4 1 (same as 4)'
         same = re.search(r"\s*\(same as \d(?: and \d)*\)\s*$", " ".join(args), re.I)
@@ -1050,6 +1074,29 @@ _LAY_TAIL = ("toward", "towards", "heading", "facing",
              "between", "going", "leading", "running")  # '..., between Richmond and Fredericksburg' (18VA s16b #25)
 
 
+_JOIN_VERBS = ("connecting", "connect", "connects", "joining", "join", "joins", "linking", "link", "links")
+_JOIN_LEAD = ("so", "that", "it", "which", "to", "and")  # 'so it connects', 'so that it joins'
+
+
+def _lay_joining_words(toks: list[str], low: list[str]) -> list[str] | None:
+    """A lay that says what its track joins ('Lay a 57 tile in Sydney so it connects Wollongong and
+    Newcastle', 'lay 57 F17 connecting Wollongong and Newcastle'): the lay, then 'joining' and the
+    places, for the rotation that joins them (``LayJoining``; s16b mail #33). None when the line says
+    no such thing, or says it after 'toward' (a comment: 18GA s14b F8)."""
+    at = next((i for i, w in enumerate(low) if i > 1 and w.rstrip(",.;") in _JOIN_VERBS), None)
+    if at is None:
+        return None
+    head = list(toks[:at])
+    while len(head) > 1 and head[-1].lower().rstrip(",.;") in _JOIN_LEAD:
+        head.pop()
+    words = " ".join(t for t, w in zip(toks[at + 1:], low[at + 1:]) if w not in ("the", "to"))
+    places = [p.strip(" .;") for p in re.split(r",|\b(?:and|with)\b", words, flags=re.I) if p.strip(" .;")]
+    lay = rulebook_words([h.rstrip(",.;") for h in head])
+    if not places or not lay or lay[0].lower() != "lay" or "joining" in [w.lower() for w in lay]:
+        return None
+    return [*lay, "joining", *" and ".join(places).split()]
+
+
 def _lay_told(keep: list[str]) -> list[str] | None:
     """The tile, the place and the rotation of a lay among a player's words, or None: 'Atlanta 451
     Atlanta, 0' (the tile's label before its number: "the Atlanta tile 451 in Atlanta"), 'Augusta with
@@ -1093,6 +1140,9 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     bracketed = _bracketed_place(toks)
     if bracketed is not None:  # 'E2 (Whyalla)', 'Port Pirie (F5)' (s14b mails #55, #102)
         return rulebook_words(bracketed)
+    joined = _lay_joining_words(toks, low)
+    if joined is not None:
+        return joined
     if not any(w.rstrip(",.;") in _LAY_FILLER + _LAY_COLOURS + _LAY_TAIL + ("with",) for w in low[1:]):
         return None
     keep = [t for i, (t, w) in enumerate(zip(toks[1:], low[1:]), 1)
@@ -1246,21 +1296,29 @@ def _with_private(toks: list[str], low: list[str]) -> list[str] | None:
     return rulebook_words([*toks[:at + 1], *tail])
 
 
+_GHAN = ("ghan", "2E")  # 1848 4.5, 8.2.5: "a 2E train, 'The Ghan'", also the name of the private P4
+
+
 def _named(toks: list[str], low: list[str]) -> list[str] | None:
     """A company or a train by the rulebook's name (1848: 12.3.3 'the Bank of England' is BOE; 4.5,
-    8.2.5 'The Ghan' is the 2E train), then the line read again as the other rows read it (s13 F2, F4)."""
+    8.2.5 'The Ghan' is the 2E train), then the line read again as the other rows read it (s13 F2, F4).
+    'The Ghan' with a price and no 'train' is the private of that name, P4 (4.5): a train from the Bank
+    has the Bank's price, a private the price its buyer names ('Buy The Ghan for 165' in the sale of the
+    privates, 3.1.1; play-through s16b mail #7: read as a 2E train and refused)."""
     out: list[str] = []
     ghan = False
+    priced = any(w in ("for", "at") and _money(t).rstrip(".,").isdigit()
+                 for w, t in zip(low, toks[1:])) and not {"train", "2e"} & set(low)
     i = 0
     while i < len(toks):
         if low[i:i + 3] == ["bank", "of", "england"]:
             out.append("BOE")
             i += 3
             continue
-        if low[0] == "buy" and low[i] == "ghan":
+        if low[0] == "buy" and low[i] == _GHAN[0] and not priced:
             if out and out[-1].lower() == "the":
                 out.pop()
-            out.append("2E")
+            out.append(_GHAN[1])
             ghan = True
             i += 2 if low[i + 1:i + 2] == ["2e"] else 1
             continue
@@ -1325,8 +1383,10 @@ def _symbol_for_name(text: str) -> str:
 
 def _private_name(toks: list[str], low: list[str]) -> list[str] | None:
     """'buy the Memphis & Charleston from Ann for $100': a private by its rulebook name (18AL Table III,
-    4.2.6) read as its symbol, then the line read again as the other rows read it (s13w mail #61)."""
-    if low[0] not in ("buy", "bid") or len(low) < 3:
+    4.2.6) read as its symbol, then the line read again as the other rows read it (s13w mail #61); so is
+    the private whose price is lowered: 'Lower the price of the Tasmanian Railways' (1848 3.1.1, 4.4;
+    play-through s16b mail #9: refused "name the private")."""
+    if low[0] not in ("buy", "bid", "lower", "reduce") or len(low) < 2:
         return None
     for words, sym in _private_names():
         n = len(words)
@@ -1445,6 +1505,10 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("pay back loan", "repay loan", "1848 loans: 'repay', 'pay back', 'pay loan'", _repay),
     ("take out a loan", "take loan", "1848 5.6.1 'take out a loan' from the Bank of England (s12)", _take_loan),
     ("reduce P5", "lower P5", "1848 3.1.1 'reduce the cost of a Private Company by 5 pounds' (s11)", _reduce),
+    ("lower the price of the Tasmanian Railways", "lower the price of P3", "1848 3.1.1, 4.4: the private whose "
+     "price is lowered by its name (s16b mail #9)", _private_name),
+    ("buy The Ghan for 165", "buy private P4 165", "1848 3.1.1, 4.5: 'The Ghan' at a price is the private P4, "
+     "not the 2E train (8.2.5), whose price is the Bank's (s16b mail #7)", _private_name),
     ("retain income", "withhold", "1848 10.3.3, 11.2 'Retaining Income'", _retain),
     ("keep the money in the company", "withhold", "1848 10.3.3 'retained ... in the company's treasury' "
      "(s15 mail #121)", _retain),
@@ -1489,6 +1553,9 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "(18GA s14b F8)", _lay_words),
     ("lay tile 9 on F9 with rotation 0, between Richmond and Fredericksburg", "lay 9 F9 0", "the same, with the "
      "places it joins (18VA s16b mail 25)", _lay_words),
+    ("lay a 57 tile in Sydney so it connects Wollongong and Newcastle", "lay 57 Sydney joining Wollongong and "
+     "Newcastle", "no rotation, but what the track joins, as the move lists say each rotation; the rotation "
+     "reaching those places is laid (1848 s16b mail #33)", _lay_words),
     ("token in Rome", "token Rome", "a station in a place (s12)", _token_words),
     ("run 2 F6-E7", "run 2 F6 E7", "a route's hexes joined by hyphens, 'D4-1' still a city of D4 (18GA s13 "
      "F3)", _route_hyphens),
@@ -1748,7 +1815,9 @@ _STEP_LABELS = {"build": "lay", "track": "lay", "tile": "lay", "tiles": "lay", "
                 "dividend": "", "dividends": "", "income": "", "revenue": "", "trains": "", "train": "",
                 "purchase": "", "loan": "", "private": "", "shares": "", "stock": ""}
 _LABEL = re.compile(r"^\s*(?:\d\.\s*)?([A-Za-z]+)(?:\s+[A-Za-z]+)?\s*:\s*(\S.*)$")
-_MANY_TRAINS = re.compile(r"^(buy)\s+(two|three|2|3)\s+(\S+?)(?:-trains?|\s+trains?)(.*)$", re.I)
+# 'buy two 2 trains', 'buy 2 trains of type 2' (1848 8.2 "Types of Train"; s16b mail #33)
+_MANY_TRAINS = re.compile(r"^buy\s+(?P<n>two|three|2|3)\s+(?:(?P<type>\S+?)(?:-trains?|\s+trains?)"
+                          r"|trains?\s+of\s+(?:the\s+)?type\s+(?P<of>\S+?))(?P<rest>(?:[\s,.;].*)?)$", re.I)
 
 
 def _step_label(text: str) -> str:
@@ -1773,8 +1842,8 @@ def _joined(text: str) -> str:
     text = _step_label(re.sub(r"(?<=\w)\.$", "", text.strip()))
     many = _MANY_TRAINS.match(text)
     if many:
-        n = {"two": 2, "three": 3}.get(many.group(2).lower(), None) or int(many.group(2))
-        text = ", ".join([f"buy a {many.group(3)} train"] * n) + many.group(4)
+        n = {"two": 2, "three": 3}.get(many.group("n").lower(), None) or int(many.group("n"))
+        text = ", ".join([f"buy a {many.group('type') or many.group('of')} train"] * n) + many.group("rest")
     text = _AND_MOVE.sub(", ", text)
     return _JOINS.sub(", ", text)
 
@@ -1880,6 +1949,9 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
     if isinstance(move, (PassRestOfRound, Done, More, RepayLoan, Contribute)):
         return move
+    toward: tuple[str, ...] = ()
+    if isinstance(move, LayJoining):
+        toward, move = move.places, move.move
     if isinstance(move, A.Bid) and not move.company:  # 'bid 125': the private being auctioned (3.1.1)
         up = getattr(game.state.round, "auctioning", None)
         if not up:
@@ -1938,7 +2010,7 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
             raise GameError(f"{move.hex!r} is not a hex like E5, nor a place on the map")
         move = replace(move, hex=hexname)
     if isinstance(move, A.LayTile) and move.rotation == ANY_ROTATION:
-        move = only_rotation(game, move)
+        move = only_rotation(game, move, joined_hexes(game, toward))
     if isinstance(move, A.LayTile) and move.entity == cur and cur in game.state.corporations:
         move = reserved_lay(game, move)
     if isinstance(move, A.LayTile) and move.entity in game.state.corporations:
@@ -2009,7 +2081,7 @@ def share_count(game: "Game", move: ShareCount) -> A.Action:
         return A.SellShares(move.entity, corporation=corp, count=count)
     source = move.source
     if move.price and count == 1:
-        source = priced_source(game, corp, move, said)
+        source = priced_source(game, corp, move.price, move.source, said)
     if count > 1:
         where = {"ipo": " ipo", "pool": " market"}.get(move.source, "")
         pres = (f"; the president's certificate ({game.pres_percent(corp)}%) is bought by starting the company: "
@@ -2019,23 +2091,33 @@ def share_count(game: "Game", move: ShareCount) -> A.Action:
     return A.BuyShares(move.entity, corporation=corp, source=source)
 
 
-def priced_source(game: "Game", corp: str, move: ShareCount, said: str) -> str:
-    """Where 'buy a W&A share for $70' takes its share: the source said, else the one whose price is
-    the price said. A share from the Initial Offering costs its par value, one from the Open Market
-    its market value (18GA/18AL 3.2(c)(2), (3)); where the treasury sells at the market value (18VA
-    4.3.2) both cost the chart's price. Another price is refused naming each source's (s15 mail 80;
-    s16 mail 25: the Initial Offering's $70 was refused "costs $60 now (the chart's price)")."""
-    sources = [move.source] if move.source else ["ipo", "pool"]
-    prices = {src: game._buy_price(corp, src) for src in sources if game._buyable_share(corp, src) is not None}
-    match = next((src for src, price in prices.items() if price == move.price), None)
-    if match is not None:
-        return match if move.source or len(prices) > 1 else move.source
-    if not prices:
-        return move.source  # no share to buy: the engine's refusal says so
-    costs = " and ".join(f"{game.title.money(price)} from the {game.title.word(src)}" for src, price in prices.items())
-    write = " or ".join(f"'buy {corp} {'market' if src == 'pool' else 'ipo'}'" for src in prices)
-    raise MoveError(f"{said}: a {corp} share costs {costs} now, not {game.title.money(move.price)}; "
-                    f"write {write} for one")
+def priced_source(game: "Game", corp: str, price: int, said_source: str, said: str) -> str:
+    """Where a share bought 'for <price>' comes from: the place (of those the mail allows) whose share
+    costs that price, a new share at its par (1848 5.1.3, 12.3.1: "a new share from the Bank at the
+    issue (par) price"), one in the pool at the chart's price (5.1.4); refused naming each place's
+    price, in the title's money, when none costs it (play-through s16b mail #38: 'Buy a 10% share of
+    NSW for £80' was refused "a NSW share costs $70 now (the chart's price)" while NSW's par was £80)."""
+    from pbm.e18xx.render.words import word
+
+    places = [s for s in ("ipo", "pool") if not said_source or said_source == s]
+    costs: dict[str, int] = {}
+    for place in places:
+        sid = game._buyable_share(corp, place)
+        if sid is not None:
+            costs[place] = game._buy_price(corp, game.state.share_owner.get(sid, ""))
+    for place, cost in costs.items():
+        if cost == price:
+            return place if len(costs) > 1 else said_source
+    if not costs:
+        return said_source  # no share there: the engine's refusal says so
+    lender = game.title.data.get("bank_corporation") or {}
+
+    def where(place: str) -> str:  # 1848 12.4.2: the lender's certificates lie on its charter (as the lists say)
+        return f"the {lender.get('name', corp)} charter" if lender.get("sym") == corp else f"the {word(game, place)}"
+
+    told = " or ".join(f"{game.title.money(cost)} from {where(place)} ('buy {corp} "
+                       f"{'market' if place == 'pool' else 'ipo'}')" for place, cost in costs.items())
+    raise MoveError(f"{said}: a {corp} share costs {told} now, not {game.title.money(price)}")
 
 
 def share_source_words(corp: str) -> str:
@@ -2254,15 +2336,41 @@ def discard_by_type(game: "Game", move: A.DiscardTrain) -> A.DiscardTrain:
 ANY_ROTATION = -1  # a lay written without its rotation (``only_rotation``)
 
 
-def only_rotation(game: "Game", move: A.LayTile) -> A.LayTile:
+def joined_hexes(game: "Game", places: tuple[str, ...]) -> frozenset[str]:
+    """The hexes of the places a lay says its track joins (``LayJoining``): a hex, or a place the map
+    names ('Wollongong' is G16); a name of several places run together ('Wollongong Newcastle', its
+    comma lost) is each of them; a name the map does not know is refused."""
+    out: set[str] = set()
+    for said in places:
+        for name in (said, *([] if _HEX_ONLY.match(said) else said.split())):
+            hexname = place_hex(game, name)
+            if _HEX_ONLY.match(hexname):
+                out.add(hexname)
+                break
+        else:
+            raise GameError(f"{said!r} is not a hex like E5, nor a place on the map")
+    return frozenset(out)
+
+
+def only_rotation(game: "Game", move: A.LayTile, toward: frozenset[str] = frozenset()) -> A.LayTile:
     """A lay written without a rotation, 'lay 241 I8 with P3': the rotation when the tile goes on the
-    hex only one way now (1848 4.4, the Tasmania tile; s14b mail #77); else refused naming the ways."""
+    hex only one way now (1848 4.4, the Tasmania tile; s14b mail #77), or only one way whose track
+    reaches the hexes ``toward`` (a lay written with what it joins, ``LayJoining``; s16b mail #33);
+    else refused naming the ways."""
     tile = str(move.tile).rpartition("-")[0] if str(move.tile) not in game.title.tiles else str(move.tile)
-    from pbm.e18xx.lays import joins, same_as, same_track
+    from pbm.e18xx.lays import _place, joins, reached, same_as, same_track
 
     lays = [a for a in game.legal_actions() if isinstance(a, A.LayTile) and a.hex == move.hex
             and (str(a.tile) == tile or str(a.tile).rpartition("-")[0] == tile)]
     kept = sorted(same_track(game, lays), key=lambda x: x[0].rotation)  # 'lay 9 C6': 0 and 3 lay one track
+    if toward and kept:
+        joining = [(a, same) for a, same in kept if toward <= reached(game, a.hex, str(a.tile), a.rotation)]
+        if not joining:
+            ways = "; ".join(f"lay {tile} {a.hex} {a.rotation}{same_as(others)} ({joins(game, a.hex, a.tile, a.rotation)})"
+                             for a, others in kept)
+            raise GameError(f"no rotation of tile {tile} in {move.hex} that may be laid now reaches "
+                            f"{' and '.join(_place(game, h) for h in sorted(toward))}; the ways it goes: {ways}")
+        kept = joining
     rots = [a.rotation for a, _same in kept]
     if len(rots) == 1:
         return replace(move, rotation=rots[0])
@@ -2420,6 +2528,14 @@ def private_purchase(game: "Game", player: str, move: Move) -> A.Bid | None:
     purchase at the price, when that purchase is allowed now; None otherwise (the engine's
     refusal then says what may be bought and how: ``private_buy_refusal``; issue 29)."""
     s = game.state
+    if isinstance(move, A.BuyTrain) and move.entity == player and s.round.kind == "auction" \
+            and move.train == _GHAN[1] and not move.seller:
+        # 'buy The Ghan' in the sale of the privates, when no train is sold: the private of that
+        # name (1848 4.5 P4; ``_named`` reads the name alone as the 2E train, 8.2.5; s16b mail #7)
+        sym = _private_named(game, f"the {_GHAN[0]}")
+        if sym is None:
+            return None
+        move = A.BuyShares(player, (), sym)
     if isinstance(move, A.BuyCompany) and move.entity == player and s.round.kind == "auction":
         # 'buy TR for $20' (3.1(a) "for its par value"): the bank's private at its price is the same
         # purchase (play-through s12v: refused "in the auction you may bid or pass")
@@ -2558,10 +2674,20 @@ def repay_refusal(game: "Game", player: str) -> str:
 def _stop_words(game: "Game", nodes) -> str:
     """A route's stops as the mails print them: a place written by its name in the map's spelling,
     the stops then joined by ' - ' ('run 4 Mobile - York - Meridian', not the parser's upper case
-    'MOBILE YORK MERIDIAN': play-through s13v 18AL F2); hexes as written ('run 2 L5 K4')."""
+    'MOBILE YORK MERIDIAN': play-through s13v 18AL F2); hexes as written ('run 2 L5 K4'); a place by
+    the first words of one map name, as the route reads it, by that name ('Toowoomba' is 'Toowoomba &
+    Ipswich', not 'TOOWOOMBA': 1848 s16b mail #45)."""
     names = {str(v).upper(): str(v) for v in (game.title.data.get("location_names") or {}).values()}
-    shown = [names.get(str(n).upper(), str(n)) if str(n).upper() in names else str(n) for n in nodes]
-    named = any(str(n).upper() in names for n in nodes)
+
+    def full(n: str) -> str | None:
+        if n.upper() in names:
+            return names[n.upper()]
+        said = n.upper().split()
+        begun = {v for k, v in names.items() if said and k.split()[:len(said)] == said}
+        return begun.pop() if len(begun) == 1 else None
+
+    shown = [full(str(n)) or str(n) for n in nodes]
+    named = any(full(str(n)) for n in nodes)
     return (" - " if named or any(" " in n for n in shown) else " ").join(shown)
 
 
@@ -2569,7 +2695,7 @@ def format_action(a: A.Action) -> str:
     """An action in the move language (for listings and turn reports)."""
     if isinstance(a, RepayLoan):
         return "repay loan"
-    if isinstance(a, (ShareCount, FromOwner, Contribute)):
+    if isinstance(a, (ShareCount, FromOwner, Contribute, LayJoining)):
         return a.line
     if isinstance(a, A.Pass):
         return "pass"
