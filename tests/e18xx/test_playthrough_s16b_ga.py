@@ -87,3 +87,16 @@ def test_the_other_train_without_its_type():
                       "other Rome - Chattanooga\npay out\nbuy a 3 train")
     assert "run 2 ATLANTA ROME; 2 ROME CHATTANOOGA" in made and "payout" in made, made
     assert "buy train 3" in made, made
+
+
+def test_the_first_stock_round_names_no_sale():
+    """Stock round 1 (mail 026's reply, a wording defect that cost no mail): "Next: your turn in the
+    stock round ("Sell shares, then buy one share or start a company (or buy then sell)" (18GA rule
+    3.2-3.6))", though "No one may sell any certificates to the Bank during the first Stock Round of
+    the game" (3.2(a)(1)) and the list below it rightly offered no sale."""
+    g = game(21)
+    assert g.current_entity() == "Cy"
+    made, notes = mail(g, "buy a Georgia Railroad share from the Initial Offering")
+    assert made == ["buy GA ipo"], made
+    assert '"Buy one share or start a company (no shares are sold in the first stock round)"' in notes, notes
+    assert "Sell shares" not in notes, notes
