@@ -65,9 +65,20 @@ def run_as_written(game: "Game", a: A.Action) -> str:
     return format_action(a)
 
 
+_SELL_FIRST = "Sell shares, then "
+
+
 def step_words(game: "Game", step) -> str:
-    """A step for a player: ``"Place a station" (18AL rule 4.2.2)``."""
+    """A step for a player: ``"Place a station" (18AL rule 4.2.2)``. The stock turn of the first stock
+    round leaves its sales out, since none is allowed there (18GA 3.2(a)(1): "No one may sell any
+    certificates to the Bank during the first Stock Round"; s16b mail 026's reply said "Sell shares,
+    then buy one share ...")."""
     desc = (step.text(game.title) or step.name).split(" — ")[0]
+    s = game.state
+    if step.name == "shares" and desc.startswith(_SELL_FIRST) and s.turn == 1 and s.round.kind == "stock" \
+            and not game.title.data.get("sell_after"):
+        buy = desc[len(_SELL_FIRST):].split(";")[0].split(" (or buy then sell)")[0]
+        desc = f"{buy[:1].upper()}{buy[1:]} (no shares are sold in the first stock round)"
     rule = step.rule(game.title)
     return f'"{desc}"' + (f" ({game.title.name} rule {rule})" if rule else "")
 

@@ -496,7 +496,17 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if n:
         # "I'll float WRA ...": the word not understood is 'float', not "I'll" (s14b mail #9)
         raise _fail(lineno, line, f"unknown move {toks[n]!r}")
+    if verb in _UNREAD_VERBS:  # a rulebook verb whose words the table did not read: how they are written
+        raise _fail(lineno, line, f"the words after {toks[0]!r} were not understood: {_UNREAD_VERBS[verb][1]}",
+                    _UNREAD_VERBS[verb][0])
     raise _fail(lineno, line, f"unknown move {toks[0]!r}")
+
+
+# 'place' and 'put' are the rulebooks' words for a station or a tile (18GA 4.2.2, 18VA 4.5.2), never an
+# unknown move: a line of them not read says how they are written (s16b mail 028: "unknown move 'place'")
+_PLACE_HINT = ("token", "a station is 'place a station in <city>' (or 'token <hex or city>', e.g. 'token "
+                        "D4-1'), a tile 'place tile <tile> on <hex> rotation <0-5>'")
+_UNREAD_VERBS = {"place": _PLACE_HINT, "put": _PLACE_HINT}
 
 
 _HEADER_WORDS = ("away", "notify", "pdf", "for", "seen", "autorun")
@@ -585,6 +595,11 @@ _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", 
 # phrase). The first row that matches rewrites the line; tests/e18xx/test_issue29_notes.py checks every
 # row's example against its move.
 def _station(toks: list[str], low: list[str]) -> list[str] | None:
+    if low[0] in ("place", "put") and len(low) > 2 and low[1].endswith(("'s", "\u2019s")) \
+            and low[2] in ("home", "station", "token"):
+        # "place W&A's home station in D4-1": the company's own station, as 'its' (the mail's "puts W&A's
+        # home station in the city you choose"; s16b mail 028, refused "unknown move 'place'")
+        toks, low = [toks[0], "its", *toks[2:]], [low[0], "its", *low[2:]]
     if low[0] == "home" and low[1:2] in (["station"], ["token"]):
         # 'home station in D4-1 (the Rome side)' (18GA 4.2(a), 4.2.2(c) "its home station"; s14 F8)
         toks, low = toks[1:], low[1:]
@@ -598,6 +613,12 @@ def _station(toks: list[str], low: list[str]) -> list[str] | None:
         rest = [t for t, w in zip(toks[1:], low[1:]) if w not in ("a", "station", "token", "the", "its", "home")]
         if rest and rest[0].lower() in ("in", "at", "on"):
             rest = rest[1:]
+        cut = next((i for i, t in enumerate(rest) if i and t.lower() in _LAY_TAIL), None)
+        if cut is not None and re.match(r"^[A-Za-z]{1,2}\d{1,3}-\d,?$", rest[0]) \
+                and all(t.lower().rstrip(",") in ("city", "side", "one") for t in rest[1:cut]):
+            # 'in D4-1, the city toward Rome': the city named exactly, where it leads a comment, as in a
+            # lay (s16b mail 028); a city left unnamed ('in Atlanta, toward Rome') is not guessed
+            rest = [rest[0].rstrip(",")]
         return ["token", *rest]
     return None
 
@@ -930,6 +951,9 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
     """A share, a company started or a private bought, in many words."""
     if low[0] != "buy" or len(low) < 3 or low[1] in ("train", "private", "company"):
         return None
+    why = _purpose(low)
+    if why is not None and not any(w.rstrip(".,") in ("train", "trains") for w in low[:why]):
+        toks, low = toks[:why], low[:why]  # 'buy one W&A share for $90 to float it' (s16b mail 024)
     # 'a 10% share': the share's size, not a count (18AL 1.4; 'buy 10% of WRA' is a count, below)
     sized = {i for i in range(1, len(low) - 1) if _PERCENT.match(low[i])
              and low[i + 1] in ("share", "certificate") and low[i - 1] in ("a", "one", "buy")}
@@ -988,7 +1012,18 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["buy", *keep]
 
 
-_PURPOSE_WORDS = ("raise", "pay", "cover", "fund", "help", "buy", "get", "make", "afford")
+_PURPOSE_WORDS = ("raise", "pay", "cover", "fund", "help", "buy", "get", "make", "afford", "float")
+_PURPOSE_LEAD = ("i", "we", "need", "needed", "that", "which", "so")  # 'the share I need to float it'
+
+
+def _purpose(low: list[str]) -> int | None:
+    """Where a share move's closing 'why' begins, the player's note and no part of the move: 'sell 1 SR
+    share to raise the money' (18VA 4.6.2; s15 mail 66), 'buy one W&A share for $90 to float it', 'Buy
+    the last CoG share I need to float it' (18GA 3.4 "floats"; s16b mails 021, 024); None without one."""
+    why = next((i for i in range(2, len(low) - 1) if low[i] == "to" and low[i + 1] in _PURPOSE_WORDS), None)
+    while why is not None and why > 2 and low[why - 1] in _PURPOSE_LEAD:
+        why -= 1
+    return why
 
 
 def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
@@ -996,8 +1031,8 @@ def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
     'sell ABC 2' -> 'sell <count or percent> <corporation>'."""
     if low[0] != "sell" or len(low) < 3:
         return None
-    why = next((i for i in range(2, len(low) - 1) if low[i] == "to" and low[i + 1] in _PURPOSE_WORDS), None)
-    if why is not None:  # 'sell 1 SR share to raise the money': why is the player's note (18VA 4.6.2; s15 mail 66)
+    why = _purpose(low)
+    if why is not None:  # 'sell 1 SR share to raise the money': why is the player's note
         toks, low = toks[:why], low[:why]
     keep = [t for t, w in zip(toks[1:], low[1:])  # 'sell my ABC share' (s13 mail #89)
             if w not in _SHARE_FILLER - {"one"} and w not in ("to", "open", "market", "pool", "bank", "my")]
@@ -1248,6 +1283,15 @@ def _route_hyphens(toks: list[str], low: list[str]) -> list[str] | None:
             skip = nxt - i - 1
             continue
         train = next((t for t in out[1:] if _TRAIN_NAME.match(t)), None)
+        if low[i] == "and" and train and len(out) > 2 and nxt < len(toks) \
+                and any(w in ("other", "another", "second") for w in low[i + 1:nxt]):
+            # 'run one 2 train Atlanta - Rome and the other Rome - Chattanooga': 'the other' is a second
+            # train of the type named, its type left unsaid (18GA 4.2.3(j); s16b mail 046)
+            out[-1] = out[-1].rstrip(",;") + ";"
+            out.append(train)
+            split = True
+            skip = nxt - i - 1
+            continue
         if low[i] == "and" and train and len(out) > 2 and i + 1 < len(toks) and (
                 _hyphen_stops(toks[i + 1]) or _spaced_route(out[out.index(train) + 1:], low[i + 1:])):
             # 'run the 2 trains Adelaide-Port Pirie and Adelaide-Mount Gambier': a second route drawn
@@ -1337,17 +1381,23 @@ _NAME_TAIL = ("railroad", "railway", "rail", "road", "rr", "co.", "co", "company
 def _private_names() -> tuple[tuple[tuple[str, ...], str], ...]:
     """Every title's privates by the rulebook's name (title.json ``companies``), longest name first:
     ``(('memphis', '&', 'charleston', 'railroad'), 'M&C')``, and the same name without a closing
-    'Railroad'/'Co.' (``Memphis & Charleston``), as players shorten it."""
+    'Railroad'/'Co.' (``Memphis & Charleston``), as players shorten it, or with 'RR' written out
+    (18GA Table III "Lexington Terminal RR" is the Lexington Terminal Railroad; s16b mail 001). A
+    word's full stop is dropped, as a line's last one is ('Midland Railroad Co.'; s16b mail 005)."""
     import json
     from pbm.e18xx.core.title import TITLES_DIR, known_titles
     out: dict[tuple[str, ...], str] = {}
     for t in known_titles():
         data = json.loads((TITLES_DIR / t / "title.json").read_text(encoding="utf-8"))
         for comp in data.get("companies", []):
-            words = tuple(str(comp.get("name", "")).lower().split())
+            words = tuple(w.rstrip(".") for w in str(comp.get("name", "")).lower().split())
             if len(words) < 2 or not comp.get("sym"):
                 continue
-            out.setdefault(words, comp["sym"])
+            forms = [words]
+            if words[-1] == "rr":
+                forms += [(*words[:-1], "railroad"), (*words[:-1], "railway")]
+            for form in forms:
+                out.setdefault(form, comp["sym"])
             if words[-1] in _NAME_TAIL and len(words) > 2:
                 out.setdefault(words[:-1], comp["sym"])
     return tuple(sorted(out.items(), key=lambda kv: -len(kv[0])))
@@ -1391,7 +1441,7 @@ def _private_name(toks: list[str], low: list[str]) -> list[str] | None:
     for words, sym in _private_names():
         n = len(words)
         for i in range(1, len(low) - n + 1):
-            if tuple(w.rstrip(",") for w in low[i:i + n]) == words:
+            if tuple(w.rstrip(",.") for w in low[i:i + n]) == words:
                 head = toks[:i - 1] if low[i - 1] == "the" and i > 1 else toks[:i]
                 tail = toks[i + n:]
                 if low[i + n - 1].endswith(","):
@@ -1496,6 +1546,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("station G4", "token G4", "the same: the station token", _station),
     ("home station in D4-1 (the Rome side)", "token D4-1", "18GA 4.2(a), 4.2.2(c): the home station (s14 F8)",
      _station),
+    ("place W&A's home station in D4-1, the city toward Rome", "token D4-1", "18GA 4.2(a), the mail's \"puts "
+     "W&A's home station in the city you choose\"; where the city leads is a comment (s16b mail 028)", _station),
     ("I bid $160 on M&BR", "bid 160 M&BR", "a move in the first person (s14 mail 3)", _i_do),
     ("I will buy a WRA share", "buy WRA", "the same with 'will', 'want to', 'would like to' (18AL s16b mail 27)",
      _i_do),
@@ -1582,6 +1634,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "certificate (s16 mail 33: 'more' was read as the company)", _buy_words),
     ("buy a W&A share from the Initial Offering at par", "buy W&A ipo", "18GA 1.4, 3.2(c)(2): Initial Offering "
      "shares are bought at par, so 'at par' names no price (s15 mail #76)", _buy_words),
+    ("buy a W&A share to float it", "buy W&A", "18GA 3.4 'floats': why the share is bought is the player's note, "
+     "as a sale's 'to raise the money' (s16b mails 021, 024)", _buy_words),
     ("buy 10% of WRA", "buy 10% WRA", "a share as a percentage (s12): counted in the company's shares", _buy_words),
     ("buy a WMR share for $60", "buy WMR share for 60", "18VA 4.3.2: the share 'is bought at current market "
      "value', said with it; another price is refused naming the chart's (s15 mail 80)", _buy_words),
