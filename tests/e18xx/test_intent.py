@@ -71,7 +71,8 @@ def test_1848_second_yellow_tile_is_skipped_when_the_mail_goes_on_to_its_station
     with pytest.raises(GameError):
         plain_play(old, g.controller("VR"), mail)
     made, why, notes = intent(g, mail)
-    assert made[0] == "pass" and why[0].startswith('skips "Lay or upgrade one tile" (1848 rule 7.4, 7.5)')
+    # the first tile was laid: the pass ends the step (its second yellow tile declined), session 16
+    assert made[0] == "pass" and why[0].startswith('ends "Lay or upgrade one tile" (1848 rule 7.4, 7.5)')
     assert made[1:4] == ["token G10", "run auto", "payout"]
     assert "VR's turn is over" in notes
 

@@ -38,3 +38,16 @@ def test_words_after_a_lay_are_named():
     said = str(err.value)
     assert "read 'lay 9 F9 0' (tile, hex, rotation), then 'from Richmond to Fredericksburg'" in said, said
     assert "need tile, hex and rotation" not in said, said
+
+
+def test_a_pass_after_a_train_ends_the_step_not_skips_it():
+    """SR, OR 1.1: 'lay tile 57 on F11 rotation 0 / buy a 2 train' made the closing pass say
+    'skips "Buy trains"', which read as if SR had bought none (noted in rounds s16 of 18GA, 18VA and
+    18AL): after a move of the step the pass ends it, even where another train was allowed."""
+    from pbm.e18xx.pbem.intent import play_intent
+
+    g = game(19)
+    player = g.controller("SR")
+    made, _ = play_intent(g, player, parse_moves("lay tile 57 on F11 rotation 0\nbuy a 2 train", player))
+    assert [type(m.action).__name__ for m in made] == ["LayTile", "BuyTrain", "Pass"]
+    assert made[-1].note.startswith('ends "Buy trains"'), made[-1].note

@@ -668,8 +668,9 @@ class TurnWriter:
         its tile lay: the step stays open for a private's lay; play-through s11, "pass - skips 'Lay or
         upgrade one tile'" right after the lay)."""
         takes = set(getattr(step, "takes", ()) or ()) - {"pass"}
-        if takes & set(self.game.or_actions(corp)):
-            return "skips"  # more of the step's moves were allowed (1848's second yellow tile)
+        # after a move of the step, even where more were allowed (a second train, 1848's second yellow
+        # tile), the pass ends the step: "skips 'Buy trains'" right after a purchase read as if the
+        # company had bought none (play-throughs s16: 18GA, 18VA and 18AL each noted it)
         companies = self.game.state.companies
         for a in reversed(self.game.actions):
             if a.entity != corp and not (a.entity in companies and companies[a.entity].owner == f"C:{corp}"):
