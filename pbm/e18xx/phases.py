@@ -55,11 +55,18 @@ def _printed_values(title: Any, old: tuple[str, ...], new: tuple[str, ...]) -> l
     return list(dict.fromkeys(out))  # one place on two hexes once (1848's Alice Springs, A4 and A6: s11v)
 
 
-def _status_texts(statuses: list[str]) -> list[str]:
+PER_TYPE_TEXT = "a company may buy only one train of each type from the bank in an operating round"
+
+
+def _status_texts(statuses: list[str], title: Any = None) -> list[str]:
     """The phase statuses in words, leaving out one that another says already: 18GA's phase 5 said
     "no longer: companies may buy private companies from players; companies may buy private companies
-    from players other than their president" (play-through s11v F7)."""
-    texts = [STATUS_TEXT.get(st, st.replace("_", " ")) for st in statuses]
+    from players other than their president" (play-through s11v F7).  18VA's train limit is one of each
+    type an operating round (4.5.8: "No more than one train of the current type may be bought from
+    the Bank in an Operating Round"), not one a turn (play-through s16b)."""
+    per_type = title is not None and (getattr(title, "data", None) or {}).get("limited_train_buy") == "per_type"
+    texts = [PER_TYPE_TEXT if st == "limited_train_buy" and per_type else STATUS_TEXT.get(st, st.replace("_", " "))
+             for st in statuses]
     return [t for t in texts if not any(o != t and t.startswith(o) for o in texts)]
 
 
@@ -92,8 +99,8 @@ def phase_change(title: Any, old: int, new: int) -> tuple[tuple[str, ...], tuple
         # next: stock round 4" read as a contradiction
         unlocks.append(f"{b.operating_rounds} operating rounds between stock rounds (was {a.operating_rounds}; "
                        "from the next stock round on)")
-    unlocks += _status_texts([st for st in b.status if st not in a.status])
-    closes += _status_texts([st for st in a.status if st not in b.status])
+    unlocks += _status_texts([st for st in b.status if st not in a.status], title)
+    closes += _status_texts([st for st in a.status if st not in b.status], title)
     worth = _printed_values(title, a.tiles, b.tiles)
     if worth:
         # the values themselves, never "the higher one" for all: 18AL's Corinth falls ($40 -> $30)

@@ -96,7 +96,7 @@ def test_18va_train_after_the_turn_ended_names_the_next_company():
     g = game("va", 14)  # B&O must buy a train; C&O operates next
     why = refusal(g, "buy train 2\nbuy train 2\ndone")
     assert why.startswith("move 2 (buy train 2): B&O's turn ended by itself after 'buy train 2' (in Phase 2 a "
-                          "company may buy only one train from the Bank per turn (rule 4.5.8)), so this move "
+                          "company may buy only one train of each type from the Bank in an operating round (rule 4.5.8)), so this move "
                           "would be C&O's in the operating round: ")
 
 

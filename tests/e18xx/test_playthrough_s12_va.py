@@ -125,7 +125,7 @@ def test_why_a_turn_ended_after_a_train_names_the_limit_or_nothing_not_the_one_t
     assert "B&O may buy no train: it owns 4" in notes and "the limit is 2" in notes
     assert "only one train" not in notes
     _, notes = mail(game(15), "lay 6 H3 3\ntoken H1\nbuy train 2\ndone")  # five 2 trains are left
-    assert "in Phase 2 a company may buy only one train from the Bank per turn (rule 4.5.8)" in notes
+    assert "in Phase 2 a company may buy only one train of each type from the Bank in an operating round (rule 4.5.8)" in notes
 
 
 def test_the_tiles_left_are_in_the_state():

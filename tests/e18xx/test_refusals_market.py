@@ -280,8 +280,9 @@ def test_one_train_from_the_bank_per_turn(title, rule):
     first, second = depot(g, "2")[:2]
     variant = "2" if title == "18VA" else None
     g.process(A.BuyTrain(corp, first, variant=variant))
-    refused(g, A.BuyTrain(corp, second, variant=variant), "in Phase 2", "only one train from the "
-            f"{g.title.word('train_bank')} per turn", f"(rule {rule})")
+    said = (f"only one train of each type from the {g.title.word('train_bank')} in an operating round, and {corp} "
+            "has bought a 2 this round") if title == "18VA" else f"only one train from the {g.title.word('train_bank')} per turn"
+    refused(g, A.BuyTrain(corp, second, variant=variant), "in Phase 2", said, f"(rule {rule})")
 
 
 @pytest.mark.parametrize("title,rule", [("18GA", "4.2.5(d)"), ("18AL", "4.2.5(d)"), ("18VA", "4.5.8, 4.6.1")])
@@ -674,3 +675,16 @@ def test_18va_one_lot_of_a_company_per_turn():
     g.process(A.SellShares(p, corporation=corp, count=1))
     assert g.current_entity() == p
     refused(g, A.SellShares(p, corporation=corp, count=1), "sold in one lot per turn", "(rule 4.3.1)")
+
+
+def test_18va_phase_words_say_one_train_of_each_type_a_round():
+    """18VA 4.5.8 ("No more than one train of the current type may be bought from the Bank in an
+    Operating Round") is not 18GA's one train a turn: the phase change that ends it says so
+    (play-throughs s16b and s16c read "one train from the bank per turn")."""
+    from pbm.e18xx.core.game import Game
+    from pbm.e18xx.phases import phase_change
+
+    va, ga = Game("18VA", ["a", "b", "c"], 1), Game("18GA", ["a", "b", "c"], 1)
+    assert "a company may buy only one train of each type from the bank in an operating round" in phase_change(va.title, 3, 4)[1]
+    assert any("only one train from the bank per turn" in t for i in range(len(ga.title.phases) - 1)
+               for t in phase_change(ga.title, i, i + 1)[1])

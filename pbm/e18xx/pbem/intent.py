@@ -222,8 +222,11 @@ class TurnWriter:
                 nxt = next((t for t in g.state.trains.values() if t.owner == "depot"), None)
                 if nxt is not None and nxt.name == act.train.split("-")[0]:
                     from pbm.e18xx.rounds.cite import see
-                    self.ended_why = (f" ({g.title.in_phase(g.state.phase)} a company may buy only one train "
-                                      f"from the {g.title.word('train_bank')} per turn"
+                    per = (" of each type" if g.title.data.get("limited_train_buy") == "per_type" else "",
+                           " in an operating round" if g.title.data.get("limited_train_buy") == "per_type"
+                           else " per turn")  # 18VA 4.5.8: one of the current type in a round (s16b)
+                    self.ended_why = (f" ({g.title.in_phase(g.state.phase)} a company may buy only one train{per[0]} "
+                                      f"from the {g.title.word('train_bank')}{per[1]}"
                                       f"{see(g.title, 'one_train_per_turn')})")
 
     def do(self, act: A.Action, note: str) -> None:
