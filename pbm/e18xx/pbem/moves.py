@@ -1694,11 +1694,37 @@ _TRAIN_FILLER = ("the", "a", "an", "one", "new", "another", "second",
                  "last", "remaining")  # 'buy the last 2 train' (1848 s16 mail #49; 18GA s16 mail 45)
 
 
+# the words that lead to or follow a private's discount: 'for the $200 off', 'to take $200 off the price'
+_DISCOUNT_LEAD = ("for", "to", "and", "get", "getting", "take", "taking", "which", "gives", "giving")
+_DISCOUNT_TAIL = ("price", "cost", "its", "of", "train")
+
+
+def _drop_discount(words: list[str]) -> list[str]:
+    """'buy a 3 train from the bank, using Tredegar for the $200 off': the sum a private takes off a
+    train is the private's, not a price (18VA 4.2 (2): Tredegar lets a company "deduct $200 from the
+    cost" of a new train; play-through s16c mail 38), so the words naming it are dropped once the line
+    names a private ('with', 'using'); the reply states the discount the private gives."""
+    low = [w.lower() for w in words]
+    if not any(w in ("with", "using", "use") for w in low):
+        return words
+    at = next((i for i in range(1, len(low)) if low[i] in ("off", "discount", "discounted")
+               and _INT.match(low[i - 1].lstrip("$\u00a3"))), None)
+    if at is None:
+        return words
+    lo = at - 1
+    while lo > 0 and low[lo - 1] in _DISCOUNT_LEAD:
+        lo -= 1
+    hi = at + 1
+    while hi < len(low) and low[hi] in _DISCOUNT_TAIL:
+        hi += 1
+    return words[:lo] + words[hi:]
+
+
 def _train_words(args: list[str]) -> list[str]:
     """A train purchase in the rulebook's words as ``train <type> ...``: 'the 3 train from the Open
     Market' is 'train 3 from market', 'a 5 train from the Initial Offering' is 'train 5 from bank'
     (18GA 4.2.5(a): trains are in the Initial Offering and the Open Market)."""
-    words = [w.rstrip(",") for w in args if w.lower() not in _TRAIN_FILLER and w.rstrip(",")]
+    words = _drop_discount([w.rstrip(",") for w in args if w.lower() not in _TRAIN_FILLER and w.rstrip(",")])
     owner = next((w for w in words if w.lower().endswith(("'s", "\u2019s")) and len(w) > 2), None)
     if owner is not None and "from" not in [w.lower() for w in words]:  # 'buy L&N's 4 train for 250' (s12)
         words = [w for w in words if w is not owner] + ["from", owner[:-2]]
