@@ -53,3 +53,20 @@ def test_a_pass_for_the_rest_of_the_round_is_the_standing_order():
     the same refusal named; 'the rest of the round' was not read either."""
     for text in ("pass for the rest of the round", "Pass for the rest of this round."):
         assert parse_moves(text, "Di") == [PassRestOfRound("Di")], text
+
+
+def test_the_outline_s_example_lay_opens_the_first_route():
+    """GA, OR 2.1 (mail 40; cost no mail): GA owned a 2 train and no route, and its outline read "This
+    turn: lay or upgrade a tile (7 lays now); buy trains ..." with the example 'lay 7 C9 5, buy train 2':
+    the example's lay led toward D8, so the outline named no run, though 4.2 lays the tile before the
+    run and 'lay 8 C9 3' reached Greeneville (GA wrote it and ran there for $50). The example's lay is
+    now one that gives the company a route, and the outline names the run and the dividend."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    g = game(52)
+    assert g.current_entity() == "GA"
+    said = "\n".join(turn_outline(g))
+    assert "run trains 2; pay out or withhold" in said, said
+    assert "'lay 8 C9 3, run 2 D10 B10, payout, buy train 2'" in said, said
+    made, _ = mail(g, "lay 8 C9 3, run 2 D10 B10, payout, buy train 2")
+    assert made[:3] == ["lay 8 C9 3", "run 2 D10 B10", "payout"], made
