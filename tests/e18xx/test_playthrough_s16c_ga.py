@@ -1,6 +1,6 @@
 """Play-through by mail s16c of 18GA (issue 29; seed 241, five seats Ann, Bob, Cy, Di, Eve, every
 seat written from the rulebook and the mails alone): the findings, each with the mail that showed it
-(tests/e18xx/playthrough/ga-s16c.jsonl holds the game, 61 actions, 6 company turns, to stock round 3)."""
+(tests/e18xx/playthrough/ga-s16c.jsonl holds the game, 69 actions, 6 company turns, into stock round 3)."""
 import pytest
 
 from pbm.e18xx.pbem.moves import PassRestOfRound, parse_moves
