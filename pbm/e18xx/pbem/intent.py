@@ -1216,6 +1216,28 @@ def _bank_train_words(game: "Game", g: "Game", corp: str) -> str:
     return f"{' or '.join(said)} from the Bank, if the cash allows: {corp} has {money(cash)} now{ran}; "
 
 
+def _lay_that_runs(g: "Game", corp: str, lays: list[A.LayTile], tries: int = 12) -> A.LayTile | None:
+    """For the outline's example, when ``corp`` has trains but no route yet: the first lay (of the
+    first ``tries``) after which its trains earn, None if none does or a route exists already. 4.2
+    lays the tile before the run, so a lay can open the company's first route (play-through s16c
+    mail 40: GA's outline showed 'lay 7 C9 5' toward nothing and no run, while 8 C9 3 reached
+    Greeneville, and GA ran there for $50)."""
+    try:
+        if not g.corp_trains(corp) or g.auto_routes(corp)[0] > 0:
+            return None
+    except Exception:  # noqa: BLE001 - an outline is a courtesy
+        return None
+    for lay in lays[:tries]:
+        try:
+            h = _scratch(g)
+            h.process(lay)
+            if h.auto_routes(corp)[0] > 0:
+                return lay
+        except Exception:  # noqa: BLE001 - a lay that fails on the copy is not the example
+            continue
+    return None
+
+
 def turn_outline(game: "Game") -> list[str]:
     """For the president of the company about to operate, whose list shows only the open step's
     moves (often just 'pass' for the lay step): the turn's steps with what each offers, and an
@@ -1255,7 +1277,7 @@ def turn_outline(game: "Game") -> list[str]:
                     # rotations laying the same track count once, as the list shows them (s16 mail 24: "18
                     # lays now" above a list of 15)
                     parts.append(f"lay or upgrade a tile ({len(same_track(g, lays))} lays now)")
-                    act = lays[0]
+                    act = _lay_that_runs(g, corp, [a for a, _ in same_track(g, lays)]) or lays[0]
                 elif not any(x.startswith(("lay or upgrade", "no tile")) for x in parts):
                     # 4.5.2: the step is there, but no lay extends a route (play-through s16: N&W's
                     # outline began with its run, and the player looked for the tile he might lay)

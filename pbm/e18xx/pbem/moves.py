@@ -760,15 +760,22 @@ def _done_turn(toks: list[str], low: list[str]) -> list[str] | None:
     return ["done"] if low == ["done", "turn"] else None
 
 
-_THIS_TURN = {"this", "my", "the", "for", "on", "turn", "time", "now"}
+_THIS_TURN = {"this", "my", "the", "for", "on", "in", "turn", "time", "now", "round", "stock", "operating",
+              "auction", "of", "rest", "remainder"}
 
 
 def _pass_turn(toks: list[str], low: list[str]) -> list[str] | None:
-    """'pass this turn', 'pass for now': a pass and the turn it is made in (18GA 3.2 "If you don't
-    want to do any of these things, you may pass"; s16 mail 37, refused "unexpected words after
-    'pass'")."""
-    words = [w.rstrip(".,") for w in low[1:]]
-    if low[0] == "pass" and words and all(w in _THIS_TURN for w in words) and ("turn" in words or "now" in words):
+    """'pass this turn', 'pass for now', 'pass this round': a pass and the turn or round it is made in
+    (18GA 3.2 "If you don't want to do any of these things, you may pass"; s16 mail 37 and s16c mail
+    32, refused "unexpected words after 'pass'"). A pass is for the turn: a player who passes acts
+    again at his next turn, and the round ends when all pass in a row (1.1), so 'this round' names
+    the round the pass is made in. Only 'the rest of the round' is the standing order."""
+    words = [w.rstrip(".,!") for w in low[1:]]
+    if low[0] != "pass" or not words or not all(w in _THIS_TURN for w in words):
+        return None
+    if "round" in words and ("rest" in words or "remainder" in words):
+        return ["pass", "rest", "of", "round"]  # 'pass for the rest of the round'
+    if "turn" in words or "now" in words or ("round" in words and "this" in words):
         return ["pass"]
     return None
 
@@ -1021,6 +1028,9 @@ def _purpose(low: list[str]) -> int | None:
     share to raise the money' (18VA 4.6.2; s15 mail 66), 'buy one W&A share for $90 to float it', 'Buy
     the last CoG share I need to float it' (18GA 3.4 "floats"; s16b mails 021, 024); None without one."""
     why = next((i for i in range(2, len(low) - 1) if low[i] == "to" and low[i + 1] in _PURPOSE_WORDS), None)
+    if why is None:  # 'Buy another GA share so it floats' (s16c mail 19): the company floats (3.4)
+        why = next((i for i in range(2, len(low) - 1) if low[i] == "so" and len(low) - i <= 6
+                    and low[-1].rstrip(".,!") in ("float", "floats")), None)
     while why is not None and why > 2 and low[why - 1] in _PURPOSE_LEAD:
         why -= 1
     return why
@@ -1573,6 +1583,9 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "(s13 mail #153)", _then_words),
     ("done turn", "done", "a player's words for ending the turn", _done_turn),
     ("pass this turn", "pass", "18GA 3.2 'you may pass', said with the turn (s16 mail 37)", _pass_turn),
+    ("pass this round", "pass", "the same, said with the round: a pass is for the turn (18GA 1.1, 3.2; s16c "
+     "mail 32)", _pass_turn),
+    ("pass for the rest of the round", "pass rest of round", "the standing order in words", _pass_turn),
     ("start ABC at par 75", "par ABC 75", "18AL 3.2(c)(1) 'start a company'", _start),
     ("start GA, par 90", "par GA 90", "the same, the par after a comma (18GA s14b F3)", _start),
     ("starting value of the B&O: $100", "par B&O 100", "18VA 4.1, 4.3.3 'sets the Starting Value' (s14 #11)",
