@@ -430,6 +430,11 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             args = [args[first_digit], " ".join(args[:first_digit]), *(args[first_digit + 1:] or [str(ANY_ROTATION)])]
         if len(args) > 3 and _INT.match(args[-1]) and all(re.match(r"^[A-Za-z][A-Za-z'.&-]*$", t) for t in args[1:-1]):
             args = [args[0], " ".join(args[1:-1]), args[-1]]  # 'lay 57 Rocky Mount 2': a place of two words
+        elif len(args) > 2 and _INT.match(args[0]) and all(re.match(r"^(?:[A-Za-z][A-Za-z'.&-]*|&)$", t)
+                                                           for t in args[1:]):
+            # a place of several words and no rotation: 'lay 6 Port Augusta joining Whyalla and Port Pirie',
+            # 'lay 235 Toowoomba & Ipswich toward Brisbane' (s16c mails 28, 43); for_game finds the rotation
+            args = [args[0], " ".join(args[1:]), str(ANY_ROTATION)]
         if len(args) == 2 and _INT.match(args[1]) and not _INT.match(args[0]):
             args = [args[1], args[0]]  # 'upgrade Charlottesville to 63': the place first
         if len(args) == 2 and not _INT.match(args[1]):
@@ -1033,7 +1038,13 @@ def _purpose(low: list[str]) -> int | None:
                     and low[-1].rstrip(".,!") in ("float", "floats")), None)
     while why is not None and why > 2 and low[why - 1] in _PURPOSE_LEAD:
         why -= 1
+    if why is None:  # 'Buy a CAR share, which floats it', '... so that it floats' (1848 5.2.2; s16c mails 19, 21)
+        why = next((i for i in range(2, len(low) - 1) if low[i].strip(",") in ("which", "so")
+                    and any(w.strip(",.!") in _FLOATS for w in low[i + 1:i + 4])), None)
     return why
+
+
+_FLOATS = ("floats", "float", "launches", "launch")  # 5.2.2 "A company is launched ... once 60% ..."
 
 
 def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
@@ -1119,15 +1130,17 @@ _LAY_TAIL = ("toward", "towards", "heading", "facing",
              "between", "going", "leading", "running")  # '..., between Richmond and Fredericksburg' (18VA s16b #25)
 
 
-_JOIN_VERBS = ("connecting", "connect", "connects", "joining", "join", "joins", "linking", "link", "links")
+_JOIN_VERBS = ("connecting", "connect", "connects", "joining", "join", "joins", "linking", "link", "links",
+               "toward", "towards")  # 'in Newcastle (E18) toward Sydney': no rotation, where it leads (s16c mail 41)
 _JOIN_LEAD = ("so", "that", "it", "which", "to", "and")  # 'so it connects', 'so that it joins'
 
 
 def _lay_joining_words(toks: list[str], low: list[str]) -> list[str] | None:
     """A lay that says what its track joins ('Lay a 57 tile in Sydney so it connects Wollongong and
     Newcastle', 'lay 57 F17 connecting Wollongong and Newcastle'): the lay, then 'joining' and the
-    places, for the rotation that joins them (``LayJoining``; s16b mail #33). None when the line says
-    no such thing, or says it after 'toward' (a comment: 18GA s14b F8)."""
+    places, for the rotation that joins them (``LayJoining``; s16b mail #33); 'toward Sydney' after a lay
+    without its rotation is the same (s16c mails 41, 43), after a rotation it is a comment (18GA s14b F8).
+    None when the line says no such thing."""
     at = next((i for i, w in enumerate(low) if i > 1 and w.rstrip(",.;") in _JOIN_VERBS), None)
     if at is None:
         return None
@@ -1139,6 +1152,8 @@ def _lay_joining_words(toks: list[str], low: list[str]) -> list[str] | None:
     lay = rulebook_words([h.rstrip(",.;") for h in head])
     if not places or not lay or lay[0].lower() != "lay" or "joining" in [w.lower() for w in lay]:
         return None
+    if len(lay) == 4 and re.match(r"^[0-5]$", lay[3]):
+        return lay  # the rotation written: what it joins is the player's comment (18GA s14b F8)
     return [*lay, "joining", *" and ".join(places).split()]
 
 
@@ -1908,9 +1923,13 @@ _STEP_LABELS = {"build": "lay", "track": "lay", "tile": "lay", "tiles": "lay", "
                 "dividend": "", "dividends": "", "income": "", "revenue": "", "trains": "", "train": "",
                 "purchase": "", "loan": "", "private": "", "shares": "", "stock": ""}
 _LABEL = re.compile(r"^\s*(?:\d\.\s*)?([A-Za-z]+)(?:\s+[A-Za-z]+)?\s*:\s*(\S.*)$")
-# 'buy two 2 trains', 'buy 2 trains of type 2' (1848 8.2 "Types of Train"; s16b mail #33)
-_MANY_TRAINS = re.compile(r"^buy\s+(?P<n>two|three|2|3)\s+(?:(?P<type>\S+?)(?:-trains?|\s+trains?)"
+# 'buy two 2 trains', 'buy 2 trains of type 2' (1848 8.2 "Types of Train"; s16b mail #33), 'the last two 2 trains'
+# (s16c mail 32)
+_MANY_TRAINS = re.compile(r"^buy\s+(?:the\s+(?:last\s+|remaining\s+)?)?(?P<n>two|three|2|3)\s+"
+                          r"(?:(?P<type>\S+?)(?:-trains?|\s+trains?)"
                           r"|trains?\s+of\s+(?:the\s+)?type\s+(?P<of>\S+?))(?P<rest>(?:[\s,.;].*)?)$", re.I)
+# 'Buy one 2 train and one 2+ train': two purchases in one line (8.3.2, 8.2.1; s16c mail 30)
+_AND_TRAIN = re.compile(r"(?<=\btrain)\s+and\s+(?=(?:a|an|one|another)\s+\d+\+?[A-Za-z]?\s+train\b)", re.I)
 
 
 def _step_label(text: str) -> str:
@@ -1937,6 +1956,8 @@ def _joined(text: str) -> str:
     if many:
         n = {"two": 2, "three": 3}.get(many.group("n").lower(), None) or int(many.group("n"))
         text = ", ".join([f"buy a {many.group('type') or many.group('of')} train"] * n) + many.group("rest")
+    if text[:4].lower() == "buy ":
+        text = _AND_TRAIN.sub(", buy ", text)
     text = _AND_MOVE.sub(", ", text)
     return _JOINS.sub(", ", text)
 
@@ -2141,6 +2162,9 @@ def private_owner(game: "Game", move: FromOwner) -> A.BuyCompany:
         raise MoveError(f"{said}: {exc}") from None
     owner = str(comp.owner or "")
     who = owner.split(":", 1)[-1] if owner else ""
+    if move.owner.lower() in ("me", "myself") and game.current_entity():
+        # 'QR buys P1 ... from me for £40': the writer, the acting company's president (s16c mail 44)
+        move = replace(move, owner=str(game.controller(game.current_entity())))
     if who.lower() != move.owner.lower():
         held = f"{who}'s" if who else "the bank's (no one owns it)"
         raise MoveError(f"{said}: {comp.sym} is {held}, not {move.owner}'s; write 'buy private {comp.sym} "
