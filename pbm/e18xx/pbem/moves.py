@@ -541,7 +541,8 @@ def _lowered(args: list[str], lineno: int, line: str) -> list[str]:
 
 
 _BID_FILLER = {"on", "for", "at", "of", "a", "the", "par", "price", "value"}  # 'bid 160 on M&BR', 'par CoG at 70'
-_SEPARATORS = {"-", "\u2013", "\u2014", "->", "\u2192", ">", "to", "then", "=>"}
+# 'from Gadsden through Stevenson to Chattanooga': a stop passed on the way is a stop (18AL 4.2.3(a); s16c mail 056)
+_SEPARATORS = {"-", "\u2013", "\u2014", "->", "\u2192", ">", "to", "then", "=>", "through", "via"}
 _HEX_WORD = re.compile(r"^[A-Za-z]{1,2}\d{1,3}(-\d)?$")
 
 
@@ -782,6 +783,8 @@ def _pass_turn(toks: list[str], low: list[str]) -> list[str] | None:
         return ["pass", "rest", "of", "round"]  # 'pass for the rest of the round'
     if "turn" in words or "now" in words or ("round" in words and "this" in words):
         return ["pass"]
+    if low[0] == "pass" and words in (["this", "round"], ["in", "this", "round"]):
+        return ["pass"]  # 'I pass this round.': this turn's pass; the round goes on (18AL 3.6; s16c mail 041)
     return None
 
 
@@ -974,7 +977,7 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
     toks, low = _at_par(toks, low)
     priced = [i for i in range(1, len(low) - 1) if low[i] in ("for", "at") and low[i + 1].lstrip("$£").isdigit()]
     if len(priced) == 1 and any(w in ("share", "shares", "certificate") for w in low) and not any(
-            w.startswith(_PRESIDENT_WORDS + ("par",)) for w in low) and "from" not in low[priced[0]:]:
+            w.startswith(_PRESIDENT_WORDS + ("par",)) for w in low) and _no_owner_after(low[priced[0]:]):
         at = priced[0]  # 'buy a WMR share for $60': the share and the price the list shows (s15 mail 80)
         bought = _buy_words(toks[:at] + toks[at + 2:], low[:at] + low[at + 2:])
         return [*bought, "share", "for", low[at + 1].lstrip("$£")] if bought and bought[0] == "buy" else None
@@ -1013,6 +1016,10 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
                 return ["buy", *count, *keep[:-n], source]
         return ["buy", *count, *keep]
     par = _president_par(keep[1:]) if named else None
+    if par is not None and keep[0].rstrip(",;.").upper() in {sym for _, sym in _private_names()}:
+        # 'Buy the Brown & Sons Lumber Co. at its par value of $70': a private bought at its price (18AL
+        # 3.1(a) "for its par value"); a private has no par to set (s16c mail 005: read as 'par BLC 70')
+        return ["buy", "private", keep[0].rstrip(",;."), str(par)]
     if par is not None:
         return ["par", keep[0].rstrip(",;."), str(par)]
     if named and len(keep) == 2 and _INT.match(keep[1].lstrip("$")) and len(keep[1].lstrip("$")) <= 9:
@@ -1022,6 +1029,15 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
         if tuple(words[-n:]) == phrase and len(words) > n:
             return ["buy", *keep[:-n], source]
     return ["buy", *keep]
+
+
+def _no_owner_after(low: list[str]) -> bool:
+    """No 'from' in a share line's words after its price, or only one naming the bank's place: 'buy one
+    TAG share for $60 from the Initial Offering' (18AL 3.2(c)(2); s16c mails 016, 018), not a seller."""
+    if "from" not in low:
+        return True
+    tail = tuple(w.rstrip(".,") for w in low[low.index("from") + 1:] if w != "the")
+    return tail in _SOURCE_WORDS
 
 
 _PURPOSE_WORDS = ("raise", "pay", "cover", "fund", "help", "buy", "get", "make", "afford", "float")
@@ -1038,9 +1054,10 @@ def _purpose(low: list[str]) -> int | None:
                     and low[-1].rstrip(".,!") in ("float", "floats")), None)
     while why is not None and why > 2 and low[why - 1] in _PURPOSE_LEAD:
         why -= 1
-    if why is None:  # 'Buy a CAR share, which floats it', '... so that it floats' (1848 5.2.2; s16c mails 19, 21)
-        why = next((i for i in range(2, len(low) - 1) if low[i].strip(",") in ("which", "so")
-                    and any(w.strip(",.!") in _FLOATS for w in low[i + 1:i + 4])), None)
+    if why is None:  # 'Buy a CAR share, which floats it', '... so that it floats' (1848 5.2.2; s16c mails 19, 21),
+        # 'so it floats', ', which floats TAG' (18AL 3.4 "floats"; s16c mails 014, 025)
+        why = next((i for i in range(2, len(low) - 1) if low[i].strip(",") in ("which", "so", "that")
+                    and any(w.strip(",.!") in _FLOATS or w.startswith("float") for w in low[i + 1:i + 4])), None)
     return why
 
 
@@ -1176,6 +1193,9 @@ def _lay_told(keep: list[str]) -> list[str] | None:
     if len(tiles) != 2 or not re.match(r"^[0-5]$", bare[tiles[1]]) or tiles[1] != len(bare) - 1:
         return None
     places = {w for i, w in enumerate(bare) if i not in tiles}
+    hexes = {w for w in places if _HEX_ONLY.match(w)}
+    if len(places) == 2 and len(hexes) == 1:  # 'the Birmingham tile 441a on G4': the hex said is the place
+        places = hexes  # (18AL 4.2.1(g), tiles labelled with a city; s16c mail 053)
     if len(places) != 1:
         return None
     return [bare[tiles[0]], places.pop(), bare[tiles[1]], *private]
@@ -1209,6 +1229,9 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
             if w not in _LAY_FILLER and not (w == "with" and i + 1 < len(low)  # 'with tile 237' (s14b #59)
                                              and (low[i + 1] in ("tile", *_ROTATION_WORDS)  # 'with rotation 1' (s14b #124)
                                                   or low[i + 1].rstrip(",").isdigit()))]
+    tail = next((i for i, w in enumerate(keep) if i and w.lower().rstrip(",.;") in _LAY_TAIL), None)
+    if tail is not None:  # 'toward Selma and K6': the player's comment, read before a hex in it is taken
+        keep = [*keep[:tail - 1], keep[tail - 1].rstrip(",.;")]  # for the lay's own (s16c mail 038)
     keep = _hex_not_its_name(keep)
     told = _lay_told(keep) if len(keep) > 3 else None  # 'the Atlanta tile 451 in Atlanta, 0' (18GA s14b F4, F9)
     if told is not None:
