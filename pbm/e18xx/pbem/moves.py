@@ -586,6 +586,7 @@ _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificat
                  "my",  # 'sell my BOE share' (s13 F2)
                  "another",  # 'then buy another SAL' (18GA s14b F13)
                  "last", "remaining",  # 'buy the last CAR share' (1848 s15 mail #67), 'the last ABC share' (18AL s15 #62)
+                 "second", "third", "fourth", "fifth",  # 'Buy a third NSW share': one share (1848 s16d mail 19)
                  "more"}  # 'buy one more VR' (1848 s16 mail #29), 'buy one more ABC share from the Initial Offering' (18AL s16 mail 33), 'Buy one more CoG share' (18GA s16 mail 13)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
@@ -1057,11 +1058,12 @@ def _purpose(low: list[str]) -> int | None:
     if why is None:  # 'Buy a CAR share, which floats it', '... so that it floats' (1848 5.2.2; s16c mails 19, 21),
         # 'so it floats', ', which floats TAG' (18AL 3.4 "floats"; s16c mails 014, 025)
         why = next((i for i in range(2, len(low) - 1) if low[i].strip(",") in ("which", "so", "that")
-                    and any(w.strip(",.!") in _FLOATS or w.startswith("float") for w in low[i + 1:i + 4])), None)
+                    and any(w.strip(",.!") in _FLOATS or w.startswith("float") for w in low[i + 1:i + 5])), None)
     return why
 
 
-_FLOATS = ("floats", "float", "launches", "launch")  # 5.2.2 "A company is launched ... once 60% ..."
+_FLOATS = ("floats", "float", "launches", "launch",
+           "launched")  # 5.2.2 "A company is launched ... once 60% ..."; 'so that NSW is launched' (s16d mail 22)
 
 
 def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
@@ -1364,7 +1366,7 @@ def _spaced_route(before: list[str], after: list[str]) -> bool:
     return any(w in _SEPARATORS for w in before) and any(w in _SEPARATORS for w in after[:upto])
 
 
-_TRAIN_NAME = re.compile(r"^\d+[A-Za-z]?$")
+_TRAIN_NAME = re.compile(r"^\d+[A-Za-z]?\+?$")  # '2+' too: 'the 2 train ... and the 2+ train ...' (1848 8.2.3; s16d mail 34)
 _OTHER_TRAIN = ("the", "a", "other", "another", "second")
 
 
