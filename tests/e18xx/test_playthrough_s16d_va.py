@@ -13,8 +13,8 @@ mail = intent_mail
 
 
 def test_the_starting_value_with_the_company_in_the_possessive():
-    """Auction end (mail 10): "Set B&O's starting value at $90" (18VA 4.1: the buyer "sets the Starting
-    Value of the B&O") was refused "unknown move 'Set'" (class b); 'par B&O 90' was the fix (mail 11)."""
+    """Auction end (mail 9): "Set B&O's starting value at $90" (18VA 4.1: the buyer "sets the Starting
+    Value of the B&O") was refused "unknown move 'Set'" (class b); 'par B&O 90' was the fix (mail 10)."""
     g = game(8)
     assert g.current_entity() == "Ann"
     made, _ = mail(g, "Set B&O's starting value at $90")
@@ -22,7 +22,7 @@ def test_the_starting_value_with_the_company_in_the_possessive():
 
 
 def test_a_lay_with_a_so_it_runs_comment():
-    """OR 1.1, RFPR (mail 20): 'lay a 57 in Fredericksburg, rotation 0, so it runs from Alexandria down
+    """OR 1.1, RFPR (mail 19): 'lay a 57 in Fredericksburg, rotation 0, so it runs from Alexandria down
     toward Richmond' was refused "need tile, hex and rotation" though all three were there (class b):
     the words after the rotation only say where the track goes."""
     g = game(22)
@@ -33,8 +33,8 @@ def test_a_lay_with_a_so_it_runs_comment():
 
 
 def test_our_train_is_the_train():
-    """OR 2.1, C&O (mail 26): 'run our 2 train Charlottesville - Staunton' was refused "train our: ...
-    is not a stop" (class b): 'our 2 train' is the company's 2 train, as 'the 2 train' (mail 27)."""
+    """OR 2.1, C&O (mail 25): 'run our 2 train Charlottesville - Staunton' was refused "train our: ...
+    is not a stop" (class b): 'our 2 train' is the company's 2 train, as 'the 2 train' (mail 26)."""
     g = game(32)
     assert g.current_entity() == "C&O"
     made, _ = mail(g, "lay tile 5 in Staunton rotation 5\nrun our 2 train Charlottesville - Staunton\n"
@@ -43,9 +43,9 @@ def test_our_train_is_the_train():
 
 
 def test_two_trains_listed_after_a_colon():
-    """OR 3.1, B&O (mail 39): 'Run the two 2 trains: Baltimore to Philadelphia, and Baltimore to
+    """OR 3.1, B&O (mail 38): 'Run the two 2 trains: Baltimore to Philadelphia, and Baltimore to
     Washington.' was refused "unknown move 'Baltimore'" (class b): the comma cut the run in two, and
-    the second route was read as a move of its own. Two runs on two lines were the fix (mail 40)."""
+    the second route was read as a move of its own. Two runs on two lines were the fix (mail 39)."""
     g = game(64)
     assert g.current_entity() == "B&O"
     made, _ = mail(g, "Upgrade Baltimore to tile 15, rotation 0.\n"
