@@ -554,9 +554,10 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
     words = [w.rstrip(":") for w in _unhyphen(words) if w.rstrip(":")]  # 'run the 2 train: A - B'
     while words and words[0].lower() in ("train", "the", "a", "other", "another", "second", "one", "first", "two",
-                                         "three", "both"):
+                                         "three", "both", "our", "its", "my"):
         words = words[1:]  # 'run train 2 ...', 'run the 2 train ...', 'run the other 2 train ...' (s15 mail 33),
-        # 'run one 2 train ...' (s15b mail 047), 'run the two 2 trains: ...', 'both 2 trains' (s16b mail 45)
+        # 'run one 2 train ...' (s15b mail 047), 'run the two 2 trains: ...', 'both 2 trains' (s16b mail 45),
+        # 'run our 2 train ...' (18VA s16d mail 25)
     if not words:
         return None, []
     if len(words) > 1 and _HEX_WORD.match(words[0]):
@@ -804,6 +805,10 @@ def _starting_value(toks: list[str], low: list[str]) -> list[str] | None:
     """'Starting value of the B&O: $100', 'set the starting value of B&O at 100': the par price in the
     words of 18VA 4.1/4.3.3 ("sets the Starting Value", s14 mail #11)."""
     at = next((i for i, w in enumerate(low) if w not in ("set", "sets", "the")), len(low))
+    if at < len(low) and low[at].endswith(("'s", "\u2019s")) and len(low[at]) > 2:
+        owner = toks[at][:-2]  # "Set B&O's starting value at $90" (s16d mail 9): the company's own
+        toks, low = [*toks[:at], owner, *toks[at + 1:]], [*low[:at], owner.lower(), *low[at + 1:]]
+        at += 1
     if low[at:at + 2] != ["starting", "value"]:
         return None
     keep = [t.strip(":,").lstrip("$\u00a3") for t, w in zip(toks, low) if w.strip(":,") not in _VALUE_FILLER]
@@ -1146,7 +1151,8 @@ _ROTATION_WORDS = ("rotation", "rot", "rotated", "orientation")
 _LAY_COLOURS = ("yellow", "green", "brown", "gray", "grey", "new")
 _LAY_TAIL = ("toward", "towards", "heading", "facing",
              "connecting", "connect", "joining", "join", "linking", "link",  # '..., connecting A and B' (1848 s16 #36)
-             "between", "going", "leading", "running")  # '..., between Richmond and Fredericksburg' (18VA s16b #25)
+             "between", "going", "leading", "running",  # '..., between Richmond and Fredericksburg' (18VA s16b #25)
+             "runs", "goes", "leads", "heads")  # '..., rotation 0, so it runs from A down toward B' (18VA s16d #19)
 
 
 _JOIN_VERBS = ("connecting", "connect", "connects", "joining", "join", "joins", "linking", "link", "links",
@@ -1164,6 +1170,8 @@ def _lay_joining_words(toks: list[str], low: list[str]) -> list[str] | None:
     if at is None:
         return None
     head = list(toks[:at])
+    told = next((i for i, w in enumerate(low[:at]) if i > 1 and w.rstrip(",.;") in _LAY_TAIL), at)
+    head = head[:told]  # 'so it runs from Alexandria down toward Richmond': all of it says where (s16d #19)
     while len(head) > 1 and head[-1].lower().rstrip(",.;") in _JOIN_LEAD:
         head.pop()
     words = " ".join(t for t, w in zip(toks[at + 1:], low[at + 1:]) if w not in ("the", "to"))
@@ -1234,6 +1242,8 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     tail = next((i for i, w in enumerate(keep) if i and w.lower().rstrip(",.;") in _LAY_TAIL), None)
     if tail is not None:  # 'toward Selma and K6': the player's comment, read before a hex in it is taken
         keep = [*keep[:tail - 1], keep[tail - 1].rstrip(",.;")]  # for the lay's own (s16c mail 038)
+        while len(keep) > 1 and keep[-1].lower().rstrip(",.;") in _JOIN_LEAD:
+            keep = [*keep[:-2], keep[-2].rstrip(",.;")]  # 'so it runs ...' (s16d mail 19)
     keep = _hex_not_its_name(keep)
     told = _lay_told(keep) if len(keep) > 3 else None  # 'the Atlanta tile 451 in Atlanta, 0' (18GA s14b F4, F9)
     if told is not None:
@@ -1992,6 +2002,8 @@ _PAR_ONLY = re.compile(r"^(?:at\s+)?par(?:\s+value)?(?:\s+(?:at|of))?\s+[$\u00a3
 
 
 _NOT_AFTER_RUN = tuple(w for w in _MOVE_WORDS if w != "run")  # the words no stop and no train is named
+_MOVE_AFTER = re.compile(r"\s+(?:then\s+)?(?:%s)\b" % "|".join(re.escape(w) for w in _MOVE_WORDS
+                                                              if w not in ("and", "then")), re.I)
 
 
 def _run_part(text: str) -> tuple[str, str]:
@@ -2001,6 +2013,8 @@ def _run_part(text: str) -> tuple[str, str]:
     # 'run 2 train A-B, 2 train C-D': a comma before the next train is the next route (s14b mail #60)
     text = re.sub(r",\s*(?=(?:the\s+|a\s+)?\d+\+?[A-Za-z]?\s+train\b)", "; ", text, flags=re.I)
     for m in re.finditer(r"[,;]\s*([A-Za-z]+)\b", text):
+        if m.group(1).lower() in ("and", "then") and not _MOVE_AFTER.match(text, m.end()):
+            continue  # 'the two 2 trains: A to B, and A to C': the next route, not a move (18VA s16d mail 38)
         if m.group(1).lower() in _NOT_AFTER_RUN:
             return text[:m.start()].strip(), text[m.start() + 1:].strip()
     return text.strip(), ""
