@@ -517,6 +517,13 @@ def place_words(m: MapState, names: Sequence[str], location_names: dict[str, str
     return tuple(out)
 
 
+def _as_written(word: str) -> str:
+    """A stop word as a player writes it: the parser keeps stops in capitals, a refusal quotes them
+    'Gadsden Through Stevenson', not 'GADSDEN THROUGH STEVENSON' (play-throughs s16c, s16d); a hex
+    (E4, E4-0) and a word with digits keep their capitals."""
+    return " ".join(w if re.search(r"\d", w) or len(w) <= 2 else w.capitalize() for w in word.split(" "))
+
+
 def resolve_stops(m: MapState, names: Sequence[str], location_names: dict[str, str] | None = None,
                   ref: str = "") -> tuple[str, ...]:
     """The stops of a written route as ``HEX-n`` ids: ``E4-0`` as it is, a hex with one stop
@@ -536,7 +543,8 @@ def resolve_stops(m: MapState, names: Sequence[str], location_names: dict[str, s
             continue
         coord = str(word).upper() if str(word).upper() in m.placed else by_name.get(str(word).lower(), "")
         if not coord:
-            raise IllegalRoute(f"{ref}{word!r} is not a stop: name a hex (E4), a stop of a hex (E4-0) or a place")
+            raise IllegalRoute(f"{ref}{_as_written(str(word))!r} is not a stop: name a hex (E4), a stop of a hex "
+                               "(E4-0) or a place")
         nodes = m.tile(coord).nodes
         if len(nodes) == 1:
             out.append(f"{coord}-0")

@@ -48,7 +48,7 @@ def test_one_city_of_a_hex_named_for_two():
     ran = [t for seq in range(67, len(g.actions) + 1) for t in texts_at(g, seq) if "2 train runs" in t]
     assert ran == ["VR's 2 train runs H11 Melbourne - G10-0 Ballarat & Bendigo for £50"], ran
     # a word that is no place is still refused, naming the word
-    assert "'GEELONGX' is not a stop" in refusal(game(66), VR_TURN.format(run="run 2 Melbourne Geelongx"))
+    assert "'Geelongx' is not a stop" in refusal(game(66), VR_TURN.format(run="run 2 Melbourne Geelongx"))
 
 
 def test_a_skip_note_quotes_a_place_of_two_words_whole():

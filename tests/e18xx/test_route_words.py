@@ -59,6 +59,8 @@ def test_refused_routes_say_which_part_fails_and_why():
     assert "4.2.3(f): none of its stops holds a station of WRA" in refusal(g, "run 2-0 K4 G6")
     assert "4.2.3(g): L5-0 is visited twice" in refusal(g, "run 2-0 L5 K4 L5")
     assert "'ZZ9' is not a stop" in refusal(g, "run 2-0 L5 ZZ9")
+    # a word that is no stop is quoted as a player writes it, not in the parser's capitals (s16c, s16d)
+    assert "'Nowhere' is not a stop" in refusal(g, "run 2-0 L5 nowhere")
     assert "L5-3: L5 has no stop 3 (L5-0 a city with track to K4, M6)" in refusal(g, "run 2-0 L5-3 K4")
 
 
