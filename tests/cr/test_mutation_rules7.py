@@ -92,3 +92,99 @@ def test_a_rate_cut_outside_1_to_99_percent_is_refused_saying_so_4_16(v):
     out, problems = v(Orders(railroads=[RailroadOrders("NYC", rate_wars=[RateWar("BA", 100)])]))
     assert [(p.where, p.message, p.allowed, p.refused) for p in problems] == [
         ("NYC rate war", "a rate cut of 100 % is not possible", "1–99 %", True)]
+
+
+# --------------------------------------------------------------------------- checks: the conservation checks
+@pytest.fixture
+def game(sqlite_url):
+    from pbm.db import session_scope
+    from tests.cr.helpers import tiny_game
+
+    with session_scope(sqlite_url) as s:
+        yield s, tiny_game(s)
+
+
+def _ctx(s, g):
+    from pbm.cr.engine.context import TurnContext
+    from pbm.cr.resolve import begin_turn
+
+    ctx = TurnContext(s, g, {})
+    begin_turn(ctx)
+    return ctx
+
+
+def test_money_check_follows_every_dollar_of_the_ledger_from_start_to_end_1_0(game):
+    """The money check of the end of a turn (docs/cr/engine.md, conservation; §1.0 whole dollars):
+    each account's start balance plus what the ledger moved into it, less what it moved out of
+    it, is its end balance; the Bank and the Public are unbounded and not checked.  A payment made
+    outside the ledger is named with the three figures; an account missing at the start counts
+    from $0 and one missing at the end ends at $0 (so one that had $0 is no problem)."""
+    from pbm.cr.engine.checks import check_money
+
+    s, g = game
+    ctx = _ctx(s, g)
+    ctx.start_balances = ctx.balances()
+    ctx.pay("player:1", "rr:NYC", 100, "test", "a payment")
+    ctx.pay("bank", "player:2", 50, "test", "a loan")
+    ctx.pay("player:2", "public", 30, "test", "a purchase")
+    ctx.pay("bank", "rr:NYC", 20, "test", "a second payment into the same account")
+    assert check_money(ctx) == []
+    p1, nyc = ctx.players[1], ctx.railroads["NYC"]
+    start1, start_nyc = ctx.start_balances["player:1"], ctx.start_balances["rr:NYC"]
+    p1.cash += 7  # not through the ledger
+    pay_penn = ctx.start_balances.pop("rr:PENN")
+    ctx.start_balances["rr:GONE"], ctx.start_balances["rr:NONE"] = 10, 0
+    assert check_money(ctx) == [
+        f"money: player:1 started with {start1}, ledger moved -100, but ends with {start1 - 93}",
+        "money: rr:GONE started with 10, ledger moved 0, but ends with 0",
+        f"money: rr:PENN started with 0, ledger moved 0, but ends with {pay_penn}"]
+    assert pay_penn != 0 and nyc.cash == start_nyc + 120
+
+
+def test_money_check_names_negative_cash_loans_and_each_debt_but_not_zero_1_0_3_5(game):
+    """A tycoon's cash and loan and a road's bonds, bank loans and President's loans are never
+    below $0 at the end of a turn (§3.5, §4.4, §10.2: step 14.2's emergency loan brings cash back
+    to $0); exactly $0 is no problem.  Each debt is checked by itself."""
+    from pbm.cr.engine.checks import check_money
+
+    s, g = game
+    ctx = _ctx(s, g)
+    p3, nyc = ctx.players[3], ctx.railroads["NYC"]
+    p3.cash = p3.loan = 0
+    nyc.bond_debt = nyc.loan_debt = nyc.president_debt = 0
+    ctx.start_balances = ctx.balances()
+    assert check_money(ctx) == []
+    p3.loan = -1
+    assert check_money(ctx) == ["money: player 3 has a negative loan -1"]
+    p3.loan = 0
+    for debt in ("bond_debt", "loan_debt", "president_debt"):
+        setattr(nyc, debt, -1)
+        assert check_money(ctx) == ["money: NYC has a negative debt"], debt
+        setattr(nyc, debt, 0)
+    p3.cash = -1
+    ctx.start_balances["player:3"] = -1
+    assert check_money(ctx) == ["money: player 3 ends with negative cash -1"]
+
+
+def test_share_check_names_each_negative_count_and_the_issued_sum_but_not_zero(game):
+    """The share check (docs/cr/engine.md, conservation): issued = players' + the Public's,
+    authorized = issued + treasury, no count below 0; a road with no treasury shares (0) is
+    no problem; a negative treasury or issued count is named by itself."""
+    from pbm.cr.engine.checks import check_shares
+
+    s, g = game
+    ctx = _ctx(s, g)
+    nyc = ctx.railroads["NYC"]
+    held = sum(h.shares for h in nyc.holdings)
+    assert check_shares(ctx) == [] and held > 0 and nyc.shares_public > 0
+    nyc.shares_authorized, nyc.treasury_shares = nyc.shares_issued, 0
+    assert check_shares(ctx) == []
+    nyc.treasury_shares, nyc.shares_authorized = -1, nyc.shares_issued - 1
+    assert check_shares(ctx) == ["shares: NYC has a negative share count"]
+    nyc.treasury_shares, nyc.shares_authorized = 0, nyc.shares_issued
+    issued, public = nyc.shares_issued, nyc.shares_public
+    nyc.shares_issued, nyc.shares_public, nyc.shares_authorized = -1, 0, -1
+    assert check_shares(ctx) == ["shares: NYC has a negative share count",
+                                 f"shares: NYC issued -1 != players {held} + public 0"]
+    nyc.shares_issued, nyc.shares_public, nyc.shares_authorized = issued, public - 1, issued
+    assert check_shares(ctx) == [f"shares: NYC issued {issued} != players {held} + public {public - 1}"]
