@@ -188,3 +188,17 @@ def test_share_check_names_each_negative_count_and_the_issued_sum_but_not_zero(g
                                  f"shares: NYC issued -1 != players {held} + public 0"]
     nyc.shares_issued, nyc.shares_public, nyc.shares_authorized = issued, public - 1, issued
     assert check_shares(ctx) == [f"shares: NYC issued {issued} != players {held} + public {public - 1}"]
+
+
+# --------------------------------------------------------------------------- §4.12 dividends
+def test_a_negative_dividend_is_refused_and_one_over_99_lowered_saying_why_4_12(v):
+    """§4.12: a dividend is $0 to $99 a share.  A negative one is refused (the standing rate is
+    kept) and one over $99 is lowered to $99; the tycoon is told which and why."""
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", dividend=-1)]))
+    assert [(p.where, p.message, p.allowed, p.refused) for p in problems] == [
+        ("NYC dividend", "a dividend cannot be negative", "$0–$99 per share", True)]
+    assert _ro(out, "NYC").dividend is None
+    out, problems = v(Orders(railroads=[RailroadOrders("NYC", dividend=100)]))
+    assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
+        ("NYC dividend", "$100 per share is over the maximum; lowered to $99 (§4.12)", "$0–$99 per share", True)]
+    assert _ro(out, "NYC").dividend == 99
