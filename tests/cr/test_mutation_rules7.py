@@ -202,3 +202,14 @@ def test_a_negative_dividend_is_refused_and_one_over_99_lowered_saying_why_4_12(
     assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
         ("NYC dividend", "$100 per share is over the maximum; lowered to $99 (§4.12)", "$0–$99 per share", True)]
     assert _ro(out, "NYC").dividend == 99
+
+
+# --------------------------------------------------------------------------- §10.1A bank loans
+def test_a_negative_loan_order_is_refused_at_the_loan_line_and_taken_as_nothing_10_1a(v):
+    """§10.1A: the tycoon borrows or repays an amount of $0 or more.  A negative amount is refused
+    where the loan orders are (``loan``), saying so, and taken as $0; the other amount stands."""
+    v.s.players[1].loan = 5000
+    out, problems = v(Orders(borrow=-5, repay=300))
+    assert [(p.where, p.message, p.allowed, p.refused) for p in problems] == [
+        ("loan", "amounts to borrow or repay cannot be negative", "0 or more", True)]
+    assert (out.borrow, out.repay) == (0, 300)
