@@ -213,3 +213,23 @@ def test_a_negative_loan_order_is_refused_at_the_loan_line_and_taken_as_nothing_
     assert [(p.where, p.message, p.allowed, p.refused) for p in problems] == [
         ("loan", "amounts to borrow or repay cannot be negative", "0 or more", True)]
     assert (out.borrow, out.repay) == (0, 300)
+
+
+def test_loan_orders_netted_or_cut_are_named_at_their_own_line_10_1a(v):
+    """§10.1A: borrowing and repaying in one turn are netted (at the ``loan`` line); borrowing is
+    cut to the available credit (§3.5A: 70 % of $10,000 net worth in a Normal climate less half
+    the $5,000 loan, at the ``borrow`` line) and repaying to the loan or the cash (at the
+    ``repay`` line).  The turnsheet marks the line named, so each must be exact."""
+    v.s.players[1].loan = 5000
+    out, problems = v(Orders(borrow=1000, repay=400))
+    assert [(p.where, p.message, p.adjusted) for p in problems] == [
+        ("loan", "you cannot both borrow ($1,000) and repay ($400) in one turn; taken as borrowing $600", True)]
+    out, problems = v(Orders(borrow=9000))
+    assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
+        ("borrow", "$9,000 is more than your available credit; lowered to $4,500 (§3.5A, §10.1A1)",
+         "up to $4,500", True)]
+    v.s.players[1].loan = 500
+    out, problems = v(Orders(repay=1500))
+    assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
+        ("repay", "$1,500 is more than your loan; lowered to $500 (§10.1A2)", "up to $500", True)]
+    assert out.repay == 500
