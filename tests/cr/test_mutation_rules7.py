@@ -233,3 +233,6 @@ def test_loan_orders_netted_or_cut_are_named_at_their_own_line_10_1a(v):
     assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
         ("repay", "$1,500 is more than your loan; lowered to $500 (§10.1A2)", "up to $500", True)]
     assert out.repay == 500
+    v.s.players[1].recall = 400  # §3.5C: the recall is warned of at the repay line
+    out, problems = v(Orders(repay=300))
+    assert [(p.where, p.allowed, p.warning) for p in problems] == [("repay", "repay $400 or more", True)]
