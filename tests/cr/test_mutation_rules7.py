@@ -236,3 +236,21 @@ def test_loan_orders_netted_or_cut_are_named_at_their_own_line_10_1a(v):
     v.s.players[1].recall = 400  # §3.5C: the recall is warned of at the repay line
     out, problems = v(Orders(repay=300))
     assert [(p.where, p.allowed, p.warning) for p in problems] == [("repay", "repay $400 or more", True)]
+
+
+# --------------------------------------------------------------------------- §10.1B PC bids
+def test_unnumbered_pc_bids_keep_their_written_order_and_each_bid_of_an_owner_of_two_is_refused_10_1b(v):
+    """§10.1B: bids of the same sequence (here two unnumbered ones) are taken in the order
+    written, then numbered 1 and 2.  A tycoon who owns two PCs may not bid for another: each of
+    his bids is refused, with the reason."""
+    from pbm.cr.orders import PCBid
+
+    out, problems = v(Orders(pc_bids=[PCBid("MS", 1000, 0), PCBid("HRL", 700, 0)]))
+    assert [(b.pc, b.amount, b.sequence) for b in out.pc_bids] == [("MS", 1000, 1), ("HRL", 700, 2)]
+    assert problems == []
+    v.s.pcs["LS"].status, v.s.pcs["LS"].owner_id = "owned", v.s.players[2].id
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 700, 1), PCBid("MS", 1000, 2)]), player=2)
+    assert out.pc_bids == []
+    assert [(p.where, p.message, p.refused) for p in problems] == [
+        ("PC bid HRL", "you own two PCs and may not bid for another (§10.1B)", True),
+        ("PC bid MS", "you own two PCs and may not bid for another (§10.1B)", True)]
