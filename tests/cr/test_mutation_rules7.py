@@ -254,3 +254,25 @@ def test_unnumbered_pc_bids_keep_their_written_order_and_each_bid_of_an_owner_of
     assert [(p.where, p.message, p.refused) for p in problems] == [
         ("PC bid HRL", "you own two PCs and may not bid for another (§10.1B)", True),
         ("PC bid MS", "you own two PCs and may not bid for another (§10.1B)", True)]
+
+
+def test_pc_bids_refused_one_by_one_extra_bids_own_pc_and_a_pc_not_for_sale_10_1b(v):
+    """§10.1B1: with no PC owned a tycoon bids for at most two; each extra bid is refused by
+    itself.  §10.1B2: his own PC offered for sale is no bid for him (his next bid still counts),
+    and a PC not offered at the start of the turn is refused saying so, with the offers listed."""
+    from pbm.cr.orders import PCBid
+
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 700, 1), PCBid("MS", 1000, 2), PCBid("LS", 900, 0),
+                                      PCBid("B&O", 900, 0)]))
+    assert [b.pc for b in out.pc_bids] == ["HRL", "MS"]
+    extra = "you may bid for 2 PCs (0 owned, at most 2, §10.1B1); extra bid dropped"
+    assert [(p.where, p.message) for p in problems] == [("PC bid LS", extra), ("PC bid B&O", extra)]
+    out, problems = v(Orders(pc_bids=[PCBid("B&O", 900, 1)]))
+    assert [(p.where, p.message, p.allowed) for p in problems] == [
+        ("PC bid B&O", "B&O is not offered for sale at the start of the turn (§10.1B2)",
+         "HRL (asking $700), LS (asking $900), MS (asking $1,000)")]
+    bo = v.s.pcs["B&O"]
+    bo.for_sale, bo.asking_price = True, 800
+    out, problems = v(Orders(pc_bids=[PCBid("B&O", 900, 1), PCBid("HRL", 700, 2)]), player=2)
+    assert [(b.pc, b.amount, b.sequence) for b in out.pc_bids] == [("HRL", 700, 1)]
+    assert [(p.where, p.message) for p in problems] == [("PC bid B&O", "B&O is your own PC")]
