@@ -276,3 +276,34 @@ def test_pc_bids_refused_one_by_one_extra_bids_own_pc_and_a_pc_not_for_sale_10_1
     out, problems = v(Orders(pc_bids=[PCBid("B&O", 900, 1), PCBid("HRL", 700, 2)]), player=2)
     assert [(b.pc, b.amount, b.sequence) for b in out.pc_bids] == [("HRL", 700, 1)]
     assert [(p.where, p.message) for p in problems] == [("PC bid B&O", "B&O is your own PC")]
+
+
+def test_a_second_bid_for_the_same_pc_is_refused_and_the_next_bid_still_counts_10_1b(v):
+    """§10.1B: one bid a PC; a second bid for it is refused (the first counts) and a later bid for
+    another PC is still taken, numbered after the first."""
+    from pbm.cr.orders import PCBid
+
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 700, 1), PCBid("hrl", 800, 2), PCBid("MS", 1000, 0)]))
+    assert [(b.pc, b.amount, b.sequence) for b in out.pc_bids] == [("HRL", 700, 1), ("MS", 1000, 2)]
+    assert [(p.where, p.message) for p in problems] == [
+        ("PC bid hrl", "a second bid for HRL; only the first counts")]
+
+
+def test_pc_bids_cut_to_the_cash_down_to_exactly_the_asking_price_and_none_with_no_cash_10_1b4(v):
+    """§10.1B4: a bid above the cash left is lowered to it, down to exactly the asking price (HRL
+    $700 with $700 in cash stands at $700); with no cash at all ($0, never less) the bid cannot be
+    lowered to the asking price and is dropped, saying so."""
+    from pbm.cr.orders import PCBid
+
+    v.s.players[1].cash = 700
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 900, 1)]))
+    assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 700)]
+    assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
+        ("PC bid HRL", "your bids total $900 but you have $700 after your earlier actions; lowered to $700 "
+         "(§10.1B4)", "up to $700", True)]
+    v.s.players[1].cash = -50
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 700, 1)]))
+    assert out.pc_bids == []
+    assert [(p.where, p.message, p.refused) for p in problems] == [
+        ("PC bid HRL", "your bids total $700 but you have $0 after your earlier actions; this bid cannot be "
+         "reduced below the asking price $700 and is dropped (§10.1B4)", True)]
