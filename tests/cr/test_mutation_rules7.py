@@ -307,3 +307,15 @@ def test_pc_bids_cut_to_the_cash_down_to_exactly_the_asking_price_and_none_with_
     assert [(p.where, p.message, p.refused) for p in problems] == [
         ("PC bid HRL", "your bids total $700 but you have $0 after your earlier actions; this bid cannot be "
          "reduced below the asking price $700 and is dropped (§10.1B4)", True)]
+
+
+def test_a_pc_bid_lowered_to_the_cash_leaves_the_earlier_bid_whole_10_1b4(v):
+    """§10.1B4: bids are reduced in reverse sequence only as far as the cash requires.  With
+    $1,700, bids of $700 (HRL, sequence 1) and $3,000 (MS, sequence 2) are $2,000 too much: MS is
+    lowered to $1,000, its asking price, and HRL's bid is left whole."""
+    from pbm.cr.orders import PCBid
+
+    v.s.players[1].cash = 1700
+    out, problems = v(Orders(pc_bids=[PCBid("HRL", 700, 1), PCBid("MS", 3000, 2)]))
+    assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 700), ("MS", 1000)]
+    assert [(p.where, p.adjusted) for p in problems] == [("PC bid MS", True)]
