@@ -319,3 +319,14 @@ def test_a_pc_bid_lowered_to_the_cash_leaves_the_earlier_bid_whole_10_1b4(v):
     out, problems = v(Orders(pc_bids=[PCBid("HRL", 700, 1), PCBid("MS", 3000, 2)]))
     assert [(b.pc, b.amount) for b in out.pc_bids] == [("HRL", 700), ("MS", 1000)]
     assert [(p.where, p.adjusted) for p in problems] == [("PC bid MS", True)]
+
+
+# --------------------------------------------------------------------------- §6.1, §10.1C stock orders
+def test_unnumbered_stock_orders_of_the_same_kind_keep_their_written_order_r_o3(v):
+    """Ruling R-O3: stock orders without a number come after the numbered ones, sales first, each
+    in the order written — here two unnumbered sales, NYC then BA, numbered 1 and 2 as written."""
+    from pbm.cr.orders import StockOrder
+
+    out, problems = v(Orders(stock=[StockOrder("NYC", "sell", 10, 0), StockOrder("BA", "sell", 10, 0)]))
+    assert [(o.railroad, o.action, o.priority) for o in out.stock] == [("NYC", "sell", 1), ("BA", "sell", 2)]
+    assert problems == []
