@@ -330,3 +330,17 @@ def test_unnumbered_stock_orders_of_the_same_kind_keep_their_written_order_r_o3(
     out, problems = v(Orders(stock=[StockOrder("NYC", "sell", 10, 0), StockOrder("BA", "sell", 10, 0)]))
     assert [(o.railroad, o.action, o.priority) for o in out.stock] == [("NYC", "sell", 1), ("BA", "sell", 2)]
     assert problems == []
+
+
+def test_a_stock_order_of_an_unknown_action_or_no_shares_is_refused_saying_which_6_1_10_1c(v):
+    """§6.1, §10.1C: a stock order buys, sells or shorts 1 share or more of an active road.  An
+    unknown action is refused naming it, with the three actions allowed; 0 shares is refused
+    saying that 1 or more is needed; the next order still counts."""
+    from pbm.cr.orders import StockOrder
+
+    out, problems = v(Orders(stock=[StockOrder("NYC", "swap", 10, 1), StockOrder("BA", "sell", 0, 2),
+                                    StockOrder("BA", "sell", 10, 3)]))
+    assert [(o.railroad, o.action, o.shares, o.priority) for o in out.stock] == [("BA", "sell", 10, 1)]
+    assert [(p.where, p.message, p.allowed, p.refused) for p in problems] == [
+        ("stock swap NYC", "unknown stock action 'swap'", "buy, sell or short", True),
+        ("stock sell BA", "the number of shares must be 1 or more", "", True)]
