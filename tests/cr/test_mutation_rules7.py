@@ -344,3 +344,15 @@ def test_a_stock_order_of_an_unknown_action_or_no_shares_is_refused_saying_which
     assert [(p.where, p.message, p.allowed, p.refused) for p in problems] == [
         ("stock swap NYC", "unknown stock action 'swap'", "buy, sell or short", True),
         ("stock sell BA", "the number of shares must be 1 or more", "", True)]
+
+
+def test_a_second_order_for_a_road_is_refused_and_the_next_road_still_counts_6_1a(v):
+    """§6.1A: one transaction a railroad a turn: a purchase of NYC after its sale is refused (the
+    first order counts) and the sale of BA after it still stands, numbered 2."""
+    from pbm.cr.orders import StockOrder
+
+    out, problems = v(Orders(stock=[StockOrder("NYC", "sell", 10, 1), StockOrder("NYC", "buy", 10, 2),
+                                    StockOrder("BA", "sell", 10, 3)]))
+    assert [(o.railroad, o.action, o.priority) for o in out.stock] == [("NYC", "sell", 1), ("BA", "sell", 2)]
+    assert [(p.where, p.refused) for p in problems] == [("stock buy NYC", True)]
+    assert problems[0].message.startswith("only one transaction per railroad")
