@@ -356,3 +356,34 @@ def test_a_second_order_for_a_road_is_refused_and_the_next_road_still_counts_6_1
     assert [(o.railroad, o.action, o.priority) for o in out.stock] == [("NYC", "sell", 1), ("BA", "sell", 2)]
     assert [(p.where, p.refused) for p in problems] == [("stock buy NYC", True)]
     assert problems[0].message.startswith("only one transaction per railroad")
+
+
+def _more_roads(v, codes):
+    """Active roads ``codes`` of 100 shares, all held by the Public (not cornered, no Director)."""
+    from pbm.models import Railroad
+
+    for n, code in enumerate(codes, start=10):
+        v.session.add(Railroad(game_id=v.s.game.id, code=code, name=code, number=n, status="active", price=10,
+                               shares_authorized=100, shares_issued=100, shares_public=100))
+    v.session.flush()
+
+
+def test_stock_orders_over_the_limits_are_each_refused_and_later_orders_still_count_6_1a(v):
+    """§6.1A, §10.1C2: at most 3 stock bids (fewer than 16 active roads) and at most 6 stock
+    transactions a turn.  A fourth bid is refused and a sale after it still counts; a seventh and
+    an eighth transaction are each refused, by itself."""
+    from pbm.cr.orders import StockOrder
+
+    _more_roads(v, ("X1", "X2", "X3", "X4", "X5"))
+    buys = [StockOrder(c, "buy", 5, i) for i, c in enumerate(("BA", "X1", "X2", "X3"), start=1)]
+    out, problems = v(Orders(borrow=7000, stock=[*buys, StockOrder("NYC", "sell", 10, 5)]), player=3)
+    assert [(o.railroad, o.action) for o in out.stock] == [("BA", "buy"), ("X1", "buy"), ("X2", "buy"),
+                                                            ("NYC", "sell")]
+    assert [(p.where, p.refused) for p in problems] == [("stock buy X3", True)]
+    orders = [StockOrder("NYC", "sell", 10, 1), StockOrder("BA", "sell", 10, 2)]
+    orders += [StockOrder(c, "short", 5, i) for i, c in enumerate(("X1", "X2", "X3", "X4", "X5"), start=3)]
+    orders.append(StockOrder("PENN", "short", 5, 8))
+    out, problems = v(Orders(stock=orders))
+    assert [o.railroad for o in out.stock] == ["NYC", "BA", "X1", "X2", "X3", "X4"]
+    most = ("at most 6 stock transactions a turn (§6.1A, §10.1C2); the lowest priority is dropped")
+    assert [(p.where, p.message) for p in problems] == [("stock short X5", most), ("stock short PENN", most)]
