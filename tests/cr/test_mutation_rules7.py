@@ -387,3 +387,20 @@ def test_stock_orders_over_the_limits_are_each_refused_and_later_orders_still_co
     assert [o.railroad for o in out.stock] == ["NYC", "BA", "X1", "X2", "X3", "X4"]
     most = ("at most 6 stock transactions a turn (§6.1A, §10.1C2); the lowest priority is dropped")
     assert [(p.where, p.message) for p in problems] == [("stock short X5", most), ("stock short PENN", most)]
+
+
+def test_a_bid_refused_at_the_51_percent_cap_leaves_the_next_order_standing_6_1a(v):
+    """§6.1A: a tycoon may not own more than 51 % of a road: holding 51 of X1's 100 shares, his bid
+    for X1 is refused, saying why, and his sale of NYC after it still stands."""
+    from pbm.cr.orders import StockOrder
+    from pbm.models import Holding
+
+    _more_roads(v, ("X1",))
+    x1 = v.session.query(type(v.s.railroads["NYC"])).filter_by(game_id=v.s.game.id, code="X1").one()
+    v.session.add(Holding(player_id=v.s.players[1].id, railroad_id=x1.id, shares=51, director=True))
+    x1.shares_public = 49
+    v.session.flush()
+    out, problems = v(Orders(stock=[StockOrder("X1", "buy", 5, 1), StockOrder("NYC", "sell", 10, 2)]))
+    assert [(o.railroad, o.action, o.priority) for o in out.stock] == [("NYC", "sell", 1)]
+    assert [(p.where, p.message) for p in problems] == [
+        ("stock buy X1", "you may not bid for X1 stock: you already own 51 of 100 shares, the 51 % cap (§6.1A)")]
