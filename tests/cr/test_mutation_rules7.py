@@ -404,3 +404,15 @@ def test_a_bid_refused_at_the_51_percent_cap_leaves_the_next_order_standing_6_1a
     assert [(o.railroad, o.action, o.priority) for o in out.stock] == [("NYC", "sell", 1)]
     assert [(p.where, p.message) for p in problems] == [
         ("stock buy X1", "you may not bid for X1 stock: you already own 51 of 100 shares, the 51 % cap (§6.1A)")]
+
+
+def test_a_stock_bid_over_the_maximum_is_lowered_saying_the_limits_6_1a_b(v):
+    """§6.1A/B: a bid is at most 20 % of the shares available to the bidder and never takes him
+    over 51 %: player 2's bid for 500 NYC is lowered to 102, and he is told the two limits."""
+    from pbm.cr.orders import StockOrder
+
+    out, problems = v(Orders(borrow=1000, stock=[StockOrder("NYC", "buy", 500, 1)]), player=2)
+    assert out.stock[0].shares == 102
+    assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
+        ("stock buy NYC", "500 shares is more than your maximum bid; lowered to 102 (§6.1A/B: 20 % of available "
+         "shares, never over 51 %)", "up to 102 shares", True)]
