@@ -416,3 +416,24 @@ def test_a_stock_bid_over_the_maximum_is_lowered_saying_the_limits_6_1a_b(v):
     assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
         ("stock buy NYC", "500 shares is more than your maximum bid; lowered to 102 (§6.1A/B: 20 % of available "
          "shares, never over 51 %)", "up to 102 shares", True)]
+
+
+def test_a_sale_of_no_shares_is_refused_with_the_reason_if_any_and_the_next_order_counts_6_2a_10_1c4(v):
+    """§6.2A: a tycoon with no shares may sell short up to 10 % of the issued stock, except in a
+    cornered stock (§10.1C4).  Player 1 owns no PENN (cornered): his sale is refused naming the
+    corner, and his sale of NYC after it stands.  A road of 5 shares leaves no short sale at all
+    (10 % is 0 shares): refused with no reason added."""
+    from pbm.cr.orders import StockOrder
+
+    out, problems = v(Orders(stock=[StockOrder("PENN", "sell", 10, 1), StockOrder("NYC", "sell", 10, 2)]))
+    assert [(o.railroad, o.priority) for o in out.stock] == [("NYC", 1)]
+    assert [(p.where, p.message) for p in problems] == [
+        ("stock sell PENN", "you own no PENN shares and may not sell short: PENN is cornered (§6.4, §10.1C4)")]
+    _more_roads(v, ("X1",))
+    x1 = v.session.query(type(v.s.railroads["NYC"])).filter_by(game_id=v.s.game.id, code="X1").one()
+    x1.shares_authorized = x1.shares_issued = x1.shares_public = 5
+    v.session.flush()
+    out, problems = v(Orders(stock=[StockOrder("X1", "sell", 1, 1)]))
+    assert out.stock == []
+    assert [(p.where, p.message) for p in problems] == [
+        ("stock sell X1", "you own no X1 shares and may not sell short")]
