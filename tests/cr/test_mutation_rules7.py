@@ -437,3 +437,20 @@ def test_a_sale_of_no_shares_is_refused_with_the_reason_if_any_and_the_next_orde
     assert out.stock == []
     assert [(p.where, p.message) for p in problems] == [
         ("stock sell X1", "you own no X1 shares and may not sell short")]
+
+
+# --------------------------------------------------------------------------- §10.1B PC actions
+def test_pc_actions_refused_one_by_one_and_the_later_actions_still_count_10_1b(v):
+    """§10.1B: ONE action a turn for each PC the tycoon owns.  Player 2 (B&O and LS): an action on
+    HRL, which he does not own, is refused; a second action for B&O is refused at its own line
+    (``PC B&O merge``; the first counts); his action for LS after both still counts."""
+    from pbm.cr.orders import PCAction
+
+    v.s.pcs["LS"].status, v.s.pcs["LS"].owner_id, v.s.pcs["LS"].paid = "owned", v.s.players[2].id, 900
+    out, problems = v(Orders(pc_actions=[PCAction("HRL", "sell", price=900), PCAction("B&O", "sell", price=1600),
+                                         PCAction("B&O", "merge", railroad="PENN"),
+                                         PCAction("LS", "sell", price=1800)]), player=2)
+    assert [(a.pc, a.action) for a in out.pc_actions] == [("B&O", "sell"), ("LS", "sell")]
+    assert [(p.where, p.message) for p in problems if p.refused] == [
+        ("PC HRL sell", "you do not own HRL at the start of the turn"),
+        ("PC B&O merge", "only ONE action per PC each turn (§10.1B); the first order for B&O counts")]
