@@ -454,3 +454,19 @@ def test_pc_actions_refused_one_by_one_and_the_later_actions_still_count_10_1b(v
     assert [(p.where, p.message) for p in problems if p.refused] == [
         ("PC HRL sell", "you do not own HRL at the start of the turn"),
         ("PC B&O merge", "only ONE action per PC each turn (§10.1B); the first order for B&O counts")]
+
+
+def test_a_pc_sale_without_a_price_is_refused_and_one_under_a_dollar_a_mile_raised_saying_so_10_1b1(v):
+    """§10.1B1a: a PC is offered at a minimum asking price of at least $1 a mile (B&O, 160 miles:
+    $160 to $1,600 for player 2).  A sale without a price is refused saying it needs one, and the
+    next action still counts; $159 is raised to $160, the tycoon told why and what is allowed."""
+    from pbm.cr.orders import PCAction
+
+    v.s.pcs["LS"].status, v.s.pcs["LS"].owner_id, v.s.pcs["LS"].paid = "owned", v.s.players[2].id, 900
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "sell"), PCAction("LS", "sell", price=1800)]), player=2)
+    assert [(a.pc, a.action) for a in out.pc_actions] == [("LS", "sell")]
+    assert [(p.where, p.message, p.allowed) for p in problems] == [
+        ("PC B&O sell", "a sale needs a minimum asking price", "$160–$1,600")]
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "sell", price=159)]), player=2)
+    assert [(p.where, p.message, p.allowed) for p in problems if p.adjusted] == [
+        ("PC B&O sell", "asking $159 is under $1 per mile; raised to $160 (§10.1B1a)", "$160–$1,600")]
