@@ -470,3 +470,17 @@ def test_a_pc_sale_without_a_price_is_refused_and_one_under_a_dollar_a_mile_rais
     out, problems = v(Orders(pc_actions=[PCAction("B&O", "sell", price=159)]), player=2)
     assert [(p.where, p.message, p.allowed) for p in problems if p.adjusted] == [
         ("PC B&O sell", "asking $159 is under $1 per mile; raised to $160 (§10.1B1a)", "$160–$1,600")]
+
+
+def test_a_refused_pc_merger_leaves_the_next_pc_action_standing_10_1b2(v):
+    """§10.1B2a: a PC merges into an active road it connects to.  Player 2's merger of B&O into a
+    road that does not exist, or into NYC (which B&O does not reach), is refused, and his sale of
+    LS after it still counts."""
+    from pbm.cr.orders import PCAction
+
+    v.s.pcs["LS"].status, v.s.pcs["LS"].owner_id, v.s.pcs["LS"].paid = "owned", v.s.players[2].id, 900
+    for target in ("ZZ", "NYC"):
+        out, problems = v(Orders(pc_actions=[PCAction("B&O", "merge", railroad=target),
+                                             PCAction("LS", "sell", price=1800)]), player=2)
+        assert [(a.pc, a.action) for a in out.pc_actions] == [("LS", "sell")], target
+        assert [(p.where, p.allowed) for p in problems if p.refused] == [("PC B&O merge", "PENN")], target
