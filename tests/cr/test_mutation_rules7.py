@@ -484,3 +484,23 @@ def test_a_refused_pc_merger_leaves_the_next_pc_action_standing_10_1b2(v):
                                              PCAction("LS", "sell", price=1800)]), player=2)
         assert [(a.pc, a.action) for a in out.pc_actions] == [("LS", "sell")], target
         assert [(p.where, p.allowed) for p in problems if p.refused] == [("PC B&O merge", "PENN")], target
+
+
+def test_an_unknown_pc_action_is_refused_and_the_next_pc_action_stands_10_1b(v):
+    """§10.1B: a PC is sold, merged or incorporated; another action (``hold``) is refused and
+    player 2's sale of LS after it still counts."""
+    from pbm.cr.orders import PCAction
+
+    v.s.pcs["LS"].status, v.s.pcs["LS"].owner_id, v.s.pcs["LS"].paid = "owned", v.s.players[2].id, 900
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "hold"), PCAction("LS", "sell", price=1800)]), player=2)
+    assert [(a.pc, a.action) for a in out.pc_actions] == [("LS", "sell")]
+    assert [(p.where, p.allowed) for p in problems if p.refused] == [("PC B&O hold", "sell, merge or incorporate")]
+
+
+# --------------------------------------------------------------------------- §10.1D control
+def test_more_than_two_control_slots_are_refused_saying_there_are_two_10_1d1(v):
+    """§10.1D1: a tycoon has two control slots (RR1, RR2); a third is dropped and he is told so."""
+    out, problems = v(Orders(control=["NYC", "BA", "PENN"]))
+    assert out.control == ["NYC", "BA"]
+    assert [(p.where, p.message, p.refused) for p in problems if p.refused] == [
+        ("control", "you have two control slots (RR1, RR2); the others are dropped (§10.1D1)", True)]
