@@ -504,3 +504,16 @@ def test_more_than_two_control_slots_are_refused_saying_there_are_two_10_1d1(v):
     assert out.control == ["NYC", "BA"]
     assert [(p.where, p.message, p.refused) for p in problems if p.refused] == [
         ("control", "you have two control slots (RR1, RR2); the others are dropped (§10.1D1)", True)]
+
+
+def test_a_control_slot_naming_a_pc_incorporated_makes_only_that_road_presided_and_the_next_slot_stands_10_1d2(v):
+    """§10.1D2: a control slot may name a PC the tycoon incorporates this turn; only that PC's
+    incorporation is marked as sought for the presidency (not his other incorporation), and his
+    other slot (PENN) is still checked and kept."""
+    from pbm.cr.orders import PCAction
+
+    v.s.pcs["LS"].status, v.s.pcs["LS"].owner_id, v.s.pcs["LS"].paid = "owned", v.s.players[2].id, 900
+    out, problems = v(Orders(pc_actions=[PCAction("B&O", "incorporate"), PCAction("LS", "incorporate")],
+                             control=["B&O", "PENN"]), player=2)
+    assert out.control == ["B&O", "PENN"]
+    assert [(a.pc, a.president) for a in out.pc_actions] == [("B&O", True), ("LS", False)]
