@@ -1006,6 +1006,10 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
         words, keep = words[1:], keep[1:]
         if words[0] in ("from", "in"):  # 'buy 10% in WRA'
             words, keep = words[1:], keep[1:]
+    elif len(keep) >= 2 and _PERCENT.match(words[1]) and not _PERCENT.match(words[0]):
+        # the percentage after the company: 'buy SAR 10%' (a share is 10%, 1848 5.1; s16f mail 16)
+        count = [words[1]]
+        words, keep = words[:1] + words[2:], keep[:1] + keep[2:]
     if len(keep) >= 2 and keep[0].lower().startswith("president"):  # "the president's certificate of TAG" (s13)
         keep = [keep[1], keep[0], *keep[2:]]
         words = [words[1], words[0], *words[2:]]
@@ -1700,6 +1704,7 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("buy a W&A share to float it", "buy W&A", "18GA 3.4 'floats': why the share is bought is the player's note, "
      "as a sale's 'to raise the money' (s16b mails 021, 024)", _buy_words),
     ("buy 10% of WRA", "buy 10% WRA", "a share as a percentage (s12): counted in the company's shares", _buy_words),
+    ("buy SAR 10%", "buy 10% SAR", "a share as a percentage after the company (s16f mail 16)", _buy_words),
     ("buy a WMR share for $60", "buy WMR share for 60", "18VA 4.3.2: the share 'is bought at current market "
      "value', said with it; another price is refused naming the chart's (s15 mail 80)", _buy_words),
     ("sell 2 shares of ABC", "sell 2 ABC", "18AL 3.2(a): sell certificates to the Open Market (s12)", _sell_words),
