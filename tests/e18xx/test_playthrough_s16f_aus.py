@@ -29,3 +29,10 @@ def test_a_share_as_a_percentage_after_the_company():
     g = game(16)
     assert g.current_entity() == "Eve"
     assert mail(g, "buy SAR 10%")[0] == ["buy SAR ipo"]
+
+
+def test_a_sale_as_a_percentage_after_the_company():
+    """Noted in s16f beside the purchase: 'sell CAR 20%' was refused "corporation '20%' is not a
+    name"; a percentage after the company is the count it is before it, in a sale as in a purchase."""
+    assert parse_moves("sell CAR 20%", "Eve") == parse_moves("sell 20% of CAR", "Eve")
+    assert parse_moves("sell CAR 2", "Eve") == parse_moves("sell 2 CAR", "Eve")

@@ -1086,8 +1086,9 @@ def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
     keep = [t for t, w in zip(toks[1:], low[1:])  # 'sell my ABC share' (s13 mail #89)
             if w not in _SHARE_FILLER - {"one"} and w not in ("to", "open", "market", "pool", "bank", "my")]
     keep = [_COUNT_WORDS.get(t.lower(), "1" if t.lower() == "one" else t) for t in keep]
-    if len(keep) == 2 and _INT.match(keep[1]) and not (_INT.match(keep[0]) or _PERCENT.match(keep[0])):
-        keep = [keep[1], keep[0]]  # 'sell ABC 2'
+    if len(keep) == 2 and (_INT.match(keep[1]) or _PERCENT.match(keep[1])) \
+            and not (_INT.match(keep[0]) or _PERCENT.match(keep[0])):
+        keep = [keep[1], keep[0]]  # 'sell ABC 2', 'sell CAR 20%' (as 'buy SAR 10%'; 1848 s16f)'
     if len(keep) == 1:
         keep = ["1", keep[0]]
     return ["sell", *keep]
