@@ -791,10 +791,13 @@ def _pass_turn(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 def _start(toks: list[str], low: list[str]) -> list[str] | None:
+    """'start QR at 70', 'Start QR at an initial share price of 70' (1848 5.2.1: the purchaser of the
+    Director's Share "sets the initial share price"; s16e mail 7)."""
     if low[0] == "start" and len(toks) >= 3:
         return ["par", *[t.rstrip(",:").lstrip("$£") if t.rstrip(",:")[1:].isdigit() else t.rstrip(",:")
                          for t, w in zip(toks[1:], low[1:]) if w.strip(",:") not in ("at", "par", "for", "with", "price",
-                                                                              "starting", "value", "of", "")]]
+                                                                              "starting", "value", "of", "an", "a",
+                                                                              "initial", "share", "")]]
     return None
 
 
@@ -1157,7 +1160,8 @@ _LAY_COLOURS = ("yellow", "green", "brown", "gray", "grey", "new")
 _LAY_TAIL = ("toward", "towards", "heading", "facing",
              "connecting", "connect", "joining", "join", "linking", "link",  # '..., connecting A and B' (1848 s16 #36)
              "between", "going", "leading", "running",  # '..., between Richmond and Fredericksburg' (18VA s16b #25)
-             "runs", "goes", "leads", "heads")  # '..., rotation 0, so it runs from A down toward B' (18VA s16d #19)
+             "runs", "goes", "leads", "heads",  # '..., rotation 0, so it runs from A down toward B' (18VA s16d #19)
+             "paying", "costing")  # '..., paying £50 for the mountain': the terrain cost, charged by the map (1848 s16e #56)
 
 
 _JOIN_VERBS = ("connecting", "connect", "connects", "joining", "join", "joins", "linking", "link", "links",
