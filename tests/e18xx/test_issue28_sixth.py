@@ -59,3 +59,17 @@ def test_1848_a_purchase_that_makes_another_company_discard_leaves_the_ghan_to_b
     assert g.open_step()[0].name == "buy_train"
     ghan = [a for a in g.legal_actions() if isinstance(a, A.BuyTrain)]
     assert [(a.entity, g.state.trains[a.train].name, a.price) for a in ghan] == [("P4", "2E", 100)]
+
+
+def test_1848_the_sydney_adelaide_link_does_not_run_through_an_off_board_area():
+    """1848 5.3.2 ("a notional train ... could travel from Sydney to Adelaide"): a route ends at an
+    off-board area.  Computer, 5 players, seed 50114: NSW upgrades E14 to a 14; the only track from
+    Sydney (F17) to Adelaide (G6) then ran into Perth (D1, red) and out again.  pbm counted the
+    link; 18xx.games refused the export's link ("Blocking step Run Routes cannot process action
+    destination_connection"; also computer 4p seed 50117)."""
+    log = _log("1848-5p-computer-50114.jsonl", "1848", 5, 50114, [])
+    g = _game(log)
+    assert g.actions[-1] == A.LayTile(entity="NSW", hex="E14", tile="14", rotation=3)
+    assert not g.homes_linked("F17", "G6")
+    last = exchange.export_log(log)["actions"][-1]
+    assert (last["type"], last["hex"], last.get("auto_actions")) == ("lay_tile", "E14", None)

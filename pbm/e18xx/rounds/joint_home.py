@@ -41,7 +41,8 @@ class JointHomeMixin:
         """Track joins a city of hex ``a`` to hex ``b``, nothing blocking (5.3.2: "a notional
         train of infinite range could travel from Sydney to Adelaide").  A train leaves a piece of
         track by its other end: it may change track at a town or city, never at a hex side, where
-        going from one piece into another ending at the same side would be reversing."""
+        going from one piece into another ending at the same side would be reversing; nor through an
+        off-board area, where a route ends."""
         g = self.graph()
         m = self.state.map
         seen: set[tuple[int, tuple[str, int]]] = set()
@@ -56,6 +57,9 @@ class JointHomeMixin:
                 return True
             end = y if x == came else x
             if end[0] == "n":
+                tile = m.tile(coord)
+                if end[1] in tile.terminal or tile.nodes[end[1]].kind == "offboard":  # a route ends there
+                    continue
                 stack.extend((q, end) for q in g.by_node.get((coord, end[1]), []) if q != pid)
             else:
                 nb = m.neighbour_on_map(coord, end[1])
