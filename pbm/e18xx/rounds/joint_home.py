@@ -38,27 +38,34 @@ class JointHomeMixin:
         return False
 
     def homes_linked(self: "Engine", a: str, b: str) -> bool:
-        """Track joins a city of hex ``a`` to hex ``b``, nothing blocking (5.3.2)."""
+        """Track joins a city of hex ``a`` to hex ``b``, nothing blocking (5.3.2: "a notional
+        train of infinite range could travel from Sydney to Adelaide").  A train leaves a piece of
+        track by its other end: it may change track at a town or city, never at a hex side, where
+        going from one piece into another ending at the same side would be reversing; nor through an
+        off-board area, where a route ends."""
         g = self.graph()
         m = self.state.map
-        start = [(a, i) for i in m.tile(a).cities()]
-        seen: set[int] = set()
-        stack = [pid for key in start for pid in g.by_node.get(key, [])]
+        seen: set[tuple[int, tuple[str, int]]] = set()
+        stack = [(pid, ("n", city)) for city in m.tile(a).cities() for pid in g.by_node.get((a, city), [])]
         while stack:
-            pid = stack.pop()
-            if pid in seen:
+            pid, came = stack.pop()
+            if (pid, came) in seen:
                 continue
-            seen.add(pid)
+            seen.add((pid, came))
             coord, x, y = g.paths[pid]
             if coord == b:
                 return True
-            for end in (x, y):
-                if end[0] == "n":
-                    stack.extend(g.by_node.get((coord, end[1]), []))
-                else:
-                    nb = m.neighbour_on_map(coord, end[1])
-                    if nb is not None:
-                        stack.extend(g.by_side.get((nb, opposite(end[1])), []))
+            end = y if x == came else x
+            if end[0] == "n":
+                tile = m.tile(coord)
+                if end[1] in tile.terminal or tile.nodes[end[1]].kind == "offboard":  # a route ends there
+                    continue
+                stack.extend((q, end) for q in g.by_node.get((coord, end[1]), []) if q != pid)
+            else:
+                nb = m.neighbour_on_map(coord, end[1])
+                if nb is not None:
+                    back = ("e", opposite(end[1]))
+                    stack.extend((q, back) for q in g.by_side.get((nb, back[1]), []))
         return False
 
     def place_joint_homes(self: "Engine", corp: "Corporation") -> None:

@@ -391,8 +391,9 @@ class TrainsMixin:
                 if not c.closed and c.trains and len(c.trains) > limit(c.size) + c.extra_train_limit
                 and len(self.limited_trains(c.sym)) > self.train_limit(c.sym)]
 
-    def _usable_discount(self: "Engine", corp: str, train: str) -> int:
-        """The biggest ``train_discount`` a private ``corp`` may use now gives on ``train``."""
+    def _usable_discount(self: "Engine", corp: str, train: str, crowded_ok: bool = False) -> int:
+        """The biggest ``train_discount`` a private ``corp`` may use now gives on ``train`` (with
+        ``crowded_ok``: also while another company's discard is pending, which comes first)."""
         s = self.state
         best = 0
         discounting = self.title.__dict__.get("_train_discounts")
@@ -405,7 +406,7 @@ class TrainsMixin:
             if comp.sym not in discounting:
                 continue
             ab = self.company_ability(comp.sym, "train_discount")
-            if not ab or self._owned_by_operator(comp.sym) != corp:
+            if not ab or self._owned_by_operator(comp.sym, crowded_ok) != corp:
                 continue
             if ab.get("trains") and s.trains[train].name not in ab["trains"]:
                 continue
@@ -461,12 +462,15 @@ class TrainsMixin:
         return None
 
     def _can_buy_train(self: "Engine", corp: str) -> bool:
+        """Whether ``corp`` can still buy a train this turn.  A private's discount counts even while
+        a discard the purchase caused is pending (1848 4.5, 8.2.5: random 5p seed 40046, NSW's 5
+        made WA discard; NSW could then buy The Ghan with its director's £100 rebate)."""
         s = self.state
         cash = s.cash[f"C:{corp}"]
         depot = [t for t in self._depot_trains() if not self._depot_limited(corp, t) and self._room(corp, t)]
         if not self._room(corp):
-            return any(s.trains[t].price - self._usable_discount(corp, t) <= cash for t in depot)
-        if any(s.trains[t].price - self._usable_discount(corp, t) <= cash for t in depot):
+            return any(s.trains[t].price - self._usable_discount(corp, t, True) <= cash for t in depot)
+        if any(s.trains[t].price - self._usable_discount(corp, t, True) <= cash for t in depot):
             return True
         if any(s.trains[t].price <= cash for t in depot):
             return True
@@ -1067,7 +1071,9 @@ class CompanyAbilitiesMixin:
     and ``train_limit_bonus`` (one more train allowed).  Each is used once, during
     the owning corporation's turn, and closes the private."""
 
-    def _owned_by_operator(self: "Engine", sym: str) -> str | None:
+    def _owned_by_operator(self: "Engine", sym: str, crowded_ok: bool = False) -> str | None:
+        """The operating company that may use private ``sym`` now (None while a discard is pending,
+        unless ``crowded_ok``)."""
         s = self.state
         comp = s.companies[sym]
         if comp.closed or not comp.owner or s.round.kind != "operating":
@@ -1076,11 +1082,11 @@ class CompanyAbilitiesMixin:
         director_ok = any(ab.get("owner") == "corporation_or_director"
                           for ab in self.title.company(sym).get("abilities", []))
         if comp.owner.startswith("P:") and director_ok and comp.owner == f"P:{self.president(op)}":
-            return op if not self.crowded_corps() else None
+            return op if crowded_ok or not self.crowded_corps() else None
         if not comp.owner.startswith("C:"):
             return None
         corp = comp.owner[2:]
-        return corp if corp == op and not self.crowded_corps() else None
+        return corp if corp == op and (crowded_ok or not self.crowded_corps()) else None
 
     def company_actions(self: "Engine", sym: str) -> list[str]:
         corp = self._owned_by_operator(sym)
