@@ -1684,9 +1684,9 @@ class Recorder:
             hexdef = g.title.hexes.get(action.hex)
             name = getattr(action, "tile", "")
             try:  # a hex's own copy of a tile by the rulebook's number: 18VA's 170ric is "170" (s15)
-                from pbm.e18xx.pbem.moves import printed_tile_name
+                from pbm.e18xx.lays import printed_number
 
-                name = printed_tile_name(g, action.hex, str(name))
+                name = printed_number(g, action.hex, str(name))
             except Exception:  # noqa: BLE001 - the event says the engine's name rather than fail
                 pass
             self._pending.append(TileCost(self._seq, corp, str(name), _stop(g, action.hex),

@@ -271,6 +271,19 @@ def hex_copy_of_tile(game: "Engine", move: A.LayTile) -> A.LayTile:
     return move
 
 
+def printed_number(game: "Engine", coord: str, tile: str) -> str:
+    """The number the rulebook gives a hex's own copy of a tile, named in the hex's upgrade rule
+    (``170`` for 18VA's ``170ric`` on F11), before or after it is laid; any other tile as it is."""
+    import re
+
+    m = re.fullmatch(r"(\d+)[a-z]+", str(tile))
+    if m is None or m.group(1) not in game.title.tiles:
+        return tile
+    if any(o.get("hex") == coord and tile in o.get("only", ()) for o in game.title.data.get("upgrade_overrides", [])):
+        return m.group(1)
+    return tile
+
+
 def printed_lay(game: "Engine", a: A.LayTile) -> A.LayTile:
     """A lay of a hex's own copy of a tile (18VA's ``170ric``) as the rulebook numbers it (``lay 170
     F11 0``), which :func:`hex_copy_of_tile` reads back (play-through s12 mail #121)."""

@@ -2563,16 +2563,12 @@ def reserved_lay(game: "Game", move: A.LayTile) -> A.LayTile:
 def printed_tile(game: Any, a: A.Action) -> A.Action:
     """A lay of a hex's own copy of a tile (18VA's ``170ric``, named in the hex's upgrade rule) as
     the rulebook numbers the tile (``170``), for the lines that tell what was done."""
-    import re
+    from pbm.e18xx.lays import printed_number
 
     if not isinstance(a, A.LayTile):
         return a
-    m = re.fullmatch(r"(\d+)[a-z]+", str(a.tile))
-    if m is None or m.group(1) not in game.title.tiles:
-        return a
-    if any(o.get("hex") == a.hex and a.tile in o.get("only", ()) for o in game.title.data.get("upgrade_overrides", [])):
-        return replace(a, tile=m.group(1))
-    return a
+    number = printed_number(game, a.hex, str(a.tile))
+    return replace(a, tile=number) if number != a.tile else a
 
 
 def printed_tile_name(game: Any, coord: str, tile: str) -> str:
