@@ -1,0 +1,49 @@
+"""Continental Rails II rules of the order validator that mutation testing of its last 452
+mutants found untested (issue 31, part 2: ``pbm/cr/validate.py``, session 16, helper mut2).
+
+Each test pins what a tycoon is told about one order (where the problem is, its reason, the
+order kept) so that changing the rule in the validator makes it fail; each names its rule
+section of the rulebook.  ``scripts/mutation_cr_hand.py`` reruns the mutation tests; the scores
+and the equivalent mutants that survive are in docs/cr/rules-map.md, "Mutation testing".  All on
+the small hand-built state of ``tests/cr/orders_helpers.py`` (SQLite), each well under a second.
+"""
+
+from __future__ import annotations
+
+from pbm.cr.orders import Orders
+from tests.cr.test_mutation_rules7 import v  # noqa: F401  (the validator fixture on the small state)
+
+
+def _refused(problems):
+    return [(p.where, p.message) for p in problems if p.refused]
+
+
+# --------------------------------------------------------------------------- §10.1D control
+def test_a_control_slot_may_name_a_bankrupt_road_and_a_refused_slot_leaves_the_next_10_1d1(v):
+    """§10.1D1: a control slot names an active railroad, or a bankrupt one (it still has a
+    President to seek).  A slot naming no railroad is refused at its own line (``control slot
+    1``) with its reason, and the next slot (bankrupt PENN, where tycoon 3 is a Director) is still
+    checked and kept."""
+    v.s.railroads["PENN"].status = "bankrupt"
+    v.session.flush()
+    out, problems = v(Orders(control=["ZZ", "PENN"]), player=3)
+    assert out.control == [None, "PENN"]
+    assert _refused(problems) == [
+        ("control slot 1", "ZZ is neither an active railroad nor a PC you incorporate this turn (§10.1D1/2)")]
+
+
+def test_the_same_road_in_both_slots_is_refused_at_the_second_slot_10_1d1(v):
+    """§10.1D1: two slots naming one road: the second is refused where it is (``control slot
+    2``), the first kept."""
+    out, problems = v(Orders(control=["NYC", "NYC"]), player=1)
+    assert out.control == ["NYC", None]
+    assert _refused(problems) == [("control slot 2", "NYC is already in your other slot")]
+
+
+def test_a_slot_naming_a_road_resigned_is_refused_and_the_next_slot_still_counts_10_1d_10_1e(v):
+    """§10.1D: a tycoon who resigns the presidency of a road this turn cannot also seek to control
+    it; that slot is refused at its line and his other slot (NYC) is still kept."""
+    out, problems = v(Orders(resign=["BA"], control=["BA", "NYC"]), player=1)
+    assert out.resign == ["BA"] and out.control == [None, "NYC"]
+    assert _refused(problems) == [
+        ("control slot 1", "you resign from BA this turn; you cannot also seek to control it")]
