@@ -47,3 +47,20 @@ def test_a_slot_naming_a_road_resigned_is_refused_and_the_next_slot_still_counts
     assert out.resign == ["BA"] and out.control == [None, "NYC"]
     assert _refused(problems) == [
         ("control slot 1", "you resign from BA this turn; you cannot also seek to control it")]
+
+
+def test_only_a_buy_order_for_the_road_itself_spares_the_director_warning_10_1d3(v):
+    """§10.1D3: a tycoon seeking control of a road he is not a Director of (tycoon 2 owns 4 % of
+    NYC) is warned he must own 10 % of its issued stock (100 of 1,000 shares) by the end of the
+    turn, unless he buys its shares this turn: a buy order for another road (B&A) or a sale of
+    the road's own shares does not spare the warning."""
+    from pbm.cr.orders import StockOrder
+
+    warning = ("control slot 1", "you are not a Director of NYC: you must own 10 % of its issued stock (100 shares) "
+               "by the end of the turn (§10.1D3)")
+    for stock in ([StockOrder("BA", "buy", 1, 1)], [StockOrder("NYC", "sell", 10, 1)]):
+        out, problems = v(Orders(stock=stock, control=["NYC", None]), player=2)
+        assert out.control == ["NYC", None]
+        assert [(p.where, p.message) for p in problems if p.where.startswith("control")] == [warning]
+    out, problems = v(Orders(stock=[StockOrder("NYC", "buy", 60, 1)], control=["NYC", None]), player=2)
+    assert [p for p in problems if p.where.startswith("control")] == []
