@@ -64,3 +64,18 @@ def test_only_a_buy_order_for_the_road_itself_spares_the_director_warning_10_1d3
         assert [(p.where, p.message) for p in problems if p.where.startswith("control")] == [warning]
     out, problems = v(Orders(stock=[StockOrder("NYC", "buy", 60, 1)], control=["NYC", None]), player=2)
     assert [p for p in problems if p.where.startswith("control")] == []
+
+
+# --------------------------------------------------------------------------- §4.14C railroad orders
+def test_orders_for_a_road_not_presided_are_refused_and_the_next_roads_orders_still_count_4_14c(v):
+    """§4.14C: only the President gives a road's orders.  Tycoon 1's orders for PENN (presided by
+    tycoon 2) are refused at ``PENN orders``, naming the roads he does preside, and his orders for
+    NYC that follow are still checked and kept."""
+    from pbm.cr.orders import RailroadOrders
+
+    out, problems = v(Orders(railroads=[RailroadOrders("PENN", dividend=1), RailroadOrders("NYC", dividend=2)]),
+                      player=1)
+    assert [(ro.railroad, ro.dividend) for ro in out.railroads] == [("NYC", 2)]
+    assert [(p.where, p.message, p.allowed) for p in problems if p.refused] == [
+        ("PENN orders", "you are not President of PENN at the start of the turn; only the President gives its "
+         "orders (§4.14C)", "NYC, BA")]
