@@ -52,7 +52,7 @@ def test_a_slot_naming_a_road_resigned_is_refused_and_the_next_slot_still_counts
 def test_only_a_buy_order_for_the_road_itself_spares_the_director_warning_10_1d3(v):
     """§10.1D3: a tycoon seeking control of a road he is not a Director of (tycoon 2 owns 4 % of
     NYC) is warned he must own 10 % of its issued stock (100 of 1,000 shares) by the end of the
-    turn, unless he buys its shares this turn: a buy order for another road (B&A) or a sale of
+    turn, unless he buys its shares this turn: a buy order for another road (BA) or a sale of
     the road's own shares does not spare the warning."""
     from pbm.cr.orders import StockOrder
 
