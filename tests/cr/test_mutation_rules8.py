@@ -79,3 +79,28 @@ def test_orders_for_a_road_not_presided_are_refused_and_the_next_roads_orders_st
     assert [(p.where, p.message, p.allowed) for p in problems if p.refused] == [
         ("PENN orders", "you are not President of PENN at the start of the turn; only the President gives its "
          "orders (§4.14C)", "NYC, BA")]
+
+
+# --------------------------------------------------------------------------- §10.1E merge
+def test_merge_refusals_and_the_parallel_warning_are_told_at_the_merge_line_10_1e_4_13a3(v):
+    """§10.1E: an unknown road, a merger into a bankrupt road (§10.1E2) and the warning that
+    parallel routes will be deleted (§4.13A3: NYC's HRL and BA's NY1) are each told at the
+    turnsheet's ``merge`` line, exactly, with the routes named."""
+    from tests.cr.test_mutation_rules7 import _double_connection
+
+    out, problems = v(Orders(merge=("QQ", "NYC")))
+    assert out.merge is None
+    assert [(p.where, p.message, p.refused) for p in problems] == [("merge", "QQ is not a railroad", True)]
+    v.s.railroads["NYC"].status = "bankrupt"
+    v.session.flush()
+    out, problems = v(Orders(merge=("BA", "NYC")))
+    assert out.merge is None
+    assert [(p.where, p.refused) for p in problems] == [("merge", True)]
+    assert problems[0].message.startswith("BA cannot merge into NYC: ")
+    v.s.railroads["NYC"].status = "active"
+    v.session.flush()
+    _double_connection(v)
+    out, problems = v(Orders(merge=("BA", "NYC")))
+    assert out.merge == ("BA", "NYC")
+    assert [(p.where, p.message, p.warning) for p in problems] == [
+        ("merge", "parallel routes: NY1 will be deleted from the merged railroad (§4.13A3)", True)]
