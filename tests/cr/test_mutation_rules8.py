@@ -104,3 +104,28 @@ def test_merge_refusals_and_the_parallel_warning_are_told_at_the_merge_line_10_1
     assert out.merge == ("BA", "NYC")
     assert [(p.where, p.message, p.warning) for p in problems] == [
         ("merge", "parallel routes: NY1 will be deleted from the merged railroad (§4.13A3)", True)]
+
+
+# --------------------------------------------------------------------------- §6.1C stock cash preview
+def test_the_stock_cash_warning_is_exact_with_and_without_pc_bids_and_from_0_with_no_cash_6_1c(v):
+    """§6.1C, Appendix A 6.1: stock orders are checked against the cash at the start of the stock
+    market, here the worst case (every PC bid won).  The warning's sentence names the PC bids only
+    when there are some; a tycoon with no cash at all is checked from $0 (not $1): with B&A at $1
+    a share he could buy none, and the warning says so."""
+    from pbm.cr.orders import PCBid, StockOrder
+
+    v.s.players[3].cash = 1000
+    out, problems = v(Orders(stock=[StockOrder("BA", "buy", 150, 1)]), player=3)
+    assert [(p.where, p.message, p.allowed) for p in problems] == [
+        ("stock 1 buy BA", "150 shares at the start price $10 need more cash and credit than you will have "
+         "($1,000 before stock trades); order checking would cut it to 100 (§6.1C)", "100 shares")]
+    v.s.players[3].cash = 2000
+    out, problems = v(Orders(pc_bids=[PCBid("LS", 1500, 1)], stock=[StockOrder("BA", "buy", 150, 1)]), player=3)
+    assert [(p.where, p.message, p.allowed) for p in problems if p.where.startswith("stock")] == [
+        ("stock 1 buy BA", "150 shares at the start price $10 need more cash and credit than you will have if all "
+         "your PC bids win ($500 before stock trades); order checking would cut it to 50 (§6.1C)", "50 shares")]
+    v.s.players[3].cash = 0
+    v.s.railroads["BA"].price = 1.0
+    v.session.flush()
+    out, problems = v(Orders(stock=[StockOrder("BA", "buy", 5, 1)]), player=3)
+    assert [(p.where, p.allowed) for p in problems if p.where.startswith("stock")] == [("stock 1 buy BA", "0 shares")]
