@@ -129,3 +129,24 @@ def test_the_stock_cash_warning_is_exact_with_and_without_pc_bids_and_from_0_wit
     v.session.flush()
     out, problems = v(Orders(stock=[StockOrder("BA", "buy", 5, 1)]), player=3)
     assert [(p.where, p.allowed) for p in problems if p.where.startswith("stock")] == [("stock 1 buy BA", "0 shares")]
+
+
+# --------------------------------------------------------------------------- §1.2 prodigal
+def test_prodigal_refusals_and_warning_are_told_exactly_at_the_prodigal_line_1_2(v):
+    """§1.2 Rail Prodigal: a negative amount is refused (spent: $0), less than $1,000 buys no
+    points and is refused saying what is allowed, more than the cash before the stock market
+    ($2,000 here) is only warned of (paid at Appendix A 7.2); each at the turnsheet's ``prodigal``
+    line, with its exact sentence."""
+    out, problems = v(Orders(prodigal=-5))
+    assert out.prodigal == 0
+    assert [(p.where, p.message, p.refused) for p in problems] == [("prodigal", "spending cannot be negative", True)]
+    out, problems = v(Orders(prodigal=999))
+    assert out.prodigal == 0
+    assert [(p.where, p.message, p.allowed, p.refused) for p in problems] == [
+        ("prodigal", "$999 buys no Prodigal points: at least $1,000 must be spent (§1.2); nothing is spent",
+         "0, or $1,000 or more", True)]
+    out, problems = v(Orders(prodigal=2001))
+    assert out.prodigal == 2001
+    assert [(p.where, p.message, p.warning) for p in problems] == [
+        ("prodigal", "$2,001 is more than the $2,000 you have before stock trading; it is paid after the stock "
+         "market (Appendix A 7.2) from the cash you have then", True)]
