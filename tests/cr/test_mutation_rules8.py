@@ -145,6 +145,8 @@ def test_prodigal_refusals_and_warning_are_told_exactly_at_the_prodigal_line_1_2
     assert [(p.where, p.message, p.allowed, p.refused) for p in problems] == [
         ("prodigal", "$999 buys no Prodigal points: at least $1,000 must be spent (§1.2); nothing is spent",
          "0, or $1,000 or more", True)]
+    out, problems = v(Orders(prodigal=1))  # $1 too buys nothing
+    assert out.prodigal == 0 and [(p.where, p.refused) for p in problems] == [("prodigal", True)]
     out, problems = v(Orders(prodigal=2001))
     assert out.prodigal == 2001
     assert [(p.where, p.message, p.warning) for p in problems] == [
