@@ -152,3 +152,36 @@ def test_prodigal_refusals_and_warning_are_told_exactly_at_the_prodigal_line_1_2
     assert [(p.where, p.message, p.warning) for p in problems] == [
         ("prodigal", "$2,001 is more than the $2,000 you have before stock trading; it is paid after the stock "
          "market (Appendix A 7.2) from the cash you have then", True)]
+    v.s.players[1].cash = 0  # no cash: the warning says $0, not $1
+    v.session.flush()
+    out, problems = v(Orders(prodigal=1000))
+    assert out.prodigal == 1000 and [p.message for p in problems] == [
+        "$1,000 is more than the $0 you have before stock trading; it is paid after the stock market (Appendix A 7.2) "
+        "from the cash you have then"]
+
+
+# --------------------------------------------------------------------------- §10.1F spy
+def test_spy_refusals_and_warning_are_told_exactly_at_the_spy_line_and_a_bankrupt_road_may_be_spied_10_1f(v):
+    """§10.1F: a tycoon spies on one other player, by number (1–3 here), and one active or
+    bankrupt road.  No player 4, himself, and a road merged away are each refused at the ``spy``
+    line with the exact reason; a road he presides is only warned of (he sees its shareholders
+    anyway); bankrupt PENN may be spied on."""
+    out, problems = v(Orders(spy_player=4))
+    assert out.spy_player is None
+    assert [(p.where, p.message, p.allowed, p.refused) for p in problems] == [
+        ("spy", "there is no player 4; give a player number (§3.1, §10.1F)", "1–3", True)]
+    out, problems = v(Orders(spy_player=1))
+    assert out.spy_player is None
+    assert [(p.where, p.message, p.refused) for p in problems] == [("spy", "you cannot spy on yourself", True)]
+    v.s.railroads["PENN"].status = "bankrupt"
+    v.s.railroads["BA"].status = "merged"
+    v.session.flush()
+    out, problems = v(Orders(spy_player=2, spy_railroad="penn"))
+    assert (out.spy_player, out.spy_railroad, problems) == (2, "PENN", [])
+    out, problems = v(Orders(spy_railroad="BA"))
+    assert out.spy_railroad is None
+    assert [(p.where, p.message, p.refused) for p in problems] == [("spy", "BA is not an active railroad", True)]
+    out, problems = v(Orders(spy_railroad="nyc"))
+    assert out.spy_railroad == "NYC"
+    assert [(p.where, p.message, p.warning) for p in problems] == [
+        ("spy", "you preside NYC and see its shareholders anyway (§10.1F)", True)]
