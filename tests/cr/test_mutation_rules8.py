@@ -185,3 +185,34 @@ def test_spy_refusals_and_warning_are_told_exactly_at_the_spy_line_and_a_bankrup
     assert out.spy_railroad == "NYC"
     assert [(p.where, p.message, p.warning) for p in problems] == [
         ("spy", "you preside NYC and see its shareholders anyway (§10.1F)", True)]
+
+
+# --------------------------------------------------------------------------- §3.2 character, §10.1G message
+def test_character_refusals_are_told_exactly_at_the_character_line_3_2(v):
+    """§3.2: a character name only on the first turn (or after going bankrupt), at most 40
+    characters, not another tycoon's (whatever its case): each refused at the turnsheet's
+    ``character`` line with its exact reason, and no name is taken."""
+    out, problems = v(Orders(character="Zed"))  # turn 2, never bankrupt
+    assert out.character is None
+    assert [(p.where, p.message, p.refused) for p in problems] == [
+        ("character", "you may choose a character name only before the game, on the first turn, or after going "
+         "bankrupt (§3.2)", True)]
+    v.s.game.turn = 1
+    v.session.flush()
+    out, problems = v(Orders(character="x" * 41))
+    assert out.character is None
+    assert [(p.where, p.message, p.refused) for p in problems] == [
+        ("character", "a character name has at most 40 characters", True)]
+    out, problems = v(Orders(character="tycoon  3"))
+    assert out.character is None
+    assert [(p.where, p.message, p.refused) for p in problems] == [
+        ("character", "'tycoon 3' is another tycoon's character (§3.2)", True)]
+
+
+def test_a_long_message_is_shortened_saying_its_length_at_the_message_line_10_1g(v):
+    """§10.1G: a message of more than 80 characters is cut to 80, told at the ``message`` line
+    with its length and what is allowed."""
+    out, problems = v(Orders(message="m" * 100))
+    assert out.message == "m" * 80
+    assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
+        ("message", "the message has 100 characters; shortened to 80 (§10.1G)", "80 characters", True)]
