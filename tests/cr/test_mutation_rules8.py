@@ -172,7 +172,8 @@ def test_spy_refusals_and_warning_are_told_exactly_at_the_spy_line_and_a_bankrup
         ("spy", "there is no player 4; give a player number (§3.1, §10.1F)", "1–3", True)]
     out, problems = v(Orders(spy_player=1))
     assert out.spy_player is None
-    assert [(p.where, p.message, p.refused) for p in problems] == [("spy", "you cannot spy on yourself", True)]
+    assert [(p.where, p.message, p.allowed, p.refused) for p in problems] == [
+        ("spy", "you cannot spy on yourself", "", True)]  # a refusal names nothing allowed unless it says so
     v.s.railroads["PENN"].status = "bankrupt"
     v.s.railroads["BA"].status = "merged"
     v.session.flush()
@@ -216,3 +217,13 @@ def test_a_long_message_is_shortened_saying_its_length_at_the_message_line_10_1g
     assert out.message == "m" * 80
     assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
         ("message", "the message has 100 characters; shortened to 80 (§10.1G)", "80 characters", True)]
+
+
+# --------------------------------------------------------------------------- §10.1A loans
+def test_borrowing_and_repaying_together_is_netted_naming_nothing_else_allowed_10_1a(v):
+    """§10.1A: a tycoon does not both borrow and repay in one turn; the two are netted (here $1,000
+    and $300: borrowing $700), told at the ``loan`` line, with no other amount offered."""
+    out, problems = v(Orders(borrow=1000, repay=300))
+    assert (out.borrow, out.repay) == (700, 0)
+    assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
+        ("loan", "you cannot both borrow ($1,000) and repay ($300) in one turn; taken as borrowing $700", "", True)]
