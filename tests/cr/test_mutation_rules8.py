@@ -227,3 +227,20 @@ def test_borrowing_and_repaying_together_is_netted_naming_nothing_else_allowed_1
     assert (out.borrow, out.repay) == (700, 0)
     assert [(p.where, p.message, p.allowed, p.adjusted) for p in problems] == [
         ("loan", "you cannot both borrow ($1,000) and repay ($300) in one turn; taken as borrowing $700", "", True)]
+
+
+# --------------------------------------------------------------------------- §3.2 bankrupt last turn
+def test_a_bankruptcy_in_another_game_gives_no_new_character_name_3_2(v):
+    """§3.2: only a tycoon who went bankrupt last turn in this game may pick a new name: tycoon 2's
+    bankruptcy in another game, the same turn, does not count (refused at ``character``)."""
+    from pbm.cr.validate import recently_bankrupt, validate
+    from pbm.models import Event
+    from tests.cr.orders_helpers import build_small
+
+    other = build_small(v.session, seed=8)
+    v.session.add(Event(game_id=other.game.id, turn=other.game.turn - 1, seq=1, step="14.3", kind="player_bankrupt",
+                        player_number=2))
+    v.session.flush()
+    assert recently_bankrupt(v.session, other.game) == {2} and recently_bankrupt(v.session, v.s.game) == set()
+    out, problems = validate(v.session, v.s.game, v.s.players[2], Orders(character="Jay Gould"))
+    assert out.character is None and [(p.where, p.refused) for p in problems] == [("character", True)]
