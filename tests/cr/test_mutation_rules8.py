@@ -244,3 +244,10 @@ def test_a_bankruptcy_in_another_game_gives_no_new_character_name_3_2(v):
     assert recently_bankrupt(v.session, other.game) == {2} and recently_bankrupt(v.session, v.s.game) == set()
     out, problems = validate(v.session, v.s.game, v.s.players[2], Orders(character="Jay Gould"))
     assert out.character is None and [(p.where, p.refused) for p in problems] == [("character", True)]
+
+
+def test_resigning_a_road_when_presiding_none_says_none_is_allowed_10_1d(v):
+    """§10.1D: a tycoon resigns only a road he presides; tycoon 3 presides none, and is told so."""
+    out, problems = v(Orders(resign=["NYC"]), player=3)
+    assert out.resign == []
+    assert [(p.where, p.message, p.allowed) for p in problems] == [("resign NYC", "you are not President of NYC", "none")]
