@@ -13,29 +13,10 @@ second.
 from __future__ import annotations
 
 import pytest
-from sqlalchemy.orm import Session
 
 from pbm.cr.orders import Orders, RailroadOrders, RateWar
-from pbm.db import get_engine
-from tests.cr.orders_helpers import build_small
-from tests.cr.test_validate import Setup, only
-
-
-@pytest.fixture
-def v(sqlite_url):
-    """The validator on the small state: ``v(orders, player)`` checks the orders (and that the
-    result validates again without refusals) and returns ``(orders, problems)``."""
-    session = Session(get_engine(sqlite_url))
-    try:
-        yield Setup(session, build_small(session))
-    finally:
-        session.rollback()
-        session.close()
-
-
-def _ro(out, code):
-    (ro,) = [r for r in out.railroads if r.railroad == code]
-    return ro
+from tests.cr.test_mutation_rules3 import _ro, v  # noqa: F401  (the validator fixture on the small state)
+from tests.cr.test_validate import only
 
 
 def _double_connection(v):
