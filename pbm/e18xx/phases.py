@@ -55,7 +55,13 @@ def _printed_values(title: Any, old: tuple[str, ...], new: tuple[str, ...]) -> l
     return list(dict.fromkeys(out))  # one place on two hexes once (1848's Alice Springs, A4 and A6: s11v)
 
 
-PER_TYPE_TEXT = "a company may buy only one train of each type from the bank in an operating round"
+def one_train_words(title: Any, bank: str = "bank") -> str:
+    """The one-train-from-the-bank rule in words: 18GA/18AL 4.2.5(f) "at most one train from the Bank
+    each turn"; 18VA 4.5.8 (title data ``limited_train_buy: per_type``) "No more than one train of the
+    current type may be bought from the Bank in an Operating Round" (play-throughs s16b, s16c)."""
+    if ((getattr(title, "data", None) or {}).get("limited_train_buy")) == "per_type":
+        return f"a company may buy only one train of each type from the {bank} in an operating round"
+    return f"a company may buy only one train from the {bank} per turn"
 
 
 def _status_texts(statuses: list[str], title: Any = None) -> list[str]:
@@ -64,9 +70,8 @@ def _status_texts(statuses: list[str], title: Any = None) -> list[str]:
     from players other than their president" (play-through s11v F7).  18VA's train limit is one of each
     type an operating round (4.5.8: "No more than one train of the current type may be bought from
     the Bank in an Operating Round"), not one a turn (play-through s16b)."""
-    per_type = title is not None and (getattr(title, "data", None) or {}).get("limited_train_buy") == "per_type"
-    texts = [PER_TYPE_TEXT if st == "limited_train_buy" and per_type else STATUS_TEXT.get(st, st.replace("_", " "))
-             for st in statuses]
+    texts = [one_train_words(title) if st == "limited_train_buy" and title is not None
+             else STATUS_TEXT.get(st, st.replace("_", " ")) for st in statuses]
     return [t for t in texts if not any(o != t and t.startswith(o) for o in texts)]
 
 

@@ -222,11 +222,10 @@ class TurnWriter:
                 nxt = next((t for t in g.state.trains.values() if t.owner == "depot"), None)
                 if nxt is not None and nxt.name == act.train.split("-")[0]:
                     from pbm.e18xx.rounds.cite import see
-                    per = (" of each type" if g.title.data.get("limited_train_buy") == "per_type" else "",
-                           " in an operating round" if g.title.data.get("limited_train_buy") == "per_type"
-                           else " per turn")  # 18VA 4.5.8: one of the current type in a round (s16b)
-                    self.ended_why = (f" ({g.title.in_phase(g.state.phase)} a company may buy only one train{per[0]} "
-                                      f"from the {g.title.word('train_bank')}{per[1]}"
+                    from pbm.e18xx.phases import one_train_words
+
+                    self.ended_why = (f" ({g.title.in_phase(g.state.phase)} "
+                                      f"{one_train_words(g.title, g.title.word('train_bank'))}"
                                       f"{see(g.title, 'one_train_per_turn')})")
 
     def do(self, act: A.Action, note: str) -> None:

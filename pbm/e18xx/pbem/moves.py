@@ -1062,13 +1062,11 @@ def _purpose(low: list[str]) -> int | None:
     share to raise the money' (18VA 4.6.2; s15 mail 66), 'buy one W&A share for $90 to float it', 'Buy
     the last CoG share I need to float it' (18GA 3.4 "floats"; s16b mails 021, 024); None without one."""
     why = next((i for i in range(2, len(low) - 1) if low[i] == "to" and low[i + 1] in _PURPOSE_WORDS), None)
-    if why is None:  # 'Buy another GA share so it floats' (s16c mail 19): the company floats (3.4)
-        why = next((i for i in range(2, len(low) - 1) if low[i] == "so" and len(low) - i <= 6
-                    and low[-1].rstrip(".,!") in ("float", "floats")), None)
     while why is not None and why > 2 and low[why - 1] in _PURPOSE_LEAD:
         why -= 1
     if why is None:  # 'Buy a CAR share, which floats it', '... so that it floats' (1848 5.2.2; s16c mails 19, 21),
-        # 'so it floats', ', which floats TAG' (18AL 3.4 "floats"; s16c mails 014, 025)
+        # 'so it floats', ', which floats TAG' (18AL 3.4 "floats"; s16c mails 014, 025), 'Buy another GA share
+        # so it floats' (18GA 3.4; s16c mail 19)
         why = next((i for i in range(2, len(low) - 1) if low[i].strip(",") in ("which", "so", "that")
                     and any(w.strip(",.!") in _FLOATS or w.startswith("float") for w in low[i + 1:i + 5])), None)
     return why

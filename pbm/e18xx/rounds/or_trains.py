@@ -566,13 +566,12 @@ class TrainsMixin:
                                     f"{', '.join(s.trains[t].name for t in self._depot_trains())}"
                                     f"{see(self.title, 'train_order')}")
             if self._depot_limited(corp, ref):
-                if self.title.data.get("limited_train_buy") == "per_type":  # 18VA 4.5.8: one of the type a round
-                    raise IllegalAction(f"{self.title.in_phase(self.state.phase)} a company may buy only one train of "
-                                        f"each type from the {self.title.word('train_bank')} in an operating round, "
-                                        f"and {corp} has bought a {train.name} this round"
-                                        f"{see(self.title, 'one_train_per_turn')}")
-                raise IllegalAction(f"{self.title.in_phase(self.state.phase)} a company may buy only one train from the "
-                                    f"{self.title.word('train_bank')} per turn"
+                from pbm.e18xx.phases import one_train_words
+
+                bought = f", and {corp} has bought a {train.name} this round" \
+                    if self.title.data.get("limited_train_buy") == "per_type" else ""
+                raise IllegalAction(f"{self.title.in_phase(self.state.phase)} "
+                                    f"{one_train_words(self.title, self.title.word('train_bank'))}{bought}"
                                     f"{see(self.title, 'one_train_per_turn')}")
             price = self.variant_price(train, action.variant) - discount
             if action.exchange:
