@@ -228,3 +228,29 @@ def test_tournament_looter_match_and_the_tactic_counts(tmp_path):
                 "stocks_shorted_per_season", "cornered_stocks_per_turn"):
         assert key in pres, key
     assert pres["cornered_stocks_per_turn"] > 0  # the small directors' holdings corner new roads
+
+
+def _season(turns: int, end: int | None):
+    from pbm.cr.simulate import SeasonSummary
+
+    return SeasonSummary(name="s", turns=turns, ended=end is not None, end_turn=end, max_net_worth=0,
+                         bankruptcies=0, seconds=0.0)
+
+
+def test_the_game_end_is_measured_on_every_turn_from_21():
+    """§1.3 "a 25 % chance the game will end on Turn 21 and on each turn after Turn 21": every
+    turn from 21 on is a draw.  Seasons ending on 21, 22, 23 and 24 drew 1 + 2 + 3 + 4 = 10 times
+    and ended 4 times; a season stopped after 22 turns drew twice, ending never; one ending on 20
+    breaks the rule."""
+    from pbm.cr.simulate import end_fact
+
+    fact = end_fact([_season(21, 21), _season(22, 22), _season(23, 23), _season(24, 24), _season(22, None)], True)
+    assert fact.samples == 12 and fact.measured.startswith("33% of 12 turns from 21 on ended it (1 of 4 seasons on 21)")
+    assert fact.passed is None  # 12 draws cannot decide a 15–35 % band
+    many = [_season(21, 21)] * 100 + [_season(24, 24)] * 100  # 400 draws, 200 ends: 50 %
+    assert end_fact(many, True).passed is False
+    quarter = [_season(21, 21)] * 25 + [_season(22, 22)] * 19 + [_season(23, 23)] * 14 + [_season(26, 26)] * 42
+    fact = end_fact(quarter, True)  # 25 + 38 + 42 + 252 = 357 draws, 100 ends: 28 %
+    assert fact.samples == 357 and fact.passed is True
+    assert end_fact([_season(20, 20)] + quarter, True).passed is False
+    assert end_fact(quarter, False).passed is None
