@@ -1094,6 +1094,9 @@ def diff(g: "Game", action: Any, before: Snap, after: Snap, seq: int,
             # at the end of stock round 7 gave no reason)
             from pbm.e18xx.rounds.cite import see
             why = f"at the end of the stock round all its shares are owned by players{see(g.title, 'sold_out_rise')}"
+        if any(isinstance(e, SharesSold) and e.corp == sym and (e.old, e.new) == (a.price if a else 0, b.price if b else 0)
+               for e in out):
+            continue  # the sale's own line says where the price went (play-through s17: said twice)
         out.append(PriceMoved(seq, sym, a.price if a else 0, b.price if b else 0, _cell(old[0]), _cell(now[0]), why))
     if before.round[0] == "stock" and after.round != before.round:
         out += _sold_out_stays(g, before, after, seq)

@@ -121,3 +121,15 @@ def test_a_curve_written_with_one_end_asks_which():
                           "Lay tile 5 in Southport (C20) toward Brisbane and C18\nmore")[0][:2] == [
         "lay 235 B17 4", "lay 5 C20 1"]
 
+
+
+def test_a_sale_says_its_price_move_once():
+    """Noted in s17 (stock round 2, Eve sells a CAR share): the mail said "Eve sells 1 CAR share for
+    £90; CAR falls to £80" and then again "CAR's share price goes down from £90 to £80". The sale's
+    line says where the price went (1848 5.2.2); no second line repeats it."""
+    from .helpers import texts_at
+
+    g = playthrough_game("aus", 44, seed=281, suffix="-s17", players=5, events=True)
+    said = texts_at(g, 44)
+    assert any(t.startswith("Eve sells 1 CAR share for £90; CAR falls to £80") for t in said), said
+    assert not any("share price goes down" in t for t in said), said
