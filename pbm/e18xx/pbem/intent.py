@@ -299,7 +299,10 @@ class TurnWriter:
             note = unused_discount(g, mv)  # a private's train discount left unused: said
             if isinstance(mv, A.Bid):
                 mv, note = hooks.bid(mv)
-                note = note or (purchase_words(g, mv) if isinstance(written, (A.BuyShares, A.BuyCompany)) else "")
+                # a purchase read as the sale's bid: 'buy P1', 'buy P2 for £70', 'buy The Ghan' (its name read
+                # first as the 2E train; 1848 s17b mail 003, whose reply said only "bid 170 P4")
+                note = note or (purchase_words(g, mv) if isinstance(written, (A.BuyShares, A.BuyCompany, A.BuyTrain))
+                                else "")
             terms = hooks.terms(n, mv, owner, self) if owner else {}
             try:
                 hooks.process(mv)  # an offer too: it must be legal now

@@ -428,10 +428,11 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
             # the place first, then the tile (and the rotation): 'upgrade Port Pirie to tile 15 rotation 2'
             # (1848 s14b #102, after its '(F5)' was read as a note)
             args = [args[first_digit], " ".join(args[:first_digit]), *(args[first_digit + 1:] or [str(ANY_ROTATION)])]
-        if len(args) > 3 and _INT.match(args[-1]) and all(re.match(r"^[A-Za-z][A-Za-z'.&-]*$", t) for t in args[1:-1]):
-            args = [args[0], " ".join(args[1:-1]), args[-1]]  # 'lay 57 Rocky Mount 2': a place of two words
-        elif len(args) > 2 and _INT.match(args[0]) and all(re.match(r"^(?:[A-Za-z][A-Za-z'.&-]*|&)$", t)
-                                                           for t in args[1:]):
+        if len(args) > 3 and _INT.match(args[-1]) and all(_PLACE_PART.match(t) for t in args[1:-1]):
+            # 'lay 57 Rocky Mount 2': a place of two words; 'lay 235 Toowoomba & Ipswich 4', its '(B17)' read
+            # as a note (1848 s17b mail 046, refused "need tile, hex and rotation")
+            args = [args[0], " ".join(args[1:-1]), args[-1]]
+        elif len(args) > 2 and _INT.match(args[0]) and all(_PLACE_PART.match(t) for t in args[1:]):
             # a place of several words and no rotation: 'lay 6 Port Augusta joining Whyalla and Port Pirie',
             # 'lay 235 Toowoomba & Ipswich toward Brisbane' (s16c mails 28, 43); for_game finds the rotation
             args = [args[0], " ".join(args[1:]), str(ANY_ROTATION)]
@@ -588,6 +589,8 @@ _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificat
                  "another",  # 'then buy another SAL' (18GA s14b F13)
                  "last", "remaining",  # 'buy the last CAR share' (1848 s15 mail #67), 'the last ABC share' (18AL s15 #62)
                  "second", "third", "fourth", "fifth",  # 'Buy a third NSW share': one share (1848 s16d mail 19)
+                 "sixth", "seventh", "eighth", "ninth", "tenth",  # 'Buy the sixth NSW share' (1848 s17b mail 028)
+                 "2nd", "3rd", "4th", "5th", "6th", "7th", "8th", "9th", "10th",  # 'Buy the 6th NSW share'
                  "more"}  # 'buy one more VR' (1848 s16 mail #29), 'buy one more ABC share from the Initial Offering' (18AL s16 mail 33), 'Buy one more CoG share' (18GA s16 mail 13)
 _COUNT_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
 _SOURCE_WORDS = {("initial", "offering"): "ipo", ("offering",): "ipo", ("open", "market"): "market",
@@ -1081,6 +1084,9 @@ def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
     'sell ABC 2' -> 'sell <count or percent> <corporation>'."""
     if low[0] != "sell" or len(low) < 3:
         return None
+    sold = _private_sold(toks, low)
+    if sold is not None:
+        return sold
     why = _purpose(low)
     if why is not None:  # 'sell 1 SR share to raise the money': why is the player's note
         toks, low = toks[:why], low[:why]
@@ -1093,6 +1099,25 @@ def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
     if len(keep) == 1:
         keep = ["1", keep[0]]
     return ["sell", *keep]
+
+
+def _private_sold(toks: list[str], low: list[str]) -> list[str] | None:
+    """'Sell P3 to NSW for £140', 'sell the Tasmanian Railways to NSW for 140': the Director's private
+    sold to his company, which is that company buying it from him (1848 4.1, 7.3; 18GA/18AL 4.2.6;
+    s17b mail 049, refused "need [count] and a corporation"). None when it is no private's sale."""
+    if "to" not in low[2:] or "for" not in low[3:]:
+        return None
+    to, at = low.index("to"), len(low) - 2
+    if low[at] != "for" or not _money(toks[-1]).rstrip(".,").isdigit() or at < to:
+        return None
+    what = [(t, w) for t, w in zip(toks[1:to], low[1:to]) if w not in ("my", "private", "company")]
+    if not what:
+        return None
+    words = ["buy", *(t for t, _ in what)]
+    if not ((len(what) == 1 and what[0][0].upper() in _private_symbols())
+            or _private_name(words, [w.lower() for w in words]) is not None):
+        return None
+    return rulebook_words([*words, "from", "me", "for", _money(toks[-1]).rstrip(".,")])
 
 
 def _money(t: str) -> str:
@@ -1163,7 +1188,9 @@ _LAY_TAIL = ("toward", "towards", "heading", "facing",
 
 
 _JOIN_VERBS = ("connecting", "connect", "connects", "joining", "join", "joins", "linking", "link", "links",
-               "toward", "towards")  # 'in Newcastle (E18) toward Sydney': no rotation, where it leads (s16c mail 41)
+               "toward", "towards",  # 'in Newcastle (E18) toward Sydney': no rotation, where it leads (s16c mail 41)
+               "facing", "faces", "leading", "leads")  # '... facing Geelong and Ballarat & Bendigo' (7.4.7 "Tile
+# Facing"), 'so it leads to Geelong': the same (1848 s17b mail 035, refused "say which" rotation)
 _JOIN_LEAD = ("so", "that", "it", "which", "to", "and")  # 'so it connects', 'so that it joins'
 
 
@@ -1265,6 +1292,7 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _HEX_ONLY = re.compile(r"^[A-Za-z]{1,2}\d{1,3}$")
+_PLACE_PART = re.compile(r"^(?:[A-Za-z][A-Za-z'.&-]*|&)$")  # a word of a place's name: 'Toowoomba & Ipswich'
 _PLACE_WORD = re.compile(r"^[A-Za-z][A-Za-z'.]*,?$")
 
 
@@ -1713,6 +1741,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("sell 2 shares of ABC", "sell 2 ABC", "18AL 3.2(a): sell certificates to the Open Market (s12)", _sell_words),
     ("sell 20% ABC", "sell 20% ABC", "a sale as a percentage (s12): counted in the company's shares",
      _sell_words),
+    ("sell P3 to NSW for £140", "buy private P3 140 from me", "1848 4.1, 7.3: the Director's private sold to "
+     "his company, which buys it from him (s17b mail 049)", _sell_words),
 )
 
 
