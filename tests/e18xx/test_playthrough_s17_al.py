@@ -52,3 +52,15 @@ def test_a_train_bought_with_the_private_for_half_price():
     assert made == ["lay 15 E6 3", "pass", "run 3 GADSDEN STEVENSON CHATTANOOGA; 2 GADSDEN ROME", "payout",
                     "buy train 3 with NDY", "pass", "pass"]
     assert parse_moves("Buy a 3 train at half price with NDY", "Bob") == parse_moves("Buy a 3 train with NDY", "Bob")
+
+
+def test_the_town_added_to_a_route_is_named_in_the_note():
+    """OR 2.1, TAG (mail 36, no mail lost): 'Run the 2 train from Gadsden to Chattanooga' got the note
+    "C6 Stevenson (a town) on the only track between the stops you named is a stop of the route too:
+    train 2 runs E6-0 - C6-0 - B7-0", the stops in pbm's own node labels; the note names the places
+    as the map and the mails do."""
+    g = game(54)
+    assert g.current_entity() == "TAG"
+    _, notes = mail(g, "Run the 2 train from Gadsden to Chattanooga\nPay out")
+    assert "train 2 runs E6 Gadsden - C6 Stevenson - B7 Chattanooga" in notes
+    assert "E6-0" not in notes
