@@ -928,24 +928,30 @@ def towns_between(game: "Game", act: A.RunRoutes) -> tuple[A.RunRoutes, list[str
     except Exception:  # noqa: BLE001 - a route the engine refuses: its refusal says why
         return act, []
     m = game.state.map
+    names = game.title.data.get("location_names", {})
+
+    def shown(h: str) -> str:  # a stop as the map and the mails name it: 'C6 Stevenson' (s17 mail 36)
+        return f"{h} {names[h]}" if names.get(h) else h
+
     out, notes = [], []
     for spec, done in zip(act.routes, written):
         keys = [(h, int(i)) for h, _, i in (str(n).rpartition("-") for n in done.nodes)]
-        nodes, added = [done.nodes[0]], []
+        nodes, added, stops = [done.nodes[0]], [], [shown(keys[0][0])]
         for a, b, name in zip(keys, keys[1:], done.nodes[1:]):
             chain = [] if any(s.b == b for s in graph.segments(a)) else _town_chain(graph, m, a, b, set(keys))
             nodes += [f"{h}-{i}" for h, i in chain or ()]
+            stops += [shown(h) for h, _ in chain or ()]
             added += chain or []
             nodes.append(name)
+            stops.append(shown(b[0]))
         if not added:
             out.append(spec)
             continue
-        names = game.title.data.get("location_names", {})
-        said = ", ".join(f"{h} {names[h]}" if names.get(h) else h for h, _ in added)
+        said = ", ".join(shown(h) for h, _ in added)
         label = game.train_label(spec.train) if spec.train in game.state.trains else spec.train
         notes.append(f"{said} ({'a town' if len(added) == 1 else 'towns'}) on the only track between the stops you "
                      f"named {'is' if len(added) == 1 else 'are'} a stop of the route too: train {label} runs "
-                     f"{' - '.join(nodes)}")
+                     f"{' - '.join(stops)}")
         out.append(replace(spec, nodes=tuple(nodes)))
     return replace(act, routes=tuple(out)), notes
 

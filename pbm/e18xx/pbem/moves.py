@@ -981,9 +981,11 @@ def _buy_words(toks: list[str], low: list[str]) -> list[str] | None:
     why = _purpose(low)
     if why is not None and not any(w.rstrip(".,") in ("train", "trains") for w in low[:why]):
         toks, low = toks[:why], low[:why]  # 'buy one W&A share for $90 to float it' (s16b mail 024)
-    # 'a 10% share': the share's size, not a count (18AL 1.4; 'buy 10% of WRA' is a count, below)
+    # 'a 10% share', 'the 20% President's Certificate': the certificate's size, not a count (18AL 1.4,
+    # 3.2(c)(1); s17 mail 006; 'buy 10% of WRA' is a count, below)
     sized = {i for i in range(1, len(low) - 1) if _PERCENT.match(low[i])
-             and low[i + 1] in ("share", "certificate") and low[i - 1] in ("a", "one", "buy")}
+             and (low[i + 1] in ("share", "certificate") or low[i + 1].startswith(_PRESIDENT_WORDS))
+             and low[i - 1] in ("a", "one", "buy", "the")}
     toks = [t for i, t in enumerate(toks) if i not in sized]
     low = [w for i, w in enumerate(low) if i not in sized]
     toks, low = _at_par(toks, low)
@@ -1796,7 +1798,7 @@ _TRAIN_FILLER = ("the", "a", "an", "one", "new", "another", "second",
 
 
 # the words that lead to or follow a private's discount: 'for the $200 off', 'to take $200 off the price'
-_DISCOUNT_LEAD = ("for", "to", "and", "get", "getting", "take", "taking", "which", "gives", "giving")
+_DISCOUNT_LEAD = ("for", "at", "to", "and", "get", "getting", "take", "taking", "which", "gives", "giving")
 _DISCOUNT_TAIL = ("price", "cost", "its", "of", "train")
 
 
@@ -1804,19 +1806,23 @@ def _drop_discount(words: list[str]) -> list[str]:
     """'buy a 3 train from the bank, using Tredegar for the $200 off': the sum a private takes off a
     train is the private's, not a price (18VA 4.2 (2): Tredegar lets a company "deduct $200 from the
     cost" of a new train; play-through s16c mail 38), so the words naming it are dropped once the line
-    names a private ('with', 'using'); the reply states the discount the private gives."""
+    names a private ('with', 'using'), and so are 'for half price' and '50% off' (18AL's New Decatur
+    Yards, s17 mail 046); the reply states the discount the private gives."""
     low = [w.lower() for w in words]
     if not any(w in ("with", "using", "use") for w in low):
         return words
     at = next((i for i in range(1, len(low)) if low[i] in ("off", "discount", "discounted")
-               and _INT.match(low[i - 1].lstrip("$\u00a3"))), None)
-    if at is None:
+               and (_INT.match(low[i - 1].lstrip("$\u00a3")) or _PERCENT.match(low[i - 1]))), None)
+    lo = at - 1 if at is not None else None
+    if at is None:  # 'using New Decatur Yards for half price' (18AL NDY: 50% off; s17 mail 046)
+        at = next((i for i in range(1, len(low)) if low[i].rstrip(".,") in ("half", "half-price")), None)
+        lo = at
+    if at is None or lo is None:
         return words
-    lo = at - 1
     while lo > 0 and low[lo - 1] in _DISCOUNT_LEAD:
         lo -= 1
     hi = at + 1
-    while hi < len(low) and low[hi] in _DISCOUNT_TAIL:
+    while hi < len(low) and low[hi].rstrip(".,") in _DISCOUNT_TAIL + ("the", "off"):
         hi += 1
     return words[:lo] + words[hi:]
 
