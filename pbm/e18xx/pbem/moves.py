@@ -1152,7 +1152,8 @@ def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "to", "a", "the", "orientation",
-               "mine", "city", "yellow", "green", "brown", "gray", "grey")  # 'lay the mine tile 4 at B7' (s14b #47)
+               "mine", "city", "yellow", "green", "brown", "gray", "grey",  # 'lay the mine tile 4 at B7' (s14b #47)
+               "number", "no.")  # 'lay a number 5 tile on Augusta' (18GA s17 mail 30)
 _ROTATION_WORDS = ("rotation", "rot", "rotated", "orientation")
 _LAY_COLOURS = ("yellow", "green", "brown", "gray", "grey", "new")
 _LAY_TAIL = ("toward", "towards", "heading", "facing",
@@ -1163,7 +1164,8 @@ _LAY_TAIL = ("toward", "towards", "heading", "facing",
 
 
 _JOIN_VERBS = ("connecting", "connect", "connects", "joining", "join", "joins", "linking", "link", "links",
-               "toward", "towards")  # 'in Newcastle (E18) toward Sydney': no rotation, where it leads (s16c mail 41)
+               "toward", "towards",  # 'in Newcastle (E18) toward Sydney': no rotation, where it leads (s16c mail 41)
+               "reach", "reaches", "reaching")  # '... rotation 3 to reach Greeneville' (18GA s17 mail 38)
 _JOIN_LEAD = ("so", "that", "it", "which", "to", "and")  # 'so it connects', 'so that it joins'
 
 
