@@ -88,3 +88,10 @@ def test_a_company_turn_in_one_mail(upto, text, moves):
     or close a step are not the player's."""
     made, _ = intent_mail(game(upto), text)
     assert [m for m in made if not m.startswith("pass")] == moves, made
+
+
+def test_rotate_as_the_rotation_word():
+    """Noted while fixing mail 30: moves.py defined the lay's filler words twice, and the first list
+    (with 'rotate') was shadowed by the second, so 'lay 57 E5 rotate 2' was refused "need tile, hex
+    and rotation"; one list now holds them all."""
+    assert parse_moves("lay 57 E5 rotate 2", "Di") == parse_moves("lay 57 E5 2", "Di")
