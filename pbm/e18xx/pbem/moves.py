@@ -519,7 +519,6 @@ _HEADER_WORDS = ("away", "notify", "pdf", "for", "seen", "autorun")
 _ROUTE_DASHES = {"-", "\u2013", "\u2014", "->", "\u2192", "=>"}
 _CONVERT_WORDS = {"to", "into", "a", "the", "ten-share", "10-share", "ten", "10", "share", "shares", "company",
                   "corporation", "it"}
-_LAY_FILLER = {"tile", "in", "on", "at", "hex", "rotation", "rotated", "rot", "orientation", "rotate"}
 _LOWER_FILLER = {"the", "a", "price", "cost", "of", "its", "by", "pound", "pounds"}
 
 
@@ -1178,9 +1177,10 @@ def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["buy", "private", head[0][0], price] + (["from", owner] if owner else [])
 
 
-_LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "to", "a", "the", "orientation",
-               "mine", "city", "yellow", "green", "brown", "gray", "grey")  # 'lay the mine tile 4 at B7' (s14b #47)
-_ROTATION_WORDS = ("rotation", "rot", "rotated", "orientation")
+_LAY_FILLER = ("tile", "in", "at", "on", "hex", "rotation", "rot", "rotated", "rotate", "to", "a", "the", "orientation",
+               "mine", "city", "yellow", "green", "brown", "gray", "grey",  # 'lay the mine tile 4 at B7' (s14b #47)
+               "number", "no.")  # 'lay a number 5 tile on Augusta' (18GA s17 mail 30)
+_ROTATION_WORDS = ("rotation", "rot", "rotated", "rotate", "orientation")
 _LAY_COLOURS = ("yellow", "green", "brown", "gray", "grey", "new")
 _LAY_TAIL = ("toward", "towards", "heading", "facing",
              "connecting", "connect", "joining", "join", "linking", "link",  # '..., connecting A and B' (1848 s16 #36)
@@ -1191,8 +1191,9 @@ _LAY_TAIL = ("toward", "towards", "heading", "facing",
 
 _JOIN_VERBS = ("connecting", "connect", "connects", "joining", "join", "joins", "linking", "link", "links",
                "toward", "towards",  # 'in Newcastle (E18) toward Sydney': no rotation, where it leads (s16c mail 41)
-               "facing", "faces", "leading", "leads")  # '... facing Geelong and Ballarat & Bendigo' (7.4.7 "Tile
-# Facing"), 'so it leads to Geelong': the same (1848 s17b mail 035, refused "say which" rotation)
+               "facing", "faces", "leading", "leads",  # '... facing Geelong and Ballarat & Bendigo' (7.4.7 "Tile
+               # Facing"), 'so it leads to Geelong': the same (1848 s17b mail 035, refused "say which" rotation)
+               "reach", "reaches", "reaching")  # '... rotation 3 to reach Greeneville' (18GA s17 mail 38)
 _JOIN_LEAD = ("so", "that", "it", "which", "to", "and")  # 'so it connects', 'so that it joins'
 
 
