@@ -36,8 +36,8 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
 from pbm.e18xx.pbem.intent import Hooks, TurnWriter
-from pbm.e18xx.pbem.moves import (Done, More, Move, MoveError, PassRestOfRound, StandingOrders, for_game,
-                                  format_action, parse_moves, private_by_name)
+from pbm.e18xx.pbem.moves import (Done, More, Move, MoveError, PassRestOfRound, StandingOrders, _private_symbol_in,
+                                  for_game, format_action, parse_moves, private_by_name)
 from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
 
@@ -665,15 +665,27 @@ _ANSWER = re.compile(r"^\s*(?:(?:i|we)\s+)?(accept|decline)\b[\s.!]*(?:(?:the\s+
                      r"(.*?)[\s.!]*$", re.IGNORECASE)
 
 
+# words around what an answer names: 'I accept B&O's offer of $80 for the Potomac Yards' (18VA s17 mail 46)
+_ANSWER_FILLER = {"the", "a", "an", "offer", "offered", "of", "for", "to", "sell", "sale", "private", "company",
+                  "price", "your", "my", "its", "it", "this", "that", "and", "at", "you", "thanks", "please"}
+
+
 def offer_answer(text: str) -> tuple[str, str] | None:
-    """("accept"|"decline", private) if the move text is an answer to an offer, else None."""
+    """("accept"|"decline", private) if the move text is an answer to an offer, else None: the private
+    by its symbol or its rulebook name, the price and the buyer said around it left out ('accept the
+    $80 for Potomac Yards' is 'accept P3'); a train by its type ('accept 3')."""
     lines = [x for x in text.splitlines() if x.strip()]
     if not lines:
         return None
     m = _ANSWER.match(lines[0])
     if not m:
         return None
-    return m.group(1).lower(), m.group(2).split()[0].upper() if m.group(2).split() else ""
+    words = [w.strip(",.;:!?") for w in m.group(2).split()]
+    named = _private_symbol_in(["accept", *words], ["accept", *(w.lower() for w in words)])
+    words = [w for w in (named[1:] if named else words)
+             if w and w.lower() not in _ANSWER_FILLER and not re.match(r"^[$\u00a3]\d", w)
+             and not w.lower().endswith(("'s", "\u2019s"))]
+    return m.group(1).lower(), words[0].upper() if words else ""
 
 
 def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id: int | None = None,
