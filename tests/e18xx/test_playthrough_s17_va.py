@@ -110,3 +110,15 @@ def test_convert_the_company_to_a_ten_share_company():
            "Fredericksburg - Richmond\nPay out"
     made = same_as(99, "Convert the RF&P to a Ten-Share Company" + rest, "Convert" + rest)
     assert made[0] == "convert"
+
+
+def test_an_idle_train_when_no_second_route_exists():
+    """Mails 41 and 45: B&O ran its 3 train Philadelphia - Baltimore - I4 and the mail said "B&O's 2
+    train runs no route: the run named no route for it", as if the player had left it out; but only one
+    track leaves Baltimore, so no second route could run. The reason given is now that one."""
+    from .helpers import texts_at
+
+    g = playthrough_game("va", 81, seed=285, suffix="-s17", players=4, events=True)
+    idle = [t for t in texts_at(g, 81) if "runs no route" in t]
+    assert idle and all("the run named no route" not in t for t in idle), idle
+    assert any("no route was left for it" in t for t in idle), idle
