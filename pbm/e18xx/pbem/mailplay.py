@@ -385,6 +385,18 @@ def end_words(game) -> str:
     return words(game.state.end_reason)
 
 
+def _outline(game) -> list[str]:
+    """The whole turn to write, after a refusal's list of the open step's moves: a refused company turn
+    listed only that step's moves ('pass' in the tile step) and not the station, run and train steps the
+    turn mail had shown (18VA s17 mail 25)."""
+    if game is None or game.finished:
+        return []
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    outline = turn_outline(game)
+    return [f"  {x}" for x in outline] if outline else whole_turn_lines(game)
+
+
 def whole_turn_lines(game) -> list[str]:
     """How a whole turn is written in one mail, for the player to act (issue 29 item 1): a company's
     turn, or a stock turn; the list above gives only the open step's moves (play-through s12, mail
@@ -896,7 +908,8 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
             f"Your message #{row.seq} was received, but NOTHING in it was used (a mail is applied whole or not at all)."
         body = "\n".join([
             head, "", f"Why: {out.error}", "",
-            f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal] + [
+            f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal]
+            + _outline(out.game) + [
             "", "Correct the moves and send them again.", "", state_text(session, game, rep, legal=False)]
             + _seat_lines(player.number, game, len(rep.game.actions)) + ["", contact]) + "\n"
         replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, out.error, tag), body,
