@@ -1,0 +1,83 @@
+"""Issue 28, the sixth run's open 18VA items: the export of a bankrupt president's last sales
+(18VA 4.6.3) and the computer player's stall in phase 2."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.pbem import exchange
+from pbm.e18xx.replay import Replayer
+
+GAMES = Path(__file__).parent / "referee_games"
+
+
+def _log(name: str, title: str, players: int, seed: int, rules: list[str], upto: int | None = None) -> dict:
+    """A kept game (pbm's own action log), its first ``upto`` actions."""
+    lines = (GAMES / name).read_text(encoding="utf-8").splitlines()[:upto]
+    return {"title": title, "players": [f"Tycoon {c}" for c in "ABCDEF"][:players], "seed": seed,
+            "optional_rules": rules, "actions": [json.loads(x) for x in lines]}
+
+
+def _game(log: dict) -> Game:
+    g = Game(log["title"], log["players"], log["seed"], tuple(log["optional_rules"]))
+    for a in log["actions"]:
+        g.process(A.action_from_dict(a))
+    return g
+
+
+def _without_pbm_blocks(export: dict) -> dict:
+    """The export as 18xx.games reads it: its own certificate names, not pbm's ``pbm`` blocks."""
+    out = json.loads(json.dumps(export))
+    out.pop("pbm", None)
+    for a in out["actions"]:
+        a.pop("pbm", None)
+    return out
+
+
+def test_18va_the_export_writes_a_bankrupt_presidents_sales_before_the_bankruptcy():
+    """18VA 4.6.3: "If, after selling all the stock he is legally permitted to sell, the President
+    cannot raise sufficient cash ..., he is bankrupt".  Random, 4 players, seed 50006, action 598:
+    N&W must buy a train; Tycoon C sells 20% of RFPR and 10% of VR, then goes bankrupt.  pbm's
+    ``bankrupt`` makes those sales itself; 18xx.games' puts all his holdings in the open market at
+    an unchanged price (seen in random 5p 50075, where WMR's price fell from 50 to 40 on pbm and
+    not on the site).  The export writes the sales as ``sell_shares`` before the ``bankrupt``, and
+    the export replays to pbm's own state -- exactly, and as the site's certificates name them."""
+    log = _log("18VA-4p-random-50006.jsonl", "18VA", 4, 50006, [])
+    g = _game(log)
+    assert g.actions[597] == A.Bankrupt("N&W") and g.actions[604] == A.Bankrupt("RFPR")
+    data = exchange.export_log(log)
+    acts = data["actions"]
+    first = next(i for i, a in enumerate(acts) if a["type"] == "bankrupt")
+    assert all(a["type"] == "sell_shares" for a in acts[first - 2:first]), acts[first - 3:first + 1]
+    sales = [(a["entity"], a["shares"][0].rsplit("_", 1)[0], a["percent"]) for a in acts[first - 2:first]]
+    assert sales == [("Tycoon C", "RFPR", 20), ("Tycoon C", "VR", 10)]
+    assert acts[first]["entity"] == "N&W"
+    second = next(i for i, a in enumerate(acts) if a["type"] == "bankrupt" and i > first)
+    assert acts[second - 1]["type"] == "sell_shares" and acts[second - 1]["entity"] == "Tycoon B"
+    assert acts[second - 1]["percent"] == 10
+    want = exchange.fingerprint(g)
+    assert data["pbm"]["fingerprint"] == want
+    assert exchange.fingerprint(exchange.replay_export(data)) == want
+    assert exchange.fingerprint(Replayer(data).run()) == want  # `pbm 18xx import`
+    assert exchange.fingerprint(Replayer(_without_pbm_blocks(data)).run()) == want
+
+
+def test_18va_after_the_written_sales_the_bankruptcy_sells_nothing():
+    """What 18xx.games' ``bankrupt`` does once the sales are written -- all his remaining holdings
+    to the open market at an unchanged price -- is then what pbm's does: the replayed sales leave
+    nothing he may sell, and no share price moves at the ``bankrupt``."""
+    log = _log("18VA-4p-random-50006.jsonl", "18VA", 4, 50006, [], upto=597)
+    log["actions"].append(A.Bankrupt("N&W").to_dict())
+    data = exchange.export_log(log)
+    before_bankrupt = {**data, "actions": data["actions"][:-1]}
+    g = exchange.replay_export(before_bankrupt)
+    pres = g.president("N&W")
+    assert pres == "Tycoon C"
+    assert not any(g._emergency_units(pres, "N&W", c) for c in g.state.corporations  # noqa: SLF001
+                   if g.state.corporations[c].price)
+    prices = {c.sym: c.price for c in g.state.corporations.values() if c.price}
+    g.process(A.Bankrupt("N&W"))
+    assert {c: p for c, p in prices.items() if g.state.corporations[c].price} == \
+        {c.sym: c.price for c in g.state.corporations.values() if c.price and c.sym in prices}
