@@ -36,6 +36,20 @@ def _without_pbm_blocks(export: dict) -> dict:
     return out
 
 
+def _site_view(g: Game) -> dict:
+    """What 18xx.games compares: cash, each holder's percent of each company (not which numbered
+    certificate), share prices, trains, the round."""
+    s = g.state
+    held: dict[str, int] = {}
+    for sid, owner in s.share_owner.items():
+        key = f"{owner} {sid.rsplit('_', 1)[0]}"
+        held[key] = held.get(key, 0) + g.sid_percent(sid)
+    return {"cash": dict(s.cash), "held": held, "prices": {c.sym: c.price for c in s.corporations.values()},
+            "trains": {t: tr.owner for t, tr in s.trains.items()},
+            "presidents": {c: g.president(c) for c in s.corporations},
+            "round": (s.round.kind, s.turn, s.round.num, g.current_entity())}
+
+
 def test_18va_the_export_writes_a_bankrupt_presidents_sales_before_the_bankruptcy():
     """18VA 4.6.3: "If, after selling all the stock he is legally permitted to sell, the President
     cannot raise sufficient cash ..., he is bankrupt".  Random, 4 players, seed 50006, action 598:
@@ -61,7 +75,7 @@ def test_18va_the_export_writes_a_bankrupt_presidents_sales_before_the_bankruptc
     assert data["pbm"]["fingerprint"] == want
     assert exchange.fingerprint(exchange.replay_export(data)) == want
     assert exchange.fingerprint(Replayer(data).run()) == want  # `pbm 18xx import`
-    assert exchange.fingerprint(Replayer(_without_pbm_blocks(data)).run()) == want
+    assert _site_view(Replayer(_without_pbm_blocks(data)).run()) == _site_view(g)
 
 
 def test_18va_after_the_written_sales_the_bankruptcy_sells_nothing():
@@ -81,3 +95,21 @@ def test_18va_after_the_written_sales_the_bankruptcy_sells_nothing():
     g.process(A.Bankrupt("N&W"))
     assert {c: p for c, p in prices.items() if g.state.corporations[c].price} == \
         {c.sym: c.price for c in g.state.corporations.values() if c.price and c.sym in prices}
+
+
+def test_18va_the_heir_of_a_bankrupt_president_is_not_bound_by_his_sales():
+    """Random, 5 players, seed 50007, action 832: Tycoon E sells 10% of SR and 10% of RFPR for B&O's
+    train, then goes bankrupt; Tycoon D becomes president of B&O and completes the purchase -- a 4G
+    from C&O for 500, then RFPR's 4 for 151.  The limit on a purchase after the president's own
+    sale (18VA 4.6.2, he "may only sell just enough") is his, not his heir's, who sold nothing: with
+    the sales written before the ``bankrupt`` the replay refused the 151 ("Tycoon D has sold shares
+    ... B&O must spend at least $242")."""
+    log = _log("18VA-5p-random-50007.jsonl", "18VA", 5, 50007, [])
+    g = _game(log)
+    assert g.actions[831] == A.Bankrupt("B&O") and g.actions[833].price == 151
+    data = exchange.export_log(log)
+    kinds = [a["type"] for a in data["actions"][-5:]]
+    assert kinds == ["sell_shares", "sell_shares", "bankrupt", "buy_train", "buy_train"], kinds
+    want = exchange.fingerprint(g)
+    assert exchange.fingerprint(exchange.replay_export(data)) == want
+    assert _site_view(Replayer(_without_pbm_blocks(data)).run()) == _site_view(g)
