@@ -51,3 +51,20 @@ def test_the_two_remaining_trains():
     made, _ = mail(g, "Lay a 57 tile on Sydney (F17) so it runs to Wollongong and Newcastle\n"
                       "Buy the two remaining 2 trains")
     assert made[:3] == ["lay 57 F17 0", "buy train 2", "buy train 2"]
+
+
+def test_the_outline_says_a_private_is_bought_only_after_the_3_train():
+    """VR's turn in OR 1.1 (mail 035, a wording defect that cost no mail): in the 2/2+ Phase the turn's
+    outline said "buy a private" without saying it opens only once the 3 train is bought (7.3 "From
+    Phase 3 onwards a company can ... buy a Private Company"); 'VR buys P2 from Fay' before the train is
+    refused "only from the first 3 train on". The outline now says when."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    g = game(39)
+    assert g.current_entity() == "VR"
+    outline = turn_outline(g)[0]
+    assert "buy a private (once the train bought starts the 3/3+ Phase)" in outline
+    g = game(61)  # QR in OR 2.1, the 3/3+ Phase: the private as before
+    assert g.current_entity() == "QR"
+    outline = turn_outline(g)[0]
+    assert "buy a private." in outline and "buy a private (" not in outline
