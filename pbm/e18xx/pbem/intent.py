@@ -1356,7 +1356,11 @@ def turn_outline(game: "Game") -> list[str]:
                 elif buys and not any(x.startswith("buy trains") for x in parts):
                     parts.append("buy trains (" + _bank_train_words(game, g, corp) + "from other companies)")
             elif step.name == "buy_company" and any(isinstance(a, A.BuyCompany) for a in mine):
-                parts.append("buy a private")
+                # a private is bought only from a phase the train bought in this turn may start (1848 7.3
+                # "From Phase 3 onwards"; s17c mail 035: the outline of the 2/2+ Phase said only "buy a private")
+                opened = "can_buy_companies" not in game.phase.status and "can_buy_companies" in g.phase.status
+                parts.append("buy a private" + (f" (once the train bought starts "
+                                                f"{g.title.in_phase(g.state.phase)[3:]})" if opened else ""))
             if act is None:
                 if "pass" not in g.or_actions(corp):
                     return []  # a step the outline cannot fill: no example

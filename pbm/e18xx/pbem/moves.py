@@ -1155,12 +1155,39 @@ def _par_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["par", *keep] if keep != toks[1:] else None
 
 
+_PRICE_LEAD = ("its", "the", "lowered", "reduced", "current", "face", "listed", "present", "new", "sale", "asking")
+_PRICE_NOUN = ("price", "value", "cost")
+
+
+def _said_price(toks: list[str], low: list[str], at: int) -> tuple[str, int] | None:
+    """The price after the 'at' or 'for' at ``at`` and the index after it: '£165', or the price the sale
+    shows said in words, 'its lowered price of £165', 'its reduced price, £165', 'its face value of £110'
+    (1848 3.1.1 "buy a Private Company at its face value or reduce the cost"; s17c mail 005); None when
+    no price follows. A par value ('at its par value of 70') is ``_president_par``'s."""
+    i = at + 1
+    while i < len(low) and low[i].rstrip(",:") in _PRICE_LEAD:
+        i += 1
+    if i > at + 1:
+        if i >= len(low) or low[i].rstrip(",:") not in _PRICE_NOUN:
+            return None
+        i += 1
+        if i < len(low) and low[i] in ("of", "now", "is"):
+            i += 1
+    price = _money(toks[i]).rstrip(".,") if i < len(toks) else ""
+    return (price, i + 1) if price.isdigit() else None
+
+
 def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'buy private LTR from Ann for $25', 'buy BLC from Ann for 105', 'buy private LTR for 25': the private,
     its price and the owner named (checked against the game: ``FromOwner``); 'buy P2 at £70', the price
     the sale lists (1848 3.1.1 "buy a Private Company at its face value"; s16 mail #6)."""
     if low[0] != "buy" or len(low) < 4 or "train" in _unhyphen(low):
         return None
+    said = next(((i, *p) for i in range(2, len(low) - 1) if low[i] in ("for", "at")
+                 and (p := _said_price(toks, low, i)) and p[1] > i + 2), None)
+    if said:  # 'buy P4 at its lowered price of £165' is 'buy P4 at £165' (1848 3.1.1; s17c mail 005)
+        i, price, end = said
+        toks, low = [*toks[:i + 1], price, *toks[end:]], [*low[:i + 1], price, *low[end:]]
     if "for" not in low[2:]:
         at = next((i for i in range(2, len(low) - 1) if low[i] == "at" and toks[i - 1].upper() in _private_symbols()), None)
         if at is None:
@@ -1471,8 +1498,8 @@ def _named(toks: list[str], low: list[str]) -> list[str] | None:
     privates, 3.1.1; play-through s16b mail #7: read as a 2E train and refused)."""
     out: list[str] = []
     ghan = False
-    priced = any(w in ("for", "at") and _money(t).rstrip(".,").isdigit()
-                 for w, t in zip(low, toks[1:])) and not {"train", "2e"} & set(low)
+    priced = any(w in ("for", "at") and _said_price(toks, low, i)
+                 for i, w in enumerate(low)) and not {"train", "2e"} & set(low)
     i = 0
     while i < len(toks):
         if low[i:i + 3] == ["bank", "of", "england"]:
@@ -2035,8 +2062,9 @@ _STEP_LABELS = {"build": "lay", "track": "lay", "tile": "lay", "tiles": "lay", "
                 "purchase": "", "loan": "", "private": "", "shares": "", "stock": ""}
 _LABEL = re.compile(r"^\s*(?:\d\.\s*)?([A-Za-z]+)(?:\s+[A-Za-z]+)?\s*:\s*(\S.*)$")
 # 'buy two 2 trains', 'buy 2 trains of type 2' (1848 8.2 "Types of Train"; s16b mail #33), 'the last two 2 trains'
-# (s16c mail 32)
+# (s16c mail 32), 'the two remaining 2 trains' (s17c mail 033)
 _MANY_TRAINS = re.compile(r"^buy\s+(?:the\s+(?:last\s+|remaining\s+)?)?(?P<n>two|three|2|3)\s+"
+                          r"(?:(?:last|remaining)\s+)?"
                           r"(?:(?P<type>\S+?)(?:-trains?|\s+trains?)"
                           r"|trains?\s+of\s+(?:the\s+)?type\s+(?P<of>\S+?))(?P<rest>(?:[\s,.;].*)?)$", re.I)
 # 'Buy one 2 train and one 2+ train': two purchases in one line (8.3.2, 8.2.1; s16c mail 30)
