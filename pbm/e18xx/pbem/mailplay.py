@@ -907,9 +907,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                 "applied whole or not at all); its other lines were taken:\n" + kept) if kept else \
             f"Your message #{row.seq} was received, but NOTHING in it was used (a mail is applied whole or not at all)."
         body = "\n".join([
-            head, "", f"Why: {out.error}", "",
-            f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal]
-            + _outline(out.game) + [
+            head, "", f"Why: {out.error}", ""] + _now_lines(game, player.number, out) + [
             "", "Correct the moves and send them again.", "", state_text(session, game, rep, legal=False)]
             + _seat_lines(player.number, game, len(rep.game.actions)) + ["", contact]) + "\n"
         replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, out.error, tag), body,
@@ -1017,6 +1015,21 @@ def _offer_note(offer: dict, game_row=None) -> str:
                  "turn then ends with them, as if 'done', unless the mail's last line is 'more'); without them "
                  "you write the rest of the turn after the answer.")
     return note
+
+
+def _now_lines(game_row, seat: int, out) -> list[str]:
+    """What a refused mail's writer reads under "Why:": who is to act and what he may do; or, when an
+    offer waits for this writer's answer, that offer and its two answers, not the buyer's moves (18GA
+    s17c mail #40: "Now: Eve to act. Eve may: buy private LTR 20 ..." to Ann, whose answer was awaited)."""
+    from pbm.e18xx.pbem.games import offer_name, offer_thing, pending_offer
+
+    offer = pending_offer(game_row)
+    if offer is not None and offer.get("owner_seat") == seat:
+        c = offer_name(offer)
+        return [f"Now: {offer['buyer_name']}'s offer for {offer_thing(offer)} waits for your answer:",
+                f"  accept {c}", f"  decline {c}"]
+    return [f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal] \
+        + _outline(out.game)
 
 
 def _offer_note_owner(offer: dict, game_row=None) -> str:
