@@ -299,6 +299,11 @@ def test_a_lone_2e_needs_no_run_line_by_mail(aus_by_mail):
     _, text = w.last("cy@example.org")
     assert "VR's trains have no route, so they earn nothing" in text, text
     assert "VR buys a 4 train from SAR for £1" in text
+    # the passes the turn made for the steps the mail left out are marked so in the log's lines, for the
+    # writer and the others alike (s16b-s17c: "#54 Di for ACL: pass" read as a pass Di had written)
+    _, other = w.last("ann@example.org")
+    for said in (text, other):
+        assert "Cy for VR: pass (not written: a step the mail left out)" in said, said
 
 
 def test_the_turn_mail_says_a_company_without_a_train_must_buy_one():

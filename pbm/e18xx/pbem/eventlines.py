@@ -86,7 +86,7 @@ def since_for(game_row: Any, seat: Any, rows: list[Any]) -> int:
     got = last_mailed(game_row, seat.number)
     if got is not None:
         return got
-    mine = [r.seq for r in rows if r.player_number == seat.number and not (r.action or {}).get("_via")]
+    mine = [r.seq for r in rows if r.player_number == seat.number and (r.action or {}).get("_via") in (None, "added")]
     return mine[-1] if mine else 0
 
 

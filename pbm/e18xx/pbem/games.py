@@ -786,7 +786,8 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
     return out, offer
 
 
-VIA_NOTES = {"standing": " (standing order)", "computer": " (computer player)", "timeout": " (time-out default)"}
+VIA_NOTES = {"standing": " (standing order)", "computer": " (computer player)", "timeout": " (time-out default)",
+             "added": " (not written: a step the mail left out)"}  # a company turn written as intent
 
 
 def via_note(via: str | None) -> str:
@@ -893,9 +894,9 @@ class StoredMoves(Hooks):
     def process(self, act: A.Action) -> None:
         step(self.rep, act)
 
-    def record(self, act: A.Action, note: str, written: bool) -> None:
+    def record(self, act: A.Action, note: str, written: bool, added: bool = False) -> None:
         self.moves += written
-        self.charged.append((self.name, act, self.via))
+        self.charged.append((self.name, act, "added" if added and not self.via else self.via))
         if note:
             self.notes_at[len(self.charged) - 1] = note
         self._cash(act)

@@ -154,8 +154,9 @@ class Hooks:
     def process(self, act: A.Action) -> None:
         self.game.process(act)
 
-    def record(self, act: A.Action, note: str, written: bool) -> None:
-        """``act`` was processed: the mail's own move (``written``) or one the turn made for it."""
+    def record(self, act: A.Action, note: str, written: bool, added: bool = False) -> None:
+        """``act`` was processed: the mail's own move (``written``) or one the turn made for it
+        (``added``: a move the mail did not write, such as a pass for a step it left out)."""
         self.made.append(Made(act, note))
 
     def offered(self, act: A.Action, owner: str, terms: dict) -> None:
@@ -228,14 +229,16 @@ class TurnWriter:
                                       f"{one_train_words(g.title, g.title.word('train_bank'))}"
                                       f"{see(g.title, 'one_train_per_turn')})")
 
-    def do(self, act: A.Action, note: str) -> None:
-        """Make ``act``, an action the turn as written makes (a pass for a step the mail skips, ...)."""
+    def do(self, act: A.Action, note: str, added: bool = True) -> None:
+        """Make ``act``, an action the turn as written makes (a pass for a step the mail skips, ...);
+        ``added``: a move the mail did not write; a pass of that kind is marked so in the log (s16b-s17c:
+        "#54 Di for ACL: pass" read as a pass Di had written; a loan or run made for the mail has its note)."""
         self.hooks.check(act)
         self.hooks.process(act)
-        self.hooks.record(act, note, False)
+        self.hooks.record(act, note, False, added=added and isinstance(act, A.Pass))
 
-    def _make(self, act: A.Action, note: str) -> None:
-        self.do(act, note)
+    def _make(self, act: A.Action, note: str, added: bool = True) -> None:
+        self.do(act, note, added)
         self._after(act)
 
     # ------------------------------------------------------------------ moves
@@ -474,12 +477,12 @@ class TurnWriter:
                 return
             what = step_words(g, step) if step is not None else "the step"
             try:
-                self._make(mv, f"ends {what}")
+                self._make(mv, f"ends {what}", added=False)
             except GameError as exc:
                 raise GameError(f"move {n} (pass): {exc}") from None
             return
         try:
-            self._make(mv, "ends the turn")
+            self._make(mv, "ends the turn", added=False)
         except GameError as exc:
             raise GameError(f"move {n} (pass): {exc}") from None
 
@@ -1150,7 +1153,7 @@ class _Orders(Hooks):
         self.orders.add(self.game, self.player)
         self.actions.extend(self.orders.apply(self.game))
 
-    def record(self, act: A.Action, note: str, written: bool) -> None:
+    def record(self, act: A.Action, note: str, written: bool, added: bool = False) -> None:
         self.actions.append(act)
         self.actions.extend(self.orders.apply(self.game))
 

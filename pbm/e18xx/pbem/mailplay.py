@@ -339,7 +339,7 @@ def summary_lines(game, rows: list, seat, *, turn: bool, orders: list[str] | Non
     s = game.state
     out = ["In short:", f"  To act: {'nobody - the game is over' if game.finished else who_acts(game)}"
            + (" (YOU)" if turn else "")]
-    mine = [r.seq for r in rows if r.player_number == seat.number and not r.action.get("_via")]
+    mine = [r.seq for r in rows if r.player_number == seat.number and r.action.get("_via") in (None, "added")]
     since = [r for r in rows if r.seq > (mine[-1] if mine else 0)]
     if since:
         out.append(f"  Since your last move: {len(since)} action(s)" + ("" if len(since) <= 6 else ", the last 6:"))

@@ -46,7 +46,7 @@ def moderator_hint(game_row) -> str:
 def undo_own(session: Session, game_row, seat: int) -> Undone:
     """Remove seat ``seat``'s last mail's actions, if nobody has acted since."""
     rows = action_rows(session, game_row)
-    own = [r for r in rows if r.player_number == seat and not r.action.get("_via")]
+    own = [r for r in rows if r.player_number == seat and r.action.get("_via") in (None, "added")]  # "added": his mail's
     if not own:
         return Undone(False, "you have no move of yours to take back in this game")
     last = own[-1]
