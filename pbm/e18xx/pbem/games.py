@@ -663,17 +663,29 @@ def set_offer(game_row, offer: dict | None) -> None:
 # 'accept 3', 'accept', and in the first person 'I accept', 'I accept the offer.' (18GA s15 mail #134)
 _ANSWER = re.compile(r"^\s*(?:(?:i|we)\s+)?(accept|decline)\b[\s.!]*(?:(?:the\s+offer|it|this|that)\b[\s.!]*)?"
                      r"(.*?)[\s.!]*$", re.IGNORECASE)
+# the words around the private in an answer: whose offer it is and its price - 'I accept Di's offer of
+# $150 for NDY', 'Accept the offer for the New Decatur Yards' (play-through s17c 18AL mail #43)
+_ANSWER_OFFER = re.compile(r"^(?:(?:(?:[\w&]+'s|the|your|his|her|their|this|that)\s+)?(?:\$\d+\s+)?offer\b\s*)?"
+                           r"(?:(?:of|at)\s+\$\d+\s*)?(?:for\s+)?(?:the\s+)?", re.IGNORECASE)
 
 
 def offer_answer(text: str) -> tuple[str, str] | None:
-    """("accept"|"decline", private) if the move text is an answer to an offer, else None."""
+    """("accept"|"decline", private) if the move text is an answer to an offer, else None; the
+    private by its symbol or its rulebook name (moves.py's names of the privates)."""
+    from pbm.e18xx.pbem.moves import _private_names
+
     lines = [x for x in text.splitlines() if x.strip()]
     if not lines:
         return None
     m = _ANSWER.match(lines[0])
     if not m:
         return None
-    return m.group(1).lower(), m.group(2).split()[0].upper() if m.group(2).split() else ""
+    rest = _ANSWER_OFFER.sub("", m.group(2).strip(), count=1).strip(" .!,")
+    words = tuple(w.rstrip(",.") for w in rest.lower().split())
+    for name, sym in _private_names():
+        if words[:len(name)] == name:
+            return m.group(1).lower(), sym
+    return m.group(1).lower(), rest.split()[0].upper() if rest.split() else ""
 
 
 def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id: int | None = None,

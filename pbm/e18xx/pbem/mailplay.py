@@ -895,8 +895,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                 "applied whole or not at all); its other lines were taken:\n" + kept) if kept else \
             f"Your message #{row.seq} was received, but NOTHING in it was used (a mail is applied whole or not at all)."
         body = "\n".join([
-            head, "", f"Why: {out.error}", "",
-            f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal] + [
+            head, "", f"Why: {out.error}", ""] + _may_after_refusal(game, player.number, out) + [
             "", "Correct the moves and send them again.", "", state_text(session, game, rep, legal=False)]
             + _seat_lines(player.number, game, len(rep.game.actions)) + ["", contact]) + "\n"
         replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, out.error, tag), body,
@@ -1026,6 +1025,20 @@ def _offer_note_owner(offer: dict, game_row=None) -> str:
     return (f"{what} The game waits for your answer. To sell, reply with the line\n\n  accept {c}\n\n"
             f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
             f"anything else happens in the game first.{then}")
+
+
+def _may_after_refusal(game_row, seat: int, out) -> list[str]:
+    """What a refused mail's reply says may be written now: the acting entity's moves, or, to the player
+    an offer waits for, his two answers (play-through s17c 18AL mail #43: Cy's refused answer listed
+    Di's stock moves, none of them Cy's to write)."""
+    from pbm.e18xx.pbem.games import offer_name, offer_thing, pending_offer
+
+    who = who_acts(out.game)
+    offer = pending_offer(game_row)
+    if offer is not None and offer.get("owner_seat") == seat:
+        return [f"Now: {who} to act; {offer['entity']}'s offer for {offer_thing(offer)} waits for your answer. "
+                "You may:", f"  accept {offer_name(offer)}", f"  decline {offer_name(offer)}"]
+    return [f"Now: {who} to act. {who} may:"] + [f"  {x}" for x in out.legal]
 
 
 def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> str:
