@@ -116,3 +116,19 @@ def test_a_refused_answer_lists_the_owners_answers(al71):
     text = answer(cli, inbound)[1]
     assert "Now: Di to act; Di's offer for NDY waits for your answer. You may:\n  accept NDY\n  decline NDY\n" in text
     assert "par ATN 60" not in text.split("Correct the moves")[0]
+
+
+def test_the_outline_says_a_private_waits_for_the_3_train():
+    """Noted at TAG's turn in OR 2.1 (mail 38, no mail lost): the outline listed "...; buy trains (3 for
+    $180; ...); buy a private." in phase 2, where no company may buy a private (4.2.6: "Once a 3 Train has
+    been purchased"); it is open only because the example buys the first 3 train. It says so; in phase 3
+    it is plain "buy a private"."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    g = game(58)
+    assert g.current_entity() == "TAG" and "can_buy_companies" not in g.phase.status
+    outline = "\n".join(turn_outline(g))
+    assert "buy a private (once the first 3 train is bought: rule 4.2.6)." in outline
+    g = game(77)
+    assert "can_buy_companies" in g.phase.status
+    assert "buy a private (once" not in "\n".join(turn_outline(g))
