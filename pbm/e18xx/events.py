@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, fields, replace as _replace
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
+from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.english import a as article
 from pbm.e18xx.render.words import phase_name, word
 
@@ -800,12 +801,28 @@ def _lowered(g: "Game", action: Any, before: Snap, seq: int) -> list[Event]:
                          section(g.title, "auction_lower"))]
 
 
-def _idle_why(g: "Game", written: bool) -> str:
-    """Why a train ran no route (play-through s11: VR's 4 train sat idle beside its 5 with no word)."""
-    if written:
+def _idle_why(g: "Game", corp: str, ran: set[str], written: bool) -> str:
+    """Why a train ran no route (play-through s11: VR's 4 train sat idle beside its 5 with no word).
+    A written run that left a train out says so only when the best run would have given it a route;
+    when no more routes could run at all, that is the reason (18GA s17, 18VA s17: "the run named no route
+    for it" when only one track left Baltimore read as if the player had forgotten the train)."""
+    if written and not _no_more_routes(g, corp, len(ran)):
         return "the run named no route for it"
     return ("no route was left for it: each route it could run needs track the company's other trains use, "
             "or reaches no second stop from the company's stations")
+
+
+def _no_more_routes(g: "Game", corp: str, ran: int) -> bool:
+    """Whether the company's best run gives no more trains a route than the ``ran`` that ran."""
+    try:
+        if g.title.data.get("stop_groups"):  # 18VA: passenger and freight trains (freight.py)
+            from pbm.e18xx.freight import best_kinded
+            _total, chosen = best_kinded(g, corp, g.corp_trains(corp))
+        else:
+            _total, chosen = g.auto_routes(corp)
+    except (GameError, KeyError, ValueError):
+        return False
+    return len(chosen) <= ran
 
 
 def _idle_trains(g: "Game", corp: str, ran: set[str], seq: int, written: bool = False,
@@ -824,7 +841,7 @@ def _idle_trains(g: "Game", corp: str, ran: set[str], seq: int, written: bool = 
         if not train.variant or kinds.get(train.variant) != "freight" or not str(train.variant).startswith("1"):
             if others:
                 name = str(train.variant or train.name)
-                out.append(TrainIdle(seq, corp, name, str(tid), _idle_why(g, written), name in ran_names))
+                out.append(TrainIdle(seq, corp, name, str(tid), _idle_why(g, corp, ran, written), name in ran_names))
             continue
         from pbm.e18xx.rounds.cite import see
 

@@ -494,7 +494,8 @@ def names_by_place(location_names: dict[str, str] | None) -> dict[str, str]:
 def place_words(m: MapState, names: Sequence[str], location_names: dict[str, str] | None = None) -> tuple[str, ...]:
     """A written route's words as one word a stop: a place of several words is one stop (``WEST
     POINT``, ``GULF OF MEXICO``), and a place's name right after its own hex is dropped, as the
-    events write a route (``L5 Montgomery - K4 Selma``; play-through s12)."""
+    events write a route (``L5 Montgomery - K4 Selma``; play-through s12); a hex right after its
+    place's name is the stop (``Atlanta D4-1``, from 'Atlanta (D4-1)'; 18VA s17)."""
     by_name = names_by_place(location_names)
     longest = max((len(v.split()) for v in by_name), default=1)
     out: list[str] = []
@@ -510,6 +511,12 @@ def place_words(m: MapState, names: Sequence[str], location_names: dict[str, str
         coord = by_name.get(word.lower(), "")
         if coord and coords and coords[-1] == coord and out[-1].upper() == coord:
             i += size  # 'L5 Montgomery': the hex said, then its name
+            continue
+        hexed = re.fullmatch(r"([A-Za-z]{1,2}\d{1,3})(?:-\d)?", word)
+        if hexed and coords and coords[-1] == hexed.group(1).upper() and out[-1].upper() != coords[-1] \
+                and not re.fullmatch(r"[A-Za-z]{1,2}\d{1,3}(?:-\d)?", out[-1]):
+            out[-1] = word  # 'Atlanta (D4-1)': the name, then its hex (or its stop) in brackets (18VA s17 mail 25)
+            i += size
             continue
         out.append(word)
         coords.append(coord or (word.upper().rpartition("-")[0] or word.upper()))

@@ -256,3 +256,31 @@ def test_continental_turn_commands_on_an_18xx_game_answer_clearly(ga):
     assert "pbm 18xx tick" in res.stderr and "Traceback" not in res.stderr
     res = cli("deadline", "ga-1", "2026-12-01 18:00", expect=2)
     assert "pbm 18xx pacing" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_a_refused_company_turn_shows_the_whole_turn(ga):
+    """18VA s17 mail 25: a refused company turn listed only the open step's moves ('pass' in the tile
+    step) and not the station, run and train steps the turn mail had shown. The refusal now gives the
+    turn's outline as the turn mail does."""
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    cli, *_ = ga
+    rng = random.Random(4)
+    seat_of = {n: i for i, (n, _) in enumerate(PLAYERS, 1)}
+    for _ in range(120):  # random legal mails until a company's turn opens
+        game, _n = state(cli)
+        entity = game.current_entity()
+        if entity in game.state.corporations and turn_outline(game):
+            break
+        player = game.controller(entity)
+        acts = [a for a in game.legal_actions() if not needs_consent(game, player, a)]
+        line, _ = send(ga, seat_of[player], move_text(game, pick(rng, acts)))
+        assert "accepted" in line, line
+    else:
+        pytest.fail("no company turn opened")
+    outline = turn_outline(game)
+    line, inbound = send(ga, seat_of[game.controller(entity)], "token Z99")
+    assert "rejected" in line, line
+    _, text = answer(cli, inbound)
+    assert "NOTHING in it was used" in text
+    assert all(x.strip() in text for x in outline[:2]), (outline, text)

@@ -236,7 +236,9 @@ def test_a_train_that_runs_no_route_is_said():
     nothing said the 4 ran no route (7.3: the trains' run is compulsory; the 4 had none left: VR's only
     station is Melbourne, whose track the 5 used)."""
     g = game(252, events=True)
-    assert "VR's 4 train runs no route: the run named no route for it" in texts_at(g, 218)
+    left = ("VR's 4 train runs no route: no route was left for it: each route it could run needs track the "
+            "company's other trains use, or reaches no second stop from the company's stations")
+    assert left in texts_at(g, 218)  # written, but no second route existed (s17: not "the run named none")
     assert ("VR's 4 train runs no route: no route was left for it: each route it could run needs track the "
             "company's other trains use, or reaches no second stop from the company's stations") in texts_at(g, 252)
     assert not [t for t in texts_at(g, 229) if "runs no route" in t]  # NSW ran both its trains
@@ -306,3 +308,16 @@ def test_out_of_turn_names_who_acts_once():
         assert str(exc).startswith("it is not CAR's turn: QR (Di) must act")
     else:
         raise AssertionError("CAR's pass was taken out of turn")
+
+
+def test_a_written_run_that_leaves_out_a_train_with_a_route_says_so():
+    """The other side of s17's idle-train reason: NSW (#229) could run both its trains (its best run:
+    the 4 to Newcastle and Southport, the 3 to Wollongong). 1848 runs the best routes instead of a
+    lesser written run (10.3), but where a title takes the run as written, a train it leaves out while a
+    route was there is said as left out; with no second route, that there was none."""
+    from pbm.e18xx.events import _idle_why
+
+    g = game(228)
+    assert _idle_why(g, "NSW", {"4-2"}, True) == "the run named no route for it"
+    assert _idle_why(g, "NSW", {"4-2", "3-1"}, True).startswith("no route was left for it")
+    assert _idle_why(g, "NSW", {"4-2"}, False).startswith("no route was left for it")

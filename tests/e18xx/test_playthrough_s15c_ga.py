@@ -16,5 +16,8 @@ def test_the_idle_train_beside_a_running_one_of_its_kind_is_the_other():
     The idle one is "the other 2 train" (4.2.3(j): "When a corporation operates more than one train")."""
     said = texts_at(game(68, events=True), 68)
     assert "W&A's 2 train runs D4-1 Atlanta - C3 Rome for $50" in said
-    assert "W&A's other 2 train runs no route: the run named no route for it" in said
-    assert "W&A's 2 train runs no route: the run named no route for it" not in said
+    # the reason: W&A's second 2 train had no route left beside the first (s17: once "the run named no
+    # route for it", as if the player had left it out)
+    assert ("W&A's other 2 train runs no route: no route was left for it: each route it could run needs track "
+            "the company's other trains use, or reaches no second stop from the company's stations") in said
+    assert not [t for t in said if t.startswith("W&A's 2 train runs no route")]

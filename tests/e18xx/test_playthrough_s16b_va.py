@@ -32,11 +32,13 @@ def test_a_lay_ending_with_the_places_it_joins():
 
 def test_words_after_a_lay_are_named():
     """The same refusal for words no lay has said "need tile, hex and rotation", as if one of them were
-    missing: it now says what it read and which words it could not place, as written."""
+    missing: it now says what it read and which words it could not place, as written. (The example
+    was 'from Richmond to Fredericksburg', which round s17 reads as the player's note after the
+    rotation, as 'toward ...' is: tests/e18xx/test_playthrough_s17_va.py.)"""
     with pytest.raises(MoveError) as err:
-        parse_moves("lay tile 9 on F9 rotation 0 from Richmond to Fredericksburg", "Bob")
+        parse_moves("lay tile 9 on F9 rotation 0 if the bank allows it", "Bob")
     said = str(err.value)
-    assert "read 'lay 9 F9 0' (tile, hex, rotation), then 'from Richmond to Fredericksburg'" in said, said
+    assert "read 'lay 9 F9 0' (tile, hex, rotation), then 'if the bank allows it'" in said, said
     assert "need tile, hex and rotation" not in said, said
 
 

@@ -121,14 +121,15 @@ def test_a_refused_answer_lists_the_owners_answers(al71):
 def test_the_outline_says_a_private_waits_for_the_3_train():
     """Noted at TAG's turn in OR 2.1 (mail 38, no mail lost): the outline listed "...; buy trains (3 for
     $180; ...); buy a private." in phase 2, where no company may buy a private (4.2.6: "Once a 3 Train has
-    been purchased"); it is open only because the example buys the first 3 train. It says so; in phase 3
-    it is plain "buy a private"."""
+    been purchased"); it is open only because the example buys the first 3 train. It says so (the
+    wording of main's fix for 1848 s17c mail 035, made the same hour); in phase 3 it is plain "buy a
+    private"."""
     from pbm.e18xx.pbem.intent import turn_outline
 
     g = game(58)
     assert g.current_entity() == "TAG" and "can_buy_companies" not in g.phase.status
     outline = "\n".join(turn_outline(g))
-    assert "buy a private (once the first 3 train is bought: rule 4.2.6)." in outline
+    assert "buy a private (once the train bought starts Phase 3)." in outline
     g = game(77)
     assert "can_buy_companies" in g.phase.status
     assert "buy a private (once" not in "\n".join(turn_outline(g))

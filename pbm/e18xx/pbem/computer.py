@@ -11,6 +11,14 @@ title) with simple, sensible rules:
 * operating rounds: lay a legal tile and place a legal token, run the best
   routes (``auto``), pay out when the run earned something, buy a train when
   the company must or may (the cheapest offered), otherwise pass;
+* 18VA (trains with a passenger and a freight side; issue 28, the sixth run's stall in phase 2):
+  declare a train the side that could earn more on today's map, passenger between equals (a 1G
+  must reach a mine or coal district, 4.5.8); buy a train that would earn while the company's
+  trains earn nothing, or with twice its price in the treasury; convert a five-share company at
+  its train limit or unable to earn (4.5.1); once the phase has lasted ``STUCK_ORS`` operating
+  rounds, a company that cannot earn buys the next train (the next phase brings green tiles) and
+  a player starts another company when his own cannot earn, or when no company can pay for the
+  next train and he could pay it four times over;
 * it never goes bankrupt while another legal action exists;
 * it never buys another player's private (that needs the owner's consent, 18GA 3.2),
   and answers an offer for a private it holds by :func:`answer_for_computer`:
@@ -74,6 +82,9 @@ def choose(game) -> A.Action | None:
         return _draw(game, options) if options else None
 
     if kind == "operating":
+        convert = first(A.Convert)
+        if convert is not None and _wants_to_convert(game, cur):
+            return convert
         lay = any_of(A.LayTile)
         if lay is not None:
             return lay
@@ -96,9 +107,20 @@ def choose(game) -> A.Action | None:
             pool = [a for a in trains if st.trains[a.train].owner in ("depot", "discard")]
             passing = first(A.Pass)
             # from the depot or the open market only (never trains shuffled between companies), and only
-            # while the company has fewer than two trains or must buy one
-            if pool and (len(own) < 2 or passing is None):
-                return _best(game, sorted(pool, key=lambda a: a.train), lambda a: -(a.price or 0))
+            # while the company has fewer than two trains or must buy one -- or while its trains earn
+            # nothing and the train on offer would (18VA: freight trains with no mine or coal district)
+            if pool:
+                cheapest = [a for a in pool if (a.price or 0) == min(b.price or 0 for b in pool)]
+                value = {a: _variant_value(game, cur, a) for a in cheapest}
+                pick = _best(game, sorted(cheapest, key=lambda a: a.train), lambda a: (value[a], _passenger(game, a)))
+                cash = int(st.cash.get(f"C:{cur}", 0))
+                if len(own) < 2 or passing is None or (value[pick] > 0 and (
+                        _revenue(game, cur) == 0 or cash >= 2 * (pick.price or 0))):
+                    return pick
+                # stuck (no route for its trains, the phase unchanged for long: 18VA's yellow track
+                # exhausted): buying trains brings the next phase, its tiles and its trains
+                if _has_freight(game) and _ors_in_phase(game) >= STUCK_ORS and _revenue(game, cur) == 0:
+                    return pick
             if passing is not None:
                 return passing
             return _best(game, sorted(trains, key=lambda a: a.train), lambda a: -(a.price or 0))
@@ -114,7 +136,11 @@ def choose(game) -> A.Action | None:
     if buys:
         return _best(game, buys, lambda a: _price(game, a))
     cash = _cash(game, player)
-    presides = any(game.controller(c) == player for c in s.corporations)
+    presided = [c for c in s.corporations if game.controller(c) == player]
+    # another company once every company he presides has trains that earn nothing (a careful player
+    # with money does not sit on companies that cannot run; 18VA's freight trains without a route)
+    presides = bool(presided) and not (_has_freight(game) and _ors_in_phase(game) >= STUCK_ORS and (
+        _all_idle(game, presided) or _stuck_and_rich(game, cash)))
     pars = [a for a in not_bankrupt if isinstance(a, A.Par) and a.price * 2 <= cash]
     if pars and not presides and not (isinstance(last, A.BuyShares) and last.entity == cur):
         return _best(game, pars, lambda a: a.price)
@@ -155,6 +181,105 @@ def answer_for_computer(session, game_row, sender: str) -> tuple[object, dict] |
     out, answered = answer_offer(session, game_row, int(offer["owner_seat"]), computer_answer(game, offer),
                                    by="the computer playing " + str(offer.get("owner")))
     return out, answered
+
+
+def _wants_to_convert(game, corp: str) -> bool:
+    """Convert a five-share company to ten shares (18VA 4.5.1) once it is at its train limit or its
+    trains earn nothing: the ten-share limit is higher and the treasury gets shares to sell."""
+    c = game.state.corporations.get(corp)
+    if c is None:
+        return False
+    try:
+        at_limit = not game._room(corp)  # noqa: SLF001
+    except Exception:  # noqa: BLE001 - a title without train limits
+        at_limit = False
+    return at_limit or (bool(c.trains) and _revenue(game, corp) == 0)
+
+
+# operating rounds in one phase after which the game counts as stuck (a careful player then starts
+# another company rather than wait: see choose's stock rules)
+STUCK_ORS = 10
+
+
+def _has_freight(game) -> bool:
+    """The title's trains have a freight side (18VA): the titles whose computer games stalled (the
+    sixth run); elsewhere the stock rules stay as they were (their computer games were checked
+    against 18xx.games as they are)."""
+    return any(kind == "freight" for t in game.title.trains for _, kind in t.variants)
+
+
+def _ors_in_phase(game) -> int:
+    """The operating rounds begun since the phase began (from the game's log)."""
+    n = 0
+    for line in reversed(game.state.log):
+        if line.startswith("-- phase "):
+            break
+        if line.startswith("-- operating round "):
+            n += 1
+    return n
+
+
+def _stuck_and_rich(game, cash: int) -> bool:
+    """No company that has floated can pay for the cheapest train the bank offers, while the player
+    could pay it four times over: nobody buys, the phase never changes; a careful player with the
+    money starts another company, whose capital buys it."""
+    s = game.state
+    try:
+        depot = [s.trains[t].price for t in game._depot_trains()]  # noqa: SLF001
+    except Exception:  # noqa: BLE001
+        return False
+    if not depot:
+        return False
+    cheapest = min(depot)
+    floated = [c for c in s.corporations.values() if c.floated and not c.closed]
+    return bool(floated) and cash >= 4 * cheapest and all(int(s.cash.get(c.key, 0)) < cheapest for c in floated)
+
+
+def _revenue(game, corp: str) -> int:
+    """What ``corp``'s trains would earn now (0 when they cannot run, or on any doubt)."""
+    if not game.state.corporations[corp].trains:
+        return 0
+    try:
+        if game.title.data.get("stop_groups"):  # 18VA: passenger and freight trains (as its run counts them)
+            from pbm.e18xx.freight import best_kinded
+
+            return int(best_kinded(game, corp, game.corp_trains(corp))[0])
+        return int(game.auto_routes(corp)[0])
+    except Exception:  # noqa: BLE001 - no route search for this company now
+        return 0
+
+
+def _all_idle(game, corps: list[str]) -> bool:
+    """Every company of ``corps`` that has operated owns trains that earn nothing."""
+    ran = [c for c in corps if game.state.corporations[c].floated and game.state.corporations[c].trains]
+    return bool(ran) and len(ran) == len([c for c in corps if game.state.corporations[c].floated]) and \
+        all(_revenue(game, c) == 0 for c in ran)
+
+
+def _variant_value(game, corp: str, a: A.BuyTrain) -> int:
+    """The best a train bought as ``a`` (with its declared side, 18VA's ``2`` or ``1G``) could earn
+    alone for ``corp`` on today's map: 0 when it has no route.  Trains without sides: 0 (all equal)."""
+    if not a.variant or not game.title.data.get("stop_groups"):
+        return 0
+    kind = _variant_kind(game, a)
+    try:
+        from pbm.e18xx.freight import routes_for
+
+        return max((r.revenue + r.subsidy for r in routes_for(game, corp, a.variant, kind)), default=0)
+    except Exception:  # noqa: BLE001 - no route search: no preference
+        return 0
+
+
+def _variant_kind(game, a: A.BuyTrain) -> str:
+    name = game.state.trains[a.train].name
+    td = next((t for t in game.title.trains if t.name == name), None)
+    return dict(td.variants).get(a.variant, "passenger") if td is not None else "passenger"
+
+
+def _passenger(game, a: A.BuyTrain) -> int:
+    """1 for a passenger train (or one without sides): between equals, the train that runs between
+    cities, which track soon joins, rather than a freight train that needs a mine or coal district."""
+    return 0 if a.variant and _variant_kind(game, a) == "freight" else 1
 
 
 def _cash(game, player: str) -> int:

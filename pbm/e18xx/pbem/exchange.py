@@ -324,7 +324,7 @@ def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> 
             d["routes"] = []
         out.append({**d, "pbm_auto": True, "id": len(out) + 1})
 
-    for act in actions:
+    def write(act: A.Action) -> None:
         log_from = len(game.state.log)
         for who in passes.pre(act):
             auto_pass(who)
@@ -372,7 +372,39 @@ def export_actions(game: Game, actions: list[A.Action], ids: dict[str, str]) -> 
         links = _joint_home_links(game, linked)
         if links:
             out[-1 - len(passed)].setdefault("auto_actions", []).extend(links)
+
+    for act in actions:
+        if isinstance(act, A.Bankrupt):
+            for sale in _bankrupt_sales(game, act):
+                write(sale)
+        write(act)
     return out
+
+
+def _bankrupt_sales(game: Game, act: A.Bankrupt):
+    """The sales a president makes as he goes bankrupt, as actions of his own, each yielded once the
+    one before is processed.  18VA 4.6.3: "If, after selling all the stock he is legally permitted
+    to sell, the President cannot raise sufficient cash ..., he is bankrupt": pbm's ``bankrupt``
+    sells first (the price falls with each sale), then gives his remaining holdings to the open
+    market at an unchanged price (:meth:`_eliminate`); 18xx.games' ``bankrupt`` does only the
+    latter, so the export writes the sales before it (issue 28, the sixth run: random 5p 50075,
+    WMR at 40 on pbm, 50 on the site).  The same sales in the same order as the engine's
+    ``_bankrupt``; only where bankruptcy eliminates the player (``game_end.bankrupt:
+    all_but_one``: 18VA), the other titles' bankruptcy ends the game."""
+    g = game
+    if (g.title.data.get("game_end") or {}).get("bankrupt") != "all_but_one":
+        return
+    corp = act.entity
+    if corp not in g.state.corporations or not g._must_go_bankrupt(corp):  # noqa: SLF001
+        return
+    pres = g.president(corp)
+    if not pres:
+        return
+    order = [c.sym for c in sorted((x for x in g.state.corporations.values() if x.price), key=g._sort_key)]  # noqa: SLF001
+    for sym in order:
+        units = g._emergency_units(pres, corp, sym)  # noqa: SLF001
+        if units:
+            yield A.SellShares(pres, corporation=sym, count=max(units))
 
 
 def export_log(log: dict[str, Any], *, game_id: int = 1, name: str = "", ended: str | None = None) -> dict[str, Any]:

@@ -36,8 +36,8 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
 from pbm.e18xx.pbem.intent import Hooks, TurnWriter
-from pbm.e18xx.pbem.moves import (Done, More, Move, MoveError, PassRestOfRound, StandingOrders, for_game,
-                                  format_action, parse_moves, private_by_name)
+from pbm.e18xx.pbem.moves import (Done, More, Move, MoveError, PassRestOfRound, StandingOrders, _private_symbol_in,
+                                  for_game, format_action, parse_moves, private_by_name)
 from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
 
@@ -663,29 +663,29 @@ def set_offer(game_row, offer: dict | None) -> None:
 # 'accept 3', 'accept', and in the first person 'I accept', 'I accept the offer.' (18GA s15 mail #134)
 _ANSWER = re.compile(r"^\s*(?:(?:i|we)\s+)?(accept|decline)\b[\s.!]*(?:(?:the\s+offer|it|this|that)\b[\s.!]*)?"
                      r"(.*?)[\s.!]*$", re.IGNORECASE)
-# the words around the private in an answer: whose offer it is and its price - 'I accept Di's offer of
-# $150 for NDY', 'Accept the offer for the New Decatur Yards' (play-through s17c 18AL mail #43)
-_ANSWER_OFFER = re.compile(r"^(?:(?:(?:[\w&]+'s|the|your|his|her|their|this|that)\s+)?(?:\$\d+\s+)?offer\b\s*)?"
-                           r"(?:(?:of|at)\s+\$\d+\s*)?(?:for\s+)?(?:the\s+)?", re.IGNORECASE)
+
+
+# words around what an answer names: 'I accept B&O's offer of $80 for the Potomac Yards' (18VA s17 mail 46)
+_ANSWER_FILLER = {"the", "a", "an", "offer", "offered", "of", "for", "to", "sell", "sale", "private", "company",
+                  "price", "your", "my", "its", "it", "this", "that", "and", "at", "you", "thanks", "please"}
 
 
 def offer_answer(text: str) -> tuple[str, str] | None:
-    """("accept"|"decline", private) if the move text is an answer to an offer, else None; the
-    private by its symbol or its rulebook name (moves.py's names of the privates)."""
-    from pbm.e18xx.pbem.moves import _private_names
-
+    """("accept"|"decline", private) if the move text is an answer to an offer, else None: the private
+    by its symbol or its rulebook name, the price and the buyer said around it left out ('accept the
+    $80 for Potomac Yards' is 'accept P3'); a train by its type ('accept 3')."""
     lines = [x for x in text.splitlines() if x.strip()]
     if not lines:
         return None
     m = _ANSWER.match(lines[0])
     if not m:
         return None
-    rest = _ANSWER_OFFER.sub("", m.group(2).strip(), count=1).strip(" .!,")
-    words = tuple(w.rstrip(",.") for w in rest.lower().split())
-    for name, sym in _private_names():
-        if words[:len(name)] == name:
-            return m.group(1).lower(), sym
-    return m.group(1).lower(), rest.split()[0].upper() if rest.split() else ""
+    words = [w.strip(",.;:!?") for w in m.group(2).split()]
+    named = _private_symbol_in(["accept", *words], ["accept", *(w.lower() for w in words)])
+    words = [w for w in (named[1:] if named else words)
+             if w and w.lower() not in _ANSWER_FILLER and not re.match(r"^[$\u00a3]\d", w)
+             and not w.lower().endswith(("'s", "\u2019s"))]
+    return m.group(1).lower(), words[0].upper() if words else ""
 
 
 def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id: int | None = None,

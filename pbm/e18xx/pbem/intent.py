@@ -1356,14 +1356,11 @@ def turn_outline(game: "Game") -> list[str]:
                 elif buys and not any(x.startswith("buy trains") for x in parts):
                     parts.append("buy trains (" + _bank_train_words(game, g, corp) + "from other companies)")
             elif step.name == "buy_company" and any(isinstance(a, A.BuyCompany) for a in mine):
-                if "can_buy_companies" in game.phase.status or "can_buy_companies" not in g.phase.status:
-                    parts.append("buy a private")
-                else:  # open only after the example's train began the phase (18AL 4.2.6; s17c, TAG in OR 2.1)
-                    from pbm.e18xx.rounds.cite import section
-
-                    ref = section(g.title, "buy_private_phase") or section(g.title, "private_sale")
-                    parts.append(f"buy a private (once the first {g.phase.on or g.phase.name} train is bought"
-                                 + (f": rule {ref})" if ref else ")"))
+                # a private is bought only from a phase the train bought in this turn may start (1848 7.3
+                # "From Phase 3 onwards"; s17c mail 035: the outline of the 2/2+ Phase said only "buy a private")
+                opened = "can_buy_companies" not in game.phase.status and "can_buy_companies" in g.phase.status
+                parts.append("buy a private" + (f" (once the train bought starts "
+                                                f"{g.title.in_phase(g.state.phase)[3:]})" if opened else ""))
             if act is None:
                 if "pass" not in g.or_actions(corp):
                     return []  # a step the outline cannot fill: no example

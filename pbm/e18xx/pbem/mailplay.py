@@ -385,6 +385,18 @@ def end_words(game) -> str:
     return words(game.state.end_reason)
 
 
+def _outline(game) -> list[str]:
+    """The whole turn to write, after a refusal's list of the open step's moves: a refused company turn
+    listed only that step's moves ('pass' in the tile step) and not the station, run and train steps the
+    turn mail had shown (18VA s17 mail 25)."""
+    if game is None or game.finished:
+        return []
+    from pbm.e18xx.pbem.intent import turn_outline
+
+    outline = turn_outline(game)
+    return [f"  {x}" for x in outline] if outline else whole_turn_lines(game)
+
+
 def whole_turn_lines(game) -> list[str]:
     """How a whole turn is written in one mail, for the player to act (issue 29 item 1): a company's
     turn, or a stock turn; the list above gives only the open step's moves (play-through s12, mail
@@ -1038,7 +1050,7 @@ def _may_after_refusal(game_row, seat: int, out) -> list[str]:
     if offer is not None and offer.get("owner_seat") == seat:
         return [f"Now: {who} to act; {offer['entity']}'s offer for {offer_thing(offer)} waits for your answer. "
                 "You may:", f"  accept {offer_name(offer)}", f"  decline {offer_name(offer)}"]
-    return [f"Now: {who} to act. {who} may:"] + [f"  {x}" for x in out.legal]
+    return [f"Now: {who} to act. {who} may:"] + [f"  {x}" for x in out.legal] + _outline(out.game)
 
 
 def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> str:

@@ -262,6 +262,8 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         if low == ["rest", "of", "round"]:
             return PassRestOfRound(entity)
         raise _fail(lineno, line, "unexpected words after 'pass'", verb)
+    if verb == "convert" and low[:1] == ["the"] and low[2:3] in (["to"], ["into"]):
+        args, low = args[1:], low[1:]  # 'Convert the RF&P to a Ten-Share Company' (18VA 4.5.1; s17 mail 48)
     if verb == "convert" and low[1:2] in (["to"], ["into"]) and all(w in _CONVERT_WORDS for w in low[1:]):
         args, low = args[1:], low[1:]  # 'Convert N&W to a Ten-Share Company' (18VA 4.5.1; s14b mail #65)
     if verb == "convert" and args and all(w in _CONVERT_WORDS for w in low):
@@ -550,8 +552,9 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
     """One route as written -> (its train, its stops): the word ``train`` after the train's type is
     the rulebook's ('run 2 train A B', as in "buy a 2 train"), and stops may be separated by ' - ',
     '–', '->' or 'to' as pbm's own route events print them ('Rome - Gadsden', 'D7 Rome - E6
-    Gadsden': a hex with its name is that hex; a name of several words between separators is one
-    place, 'West Point'); a leading 'from' is dropped (play-through s12)."""
+    Gadsden': a hex with its name is that hex, and so is a hex after the words that describe it, 'the
+    port I4' (18VA s17 mail 25); a name of several words between separators is one place, 'West
+    Point'); a leading 'from' is dropped (play-through s12)."""
     words = [w.rstrip(":") for w in _unhyphen(words) if w.rstrip(":")]  # 'run the 2 train: A - B'
     while words and words[0].lower() in ("train", "the", "a", "other", "another", "second", "one", "first", "two",
                                          "three", "both", "our", "its", "my"):
@@ -578,13 +581,15 @@ def _route_words(words: list[str]) -> tuple[str | None, list[str]]:
             group.append(w)
             continue
         if group:
-            stops.append(group[0] if len(group) > 1 and _HEX_WORD.match(group[0]) else " ".join(group))
+            stops.append(group[0] if len(group) > 1 and _HEX_WORD.match(group[0]) else
+                         group[-1] if len(group) > 1 and _HEX_WORD.match(group[-1]) else " ".join(group))
         group = []
     return train, stops
 
 
 _SHARE_FILLER = {"a", "an", "one", "share", "shares", "certificate", "certificates", "of", "the", "from", "in",
                  "my",  # 'sell my BOE share' (s13 F2)
+                 "its",  # 'buy one share of the Southern Railway from its Treasury' (18VA 4.3.2; s17 mail 31)
                  "another",  # 'then buy another SAL' (18GA s14b F13)
                  "last", "remaining",  # 'buy the last CAR share' (1848 s15 mail #67), 'the last ABC share' (18AL s15 #62)
                  "second", "third", "fourth", "fifth",  # 'Buy a third NSW share': one share (1848 s16d mail 19)
@@ -822,7 +827,10 @@ def _starting_value(toks: list[str], low: list[str]) -> list[str] | None:
 
 
 _USE_FILLER = {"for", "an", "a", "the", "extra", "station", "token", "marker", "its", "to", "place", "in", "on",
-               "at", "power", "ability", "special", "bonus", "+10", "with"}
+               "at", "power", "ability", "special", "bonus", "+10", "with",
+               # 'to add +10 to Richmond', 'to increase the value of Richmond by $10' (18VA 4.2 (1): "Add +10 to
+               # any City", "increase the value of any one City by $10"; s17 mail 43); 'of' only after 'value'
+               "add", "adding", "increase", "increasing", "raise", "raising", "value", "by", "$10", "+$10"}
 
 
 def _use_words(toks: list[str], low: list[str]) -> list[str] | None:
@@ -835,7 +843,9 @@ def _use_words(toks: list[str], low: list[str]) -> list[str] | None:
     for words, sym in _private_names():
         n = len(words)
         if tuple(low[at:at + n]) == words:
-            rest = [t for t, w in zip(toks[at + n:], low[at + n:]) if w not in _USE_FILLER]
+            tail = low[at + n:]
+            rest = [t for i, (t, w) in enumerate(zip(toks[at + n:], tail))
+                    if w not in _USE_FILLER and not (w == "of" and i and tail[i - 1] == "value")]
             if not rest or len(rest) == len(low) - at - n:
                 return None  # no words of the book's around it: 'use Potomac Yards A6' is read as it is (s13w F3)
             return [toks[0], sym, *rest]
@@ -1145,12 +1155,39 @@ def _par_words(toks: list[str], low: list[str]) -> list[str] | None:
     return ["par", *keep] if keep != toks[1:] else None
 
 
+_PRICE_LEAD = ("its", "the", "lowered", "reduced", "current", "face", "listed", "present", "new", "sale", "asking")
+_PRICE_NOUN = ("price", "value", "cost")
+
+
+def _said_price(toks: list[str], low: list[str], at: int) -> tuple[str, int] | None:
+    """The price after the 'at' or 'for' at ``at`` and the index after it: '£165', or the price the sale
+    shows said in words, 'its lowered price of £165', 'its reduced price, £165', 'its face value of £110'
+    (1848 3.1.1 "buy a Private Company at its face value or reduce the cost"; s17c mail 005); None when
+    no price follows. A par value ('at its par value of 70') is ``_president_par``'s."""
+    i = at + 1
+    while i < len(low) and low[i].rstrip(",:") in _PRICE_LEAD:
+        i += 1
+    if i > at + 1:
+        if i >= len(low) or low[i].rstrip(",:") not in _PRICE_NOUN:
+            return None
+        i += 1
+        if i < len(low) and low[i] in ("of", "now", "is"):
+            i += 1
+    price = _money(toks[i]).rstrip(".,") if i < len(toks) else ""
+    return (price, i + 1) if price.isdigit() else None
+
+
 def _private_words(toks: list[str], low: list[str]) -> list[str] | None:
     """'buy private LTR from Ann for $25', 'buy BLC from Ann for 105', 'buy private LTR for 25': the private,
     its price and the owner named (checked against the game: ``FromOwner``); 'buy P2 at £70', the price
     the sale lists (1848 3.1.1 "buy a Private Company at its face value"; s16 mail #6)."""
     if low[0] != "buy" or len(low) < 4 or "train" in _unhyphen(low):
         return None
+    said = next(((i, *p) for i in range(2, len(low) - 1) if low[i] in ("for", "at")
+                 and (p := _said_price(toks, low, i)) and p[1] > i + 2), None)
+    if said:  # 'buy P4 at its lowered price of £165' is 'buy P4 at £165' (1848 3.1.1; s17c mail 005)
+        i, price, end = said
+        toks, low = [*toks[:i + 1], price, *toks[end:]], [*low[:i + 1], price, *low[end:]]
     if "for" not in low[2:]:
         at = next((i for i in range(2, len(low) - 1) if low[i] == "at" and toks[i - 1].upper() in _private_symbols()), None)
         if at is None:
@@ -1187,6 +1224,17 @@ _LAY_TAIL = ("toward", "towards", "heading", "facing",
              "between", "going", "leading", "running",  # '..., between Richmond and Fredericksburg' (18VA s16b #25)
              "runs", "goes", "leads", "heads",  # '..., rotation 0, so it runs from A down toward B' (18VA s16d #19)
              "paying", "costing")  # '..., paying £50 for the mountain': the terrain cost, charged by the map (1848 s16e #56)
+# words that start the player's note only right after the rotation: '..., rotation 2, from Petersburg toward
+# Norfolk', '..., rotation 0, down to Rocky Mount' (18VA s17 mails 27, 50); before it 'from' may be a lay's own
+_LAY_TAIL_AFTER_ROTATION = ("from", "down", "up", "out", "onward", "onwards", "through", "via", "past",
+                            "across", "over", "into", "north", "south", "east", "west")
+
+
+def _lay_tail(low: list[str], i: int) -> bool:
+    """Does the word ``low[i]`` of a lay start the player's note on where the track goes?"""
+    w = low[i].rstrip(",.;")
+    return w in _LAY_TAIL or (w in _LAY_TAIL_AFTER_ROTATION and i > 0
+                              and re.match(r"^[0-5]$", low[i - 1].rstrip(",.;")) is not None)
 
 
 _JOIN_VERBS = ("connecting", "connect", "connects", "joining", "join", "joins", "linking", "link", "links",
@@ -1207,7 +1255,7 @@ def _lay_joining_words(toks: list[str], low: list[str]) -> list[str] | None:
     if at is None:
         return None
     head = list(toks[:at])
-    told = next((i for i, w in enumerate(low[:at]) if i > 1 and w.rstrip(",.;") in _LAY_TAIL), at)
+    told = next((i for i in range(2, at) if _lay_tail(low, i)), at)
     head = head[:told]  # 'so it runs from Alexandria down toward Richmond': all of it says where (s16d #19)
     while len(head) > 1 and head[-1].lower().rstrip(",.;") in _JOIN_LEAD:
         head.pop()
@@ -1228,7 +1276,7 @@ def _lay_told(keep: list[str]) -> list[str] | None:
     and Mount Gambier' or 'between Richmond and Fredericksburg' is the player's comment (s14b F8; 1848 s16
     mail #36; 18VA s16b mail 25); 'with <private>' after the rotation stays (Table III: a private's lay)."""
     bare = [t.rstrip(",.;") for t in keep]
-    cut = next((i for i, w in enumerate(bare) if w.lower() in _LAY_TAIL), len(bare))
+    cut = next((i for i in range(len(bare)) if _lay_tail([w.lower() for w in bare], i)), len(bare))
     bare = bare[:cut]
     private: list[str] = []
     if "with" in [w.lower() for w in bare]:
@@ -1270,13 +1318,14 @@ def _lay_words(toks: list[str], low: list[str]) -> list[str] | None:
     joined = _lay_joining_words(toks, low)
     if joined is not None:
         return joined
-    if not any(w.rstrip(",.;") in _LAY_FILLER + _LAY_COLOURS + _LAY_TAIL + ("with",) for w in low[1:]):
+    if not any(w.rstrip(",.;") in _LAY_FILLER + _LAY_COLOURS + ("with",) or _lay_tail(low, i)
+               for i, w in enumerate(low[1:], 1)):
         return None
     keep = [t for i, (t, w) in enumerate(zip(toks[1:], low[1:]), 1)
             if w not in _LAY_FILLER and not (w == "with" and i + 1 < len(low)  # 'with tile 237' (s14b #59)
                                              and (low[i + 1] in ("tile", *_ROTATION_WORDS)  # 'with rotation 1' (s14b #124)
                                                   or low[i + 1].rstrip(",").isdigit()))]
-    tail = next((i for i, w in enumerate(keep) if i and w.lower().rstrip(",.;") in _LAY_TAIL), None)
+    tail = next((i for i in range(1, len(keep)) if _lay_tail([w.lower() for w in keep], i)), None)
     if tail is not None:  # 'toward Selma and K6': the player's comment, read before a hex in it is taken
         keep = [*keep[:tail - 1], keep[tail - 1].rstrip(",.;")]  # for the lay's own (s16c mail 038)
         while len(keep) > 1 and keep[-1].lower().rstrip(",.;") in _JOIN_LEAD:
@@ -1449,8 +1498,8 @@ def _named(toks: list[str], low: list[str]) -> list[str] | None:
     privates, 3.1.1; play-through s16b mail #7: read as a 2E train and refused)."""
     out: list[str] = []
     ghan = False
-    priced = any(w in ("for", "at") and _money(t).rstrip(".,").isdigit()
-                 for w, t in zip(low, toks[1:])) and not {"train", "2e"} & set(low)
+    priced = any(w in ("for", "at") and _said_price(toks, low, i)
+                 for i, w in enumerate(low)) and not {"train", "2e"} & set(low)
     i = 0
     while i < len(toks):
         if low[i:i + 3] == ["bank", "of", "england"]:
@@ -1686,6 +1735,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "provided ... one for the City\"; the private by its name (s15 mail 75)", _marker),
     ("use Potomac Yards for an extra station in D9", "use P3 D9", "18VA 4.2 (3): the private by its name, the "
      "power in the book's words (s14 #65)", _use_words),
+    ("use the Railway Express Agency to add +10 to Richmond", "use P1 Richmond", "18VA 4.2 (1): \"Add +10 to "
+     "any City\", in the book's words (s17 mail 43)", _use_words),
     ("use P1 on H3", "use P1 H3", "18VA 4.2 (1): the marker on a city (s11v)", _use_on),
     ("assign P1 to C12", "assign P1 C12", "the same, for a revenue bonus", _use_on),
     ("bid $130 on NDY", "bid 130 NDY", "18AL/18GA 3.1(b): 'place a bid on' a private, amounts with '$' (s12)",
@@ -1706,6 +1757,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
      "(18GA s14b F8)", _lay_words),
     ("lay tile 9 on F9 with rotation 0, between Richmond and Fredericksburg", "lay 9 F9 0", "the same, with the "
      "places it joins (18VA s16b mail 25)", _lay_words),
+    ("lay a 9 on F15 rotation 0 down to Rocky Mount", "lay 9 F15 0", "the same, where it runs said after the "
+     "rotation: 'from A toward B', 'down to B' (18VA s17 mails 27, 50)", _lay_words),
     ("lay a 57 tile in Sydney so it connects Wollongong and Newcastle", "lay 57 Sydney joining Wollongong and "
      "Newcastle", "no rotation, but what the track joins, as the move lists say each rotation; the rotation "
      "reaching those places is laid (1848 s16b mail #33)", _lay_words),
@@ -1994,7 +2047,12 @@ def _no_asides(text: str) -> str:
     """``text`` without the words in brackets, a note to the reader as '#' starts one: 'Lay tile 57 in
     Baltimore, rotation 0 (Annapolis to Philadelphia).', 'buy a 3 train (passenger)', the move lists'
     own 'lay 57 H3 0 (same as 3)' (play-through s14b mails #24, #60)."""
-    return re.sub(r"\s*\([^()]*\)", "", text) if "(" in text else text
+    if "(" not in text:
+        return text
+    if re.match(r"\s*run\b", text, re.I):  # in a route a hex in brackets names the stop its words describe:
+        # 'to the port (I4)' is I4 (_route_words; 18VA s17 mail 25: "'The Port' is not a stop")
+        text = re.sub(r"\(\s*([A-Za-z]{1,2}\d{1,3}(?:-\d)?)\s*\)", r"\1", text)
+    return re.sub(r"\s*\([^()]*\)", "", text)
 
 
 _STEP_LABELS = {"build": "lay", "track": "lay", "tile": "lay", "tiles": "lay", "lay": "lay",
@@ -2004,8 +2062,9 @@ _STEP_LABELS = {"build": "lay", "track": "lay", "tile": "lay", "tiles": "lay", "
                 "purchase": "", "loan": "", "private": "", "shares": "", "stock": ""}
 _LABEL = re.compile(r"^\s*(?:\d\.\s*)?([A-Za-z]+)(?:\s+[A-Za-z]+)?\s*:\s*(\S.*)$")
 # 'buy two 2 trains', 'buy 2 trains of type 2' (1848 8.2 "Types of Train"; s16b mail #33), 'the last two 2 trains'
-# (s16c mail 32)
+# (s16c mail 32), 'the two remaining 2 trains' (s17c mail 033)
 _MANY_TRAINS = re.compile(r"^buy\s+(?:the\s+(?:last\s+|remaining\s+)?)?(?P<n>two|three|2|3)\s+"
+                          r"(?:(?:last|remaining)\s+)?"
                           r"(?:(?P<type>\S+?)(?:-trains?|\s+trains?)"
                           r"|trains?\s+of\s+(?:the\s+)?type\s+(?P<of>\S+?))(?P<rest>(?:[\s,.;].*)?)$", re.I)
 # 'Buy one 2 train and one 2+ train': two purchases in one line (8.3.2, 8.2.1; s16c mail 30)

@@ -983,6 +983,7 @@ class TrainsMixin:
         key = p.key
         self.log(f"{name} goes bankrupt")
         self.transfer(key, s.corporations[corp].key, s.cash[key])
+        s.round.emergency_sold = 0  # his sales bind him only (4.6.2): the next president has sold nothing
         # in operating order (the highest share price first, as 18xx.games closes them): the trains of
         # the companies that close go to the Open Market in that order
         ran = [c.sym for c in sorted(s.corporations.values(), key=self._sort_key) if self.president(c.sym) == name]
