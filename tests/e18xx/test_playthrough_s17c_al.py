@@ -10,7 +10,7 @@ import re
 import pytest
 
 from pbm.e18xx.core import actions as A
-from pbm.e18xx.pbem.games import offer_answer
+from pbm.e18xx.pbem.games import offer_answer, offer_said
 
 from .helpers import playthrough_game
 
@@ -43,9 +43,14 @@ def test_an_answer_naming_the_buyers_offer(line):
     """Stock round 3 (mail 43): Di offered Cy $150 for NDY; Cy's 'I accept Di's offer for NDY' was
     refused "the offer waiting is for NDY; write 'accept NDY'" (class b: the line named NDY, and the
     answer took "Di's" for the private). The buyer's offer and its price are words around the answer,
-    the private by its symbol or its Table III name."""
-    assert offer_answer(line) == ("accept", "NDY")
-    assert offer_answer(line.replace("accept", "decline").replace("Accept", "Decline")) == ("decline", "NDY")
+    the private by its symbol or its Table III name (the reader main gained the same hour from 18GA s17c
+    mail 40 and 18VA s17 mail 46)."""
+    g, offer = game(71), {"company": "NDY"}
+    verb, said = offer_answer(line)
+    assert verb == "accept" and offer_said(g, offer, said), said
+    verb, said = offer_answer(line.replace("accept", "decline").replace("Accept", "Decline"))
+    assert verb == "decline" and offer_said(g, offer, said), said
+    assert not offer_said(g, offer, offer_answer(line.replace("NDY", "TR"))[1]) or "NDY" not in line
 
 
 def test_an_answer_naming_no_private_still_answers():
@@ -105,7 +110,7 @@ def test_the_owner_answers_in_his_own_words_by_mail(al71):
 def test_a_refused_answer_lists_the_owners_answers(al71):
     """Noted at mail 43 (no mail lost): the refusal of Cy's answer went on "Now: Di to act. Di may:"
     with Di's stock moves (buy, par, sell) - none of them Cy's to write. A refused answer from the
-    player the offer waits for lists his two answers."""
+    player the offer waits for lists his two answers (mailplay's _now_lines, from 18GA s17c mail 40)."""
     from tests.e18xx.test_pbem_mail import answer, send
 
     cli = al71[0]
@@ -114,7 +119,7 @@ def test_a_refused_answer_lists_the_owners_answers(al71):
     line, inbound = send(al71, 3, "accept TR", game="al-c")
     assert "rejected" in line, line
     text = answer(cli, inbound)[1]
-    assert "Now: Di to act; Di's offer for NDY waits for your answer. You may:\n  accept NDY\n  decline NDY\n" in text
+    assert "Now: Di's offer for NDY waits for your answer:\n  accept NDY\n  decline NDY\n" in text
     assert "par ATN 60" not in text.split("Correct the moves")[0]
 
 

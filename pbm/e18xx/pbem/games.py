@@ -36,7 +36,7 @@ from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError
 from pbm.e18xx.core.game import Game
 from pbm.e18xx.pbem.intent import Hooks, TurnWriter
-from pbm.e18xx.pbem.moves import (Done, More, Move, MoveError, PassRestOfRound, StandingOrders, _private_symbol_in,
+from pbm.e18xx.pbem.moves import (Done, More, Move, MoveError, PassRestOfRound, StandingOrders,
                                   for_game, format_action, parse_moves, private_by_name)
 from pbm.e18xx.core.title import canonical_title, known_titles, load_title
 
@@ -665,27 +665,41 @@ _ANSWER = re.compile(r"^\s*(?:(?:i|we)\s+)?(accept|decline)\b[\s.!]*(?:(?:the\s+
                      r"(.*?)[\s.!]*$", re.IGNORECASE)
 
 
-# words around what an answer names: 'I accept B&O's offer of $80 for the Potomac Yards' (18VA s17 mail 46)
-_ANSWER_FILLER = {"the", "a", "an", "offer", "offered", "of", "for", "to", "sell", "sale", "private", "company",
-                  "price", "your", "my", "its", "it", "this", "that", "and", "at", "you", "thanks", "please"}
+# what follows the verb besides the thing sold, as the owner answers in his own words: whose offer it
+# is and its price before the thing ("I accept Eve's offer of $25 for the Lexington": 18GA s17c mail
+# #40, refused "the offer waiting is for LTR"), its price or buyer after it ("accept LTR for $25")
+_ANSWER_HEAD = re.compile(r"^(?:(?:the|your|this|that|his|her|their|[^\s]+['\u2019]s?)\s+offer\b[\s,]*)?"
+                          r"(?:(?:of|for|at)\s+[$\u00a3]?\d+(?:\s+dollars)?[\s,]*)?"
+                          # 'I accept the $80 for Potomac Yards' (18VA s17 mail 46): a price with its sign first
+                          r"(?:(?:the\s+)?[$\u00a3]\d+(?:\s+dollars)?[\s,]*)?(?:(?:for|on)\s+)?(?:the\s+)?",
+                          re.IGNORECASE)
+_ANSWER_TAIL = re.compile(r"[\s,]+(?:(?:for|at|of)\s+[$\u00a3]?\d+\b|(?:from|to|by)\s+\S+).*$", re.IGNORECASE)
 
 
 def offer_answer(text: str) -> tuple[str, str] | None:
-    """("accept"|"decline", private) if the move text is an answer to an offer, else None: the private
-    by its symbol or its rulebook name, the price and the buyer said around it left out ('accept the
-    $80 for Potomac Yards' is 'accept P3'); a train by its type ('accept 3')."""
+    """("accept"|"decline", what it names) if the move text is an answer to an offer, else None: what
+    it names is the thing sold as written ('' for none), without whose offer it is or its price
+    (``offer_said`` tells whether it is the offer's)."""
     lines = [x for x in text.splitlines() if x.strip()]
     if not lines:
         return None
     m = _ANSWER.match(lines[0])
     if not m:
         return None
-    words = [w.strip(",.;:!?") for w in m.group(2).split()]
-    named = _private_symbol_in(["accept", *words], ["accept", *(w.lower() for w in words)])
-    words = [w for w in (named[1:] if named else words)
-             if w and w.lower() not in _ANSWER_FILLER and not re.match(r"^[$\u00a3]\d", w)
-             and not w.lower().endswith(("'s", "\u2019s"))]
-    return m.group(1).lower(), words[0].upper() if words else ""
+    said = _ANSWER_TAIL.sub("", _ANSWER_HEAD.sub("", m.group(2).strip(), count=1))
+    return m.group(1).lower(), said.strip(" ,.!")
+
+
+def offer_said(game: Any, offer: dict, said: str) -> bool:
+    """Does an answer's ``said`` (``offer_answer``) name what ``offer`` is for: nothing (the one offer
+    waiting), its symbol or the train's type as the mails write it ('accept LTR', 'accept 3'), or the
+    private by its name or the first words of it ('the Lexington', 18GA Table III), as a purchase names it."""
+    from pbm.e18xx.pbem.moves import private_said
+
+    words = said.split()
+    if not words or words[0].upper() in (str(offer["company"]).upper(), offer_name(offer).upper()):
+        return True
+    return offer.get("kind") != "train" and game is not None and private_said(game, said) == offer["company"]
 
 
 def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id: int | None = None,
@@ -695,7 +709,8 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
     Accepting applies the buyer's purchase as offered, if nothing has
     happened in the game since the offer; declining withdraws it.  Returns
     the outcome and the offer answered."""
-    verb, comp = offer_answer(text) or ("", "")
+    verb, said = offer_answer(text) or ("", "")
+    comp = said.split()[0].upper() if said.split() else ""
     lines = [x.strip() for x in text.splitlines() if x.strip()]
     offer = pending_offer(game_row)
     seats = {p.number: p for p in players(session, game_row)}
@@ -712,7 +727,7 @@ def answer_offer(session: Session, game_row, seat: int, text: str, *, message_id
     if seat != offer.get("owner_seat"):
         return refuse(f"line 1: {lines[0]!r}: the offer for {offer_thing(offer)} waits for {offer['owner']}'s "
                       "answer, not yours")
-    if comp and comp.upper() not in (str(offer["company"]).upper(), offer_name(offer).upper()):  # an old mail: the id
+    if not offer_said(None, offer, said) and not offer_said(replay_rows(session, game_row).game, offer, said):
         # ('accept' alone answers the one offer waiting for this player: 18VA s14 mail #43)
         return refuse(f"line 1: {lines[0]!r}: the offer waiting is for {offer_thing(offer)}; "
                       f"write '{verb} {offer_name(offer)}'")

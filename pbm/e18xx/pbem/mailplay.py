@@ -907,7 +907,7 @@ def handle(session: Session, row, ctx, sender: str, c: Claim):
                 "applied whole or not at all); its other lines were taken:\n" + kept) if kept else \
             f"Your message #{row.seq} was received, but NOTHING in it was used (a mail is applied whole or not at all)."
         body = "\n".join([
-            head, "", f"Why: {out.error}", ""] + _may_after_refusal(game, player.number, out) + [
+            head, "", f"Why: {out.error}", ""] + _now_lines(game, player.number, out) + [
             "", "Correct the moves and send them again.", "", state_text(session, game, rep, legal=False)]
             + _seat_lines(player.number, game, len(rep.game.actions)) + ["", contact]) + "\n"
         replied = _reply(session, ctx, row, recipients, refusal_subject(row.seq, out.error, tag), body,
@@ -1017,6 +1017,21 @@ def _offer_note(offer: dict, game_row=None) -> str:
     return note
 
 
+def _now_lines(game_row, seat: int, out) -> list[str]:
+    """What a refused mail's writer reads under "Why:": who is to act and what he may do; or, when an
+    offer waits for this writer's answer, that offer and its two answers, not the buyer's moves (18GA
+    s17c mail #40: "Now: Eve to act. Eve may: buy private LTR 20 ..." to Ann, whose answer was awaited)."""
+    from pbm.e18xx.pbem.games import offer_name, offer_thing, pending_offer
+
+    offer = pending_offer(game_row)
+    if offer is not None and offer.get("owner_seat") == seat:
+        c = offer_name(offer)
+        return [f"Now: {offer['buyer_name']}'s offer for {offer_thing(offer)} waits for your answer:",
+                f"  accept {c}", f"  decline {c}"]
+    return [f"Now: {who_acts(out.game)} to act. {who_acts(out.game)} may:"] + [f"  {x}" for x in out.legal] \
+        + _outline(out.game)
+
+
 def _offer_note_owner(offer: dict, game_row=None) -> str:
     """The offer as the one who must answer it reads it in the state mail: what is offered to him,
     under which rule, and the lines to reply (issue 29, part B; his own "Offer for ..." mail says it too)."""
@@ -1037,20 +1052,6 @@ def _offer_note_owner(offer: dict, game_row=None) -> str:
     return (f"{what} The game waits for your answer. To sell, reply with the line\n\n  accept {c}\n\n"
             f"To refuse:\n\n  decline {c}\n\nNothing changes hands until you accept; the offer lapses if "
             f"anything else happens in the game first.{then}")
-
-
-def _may_after_refusal(game_row, seat: int, out) -> list[str]:
-    """What a refused mail's reply says may be written now: the acting entity's moves, or, to the player
-    an offer waits for, his two answers (play-through s17c 18AL mail #43: Cy's refused answer listed
-    Di's stock moves, none of them Cy's to write)."""
-    from pbm.e18xx.pbem.games import offer_name, offer_thing, pending_offer
-
-    who = who_acts(out.game)
-    offer = pending_offer(game_row)
-    if offer is not None and offer.get("owner_seat") == seat:
-        return [f"Now: {who} to act; {offer['entity']}'s offer for {offer_thing(offer)} waits for your answer. "
-                "You may:", f"  accept {offer_name(offer)}", f"  decline {offer_name(offer)}"]
-    return [f"Now: {who} to act. {who} may:"] + [f"  {x}" for x in out.legal] + _outline(out.game)
 
 
 def _offer_note_others(offer: dict, game_row=None, answered: bool = False) -> str:

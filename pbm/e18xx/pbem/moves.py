@@ -2477,6 +2477,21 @@ def _private_named(game: "Game", said: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def private_said(game: "Game", said: str) -> str | None:
+    """The private ``said`` names by its name: the first words of it ('the Lexington', 'Lexington
+    Terminal RR'; ``_private_named``) or the rulebook's form of it ('Lexington Terminal Railroad', Table
+    III's "RR" written out; ``_private_names``); a closing full stop or comma is the sentence's."""
+    words = tuple(w.rstrip(".,") for w in said.lower().split())
+    if words[:1] == ("the",):
+        words = words[1:]
+    if not words:
+        return None
+    found = _private_named(game, " ".join(words))
+    if found:
+        return found
+    return next((sym for name, sym in _private_names() if name == words and sym in game.state.companies), None)
+
+
 def rulebook_names(game: "Game", move: Move) -> Move:
     """A company named by the rulebook's abbreviation where pbm's differs (title data
     ``corporation_aliases``; 18VA 4.4: RF&P, VGN, WM for RFPR, VR, WMR): the move names pbm's."""
