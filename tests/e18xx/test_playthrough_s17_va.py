@@ -94,13 +94,19 @@ def test_the_railway_express_adding_its_ten_to_a_city():
 def test_an_offer_accepted_naming_the_price_and_the_private_by_its_name():
     """Di, OR 3.2 (mail 46): B&O offered $80 for Potomac Yards; 'I accept the $80 for Potomac Yards'
     was refused "the offer waiting is for P3; write 'accept P3'" (P3 is Potomac Yards)."""
-    from pbm.e18xx.pbem.games import offer_answer
+    from pbm.e18xx.pbem.games import offer_answer, offer_said
 
-    assert offer_answer("I accept the $80 for Potomac Yards") == ("accept", "P3")
-    assert offer_answer("I accept B&O's offer of $80 for the Potomac Yards") == ("accept", "P3")
+    g = game(90)
+    offer = {"company": "P3", "kind": "private"}
+    for text in ("I accept the $80 for Potomac Yards", "I accept B&O's offer of $80 for the Potomac Yards",
+                 "accept P3", "I accept"):
+        verb, said = offer_answer(text)
+        assert verb == "accept" and offer_said(g, offer, said), (text, said)
     assert offer_answer("decline P3") == ("decline", "P3")
+    assert not offer_said(g, offer, offer_answer("accept Tredegar")[1])  # another private: refused
+    # a train offer is answered by its type: '3' is no price
     assert offer_answer("accept 3") == ("accept", "3")
-    assert offer_answer("I accept") == ("accept", "")
+    assert not offer_said(g, {"company": "4-0", "kind": "train"}, "3")
 
 
 def test_convert_the_company_to_a_ten_share_company():
