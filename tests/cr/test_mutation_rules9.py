@@ -179,3 +179,22 @@ def test_only_starred_towns_give_a_road_their_region_2_7b(mc_game):
     assert ctx.regions_of(ctx.railroads["MC"]) == {"Central"}
     assert ctx.regions_of_towns({town["Toledo"], town["Indianapolis"], town["Albany"]}) == set()
     assert ctx.regions_of_towns({town["Toledo"], town["Cleveland"]}) == {"Great Lakes"}
+
+
+# --------------------------------------------------------------------------- writes: the turn's new keys
+def test_new_rows_get_the_keys_the_database_would_give_next_on_sqlite(game):
+    """The turn's write (issue 15): new rows get the keys SQLite itself would give — max(key) + 1,
+    + 2, … (1, 2, … in an empty table), exactly as many as asked — and above the highest key
+    already given to a row not yet inserted (``given``), so no two rows share a key."""
+    from sqlalchemy import func, select
+
+    from pbm.cr.engine.writes import next_ids
+    from pbm.models import LedgerEntry, Player
+
+    s, g = game
+    players, ledger = Player.__table__, LedgerEntry.__table__
+    top = s.execute(select(func.max(Player.id))).scalar()
+    assert s.execute(select(func.count()).select_from(ledger)).scalar() == 0
+    assert next_ids(s.connection(), {players: 2, ledger: 3}) == {players: [top + 1, top + 2], ledger: [1, 2, 3]}
+    assert next_ids(s.connection(), {players: 2, ledger: 1}, given={players: top + 5}) == {
+        players: [top + 6, top + 7], ledger: [1]}
