@@ -198,3 +198,22 @@ def test_new_rows_get_the_keys_the_database_would_give_next_on_sqlite(game):
     assert next_ids(s.connection(), {players: 2, ledger: 3}) == {players: [top + 1, top + 2], ledger: [1, 2, 3]}
     assert next_ids(s.connection(), {players: 2, ledger: 1}, given={players: top + 5}) == {
         players: [top + 6, top + 7], ledger: [1]}
+
+
+def test_a_new_row_whose_key_was_set_keeps_it_and_the_next_rows_number_above_it(game):
+    """The session's write (issue 15, ``assign_ids``): a new row whose key was set by hand keeps
+    that key, and the other new rows of its table are numbered above it, in the order added."""
+    from sqlalchemy import func, select
+
+    from pbm.cr.engine.writes import assign_ids
+    from pbm.models import Player
+
+    s, g = game
+    top = s.execute(select(func.max(Player.id))).scalar()
+    first = Player(game_id=g.id, number=5, character="Tycoon 5", human=False, personality="builder", cash=0)
+    fixed = Player(id=top + 10, game_id=g.id, number=6, character="Tycoon 6", human=False,
+                   personality="builder", cash=0)
+    last = Player(game_id=g.id, number=7, character="Tycoon 7", human=False, personality="builder", cash=0)
+    s.add_all([first, fixed, last])
+    assign_ids(s)
+    assert (first.id, fixed.id, last.id) == (top + 11, top + 10, top + 12)
