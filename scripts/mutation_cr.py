@@ -44,7 +44,7 @@ TESTS = ["tests/cr/test_mutation_rules.py", "tests/cr/test_mutation_rules2.py", 
          "tests/cr/test_rows.py", "tests/cr/test_writes.py",
          "tests/cr/test_engine_steps.py", "tests/cr/test_rules_round2.py",
          "tests/cr/test_examples.py", "tests/cr/test_engine_rules.py", "tests/cr/test_mutation_rules7.py",
-         "tests/cr/test_mutation_rules8.py"]
+         "tests/cr/test_mutation_rules8.py", "tests/cr/test_mutation_rules9.py"]
 VALIDATE_TESTS = ["tests/cr/test_validate.py"]
 
 

@@ -34,6 +34,7 @@ more tests.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import os
 import sys
@@ -80,6 +81,14 @@ def main() -> int:
         raise Timeout()
 
     signal.signal(signal.SIGALRM, alarm)
+    # The mutated modules are imported before any mutant is set, as mutmut forks each mutant from
+    # a process that has imported them: code run at import (``rights._NO_THROUGH``, made by
+    # ``_norm_city``) is the original's, and a mutant of it does not break the next one's import.
+    os.environ["MUTANT_UNDER_TEST"] = ""
+    if os.getcwd() not in sys.path:  # the mutated copy (the mutants/ folder), not an installed pbm
+        sys.path.insert(0, os.getcwd())
+    for module in sorted({name.rsplit(".", 1)[0] for name in names}):
+        importlib.import_module(module)
     for name in names:
         if name in done:
             continue

@@ -7,7 +7,9 @@ Loaded with ``-p mutation_cr_plugins`` (``scripts/`` on ``PYTHONPATH``) by
   upgrade of each test's fresh database was most of a validator test's time: 13 s → 3.5 s for
   ``test_validate.py``);
 * with ``PBM_MUT_TRACE=<path ending>`` and ``PBM_MUT_TRACE_OUT=<file.json>``, the lines of that
-  source file each test runs, and its time, are written to the JSON file at the end of the session.
+  source file each test runs, and its time, are written to the JSON file at the end of the session;
+  several path endings, comma-separated, trace several files in one run, each written to the
+  output name with ``%s`` replaced by the file's stem (``/tmp/cov-%s.json``).
 """
 
 from __future__ import annotations
@@ -42,20 +44,27 @@ def _fast_upgrade(engine) -> None:
 _db.upgrade = _fast_upgrade
 
 _TRACE = os.environ.get("PBM_MUT_TRACE")
-_lines: dict[str, dict] = {}
-_seen: set[int] | None = None
+_ENDINGS = tuple(x for x in (_TRACE or "").split(",") if x)
+_lines: dict[str, dict[str, dict]] = {e: {} for e in _ENDINGS}
+_seen: dict[str, set[int]] | None = None
 
 
-def _local(frame, event, arg):
-    if event == "line" and _seen is not None:
-        _seen.add(frame.f_lineno)
-    return _local
+def _tracer(lines: set[int]):
+    def local(frame, event, arg):
+        if event == "line":
+            lines.add(frame.f_lineno)
+        return local
+
+    return local
 
 
 def _global(frame, event, arg):
-    if event == "call" and frame.f_code.co_filename.endswith(_TRACE) and _seen is not None:
-        _seen.add(frame.f_lineno)
-        return _local
+    if event == "call" and _seen is not None:
+        name = frame.f_code.co_filename
+        for ending in _ENDINGS:
+            if name.endswith(ending):
+                _seen[ending].add(frame.f_lineno)
+                return _tracer(_seen[ending])
     return None
 
 
@@ -65,18 +74,23 @@ def pytest_runtest_protocol(item, nextitem):
     if not _TRACE:
         yield
         return
-    _seen = set()
+    _seen = {e: set() for e in _ENDINGS}
     start = time.perf_counter()
     sys.settrace(_global)
     try:
         yield
     finally:
         sys.settrace(None)
-        _lines[item.nodeid] = {"lines": sorted(_seen), "t": time.perf_counter() - start}
+        took = time.perf_counter() - start
+        for ending in _ENDINGS:
+            _lines[ending][item.nodeid] = {"lines": sorted(_seen[ending]), "t": took}
         _seen = None
 
 
 def pytest_sessionfinish(session):
-    if _TRACE and os.environ.get("PBM_MUT_TRACE_OUT"):
-        with open(os.environ["PBM_MUT_TRACE_OUT"], "w", encoding="utf-8") as f:
-            json.dump(_lines, f)
+    out = os.environ.get("PBM_MUT_TRACE_OUT")
+    if _TRACE and out:
+        for ending in _ENDINGS:
+            name = out.replace("%s", os.path.splitext(os.path.basename(ending))[0]) if "%s" in out else out
+            with open(name, "w", encoding="utf-8") as f:
+                json.dump(_lines[ending], f)
