@@ -1,0 +1,56 @@
+"""Findings of the seventh run against the 18xx.games engine (issue 28)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.game import Game
+from pbm.e18xx.pbem import exchange
+
+GAMES = Path(__file__).parent / "referee_games"
+SITE_1848 = ["site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass"]
+
+
+def _log(name: str, title: str, players: int, seed: int, rules: list[str], upto: int | None = None) -> dict:
+    """A kept game of the differential run (pbm's own action log), its first ``upto`` actions."""
+    lines = (GAMES / name).read_text(encoding="utf-8").splitlines()[:upto]
+    return {"title": title, "players": [f"Tycoon {c}" for c in "ABCDEF"][:players], "seed": seed,
+            "optional_rules": rules, "actions": [json.loads(x) for x in lines]}
+
+
+def _game(log: dict) -> Game:
+    g = Game(log["title"], log["players"], log["seed"], tuple(log["optional_rules"]))
+    for a in log["actions"]:
+        g.process(A.action_from_dict(a))
+    return g
+
+
+def test_1848_a_director_with_nothing_to_sell_carries_the_debt_into_the_next_operating_round():
+    """1848 5.5.2, 5.5.3 and 7.2 (random, 6 players, seed 50083, the site's flags; the sixth run's
+    open item).  QR, the last company to operate in operating round 4.1, takes a loan that moves its
+    price into the left-most column: it goes into receivership at once (5.5.1) and owes £270 of
+    compensation to Tycoon F and Tycoon D (5.5.2); its treasury is £100 short, so its director,
+    Tycoon C, is liable.  He has no money and no share -- only the Oodnadatta Railway (P2), which he
+    keeps for its rebate and which cannot be traded (4.1: "Private Companies can not be traded") --
+    so "he must borrow the remaining amount from the bank" (5.5.3): his debt is £100 and the game goes
+    on.  The round is over (7.3), so the next one begins with its payouts (7.2: "The Bank of England
+    operates next").  18xx.games keeps its "Cash Crisis" step as the round's active step although
+    nobody can act in it, so the round never ends and it refused the Bank of England's payout that the
+    export records ("No step found for action dividend"): a departure, ruled in rulings-1848.md."""
+    log = _log("1848-6p-random-50083.jsonl", "1848", 6, 50083, SITE_1848)
+    g = _game(log)
+    s = g.state
+    assert g.actions[-1] == A.TakeLoan(entity="QR")
+    assert s.corporations["QR"].receivership
+    assert s.cash["P:Tycoon C"] == -100
+    assert not s.share_owner.holdings("P:Tycoon C")  # nothing he could sell
+    assert [c.sym for c in s.companies.values() if c.owner == "P:Tycoon C"] == ["P2"]
+    assert (s.round.kind, s.turn, s.round.num) == ("operating", 4, 2)
+    assert g.current_entity() == "CAR"
+    log_lines = [str(x) for x in s.log]
+    i = log_lines.index("-- QR goes into receivership (3) --")
+    assert log_lines[i + 3:i + 5] == ["-- operating round 4.2 --", "BOE pays 250 (25 a share)"]
+    last = exchange.export_log(log)["actions"][-1]
+    assert (last["type"], last["entity"]) == ("take_loan", "QR")
+    assert [(a["type"], a["entity"], a["kind"]) for a in last["auto_actions"]] == [("dividend", "BOE", "payout")]
