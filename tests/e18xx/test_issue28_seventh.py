@@ -54,3 +54,31 @@ def test_1848_a_director_with_nothing_to_sell_carries_the_debt_into_the_next_ope
     last = exchange.export_log(log)["actions"][-1]
     assert (last["type"], last["entity"]) == ("take_loan", "QR")
     assert [(a["type"], a["entity"], a["kind"]) for a in last["auto_actions"]] == [("dividend", "BOE", "payout")]
+
+
+def test_1848_after_this_rounds_loan_the_export_passes_the_sites_last_step():
+    """1848 5.6.1 ("A company can take a maximum of one loan per OR") under the book, without
+    `site_turn_end_pass` (computer, 5 players, seed 50266, no optional rule): NSW borrows, buys the
+    first 5 (phase 5; the Tasmania tile goes down, 4.4) and passes its train step.  pbm's last step
+    offers nothing more (this round's loan is taken, no private is left), so NSW's turn ends; on
+    18xx.games the last step ("Take Loans or Buy Company") waits for a pass while the company could
+    borrow in some round, and refused the next company's tile ("Blocking step Take Loans or Buy
+    Company cannot process action lay_tile").  The export writes that pass (`pbm_auto`)."""
+    log = _log("1848-5p-computer-50266.jsonl", "1848", 5, 50266, [])
+    g = _game(log)
+    assert g.actions[-1] == A.Pass(entity="NSW")
+    assert "NSW" in g.state.round.loaned and g.can_take_loan("NSW", ignore_round=True)
+    assert g.current_entity() == "QR"
+    tail = [(a["type"], a["entity"], bool(a.get("pbm_auto"))) for a in exchange.export_log(log)["actions"][-4:]]
+    assert tail == [("buy_train", "NSW", False), ("lay_tile", "P3", False), ("pass", "NSW", False),
+                    ("pass", "NSW", True)]
+
+
+def test_1848_with_the_sites_flag_the_turn_waits_for_that_pass_itself():
+    """The same position with `site_turn_end_pass` (18xx.games' behaviour as a rule): pbm's own turn
+    waits for NSW's pass, so the export writes it as NSW's move and adds none."""
+    log = _log("1848-5p-computer-50266.jsonl", "1848", 5, 50266, ["site_turn_end_pass"])
+    g = _game(log)
+    assert g.current_entity() == "NSW" and A.Pass(entity="NSW") in g.legal_actions()
+    tail = [(a["type"], a["entity"], bool(a.get("pbm_auto"))) for a in exchange.export_log(log)["actions"][-2:]]
+    assert tail == [("lay_tile", "P3", False), ("pass", "NSW", False)]
