@@ -82,3 +82,25 @@ def test_1848_with_the_sites_flag_the_turn_waits_for_that_pass_itself():
     assert g.current_entity() == "NSW" and A.Pass(entity="NSW") in g.legal_actions()
     tail = [(a["type"], a["entity"], bool(a.get("pbm_auto"))) for a in exchange.export_log(log)["actions"][-2:]]
     assert tail == [("lay_tile", "P3", False), ("pass", "NSW", False)]
+
+
+def test_1848_the_com_leaves_sydneys_place_to_new_south_wales():
+    """1848 7.7.4 ("If a city contains the home base of a company that is not yet in operation, other
+    companies may only build stations there if they leave at least one free place on the tile for the
+    not yet operating company ... This rule does not apply to the home stations of the COM") and 5.3.6
+    ("If in one or both of the cities there is no place for the home station for that city, the token
+    is laid on the edge of the tile").  Computer, 5 players, seed 50330: the COM begins to operate while
+    New South Wales, whose home is Sydney (F17, one circle), has not started.  pbm put the COM's home
+    station into that circle, so Sydney was full and blocked the Federal Territory's track to Newcastle
+    (E18); 18xx.games lays the COM's station beside the city, keeps the circle for NSW, and waited for
+    FT's station in E18 ("Blocking step Place a Token cannot process action run_routes")."""
+    log = _log("1848-5p-computer-50330.jsonl", "1848", 5, 50330, [])
+    g = _game(log)
+    m = g.state.map
+    assert g.actions[-1] == A.LayTile(entity="FT", hex="D13", tile="20", rotation=5)
+    assert not g.state.corporations["NSW"].ipoed
+    assert m.tokens[("F17", 0)] == [None, "COM"]  # the circle kept for NSW, the COM's station beside it
+    assert m.reservations[("F17", 0)] == "NSW"
+    assert m.tokens[("G6", 0)] == ["SAR", "COM"]  # Adelaide: SAR (in operation) had its place already
+    stations = [a for a in g.legal_actions() if isinstance(a, A.PlaceToken)]
+    assert [(a.entity, a.city) for a in stations] == [("FT", "6-2-0")]  # E18, through Sydney
