@@ -120,6 +120,7 @@ class SitePasses:
         self.cash_before = g.state.cash[c.key] if c is not None else 0
         step = g.open_step()[0] if op else None
         self.step_before = step.name if step is not None else None
+        self.loaned_before = bool(op) and op in getattr(g.state.round, "loaned", ())  # this round's loan taken
         self.before = (_round_key(g), self._players() if self._stock() else [],
                        g.state.round.index if self._stock() else 0,
                        op)
@@ -137,7 +138,33 @@ class SitePasses:
         if isinstance(act, A.BuyTrain) and act.entity == op and g.title.data.get("site_trains_open_for_loan") \
                 and not self._site_can_buy_again(op):
             self.trains_passed.add((key, op))  # the site passed its Buy Trains step after the purchase
-        return self._token_step_wait(act, key, op) + self._post(act, key, op)
+        return self._token_step_wait(act, key, op) + self._post(act, key, op) + self._last_step_wait(act, key, op)
+
+    def _last_step_wait(self, act: A.Action, key: tuple[str, int, int], op: str) -> list[str]:
+        """1848 under the book (without ``site_turn_end_pass``): once a company has taken this round's
+        loan, pbm's last step ("take a loan or buy a private") offers nothing and the turn ends after
+        the train step; 18xx.games' last step ("Take Loans or Buy Company") still waits for a pass
+        while the company could borrow in some round (its count of loans, not this round's loan).
+        Computer, 5 players, seed 50266: NSW borrowed, bought the first 5, the Tasmania tile went
+        down, NSW passed its train step, and the site waited."""
+        g = self.game
+        if not g.title.data.get("site_trains_open_for_loan") or "site_turn_end_pass" in g.optional_rules:
+            return []
+        if self.step_before == "buy_company" or not (
+                self.loaned_before or (isinstance(act, A.TakeLoan) and act.entity == op)):
+            return []
+        if act.entity != op and not isinstance(act, A.DiscardTrain) and not (
+                act.entity in g.state.companies and g.state.companies[act.entity].owner == f"C:{op}"):
+            return []
+        if g.state.finished:
+            if g.state.end_reason == "bankrupt":
+                return []
+        elif _round_key(g) == key and g._or_operator() == op:  # noqa: SLF001 - the turn goes on
+            return []
+        c = g.state.corporations.get(op)
+        if c is None or c.closed or c.receivership or not g.can_take_loan(op, ignore_round=True):
+            return []
+        return [op]
 
     def _site_buy_trains_open(self, op: str) -> bool:
         """1848 (title data ``site_trains_open_for_loan``): the site's Buy Trains step offers something:

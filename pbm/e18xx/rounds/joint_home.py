@@ -77,8 +77,12 @@ class JointHomeMixin:
             city = m.tile(coord).cities()[0]
             key = (coord, city)
             slots = m.tokens[key]
-            if None in slots:
-                slots[slots.index(None)] = corp.sym
+            # 7.7.4: a city holding the home of a company not yet in operation keeps a place for it,
+            # also against these homes (the rule's exception is for the COM's own homes: nobody keeps
+            # a place for them); with no place left the token lies beside the city (5.3.6)
+            free = m.free_slots(key, corp.sym)
+            if free:
+                slots[free[0]] = corp.sym
             else:
                 slots.append(corp.sym)  # beside the full city (5.3.6)
             corp.tokens[i] = key
