@@ -1,19 +1,9 @@
 """Findings of the fifth run against the 18xx.games engine (issue 28)."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from pbm.e18xx.pbem import exchange
 
-GAMES = Path(__file__).parent / "referee_games"
-
-
-def _log(name: str, title: str, players: int, seed: int, rules: list[str], upto: int | None = None) -> dict:
-    """A kept game of the differential run (pbm's own action log), its first ``upto`` actions."""
-    lines = (GAMES / name).read_text(encoding="utf-8").splitlines()[:upto]
-    return {"title": title, "players": [f"Tycoon {c}" for c in "ABCDEF"][:players], "seed": seed,
-            "optional_rules": rules, "actions": [json.loads(x) for x in lines]}
+from .kept import kept_log as _log
 
 
 def test_18va_no_pass_after_a_tredegar_train_when_the_company_can_buy_nothing_more():

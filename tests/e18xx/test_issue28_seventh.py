@@ -1,29 +1,11 @@
 """Findings of the seventh run against the 18xx.games engine (issue 28)."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from pbm.e18xx.core import actions as A
-from pbm.e18xx.core.game import Game
 from pbm.e18xx.pbem import exchange
 
-GAMES = Path(__file__).parent / "referee_games"
+from .kept import kept_log as _log, kept_game as _game
 SITE_1848 = ["site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass"]
-
-
-def _log(name: str, title: str, players: int, seed: int, rules: list[str], upto: int | None = None) -> dict:
-    """A kept game of the differential run (pbm's own action log), its first ``upto`` actions."""
-    lines = (GAMES / name).read_text(encoding="utf-8").splitlines()[:upto]
-    return {"title": title, "players": [f"Tycoon {c}" for c in "ABCDEF"][:players], "seed": seed,
-            "optional_rules": rules, "actions": [json.loads(x) for x in lines]}
-
-
-def _game(log: dict) -> Game:
-    g = Game(log["title"], log["players"], log["seed"], tuple(log["optional_rules"]))
-    for a in log["actions"]:
-        g.process(A.action_from_dict(a))
-    return g
 
 
 def test_1848_a_director_with_nothing_to_sell_carries_the_debt_into_the_next_operating_round():

@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.game import Game
 from pbm.e18xx.pbem import exchange
 from pbm.e18xx.replay import Replayer
 
-GAMES = Path(__file__).parent / "referee_games"
-
-
-def _log(name: str, title: str, players: int, seed: int, rules: list[str], upto: int | None = None) -> dict:
-    """A kept game (pbm's own action log), its first ``upto`` actions."""
-    lines = (GAMES / name).read_text(encoding="utf-8").splitlines()[:upto]
-    return {"title": title, "players": [f"Tycoon {c}" for c in "ABCDEF"][:players], "seed": seed,
-            "optional_rules": rules, "actions": [json.loads(x) for x in lines]}
-
-
-def _game(log: dict) -> Game:
-    g = Game(log["title"], log["players"], log["seed"], tuple(log["optional_rules"]))
-    for a in log["actions"]:
-        g.process(A.action_from_dict(a))
-    return g
+from .kept import kept_log as _log, kept_game as _game
 
 
 def _without_pbm_blocks(export: dict) -> dict:
