@@ -86,3 +86,18 @@ def test_1848_the_com_leaves_sydneys_place_to_new_south_wales():
     assert m.tokens[("G6", 0)] == ["SAR", "COM"]  # Adelaide: SAR (in operation) had its place already
     stations = [a for a in g.legal_actions() if isinstance(a, A.PlaceToken)]
     assert [(a.entity, a.city) for a in stations] == [("FT", "6-2-0")]  # E18, through Sydney
+
+
+def test_1848_the_sydney_adelaide_link_passes_each_stop_once():
+    """1848 5.3.2: the COM operates once "a notional train of infinite range could travel from Sydney
+    to Adelaide" -- a train, which passes a town or city once.  Computer, 5 players, seed 50838 (site
+    flags), action 486: QR upgrades Sydney (F17) to a 6.  pbm's walk counted a link that ran into Port
+    Augusta (E4), out through D3 to Whyalla (E2), and back through Port Augusta again on its way to Adelaide; the
+    site, whose graph walk passes a stop once, refused the link ("Blocking step Lay Track cannot
+    process action destination_connection"; also 4p 50645 at action 411).  The recorded games'
+    links (fixtures 101, 1848_game_end_bank, 1848_hotseat_game) are still found."""
+    rules = ["site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass"]
+    g = _game(_log("1848-5p-computer-50838.jsonl", "1848", 5, 50838, rules))
+    assert g.actions[-1] == A.LayTile(entity="QR", hex="F17", tile="6", rotation=1)
+    assert not g.homes_linked("F17", "G6")
+    assert "linked:COM" not in g.state.events

@@ -45,13 +45,20 @@ class JointHomeMixin:
         off-board area, where a route ends."""
         g = self.graph()
         m = self.state.map
-        seen: set[tuple[int, tuple[str, int]]] = set()
-        stack = [(pid, ("n", city)) for city in m.tile(a).cities() for pid in g.by_node.get((a, city), [])]
+        # a walk passes each town and city once (a train may not visit a stop twice, 4.2.3 of the
+        # family; 18xx.games walks its graph so): each walk carries the stops it has passed, and a walk
+        # that reaches a piece of track, going the same way, having passed a superset of the stops
+        # another passed there can do nothing that one could not (play-throughs of issue 28's seventh
+        # run, 1848 computer 4p 50645, 5p 50838: a link counted through Port Augusta twice)
+        seen: dict[tuple[int, tuple[str, int]], list[frozenset[tuple[str, int]]]] = {}
+        stack = [(pid, ("n", city), frozenset({(a, city)})) for city in m.tile(a).cities()
+                 for pid in g.by_node.get((a, city), [])]
         while stack:
-            pid, came = stack.pop()
-            if (pid, came) in seen:
+            pid, came, passed = stack.pop()
+            before = seen.setdefault((pid, came), [])
+            if any(p <= passed for p in before):
                 continue
-            seen.add((pid, came))
+            before.append(passed)
             coord, x, y = g.paths[pid]
             if coord == b:
                 return True
@@ -60,12 +67,16 @@ class JointHomeMixin:
                 tile = m.tile(coord)
                 if end[1] in tile.terminal or tile.nodes[end[1]].kind == "offboard":  # a route ends there
                     continue
-                stack.extend((q, end) for q in g.by_node.get((coord, end[1]), []) if q != pid)
+                stop = (coord, end[1])
+                if stop in passed:
+                    continue
+                now = passed | {stop}
+                stack.extend((q, end, now) for q in g.by_node.get((coord, end[1]), []) if q != pid)
             else:
                 nb = m.neighbour_on_map(coord, end[1])
                 if nb is not None:
                     back = ("e", opposite(end[1]))
-                    stack.extend((q, back) for q in g.by_side.get((nb, back[1]), []))
+                    stack.extend((q, back, passed) for q in g.by_side.get((nb, back[1]), []))
         return False
 
     def place_joint_homes(self: "Engine", corp: "Corporation") -> None:
