@@ -815,11 +815,7 @@ def _idle_why(g: "Game", corp: str, ran: set[str], written: bool) -> str:
 def _no_more_routes(g: "Game", corp: str, ran: int) -> bool:
     """Whether the company's best run gives no more trains a route than the ``ran`` that ran."""
     try:
-        if g.title.data.get("stop_groups"):  # 18VA: passenger and freight trains (freight.py)
-            from pbm.e18xx.freight import best_kinded
-            _total, chosen = best_kinded(g, corp, g.corp_trains(corp))
-        else:
-            _total, chosen = g.auto_routes(corp)
+        _total, chosen = g.best_run(corp)
     except (GameError, KeyError, ValueError):
         return False
     return len(chosen) <= ran

@@ -240,11 +240,7 @@ def _revenue(game, corp: str) -> int:
     if not game.state.corporations[corp].trains:
         return 0
     try:
-        if game.title.data.get("stop_groups"):  # 18VA: passenger and freight trains (as its run counts them)
-            from pbm.e18xx.freight import best_kinded
-
-            return int(best_kinded(game, corp, game.corp_trains(corp))[0])
-        return int(game.auto_routes(corp)[0])
+        return int(game.best_run(corp)[0])  # as its run counts it (18VA: by the trains' sides)
     except Exception:  # noqa: BLE001 - no route search for this company now
         return 0
 

@@ -388,9 +388,9 @@ def _bankrupt_sales(game: Game, act: A.Bankrupt):
     sells first (the price falls with each sale), then gives his remaining holdings to the open
     market at an unchanged price (:meth:`_eliminate`); 18xx.games' ``bankrupt`` does only the
     latter, so the export writes the sales before it (issue 28, the sixth run: random 5p 50075,
-    WMR at 40 on pbm, 50 on the site).  The same sales in the same order as the engine's
-    ``_bankrupt``; only where bankruptcy eliminates the player (``game_end.bankrupt:
-    all_but_one``: 18VA), the other titles' bankruptcy ends the game."""
+    WMR at 40 on pbm, 50 on the site).  The lots are the engine's own (``bankrupt_sales``); only
+    where bankruptcy eliminates the player (``game_end.bankrupt: all_but_one``: 18VA), the other
+    titles' bankruptcy ends the game."""
     g = game
     if (g.title.data.get("game_end") or {}).get("bankrupt") != "all_but_one":
         return
@@ -400,11 +400,8 @@ def _bankrupt_sales(game: Game, act: A.Bankrupt):
     pres = g.president(corp)
     if not pres:
         return
-    order = [c.sym for c in sorted((x for x in g.state.corporations.values() if x.price), key=g._sort_key)]  # noqa: SLF001
-    for sym in order:
-        units = g._emergency_units(pres, corp, sym)  # noqa: SLF001
-        if units:
-            yield A.SellShares(pres, corporation=sym, count=max(units))
+    for sym, count in g.bankrupt_sales(pres, corp):
+        yield A.SellShares(pres, corporation=sym, count=count)
 
 
 def export_log(log: dict[str, Any], *, game_id: int = 1, name: str = "", ended: str | None = None) -> dict[str, Any]:

@@ -662,11 +662,7 @@ class TurnWriter:
         """Does ``corp``'s best run earn nothing (its trains reach no second stop that pays)?"""
         g = self.game
         try:
-            if g.title.data.get("stop_groups"):  # 18VA: passenger and freight trains (freight.py)
-                from pbm.e18xx.freight import best_kinded
-                total, _chosen = best_kinded(g, corp, g.corp_trains(corp))
-            else:
-                total, _chosen = g.auto_routes(corp)
+            total, _chosen = g.best_run(corp)
         except GameError:
             return False
         return not total

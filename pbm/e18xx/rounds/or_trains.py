@@ -99,6 +99,15 @@ class TrainsMixin:
             total = sum(rt.revenue for _, rt in chosen)
         return total, chosen
 
+    def best_run(self: "Engine", corp: str):
+        """``(total, chosen)``: the company's best run as its run counts it -- 18VA's trains by their
+        passenger or freight side (``freight.best_kinded``, 4.5.8), any other title's by
+        :meth:`auto_routes`.  ``chosen`` holds one entry per train that runs."""
+        if self.title.data.get("stop_groups"):
+            from pbm.e18xx.freight import best_kinded
+            return best_kinded(self, corp, self.corp_trains(corp))
+        return self.auto_routes(corp)
+
     def _has_route_extras(self: "Engine", corp: str) -> bool:
         s = self.state
         return (corp in s.hex_bonuses or corp in s.route_bonus_corps
@@ -151,11 +160,11 @@ class TrainsMixin:
         return 0
 
     def _run_kinded(self: "Engine", corp: str, action: A.RunRoutes) -> None:
-        from pbm.e18xx.freight import best_kinded, pick_disjoint, routes_through
+        from pbm.e18xx.freight import pick_disjoint, routes_through
         s = self.state
         r = s.round
         if action.auto:
-            _, chosen = best_kinded(self, corp, self.corp_trains(corp))
+            _, chosen = self.best_run(corp)
         else:
             self._check_route_trains(corp, action)
             cands = []
@@ -177,7 +186,7 @@ class TrainsMixin:
                 chosen.append((spec.train, kr))
             total = sum(k.revenue + k.subsidy for _, k in chosen)
             best_total, best = (total, chosen) if "site_routes" in self.optional_rules else \
-                best_kinded(self, corp, self.corp_trains(corp))
+                self.best_run(corp)
             if total < best_total:  # the amounts as the events give them, the treasury's apart (s15 mail 104)
                 said, best_said = _earned(chosen), _earned(best)
                 raise IllegalRoute(f"4.5.5: the routes must earn the most possible ({best_said[0]}{best_said[1]}); "
@@ -959,12 +968,8 @@ class TrainsMixin:
             p = self.player(pres)
             eliminate = self.title.data.get("game_end", {}).get("bankrupt") == "all_but_one"
             p.bankrupt = not eliminate  # (an eliminated player is out once his sales are done)
-            for c in sorted((x for x in s.corporations.values() if x.price), key=self._sort_key):
-                while True:
-                    units = self._emergency_units(pres, corp, c.sym)
-                    if not units:
-                        break
-                    self.sell_units(pres, c.sym, max(units))
+            for sym, count in self.bankrupt_sales(pres, corp):
+                self.sell_units(pres, sym, count)
             p.bankrupt = True
             if self.title.data.get("game_end", {}).get("bankrupt") == "all_but_one":
                 self._eliminate(pres, corp)
@@ -972,6 +977,20 @@ class TrainsMixin:
             self.transfer(p.key, "bank", s.cash[p.key])
             self.log(f"{pres} goes bankrupt")
         self.end_game("bankrupt")
+
+    def bankrupt_sales(self: "Engine", pres: str, corp: str):
+        """The lots a president sells as he goes bankrupt for ``corp`` ("after selling all the stock he
+        is legally permitted to sell", 18VA 4.6.3; 18GA/18AL 4.2.5.1): company by company in the
+        market's order, each time the largest lot the emergency rules allow, as ``(company, count)``.
+        Lazy: each lot is worked out once the one before has been sold (its price has moved).  The
+        export writes the same lots before its ``bankrupt`` (``exchange._bankrupt_sales``)."""
+        s = self.state
+        for c in sorted((x for x in s.corporations.values() if x.price), key=self._sort_key):
+            while True:
+                units = self._emergency_units(pres, corp, c.sym)
+                if not units:
+                    break
+                yield c.sym, max(units)
 
     def _eliminate(self: "Engine", name: str, corp: str) -> None:
         """Bankruptcy that eliminates (``game_end.bankrupt: all_but_one``): the bankrupt player leaves the game; his cash stays with the company
