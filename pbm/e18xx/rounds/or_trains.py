@@ -1073,6 +1073,9 @@ class TrainsMixin:
         c.tokens = [None] * len(c.token_costs)
         c.ipoed = c.floated = c.operated = False
         c.par = c.price = None
+        # 18VA 4.6.3: it "may subsequently reenter play as a new Corporation": a private's "+1 Train
+        # Limit" token (Potomac Yards) was the old corporation's
+        c.extra_train_limit = 0
         home = m.tile(c.home).cities()
         if len(home) == 1:
             m.reservations[(c.home, home[0])] = sym
