@@ -29,3 +29,29 @@ def test_18va_a_corporation_that_reenters_play_has_lost_its_plus_one_train_limit
     assert g.current_entity() == "RFPR"  # at its limit the B&O's turn is over
     with pytest.raises(GameError):
         g.process(A.BuyTrain("B&O", "4D-2", 380))
+
+
+AUS_60048 = ("1848-3p-random-60048.jsonl", "1848", 3, 60048,
+             ["site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass"])
+
+
+def test_1848_a_run_followed_by_a_loan_into_receivership_pays_nothing_and_leaves_no_routes_behind():
+    """1848 5.5.1: a company whose price reaches the left-most column "is immediately taken over by
+    the Bank of England"; 5.5.5: "Any remaining money in the company's treasury is given back to the
+    Bank"; 5.6.1: a loan "can be taken out at any time during the company's turn".  Random, 3 players,
+    seed 60048: NSW runs for 120, then borrows (its price into receivership, the third); it pays no
+    dividend.  The next company, FT, has no train: after its track and station it withholds nothing
+    and its price falls (11).  18xx.games kept NSW's routes in the round and asked FT for a dividend on
+    them (its "Pay or Withhold Dividends" step refused FT's train purchase): the site's side."""
+    g = kept_game(kept_log(*AUS_60048, upto=252))
+    s = g.state
+    players = {p.key: s.cash[p.key] for p in s.players}
+    g.process(A.TakeLoan("NSW"))
+    assert s.corporations["NSW"].receivership
+    paid = {k: s.cash[k] - v for k, v in players.items() if s.cash[k] != v}
+    assert paid == {"P:Tycoon B": 100}  # compensation for his one share (5.5.2), no dividend
+    assert g.current_entity() == "FT" and not s.corporations["FT"].trains
+    g = kept_game(kept_log(*AUS_60048, upto=257))  # FT's two tiles and its station
+    assert g.share_price("FT") == 20  # withheld nothing: one column left (from 30)
+    assert g.current_entity() == "FT"
+    assert g.open_step()[0].name == "buy_train"
