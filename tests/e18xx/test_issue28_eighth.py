@@ -55,3 +55,41 @@ def test_1848_a_run_followed_by_a_loan_into_receivership_pays_nothing_and_leaves
     assert g.share_price("FT") == 20  # withheld nothing: one column left (from 30)
     assert g.current_entity() == "FT"
     assert g.open_step()[0].name == "buy_train"
+
+
+SITE_1848 = ["site_discard_timing", "site_dutch_pass", "site_export_phase", "site_routes", "site_turn_end_pass"]
+
+
+def test_1848_an_upgrade_keeps_the_two_cities_of_an_oo_tile_apart():
+    """1848 7.5.3: "Existing track may not be broken or lost as a result of an upgrade ... Tiles with
+    stations must retain any stations they had before upgrade."  Random (the loan filter), 3 players,
+    seed 60052: F15 holds 59 at rotation 4, its two cities with edge 4 and edge 0; 64 at rotation 4
+    would put both edges in one city (the other city only new track).  pbm listed and accepted it;
+    18xx.games refused ("59 is not legally rotated for 64").  The rotations left are the site's
+    (checked with its engine: 64 at 0 and 2, 65 at 2 and 4, 66 at 3 and 4, 67 at 0 and 4, 68 at 0
+    and 3)."""
+    g = kept_game(kept_log("1848-3p-randomf-60052.jsonl", "1848", 3, 60052, SITE_1848))
+    assert g.current_entity() == "NSW" and g.state.map.placed["F15"].tile.name == "59"
+    lays = sorted((a.tile, a.rotation) for a in g.legal_actions() if isinstance(a, A.LayTile) and a.hex == "F15")
+    assert lays == [("64", 0), ("64", 2), ("65", 2), ("65", 4), ("66", 3), ("66", 4), ("67", 0), ("67", 4),
+                    ("68", 0), ("68", 3)]
+    with pytest.raises(GameError, match=r"7\.5\.3.*separate cities \(edges \[4\] and \[0\]\) would be joined"):
+        g.process(A.LayTile("NSW", "F15", "64", 4))
+    g.process(A.LayTile("NSW", "F15", "64", 0))
+
+
+def test_1848_site_discard_flag_a_loan_before_the_withhold_asks_for_the_discard_before_the_next_turn():
+    """``site_discard_timing`` (rulings-1848.md, 8.1): WA, with no train one column from
+    receivership, borrows in the step before its withhold (5.6.1) and goes into receivership, the
+    second: the 5 leaves, phase 5 begins and FT holds three trains over the limit of 2.  18xx.games
+    closes WA at its dividend step and asks FT to discard before NSW's turn (random with the loan
+    filter, 3 players, seed 60048: pbm had begun NSW's turn and the site refused NSW's tile).  A loan
+    at the start of a turn or a withhold into receivership hands the turn on at once
+    (``test_referee_findings.py::test_1848_site_discard_flag_*``)."""
+    g = kept_game(kept_log("1848-3p-randomf-60048.jsonl", "1848", 3, 60048, SITE_1848))
+    assert g.current_entity() == "WA" and g.open_step()[0].name == "loan_before_dividend"
+    g.process(A.TakeLoan("WA"))
+    assert g.state.corporations["WA"].receivership and g.crowded_corps() == ["FT"]
+    assert g.current_entity() == "FT" and g.open_step()[0].name == "discard_train"
+    g.process(A.DiscardTrain("FT", "3-4"))
+    assert g.current_entity() == "NSW" and g.open_step()[0].name == "track"

@@ -129,6 +129,7 @@ class RoundState:
     pending_par: tuple[str, str] | None = None  # (player, corporation) who must set a starting value now
     loaned: set[str] = field(default_factory=set)  # corporations that took a loan this round
     turn_over: bool = False  # the operating company's turn ended while a forced tile lay was due (1848 4.4)
+    closed_by_loan: bool = False  # into receivership by a loan before its withhold (1848 ``site_discard_timing``)
 
 
 class ShareOwners(dict):

@@ -617,11 +617,45 @@ def upgrade_fault(old: Placed, new: TileDef, rotation: int) -> tuple[str, str] |
         kind = old.tile.nodes[i].kind
         if not any(new.nodes[j].kind == kind and edges <= new_ne[j] for j in range(len(new.nodes))):
             return "keep", f"old track to the {kind} (edges {sorted(edges)}) is not kept"
+    if _node_matching(old, new, rotation) is None:
+        # two cities (or towns) of the old tile would become one: each keeps its own track on a
+        # city of its own (1848 7.5.3: "Existing track may not be broken or lost", "Tiles with
+        # stations must retain any stations they had"; an OO tile's 59 to 64 with edges 0 and 4 of
+        # its two cities in one city: eighth referee run, 1848 3p 60052, refused by 18xx.games)
+        joined = [sorted(e) for e in old_ne if e]
+        return "keep", f"the old tile's separate cities (edges {' and '.join(map(str, joined))}) would be joined in one"
     return None
+
+
+def _node_matching(old: Placed, new: TileDef, rotation: int) -> dict[int, int] | None:
+    """Each old node (city, town) as a distinct new node of its kind that keeps all its edges, or
+    None when there is no such assignment (the nodes are few: a plain search)."""
+    old_ne = old.tile.node_edges(old.rotation)
+    new_ne = new.node_edges(rotation)
+    order = sorted(range(len(old.tile.nodes)), key=lambda i: -len(old_ne[i]))
+
+    def assign(k: int, used: dict[int, int]) -> dict[int, int] | None:
+        if k == len(order):
+            return dict(used)
+        i = order[k]
+        for j in range(len(new.nodes)):
+            if j in used.values() or new.nodes[j].kind != old.tile.nodes[i].kind or not old_ne[i] <= new_ne[j]:
+                continue
+            used[i] = j
+            found = assign(k + 1, used)
+            if found is not None:
+                return found
+            del used[i]
+        return None
+
+    return assign(0, {})
 
 
 def city_map(old: Placed, new: TileDef, rotation: int) -> dict[int, int]:
     """Which new node each old node becomes (by shared edges, else by index)."""
+    matched = _node_matching(old, new, rotation)
+    if matched is not None:
+        return matched
     old_ne = old.tile.node_edges(old.rotation)
     new_ne = new.node_edges(rotation)
     out: dict[int, int] = {}

@@ -87,6 +87,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 return
             r.index += 1
         r.steps_done = set()
+        r.closed_by_loan = False
         r.tile_lays = 0
         r.upgraded = False
         r.routes = []
@@ -135,10 +136,18 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def _discard_at_turn_end(self: "Engine") -> bool:
         """1848 ``site_discard_timing``: a company over its train limit after a phase change in
         another company's turn discards in a later company's discard step (18xx.games), at the
-        latest before the operating round ends."""
+        latest before the operating round ends -- or before the next company's turn when the loan
+        before its withhold (step ``loan_before_dividend``, the site's "Take Loans") put the
+        operating company into receivership: the site closes such a company at its dividend step,
+        and its discard step follows before the turn is over; a loan at the start of a turn or a
+        withhold into receivership hands the turn on at once (eighth referee run, 1848 3p 60048 with
+        the random player's loan filter; fifth run, 13004 and 14003)."""
         r = self.state.round
-        return "site_discard_timing" in self.optional_rules and r.index >= len(r.entities) - 1 \
-            and bool(self.crowded_corps())
+        if "site_discard_timing" not in self.optional_rules or not self.crowded_corps():
+            return False
+        if r.index >= len(r.entities) - 1:
+            return True
+        return r.closed_by_loan
 
     def _discard_waits(self: "Engine", crowded: str) -> bool:
         """1848 ``site_discard_timing``: the discard of ``crowded`` waits while the operating company
