@@ -93,3 +93,21 @@ def test_1848_site_discard_flag_a_loan_before_the_withhold_asks_for_the_discard_
     assert g.current_entity() == "FT" and g.open_step()[0].name == "discard_train"
     g.process(A.DiscardTrain("FT", "3-4"))
     assert g.current_entity() == "NSW" and g.open_step()[0].name == "track"
+
+
+def test_1848_export_after_a_last_step_loan_that_pays_for_the_ghan_passes_the_sites_buy_trains():
+    """Export (``site_passes.py::_site_buys_on``): WA, at its train limit with £110, runs, pays out
+    and borrows in its turn's last step (5.6.1); pbm's turn is over (the book's order: trains, then
+    privates and loans).  18xx.games opens its Buy Trains step again: WA now has £210 and may add The
+    Ghan (2E, £200), which does not count against the limit (8.2.5).  The export writes the site's
+    pass there (random with the loan filter, 6 players, seed 60047: the site refused QR's tile)."""
+    from pbm.e18xx.pbem import exchange
+
+    log = kept_log("1848-6p-randomf-60047.jsonl", "1848", 6, 60047, SITE_1848)
+    acts = exchange.export_log(log)["actions"]
+    loan = max(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "WA")
+    assert acts[loan + 1] == {"type": "pass", "entity": "WA", "entity_type": "corporation", "pbm_auto": True,
+                              "id": loan + 2}
+    assert acts[loan + 2]["entity"] == "QR"
+    g = kept_game(log)
+    assert g.current_entity() == "QR"  # pbm: WA's turn ended with the loan

@@ -304,7 +304,15 @@ class SitePasses:
         if (key, op) in self.trains_passed:
             return False
         cash = self._cash_at_turn_end(op, act, key)
-        if c.closed or not g._room(op):  # noqa: SLF001
+        if c.closed:
+            return False
+        # room: under the limit, or for a train outside it (1848's 2E) it can pay -- e.g. after a loan
+        # in the turn's last step that ended pbm's turn, the site's Buy Trains step opens again (eighth
+        # referee run, 1848 6p 60047 with the loan filter: WA, at its limit, borrowed to £210 and the
+        # site waited there for The Ghan)
+        if not g._room(op) and not any(  # noqa: SLF001
+                g.outside_limit(s.trains[t].name) and g._room(op, t) and cash >= s.trains[t].price  # noqa: SLF001
+                for t in g._depot_trains()):  # noqa: SLF001
             return False
         if self.from_depot and g.title.data.get("limited_train_buy") == "per_type" and not self.listed_after:
             # 18VA: after a train from the depot the site's step closes unless a train is still on its

@@ -138,10 +138,12 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
         another company's turn discards in a later company's discard step (18xx.games), at the
         latest before the operating round ends -- or before the next company's turn when the loan
         before its withhold (step ``loan_before_dividend``, the site's "Take Loans") put the
-        operating company into receivership: the site closes such a company at its dividend step,
-        and its discard step follows before the turn is over; a loan at the start of a turn or a
-        withhold into receivership hands the turn on at once (eighth referee run, 1848 3p 60048 with
-        the random player's loan filter; fifth run, 13004 and 14003)."""
+        operating company into receivership while a discard from an earlier turn was waiting: the
+        site closes such a company at its dividend step and reaches its discard step before the
+        turn is over.  A discard the receivership's own train removal brings, a loan at the start
+        of a turn and a withhold into receivership hand the turn on at once (eighth referee run,
+        1848 3p 60048 and 5p 60058 with the random player's loan filter; fifth run, 13004 and
+        14003)."""
         r = self.state.round
         if "site_discard_timing" not in self.optional_rules or not self.crowded_corps():
             return False
