@@ -111,3 +111,33 @@ def test_1848_export_after_a_last_step_loan_that_pays_for_the_ghan_passes_the_si
     assert acts[loan + 2]["entity"] == "QR"
     g = kept_game(log)
     assert g.current_entity() == "QR"  # pbm: WA's turn ended with the loan
+
+
+def test_1848_site_discard_flag_a_waiting_discard_comes_before_the_next_turn_after_a_withhold_into_receivership():
+    """``site_discard_timing``: QR has been over its limit since FT's receivership (the train
+    removal began phase 5) and waits for a later company's discard step.  SAR runs, withholds and goes
+    into receivership at its dividend: 18xx.games then reaches SAR's discard step and asks QR before
+    VR's turn (random with the loan filter, 3 players, seed 60068: pbm had begun VR's turn and the site
+    refused VR's tile).  A discard that the receivership's own train removal brings waits for the next
+    company's discard step (60048's VR, and the fifth run's 13004 and 14003)."""
+    g = kept_game(kept_log("1848-3p-randomf-60068.jsonl", "1848", 3, 60068, SITE_1848))
+    assert g.current_entity() == "SAR" and g.crowded_corps() == ["QR"]
+    g.process(A.Dividend("SAR", "withhold"))
+    assert g.state.corporations["SAR"].receivership
+    assert g.current_entity() == "QR" and g.open_step()[0].name == "discard_train"
+    g.process(A.DiscardTrain("QR", "3-3"))
+    assert g.current_entity() == "VR"
+
+
+def test_1848_export_a_last_step_loan_closes_the_sites_last_step_for_a_company_with_an_anytime_private():
+    """Export: a company owning a private usable all turn (1848's P2, P3: title data
+    ``site_anytime_privates``) keeps 18xx.games' last step ("Take Loans or Buy Company") open, and the
+    export writes the site's pass there -- but not after a loan taken in that step, which ends it on
+    the site (random with the loan filter, 3 players, seed 60096: QR, owning P2, borrowed in its last
+    step and the site went on to SAR)."""
+    from pbm.e18xx.pbem import exchange
+
+    log = kept_log("1848-3p-randomf-60096.jsonl", "1848", 3, 60096, SITE_1848)
+    acts = exchange.export_log(log)["actions"]
+    loan = max(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "QR")
+    assert acts[loan + 1]["entity"] == "SAR" and acts[loan + 1]["type"] == "lay_tile"

@@ -129,7 +129,7 @@ class RoundState:
     pending_par: tuple[str, str] | None = None  # (player, corporation) who must set a starting value now
     loaned: set[str] = field(default_factory=set)  # corporations that took a loan this round
     turn_over: bool = False  # the operating company's turn ended while a forced tile lay was due (1848 4.4)
-    closed_by_loan: bool = False  # into receivership by a loan before its withhold (1848 ``site_discard_timing``)
+    discard_before_next: bool = False  # 1848 ``site_discard_timing``: a waiting discard comes before the next turn
 
 
 class ShareOwners(dict):

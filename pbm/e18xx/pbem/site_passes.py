@@ -248,7 +248,12 @@ class SitePasses:
             return []
         if isinstance(act, A.Bankrupt) or not g.state.corporations[op].ipoed:
             return []  # the company closed (18VA 4.6.3: no one takes over): the site's turn went on at once
-        return [op] if self._owns_anytime_private(op) or self._site_buys_on(op, act, key) else []
+        # a loan in the last step ends the site's "Take Loans or Buy Company" step too: a private
+        # usable all turn keeps it open no longer (eighth referee run, 1848 3p 60096 with the loan
+        # filter: QR, owning P2, borrowed there and the site went on to SAR)
+        last_loan = isinstance(act, A.TakeLoan) and self.step_before == "buy_company"
+        anytime = self._owns_anytime_private(op) and not last_loan
+        return [op] if anytime or self._site_buys_on(op, act, key) else []
 
     def _owns_anytime_private(self, op: str) -> bool:
         """The company owns a private of title data ``site_anytime_privates`` (its last step waits)."""

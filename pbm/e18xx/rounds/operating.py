@@ -87,7 +87,7 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
                 return
             r.index += 1
         r.steps_done = set()
-        r.closed_by_loan = False
+        r.discard_before_next = False
         r.tile_lays = 0
         r.upgraded = False
         r.routes = []
@@ -136,20 +136,20 @@ class OperatingMixin(TrackMixin, TrainsMixin, CompanyAbilitiesMixin):
     def _discard_at_turn_end(self: "Engine") -> bool:
         """1848 ``site_discard_timing``: a company over its train limit after a phase change in
         another company's turn discards in a later company's discard step (18xx.games), at the
-        latest before the operating round ends -- or before the next company's turn when the loan
-        before its withhold (step ``loan_before_dividend``, the site's "Take Loans") put the
-        operating company into receivership while a discard from an earlier turn was waiting: the
-        site closes such a company at its dividend step and reaches its discard step before the
-        turn is over.  A discard the receivership's own train removal brings, a loan at the start
-        of a turn and a withhold into receivership hand the turn on at once (eighth referee run,
-        1848 3p 60048 and 5p 60058 with the random player's loan filter; fifth run, 13004 and
-        14003)."""
+        latest before the operating round ends -- or before the next company's turn when the
+        operating company went into receivership at its dividend or after it (a withhold, the loan
+        before the withhold, a loan in the last step, a purchase's forced loans) while a discard
+        from an earlier turn was waiting (``enter_receivership`` marks it): the site reaches its
+        discard step before the turn is over.  A discard the receivership's own train removal
+        brings, or a receivership earlier in the turn, hands the turn on at once (eighth referee
+        run, 1848 3p 60048, 5p 60058, 3p 60068 with the random player's loan filter; fifth run,
+        13004 and 14003)."""
         r = self.state.round
         if "site_discard_timing" not in self.optional_rules or not self.crowded_corps():
             return False
         if r.index >= len(r.entities) - 1:
             return True
-        return r.closed_by_loan
+        return r.discard_before_next
 
     def _discard_waits(self: "Engine", crowded: str) -> bool:
         """1848 ``site_discard_timing``: the discard of ``crowded`` waits while the operating company

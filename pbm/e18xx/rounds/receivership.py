@@ -45,6 +45,12 @@ class ReceivershipMixin:
         lender = self.lender()
         c = s.corporations[corp]
         director = self.president(corp)
+        r = s.round
+        if r.kind == "operating" and "site_discard_timing" in self.optional_rules and self._or_operator() == corp:
+            block = self._open_block(corp)[0]
+            names = [st.name for st in self.or_steps]
+            late = block is not None and names.index(block.name) >= names.index("loan_before_dividend")
+            r.discard_before_next = late and bool(self.crowded_corps())  # waiting before the train removal
         c.receivership = True
         s.receiverships += 1
         if director:

@@ -75,16 +75,9 @@ class LoanBeforeWithhold(Step):
         return ["take_loan", "pass"]
 
     def process(self, g: "StepGame", corp: str, action: A.Action) -> bool:
-        block = g._open_block(corp)[0]  # this step, or another whose turn takes a loan too (5.6.1)
-        waiting = bool(g.crowded_corps())  # a discard left from an earlier turn (``site_discard_timing``)
         g.take_loan(corp)
         g.state.round.steps_done.add(self.name)
         if g.state.corporations[corp].closed:  # the loan put it into receivership (5.6.2, 5.5.1)
-            # ``site_discard_timing``: taken in this step ("Take Loans" on 18xx.games), the site
-            # closes the company at its dividend step and reaches its discard step, where a discard
-            # left from an earlier turn is made before the next turn (one the receivership's own
-            # train removal brings waits for the next company's discard step)
-            g.state.round.closed_by_loan = waiting and block is not None and block.name == self.name
             g._next_corp()
             return True
         return False
