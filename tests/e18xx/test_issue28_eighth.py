@@ -141,3 +141,19 @@ def test_1848_export_a_last_step_loan_closes_the_sites_last_step_for_a_company_w
     acts = exchange.export_log(log)["actions"]
     loan = max(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "QR")
     assert acts[loan + 1]["entity"] == "SAR" and acts[loan + 1]["type"] == "lay_tile"
+
+
+def test_1848_export_a_loan_that_ends_the_operating_rounds_counts_its_money_for_the_sites_buy_trains():
+    """Export: SAR, last to operate in the set's last operating round and at its train limit, pays
+    out and borrows in its last step (£100 more: 5.6); pbm begins the stock round.  The site opens its
+    Buy Trains step again for The Ghan (2E, outside the limit), now affordable; the export counted
+    SAR's cash before the loan and wrote no pass (random with the loan filter, 5 players, seed 60098:
+    the site refused the next share purchase)."""
+    from pbm.e18xx.pbem import exchange
+
+    log = kept_log("1848-5p-randomf-60098.jsonl", "1848", 5, 60098, SITE_1848)
+    acts = exchange.export_log(log)["actions"]
+    loan = max(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "SAR")
+    assert acts[loan + 1]["type"] == "pass" and acts[loan + 1]["entity"] == "SAR" and acts[loan + 1]["pbm_auto"]
+    assert acts[loan + 2]["type"] == "buy_shares"
+    assert kept_game(log).state.round.kind == "stock"

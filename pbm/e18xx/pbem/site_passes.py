@@ -291,6 +291,9 @@ class SitePasses:
             return max(0, self.cash_before - paid)
         if _round_key(g) == key:
             return s.cash[f"C:{op}"]
+        if isinstance(act, A.TakeLoan) and act.entity == op:  # the round's last turn ended with a loan
+            # (1848 5.6: its money came in; random with the loan filter, 5p seed 60098)
+            return self.cash_before + int((g.title.data.get("bank_corporation") or {}).get("loan_value", 100))
         if isinstance(act, A.BuyCompany) and act.entity == op:  # the private's price left with it (random
             return max(0, self.cash_before - act.price)  # 18GA 5p seed 40010: the round's last move)
         return self.cash_before
