@@ -141,6 +141,12 @@ def test_1848_export_a_last_step_loan_closes_the_sites_last_step_for_a_company_w
     acts = exchange.export_log(log)["actions"]
     loan = max(i for i, a in enumerate(acts) if a["type"] == "take_loan" and a["entity"] == "QR")
     assert acts[loan + 1]["entity"] == "SAR" and acts[loan + 1]["type"] == "lay_tile"
+    # in the next round QR (P2 still its own, its five loans taken: it may not borrow again, 5.6.3)
+    # pays out and its turn is over: the site's last step does not block either, no pass is written
+    payout = max(i for i, a in enumerate(acts) if a["type"] == "dividend" and a["entity"] == "QR")
+    assert payout > loan and acts[payout + 1]["entity"] == "SAR" and acts[payout + 1]["type"] == "lay_tile"
+    g = kept_game(log)
+    assert g.state.companies["P2"].owner == "C:QR" and not g.can_take_loan("QR", ignore_round=True)
 
 
 def test_1848_export_a_loan_that_ends_the_operating_rounds_counts_its_money_for_the_sites_buy_trains():

@@ -252,7 +252,11 @@ class SitePasses:
         # usable all turn keeps it open no longer (eighth referee run, 1848 3p 60096 with the loan
         # filter: QR, owning P2, borrowed there and the site went on to SAR)
         last_loan = isinstance(act, A.TakeLoan) and self.step_before == "buy_company"
-        anytime = self._owns_anytime_private(op) and not last_loan
+        # with loans (1848) that step blocks only while the company may borrow in some round
+        # ("Take Loans or Buy Company"; random with the loan filter, 3p seed 60096: QR, owning P2,
+        # with its five loans, paid out and the site went on)
+        borrows = not g.title.data.get("loans") or g.can_take_loan(op, ignore_round=True)
+        anytime = self._owns_anytime_private(op) and not last_loan and borrows
         return [op] if anytime or self._site_buys_on(op, act, key) else []
 
     def _owns_anytime_private(self, op: str) -> bool:
