@@ -163,3 +163,32 @@ def test_1848_export_a_loan_that_ends_the_operating_rounds_counts_its_money_for_
     assert acts[loan + 1]["type"] == "pass" and acts[loan + 1]["entity"] == "SAR" and acts[loan + 1]["pbm_auto"]
     assert acts[loan + 2]["type"] == "buy_shares"
     assert kept_game(log).state.round.kind == "stock"
+
+
+def test_18al_an_obsolete_train_in_the_open_market_is_never_bought():
+    """18AL 4.2.5.1: "No corporation may ever purchase an obsolete train from any source. If an
+    obsolete train is ever discarded into the Open Market, it is immediately removed from play."
+    Random, 5 players, seed 60323 (``site_obsolete``: the site keeps the 4s that were in the Open
+    Market when the 7 came, obsolete): WRA discarded a 4 (4-1) before the first 7; pbm then listed and
+    sold it to ATN for $300, which the site refused ("Not a buyable train: 4-1")."""
+    g = kept_game(kept_log("18AL-5p-random-60323.jsonl", "18AL", 5, 60323,
+                           ["site_auction", "site_obsolete", "site_routes", "unlimited_4d"]))
+    assert g.current_entity() == "ATN" and g.state.trains["4-1"].obsolete
+    assert not any(isinstance(a, A.BuyTrain) and a.train == "4-1" for a in g.legal_actions())
+    with pytest.raises(GameError, match="obsolete: no company may ever buy an obsolete train"):
+        g.process(A.BuyTrain("ATN", "4-1", 300))
+
+
+def test_18al_an_obsolete_train_discarded_leaves_play_under_the_book():
+    """18AL 4.2.5.1, the book (without ``site_obsolete``): an obsolete train discarded into the Open
+    Market is "immediately removed from play"."""
+    from pbm.e18xx.core.game import Game
+
+    g = Game("18AL", ["A", "B", "C"], 1, ())
+    t = next(iter(g.state.trains.values()))
+    t.obsolete = True
+    g._to_pool(t.tid)  # noqa: SLF001 - the discard's own move
+    assert t.owner == "removed"
+    u = list(g.state.trains.values())[1]
+    g._to_pool(u.tid)  # noqa: SLF001
+    assert u.owner == "discard"

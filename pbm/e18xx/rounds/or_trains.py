@@ -345,14 +345,21 @@ class TrainsMixin:
         # the Open Market's trains in the order they came there: of each type the first to come is
         # offered (as 18xx.games, whose export names that train)
         for t in sorted((t for t in s.trains.values() if t.owner == "discard"), key=lambda t: t.pooled):
+            if t.obsolete:  # 18AL 4.2.5.1: "No corporation may ever purchase an obsolete train from any
+                continue  # source" (one left in the Open Market under ``site_obsolete``: 18AL 5p 60323)
             if t.name not in seen:
                 seen.add(t.name)
                 out.append(t.tid)
         return out
 
     def _to_pool(self: "Engine", tid: str) -> None:
-        """Train ``tid`` goes to the Open Market, after those already there."""
+        """Train ``tid`` goes to the Open Market, after those already there -- an obsolete one leaves
+        play instead (18AL 4.2.5.1: "If an obsolete train is ever discarded into the Open Market, it
+        is immediately removed from play"; 18xx.games keeps it there, unbuyable: ``site_obsolete``)."""
         s = self.state
+        if s.trains[tid].obsolete and "site_obsolete" not in self.optional_rules:
+            s.trains[tid].owner = "removed"
+            return
         s.trains[tid].owner = "discard"
         s.trains[tid].pooled = 1 + max((t.pooled for t in s.trains.values()), default=0)
 
@@ -569,6 +576,9 @@ class TrainsMixin:
         if from_depot and action.seller is not None:
             raise IllegalAction(f"train {ref} belongs to the bank, not {action.seller}")
         if from_depot:
+            if train.obsolete:
+                raise IllegalAction(f"train {ref} is obsolete: no company may ever buy an obsolete train"
+                                    f"{see(self.title, 'obsolete_train')}")
             if ref not in self._depot_trains():
                 raise IllegalAction(f"this {train.name} train is not available yet: the bank's trains are bought in "
                                     f"order; the {self.title.word('train_bank')} offers "
