@@ -192,3 +192,19 @@ def test_18al_an_obsolete_train_discarded_leaves_play_under_the_book():
     u = list(g.state.trains.values())[1]
     g._to_pool(u.tid)  # noqa: SLF001
     assert u.owner == "discard"
+
+
+def test_18va_export_a_turn_ended_by_an_early_pass_with_an_anytime_private_passes_the_sites_last_step():
+    """Export (``site_passes.py``): WMR buys the Railway Express Agency (P1, usable all turn: title
+    data ``site_anytime_privates``) at the start of its turn, then passes its track; nothing else is
+    left (no station, no run, no room for a train) and pbm's turn is over.  18xx.games skips the same
+    steps but waits in its last step ("Buy Companies") while the company owns such a private: the
+    export writes that pass (random, 4 players, seed 60230: the site refused SR's conversion)."""
+    from pbm.e18xx.pbem import exchange
+
+    log = kept_log("18VA-4p-random-60230.jsonl", "18VA", 4, 60230, ["site_routes", "two_player_share_limit"])
+    acts = exchange.export_log(log)["actions"]
+    bought = max(i for i, a in enumerate(acts) if a["type"] == "buy_company" and a["entity"] == "WMR")
+    assert [(a["type"], a["entity"], a.get("pbm_auto", False)) for a in acts[bought + 1:bought + 3]] == [
+        ("pass", "WMR", False), ("pass", "WMR", True)]
+    assert acts[bought + 3]["entity"] == "SR"

@@ -217,9 +217,12 @@ class SitePasses:
         g = self.game
         if isinstance(act, A.Pass):
             turn_over = g.state.finished or _round_key(g) != key or g._or_operator() != op  # noqa: SLF001
-            if turn_over and not g.state.finished and self.step_before == "buy_train" and act.entity == op \
-                    and self._owns_anytime_private(op):
-                return [op]  # the pass was the site's Buy Trains pass; its last step waits for another
+            if turn_over and not g.state.finished and self.step_before not in (None, "buy_company") \
+                    and act.entity == op and self._owns_anytime_private(op) and self._site_may_borrow(op):
+                # the pass was the site's pass of that step (Buy Trains, or an earlier one whose
+                # followers were skipped: 18VA random 4p seed 60230, WMR bought P1 at the start of
+                # its turn and passed its track); its last step waits for another
+                return [op]
             # also when this pass ended the game (the set of operating rounds was over): the site ends
             # it only once its last step is passed
             ended_by_turn = g.state.finished and g.state.end_reason != "bankrupt"
@@ -255,9 +258,14 @@ class SitePasses:
         # with loans (1848) that step blocks only while the company may borrow in some round
         # ("Take Loans or Buy Company"; random with the loan filter, 3p seed 60096: QR, owning P2,
         # with its five loans, paid out and the site went on)
-        borrows = not g.title.data.get("loans") or g.can_take_loan(op, ignore_round=True)
-        anytime = self._owns_anytime_private(op) and not last_loan and borrows
+        anytime = self._owns_anytime_private(op) and not last_loan and self._site_may_borrow(op)
         return [op] if anytime or self._site_buys_on(op, act, key) else []
+
+    def _site_may_borrow(self, op: str) -> bool:
+        """Without loans, always; with loans (1848) the site's last step blocks only while the company
+        may borrow in some round."""
+        g = self.game
+        return not g.title.data.get("loans") or g.can_take_loan(op, ignore_round=True)
 
     def _owns_anytime_private(self, op: str) -> bool:
         """The company owns a private of title data ``site_anytime_privates`` (its last step waits)."""
