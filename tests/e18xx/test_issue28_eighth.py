@@ -208,3 +208,18 @@ def test_18va_export_a_turn_ended_by_an_early_pass_with_an_anytime_private_passe
     assert [(a["type"], a["entity"], a.get("pbm_auto", False)) for a in acts[bought + 1:bought + 3]] == [
         ("pass", "WMR", False), ("pass", "WMR", True)]
     assert acts[bought + 3]["entity"] == "SR"
+
+
+def test_18va_export_a_last_step_purchase_of_an_anytime_private_passes_both_open_site_steps():
+    """Export: SR buys a 3 train, then Tredegar (P2) and the Railway Express Agency (P1, usable all
+    turn) in its last step, and pbm's turn is over.  18xx.games still has its Buy Trains step open
+    (SR could pay another train) and, with P1 owned, its last step waits too: the export writes both
+    passes, Buy Trains first (random, 5 players, seed 60391: one pass was written and the site
+    refused N&W's)."""
+    from pbm.e18xx.pbem import exchange
+
+    log = kept_log("18VA-5p-random-60391.jsonl", "18VA", 5, 60391, ["site_routes"])
+    acts = exchange.export_log(log)["actions"]
+    bought = max(i for i, a in enumerate(acts) if a["type"] == "buy_company" and a["entity"] == "SR")
+    assert [(a["type"], a["entity"], a.get("pbm_auto", False)) for a in acts[bought + 1:bought + 3]] == [
+        ("pass", "SR", True), ("pass", "SR", True)]

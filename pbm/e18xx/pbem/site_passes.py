@@ -259,7 +259,9 @@ class SitePasses:
         # ("Take Loans or Buy Company"; random with the loan filter, 3p seed 60096: QR, owning P2,
         # with its five loans, paid out and the site went on)
         anytime = self._owns_anytime_private(op) and not last_loan and self._site_may_borrow(op)
-        return [op] if anytime or self._site_buys_on(op, act, key) else []
+        # the site's Buy Trains pass (its step still open) and its last step's (an anytime private):
+        # both when both wait (18VA random 5p seed 60391: SR bought P2 and P1 in its last step)
+        return ([op] if self._site_buys_on(op, act, key) else []) + ([op] if anytime else [])
 
     def _site_may_borrow(self, op: str) -> bool:
         """Without loans, always; with loans (1848) the site's last step blocks only while the company
