@@ -218,7 +218,7 @@ def test_18va_export_a_last_step_purchase_of_an_anytime_private_passes_both_open
     refused N&W's)."""
     from pbm.e18xx.pbem import exchange
 
-    log = kept_log("18VA-5p-random-60391.jsonl", "18VA", 5, 60391, ["site_routes"])
+    log = kept_log("18VA-5p-random-60391.jsonl", "18VA", 5, 60391, ["site_routes", "two_player_share_limit"])
     acts = exchange.export_log(log)["actions"]
     bought = max(i for i, a in enumerate(acts) if a["type"] == "buy_company" and a["entity"] == "SR")
     assert [(a["type"], a["entity"], a.get("pbm_auto", False)) for a in acts[bought + 1:bought + 3]] == [
