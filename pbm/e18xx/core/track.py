@@ -617,7 +617,7 @@ def upgrade_fault(old: Placed, new: TileDef, rotation: int) -> tuple[str, str] |
         kind = old.tile.nodes[i].kind
         if not any(new.nodes[j].kind == kind and edges <= new_ne[j] for j in range(len(new.nodes))):
             return "keep", f"old track to the {kind} (edges {sorted(edges)}) is not kept"
-    if _node_matching(old, new, rotation) is None:
+    if _node_matching(old.tile.nodes, old_ne, new.nodes, new_ne) is None:
         # two cities (or towns) of the old tile would become one: each keeps its own track on a
         # city of its own (1848 7.5.3: "Existing track may not be broken or lost", "Tiles with
         # stations must retain any stations they had"; an OO tile's 59 to 64 with edges 0 and 4 of
@@ -627,19 +627,18 @@ def upgrade_fault(old: Placed, new: TileDef, rotation: int) -> tuple[str, str] |
     return None
 
 
-def _node_matching(old: Placed, new: TileDef, rotation: int) -> dict[int, int] | None:
-    """Each old node (city, town) as a distinct new node of its kind that keeps all its edges, or
-    None when there is no such assignment (the nodes are few: a plain search)."""
-    old_ne = old.tile.node_edges(old.rotation)
-    new_ne = new.node_edges(rotation)
-    order = sorted(range(len(old.tile.nodes)), key=lambda i: -len(old_ne[i]))
+def _node_matching(old_nodes: list, old_ne: list, new_nodes: list, new_ne: list) -> dict[int, int] | None:
+    """Each old node (city, town) as a distinct new node of its kind that keeps all its edges
+    (``*_ne``: each node's edges at the tiles' rotations), or None when there is no such assignment
+    (the nodes are few: a plain search)."""
+    order = sorted(range(len(old_nodes)), key=lambda i: -len(old_ne[i]))
 
     def assign(k: int, used: dict[int, int]) -> dict[int, int] | None:
         if k == len(order):
             return dict(used)
         i = order[k]
-        for j in range(len(new.nodes)):
-            if j in used.values() or new.nodes[j].kind != old.tile.nodes[i].kind or not old_ne[i] <= new_ne[j]:
+        for j in range(len(new_nodes)):
+            if j in used.values() or new_nodes[j].kind != old_nodes[i].kind or not old_ne[i] <= new_ne[j]:
                 continue
             used[i] = j
             found = assign(k + 1, used)
@@ -653,11 +652,11 @@ def _node_matching(old: Placed, new: TileDef, rotation: int) -> dict[int, int] |
 
 def city_map(old: Placed, new: TileDef, rotation: int) -> dict[int, int]:
     """Which new node each old node becomes (by shared edges, else by index)."""
-    matched = _node_matching(old, new, rotation)
-    if matched is not None:
-        return matched
     old_ne = old.tile.node_edges(old.rotation)
     new_ne = new.node_edges(rotation)
+    matched = _node_matching(old.tile.nodes, old_ne, new.nodes, new_ne)
+    if matched is not None:
+        return matched
     out: dict[int, int] = {}
     used: set[int] = set()
     for i, node in enumerate(old.tile.nodes):

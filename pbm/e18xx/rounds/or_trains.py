@@ -575,10 +575,10 @@ class TrainsMixin:
         from_depot = train.owner in ("depot", "discard")
         if from_depot and action.seller is not None:
             raise IllegalAction(f"train {ref} belongs to the bank, not {action.seller}")
+        if train.obsolete:  # from the Open Market or from another company (18AL 4.2.5.1)
+            raise IllegalAction(f"train {ref} is obsolete: no company may ever buy an obsolete train"
+                                f"{see(self.title, 'obsolete_train')}")
         if from_depot:
-            if train.obsolete:
-                raise IllegalAction(f"train {ref} is obsolete: no company may ever buy an obsolete train"
-                                    f"{see(self.title, 'obsolete_train')}")
             if ref not in self._depot_trains():
                 raise IllegalAction(f"this {train.name} train is not available yet: the bank's trains are bought in "
                                     f"order; the {self.title.word('train_bank')} offers "
@@ -602,9 +602,6 @@ class TrainsMixin:
             if action.seller is not None and f"C:{self.corp(str(action.seller)).sym}" != train.owner:
                 raise IllegalAction(f"train {ref} belongs to {train.owner[2:] if train.owner.startswith('C:') else 'nobody'}, "
                                     f"not {action.seller}")
-            if train.obsolete:
-                raise IllegalAction(f"train {ref} is obsolete: no company may ever buy an obsolete train"
-                                    f"{see(self.title, 'obsolete_train')}")
             if ref not in self._other_trains(corp):
                 raise IllegalAction(f"train {ref} cannot be bought by {corp}")
             if s.round.emergency_sold and not self._ebuy_from_others():
