@@ -336,6 +336,14 @@ def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
         corp, price = (args[0], args[1]) if _INT.match(args[1]) else (args[1], args[0])
         return A.Par(entity, _name(corp, lineno, line, verb, "corporation"), _int(price, lineno, line, verb, "price"))
     if verb == "sell":
+        if len(args) == 4 and low[2] in ("for", "at") and _INT.match(low[3]) and args[0][:1].isdigit():
+            # 'sell 1 CAR for 90' (_sell_words: 'sell 1 CAR share to the pool for 90'): the price is checked
+            sale = parse_line(f"sell {args[0]} {args[1]}", entity, lineno)
+            corp = sale.corporation
+            pct = sale.percent if isinstance(sale, ShareCount) else 0
+            count = 0 if pct else getattr(sale, "count", 1)
+            return ShareCount(entity, "sell", corp, count=count, percent=pct, line=line.strip(), lineno=lineno,
+                              price=_int(args[3], lineno, line, verb, "price"))
         if len(args) == 1:
             return A.SellShares(entity, corporation=_name(args[0], lineno, line, verb, "corporation"), count=1)
         if len(args) == 2:
@@ -1101,6 +1109,15 @@ def _sell_words(toks: list[str], low: list[str]) -> list[str] | None:
     why = _purpose(low)
     if why is not None:  # 'sell 1 SR share to raise the money': why is the player's note
         toks, low = toks[:why], low[:why]
+    if low[-1].rstrip(".") in ("each", "apiece") or low[-2:] in (["a", "share"], ["per", "share"]):
+        cut = 1 if low[-1].rstrip(".") in ("each", "apiece") else 2  # 'for £90 each': a share's price
+        toks, low = toks[:-cut], low[:-cut]
+    priced = [(i, *p) for i in range(2, len(low) - 1) if low[i] in ("for", "at")
+              and (p := _said_price(toks, low, i)) and p[1] == len(low)]
+    if len(priced) == 1:  # 'sell 1 CAR share to the pool for 90': the price the player expects, checked
+        at, price, _ = priced[0]  # against the market's (share_count)
+        sold = _sell_words(toks[:at], low[:at]) or (["sell", "1", toks[1]] if at == 2 else None)  # 'sell CAR for 90'
+        return [*sold, "for", price] if sold and len(sold) == 3 else None
     keep = [t for t, w in zip(toks[1:], low[1:])  # 'sell my ABC share' (s13 mail #89)
             if w not in _SHARE_FILLER - {"one"} and w not in ("to", "open", "market", "pool", "bank", "my")]
     keep = [_COUNT_WORDS.get(t.lower(), "1" if t.lower() == "one" else t) for t in keep]
@@ -1797,6 +1814,8 @@ RULEBOOK: tuple[tuple[str, str, str, Any], ...] = (
     ("sell 2 shares of ABC", "sell 2 ABC", "18AL 3.2(a): sell certificates to the Open Market (s12)", _sell_words),
     ("sell 20% ABC", "sell 20% ABC", "a sale as a percentage (s12): counted in the company's shares",
      _sell_words),
+    ("sell 1 CAR share to the pool for 90", "sell 1 CAR for 90", "a sale at the price the player expects: "
+     "sold at the market price, and refused naming it when it is another", _sell_words),
     ("sell P3 to NSW for £140", "buy private P3 140 from me", "1848 4.1, 7.3: the Director's private sold to "
      "his company, which buys it from him (s17b mail 049)", _sell_words),
 )
@@ -2338,6 +2357,15 @@ def share_count(game: "Game", move: ShareCount) -> A.Action:
     if count < 1:
         raise MoveError(f"{said}: a count of shares is 1 or more")
     if move.verb == "sell":
+        if move.price:
+            # a sale is at the market price (18AL/18GA 3.2(a), 1848 12.4, 18VA 4.3.1): the price the
+            # mail says, a share's or the lot's, must be it
+            each = game.share_price(corp)
+            if move.price not in (each, each * count):
+                m = game.title.money
+                lot = f" ({count} for {m(each * count)})" if count > 1 else ""
+                raise MoveError(f"{said}: a {corp} share sells for {m(each)} now, the market price{lot}, not "
+                                f"{m(move.price)}; write 'sell {count} {corp}' to sell at the market price")
         return A.SellShares(move.entity, corporation=corp, count=count)
     source = move.source
     if move.price and count == 1:
