@@ -2,7 +2,10 @@
 kept games (``referee_games/``), no referee needed."""
 from __future__ import annotations
 
+import pytest
+
 from pbm.e18xx.core import actions as A
+from pbm.e18xx.core.errors import GameError
 
 from .kept import kept_game, kept_log
 
@@ -30,3 +33,25 @@ def test_1848_the_ghan_is_bought_after_other_trains_by_a_company_at_its_train_li
     assert s.cash["C:SAR"] == 60
     assert s.companies["P4"].closed  # the rebate is used once
     assert not [a for a in g.legal_actions() if isinstance(a, A.BuyTrain) and a.entity in ("SAR", "P4")]
+
+
+AL_60748 = ("18AL-4p-random-60748.jsonl", "18AL", 4, 60748,
+            ["double_yellow_first_or", "site_routes", "site_obsolete", "site_auction"])
+
+
+def test_18al_an_upgrade_whose_new_track_only_routes_through_the_hex_itself_reach_is_refused():
+    """18AL 4.2.1(j): "Each tile laid must contain either some newly added track that is connected to
+    an existing station of the corporation, or a city which is connected to an existing station".
+    Random, 4 players, seed 60748, OR 13: ATN upgrades J3 (tile 23: I2 to K4 and I2 to L3) to 41 at
+    rotation 5, whose new track joins K4 and L3.  ATN's routes reach K4 and L3 only through J3 (the
+    side to I2 and then the side to K4 or to L3), so a route onto the new track would use one of J3's
+    sides twice.  pbm's walk had merged four routes at one piece of track into one that had used only
+    what all had used (J3's side to I2) and let the new track be reached; 18xx.games refused the lay
+    ("Must use new track or change city value").  A yes from a walk that merged routes is now asked
+    again of the exact walk."""
+    g = kept_game(kept_log(*AL_60748))
+    assert g.current_entity() == "ATN"
+    assert g.state.map.placed["J3"].tile_id.startswith("23")
+    assert not [a for a in g.legal_actions() if isinstance(a, A.LayTile) and a.hex == "J3"]
+    with pytest.raises(GameError, match=r"4\.2\.1\(j\): tile 41 rotation 5 on J3 adds no track connected to ATN"):
+        g.process(A.LayTile("ATN", hex="J3", tile="41", rotation=5))

@@ -374,6 +374,7 @@ class TrackGraph:
     def reach(self, corp: str, starts: Iterable[NodeKey], home_hexes: Iterable[str] = (),
               until: Callable[[NodeKey], bool] | None = None, watch: str | None = None,
               watch_ok: Callable[[set[int], set[NodeKey], dict], bool] | None = None,
+              keep: int | None = None, budget: int | None = None,
               ) -> tuple[dict[str, set[int]], set[NodeKey], dict[str, dict]] | None:
         """Edges of each hex a company can build on, the stops it reaches, and per hex how its
         trains arrive there (``entries``: for ``("e", side)``, arriving across that side from the
@@ -393,13 +394,18 @@ class TrackGraph:
         may then reach more than a train could, never less (so no legal move is refused), and stays
         as fast as the old walk (in 2,476 states of 18GA, 18AL and 18VA random games the tile lays
         and stations it allows were those of the exact walk; that walk took minutes on one late
-        18VA map).
+        18VA map).  A merge sets ``merging``: an upgrade that only such entries let connect is asked
+        again of the exact walk (``keep`` without limit, ``budget`` steps at most, else
+        ``WalkTooLong``; ``or_track.py::_exact_entries``): an 18AL random game of the ninth
+        differential run had an upgrade accepted whose new track no train could reach.
         With ``until`` (a test of a stop): None as soon as a stop it reaches passes the test
         (the full answer if none does), so ``any(until(k) for k in reach(...)[1])`` without the
         whole walk.  With ``watch`` (a hex) and ``watch_ok`` (a test of that hex's edges, the
         stops reached and that hex's entries, which only more of them can make true): None
         as soon as the test holds on what is reached so far, asked whenever more of that hex is
         reached."""
+        limit = _KEEP if keep is None else keep
+        self.merging = False  # whether this walk has merged routes (its entries may then say too much)
         hexes: dict[str, set[int]] = {}
         entries: dict[str, dict[tuple[str, int], set[tuple[int, int]]]] = {}
         nodes: set[NodeKey] = set()
@@ -457,7 +463,11 @@ class TrackGraph:
                 return None
             for pid in by_node.get(key, ()):
                 stack.append((pid, ("n", key[1]), bit))
+        steps = 0
         while stack:
+            steps += 1
+            if budget is not None and steps > budget:
+                raise WalkTooLong(steps)
             pid, from_end, mask = stack.pop()
             coord, a, b = paths[pid]  # type: ignore[misc]
             mask |= path_mask[pid]
@@ -468,7 +478,8 @@ class TrackGraph:
             else:
                 if any(old & mask == old for old in before):
                     continue  # walked here before having used less
-                if len(before) >= _KEEP:  # too many ways here: go on as if having used only what all used
+                if len(before) >= limit:  # too many ways here: go on as if having used only what all used
+                    self.merging = True
                     for old in before:
                         mask &= old
                     before[:] = [mask]
@@ -538,12 +549,17 @@ class TrackGraph:
             for nxt in pids:
                 if not path_mask[nxt] & mask:
                     stack.append((nxt, entered, mask))
+        self.last_steps = steps
         return hexes, nodes, entries
 
     def entry_keys(self, coord: str) -> dict[int, int]:
         """Side -> its track-use bit in ``coord``'s block (as in ``reach``'s entries), for the tile
         the graph was built with."""
         return {k[1]: bit for k, bit in self._hex[coord][5].items() if isinstance(k[1], int)}
+
+
+class WalkTooLong(Exception):
+    """An exact ``TrackGraph.reach`` walk went past its budget of steps."""
 
 
 _KEEP = 4  # the ways one piece of track is walked that ``reach`` keeps apart (then merged: see there)

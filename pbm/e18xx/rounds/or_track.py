@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 from pbm.e18xx.core import actions as A
 from pbm.e18xx.core.errors import GameError, IllegalAction, IllegalRoute, IllegalTile, InsufficientFunds
 from pbm.e18xx.core.state import Corporation
-from pbm.e18xx.core.track import Placed, city_map, upgrade_fault
+from pbm.e18xx.core.track import Placed, WalkTooLong, city_map, upgrade_fault
 from pbm.e18xx.routes import place_words, resolve_stops, stops_by_neighbours, stops_by_track, twice, why_not
+
+EXACT_STEPS = 200_000  # the exact walk's budget (``_exact_entries``): 18VA's late maps took up to 20,000
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbm.e18xx.core.protocol import Engine
@@ -146,9 +148,9 @@ class TrackMixin:
             entries: dict | None = None
             new_track = old.tile.paths and (self.title.data.get("track_refs") or {}).get("upgrade_new_track", True)
             if reach is None:
-                def lay_ok(edges: set[int], nodes: set, ways: dict) -> bool:  # the tests below, on part of the reach
-                    return bool(edges) and bool(exits & edges) and (
-                        not new_track or self._upgrade_connects(corp, coord, old, new, rotation, ways, nodes))
+                def lay_ok(edges: set[int], nodes: set, ways: dict, merged: bool) -> bool:  # the tests below,
+                    return bool(edges) and bool(exits & edges) and (  # on part of the reach
+                        not new_track or self._upgrade_connects(corp, coord, old, new, rotation, ways, nodes, merged))
                 full = self._reach_watching(corp, coord, lay_ok)
                 if full is None:  # connected: the walk stopped once that was shown
                     return self._lay_cost(corp, coord, old, special)
@@ -163,7 +165,8 @@ class TrackMixin:
             if new_track:
                 if entries is None:
                     entries = self._reach_entries(corp).get(coord, {})
-                if not self._upgrade_connects(corp, coord, old, new, rotation, entries, reached_nodes):
+                if not self._upgrade_connects(corp, coord, old, new, rotation, entries, reached_nodes,
+                                              self._reach_merged(corp)):
                     raise IllegalTile(f"{r('connected')}tile {name} rotation {rotation} on {coord} adds no track connected "
                                       f"to {corp}'s stations and has no city connected to them (the connection is "
                                       "traced as a train runs: it may not back up at a fork or use a piece of track twice)")
@@ -180,7 +183,7 @@ class TrackMixin:
         return cost
 
     def _upgrade_connects(self: "Engine", corp: str, coord: str, old: Placed, new, rotation: int,
-                          entries: dict, reached_nodes: set | None) -> bool:
+                          entries: dict, reached_nodes: set | None, merged: bool = False) -> bool:
         """4.2.1(j) for an upgrade: "Each tile laid must contain either some newly added track that
         is connected to an existing station of the corporation, or a city which is connected to an
         existing station of the corporation" (18GA/18AL; 18VA 4.5.2.1: new track must extend a
@@ -188,11 +191,29 @@ class TrackMixin:
         one of the company's routes can run onto: arriving across one of its sides from the next
         hex, or at one of its stops, having used in this hex none of that path's track (a route
         uses a piece of track once, never backing up at a fork) and not its other stop
-        (``entries``: the hex's entries of ``TrackGraph.reach``)."""
+        (``entries``: the hex's entries of ``TrackGraph.reach``).
+
+        ``merged``: the walk that gave ``entries`` merged routes, so they may let a route run onto
+        new track that no train could reach; a yes is then asked again of the exact walk
+        (:meth:`_exact_entries`; issue 28, ninth differential run: 18AL random 4p seed 60748, ATN's
+        41 on J3 joined two sides that only routes through J3 itself reach)."""
         if reached_nodes is None:
             reached_nodes = self._reach(corp)[1]
         if any((coord, i) in reached_nodes for i in old.tile.cities()):
             return True
+        if not entries:
+            return False
+        if not self._new_track_reached(coord, old, new, rotation, entries):
+            return False
+        if merged:
+            exact = self._exact_entries(corp)
+            if exact is not None:
+                return self._new_track_reached(coord, old, new, rotation, exact.get(coord) or {})
+        return True
+
+    def _new_track_reached(self: "Engine", coord: str, old: Placed, new, rotation: int, entries: dict) -> bool:
+        """Whether a path of the new tile that the old lacks can be run onto by a route arriving as
+        ``entries`` say (see :meth:`_upgrade_connects`)."""
         if not entries:
             return False
         mapping = city_map(old, new, rotation)
@@ -241,7 +262,32 @@ class TrackMixin:
         got = cache.get(key)
         if got is None:
             got = cache[key] = g.reach(corp, starts, home)
+            cache[key + ("merged",)] = g.merging
         return got
+
+    def _reach_merged(self: "Engine", corp: str) -> bool:
+        """Whether the company's cached reach merged routes (``TrackGraph.reach``)."""
+        g, key, _starts, _home, cache = self._reach_key(corp)
+        if key not in cache:
+            self._reach_full(corp)
+        return bool(cache.get(key + ("merged",), True))
+
+    def _exact_entries(self: "Engine", corp: str) -> dict[str, dict] | None:
+        """The entries of the exact walk, no routes merged (``TrackGraph.reach`` with no limit), or
+        None when it would take more than ``EXACT_STEPS`` steps (then the merged walk's stand: a
+        late map of junction tiles can hold more routes than is worth walking; no state of the
+        differential runs came near)."""
+        g, key, starts, home, cache = self._reach_key(corp)
+        k = key + ("exact",)
+        if k not in cache:
+            walking = getattr(g, "merging", False)  # asked from inside a walk (``_reach_watching``): keep its flag
+            try:
+                cache[k] = g.reach(corp, starts, home, keep=1 << 30, budget=EXACT_STEPS)[2]  # type: ignore[index]
+            except WalkTooLong:
+                cache[k] = None
+            finally:
+                g.merging = walking
+        return cache[k]
 
     def _reach_key(self: "Engine", corp: str):
         s = self.state
@@ -259,10 +305,12 @@ class TrackMixin:
         g, key, starts, home, cache = self._reach_key(corp)
         got = cache.get(key)
         if got is not None:
-            return None if ok(got[0].get(coord) or set(), got[1], got[2].get(coord) or {}) else got
-        full = g.reach(corp, starts, home, watch=coord, watch_ok=ok)
+            merged = bool(cache.get(key + ("merged",), True))
+            return None if ok(got[0].get(coord) or set(), got[1], got[2].get(coord) or {}, merged) else got
+        full = g.reach(corp, starts, home, watch=coord, watch_ok=lambda e, n, w: ok(e, n, w, g.merging))
         if full is not None:
             cache[key] = full
+            cache[key + ("merged",)] = g.merging
         return full
 
     def _reaches_any(self: "Engine", corp: str, test) -> bool:
