@@ -55,3 +55,26 @@ def test_18al_an_upgrade_whose_new_track_only_routes_through_the_hex_itself_reac
     assert not [a for a in g.legal_actions() if isinstance(a, A.LayTile) and a.hex == "J3"]
     with pytest.raises(GameError, match=r"4\.2\.1\(j\): tile 41 rotation 5 on J3 adds no track connected to ATN"):
         g.process(A.LayTile("ATN", hex="J3", tile="41", rotation=5))
+
+
+VA_60759 = ("18VA-5p-random-60759.jsonl", "18VA", 5, 60759, ["site_routes", "two_player_share_limit"])
+
+
+def test_18va_the_export_names_the_market_certificate_the_site_gives_back_after_a_restart():
+    """Export (the site's certificate numbers, ``pbem/site_shares.py``).  Random, 5 players, seed
+    60759: C&O closes at Tycoon A's bankruptcy (18VA 4.6.3) and Tycoon D starts it again; its unsold
+    certificates later go to the market.  On the site a company's own certificates lie in number
+    order, so they reached the market as C&O_5 to C&O_8.  Tycoon D, president with 20 %, sells 10 %
+    (the president's certificate goes to Tycoon E, who gives two shares to the market) and the site
+    gives D back the market's first certificate, C&O_5.  The export's model had the returned
+    certificates in another order and named C&O_5 in Tycoon E's next purchase: the site refused it
+    ("Cannot buy a share of C&O")."""
+    from pbm.e18xx.pbem.exchange import export_log
+
+    log = kept_log(*VA_60759)
+    log["player_ids"] = [str(i + 1) for i in range(5)]
+    trades = [(a["entity"], a["type"], a["shares"]) for a in export_log(log)["actions"]
+              if a["type"] in ("buy_shares", "sell_shares") and a["shares"][0].startswith("C&O_")]
+    i = trades.index((4, "sell_shares", ["C&O_0"]))  # Tycoon D's 10 % of his president's certificate
+    assert trades[i + 1] == (5, "buy_shares", ["C&O_6"])  # Tycoon E, from the market
+    assert trades[i + 2] == (4, "sell_shares", ["C&O_5"])  # Tycoon D sells what the site gave him back

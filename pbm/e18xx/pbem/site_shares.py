@@ -139,6 +139,15 @@ class SiteShares:
                         self._put(x, t)
                         excess[t] += self.game.sid_percent(x)
                         excess[g] -= self.game.sid_percent(x)
+        # a company's own certificates lie in number order on the site (they only come back there
+        # when it closes, all at once, in that order): the next moved from there is the lowest
+        # (random 18VA 5p 60759: C&O closed at a bankruptcy and was started again; its unsold
+        # certificates went to the market in number order, and a partial sale of the president's
+        # certificate then gave the seller the first of them)
+        for owner, by in self.lists.items():
+            if owner.startswith("ipo:"):
+                for corp, sids in by.items():
+                    sids.sort(key=_num)
 
 
 def _corp(sid: str) -> str:
