@@ -640,7 +640,7 @@ def upgrade_fault(old: Placed, new: TileDef, rotation: int) -> tuple[str, str] |
         # its two cities in one city: eighth referee run, 1848 3p 60052, refused by 18xx.games)
         joined = [sorted(e) for e in old_ne if e]
         kinds = {n.kind for n, e in zip(old.tile.nodes, old_ne) if e}
-        what = f"{kinds.pop()}s" if len(kinds) == 1 else "stops"  # the kinds the old tile's stops are
+        what = {"city": "cities", "town": "towns"}.get(kinds.pop(), "stops") if len(kinds) == 1 else "stops"
         return "keep", (f"the old tile's separate {what} (edges {' and '.join(map(str, joined))}) would be "
                         "joined in one")
     return None
