@@ -55,8 +55,12 @@ def test_buying_another_players_private_is_an_offer_until_the_owner_accepts(ga):
     game, n1 = state(cli)
     assert n1 == n0 and game.state.companies[comp].owner == f"P:{owner}"  # nothing changed hands
     assert game.state.cash == cash
-    _, text = answer(cli, inbound)
+    msg, text = answer(cli, inbound)
     assert f"OFFER MADE, NOT YET A SALE: {buyer} offers {owner} $1 for {comp}" in text
+    # the buyer is asked nothing until the answer: his mail does not say it is his turn
+    assert msg["Subject"].endswith(f"Your offer waits for {owner}'s answer"), msg["Subject"]
+    assert "YOUR OFFER WAITS" in text and f"waits for {owner}'s answer first" in text
+    assert "IT IS YOUR TURN" not in text
     told = _outbox(cli, "offer:")
     assert len(told) == 1 and f"accept {comp}" in told[0] and f"{buyer} offers you $1" in told[0]
     status = cli("18xx", "status", "ga-1").stdout  # the moderator sees the offer waiting

@@ -622,8 +622,11 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         if not is_mover and not wants_mail(game_row, p.number, their_turn=turn or bool(proxied),
                                            finished=rep.game.finished):
             continue  # this player chose turn-only mail or the daily digest
+        waiting = _offer_wait(game_row, p.name) if turn else ""
         if rep.game.finished:
             subject = f"[{one_line(game_row.name, 40)}] Game over"
+        elif waiting:  # his offer waits for its answer: nothing is asked of him yet
+            subject = f"[{one_line(game_row.name, 40)}] Your offer waits for {_offer_owner(game_row)}'s answer"
         elif turn:
             subject = f"[{one_line(game_row.name, 40)}] Your turn: {who_acts(rep.game)}"
         else:
@@ -639,11 +642,10 @@ def broadcast(session: Session, game_row, game, sender: str, *, mover=None, inbo
         for x in (said, note):
             if x:
                 head += [x, ""]
-        if turn:
+        if waiting:
+            head += [f"YOUR OFFER WAITS ({who_acts(rep.game)}). {waiting}", ""]
+        elif turn:
             head += [f"IT IS YOUR TURN ({who_acts(rep.game)}).", ""]
-            waiting = _offer_wait(game_row, p.name)
-            if waiting:
-                head += [waiting, ""]
         for q in proxied:  # the proxy of an absent seat that is to act is told so, and how (play-through s13 F4)
             if q.name in answering and q.name not in acting:  # an offer waits for the absent seat (s13w F2)
                 head += [f"YOU ARE {q.name.upper()}'S PROXY: {q.name} (player {q.number}) is away and named you to "
@@ -1321,6 +1323,13 @@ def _back_from_away(game_row, player, mail: MoveMail, via: str, now=None) -> str
     set_away(game_row, player.number, None, None)
     return (f"You were marked away until {until}; as you moved yourself, you are taken to be back: your move "
             "clock runs normally again (write AWAY: FROM TO again if you are still away).")
+
+
+def _offer_owner(game_row) -> str:
+    """Who must answer the offer waiting (the seller, or the president of the selling company)."""
+    from pbm.e18xx.pbem.games import pending_offer
+
+    return one_line(str((pending_offer(game_row) or {}).get("owner", "")), 30)
 
 
 def _offer_wait(game_row, reader: str) -> str:
