@@ -323,6 +323,7 @@ class TrackMixin:
         if full is None:
             return True
         cache[key] = full
+        cache[key + ("merged",)] = g.merging
         return False
 
     def _lay_tile(self: "Engine", corp: str, action: A.LayTile, special: bool = False) -> None:
