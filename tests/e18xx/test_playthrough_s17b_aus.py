@@ -76,9 +76,10 @@ def test_the_director_sells_his_private_to_his_company():
     """NSW's turn in OR 2.1 (mail 049): 'Sell P3 to NSW for £140' was refused "need [count] and a
     corporation" (class b): from the 3/3+ Phase a company buys a private from its Director (4.1, 7.3),
     which the Director says as his sale to the company."""
-    assert parse_moves("Sell P3 to NSW for £140", "Di") == parse_moves("buy private P3 140 from me", "Di")
-    assert parse_moves("Sell the Tasmanian Railways to NSW for £140", "Di") \
-        == parse_moves("buy private P3 140 from me", "Di")
+    for text in ("Sell P3 to NSW for £140", "Sell the Tasmanian Railways to NSW for £140"):
+        named = parse_moves(text, "Di")[0]
+        assert named.company == "NSW"  # the buyer named, checked against the game (moves.Named)
+        assert named.move == parse_moves("buy private P3 140 from me", "Di")[0]
     g = game(75)
     assert g.current_entity() == "NSW"
     made, _ = mail(g, "Lay tile 5 in Newcastle (E18), rotation 0\nLay tile 6 in Wollongong (G16), rotation 1\n"

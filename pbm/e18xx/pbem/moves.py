@@ -109,6 +109,18 @@ class FromOwner:
 
 
 @dataclass(frozen=True)
+class Named:
+    """A company's purchase of a private written with the company named: 'CAR buys P3 from Ann for
+    140', 'Sell P3 to NSW for £140' (1848 4.1, 7.3; 18GA/18AL 4.2.6; 18VA 4.2).  :func:`for_game`
+    makes it only when that company is the one acting; before, the name was dropped and whichever
+    company acted bought the private."""
+    move: "A.BuyCompany | FromOwner"
+    company: str
+    line: str = dc_field(default="", compare=False)
+    lineno: int = dc_field(default=1, compare=False)
+
+
+@dataclass(frozen=True)
 class LayJoining:
     """``lay 57 F17 joining Wollongong, Newcastle``: a lay written with what its track joins instead
     of its rotation, as the move lists describe each rotation ("# city; to G16 Wollongong (lower
@@ -140,7 +152,7 @@ class Contribute:
     lineno: int = dc_field(default=1, compare=False)
 
 
-Move = Union[A.Action, PassRestOfRound, Done, More, RepayLoan, ShareCount, FromOwner, Contribute, LayJoining]
+Move = Union[A.Action, PassRestOfRound, Done, More, RepayLoan, ShareCount, FromOwner, Contribute, LayJoining, Named]
 
 _INT = re.compile(r"^\d+$")
 _PERCENT = re.compile(r"^\d{1,3}%$")
@@ -237,6 +249,29 @@ def _name(tok: str, lineno: int, line: str, verb: str, what: str) -> str:
 
 def parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     """One line -> a move (None for blank/comment lines)."""
+    move = _parse_line(line, entity, lineno)
+    if isinstance(move, (A.BuyCompany, FromOwner)):
+        company = _company_named(_no_asides(uncommented(line)).strip().split())
+        if company:
+            return Named(move, company, line.strip(), lineno)
+    return move
+
+
+def _company_named(toks: list[str]) -> str:
+    """The company a private's purchase names as its buyer: the subject of 'CAR buys P3 from Ann for
+    140' (s14b mail #71), the company after 'to' in 'Sell P3 to NSW for £140' (s17b mail 049); ''."""
+    low = [t.lower().rstrip(".,") for t in toks]
+    if len(toks) > 2 and re.match(r"^[A-Z][A-Z0-9&]{1,4}$", toks[0]) and low[1] in ("buys", "purchases"):
+        return toks[0]
+    if low[:1] == ["sell"] and "to" in low[2:] and "for" in low[3:]:
+        after = [t for t, w in zip(toks[low.index("to") + 1:low.index("for", low.index("to"))],
+                                   low[low.index("to") + 1:low.index("for", low.index("to"))]) if w != "the"]
+        if len(after) == 1 and re.match(r"^[A-Za-z][A-Za-z0-9&]{1,4}$", after[0]):
+            return after[0].upper()
+    return ""
+
+
+def _parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     text = re.sub(r"(?<=\w)\.$", "", _no_asides(uncommented(line)).strip())  # 'Pay out.' (s14 mail #117)
     if not text:
         return None
@@ -2225,6 +2260,8 @@ def for_game(game: "Game", player: str, move: Move) -> Move:
     """Re-address a player's move to the company they act for now."""
     if isinstance(move, (PassRestOfRound, Done, More, RepayLoan, Contribute)):
         return move
+    if isinstance(move, Named):
+        move = named_buyer(game, move)
     toward: tuple[str, ...] = ()
     if isinstance(move, LayJoining):
         toward, move = move.places, move.move
@@ -2310,6 +2347,24 @@ def train_not_share(game: "Game", player: str, move: Move) -> Move:
     if move.corporation.upper() not in names:
         return move
     return A.BuyTrain(move.entity, train=move.corporation.upper())
+
+
+def named_buyer(game: "Game", move: Named) -> "A.BuyCompany | FromOwner":
+    """The purchase of a :class:`Named` line, once the company it names is the one acting; refused
+    naming the company that acts (or the round) otherwise."""
+    said = f"line {move.lineno}: {move.line!r}"
+    aliases = {k.upper(): v for k, v in (game.title.data.get("corporation_aliases") or {}).items()}
+    named = aliases.get(move.company.upper(), move.company.upper())
+    corp = next((c for c in game.state.corporations if c.upper() == named), None)
+    if corp is None:
+        raise MoveError(f"{said}: {move.company} is not a company of {game.title.name}")
+    cur = game.current_entity()
+    if cur == corp:
+        return move.move
+    now = (f"{cur} is" if cur in game.state.corporations else
+           f"it is {cur}'s turn in the {game.state.round.kind} round" if cur else "no one is")
+    raise MoveError(f"{said}: {corp} is not the company acting now ({now}); a company buys a private in its own "
+                    f"operating turn: write this line when it is {corp}'s turn")
 
 
 def private_owner(game: "Game", move: FromOwner) -> A.BuyCompany:
@@ -2994,7 +3049,7 @@ def format_action(a: A.Action) -> str:
     """An action in the move language (for listings and turn reports)."""
     if isinstance(a, RepayLoan):
         return "repay loan"
-    if isinstance(a, (ShareCount, FromOwner, Contribute, LayJoining)):
+    if isinstance(a, (ShareCount, FromOwner, Contribute, LayJoining, Named)):
         return a.line
     if isinstance(a, A.Pass):
         return "pass"
