@@ -218,9 +218,12 @@ def test_a_seats_pdf_remembers_how_many_actions_it_showed():
 def test_every_row_of_the_rulebook_table_reads_as_its_move(example, canonical):
     """The rulebooks' words for moves are read in one place, the table RULEBOOK (they were read in
     two: _rulebook_words and branches of parse_line). Each row's example is the move it names."""
-    from pbm.e18xx.pbem.moves import parse_line, rulebook_words
+    from pbm.e18xx.pbem.moves import Named, parse_line, rulebook_words
 
-    assert parse_line(example, "WRA") == parse_line(canonical, "WRA")
+    read = parse_line(example, "WRA")
+    if isinstance(read, Named):  # 'sell P3 to NSW for £140': the buying company named, checked in the game
+        read = read.move
+    assert read == parse_line(canonical, "WRA")
     assert rulebook_words(example.split()) == canonical.split()  # the row itself rewrites it
 
 
@@ -231,7 +234,7 @@ def test_parse_line_reads_no_rulebook_word_itself():
 
     from pbm.e18xx.pbem import moves
 
-    src = inspect.getsource(moves.parse_line)
+    src = inspect.getsource(moves.parse_line) + inspect.getsource(moves._parse_line)
     for word in ("place", "station", "pay", "reduce", "retain", "start", "turn", "on"):
         assert f'"{word}"' not in src, word
     assert "_president_par" not in src
