@@ -192,8 +192,9 @@ def _take_reports(_task: int) -> list[tuple[int, bytes]]:
 
 def _render_child() -> None:
     """A render worker process's start: the default signal handlers back (a ``pbm worker``'s SIGTERM
-    handler, inherited through fork, only sets a flag — the pool's ``terminate()`` at the end of the turn
-    would then never end the child, and the parent would wait for it for good), and no collector."""
+    handler, inherited through fork, only sets a flag — a SIGTERM sent to the render worker would then
+    never end it), and no collector.  The pool is closed and joined, never terminated (see
+    :func:`_player_pdfs`)."""
     import signal
 
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -221,7 +222,8 @@ def _player_pdfs(data: TurnData, numbers: list[int], sheets: dict[int, list]) ->
         with collector.paused():
             reports[0] = _one_report(numbers[0])
         # a worker ends with the turn: its collector stays off
-        with context.Pool(workers - 1, initializer=_render_child) as pool:
+        pool = context.Pool(workers - 1, initializer=_render_child)
+        try:
             # one task per worker; a task takes reports until none is left (a worker that starts late
             # finds none, and its task ends at once)
             pending = pool.map_async(_take_reports, range(workers - 1), chunksize=1)
@@ -230,6 +232,14 @@ def _player_pdfs(data: TurnData, numbers: list[int], sheets: dict[int, list]) ->
                     reports[i] = report
             for done in pending.get():
                 reports.update(done)
+        finally:
+            # close and join, never terminate: a worker killed while it hands back its result (a
+            # failed report's error, say) dies holding the result queue's lock, and the pool's own
+            # threads then wait on it for good (the suite hung so, in
+            # test_render_once.py::test_a_failing_report_fails_the_render_wherever_it_was_made).
+            # The workers' tasks end by themselves once no report is left to take.
+            pool.close()
+            pool.join()
     finally:
         _JOB = None
     missing = [numbers[i] for i in range(len(numbers)) if i not in reports]

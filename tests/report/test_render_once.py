@@ -124,6 +124,31 @@ def test_a_failing_report_fails_the_render_wherever_it_was_made(monkeypatch, fai
     assert render._JOB is None
 
 
+@pytest.mark.parametrize("fail", [None, 9, 4])
+def test_the_render_pool_is_closed_and_joined_never_terminated(monkeypatch, fail):
+    """``Pool.terminate()`` kills the workers; one killed while it hands back its result (a failed
+    report's error) dies holding the result queue's lock, and the pool's threads then wait on it for
+    good: the suite hung in the test above about once in a few hundred runs (a loop of 600 failing
+    renders hung every time before the fix).  The pool is closed and joined instead, also when a report
+    fails; its workers end once no report is left."""
+    import multiprocessing.pool
+
+    calls = []
+    monkeypatch.setattr(multiprocessing.pool.Pool, "terminate", lambda self: calls.append("terminate"))
+    joined = []
+    real_join = multiprocessing.pool.Pool.join
+    monkeypatch.setattr(multiprocessing.pool.Pool, "join", lambda self: (joined.append(1), real_join(self))[1])
+    _fake_reports(monkeypatch, fail=fail)
+    monkeypatch.setenv("PBM_RENDER_WORKERS", "2")
+    numbers = [5, 2, 9, 1, 4]
+    if fail is None:
+        assert len(list(render._player_pdfs(_bare_data(), numbers, {n: [] for n in numbers}))) == 5
+    else:
+        with pytest.raises(ValueError, match=f"no report for {fail}"):
+            list(render._player_pdfs(_bare_data(), numbers, {n: [] for n in numbers}))
+    assert calls == [] and joined == [1]
+
+
 def test_a_chart_built_without_reportlabs_checks_places_the_same_ticks_and_restores_the_checks(monkeypatch):
     """The axes are built with ``rl_config.shapeChecking`` off (a developer's aid, most of their cost): the same
     ticks, lines and legend as with the checks on, and the setting is back afterwards, also after an error."""
