@@ -549,7 +549,6 @@ class TrackGraph:
             for nxt in pids:
                 if not path_mask[nxt] & mask:
                     stack.append((nxt, entered, mask))
-        self.last_steps = steps
         return hexes, nodes, entries
 
     def entry_keys(self, coord: str) -> dict[int, int]:

@@ -263,9 +263,9 @@ def _company_named(toks: list[str]) -> str:
     low = [t.lower().rstrip(".,") for t in toks]
     if len(toks) > 2 and re.match(r"^[A-Z][A-Z0-9&]{1,4}$", toks[0]) and low[1] in ("buys", "purchases"):
         return toks[0]
-    if low[:1] == ["sell"] and "to" in low[2:] and "for" in low[3:]:
-        after = [t for t, w in zip(toks[low.index("to") + 1:low.index("for", low.index("to"))],
-                                   low[low.index("to") + 1:low.index("for", low.index("to"))]) if w != "the"]
+    if low[:1] == ["sell"] and "to" in low[2:] and "for" in low[low.index("to") + 1:]:
+        to = low.index("to")
+        after = [t for t, w in zip(toks[to + 1:], low[to + 1:low.index("for", to)]) if w != "the"]
         if len(after) == 1 and re.match(r"^[A-Za-z][A-Za-z0-9&]{1,4}$", after[0]):
             return after[0].upper()
     return ""
@@ -373,7 +373,7 @@ def _parse_line(line: str, entity: str, lineno: int = 1) -> Move | None:
     if verb == "sell":
         if len(args) == 4 and low[2] in ("for", "at") and _INT.match(low[3]) and args[0][:1].isdigit():
             # 'sell 1 CAR for 90' (_sell_words: 'sell 1 CAR share to the pool for 90'): the price is checked
-            sale = parse_line(f"sell {args[0]} {args[1]}", entity, lineno)
+            sale = _parse_line(f"sell {args[0]} {args[1]}", entity, lineno)
             corp = sale.corporation
             pct = sale.percent if isinstance(sale, ShareCount) else 0
             count = 0 if pct else getattr(sale, "count", 1)

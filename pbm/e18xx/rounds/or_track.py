@@ -201,8 +201,6 @@ class TrackMixin:
             reached_nodes = self._reach(corp)[1]
         if any((coord, i) in reached_nodes for i in old.tile.cities()):
             return True
-        if not entries:
-            return False
         if not self._new_track_reached(coord, old, new, rotation, entries):
             return False
         if merged:
